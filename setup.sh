@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what the build needs; with --test, also what the tests need (Chromium from Debian too).
+# Usage: ./setup.sh          (build only)
+#        ./setup.sh --test   (build and tests)
+set -euo pipefail
+cd "$(dirname "$0")"
+PY=${PYTHON:-python3}
+
+# A bare "torch" requirement pulls a CUDA build of several GB. Where no torch is installed yet, take
+# the CPU build first; pyproject.toml allows any newer torch a user installs themselves.
+if ! "$PY" -c "import torch" 2>/dev/null; then
+    "$PY" -m pip install --quiet "torch==2.13.0" \
+        || "$PY" -m pip install --quiet "torch==2.13.0" --index-url https://download.pytorch.org/whl/cpu
+fi
+
+if [ "${1:-}" = "--test" ]; then
+    "$PY" -m pip install --quiet -e ".[test]"
+    if [ ! -x /usr/bin/chromium ]; then
+        SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+        $SUDO apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+    fi
+else
+    "$PY" -m pip install --quiet -e .
+fi
