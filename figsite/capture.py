@@ -271,3 +271,20 @@ def environment(loaded: Loaded) -> dict:
     """The software and device the run used, for the record on every page."""
     return {"torch": torch.__version__, "transformers": transformers.__version__,
             "device": loaded.device, "dtype": str(next(loaded.model.parameters()).dtype).replace("torch.", "")}
+
+
+# ---------------------------------------------------------------------------------------------- the run
+
+def capture_run(loaded: Loaded, requests: dict):
+    """Runs the model once per distinct text (`requests`: text -> target or None) and gathers the Run."""
+    from figsite.run import Run, slugs_for
+
+    run = Run(model=loaded.info, slugs=slugs_for(list(requests)),
+              parameters=parameter_counts(loaded), environment=environment(loaded))
+    for text, target in requests.items():
+        run.texts[text], run.shapes[text] = run_text(loaded, text, target)
+    mentioned = {token_id for data in run.texts.values()
+                 for stage in data["readout"] for position in stage for token_id, _ in position["top"]}
+    mentioned |= {data["target"]["id"] for data in run.texts.values() if "target" in data}
+    run.vocab = {token_id: token_text(loaded, token_id) for token_id in sorted(mentioned)}
+    return run

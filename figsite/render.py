@@ -1,0 +1,123 @@
+"""Rendering: owns jinja2 and every file the build writes.
+
+The site is written into a temporary folder beside `out` and swapped in only when complete, so a failed
+build leaves the previous site as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+
+from figsite.errors import BuildError
+from figsite.run import Run
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATES = ROOT / "templates"
+STATIC = TEMPLATES / "static"
+MARKER = ".gpt2-figures-site"  # says a folder was written by this tool, so a rebuild may replace it
+
+
+@dataclass
+class Page:
+    """One figure's page, gathered before anything is written."""
+
+    label: str
+    kind: str
+    title: str
+    caption: str
+    guide: str
+    text_figure: str
+    spec: dict  # the Vega-Lite spec of the figure's chart
+    context: dict  # summary, reveals, facts: words from the data
+
+    @property
+    def file(self) -> str:
+        return f"figure-{self.label}.html"
+
+
+def environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+def write_site(out: Path, run: Run, pages: list[Page], vega_bundle: str) -> None:
+    """Writes the whole site into a fresh folder, then swaps it in for `out`."""
+    out = Path(out).resolve()
+    _check_out(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-new-", dir=out.parent))
+    try:
+        _write_all(staging, run, pages, vega_bundle)
+        _swap(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _check_out(out: Path) -> None:
+    """Refuses to replace a folder this tool did not write: `--out ~` must not wipe a home folder."""
+    if out.exists() and not out.is_dir():
+        raise BuildError(f"--out: {out} is a file; allowed: a folder for the site")
+    if out.is_dir() and any(out.iterdir()) and not (out / MARKER).exists():
+        raise BuildError(f"--out: {out} holds files this tool did not write; allowed: a new or empty folder, "
+                         "or one an earlier build wrote")
+
+
+def _swap(staging: Path, out: Path) -> None:
+    old = None
+    if out.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{out.name}-old-", dir=out.parent))
+        os.replace(out, old / "site")
+    os.replace(staging, out)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _write_all(folder: Path, run: Run, pages: list[Page], vega_bundle: str) -> None:
+    (folder / MARKER).write_text("Written by build.py; a rebuild replaces this folder.\n", encoding="utf-8")
+    assets = folder / "assets"
+    assets.mkdir()
+    (assets / "vega.js").write_text(vega_bundle, encoding="utf-8")
+    for static in sorted(STATIC.iterdir()):
+        shutil.copyfile(static, assets / static.name)
+
+    data = folder / "data"
+    data.mkdir()
+    for text, content in run.texts.items():
+        _write_json(data / f"{run.slugs[text]}.json", content)
+    _write_json(data / "run.json", run.record())
+
+    (folder / "figures.txt").write_text("\n".join(page.text_figure for page in pages), encoding="utf-8")
+
+    env = environment()
+    common = {"run": run, "pages": pages, "notice": _notice(run)}
+    (folder / "index.html").write_text(env.get_template("index.html").render(**common), encoding="utf-8")
+    figure_template = env.get_template("figure.html")
+    for page in pages:
+        (folder / page.file).write_text(figure_template.render(page=page, **common), encoding="utf-8")
+
+
+def _write_json(path: Path, content: dict) -> None:
+    # Compact and in a fixed key order: these files are read by programs, and diffs of the site stay small.
+    path.write_text(json.dumps(content, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+
+
+def _notice(run: Run) -> str | None:
+    """The warning every page of a random model carries: its numbers are not GPT-2's."""
+    if not run.is_random:
+        return None
+    return (f"These figures come from a model of GPT-2 small's shape with random weights ({run.model['name']}), "
+            "not from GPT-2. They show how the figures work; their numbers mean nothing about GPT-2.")

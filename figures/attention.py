@@ -1,0 +1,173 @@
+"""Figure (l), attention: the share of attention one token gives to itself and to each earlier token.
+
+Reads the data file of the figure's text: `tokens` and `attention[layer][head][query]`. The reader picks the
+token to look from and one of the views: the config's (layer, head) pairs and the average of all heads.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+
+from figsite.config import Field
+from figures import common
+from figures.common import shown, whole_percent
+
+KIND = "attention"
+TITLE = "Attention: which earlier tokens does one token look at?"
+CAPTION = ("Every token takes in a mix of itself and the tokens before it. The bars show how one token "
+           "shares out its attention; the shares add up to 100%.")
+GUIDE = ("Choose the token to look from and one of the views: a single head, or the average of all heads. "
+         "Tokens to the right of the chosen one are shaded: it cannot see them.")
+FIELDS = {
+    "text": common.TEXT_FIELD,
+    "focus": Field("position_or_text", "the token the figure opens on: its number (1 = first) or its text"),
+    "views": Field("pair_list", "a list of [layer, head] pairs, numbered from 1", default=[]),
+    "guess_token": Field("position_or_text", "the token of the 'guess first' question: its number or its text"),
+    "guess_view": Field("int_list", "[layer, head] of the 'guess first' question, numbered from 1"),
+}
+HEIGHT = 260
+SHARE_DECIMALS = 4  # what a page needs to show 0.01%; the data file keeps more
+
+
+def requests(fig) -> list:
+    return [(fig["text"], None)]
+
+
+def check(fig, tokenize, model: dict) -> None:
+    """Checks what needs the tokens and the model's size; fills in the 0-based positions the figure uses."""
+    tokens = tokenize(fig["text"])
+    common.check_text(fig, "text", tokens, model["n_ctx"])
+    focus = fig.values.get("focus", len(tokens))
+    fig.values["focus_position"] = common.resolve_position(fig, "focus", focus, tokens)
+    for layer, head in fig["views"]:
+        common.check_layer(fig, "views", layer, model["n_layer"])
+        common.check_head(fig, "views", head, model["n_head"])
+    has_token, has_view = "guess_token" in fig.values, "guess_view" in fig.values
+    if has_token != has_view:
+        missing = "guess_view" if has_token else "guess_token"
+        raise fig.error(missing, "missing while the other half of the question is given",
+                        "both guess_token and guess_view, or neither")
+    if has_view:
+        if len(fig["guess_view"]) != 2:
+            raise fig.error("guess_view", f"{fig['guess_view']} is not one [layer, head] pair", "[layer, head]")
+        common.check_layer(fig, "guess_view", fig["guess_view"][0], model["n_layer"])
+        common.check_head(fig, "guess_view", fig["guess_view"][1], model["n_head"])
+        fig.values["guess_position"] = common.resolve_position(fig, "guess_token", fig["guess_token"], tokens)
+
+
+# ---------------------------------------------------------------------------------------------- data
+
+def views(fig, run) -> list:
+    """Each view as (label, rows): rows[query] is the shares over keys 0..query. The average comes last."""
+    attention = run.data(fig["text"])["attention"]  # [layer][head][query][key <= query]
+    out = [(f"layer {layer}, head {head}", attention[layer - 1][head - 1]) for layer, head in fig["views"]]
+    out.append((f"all {run.n_heads} heads, averaged", average_rows(attention)))
+    return out
+
+
+def average_rows(attention: list) -> list:
+    """The mean over every layer and head of each query's shares (still adds up to 1 per query)."""
+    heads = [head for layer in attention for head in layer]
+    n_query = len(heads[0])
+    return [[sum(head[q][k] for head in heads) / len(heads) for k in range(q + 1)] for q in range(n_query)]
+
+
+def strongest_key(rows: list, query: int) -> tuple[int, float]:
+    """The key that `query` gives its largest share to, and that share."""
+    shares = rows[query]
+    key = max(range(len(shares)), key=lambda k: shares[k])
+    return key, shares[key]
+
+
+# ---------------------------------------------------------------------------------------------- print
+
+def text_figure(fig, run) -> str:
+    """The figure in the book's printed format: one line per view, shares below 0.5% left out."""
+    data = run.data(fig["text"])
+    tokens = [t["text"] for t in data["tokens"]]
+    q = fig["focus_position"]
+    lines = [f"({fig.label}) {TITLE}", f'  "{data["text"]}"', f"  looking from {shown(tokens[q])} (token {q + 1}). {_reach(q)}"]
+    for label, rows in views(fig, run):
+        parts = [f"{shown(tokens[k])} {whole_percent(s)}%" for k, s in enumerate(rows[q]) if s * 100 >= 0.5]
+        lines.append(f"     {label + ':':<28}" + "  ".join(parts))
+    return "\n".join(lines) + "\n"
+
+
+def _reach(query: int) -> str:
+    if query == 0:
+        return "It can only see itself, never the tokens after it."
+    return f"It can only see the {query + 1} tokens up to itself, never the ones after."
+
+
+# ---------------------------------------------------------------------------------------------- page
+
+def page(fig, run) -> dict:
+    """What the page says beside the chart, all from the data: the opening state and the guess's answer."""
+    data = run.data(fig["text"])
+    tokens = [t["text"] for t in data["tokens"]]
+    q = fig["focus_position"]
+    all_views = views(fig, run)
+    label, rows = all_views[0]
+    key, share = strongest_key(rows, q)
+    summary = (f"It opens on {shown(tokens[q])} (token {q + 1}) in {label}, which gives its largest share, "
+               f"{whole_percent(share)}%, to {shown(tokens[key])} (token {key + 1}).")
+    reveals = []
+    if "guess_view" in fig.values:
+        layer, head = fig["guess_view"]
+        g = fig["guess_position"]
+        key, share = strongest_key(data["attention"][layer - 1][head - 1], g)
+        reveals.append({
+            "question": f"Guess first: which token does {shown(tokens[g])} look at hardest in layer {layer}, head {head}?",
+            "answer": f"{shown(tokens[key])} (token {key + 1}), with {whole_percent(share)}% of its attention. "
+                      f"Pick token {g + 1} and the view “layer {layer}, head {head}” to see the rest.",
+        })
+    return {"summary": summary, "reveals": reveals, "facts": []}
+
+
+def chart(fig, run) -> alt.TopLevelMixin:
+    """Bars of the shares from the picked token to each key; keys after it are shaded as out of reach."""
+    data = run.data(fig["text"])
+    tokens = [shown(t["text"]) for t in data["tokens"]]
+    n = len(tokens)
+    all_views = views(fig, run)
+
+    token_values, token_labels = common.token_choices([t["text"] for t in data["tokens"]])
+    token = alt.param(name="token", value=fig["focus_position"] + 1,
+                      bind=alt.binding_select(options=token_values, labels=token_labels, name="Looking from token "))
+    view = alt.param(name="view", value=0,
+                     bind=alt.binding_radio(options=list(range(len(all_views))),
+                                            labels=[label for label, _ in all_views], name="View "))
+    names = alt.param(name="names", value=tokens)
+
+    shares = alt.Data(values=[
+        {"v": v, "q": q, "k": k, "s": round(s, SHARE_DECIMALS)}
+        for v, (_, rows) in enumerate(all_views) for q, row in enumerate(rows) for k, s in enumerate(row)
+    ])
+    keys = alt.Data(values=[{"k": k, "t": t} for k, t in enumerate(tokens)])
+    x = alt.X("k:O", title=None, scale=alt.Scale(domain=list(range(n))),
+              axis=alt.Axis(labelExpr="names[datum.value]", labelAngle=-45, labelFontSize=12))
+    y_scale = alt.Scale(domain=[0, 1])
+
+    out_of_reach = alt.Chart(keys).mark_rect(color="#8883", stroke=None).encode(
+        x=x, y=alt.value(0), y2=alt.value(HEIGHT),
+    ).transform_filter("datum.k > token - 1")
+    reach_note = alt.Chart(keys).mark_text(angle=270, align="right", dx=-10, color="#666", fontSize=11).encode(
+        x=x, y=alt.value(0), text=alt.value("not read yet"),
+    ).transform_filter("datum.k > token - 1")
+    bars = alt.Chart(shares).mark_bar().encode(
+        x=x,
+        y=alt.Y("s:Q", scale=y_scale, title="share of attention", axis=alt.Axis(format="%", tickCount=5)),
+        color=alt.condition("datum.k == token - 1", alt.value("#d95f02"), alt.value("#1b6ca8")),
+        tooltip=[alt.Tooltip("t:N", title="token"), alt.Tooltip("s:Q", title="share", format=".1%")],
+    ).transform_filter("datum.v == view && datum.q == token - 1").transform_calculate(t="names[datum.k]")
+    labels = bars.mark_text(dy=-7, fontSize=11, color="currentColor").encode(
+        text=alt.Text("s:Q", format=".0%"), color=alt.value("#333"),
+    )
+    heading = alt.Chart(alt.Data(values=[{}])).mark_text(align="left", fontSize=13, fontWeight="bold").encode(
+        x=alt.value(0), y=alt.value(-14), text="heading:N",
+    ).transform_calculate(
+        heading="'Looking from ' + names[token - 1] + ' (token ' + token + ')'"
+    )
+    return alt.layer(out_of_reach, reach_note, bars, labels, heading).add_params(token, view, names).properties(
+        width="container", height=HEIGHT,
+    )

@@ -1,0 +1,66 @@
+"""Small helpers shared by the figures: how tokens and shares are written, and checks against the model."""
+
+from __future__ import annotations
+
+import math
+
+from figsite.config import Field, Figure
+
+TEXT_FIELD = Field("text", "a non-empty text of at most the model's context length in tokens", required=True)
+
+
+def shown(token: str) -> str:
+    """A token as the book prints it: a leading space written as '_' ('_animal'); line breaks made visible."""
+    if token.startswith(" "):
+        token = "_" + token[1:]
+    return token.replace("\n", "\\n").replace("\t", "\\t")
+
+
+def whole_percent(share: float) -> int:
+    """A share in whole percent, halves rounded up (0.005 -> 1), as the book's program prints them."""
+    return math.floor(share * 100 + 0.5)
+
+
+def thousands(n: int) -> str:
+    """12345 -> '12,345', the book's way of writing large counts."""
+    return f"{n:,}"
+
+
+def check_text(fig: Figure, key: str, tokens: list, n_ctx: int) -> None:
+    """A text must hold at least one token and fit the model's positions."""
+    if not tokens:
+        raise fig.error(key, "the text has no tokens", "a text of 1 to {n_ctx} tokens")
+    if len(tokens) > n_ctx:
+        raise fig.error(key, f"the text is {len(tokens):,} tokens long", f"at most {n_ctx:,} tokens, the model's context")
+
+
+def check_layer(fig: Figure, key: str, layer, n_layer: int) -> None:
+    if not 1 <= layer <= n_layer:
+        raise fig.error(key, f"layer {layer} is not in the model", f"layers 1 to {n_layer}")
+
+
+def check_head(fig: Figure, key: str, head, n_head: int) -> None:
+    if not 1 <= head <= n_head:
+        raise fig.error(key, f"head {head} is not in the model", f"heads 1 to {n_head}")
+
+
+def resolve_position(fig: Figure, key: str, ref, tokens: list) -> int:
+    """A token named in the config, by 1-based position or by its text ('street'), as a 0-based position."""
+    n = len(tokens)
+    if isinstance(ref, int):
+        if not 1 <= ref <= n:
+            raise fig.error(key, f"token {ref} is outside the text", f"a token number from 1 to {n}")
+        return ref - 1
+    matches = [i for i, t in enumerate(tokens) if t.strip() == ref.strip()]
+    if not matches:
+        raise fig.error(key, f"no token of the text reads {ref!r}",
+                        "the text of one token, e.g. " + ", ".join(repr(t.strip()) for t in tokens[:4]) + ", or its number")
+    if len(matches) > 1:
+        raise fig.error(key, f"{ref!r} is tokens " + " and ".join(str(i + 1) for i in matches),
+                        "the token's number, to say which one")
+    return matches[0]
+
+
+def token_choices(tokens: list) -> tuple[list, list]:
+    """Options and labels for a token picker: values 1..n as readers count, labels '9: _it'."""
+    return list(range(1, len(tokens) + 1)), [f"{i}: {shown(t)}" for i, t in enumerate(tokens, start=1)]

