@@ -194,7 +194,8 @@ def run_text(loaded: Loaded, text: str, target: str | None = None) -> tuple[dict
         else:
             # hidden_states[-1] already has the final layer norm applied: use the model's own logits.
             logits = out.logits[0]
-        probs = torch.softmax(logits.float(), dim=-1).cpu()  # (position, vocab)
+        # float64: a float32 softmax over 50,257 scores is off by ~1e-5 on a probability near 1.
+        probs = torch.softmax(logits.double(), dim=-1).cpu()  # (position, vocab)
         top_p, top_id = probs.topk(TOP_K, dim=-1)  # (position, TOP_K)
         readout.append([{"top": [[i, round(p, PROBABILITY_DECIMALS)] for i, p in zip(ids_row, p_row)]}
                         for ids_row, p_row in zip(top_id.tolist(), top_p.tolist())])

@@ -119,5 +119,6 @@ def _notice(run: Run) -> str | None:
     """The warning every page of a random model carries: its numbers are not GPT-2's."""
     if not run.is_random:
         return None
-    return (f"These figures come from a model of GPT-2 small's shape with random weights ({run.model['name']}), "
-            "not from GPT-2. They show how the figures work; their numbers mean nothing about GPT-2.")
+    return (f"These figures come from a model of GPT-2 small's shape whose weights are random numbers "
+            f"({run.model['name']}), not from GPT-2. They show how the figures work; their numbers say nothing "
+            "about GPT-2.")

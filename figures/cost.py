@@ -77,7 +77,7 @@ def chart(fig, run) -> alt.TopLevelMixin:
                        bind=alt.binding_range(min=1, max=top, step=1, name="Compared with a text of "))
     curve = alt.Chart(alt.SequenceGenerator(sequence=alt.SequenceParams(start=1, stop=top + 1, step=1, **{"as": "n"}))
                       ).transform_calculate(looks="datum.n * (datum.n + 1) / 2").mark_line(color="#1b6ca8").encode(
-        x=alt.X("n:Q", title="tokens in the text", scale=alt.Scale(domain=[0, top])),
+        x=alt.X("n:Q", title="tokens in the text", scale=alt.Scale(domain=[0, top], nice=False)),
         y=alt.Y("looks:Q", title="looks in one head", axis=alt.Axis(format="~s")),
     )
     marks = alt.Chart(alt.Data(values=[{"which": "text"}, {"which": "shorter"}])).transform_calculate(

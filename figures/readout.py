@@ -161,16 +161,17 @@ def chart(fig, run) -> alt.TopLevelMixin:
     )
 
     base = alt.Chart(alt.Data(values=line_rows)).encode(
-        x=alt.X("stage:O", title="stage (0 = after the embedding, s = after layer s)", axis=alt.Axis(labelAngle=0)),
+        x=alt.X("stage:Q", title="stage (0 = after the embedding, s = after layer s)",
+                scale=alt.Scale(domain=[0, n_layer], nice=False), axis=alt.Axis(values=list(range(n_layer + 1)), format="d")),
         y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
                 title=f"probability of {target}"),
     )
     line = base.mark_line(color="#d95f02") + base.mark_point(color="#d95f02", filled=True).encode(
         size=alt.condition("datum.stage == stage", alt.value(140), alt.value(30)),
-        tooltip=[alt.Tooltip("stage:O"), alt.Tooltip("p:Q", title=target, format=".2%")],
+        tooltip=[alt.Tooltip("stage:Q"), alt.Tooltip("p:Q", title=target, format=".2%")],
     )
     rule = alt.Chart(alt.Data(values=[{}])).mark_rule(color="#888", strokeDash=[4, 3]).encode(
-        x=alt.X("s:O")).transform_calculate(s="stage")
+        x=alt.X("stage:Q")).transform_calculate(stage="stage")  # the field takes the slider's value
     line_chart = alt.layer(line, rule).properties(
         width=WIDTH, height=180, title=f"{target} across the stages",
     )

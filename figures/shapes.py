@@ -72,11 +72,13 @@ def chart(fig, run) -> alt.TopLevelMixin:
     """How many numbers each step holds (log scale), labelled with its shape."""
     rows = [{"step": label, "order": i, "count": math.prod(shape), "shape": shape_text}
             for i, (label, shape, shape_text) in enumerate(steps(fig, run))]
+    top = max(row["count"] for row in rows)
     base = alt.Chart(alt.Data(values=rows)).encode(
         y=alt.Y("step:N", sort=alt.EncodingSortField("order"), title=None, axis=alt.Axis(labelFontSize=12)),
-        x=alt.X("count:Q", scale=alt.Scale(type="log"), title="how many numbers (log scale)"),
+        x=alt.X("count:Q", scale=alt.Scale(type="log", domain=[1, 10 ** len(str(top))]), stack=None,
+                title="how many numbers (log scale)"),
         tooltip=[alt.Tooltip("step:N"), alt.Tooltip("shape:N"), alt.Tooltip("count:Q", format=",")],
     )
-    bars = base.mark_bar(color="#1b6ca8")
+    bars = base.mark_bar(color="#1b6ca8").encode(x2=alt.value(0))  # bars start at the axis, not at 0 (log)
     labels = base.mark_text(align="left", dx=4, fontSize=12, color="#333").encode(text="shape:N")
     return alt.layer(bars, labels).properties(width="container", height=28 * len(rows))
