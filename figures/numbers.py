@@ -77,7 +77,7 @@ def chart(fig, run) -> alt.TopLevelMixin:
     rows = [{"part": part, "order": i, "share": round(share(run, part), 5),
              "count": run.parameters["parts"][part]} for i, part in enumerate(PARTS)]
     base = alt.Chart(alt.Data(values=rows)).encode(
-        y=alt.Y("part:N", sort=alt.EncodingSortField("order"), title=None, axis=alt.Axis(labelFontSize=12)),
+        y=alt.Y("part:N", sort=[row["part"] for row in rows], title=None, axis=alt.Axis(labelFontSize=12)),
         x=alt.X("share:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"), title="share of all weights"),
         tooltip=[alt.Tooltip("part:N"), alt.Tooltip("count:Q", format=",", title="weights"),
                  alt.Tooltip("share:Q", format=".1%")],

@@ -145,17 +145,23 @@ def chart(fig, run) -> alt.TopLevelMixin:
                       bind=alt.binding_range(min=0, max=n_layer, step=1, name="Stage (0 = before any layer) "))
     stage_label = ("stage == 0 ? 'after the embedding' : 'after layer ' + stage")
 
-    bars = alt.Chart(alt.Data(values=rows)).mark_bar().encode(
-        y=alt.Y("token:N", sort=alt.EncodingSortField("rank"), title=None, axis=alt.Axis(labelFontSize=13)),
+    # Ranks on the axis, token names drawn beside it: the tokens differ from stage to stage.
+    ranked = alt.Chart(alt.Data(values=rows)).encode(
+        y=alt.Y("rank:O", title=None, axis=None),
+    ).transform_filter("datum.stage == stage")
+    bars = ranked.mark_bar().encode(
         x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
                 title="probability of being the next token"),
         color=alt.condition("datum.target", alt.value("#d95f02"), alt.value("#1b6ca8")),
         tooltip=[alt.Tooltip("token:N"), alt.Tooltip("p:Q", title="probability", format=".2%")],
-    ).transform_filter("datum.stage == stage")
+    )
     bar_labels = bars.mark_text(align="left", dx=4, fontSize=12).encode(
         text=alt.Text("p:Q", format=".2%"), color=alt.value("#333"),
     )
-    top_chart = alt.layer(bars, bar_labels).properties(
+    names = ranked.mark_text(align="right", dx=-6, fontSize=13).encode(
+        x=alt.value(0), text="token:N", color=alt.value("#333"),
+    )
+    top_chart = alt.layer(bars, bar_labels, names).properties(
         width=WIDTH, height=120,
         title=alt.Title(alt.ExprRef(expr=f"'The top {TOP_SHOWN} ' + ({stage_label})")),
     )

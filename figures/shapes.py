@@ -74,7 +74,7 @@ def chart(fig, run) -> alt.TopLevelMixin:
             for i, (label, shape, shape_text) in enumerate(steps(fig, run))]
     top = max(row["count"] for row in rows)
     base = alt.Chart(alt.Data(values=rows)).encode(
-        y=alt.Y("step:N", sort=alt.EncodingSortField("order"), title=None, axis=alt.Axis(labelFontSize=12)),
+        y=alt.Y("step:N", sort=[row["step"] for row in rows], title=None, axis=alt.Axis(labelFontSize=12)),
         x=alt.X("count:Q", scale=alt.Scale(type="log", domain=[1, 10 ** len(str(top))]), stack=None,
                 title="how many numbers (log scale)"),
         tooltip=[alt.Tooltip("step:N"), alt.Tooltip("shape:N"), alt.Tooltip("count:Q", format=",")],
