@@ -22,6 +22,8 @@ FIELDS = {
     "text": common.TEXT_FIELD,
     "focus": Field("position_or_text", "the token the figure opens on: its number (1 = first) or its text"),
     "views": Field("pair_list", "a list of [layer, head] pairs, numbered from 1", default=[]),
+    "printed_views": Field("pair_list", "the [layer, head] pairs the printed figure shows (all views when left "
+                                        "out); the average of all heads is always printed"),
     "guess_token": Field("position_or_text", "the token of the 'guess first' question: its number or its text"),
     "guess_view": Field("int_list", "[layer, head] of the 'guess first' question, numbered from 1"),
 }
@@ -39,9 +41,11 @@ def check(fig, tokenize, model: dict) -> None:
     common.check_text(fig, "text", tokens, model["n_ctx"])
     focus = fig.values.get("focus", len(tokens))
     fig.values["focus_position"] = common.resolve_position(fig, "focus", focus, tokens)
-    for layer, head in fig["views"]:
-        common.check_layer(fig, "views", layer, model["n_layer"])
-        common.check_head(fig, "views", head, model["n_head"])
+    fig.values.setdefault("printed_views", fig["views"])
+    for key in ("views", "printed_views"):
+        for layer, head in fig[key]:
+            common.check_layer(fig, key, layer, model["n_layer"])
+            common.check_head(fig, key, head, model["n_head"])
     has_token, has_view = "guess_token" in fig.values, "guess_view" in fig.values
     if has_token != has_view:
         missing = "guess_view" if has_token else "guess_token"
@@ -57,10 +61,13 @@ def check(fig, tokenize, model: dict) -> None:
 
 # ---------------------------------------------------------------------------------------------- data
 
-def views(fig, run) -> list:
-    """Each view as (label, rows): rows[query] is the shares over keys 0..query. The average comes last."""
+def views(fig, run, key: str = "views") -> list:
+    """Each view as (label, rows): rows[query] is the shares over keys 0..query. The average comes last.
+
+    `key` says which list of heads: "views" (what the reader can pick) or "printed_views" (the print edition).
+    """
     attention = run.data(fig["text"])["attention"]  # [layer][head][query][key <= query]
-    out = [(f"layer {layer}, head {head}", attention[layer - 1][head - 1]) for layer, head in fig["views"]]
+    out = [(f"layer {layer}, head {head}", attention[layer - 1][head - 1]) for layer, head in fig[key]]
     out.append((f"all {run.n_heads} heads, averaged", average_rows(attention)))
     return out
 
@@ -87,7 +94,7 @@ def text_figure(fig, run) -> str:
     tokens = [t["text"] for t in data["tokens"]]
     q = fig["focus_position"]
     lines = [f"({fig.label}) {TITLE}", f'  "{data["text"]}"', f"  looking from {shown(tokens[q])} (token {q + 1}). {_reach(q)}"]
-    for label, rows in views(fig, run):
+    for label, rows in views(fig, run, "printed_views"):
         parts = [f"{shown(tokens[k])} {whole_percent(s)}%" for k, s in enumerate(rows[q]) if s * 100 >= 0.5]
         lines.append(f"     {label + ':':<28}" + "  ".join(parts))
     return "\n".join(lines) + "\n"

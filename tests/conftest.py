@@ -93,3 +93,37 @@ def small_build(small_model_dir, tmp_path_factory) -> Path:
     result = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(cfg), "--out", str(out)])
     assert result.exit_code == 0, f"build failed (exit {result.exit_code}):\n{result.output}\n{result.exception!r}"
     return out
+
+
+CHAPTER_FIGURES = Path(__file__).resolve().parent / "chapter_figures.txt"
+
+
+def text_blocks(text: str) -> dict:
+    """A printed-figures text cut into blocks at each line that starts '(label)': label -> its lines."""
+    blocks, label = {}, None
+    for line in text.splitlines():
+        if line.startswith("(") and ")" in line:
+            label = line[1:line.index(")")]
+            blocks[label] = []
+        if label is not None:
+            blocks[label].append(line)
+    return {k: [line for line in v if line.strip()] for k, v in blocks.items()}
+
+
+@pytest.fixture(scope="session")
+def chapter_blocks() -> dict:
+    """The chapter's printed figures (l), (f), (i) as the book's program wrote them, line by line."""
+    return text_blocks(CHAPTER_FIGURES.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def random_site(tmp_path_factory) -> Path:
+    """The chapter's site built once with `--model random` (GPT-2 small's shape, seed 0)."""
+    from click.testing import CliRunner
+
+    from build import cli
+
+    out = tmp_path_factory.mktemp("random-build") / "site"
+    result = CliRunner().invoke(cli, ["--model", "random", "--out", str(out)])
+    assert result.exit_code == 0, f"build failed (exit {result.exit_code}):\n{result.output}\n{result.exception!r}"
+    return out
