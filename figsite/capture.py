@@ -19,6 +19,10 @@ from transformers import GPT2Config, GPT2LMHeadModel, GPT2Tokenizer
 
 from figsite.errors import BuildError
 
+# The build speaks for itself: no "Loading weights" bars or tokenizer warnings between its own lines.
+transformers.utils.logging.set_verbosity_error()
+transformers.utils.logging.disable_progress_bar()
+
 DATA_FORMAT = "gpt2-figures/1"
 TOP_K = 10  # read-out tokens kept per stage and position
 ATTENTION_DECIMALS = 6  # rounding error 5e-7, well inside the promised 1e-4

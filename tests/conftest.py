@@ -113,7 +113,8 @@ def text_blocks(text: str) -> dict:
 @pytest.fixture(scope="session")
 def chapter_blocks() -> dict:
     """The chapter's printed figures (l), (f), (i) as the book's program wrote them, line by line."""
-    return text_blocks(CHAPTER_FIGURES.read_text(encoding="utf-8"))
+    paragraphs = CHAPTER_FIGURES.read_text(encoding="utf-8").split("\n\n")
+    return text_blocks("\n".join(p for p in paragraphs if p.startswith("(")))
 
 
 @pytest.fixture(scope="session")

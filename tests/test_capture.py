@@ -1,0 +1,69 @@
+"""The model run: --model random is GPT-2 small's shape with every weight drawn, and the run is one pass."""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from figsite import capture  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def random_model():
+    return capture.random_gpt2(seed=0)
+
+
+def test_random_model_has_gpt2_smalls_shape(random_model):
+    c = random_model.config
+    assert (c.n_layer, c.n_head, c.n_embd, c.n_positions, c.vocab_size) == (12, 12, 768, 1024, 50257)
+    assert sum(p.numel() for p in random_model.parameters()) == 124_439_808
+
+
+def test_random_model_draws_layer_norms_and_biases_too(random_model):
+    for name, param in random_model.named_parameters():
+        if ".ln_" in name and name.endswith(".weight"):
+            assert not torch.allclose(param, torch.ones_like(param)), name
+        if name.endswith(".bias"):
+            assert param.abs().sum() > 0, name
+
+
+def test_same_seed_same_weights_other_seed_other_weights():
+    a, b, c = (capture.random_gpt2(seed=s, n_layer=1, n_embd=32, n_head=2) for s in (7, 7, 8))
+    first = a.transformer.h[0].ln_1.weight
+    assert torch.equal(first, b.transformer.h[0].ln_1.weight)
+    assert not torch.equal(first, c.transformer.h[0].ln_1.weight)
+
+
+def test_random_tokenizer_is_gpt2s_bpe():
+    tokenizer = capture.gpt2_tokenizer()
+    ids = tokenizer("The animal didn't cross the street because it was too tired")["input_ids"]
+    # Ids from GPT-2's published vocabulary: "The"=464, " animal"=5044, " it"=340.
+    assert ids[:2] == [464, 5044] and ids[8] == 340 and len(ids) == 12
+    assert tokenizer(" France")["input_ids"] == [4881]
+
+
+def test_the_model_runs_once_per_distinct_text(monkeypatch):
+    loaded = capture.Loaded(capture.random_gpt2(seed=0, n_layer=2, n_embd=32, n_head=2),
+                            capture.gpt2_tokenizer(), "random (seed 0)", None, "cpu")
+    calls = []
+    original = loaded.model.forward
+    monkeypatch.setattr(loaded.model, "forward", lambda *a, **k: calls.append(1) or original(*a, **k))
+    run = capture.capture_run(loaded, {"Maya lives in Paris": " France", "The animal": None})
+    assert len(calls) == 2 and set(run.texts) == {"Maya lives in Paris", "The animal"}
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device on this machine")
+def test_cuda_gives_the_same_numbers_as_cpu():
+    text = "Maya lives in Paris, the capital of"
+    results = []
+    for device in ("cpu", "cuda"):
+        loaded = capture.load("random", None, 0, device)
+        results.append(capture.run_text(loaded, text, " France")[0])
+    cpu, cuda = results
+    for layer_cpu, layer_cuda in zip(cpu["attention"], cuda["attention"]):
+        for head_cpu, head_cuda in zip(layer_cpu, layer_cuda):
+            for row_cpu, row_cuda in zip(head_cpu, head_cuda):
+                assert max(abs(a - b) for a, b in zip(row_cpu, row_cuda)) < 1e-4
+    for stage_cpu, stage_cuda in zip(cpu["target"]["p"], cuda["target"]["p"]):
+        assert max(abs(a - b) for a, b in zip(stage_cpu, stage_cuda)) < 1e-5

@@ -1,0 +1,104 @@
+"""The site as files: self-contained for reading offline from disk, honest about its model, and lean."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+PAGES = ["index.html", "figure-l.html", "figure-heads.html", "figure-f.html", "figure-i.html", "figure-cost.html"]
+
+
+@pytest.fixture(scope="module")
+def pages(random_site) -> dict:
+    return {name: (random_site / name).read_text(encoding="utf-8") for name in PAGES}
+
+
+def embedded_spec(html: str, label: str) -> dict:
+    match = re.search(rf'<script type="application/json" id="spec-{label}">(.*?)</script>', html, re.S)
+    assert match, f"no spec for figure {label}"
+    return json.loads(match.group(1))
+
+
+def test_every_page_the_config_names_is_written(random_site):
+    assert sorted(p.name for p in random_site.glob("*.html")) == sorted(PAGES)
+
+
+def test_no_page_loads_anything_from_the_network(pages):
+    for name, html in pages.items():
+        for url in re.findall(r'(?:src|href)="([^"]*)"', html):
+            assert not re.match(r"(?i)^(https?:)?//", url), f"{name} loads {url}"
+            assert not url.startswith("/"), f"{name} uses the absolute path {url}"
+        assert "@import" not in html and "fonts.googleapis" not in html
+
+
+def test_every_local_link_and_script_points_to_a_file_in_the_site(random_site, pages):
+    for name, html in pages.items():
+        for url in re.findall(r'(?:src|href)="([^"#]+)"', html):
+            assert (random_site / url).is_file(), f"{name} points to missing {url}"
+
+
+def test_vega_is_written_once_and_shared_by_every_figure_page(random_site, pages):
+    bundles = [p for p in random_site.rglob("*.js") if p.stat().st_size > 100_000]
+    assert [p.relative_to(random_site).as_posix() for p in bundles] == ["assets/vega.js"]
+    for name, html in pages.items():
+        if name != "index.html":
+            assert html.count('<script src="assets/vega.js"></script>') == 1
+    assert "vegaEmbed" in (random_site / "assets" / "vega.js").read_text(encoding="utf-8")
+
+
+def test_every_page_of_a_random_model_says_its_numbers_are_not_gpt2s(pages):
+    for name, html in pages.items():
+        assert "Not GPT-2." in html, name
+        assert "random (seed 0)" in html, name
+
+
+def test_pages_and_data_record_the_model(random_site, pages):
+    run = json.loads((random_site / "data" / "run.json").read_text(encoding="utf-8"))
+    assert run["model"]["name"] == "random (seed 0)" and run["model"]["revision"] is None
+    assert {"torch", "transformers", "device", "dtype"} <= set(run["environment"])
+    for entry in run["texts"]:
+        data = json.loads((random_site / entry["data"]).read_text(encoding="utf-8"))
+        assert data["model"] == run["model"] and data["text"] == entry["text"]
+    for html in pages.values():
+        assert "torch " + run["environment"]["torch"] in html
+
+
+def test_the_model_runs_once_per_distinct_text(random_site):
+    run = json.loads((random_site / "data" / "run.json").read_text(encoding="utf-8"))
+    texts = [entry["text"] for entry in run["texts"]]
+    assert sorted(texts) == sorted({"The animal didn't cross the street because it was too tired",
+                                    "Maya lives in Paris, the capital of"})
+    assert len(list((random_site / "data").glob("*.json"))) == 1 + len(texts)
+
+
+def test_pages_carry_rounded_shares_not_full_precision_dumps(pages):
+    spec = embedded_spec(pages["figure-l.html"], "l")
+    values = [row["s"] for layer in spec["layer"] if "data" in layer
+              for row in layer["data"].get("values", []) if "s" in row]
+    assert values, "the attention chart carries no shares"
+    assert all(round(v, 4) == v for v in values)
+    assert len(pages["figure-l.html"]) < 100_000
+
+
+def test_readers_count_tokens_from_1(pages):
+    spec = embedded_spec(pages["figure-l.html"], "l")
+    token = next(p for p in spec["params"] if p["name"] == "token")
+    assert token["value"] == 9 and token["bind"]["options"][0] == 1
+    assert token["bind"]["labels"][8] == "9: _it"
+
+
+def test_readout_slider_runs_over_every_stage_and_starts_after_the_last_layer(pages):
+    spec = embedded_spec(pages["figure-i.html"], "i")
+    stage = next(p for p in spec["params"] if p["name"] == "stage")
+    assert (stage["bind"]["min"], stage["bind"]["max"], stage["value"]) == (0, 12, 12)
+
+
+def test_each_figure_page_shows_its_text_figure(random_site, pages):
+    printed = (random_site / "figures.txt").read_text(encoding="utf-8")
+    for name, html in pages.items():
+        if name != "index.html":
+            block = re.search(r"<pre>(.*?)</pre>", html, re.S).group(1)
+            unescaped = block.replace("&#39;", "'").replace("&#34;", '"').replace("&amp;", "&")
+            assert unescaped in printed
