@@ -42,15 +42,18 @@ class Command(click.Command):
               help="Where the model runs.")
 def cli(model, revision, config, out, seed, device):
     """Runs GPT-2 once over the chapter's texts and writes the figures' site into OUT."""
-    from figsite.pipeline import build_site
+    from figsite.pipeline import Timings, build_site
 
+    timings = Timings()
     try:
-        run = build_site(config, model, revision, out, seed, device)
+        run = build_site(config, model, revision, out, seed, device, timings)
     except BuildError as exc:
         raise OneLineError(str(exc)) from None
     except KeyboardInterrupt:
         raise OneLineError("interrupted; the previous site is unchanged") from None
-    click.echo(f"wrote {out}/: {len(run.texts)} texts, index.html and figures.txt")
+    size = sum(p.stat().st_size for p in Path(out).rglob("*") if p.is_file())
+    click.echo(f"wrote {out}/ ({size / 1e6:.1f} MB) from {len(run.texts)} texts read once by {run.model['name']}: "
+               f"{timings}")
 
 
 if __name__ == "__main__":

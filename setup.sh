@@ -4,7 +4,7 @@
 #        ./setup.sh --test   (build and tests)
 set -euo pipefail
 cd "$(dirname "$0")"
-PY=${PYTHON:-python3}
+PY=${PYTHON:-python}
 
 # A bare "torch" requirement pulls a CUDA build of several GB. Where no torch is installed yet, take
 # the CPU build first; pyproject.toml allows any newer torch a user installs themselves.

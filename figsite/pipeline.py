@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from figsite.config import Figure, load_config
@@ -11,21 +14,47 @@ from figsite.run import Run
 from figures import KINDS
 
 
-def build_site(config: Path, model: str, revision: str | None, out: Path, seed: int, device: str) -> Run:
-    """Reads the config, runs the model once per distinct text, and writes the site into `out`."""
-    figures = load_config(config, KINDS)
-    from figsite import capture  # torch and transformers load only once the config is known to be good
+@dataclass
+class Timings:
+    """Seconds spent in each phase of a build, in the order they ran."""
 
-    loaded = capture.load(model, revision, seed, device)
+    phases: dict = field(default_factory=dict)
+
+    @contextmanager
+    def phase(self, name: str):
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.phases[name] = time.perf_counter() - start
+
+    def __str__(self) -> str:
+        return ", ".join(f"{name} {seconds:.1f} s" for name, seconds in self.phases.items())
+
+
+def build_site(config: Path, model: str, revision: str | None, out: Path, seed: int, device: str,
+               timings: Timings | None = None) -> Run:
+    """Reads the config, runs the model once per distinct text, and writes the site into `out`."""
+    timings = timings or Timings()
+    figures = load_config(config, KINDS)
+    if revision is not None and (model == "random" or Path(model).expanduser().is_dir()):
+        raise BuildError(f"--revision: {model} has no revisions; allowed: --revision with a hub id only")
+    with timings.phase("imports"):
+        from figsite import capture  # torch and transformers load only once the config is known to be good
+    with timings.phase("model load"):
+        loaded = capture.load(model, revision, seed, device)
 
     def tokenize(text: str) -> list[str]:
         return [capture.token_text(loaded, i) for i in capture.token_ids(loaded, text)]
 
     for fig in figures:
         KINDS[fig.kind].check(fig, tokenize, loaded.info)
-    run = capture.capture_run(loaded, model_requests(figures))
-    pages = [gather_page(fig, run) for fig in figures]
-    write_site(out, run, pages, vega_bundle())
+    with timings.phase("run"):
+        run = capture.capture_run(loaded, model_requests(figures))
+    with timings.phase("figures"):
+        pages = [gather_page(fig, run) for fig in figures]
+    with timings.phase("writing"):
+        write_site(out, run, pages, vega_bundle())
     return run
 
 
