@@ -45,16 +45,9 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    """Builds the site once with the seeded random model; returns its folder."""
-    from click.testing import CliRunner
-
-    from build import cli
-
-    out = tmp_path_factory.mktemp("browser-site") / "site"
-    result = CliRunner().invoke(cli, ["--model", "random", "--out", str(out)])
-    assert result.exit_code == 0, f"build failed (exit {result.exit_code}):\n{result.output}\n{result.exception!r}"
-    return out
+def site(random_site) -> Path:
+    """The chapter's site built once with the seeded random model (conftest's random_site)."""
+    return random_site
 
 
 @pytest.fixture(scope="module")
