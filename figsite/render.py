@@ -22,6 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ROOT / "templates"
 STATIC = TEMPLATES / "static"
 MARKER = ".gpt2-figures-site"  # says a folder was written by this tool, so a rebuild may replace it
+CHART_THEMES = json.loads((TEMPLATES / "chart_themes.json").read_text(encoding="utf-8"))
+STATIC_WIDTH = 640  # the width of the drawings made at build time, where no page gives a container
 
 
 @dataclass
@@ -40,6 +42,20 @@ class Page:
     @property
     def file(self) -> str:
         return f"figure-{self.label}.html"
+
+    @property
+    def embed_file(self) -> str:
+        return f"embed-{self.label}.html"
+
+    @property
+    def image(self) -> str:
+        """The static drawing of the figure's opening state, without its extension (.svg, .png)."""
+        return f"img/figure-{self.label}"
+
+    @property
+    def embed_snippet(self) -> str:
+        return (f'<iframe src="site/{self.embed_file}" title="({self.label}) {self.title}" loading="lazy"\n'
+                f'        style="width: 100%; height: 720px; border: 0"></iframe>')
 
 
 def environment() -> jinja2.Environment:
@@ -102,12 +118,41 @@ def _write_all(folder: Path, run: Run, pages: list[Page], vega_bundle: str) -> N
 
     (folder / "figures.txt").write_text("\n".join(page.text_figure for page in pages), encoding="utf-8")
 
-    env = environment()
-    common = {"run": run, "pages": pages, "notice": _notice(run)}
-    (folder / "index.html").write_text(env.get_template("index.html").render(**common), encoding="utf-8")
-    figure_template = env.get_template("figure.html")
+    images = folder / "img"
+    images.mkdir()
     for page in pages:
-        (folder / page.file).write_text(figure_template.render(page=page, **common), encoding="utf-8")
+        svg, png = static_drawings(page.spec)
+        (folder / f"{page.image}.svg").write_text(svg, encoding="utf-8")
+        (folder / f"{page.image}.png").write_bytes(png)
+
+    env = environment()
+    common = {"run": run, "pages": pages, "notice": _notice(run), "chart_themes": CHART_THEMES}
+    (folder / "index.html").write_text(env.get_template("index.html").render(**common), encoding="utf-8")
+    for template, file in (("figure.html", "file"), ("embed.html", "embed_file")):
+        for page in pages:
+            html = env.get_template(template).render(page=page, **common)
+            (folder / getattr(page, file)).write_text(html, encoding="utf-8")
+
+
+def static_drawings(spec: dict) -> tuple[str, bytes]:
+    """The chart's opening state drawn at build time (SVG for no-JavaScript and print, PNG for previews)."""
+    import altair as alt
+    import vl_convert
+
+    fixed = _fixed_width(spec)
+    fixed["config"] = {**CHART_THEMES["light"], "background": "white"}
+    version = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
+    return (vl_convert.vegalite_to_svg(fixed, vl_version=version),
+            vl_convert.vegalite_to_png(fixed, vl_version=version, scale=1))
+
+
+def _fixed_width(node):
+    """A copy of a spec with every width "container" made a number: a drawing made at build time has no page."""
+    if isinstance(node, dict):
+        return {k: (STATIC_WIDTH if k == "width" and v == "container" else _fixed_width(v)) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_fixed_width(v) for v in node]
+    return node
 
 
 def _write_json(path: Path, content: dict) -> None:

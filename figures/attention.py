@@ -10,7 +10,7 @@ import altair as alt
 
 from figsite.config import Field
 from figures import common
-from figures.common import shown, whole_percent
+from figures.common import ACCENT, MAIN, shown, whole_percent
 
 KIND = "attention"
 TITLE = "Attention: which earlier tokens does one token look at?"
@@ -66,9 +66,15 @@ def views(fig, run, key: str = "views") -> list:
 
     `key` says which list of heads: "views" (what the reader can pick) or "printed_views" (the print edition).
     """
+    return [(label, rows) for _, label, rows in keyed_views(fig, run, key)]
+
+
+def keyed_views(fig, run, key: str = "views") -> list:
+    """Views as (key, label, rows); the key ('5-12', 'all') names the view in a permalink."""
     attention = run.data(fig["text"])["attention"]  # [layer][head][query][key <= query]
-    out = [(f"layer {layer}, head {head}", attention[layer - 1][head - 1]) for layer, head in fig[key]]
-    out.append((f"all {run.n_heads} heads, averaged", average_rows(attention)))
+    out = [(f"{layer}-{head}", f"layer {layer}, head {head}", attention[layer - 1][head - 1])
+           for layer, head in fig[key]]
+    out.append(("all", f"all {run.n_heads} heads, averaged", average_rows(attention)))
     return out
 
 
@@ -125,30 +131,46 @@ def page(fig, run) -> dict:
         key, share = strongest_key(data["attention"][layer - 1][head - 1], g)
         reveals.append({
             "question": f"Guess first: which token does {shown(tokens[g])} look at hardest in layer {layer}, head {head}?",
-            "answer": f"{shown(tokens[key])} (token {key + 1}), with {whole_percent(share)}% of its attention. "
-                      f"Pick token {g + 1} and the view “layer {layer}, head {head}” to see the rest.",
+            "answer": f"{shown(tokens[key])} (token {key + 1}), with {whole_percent(share)}% of its attention.",
+            "link": f"#token={g + 1}&view={layer}-{head}",
+            "link_text": f"Show token {g + 1} in layer {layer}, head {head}",
         })
     return {"summary": summary, "reveals": reveals, "facts": []}
+
+
+def describe(tokens: list, query: int, label: str, shares: list) -> str:
+    """One state of the chart in words, for screen readers: the shares of 1% or more, largest first."""
+    ranked = sorted(range(len(shares)), key=lambda k: -shares[k])
+    parts = ", ".join(f"{shown(tokens[k])} {whole_percent(shares[k])}%" for k in ranked if shares[k] >= 0.005)
+    after = len(tokens) - query - 1
+    reach = f" The {after} tokens after it are out of its reach." if after else ""
+    return f"Looking from {shown(tokens[query])} (token {query + 1}), {label}: {parts}.{reach}"
 
 
 def chart(fig, run) -> alt.TopLevelMixin:
     """Bars of the shares from the picked token to each key; keys after it are shaded as out of reach."""
     data = run.data(fig["text"])
-    tokens = [shown(t["text"]) for t in data["tokens"]]
+    raw_tokens = [t["text"] for t in data["tokens"]]
+    tokens = [shown(t) for t in raw_tokens]
     n = len(tokens)
-    all_views = views(fig, run)
+    all_views = keyed_views(fig, run)
 
-    token_values, token_labels = common.token_choices([t["text"] for t in data["tokens"]])
+    token_values, token_labels = common.token_choices(raw_tokens)
     token = alt.param(name="token", value=fig["focus_position"] + 1,
                       bind=alt.binding_select(options=token_values, labels=token_labels, name="Looking from token "))
-    view = alt.param(name="view", value=0,
-                     bind=alt.binding_radio(options=list(range(len(all_views))),
-                                            labels=[label for label, _ in all_views], name="View "))
+    view = alt.param(name="view", value=all_views[0][0],
+                     bind=alt.binding_radio(options=[key for key, _, _ in all_views],
+                                            labels=[label for _, label, _ in all_views], name="View "))
     names = alt.param(name="names", value=tokens)
+    said = alt.param(name="descriptions", value={
+        f"{q + 1}|{key}": describe(raw_tokens, q, label, row)
+        for key, label, rows in all_views for q, row in enumerate(rows)
+    })
+    description = alt.param(name="description", expr="descriptions[token + '|' + view]")
 
     shares = alt.Data(values=[
-        {"v": v, "q": q, "k": k, "s": round(s, SHARE_DECIMALS)}
-        for v, (_, rows) in enumerate(all_views) for q, row in enumerate(rows) for k, s in enumerate(row)
+        {"v": key, "q": q, "k": k, "s": round(s, SHARE_DECIMALS)}
+        for key, _, rows in all_views for q, row in enumerate(rows) for k, s in enumerate(row)
     ])
     keys = alt.Data(values=[{"k": k, "t": t} for k, t in enumerate(tokens)])
     x = alt.X("k:O", title=None, scale=alt.Scale(domain=list(range(n))),
@@ -158,23 +180,23 @@ def chart(fig, run) -> alt.TopLevelMixin:
     out_of_reach = alt.Chart(keys).mark_rect(color="#8883", stroke=None).encode(
         x=x, y=alt.value(0), y2=alt.value(HEIGHT),
     ).transform_filter("datum.k > token - 1")
-    reach_note = alt.Chart(keys).mark_text(angle=270, align="right", dx=-10, color="#666", fontSize=11).encode(
+    reach_note = alt.Chart(keys).mark_text(angle=270, align="right", dx=-10, fontSize=11, opacity=0.8).encode(
         x=x, y=alt.value(0), text=alt.value("not read yet"),
     ).transform_filter("datum.k > token - 1")
     bars = alt.Chart(shares).mark_bar().encode(
         x=x,
         y=alt.Y("s:Q", scale=y_scale, title="share of attention", axis=alt.Axis(format="%", tickCount=5)),
-        color=alt.condition("datum.k == token - 1", alt.value("#d95f02"), alt.value("#1b6ca8")),
+        color=alt.condition("datum.k == token - 1", alt.value(ACCENT), alt.value(MAIN)),
         tooltip=[alt.Tooltip("t:N", title="token"), alt.Tooltip("s:Q", title="share", format=".1%")],
     ).transform_filter("datum.v == view && datum.q == token - 1").transform_calculate(t="names[datum.k]")
-    labels = bars.mark_text(dy=-7, fontSize=11, color="currentColor").encode(
-        text=alt.Text("s:Q", format=".0%"), color=alt.value("#333"),
-    )
+    labels = alt.Chart(shares).mark_text(dy=-7, fontSize=11).encode(
+        x=x, y=alt.Y("s:Q", scale=y_scale), text=alt.Text("s:Q", format=".0%"),
+    ).transform_filter("datum.v == view && datum.q == token - 1")
     heading = alt.Chart(alt.Data(values=[{}])).mark_text(align="left", fontSize=13, fontWeight="bold").encode(
         x=alt.value(0), y=alt.value(-14), text="heading:N",
     ).transform_calculate(
         heading="'Looking from ' + names[token - 1] + ' (token ' + token + ')'"
     )
-    return alt.layer(out_of_reach, reach_note, bars, labels, heading).add_params(token, view, names).properties(
-        width="container", height=HEIGHT,
-    )
+    return alt.layer(out_of_reach, reach_note, bars, labels, heading).add_params(
+        token, view, names, said, description,
+    ).properties(width="container", height=HEIGHT)

@@ -6,6 +6,10 @@ import math
 
 from figsite.config import Field, Figure
 
+# Colour-blind safe on light and dark pages (Okabe-Ito-like blue and orange).
+MAIN = "#1b6ca8"
+ACCENT = "#d95f02"
+
 TEXT_FIELD = Field("text", "a non-empty text of at most the model's context length in tokens", required=True)
 
 

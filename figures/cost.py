@@ -9,7 +9,7 @@ from __future__ import annotations
 import altair as alt
 
 from figsite.config import Field
-from figures.common import thousands
+from figures.common import ACCENT, MAIN, thousands
 
 KIND = "cost"
 TITLE = "Why attention costs so much work"
@@ -76,7 +76,7 @@ def chart(fig, run) -> alt.TopLevelMixin:
     base_n = alt.param(name="shorter", value=short,
                        bind=alt.binding_range(min=1, max=top, step=1, name="Compared with a text of "))
     curve = alt.Chart(alt.SequenceGenerator(sequence=alt.SequenceParams(start=1, stop=top + 1, step=1, **{"as": "n"}))
-                      ).transform_calculate(looks="datum.n * (datum.n + 1) / 2").mark_line(color="#1b6ca8").encode(
+                      ).transform_calculate(looks="datum.n * (datum.n + 1) / 2").mark_line(color=MAIN).encode(
         x=alt.X("n:Q", title="tokens in the text", scale=alt.Scale(domain=[0, top], nice=False)),
         y=alt.Y("looks:Q", title="looks in one head", axis=alt.Axis(format="~s")),
     )
@@ -84,7 +84,7 @@ def chart(fig, run) -> alt.TopLevelMixin:
         n="datum.which == 'text' ? n : shorter", looks="datum.n * (datum.n + 1) / 2",
     ).mark_point(filled=True, size=120).encode(
         x="n:Q", y="looks:Q",
-        color=alt.Color("which:N", scale=alt.Scale(domain=["text", "shorter"], range=["#d95f02", "#555"]), legend=None),
+        color=alt.Color("which:N", scale=alt.Scale(domain=["text", "shorter"], range=[ACCENT, "#888"]), legend=None),
         tooltip=[alt.Tooltip("n:Q", title="tokens", format=","), alt.Tooltip("looks:Q", format=",")],
     )
     summary = alt.Chart(alt.Data(values=[{}])).transform_calculate(
@@ -95,4 +95,9 @@ def chart(fig, run) -> alt.TopLevelMixin:
     ).mark_text(align="left", baseline="top", lineBreak="\n", fontSize=13, lineHeight=18).encode(
         x=alt.value(6), y=alt.value(6), text="line:N",
     )
-    return alt.layer(curve, marks, summary).add_params(n, base_n).properties(width="container", height=280)
+    description = alt.param(name="description", expr=(
+        "format(n, ',') + ' tokens take ' + format(n * (n + 1) / 2, ',') + ' looks in one head and ' + "
+        f"format(n * (n + 1) / 2 * {heads}, ',') + ' in all {heads} heads: ' + "
+        "format((n * (n + 1)) / (shorter * (shorter + 1)), ',.1f') + ' times the looks of a text of ' + "
+        "format(shorter, ',') + ' tokens.'"))
+    return alt.layer(curve, marks, summary).add_params(n, base_n, description).properties(width="container", height=280)

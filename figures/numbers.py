@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import altair as alt
 
-from figures.common import thousands
+from figures.common import MAIN, thousands
 
 KIND = "numbers"
 TITLE = "The model in numbers"
@@ -82,7 +82,9 @@ def chart(fig, run) -> alt.TopLevelMixin:
         tooltip=[alt.Tooltip("part:N"), alt.Tooltip("count:Q", format=",", title="weights"),
                  alt.Tooltip("share:Q", format=".1%")],
     )
-    bars = base.mark_bar(color="#1b6ca8")
-    labels = base.mark_text(align="left", dx=4, fontSize=12, color="#333").encode(
+    bars = base.mark_bar(color=MAIN)
+    labels = base.mark_text(align="left", dx=4, fontSize=12).encode(
         text=alt.Text("share:Q", format=".1%"))
-    return alt.layer(bars, labels).properties(width="container", height=150)
+    said = "; ".join(f"{row['part']}: {row['share'] * 100:.1f}% of the weights" for row in rows)
+    return alt.layer(bars, labels).add_params(alt.param(name="description", value=said + ".")).properties(
+        width="container", height=150)

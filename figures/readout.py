@@ -10,7 +10,7 @@ import altair as alt
 
 from figsite.config import Field
 from figures import common
-from figures.common import shown, whole_percent
+from figures.common import ACCENT, MAIN, shown, whole_percent
 
 KIND = "readout"
 TITLE = "The guess takes shape layer by layer (the final read-out applied after each layer)"
@@ -115,7 +115,10 @@ def page(fig, run) -> dict:
     else:
         answer = (f"{stage_name(entry, n_layer).replace('  ', ' ').capitalize()}: {target} has "
                   f"{stages(fig, run)[entry]['p'] * 100:.2f}% there.")
-    reveals = [{"question": f"Guess first: at which layer does {target} enter the top three?", "answer": answer}]
+    reveal = {"question": f"Guess first: at which layer does {target} enter the top three?", "answer": answer}
+    if entry is not None:
+        reveal.update(link=f"#stage={entry}", link_text=f"Show stage {entry}")
+    reveals = [reveal]
     facts = []
     if "back_position" in fig.values:
         layer, head, share = hardest_look(fig, run)
@@ -124,6 +127,16 @@ def page(fig, run) -> dict:
                      f"{shown(tokens[back])} is layer {layer}, head {head}: it gives {shown(tokens[back])} "
                      f"{whole_percent(share)}% of its attention.")
     return {"summary": summary, "reveals": reveals, "facts": facts}
+
+
+def describe(fig, run, stage: int) -> str:
+    """One stage of the chart in words, for screen readers."""
+    data = run.data(fig["text"])
+    name = stage_name(stage, data["model"]["n_layer"]).replace("  ", " ")
+    at = stages(fig, run)[stage]
+    top = ", ".join(f"{shown(run.token_text(i))} {p * 100:.1f}%" for i, p in at["top"][:TOP_SHOWN])
+    return (f"{name[0].upper() + name[1:]}: the top {TOP_SHOWN} guesses are {top}; "
+            f"{shown(data['target']['text'])} has {at['p'] * 100:.2f}%.")
 
 
 def chart(fig, run) -> alt.TopLevelMixin:
@@ -152,14 +165,14 @@ def chart(fig, run) -> alt.TopLevelMixin:
     bars = ranked.mark_bar().encode(
         x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
                 title="probability of being the next token"),
-        color=alt.condition("datum.target", alt.value("#d95f02"), alt.value("#1b6ca8")),
+        color=alt.condition("datum.target", alt.value(ACCENT), alt.value(MAIN)),
         tooltip=[alt.Tooltip("token:N"), alt.Tooltip("p:Q", title="probability", format=".2%")],
     )
-    bar_labels = bars.mark_text(align="left", dx=4, fontSize=12).encode(
-        text=alt.Text("p:Q", format=".2%"), color=alt.value("#333"),
+    bar_labels = ranked.mark_text(align="left", dx=4, fontSize=12).encode(
+        x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("p:Q", format=".2%"),
     )
     names = ranked.mark_text(align="right", dx=-6, fontSize=13).encode(
-        x=alt.value(0), text="token:N", color=alt.value("#333"),
+        x=alt.value(0), text="token:N",
     )
     top_chart = alt.layer(bars, bar_labels, names).properties(
         width=WIDTH, height=120,
@@ -172,7 +185,7 @@ def chart(fig, run) -> alt.TopLevelMixin:
         y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
                 title=f"probability of {target}"),
     )
-    line = base.mark_line(color="#d95f02") + base.mark_point(color="#d95f02", filled=True).encode(
+    line = base.mark_line(color=ACCENT) + base.mark_point(color=ACCENT, filled=True).encode(
         size=alt.condition("datum.stage == stage", alt.value(140), alt.value(30)),
         tooltip=[alt.Tooltip("stage:Q"), alt.Tooltip("p:Q", title=target, format=".2%")],
     )
@@ -181,4 +194,6 @@ def chart(fig, run) -> alt.TopLevelMixin:
     line_chart = alt.layer(line, rule).properties(
         width=WIDTH, height=180, title=f"{target} across the stages",
     )
-    return alt.vconcat(top_chart, line_chart, spacing=28).add_params(stage)
+    said = alt.param(name="descriptions", value=[describe(fig, run, s) for s in range(n_layer + 1)])
+    description = alt.param(name="description", expr="descriptions[stage]")
+    return alt.vconcat(top_chart, line_chart, spacing=28).add_params(stage, said, description)

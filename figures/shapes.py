@@ -12,7 +12,7 @@ import altair as alt
 
 from figsite.config import Field
 from figures import common
-from figures.common import thousands
+from figures.common import MAIN, thousands
 
 KIND = "shapes"
 TITLE = "The shape of the numbers as they move through the model"
@@ -79,6 +79,8 @@ def chart(fig, run) -> alt.TopLevelMixin:
                 title="how many numbers (log scale)"),
         tooltip=[alt.Tooltip("step:N"), alt.Tooltip("shape:N"), alt.Tooltip("count:Q", format=",")],
     )
-    bars = base.mark_bar(color="#1b6ca8").encode(x2=alt.value(0))  # bars start at the axis, not at 0 (log)
-    labels = base.mark_text(align="left", dx=4, fontSize=12, color="#333").encode(text="shape:N")
-    return alt.layer(bars, labels).properties(width="container", height=28 * len(rows))
+    bars = base.mark_bar(color=MAIN).encode(x2=alt.value(0))  # bars start at the axis, not at 0 (log)
+    labels = base.mark_text(align="left", dx=4, fontSize=12).encode(text="shape:N")
+    said = "; ".join(f"{label}: {shape_text}" for label, _, shape_text in steps(fig, run))
+    return alt.layer(bars, labels).add_params(alt.param(name="description", value=said + ".")).properties(
+        width="container", height=28 * len(rows))

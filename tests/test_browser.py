@@ -185,21 +185,21 @@ def test_picking_a_token_on_figure_l_changes_what_is_shown(open_page):
 def test_choosing_another_view_on_figure_l_changes_what_is_shown(open_page):
     visit = open_page("figure-l.html")
     page = visit.page
-    assert signal(page, "l", "view") == 0
+    assert signal(page, "l", "view") == "5-4"  # views are named layer-head, as in a permalink
     radios = page.locator("#chart-l .vega-bindings input[type='radio'][name='view']")
     assert radios.count() == 4
-    assert page.locator("#chart-l input[name='view'][value='0']").is_checked()
+    assert page.locator("#chart-l input[name='view'][value='5-4']").is_checked()
 
     before = chart_svg(page, "l")
-    page.locator("#chart-l input[name='view'][value='1']").check()
+    page.locator("#chart-l input[name='view'][value='1-1']").check()
     wait_for_svg_change(page, "l", before)
-    assert signal(page, "l", "view") == 1
+    assert signal(page, "l", "view") == "1-1"
     assert chart_svg(page, "l") != before
 
     before = chart_svg(page, "l")
-    page.locator("#chart-l input[name='view'][value='3']").check()  # the average of all heads
+    page.locator("#chart-l input[name='view'][value='all']").check()  # the average of all heads
     wait_for_svg_change(page, "l", before)
-    assert signal(page, "l", "view") == 3
+    assert signal(page, "l", "view") == "all"
     assert visit.console_errors == [] and visit.page_errors == []
 
 
