@@ -18,12 +18,13 @@ import transformers
 from transformers import GPT2Config, GPT2LMHeadModel, GPT2Tokenizer
 
 from figsite.errors import BuildError
+from figsite.run import (AVERAGE_FILE, DATA_FORMAT, LONG_DATA_FORMAT, HEAD_FORMAT, MIN_SHARE, SHARE_UNIT, Run,
+                         head_file, slugs_for)
 
 # The build speaks for itself: no "Loading weights" bars or tokenizer warnings between its own lines.
 transformers.utils.logging.set_verbosity_error()
 transformers.utils.logging.disable_progress_bar()
 
-DATA_FORMAT = "gpt2-figures/1"
 TOP_K = 10  # read-out tokens kept per stage and position
 ATTENTION_DECIMALS = 6  # rounding error 5e-7, well inside the promised 1e-4
 PROBABILITY_DECIMALS = 8  # rounding error 5e-9, well inside the promised 1e-5
@@ -169,8 +170,12 @@ def token_text(loaded: Loaded, token_id: int) -> str:
     return loaded.tokenizer.decode([token_id])
 
 
-def run_text(loaded: Loaded, text: str, target: str | None = None) -> tuple[dict, dict]:
-    """Runs the model once over `text`. Returns the data file's content and the shapes measured on the way.
+DENSE_LIMIT = 1_000_000  # shares in all heads; a text with more is written in format 2 (one file per head)
+
+
+def run_text(loaded: Loaded, text: str, target: str | None = None) -> tuple[dict, dict, dict]:
+    """Runs the model once over `text`. Returns the data file's content, the shapes measured on the way,
+    and for a long text the files of its heads' shares (file name -> content).
 
     The read-out at stage s is the final layer norm and the unembedding applied to the residual stream
     after s layers (stage 0: after the embedding). The last stage is the model's own output.
@@ -198,25 +203,32 @@ def run_text(loaded: Loaded, text: str, target: str | None = None) -> tuple[dict
         else:
             # hidden_states[-1] already has the final layer norm applied: use the model's own logits.
             logits = out.logits[0]
-        # float64: a float32 softmax over 50,257 scores is off by ~1e-5 on a probability near 1.
-        probs = torch.softmax(logits.double(), dim=-1).cpu()  # (position, vocab)
-        top_p, top_id = probs.topk(TOP_K, dim=-1)  # (position, TOP_K)
+        # The most likely tokens have the highest scores; only their probabilities are worked out, as
+        # exp(score - logsumexp) in float64 (a float32 softmax over 50,257 scores is off by ~1e-5 near 1).
+        top_score, top_id = logits.topk(TOP_K, dim=-1)  # (position, TOP_K)
+        log_total = torch.logsumexp(logits.double(), dim=-1, keepdim=True)  # (position, 1)
+        top_p = torch.exp(top_score.double() - log_total).cpu()
         readout.append([{"top": [[i, round(p, PROBABILITY_DECIMALS)] for i, p in zip(ids_row, p_row)]}
                         for ids_row, p_row in zip(top_id.tolist(), top_p.tolist())])
         if target_id is not None:
-            target_p.append([round(p, PROBABILITY_DECIMALS) for p in probs[:, target_id].tolist()])
+            p_target = torch.exp(logits[:, target_id].double() - log_total[:, 0]).cpu()  # (position,)
+            target_p.append([round(p, PROBABILITY_DECIMALS) for p in p_target.tolist()])
 
+    n_layer, n_head, n = attention.shape[:3]
+    long = n_layer * n_head * n * (n + 1) // 2 > DENSE_LIMIT
+    heads = _sparse_heads(attention) if long else {}
     data = {
-        "format": DATA_FORMAT,
+        "format": LONG_DATA_FORMAT if long else DATA_FORMAT,
         "model": loaded.info,
         "text": text,
         "tokens": [{"id": i, "text": token_text(loaded, i)} for i in ids],
-        "attention": _attention_lists(attention),
+        "attention": ({"files": list(heads), "unit": SHARE_UNIT, "min_share": MIN_SHARE} if long
+                      else _attention_lists(attention)),
         "readout": readout,
     }
     if target_id is not None:
         data["target"] = {"id": target_id, "text": token_text(loaded, target_id), "p": target_p}
-    return data, shapes
+    return data, shapes, heads
 
 
 def _attention_lists(attention: torch.Tensor) -> list:
@@ -225,6 +237,31 @@ def _attention_lists(attention: torch.Tensor) -> list:
               for query, row in enumerate(head)]
              for head in layer]
             for layer in attention.tolist()]
+
+
+def _sparse_heads(attention: torch.Tensor) -> dict:
+    """Format 2: each head's shares of 0.5% or more, as integers in units of 1e-4, one file per head.
+
+    attention: (layers, heads, query, key). The mean over all heads gets a file of its own.
+    """
+    n_layer, n_head = attention.shape[:2]
+    stacked = torch.cat([attention.reshape(-1, *attention.shape[2:]), attention.mean(dim=(0, 1))[None]])
+    kept = stacked >= MIN_SHARE  # (heads + 1, query, key); a masked key (right of the query) is 0
+    keys = kept.nonzero()[:, 2].tolist()  # in (head, query, key) order
+    units = torch.round(stacked[kept] / SHARE_UNIT).to(torch.int64).tolist()
+    counts = kept.sum(dim=-1).tolist()  # (heads + 1, query)
+    names = [head_file(l, h) for l in range(n_layer) for h in range(n_head)] + [AVERAGE_FILE]
+    files, at = {}, 0
+    for index, name in enumerate(names):
+        payload = {"format": HEAD_FORMAT, "keys": [], "shares": []}
+        if name != AVERAGE_FILE:
+            payload.update(layer=index // n_head, head=index % n_head)
+        for count in counts[index]:
+            payload["keys"].append(keys[at:at + count])
+            payload["shares"].append(units[at:at + count])
+            at += count
+        files[name] = payload
+    return files
 
 
 def _shape_hooks(model: GPT2LMHeadModel):
@@ -282,12 +319,11 @@ def environment(loaded: Loaded) -> dict:
 
 def capture_run(loaded: Loaded, requests: dict):
     """Runs the model once per distinct text (`requests`: text -> target or None) and gathers the Run."""
-    from figsite.run import Run, slugs_for
-
     run = Run(model=loaded.info, slugs=slugs_for(list(requests)),
               parameters=parameter_counts(loaded), environment=environment(loaded))
     for text, target in requests.items():
-        run.texts[text], run.shapes[text] = run_text(loaded, text, target)
+        run.texts[text], run.shapes[text], heads = run_text(loaded, text, target)
+        run.heads.update({(text, name): payload for name, payload in heads.items()})
     mentioned = {token_id for data in run.texts.values()
                  for stage in data["readout"] for position in stage for token_id, _ in position["top"]}
     mentioned |= {data["target"]["id"] for data in run.texts.values() if "target" in data}

@@ -110,11 +110,10 @@ def _write_all(folder: Path, run: Run, pages: list[Page], vega_bundle: str) -> N
     for static in sorted(STATIC.iterdir()):
         shutil.copyfile(static, assets / static.name)
 
-    data = folder / "data"
-    data.mkdir()
-    for text, content in run.texts.items():
-        _write_json(data / f"{run.slugs[text]}.json", content)
-    _write_json(data / "run.json", run.record())
+    for path, content in run.files().items():
+        target = folder / "data" / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content, encoding="utf-8")
 
     (folder / "figures.txt").write_text("\n".join(page.text_figure for page in pages), encoding="utf-8")
 
@@ -153,11 +152,6 @@ def _fixed_width(node):
     if isinstance(node, list):
         return [_fixed_width(v) for v in node]
     return node
-
-
-def _write_json(path: Path, content: dict) -> None:
-    # Compact and in a fixed key order: these files are read by programs, and diffs of the site stay small.
-    path.write_text(json.dumps(content, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
 
 
 def _notice(run: Run) -> str | None:

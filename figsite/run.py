@@ -1,28 +1,42 @@
 """The result of one model run, as plain data: what every figure reads.
 
 It holds the data files' contents (one per distinct text) and the run record (the model in numbers, the
-shapes measured on the way, the software that ran it). Nothing here imports torch: a run can be read back
-from the JSON files and rendered again.
+shapes measured on the way, the software that ran it). Nothing here imports torch: a run can be written to
+files, read back from them (the cache does), and rendered again.
+
+Two data formats (see README, "Data files"):
+- gpt2-figures/1 keeps every attention share in the text's JSON file: `attention[layer][head][query]`.
+- gpt2-figures/2 is for long texts, whose shares would not fit in one file a page can load: each head's
+  shares lie in a file of their own (`<slug>/layer-LL-head-HH.js`, plus `<slug>/average.js`), loaded on
+  demand with <script src>; shares are kept in units of 1e-4 and those below 0.5% are left out.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from dataclasses import dataclass, field
 
 RUN_FORMAT = "gpt2-figures-run/1"
+DATA_FORMAT = "gpt2-figures/1"
+LONG_DATA_FORMAT = "gpt2-figures/2"
+HEAD_FORMAT = "gpt2-figures-attention/2"
+SHARE_UNIT = 1e-4  # gpt2-figures/2 keeps shares as integers in this unit: within 5e-5 of the model's
+MIN_SHARE = 0.005  # gpt2-figures/2 leaves out shares below 0.5%
+JS_CALLBACK = "gpt2Attention"  # the function a head file calls: works with <script src> from file://
 
 
 @dataclass
 class Run:
     model: dict  # name, revision, n_layer, n_head, d_model, vocab_size, n_ctx
-    texts: dict = field(default_factory=dict)  # text -> data file content (format gpt2-figures/1)
+    texts: dict = field(default_factory=dict)  # text -> data file content (format 1 or 2)
     slugs: dict = field(default_factory=dict)  # text -> slug of its data file
     shapes: dict = field(default_factory=dict)  # text -> {"token ids": [...], "embedding": [...], ...}
     parameters: dict = field(default_factory=dict)  # see capture.parameter_counts
     environment: dict = field(default_factory=dict)  # torch, transformers, device, dtype
     vocab: dict = field(default_factory=dict)  # token id -> text, for every id a read-out mentions
+    heads: dict = field(default_factory=dict)  # (text, file name) -> head file payload, for format 2
 
     @property
     def n_heads(self) -> int:
@@ -35,9 +49,49 @@ class Run:
     def data(self, text: str) -> dict:
         return self.texts[text]
 
+    def is_long(self, text: str) -> bool:
+        return self.texts[text]["format"] == LONG_DATA_FORMAT
+
     def token_text(self, token_id: int) -> str:
         """A token decoded alone, e.g. ' France'; the data files only decode the text's own tokens."""
         return self.vocab[token_id]
+
+    # ------------------------------------------------------------------------------------------ attention
+
+    def head_rows(self, text: str, layer: int, head: int) -> list:
+        """One head's shares, 0-based layer and head: rows[query] -> shares over keys 0..query."""
+        data = self.texts[text]
+        if data["format"] == DATA_FORMAT:
+            return data["attention"][layer][head]
+        return dense_rows(self.heads[(text, head_file(layer, head))])
+
+    def average_rows(self, text: str) -> list:
+        """The mean over every layer and head of each query's shares."""
+        data = self.texts[text]
+        if data["format"] == LONG_DATA_FORMAT:
+            return dense_rows(self.heads[(text, AVERAGE_FILE)])
+        heads = [head for layer in data["attention"] for head in layer]
+        n_query = len(heads[0])
+        return [[sum(h[q][k] for h in heads) / len(heads) for k in range(q + 1)] for q in range(n_query)]
+
+    def share(self, text: str, layer: int, head: int, query: int, key: int) -> float:
+        """One share, 0-based; 0 where a long text's file left it out (below 0.5%)."""
+        data = self.texts[text]
+        if data["format"] == DATA_FORMAT:
+            return data["attention"][layer][head][query][key]
+        payload = self.heads[(text, head_file(layer, head))]
+        keys = payload["keys"][query]
+        return payload["shares"][query][keys.index(key)] * SHARE_UNIT if key in keys else 0.0
+
+    def head_files(self, text: str) -> dict:
+        """For a long text: each head file's path in the site, by view ('5-4' is layer 5, head 4; 'all')."""
+        slug = self.slugs[text]
+        files = {f"{l + 1}-{h + 1}": f"data/{slug}/{head_file(l, h)}"
+                 for l in range(self.model["n_layer"]) for h in range(self.model["n_head"])}
+        files["all"] = f"data/{slug}/{AVERAGE_FILE}"
+        return files
+
+    # ------------------------------------------------------------------------------------------ files
 
     def record(self) -> dict:
         """The run record written to data/run.json: everything but the per-text data files."""
@@ -46,6 +100,62 @@ class Run:
                 "vocab": {str(i): t for i, t in sorted(self.vocab.items())},
                 "texts": [{"text": t, "data": f"data/{self.slugs[t]}.json", "shapes": self.shapes[t]}
                           for t in self.texts]}
+
+    def files(self) -> dict:
+        """Every data file of the run, path under data/ -> text, in a fixed order with fixed formatting."""
+        out = {"run.json": to_json(self.record())}
+        for text, content in self.texts.items():
+            out[f"{self.slugs[text]}.json"] = to_json(content)
+        for (text, name), payload in sorted(self.heads.items(), key=lambda item: (self.slugs[item[0][0]], item[0][1])):
+            out[f"{self.slugs[text]}/{name}"] = f"{JS_CALLBACK}({to_json(payload)});\n"
+        return out
+
+    @classmethod
+    def from_files(cls, read) -> "Run":
+        """A run read back from its data files; `read(path under data/)` returns a file's text."""
+        record = json.loads(read("run.json"))
+        run = cls(model=record["model"], parameters=record["parameters"], environment=record["environment"],
+                  vocab={int(i): t for i, t in record["vocab"].items()})
+        for entry in record["texts"]:
+            text, path = entry["text"], entry["data"].removeprefix("data/")
+            slug = path.removesuffix(".json")
+            run.slugs[text], run.shapes[text] = slug, entry["shapes"]
+            run.texts[text] = json.loads(read(path))
+            if run.texts[text]["format"] == LONG_DATA_FORMAT:
+                for name in run.texts[text]["attention"]["files"]:
+                    run.heads[(text, name)] = read_head_file(read(f"{slug}/{name}"))
+        return run
+
+
+AVERAGE_FILE = "average.js"
+
+
+def head_file(layer: int, head: int) -> str:
+    """The file of one head's shares in a long text's folder, 0-based as all data files."""
+    return f"layer-{layer:02d}-head-{head:02d}.js"
+
+
+def read_head_file(content: str) -> dict:
+    prefix, suffix = f"{JS_CALLBACK}(", ");\n"
+    if not (content.startswith(prefix) and content.endswith(suffix)):
+        raise ValueError("not a head file")
+    return json.loads(content[len(prefix):-len(suffix)])
+
+
+def dense_rows(payload: dict) -> list:
+    """A head file's kept shares spread back over every key (left-out shares as 0)."""
+    rows = []
+    for query, (keys, shares) in enumerate(zip(payload["keys"], payload["shares"])):
+        row = [0.0] * (query + 1)
+        for key, units in zip(keys, shares):
+            row[key] = units * SHARE_UNIT
+        rows.append(row)
+    return rows
+
+
+def to_json(content) -> str:
+    # Compact, in the order the dicts were built: the same run gives the same bytes, and diffs stay small.
+    return json.dumps(content, ensure_ascii=False, separators=(",", ":"))
 
 
 def slugs_for(texts: list[str]) -> dict:

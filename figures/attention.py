@@ -9,6 +9,7 @@ from __future__ import annotations
 import altair as alt
 
 from figsite.config import Field
+from figsite.run import JS_CALLBACK, MIN_SHARE, SHARE_UNIT
 from figures import common
 from figures.common import ACCENT, MAIN, shown, whole_percent
 
@@ -71,18 +72,11 @@ def views(fig, run, key: str = "views") -> list:
 
 def keyed_views(fig, run, key: str = "views") -> list:
     """Views as (key, label, rows); the key ('5-12', 'all') names the view in a permalink."""
-    attention = run.data(fig["text"])["attention"]  # [layer][head][query][key <= query]
-    out = [(f"{layer}-{head}", f"layer {layer}, head {head}", attention[layer - 1][head - 1])
+    text = fig["text"]
+    out = [(f"{layer}-{head}", f"layer {layer}, head {head}", run.head_rows(text, layer - 1, head - 1))
            for layer, head in fig[key]]
-    out.append(("all", f"all {run.n_heads} heads, averaged", average_rows(attention)))
+    out.append(("all", f"all {run.n_heads} heads, averaged", run.average_rows(text)))
     return out
-
-
-def average_rows(attention: list) -> list:
-    """The mean over every layer and head of each query's shares (still adds up to 1 per query)."""
-    heads = [head for layer in attention for head in layer]
-    n_query = len(heads[0])
-    return [[sum(head[q][k] for head in heads) / len(heads) for k in range(q + 1)] for q in range(n_query)]
 
 
 def strongest_key(rows: list, query: int) -> tuple[int, float]:
@@ -128,7 +122,7 @@ def page(fig, run) -> dict:
     if "guess_view" in fig.values:
         layer, head = fig["guess_view"]
         g = fig["guess_position"]
-        key, share = strongest_key(data["attention"][layer - 1][head - 1], g)
+        key, share = strongest_key(run.head_rows(fig["text"], layer - 1, head - 1), g)
         reveals.append({
             "question": f"Guess first: which token does {shown(tokens[g])} look at hardest in layer {layer}, head {head}?",
             "answer": f"{shown(tokens[key])} (token {key + 1}), with {whole_percent(share)}% of its attention.",
@@ -149,6 +143,8 @@ def describe(tokens: list, query: int, label: str, shares: list) -> str:
 
 def chart(fig, run) -> alt.TopLevelMixin:
     """Bars of the shares from the picked token to each key; keys after it are shaded as out of reach."""
+    if run.is_long(fig["text"]):
+        return long_chart(fig, run)
     data = run.data(fig["text"])
     raw_tokens = [t["text"] for t in data["tokens"]]
     tokens = [shown(t) for t in raw_tokens]
@@ -200,3 +196,58 @@ def chart(fig, run) -> alt.TopLevelMixin:
     return alt.layer(out_of_reach, reach_note, bars, labels, heading).add_params(
         token, view, names, said, description,
     ).properties(width="container", height=HEIGHT)
+
+
+def long_chart(fig, run) -> alt.TopLevelMixin:
+    """The same figure for a long text (data format 2): the page carries the opening view's shares only and
+    loads another head's file when the reader picks it (assets/figures.js, `usermeta.attention`).
+
+    Keys lie on a number line rather than one labelled band each; token names show on hover.
+    """
+    data = run.data(fig["text"])
+    raw_tokens = [t["text"] for t in data["tokens"]]
+    tokens = [shown(t) for t in raw_tokens]
+    n = len(tokens)
+    q = fig["focus_position"]
+    all_views = [(key, label) for key, label, _ in keyed_views(fig, run)]
+    first_key, first_label = all_views[0]
+    opening = run.head_rows(fig["text"], fig["views"][0][0] - 1, fig["views"][0][1] - 1) if fig["views"] \
+        else run.average_rows(fig["text"])
+    row = opening[q]
+    files = run.head_files(fig["text"])
+
+    token_values, token_labels = common.token_choices(raw_tokens)
+    token = alt.param(name="token", value=q + 1,
+                      bind=alt.binding_select(options=token_values, labels=token_labels, name="Looking from token "))
+    view = alt.param(name="view", value=first_key,
+                     bind=alt.binding_radio(options=[k for k, _ in all_views], labels=[l for _, l in all_views],
+                                            name="View "))
+    names = alt.param(name="names", value=tokens)
+    left_out = alt.param(name="left_out", value=round(1 - sum(s for s in row if s >= MIN_SHARE), 4))
+    description = alt.param(name="description", value=describe(raw_tokens, q, first_label, row))
+
+    shares = alt.Data(name="shares", values=[{"k": k, "s": round(s, SHARE_DECIMALS)}
+                                             for k, s in enumerate(row) if s >= MIN_SHARE])
+    x = alt.X("k:Q", title="key: the token looked at (its position in the text)",
+              scale=alt.Scale(domain=[0, n], nice=False), axis=alt.Axis(format="d"))
+    y = alt.Y("s:Q", scale=alt.Scale(domain=[0, 1]), title="share of attention", axis=alt.Axis(format="%"))
+    reach = alt.Chart(alt.Data(values=[{}])).transform_calculate(start="token", end=str(n)).mark_rect(
+        color="#8883").encode(x=alt.X("start:Q", scale=alt.Scale(domain=[0, n], nice=False)), x2="end:Q",
+                              y=alt.value(0), y2=alt.value(HEIGHT))
+    bars = alt.Chart(shares).transform_calculate(k2="datum.k + 1", t="names[datum.k]").mark_bar(
+        color=MAIN, minBandSize=2).encode(
+        x=x, x2="k2:Q", y=y,
+        tooltip=[alt.Tooltip("t:N", title="token"), alt.Tooltip("k:Q", title="position (from 0)"),
+                 alt.Tooltip("s:Q", title="share", format=".2%")],
+    )
+    heading = alt.Chart(alt.Data(values=[{}])).mark_text(align="left", fontSize=13, fontWeight="bold").encode(
+        x=alt.value(0), y=alt.value(-14), text="heading:N",
+    ).transform_calculate(
+        heading="'Looking from ' + names[token - 1] + ' (token ' + token + ' of ' + length(names) + '); "
+                "shares below 0.5%, left out, add up to ' + format(left_out, '.1%')"
+    )
+    return alt.layer(reach, bars, heading).add_params(token, view, names, left_out, description).properties(
+        width="container", height=HEIGHT,
+        usermeta={"attention": {"files": {k: files[k] for k, _ in all_views}, "minShare": MIN_SHARE,
+                                "unit": SHARE_UNIT, "callback": JS_CALLBACK}},
+    )

@@ -78,10 +78,10 @@ def entry_stage(fig, run):
 
 def hardest_look(fig, run):
     """Over all heads, the (layer, head, share) that looks hardest from the read token back to look_back_to."""
-    attention = run.data(fig["text"])["attention"]  # [layer][head][query][key]
     q, k = fig["read_position"], fig["back_position"]
-    return max(((layer + 1, head + 1, rows[q][k]) for layer, heads in enumerate(attention)
-                for head, rows in enumerate(heads)), key=lambda t: t[2])
+    model = run.data(fig["text"])["model"]
+    return max(((layer + 1, head + 1, run.share(fig["text"], layer, head, q, k))
+                for layer in range(model["n_layer"]) for head in range(model["n_head"])), key=lambda t: t[2])
 
 
 # ---------------------------------------------------------------------------------------------- print

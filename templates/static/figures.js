@@ -53,6 +53,56 @@
     } catch (e) { /* a chart without a description param keeps the words written at build time */ }
   }
 
+  // Long texts (data format 2): each head's shares lie in a file of their own, loaded on demand with
+  // <script src> (fetch is blocked on file://). The file calls window[callback](payload).
+  var headFiles = {};
+  function loadHead(path, callback) {
+    if (headFiles[path]) return Promise.resolve(headFiles[path]);
+    window[callback] = function (payload) {
+      var script = document.currentScript;
+      headFiles[script ? script.getAttribute("src") : path] = payload;
+    };
+    return new Promise(function (resolve, reject) {
+      var script = document.createElement("script");
+      script.src = path;
+      script.onload = function () { resolve(headFiles[path]); };
+      script.onerror = function () { reject(new Error("could not load " + path)); };
+      document.head.appendChild(script);
+    });
+  }
+
+  function viewLabel(spec, key) {
+    var param = (spec.params || []).filter(function (p) { return p.name === "view"; })[0];
+    var i = param.bind.options.indexOf(key);
+    return param.bind.labels ? param.bind.labels[i] : key;
+  }
+
+  function followAttention(el, view, spec) {
+    var meta = spec.usermeta.attention;
+    var names = view.signal("names");
+    function refresh() {
+      var key = view.signal("view"), query = view.signal("token") - 1;
+      return loadHead(meta.files[key], meta.callback).then(function (payload) {
+        if (view.signal("view") !== key || view.signal("token") - 1 !== query) return;  // a newer choice won
+        var keys = payload.keys[query], shares = payload.shares[query];
+        var rows = keys.map(function (k, i) { return { k: k, s: shares[i] * meta.unit }; });
+        var kept = rows.reduce(function (sum, row) { return sum + row.s; }, 0);
+        var top = rows.slice().sort(function (a, b) { return b.s - a.s; }).slice(0, 5).map(function (row) {
+          return names[row.k] + " " + Math.round(row.s * 100) + "%";
+        });
+        view.change("shares", view.changeset().remove(function () { return true; }).insert(rows));
+        view.signal("left_out", Math.max(0, 1 - kept));
+        view.signal("description", "Looking from " + names[query] + " (token " + (query + 1) + "), " +
+          viewLabel(spec, key) + ": " + (top.length ? "largest shares " + top.join(", ") : "no share of 0.5% or more") +
+          "; shares below 0.5% add up to " + Math.round((1 - kept) * 100) + "%.");
+        return view.runAsync().then(function () { describe(el, view); });
+      }).catch(function (error) { console.error(error); });
+    }
+    view.addSignalListener("token", refresh);
+    view.addSignalListener("view", refresh);
+    return refresh();
+  }
+
   function draw(el) {
     var spec = JSON.parse(document.getElementById(el.getAttribute("data-spec")).textContent);
     var params = boundParams(spec);
@@ -69,14 +119,17 @@
         var view = result.view;
         el.vegaView = view;
         describe(el, view);
+        var following = spec.usermeta && spec.usermeta.attention ? followAttention(el, view, spec) : null;
         params.forEach(function (p) {
           view.addSignalListener(p.name, function () {
             writeAddress(view, params);
             describe(el, view);
           });
         });
-        el.setAttribute("data-rendered", "true");
-        return view;
+        return Promise.resolve(following).then(function () {
+          el.setAttribute("data-rendered", "true");
+          return view;
+        });
       })
       .catch(function (error) {
         el.setAttribute("data-rendered", "error");
