@@ -20,6 +20,15 @@ class OneLineError(click.ClickException):
         click.echo(f"error: {self.format_message()}", err=True)
 
 
+class Interrupted(OneLineError):
+    """Ctrl-C: one line, the conventional exit code of a process ended by SIGINT."""
+
+    exit_code = 130
+
+    def __init__(self):
+        super().__init__("interrupted; the previous site is unchanged")
+
+
 class Command(click.Command):
     def make_context(self, info_name, args, parent=None, **extra):
         try:
@@ -40,20 +49,29 @@ class Command(click.Command):
 @click.option("--seed", type=int, default=0, show_default=True, help="The seed of --model random.")
 @click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True,
               help="Where the model runs.")
-def cli(model, revision, config, out, seed, device):
+@click.option("--rerun", is_flag=True, help="Run the model again even where the cache holds this run.")
+@click.option("--cache", "cache_dir", type=click.Path(path_type=Path), default=None,
+              help="Where runs are cached  [default: $GPT2_FIGURES_CACHE, else ~/.cache/gpt2-chapter-figures].")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the cache.")
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+@click.option("--verbose", "-v", is_flag=True, help="Say what each phase does and how long it takes.")
+def cli(model, revision, config, out, seed, device, rerun, cache_dir, no_cache, quiet, verbose):
     """Runs GPT-2 once over the chapter's texts and writes the figures' site into OUT."""
-    from figsite.pipeline import Timings, build_site
+    from figsite import cache
+    from figsite.pipeline import Progress, build_site
 
-    timings = Timings()
+    progress = Progress(verbosity=0 if quiet else 2 if verbose else 1)
+    cache_dir = None if no_cache else (cache_dir or cache.default_dir())
     try:
-        run = build_site(config, model, revision, out, seed, device, timings)
+        run = build_site(config, model, revision, out, seed, device, progress, cache_dir, rerun)
     except BuildError as exc:
         raise OneLineError(str(exc)) from None
     except KeyboardInterrupt:
-        raise OneLineError("interrupted; the previous site is unchanged") from None
-    size = sum(p.stat().st_size for p in Path(out).rglob("*") if p.is_file())
-    click.echo(f"wrote {out}/ ({size / 1e6:.1f} MB) from {len(run.texts)} texts read once by {run.model['name']}: "
-               f"{timings}")
+        raise Interrupted() from None
+    if not quiet:
+        size = sum(p.stat().st_size for p in Path(out).rglob("*") if p.is_file())
+        click.echo(f"wrote {out}/ ({size / 1e6:.1f} MB) from {len(run.texts)} texts read by {run.model['name']}: "
+                   f"{progress}")
 
 
 if __name__ == "__main__":

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +16,7 @@ import transformers
 from transformers import GPT2Config, GPT2LMHeadModel, GPT2Tokenizer
 
 from figsite.errors import BuildError
+from figsite.hub import GPT2_SMALL, hub_reachable
 from figsite.run import (AVERAGE_FILE, DATA_FORMAT, LONG_DATA_FORMAT, HEAD_FORMAT, MIN_SHARE, SHARE_UNIT, Run,
                          head_file, slugs_for)
 
@@ -29,8 +28,6 @@ TOP_K = 10  # read-out tokens kept per stage and position
 ATTENTION_DECIMALS = 6  # rounding error 5e-7, well inside the promised 1e-4
 PROBABILITY_DECIMALS = 8  # rounding error 5e-9, well inside the promised 1e-5
 
-# GPT-2 small's shape, for --model random.
-GPT2_SMALL = dict(vocab_size=50257, n_positions=1024, n_embd=768, n_layer=12, n_head=12)
 
 
 @dataclass
@@ -133,21 +130,10 @@ def _from_cache_or_hub(cls, where: str, local: bool, kwargs: dict):
     try:
         return cls.from_pretrained(where, local_files_only=True, **kwargs)
     except OSError:
-        if not _hub_reachable():
+        if not hub_reachable():
             # The hub client retries for half a minute before it gives up; one quick look is enough.
             raise OSError("the Hugging Face hub cannot be reached and the files are not in the local cache")
         return cls.from_pretrained(where, **kwargs)
-
-
-def _hub_reachable(timeout: float = 3.0) -> bool:
-    from huggingface_hub import constants
-
-    host = urllib.parse.urlparse(constants.ENDPOINT).hostname or "huggingface.co"
-    try:
-        socket.create_connection((host, 443), timeout=timeout).close()
-        return True
-    except OSError:
-        return False
 
 
 def _unavailable(name: str, local: bool, exc: Exception) -> BuildError:
@@ -317,11 +303,14 @@ def environment(loaded: Loaded) -> dict:
 
 # ---------------------------------------------------------------------------------------------- the run
 
-def capture_run(loaded: Loaded, requests: dict):
-    """Runs the model once per distinct text (`requests`: text -> target or None) and gathers the Run."""
+def capture_run(loaded: Loaded, requests: dict, each=lambda texts: texts) -> Run:
+    """Runs the model once per distinct text (`requests`: text -> target or None) and gathers the Run.
+
+    `each` wraps the list of texts, for a progress display."""
     run = Run(model=loaded.info, slugs=slugs_for(list(requests)),
               parameters=parameter_counts(loaded), environment=environment(loaded))
-    for text, target in requests.items():
+    for text in each(list(requests)):
+        target = requests[text]
         run.texts[text], run.shapes[text], heads = run_text(loaded, text, target)
         run.heads.update({(text, name): payload for name, payload in heads.items()})
     mentioned = {token_id for data in run.texts.values()

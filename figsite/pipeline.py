@@ -2,46 +2,103 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import click
+
+from figsite import cache
 from figsite.config import Figure, load_config
 from figsite.errors import BuildError
-from figsite.render import Page, write_site
+from figsite.render import Page, output_lock, vega_bundle, write_site
 from figsite.run import Run
 from figures import KINDS
 
 
 @dataclass
-class Timings:
-    """Seconds spent in each phase of a build, in the order they ran."""
+class Progress:
+    """Says what the build is doing, as much as the reader asked for, and times each phase.
 
+    verbosity: 0 (--quiet) nothing but errors; 1 the closing line; 2 (--verbose) every phase and the cache.
+    """
+
+    verbosity: int = 1
     phases: dict = field(default_factory=dict)
 
     @contextmanager
     def phase(self, name: str):
+        self.log(f"{name} ...")
         start = time.perf_counter()
         try:
             yield
         finally:
             self.phases[name] = time.perf_counter() - start
+            self.log(f"{name}: {self.phases[name]:.2f} s")
+
+    def log(self, message: str) -> None:
+        if self.verbosity >= 2:
+            click.echo(message, err=True)
+
+    def items(self, items: list, label: str):
+        """Iterates over `items` with a progress bar on a terminal, for the long steps."""
+        if self.verbosity >= 1 and sys.stderr.isatty() and len(items) > 1:
+            with click.progressbar(items, label=label, file=sys.stderr) as bar:
+                yield from bar
+        else:
+            for item in items:
+                self.log(f"{label}: {item if isinstance(item, str) else ''}"[:100])
+                yield item
 
     def __str__(self) -> str:
         return ", ".join(f"{name} {seconds:.1f} s" for name, seconds in self.phases.items())
 
 
 def build_site(config: Path, model: str, revision: str | None, out: Path, seed: int, device: str,
-               timings: Timings | None = None) -> Run:
-    """Reads the config, runs the model once per distinct text, and writes the site into `out`."""
-    timings = timings or Timings()
+               progress: Progress | None = None, cache_dir: Path | None = None, rerun: bool = False) -> Run:
+    """Reads the config, runs the model once per distinct text (or reads the run from the cache), and
+    writes the site into `out`. `cache_dir` None: no cache."""
+    progress = progress or Progress()
     figures = load_config(config, KINDS)
     if revision is not None and (model == "random" or Path(model).expanduser().is_dir()):
         raise BuildError(f"--revision: {model} has no revisions; allowed: --revision with a hub id only")
-    with timings.phase("imports"):
-        from figsite import capture  # torch and transformers load only once the config is known to be good
-    with timings.phase("model load"):
+    requests = model_requests(figures)
+    with output_lock(out):
+        run = cached_run(figures, requests, model, revision, seed, device, progress, cache_dir, rerun)
+        with progress.phase("figures"):
+            pages = [gather_page(fig, run) for fig in figures]
+        with progress.phase("writing"):
+            write_site(out, run, pages, vega_bundle(cache_dir), cache_dir)
+    return run
+
+
+def cached_run(figures, requests, model, revision, seed, device, progress, cache_dir, rerun) -> Run:
+    """The run from the cache where the model and the texts are the same as before; else the model runs."""
+    entry = None
+    if cache_dir is not None:
+        with progress.phase("cache lookup"):
+            identity = cache.model_identity(model, revision, seed)
+            entry = cache.key(identity, requests, device) if identity else None
+            hit = cache.load(cache_dir, entry, progress.log) if entry and not rerun else None
+        if hit is not None:
+            run, tokens = hit
+            progress.log(f"cache: using the stored run {entry[:12]} (--rerun runs the model again)")
+            for fig in figures:
+                KINDS[fig.kind].check(fig, tokens.__getitem__, run.model)
+            return run
+    run, tokens = fresh_run(figures, requests, model, revision, seed, device, progress)
+    if entry is not None:
+        cache.store(cache_dir, entry, run, tokens)
+    return run
+
+
+def fresh_run(figures, requests, model, revision, seed, device, progress):
+    """Loads the model, checks the figures against it, and runs it once per distinct text."""
+    with progress.phase("imports"):
+        from figsite import capture  # torch and transformers load only when the model must run
+    with progress.phase("model load"):
         loaded = capture.load(model, revision, seed, device)
 
     def tokenize(text: str) -> list[str]:
@@ -49,13 +106,10 @@ def build_site(config: Path, model: str, revision: str | None, out: Path, seed: 
 
     for fig in figures:
         KINDS[fig.kind].check(fig, tokenize, loaded.info)
-    with timings.phase("run"):
-        run = capture.capture_run(loaded, model_requests(figures))
-    with timings.phase("figures"):
-        pages = [gather_page(fig, run) for fig in figures]
-    with timings.phase("writing"):
-        write_site(out, run, pages, vega_bundle())
-    return run
+    with progress.phase("run"):
+        run = capture.capture_run(loaded, requests, lambda texts: progress.items(texts, "reading the texts"))
+    strings = set(requests) | {target for target in requests.values() if target is not None}
+    return run, {string: tokenize(string) for string in sorted(strings)}
 
 
 def model_requests(figures: list[Figure]) -> dict:
@@ -79,18 +133,10 @@ def gather_page(fig: Figure, run: Run) -> Page:
         label=fig.label, kind=fig.kind, title=module.TITLE,
         caption=fig.caption or module.CAPTION, guide=module.GUIDE,
         text_figure=module.text_figure(fig, run),
-        spec=module.chart(fig, run).to_dict(),
+        # Schema validation takes most of a cached rebuild's time; tests/test_site.py validates every spec.
+        spec=module.chart(fig, run).to_dict(validate=False),
         context=module.page(fig, run),
     )
-
-
-def vega_bundle() -> str:
-    """Vega, Vega-Lite and vega-embed as one classic script, from the installed vl-convert (no CDN)."""
-    import altair as alt
-    import vl_convert
-
-    version = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])  # the Vega-Lite that Altair writes
-    return vl_convert.javascript_bundle(vl_version=version)
 
 
 __all__ = ["build_site", "BuildError"]

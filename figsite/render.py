@@ -6,15 +6,19 @@ build leaves the previous site as it was.
 
 from __future__ import annotations
 
+import ctypes
+import fcntl
 import json
 import os
 import shutil
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import jinja2
 
+from figsite import cache
 from figsite.errors import BuildError
 from figsite.run import Run
 
@@ -69,14 +73,54 @@ def environment() -> jinja2.Environment:
     )
 
 
-def write_site(out: Path, run: Run, pages: list[Page], vega_bundle: str) -> None:
-    """Writes the whole site into a fresh folder, then swaps it in for `out`."""
+@contextmanager
+def output_lock(out: Path):
+    """Holds the output folder for one build. A second build into the same folder stops with a clear line.
+
+    The lock is the kernel's (flock): it goes with the process, also when the process is killed.
+    """
+    out = Path(out).resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    lock_path = out.parent / f".{out.name}.lock"
+    with open(lock_path, "a+", encoding="utf-8") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            raise BuildError(f"--out: another build ({holder}) is writing {out} right now; allowed: one build "
+                             "per output folder at a time, so try again when it has finished") from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()}")
+        handle.flush()
+        _recover(out)
+        try:
+            yield
+        finally:
+            handle.seek(0)
+            handle.truncate()
+
+
+def _recover(out: Path) -> None:
+    """Tidies what a killed build left beside `out`: its half-written folder, or a site it had moved aside."""
+    for leftover in sorted(out.parent.glob(f".{out.name}-old-*")):
+        kept = leftover / "site"
+        if not out.exists() and kept.is_dir():
+            os.replace(kept, out)  # killed between moving the old site aside and the new one in
+        shutil.rmtree(leftover, ignore_errors=True)
+    for leftover in out.parent.glob(f".{out.name}-new-*"):
+        shutil.rmtree(leftover, ignore_errors=True)
+
+
+def write_site(out: Path, run: Run, pages: list[Page], vega_bundle: str, cache_dir: Path | None = None) -> None:
+    """Writes the whole site into a fresh folder, then swaps it in for `out` (hold output_lock)."""
     out = Path(out).resolve()
     _check_out(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-new-", dir=out.parent))
     try:
-        _write_all(staging, run, pages, vega_bundle)
+        _write_all(staging, run, pages, vega_bundle, cache_dir)
         _swap(staging, out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -93,16 +137,32 @@ def _check_out(out: Path) -> None:
 
 
 def _swap(staging: Path, out: Path) -> None:
-    old = None
-    if out.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{out.name}-old-", dir=out.parent))
-        os.replace(out, old / "site")
+    """Puts the new site in place. On Linux the two folders trade places in one step (renameat2 with
+    RENAME_EXCHANGE), so at every moment `out` holds a whole site, the old or the new, even if the build is
+    killed. Elsewhere the old site is moved aside first, and the next build puts it back if need be."""
+    if not out.exists():
+        os.replace(staging, out)
+        return
+    if _exchange(staging, out):
+        shutil.rmtree(staging, ignore_errors=True)  # now holds the old site
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{out.name}-old-", dir=out.parent))
+    os.replace(out, old / "site")
     os.replace(staging, out)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+    shutil.rmtree(old, ignore_errors=True)
 
 
-def _write_all(folder: Path, run: Run, pages: list[Page], vega_bundle: str) -> None:
+def _exchange(a: Path, b: Path) -> bool:
+    """Swaps two paths atomically where the system can (Linux 3.15+, glibc 2.28+); False where it can't."""
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    return renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0
+
+
+def _write_all(folder: Path, run: Run, pages: list[Page], vega_bundle: str, cache_dir: Path | None) -> None:
     (folder / MARKER).write_text("Written by build.py; a rebuild replaces this folder.\n", encoding="utf-8")
     assets = folder / "assets"
     assets.mkdir()
@@ -120,9 +180,10 @@ def _write_all(folder: Path, run: Run, pages: list[Page], vega_bundle: str) -> N
     images = folder / "img"
     images.mkdir()
     for page in pages:
-        svg, png = static_drawings(page.spec)
-        (folder / f"{page.image}.svg").write_text(svg, encoding="utf-8")
-        (folder / f"{page.image}.png").write_bytes(png)
+        for suffix in ("svg", "png"):
+            drawing = cache.memo(cache_dir, ["drawing", suffix, _vl_version(), page.spec, CHART_THEMES["light"]],
+                                 lambda: static_drawing(page.spec, suffix))
+            (folder / f"{page.image}.{suffix}").write_bytes(drawing)
 
     env = environment()
     common = {"run": run, "pages": pages, "notice": _notice(run), "chart_themes": CHART_THEMES}
@@ -133,16 +194,31 @@ def _write_all(folder: Path, run: Run, pages: list[Page], vega_bundle: str) -> N
             (folder / getattr(page, file)).write_text(html, encoding="utf-8")
 
 
-def static_drawings(spec: dict) -> tuple[str, bytes]:
-    """The chart's opening state drawn at build time (SVG for no-JavaScript and print, PNG for previews)."""
-    import altair as alt
+def static_drawing(spec: dict, suffix: str) -> bytes:
+    """The chart's opening state drawn at build time: SVG for no-JavaScript and print, PNG for previews."""
     import vl_convert
 
     fixed = _fixed_width(spec)
     fixed["config"] = {**CHART_THEMES["light"], "background": "white"}
-    version = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
-    return (vl_convert.vegalite_to_svg(fixed, vl_version=version),
-            vl_convert.vegalite_to_png(fixed, vl_version=version, scale=1))
+    if suffix == "svg":
+        return vl_convert.vegalite_to_svg(fixed, vl_version=_vl_version()).encode("utf-8")
+    return vl_convert.vegalite_to_png(fixed, vl_version=_vl_version(), scale=1)
+
+
+def vega_bundle(cache_dir: Path | None = None) -> str:
+    """Vega, Vega-Lite and vega-embed as one classic script, from the installed vl-convert (no CDN)."""
+    import vl_convert
+
+    parts = ["vega-bundle", vl_convert.__version__, _vl_version()]
+    return cache.memo(cache_dir, parts, lambda: vl_convert.javascript_bundle(vl_version=_vl_version()).encode()
+                      ).decode("utf-8")
+
+
+def _vl_version() -> str:
+    """The Vega-Lite version Altair writes specs for, as vl-convert names it ('6.4')."""
+    import altair as alt
+
+    return ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
 
 
 def _fixed_width(node):

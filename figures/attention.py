@@ -164,11 +164,13 @@ def chart(fig, run) -> alt.TopLevelMixin:
     })
     description = alt.param(name="description", expr="descriptions[token + '|' + view]")
 
-    shares = alt.Data(values=[
-        {"v": key, "q": q, "k": k, "s": round(s, SHARE_DECIMALS)}
-        for key, _, rows in all_views for q, row in enumerate(rows) for k, s in enumerate(row)
-    ])
-    keys = alt.Data(values=[{"k": k, "t": t} for k, t in enumerate(tokens)])
+    # The data go in once, at the top, by name: Altair copies inline data at every step of building a chart.
+    datasets = {
+        "shares": [{"v": key, "q": q, "k": k, "s": round(s, SHARE_DECIMALS)}
+                   for key, _, rows in all_views for q, row in enumerate(rows) for k, s in enumerate(row)],
+        "keys": [{"k": k, "t": t} for k, t in enumerate(tokens)],
+    }
+    shares, keys = alt.NamedData("shares"), alt.NamedData("keys")
     x = alt.X("k:O", title=None, scale=alt.Scale(domain=list(range(n))),
               axis=alt.Axis(labelExpr="names[datum.value]", labelAngle=-45, labelFontSize=12))
     y_scale = alt.Scale(domain=[0, 1])
@@ -195,7 +197,7 @@ def chart(fig, run) -> alt.TopLevelMixin:
     )
     return alt.layer(out_of_reach, reach_note, bars, labels, heading).add_params(
         token, view, names, said, description,
-    ).properties(width="container", height=HEIGHT)
+    ).properties(width="container", height=HEIGHT, datasets=datasets)
 
 
 def long_chart(fig, run) -> alt.TopLevelMixin:

@@ -159,7 +159,7 @@ def chart(fig, run) -> alt.TopLevelMixin:
     stage_label = ("stage == 0 ? 'after the embedding' : 'after layer ' + stage")
 
     # Ranks on the axis, token names drawn beside it: the tokens differ from stage to stage.
-    ranked = alt.Chart(alt.Data(values=rows)).encode(
+    ranked = alt.Chart(alt.NamedData("top")).encode(
         y=alt.Y("rank:O", title=None, axis=None),
     ).transform_filter("datum.stage == stage")
     bars = ranked.mark_bar().encode(
@@ -179,7 +179,7 @@ def chart(fig, run) -> alt.TopLevelMixin:
         title=alt.Title(alt.ExprRef(expr=f"'The top {TOP_SHOWN} ' + ({stage_label})")),
     )
 
-    base = alt.Chart(alt.Data(values=line_rows)).encode(
+    base = alt.Chart(alt.NamedData("line")).encode(
         x=alt.X("stage:Q", title="stage (0 = after the embedding, s = after layer s)",
                 scale=alt.Scale(domain=[0, n_layer], nice=False), axis=alt.Axis(values=list(range(n_layer + 1)), format="d")),
         y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
@@ -196,4 +196,6 @@ def chart(fig, run) -> alt.TopLevelMixin:
     )
     said = alt.param(name="descriptions", value=[describe(fig, run, s) for s in range(n_layer + 1)])
     description = alt.param(name="description", expr="descriptions[stage]")
-    return alt.vconcat(top_chart, line_chart, spacing=28).add_params(stage, said, description)
+    # Params and data go in once, at the top: Altair copies a chart's params and inline data at every step.
+    return alt.vconcat(top_chart, line_chart, spacing=28).add_params(stage, said, description).properties(
+        datasets={"top": rows, "line": line_rows})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -128,3 +129,15 @@ def random_site(tmp_path_factory) -> Path:
     result = CliRunner().invoke(cli, ["--model", "random", "--out", str(out)])
     assert result.exit_code == 0, f"build failed (exit {result.exit_code}):\n{result.output}\n{result.exception!r}"
     return out
+
+
+@pytest.fixture(scope="session", autouse=True)
+def own_run_cache(tmp_path_factory):
+    """Every test session starts with an empty cache of model runs of its own, never the user's."""
+    before = os.environ.get("GPT2_FIGURES_CACHE")
+    os.environ["GPT2_FIGURES_CACHE"] = str(tmp_path_factory.mktemp("run-cache"))
+    yield Path(os.environ["GPT2_FIGURES_CACHE"])
+    if before is None:
+        del os.environ["GPT2_FIGURES_CACHE"]
+    else:
+        os.environ["GPT2_FIGURES_CACHE"] = before

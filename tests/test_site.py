@@ -76,8 +76,7 @@ def test_the_model_runs_once_per_distinct_text(random_site):
 
 def test_pages_carry_rounded_shares_not_full_precision_dumps(pages):
     spec = embedded_spec(pages["figure-l.html"], "l")
-    values = [row["s"] for layer in spec["layer"] if "data" in layer
-              for row in layer["data"].get("values", []) if "s" in row]
+    values = [row["s"] for row in spec["datasets"]["shares"]]
     assert values, "the attention chart carries no shares"
     assert all(round(v, 4) == v for v in values)
     assert len(pages["figure-l.html"]) < 100_000
@@ -103,3 +102,15 @@ def test_each_figure_page_shows_its_text_figure(random_site, pages):
             block = re.search(r"<pre[^>]*>(.*?)</pre>", html, re.S).group(1)
             unescaped = block.replace("&#39;", "'").replace("&#34;", '"').replace("&amp;", "&")
             assert unescaped in printed
+
+
+def test_every_chart_spec_is_valid_vega_lite(random_site, pages):
+    """The build writes specs unvalidated (for speed); here each one is checked against Vega-Lite's schema."""
+    import altair as alt
+    import jsonschema
+
+    schema = alt.vegalite.v6.schema.core.load_schema()
+    for name, html in pages.items():
+        if name.startswith("figure-"):
+            label = name[len("figure-"):-len(".html")]
+            jsonschema.validate(embedded_spec(html, label), schema)

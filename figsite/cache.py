@@ -1,0 +1,165 @@
+"""The cache of model runs: a rebuild whose model and texts did not change reads the run from here and never
+imports torch or transformers.
+
+An entry is keyed on everything that determines the run: the model's identity (for a hub id its resolved
+commit; for a local directory a fingerprint of its files; for --model random its seed and shape), the
+distinct texts with their targets, the device, and the data format. Each entry lists the SHA-256 of every
+file it holds; an entry that does not match its list is removed and the model runs again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from figsite.hub import GPT2_SMALL, hub_reachable
+from figsite.run import DATA_FORMAT, LONG_DATA_FORMAT, RUN_FORMAT, Run
+
+CACHE_FORMAT = "gpt2-figures-cache/1"
+# Bump when capture changes what it writes for the same inputs, so that old entries are not trusted.
+CAPTURE_VERSION = 2
+SMALL_FILE = 16 * 1024 * 1024  # files of a local model up to this size are hashed whole; larger by size+mtime
+
+
+def default_dir() -> Path:
+    """$GPT2_FIGURES_CACHE, else gpt2-chapter-figures in the user's cache folder."""
+    if os.environ.get("GPT2_FIGURES_CACHE"):
+        return Path(os.environ["GPT2_FIGURES_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "gpt2-chapter-figures"
+
+
+# ---------------------------------------------------------------------------------------------- identity
+
+def model_identity(model: str, revision: str | None, seed: int) -> dict | None:
+    """What names the model's weights exactly, without loading them; None where that can't be known."""
+    if model == "random":
+        return {"kind": "random", "seed": seed, "shape": GPT2_SMALL}
+    path = Path(model).expanduser()
+    if path.is_dir():
+        return {"kind": "directory", "path": str(path.resolve()), "files": directory_fingerprint(path)}
+    commit = resolve_revision(model, revision)
+    return {"kind": "hub", "id": model, "commit": commit} if commit else None
+
+
+def directory_fingerprint(path: Path) -> str:
+    """A digest of a model directory's files: names and contents (size and mtime for the big weights)."""
+    digest = hashlib.sha256()
+    for file in sorted(p for p in path.rglob("*") if p.is_file()):
+        stat = file.stat()
+        digest.update(str(file.relative_to(path)).encode() + b"\0")
+        if stat.st_size <= SMALL_FILE:
+            digest.update(hashlib.sha256(file.read_bytes()).digest())
+        else:
+            digest.update(f"{stat.st_size}:{stat.st_mtime_ns}".encode())
+    return digest.hexdigest()
+
+
+def resolve_revision(model: str, revision: str | None) -> str | None:
+    """The commit a hub id and revision stand for: asked of the hub where it answers, else the local cache."""
+    if revision and len(revision) == 40 and all(c in "0123456789abcdef" for c in revision):
+        return revision
+    try:
+        from huggingface_hub import constants
+    except ImportError:
+        return None
+    if os.environ.get("HF_HUB_OFFLINE") != "1" and hub_reachable():
+        try:
+            from huggingface_hub import HfApi
+
+            return HfApi().model_info(model, revision=revision, timeout=10).sha
+        except Exception:  # the hub said no (unknown id, no access): the build will say why
+            return None
+    ref = Path(constants.HF_HUB_CACHE) / f"models--{model.replace('/', '--')}" / "refs" / (revision or "main")
+    return ref.read_text(encoding="utf-8").strip() if ref.is_file() else None
+
+
+def key(identity: dict, requests: dict, device: str) -> str:
+    """The entry's name: a digest of everything that determines the run."""
+    inputs = {"cache": CACHE_FORMAT, "capture": CAPTURE_VERSION, "formats": [DATA_FORMAT, LONG_DATA_FORMAT, RUN_FORMAT],
+              "model": identity, "device": device,
+              "texts": sorted([text, target] for text, target in requests.items())}
+    return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
+
+
+# ---------------------------------------------------------------------------------------------- entries
+
+def load(folder: Path, entry_key: str, log=lambda message: None):
+    """(run, tokens) from the entry, or None on a miss. A damaged entry is removed and counts as a miss.
+
+    `tokens` maps each text and target to its tokens' texts, so that the config can be checked without
+    the tokenizer.
+    """
+    entry = Path(folder) / entry_key
+    manifest_path = entry / "manifest.json"
+    if not manifest_path.is_file():
+        log("cache: no run stored for this model and these texts")
+        return None
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        if manifest.get("format") != CACHE_FORMAT or manifest.get("key") != entry_key:
+            raise ValueError("written by another version")
+        contents = {}
+        for path, expected in manifest["files"].items():
+            raw = (entry / "data" / path).read_bytes()
+            if hashlib.sha256(raw).hexdigest() != expected:
+                raise ValueError(f"{path} does not match its checksum")
+            contents[path] = raw.decode("utf-8")
+        run = Run.from_files(contents.__getitem__)
+        return run, manifest["tokens"]
+    except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+        log(f"cache: the stored run is damaged ({exc}); running the model again")
+        shutil.rmtree(entry, ignore_errors=True)
+        return None
+
+
+def store(folder: Path, entry_key: str, run: Run, tokens: dict) -> None:
+    """Writes an entry whole into a temporary folder, then renames it into place."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".entry-", dir=folder))
+    try:
+        files = {}
+        for path, content in run.files().items():
+            target = staging / "data" / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            raw = content.encode("utf-8")
+            target.write_bytes(raw)
+            files[path] = hashlib.sha256(raw).hexdigest()
+        manifest = {"format": CACHE_FORMAT, "key": entry_key, "files": files, "tokens": tokens}
+        (staging / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False), encoding="utf-8")
+        entry = folder / entry_key
+        shutil.rmtree(entry, ignore_errors=True)
+        os.replace(staging, entry)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+# ---------------------------------------------------------------------------------------------- assets
+
+def memo(folder: Path | None, parts: list, compute) -> bytes:
+    """Bytes that depend only on `parts` (the Vega bundle, a chart's drawing), computed once and kept.
+
+    With no cache folder, they are computed every time.
+    """
+    if folder is None:
+        return compute()
+    name = hashlib.sha256(json.dumps(parts, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    path = Path(folder) / "assets" / name[:2] / name
+    checksum = path.with_suffix(".sha256")
+    if path.is_file() and checksum.is_file():
+        raw = path.read_bytes()
+        if hashlib.sha256(raw).hexdigest() == checksum.read_text(encoding="ascii").strip():
+            return raw
+    raw = compute()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staging = path.with_name(f".{name}.{os.getpid()}")
+    staging.write_bytes(raw)
+    os.replace(staging, path)
+    checksum.write_text(hashlib.sha256(raw).hexdigest(), encoding="ascii")
+    return raw
