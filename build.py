@@ -57,12 +57,12 @@ class Command(click.Command):
 @click.option("--verbose", "-v", is_flag=True, help="Say what each phase does and how long it takes.")
 def cli(model, revision, config, out, seed, device, rerun, cache_dir, no_cache, quiet, verbose):
     """Runs GPT-2 once over the chapter's texts and writes the figures' site into OUT."""
-    from figsite import cache
-    from figsite.pipeline import Progress, build_site
-
-    progress = Progress(verbosity=0 if quiet else 2 if verbose else 1)
-    cache_dir = None if no_cache else (cache_dir or cache.default_dir())
     try:
+        from figsite import cache
+        from figsite.pipeline import Progress, build_site
+
+        progress = Progress(verbosity=0 if quiet else 2 if verbose else 1)
+        cache_dir = None if no_cache else (cache_dir or cache.default_dir())
         run = build_site(config, model, revision, out, seed, device, progress, cache_dir, rerun)
     except BuildError as exc:
         raise OneLineError(str(exc)) from None
@@ -75,4 +75,8 @@ def cli(model, revision, config, out, seed, device, rerun, cache_dir, no_cache, 
 
 
 if __name__ == "__main__":
-    cli()
+    try:
+        cli()
+    except KeyboardInterrupt:  # Ctrl-C before the command began
+        click.echo("error: interrupted; the previous site is unchanged", err=True)
+        raise SystemExit(130)

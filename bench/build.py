@@ -1,49 +1,486 @@
-"""Times a build of the chapter's site, phase by phase, and weighs what it wrote. Run by hand:
+"""Benchmark of the build, run by hand (not by CI). Everything with --model random (GPT-2 small's shape, seeded
+random weights, no network):
 
-    python bench/build.py [--model random] [--out /tmp/bench-site]
+    python bench/build.py [--work DIR]
 
-It prints the seconds each phase took in this process (imports of torch and transformers, model load, the
-run, the figures, writing the site), then the site's bytes in all and per page (HTML + data + scripts).
+--work DIR keeps the sites and caches it writes in DIR (a new or empty folder); by default they go into a
+temporary folder that is removed at the end. Takes two to five minutes, most of it the 1,024-token build.
+
+What it measures, each in a fresh process started with this Python (`sys.executable -c SCRIPT`), in this order:
+
+0. warm-up (untimed in the results): one process imports torch, transformers, altair, jinja2 and vl_convert,
+   so that both timed processes below find those files in the OS page cache alike.
+1. floor: what any build must pay. A fresh process imports torch and transformers, builds the same random
+   model (figsite.capture.random_gpt2(0) and gpt2_tokenizer(), what capture.load("random", None, 0, "cpu")
+   does) and runs one forward pass with output_attentions=True (under torch.no_grad) over each distinct text
+   of chapter.toml. Nothing is written.
+   cold build: a fresh process imports figsite.pipeline and calls build_site(chapter.toml, "random", ...)
+   with an empty cache folder; its phases are figsite.pipeline.Progress.phases.
+   Both are timed from just before the process is spawned (interpreter start and every import included) to
+   the moment it has exited; the phases come from time.perf_counter() marks in the child (the same
+   system-wide monotonic clock as the parent's). Target: cold / floor at most 1.5.
+2. cached rebuild: `build.py --model random --out SITE --cache CACHE` into the cold build's site with its
+   now warm cache, run 3 times as `python -c "runpy.run_path('build.py')"` so that the same process can say
+   afterwards whether torch (and transformers) were imported. Wall time from spawn to exit; the best of 3 is
+   the figure. Targets: at most 1.0 s; torch not imported.
+3. long text: bench/long_text.toml (one English text of exactly 1,024 GPT-2 tokens, an attention figure with
+   views [[5,4],[1,1]] and focus 700, a read-out figure with target " France"), built cold like the chapter
+   in 1. with its own empty cache. Checked: the built data holds 1,024 tokens. Then:
+   - the largest file a page of that site loads at once: the page's HTML, its scripts, styles and images,
+     and the head files its attention chart may load on demand (spec usermeta.attention.files); counted
+     from disk for every page, and from what Chromium really loaded on the attention page. Target: < 5 MB.
+   - the attention page opened 3 times in headless Chromium from file://, each in a fresh tab of one browser,
+     every request that is not file:// aborted: ms from navigation start (performance.now() in the page)
+     until the first [data-spec] element gets data-rendered="true", noted by a MutationObserver injected
+     before the page's own scripts. The median of 3 is the figure. Target: at most 2 s.
+4. bytes of the chapter site: the whole folder, and for each HTML page the on-disk sizes of every file://
+   response of one load in the same browser (HTML + scripts + styles + images + data it loads), beside the
+   files the HTML names (which includes images Chromium does not load: print-only and <noscript> drawings).
+
+Machine: os.cpu_count() and the load average before and after; each process's CPU time (user + sys, from
+getrusage of the children) is printed beside its wall time, so that time lost to other work on the machine
+shows up as wall time well above CPU time.
 """
 
 from __future__ import annotations
 
+import argparse
+import hashlib
+import json
+import os
+import platform
 import re
+import resource
+import shutil
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import unquote, urlparse
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+CHAPTER = ROOT / "chapter.toml"
+LONG_CONFIG = ROOT / "bench" / "long_text.toml"
+LONG_TOKENS = 1024
+LONG_ATTENTION_PAGE = "figure-long-attention.html"
+LOADS = 3
+BROWSER_TIMEOUT_MS = 60_000
+
+TARGET_RATIO = 1.5
+TARGET_REBUILD_S = 1.0
+TARGET_LONG_BUILD_S = 60.0
+TARGET_LARGEST_BYTES = 5_000_000
+TARGET_FIRST_CHART_MS = 2000.0
+
+# ------------------------------------------------------------------------------------------ child scripts
+# Each prints one line "BENCH {json}" last; time.perf_counter() marks are absolute (CLOCK_MONOTONIC, the same
+# clock in every process), so the parent turns them into seconds since it spawned the child.
+
+WARMUP = """
+import torch, transformers, altair, jinja2, vl_convert
+print("BENCH {}")
+"""
+
+FLOOR = r"""
+import time
+marks = [["interpreter start", time.perf_counter()]]
+import json, resource, sys
+texts = json.loads(sys.argv[1])
+import torch
+marks.append(["import torch", time.perf_counter()])
+import transformers
+marks.append(["import transformers", time.perf_counter()])
+from figsite.capture import gpt2_tokenizer, random_gpt2
+marks.append(["import figsite.capture (GPT-2 classes)", time.perf_counter()])
+model = random_gpt2(0).to("cpu").eval()
+marks.append(["random model, seed 0 (random_gpt2)", time.perf_counter()])
+tokenizer = gpt2_tokenizer()
+marks.append(["tokenizer (gpt2_tokenizer)", time.perf_counter()])
+with torch.no_grad():
+    for text in texts:
+        model(torch.tensor([tokenizer(text)["input_ids"]]), output_attentions=True)
+marks.append([f"forward passes ({len(texts)} texts, output_attentions)", time.perf_counter()])
+print("BENCH " + json.dumps({"marks": marks, "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+"""
+
+COLD = r"""
+import time
+start = time.perf_counter()
+import json, resource, sys
+from pathlib import Path
+from figsite.pipeline import Progress, build_site
+imported = time.perf_counter()
+config, out, cache = sys.argv[1:4]
+progress = Progress(verbosity=0)
+build_site(Path(config), "random", None, Path(out), 0, "cpu", progress, Path(cache), False)
+built = time.perf_counter()
+print("BENCH " + json.dumps({"start": start, "imported": imported, "built": built, "phases": progress.phases,
+                             "torch": "torch" in sys.modules,
+                             "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+"""
+
+REBUILD = r"""
+import json, runpy, sys
+sys.argv = ["build.py", *sys.argv[1:]]
+code = 0
+try:
+    runpy.run_path("build.py", run_name="__main__")
+except SystemExit as exc:
+    code = exc.code
+print("BENCH " + json.dumps({"code": code, "torch": "torch" in sys.modules,
+                             "transformers": "transformers" in sys.modules}))
+"""
+
+# Before any of the page's scripts: the moment the first chart is drawn (data-rendered="true").
+FIRST_RENDER_OBSERVER = """
+(() => {
+  const check = () => {
+    if (window.__firstRenderedAt !== undefined) return;
+    if (document.querySelector('[data-spec][data-rendered="true"]')) {
+      window.__firstRenderedAt = performance.now();
+      observer.disconnect();
+    }
+  };
+  const observer = new MutationObserver(check);
+  observer.observe(document, {subtree: true, attributes: true, attributeFilter: ['data-rendered']});
+})();
+"""
+
+FIRST_RESULT = """() => ({first: window.__firstRenderedAt === undefined ? null : window.__firstRenderedAt,
+  all: window.__renderedAt === undefined ? null : window.__renderedAt,
+  errors: window.__renderErrors || [], charts: document.querySelectorAll('[data-spec]').length})"""
 
 
-def page_bytes(site: Path, page: Path) -> int:
-    """What one page loads from disk: its HTML and every script and stylesheet it names."""
+@dataclass
+class Child:
+    wall: float  # s from just before spawn to exit
+    cpu: float  # user + sys s of the child
+    load: float  # 1-min load average just before spawn
+    result: dict
+    stdout: str
+    spawned: float  # perf_counter just before spawn
+
+
+def spawn(script: str, args: list[str], env: dict, what: str) -> Child:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    load = os.getloadavg()[0]
+    t0 = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", script, *args], cwd=ROOT, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("BENCH ")]
+    if done.returncode != 0 or not lines:
+        sys.exit(f"error: {what} failed (exit {done.returncode}):\n{done.stdout}{done.stderr}")
+    return Child(wall, cpu, load, json.loads(lines[-1][len("BENCH "):]), done.stdout, t0)
+
+
+def cold_phases(child: Child) -> list[tuple[str, float]]:
+    """The cold build's wall time, split: interpreter start, imports, build_site's phases, the rest, exit."""
+    r = child.result
+    phases = [("interpreter start (spawn to first line)", r["start"] - child.spawned),
+              ("import figsite.pipeline (click, jinja2, altair, figures)", r["imported"] - r["start"])]
+    names = {"imports": "imports (torch, transformers)", "writing": "writing (incl. Vega bundle, drawings)"}
+    phases += [(f"build_site: {names.get(name, name)}", s) for name, s in r["phases"].items()]
+    rest = (r["built"] - r["imported"]) - sum(r["phases"].values())
+    phases.append(("build_site: the rest (config, checks, cache store)", rest))
+    phases.append(("exit (last line to process gone)", child.wall - (r["built"] - child.spawned)))
+    return phases
+
+
+def floor_phases(child: Child) -> list[tuple[str, float]]:
+    marks = child.result["marks"]
+    phases, previous = [], child.spawned
+    for name, at in marks:
+        label = "interpreter start (spawn to first line)" if name == "interpreter start" else name
+        phases.append((label, at - previous))
+        previous = at
+    phases.append(("exit (last line to process gone)", child.wall - (previous - child.spawned)))
+    return phases
+
+
+def print_phases(title: str, child: Child, phases: list[tuple[str, float]]) -> None:
+    print(title)
+    for name, seconds in phases:
+        print(f"    {name:<58}{seconds:7.2f} s")
+    print(f"    {'total wall (spawn to exit)':<58}{child.wall:7.2f} s   (CPU {child.cpu:.1f} s; "
+          f"max RSS {child.result.get('maxrss_kb', 0) / 1024:.0f} MB; load avg {child.load:.2f} at start)")
+
+
+# ------------------------------------------------------------------------------------------ sites on disk
+
+def folder_bytes(folder: Path) -> tuple[int, int]:
+    files = [p for p in folder.rglob("*") if p.is_file()]
+    return sum(p.stat().st_size for p in files), len(files)
+
+
+def digests(folder: Path) -> dict:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def named_files(site: Path, page: Path) -> list[str]:
+    """What a page names and may load: scripts, stylesheets, images (also print-only and <noscript> ones) and the
+    head files its attention chart loads on demand (long texts)."""
     html = page.read_text(encoding="utf-8")
-    loaded = re.findall(r'<(?:script|link)[^>]*(?:src|href)="([^"]+)"', html)
-    return page.stat().st_size + sum((site / url).stat().st_size for url in loaded)
+    names = re.findall(r'<script\b[^>]*\bsrc="([^"]+)"', html)
+    names += re.findall(r'<link\b[^>]*\brel="stylesheet"[^>]*\bhref="([^"]+)"', html)
+    names += re.findall(r'<img\b[^>]*\bsrc="([^"]+)"', html)
+    for spec in re.findall(r'<script type="application/json" id="spec-[^"]*">(.*?)</script>', html, re.S):
+        attention = (json.loads(spec).get("usermeta") or {}).get("attention") or {}
+        names += list((attention.get("files") or {}).values())
+    return list(dict.fromkeys(names))
 
 
-def main(model: str = "random", out: str | None = None) -> None:
-    from figsite.pipeline import Timings, build_site
+def largest_named(site: Path) -> tuple[int, str]:
+    """The largest single file any page of the site loads or may load at once (its HTML included)."""
+    best = (0, "-")
+    for page in site.glob("*.html"):
+        for rel in [page.name, *named_files(site, page)]:
+            path = site / rel
+            if path.is_file() and path.stat().st_size > best[0]:
+                best = (path.stat().st_size, rel)
+    return best
 
-    out_dir = Path(out or tempfile.mkdtemp(prefix="bench-")) / "site"
-    timings = Timings()
-    start = time.perf_counter()
-    build_site(ROOT / "chapter.toml", model, None, out_dir, 0, "cpu", timings)
-    total = time.perf_counter() - start
-    print(f"build of chapter.toml with --model {model}, one process, 2-core machine:")
-    for name, seconds in timings.phases.items():
-        print(f"  {name:<12}{seconds:6.2f} s")
-    print(f"  {'total':<12}{total:6.2f} s")
-    files = [p for p in out_dir.rglob("*") if p.is_file()]
-    print(f"site: {sum(p.stat().st_size for p in files):,} bytes in {len(files)} files ({out_dir})")
-    for page in sorted(out_dir.glob("*.html")):
-        print(f"  {page.name:<22}{page_bytes(out_dir, page):>11,} bytes loaded (HTML + scripts + styles)")
+
+# ------------------------------------------------------------------------------------------ the browser
+
+@dataclass
+class Load:
+    first_ms: float | None = None
+    all_ms: float | None = None
+    charts: int = 0
+    errors: list = field(default_factory=list)
+    files: dict = field(default_factory=dict)  # path relative to the site -> bytes
+    note: str = ""
+
+
+def browse(chapter_site: Path, long_site: Path) -> tuple[str, dict, list[Load], int]:
+    """One load of every chapter page, then LOADS loads of the long attention page; all in one browser."""
+    import browser as bench_browser  # bench/browser.py: the observer, the wait, the Chromium settings
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    from playwright.sync_api import sync_playwright
+
+    blocked = []
+
+    def load(context, site: Path, page_path: Path) -> Load:
+        page = context.new_page()
+        seen: list[str] = []
+        page.on("response", lambda r: seen.append(r.url) if r.url.startswith("file:") else None)
+        result = Load()
+        try:
+            page.goto(page_path.resolve().as_uri(), wait_until="load", timeout=BROWSER_TIMEOUT_MS)
+            page.wait_for_function(bench_browser.WAIT_DONE, timeout=BROWSER_TIMEOUT_MS)
+            got = page.evaluate(FIRST_RESULT)
+            result.first_ms, result.all_ms = got["first"], got["all"]
+            result.charts, result.errors = got["charts"], got["errors"]
+        except PlaywrightTimeout:
+            result.note = f"timed out after {BROWSER_TIMEOUT_MS / 1000:.0f} s"
+        for url in dict.fromkeys(seen):
+            path = Path(unquote(urlparse(url).path))
+            try:
+                rel = str(path.relative_to(site.resolve()))
+            except ValueError:
+                rel = str(path)
+            result.files[rel] = bench_browser.file_size(url)
+        page.close()
+        return result
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=bench_browser.CHROMIUM, args=bench_browser.CHROMIUM_ARGS,
+                                      headless=True)
+        version = chromium.version
+        context = chromium.new_context()
+        context.add_init_script(bench_browser.RENDER_OBSERVER)
+        context.add_init_script(FIRST_RENDER_OBSERVER)
+
+        def abort(route):
+            blocked.append(route.request.url)
+            route.abort()
+
+        context.route(re.compile(r"^(?!file:)"), abort)
+        chapter = {p.name: load(context, chapter_site, p) for p in bench_browser.pages_in_order(chapter_site)}
+        long_loads = [load(context, long_site, long_site / LONG_ATTENTION_PAGE) for _ in range(LOADS)]
+        chromium.close()
+    return version, chapter, long_loads, len(blocked)
+
+
+# ------------------------------------------------------------------------------------------ the run
+
+def mb(n: float) -> str:
+    return f"{n / 1e6:.2f} MB"
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], usage="python bench/build.py [--work DIR]")
+    parser.add_argument("--work", type=Path, default=None,
+                        help="keep the sites and caches here (a new or empty folder); default: a temporary folder")
+    options = parser.parse_args(argv)
+    if options.work is not None:
+        if options.work.exists() and any(options.work.iterdir()):
+            parser.error(f"--work: {options.work} is not empty; the caches must start empty")
+        options.work.mkdir(parents=True, exist_ok=True)
+        work = options.work.resolve()
+    else:
+        work = Path(tempfile.mkdtemp(prefix="bench-build-"))
+    try:
+        return run(work)
+    finally:
+        if options.work is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def run(work: Path) -> int:
+    from figsite.config import load_config
+    from figsite.pipeline import model_requests
+    from figures import KINDS
+
+    run_start = time.perf_counter()
+    load_before = os.getloadavg()
+    chapter_cache, long_cache = work / "cache-chapter", work / "cache-long"
+    chapter_site, long_site = work / "chapter-site", work / "long-site"
+    texts = list(model_requests(load_config(CHAPTER, KINDS)))
+    env = {**os.environ, "GPT2_FIGURES_CACHE": str(chapter_cache)}
+
+    print(f"bench/build.py: the build with --model random (GPT-2 small's shape, seeded random weights) on "
+          f"{os.cpu_count()} CPUs; work folder {work}")
+    print(f"load average (1/5/15 min) at start: {load_before[0]:.2f} / {load_before[1]:.2f} / {load_before[2]:.2f}")
+    print()
+
+    warm = spawn(WARMUP, [], env, "the warm-up")
+    print(f"warm-up (untimed): import torch, transformers, altair, jinja2, vl_convert in {warm.wall:.1f} s")
+    print()
+
+    # 1. floor and cold build ----------------------------------------------------------------------
+    floor = spawn(FLOOR, [json.dumps(texts)], env, "the floor")
+    cold = spawn(COLD, [str(CHAPTER), str(chapter_site), str(chapter_cache)], env, "the cold build")
+    ratio = cold.wall / floor.wall
+    print(f"1. cold build of chapter.toml ({len(texts)} distinct texts) against the floor, each in a fresh process:")
+    print_phases("  floor: import torch and transformers, the random model, one forward pass per text", floor,
+                 floor_phases(floor))
+    print_phases("  cold build: build_site with an empty cache", cold, cold_phases(cold))
+    print(f"  cold / floor = {cold.wall:.2f} s / {floor.wall:.2f} s = {ratio:.2f}   (target at most {TARGET_RATIO})")
+    print()
+
+    # 2. cached rebuild ----------------------------------------------------------------------------
+    before = digests(chapter_site)
+    rebuilds = [spawn(REBUILD, ["--model", "random", "--out", str(chapter_site), "--cache", str(chapter_cache)],
+                      env, "the cached rebuild") for _ in range(3)]
+    after = digests(chapter_site)
+    best = min(rebuilds, key=lambda c: c.wall)
+    torch_imported = [c.result["torch"] for c in rebuilds]
+    print("2. cached rebuild: build.py --model random --out SITE --cache CACHE, fresh process each, warm cache:")
+    for i, child in enumerate(rebuilds, 1):
+        line = next((l for l in child.stdout.splitlines() if l.startswith("wrote ")), "").split(": ", 1)[-1]
+        print(f"    run {i}: {child.wall:5.2f} s wall (CPU {child.cpu:.2f} s; load avg {child.load:.2f})  "
+              f"torch imported: {'yes' if child.result['torch'] else 'no'}, transformers: "
+              f"{'yes' if child.result['transformers'] else 'no'}; build.py says: {line}")
+    changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+    print(f"  best of 3: {best.wall:.2f} s (target at most {TARGET_REBUILD_S:.1f} s); "
+          f"all 3: {', '.join(f'{c.wall:.2f}' for c in rebuilds)} s")
+    print(f"  the rebuilt site is {'byte for byte the cold build' if not changed else 'NOT the cold build: ' + ', '.join(changed[:5])}")
+    print()
+
+    # 3. the 1,024-token text ----------------------------------------------------------------------
+    long = spawn(COLD, [str(LONG_CONFIG), str(long_site), str(long_cache)],
+                 {**env, "GPT2_FIGURES_CACHE": str(long_cache)}, "the long-text build")
+    record = json.loads((long_site / "data" / "run.json").read_text(encoding="utf-8"))
+    data = json.loads((long_site / record["texts"][0]["data"]).read_text(encoding="utf-8"))
+    n_tokens = len(data["tokens"])
+    if n_tokens != LONG_TOKENS:
+        sys.exit(f"error: {LONG_CONFIG.name} holds {n_tokens} tokens, not {LONG_TOKENS}; cut it again")
+    long_bytes, long_files = folder_bytes(long_site)
+    largest_bytes, largest_file = largest_named(long_site)
+    print(f"3. a text of {n_tokens:,} tokens ({LONG_CONFIG.relative_to(ROOT)}: an attention figure, views [5,4] "
+          f"[1,1], focus 700; a read-out figure, target \" France\"), data format {data['format']}:")
+    print_phases("  cold build: build_site with an empty cache", long, cold_phases(long))
+    print(f"  site: {long_bytes:,} bytes in {long_files} files")
+    print(f"  largest file a page may load at once (from disk, every page, head files included): "
+          f"{largest_file} {largest_bytes:,} bytes")
+
+    # 3 (browser) and 4 ----------------------------------------------------------------------------
+    version, chapter_loads, long_loads, blocked = browse(chapter_site, long_site)
+    firsts = [l.first_ms for l in long_loads]
+    good = [x for x in firsts if x is not None]
+    first_median = statistics.median(good) if len(good) == len(firsts) else None
+    seen_largest = max(((size, rel) for l in long_loads for rel, size in l.files.items()), default=(0, "-"))
+    print(f"  {LONG_ATTENTION_PAGE} in headless Chromium {version}, {LOADS} loads in fresh tabs:")
+    for i, l in enumerate(long_loads, 1):
+        print(f"    load {i}: first chart drawn at {'-' if l.first_ms is None else f'{l.first_ms:.0f}'} ms, "
+              f"{l.charts} chart(s), {len(l.files)} files, {sum(l.files.values()):,} bytes loaded"
+              + (f"; not drawn: {l.errors}" if l.errors else "") + (f"; {l.note}" if l.note else ""))
+    print(f"    files of load 1: " + ", ".join(f"{Path(rel).name} {size:,}" for rel, size in
+                                                  sorted(long_loads[0].files.items(), key=lambda kv: -kv[1])))
+    print(f"  median first chart: {'-' if first_median is None else f'{first_median:.0f} ms'} "
+          f"(target at most {TARGET_FIRST_CHART_MS:.0f} ms); largest file Chromium loaded: "
+          f"{Path(seen_largest[1]).name} {seen_largest[0]:,} bytes")
+    print()
+
+    chapter_bytes, chapter_files = folder_bytes(chapter_site)
+    print(f"4. the chapter site: {chapter_bytes:,} bytes in {chapter_files} files; per page, one load in Chromium:")
+    print(f"    {'page':<22}{'loaded bytes':>14}{'files':>7}{'named by the HTML':>20}   largest loaded")
+    for name, l in chapter_loads.items():
+        named = [name, *named_files(chapter_site, chapter_site / name)]
+        named_bytes = sum((chapter_site / n).stat().st_size for n in named if (chapter_site / n).is_file())
+        top = max(l.files.items(), key=lambda kv: kv[1], default=("-", 0))
+        print(f"    {name:<22}{sum(l.files.values()):>14,}{len(l.files):>7}{named_bytes:>20,}   "
+              f"{Path(top[0]).name} {top[1]:,}" + (f"  ({l.note})" if l.note else "")
+              + (f"  not drawn: {l.errors}" if l.errors else ""))
+    print("    loaded: every file:// response of the load (HTML, scripts, styles, images, data); named: the HTML and")
+    print("    every script, stylesheet and image it names, print-only and <noscript> drawings included.")
+    print()
+
+    # the table ------------------------------------------------------------------------------------
+    largest = max(largest_bytes, seen_largest[0])
+    rows = [  # what, wanted, measured, pass, CPU time (user + sys) beside it: wall far above CPU means a busy machine
+        ("cold build / floor, chapter.toml", f"<= {TARGET_RATIO}",
+         f"{ratio:.2f} ({cold.wall:.1f} s / {floor.wall:.1f} s)", ratio <= TARGET_RATIO,
+         f"{cold.cpu / floor.cpu:.2f} ({cold.cpu:.1f} s / {floor.cpu:.1f} s)"),
+        ("cached rebuild, best of 3", f"<= {TARGET_REBUILD_S:.1f} s", f"{best.wall:.2f} s",
+         best.wall <= TARGET_REBUILD_S, f"{best.cpu:.2f} s"),
+        ("cached rebuild imports torch", "no", f"{sum(torch_imported)} of 3 did", not any(torch_imported), ""),
+        ("1,024-token text, cold build", f"<= {TARGET_LONG_BUILD_S:.0f} s", f"{long.wall:.1f} s",
+         long.wall <= TARGET_LONG_BUILD_S, f"{long.cpu:.1f} s"),
+        ("largest file a page loads at once", "< 5 MB", mb(largest), largest < TARGET_LARGEST_BYTES, ""),
+        ("first chart, 1,024-token page, median", f"<= {TARGET_FIRST_CHART_MS / 1000:.0f} s",
+         "-" if first_median is None else f"{first_median / 1000:.2f} s",
+         first_median is not None and first_median <= TARGET_FIRST_CHART_MS, ""),
+    ]
+    width = max(len(r[0]) for r in rows) + 2
+    print(f"{'target':<{width}}{'wanted':>10}   {'measured (wall)':<28}{'result':<8}CPU time, for comparison")
+    print("-" * (width + 72))
+    for what, wanted, measured, ok, cpu in rows:
+        print(f"{what:<{width}}{wanted:>10}   {measured:<28}{'PASS' if ok else 'FAIL':<8}{cpu}")
+    print(f"{'chapter site':<{width}}{'':>10}   {mb(chapter_bytes)} in {chapter_files} files")
+    print(f"{'1,024-token site':<{width}}{'':>10}   {mb(long_bytes)} in {long_files} files")
+    print()
+
+    load_after = os.getloadavg()
+    print("how: every figure is from processes started fresh by this script with "
+          f"{Path(sys.executable).name} {platform.python_version()}, timed from just before spawn to exit;")
+    print("     caches start empty (GPT2_FIGURES_CACHE and --cache point into the work folder). Details: the")
+    print("     docstring of bench/build.py. One run each, except the rebuild (best of 3) and the page (median of 3).")
+    print(f"machine: {platform.platform()}, {os.cpu_count()} CPUs (os.cpu_count()); torch "
+          f"{record['environment']['torch']}, transformers {record['environment']['transformers']}; "
+          f"Chromium {version}, {blocked} non-file request(s) blocked")
+    print(f"load average (1/5/15 min): before {load_before[0]:.2f} / {load_before[1]:.2f} / {load_before[2]:.2f}, "
+          f"after {load_after[0]:.2f} / {load_after[1]:.2f} / {load_after[2]:.2f}; whole run "
+          f"{time.perf_counter() - run_start:.0f} s")
+    busiest = max(load_before[0], load_after[0], floor.load, cold.load, long.load, *(c.load for c in rebuilds))
+    if busiest > (os.cpu_count() or 1):
+        print(f"NOTE: the machine was busy with other work (1-min load average up to {busiest:.1f} on "
+              f"{os.cpu_count()} CPUs): wall times are inflated; compare them with the CPU times, or run again on "
+              "an idle machine.")
+    all_pass = all(r[3] for r in rows)
+    print("ALL PASS" if all_pass else "SOME FAIL")
+    return 0 if all_pass else 1
 
 
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    options = dict(zip(args[::2], args[1::2]))
-    main(options.get("--model", "random"), options.get("--out"))
+    sys.exit(main(sys.argv[1:]))

@@ -116,8 +116,7 @@ def page(fig, run) -> dict:
     all_views = views(fig, run)
     label, rows = all_views[0]
     key, share = strongest_key(rows, q)
-    summary = (f"It opens on {shown(tokens[q])} (token {q + 1}) in {label}, which gives its largest share, "
-               f"{whole_percent(share)}%, to {shown(tokens[key])} (token {key + 1}).")
+    summary = f"It opens on {shown(tokens[q])} (token {q + 1}) in {label}, " + _largest(tokens, key, share) + "."
     reveals = []
     if "guess_view" in fig.values:
         layer, head = fig["guess_view"]
@@ -125,11 +124,19 @@ def page(fig, run) -> dict:
         key, share = strongest_key(run.head_rows(fig["text"], layer - 1, head - 1), g)
         reveals.append({
             "question": f"Guess first: which token does {shown(tokens[g])} look at hardest in layer {layer}, head {head}?",
-            "answer": f"{shown(tokens[key])} (token {key + 1}), with {whole_percent(share)}% of its attention.",
+            "answer": (f"{shown(tokens[key])} (token {key + 1}), with {whole_percent(share)}% of its attention."
+                       if share >= MIN_SHARE else "No token gets 0.5% or more of its attention there."),
             "link": f"#token={g + 1}&view={layer}-{head}",
             "link_text": f"Show token {g + 1} in layer {layer}, head {head}",
         })
     return {"summary": summary, "reveals": reveals, "facts": []}
+
+
+def _largest(tokens: list, key: int, share: float) -> str:
+    """Which token gets the largest share; a long text's data leave shares below 0.5% out, so say so."""
+    if share < MIN_SHARE:
+        return "which gives no token 0.5% or more of its attention"
+    return f"which gives its largest share, {whole_percent(share)}%, to {shown(tokens[key])} (token {key + 1})"
 
 
 def describe(tokens: list, query: int, label: str, shares: list) -> str:

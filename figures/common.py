@@ -33,7 +33,7 @@ def thousands(n: int) -> str:
 def check_text(fig: Figure, key: str, tokens: list, n_ctx: int) -> None:
     """A text must hold at least one token and fit the model's positions."""
     if not tokens:
-        raise fig.error(key, "the text has no tokens", "a text of 1 to {n_ctx} tokens")
+        raise fig.error(key, "the text has no tokens", f"a text of 1 to {n_ctx:,} tokens")
     if len(tokens) > n_ctx:
         raise fig.error(key, f"the text is {len(tokens):,} tokens long", f"at most {n_ctx:,} tokens, the model's context")
 

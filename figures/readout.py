@@ -9,6 +9,7 @@ from __future__ import annotations
 import altair as alt
 
 from figsite.config import Field
+from figsite.run import MIN_SHARE
 from figures import common
 from figures.common import ACCENT, MAIN, shown, whole_percent
 
@@ -123,9 +124,12 @@ def page(fig, run) -> dict:
     if "back_position" in fig.values:
         layer, head, share = hardest_look(fig, run)
         back = fig["back_position"]
-        facts.append(f"Of all {run.n_heads} heads, the one that looks hardest from {shown(tokens[q])} back to "
-                     f"{shown(tokens[back])} is layer {layer}, head {head}: it gives {shown(tokens[back])} "
-                     f"{whole_percent(share)}% of its attention.")
+        if share < MIN_SHARE:  # a long text's data leave such shares out
+            facts.append(f"No head gives {shown(tokens[back])} 0.5% or more of the attention of {shown(tokens[q])}.")
+        else:
+            facts.append(f"Of all {run.n_heads} heads, the one that looks hardest from {shown(tokens[q])} back to "
+                         f"{shown(tokens[back])} is layer {layer}, head {head}: it gives {shown(tokens[back])} "
+                         f"{whole_percent(share)}% of its attention.")
     return {"summary": summary, "reveals": reveals, "facts": facts}
 
 

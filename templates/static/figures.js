@@ -15,7 +15,10 @@
     var state = {};
     location.hash.replace(/^#/, "").split("&").forEach(function (pair) {
       var at = pair.indexOf("=");
-      if (at > 0) state[decodeURIComponent(pair.slice(0, at))] = decodeURIComponent(pair.slice(at + 1));
+      if (at <= 0) return;
+      try {
+        state[decodeURIComponent(pair.slice(0, at))] = decodeURIComponent(pair.slice(at + 1));
+      } catch (e) { /* a broken %-escape: ignore this pair, keep the rest */ }
     });
     return state;
   }
@@ -123,7 +126,8 @@
         params.forEach(function (p) {
           view.addSignalListener(p.name, function () {
             writeAddress(view, params);
-            describe(el, view);
+            // The description depends on this signal: read it once the view has worked it out again.
+            view.runAfter(function () { describe(el, view); });
           });
         });
         return Promise.resolve(following).then(function () {
