@@ -21,7 +21,7 @@ from figsite.run import DATA_FORMAT, LONG_DATA_FORMAT, RUN_FORMAT, Run
 
 CACHE_FORMAT = "gpt2-figures-cache/1"
 # Bump when capture changes what it writes for the same inputs, so that old entries are not trusted.
-CAPTURE_VERSION = 2
+CAPTURE_VERSION = 3
 SMALL_FILE = 16 * 1024 * 1024  # files of a local model up to this size are hashed whole; larger by size+mtime
 
 
@@ -78,9 +78,9 @@ def resolve_revision(model: str, revision: str | None) -> str | None:
     return ref.read_text(encoding="utf-8").strip() if ref.is_file() else None
 
 
-def key(identity: dict, requests: dict, device: str) -> str:
+def key(identity: dict, requests: dict, device: str, extras: dict | None = None) -> str:
     """The entry's name: a digest of everything that determines the run."""
-    inputs = {"cache": CACHE_FORMAT, "capture": CAPTURE_VERSION, "formats": [DATA_FORMAT, LONG_DATA_FORMAT, RUN_FORMAT],
+    inputs = {"extras": extras or {"lens": [], "pairs": []},"cache": CACHE_FORMAT, "capture": CAPTURE_VERSION, "formats": [DATA_FORMAT, LONG_DATA_FORMAT, RUN_FORMAT],
               "model": identity, "device": device,
               "texts": sorted([text, target] for text, target in requests.items())}
     return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()

@@ -11,9 +11,16 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-import torch
-import transformers
-from transformers import GPT2Config, GPT2LMHeadModel, GPT2Tokenizer
+# The same inputs must give the same bytes. Intel's BLAS may otherwise pick its thread count by the machine's
+# load and its code path by memory alignment, and a last-bit difference can flip a rounded share. These must
+# be set before torch loads the library.
+os.environ.setdefault("MKL_DYNAMIC", "FALSE")
+os.environ.setdefault("OMP_DYNAMIC", "FALSE")
+os.environ.setdefault("MKL_CBWR", "AUTO,STRICT")
+
+import torch  # noqa: E402
+import transformers  # noqa: E402
+from transformers import GPT2Config, GPT2LMHeadModel, GPT2Tokenizer  # noqa: E402
 
 from figsite.errors import BuildError
 from figsite.hub import GPT2_SMALL, hub_reachable
@@ -159,9 +166,23 @@ def token_text(loaded: Loaded, token_id: int) -> str:
 DENSE_LIMIT = 1_000_000  # shares in all heads; a text with more is written in format 2 (one file per head)
 
 
-def run_text(loaded: Loaded, text: str, target: str | None = None) -> tuple[dict, dict, dict]:
-    """Runs the model once over `text`. Returns the data file's content, the shapes measured on the way,
-    and for a long text the files of its heads' shares (file name -> content).
+LENS_TOKENS = 24  # tokens a lens figure tracks at most: the most frequent among the cells' top 3
+
+
+@dataclass
+class TextCapture:
+    """What one pass over one text gives."""
+
+    data: dict  # the data file's content
+    shapes: dict  # the shapes measured on the way
+    heads: dict  # for a long text: its heads' files (file name -> payload)
+    lens: dict | None = None  # for a lens figure: tracked tokens' probabilities and ranks at every stage
+    residual: object = None  # (stages, position, d_model), raw (no final layer norm), when a comparison asks
+
+
+def run_text(loaded: Loaded, text: str, target: str | None = None, lens: bool = False,
+             keep_residual: bool = False) -> TextCapture:
+    """Runs the model once over `text` and turns what it computed into plain data.
 
     The read-out at stage s is the final layer norm and the unembedding applied to the residual stream
     after s layers (stage 0: after the embedding). The last stage is the model's own output.
@@ -169,6 +190,9 @@ def run_text(loaded: Loaded, text: str, target: str | None = None) -> tuple[dict
     model, device = loaded.model, loaded.device
     ids = token_ids(loaded, text)
     shapes, hooks = _shape_hooks(model)
+    last_block = {}
+    hooks.append(model.transformer.h[-1].register_forward_hook(
+        lambda _m, _i, output: last_block.setdefault("out", output[0] if isinstance(output, tuple) else output)))
     try:
         with torch.no_grad():
             out = model(torch.tensor([ids], device=device), output_attentions=True, output_hidden_states=True)
@@ -182,7 +206,7 @@ def run_text(loaded: Loaded, text: str, target: str | None = None) -> tuple[dict
     n_layer = model.config.n_layer
     target_id = token_ids(loaded, target)[0] if target is not None else None
 
-    readout, target_p = [], []
+    readout, target_p, stage_logits = [], [], []
     for stage in range(n_layer + 1):
         if stage < n_layer:
             logits = model.lm_head(model.transformer.ln_f(residual[stage]))  # (position, vocab)
@@ -199,6 +223,8 @@ def run_text(loaded: Loaded, text: str, target: str | None = None) -> tuple[dict
         if target_id is not None:
             p_target = torch.exp(logits[:, target_id].double() - log_total[:, 0]).cpu()  # (position,)
             target_p.append([round(p, PROBABILITY_DECIMALS) for p in p_target.tolist()])
+        if lens:
+            stage_logits.append((logits, log_total))
 
     n_layer, n_head, n = attention.shape[:3]
     long = n_layer * n_head * n * (n + 1) // 2 > DENSE_LIMIT
@@ -214,7 +240,39 @@ def run_text(loaded: Loaded, text: str, target: str | None = None) -> tuple[dict
     }
     if target_id is not None:
         data["target"] = {"id": target_id, "text": token_text(loaded, target_id), "p": target_p}
-    return data, shapes, heads
+    capture = TextCapture(data, shapes, heads)
+    if lens:
+        capture.lens = _lens(stage_logits, readout, target_id)
+    if keep_residual:
+        # (stages, position, d_model): hidden_states[-1] has the final layer norm applied; the last block's
+        # own output is the residual stream after the last layer.
+        capture.residual = torch.cat([residual[:-1], last_block["out"][0][None]]).float().cpu()
+    return capture
+
+
+def _lens(stage_logits: list, readout: list, target_id: int | None) -> dict:
+    """The probability and rank (1 = most likely) of the tracked tokens at every stage and position.
+
+    Tracked: the tokens most often among the cells' top 3 (and the target), so a reader can follow a token
+    the table shows. stage_logits: per stage, (scores (position, vocab), log of the softmax total (position, 1)).
+    """
+    counts = {}
+    for stage in readout:
+        for cell in stage:
+            for token_id, _ in cell["top"][:3]:
+                counts[token_id] = counts.get(token_id, 0) + 1
+    tracked = sorted(counts, key=lambda t: (-counts[t], t))[:LENS_TOKENS]
+    if target_id is not None and target_id not in tracked:
+        tracked.append(target_id)
+    index = torch.tensor(tracked)
+    p_all, rank_all = [], []
+    for logits, log_total in stage_logits:
+        chosen = logits[:, index]  # (position, tracked)
+        rank = (logits[:, :, None] > chosen[:, None, :]).sum(dim=1) + 1  # (position, tracked)
+        p = torch.exp(chosen.double() - log_total)  # (position, tracked)
+        p_all.append([[round(v, PROBABILITY_DECIMALS) for v in row] for row in p.cpu().tolist()])
+        rank_all.append(rank.cpu().tolist())
+    return {"tokens": tracked, "p": p_all, "rank": rank_all}
 
 
 def _attention_lists(attention: torch.Tensor) -> list:
@@ -303,18 +361,43 @@ def environment(loaded: Loaded) -> dict:
 
 # ---------------------------------------------------------------------------------------------- the run
 
-def capture_run(loaded: Loaded, requests: dict, each=lambda texts: texts) -> Run:
+def capture_run(loaded: Loaded, requests: dict, each=lambda texts: texts, lens=(), pairs=()) -> Run:
     """Runs the model once per distinct text (`requests`: text -> target or None) and gathers the Run.
 
-    `each` wraps the list of texts, for a progress display."""
+    `lens`: the texts whose tracked tokens a lens figure follows; `pairs`: the (text, text) a comparison
+    figure sets side by side. `each` wraps the list of texts, for a progress display."""
     run = Run(model=loaded.info, slugs=slugs_for(list(requests)),
               parameters=parameter_counts(loaded), environment=environment(loaded))
+    compared = {text for pair in pairs for text in pair}
+    residuals = {}
     for text in each(list(requests)):
-        target = requests[text]
-        run.texts[text], run.shapes[text], heads = run_text(loaded, text, target)
-        run.heads.update({(text, name): payload for name, payload in heads.items()})
+        capture = run_text(loaded, text, requests[text], lens=text in lens, keep_residual=text in compared)
+        run.texts[text], run.shapes[text] = capture.data, capture.shapes
+        run.heads.update({(text, name): payload for name, payload in capture.heads.items()})
+        if capture.lens is not None:
+            run.lens[text] = capture.lens
+        if capture.residual is not None:
+            residuals[text] = capture.residual
+    run.comparisons = [compare(a, b, residuals[a], residuals[b], run) for a, b in pairs]
     mentioned = {token_id for data in run.texts.values()
                  for stage in data["readout"] for position in stage for token_id, _ in position["top"]}
     mentioned |= {data["target"]["id"] for data in run.texts.values() if "target" in data}
+    mentioned |= {token_id for tracked in run.lens.values() for token_id in tracked["tokens"]}
     run.vocab = {token_id: token_text(loaded, token_id) for token_id in sorted(mentioned)}
     return run
+
+
+def compare(a: str, b: str, residual_a: torch.Tensor, residual_b: torch.Tensor, run: Run) -> dict:
+    """How far the residual stream of each token differs between two texts, at every stage.
+
+    distance[stage][position] is the length of the difference of the two vectors, for the positions both
+    texts have. Six significant digits: a tiny difference stays visible, exactly 0 stays exactly 0.
+    """
+    ids_a = [t["id"] for t in run.texts[a]["tokens"]]
+    ids_b = [t["id"] for t in run.texts[b]["tokens"]]
+    n = min(len(ids_a), len(ids_b))
+    shared = next((i for i in range(n) if ids_a[i] != ids_b[i]), n)
+    difference = (residual_a[:, :n] - residual_b[:, :n]).double()  # (stages, position, d_model)
+    distance = torch.linalg.vector_norm(difference, dim=-1)  # (stages, position)
+    return {"texts": [a, b], "shared": shared,
+            "distance": [[float(f"{d:.6g}") for d in row] for row in distance.tolist()]}

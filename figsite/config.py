@@ -25,7 +25,7 @@ LABEL_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 class Field:
     """One key of a figure: its type, whether it must be given, and a phrase saying what is allowed."""
 
-    type: str  # text | str | int | int_list | pair_list | position_or_text | pair_triple
+    type: str  # text | str | int | int_list | pair_list | position_or_text | text_pair
     allowed: str
     required: bool = False
     default: object = None
@@ -60,6 +60,8 @@ class Figure:
 
     def texts(self) -> list[str]:
         """The texts this figure needs the model to read."""
+        if "texts" in self.values:
+            return list(self.values["texts"])
         return [self.values["text"]] if "text" in self.values else []
 
 
@@ -138,6 +140,8 @@ def _check_type(fig: Figure, key: str, spec: Field, value):
         "pair_list": lambda v: isinstance(v, list)
         and all(isinstance(p, list) and len(p) == 2 and all(_is_int(x) for x in p) for p in v),
         "position_or_text": lambda v: _is_int(v) or (isinstance(v, str) and v.strip() != ""),
+        "text_pair": lambda v: isinstance(v, list) and len(v) == 2
+        and all(isinstance(t, str) and t.strip() for t in v) and v[0] != v[1],
     }[spec.type](value)
     if not ok:
         shown = repr(value) if not isinstance(value, str) or value.strip() else "an empty text"

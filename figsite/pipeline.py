@@ -64,9 +64,9 @@ def build_site(config: Path, model: str, revision: str | None, out: Path, seed: 
     figures = load_config(config, KINDS)
     if revision is not None and (model == "random" or Path(model).expanduser().is_dir()):
         raise BuildError(f"--revision: {model} has no revisions; allowed: --revision with a hub id only")
-    requests = model_requests(figures)
+    requests, extras = model_requests(figures), model_extras(figures)
     with output_lock(out):
-        run = cached_run(figures, requests, model, revision, seed, device, progress, cache_dir, rerun)
+        run = cached_run(figures, requests, extras, model, revision, seed, device, progress, cache_dir, rerun)
         with progress.phase("figures"):
             pages = [gather_page(fig, run) for fig in figures]
         with progress.phase("writing"):
@@ -74,13 +74,13 @@ def build_site(config: Path, model: str, revision: str | None, out: Path, seed: 
     return run
 
 
-def cached_run(figures, requests, model, revision, seed, device, progress, cache_dir, rerun) -> Run:
+def cached_run(figures, requests, extras, model, revision, seed, device, progress, cache_dir, rerun) -> Run:
     """The run from the cache where the model and the texts are the same as before; else the model runs."""
     entry = None
     if cache_dir is not None:
         with progress.phase("cache lookup"):
             identity = cache.model_identity(model, revision, seed)
-            entry = cache.key(identity, requests, device) if identity else None
+            entry = cache.key(identity, requests, device, extras) if identity else None
             hit = cache.load(cache_dir, entry, progress.log) if entry and not rerun else None
         if hit is not None:
             run, tokens = hit
@@ -88,13 +88,13 @@ def cached_run(figures, requests, model, revision, seed, device, progress, cache
             for fig in figures:
                 KINDS[fig.kind].check(fig, tokens.__getitem__, run.model)
             return run
-    run, tokens = fresh_run(figures, requests, model, revision, seed, device, progress)
+    run, tokens = fresh_run(figures, requests, extras, model, revision, seed, device, progress)
     if entry is not None:
         cache.store(cache_dir, entry, run, tokens)
     return run
 
 
-def fresh_run(figures, requests, model, revision, seed, device, progress):
+def fresh_run(figures, requests, extras, model, revision, seed, device, progress):
     """Loads the model, checks the figures against it, and runs it once per distinct text."""
     with progress.phase("imports"):
         from figsite import capture  # torch and transformers load only when the model must run
@@ -107,7 +107,8 @@ def fresh_run(figures, requests, model, revision, seed, device, progress):
     for fig in figures:
         KINDS[fig.kind].check(fig, tokenize, loaded.info)
     with progress.phase("run"):
-        run = capture.capture_run(loaded, requests, lambda texts: progress.items(texts, "reading the texts"))
+        run = capture.capture_run(loaded, requests, lambda texts: progress.items(texts, "reading the texts"),
+                                  lens=extras["lens"], pairs=[tuple(pair) for pair in extras["pairs"]])
     strings = set(requests) | {target for target in requests.values() if target is not None}
     return run, {string: tokenize(string) for string in sorted(strings)}
 
@@ -126,15 +127,29 @@ def model_requests(figures: list[Figure]) -> dict:
     return requests
 
 
+def model_extras(figures: list[Figure]) -> dict:
+    """What some figures need of the run beyond a text's data: a lens's tracked tokens, a comparison's pairs."""
+    lens, pairs = set(), []
+    for fig in figures:
+        wants = getattr(KINDS[fig.kind], "extras", lambda fig: {})(fig)
+        lens.update(wants.get("lens", []))
+        pairs += [list(pair) for pair in wants.get("pairs", []) if list(pair) not in pairs]
+    return {"lens": sorted(lens), "pairs": pairs}
+
+
 def gather_page(fig: Figure, run: Run) -> Page:
     """Everything one figure's page shows, computed from the run with the figure module's pure functions."""
     module = KINDS[fig.kind]
+    spec = module.chart(fig, run).to_dict(validate=False)
+    tables = module.table(fig, run) if hasattr(module, "table") else dict(spec.get("datasets", {}))
     return Page(
         label=fig.label, kind=fig.kind, title=module.TITLE,
         caption=fig.caption or module.CAPTION, guide=module.GUIDE,
         text_figure=module.text_figure(fig, run),
         # Schema validation takes most of a cached rebuild's time; tests/test_site.py validates every spec.
-        spec=module.chart(fig, run).to_dict(validate=False),
+        spec=spec,
+        tables=tables,
+        texts=fig.texts(),
         context=module.page(fig, run),
     )
 

@@ -6,7 +6,9 @@ build leaves the previous site as it was.
 
 from __future__ import annotations
 
+import csv
 import ctypes
+import hashlib
 import fcntl
 import json
 import os
@@ -42,10 +44,24 @@ class Page:
     text_figure: str
     spec: dict  # the Vega-Lite spec of the figure's chart
     context: dict  # summary, reveals, facts: words from the data
+    tables: dict  # name -> rows: the figure's data, offered as CSV and JSON
+    texts: list  # the texts the figure reads
+    data_files: list = None  # (path, SHA-256) of the data files it reads, filled in when written
 
     @property
     def file(self) -> str:
         return f"figure-{self.label}.html"
+
+    @property
+    def part(self) -> str:
+        """Where the index lists the figure: with the chapter's own, or under "Explore further"."""
+        from figures import EXPLORE
+
+        return "explore" if self.kind in EXPLORE else "chapter"
+
+    def download(self, name: str | None = None) -> str:
+        """The downloads of the figure's data: the JSON of all its tables, or one table as CSV."""
+        return f"downloads/figure-{self.label}.json" if name is None else f"downloads/figure-{self.label}-{name}.csv"
 
     @property
     def embed_file(self) -> str:
@@ -170,10 +186,17 @@ def _write_all(folder: Path, run: Run, pages: list[Page], vega_bundle: str, cach
     for static in sorted(STATIC.iterdir()):
         shutil.copyfile(static, assets / static.name)
 
+    checksums = {}
     for path, content in run.files().items():
         target = folder / "data" / path
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content, encoding="utf-8")
+        raw = content.encode("utf-8")
+        target.write_bytes(raw)
+        checksums[f"data/{path}"] = hashlib.sha256(raw).hexdigest()
+    for page in pages:
+        page.data_files = [(f"data/{run.slugs[text]}.json", checksums[f"data/{run.slugs[text]}.json"])
+                           for text in page.texts] + [("data/run.json", checksums["data/run.json"])]
+        _write_downloads(folder, page, run)
 
     (folder / "figures.txt").write_text("\n".join(page.text_figure for page in pages), encoding="utf-8")
 
@@ -186,12 +209,55 @@ def _write_all(folder: Path, run: Run, pages: list[Page], vega_bundle: str, cach
             (folder / f"{page.image}.{suffix}").write_bytes(drawing)
 
     env = environment()
-    common = {"run": run, "pages": pages, "notice": _notice(run), "chart_themes": CHART_THEMES}
+    common = {"run": run, "pages": pages, "notice": _notice(run), "chart_themes": CHART_THEMES,
+              "text_pages": text_pages(run, pages)}
     (folder / "index.html").write_text(env.get_template("index.html").render(**common), encoding="utf-8")
     for template, file in (("figure.html", "file"), ("embed.html", "embed_file")):
         for page in pages:
             html = env.get_template(template).render(page=page, **common)
             (folder / getattr(page, file)).write_text(html, encoding="utf-8")
+    for text_page in common["text_pages"]:
+        html = env.get_template("text.html").render(text_page=text_page, **common)
+        (folder / text_page.file).write_text(html, encoding="utf-8")
+
+
+@dataclass
+class TextPage:
+    """Every figure that reads one text, on one page, their token choices linked."""
+
+    text: str
+    slug: str
+    pages: list
+
+    @property
+    def file(self) -> str:
+        return f"text-{self.slug}.html"
+
+
+def text_pages(run: Run, pages: list[Page]) -> list[TextPage]:
+    """A page for each text that two or more figures read."""
+    out = []
+    for text, slug in run.slugs.items():
+        reading = [page for page in pages if page.texts == [text]]
+        if len(reading) >= 2:
+            out.append(TextPage(text, slug, reading))
+    return out
+
+
+def _write_downloads(folder: Path, page: Page, run: Run) -> None:
+    """The figure's data as JSON (every table, with the model and texts) and as one CSV per table."""
+    downloads = folder / "downloads"
+    downloads.mkdir(exist_ok=True)
+    content = {"figure": page.label, "kind": page.kind, "title": page.title, "model": run.model,
+               "texts": page.texts, "tables": page.tables}
+    (folder / page.download()).write_text(json.dumps(content, ensure_ascii=False, indent=1), encoding="utf-8")
+    for name, rows in page.tables.items():
+        columns = list(dict.fromkeys(key for row in rows for key in row))
+        with open(folder / page.download(name), "w", encoding="utf-8", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n")
+            writer.writeheader()
+            writer.writerows({k: (json.dumps(v) if isinstance(v, (list, dict)) else v) for k, v in row.items()}
+                             for row in rows)
 
 
 def static_drawing(spec: dict, suffix: str) -> bytes:

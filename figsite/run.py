@@ -37,6 +37,8 @@ class Run:
     environment: dict = field(default_factory=dict)  # torch, transformers, device, dtype
     vocab: dict = field(default_factory=dict)  # token id -> text, for every id a read-out mentions
     heads: dict = field(default_factory=dict)  # (text, file name) -> head file payload, for format 2
+    lens: dict = field(default_factory=dict)  # text -> tracked tokens' p and rank (capture._lens)
+    comparisons: list = field(default_factory=list)  # capture.compare for each pair of texts compared
 
     @property
     def n_heads(self) -> int:
@@ -51,6 +53,9 @@ class Run:
 
     def is_long(self, text: str) -> bool:
         return self.texts[text]["format"] == LONG_DATA_FORMAT
+
+    def comparison(self, a: str, b: str) -> dict:
+        return next(c for c in self.comparisons if c["texts"] == [a, b])
 
     def token_text(self, token_id: int) -> str:
         """A token decoded alone, e.g. ' France'; the data files only decode the text's own tokens."""
@@ -98,8 +103,10 @@ class Run:
         return {"format": RUN_FORMAT, "model": self.model, "environment": self.environment,
                 "parameters": self.parameters,
                 "vocab": {str(i): t for i, t in sorted(self.vocab.items())},
-                "texts": [{"text": t, "data": f"data/{self.slugs[t]}.json", "shapes": self.shapes[t]}
-                          for t in self.texts]}
+                "texts": [{"text": t, "data": f"data/{self.slugs[t]}.json", "shapes": self.shapes[t],
+                           **({"lens": self.lens[t]} if t in self.lens else {})}
+                          for t in self.texts],
+                "comparisons": self.comparisons}
 
     def files(self) -> dict:
         """Every data file of the run, path under data/ -> text, in a fixed order with fixed formatting."""
@@ -115,11 +122,13 @@ class Run:
         """A run read back from its data files; `read(path under data/)` returns a file's text."""
         record = json.loads(read("run.json"))
         run = cls(model=record["model"], parameters=record["parameters"], environment=record["environment"],
-                  vocab={int(i): t for i, t in record["vocab"].items()})
+                  vocab={int(i): t for i, t in record["vocab"].items()}, comparisons=record["comparisons"])
         for entry in record["texts"]:
             text, path = entry["text"], entry["data"].removeprefix("data/")
             slug = path.removesuffix(".json")
             run.slugs[text], run.shapes[text] = slug, entry["shapes"]
+            if "lens" in entry:
+                run.lens[text] = entry["lens"]
             run.texts[text] = json.loads(read(path))
             if run.texts[text]["format"] == LONG_DATA_FORMAT:
                 for name in run.texts[text]["attention"]["files"]:

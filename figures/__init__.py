@@ -4,6 +4,7 @@ targets it needs the model to read), check (what needs the tokens and the model'
 and chart.
 """
 
-from figures import attention, cost, numbers, readout, shapes
+from figures import attention, compare, cost, lens, numbers, readout, shapes
 
-KINDS = {module.KIND: module for module in (attention, readout, shapes, numbers, cost)}
+KINDS = {module.KIND: module for module in (attention, readout, shapes, numbers, cost, lens, compare)}
+EXPLORE = {"heads", "lens", "find-head", "compare"}  # kinds the index lists under "Explore further"

@@ -67,6 +67,13 @@ def page(fig, run) -> dict:
             "reveals": [], "facts": []}
 
 
+def table(fig, run) -> dict:
+    """The downloadable data: looks in one head and in all heads for every length up to the model's limit."""
+    top = max(run.model["n_ctx"], fig["lengths"][1])
+    return {"looks": [{"tokens": n, "looks_in_one_head": looks(n), "looks_in_all_heads": looks(n) * run.n_heads}
+                      for n in range(1, top + 1)]}
+
+
 def chart(fig, run) -> alt.TopLevelMixin:
     """Looks in one head against the text's length; the reader sets a length and a shorter one to compare."""
     short, long = fig["lengths"]

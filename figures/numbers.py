@@ -76,7 +76,7 @@ def chart(fig, run) -> alt.TopLevelMixin:
     """The share of all weights in each part of the model."""
     rows = [{"part": part, "order": i, "share": round(share(run, part), 5),
              "count": run.parameters["parts"][part]} for i, part in enumerate(PARTS)]
-    base = alt.Chart(alt.Data(values=rows)).encode(
+    base = alt.Chart(alt.NamedData("parts")).encode(
         y=alt.Y("part:N", sort=[row["part"] for row in rows], title=None, axis=alt.Axis(labelFontSize=12)),
         x=alt.X("share:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"), title="share of all weights"),
         tooltip=[alt.Tooltip("part:N"), alt.Tooltip("count:Q", format=",", title="weights"),
@@ -87,4 +87,4 @@ def chart(fig, run) -> alt.TopLevelMixin:
         text=alt.Text("share:Q", format=".1%"))
     said = "; ".join(f"{row['part']}: {row['share'] * 100:.1f}% of the weights" for row in rows)
     return alt.layer(bars, labels).add_params(alt.param(name="description", value=said + ".")).properties(
-        width="container", height=150)
+        width="container", height=150, datasets={"parts": rows})

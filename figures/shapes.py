@@ -73,7 +73,7 @@ def chart(fig, run) -> alt.TopLevelMixin:
     rows = [{"step": label, "order": i, "count": math.prod(shape), "shape": shape_text}
             for i, (label, shape, shape_text) in enumerate(steps(fig, run))]
     top = max(row["count"] for row in rows)
-    base = alt.Chart(alt.Data(values=rows)).encode(
+    base = alt.Chart(alt.NamedData("steps")).encode(
         y=alt.Y("step:N", sort=[row["step"] for row in rows], title=None, axis=alt.Axis(labelFontSize=12)),
         x=alt.X("count:Q", scale=alt.Scale(type="log", domain=[1, 10 ** len(str(top))]), stack=None,
                 title="how many numbers (log scale)"),
@@ -83,4 +83,4 @@ def chart(fig, run) -> alt.TopLevelMixin:
     labels = base.mark_text(align="left", dx=4, fontSize=12).encode(text="shape:N")
     said = "; ".join(f"{label}: {shape_text}" for label, _, shape_text in steps(fig, run))
     return alt.layer(bars, labels).add_params(alt.param(name="description", value=said + ".")).properties(
-        width="container", height=28 * len(rows))
+        width="container", height=28 * len(rows), datasets={"steps": rows})

@@ -11,6 +11,12 @@
     return (spec.params || []).filter(function (p) { return p.bind; });
   }
 
+  // With several figures on a page, each one's state goes in the address under its own name: "l.token=7".
+  var charts = Array.prototype.slice.call(document.querySelectorAll("[data-spec]"));
+  function addressKey(el, name) {
+    return charts.length > 1 ? el.id.replace(/^chart-/, "") + "." + name : name;
+  }
+
   function readAddress() {
     var state = {};
     location.hash.replace(/^#/, "").split("&").forEach(function (pair) {
@@ -41,11 +47,36 @@
     return undefined;
   }
 
-  function writeAddress(view, params) {
-    var parts = params.map(function (p) {
-      return encodeURIComponent(p.name) + "=" + encodeURIComponent(String(view.signal(p.name)));
+  function writeAddress() {
+    var parts = [];
+    charts.forEach(function (el) {
+      if (!el.vegaView) return;
+      el.boundParams.forEach(function (p) {
+        parts.push(encodeURIComponent(addressKey(el, p.name)) + "=" +
+                   encodeURIComponent(String(el.vegaView.signal(p.name))));
+      });
     });
     history.replaceState(null, "", "#" + parts.join("&"));
+  }
+
+  // Figures of one text on one page: choosing a token in one chooses it in the others.
+  var TOKEN_PARAMS = ["token", "position", "from"];
+  function tokenParam(el) {
+    return (el.boundParams || []).filter(function (p) { return TOKEN_PARAMS.indexOf(p.name) >= 0; })[0];
+  }
+  function follow(source, value) {
+    var group = source.closest("[data-text]");
+    if (!group) return;
+    charts.forEach(function (el) {
+      var other = el.closest("[data-text]");
+      if (el === source || !el.vegaView || !other || other.getAttribute("data-text") !== group.getAttribute("data-text")) return;
+      var param = tokenParam(el);
+      if (!param) return;
+      var allowedValue = allowed(param, String(value));
+      if (allowedValue !== undefined && el.vegaView.signal(param.name) !== allowedValue) {
+        el.vegaView.signal(param.name, allowedValue).runAsync();
+      }
+    });
   }
 
   function describe(el, view) {
@@ -109,23 +140,32 @@
   function draw(el) {
     var spec = JSON.parse(document.getElementById(el.getAttribute("data-spec")).textContent);
     var params = boundParams(spec);
+    el.boundParams = params;
     var state = readAddress();
     params.forEach(function (p) {
-      if (p.name in state) {
-        var value = allowed(p, state[p.name]);
+      var key = addressKey(el, p.name);
+      if (key in state) {
+        var value = allowed(p, state[key]);
         if (value !== undefined) p.value = value;
       }
     });
     var theme = themes[darkScheme && darkScheme.matches ? "dark" : "light"];
-    return window.vegaEmbed(el, spec, { actions: false, renderer: "svg", config: theme })
+    // The chart's menu saves it as SVG or PNG, drawn in the page: it works offline.
+    var actions = { export: true, source: false, compiled: false, editor: false };
+    var renderer = (spec.usermeta && spec.usermeta.renderer) || "svg";
+    return window.vegaEmbed(el, spec, { actions: actions, renderer: renderer, config: theme,
+                                        downloadFileName: el.id.replace(/^chart-/, "figure-") })
       .then(function (result) {
         var view = result.view;
         el.vegaView = view;
+        var menu = el.querySelector("details > summary");
+        if (menu) menu.setAttribute("aria-label", "Save the chart as SVG or PNG");  // vega-embed leaves it nameless
         describe(el, view);
         var following = spec.usermeta && spec.usermeta.attention ? followAttention(el, view, spec) : null;
         params.forEach(function (p) {
-          view.addSignalListener(p.name, function () {
-            writeAddress(view, params);
+          view.addSignalListener(p.name, function (name, value) {
+            writeAddress();
+            if (p === tokenParam(el)) follow(el, value);
             // The description depends on this signal: read it once the view has worked it out again.
             view.runAfter(function () { describe(el, view); });
           });
@@ -142,7 +182,6 @@
       });
   }
 
-  var charts = Array.prototype.slice.call(document.querySelectorAll("[data-spec]"));
   charts.forEach(draw);
 
   // A link within the page (#token=7&view=5-12) sets the figure without reloading it.
@@ -153,8 +192,9 @@
       if (!view) return;
       var spec = JSON.parse(document.getElementById(el.getAttribute("data-spec")).textContent);
       boundParams(spec).forEach(function (p) {
-        if (p.name in state) {
-          var value = allowed(p, state[p.name]);
+        var key = addressKey(el, p.name);
+        if (key in state) {
+          var value = allowed(p, state[key]);
           if (value !== undefined && value !== view.signal(p.name)) view.signal(p.name, value);
         }
       });

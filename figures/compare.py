@@ -1,0 +1,126 @@
+"""Two texts that share a beginning: how far each token's numbers (the residual stream) differ between them,
+token by token and layer by layer.
+
+Reads the run record's `comparisons` (capture.compare: the length of the difference of the two residual
+vectors at every stage and position) and both texts' tokens. Up to the last shared token the difference is
+exactly zero, because no token looks to the right; after it, the numbers part ways.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+
+from figsite.config import Field
+from figures import common
+from figures.common import shown
+
+KIND = "compare"
+TITLE = "Two texts with the same beginning: where do their numbers part?"
+CAPTION = ("The same words at the start give the same numbers, layer after layer, because no token looks to "
+           "the right. Each cell shows how far one token's numbers differ between the two texts.")
+GUIDE = ("Rows are tokens, columns are stages (0 = after the embedding). A blank cell is exactly zero; the "
+         "darker a cell, the further apart the two texts' numbers are there. Hover a cell for the value.")
+FIELDS = {
+    "texts": Field("text_pair", "two different texts that share a beginning, e.g. \"...too tired\" and "
+                                "\"...too wide\"", required=True),
+}
+
+
+def requests(fig) -> list:
+    return [(text, None) for text in fig["texts"]]
+
+
+def extras(fig) -> dict:
+    return {"pairs": [tuple(fig["texts"])]}
+
+
+def check(fig, tokenize, model: dict) -> None:
+    a, b = (tokenize(text) for text in fig["texts"])
+    for tokens in (a, b):
+        common.check_text(fig, "texts", tokens, model["n_ctx"])
+    if a[0] != b[0]:
+        raise fig.error("texts", "the two texts begin with different tokens",
+                        "two texts that share at least their first token")
+
+
+def comparison(fig, run) -> dict:
+    return run.comparison(*fig["texts"])
+
+
+def rows(fig, run) -> list:
+    """One row per stage and position both texts have: the distance and the two tokens there."""
+    a, b = (run.data(text)["tokens"] for text in fig["texts"])
+    found = comparison(fig, run)
+    return [{"stage": s, "position": q, "token": label(a[q]["text"], b[q]["text"]), "distance": d}
+            for s, row in enumerate(found["distance"]) for q, d in enumerate(row)]
+
+
+def label(token_a: str, token_b: str) -> str:
+    return shown(token_a) if token_a == token_b else f"{shown(token_a)} / {shown(token_b)}"
+
+
+def sentence(fig, run) -> str:
+    """The finding in words, from the data."""
+    found = comparison(fig, run)
+    a = run.data(fig["texts"][0])["tokens"]
+    shared, distance = found["shared"], found["distance"]
+    zero_until = next((q for q in range(len(distance[0])) if any(row[q] != 0 for row in distance)), len(distance[0]))
+    n_layer = len(distance) - 1
+    words = []
+    if zero_until > 0:
+        words.append(f"Up to token {zero_until} ({shown(a[zero_until - 1]['text'])}) the numbers of both texts are "
+                     f"exactly the same at every stage: no token looks to the right, so what comes later "
+                     f"cannot change them.")
+    if zero_until < len(distance[0]):
+        words.append(f"From token {zero_until + 1} on they differ; after layer {n_layer} token {zero_until + 1} "
+                     f"is {distance[-1][zero_until]:.3g} apart.")
+    if zero_until != shared:
+        words.append(f"(The texts share {shared} tokens.)")
+    return " ".join(words)
+
+
+def text_figure(fig, run) -> str:
+    found = comparison(fig, run)
+    a, b = (run.data(text)["tokens"] for text in fig["texts"])
+    lines = [f"({fig.label}) {TITLE}", f'  A: "{fig["texts"][0]}"', f'  B: "{fig["texts"][1]}"',
+             f"  distance between A's and B's numbers, token by token (rows) after each stage (columns)"]
+    stages = len(found["distance"])
+    lines.append("  " + " " * 24 + "".join(f"{s:>9}" for s in range(stages)))
+    for q in range(len(found["distance"][0])):
+        cells = "".join(f"{found['distance'][s][q]:>9.3g}" if found["distance"][s][q] else f"{'0':>9}"
+                        for s in range(stages))
+        lines.append(f"  {q + 1:>3} {label(a[q]['text'], b[q]['text'])[:20]:<20}" + cells)
+    lines.append("  " + sentence(fig, run))
+    return "\n".join(lines) + "\n"
+
+
+def page(fig, run) -> dict:
+    return {"summary": sentence(fig, run), "reveals": [
+        {"question": "Guess first: does the word at the end change the numbers of 'it'?",
+         "answer": "Not at all, in any layer, if 'it' comes before the words that differ: " + sentence(fig, run)},
+    ], "facts": []}
+
+
+def chart(fig, run) -> alt.TopLevelMixin:
+    """A token x stage grid; exactly-zero cells are left blank so that 'the same' reads at a glance."""
+    data = rows(fig, run)
+    for row in data:
+        row["name"] = f"{row['position'] + 1}: {row['token']}"
+    labels = sorted({row["name"] for row in data}, key=lambda name: int(name.split(":")[0]))
+    n = len(labels)
+    base = alt.Chart(alt.NamedData("cells")).encode(
+        x=alt.X("stage:O", title="stage (0 = after the embedding, s = after layer s)", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("name:N", title=None, sort=labels, axis=alt.Axis(labelFontSize=12)),
+    )
+    grid = base.mark_rect(stroke="#8884", strokeWidth=0.5).encode(
+        color=alt.condition("datum.distance == 0", alt.value("transparent"),
+                            alt.Color("distance:Q", scale=alt.Scale(scheme="viridis", reverse=True),
+                                      title="distance")),
+        tooltip=[alt.Tooltip("name:N", title="token"), alt.Tooltip("stage:O"),
+                 alt.Tooltip("distance:Q", format=".4g")],
+    )
+    zeros = base.mark_text(fontSize=10, opacity=0.7).encode(text=alt.value("0")).transform_filter(
+        "datum.distance == 0")
+    said = sentence(fig, run)
+    return alt.layer(grid, zeros).add_params(alt.param(name="description", value=said)).properties(
+        width="container", height=max(120, 26 * n), datasets={"cells": data})
