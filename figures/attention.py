@@ -75,7 +75,7 @@ def keyed_views(fig, run, key: str = "views") -> list:
     text = fig["text"]
     out = [(f"{layer}-{head}", f"layer {layer}, head {head}", run.head_rows(text, layer - 1, head - 1))
            for layer, head in fig[key]]
-    out.append(("all", f"all {run.n_heads} heads, averaged", run.average_rows(text)))
+    out.append(("all", f"all {run.n_heads:,} heads, averaged", run.average_rows(text)))
     return out
 
 

@@ -47,7 +47,7 @@ def text_figure(fig, run) -> str:
     for n in (short, long):
         left = f"a text of {thousands(n):>4} tokens"
         lines.append(f"{left:<25}{f'{thousands(n):>5} x {thousands(n + 1)} / 2':<27}={thousands(looks(n)):>14} looks")
-    lines.append(f"{f'in all {heads} heads':<25}{f'{thousands(looks(long))} x {heads}':<27}="
+    lines.append(f"{f'in all {thousands(heads)} heads':<25}{f'{thousands(looks(long))} x {thousands(heads)}':<27}="
                  f"{thousands(looks(long) * heads):>14} looks")
     lines.append("")
     longer = round(long / short)
@@ -96,7 +96,7 @@ def chart(fig, run) -> alt.TopLevelMixin:
     )
     summary = alt.Chart(alt.Data(values=[{}])).transform_calculate(
         line="format(n, ',') + ' tokens: ' + format(n * (n + 1) / 2, ',') + ' looks in one head, ' + "
-             f"format(n * (n + 1) / 2 * {heads}, ',') + ' in all {heads} heads.\\n' + "
+             f"format(n * (n + 1) / 2 * {heads}, ',') + ' in all {thousands(heads)} heads.\\n' + "
              "'That is ' + format(n / shorter, ',.1f') + ' times the length of a text of ' + format(shorter, ',') + "
              "' tokens, and ' + format((n * (n + 1)) / (shorter * (shorter + 1)), ',.1f') + ' times the looks.'"
     ).mark_text(align="left", baseline="top", lineBreak="\n", fontSize=13, lineHeight=18).encode(
@@ -104,7 +104,7 @@ def chart(fig, run) -> alt.TopLevelMixin:
     )
     description = alt.param(name="description", expr=(
         "format(n, ',') + ' tokens take ' + format(n * (n + 1) / 2, ',') + ' looks in one head and ' + "
-        f"format(n * (n + 1) / 2 * {heads}, ',') + ' in all {heads} heads: ' + "
+        f"format(n * (n + 1) / 2 * {heads}, ',') + ' in all {thousands(heads)} heads: ' + "
         "format((n * (n + 1)) / (shorter * (shorter + 1)), ',.1f') + ' times the looks of a text of ' + "
         "format(shorter, ',') + ' tokens.'"))
     return alt.layer(curve, marks, summary).add_params(n, base_n, description).properties(width="container", height=280)

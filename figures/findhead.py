@@ -95,7 +95,7 @@ def text_figure(fig, run) -> str:
         ranked = [(l, h, s) for l, h, s in ranked if s >= MIN_SHARE]
     lines = [f"({fig.label}) {TITLE}", f"  {quoted(data['text'], len(tokens))}",
              f"  from {shown(tokens[f])} (token {f + 1}) back to {shown(tokens[t])} (token {t + 1}): the {top} "
-             f"of all {run.n_heads} heads that give it the largest share"]
+             f"of all {run.n_heads:,} heads that give it the largest share"]
     rank_width = len(str(top))
     name_width = max([len(head_label(l, h)) for l, h, _ in ranked], default=0)
     for rank, (layer, head, share) in enumerate(ranked, start=1):
@@ -117,9 +117,9 @@ def page(fig, run) -> dict:
     layer, head, share = ranked[0]
     a, b = f"{shown(tokens[f])} (token {f + 1})", f"{shown(tokens[t])} (token {t + 1})"
     if share < MIN_SHARE:
-        summary = f"No head of the {run.n_heads} gives {b} 0.5% or more of the attention of {a}."
+        summary = f"No head of the {run.n_heads:,} gives {b} 0.5% or more of the attention of {a}."
     else:
-        summary = (f"Of all {run.n_heads} heads, layer {layer}, head {head} looks hardest from {a} back to {b}: "
+        summary = (f"Of all {run.n_heads:,} heads, layer {layer}, head {head} looks hardest from {a} back to {b}: "
                    f"{whole_percent(share)}% of its attention.")
     facts = []
     runners = [(l, h, s) for l, h, s in ranked[1:3] if s >= MIN_SHARE]
@@ -127,7 +127,7 @@ def page(fig, run) -> dict:
         facts.append(f"From {a} back to {b}, the next are "
                      + " and ".join(f"{head_label(l, h)} ({whole_percent(s)}%)" for l, h, s in runners) + ".")
     mean = sum(s for _, _, s in ranked) / len(ranked)
-    facts.append(f"On average over all {run.n_heads} heads, {shown(tokens[f])} gives {shown(tokens[t])} "
+    facts.append(f"On average over all {run.n_heads:,} heads, {shown(tokens[f])} gives {shown(tokens[t])} "
                  f"{whole_percent(mean)}% of its attention.")
     if len(tokens) > MAX_TOKENS:
         facts.append(f"The text has {len(tokens)} tokens: the chart keeps {a} as the token that looks and lets you "
@@ -135,6 +135,24 @@ def page(fig, run) -> dict:
     if run.is_long(text):
         facts.append("A long text's data keep only shares of 0.5% or more; the others count as 0 here.")
     return {"summary": summary, "reveals": [], "facts": facts}
+
+
+# ---------------------------------------------------------------------------------------------- download
+
+def table(fig, run) -> dict:
+    """The downloadable data: for every pair the chart offers, each head's share and its rank (1 = hardest).
+    A long text's data keep only shares of 0.5% or more: only those are listed."""
+    text = fig["text"]
+    tokens = [shown(t["text"]) for t in run.data(text)["tokens"]]
+    long = run.is_long(text)
+    rows = []
+    for f in offered_froms(fig, run):
+        for t in range(f + 1):
+            for rank, (layer, head, share) in enumerate(ranking(run, text, f, t), start=1):
+                if not long or share >= MIN_SHARE:
+                    rows.append({"from_token": f + 1, "from": tokens[f], "to_token": t + 1, "to": tokens[t],
+                                 "rank": rank, "layer": layer, "head": head, "share": round(share, 6)})
+    return {"shares": rows}
 
 
 # ---------------------------------------------------------------------------------------------- chart
@@ -205,7 +223,7 @@ def chart(fig, run) -> alt.TopLevelMixin:
         width="container", height=top * BAR_HEIGHT, datasets={"heads": heads_rows},
         title=alt.Title(alt.ExprRef(expr=(
             "to > from ? 'No token looks to the right' : 'From ' + names[from - 1] + ' (token ' + from + ') back to ' "
-            f"+ names[to - 1] + ' (token ' + to + '): the top {top} of all {run.n_heads} heads'"))),
+            f"+ names[to - 1] + ' (token ' + to + '): the top {top} of all {run.n_heads:,} heads'"))),
     )
 
 

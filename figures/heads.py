@@ -14,7 +14,10 @@ then the attention a block's tokens give, on average, to the tokens of another b
 
 from __future__ import annotations
 
+import base64
 import math
+import struct
+import zlib
 
 import altair as alt
 
@@ -205,17 +208,17 @@ def page(fig, run) -> dict:
     k0, s0 = looks[(layer0 - 1, head0 - 1)]
     opening = (f"{whole_percent(s0)}% to {shown(tokens[k0])} (token {k0 + 1})" if k0 is not None and s0 >= MIN_SHARE
                else "no token 0.5% or more")
-    summary = (f"The grid shows all {run.n_heads} heads ({n_layer} layers of {n_head}) and each layer's average, "
+    summary = (f"The grid shows all {run.n_heads:,} heads ({n_layer} layers of {n_head}) and each layer's average, "
                f"for the {n} tokens of the text. It opens on layer {layer0}, head {head0}, where "
                f"{shown(tokens[q])} (token {q + 1}) gives its largest share, {opening}.")
     facts = []
     if best_k is not None and best_s >= MIN_SHARE:
-        facts.append(f"From {shown(tokens[q])} (token {q + 1}), the hardest look of all {run.n_heads} heads is "
+        facts.append(f"From {shown(tokens[q])} (token {q + 1}), the hardest look of all {run.n_heads:,} heads is "
                      f"layer {best_l + 1}, head {best_h + 1}'s: {whole_percent(best_s)}% to {shown(tokens[best_k])} "
                      f"(token {best_k + 1}).")
     if q > 0:
         first = sum(1 for k, s in looks.values() if k == 0)
-        facts.append(f"{first} of the {run.n_heads} heads give their largest share from {shown(tokens[q])} to the "
+        facts.append(f"{first} of the {run.n_heads:,} heads give their largest share from {shown(tokens[q])} to the "
                      f"first token, {shown(tokens[0])}.")
     if n > 2:
         back = []
@@ -243,7 +246,7 @@ def page(fig, run) -> dict:
     reveals = []
     if best_k is not None and best_s >= MIN_SHARE:
         reveals.append({
-            "question": f"Guess first: of all {run.n_heads} heads, which one looks hardest from {shown(tokens[q])} "
+            "question": f"Guess first: of all {run.n_heads:,} heads, which one looks hardest from {shown(tokens[q])} "
                         f"(token {q + 1}) to a single token?",
             "answer": f"Layer {best_l + 1}, head {best_h + 1}: it gives {shown(tokens[best_k])} (token {best_k + 1}) "
                       f"{whole_percent(best_s)}% of the attention of {shown(tokens[q])}.",
@@ -253,7 +256,66 @@ def page(fig, run) -> dict:
     return {"summary": summary, "reveals": reveals, "facts": facts}
 
 
+# ---------------------------------------------------------------------------------------------- download
+
+def table(fig, run) -> dict:
+    """The downloadable data: every cell of every square, as readers count (layers, heads, tokens from 1)."""
+    text = fig["text"]
+    raw_tokens = [t["text"] for t in run.data(text)["tokens"]]
+    size, _ = blocking(len(raw_tokens))
+    names = block_names(raw_tokens, size)
+    n_head = run.model["n_head"]
+    return {"shares": [
+        {"layer": layer + 1, "head": AVERAGE if head == n_head else head + 1,
+         "from_token": q * size + 1, "from": names[q], "to_token": k * size + 1, "to": names[k], "share": round(s, 6)}
+        for (layer, head), cells in squares(fig, run).items() for q, row_ in enumerate(cells) for k, s in enumerate(row_)
+    ]}
+
+
 # ---------------------------------------------------------------------------------------------- chart
+
+# Vega's "viridis" (vega-scale): these stops, interpolated piecewise in RGB. The grid's picture is coloured with
+# it in Python; the larger square and the legend use Vega's own scale, so the two must stay the same scheme.
+VIRIDIS_STOPS = ("440154470e61481a6c482575472f7d443a834144873d4e8a39568c35608d31688e2d708e2a788e27818e23888e21918d"
+                 "1f988b1fa08822a8842ab07f35b77943bf7154c56866cc5d7ad1518fd744a5db36bcdf27d2e21be9e51afde725")
+LEVELS = 254  # shares in the picture: 254 steps of colour (palette index 2 + level); 0 is a gap, 1 out of reach
+
+
+def viridis(t: float) -> tuple:
+    """The colour Vega's viridis scale gives t in [0, 1], as (r, g, b)."""
+    stops = [tuple(int(VIRIDIS_STOPS[i + j:i + j + 2], 16) for j in (0, 2, 4)) for i in range(0, len(VIRIDIS_STOPS), 6)]
+    x = min(max(t, 0.0), 1.0) * (len(stops) - 1)
+    i = min(int(x), len(stops) - 2)
+    return tuple(round(a + (b - a) * (x - i)) for a, b in zip(stops[i], stops[i + 1]))
+
+
+def grid_picture(all_squares: dict, n_layer: int, n_head: int, blocks: int, gap: int, pixels: int) -> str:
+    """The grid of every square as a PNG data URL: `pixels` x `pixels` per cell, out-of-reach cells grey,
+    gaps transparent. A palette image: index 0 gap, 1 out of reach, 2 + round(share * (LEVELS - 1)) a share."""
+    step = blocks + gap
+    width, height = (n_head + 1) * step, n_layer * step - gap
+    grid = [bytearray(width) for _ in range(height)]
+    for (layer, head), cells in all_squares.items():
+        left, top = head * step + (gap if head == n_head else 0), layer * step
+        for q in range(blocks):
+            line = grid[top + q]
+            for k in range(blocks):
+                line[left + k] = 2 + round(min(max(cells[q][k], 0.0), 1.0) * (LEVELS - 1)) if k <= q else 1
+    palette = [(0, 0, 0), tuple(int(MASKED[i:i + 2], 16) for i in (1, 3, 5))] + [
+        viridis(level / (LEVELS - 1)) for level in range(LEVELS)]
+    rows = [bytes(b for b in line for _ in range(pixels)) for line in grid]
+    raw = b"".join(b"\x00" + r for r in rows for _ in range(pixels))
+    return "data:image/png;base64," + base64.b64encode(png(width * pixels, height * pixels, raw, palette)).decode()
+
+
+def png(width: int, height: int, raw: bytes, palette: list) -> bytes:
+    """A palette PNG (8 bits per pixel, index 0 transparent) from its filtered rows."""
+    def chunk(tag: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + tag + body + struct.pack(">I", zlib.crc32(tag + body) & 0xFFFFFFFF)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0))
+            + chunk(b"PLTE", bytes(c for rgb in palette for c in rgb)) + chunk(b"tRNS", b"\x00")
+            + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
+
 
 def top_looks(cells: list, count: int = 3) -> list:
     """The `count` largest shares of one row as [key, whole percent, ...], those under 1% left out, padded
@@ -280,10 +342,9 @@ def chart(fig, run) -> alt.TopLevelMixin:
     # Where each square lies in the grid, in cells: a gap between squares, a wider one before the averages.
     gap = max(1, round(blocks / 4))
     step = blocks + gap
-    grid_units_x = (n_head + 1) * step + gap - gap
-    grid_units_y = n_layer * step - gap
-    cell_px = GRID_WIDTH / grid_units_x
-    grid_height = round(grid_units_y * cell_px)
+    grid_units_x, grid_units_y = (n_head + 1) * step, n_layer * step - gap
+    pixels = max(1, round(GRID_WIDTH / grid_units_x))  # each cell a whole number of pixels: crisp squares
+    grid_width, grid_height = grid_units_x * pixels, grid_units_y * pixels
     x0 = f"(datum.h * {step} + (datum.h == {n_head} ? {gap} : 0))"
     y0 = f"(datum.l * {step})"
 
@@ -308,7 +369,7 @@ def chart(fig, run) -> alt.TopLevelMixin:
     chosen_words = f"'layer ' + layer + (head == '{AVERAGE}' ? ', the average of its {n_head} heads' : ', head ' + head)"
     from_words = (f"names[{row_q}] + ' (token ' + token + ')'" if size == 1 else f"names[{row_q}]")
     description = alt.param(name="description", expr=(
-        f"'All {run.n_heads} heads ({n_layer} layers of {n_head}) and each layer\\'s average, as squares of who "
+        f"'All {run.n_heads:,} heads ({n_layer} layers of {n_head}) and each layer\\'s average, as squares of who "
         f"looks at whom. Shown larger: ' + {chosen_words} + '. Looking from ' + {from_words} + ' there, the "
         f"largest shares: ' + (looks[look_at] >= 0 ? {top_words} : 'none of 1% or more') + '.'"))
 
@@ -326,24 +387,19 @@ def chart(fig, run) -> alt.TopLevelMixin:
                       domain=False, labelFontSize=11,
                       labelExpr=f"'' + (round((datum.value - {centre}) / {step}) + 1)")
 
-    # Each square's background is the out-of-reach grey; the cells a token can see are drawn over it.
-    backgrounds = alt.Chart(panels).transform_calculate(
-        gx=x0, gy=y0).transform_calculate(gx2=f"datum.gx + {blocks}", gy2=f"datum.gy + {blocks}").mark_rect(
-        color=MASKED, aria=False).encode(
+    # The grid is one picture drawn here, a pixel block per cell: thousands of marks would take the browser
+    # seconds to draw. Over it: each square's outline (for its tooltip and the axes) and the chosen square.
+    picture = alt.Chart(alt.Data(values=[{}])).mark_image(
+        url=grid_picture(all_squares, n_layer, n_head, blocks, gap, pixels),
+        width=grid_width, height=grid_height, align="left", baseline="top", aspect=False, smooth=False, aria=False,
+    ).encode(x=alt.value(0), y=alt.value(0))
+    squares_ = alt.Chart(panels).transform_calculate(
+        gx=x0, gy=y0).transform_calculate(
+        gx2=f"datum.gx + {blocks}", gy2=f"datum.gy + {blocks}",
+        view=f"'layer ' + (datum.l + 1) + (datum.h == {n_head} ? ', average of its heads' : ', head ' + (datum.h + 1))",
+    ).mark_rect(fill="transparent", aria=False).encode(
         x=alt.X("gx:Q", scale=x_scale, axis=x_axis), x2="gx2:Q",
         y=alt.Y("gy:Q", scale=y_scale, axis=y_axis), y2="gy2:Q",
-    )
-    cells = alt.Chart(panels).transform_flatten(["u"]).transform_window(
-        i="row_number()", groupby=["l", "h"]).transform_calculate(
-        q="floor((sqrt(8 * (datum.i - 1) + 1) - 1) / 2)").transform_calculate(
-        k="datum.i - 1 - datum.q * (datum.q + 1) / 2", s=f"datum.u / {UNITS}").transform_calculate(
-        gx=f"{x0} + datum.k", gy=f"{y0} + datum.q").transform_calculate(
-        gx2="datum.gx + 1.04", gy2="datum.gy + 1.04",  # a little overlap: no seams between cells
-        view=f"'layer ' + (datum.l + 1) + (datum.h == {n_head} ? ', average' : ', head ' + (datum.h + 1))",
-    ).mark_rect(aria=False).encode(  # thousands of cells: the description param speaks for them
-        x=alt.X("gx:Q", scale=x_scale), x2="gx2:Q",
-        y=alt.Y("gy:Q", scale=y_scale), y2="gy2:Q",
-        color=share_color,
         tooltip=[alt.Tooltip("view:N", title="square")],
     )
     chosen = alt.Chart(panels).transform_filter(
@@ -357,8 +413,8 @@ def chart(fig, run) -> alt.TopLevelMixin:
     note = alt.Chart(alt.Data(values=[{}])).mark_text(align="left", baseline="middle", fontSize=11).encode(
         x=alt.value(18), y=alt.value(grid_height + 16),
         text=alt.value("grey: out of reach (a token cannot see the tokens after it)"))
-    grid = alt.layer(backgrounds, cells, chosen, swatch, note).properties(
-        width=GRID_WIDTH, height=grid_height, title=f"All {run.n_heads} heads, and each layer's average")
+    grid = alt.layer(picture, squares_, chosen, swatch, note).properties(
+        width=grid_width, height=grid_height, title=f"All {run.n_heads:,} heads, and each layer's average")
 
     # The chosen square, larger: every share on hover.
     one = alt.Chart(panels).transform_filter(f"datum.l == layer - 1 && datum.h == {chosen_h}").transform_flatten(

@@ -127,7 +127,7 @@ def page(fig, run) -> dict:
         if share < MIN_SHARE:  # a long text's data leave such shares out
             facts.append(f"No head gives {shown(tokens[back])} 0.5% or more of the attention of {shown(tokens[q])}.")
         else:
-            facts.append(f"Of all {run.n_heads} heads, the one that looks hardest from {shown(tokens[q])} back to "
+            facts.append(f"Of all {run.n_heads:,} heads, the one that looks hardest from {shown(tokens[q])} back to "
                          f"{shown(tokens[back])} is layer {layer}, head {head}: it gives {shown(tokens[back])} "
                          f"{whole_percent(share)}% of its attention.")
     return {"summary": summary, "reveals": reveals, "facts": facts}
