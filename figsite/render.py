@@ -250,7 +250,8 @@ def _write_downloads(folder: Path, page: Page, run: Run) -> None:
     downloads.mkdir(exist_ok=True)
     content = {"figure": page.label, "kind": page.kind, "title": page.title, "model": run.model,
                "texts": page.texts, "tables": page.tables}
-    (folder / page.download()).write_text(json.dumps(content, ensure_ascii=False, indent=1), encoding="utf-8")
+    (folder / page.download()).write_text(json.dumps(content, ensure_ascii=False, separators=(",", ":")),
+                                          encoding="utf-8")
     for name, rows in page.tables.items():
         columns = list(dict.fromkeys(key for row in rows for key in row))
         with open(folder / page.download(name), "w", encoding="utf-8", newline="") as handle:

@@ -4,7 +4,7 @@ targets it needs the model to read), check (what needs the tokens and the model'
 and chart.
 """
 
-from figures import attention, compare, cost, lens, numbers, readout, shapes
+from figures import attention, compare, cost, findhead, heads, lens, numbers, readout, shapes
 
-KINDS = {module.KIND: module for module in (attention, readout, shapes, numbers, cost, lens, compare)}
+KINDS = {module.KIND: module for module in (attention, readout, shapes, numbers, cost, heads, lens, findhead, compare)}
 EXPLORE = {"heads", "lens", "find-head", "compare"}  # kinds the index lists under "Explore further"

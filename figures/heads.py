@@ -6,7 +6,9 @@ heads, then each layer's average); the reader picks one head, seen larger with e
 token, whose shares in that head are drawn as bars, as in figure (l).
 
 What the page carries: one row per square, {"l": layer, "h": head (n_head: the layer's average), "u": the
-square's shares row by row, query 0 first, keys 0..query each, as integers in units of 1e-4}. A text of more
+square's shares row by row, query 0 first, keys 0..query each, as integers in units of 1e-4; "t": for each row
+its three largest shares as [key, whole percent] x 3, -1 where none, for the words a screen reader hears}, and
+the grid itself as one picture (a PNG data URL), drawn here from the same shares. A text of more
 than MAX_BLOCKS tokens is shown in blocks of consecutive tokens instead (at most MAX_BLOCKS of them): a cell is
 then the attention a block's tokens give, on average, to the tokens of another block. A long text's data
 (format 2) keep only shares of 0.5% or more; the others count as 0 here.
@@ -158,11 +160,6 @@ def quoted(text: str, n_tokens: int) -> str:
     return f'"{flat[:QUOTE_LIMIT - 20].rstrip()} ..." ({n_tokens:,} tokens)'
 
 
-def head_name(head: int, n_head: int) -> str:
-    """'head 4' (0-based in), or the layer's average."""
-    return "average of its heads" if head == n_head else f"head {head + 1}"
-
-
 # ---------------------------------------------------------------------------------------------- print
 
 def text_figure(fig, run) -> str:
@@ -211,11 +208,7 @@ def page(fig, run) -> dict:
     summary = (f"The grid shows all {run.n_heads:,} heads ({n_layer} layers of {n_head}) and each layer's average, "
                f"for the {n} tokens of the text. It opens on layer {layer0}, head {head0}, where "
                f"{shown(tokens[q])} (token {q + 1}) gives its largest share, {opening}.")
-    facts = []
-    if best_k is not None and best_s >= MIN_SHARE:
-        facts.append(f"From {shown(tokens[q])} (token {q + 1}), the hardest look of all {run.n_heads:,} heads is "
-                     f"layer {best_l + 1}, head {best_h + 1}'s: {whole_percent(best_s)}% to {shown(tokens[best_k])} "
-                     f"(token {best_k + 1}).")
+    facts = []  # the hardest look of all is the answer of the "guess first" question below
     if q > 0:
         first = sum(1 for k, s in looks.values() if k == 0)
         facts.append(f"{first} of the {run.n_heads:,} heads give their largest share from {shown(tokens[q])} to the "
@@ -360,9 +353,10 @@ def chart(fig, run) -> alt.TopLevelMixin:
     names_param = alt.param(name="names", value=names)
     chosen_h = f"(head == '{AVERAGE}' ? {n_head} : head - 1)"
     row_q = f"floor((token - 1) / {size})"
-    looks = alt.param(name="looks", value=[v for layer in range(n_layer) for head in range(n_head + 1)
-                                           for cells in all_squares[(layer, head)] for v in top_looks(cells)])
-    look_at = alt.param(name="look_at", expr=f"(((layer - 1) * {n_head + 1} + {chosen_h}) * {blocks} + {row_q}) * 6")
+    # The words read the chosen square's row "t" (its rows' largest shares) from the page's data, in place: as
+    # params, thousands of numbers would be copied by Altair at every step of building the chart.
+    looks = alt.param(name="looks", expr=f"data('panels')[(layer - 1) * {n_head + 1} + {chosen_h}].t")
+    look_at = alt.param(name="look_at", expr=f"{row_q} * 6")
     top_words = " + ".join(
         f"(looks[look_at + {2 * i}] >= 0 ? '{', ' if i else ''}' + names[looks[look_at + {2 * i}]] + ' ' + "
         f"looks[look_at + {2 * i + 1}] + '%' : '')" for i in range(3))
@@ -408,7 +402,7 @@ def chart(fig, run) -> alt.TopLevelMixin:
         gx2=f"datum.gx + {blocks + 1}", gy2=f"datum.gy + {blocks + 1}").mark_rect(
         fill=None, stroke=ACCENT, strokeWidth=2.5, aria=False).encode(
         x=alt.X("gx:Q", scale=x_scale), x2="gx2:Q", y=alt.Y("gy:Q", scale=y_scale), y2="gy2:Q")
-    swatch = alt.Chart(alt.Data(values=[{}])).mark_rect(color=MASKED).encode(
+    swatch = alt.Chart(alt.Data(values=[{}])).mark_rect(color=MASKED, aria=False).encode(
         x=alt.value(0), x2=alt.value(12), y=alt.value(grid_height + 10), y2=alt.value(grid_height + 22))
     note = alt.Chart(alt.Data(values=[{}])).mark_text(align="left", baseline="middle", fontSize=11).encode(
         x=alt.value(18), y=alt.value(grid_height + 16),
@@ -427,7 +421,7 @@ def chart(fig, run) -> alt.TopLevelMixin:
                   axis=alt.Axis(labelExpr="names[datum.value]", labelAngle=-45, labelFontSize=11))
     query_y = alt.Y("q:O", scale=alt.Scale(domain=band), title="looking (query)",
                     axis=alt.Axis(labelExpr="names[datum.value]", labelFontSize=11))
-    detail_bg = alt.Chart(alt.Data(values=[{}])).mark_rect(color=MASKED).encode(
+    detail_bg = alt.Chart(alt.Data(values=[{}])).mark_rect(color=MASKED, aria=False).encode(
         x=alt.value(0), x2=alt.value(DETAIL_WIDTH), y=alt.value(0), y2=alt.value(DETAIL_WIDTH))
     detail_cells = one.transform_calculate(
         said="datum.looking + ' looks at ' + datum.looked_at + ': ' + format(datum.s, '.2%')").mark_rect().encode(
@@ -436,10 +430,10 @@ def chart(fig, run) -> alt.TopLevelMixin:
                  alt.Tooltip("s:Q", title="share", format=".2%")],
     )
     detail_row = alt.Chart(alt.Data(values=[{}])).transform_calculate(q=row_q).mark_rect(
-        fill=None, stroke=ACCENT, strokeWidth=2).encode(y=alt.Y("q:O", scale=alt.Scale(domain=band)))
+        fill=None, stroke=ACCENT, strokeWidth=2, aria=False).encode(y=alt.Y("q:O", scale=alt.Scale(domain=band)))
     detail = alt.layer(detail_bg, detail_cells, detail_row).properties(
         width=DETAIL_WIDTH, height=DETAIL_WIDTH,
-        title=alt.Title(alt.ExprRef(expr="'Layer ' + layer + (head == 'avg' ? ', average of its heads' : "
+        title=alt.Title(alt.ExprRef(expr=f"'Layer ' + layer + (head == '{AVERAGE}' ? ', average of its heads' : "
                                          "', head ' + head) + ', larger'")))
 
     # The chosen token's shares in the chosen square, as in figure (l).
@@ -459,9 +453,10 @@ def chart(fig, run) -> alt.TopLevelMixin:
     bar_chart = alt.layer(out_of_reach, bars, bar_labels).properties(
         width=DETAIL_WIDTH, height=BARS_HEIGHT,
         title=alt.Title(alt.ExprRef(expr=f"'Looking from ' + {from_words} + ' in layer ' + layer + "
-                                         f"(head == 'avg' ? ', average' : ', head ' + head)")))
+                                         f"(head == '{AVERAGE}' ? ', average' : ', head ' + head)")))
 
-    panels_rows = [{"l": layer, "h": head, "u": [round(s * UNITS) for cells in all_squares[(layer, head)] for s in cells]}
+    panels_rows = [{"l": layer, "h": head, "u": [round(s * UNITS) for cells in all_squares[(layer, head)] for s in cells],
+                    "t": [v for cells in all_squares[(layer, head)] for v in top_looks(cells)]}
                    for layer in range(n_layer) for head in range(n_head + 1)]
     return alt.vconcat(grid, detail, bar_chart, spacing=30).add_params(
         layer_param, head_param, token_param, names_param, looks, look_at, description,
