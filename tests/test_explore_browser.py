@@ -1,0 +1,560 @@
+"""The "explore further" figures, the pages of one text, the downloads and the footers, in headless Chromium.
+
+The chapter's site is built once with ``--model random`` (conftest's ``random_site``) and opened from file://
+in Debian's Chromium, with every request that is not a file: URL aborted and recorded, and console errors and
+page errors collected: every test asserts that there were none of either.
+
+The figures are found by kind in chapter.toml: ``lens``, ``compare``, and, where the config has them and the
+site has their pages, ``heads`` and ``find-head`` (their tests skip, saying why, where it does not).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))
+
+CHROMIUM = Path("/usr/bin/chromium")
+if not CHROMIUM.exists():
+    pytest.skip(f"browser tests need Debian's Chromium at {CHROMIUM}, which is missing", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api", reason="browser tests need playwright (pip install playwright)")
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python < 3.11
+    import tomli as tomllib
+
+pytestmark = pytest.mark.browser
+
+FIGURES = tomllib.loads((REPO_ROOT / "chapter.toml").read_text(encoding="utf-8"))["figure"]
+LABELS = [figure["label"] for figure in FIGURES]
+
+
+def labels_of(kind: str) -> list[str]:
+    return [figure["label"] for figure in FIGURES if figure["kind"] == kind]
+
+
+def figure_of(label: str) -> dict:
+    return next(figure for figure in FIGURES if figure["label"] == label)
+
+
+def params_for(kind: str) -> list:
+    """One parameter per figure of `kind` in chapter.toml, or one that skips, saying that there is none."""
+    labels = labels_of(kind)
+    if labels:
+        return labels
+    return [pytest.param(None, marks=pytest.mark.skip(reason=f"chapter.toml has no figure of kind {kind!r}"))]
+
+
+LINKED_PARAMS = ["token", "position", "from"]  # the token choices figures.js links across figures of one text
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+RENDER_TIMEOUT_MS = 15_000
+CHANGE_TIMEOUT_MS = 5_000
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--no-first-run", "--disable-sync"]
+
+
+# ---------------------------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="module")
+def site(random_site) -> Path:
+    return random_site
+
+
+@pytest.fixture(scope="module")
+def run_record(site) -> dict:
+    return json.loads((site / "data" / "run.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def browser_context():
+    """One headless Chromium and one context (downloads accepted) for the whole module."""
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 1100, "height": 900}, accept_downloads=True)
+        yield context
+        context.close()
+        browser.close()
+
+
+@dataclass
+class Visit:
+    page: object
+    name: str
+    refused: list[str] = field(default_factory=list)
+    console_errors: list[str] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+
+    def assert_clean(self) -> None:
+        assert self.console_errors == [], f"{self.name}: console errors: {self.console_errors}"
+        assert self.page_errors == [], f"{self.name}: page errors: {self.page_errors}"
+        assert self.refused == [], f"{self.name}: requests outside file://: {self.refused}"
+
+
+def visit_page(context, site: Path, name: str) -> Visit:
+    """Opens a page of the site from file:// and waits until every chart on it is drawn (or has failed)."""
+    page = context.new_page()
+    visit = Visit(page, name)
+
+    def route(route):
+        url = route.request.url
+        if url.startswith("file:"):
+            route.continue_()
+        else:
+            visit.refused.append(url)
+            route.abort()
+
+    page.route("**/*", route)
+    page.on("console", lambda message: message.type == "error" and visit.console_errors.append(message.text))
+    page.on("pageerror", lambda error: visit.page_errors.append(str(error)))
+    page.goto((site / name).as_uri())
+    page.wait_for_function(
+        "() => Array.from(document.querySelectorAll('[data-spec]')).every(el => el.hasAttribute('data-rendered'))",
+        timeout=RENDER_TIMEOUT_MS,
+    )
+    failed = page.eval_on_selector_all(
+        "[data-spec]", "els => els.filter(el => el.getAttribute('data-rendered') !== 'true').map(el => el.id + ': ' + el.textContent)")
+    assert not failed, f"{name}: charts not drawn: {failed}; console errors: {visit.console_errors}"
+    return visit
+
+
+@pytest.fixture
+def open_page(site, browser_context):
+    """Opens a page afresh for one test; closed after it."""
+    pages = []
+
+    def _open(name: str) -> Visit:
+        visit = visit_page(browser_context, site, name)
+        pages.append(visit.page)
+        return visit
+
+    yield _open
+    for page in pages:
+        page.close()
+
+
+@pytest.fixture(scope="module")
+def figure_pages(site, browser_context):
+    """Each figure page opened once for the module's read-mostly tests (downloads, footer): label -> Visit."""
+    visits = {}
+
+    def _get(label: str) -> Visit:
+        if label not in visits:
+            visits[label] = visit_page(browser_context, site, f"figure-{label}.html")
+        return visits[label]
+
+    yield _get
+    for visit in visits.values():
+        visit.page.close()
+
+
+def figure_page(site: Path, label: str, kind: str) -> str:
+    """The page of a figure of an optional kind; skips, saying why, where the site lacks it."""
+    name = f"figure-{label}.html"
+    if not (site / name).is_file():
+        pytest.skip(f"chapter.toml has a {kind!r} figure labelled {label!r} but the site has no {name}")
+    return name
+
+
+# ---------------------------------------------------------------------------------------------- helpers
+
+
+def spec_of(page, label: str) -> dict:
+    return json.loads(page.eval_on_selector(f"#spec-{label}", "el => el.textContent"))
+
+
+def bound_params(spec: dict) -> list[dict]:
+    return [p for p in spec.get("params", []) if p.get("bind")]
+
+
+def linked_param(spec: dict):
+    """The param figures.js links across figures of one text: the first bound one named token, position or from."""
+    return next((p for p in bound_params(spec) if p["name"] in LINKED_PARAMS), None)
+
+
+def options_of(param: dict) -> list:
+    bind = param["bind"]
+    if "options" in bind:
+        return list(bind["options"])
+    if bind.get("input") == "range":
+        step = bind.get("step", 1)
+        count = int(round((bind["max"] - bind["min"]) / step))
+        return [bind["min"] + i * step for i in range(count + 1)]
+    return []
+
+
+def signal(page, label: str, name: str):
+    return page.evaluate("([id, name]) => document.getElementById(id).vegaView.signal(name)", [f"chart-{label}", name])
+
+
+def wait_for_signal(page, label: str, name: str, value, why: str = "") -> None:
+    """Waits until chart-<label>'s signal `name` is `value`; fails saying what it is instead."""
+    try:
+        page.wait_for_function(
+            "([id, name, value]) => { const el = document.getElementById(id);"
+            " return el && el.vegaView && String(el.vegaView.signal(name)) === value; }",
+            arg=[f"chart-{label}", name, str(value)], timeout=CHANGE_TIMEOUT_MS)
+    except sync_api.TimeoutError:
+        raise AssertionError(f"chart-{label}: {name} is {signal(page, label, name)!r}, not {value!r}"
+                             f"{' ' + why if why else ''} after {CHANGE_TIMEOUT_MS} ms") from None
+
+
+def chart_svg(page, label: str) -> str:
+    return page.eval_on_selector(f"#chart-{label} svg.marks", "svg => svg.outerHTML")
+
+
+def title_texts(page, label: str) -> list[str]:
+    return page.eval_on_selector_all(f"#chart-{label} svg.marks .role-title-text", "nodes => nodes.map(n => n.textContent)")
+
+
+def wait_for_title(page, label: str, text: str) -> None:
+    page.wait_for_function(
+        "([id, text]) => Array.from(document.querySelectorAll('#' + id + ' svg.marks .role-title-text'))"
+        ".some(n => n.textContent === text)", arg=[f"chart-{label}", text], timeout=CHANGE_TIMEOUT_MS)
+
+
+def wait_for_svg_change(page, label: str, before: str) -> None:
+    page.wait_for_function(
+        "([id, before]) => { const svg = document.querySelector('#' + id + ' svg.marks'); return svg && svg.outerHTML !== before; }",
+        arg=[f"chart-{label}", before], timeout=CHANGE_TIMEOUT_MS)
+
+
+def mark_data(page, label: str, marktype: str, keys: list[str]) -> list[list]:
+    """The datums behind the drawn marks of one type (from the live scenegraph) that carry all of `keys`."""
+    return page.evaluate("""([id, marktype, keys]) => {
+        const out = [];
+        const walk = node => {
+            if (!node) return;
+            if (node.marktype === marktype && node.role === 'mark') {
+                for (const item of node.items || []) {
+                    const d = item.datum;
+                    if (d && keys.every(k => d[k] !== undefined)) out.push(keys.map(k => d[k]));
+                }
+            }
+            for (const child of node.items || []) if (child.items) walk(child);
+        };
+        walk(document.getElementById(id).vegaView.scenegraph().root);
+        return out;
+    }""", [f"chart-{label}", marktype, keys])
+
+
+def description(page, label: str) -> str:
+    return page.eval_on_selector(f"#description-{label}", "el => el.textContent").strip()
+
+
+def set_bound(page, label: str, param: dict, value) -> None:
+    """Sets a bound param through its input, as a reader would."""
+    selector = f"#chart-{label} .vega-bindings"
+    kind = param["bind"].get("input")
+    if kind == "select":
+        page.locator(f"{selector} select[name='{param['name']}']").select_option(str(value))
+    elif kind == "radio":
+        page.locator(f"{selector} input[type='radio'][name='{param['name']}'][value='{value}']").check()
+    elif kind == "range":
+        page.locator(f"{selector} input[type='range'][name='{param['name']}']").fill(str(value))
+    else:
+        raise AssertionError(f"chart-{label}: param {param['name']} has an input this test cannot set: {kind}")
+
+
+def address(page) -> dict[str, str]:
+    state = {}
+    for pair in page.evaluate("location.hash").lstrip("#").split("&"):
+        if "=" in pair:
+            key, value = pair.split("=", 1)
+            state[unquote(key)] = unquote(value)
+    return state
+
+
+# ---------------------------------------------------------------------------------------------- lens
+
+
+@pytest.mark.parametrize("label", params_for("lens"))
+def test_the_lens_figure_renders_and_its_stage_position_token_and_where_controls_change_what_is_shown(open_page, label):
+    visit = open_page(f"figure-{label}.html")
+    page = visit.page
+    params = {p["name"]: p for p in bound_params(spec_of(page, label))}
+    for name, kind in [("stage", "range"), ("position", "select"), ("track", "select"), ("where", "radio")]:
+        assert name in params and params[name]["bind"]["input"] == kind, f"lens: no {kind} bound to {name}: {list(params)}"
+    assert page.locator(f"#chart-{label} svg.marks").count() == 1
+    stage, position = signal(page, label, "stage"), signal(page, label, "position")
+    assert f"The top 10 at position {position}, stage {stage}" in title_texts(page, label)
+    tops_before = mark_data(page, label, "rect", ["rank", "token", "p", "stage", "q"])
+    assert len(tops_before) == 10 and all(row[3] == stage and row[4] == position - 1 for row in tops_before), tops_before
+    words_before = description(page, label)
+
+    # Another stage (the slider) and another position (the select): another top 10.
+    stages, positions = options_of(params["stage"]), options_of(params["position"])
+    new_stage = next(s for s in stages if s not in (stage, stages[-1], stages[0])) if len(stages) > 2 else stages[0]
+    new_position = next(p for p in reversed(positions[:-1]) if p != position)
+    before = chart_svg(page, label)
+    set_bound(page, label, params["stage"], new_stage)
+    wait_for_signal(page, label, "stage", new_stage)
+    set_bound(page, label, params["position"], new_position)
+    wait_for_signal(page, label, "position", new_position)
+    wait_for_title(page, label, f"The top 10 at position {new_position}, stage {new_stage}")
+    wait_for_svg_change(page, label, before)
+    tops = mark_data(page, label, "rect", ["rank", "token", "p", "stage", "q"])
+    assert sorted(row[0] for row in tops) == list(range(1, 11)), tops
+    assert all(row[3] == new_stage and row[4] == new_position - 1 for row in tops), tops
+    assert tops != tops_before
+    assert [row[2] for row in sorted(tops)] == sorted((row[2] for row in tops), reverse=True), "the top 10 is not ranked"
+
+    # Another token to follow, then at every position: other lines.
+    lines_before = mark_data(page, label, "line", ["t", "q", "stage"])
+    track = signal(page, label, "track")
+    assert lines_before and {row[0] for row in lines_before} == {track}
+    assert {row[1] for row in lines_before} == {new_position - 1}, "with 'where' at 'one' only the chosen position is drawn"
+    new_track = next(t for t in options_of(params["track"]) if t != track)
+    before = chart_svg(page, label)
+    set_bound(page, label, params["track"], new_track)
+    wait_for_signal(page, label, "track", new_track)
+    wait_for_svg_change(page, label, before)
+    lines = mark_data(page, label, "line", ["t", "q", "stage"])
+    assert lines and {row[0] for row in lines} == {new_track}, lines[:5]
+    assert lines != lines_before
+
+    before = chart_svg(page, label)
+    set_bound(page, label, params["where"], "all")
+    wait_for_signal(page, label, "where", "all")
+    wait_for_svg_change(page, label, before)
+    lines = mark_data(page, label, "line", ["t", "q", "stage"])
+    assert {row[0] for row in lines} == {new_track}
+    assert {row[1] for row in lines} == {p - 1 for p in positions}, "'all' does not draw a line for every position"
+
+    page.wait_for_function("([id, before]) => document.getElementById(id).textContent.trim() !== before",
+                           arg=[f"description-{label}", words_before], timeout=CHANGE_TIMEOUT_MS)
+    words = description(page, label)
+    track_name = params["track"]["bind"]["labels"][options_of(params["track"]).index(new_track)]
+    assert f"Stage {new_stage}, position {new_position}" in words, words
+    assert track_name in words and "every position" in words, words
+    visit.assert_clean()
+
+
+# ---------------------------------------------------------------------------------------------- compare
+
+
+@pytest.mark.parametrize("label", params_for("compare"))
+def test_the_compare_figure_shows_a_zero_for_every_shared_token_at_every_stage_and_says_exactly_the_same(
+        open_page, run_record, label):
+    visit = open_page(f"figure-{label}.html")
+    page = visit.page
+    texts = figure_of(label)["texts"]
+    comparisons = run_record["comparisons"]
+    found = next((c for c in comparisons if c["texts"] == list(texts)), comparisons[0])
+    shared, stages = found["shared"], len(found["distance"])
+    assert stages == run_record["model"]["n_layer"] + 1
+    zeros = page.eval_on_selector_all(f"#chart-{label} svg.marks g.role-mark text",
+                                      "nodes => nodes.filter(n => n.textContent === '0').length")
+    assert zeros == shared * stages, f"{zeros} '0' marks; expected {shared} shared tokens x {stages} stages"
+    words = description(page, label)
+    assert "exactly the same" in words, words
+    visit.assert_clean()
+
+
+# ---------------------------------------------------------------------------------------------- text pages
+
+
+def test_choosing_a_token_in_one_figure_of_a_text_page_chooses_it_in_the_others_and_in_the_address(open_page, site):
+    checked = []
+    for path in sorted(site.glob("text-*.html")):
+        visit = open_page(path.name)
+        page = visit.page
+        labels = page.eval_on_selector_all(".linked [data-spec]", "els => els.map(el => el.id.replace(/^chart-/, ''))")
+        linked = []
+        for label in labels:
+            param = linked_param(spec_of(page, label))
+            if param is not None:
+                linked.append((label, param))
+        if len(linked) < 2:
+            page.close()
+            continue
+        assert len(page.eval_on_selector_all(".linked[data-text]", "els => [...new Set(els.map(e => e.dataset.text))]"))\
+            == 1, f"{path.name}: figures of more than one text"
+        common = [v for v in options_of(linked[0][1]) if all(v in options_of(p) for _, p in linked[1:])]
+        assert len(common) >= 2, f"{path.name}: the linked choices share fewer than two values: {linked}"
+        for source, target in [(0, -1), (-1, 0)]:  # from the first chart, then back from the last
+            current = [signal(page, label, param["name"]) for label, param in linked]
+            value = next((v for v in reversed(common) if v not in current), None)
+            if value is None:
+                value = next(v for v in common if v != current[source])
+            label, param = linked[source]
+            set_bound(page, label, param, value)
+            for other, other_param in linked:
+                wait_for_signal(page, other, other_param["name"], value,
+                                f"on {path.name}, where {label}.{param['name']} was set to it")
+            state = address(page)
+            for other, other_param in linked:
+                key = f"{other}.{other_param['name']}"
+                assert state.get(key) == str(value), f"{path.name}: address {state} lacks {key}={value}"
+        visit.assert_clean()
+        checked.append(path.name)
+    if not checked:
+        names = sorted(p.name for p in site.glob("text-*.html"))
+        pytest.skip(f"no text page has two charts with a linked token choice ({', '.join(LINKED_PARAMS)}); "
+                    f"text pages: {names or 'none'}")
+
+
+# ---------------------------------------------------------------------------------------------- downloads
+
+
+def save_from_menu(page, label: str, action: str) -> tuple[str, bytes]:
+    """Opens the chart's actions menu, clicks `action` ("Save as SVG"...) and returns the download."""
+    summary = page.locator(f"#chart-{label} details > summary")
+    assert summary.count() == 1, f"chart-{label} has no actions menu"
+    assert summary.get_attribute("aria-label") == "Save the chart as SVG or PNG"
+    if not page.eval_on_selector(f"#chart-{label} details", "d => d.open"):
+        summary.click()
+    link = page.locator(f"#chart-{label} details a", has_text=action)
+    assert link.count() == 1, f"chart-{label}: the menu has no {action!r}"
+    # vega-embed draws the image on mousedown and sets the link's href when it is ready; a reader's click follows.
+    link.dispatch_event("mousedown")
+    page.wait_for_function("el => el.getAttribute('href') && el.getAttribute('href') !== '#'",
+                           arg=link.element_handle(), timeout=CHANGE_TIMEOUT_MS)
+    with page.expect_download(timeout=CHANGE_TIMEOUT_MS) as info:
+        link.click()
+    download = info.value
+    assert download.failure() is None, download.failure()
+    return download.suggested_filename, Path(download.path()).read_bytes()
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_every_figure_page_offers_its_data_as_json_and_csv_and_its_chart_as_svg_and_png(figure_pages, site, label):
+    visit = figure_pages(label)
+    page = visit.page
+    hrefs = page.eval_on_selector_all("p.downloads a[href]", "links => links.map(a => a.getAttribute('href'))")
+    json_href = f"downloads/figure-{label}.json"
+    assert json_href in hrefs, f"no link to {json_href}: {hrefs}"
+    csv_hrefs = [h for h in hrefs if h != json_href]
+    assert csv_hrefs, f"figure-{label}.html links no CSV: {hrefs}"
+    data = json.loads((site / json_href).read_text(encoding="utf-8"))
+    assert isinstance(data.get("tables"), dict) and data["tables"], f"{json_href} holds no tables"
+    for href in csv_hrefs:
+        match = re.fullmatch(rf"downloads/figure-{re.escape(label)}-(.+)\.csv", href)
+        assert match, f"unexpected download link {href}"
+        assert match.group(1) in data["tables"], f"{href}: no table {match.group(1)!r} in {json_href}"
+        path = site / href
+        assert path.is_file(), f"{href} does not resolve"
+        rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
+        assert len(rows) >= 2, f"{href}: {len(rows)} rows; a header and at least one data row expected"
+        assert all(rows[0]) and len(set(rows[0])) == len(rows[0]), f"{href}: bad header {rows[0]}"
+        assert all(len(row) == len(rows[0]) for row in rows[1:]), f"{href}: rows of another width than the header"
+    assert page.locator("p.downloads a[download]").count() == len(hrefs), "a download link lacks the download attribute"
+
+    name, content = save_from_menu(page, label, "Save as SVG")
+    assert name == f"figure-{label}.svg"
+    assert content.lstrip().startswith(b"<svg"), content[:80]
+    name, content = save_from_menu(page, label, "Save as PNG")
+    assert name == f"figure-{label}.png"
+    assert content.startswith(PNG_SIGNATURE), content[:16]
+    visit.assert_clean()
+
+
+# ---------------------------------------------------------------------------------------------- footer
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_every_figure_page_footer_names_the_model_and_environment_and_the_true_checksums_of_its_data(
+        figure_pages, site, run_record, label):
+    visit = figure_pages(label)
+    page = visit.page
+    footer = " ".join(page.locator("footer.site-footer").inner_text().split())
+    model, environment = run_record["model"], run_record["environment"]
+    assert model["name"] in footer, footer
+    if model["revision"]:
+        assert model["revision"] in footer, f"the revision {model['revision']} is not named: {footer}"
+    else:
+        assert "revision" not in footer, f"the footer names a revision the run does not have: {footer}"
+    for words in [f"torch {environment['torch']}", f"transformers {environment['transformers']}",
+                  f"on {environment['device']}", f"in {environment['dtype']}"]:
+        assert words in footer, f"{words!r} not in the footer: {footer}"
+
+    listed = page.eval_on_selector_all(
+        "footer.site-footer code.checksum",
+        "codes => codes.map(c => { let a = c.previousElementSibling; while (a && a.tagName !== 'A') a = a.previousElementSibling;"
+        " return [a ? a.getAttribute('href') : null, c.textContent.trim()]; })")
+    assert listed, "the footer lists no data file with its SHA-256"
+    assert "data/run.json" in [href for href, _ in listed]
+    for href, checksum in listed:
+        assert href and not re.match(r"^[a-z][a-z0-9+.-]*:", href), f"bad data link {href!r}"
+        path = site / href
+        assert path.is_file(), f"the footer lists {href}, which is not in the site"
+        assert checksum == hashlib.sha256(path.read_bytes()).hexdigest(), f"{href}: the footer's SHA-256 is wrong"
+    visit.assert_clean()
+
+
+# ---------------------------------------------------------------------------------------------- heads, find-head
+
+
+@pytest.mark.parametrize("label", params_for("heads"))
+def test_the_heads_grid_renders_and_choosing_another_head_changes_the_detail(open_page, site, run_record, label):
+    visit = open_page(figure_page(site, label, "heads"))
+    page = visit.page
+    n_layer, n_head = run_record["model"]["n_layer"], run_record["model"]["n_head"]
+    params = {p["name"]: p for p in bound_params(spec_of(page, label))}
+    choosers = [params[name] for name in ("head", "layer") if name in params]
+    assert choosers, f"heads: no bound param named head or layer: {list(params)}"
+
+    # The grid: one picture, and one square (outline, with its tooltip) per layer and head, averages included.
+    picture = page.eval_on_selector_all(f"#chart-{label} svg.marks image", "imgs => imgs.map(i => i.getAttribute('href') || '')")
+    assert any(href.startswith("data:image/") for href in picture), f"the grid's picture is missing: {picture[:1]}"
+    squares = mark_data(page, label, "rect", ["l", "h", "view"])
+    assert len(squares) == n_layer * (n_head + 1), f"{len(squares)} squares in the grid"
+    assert {(l, h) for l, h, _ in squares} == {(l, h) for l in range(n_layer) for h in range(n_head + 1)}
+
+    def detail():
+        cells = mark_data(page, label, "rect", ["q", "k", "s", "said"])
+        assert cells, "the detail heatmap draws no cell"
+        return cells
+
+    for param in choosers:
+        name = param["name"]
+        current = signal(page, label, name)
+        value = next(v for v in options_of(param) if v != current)
+        cells_before, titles_before, before = detail(), title_texts(page, label), chart_svg(page, label)
+        set_bound(page, label, param, value)
+        wait_for_signal(page, label, name, value)
+        wait_for_svg_change(page, label, before)
+        page.wait_for_function(
+            "([id, before]) => JSON.stringify(Array.from(document.querySelectorAll('#' + id + ' svg.marks .role-title-text'))"
+            ".map(n => n.textContent)) !== before", arg=[f"chart-{label}", json.dumps(titles_before, separators=(',', ':'))],
+            timeout=CHANGE_TIMEOUT_MS)
+        assert detail() != cells_before, f"choosing {name} {value} left the detail heatmap as it was"
+    visit.assert_clean()
+
+
+@pytest.mark.parametrize("label", params_for("find-head"))
+def test_the_find_head_ranking_changes_with_the_pair_of_tokens(open_page, site, label):
+    visit = open_page(figure_page(site, label, "find-head"))
+    page = visit.page
+    params = {p["name"]: p for p in bound_params(spec_of(page, label))}
+    assert "from" in params and "to" in params, f"find-head: no bound from and to: {list(params)}"
+
+    def ranking():
+        bars = sorted(mark_data(page, label, "rect", ["rank", "name", "s"]))
+        assert bars, "find-head draws no bar"
+        assert [bar[0] for bar in bars] == list(range(1, len(bars) + 1)), bars
+        assert [bar[2] for bar in bars] == sorted((bar[2] for bar in bars), reverse=True), f"not ranked: {bars}"
+        return bars
+
+    start = ranking()
+    looking, looked_at = signal(page, label, "from"), signal(page, label, "to")
+    value = next(v for v in options_of(params["to"]) if v <= looking and v != looked_at)
+    before = chart_svg(page, label)
+    set_bound(page, label, params["to"], value)
+    wait_for_signal(page, label, "to", value)
+    wait_for_svg_change(page, label, before)
+    assert ranking() != start, f"the ranking from token {looking} back to {value} equals the one back to {looked_at}"
+    visit.assert_clean()
