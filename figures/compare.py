@@ -83,7 +83,7 @@ def text_figure(fig, run) -> str:
     found = comparison(fig, run)
     a, b = (run.data(text)["tokens"] for text in fig["texts"])
     lines = [f"({fig.label}) {TITLE}", f'  A: "{fig["texts"][0]}"', f'  B: "{fig["texts"][1]}"',
-             f"  distance between A's and B's numbers, token by token (rows) after each stage (columns)"]
+             "  distance between A's and B's numbers, token by token (rows) after each stage (columns)"]
     stages = len(found["distance"])
     lines.append("  " + " " * 24 + "".join(f"{s:>9}" for s in range(stages)))
     for q in range(len(found["distance"][0])):

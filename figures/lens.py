@@ -69,7 +69,6 @@ def text_figure(fig, run) -> str:
     lines = [f"({fig.label}) {TITLE}", f'  "{data["text"]}"']
     width = max(12, *(len(t) + 2 for t in tokens))
     lines.append("  " + " " * 20 + "".join(f"{t[:width - 1]:<{width}}" for t in tokens))
-    n_layer = data["model"]["n_layer"]
     for s, stage in enumerate(data["readout"]):
         name = "after the embedding" if s == 0 else f"after layer {s}"
         cells = "".join(f"{(shown(run.token_text(c['top'][0][0])) + ' ' + str(whole_percent(c['top'][0][1])) + '%')[:width - 1]:<{width}}"
@@ -125,8 +124,11 @@ def chart(fig, run) -> alt.TopLevelMixin:
     where = alt.param(name="where", value="one", bind=alt.binding_radio(
         options=["one", "all"], labels=["at the chosen position", "at every position"], name="Follow it "))
     vocab = alt.param(name="vocab", value={str(i): shown(run.token_text(i)) for i in lens["tokens"]})
+    cell_words = alt.param(name="cells_said", value={
+        f"{row['stage']}|{row['q'] + 1}": f"the top guess is {row['top']} with {row['p'] * 100:.1f}%" for row in cells})
     description = alt.param(name="description", expr=(
-        "'Stage ' + stage + ', position ' + position + ' (' + names[position - 1] + '): following ' + "
+        "'Stage ' + stage + ', position ' + position + ' (' + names[position - 1] + '): ' + "
+        "cells_said[stage + '|' + position] + '; following ' + "
         "vocab[track + ''] + ' ' + (where == 'one' ? 'at this position' : 'at every position') + '.'"))
     names_param = alt.param(name="names", value=names)
 
@@ -170,7 +172,7 @@ def chart(fig, run) -> alt.TopLevelMixin:
         tooltip=[alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:Q"), alt.Tooltip("rank:Q")],
     ).properties(width=WIDTH, height=160, title="Its rank")
     return alt.vconcat(grid, top_chart, p_line, rank_line, spacing=24).add_params(
-        stage, position, track, where, vocab, names_param, description,
+        stage, position, track, where, vocab, names_param, cell_words, description,
     ).properties(datasets={"cells": cells, "tops": tops, "follow": follow})
 
 

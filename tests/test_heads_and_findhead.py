@@ -415,12 +415,13 @@ def test_bad_input_ends_with_one_line_and_exit_code_2(small_model_dir, site, tmp
 
 @pytest.fixture(scope="module")
 def browser_page():
-    if not Path("/usr/bin/chromium").exists():
-        pytest.skip("needs Debian's Chromium at /usr/bin/chromium")
+    from browsing import CHROMIUM, CHROMIUM_ARGS
+
+    if not CHROMIUM.exists():
+        pytest.skip(f"needs Debian's Chromium at {CHROMIUM}")
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium",
-                                             args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         context = browser.new_context(viewport={"width": 1100, "height": 900})
         yield context
         context.close()

@@ -397,9 +397,7 @@ def test_a_text_of_1025_tokens_is_refused_in_one_line_naming_the_text_and_1024(s
 
 # ---------------------------------------------------------------------------------------------- in a browser
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--no-first-run", "--disable-sync"]
+from browsing import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 RENDER_LIMIT_MS = 2_000
 CHANGE_TIMEOUT_MS = 5_000
 # The seeded model's attention is close to even over the keys, so past token ~200 no share reaches 0.5% and

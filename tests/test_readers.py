@@ -13,20 +13,17 @@ import shutil
 import sys
 import time
 import warnings
-from dataclasses import dataclass, field
 from html import unescape
 from pathlib import Path
 
 import pytest
+from browsing import ALL_RENDERED, CHROMIUM, CHROMIUM_ARGS, Visit, playwright_or_skip, watch
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-CHROMIUM = Path("/usr/bin/chromium")
-if not CHROMIUM.exists():
-    pytest.skip(f"browser tests need Debian's Chromium at {CHROMIUM}, which is missing", allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api", reason="browser tests need playwright (pip install playwright)")
+sync_api = playwright_or_skip()
 
 try:
     import tomllib
@@ -43,10 +40,7 @@ RENDER_TIMEOUT_MS = 15_000
 CHANGE_TIMEOUT_MS = 5_000
 MAX_TABS = 40  # more Tab presses than any page has focusable elements before the one wanted
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--no-first-run", "--disable-sync"]
 
-ALL_RENDERED = "() => Array.from(document.querySelectorAll('[data-spec]')).every(el => el.hasAttribute('data-rendered'))"
 
 
 # ---------------------------------------------------------------------------------------------- fixtures
@@ -65,39 +59,6 @@ def browser():
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield browser
         browser.close()
-
-
-@dataclass
-class Visit:
-    """One open page and what it did: requests refused, console errors, page errors."""
-
-    page: object
-    refused: list[str] = field(default_factory=list)
-    console_errors: list[str] = field(default_factory=list)
-    page_errors: list[str] = field(default_factory=list)
-
-    def assert_clean(self, what: str = "") -> None:
-        assert self.refused == [], f"{what}: requests outside file://: {self.refused}"
-        assert self.console_errors == [], f"{what}: console errors: {self.console_errors}"
-        assert self.page_errors == [], f"{what}: page errors: {self.page_errors}"
-
-
-def watch(page) -> Visit:
-    """Routes a page (file: through, all else aborted and recorded) and collects its errors."""
-    visit = Visit(page)
-
-    def route(route):
-        url = route.request.url
-        if url.startswith("file:"):
-            route.continue_()
-        else:
-            visit.refused.append(url)
-            route.abort()
-
-    page.route("**/*", route)
-    page.on("console", lambda message: visit.console_errors.append(message.text) if message.type == "error" else None)
-    page.on("pageerror", lambda error: visit.page_errors.append(str(error)))
-    return visit
 
 
 class Opener:

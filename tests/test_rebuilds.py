@@ -3,7 +3,6 @@ interrupted build and a second build at the same time. Real subprocesses where a
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import signal
@@ -13,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import snapshot
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -33,9 +33,6 @@ target = " France"
 OTHER_CONFIG = CONFIG.replace("focus = 9", "focus = 4").replace(" France", " Europe")
 
 
-def snapshot(folder: Path) -> dict:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def build_here(*args) -> None:
