@@ -53,6 +53,19 @@ label = "lens"
 text = "{TEXT}"
 
 [[figure]]
+kind = "heads"
+label = "grid"
+text = "{TEXT}"
+head = [{n_layer}, {n_head}]
+
+[[figure]]
+kind = "find-head"
+label = "find"
+text = "{TEXT}"
+from = "of"
+to = "Paris"
+
+[[figure]]
 kind = "compare"
 label = "cmp"
 texts = ["{TEXT}", "Maya lives in Rome, the capital of"]
@@ -89,6 +102,9 @@ def test_every_count_and_label_comes_from_the_models_config(shaped):
     assert f"  after layer {n_layer}" in "\n".join(printed["f"])
     assert f"heads in the model     {n_layer} x {n_head}  =  {heads:,}" in "\n".join(printed["n"])
     assert f"in all {heads:,} heads" in "\n".join(printed["c"])
+    assert sum(line.lstrip().startswith("layer") for line in printed["grid"]) >= n_layer
+    ranked = [line for line in printed["find"] if re.match(r"\s+\d+\. layer \d+, head \d+", line)]
+    assert ranked and all(1 <= int(re.search(r"layer (\d+)", line).group(1)) <= n_layer for line in ranked)
 
 
 def test_pages_offer_every_layer_and_say_how_many_heads(shaped):
