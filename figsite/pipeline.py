@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import sys
 import time
 from contextlib import contextmanager
@@ -66,16 +68,19 @@ def build_site(config: Path, model: str, revision: str | None, out: Path, seed: 
         raise BuildError(f"--revision: {model} has no revisions; allowed: --revision with a hub id only")
     requests, extras = model_requests(figures), model_extras(figures)
     with output_lock(out):
-        run = cached_run(figures, requests, extras, model, revision, seed, device, progress, cache_dir, rerun)
+        run, run_key = cached_run(figures, requests, extras, model, revision, seed, device, progress, cache_dir,
+                                  rerun)
         with progress.phase("figures"):
-            pages = [gather_page(fig, run) for fig in figures]
+            pages = [gather_page(fig, run, cache_dir, run_key) for fig in figures]
         with progress.phase("writing"):
             write_site(out, run, pages, vega_bundle(cache_dir), cache_dir)
     return run
 
 
-def cached_run(figures, requests, extras, model, revision, seed, device, progress, cache_dir, rerun) -> Run:
-    """The run from the cache where the model and the texts are the same as before; else the model runs."""
+def cached_run(figures, requests, extras, model, revision, seed, device, progress, cache_dir, rerun):
+    """The run from the cache where the model and the texts are the same as before; else the model runs.
+
+    Returns the run and its cache key (None where it can't be cached)."""
     entry = None
     if cache_dir is not None:
         with progress.phase("cache lookup"):
@@ -87,11 +92,11 @@ def cached_run(figures, requests, extras, model, revision, seed, device, progres
             progress.log(f"cache: using the stored run {entry[:12]} (--rerun runs the model again)")
             for fig in figures:
                 KINDS[fig.kind].check(fig, tokens.__getitem__, run.model)
-            return run
+            return run, entry
     run, tokens = fresh_run(figures, requests, extras, model, revision, seed, device, progress)
     if entry is not None:
         cache.store(cache_dir, entry, run, tokens)
-    return run
+    return run, entry
 
 
 def fresh_run(figures, requests, extras, model, revision, seed, device, progress):
@@ -137,21 +142,37 @@ def model_extras(figures: list[Figure]) -> dict:
     return {"lens": sorted(lens), "pairs": pairs}
 
 
-def gather_page(fig: Figure, run: Run) -> Page:
-    """Everything one figure's page shows, computed from the run with the figure module's pure functions."""
+def gather_page(fig: Figure, run: Run, cache_dir: Path | None = None, run_key: str | None = None) -> Page:
+    """Everything one figure's page shows, computed from the run with the figure module's pure functions.
+
+    What the figure computes depends only on the run, the figure's keys and the figures' code: with a cached
+    run it is kept too, so that a rebuild after a template or caption change skips the charts' building.
+    """
     module = KINDS[fig.kind]
-    spec = module.chart(fig, run).to_dict(validate=False)
-    tables = module.table(fig, run) if hasattr(module, "table") else dict(spec.get("datasets", {}))
-    return Page(
-        label=fig.label, kind=fig.kind, title=module.TITLE,
-        caption=fig.caption or module.CAPTION, guide=module.GUIDE,
-        text_figure=module.text_figure(fig, run),
-        # Schema validation takes most of a cached rebuild's time; tests/test_site.py validates every spec.
-        spec=spec,
-        tables=tables,
-        texts=fig.texts(),
-        context=module.page(fig, run),
-    )
+
+    def compute() -> bytes:
+        spec = module.chart(fig, run).to_dict(validate=False)  # tests/test_site.py validates every spec
+        tables = module.table(fig, run) if hasattr(module, "table") else dict(spec.get("datasets", {}))
+        return json.dumps({"text_figure": module.text_figure(fig, run), "spec": spec, "tables": tables,
+                           "context": module.page(fig, run)}, ensure_ascii=False).encode("utf-8")
+
+    memo_dir = cache_dir if run_key is not None else None
+    parts = ["page", run_key, fig.kind, fig.label, fig.values, FIGURES_CODE]
+    computed = json.loads(cache.memo(memo_dir, parts, compute))
+    return Page(label=fig.label, kind=fig.kind, title=module.TITLE, caption=fig.caption or module.CAPTION,
+                guide=module.GUIDE, texts=fig.texts(), **computed)
+
+
+def _code_digest(*folders: Path) -> str:
+    """A digest of the Python files that compute the figures: a change to them must not reuse old pages."""
+    digest = hashlib.sha256()
+    for folder in folders:
+        for path in sorted(folder.glob("*.py")):
+            digest.update(path.name.encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+FIGURES_CODE = _code_digest(Path(__file__).resolve().parent.parent / "figures", Path(__file__).resolve().parent)
 
 
 __all__ = ["build_site", "BuildError"]

@@ -12,6 +12,7 @@ import hashlib
 import fcntl
 import json
 import os
+import re
 import shutil
 import tempfile
 from contextlib import contextmanager
@@ -96,6 +97,7 @@ def output_lock(out: Path):
     The lock is the kernel's (flock): it goes with the process, also when the process is killed.
     """
     out = Path(out).resolve()
+    _check_out(out)  # before the model runs: a folder the build may not replace is refused at once
     out.parent.mkdir(parents=True, exist_ok=True)
     lock_path = out.parent / f".{out.name}.lock"
     with open(lock_path, "a+", encoding="utf-8") as handle:
@@ -202,11 +204,15 @@ def _write_all(folder: Path, run: Run, pages: list[Page], vega_bundle: str, cach
 
     images = folder / "img"
     images.mkdir()
-    for page in pages:
-        for suffix in ("svg", "png"):
-            drawing = cache.memo(cache_dir, ["drawing", suffix, _vl_version(), page.spec, CHART_THEMES["light"]],
-                                 lambda: static_drawing(page.spec, suffix))
-            (folder / f"{page.image}.{suffix}").write_bytes(drawing)
+    jobs = [(page, suffix) for page in pages for suffix in ("svg", "png")]
+
+    def draw(job):
+        page, suffix = job
+        return cache.memo(cache_dir, ["drawing", 2, suffix, _vl_version(), page.spec, CHART_THEMES["light"]],
+                          lambda: static_drawing(page.spec, suffix))
+
+    for page, suffix in jobs:
+        (folder / f"{page.image}.{suffix}").write_bytes(draw((page, suffix)))
 
     env = environment()
     common = {"run": run, "pages": pages, "notice": _notice(run), "chart_themes": CHART_THEMES,
@@ -268,8 +274,19 @@ def static_drawing(spec: dict, suffix: str) -> bytes:
     fixed = _fixed_width(spec)
     fixed["config"] = {**CHART_THEMES["light"], "background": "white"}
     if suffix == "svg":
-        return vl_convert.vegalite_to_svg(fixed, vl_version=_vl_version()).encode("utf-8")
+        return _stable_ids(vl_convert.vegalite_to_svg(fixed, vl_version=_vl_version())).encode("utf-8")
     return vl_convert.vegalite_to_png(fixed, vl_version=_vl_version(), scale=1)
+
+
+def _stable_ids(svg: str) -> str:
+    """Vega numbers gradients and clips with a counter that runs across drawings; number them per drawing so
+    that a drawing's bytes depend on the drawing alone."""
+    names = {}
+    for found in re.findall(r'id="((?:gradient|clip|pattern)_?\d+)"', svg):
+        names.setdefault(found, f"{re.match(r'[a-z]+', found).group()}-{len(names) + 1}")
+    for old, new in names.items():
+        svg = re.sub(rf"\b{old}\b", new, svg)
+    return svg
 
 
 def vega_bundle(cache_dir: Path | None = None) -> str:

@@ -202,9 +202,9 @@ def chart(fig, run) -> alt.TopLevelMixin:
     ).transform_calculate(
         heading="'Looking from ' + names[token - 1] + ' (token ' + token + ')'"
     )
-    return alt.layer(out_of_reach, reach_note, bars, labels, heading).add_params(
+    return common.with_data(alt.layer(out_of_reach, reach_note, bars, labels, heading).add_params(
         token, view, names, said, description,
-    ).properties(width="container", height=HEIGHT, datasets=datasets)
+    ).properties(width="container", height=HEIGHT), **datasets)
 
 
 def long_chart(fig, run) -> alt.TopLevelMixin:

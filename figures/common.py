@@ -68,3 +68,13 @@ def resolve_position(fig: Figure, key: str, ref, tokens: list) -> int:
 def token_choices(tokens: list) -> tuple[list, list]:
     """Options and labels for a token picker: values 1..n as readers count, labels '9: _it'."""
     return list(range(1, len(tokens) + 1)), [f"{i}: {shown(t)}" for i, t in enumerate(tokens, start=1)]
+
+
+def with_data(chart, **datasets):
+    """Puts the chart's data in at the top, by name (charts read them with alt.NamedData).
+
+    Set directly rather than with .properties(), which checks every row against the schema, and after the
+    chart is built, since Altair copies inline data at every step of building one.
+    """
+    chart.datasets = datasets
+    return chart

@@ -122,5 +122,5 @@ def chart(fig, run) -> alt.TopLevelMixin:
     zeros = base.mark_text(fontSize=10, opacity=0.7).encode(text=alt.value("0")).transform_filter(
         "datum.distance == 0")
     said = sentence(fig, run)
-    return alt.layer(grid, zeros).add_params(alt.param(name="description", value=said)).properties(
-        width="container", height=max(120, 26 * n), datasets={"cells": data})
+    return common.with_data(alt.layer(grid, zeros).add_params(alt.param(name="description", value=said)).properties(
+        width="container", height=max(120, 26 * n)), cells=data)

@@ -217,14 +217,14 @@ def chart(fig, run) -> alt.TopLevelMixin:
     message = alt.Chart(alt.Data(values=[{}])).transform_filter("to > from").transform_calculate(
         said=refusal("\\n")).mark_text(align="left", baseline="top", fontSize=13, lineBreak="\n").encode(
         x=alt.value(0), y=alt.value(4), text="said:N")
-    return alt.layer(bars, values, message).add_params(
+    return common.with_data(alt.layer(bars, values, message).add_params(
         looking, looked_at, names, offsets_param, said, description,
     ).properties(
-        width="container", height=top * BAR_HEIGHT, datasets={"heads": heads_rows},
+        width="container", height=top * BAR_HEIGHT,
         title=alt.Title(alt.ExprRef(expr=(
             "to > from ? 'No token looks to the right' : 'From ' + names[from - 1] + ' (token ' + from + ') back to ' "
             f"+ names[to - 1] + ' (token ' + to + '): the top {top} of all {run.n_heads:,} heads'"))),
-    )
+    ), heads=heads_rows)
 
 
 def describe(run, text: str, tokens: list, looking: int, looked_at: int) -> str:

@@ -458,6 +458,6 @@ def chart(fig, run) -> alt.TopLevelMixin:
     panels_rows = [{"l": layer, "h": head, "u": [round(s * UNITS) for cells in all_squares[(layer, head)] for s in cells],
                     "t": [v for cells in all_squares[(layer, head)] for v in top_looks(cells)]}
                    for layer in range(n_layer) for head in range(n_head + 1)]
-    return alt.vconcat(grid, detail, bar_chart, spacing=30).add_params(
+    return common.with_data(alt.vconcat(grid, detail, bar_chart, spacing=30).add_params(
         layer_param, head_param, token_param, names_param, looks, look_at, description,
-    ).properties(datasets={"panels": panels_rows})
+    ), panels=panels_rows)

@@ -171,9 +171,9 @@ def chart(fig, run) -> alt.TopLevelMixin:
         color=alt.Color("pos:N", sort=names, legend=None, scale=alt.Scale(scheme="tableau10")),
         tooltip=[alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:Q"), alt.Tooltip("rank:Q")],
     ).properties(width=WIDTH, height=160, title="Its rank")
-    return alt.vconcat(grid, top_chart, p_line, rank_line, spacing=24).add_params(
+    return common.with_data(alt.vconcat(grid, top_chart, p_line, rank_line, spacing=24).add_params(
         stage, position, track, where, vocab, names_param, cell_words, description,
-    ).properties(datasets={"cells": cells, "tops": tops, "follow": follow})
+    ), cells=cells, tops=tops, follow=follow)
 
 
 WIDTH = 520

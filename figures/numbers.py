@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import altair as alt
 
+from figures import common
 from figures.common import MAIN, thousands
 
 KIND = "numbers"
@@ -86,5 +87,5 @@ def chart(fig, run) -> alt.TopLevelMixin:
     labels = base.mark_text(align="left", dx=4, fontSize=12).encode(
         text=alt.Text("share:Q", format=".1%"))
     said = "; ".join(f"{row['part']}: {row['share'] * 100:.1f}% of the weights" for row in rows)
-    return alt.layer(bars, labels).add_params(alt.param(name="description", value=said + ".")).properties(
-        width="container", height=150, datasets={"parts": rows})
+    return common.with_data(alt.layer(bars, labels).add_params(alt.param(name="description", value=said + ".")).properties(
+        width="container", height=150), parts=rows)

@@ -201,5 +201,5 @@ def chart(fig, run) -> alt.TopLevelMixin:
     said = alt.param(name="descriptions", value=[describe(fig, run, s) for s in range(n_layer + 1)])
     description = alt.param(name="description", expr="descriptions[stage]")
     # Params and data go in once, at the top: Altair copies a chart's params and inline data at every step.
-    return alt.vconcat(top_chart, line_chart, spacing=28).add_params(stage, said, description).properties(
-        datasets={"top": rows, "line": line_rows})
+    return common.with_data(alt.vconcat(top_chart, line_chart, spacing=28).add_params(stage, said, description),
+                            top=rows, line=line_rows)

@@ -82,5 +82,5 @@ def chart(fig, run) -> alt.TopLevelMixin:
     bars = base.mark_bar(color=MAIN).encode(x2=alt.value(0))  # bars start at the axis, not at 0 (log)
     labels = base.mark_text(align="left", dx=4, fontSize=12).encode(text="shape:N")
     said = "; ".join(f"{label}: {shape_text}" for label, _, shape_text in steps(fig, run))
-    return alt.layer(bars, labels).add_params(alt.param(name="description", value=said + ".")).properties(
-        width="container", height=28 * len(rows), datasets={"steps": rows})
+    return common.with_data(alt.layer(bars, labels).add_params(alt.param(name="description", value=said + ".")).properties(
+        width="container", height=28 * len(rows)), steps=rows)
