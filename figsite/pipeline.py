@@ -6,6 +6,7 @@ import hashlib
 import json
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,13 +68,15 @@ def build_site(config: Path, model: str, revision: str | None, out: Path, seed: 
     if revision is not None and (model == "random" or Path(model).expanduser().is_dir()):
         raise BuildError(f"--revision: {model} has no revisions; allowed: --revision with a hub id only")
     requests, extras = model_requests(figures), model_extras(figures)
-    with output_lock(out):
+    with output_lock(out), ThreadPoolExecutor(max_workers=1) as background:
+        # The Vega bundle depends on nothing the run gives: it is made while the model loads and runs.
+        bundle = background.submit(vega_bundle, cache_dir)
         run, run_key = cached_run(figures, requests, extras, model, revision, seed, device, progress, cache_dir,
                                   rerun)
         with progress.phase("figures"):
             pages = [gather_page(fig, run, cache_dir, run_key) for fig in figures]
         with progress.phase("writing"):
-            write_site(out, run, pages, vega_bundle(cache_dir), cache_dir)
+            write_site(out, run, pages, bundle.result(), cache_dir)
     return run
 
 
