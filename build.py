@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import click
@@ -27,6 +28,14 @@ class Interrupted(OneLineError):
 
     def __init__(self):
         super().__init__("interrupted; the previous site is unchanged")
+
+
+INTERRUPTED = []  # set by the Ctrl-C handler: libraries may turn the KeyboardInterrupt into errors of their own
+
+
+def note_interrupt(signum, frame):
+    INTERRUPTED.append(signum)
+    raise KeyboardInterrupt
 
 
 class Command(click.Command):
@@ -57,6 +66,7 @@ class Command(click.Command):
 @click.option("--verbose", "-v", is_flag=True, help="Say what each phase does and how long it takes.")
 def cli(model, revision, config, out, seed, device, rerun, cache_dir, no_cache, quiet, verbose):
     """Runs GPT-2 once over the chapter's texts and writes the figures' site into OUT."""
+    previous = signal.signal(signal.SIGINT, note_interrupt)
     try:
         from figsite import cache
         from figsite.pipeline import Progress, build_site
@@ -68,6 +78,13 @@ def cli(model, revision, config, out, seed, device, rerun, cache_dir, no_cache, 
         raise OneLineError(str(exc)) from None
     except KeyboardInterrupt:
         raise Interrupted() from None
+    except Exception:
+        # A library can turn Ctrl-C into its own error (transformers' lazy imports raise ModuleNotFoundError).
+        if INTERRUPTED:
+            raise Interrupted() from None
+        raise
+    finally:
+        signal.signal(signal.SIGINT, previous)
     if not quiet:
         size = sum(p.stat().st_size for p in Path(out).rglob("*") if p.is_file())
         click.echo(f"wrote {out}/ ({size / 1e6:.1f} MB) from {len(run.texts)} texts read by {run.model['name']}: "

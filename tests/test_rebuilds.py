@@ -250,7 +250,7 @@ def test_sigkill_at_any_moment_leaves_a_whole_site(sites, small_model_dir, when,
     assert not [p.name for p in out.parent.iterdir() if p.name.startswith(".site-")]
 
 
-@pytest.mark.parametrize("delay", [0.4, 1.5, 3.0])
+@pytest.mark.parametrize("delay", [0.4, 1.5, 1.9, 3.0])
 def test_ctrl_c_ends_with_one_line_and_keeps_the_previous_site(sites, small_model_dir, delay):
     out, old, _, new_config = sites
     process = start_build("--model", small_model_dir, "--config", new_config, "--out", out, "--no-cache")
