@@ -13,6 +13,30 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:  # fallback; pyproject's pythonpath = ["."] should already do this
     sys.path.insert(0, str(REPO_ROOT))
 
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+# The figures chapter.toml lists, as the build reads them: tests follow the config rather than repeat it.
+CONFIG_FIGURES = tomllib.loads((REPO_ROOT / "chapter.toml").read_text(encoding="utf-8"))["figure"]
+
+# Two figures of two texts on a small model: what the bad-input and rebuild tests build and break.
+TWO_FIGURES = '''\
+[[figure]]
+kind = "attention"
+label = "l"
+text = "The animal didn't cross the street because it was too tired"
+focus = 9
+views = [[2, 3], [1, 1]]
+
+[[figure]]
+kind = "readout"
+label = "i"
+text = "Maya lives in Paris, the capital of"
+target = " France"
+'''
+
 SMALL_SHAPE = dict(n_layer=3, n_head=4, n_embd=64, n_positions=1024, vocab_size=50257)
 SMALL_SEED = 1234
 

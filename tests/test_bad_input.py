@@ -4,25 +4,12 @@ and the site an earlier build wrote stays exactly as it was."""
 from __future__ import annotations
 
 import pytest
-from conftest import snapshot
+from conftest import TWO_FIGURES, snapshot
 from click.testing import CliRunner
 
 from build import cli
 
-GOOD = '''\
-[[figure]]
-kind = "attention"
-label = "l"
-text = "The animal didn't cross the street because it was too tired"
-focus = 9
-views = [[2, 3], [1, 1]]
-
-[[figure]]
-kind = "readout"
-label = "i"
-text = "Maya lives in Paris, the capital of"
-target = " France"
-'''
+GOOD = TWO_FIGURES  # a config that builds
 
 
 def figure(**fields) -> str:

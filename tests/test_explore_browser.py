@@ -15,27 +15,18 @@ import hashlib
 import io
 import json
 import re
-import sys
 from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
+from conftest import CONFIG_FIGURES
 from browsing import CHROMIUM, CHROMIUM_ARGS, Visit, playwright_or_skip, wait_for_charts, watch
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
 
 sync_api = playwright_or_skip()
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python < 3.11
-    import tomli as tomllib
-
 pytestmark = pytest.mark.browser
 
-FIGURES = tomllib.loads((REPO_ROOT / "chapter.toml").read_text(encoding="utf-8"))["figure"]
+FIGURES = CONFIG_FIGURES
 LABELS = [figure["label"] for figure in FIGURES]
 
 

@@ -10,29 +10,20 @@ from __future__ import annotations
 
 import re
 import shutil
-import sys
 import time
 import warnings
 from html import unescape
 from pathlib import Path
 
 import pytest
+from conftest import CONFIG_FIGURES
 from browsing import ALL_RENDERED, CHROMIUM, CHROMIUM_ARGS, Visit, playwright_or_skip, watch
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
 
 sync_api = playwright_or_skip()
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python < 3.11
-    import tomli as tomllib
-
 pytestmark = pytest.mark.browser
 
-LABELS = [figure["label"] for figure in tomllib.loads((REPO_ROOT / "chapter.toml").read_text(encoding="utf-8"))["figure"]]
+LABELS = [figure["label"] for figure in CONFIG_FIGURES]
 FIGURE_PAGES = [f"figure-{label}.html" for label in LABELS]
 EMBED_PAGES = [f"embed-{label}.html" for label in LABELS]
 ALL_PAGES = ["index.html"] + FIGURE_PAGES + EMBED_PAGES

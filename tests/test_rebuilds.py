@@ -12,24 +12,11 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import snapshot
+from conftest import TWO_FIGURES, snapshot
 
 REPO = Path(__file__).resolve().parent.parent
 
-CONFIG = '''\
-[[figure]]
-kind = "attention"
-label = "l"
-text = "The animal didn't cross the street because it was too tired"
-focus = 9
-views = [[2, 3], [1, 1]]
-
-[[figure]]
-kind = "readout"
-label = "i"
-text = "Maya lives in Paris, the capital of"
-target = " France"
-'''
+CONFIG = TWO_FIGURES
 OTHER_CONFIG = CONFIG.replace("focus = 9", "focus = 4").replace(" France", " Europe")
 
 

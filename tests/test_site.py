@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
-from pathlib import Path
 
 import pytest
 
-CHAPTER = tomllib.loads((Path(__file__).resolve().parent.parent / "chapter.toml").read_text(encoding="utf-8"))
-PAGES = ["index.html"] + [f"figure-{figure['label']}.html" for figure in CHAPTER["figure"]]
-TEXTS = {text for figure in CHAPTER["figure"] for text in figure.get("texts", [figure.get("text")]) if text}
+from conftest import CONFIG_FIGURES
+PAGES = ["index.html"] + [f"figure-{figure['label']}.html" for figure in CONFIG_FIGURES]
+TEXTS = {text for figure in CONFIG_FIGURES for text in figure.get("texts", [figure.get("text")]) if text}
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +29,7 @@ def test_every_page_the_config_names_is_written(random_site):
     assert sorted(name for name in written if not name.startswith("text-")) == sorted(PAGES + bare)
     # A page per text that two or more figures read on their own.
     readers = {}
-    for figure in CHAPTER["figure"]:
+    for figure in CONFIG_FIGURES:
         if "text" in figure:
             readers[figure["text"]] = readers.get(figure["text"], 0) + 1
     assert len([name for name in written if name.startswith("text-")]) == sum(n >= 2 for n in readers.values())
