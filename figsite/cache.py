@@ -143,23 +143,42 @@ def store(folder: Path, entry_key: str, run: Run, tokens: dict) -> None:
 # ---------------------------------------------------------------------------------------------- assets
 
 def memo(folder: Path | None, parts: list, compute) -> bytes:
-    """Bytes that depend only on `parts` (the Vega bundle, a chart's drawing), computed once and kept.
+    """Bytes that depend only on `parts` (a figure's page data), computed once and kept.
 
     With no cache folder, they are computed every time.
     """
+    raw = recall(folder, parts)
+    if raw is None:
+        raw = compute()
+        keep(folder, parts, raw)
+    return raw
+
+
+def recall(folder: Path | None, parts: list) -> bytes | None:
+    """The bytes kept for `parts` (the Vega bundle, a chart's drawing), or None where none are, or they are damaged."""
     if folder is None:
-        return compute()
-    name = hashlib.sha256(json.dumps(parts, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
-    path = Path(folder) / "assets" / name[:2] / name
+        return None
+    path = _asset_path(folder, parts)
     checksum = path.with_suffix(".sha256")
     if path.is_file() and checksum.is_file():
         raw = path.read_bytes()
         if hashlib.sha256(raw).hexdigest() == checksum.read_text(encoding="ascii").strip():
             return raw
-    raw = compute()
+    return None
+
+
+def keep(folder: Path | None, parts: list, raw: bytes) -> None:
+    """Keeps the bytes computed for `parts`, for the next build (nothing where there is no cache folder)."""
+    if folder is None:
+        return
+    path = _asset_path(folder, parts)
     path.parent.mkdir(parents=True, exist_ok=True)
-    staging = path.with_name(f".{name}.{os.getpid()}")
+    staging = path.with_name(f".{path.name}.{os.getpid()}")
     staging.write_bytes(raw)
     os.replace(staging, path)
-    checksum.write_text(hashlib.sha256(raw).hexdigest(), encoding="ascii")
-    return raw
+    path.with_suffix(".sha256").write_text(hashlib.sha256(raw).hexdigest(), encoding="ascii")
+
+
+def _asset_path(folder: Path, parts: list) -> Path:
+    name = hashlib.sha256(json.dumps(parts, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    return Path(folder) / "assets" / name[:2] / name

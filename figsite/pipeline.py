@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+import functools
 import time
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +16,8 @@ import click
 from figsite import cache
 from figsite.config import Figure, load_config
 from figsite.errors import BuildError
-from figsite.render import Page, output_lock, vega_bundle, write_site
+from figsite.drawing import Drawer, DrawingError
+from figsite.render import CHART_THEMES, Page, output_lock, vl_version, write_site
 from figsite.run import Run
 from figures import KINDS
 
@@ -68,20 +69,52 @@ def build_site(config: Path, model: str, revision: str | None, out: Path, seed: 
     if revision is not None and (model == "random" or Path(model).expanduser().is_dir()):
         raise BuildError(f"--revision: {model} has no revisions; allowed: --revision with a hub id only")
     requests, extras = model_requests(figures), model_extras(figures)
-    with output_lock(out), ThreadPoolExecutor(max_workers=1) as background:
-        # The Vega bundle depends on nothing the run gives: it is made while the model loads and runs.
-        bundle = background.submit(vega_bundle, cache_dir)
+    vl, vl_convert_version = vl_version(), _vl_convert_version()
+    with output_lock(out), Drawer() as drawer:
+        # The drawing process makes the Vega bundle while the model loads and runs, and each figure's drawings
+        # while the next figure is built (see figsite.drawing).
+        bundle = kept_or_asked(cache_dir, ["vega-bundle", vl_convert_version, vl], ["js"],
+                               lambda: drawer.bundle(vl), "the Vega bundle")
         run, run_key = cached_run(figures, requests, extras, model, revision, seed, device, progress, cache_dir,
-                                  rerun)
+                                  rerun, on_miss=lambda: drawer.warm_up(vl))
+        pages, drawings = [], {}
         with progress.phase("figures"):
-            pages = [gather_page(fig, run, cache_dir, run_key) for fig in figures]
+            for fig in figures:
+                page = gather_page(fig, run, cache_dir, run_key)
+                pages.append(page)
+                drawings[page.label] = kept_or_asked(
+                    cache_dir, ["drawing", 3, vl, page.spec, CHART_THEMES["light"]], ["svg", "png"],
+                    lambda: drawer.drawings(page.spec, vl, CHART_THEMES["light"]), f"figure ({page.label})'s drawing")
         with progress.phase("writing"):
-            write_site(out, run, pages, bundle.result(), cache_dir)
+            write_site(out, run, pages, lambda: bundle()[0], drawings)
     return run
 
 
-def cached_run(figures, requests, extras, model, revision, seed, device, progress, cache_dir, rerun):
-    """The run from the cache where the model and the texts are the same as before; else the model runs.
+def kept_or_asked(cache_dir: Path | None, parts: list, names: list, ask, what: str):
+    """The bytes kept in the cache for `parts`, else asked of the drawing process now (`ask` returns a Future)
+    and kept once they come. Returns a function that returns them as a list (one per name)."""
+    kept = [cache.recall(cache_dir, [*parts, name]) for name in names]
+    if all(raw is not None for raw in kept):
+        return lambda: kept
+    future = ask()
+
+    @functools.cache
+    def result() -> list:
+        try:
+            made = future.result()
+        except DrawingError as exc:
+            raise BuildError(f"{what} could not be made with vl-convert: {exc}") from None
+        for name, raw in zip(names, made):
+            cache.keep(cache_dir, [*parts, name], raw)
+        return made
+
+    return result
+
+
+def cached_run(figures, requests, extras, model, revision, seed, device, progress, cache_dir, rerun,
+               on_miss=lambda: None):
+    """The run from the cache where the model and the texts are the same as before; else the model runs
+    (and `on_miss` is called first).
 
     Returns the run and its cache key (None where it can't be cached)."""
     entry = None
@@ -96,6 +129,7 @@ def cached_run(figures, requests, extras, model, revision, seed, device, progres
             for fig in figures:
                 KINDS[fig.kind].check(fig, tokens.__getitem__, run.model)
             return run, entry
+    on_miss()
     run, tokens = fresh_run(figures, requests, extras, model, revision, seed, device, progress)
     if entry is not None:
         cache.store(cache_dir, entry, run, tokens)
@@ -164,6 +198,12 @@ def gather_page(fig: Figure, run: Run, cache_dir: Path | None = None, run_key: s
     computed = json.loads(cache.memo(memo_dir, parts, compute))
     return Page(label=fig.label, kind=fig.kind, title=module.TITLE, caption=fig.caption or module.CAPTION,
                 guide=module.GUIDE, texts=fig.texts(), **computed)
+
+
+def _vl_convert_version() -> str:
+    import vl_convert  # its Rust library loads only when it first draws
+
+    return vl_convert.__version__
 
 
 def _code_digest(*folders: Path) -> str:

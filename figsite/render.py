@@ -12,17 +12,14 @@ import hashlib
 import fcntl
 import json
 import os
-import re
 import shutil
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import jinja2
 
-from figsite import cache
 from figsite.errors import BuildError
 from figsite.run import Run
 
@@ -31,7 +28,6 @@ TEMPLATES = ROOT / "templates"
 STATIC = TEMPLATES / "static"
 MARKER = ".gpt2-figures-site"  # says a folder was written by this tool, so a rebuild may replace it
 CHART_THEMES = json.loads((TEMPLATES / "chart_themes.json").read_text(encoding="utf-8"))
-STATIC_WIDTH = 640  # the width of the drawings made at build time, where no page gives a container
 
 
 @dataclass
@@ -132,14 +128,18 @@ def _recover(out: Path) -> None:
         shutil.rmtree(leftover, ignore_errors=True)
 
 
-def write_site(out: Path, run: Run, pages: list[Page], vega_bundle: str, cache_dir: Path | None = None) -> None:
-    """Writes the whole site into a fresh folder, then swaps it in for `out` (hold output_lock)."""
+def write_site(out: Path, run: Run, pages: list[Page], bundle, drawings: dict) -> None:
+    """Writes the whole site into a fresh folder, then swaps it in for `out` (hold output_lock).
+
+    bundle: returns the Vega bundle (bytes); drawings: label -> returns the figure's [SVG, PNG] (bytes). Both
+    are asked for last, after every page is written: the drawing process may still be making them.
+    """
     out = Path(out).resolve()
     _check_out(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-new-", dir=out.parent))
     try:
-        _write_all(staging, run, pages, vega_bundle, cache_dir)
+        _write_all(staging, run, pages, bundle, drawings)
         _swap(staging, out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -181,11 +181,10 @@ def _exchange(a: Path, b: Path) -> bool:
     return renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0
 
 
-def _write_all(folder: Path, run: Run, pages: list[Page], vega_bundle: str, cache_dir: Path | None) -> None:
+def _write_all(folder: Path, run: Run, pages: list[Page], bundle, drawings: dict) -> None:
     (folder / MARKER).write_text("Written by build.py; a rebuild replaces this folder.\n", encoding="utf-8")
     assets = folder / "assets"
     assets.mkdir()
-    (assets / "vega.js").write_text(vega_bundle, encoding="utf-8")
     for static in sorted(STATIC.iterdir()):
         shutil.copyfile(static, assets / static.name)
 
@@ -203,21 +202,6 @@ def _write_all(folder: Path, run: Run, pages: list[Page], vega_bundle: str, cach
 
     (folder / "figures.txt").write_text("\n".join(page.text_figure for page in pages), encoding="utf-8")
 
-    images = folder / "img"
-    images.mkdir()
-    jobs = [(page, suffix) for page in pages for suffix in ("svg", "png")]
-
-    def draw(job):
-        page, suffix = job
-        return cache.memo(cache_dir, ["drawing", 2, suffix, _vl_version(), page.spec, CHART_THEMES["light"]],
-                          lambda: static_drawing(page.spec, suffix))
-
-    # vl-convert draws outside Python's lock, so the drawings share the cores; each drawing numbers its own
-    # ids (_stable_ids), so the order they finish in changes no byte.
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        for (page, suffix), drawing in zip(jobs, pool.map(draw, jobs)):
-            (folder / f"{page.image}.{suffix}").write_bytes(drawing)
-
     env = environment()
     common = {"run": run, "pages": pages, "notice": _notice(run), "chart_themes": CHART_THEMES,
               "text_pages": text_pages(run, pages)}
@@ -229,6 +213,13 @@ def _write_all(folder: Path, run: Run, pages: list[Page], vega_bundle: str, cach
     for text_page in common["text_pages"]:
         html = env.get_template("text.html").render(text_page=text_page, **common)
         (folder / text_page.file).write_text(html, encoding="utf-8")
+
+    (assets / "vega.js").write_bytes(bundle())
+    images = folder / "img"
+    images.mkdir()
+    for page in pages:
+        for suffix, drawing in zip(("svg", "png"), drawings[page.label]()):
+            (folder / f"{page.image}.{suffix}").write_bytes(drawing)
 
 
 @dataclass
@@ -271,51 +262,11 @@ def _write_downloads(folder: Path, page: Page, run: Run) -> None:
                              for row in rows)
 
 
-def static_drawing(spec: dict, suffix: str) -> bytes:
-    """The chart's opening state drawn at build time: SVG for no-JavaScript and print, PNG for previews."""
-    import vl_convert
-
-    fixed = _fixed_width(spec)
-    fixed["config"] = {**CHART_THEMES["light"], "background": "white"}
-    if suffix == "svg":
-        return _stable_ids(vl_convert.vegalite_to_svg(fixed, vl_version=_vl_version())).encode("utf-8")
-    return vl_convert.vegalite_to_png(fixed, vl_version=_vl_version(), scale=1)
-
-
-def _stable_ids(svg: str) -> str:
-    """Vega numbers gradients and clips with a counter that runs across drawings; number them per drawing so
-    that a drawing's bytes depend on the drawing alone."""
-    names = {}
-    for found in re.findall(r'id="((?:gradient|clip|pattern)_?\d+)"', svg):
-        names.setdefault(found, f"{re.match(r'[a-z]+', found).group()}-{len(names) + 1}")
-    for old, new in names.items():
-        svg = re.sub(rf"\b{old}\b", new, svg)
-    return svg
-
-
-def vega_bundle(cache_dir: Path | None = None) -> str:
-    """Vega, Vega-Lite and vega-embed as one classic script, from the installed vl-convert (no CDN)."""
-    import vl_convert
-
-    parts = ["vega-bundle", vl_convert.__version__, _vl_version()]
-    return cache.memo(cache_dir, parts, lambda: vl_convert.javascript_bundle(vl_version=_vl_version()).encode()
-                      ).decode("utf-8")
-
-
-def _vl_version() -> str:
+def vl_version() -> str:
     """The Vega-Lite version Altair writes specs for, as vl-convert names it ('6.4')."""
     import altair as alt
 
     return ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
-
-
-def _fixed_width(node):
-    """A copy of a spec with every width "container" made a number: a drawing made at build time has no page."""
-    if isinstance(node, dict):
-        return {k: (STATIC_WIDTH if k == "width" and v == "container" else _fixed_width(v)) for k, v in node.items()}
-    if isinstance(node, list):
-        return [_fixed_width(v) for v in node]
-    return node
 
 
 def _notice(run: Run) -> str | None:

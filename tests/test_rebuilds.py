@@ -215,6 +215,26 @@ def wait_for(condition, timeout=120.0):
         time.sleep(0.02)
 
 
+def children(pid: int) -> list[int]:
+    """The processes `pid` started (the drawing process), from /proc."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 # When to kill: while Python and torch load, and at moments of the writing phase, which swaps the site in.
 KILL_POINTS = [("while starting", None, 0.5), ("as writing starts", "writing", 0.0),
                ("during writing", "writing", 0.6), ("late in writing", "writing", 1.5)]
@@ -228,9 +248,13 @@ def test_sigkill_at_any_moment_leaves_a_whole_site(sites, small_model_dir, when,
         wait_for(lambda: any(p.name.startswith(".site-new-") for p in out.parent.iterdir())
                  or process.poll() is not None)
     time.sleep(delay)
+    helpers = children(process.pid)
     process.send_signal(signal.SIGKILL)
     process.wait(timeout=60)
     assert snapshot(out) in (old, new), f"killed {when}: the site is neither the old one nor the new one"
+    # The drawing process sees its input end and ends too: a killed build leaves nothing running.
+    wait_for(lambda: not any(running(pid) for pid in helpers), timeout=30)
+    assert not [pid for pid in helpers if running(pid)], f"killed {when}: its drawing process still runs"
     # The next build tidies what the killed one left and ends with the new site.
     build_here("--model", small_model_dir, "--config", new_config, "--out", out, "--no-cache")
     assert snapshot(out) == new

@@ -1,0 +1,196 @@
+"""Drawing: the Vega bundle and each figure's static drawings, made by vl-convert in a process of its own.
+
+None of this work needs the model: the bundle needs nothing at all and a drawing needs only its chart's spec.
+So a second process makes the bundle while this one imports torch and runs the model, and draws each figure
+as soon as its chart is built, while the next chart is being built: the two cores work at once. It is started
+only when there is something to draw (a rebuild from the cache has it all already).
+
+The two processes talk over the worker's stdin and stdout. A request is one line of JSON; the answers come in
+the order of the requests, each a status byte (b"+" done, b"-" failed), a count of parts, and each part as
+its length and its bytes. The worker ends when its stdin closes, also when this process is killed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import struct
+import subprocess
+import sys
+import threading
+from collections import deque
+from concurrent.futures import Future
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+STATIC_WIDTH = 640  # the width of the drawings made at build time, where no page gives a container
+COUNT, LENGTH = struct.Struct(">I"), struct.Struct(">Q")
+
+
+# ---------------------------------------------------------------------------------------------- this side
+
+class DrawingError(Exception):
+    """vl-convert could not do a job, or the drawing process ended before it answered."""
+
+
+class Drawer:
+    """The client of the drawing process: each request returns a Future of its answer's parts (bytes).
+
+    Use it as a context manager: leaving the block ends the process (at once where the block failed).
+    """
+
+    def __init__(self):
+        self._process = None
+        self._waiting = deque()  # futures in the order of their requests
+        self._ended = False  # the process has gone: no answer will come
+        self._lock = threading.Lock()
+
+    def bundle(self, vl_version: str) -> Future:
+        """Vega, Vega-Lite and vega-embed as one classic script: a Future of [bytes]."""
+        return self._ask({"job": "bundle", "vl_version": vl_version})
+
+    def warm_up(self, vl_version: str) -> Future:
+        """Starts the process and pays vl-convert's first-drawing cost now, while the model runs: a Future of []."""
+        return self._ask({"job": "warm", "vl_version": vl_version})
+
+    def drawings(self, spec: dict, vl_version: str, theme: dict) -> Future:
+        """The chart's opening state drawn at `STATIC_WIDTH`: a Future of [SVG bytes, PNG bytes]."""
+        return self._ask({"job": "draw", "spec": spec, "vl_version": vl_version, "theme": theme})
+
+    def _ask(self, request: dict) -> Future:
+        future = Future()
+        with self._lock:
+            if self._ended:
+                future.set_exception(DrawingError("the drawing process ended before it answered"))
+                return future
+            if self._process is None:
+                self._start()
+            self._waiting.append(future)
+        try:
+            self._process.stdin.write(json.dumps(request, ensure_ascii=False).encode("utf-8") + b"\n")
+            self._process.stdin.flush()
+        except OSError:  # the process is gone; the reader has failed (or will fail) every waiting future
+            pass
+        return future
+
+    def _start(self) -> None:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+        self._process = subprocess.Popen([sys.executable, "-m", "figsite.drawing"], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, env=env)
+        threading.Thread(target=self._read, args=(self._process.stdout,), daemon=True).start()
+
+    def _read(self, stream) -> None:
+        """Hands each answer to the future of its request, in order; on a broken stream fails the rest."""
+        try:
+            while True:
+                status = stream.read(1)
+                if not status:
+                    break
+                (count,) = COUNT.unpack(_exactly(stream, COUNT.size))
+                parts = [_exactly(stream, LENGTH.unpack(_exactly(stream, LENGTH.size))[0]) for _ in range(count)]
+                with self._lock:
+                    future = self._waiting.popleft()
+                if status == b"+":
+                    future.set_result(parts)
+                else:
+                    future.set_exception(DrawingError(parts[0].decode("utf-8", "replace")))
+        except (OSError, EOFError, struct.error, IndexError):
+            pass
+        with self._lock:
+            self._ended = True
+            while self._waiting:
+                self._waiting.popleft().set_exception(DrawingError("the drawing process ended before it answered"))
+
+    def __enter__(self) -> "Drawer":
+        return self
+
+    def __exit__(self, kind, error, traceback) -> None:
+        process = self._process
+        if process is None:
+            return
+        if kind is not None:
+            process.kill()  # a failed or interrupted build waits for nothing
+        try:
+            process.stdin.close()
+        except OSError:
+            pass
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _exactly(stream, n: int) -> bytes:
+    data = stream.read(n)
+    if len(data) != n:
+        raise EOFError
+    return data
+
+
+# ---------------------------------------------------------------------------------------------- the worker
+
+def serve(requests=None, answers=None) -> None:
+    """The drawing process: answers each request line of `requests` on `answers`, until `requests` ends."""
+    try:
+        import vl_convert
+    except Exception as exc:  # noqa: BLE001 - said in answer to every request, so the build can name it
+        vl_convert, missing = None, exc
+    requests = requests or sys.stdin.buffer
+    answers = answers or sys.stdout.buffer
+    for line in requests:
+        request = json.loads(line)
+        try:
+            if vl_convert is None:
+                raise RuntimeError(f"vl-convert cannot be loaded ({missing})")
+            parts = _do(vl_convert, request)
+            status = b"+"
+        except Exception as exc:  # noqa: BLE001 - every failure goes back to the build, which names the figure
+            parts, status = [f"{type(exc).__name__}: {exc}".encode("utf-8")], b"-"
+        answers.write(status + COUNT.pack(len(parts)) + b"".join(LENGTH.pack(len(p)) + p for p in parts))
+        answers.flush()
+
+
+def _do(vl_convert, request: dict) -> list[bytes]:
+    if request["job"] == "bundle":
+        return [vl_convert.javascript_bundle(vl_version=request["vl_version"]).encode("utf-8")]
+    if request["job"] == "warm":
+        # The first drawing of a process takes half a second more than the next ones.
+        vl_convert.vegalite_to_svg({"mark": "point", "data": {"values": [{}]}}, vl_version=request["vl_version"])
+        return []
+    if request["job"] == "draw":
+        spec = {**fixed_width(request["spec"]), "config": {**request["theme"], "background": "white"}}
+        svg = stable_ids(vl_convert.vegalite_to_svg(spec, vl_version=request["vl_version"]))
+        return [svg.encode("utf-8"), vl_convert.svg_to_png(svg, scale=1)]
+    raise ValueError(f"no such job: {request['job']!r}")
+
+
+def stable_ids(svg: str) -> str:
+    """Vega numbers gradients and clips with a counter that runs across drawings; number them per drawing so
+    that a drawing's bytes depend on the drawing alone."""
+    names = {}
+    for found in re.findall(r'id="((?:gradient|clip|pattern)_?\d+)"', svg):
+        names.setdefault(found, f"{re.match(r'[a-z]+', found).group()}-{len(names) + 1}")
+    for old, new in names.items():
+        svg = re.sub(rf"\b{old}\b", new, svg)
+    return svg
+
+
+def fixed_width(node):
+    """A copy of a spec with every width "container" made a number: a drawing made at build time has no page."""
+    if isinstance(node, dict):
+        return {k: (STATIC_WIDTH if k == "width" and v == "container" else fixed_width(v)) for k, v in node.items()}
+    if isinstance(node, list):
+        return [fixed_width(v) for v in node]
+    return node
+
+
+if __name__ == "__main__":
+    # Ctrl-C reaches the whole process group: the build answers it, and ends this process when it leaves.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        serve()
+    except BrokenPipeError:  # the build ended first
+        pass

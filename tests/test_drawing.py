@@ -1,0 +1,91 @@
+"""The drawing process: the Vega bundle and the static drawings, made beside the build in a process of its own."""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+
+import pytest
+import vl_convert
+
+from figsite.drawing import STATIC_WIDTH, Drawer, DrawingError, fixed_width, stable_ids
+from figsite.errors import BuildError
+from figsite.pipeline import kept_or_asked
+from figsite.render import CHART_THEMES, vl_version
+
+BARS = {"data": {"values": [{"a": "x", "b": 1}, {"a": "y", "b": 3}]}, "mark": "bar", "width": "container",
+        "encoding": {"x": {"field": "a", "type": "nominal"}, "y": {"field": "b", "type": "quantitative"}}}
+
+
+@pytest.fixture
+def drawer():
+    with Drawer() as drawer:
+        yield drawer
+
+
+def test_a_drawing_is_vl_converts_own_svg_and_its_png(drawer):
+    theme = CHART_THEMES["light"]
+    svg, png = drawer.drawings(BARS, vl_version(), theme).result(timeout=120)
+    # Made here in this process, with vl-convert directly: the same picture, numbered the same way.
+    spec = {**fixed_width(BARS), "config": {**theme, "background": "white"}}
+    expected = stable_ids(vl_convert.vegalite_to_svg(spec, vl_version=vl_version()))
+    assert svg.decode("utf-8") == expected
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    assert fixed_width(BARS)["width"] == STATIC_WIDTH  # a container's width became the drawing's
+
+
+def test_the_bundle_is_vl_converts_javascript_bundle(drawer):
+    [bundle] = drawer.bundle(vl_version()).result(timeout=120)
+    assert bundle.decode("utf-8") == vl_convert.javascript_bundle(vl_version=vl_version())
+
+
+def test_a_spec_vl_convert_rejects_fails_that_drawing_only(drawer):
+    broken = drawer.drawings({"mark": "no-such-mark", "data": {"values": []}}, vl_version(), {})
+    after = drawer.drawings(BARS, vl_version(), {})
+    with pytest.raises(DrawingError):
+        broken.result(timeout=120)
+    svg, _ = after.result(timeout=120)
+    assert svg.startswith(b"<svg")
+
+
+def test_a_drawing_process_that_died_fails_what_waits_instead_of_hanging(drawer):
+    first = drawer.warm_up(vl_version())
+    drawer._process.kill()
+    with pytest.raises(DrawingError):
+        first.result(timeout=60)
+    later = drawer.drawings(BARS, vl_version(), {})
+    with pytest.raises(DrawingError, match="ended"):
+        later.result(timeout=60)
+
+
+def test_a_failed_drawing_stops_the_build_with_one_line_naming_it(tmp_path):
+    future = Future()
+    future.set_exception(DrawingError("ValueError: no such mark"))
+    result = kept_or_asked(tmp_path, ["drawing", "x"], ["svg", "png"], lambda: future, "figure (l)'s drawing")
+    with pytest.raises(BuildError, match=r"^figure \(l\)'s drawing could not be made with vl-convert: ValueError"):
+        result()
+
+
+def test_what_was_drawn_once_is_kept_and_not_asked_for_again(tmp_path):
+    made = Future()
+    made.set_result([b"<svg/>", b"png"])
+    asked = []
+
+    def ask():
+        asked.append(1)
+        return made
+
+    assert kept_or_asked(tmp_path, ["drawing", {"a": 1}], ["svg", "png"], ask, "d")() == [b"<svg/>", b"png"]
+    assert kept_or_asked(tmp_path, ["drawing", {"a": 1}], ["svg", "png"], ask, "d")() == [b"<svg/>", b"png"]
+    assert len(asked) == 1
+    # Another spec is another drawing.
+    kept_or_asked(tmp_path, ["drawing", {"a": 2}], ["svg", "png"], ask, "d")()
+    assert len(asked) == 2
+
+
+def test_without_a_cache_nothing_is_kept():
+    made = Future()
+    made.set_result([b"js"])
+    asked = []
+    for _ in range(2):
+        kept_or_asked(None, ["vega-bundle"], ["js"], lambda: asked.append(1) or made, "the bundle")()
+    assert len(asked) == 2
