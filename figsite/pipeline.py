@@ -7,6 +7,7 @@ import json
 import sys
 import functools
 import time
+from importlib import metadata
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,22 +70,25 @@ def build_site(config: Path, model: str, revision: str | None, out: Path, seed: 
     if revision is not None and (model == "random" or Path(model).expanduser().is_dir()):
         raise BuildError(f"--revision: {model} has no revisions; allowed: --revision with a hub id only")
     requests, extras = model_requests(figures), model_extras(figures)
-    vl, vl_convert_version = vl_version(), _vl_convert_version()
+    # What the bundle and the drawings depend on besides a chart's spec: the versions of vl-convert, and of
+    # Altair, which names the Vega-Lite version. Read without importing either (a rebuild may need neither).
+    versions = [metadata.version("vl-convert-python"), metadata.version("altair")]
     with output_lock(out), Drawer() as drawer:
         # The drawing process makes the Vega bundle while the model loads and runs, and each figure's drawings
         # while the next figure is built (see figsite.drawing).
-        bundle = kept_or_asked(cache_dir, ["vega-bundle", vl_convert_version, vl], ["js"],
-                               lambda: drawer.bundle(vl), "the Vega bundle")
+        bundle = kept_or_asked(cache_dir, ["vega-bundle", *versions], ["js"], lambda: drawer.bundle(vl_version()),
+                               "the Vega bundle")
         run, run_key = cached_run(figures, requests, extras, model, revision, seed, device, progress, cache_dir,
-                                  rerun, on_miss=lambda: drawer.warm_up(vl))
+                                  rerun, on_miss=lambda: drawer.warm_up(vl_version()))
         pages, drawings = [], {}
         with progress.phase("figures"):
             for fig in figures:
                 page = gather_page(fig, run, cache_dir, run_key)
                 pages.append(page)
                 drawings[page.label] = kept_or_asked(
-                    cache_dir, ["drawing", 3, vl, page.spec, CHART_THEMES["light"]], ["svg", "png"],
-                    lambda: drawer.drawings(page.spec, vl, CHART_THEMES["light"]), f"figure ({page.label})'s drawing")
+                    cache_dir, ["drawing", 3, *versions, page.spec, CHART_THEMES["light"]], ["svg", "png"],
+                    lambda: drawer.drawings(page.spec, vl_version(), CHART_THEMES["light"]),
+                    f"figure ({page.label})'s drawing")
         with progress.phase("writing"):
             write_site(out, run, pages, lambda: bundle()[0], drawings)
     return run
@@ -198,12 +202,6 @@ def gather_page(fig: Figure, run: Run, cache_dir: Path | None = None, run_key: s
     computed = json.loads(cache.memo(memo_dir, parts, compute))
     return Page(label=fig.label, kind=fig.kind, title=module.TITLE, caption=fig.caption or module.CAPTION,
                 guide=module.GUIDE, texts=fig.texts(), **computed)
-
-
-def _vl_convert_version() -> str:
-    import vl_convert  # its Rust library loads only when it first draws
-
-    return vl_convert.__version__
 
 
 def _code_digest(*folders: Path) -> str:

@@ -6,12 +6,11 @@ token to look from and one of the views: the config's (layer, head) pairs and th
 
 from __future__ import annotations
 
-import altair as alt
 
 from figsite.config import Field
 from figsite.run import JS_CALLBACK, MIN_SHARE, SHARE_UNIT
 from figures import common
-from figures.common import ACCENT, MAIN, shown, whole_percent
+from figures.common import ACCENT, MAIN, alt, shown, whole_percent
 
 KIND = "attention"
 TITLE = "Attention: which earlier tokens does one token look at?"

@@ -8,11 +8,10 @@ exactly zero, because no token looks to the right; after it, the numbers part wa
 
 from __future__ import annotations
 
-import altair as alt
 
 from figsite.config import Field
 from figures import common
-from figures.common import shown
+from figures.common import alt, shown
 
 KIND = "compare"
 TITLE = "Two texts with the same beginning: where do their numbers part?"

@@ -6,10 +6,9 @@ Reads the run record's `model` (how many heads, the context length); the rest is
 
 from __future__ import annotations
 
-import altair as alt
 
 from figsite.config import Field
-from figures.common import ACCENT, MAIN, thousands
+from figures.common import ACCENT, MAIN, alt, thousands
 
 KIND = "cost"
 TITLE = "Why attention costs so much work"

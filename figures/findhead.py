@@ -13,12 +13,11 @@ every pair; a longer one keeps the configured 'from' token and offers every toke
 
 from __future__ import annotations
 
-import altair as alt
 
 from figsite.config import Field
 from figsite.run import MIN_SHARE
 from figures import common
-from figures.common import ACCENT, MAIN, shown, whole_percent
+from figures.common import ACCENT, MAIN, alt, shown, whole_percent
 from figures.heads import UNITS, quoted, row
 
 KIND = "find-head"

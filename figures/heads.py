@@ -21,12 +21,11 @@ import math
 import struct
 import zlib
 
-import altair as alt
 
 from figsite.config import Field
 from figsite.run import MIN_SHARE, SHARE_UNIT, head_file
 from figures import common
-from figures.common import ACCENT, MAIN, shown, whole_percent
+from figures.common import ACCENT, MAIN, alt, shown, whole_percent
 
 KIND = "heads"
 TITLE = "Every head at a glance: who looks at whom, in each layer and head"

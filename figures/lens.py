@@ -7,11 +7,10 @@ the tracked tokens' probability and rank, 1 = most likely, at every stage and po
 
 from __future__ import annotations
 
-import altair as alt
 
 from figsite.config import Field
 from figures import common
-from figures.common import ACCENT, MAIN, shown, whole_percent
+from figures.common import ACCENT, MAIN, alt, shown, whole_percent
 
 KIND = "lens"
 TITLE = "The guess at every position, layer by layer"

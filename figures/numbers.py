@@ -6,10 +6,9 @@ feed-forward matrices' shapes). Another model gives its own numbers.
 
 from __future__ import annotations
 
-import altair as alt
 
 from figures import common
-from figures.common import MAIN, thousands
+from figures.common import MAIN, alt, thousands
 
 KIND = "numbers"
 TITLE = "The model in numbers"

@@ -6,12 +6,11 @@ for the head that looks hardest back to a given token, `attention[layer][head][q
 
 from __future__ import annotations
 
-import altair as alt
 
 from figsite.config import Field
 from figsite.run import MIN_SHARE
 from figures import common
-from figures.common import ACCENT, MAIN, shown, whole_percent
+from figures.common import ACCENT, MAIN, alt, shown, whole_percent
 
 KIND = "readout"
 TITLE = "The guess takes shape layer by layer (the final read-out applied after each layer)"

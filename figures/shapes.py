@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import math
 
-import altair as alt
 
 from figsite.config import Field
 from figures import common
-from figures.common import MAIN, thousands
+from figures.common import MAIN, alt, thousands
 
 KIND = "shapes"
 TITLE = "The shape of the numbers as they move through the model"
