@@ -45,7 +45,8 @@ class Drawer:
         self._process = None
         self._waiting = deque()  # futures in the order of their requests
         self._ended = False  # the process has gone: no answer will come
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # guards _waiting and _ended
+        self._sending = threading.Lock()  # one request written at a time
 
     def bundle(self, vl_version: str) -> Future:
         """Vega, Vega-Lite and vega-embed as one classic script: a Future of [bytes]."""
@@ -61,18 +62,21 @@ class Drawer:
 
     def _ask(self, request: dict) -> Future:
         future = Future()
-        with self._lock:
-            if self._ended:
-                future.set_exception(DrawingError("the drawing process ended before it answered"))
-                return future
-            if self._process is None:
-                self._start()
-            self._waiting.append(future)
-        try:
-            self._process.stdin.write(json.dumps(request, ensure_ascii=False).encode("utf-8") + b"\n")
-            self._process.stdin.flush()
-        except OSError:  # the process is gone; the reader has failed (or will fail) every waiting future
-            pass
+        # Requests go out in the order their futures wait in. The reader needs only the short lock: were it
+        # held while a long request is written, the worker could block on an answer the reader can't take.
+        with self._sending:
+            with self._lock:
+                if self._ended:
+                    future.set_exception(DrawingError("the drawing process ended before it answered"))
+                    return future
+                if self._process is None:
+                    self._start()
+                self._waiting.append(future)
+            try:
+                self._process.stdin.write(json.dumps(request, ensure_ascii=False).encode("utf-8") + b"\n")
+                self._process.stdin.flush()
+            except OSError:  # the process is gone; the reader fails every waiting future
+                pass
         return future
 
     def _start(self) -> None:
