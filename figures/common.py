@@ -96,3 +96,18 @@ def with_data(chart, **datasets):
     """
     chart.datasets = datasets
     return chart
+
+
+def spec(chart) -> dict:
+    """The chart's Vega-Lite spec as plain data, as pages embed it (tests/test_site.py validates each one).
+
+    The datasets go in after the conversion: they are plain data already, and Altair would walk every row and
+    value of them, which for the larger figures takes longer than converting all the rest of the chart.
+    """
+    datasets = chart.datasets
+    bare = chart.copy(deep=False)
+    bare.datasets = alt.Undefined
+    out = bare.to_dict(validate=False)
+    if datasets is not alt.Undefined:
+        out["datasets"] = datasets
+    return out
