@@ -12,6 +12,7 @@ its length and its bytes. The worker ends when its stdin closes, also when this 
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -48,17 +49,17 @@ class Drawer:
         self._lock = threading.Lock()  # guards _waiting and _ended
         self._sending = threading.Lock()  # one request written at a time
 
-    def bundle(self, vl_version: str) -> Future:
+    def bundle(self) -> Future:
         """Vega, Vega-Lite and vega-embed as one classic script: a Future of [bytes]."""
-        return self._ask({"job": "bundle", "vl_version": vl_version})
+        return self._ask({"job": "bundle"})
 
-    def warm_up(self, vl_version: str) -> Future:
+    def warm_up(self) -> Future:
         """Starts the process and pays vl-convert's first-drawing cost now, while the model runs: a Future of []."""
-        return self._ask({"job": "warm", "vl_version": vl_version})
+        return self._ask({"job": "warm"})
 
-    def drawings(self, spec: dict, vl_version: str, theme: dict) -> Future:
-        """The chart's opening state drawn at `STATIC_WIDTH`: a Future of [SVG bytes, PNG bytes]."""
-        return self._ask({"job": "draw", "spec": spec, "vl_version": vl_version, "theme": theme})
+    def drawings(self, spec: dict, theme: dict) -> Future:
+        """The chart's opening state drawn at `STATIC_WIDTH` in the given theme: a Future of [SVG bytes, PNG bytes]."""
+        return self._ask({"job": "draw", "spec": spec, "theme": theme})
 
     def _ask(self, request: dict) -> Future:
         future = Future()
@@ -159,16 +160,24 @@ def serve(requests=None, answers=None) -> None:
 
 def _do(vl_convert, request: dict) -> list[bytes]:
     if request["job"] == "bundle":
-        return [vl_convert.javascript_bundle(vl_version=request["vl_version"]).encode("utf-8")]
+        return [vl_convert.javascript_bundle(vl_version=vl_version()).encode("utf-8")]
     if request["job"] == "warm":
         # The first drawing of a process takes half a second more than the next ones.
-        vl_convert.vegalite_to_svg({"mark": "point", "data": {"values": [{}]}}, vl_version=request["vl_version"])
+        vl_convert.vegalite_to_svg({"mark": "point", "data": {"values": [{}]}}, vl_version=vl_version())
         return []
     if request["job"] == "draw":
         spec = {**fixed_width(request["spec"]), "config": {**request["theme"], "background": "white"}}
-        svg = stable_ids(vl_convert.vegalite_to_svg(spec, vl_version=request["vl_version"]))
+        svg = stable_ids(vl_convert.vegalite_to_svg(spec, vl_version=vl_version()))
         return [svg.encode("utf-8"), vl_convert.svg_to_png(svg, scale=1)]
     raise ValueError(f"no such job: {request['job']!r}")
+
+
+@functools.cache
+def vl_version() -> str:
+    """The Vega-Lite version Altair writes specs for, as vl-convert names it ('6.4')."""
+    import altair as alt
+
+    return ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
 
 
 def stable_ids(svg: str) -> str:
@@ -194,6 +203,8 @@ def fixed_width(node):
 if __name__ == "__main__":
     # Ctrl-C reaches the whole process group: the build answers it, and ends this process when it leaves.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # The build's own process is the one the reader waits for: where both want a core, it goes first.
+    os.nice(10)
     try:
         serve()
     except BrokenPipeError:  # the build ended first

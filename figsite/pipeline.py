@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import sys
+import threading
 import functools
 import time
 from importlib import metadata
@@ -18,7 +20,7 @@ from figsite import cache
 from figsite.config import Figure, load_config
 from figsite.errors import BuildError
 from figsite.drawing import Drawer, DrawingError
-from figsite.render import CHART_THEMES, Page, output_lock, vl_version, write_site
+from figsite.render import CHART_THEMES, Page, output_lock, write_site
 from figsite.run import Run
 from figures import KINDS, common
 
@@ -76,10 +78,10 @@ def build_site(config: Path, model: str, revision: str | None, out: Path, seed: 
     with output_lock(out), Drawer() as drawer:
         # The drawing process makes the Vega bundle while the model loads and runs, and each figure's drawings
         # while the next figure is built (see figsite.drawing).
-        bundle = kept_or_asked(cache_dir, ["vega-bundle", *versions], ["js"], lambda: drawer.bundle(vl_version()),
+        bundle = kept_or_asked(cache_dir, ["vega-bundle", *versions], ["js"], drawer.bundle,
                                "the Vega bundle")
         run, run_key = cached_run(figures, requests, extras, model, revision, seed, device, progress, cache_dir,
-                                  rerun, on_miss=lambda: drawer.warm_up(vl_version()))
+                                  rerun, on_miss=drawer.warm_up)
         pages, drawings = [], {}
         with progress.phase("figures"):
             for fig in figures:
@@ -87,7 +89,7 @@ def build_site(config: Path, model: str, revision: str | None, out: Path, seed: 
                 pages.append(page)
                 drawings[page.label] = kept_or_asked(
                     cache_dir, ["drawing", 3, *versions, page.spec, CHART_THEMES["light"]], ["svg", "png"],
-                    lambda: drawer.drawings(page.spec, vl_version(), CHART_THEMES["light"]),
+                    lambda: drawer.drawings(page.spec, CHART_THEMES["light"]),
                     f"figure ({page.label})'s drawing")
         with progress.phase("writing"):
             write_site(out, run, pages, lambda: bundle()[0], drawings)
@@ -145,6 +147,9 @@ def fresh_run(figures, requests, extras, model, revision, seed, device, progress
     with progress.phase("imports"):
         from figsite import capture  # torch and transformers load only when the model must run
     with progress.phase("model load"):
+        # The charts need Altair once the model has run: it loads meanwhile, while torch fills the weights
+        # outside Python's lock.
+        threading.Thread(target=_preload, args=("altair",), daemon=True).start()
         loaded = capture.load(model, revision, seed, device)
 
     def tokenize(text: str) -> list[str]:
@@ -157,6 +162,13 @@ def fresh_run(figures, requests, extras, model, revision, seed, device, progress
                                   lens=extras["lens"], pairs=[tuple(pair) for pair in extras["pairs"]])
     strings = set(requests) | {target for target in requests.values() if target is not None}
     return run, {string: tokenize(string) for string in sorted(strings)}
+
+
+def _preload(name: str) -> None:
+    try:
+        importlib.import_module(name)
+    except Exception:  # noqa: BLE001 - the import that needs it says what is wrong
+        pass
 
 
 def model_requests(figures: list[Figure]) -> dict:

@@ -262,13 +262,6 @@ def _write_downloads(folder: Path, page: Page, run: Run) -> None:
                              for row in rows)
 
 
-def vl_version() -> str:
-    """The Vega-Lite version Altair writes specs for, as vl-convert names it ('6.4')."""
-    import altair as alt
-
-    return ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
-
-
 def _notice(run: Run) -> str | None:
     """The warning every page of a random model carries: its numbers are not GPT-2's."""
     if not run.is_random:

@@ -7,10 +7,10 @@ from concurrent.futures import Future
 import pytest
 import vl_convert
 
-from figsite.drawing import STATIC_WIDTH, Drawer, DrawingError, fixed_width, stable_ids
+from figsite.drawing import STATIC_WIDTH, Drawer, DrawingError, fixed_width, stable_ids, vl_version
 from figsite.errors import BuildError
 from figsite.pipeline import kept_or_asked
-from figsite.render import CHART_THEMES, vl_version
+from figsite.render import CHART_THEMES
 
 BARS = {"data": {"values": [{"a": "x", "b": 1}, {"a": "y", "b": 3}]}, "mark": "bar", "width": "container",
         "encoding": {"x": {"field": "a", "type": "nominal"}, "y": {"field": "b", "type": "quantitative"}}}
@@ -24,7 +24,7 @@ def drawer():
 
 def test_a_drawing_is_vl_converts_own_svg_and_its_png(drawer):
     theme = CHART_THEMES["light"]
-    svg, png = drawer.drawings(BARS, vl_version(), theme).result(timeout=120)
+    svg, png = drawer.drawings(BARS, theme).result(timeout=120)
     # Made here in this process, with vl-convert directly: the same picture, numbered the same way.
     spec = {**fixed_width(BARS), "config": {**theme, "background": "white"}}
     expected = stable_ids(vl_convert.vegalite_to_svg(spec, vl_version=vl_version()))
@@ -34,13 +34,13 @@ def test_a_drawing_is_vl_converts_own_svg_and_its_png(drawer):
 
 
 def test_the_bundle_is_vl_converts_javascript_bundle(drawer):
-    [bundle] = drawer.bundle(vl_version()).result(timeout=120)
+    [bundle] = drawer.bundle().result(timeout=120)
     assert bundle.decode("utf-8") == vl_convert.javascript_bundle(vl_version=vl_version())
 
 
 def test_a_spec_vl_convert_rejects_fails_that_drawing_only(drawer):
-    broken = drawer.drawings({"mark": "no-such-mark", "data": {"values": []}}, vl_version(), {})
-    after = drawer.drawings(BARS, vl_version(), {})
+    broken = drawer.drawings({"mark": "no-such-mark", "data": {"values": []}}, {})
+    after = drawer.drawings(BARS, {})
     with pytest.raises(DrawingError):
         broken.result(timeout=120)
     svg, _ = after.result(timeout=120)
@@ -48,11 +48,11 @@ def test_a_spec_vl_convert_rejects_fails_that_drawing_only(drawer):
 
 
 def test_a_drawing_process_that_died_fails_what_waits_instead_of_hanging(drawer):
-    first = drawer.warm_up(vl_version())
+    first = drawer.warm_up()
     drawer._process.kill()
     with pytest.raises(DrawingError):
         first.result(timeout=60)
-    later = drawer.drawings(BARS, vl_version(), {})
+    later = drawer.drawings(BARS, {})
     with pytest.raises(DrawingError, match="ended"):
         later.result(timeout=60)
 
