@@ -21,7 +21,7 @@ What it measures, each in a fresh process started with this Python (`sys.executa
    system-wide monotonic clock as the parent's). Target: cold / floor at most 1.5.
 2. cached rebuild: `build.py --model random --out SITE --cache CACHE` into the cold build's site with its
    now warm cache, run 3 times as `python -c "runpy.run_path('build.py')"` so that the same process can say
-   afterwards whether torch (and transformers) were imported. Wall time from spawn to exit; the best of 3 is
+   afterwards whether torch (and transformers, and Altair) were imported. Wall time from spawn to exit; the best of 3 is
    the figure. Targets: at most 1.0 s; torch not imported.
 3. long text: bench/long_text.toml (one English text of exactly 1,024 GPT-2 tokens, an attention figure with
    views [[5,4],[1,1]] and focus 700, a read-out figure with target " France"), built cold like the chapter
@@ -134,7 +134,7 @@ try:
 except SystemExit as exc:
     code = exc.code
 print("BENCH " + json.dumps({"code": code, "torch": "torch" in sys.modules,
-                             "transformers": "transformers" in sys.modules}))
+                             "transformers": "transformers" in sys.modules, "altair": "altair" in sys.modules}))
 """
 
 # Before any of the page's scripts: the moment the first chart is drawn (data-rendered="true").
@@ -381,7 +381,8 @@ def run(work: Path) -> int:
         line = next((l for l in child.stdout.splitlines() if l.startswith("wrote ")), "").split(": ", 1)[-1]
         print(f"    run {i}: {child.wall:5.2f} s wall (CPU {child.cpu:.2f} s; load avg {child.load:.2f})  "
               f"torch imported: {'yes' if child.result['torch'] else 'no'}, transformers: "
-              f"{'yes' if child.result['transformers'] else 'no'}; build.py says: {line}")
+              f"{'yes' if child.result['transformers'] else 'no'}, altair: {'yes' if child.result['altair'] else 'no'}; "
+              f"build.py says: {line}")
     changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
     print(f"  best of 3: {best.wall:.2f} s (target at most {TARGET_REBUILD_S:.1f} s); "
           f"all 3: {', '.join(f'{c.wall:.2f}' for c in rebuilds)} s")

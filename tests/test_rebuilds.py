@@ -60,8 +60,8 @@ def cache_dir(tmp_path) -> Path:
 
 # ---------------------------------------------------------------------------------------------- the cache
 
-def test_rebuild_of_same_model_and_texts_reads_the_cache_and_never_imports_torch(small_model_dir, config,
-                                                                                 cache_dir, tmp_path):
+def test_rebuild_of_same_model_and_texts_reads_the_cache_and_never_imports_torch_or_altair(small_model_dir, config,
+                                                                                           cache_dir, tmp_path):
     first = tmp_path / "first"
     build("--model", small_model_dir, "--config", config, "--out", first, "--cache", cache_dir)
     second = tmp_path / "second"
@@ -69,13 +69,15 @@ def test_rebuild_of_same_model_and_texts_reads_the_cache_and_never_imports_torch
              "exit_code = 0\n"
              "try:\n    runpy.run_path('build.py', run_name='__main__')\n"
              "except SystemExit as e:\n    exit_code = e.code or 0\n"
-             "print('torch imported:', 'torch' in sys.modules, 'transformers imported:', 'transformers' in sys.modules)\n"
+             "print('torch imported:', 'torch' in sys.modules, 'transformers imported:', 'transformers' in sys.modules,\n"
+             "      'altair imported:', 'altair' in sys.modules)\n"
              "sys.exit(exit_code)")
     result = subprocess.run([sys.executable, "-c", probe, "build.py", "--model", str(small_model_dir), "--config",
                              str(config), "--out", str(second), "--cache", str(cache_dir), "--verbose"],
                             cwd=REPO, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
-    assert "torch imported: False transformers imported: False" in result.stdout
+    # Nothing to compute or draw: neither torch nor Altair loads.
+    assert "torch imported: False transformers imported: False altair imported: False" in result.stdout
     assert "cache: using the stored run" in result.stderr
     assert snapshot(first) == snapshot(second)
 
