@@ -268,8 +268,10 @@ def test_ctrl_c_ends_with_one_line_and_keeps_the_previous_site(sites, small_mode
     out, old, _, new_config = sites
     process = start_build("--model", small_model_dir, "--config", new_config, "--out", out, "--no-cache")
     time.sleep(delay)
+    helpers = children(process.pid)
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=60)
+    assert not [pid for pid in helpers if running(pid)], "Ctrl-C left the drawing process running"
     if process.returncode == 0:
         pytest.skip("the build had finished before the signal came")
     assert process.returncode == 130
