@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import json
 import sys
 import threading
-import functools
 import time
-from importlib import metadata
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 
 import click
@@ -89,7 +89,7 @@ def build_site(config: Path, model: str, revision: str | None, out: Path, seed: 
                 pages.append(page)
                 drawings[page.label] = kept_or_asked(
                     cache_dir, ["drawing", 3, *versions, page.spec, CHART_THEMES["light"]], ["svg", "png"],
-                    lambda: drawer.drawings(page.spec, CHART_THEMES["light"]),
+                    functools.partial(drawer.drawings, page.spec, CHART_THEMES["light"]),
                     f"figure ({page.label})'s drawing")
         with progress.phase("writing"):
             write_site(out, run, pages, lambda: bundle()[0], drawings)
