@@ -123,13 +123,7 @@ def store(folder: Path, entry_key: str, run: Run, tokens: dict) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".entry-", dir=folder))
     try:
-        files = {}
-        for path, content in run.files().items():
-            target = staging / "data" / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            raw = content.encode("utf-8")
-            target.write_bytes(raw)
-            files[path] = hashlib.sha256(raw).hexdigest()
+        files = run.write_files(staging / "data")
         manifest = {"format": CACHE_FORMAT, "key": entry_key, "files": files, "tokens": tokens}
         (staging / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False), encoding="utf-8")
         entry = folder / entry_key

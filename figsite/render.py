@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import csv
 import ctypes
-import hashlib
 import fcntl
 import json
 import os
@@ -188,13 +187,7 @@ def _write_all(folder: Path, run: Run, pages: list[Page], bundle, drawings: dict
     for static in sorted(STATIC.iterdir()):
         shutil.copyfile(static, assets / static.name)
 
-    checksums = {}
-    for path, content in run.files().items():
-        target = folder / "data" / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        raw = content.encode("utf-8")
-        target.write_bytes(raw)
-        checksums[f"data/{path}"] = hashlib.sha256(raw).hexdigest()
+    checksums = {f"data/{path}": digest for path, digest in run.write_files(folder / "data").items()}
     for page in pages:
         page.data_files = [(f"data/{run.slugs[text]}.json", checksums[f"data/{run.slugs[text]}.json"])
                            for text in page.texts] + [("data/run.json", checksums["data/run.json"])]

@@ -13,10 +13,12 @@ Two data formats (see README, "Data files"):
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from pathlib import Path
 
 RUN_FORMAT = "gpt2-figures-run/1"
 DATA_FORMAT = "gpt2-figures/1"
@@ -116,6 +118,18 @@ class Run:
         for (text, name), payload in sorted(self.heads.items(), key=lambda item: (self.slugs[item[0][0]], item[0][1])):
             out[f"{self.slugs[text]}/{name}"] = f"{JS_CALLBACK}({to_json(payload)});\n"
         return out
+
+    def write_files(self, folder: Path) -> dict:
+        """Writes every data file of the run under `folder` (the site's or a cache entry's data/); returns
+        path under data/ -> SHA-256 of the bytes written."""
+        checksums = {}
+        for path, content in self.files().items():
+            target = folder / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            raw = content.encode("utf-8")
+            target.write_bytes(raw)
+            checksums[path] = hashlib.sha256(raw).hexdigest()
+        return checksums
 
     @classmethod
     def from_files(cls, read) -> "Run":
