@@ -16,7 +16,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from figsite.hub import GPT2_SMALL, hub_reachable
+from figsite.hub import GPT2_SMALL, cached_commit, hub_reachable, is_commit
 from figsite.run import DATA_FORMAT, LONG_DATA_FORMAT, RUN_FORMAT, Run
 
 CACHE_FORMAT = "gpt2-figures-cache/1"
@@ -61,12 +61,8 @@ def directory_fingerprint(path: Path) -> str:
 
 def resolve_revision(model: str, revision: str | None) -> str | None:
     """The commit a hub id and revision stand for: asked of the hub where it answers, else the local cache."""
-    if revision and len(revision) == 40 and all(c in "0123456789abcdef" for c in revision):
+    if is_commit(revision):
         return revision
-    try:
-        from huggingface_hub import constants
-    except ImportError:
-        return None
     if os.environ.get("HF_HUB_OFFLINE") != "1" and hub_reachable():
         try:
             from huggingface_hub import HfApi
@@ -74,8 +70,7 @@ def resolve_revision(model: str, revision: str | None) -> str | None:
             return HfApi().model_info(model, revision=revision, timeout=10).sha
         except Exception:  # the hub said no (unknown id, no access): the build will say why
             return None
-    ref = Path(constants.HF_HUB_CACHE) / f"models--{model.replace('/', '--')}" / "refs" / (revision or "main")
-    return ref.read_text(encoding="utf-8").strip() if ref.is_file() else None
+    return cached_commit(model, revision)
 
 
 def key(identity: dict, requests: dict, device: str, extras: dict | None = None) -> str:

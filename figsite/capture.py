@@ -23,7 +23,7 @@ import transformers  # noqa: E402
 from transformers import GPT2Config, GPT2LMHeadModel, GPT2Tokenizer  # noqa: E402
 
 from figsite.errors import BuildError
-from figsite.hub import GPT2_SMALL, hub_reachable
+from figsite.hub import GPT2_SMALL, cached_commit, hub_reachable
 from figsite.run import (AVERAGE_FILE, DATA_FORMAT, LONG_DATA_FORMAT, HEAD_FORMAT, MIN_SHARE, SHARE_UNIT, Run,
                          head_file, slugs_for)
 
@@ -126,7 +126,8 @@ def _load_pretrained(where: str, revision: str | None, local: bool, name: str, d
         tokenizer = _from_cache_or_hub(transformers.AutoTokenizer, where, local, kwargs)
     except (OSError, ValueError) as exc:
         raise _unavailable(name, local, exc) from None
-    resolved = None if local else (getattr(config, "_commit_hash", None) or revision)
+    # With no network, transformers loads from the local cache and records no commit: read it from there.
+    resolved = None if local else (getattr(config, "_commit_hash", None) or cached_commit(where, revision) or revision)
     return Loaded(model, tokenizer, name, resolved, device)
 
 

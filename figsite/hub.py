@@ -6,10 +6,34 @@ Nothing here imports torch or transformers, so a cached rebuild can use it.
 from __future__ import annotations
 
 import socket
+from pathlib import Path
 import urllib.parse
 
 # GPT-2 small's shape, for --model random.
 GPT2_SMALL = dict(vocab_size=50257, n_positions=1024, n_embd=768, n_layer=12, n_head=12)
+
+
+def is_commit(revision: str | None) -> bool:
+    return bool(revision) and len(revision) == 40 and all(c in "0123456789abcdef" for c in revision)
+
+
+def cached_commit(model: str, revision: str | None) -> str | None:
+    """The commit of the snapshot the local Hugging Face cache holds for a hub id and revision, else None.
+
+    transformers 5 records no commit on a model loaded with local_files_only: this reads it from the cache's
+    own layout (refs/<revision> names the commit; snapshots/<commit>/ holds its files), with no network.
+    """
+    if is_commit(revision):
+        return revision
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:
+        return None
+    found = try_to_load_from_cache(model, "config.json", revision=revision or "main")
+    if not isinstance(found, str):
+        return None
+    commit = Path(found).parent.name  # .../snapshots/<commit>/config.json
+    return commit if is_commit(commit) else None
 
 
 def hub_reachable(timeout: float = 3.0) -> bool:
