@@ -69,11 +69,12 @@ def cli(model, revision, config, out, seed, device, rerun, cache_dir, no_cache, 
     previous = signal.signal(signal.SIGINT, note_interrupt)
     try:
         from figsite import cache
-        from figsite.pipeline import Progress, build_site
+        from figsite.pipeline import Progress, Settings, build_site
 
         progress = Progress(verbosity=0 if quiet else 2 if verbose else 1)
-        cache_dir = None if no_cache else (cache_dir or cache.default_dir())
-        run = build_site(config, model, revision, out, seed, device, progress, cache_dir, rerun)
+        settings = Settings(config=config, model=model, revision=revision, out=out, seed=seed, device=device,
+                            cache_dir=None if no_cache else (cache_dir or cache.default_dir()), rerun=rerun)
+        run = build_site(settings, progress)
     except BuildError as exc:
         raise OneLineError(str(exc)) from None
     except KeyboardInterrupt:

@@ -115,11 +115,11 @@ import time
 start = time.perf_counter()
 import json, resource, sys
 from pathlib import Path
-from figsite.pipeline import Progress, build_site
+from figsite.pipeline import Progress, Settings, build_site
 imported = time.perf_counter()
 config, out, cache = sys.argv[1:4]
 progress = Progress(verbosity=0)
-build_site(Path(config), "random", None, Path(out), 0, "cpu", progress, Path(cache), False)
+build_site(Settings(config=Path(config), model="random", out=Path(out), cache_dir=Path(cache)), progress)
 built = time.perf_counter()
 print("BENCH " + json.dumps({"start": start, "imported": imported, "built": built, "phases": progress.phases,
                              "torch": "torch" in sys.modules,

@@ -182,12 +182,13 @@ class TextCapture:
 
 
 @torch.no_grad()  # the read-outs too: nothing here is trained, and autograd would keep every stage's scores
-def run_text(loaded: Loaded, text: str, target: str | None = None, lens: bool = False,
+def run_text(loaded: Loaded, text: str, target: str | None = None, lens: list[str] | None = None,
              keep_residual: bool = False) -> TextCapture:
     """Runs the model once over `text` and turns what it computed into plain data.
 
     The read-out at stage s is the final layer norm and the unembedding applied to the residual stream
     after s layers (stage 0: after the embedding). The last stage is the model's own output.
+    `lens`: for a lens figure, the tokens (by text, one token each) it follows besides the table's most frequent.
     """
     model, device = loaded.model, loaded.device
     ids = token_ids(loaded, text)
@@ -219,7 +220,7 @@ def run_text(loaded: Loaded, text: str, target: str | None = None, lens: bool = 
         if target_id is not None:
             p_target = torch.exp(logits[:, target_id].double() - log_total[:, 0]).cpu()  # (position,)
             target_p.append([round(p, PROBABILITY_DECIMALS) for p in p_target.tolist()])
-        if lens:
+        if lens is not None:
             stage_logits.append((logits, log_total))
 
     n_layer, n_head, n = attention.shape[:3]
@@ -237,8 +238,10 @@ def run_text(loaded: Loaded, text: str, target: str | None = None, lens: bool = 
     if target_id is not None:
         data["target"] = {"id": target_id, "text": token_text(loaded, target_id), "p": target_p}
     capture = TextCapture(data, shapes, heads)
-    if lens:
-        capture.lens = _lens(stage_logits, readout, target_id)
+    if lens is not None:
+        followed = [target_id] if target_id is not None else []
+        followed += [token_ids(loaded, token)[0] for token in lens]
+        capture.lens = _lens(stage_logits, readout, followed)
     if keep_residual:
         # (stages, position, d_model): hidden_states[-1] has the final layer norm applied; the last block's
         # own output is the residual stream after the last layer.
@@ -265,11 +268,12 @@ def _stage_scores(model: GPT2LMHeadModel, residual: torch.Tensor, model_logits: 
     yield model_logits
 
 
-def _lens(stage_logits: list, readout: list, target_id: int | None) -> dict:
+def _lens(stage_logits: list, readout: list, followed: list[int]) -> dict:
     """The probability and rank (1 = most likely) of the tracked tokens at every stage and position.
 
-    Tracked: the tokens most often among the cells' top 3 (and the target), so a reader can follow a token
-    the table shows. stage_logits: per stage, (scores (position, vocab), log of the softmax total (position, 1)).
+    Tracked: the tokens most often among the cells' top 3, so a reader can follow a token the table shows, and
+    then each `followed` token (the text's target, the tokens a lens figure names) not among them already.
+    stage_logits: per stage, (scores (position, vocab), log of the softmax total (position, 1)).
     """
     counts = {}
     for stage in readout:
@@ -277,8 +281,9 @@ def _lens(stage_logits: list, readout: list, target_id: int | None) -> dict:
             for token_id, _ in cell["top"][:3]:
                 counts[token_id] = counts.get(token_id, 0) + 1
     tracked = sorted(counts, key=lambda t: (-counts[t], t))[:LENS_TOKENS]
-    if target_id is not None and target_id not in tracked:
-        tracked.append(target_id)
+    for token_id in followed:
+        if token_id not in tracked:
+            tracked.append(token_id)
     index = torch.tensor(tracked, device=stage_logits[0][0].device)
     p_all, rank_all = [], []
     for logits, log_total in stage_logits:
@@ -379,17 +384,18 @@ def environment(loaded: Loaded) -> dict:
 
 # ---------------------------------------------------------------------------------------------- the run
 
-def capture_run(loaded: Loaded, requests: dict, each=lambda texts: texts, lens=(), pairs=()) -> Run:
+def capture_run(loaded: Loaded, requests: dict, each=lambda texts: texts, lens=None, pairs=()) -> Run:
     """Runs the model once per distinct text (`requests`: text -> target or None) and gathers the Run.
 
-    `lens`: the texts whose tracked tokens a lens figure follows; `pairs`: the (text, text) a comparison
-    figure sets side by side. `each` wraps the list of texts, for a progress display."""
+    `lens`: text -> the tokens (by text) a lens figure of that text follows; `pairs`: the (text, text) a
+    comparison figure sets side by side. `each` wraps the list of texts, for a progress display."""
+    lens = lens or {}
     run = Run(model=loaded.info, slugs=slugs_for(list(requests)),
               parameters=parameter_counts(loaded), environment=environment(loaded))
     compared = {text for pair in pairs for text in pair}
     residuals = {}
     for text in each(list(requests)):
-        capture = run_text(loaded, text, requests[text], lens=text in lens, keep_residual=text in compared)
+        capture = run_text(loaded, text, requests[text], lens=lens.get(text), keep_residual=text in compared)
         run.texts[text], run.shapes[text] = capture.data, capture.shapes
         run.heads.update({(text, name): payload for name, payload in capture.heads.items()})
         if capture.lens is not None:

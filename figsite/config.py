@@ -8,7 +8,7 @@ own module once the model is loaded, before it runs.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 try:
@@ -47,10 +47,20 @@ class Figure:
     kind: str
     label: str
     caption: str | None
-    values: dict = field(default_factory=dict)
+    values: dict = field(default_factory=dict)  # the config's keys as written (and defaults), checked for form
+    resolved: dict = field(default_factory=dict)  # what the kind's check resolved (figures.kind), 0-based
 
     def __getitem__(self, key):
         return self.values[key]
+
+    def with_resolved(self, resolved: dict) -> "Figure":
+        """This figure with what its kind's check resolved: positions, defaults that depend on the model."""
+        return replace(self, resolved=dict(resolved))
+
+    @property
+    def opening(self) -> int:
+        """The 0-based position of the token the figure opens on (its focus, read position or 'from')."""
+        return self.resolved["opening"]
 
     def error(self, key: str, problem: str, allowed: str) -> BuildError:
         """An error that names this figure, the field, what was wrong and what is allowed."""

@@ -29,7 +29,10 @@ def cached_commit(model: str, revision: str | None) -> str | None:
         from huggingface_hub import try_to_load_from_cache
     except ImportError:
         return None
-    found = try_to_load_from_cache(model, "config.json", revision=revision or "main")
+    try:
+        found = try_to_load_from_cache(model, "config.json", revision=revision or "main")
+    except ValueError:  # not a hub id at all (a path that does not exist): the loader says what is wrong
+        return None
     if not isinstance(found, str):
         return None
     commit = Path(found).parent.name  # .../snapshots/<commit>/config.json

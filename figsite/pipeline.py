@@ -63,37 +63,61 @@ class Progress:
         return ", ".join(f"{name} {seconds:.1f} s" for name, seconds in self.phases.items())
 
 
-def build_site(config: Path, model: str, revision: str | None, out: Path, seed: int, device: str,
-               progress: Progress | None = None, cache_dir: Path | None = None, rerun: bool = False) -> Run:
+@dataclass(frozen=True)
+class Settings:
+    """What one build is asked to do: the command line's options, as build.py reads them."""
+
+    config: Path
+    model: str = "gpt2"  # a hub id, a save_pretrained directory, or "random"
+    revision: str | None = None  # a hub revision; None: the hub's default
+    out: Path = Path("site")
+    seed: int = 0  # the seed of --model random
+    device: str = "cpu"
+    cache_dir: Path | None = None  # None: no cache
+    rerun: bool = False  # run the model even where the cache holds the run
+
+
+@dataclass
+class Needs:
+    """What the figures need of the model run, gathered from every figure's kind before the model loads."""
+
+    requests: dict  # text -> the target it tracks (or None): the model reads each text once
+    extras: dict  # {"lens": {text: [followed token, ...]}, "pairs": [[text, text], ...]}
+    strings: list  # every string any figure needs tokenized (texts, targets, tokens named by text)
+
+
+def build_site(settings: Settings, progress: Progress | None = None) -> Run:
     """Reads the config, runs the model once per distinct text (or reads the run from the cache), and
-    writes the site into `out`. `cache_dir` None: no cache."""
+    writes the site into `settings.out`."""
     progress = progress or Progress()
-    figures = load_config(config, KINDS)
-    if revision is not None and (model == "random" or Path(model).expanduser().is_dir()):
-        raise BuildError(f"--revision: {model} has no revisions; allowed: --revision with a hub id only")
-    requests, extras = model_requests(figures), model_extras(figures)
-    # What the bundle and the drawings depend on besides a chart's spec: the versions of vl-convert, and of
-    # Altair, which names the Vega-Lite version. Read without importing either (a rebuild may need neither).
-    versions = [metadata.version("vl-convert-python"), metadata.version("altair")]
-    with output_lock(out), Drawer() as drawer:
+    figures = load_config(settings.config, KINDS)
+    if settings.revision is not None and (settings.model == "random" or Path(settings.model).expanduser().is_dir()):
+        raise BuildError(f"--revision: {settings.model} has no revisions; allowed: --revision with a hub id only")
+    needs = gather_needs(figures)
+    cache_dir = settings.cache_dir
+    with output_lock(settings.out), Drawer() as drawer:
         # The drawing process makes the Vega bundle while the model loads and runs, and each figure's drawings
         # while the next figure is built (see figsite.drawing).
-        bundle = kept_or_asked(cache_dir, ["vega-bundle", *versions], ["js"], drawer.bundle,
+        bundle = kept_or_asked(cache_dir, ["vega-bundle", *TOOL_VERSIONS], ["js"], drawer.bundle,
                                "the Vega bundle")
-        run, run_key = cached_run(figures, requests, extras, model, revision, seed, device, progress, cache_dir,
-                                  rerun, on_miss=drawer.warm_up)
+        run, figures, run_key = cached_run(settings, figures, needs, progress, on_miss=drawer.warm_up)
         pages, drawings = [], {}
         with progress.phase("figures"):
             for fig in figures:
                 page = gather_page(fig, run, cache_dir, run_key)
                 pages.append(page)
                 drawings[page.label] = kept_or_asked(
-                    cache_dir, ["drawing", 3, *versions, page.spec, CHART_THEMES["light"]], ["svg", "png"],
+                    cache_dir, ["drawing", 3, *TOOL_VERSIONS, page.spec, CHART_THEMES["light"]], ["svg", "png"],
                     functools.partial(drawer.drawings, page.spec, CHART_THEMES["light"]),
                     f"figure ({page.label})'s drawing")
         with progress.phase("writing"):
-            write_site(out, run, pages, lambda: bundle()[0], drawings)
+            write_site(settings.out, run, pages, lambda: bundle()[0], drawings)
     return run
+
+
+# What the bundle, the drawings and the charts depend on besides a chart's spec: the versions of vl-convert, and
+# of Altair, which names the Vega-Lite version. Read without importing either (a rebuild may need neither).
+TOOL_VERSIONS = (metadata.version("vl-convert-python"), metadata.version("altair"))
 
 
 def kept_or_asked(cache_dir: Path | None, parts: list, names: list, ask, what: str):
@@ -117,51 +141,54 @@ def kept_or_asked(cache_dir: Path | None, parts: list, names: list, ask, what: s
     return result
 
 
-def cached_run(figures, requests, extras, model, revision, seed, device, progress, cache_dir, rerun,
-               on_miss=lambda: None):
+def resolve(figures: list[Figure], tokens: dict, model: dict) -> list[Figure]:
+    """Each figure checked against the tokens and the model's size, with what its kind's check resolved."""
+    return [fig.with_resolved(KINDS[fig.kind].check(fig, tokens.__getitem__, model)) for fig in figures]
+
+
+def cached_run(settings: Settings, figures: list[Figure], needs: Needs, progress: Progress,
+               on_miss=lambda: None) -> tuple[Run, list[Figure], str | None]:
     """The run from the cache where the model and the texts are the same as before; else the model runs
     (and `on_miss` is called first).
 
-    Returns the run and its cache key (None where it can't be cached)."""
+    Returns the run, the figures resolved against it, and the run's cache key (None where it can't be cached).
+    """
     entry = None
-    if cache_dir is not None:
+    if settings.cache_dir is not None:
         with progress.phase("cache lookup"):
-            identity = cache.model_identity(model, revision, seed)
-            entry = cache.key(identity, requests, device, extras) if identity else None
-            hit = cache.load(cache_dir, entry, progress.log) if entry and not rerun else None
+            identity = cache.model_identity(settings.model, settings.revision, settings.seed)
+            entry = cache.key(identity, needs.requests, settings.device, needs.extras) if identity else None
+            hit = cache.load(settings.cache_dir, entry, progress.log) if entry and not settings.rerun else None
         if hit is not None:
             run, tokens = hit
             progress.log(f"cache: using the stored run {entry[:12]} (--rerun runs the model again)")
-            for fig in figures:
-                KINDS[fig.kind].check(fig, tokens.__getitem__, run.model)
-            return run, entry
+            return run, resolve(figures, tokens, run.model), entry
     on_miss()
-    run, tokens = fresh_run(figures, requests, extras, model, revision, seed, device, progress)
+    run, figures, tokens = fresh_run(settings, figures, needs, progress)
     if entry is not None:
-        cache.store(cache_dir, entry, run, tokens)
-    return run, entry
+        cache.store(settings.cache_dir, entry, run, tokens)
+    return run, figures, entry
 
 
-def fresh_run(figures, requests, extras, model, revision, seed, device, progress):
-    """Loads the model, checks the figures against it, and runs it once per distinct text."""
+def fresh_run(settings: Settings, figures: list[Figure], needs: Needs, progress: Progress):
+    """Loads the model, checks the figures against it, and runs it once per distinct text.
+
+    Returns the run, the resolved figures, and the tokens of every string the figures named (for the cache)."""
     with progress.phase("imports"):
         from figsite import capture  # torch and transformers load only when the model must run
     with progress.phase("model load"):
         # The charts need Altair once the model has run: it loads meanwhile, while torch fills the weights
         # outside Python's lock.
         threading.Thread(target=_preload, args=("altair",), daemon=True).start()
-        loaded = capture.load(model, revision, seed, device)
-
-    def tokenize(text: str) -> list[str]:
-        return [capture.token_text(loaded, i) for i in capture.token_ids(loaded, text)]
-
-    for fig in figures:
-        KINDS[fig.kind].check(fig, tokenize, loaded.info)
+        loaded = capture.load(settings.model, settings.revision, settings.seed, settings.device)
+    # The same tokens the cache keeps: a kind that forgot to declare a string fails here, cold, not on a rebuild.
+    tokens = {string: [capture.token_text(loaded, i) for i in capture.token_ids(loaded, string)]
+              for string in needs.strings}
+    figures = resolve(figures, tokens, loaded.info)
     with progress.phase("run"):
-        run = capture.capture_run(loaded, requests, lambda texts: progress.items(texts, "reading the texts"),
-                                  lens=extras["lens"], pairs=[tuple(pair) for pair in extras["pairs"]])
-    strings = set(requests) | {target for target in requests.values() if target is not None}
-    return run, {string: tokenize(string) for string in sorted(strings)}
+        run = capture.capture_run(loaded, needs.requests, lambda texts: progress.items(texts, "reading the texts"),
+                                  lens=needs.extras["lens"], pairs=[tuple(pair) for pair in needs.extras["pairs"]])
+    return run, figures, tokens
 
 
 def _preload(name: str) -> None:
@@ -169,6 +196,12 @@ def _preload(name: str) -> None:
         importlib.import_module(name)
     except Exception:  # noqa: BLE001 - the import that needs it says what is wrong
         pass
+
+
+def gather_needs(figures: list[Figure]) -> Needs:
+    """What every figure's kind asks of the run: the texts with their targets, the extras, the strings."""
+    return Needs(model_requests(figures), model_extras(figures),
+                 sorted({string for fig in figures for string in KINDS[fig.kind].strings(fig)}))
 
 
 def model_requests(figures: list[Figure]) -> dict:
@@ -186,34 +219,35 @@ def model_requests(figures: list[Figure]) -> dict:
 
 
 def model_extras(figures: list[Figure]) -> dict:
-    """What some figures need of the run beyond a text's data: a lens's tracked tokens, a comparison's pairs."""
-    lens, pairs = set(), []
+    """What some figures need of the run beyond a text's data: the tokens a lens follows, a comparison's pairs."""
+    lens, pairs = {}, []
     for fig in figures:
-        wants = getattr(KINDS[fig.kind], "extras", lambda fig: {})(fig)
-        lens.update(wants.get("lens", []))
+        wants = KINDS[fig.kind].extras(fig)
+        for text, followed in wants.get("lens", {}).items():
+            lens[text] = sorted(set(lens.get(text, [])) | set(followed))
         pairs += [list(pair) for pair in wants.get("pairs", []) if list(pair) not in pairs]
-    return {"lens": sorted(lens), "pairs": pairs}
+    return {"lens": dict(sorted(lens.items())), "pairs": pairs}
 
 
 def gather_page(fig: Figure, run: Run, cache_dir: Path | None = None, run_key: str | None = None) -> Page:
-    """Everything one figure's page shows, computed from the run with the figure module's pure functions.
+    """Everything one figure's page shows, computed from the run with the figure kind's pure functions.
 
-    What the figure computes depends only on the run, the figure's keys and the figures' code: with a cached
-    run it is kept too, so that a rebuild after a template or caption change skips the charts' building.
+    What the figure computes depends only on the run, the figure's keys, the figures' code and Altair's version:
+    with a cached run it is kept too, so that a rebuild after a template or caption change skips the charts.
     """
-    module = KINDS[fig.kind]
+    kind = KINDS[fig.kind]
 
     def compute() -> bytes:
-        spec = common.spec(module.chart(fig, run))
-        tables = module.table(fig, run) if hasattr(module, "table") else dict(spec.get("datasets", {}))
-        return json.dumps({"text_figure": module.text_figure(fig, run), "spec": spec, "tables": tables,
-                           "context": module.page(fig, run)}, ensure_ascii=False).encode("utf-8")
+        spec = common.spec(kind.chart(fig, run))
+        return json.dumps({"text_figure": kind.text_figure(fig, run), "spec": spec,
+                           "tables": kind.tables(fig, run, spec), "context": kind.context(fig, run)},
+                          ensure_ascii=False).encode("utf-8")
 
     memo_dir = cache_dir if run_key is not None else None
-    parts = ["page", run_key, fig.kind, fig.label, fig.values, FIGURES_CODE]
+    parts = ["page", run_key, fig.kind, fig.label, fig.values, fig.resolved, FIGURES_CODE, *TOOL_VERSIONS]
     computed = json.loads(cache.memo(memo_dir, parts, compute))
-    return Page(label=fig.label, kind=fig.kind, title=module.TITLE, caption=fig.caption or module.CAPTION,
-                guide=module.GUIDE, texts=fig.texts(), **computed)
+    return Page(label=fig.label, kind=fig.kind, title=kind.TITLE, caption=fig.caption or kind.CAPTION,
+                guide=kind.GUIDE, texts=fig.texts(), explore=kind.EXPLORE, **computed)
 
 
 def _code_digest(*folders: Path) -> str:
@@ -228,4 +262,4 @@ def _code_digest(*folders: Path) -> str:
 FIGURES_CODE = _code_digest(Path(__file__).resolve().parent.parent / "figures", Path(__file__).resolve().parent)
 
 
-__all__ = ["build_site", "BuildError"]
+__all__ = ["build_site", "BuildError", "Settings"]

@@ -43,6 +43,7 @@ class Page:
     context: dict  # summary, reveals, facts: words from the data
     tables: dict  # name -> rows: the figure's data, offered as CSV and JSON
     texts: list  # the texts the figure reads
+    explore: bool = False  # listed under "Explore further" on the index
     data_files: list = None  # (path, SHA-256) of the data files it reads, filled in when written
 
     @property
@@ -52,9 +53,7 @@ class Page:
     @property
     def part(self) -> str:
         """Where the index lists the figure: with the chapter's own, or under "Explore further"."""
-        from figures import EXPLORE
-
-        return "explore" if self.kind in EXPLORE else "chapter"
+        return "explore" if self.explore else "chapter"
 
     def download(self, name: str | None = None) -> str:
         """The downloads of the figure's data: the JSON of all its tables, or one table as CSV."""

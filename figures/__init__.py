@@ -1,10 +1,21 @@
-"""The figures: each module turns the run's plain data into a printed figure, an Altair chart and the words
-beside it, with pure functions. A module offers KIND, TITLE, FIELDS (its config keys), requests (the texts and
-targets it needs the model to read), check (what needs the tokens and the model's size), text_figure, page
-and chart.
+"""The figures: each kind turns the run's plain data into a printed figure, an Altair chart and the words beside
+it, with pure functions. The contract every kind follows is figures.kind.Kind; a new kind is a module with a
+Kind subclass and one line in this registry (see README, "Adding a kind").
 """
 
 from figures import attention, compare, cost, findhead, heads, lens, numbers, readout, shapes
+from figures.kind import Kind
 
-KINDS = {module.KIND: module for module in (attention, readout, shapes, numbers, cost, heads, lens, findhead, compare)}
-EXPLORE = {"heads", "lens", "find-head", "compare"}  # kinds the index lists under "Explore further"
+REGISTRY: list[Kind] = [
+    attention.Attention(),
+    readout.Readout(),
+    shapes.Shapes(),
+    numbers.Numbers(),
+    cost.Cost(),
+    heads.Heads(),
+    lens.Lens(),
+    findhead.FindHead(),
+    compare.Compare(),
+]
+
+KINDS: dict[str, Kind] = {kind.KIND: kind for kind in REGISTRY}

@@ -10,53 +10,11 @@ from __future__ import annotations
 from figsite.config import Field
 from figsite.run import JS_CALLBACK, MIN_SHARE, SHARE_UNIT
 from figures import common
+from figures.kind import Kind
 from figures.common import ACCENT, MAIN, alt, shown, whole_percent
 
-KIND = "attention"
-TITLE = "Attention: which earlier tokens does one token look at?"
-CAPTION = ("Every token takes in a mix of itself and the tokens before it. The bars show how one token "
-           "shares out its attention; the shares add up to 100%.")
-GUIDE = ("Choose the token to look from and one of the views: a single head, or the average of all heads. "
-         "Tokens to the right of the chosen one are shaded: it cannot see them.")
-FIELDS = {
-    "text": common.TEXT_FIELD,
-    "focus": Field("position_or_text", "the token the figure opens on: its number (1 = first) or its text"),
-    "views": Field("pair_list", "a list of [layer, head] pairs, numbered from 1", default=[]),
-    "printed_views": Field("pair_list", "the [layer, head] pairs the printed figure shows (all views when left "
-                                        "out); the average of all heads is always printed"),
-    "guess_token": Field("position_or_text", "the token of the 'guess first' question: its number or its text"),
-    "guess_view": Field("int_list", "[layer, head] of the 'guess first' question, numbered from 1"),
-}
 HEIGHT = 260
 SHARE_DECIMALS = 4  # what a page needs to show 0.01%; the data file keeps more
-
-
-def requests(fig) -> list:
-    return [(fig["text"], None)]
-
-
-def check(fig, tokenize, model: dict) -> None:
-    """Checks what needs the tokens and the model's size; fills in the 0-based positions the figure uses."""
-    tokens = tokenize(fig["text"])
-    common.check_text(fig, "text", tokens, model["n_ctx"])
-    focus = fig.values.get("focus", len(tokens))
-    fig.values["focus_position"] = common.resolve_position(fig, "focus", focus, tokens)
-    fig.values.setdefault("printed_views", fig["views"])
-    for key in ("views", "printed_views"):
-        for layer, head in fig[key]:
-            common.check_layer(fig, key, layer, model["n_layer"])
-            common.check_head(fig, key, head, model["n_head"])
-    has_token, has_view = "guess_token" in fig.values, "guess_view" in fig.values
-    if has_token != has_view:
-        missing = "guess_view" if has_token else "guess_token"
-        raise fig.error(missing, "missing while the other half of the question is given",
-                        "both guess_token and guess_view, or neither")
-    if has_view:
-        if len(fig["guess_view"]) != 2:
-            raise fig.error("guess_view", f"{fig['guess_view']} is not one [layer, head] pair", "[layer, head]")
-        common.check_layer(fig, "guess_view", fig["guess_view"][0], model["n_layer"])
-        common.check_head(fig, "guess_view", fig["guess_view"][1], model["n_head"])
-        fig.values["guess_position"] = common.resolve_position(fig, "guess_token", fig["guess_token"], tokens)
 
 
 # ---------------------------------------------------------------------------------------------- data
@@ -64,7 +22,8 @@ def check(fig, tokenize, model: dict) -> None:
 def views(fig, run, key: str = "views") -> list:
     """Each view as (label, rows): rows[query] is the shares over keys 0..query. The average comes last.
 
-    `key` says which list of heads: "views" (what the reader can pick) or "printed_views" (the print edition).
+    `key` says which list of heads: "views" (what the reader can pick) or "printed_views" (the print edition,
+    as the figure's check resolved it).
     """
     return [(label, rows) for _, label, rows in keyed_views(fig, run, key)]
 
@@ -73,7 +32,7 @@ def keyed_views(fig, run, key: str = "views") -> list:
     """Views as (key, label, rows); the key ('5-12', 'all') names the view in a permalink."""
     text = fig["text"]
     out = [(f"{layer}-{head}", f"layer {layer}, head {head}", run.head_rows(text, layer - 1, head - 1))
-           for layer, head in fig[key]]
+           for layer, head in (fig.resolved[key] if key in fig.resolved else fig[key])]
     out.append(("all", f"all {run.n_heads:,} heads, averaged", run.average_rows(text)))
     return out
 
@@ -87,17 +46,6 @@ def strongest_key(rows: list, query: int) -> tuple[int, float]:
 
 # ---------------------------------------------------------------------------------------------- print
 
-def text_figure(fig, run) -> str:
-    """The figure in the book's printed format: one line per view, shares below 0.5% left out."""
-    data = run.data(fig["text"])
-    tokens = [t["text"] for t in data["tokens"]]
-    q = fig["focus_position"]
-    lines = [f"({fig.label}) {TITLE}", f'  "{data["text"]}"', f"  looking from {shown(tokens[q])} (token {q + 1}). {_reach(q)}"]
-    for label, rows in views(fig, run, "printed_views"):
-        parts = [f"{shown(tokens[k])} {whole_percent(s)}%" for k, s in enumerate(rows[q]) if s * 100 >= 0.5]
-        lines.append(f"     {label + ':':<28}" + "  ".join(parts))
-    return "\n".join(lines) + "\n"
-
 
 def _reach(query: int) -> str:
     if query == 0:
@@ -106,29 +54,6 @@ def _reach(query: int) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- page
-
-def page(fig, run) -> dict:
-    """What the page says beside the chart, all from the data: the opening state and the guess's answer."""
-    data = run.data(fig["text"])
-    tokens = [t["text"] for t in data["tokens"]]
-    q = fig["focus_position"]
-    all_views = views(fig, run)
-    label, rows = all_views[0]
-    key, share = strongest_key(rows, q)
-    summary = f"It opens on {shown(tokens[q])} (token {q + 1}) in {label}, " + _largest(tokens, key, share) + "."
-    reveals = []
-    if "guess_view" in fig.values:
-        layer, head = fig["guess_view"]
-        g = fig["guess_position"]
-        key, share = strongest_key(run.head_rows(fig["text"], layer - 1, head - 1), g)
-        reveals.append({
-            "question": f"Guess first: which token does {shown(tokens[g])} look at hardest in layer {layer}, head {head}?",
-            "answer": (f"{shown(tokens[key])} (token {key + 1}), with {whole_percent(share)}% of its attention."
-                       if share >= MIN_SHARE else "No token gets 0.5% or more of its attention there."),
-            "link": f"#token={g + 1}&view={layer}-{head}",
-            "link_text": f"Show token {g + 1} in layer {layer}, head {head}",
-        })
-    return {"summary": summary, "reveals": reveals, "facts": []}
 
 
 def _largest(tokens: list, key: int, share: float) -> str:
@@ -147,65 +72,6 @@ def describe(tokens: list, query: int, label: str, shares: list) -> str:
     return f"Looking from {shown(tokens[query])} (token {query + 1}), {label}: {parts}.{reach}"
 
 
-def chart(fig, run) -> alt.TopLevelMixin:
-    """Bars of the shares from the picked token to each key; keys after it are shaded as out of reach."""
-    if run.is_long(fig["text"]):
-        return long_chart(fig, run)
-    data = run.data(fig["text"])
-    raw_tokens = [t["text"] for t in data["tokens"]]
-    tokens = [shown(t) for t in raw_tokens]
-    n = len(tokens)
-    all_views = keyed_views(fig, run)
-
-    token_values, token_labels = common.token_choices(raw_tokens)
-    token = alt.param(name="token", value=fig["focus_position"] + 1,
-                      bind=alt.binding_select(options=token_values, labels=token_labels, name="Looking from token "))
-    view = alt.param(name="view", value=all_views[0][0],
-                     bind=alt.binding_radio(options=[key for key, _, _ in all_views],
-                                            labels=[label for _, label, _ in all_views], name="View "))
-    names = alt.param(name="names", value=tokens)
-    said = alt.param(name="descriptions", value={
-        f"{q + 1}|{key}": describe(raw_tokens, q, label, row)
-        for key, label, rows in all_views for q, row in enumerate(rows)
-    })
-    description = alt.param(name="description", expr="descriptions[token + '|' + view]")
-
-    # The data go in once, at the top, by name: Altair copies inline data at every step of building a chart.
-    datasets = {
-        "shares": [{"v": key, "q": q, "k": k, "s": round(s, SHARE_DECIMALS)}
-                   for key, _, rows in all_views for q, row in enumerate(rows) for k, s in enumerate(row)],
-        "keys": [{"k": k, "t": t} for k, t in enumerate(tokens)],
-    }
-    shares, keys = alt.NamedData("shares"), alt.NamedData("keys")
-    x = alt.X("k:O", title=None, scale=alt.Scale(domain=list(range(n))),
-              axis=alt.Axis(labelExpr="names[datum.value]", labelAngle=-45, labelFontSize=12))
-    y_scale = alt.Scale(domain=[0, 1])
-
-    out_of_reach = alt.Chart(keys).mark_rect(color="#8883", stroke=None).encode(
-        x=x, y=alt.value(0), y2=alt.value(HEIGHT),
-    ).transform_filter("datum.k > token - 1")
-    reach_note = alt.Chart(keys).mark_text(angle=270, align="right", dx=-10, fontSize=11, opacity=0.8).encode(
-        x=x, y=alt.value(0), text=alt.value("not read yet"),
-    ).transform_filter("datum.k > token - 1")
-    bars = alt.Chart(shares).mark_bar().encode(
-        x=x,
-        y=alt.Y("s:Q", scale=y_scale, title="share of attention", axis=alt.Axis(format="%", tickCount=5)),
-        color=alt.condition("datum.k == token - 1", alt.value(ACCENT), alt.value(MAIN)),
-        tooltip=[alt.Tooltip("t:N", title="token"), alt.Tooltip("s:Q", title="share", format=".1%")],
-    ).transform_filter("datum.v == view && datum.q == token - 1").transform_calculate(t="names[datum.k]")
-    labels = alt.Chart(shares).mark_text(dy=-7, fontSize=11).encode(
-        x=x, y=alt.Y("s:Q", scale=y_scale), text=alt.Text("s:Q", format=".0%"),
-    ).transform_filter("datum.v == view && datum.q == token - 1")
-    heading = alt.Chart(alt.Data(values=[{}])).mark_text(align="left", fontSize=13, fontWeight="bold").encode(
-        x=alt.value(0), y=alt.value(-14), text="heading:N",
-    ).transform_calculate(
-        heading="'Looking from ' + names[token - 1] + ' (token ' + token + ')'"
-    )
-    return common.with_data(alt.layer(out_of_reach, reach_note, bars, labels, heading).add_params(
-        token, view, names, said, description,
-    ).properties(width="container", height=HEIGHT), **datasets)
-
-
 def long_chart(fig, run) -> alt.TopLevelMixin:
     """The same figure for a long text (data format 2): the page carries the opening view's shares only and
     loads another head's file when the reader picks it (assets/figures.js, `usermeta.attention`).
@@ -216,7 +82,7 @@ def long_chart(fig, run) -> alt.TopLevelMixin:
     raw_tokens = [t["text"] for t in data["tokens"]]
     tokens = [shown(t) for t in raw_tokens]
     n = len(tokens)
-    q = fig["focus_position"]
+    q = fig.opening
     all_views = [(key, label) for key, label, _ in keyed_views(fig, run)]
     first_key, first_label = all_views[0]
     opening = run.head_rows(fig["text"], fig["views"][0][0] - 1, fig["views"][0][1] - 1) if fig["views"] \
@@ -259,3 +125,132 @@ def long_chart(fig, run) -> alt.TopLevelMixin:
         usermeta={"attention": {"files": {k: files[k] for k, _ in all_views}, "minShare": MIN_SHARE,
                                 "unit": SHARE_UNIT, "callback": JS_CALLBACK}},
     )
+
+
+class Attention(Kind):
+    KIND = "attention"
+    TITLE = "Attention: which earlier tokens does one token look at?"
+    CAPTION = ("Every token takes in a mix of itself and the tokens before it. The bars show how one token "
+               "shares out its attention; the shares add up to 100%.")
+    GUIDE = ("Choose the token to look from and one of the views: a single head, or the average of all heads. "
+             "Tokens to the right of the chosen one are shaded: it cannot see them.")
+    FIELDS = {
+        "text": common.TEXT_FIELD,
+        "focus": Field("position_or_text", "the token the figure opens on: its number (1 = first) or its text"),
+        "views": Field("pair_list", "a list of [layer, head] pairs, numbered from 1", default=[]),
+        "printed_views": Field("pair_list", "the [layer, head] pairs the printed figure shows (all views when left "
+                                            "out); the average of all heads is always printed"),
+        "guess_token": Field("position_or_text", "the token of the 'guess first' question: its number or its text"),
+        "guess_view": Field("int_list", "[layer, head] of the 'guess first' question, numbered from 1"),
+    }
+
+    def check(self, fig, tokens, model: dict) -> dict:
+        """The opening token, the printed views (all views by default) and the "guess first" token."""
+        text_tokens = tokens(fig["text"])
+        common.check_text(fig, "text", text_tokens, model["n_ctx"])
+        resolved = {"opening": common.opening(fig, "focus", text_tokens),
+                    "printed_views": fig.values.get("printed_views", fig["views"])}
+        for key, pairs in (("views", fig["views"]), ("printed_views", resolved["printed_views"])):
+            for pair in pairs:
+                common.check_view(fig, key, pair, model)
+        has_token, has_view = "guess_token" in fig.values, "guess_view" in fig.values
+        if has_token != has_view:
+            missing = "guess_view" if has_token else "guess_token"
+            raise fig.error(missing, "missing while the other half of the question is given",
+                            "both guess_token and guess_view, or neither")
+        if has_view:
+            common.check_view(fig, "guess_view", fig["guess_view"], model)
+            resolved["guess"] = common.resolve_position(fig, "guess_token", fig["guess_token"], text_tokens)
+        return resolved
+
+    def text_figure(self, fig, run) -> str:
+        """The figure in the book's printed format: one line per view, shares below 0.5% left out."""
+        data = run.data(fig["text"])
+        tokens = [t["text"] for t in data["tokens"]]
+        q = fig.opening
+        lines = [common.heading(fig, self.TITLE), f'  "{data["text"]}"', f"  looking from {shown(tokens[q])} (token {q + 1}). {_reach(q)}"]
+        for label, rows in views(fig, run, "printed_views"):
+            parts = [f"{shown(tokens[k])} {whole_percent(s)}%" for k, s in enumerate(rows[q]) if s * 100 >= 0.5]
+            lines.append(f"     {label + ':':<28}" + "  ".join(parts))
+        return "\n".join(lines) + "\n"
+
+    def context(self, fig, run) -> dict:
+        """What the page says beside the chart, all from the data: the opening state and the guess's answer."""
+        data = run.data(fig["text"])
+        tokens = [t["text"] for t in data["tokens"]]
+        q = fig.opening
+        all_views = views(fig, run)
+        label, rows = all_views[0]
+        key, share = strongest_key(rows, q)
+        summary = f"It opens on {shown(tokens[q])} (token {q + 1}) in {label}, " + _largest(tokens, key, share) + "."
+        reveals = []
+        if "guess_view" in fig.values:
+            layer, head = fig["guess_view"]
+            g = fig.resolved["guess"]
+            key, share = strongest_key(run.head_rows(fig["text"], layer - 1, head - 1), g)
+            reveals.append({
+                "question": f"Guess first: which token does {shown(tokens[g])} look at hardest in layer {layer}, head {head}?",
+                "answer": (f"{shown(tokens[key])} (token {key + 1}), with {whole_percent(share)}% of its attention."
+                           if share >= MIN_SHARE else "No token gets 0.5% or more of its attention there."),
+                "link": f"#token={g + 1}&view={layer}-{head}",
+                "link_text": f"Show token {g + 1} in layer {layer}, head {head}",
+            })
+        return {"summary": summary, "reveals": reveals, "facts": []}
+
+    def chart(self, fig, run) -> alt.TopLevelMixin:
+        """Bars of the shares from the picked token to each key; keys after it are shaded as out of reach."""
+        if run.is_long(fig["text"]):
+            return long_chart(fig, run)
+        data = run.data(fig["text"])
+        raw_tokens = [t["text"] for t in data["tokens"]]
+        tokens = [shown(t) for t in raw_tokens]
+        n = len(tokens)
+        all_views = keyed_views(fig, run)
+
+        token_values, token_labels = common.token_choices(raw_tokens)
+        token = alt.param(name="token", value=fig.opening + 1,
+                          bind=alt.binding_select(options=token_values, labels=token_labels, name="Looking from token "))
+        view = alt.param(name="view", value=all_views[0][0],
+                         bind=alt.binding_radio(options=[key for key, _, _ in all_views],
+                                                labels=[label for _, label, _ in all_views], name="View "))
+        names = alt.param(name="names", value=tokens)
+        said = alt.param(name="descriptions", value={
+            f"{q + 1}|{key}": describe(raw_tokens, q, label, row)
+            for key, label, rows in all_views for q, row in enumerate(rows)
+        })
+        description = alt.param(name="description", expr="descriptions[token + '|' + view]")
+
+        # The data go in once, at the top, by name: Altair copies inline data at every step of building a chart.
+        datasets = {
+            "shares": [{"v": key, "q": q, "k": k, "s": round(s, SHARE_DECIMALS)}
+                       for key, _, rows in all_views for q, row in enumerate(rows) for k, s in enumerate(row)],
+            "keys": [{"k": k, "t": t} for k, t in enumerate(tokens)],
+        }
+        shares, keys = alt.NamedData("shares"), alt.NamedData("keys")
+        x = alt.X("k:O", title=None, scale=alt.Scale(domain=list(range(n))),
+                  axis=alt.Axis(labelExpr="names[datum.value]", labelAngle=-45, labelFontSize=12))
+        y_scale = alt.Scale(domain=[0, 1])
+
+        out_of_reach = alt.Chart(keys).mark_rect(color="#8883", stroke=None).encode(
+            x=x, y=alt.value(0), y2=alt.value(HEIGHT),
+        ).transform_filter("datum.k > token - 1")
+        reach_note = alt.Chart(keys).mark_text(angle=270, align="right", dx=-10, fontSize=11, opacity=0.8).encode(
+            x=x, y=alt.value(0), text=alt.value("not read yet"),
+        ).transform_filter("datum.k > token - 1")
+        bars = alt.Chart(shares).mark_bar().encode(
+            x=x,
+            y=alt.Y("s:Q", scale=y_scale, title="share of attention", axis=alt.Axis(format="%", tickCount=5)),
+            color=alt.condition("datum.k == token - 1", alt.value(ACCENT), alt.value(MAIN)),
+            tooltip=[alt.Tooltip("t:N", title="token"), alt.Tooltip("s:Q", title="share", format=".1%")],
+        ).transform_filter("datum.v == view && datum.q == token - 1").transform_calculate(t="names[datum.k]")
+        labels = alt.Chart(shares).mark_text(dy=-7, fontSize=11).encode(
+            x=x, y=alt.Y("s:Q", scale=y_scale), text=alt.Text("s:Q", format=".0%"),
+        ).transform_filter("datum.v == view && datum.q == token - 1")
+        heading = alt.Chart(alt.Data(values=[{}])).mark_text(align="left", fontSize=13, fontWeight="bold").encode(
+            x=alt.value(0), y=alt.value(-14), text="heading:N",
+        ).transform_calculate(
+            heading="'Looking from ' + names[token - 1] + ' (token ' + token + ')'"
+        )
+        return common.with_data(alt.layer(out_of_reach, reach_note, bars, labels, heading).add_params(
+            token, view, names, said, description,
+        ).properties(width="container", height=HEIGHT), **datasets)

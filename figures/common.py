@@ -66,6 +66,27 @@ def check_head(fig: Figure, key: str, head, n_head: int) -> None:
         raise fig.error(key, f"head {head} is not in the model", f"heads 1 to {n_head}")
 
 
+def check_one_token(fig: Figure, key: str, tokens: list) -> None:
+    """A token given by its text (a target, a followed token) must be exactly one token."""
+    if len(tokens) != 1:
+        raise fig.error(key, f"{fig[key]!r} is {len(tokens)} tokens ({' '.join(shown(t) for t in tokens) or 'none'})",
+                        "exactly one token; mind the leading space, as in ' France'")
+
+
+def check_view(fig: Figure, key: str, pair: list, model: dict) -> tuple[int, int]:
+    """A `[layer, head]` pair of the config, numbered from 1, that the model has."""
+    if len(pair) != 2:
+        raise fig.error(key, f"{pair} is not one [layer, head] pair", "[layer, head], numbered from 1")
+    check_layer(fig, key, pair[0], model["n_layer"])
+    check_head(fig, key, pair[1], model["n_head"])
+    return pair[0], pair[1]
+
+
+def opening(fig: Figure, key: str, tokens: list) -> int:
+    """The 0-based position of the token a figure opens on: the one `key` names, else the last."""
+    return resolve_position(fig, key, fig.values.get(key, len(tokens)), tokens)
+
+
 def resolve_position(fig: Figure, key: str, ref, tokens: list) -> int:
     """A token named in the config, by 1-based position or by its text ('street'), as a 0-based position."""
     n = len(tokens)
@@ -111,3 +132,8 @@ def spec(chart) -> dict:
     if datasets is not alt.Undefined:
         out["datasets"] = datasets
     return out
+
+
+def heading(fig: Figure, title: str) -> str:
+    """A printed figure's first line, its label and title: '(i) The guess takes shape layer by layer'."""
+    return f"({fig.label}) {title}"

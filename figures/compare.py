@@ -11,35 +11,8 @@ from __future__ import annotations
 
 from figsite.config import Field
 from figures import common
+from figures.kind import Kind
 from figures.common import alt, shown
-
-KIND = "compare"
-TITLE = "Two texts with the same beginning: where do their numbers part?"
-CAPTION = ("The same words at the start give the same numbers, layer after layer, because no token looks to "
-           "the right. Each cell shows how far one token's numbers differ between the two texts.")
-GUIDE = ("Rows are tokens, columns are stages (0 = after the embedding). A blank cell is exactly zero; the "
-         "darker a cell, the further apart the two texts' numbers are there. Hover a cell for the value.")
-FIELDS = {
-    "texts": Field("text_pair", "two different texts that share a beginning, e.g. \"...too tired\" and "
-                                "\"...too wide\"", required=True),
-}
-
-
-def requests(fig) -> list:
-    return [(text, None) for text in fig["texts"]]
-
-
-def extras(fig) -> dict:
-    return {"pairs": [tuple(fig["texts"])]}
-
-
-def check(fig, tokenize, model: dict) -> None:
-    a, b = (tokenize(text) for text in fig["texts"])
-    for tokens in (a, b):
-        common.check_text(fig, "texts", tokens, model["n_ctx"])
-    if a[0] != b[0]:
-        raise fig.error("texts", "the two texts begin with different tokens",
-                        "two texts that share at least their first token")
 
 
 def comparison(fig, run) -> dict:
@@ -78,48 +51,71 @@ def sentence(fig, run) -> str:
     return " ".join(words)
 
 
-def text_figure(fig, run) -> str:
-    found = comparison(fig, run)
-    a, b = (run.data(text)["tokens"] for text in fig["texts"])
-    lines = [f"({fig.label}) {TITLE}", f'  A: "{fig["texts"][0]}"', f'  B: "{fig["texts"][1]}"',
-             "  distance between A's and B's numbers, token by token (rows) after each stage (columns)"]
-    stages = len(found["distance"])
-    lines.append("  " + " " * 24 + "".join(f"{s:>9}" for s in range(stages)))
-    for q in range(len(found["distance"][0])):
-        cells = "".join(f"{found['distance'][s][q]:>9.3g}" if found["distance"][s][q] else f"{'0':>9}"
-                        for s in range(stages))
-        lines.append(f"  {q + 1:>3} {label(a[q]['text'], b[q]['text'])[:20]:<20}" + cells)
-    lines.append("  " + sentence(fig, run))
-    return "\n".join(lines) + "\n"
+class Compare(Kind):
+    KIND = "compare"
+    TITLE = "Two texts with the same beginning: where do their numbers part?"
+    CAPTION = ("The same words at the start give the same numbers, layer after layer, because no token looks to "
+               "the right. Each cell shows how far one token's numbers differ between the two texts.")
+    GUIDE = ("Rows are tokens, columns are stages (0 = after the embedding). A blank cell is exactly zero; the "
+             "darker a cell, the further apart the two texts' numbers are there. Hover a cell for the value.")
+    FIELDS = {
+        "texts": Field("text_pair", "two different texts that share a beginning, e.g. \"...too tired\" and "
+                                    "\"...too wide\"", required=True),
+    }
+    EXPLORE = True
 
+    def extras(self, fig) -> dict:
+        return {"pairs": [list(fig["texts"])]}
 
-def page(fig, run) -> dict:
-    return {"summary": sentence(fig, run), "reveals": [
-        {"question": "Guess first: does the word at the end change the numbers of 'it'?",
-         "answer": "Not at all, in any layer, if 'it' comes before the words that differ: " + sentence(fig, run)},
-    ], "facts": []}
+    def check(self, fig, tokens, model: dict) -> dict:
+        a, b = (tokens(text) for text in fig["texts"])
+        for text_tokens in (a, b):
+            common.check_text(fig, "texts", text_tokens, model["n_ctx"])
+        if a[0] != b[0]:
+            raise fig.error("texts", "the two texts begin with different tokens",
+                            "two texts that share at least their first token")
+        return {}
 
+    def text_figure(self, fig, run) -> str:
+        found = comparison(fig, run)
+        a, b = (run.data(text)["tokens"] for text in fig["texts"])
+        lines = [common.heading(fig, self.TITLE), f'  A: "{fig["texts"][0]}"', f'  B: "{fig["texts"][1]}"',
+                 "  distance between A's and B's numbers, token by token (rows) after each stage (columns)"]
+        stages = len(found["distance"])
+        lines.append("  " + " " * 24 + "".join(f"{s:>9}" for s in range(stages)))
+        for q in range(len(found["distance"][0])):
+            cells = "".join(f"{found['distance'][s][q]:>9.3g}" if found["distance"][s][q] else f"{'0':>9}"
+                            for s in range(stages))
+            lines.append(f"  {q + 1:>3} {label(a[q]['text'], b[q]['text'])[:20]:<20}" + cells)
+        lines.append("  " + sentence(fig, run))
+        return "\n".join(lines) + "\n"
 
-def chart(fig, run) -> alt.TopLevelMixin:
-    """A token x stage grid; exactly-zero cells are left blank so that 'the same' reads at a glance."""
-    data = rows(fig, run)
-    for row in data:
-        row["name"] = f"{row['position'] + 1}: {row['token']}"
-    labels = sorted({row["name"] for row in data}, key=lambda name: int(name.split(":")[0]))
-    n = len(labels)
-    base = alt.Chart(alt.NamedData("cells")).encode(
-        x=alt.X("stage:O", title="stage (0 = after the embedding, s = after layer s)", axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("name:N", title=None, sort=labels, axis=alt.Axis(labelFontSize=12)),
-    )
-    grid = base.mark_rect(stroke="#8884", strokeWidth=0.5).encode(
-        color=alt.condition("datum.distance == 0", alt.value("transparent"),
-                            alt.Color("distance:Q", scale=alt.Scale(scheme="viridis", reverse=True),
-                                      title="distance")),
-        tooltip=[alt.Tooltip("name:N", title="token"), alt.Tooltip("stage:O"),
-                 alt.Tooltip("distance:Q", format=".4g")],
-    )
-    zeros = base.mark_text(fontSize=10, opacity=0.7).encode(text=alt.value("0")).transform_filter(
-        "datum.distance == 0")
-    said = sentence(fig, run)
-    return common.with_data(alt.layer(grid, zeros).add_params(alt.param(name="description", value=said)).properties(
-        width="container", height=max(120, 26 * n)), cells=data)
+    def context(self, fig, run) -> dict:
+        return {"summary": sentence(fig, run), "reveals": [
+            {"question": "Guess first: does the word at the end change the numbers of 'it'?",
+             "answer": "Not at all, in any layer, if 'it' comes before the words that differ: " + sentence(fig, run)},
+        ], "facts": []}
+
+    def chart(self, fig, run) -> alt.TopLevelMixin:
+        """A token x stage grid; exactly-zero cells are left blank so that 'the same' reads at a glance."""
+        data = rows(fig, run)
+        for row in data:
+            row["name"] = f"{row['position'] + 1}: {row['token']}"
+        labels = sorted({row["name"] for row in data}, key=lambda name: int(name.split(":")[0]))
+        n = len(labels)
+        base = alt.Chart(alt.NamedData("cells")).encode(
+            x=alt.X("stage:O", title="stage (0 = after the embedding, s = after layer s)", axis=alt.Axis(labelAngle=0)),
+            y=alt.Y("name:N", title=None, sort=labels, axis=alt.Axis(labelFontSize=12)),
+        )
+        grid = base.mark_rect(stroke="#8884", strokeWidth=0.5).encode(
+            color=alt.condition("datum.distance == 0", alt.value("transparent"),
+                                alt.Color("distance:Q", scale=alt.Scale(scheme="viridis", reverse=True),
+                                          title="distance")),
+            tooltip=[alt.Tooltip("name:N", title="token"), alt.Tooltip("stage:O"),
+                     alt.Tooltip("distance:Q", format=".4g")],
+        )
+        zeros = base.mark_text(fontSize=10, opacity=0.7).encode(text=alt.value("0")).transform_filter(
+            "datum.distance == 0")
+        said = sentence(fig, run)
+        return common.with_data(alt.layer(grid, zeros).add_params(alt.param(name="description", value=said)).properties(
+            width="container", height=max(120, 26 * n)), cells=data)

@@ -8,26 +8,9 @@ from __future__ import annotations
 
 
 from figsite.config import Field
+from figures import common
+from figures.kind import Kind
 from figures.common import ACCENT, MAIN, alt, thousands
-
-KIND = "cost"
-TITLE = "Why attention costs so much work"
-CAPTION = "Each token looks at itself and at every token before it, in every head: the work grows with the square of the length."
-GUIDE = ("Set the length of a text and the shorter text to compare it with. The curve gives the looks in one "
-         "head for every length up to the model's limit.")
-FIELDS = {
-    "lengths": Field("int_list", "[short, long]: two text lengths in tokens, 1 <= short < long", default=[9, 1000]),
-}
-
-
-def requests(fig) -> list:
-    return []
-
-
-def check(fig, tokenize, model: dict) -> None:
-    lengths = fig["lengths"]
-    if len(lengths) != 2 or not 1 <= lengths[0] < lengths[1]:
-        raise fig.error("lengths", f"{lengths} is not a short and a longer length", "[short, long] with 1 <= short < long")
 
 
 def looks(n: int) -> int:
@@ -35,75 +18,88 @@ def looks(n: int) -> int:
     return n * (n + 1) // 2
 
 
-def text_figure(fig, run) -> str:
-    short, long = fig["lengths"]
-    heads = run.n_heads
-    lines = [
-        f"({fig.label}) {TITLE}",
-        f"{'looks for a text of n tokens':<34}1 + 2 + 3 + ... + n   =  n x (n + 1) / 2   in one head",
-        "",
-    ]
-    for n in (short, long):
-        left = f"a text of {thousands(n):>4} tokens"
-        lines.append(f"{left:<25}{f'{thousands(n):>5} x {thousands(n + 1)} / 2':<27}={thousands(looks(n)):>14} looks")
-    lines.append(f"{f'in all {thousands(heads)} heads':<25}{f'{thousands(looks(long))} x {thousands(heads)}':<27}="
-                 f"{thousands(looks(long) * heads):>14} looks")
-    lines.append("")
-    longer = round(long / short)
-    more = round(looks(long) / looks(short))
-    lines.append(f"{f'the text is {thousands(longer)} times longer':<31}{f'{thousands(long)} / {short}':<21}=  about {thousands(longer)}")
-    lines.append(f"{'the looks are':<31}{f'{thousands(looks(long))} / {thousands(looks(short))}':<21}"
-                 f"=  about {thousands(more)} times as many")
-    title, *table = lines
-    return "\n".join([title] + ["  " + line if line else "" for line in table]) + "\n"
+class Cost(Kind):
+    KIND = "cost"
+    TITLE = "Why attention costs so much work"
+    CAPTION = "Each token looks at itself and at every token before it, in every head: the work grows with the square of the length."
+    GUIDE = ("Set the length of a text and the shorter text to compare it with. The curve gives the looks in one "
+             "head for every length up to the model's limit.")
+    FIELDS = {
+        "lengths": Field("int_list", "[short, long]: two text lengths in tokens, 1 <= short < long", default=[9, 1000]),
+    }
 
+    def check(self, fig, tokens, model: dict) -> dict:
+        lengths = fig["lengths"]
+        if len(lengths) != 2 or not 1 <= lengths[0] < lengths[1]:
+            raise fig.error("lengths", f"{lengths} is not a short and a longer length", "[short, long] with 1 <= short < long")
+        return {}
 
-def page(fig, run) -> dict:
-    short, long = fig["lengths"]
-    return {"summary": f"A text {round(long / short):,} times longer takes about "
-                       f"{round(looks(long) / looks(short)):,} times as many looks: the work grows with the square "
-                       "of the length.",
-            "reveals": [], "facts": []}
+    def text_figure(self, fig, run) -> str:
+        short, long = fig["lengths"]
+        heads = run.n_heads
+        lines = [
+            common.heading(fig, self.TITLE),
+            f"{'looks for a text of n tokens':<34}1 + 2 + 3 + ... + n   =  n x (n + 1) / 2   in one head",
+            "",
+        ]
+        for n in (short, long):
+            left = f"a text of {thousands(n):>4} tokens"
+            lines.append(f"{left:<25}{f'{thousands(n):>5} x {thousands(n + 1)} / 2':<27}={thousands(looks(n)):>14} looks")
+        lines.append(f"{f'in all {thousands(heads)} heads':<25}{f'{thousands(looks(long))} x {thousands(heads)}':<27}="
+                     f"{thousands(looks(long) * heads):>14} looks")
+        lines.append("")
+        longer = round(long / short)
+        more = round(looks(long) / looks(short))
+        lines.append(f"{f'the text is {thousands(longer)} times longer':<31}{f'{thousands(long)} / {short}':<21}=  about {thousands(longer)}")
+        lines.append(f"{'the looks are':<31}{f'{thousands(looks(long))} / {thousands(looks(short))}':<21}"
+                     f"=  about {thousands(more)} times as many")
+        title, *table = lines
+        return "\n".join([title] + ["  " + line if line else "" for line in table]) + "\n"
 
+    def context(self, fig, run) -> dict:
+        short, long = fig["lengths"]
+        return {"summary": f"A text {round(long / short):,} times longer takes about "
+                           f"{round(looks(long) / looks(short)):,} times as many looks: the work grows with the square "
+                           "of the length.",
+                "reveals": [], "facts": []}
 
-def table(fig, run) -> dict:
-    """The downloadable data: looks in one head and in all heads for every length up to the model's limit."""
-    top = max(run.model["n_ctx"], fig["lengths"][1])
-    return {"looks": [{"tokens": n, "looks_in_one_head": looks(n), "looks_in_all_heads": looks(n) * run.n_heads}
-                      for n in range(1, top + 1)]}
+    def tables(self, fig, run, spec: dict) -> dict:
+        """The downloadable data: looks in one head and in all heads for every length up to the model's limit."""
+        top = max(run.model["n_ctx"], fig["lengths"][1])
+        return {"looks": [{"tokens": n, "looks_in_one_head": looks(n), "looks_in_all_heads": looks(n) * run.n_heads}
+                          for n in range(1, top + 1)]}
 
-
-def chart(fig, run) -> alt.TopLevelMixin:
-    """Looks in one head against the text's length; the reader sets a length and a shorter one to compare."""
-    short, long = fig["lengths"]
-    heads = run.n_heads
-    top = max(run.model["n_ctx"], long)
-    n = alt.param(name="n", value=long, bind=alt.binding_range(min=1, max=top, step=1, name="Tokens in the text "))
-    base_n = alt.param(name="shorter", value=short,
-                       bind=alt.binding_range(min=1, max=top, step=1, name="Compared with a text of "))
-    curve = alt.Chart(alt.SequenceGenerator(sequence=alt.SequenceParams(start=1, stop=top + 1, step=1, **{"as": "n"}))
-                      ).transform_calculate(looks="datum.n * (datum.n + 1) / 2").mark_line(color=MAIN).encode(
-        x=alt.X("n:Q", title="tokens in the text", scale=alt.Scale(domain=[0, top], nice=False)),
-        y=alt.Y("looks:Q", title="looks in one head", axis=alt.Axis(format="~s")),
-    )
-    marks = alt.Chart(alt.Data(values=[{"which": "text"}, {"which": "shorter"}])).transform_calculate(
-        n="datum.which == 'text' ? n : shorter", looks="datum.n * (datum.n + 1) / 2",
-    ).mark_point(filled=True, size=120).encode(
-        x="n:Q", y="looks:Q",
-        color=alt.Color("which:N", scale=alt.Scale(domain=["text", "shorter"], range=[ACCENT, "#888"]), legend=None),
-        tooltip=[alt.Tooltip("n:Q", title="tokens", format=","), alt.Tooltip("looks:Q", format=",")],
-    )
-    summary = alt.Chart(alt.Data(values=[{}])).transform_calculate(
-        line="format(n, ',') + ' tokens: ' + format(n * (n + 1) / 2, ',') + ' looks in one head, ' + "
-             f"format(n * (n + 1) / 2 * {heads}, ',') + ' in all {thousands(heads)} heads.\\n' + "
-             "'That is ' + format(n / shorter, ',.1f') + ' times the length of a text of ' + format(shorter, ',') + "
-             "' tokens, and ' + format((n * (n + 1)) / (shorter * (shorter + 1)), ',.1f') + ' times the looks.'"
-    ).mark_text(align="left", baseline="top", lineBreak="\n", fontSize=13, lineHeight=18).encode(
-        x=alt.value(6), y=alt.value(6), text="line:N",
-    )
-    description = alt.param(name="description", expr=(
-        "format(n, ',') + ' tokens take ' + format(n * (n + 1) / 2, ',') + ' looks in one head and ' + "
-        f"format(n * (n + 1) / 2 * {heads}, ',') + ' in all {thousands(heads)} heads: ' + "
-        "format((n * (n + 1)) / (shorter * (shorter + 1)), ',.1f') + ' times the looks of a text of ' + "
-        "format(shorter, ',') + ' tokens.'"))
-    return alt.layer(curve, marks, summary).add_params(n, base_n, description).properties(width="container", height=280)
+    def chart(self, fig, run) -> alt.TopLevelMixin:
+        """Looks in one head against the text's length; the reader sets a length and a shorter one to compare."""
+        short, long = fig["lengths"]
+        heads = run.n_heads
+        top = max(run.model["n_ctx"], long)
+        n = alt.param(name="n", value=long, bind=alt.binding_range(min=1, max=top, step=1, name="Tokens in the text "))
+        base_n = alt.param(name="shorter", value=short,
+                           bind=alt.binding_range(min=1, max=top, step=1, name="Compared with a text of "))
+        curve = alt.Chart(alt.SequenceGenerator(sequence=alt.SequenceParams(start=1, stop=top + 1, step=1, **{"as": "n"}))
+                          ).transform_calculate(looks="datum.n * (datum.n + 1) / 2").mark_line(color=MAIN).encode(
+            x=alt.X("n:Q", title="tokens in the text", scale=alt.Scale(domain=[0, top], nice=False)),
+            y=alt.Y("looks:Q", title="looks in one head", axis=alt.Axis(format="~s")),
+        )
+        marks = alt.Chart(alt.Data(values=[{"which": "text"}, {"which": "shorter"}])).transform_calculate(
+            n="datum.which == 'text' ? n : shorter", looks="datum.n * (datum.n + 1) / 2",
+        ).mark_point(filled=True, size=120).encode(
+            x="n:Q", y="looks:Q",
+            color=alt.Color("which:N", scale=alt.Scale(domain=["text", "shorter"], range=[ACCENT, "#888"]), legend=None),
+            tooltip=[alt.Tooltip("n:Q", title="tokens", format=","), alt.Tooltip("looks:Q", format=",")],
+        )
+        summary = alt.Chart(alt.Data(values=[{}])).transform_calculate(
+            line="format(n, ',') + ' tokens: ' + format(n * (n + 1) / 2, ',') + ' looks in one head, ' + "
+                 f"format(n * (n + 1) / 2 * {heads}, ',') + ' in all {thousands(heads)} heads.\\n' + "
+                 "'That is ' + format(n / shorter, ',.1f') + ' times the length of a text of ' + format(shorter, ',') + "
+                 "' tokens, and ' + format((n * (n + 1)) / (shorter * (shorter + 1)), ',.1f') + ' times the looks.'"
+        ).mark_text(align="left", baseline="top", lineBreak="\n", fontSize=13, lineHeight=18).encode(
+            x=alt.value(6), y=alt.value(6), text="line:N",
+        )
+        description = alt.param(name="description", expr=(
+            "format(n, ',') + ' tokens take ' + format(n * (n + 1) / 2, ',') + ' looks in one head and ' + "
+            f"format(n * (n + 1) / 2 * {heads}, ',') + ' in all {thousands(heads)} heads: ' + "
+            "format((n * (n + 1)) / (shorter * (shorter + 1)), ',.1f') + ' times the looks of a text of ' + "
+            "format(shorter, ',') + ' tokens.'"))
+        return alt.layer(curve, marks, summary).add_params(n, base_n, description).properties(width="container", height=280)

@@ -17,45 +17,12 @@ from __future__ import annotations
 from figsite.config import Field
 from figsite.run import MIN_SHARE
 from figures import common
+from figures.kind import Kind
 from figures.common import ACCENT, MAIN, alt, shown, whole_percent
 from figures.heads import UNITS, quoted, row
 
-KIND = "find-head"
-TITLE = "Which head links two words? Every head ranked by how hard one token looks back at another"
-CAPTION = ("Pick a token and an earlier token: of all the heads, which ones give the earlier token the largest "
-           "share of the later one's attention?")
-GUIDE = ("Choose the token to look from and the token it looks back to (the same one, or one before it). The bars "
-         "rank the heads that give it the largest share, highest first.")
-FIELDS = {
-    "text": common.TEXT_FIELD,
-    "from": Field("position_or_text", "the token that looks: its number (1 = first) or its text; default the last"),
-    "to": Field("position_or_text", "the token looked at, at or before 'from': its number or its text; "
-                                    "default the first"),
-    "top": Field("int", "how many heads the figure shows, from 1 to the model's number of heads", default=10),
-}
 MAX_TOKENS = 24  # a text of up to this many tokens offers every pair; a longer one keeps its 'from' token
 BAR_HEIGHT = 24
-
-
-def requests(fig) -> list:
-    return [(fig["text"], None)]
-
-
-def check(fig, tokenize, model: dict) -> None:
-    """Checks what needs the tokens and the model's size; fills in the 0-based positions the figure uses."""
-    tokens = tokenize(fig["text"])
-    common.check_text(fig, "text", tokens, model["n_ctx"])
-    looking = common.resolve_position(fig, "from", fig.values.get("from", len(tokens)), tokens)
-    looked_at = common.resolve_position(fig, "to", fig.values.get("to", 1), tokens)
-    if looked_at > looking:
-        raise fig.error("to", f"token {looked_at + 1} ({shown(tokens[looked_at])}) comes after the 'from' token "
-                              f"{looking + 1} ({shown(tokens[looking])})",
-                        f"a token at or before token {looking + 1}: no token looks to the right")
-    n_heads = model["n_layer"] * model["n_head"]
-    if not 1 <= fig["top"] <= n_heads:
-        raise fig.error("top", f"{fig['top']} heads is not a number the model's heads can fill",
-                        f"1 to {n_heads}, the model's number of heads")
-    fig.values["from_position"], fig.values["to_position"] = looking, looked_at
 
 
 # ---------------------------------------------------------------------------------------------- data
@@ -78,152 +45,19 @@ def head_label(layer: int, head: int) -> str:
 def offered_froms(fig, run) -> list:
     """The 'from' tokens (0-based) the reader can pick: all of a short text, the configured one of a longer."""
     n = len(run.data(fig["text"])["tokens"])
-    return list(range(n)) if n <= MAX_TOKENS else [fig["from_position"]]
+    return list(range(n)) if n <= MAX_TOKENS else [fig.opening]
 
 
 # ---------------------------------------------------------------------------------------------- print
 
-def text_figure(fig, run) -> str:
-    """The top heads for the configured pair, one line each: rank, layer and head, share in whole percent."""
-    text = fig["text"]
-    data = run.data(text)
-    tokens = [t["text"] for t in data["tokens"]]
-    f, t, top = fig["from_position"], fig["to_position"], fig["top"]
-    ranked = ranking(run, text, f, t)[:top]
-    if run.is_long(text):  # its data leave shares below 0.5% out: those heads can't be ranked
-        ranked = [(l, h, s) for l, h, s in ranked if s >= MIN_SHARE]
-    lines = [f"({fig.label}) {TITLE}", f"  {quoted(data['text'], len(tokens))}",
-             f"  from {shown(tokens[f])} (token {f + 1}) back to {shown(tokens[t])} (token {t + 1}): the {top} "
-             f"of all {run.n_heads:,} heads that give it the largest share"]
-    rank_width = len(str(top))
-    name_width = max([len(head_label(l, h)) for l, h, _ in ranked], default=0)
-    for rank, (layer, head, share) in enumerate(ranked, start=1):
-        lines.append(f"  {rank:>{rank_width}}. {head_label(layer, head):<{name_width}}  {whole_percent(share):>3}%")
-    if len(ranked) < top:
-        lines.append(f"  {'every head gives' if not ranked else 'the other heads give'} it less than 0.5% "
-                     "(a long text's data leave such shares out)")
-    return "\n".join(lines) + "\n"
-
 
 # ---------------------------------------------------------------------------------------------- page
-
-def page(fig, run) -> dict:
-    text = fig["text"]
-    data = run.data(text)
-    tokens = [t["text"] for t in data["tokens"]]
-    f, t = fig["from_position"], fig["to_position"]
-    ranked = ranking(run, text, f, t)
-    layer, head, share = ranked[0]
-    a, b = f"{shown(tokens[f])} (token {f + 1})", f"{shown(tokens[t])} (token {t + 1})"
-    if share < MIN_SHARE:
-        summary = f"No head of the {run.n_heads:,} gives {b} 0.5% or more of the attention of {a}."
-    else:
-        summary = (f"Of all {run.n_heads:,} heads, layer {layer}, head {head} looks hardest from {a} back to {b}: "
-                   f"{whole_percent(share)}% of its attention.")
-    facts = []
-    runners = [(l, h, s) for l, h, s in ranked[1:3] if s >= MIN_SHARE]
-    if share >= MIN_SHARE and runners:
-        facts.append(f"From {a} back to {b}, the next are "
-                     + " and ".join(f"{head_label(l, h)} ({whole_percent(s)}%)" for l, h, s in runners) + ".")
-    mean = sum(s for _, _, s in ranked) / len(ranked)
-    facts.append(f"On average over all {run.n_heads:,} heads, {shown(tokens[f])} gives {shown(tokens[t])} "
-                 f"{whole_percent(mean)}% of its attention.")
-    if len(tokens) > MAX_TOKENS:
-        facts.append(f"The text has {len(tokens)} tokens: the chart keeps {a} as the token that looks and lets you "
-                     "choose the token it looks back to.")
-    if run.is_long(text):
-        facts.append("A long text's data keep only shares of 0.5% or more; the others count as 0 here.")
-    return {"summary": summary, "reveals": [], "facts": facts}
 
 
 # ---------------------------------------------------------------------------------------------- download
 
-def table(fig, run) -> dict:
-    """The downloadable data: for every pair the chart offers, each head's share and its rank (1 = hardest).
-    A long text's data keep only shares of 0.5% or more: only those are listed."""
-    text = fig["text"]
-    tokens = [shown(t["text"]) for t in run.data(text)["tokens"]]
-    long = run.is_long(text)
-    rows = []
-    for f in offered_froms(fig, run):
-        for t in range(f + 1):
-            for rank, (layer, head, share) in enumerate(ranking(run, text, f, t), start=1):
-                if not long or share >= MIN_SHARE:
-                    rows.append({"from_token": f + 1, "from": tokens[f], "to_token": t + 1, "to": tokens[t],
-                                 "rank": rank, "layer": layer, "head": head, "share": round(share, 6)})
-    return {"shares": rows}
-
 
 # ---------------------------------------------------------------------------------------------- chart
-
-def chart(fig, run) -> alt.TopLevelMixin:
-    """Two selects (from, to) and the top heads for that pair as bars, ranked in the page from the shares."""
-    text = fig["text"]
-    data = run.data(text)
-    raw_tokens = [t["text"] for t in data["tokens"]]
-    tokens = [shown(t) for t in raw_tokens]
-    n = len(tokens)
-    top = fig["top"]
-    n_layer, n_head = run.model["n_layer"], run.model["n_head"]
-    froms = offered_froms(fig, run)
-
-    offsets, start = [-1] * n, 0
-    for f in froms:
-        offsets[f], start = start, start + f + 1
-    heads_rows = []
-    for layer in range(n_layer):
-        for head in range(n_head):
-            units = []
-            for f in froms:
-                cells = [0.0] * (f + 1)
-                for k, s in row(run, text, layer, head, f):
-                    cells[k] = s
-                units += [round(s * UNITS) for s in cells]
-            heads_rows.append({"l": layer, "h": head, "u": units})
-
-    choices, labels = common.token_choices(raw_tokens)
-    looking = alt.param(name="from", value=fig["from_position"] + 1, bind=alt.binding_select(
-        options=[f + 1 for f in froms], labels=[labels[f] for f in froms], name="From token "))
-    looked_at = alt.param(name="to", value=fig["to_position"] + 1, bind=alt.binding_select(
-        options=choices, labels=labels, name="back to token "))
-    names = alt.param(name="names", value=tokens)
-    offsets_param = alt.param(name="offsets", value=offsets)
-    said = alt.param(name="descriptions", value={
-        f"{f + 1}|{t + 1}": describe(run, text, raw_tokens, f, t) for f in froms for t in range(f + 1)})
-
-    def refusal(sep: str) -> str:  # the words when 'to' comes after 'from', as a Vega expression
-        return (f"'Token ' + to + ' (' + names[to - 1] + ') comes after token ' + from + ' (' + names[from - 1] + "
-                f"'):{sep}no token looks to the right.{sep}Choose a token at or before token ' + from + '.'")
-
-    description = alt.param(name="description", expr=f"to > from ? {refusal(' ')} : descriptions[from + '|' + to]")
-
-    ranked = alt.Chart(alt.NamedData("heads")).transform_filter("to <= from").transform_calculate(
-        s=f"datum.u[offsets[from - 1] + to - 1] / {UNITS}").transform_window(
-        rank="row_number()", sort=[alt.SortField("s", order="descending"), alt.SortField("l"), alt.SortField("h")],
-    ).transform_filter(f"datum.rank <= {top}").transform_calculate(
-        name="'layer ' + (datum.l + 1) + ', head ' + (datum.h + 1)")
-    y = alt.Y("name:N", sort=alt.EncodingSortField(field="rank", op="min", order="ascending"), title=None,
-              axis=alt.Axis(labelFontSize=12, ticks=False, domain=False))
-    x = alt.X("s:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
-              title="share of attention from the one token to the other")
-    bars = ranked.mark_bar().encode(
-        x=x, y=y, color=alt.condition("datum.rank == 1", alt.value(ACCENT), alt.value(MAIN)),
-        tooltip=[alt.Tooltip("rank:Q"), alt.Tooltip("name:N", title="head"),
-                 alt.Tooltip("s:Q", title="share", format=".2%")],
-    )
-    values = ranked.mark_text(align="left", dx=4, fontSize=12).encode(
-        x=alt.X("s:Q", scale=alt.Scale(domain=[0, 1])), y=y, text=alt.Text("s:Q", format=".0%"))
-    message = alt.Chart(alt.Data(values=[{}])).transform_filter("to > from").transform_calculate(
-        said=refusal("\\n")).mark_text(align="left", baseline="top", fontSize=13, lineBreak="\n").encode(
-        x=alt.value(0), y=alt.value(4), text="said:N")
-    return common.with_data(alt.layer(bars, values, message).add_params(
-        looking, looked_at, names, offsets_param, said, description,
-    ).properties(
-        width="container", height=top * BAR_HEIGHT,
-        title=alt.Title(alt.ExprRef(expr=(
-            "to > from ? 'No token looks to the right' : 'From ' + names[from - 1] + ' (token ' + from + ') back to ' "
-            f"+ names[to - 1] + ' (token ' + to + '): the top {top} of all {run.n_heads:,} heads'"))),
-    ), heads=heads_rows)
 
 
 def describe(run, text: str, tokens: list, looking: int, looked_at: int) -> str:
@@ -234,3 +68,169 @@ def describe(run, text: str, tokens: list, looking: int, looked_at: int) -> str:
     if not ranked:
         return start + "no head gives it 0.5% or more."
     return start + ", ".join(f"{head_label(l, h)} gives {whole_percent(s)}%" for l, h, s in ranked) + "."
+
+
+class FindHead(Kind):
+    KIND = "find-head"
+    TITLE = "Which head links two words? Every head ranked by how hard one token looks back at another"
+    CAPTION = ("Pick a token and an earlier token: of all the heads, which ones give the earlier token the largest "
+               "share of the later one's attention?")
+    GUIDE = ("Choose the token to look from and the token it looks back to (the same one, or one before it). The bars "
+             "rank the heads that give it the largest share, highest first.")
+    FIELDS = {
+        "text": common.TEXT_FIELD,
+        "from": Field("position_or_text", "the token that looks: its number (1 = first) or its text; default the last"),
+        "to": Field("position_or_text", "the token looked at, at or before 'from': its number or its text; "
+                                        "default the first"),
+        "top": Field("int", "how many heads the figure shows, from 1 to the model's number of heads", default=10),
+    }
+    EXPLORE = True
+
+    def check(self, fig, tokens, model: dict) -> dict:
+        """The looking token ("opening") and the token it looks back to ("to"), 0-based."""
+        text_tokens = tokens(fig["text"])
+        common.check_text(fig, "text", text_tokens, model["n_ctx"])
+        looking = common.opening(fig, "from", text_tokens)
+        looked_at = common.resolve_position(fig, "to", fig.values.get("to", 1), text_tokens)
+        if looked_at > looking:
+            raise fig.error("to", f"token {looked_at + 1} ({shown(text_tokens[looked_at])}) comes after the 'from' "
+                                  f"token {looking + 1} ({shown(text_tokens[looking])})",
+                            f"a token at or before token {looking + 1}: no token looks to the right")
+        n_heads = model["n_layer"] * model["n_head"]
+        if not 1 <= fig["top"] <= n_heads:
+            raise fig.error("top", f"{fig['top']} heads is not a number the model's heads can fill",
+                            f"1 to {n_heads}, the model's number of heads")
+        return {"opening": looking, "to": looked_at}
+
+    def text_figure(self, fig, run) -> str:
+        """The top heads for the configured pair, one line each: rank, layer and head, share in whole percent."""
+        text = fig["text"]
+        data = run.data(text)
+        tokens = [t["text"] for t in data["tokens"]]
+        f, t, top = fig.opening, fig.resolved["to"], fig["top"]
+        ranked = ranking(run, text, f, t)[:top]
+        if run.is_long(text):  # its data leave shares below 0.5% out: those heads can't be ranked
+            ranked = [(l, h, s) for l, h, s in ranked if s >= MIN_SHARE]
+        lines = [common.heading(fig, self.TITLE), f"  {quoted(data['text'], len(tokens))}",
+                 f"  from {shown(tokens[f])} (token {f + 1}) back to {shown(tokens[t])} (token {t + 1}): the {top} "
+                 f"of all {run.n_heads:,} heads that give it the largest share"]
+        rank_width = len(str(top))
+        name_width = max([len(head_label(l, h)) for l, h, _ in ranked], default=0)
+        for rank, (layer, head, share) in enumerate(ranked, start=1):
+            lines.append(f"  {rank:>{rank_width}}. {head_label(layer, head):<{name_width}}  {whole_percent(share):>3}%")
+        if len(ranked) < top:
+            lines.append(f"  {'every head gives' if not ranked else 'the other heads give'} it less than 0.5% "
+                         "(a long text's data leave such shares out)")
+        return "\n".join(lines) + "\n"
+
+    def context(self, fig, run) -> dict:
+        text = fig["text"]
+        data = run.data(text)
+        tokens = [t["text"] for t in data["tokens"]]
+        f, t = fig.opening, fig.resolved["to"]
+        ranked = ranking(run, text, f, t)
+        layer, head, share = ranked[0]
+        a, b = f"{shown(tokens[f])} (token {f + 1})", f"{shown(tokens[t])} (token {t + 1})"
+        if share < MIN_SHARE:
+            summary = f"No head of the {run.n_heads:,} gives {b} 0.5% or more of the attention of {a}."
+        else:
+            summary = (f"Of all {run.n_heads:,} heads, layer {layer}, head {head} looks hardest from {a} back to {b}: "
+                       f"{whole_percent(share)}% of its attention.")
+        facts = []
+        runners = [(l, h, s) for l, h, s in ranked[1:3] if s >= MIN_SHARE]
+        if share >= MIN_SHARE and runners:
+            facts.append(f"From {a} back to {b}, the next are "
+                         + " and ".join(f"{head_label(l, h)} ({whole_percent(s)}%)" for l, h, s in runners) + ".")
+        mean = sum(s for _, _, s in ranked) / len(ranked)
+        facts.append(f"On average over all {run.n_heads:,} heads, {shown(tokens[f])} gives {shown(tokens[t])} "
+                     f"{whole_percent(mean)}% of its attention.")
+        if len(tokens) > MAX_TOKENS:
+            facts.append(f"The text has {len(tokens)} tokens: the chart keeps {a} as the token that looks and lets you "
+                         "choose the token it looks back to.")
+        if run.is_long(text):
+            facts.append("A long text's data keep only shares of 0.5% or more; the others count as 0 here.")
+        return {"summary": summary, "reveals": [], "facts": facts}
+
+    def tables(self, fig, run, spec: dict) -> dict:
+        """The downloadable data: for every pair the chart offers, each head's share and its rank (1 = hardest).
+        A long text's data keep only shares of 0.5% or more: only those are listed."""
+        text = fig["text"]
+        tokens = [shown(t["text"]) for t in run.data(text)["tokens"]]
+        long = run.is_long(text)
+        rows = []
+        for f in offered_froms(fig, run):
+            for t in range(f + 1):
+                for rank, (layer, head, share) in enumerate(ranking(run, text, f, t), start=1):
+                    if not long or share >= MIN_SHARE:
+                        rows.append({"from_token": f + 1, "from": tokens[f], "to_token": t + 1, "to": tokens[t],
+                                     "rank": rank, "layer": layer, "head": head, "share": round(share, 6)})
+        return {"shares": rows}
+
+    def chart(self, fig, run) -> alt.TopLevelMixin:
+        """Two selects (from, to) and the top heads for that pair as bars, ranked in the page from the shares."""
+        text = fig["text"]
+        data = run.data(text)
+        raw_tokens = [t["text"] for t in data["tokens"]]
+        tokens = [shown(t) for t in raw_tokens]
+        n = len(tokens)
+        top = fig["top"]
+        n_layer, n_head = run.model["n_layer"], run.model["n_head"]
+        froms = offered_froms(fig, run)
+
+        offsets, start = [-1] * n, 0
+        for f in froms:
+            offsets[f], start = start, start + f + 1
+        heads_rows = []
+        for layer in range(n_layer):
+            for head in range(n_head):
+                units = []
+                for f in froms:
+                    cells = [0.0] * (f + 1)
+                    for k, s in row(run, text, layer, head, f):
+                        cells[k] = s
+                    units += [round(s * UNITS) for s in cells]
+                heads_rows.append({"l": layer, "h": head, "u": units})
+
+        choices, labels = common.token_choices(raw_tokens)
+        looking = alt.param(name="from", value=fig.opening + 1, bind=alt.binding_select(
+            options=[f + 1 for f in froms], labels=[labels[f] for f in froms], name="From token "))
+        looked_at = alt.param(name="to", value=fig.resolved["to"] + 1, bind=alt.binding_select(
+            options=choices, labels=labels, name="back to token "))
+        names = alt.param(name="names", value=tokens)
+        offsets_param = alt.param(name="offsets", value=offsets)
+        said = alt.param(name="descriptions", value={
+            f"{f + 1}|{t + 1}": describe(run, text, raw_tokens, f, t) for f in froms for t in range(f + 1)})
+
+        def refusal(sep: str) -> str:  # the words when 'to' comes after 'from', as a Vega expression
+            return (f"'Token ' + to + ' (' + names[to - 1] + ') comes after token ' + from + ' (' + names[from - 1] + "
+                    f"'):{sep}no token looks to the right.{sep}Choose a token at or before token ' + from + '.'")
+
+        description = alt.param(name="description", expr=f"to > from ? {refusal(' ')} : descriptions[from + '|' + to]")
+
+        ranked = alt.Chart(alt.NamedData("heads")).transform_filter("to <= from").transform_calculate(
+            s=f"datum.u[offsets[from - 1] + to - 1] / {UNITS}").transform_window(
+            rank="row_number()", sort=[alt.SortField("s", order="descending"), alt.SortField("l"), alt.SortField("h")],
+        ).transform_filter(f"datum.rank <= {top}").transform_calculate(
+            name="'layer ' + (datum.l + 1) + ', head ' + (datum.h + 1)")
+        y = alt.Y("name:N", sort=alt.EncodingSortField(field="rank", op="min", order="ascending"), title=None,
+                  axis=alt.Axis(labelFontSize=12, ticks=False, domain=False))
+        x = alt.X("s:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
+                  title="share of attention from the one token to the other")
+        bars = ranked.mark_bar().encode(
+            x=x, y=y, color=alt.condition("datum.rank == 1", alt.value(ACCENT), alt.value(MAIN)),
+            tooltip=[alt.Tooltip("rank:Q"), alt.Tooltip("name:N", title="head"),
+                     alt.Tooltip("s:Q", title="share", format=".2%")],
+        )
+        values = ranked.mark_text(align="left", dx=4, fontSize=12).encode(
+            x=alt.X("s:Q", scale=alt.Scale(domain=[0, 1])), y=y, text=alt.Text("s:Q", format=".0%"))
+        message = alt.Chart(alt.Data(values=[{}])).transform_filter("to > from").transform_calculate(
+            said=refusal("\\n")).mark_text(align="left", baseline="top", fontSize=13, lineBreak="\n").encode(
+            x=alt.value(0), y=alt.value(4), text="said:N")
+        return common.with_data(alt.layer(bars, values, message).add_params(
+            looking, looked_at, names, offsets_param, said, description,
+        ).properties(
+            width="container", height=top * BAR_HEIGHT,
+            title=alt.Title(alt.ExprRef(expr=(
+                "to > from ? 'No token looks to the right' : 'From ' + names[from - 1] + ' (token ' + from + ') back to ' "
+                f"+ names[to - 1] + ' (token ' + to + '): the top {top} of all {run.n_heads:,} heads'"))),
+        ), heads=heads_rows)

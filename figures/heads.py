@@ -25,20 +25,9 @@ import zlib
 from figsite.config import Field
 from figsite.run import MIN_SHARE, SHARE_UNIT, head_file
 from figures import common
+from figures.kind import Kind
 from figures.common import ACCENT, MAIN, alt, shown, whole_percent
 
-KIND = "heads"
-TITLE = "Every head at a glance: who looks at whom, in each layer and head"
-CAPTION = ("Each small square is one head: its rows are the tokens looking, its columns the tokens looked at, "
-           "and the brighter a cell, the larger the share of attention. The last column is each layer's average.")
-GUIDE = ("Choose a layer and a head (or the layer's average) to see its pattern larger, with each share on hover, "
-         "and a token to see how it shares out its attention in that head. Grey cells are out of reach: a token "
-         "cannot see the tokens after it.")
-FIELDS = {
-    "text": common.TEXT_FIELD,
-    "focus": Field("position_or_text", "the token the figure opens on: its number (1 = first) or its text"),
-    "head": Field("int_list", "[layer, head] the larger pattern opens on, numbered from 1", default=[1, 1]),
-}
 
 MAX_BLOCKS = 24  # a text of more tokens is shown in blocks of tokens: at most this many rows per square
 UNITS = 10_000  # shares go into the page as integers in units of 1e-4 (within 5e-5 of the data)
@@ -49,21 +38,6 @@ GRID_WIDTH = 560  # concatenated views can't size to their container; the page s
 DETAIL_WIDTH = 420
 BARS_HEIGHT = 200
 QUOTE_LIMIT = 160  # a printed figure quotes a longer text by its start only
-
-
-def requests(fig) -> list:
-    return [(fig["text"], None)]
-
-
-def check(fig, tokenize, model: dict) -> None:
-    """Checks what needs the tokens and the model's size; fills in the 0-based positions the figure uses."""
-    tokens = tokenize(fig["text"])
-    common.check_text(fig, "text", tokens, model["n_ctx"])
-    fig.values["focus_position"] = common.resolve_position(fig, "focus", fig.values.get("focus", len(tokens)), tokens)
-    if len(fig["head"]) != 2:
-        raise fig.error("head", f"{fig['head']} is not one [layer, head] pair", "[layer, head], numbered from 1")
-    common.check_layer(fig, "head", fig["head"][0], model["n_layer"])
-    common.check_head(fig, "head", fig["head"][1], model["n_head"])
 
 
 # ---------------------------------------------------------------------------------------------- data
@@ -161,107 +135,11 @@ def quoted(text: str, n_tokens: int) -> str:
 
 # ---------------------------------------------------------------------------------------------- print
 
-def text_figure(fig, run) -> str:
-    """One line per layer: for each head, the token the focus token looks at hardest there, and its share."""
-    text = fig["text"]
-    data = run.data(text)
-    tokens = [t["text"] for t in data["tokens"]]
-    q = fig["focus_position"]
-    n_layer, n_head = run.model["n_layer"], run.model["n_head"]
-    lines = [f"({fig.label}) {TITLE}", f"  {quoted(data['text'], len(tokens))}",
-             f"  looking from {shown(tokens[q])} (token {q + 1}): in each head, the token it looks at hardest "
-             "and its share"]
-    width = len(str(n_layer))
-    table = []
-    for layer in range(n_layer):
-        looks = [strongest(row(run, text, layer, head, q)) for head in range(n_head)]
-        cells = [f"h{head + 1} " + (f"{shown(tokens[k])} {whole_percent(s)}%" if k is not None and s >= MIN_SHARE
-                                    else "-")
-                 for head, (k, s) in enumerate(looks)]
-        table.append((layer, cells))
-    widths = [max(len(cells[head]) for _, cells in table) for head in range(n_head)]  # each head's column
-    for layer, cells in table:
-        lines.append(f"  layer {layer + 1:>{width}}  " + "  ".join(f"{c:<{w}}" for c, w in zip(cells, widths)).rstrip())
-    if run.is_long(text):
-        lines.append("  (a long text: shares below 0.5% are left out)")
-    return "\n".join(lines) + "\n"
-
 
 # ---------------------------------------------------------------------------------------------- page
 
-def page(fig, run) -> dict:
-    """The words beside the chart, from the data: the head that looks hardest from the focus token, how many
-    heads look at the first token, and the heads that look one token back."""
-    text = fig["text"]
-    data = run.data(text)
-    tokens = [t["text"] for t in data["tokens"]]
-    n = len(tokens)
-    q = fig["focus_position"]
-    n_layer, n_head = run.model["n_layer"], run.model["n_head"]
-    layer0, head0 = fig["head"]
-    looks = {(l, h): strongest(row(run, text, l, h, q)) for l in range(n_layer) for h in range(n_head)}
-    (best_l, best_h), (best_k, best_s) = max(looks.items(), key=lambda item: (item[1][1], -item[0][0], -item[0][1]))
-    k0, s0 = looks[(layer0 - 1, head0 - 1)]
-    opening = (f"{whole_percent(s0)}% to {shown(tokens[k0])} (token {k0 + 1})" if k0 is not None and s0 >= MIN_SHARE
-               else "no token 0.5% or more")
-    summary = (f"The grid shows all {run.n_heads:,} heads ({n_layer} layers of {n_head}) and each layer's average, "
-               f"for the {n} tokens of the text. It opens on layer {layer0}, head {head0}, where "
-               f"{shown(tokens[q])} (token {q + 1}) gives its largest share, {opening}.")
-    facts = []  # the hardest look of all is the answer of the "guess first" question below
-    if q > 0:
-        first = sum(1 for k, s in looks.values() if k == 0)
-        facts.append(f"{first} of the {run.n_heads:,} heads give their largest share from {shown(tokens[q])} to the "
-                     f"first token, {shown(tokens[0])}.")
-    if n > 2:
-        back = []
-        for l in range(n_layer):
-            for h in range(n_head):
-                head_rows = rows(run, text, l, h)
-                mean = sum(dict(head_rows[p]).get(p - 1, 0.0) for p in range(1, n)) / (n - 1)
-                if mean >= 0.5:
-                    back.append((mean, l, h))
-        if back:
-            back.sort(key=lambda t: (-t[0], t[1], t[2]))
-            named = ", ".join(f"layer {l + 1}, head {h + 1} ({whole_percent(m)}%)" for m, l, h in back[:5])
-            more = f" and {len(back) - 5} more" if len(back) > 5 else ""
-            facts.append(f"Heads that give most of each token's attention to the token just before it, on average "
-                         f"over the text: {named}{more}.")
-        else:
-            facts.append("No head gives, on average over the text, most of each token's attention to the token "
-                         "just before it.")
-    size, _ = blocking(n)
-    if size > 1:
-        facts.append(f"The text has {n} tokens: the squares show blocks of {size} tokens, each cell the share a "
-                     "block's tokens give the tokens of another block, on average.")
-    if run.is_long(text):
-        facts.append("A long text's data keep only shares of 0.5% or more; the others count as 0 here.")
-    reveals = []
-    if best_k is not None and best_s >= MIN_SHARE:
-        reveals.append({
-            "question": f"Guess first: of all {run.n_heads:,} heads, which one looks hardest from {shown(tokens[q])} "
-                        f"(token {q + 1}) to a single token?",
-            "answer": f"Layer {best_l + 1}, head {best_h + 1}: it gives {shown(tokens[best_k])} (token {best_k + 1}) "
-                      f"{whole_percent(best_s)}% of the attention of {shown(tokens[q])}.",
-            "link": f"#layer={best_l + 1}&head={best_h + 1}&token={q // size * size + 1}",
-            "link_text": f"Show layer {best_l + 1}, head {best_h + 1}",
-        })
-    return {"summary": summary, "reveals": reveals, "facts": facts}
-
 
 # ---------------------------------------------------------------------------------------------- download
-
-def table(fig, run) -> dict:
-    """The downloadable data: every cell of every square, as readers count (layers, heads, tokens from 1)."""
-    text = fig["text"]
-    raw_tokens = [t["text"] for t in run.data(text)["tokens"]]
-    size, _ = blocking(len(raw_tokens))
-    names = block_names(raw_tokens, size)
-    n_head = run.model["n_head"]
-    return {"shares": [
-        {"layer": layer + 1, "head": AVERAGE if head == n_head else head + 1,
-         "from_token": q * size + 1, "from": names[q], "to_token": k * size + 1, "to": names[k], "share": round(s, 6)}
-        for (layer, head), cells in squares(fig, run).items() for q, row_ in enumerate(cells) for k, s in enumerate(row_)
-    ]}
 
 
 # ---------------------------------------------------------------------------------------------- chart
@@ -320,143 +198,261 @@ def top_looks(cells: list, count: int = 3) -> list:
     return out + [-1, -1] * (count - len(out) // 2)
 
 
-def chart(fig, run) -> alt.TopLevelMixin:
-    """The grid of every head, the chosen head larger, and the chosen token's bars in it."""
-    text = fig["text"]
-    data = run.data(text)
-    raw_tokens = [t["text"] for t in data["tokens"]]
-    n = len(raw_tokens)
-    size, blocks = blocking(n)
-    names = block_names(raw_tokens, size)
-    n_layer, n_head = run.model["n_layer"], run.model["n_head"]
-    all_squares = squares(fig, run)
+class Heads(Kind):
+    KIND = "heads"
+    TITLE = "Every head at a glance: who looks at whom, in each layer and head"
+    CAPTION = ("Each small square is one head: its rows are the tokens looking, its columns the tokens looked at, "
+               "and the brighter a cell, the larger the share of attention. The last column is each layer's average.")
+    GUIDE = ("Choose a layer and a head (or the layer's average) to see its pattern larger, with each share on hover, "
+             "and a token to see how it shares out its attention in that head. Grey cells are out of reach: a token "
+             "cannot see the tokens after it.")
+    FIELDS = {
+        "text": common.TEXT_FIELD,
+        "focus": Field("position_or_text", "the token the figure opens on: its number (1 = first) or its text"),
+        "head": Field("int_list", "[layer, head] the larger pattern opens on, numbered from 1", default=[1, 1]),
+    }
+    EXPLORE = True
 
-    # Where each square lies in the grid, in cells: a gap between squares, a wider one before the averages.
-    gap = max(1, round(blocks / 4))
-    step = blocks + gap
-    grid_units_x, grid_units_y = (n_head + 1) * step, n_layer * step - gap
-    pixels = max(1, round(GRID_WIDTH / grid_units_x))  # each cell a whole number of pixels: crisp squares
-    grid_width, grid_height = grid_units_x * pixels, grid_units_y * pixels
-    x0 = f"(datum.h * {step} + (datum.h == {n_head} ? {gap} : 0))"
-    y0 = f"(datum.l * {step})"
+    def check(self, fig, tokens, model: dict) -> dict:
+        """The opening token, 0-based, and the head the detail opens on."""
+        text_tokens = tokens(fig["text"])
+        common.check_text(fig, "text", text_tokens, model["n_ctx"])
+        common.check_view(fig, "head", fig["head"], model)
+        return {"opening": common.opening(fig, "focus", text_tokens)}
 
-    layer_param = alt.param(name="layer", value=fig["head"][0], bind=alt.binding_select(
-        options=list(range(1, n_layer + 1)), name="Layer "))
-    head_param = alt.param(name="head", value=fig["head"][1], bind=alt.binding_select(
-        options=list(range(1, n_head + 1)) + [AVERAGE],
-        labels=[str(h) for h in range(1, n_head + 1)] + ["average of the layer's heads"], name="Head "))
-    starts = list(range(1, n + 1, size))
-    token_labels = ([f"{i}: {name}" for i, name in zip(starts, names)] if size == 1 else names)
-    token_param = alt.param(name="token", value=fig["focus_position"] // size * size + 1, bind=alt.binding_select(
-        options=starts, labels=token_labels, name="Looking from token " if size == 1 else "Looking from "))
-    names_param = alt.param(name="names", value=names)
-    chosen_h = f"(head == '{AVERAGE}' ? {n_head} : head - 1)"
-    row_q = f"floor((token - 1) / {size})"
-    # The words read the chosen square's row "t" (its rows' largest shares) from the page's data, in place: as
-    # params, thousands of numbers would be copied by Altair at every step of building the chart.
-    looks = alt.param(name="looks", expr=f"data('panels')[(layer - 1) * {n_head + 1} + {chosen_h}].t")
-    look_at = alt.param(name="look_at", expr=f"{row_q} * 6")
-    top_words = " + ".join(
-        f"(looks[look_at + {2 * i}] >= 0 ? '{', ' if i else ''}' + names[looks[look_at + {2 * i}]] + ' ' + "
-        f"looks[look_at + {2 * i + 1}] + '%' : '')" for i in range(3))
-    chosen_words = f"'layer ' + layer + (head == '{AVERAGE}' ? ', the average of its {n_head} heads' : ', head ' + head)"
-    from_words = (f"names[{row_q}] + ' (token ' + token + ')'" if size == 1 else f"names[{row_q}]")
-    description = alt.param(name="description", expr=(
-        f"'All {run.n_heads:,} heads ({n_layer} layers of {n_head}) and each layer\\'s average, as squares of who "
-        f"looks at whom. Shown larger: ' + {chosen_words} + '. Looking from ' + {from_words} + ' there, the "
-        f"largest shares: ' + (looks[look_at] >= 0 ? {top_words} : 'none of 1% or more') + '.'"))
+    def text_figure(self, fig, run) -> str:
+        """One line per layer: for each head, the token the focus token looks at hardest there, and its share."""
+        text = fig["text"]
+        data = run.data(text)
+        tokens = [t["text"] for t in data["tokens"]]
+        q = fig.opening
+        n_layer, n_head = run.model["n_layer"], run.model["n_head"]
+        lines = [common.heading(fig, self.TITLE), f"  {quoted(data['text'], len(tokens))}",
+                 f"  looking from {shown(tokens[q])} (token {q + 1}): in each head, the token it looks at hardest "
+                 "and its share"]
+        width = len(str(n_layer))
+        table = []
+        for layer in range(n_layer):
+            looks = [strongest(row(run, text, layer, head, q)) for head in range(n_head)]
+            cells = [f"h{head + 1} " + (f"{shown(tokens[k])} {whole_percent(s)}%" if k is not None and s >= MIN_SHARE
+                                        else "-")
+                     for head, (k, s) in enumerate(looks)]
+            table.append((layer, cells))
+        widths = [max(len(cells[head]) for _, cells in table) for head in range(n_head)]  # each head's column
+        for layer, cells in table:
+            lines.append(f"  layer {layer + 1:>{width}}  " + "  ".join(f"{c:<{w}}" for c, w in zip(cells, widths)).rstrip())
+        if run.is_long(text):
+            lines.append("  (a long text: shares below 0.5% are left out)")
+        return "\n".join(lines) + "\n"
 
-    panels = alt.NamedData("panels")
-    share_scale = alt.Scale(**SHARE_SCALE)
-    share_color = alt.Color("s:Q", scale=share_scale, title="share of attention",  # one legend for every view
-                            legend=alt.Legend(format="%", orient="right", gradientLength=160))
-    x_scale = alt.Scale(domain=[0, grid_units_x], nice=False, zero=False)
-    y_scale = alt.Scale(domain=[0, grid_units_y], nice=False, zero=False, reverse=True)
-    centre = blocks / 2
-    x_axis = alt.Axis(values=[h * step + (gap if h == n_head else 0) + centre for h in range(n_head + 1)],
-                      orient="top", title="head", grid=False, ticks=False, domain=False, labelFontSize=11,
-                      labelExpr=f"datum.value > {n_head * step} ? 'avg' : '' + (round((datum.value - {centre}) / {step}) + 1)")
-    y_axis = alt.Axis(values=[l * step + centre for l in range(n_layer)], title="layer", grid=False, ticks=False,
-                      domain=False, labelFontSize=11,
-                      labelExpr=f"'' + (round((datum.value - {centre}) / {step}) + 1)")
+    def context(self, fig, run) -> dict:
+        """The words beside the chart, from the data: the head that looks hardest from the focus token, how many
+        heads look at the first token, and the heads that look one token back."""
+        text = fig["text"]
+        data = run.data(text)
+        tokens = [t["text"] for t in data["tokens"]]
+        n = len(tokens)
+        q = fig.opening
+        n_layer, n_head = run.model["n_layer"], run.model["n_head"]
+        layer0, head0 = fig["head"]
+        looks = {(l, h): strongest(row(run, text, l, h, q)) for l in range(n_layer) for h in range(n_head)}
+        (best_l, best_h), (best_k, best_s) = max(looks.items(), key=lambda item: (item[1][1], -item[0][0], -item[0][1]))
+        k0, s0 = looks[(layer0 - 1, head0 - 1)]
+        opening = (f"{whole_percent(s0)}% to {shown(tokens[k0])} (token {k0 + 1})" if k0 is not None and s0 >= MIN_SHARE
+                   else "no token 0.5% or more")
+        summary = (f"The grid shows all {run.n_heads:,} heads ({n_layer} layers of {n_head}) and each layer's average, "
+                   f"for the {n} tokens of the text. It opens on layer {layer0}, head {head0}, where "
+                   f"{shown(tokens[q])} (token {q + 1}) gives its largest share, {opening}.")
+        facts = []  # the hardest look of all is the answer of the "guess first" question below
+        if q > 0:
+            first = sum(1 for k, s in looks.values() if k == 0)
+            facts.append(f"{first} of the {run.n_heads:,} heads give their largest share from {shown(tokens[q])} to the "
+                         f"first token, {shown(tokens[0])}.")
+        if n > 2:
+            back = []
+            for l in range(n_layer):
+                for h in range(n_head):
+                    head_rows = rows(run, text, l, h)
+                    mean = sum(dict(head_rows[p]).get(p - 1, 0.0) for p in range(1, n)) / (n - 1)
+                    if mean >= 0.5:
+                        back.append((mean, l, h))
+            if back:
+                back.sort(key=lambda t: (-t[0], t[1], t[2]))
+                named = ", ".join(f"layer {l + 1}, head {h + 1} ({whole_percent(m)}%)" for m, l, h in back[:5])
+                more = f" and {len(back) - 5} more" if len(back) > 5 else ""
+                facts.append(f"Heads that give most of each token's attention to the token just before it, on average "
+                             f"over the text: {named}{more}.")
+            else:
+                facts.append("No head gives, on average over the text, most of each token's attention to the token "
+                             "just before it.")
+        size, _ = blocking(n)
+        if size > 1:
+            facts.append(f"The text has {n} tokens: the squares show blocks of {size} tokens, each cell the share a "
+                         "block's tokens give the tokens of another block, on average.")
+        if run.is_long(text):
+            facts.append("A long text's data keep only shares of 0.5% or more; the others count as 0 here.")
+        reveals = []
+        if best_k is not None and best_s >= MIN_SHARE:
+            reveals.append({
+                "question": f"Guess first: of all {run.n_heads:,} heads, which one looks hardest from {shown(tokens[q])} "
+                            f"(token {q + 1}) to a single token?",
+                "answer": f"Layer {best_l + 1}, head {best_h + 1}: it gives {shown(tokens[best_k])} (token {best_k + 1}) "
+                          f"{whole_percent(best_s)}% of the attention of {shown(tokens[q])}.",
+                "link": f"#layer={best_l + 1}&head={best_h + 1}&token={q // size * size + 1}",
+                "link_text": f"Show layer {best_l + 1}, head {best_h + 1}",
+            })
+        return {"summary": summary, "reveals": reveals, "facts": facts}
 
-    # The grid is one picture drawn here, a pixel block per cell: thousands of marks would take the browser
-    # seconds to draw. Over it: each square's outline (for its tooltip and the axes) and the chosen square.
-    picture = alt.Chart(alt.Data(values=[{}])).mark_image(
-        url=grid_picture(all_squares, n_layer, n_head, blocks, gap, pixels),
-        width=grid_width, height=grid_height, align="left", baseline="top", aspect=False, smooth=False, aria=False,
-    ).encode(x=alt.value(0), y=alt.value(0))
-    squares_ = alt.Chart(panels).transform_calculate(
-        gx=x0, gy=y0).transform_calculate(
-        gx2=f"datum.gx + {blocks}", gy2=f"datum.gy + {blocks}",
-        view=f"'layer ' + (datum.l + 1) + (datum.h == {n_head} ? ', average of its heads' : ', head ' + (datum.h + 1))",
-    ).mark_rect(fill="transparent", aria=False).encode(
-        x=alt.X("gx:Q", scale=x_scale, axis=x_axis), x2="gx2:Q",
-        y=alt.Y("gy:Q", scale=y_scale, axis=y_axis), y2="gy2:Q",
-        tooltip=[alt.Tooltip("view:N", title="square")],
-    )
-    chosen = alt.Chart(panels).transform_filter(
-        f"datum.l == layer - 1 && datum.h == {chosen_h}").transform_calculate(
-        gx=f"{x0} - 0.5", gy=f"{y0} - 0.5").transform_calculate(
-        gx2=f"datum.gx + {blocks + 1}", gy2=f"datum.gy + {blocks + 1}").mark_rect(
-        fill=None, stroke=ACCENT, strokeWidth=2.5, aria=False).encode(
-        x=alt.X("gx:Q", scale=x_scale), x2="gx2:Q", y=alt.Y("gy:Q", scale=y_scale), y2="gy2:Q")
-    swatch = alt.Chart(alt.Data(values=[{}])).mark_rect(color=MASKED, aria=False).encode(
-        x=alt.value(0), x2=alt.value(12), y=alt.value(grid_height + 10), y2=alt.value(grid_height + 22))
-    note = alt.Chart(alt.Data(values=[{}])).mark_text(align="left", baseline="middle", fontSize=11).encode(
-        x=alt.value(18), y=alt.value(grid_height + 16),
-        text=alt.value("grey: out of reach (a token cannot see the tokens after it)"))
-    grid = alt.layer(picture, squares_, chosen, swatch, note).properties(
-        width=grid_width, height=grid_height, title=f"All {run.n_heads:,} heads, and each layer's average")
+    def tables(self, fig, run, spec: dict) -> dict:
+        """The downloadable data: every cell of every square, as readers count (layers, heads, tokens from 1)."""
+        text = fig["text"]
+        raw_tokens = [t["text"] for t in run.data(text)["tokens"]]
+        size, _ = blocking(len(raw_tokens))
+        names = block_names(raw_tokens, size)
+        n_head = run.model["n_head"]
+        return {"shares": [
+            {"layer": layer + 1, "head": AVERAGE if head == n_head else head + 1,
+             "from_token": q * size + 1, "from": names[q], "to_token": k * size + 1, "to": names[k], "share": round(s, 6)}
+            for (layer, head), cells in squares(fig, run).items() for q, row_ in enumerate(cells) for k, s in enumerate(row_)
+        ]}
 
-    # The chosen square, larger: every share on hover.
-    one = alt.Chart(panels).transform_filter(f"datum.l == layer - 1 && datum.h == {chosen_h}").transform_flatten(
-        ["u"]).transform_window(i="row_number()").transform_calculate(
-        q="floor((sqrt(8 * (datum.i - 1) + 1) - 1) / 2)").transform_calculate(
-        k="datum.i - 1 - datum.q * (datum.q + 1) / 2", s=f"datum.u / {UNITS}").transform_calculate(
-        looking="names[datum.q]", looked_at="names[datum.k]")
-    band = list(range(blocks))
-    key_x = alt.X("k:O", scale=alt.Scale(domain=band), title="looked at (key)",
-                  axis=alt.Axis(labelExpr="names[datum.value]", labelAngle=-45, labelFontSize=11))
-    query_y = alt.Y("q:O", scale=alt.Scale(domain=band), title="looking (query)",
-                    axis=alt.Axis(labelExpr="names[datum.value]", labelFontSize=11))
-    detail_bg = alt.Chart(alt.Data(values=[{}])).mark_rect(color=MASKED, aria=False).encode(
-        x=alt.value(0), x2=alt.value(DETAIL_WIDTH), y=alt.value(0), y2=alt.value(DETAIL_WIDTH))
-    detail_cells = one.transform_calculate(
-        said="datum.looking + ' looks at ' + datum.looked_at + ': ' + format(datum.s, '.2%')").mark_rect().encode(
-        x=key_x, y=query_y, color=share_color, description="said:N",
-        tooltip=[alt.Tooltip("looking:N", title="looking"), alt.Tooltip("looked_at:N", title="looked at"),
-                 alt.Tooltip("s:Q", title="share", format=".2%")],
-    )
-    detail_row = alt.Chart(alt.Data(values=[{}])).transform_calculate(q=row_q).mark_rect(
-        fill=None, stroke=ACCENT, strokeWidth=2, aria=False).encode(y=alt.Y("q:O", scale=alt.Scale(domain=band)))
-    detail = alt.layer(detail_bg, detail_cells, detail_row).properties(
-        width=DETAIL_WIDTH, height=DETAIL_WIDTH,
-        title=alt.Title(alt.ExprRef(expr=f"'Layer ' + layer + (head == '{AVERAGE}' ? ', average of its heads' : "
-                                         "', head ' + head) + ', larger'")))
+    def chart(self, fig, run) -> alt.TopLevelMixin:
+        """The grid of every head, the chosen head larger, and the chosen token's bars in it."""
+        text = fig["text"]
+        data = run.data(text)
+        raw_tokens = [t["text"] for t in data["tokens"]]
+        n = len(raw_tokens)
+        size, blocks = blocking(n)
+        names = block_names(raw_tokens, size)
+        n_layer, n_head = run.model["n_layer"], run.model["n_head"]
+        all_squares = squares(fig, run)
 
-    # The chosen token's shares in the chosen square, as in figure (l).
-    picked = one.transform_filter(f"datum.q == {row_q}")
-    share_y = alt.Y("s:Q", scale=alt.Scale(domain=[0, 1]), title="share of attention",
-                    axis=alt.Axis(format="%", tickCount=5))
-    out_of_reach = alt.Chart(alt.Data(values=[{"k": k} for k in band])).transform_filter(
-        f"datum.k > {row_q}").mark_rect(color="#8883").encode(
-        x=key_x, y=alt.value(0), y2=alt.value(BARS_HEIGHT))
-    bars = picked.mark_bar().encode(
-        x=key_x, y=share_y,
-        color=alt.condition(f"datum.k == {row_q}", alt.value(ACCENT), alt.value(MAIN)),
-        tooltip=[alt.Tooltip("looked_at:N", title="looked at"), alt.Tooltip("s:Q", title="share", format=".1%")],
-    )
-    bar_labels = picked.transform_filter(f"datum.s >= {MIN_SHARE}").mark_text(dy=-7, fontSize=11).encode(
-        x=key_x, y=alt.Y("s:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("s:Q", format=".0%"))
-    bar_chart = alt.layer(out_of_reach, bars, bar_labels).properties(
-        width=DETAIL_WIDTH, height=BARS_HEIGHT,
-        title=alt.Title(alt.ExprRef(expr=f"'Looking from ' + {from_words} + ' in layer ' + layer + "
-                                         f"(head == '{AVERAGE}' ? ', average' : ', head ' + head)")))
+        # Where each square lies in the grid, in cells: a gap between squares, a wider one before the averages.
+        gap = max(1, round(blocks / 4))
+        step = blocks + gap
+        grid_units_x, grid_units_y = (n_head + 1) * step, n_layer * step - gap
+        pixels = max(1, round(GRID_WIDTH / grid_units_x))  # each cell a whole number of pixels: crisp squares
+        grid_width, grid_height = grid_units_x * pixels, grid_units_y * pixels
+        x0 = f"(datum.h * {step} + (datum.h == {n_head} ? {gap} : 0))"
+        y0 = f"(datum.l * {step})"
 
-    panels_rows = [{"l": layer, "h": head, "u": [round(s * UNITS) for cells in all_squares[(layer, head)] for s in cells],
-                    "t": [v for cells in all_squares[(layer, head)] for v in top_looks(cells)]}
-                   for layer in range(n_layer) for head in range(n_head + 1)]
-    return common.with_data(alt.vconcat(grid, detail, bar_chart, spacing=30).add_params(
-        layer_param, head_param, token_param, names_param, looks, look_at, description,
-    ), panels=panels_rows)
+        layer_param = alt.param(name="layer", value=fig["head"][0], bind=alt.binding_select(
+            options=list(range(1, n_layer + 1)), name="Layer "))
+        head_param = alt.param(name="head", value=fig["head"][1], bind=alt.binding_select(
+            options=list(range(1, n_head + 1)) + [AVERAGE],
+            labels=[str(h) for h in range(1, n_head + 1)] + ["average of the layer's heads"], name="Head "))
+        starts = list(range(1, n + 1, size))
+        token_labels = ([f"{i}: {name}" for i, name in zip(starts, names)] if size == 1 else names)
+        token_param = alt.param(name="token", value=fig.opening // size * size + 1, bind=alt.binding_select(
+            options=starts, labels=token_labels, name="Looking from token " if size == 1 else "Looking from "))
+        names_param = alt.param(name="names", value=names)
+        chosen_h = f"(head == '{AVERAGE}' ? {n_head} : head - 1)"
+        row_q = f"floor((token - 1) / {size})"
+        # The words read the chosen square's row "t" (its rows' largest shares) from the page's data, in place: as
+        # params, thousands of numbers would be copied by Altair at every step of building the chart.
+        looks = alt.param(name="looks", expr=f"data('panels')[(layer - 1) * {n_head + 1} + {chosen_h}].t")
+        look_at = alt.param(name="look_at", expr=f"{row_q} * 6")
+        top_words = " + ".join(
+            f"(looks[look_at + {2 * i}] >= 0 ? '{', ' if i else ''}' + names[looks[look_at + {2 * i}]] + ' ' + "
+            f"looks[look_at + {2 * i + 1}] + '%' : '')" for i in range(3))
+        chosen_words = f"'layer ' + layer + (head == '{AVERAGE}' ? ', the average of its {n_head} heads' : ', head ' + head)"
+        from_words = (f"names[{row_q}] + ' (token ' + token + ')'" if size == 1 else f"names[{row_q}]")
+        description = alt.param(name="description", expr=(
+            f"'All {run.n_heads:,} heads ({n_layer} layers of {n_head}) and each layer\\'s average, as squares of who "
+            f"looks at whom. Shown larger: ' + {chosen_words} + '. Looking from ' + {from_words} + ' there, the "
+            f"largest shares: ' + (looks[look_at] >= 0 ? {top_words} : 'none of 1% or more') + '.'"))
+
+        panels = alt.NamedData("panels")
+        share_scale = alt.Scale(**SHARE_SCALE)
+        share_color = alt.Color("s:Q", scale=share_scale, title="share of attention",  # one legend for every view
+                                legend=alt.Legend(format="%", orient="right", gradientLength=160))
+        x_scale = alt.Scale(domain=[0, grid_units_x], nice=False, zero=False)
+        y_scale = alt.Scale(domain=[0, grid_units_y], nice=False, zero=False, reverse=True)
+        centre = blocks / 2
+        x_axis = alt.Axis(values=[h * step + (gap if h == n_head else 0) + centre for h in range(n_head + 1)],
+                          orient="top", title="head", grid=False, ticks=False, domain=False, labelFontSize=11,
+                          labelExpr=f"datum.value > {n_head * step} ? 'avg' : '' + (round((datum.value - {centre}) / {step}) + 1)")
+        y_axis = alt.Axis(values=[l * step + centre for l in range(n_layer)], title="layer", grid=False, ticks=False,
+                          domain=False, labelFontSize=11,
+                          labelExpr=f"'' + (round((datum.value - {centre}) / {step}) + 1)")
+
+        # The grid is one picture drawn here, a pixel block per cell: thousands of marks would take the browser
+        # seconds to draw. Over it: each square's outline (for its tooltip and the axes) and the chosen square.
+        picture = alt.Chart(alt.Data(values=[{}])).mark_image(
+            url=grid_picture(all_squares, n_layer, n_head, blocks, gap, pixels),
+            width=grid_width, height=grid_height, align="left", baseline="top", aspect=False, smooth=False, aria=False,
+        ).encode(x=alt.value(0), y=alt.value(0))
+        squares_ = alt.Chart(panels).transform_calculate(
+            gx=x0, gy=y0).transform_calculate(
+            gx2=f"datum.gx + {blocks}", gy2=f"datum.gy + {blocks}",
+            view=f"'layer ' + (datum.l + 1) + (datum.h == {n_head} ? ', average of its heads' : ', head ' + (datum.h + 1))",
+        ).mark_rect(fill="transparent", aria=False).encode(
+            x=alt.X("gx:Q", scale=x_scale, axis=x_axis), x2="gx2:Q",
+            y=alt.Y("gy:Q", scale=y_scale, axis=y_axis), y2="gy2:Q",
+            tooltip=[alt.Tooltip("view:N", title="square")],
+        )
+        chosen = alt.Chart(panels).transform_filter(
+            f"datum.l == layer - 1 && datum.h == {chosen_h}").transform_calculate(
+            gx=f"{x0} - 0.5", gy=f"{y0} - 0.5").transform_calculate(
+            gx2=f"datum.gx + {blocks + 1}", gy2=f"datum.gy + {blocks + 1}").mark_rect(
+            fill=None, stroke=ACCENT, strokeWidth=2.5, aria=False).encode(
+            x=alt.X("gx:Q", scale=x_scale), x2="gx2:Q", y=alt.Y("gy:Q", scale=y_scale), y2="gy2:Q")
+        swatch = alt.Chart(alt.Data(values=[{}])).mark_rect(color=MASKED, aria=False).encode(
+            x=alt.value(0), x2=alt.value(12), y=alt.value(grid_height + 10), y2=alt.value(grid_height + 22))
+        note = alt.Chart(alt.Data(values=[{}])).mark_text(align="left", baseline="middle", fontSize=11).encode(
+            x=alt.value(18), y=alt.value(grid_height + 16),
+            text=alt.value("grey: out of reach (a token cannot see the tokens after it)"))
+        grid = alt.layer(picture, squares_, chosen, swatch, note).properties(
+            width=grid_width, height=grid_height, title=f"All {run.n_heads:,} heads, and each layer's average")
+
+        # The chosen square, larger: every share on hover.
+        one = alt.Chart(panels).transform_filter(f"datum.l == layer - 1 && datum.h == {chosen_h}").transform_flatten(
+            ["u"]).transform_window(i="row_number()").transform_calculate(
+            q="floor((sqrt(8 * (datum.i - 1) + 1) - 1) / 2)").transform_calculate(
+            k="datum.i - 1 - datum.q * (datum.q + 1) / 2", s=f"datum.u / {UNITS}").transform_calculate(
+            looking="names[datum.q]", looked_at="names[datum.k]")
+        band = list(range(blocks))
+        key_x = alt.X("k:O", scale=alt.Scale(domain=band), title="looked at (key)",
+                      axis=alt.Axis(labelExpr="names[datum.value]", labelAngle=-45, labelFontSize=11))
+        query_y = alt.Y("q:O", scale=alt.Scale(domain=band), title="looking (query)",
+                        axis=alt.Axis(labelExpr="names[datum.value]", labelFontSize=11))
+        detail_bg = alt.Chart(alt.Data(values=[{}])).mark_rect(color=MASKED, aria=False).encode(
+            x=alt.value(0), x2=alt.value(DETAIL_WIDTH), y=alt.value(0), y2=alt.value(DETAIL_WIDTH))
+        detail_cells = one.transform_calculate(
+            said="datum.looking + ' looks at ' + datum.looked_at + ': ' + format(datum.s, '.2%')").mark_rect().encode(
+            x=key_x, y=query_y, color=share_color, description="said:N",
+            tooltip=[alt.Tooltip("looking:N", title="looking"), alt.Tooltip("looked_at:N", title="looked at"),
+                     alt.Tooltip("s:Q", title="share", format=".2%")],
+        )
+        detail_row = alt.Chart(alt.Data(values=[{}])).transform_calculate(q=row_q).mark_rect(
+            fill=None, stroke=ACCENT, strokeWidth=2, aria=False).encode(y=alt.Y("q:O", scale=alt.Scale(domain=band)))
+        detail = alt.layer(detail_bg, detail_cells, detail_row).properties(
+            width=DETAIL_WIDTH, height=DETAIL_WIDTH,
+            title=alt.Title(alt.ExprRef(expr=f"'Layer ' + layer + (head == '{AVERAGE}' ? ', average of its heads' : "
+                                             "', head ' + head) + ', larger'")))
+
+        # The chosen token's shares in the chosen square, as in figure (l).
+        picked = one.transform_filter(f"datum.q == {row_q}")
+        share_y = alt.Y("s:Q", scale=alt.Scale(domain=[0, 1]), title="share of attention",
+                        axis=alt.Axis(format="%", tickCount=5))
+        out_of_reach = alt.Chart(alt.Data(values=[{"k": k} for k in band])).transform_filter(
+            f"datum.k > {row_q}").mark_rect(color="#8883").encode(
+            x=key_x, y=alt.value(0), y2=alt.value(BARS_HEIGHT))
+        bars = picked.mark_bar().encode(
+            x=key_x, y=share_y,
+            color=alt.condition(f"datum.k == {row_q}", alt.value(ACCENT), alt.value(MAIN)),
+            tooltip=[alt.Tooltip("looked_at:N", title="looked at"), alt.Tooltip("s:Q", title="share", format=".1%")],
+        )
+        bar_labels = picked.transform_filter(f"datum.s >= {MIN_SHARE}").mark_text(dy=-7, fontSize=11).encode(
+            x=key_x, y=alt.Y("s:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("s:Q", format=".0%"))
+        bar_chart = alt.layer(out_of_reach, bars, bar_labels).properties(
+            width=DETAIL_WIDTH, height=BARS_HEIGHT,
+            title=alt.Title(alt.ExprRef(expr=f"'Looking from ' + {from_words} + ' in layer ' + layer + "
+                                             f"(head == '{AVERAGE}' ? ', average' : ', head ' + head)")))
+
+        panels_rows = [{"l": layer, "h": head, "u": [round(s * UNITS) for cells in all_squares[(layer, head)] for s in cells],
+                        "t": [v for cells in all_squares[(layer, head)] for v in top_looks(cells)]}
+                       for layer in range(n_layer) for head in range(n_head + 1)]
+        return common.with_data(alt.vconcat(grid, detail, bar_chart, spacing=30).add_params(
+            layer_param, head_param, token_param, names_param, looks, look_at, description,
+        ), panels=panels_rows)

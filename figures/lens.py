@@ -10,41 +10,11 @@ from __future__ import annotations
 
 from figsite.config import Field
 from figures import common
+from figures.kind import Kind
 from figures.common import ACCENT, MAIN, alt, shown, whole_percent
 
-KIND = "lens"
-TITLE = "The guess at every position, layer by layer"
-CAPTION = ("The read-out of the figure (i), applied to every token of the text at once: what the model would "
-           "guess as the next token, at each position, after each layer.")
-GUIDE = ("Each cell holds the most likely next token at that position and stage, coloured by its probability. "
-         "Choose a stage and a position to see that cell's top 10; choose a token to follow its probability "
-         "and rank through the stages, at that position or at all of them.")
-FIELDS = {
-    "text": common.TEXT_FIELD,
-    "position": Field("position_or_text", "the position the figure opens on: its number or its text"),
-    "track": Field("text", "the token the figure follows first, e.g. ' France' (default: the opening cell's top)"),
-}
 MAX_TOKENS = 64  # the lens keeps every position's guesses: a page per text of at most this many tokens
 TOP_SHOWN = 10
-
-
-def requests(fig) -> list:
-    return [(fig["text"], None)]
-
-
-def extras(fig) -> dict:
-    return {"lens": [fig["text"]]}
-
-
-def check(fig, tokenize, model: dict) -> None:
-    tokens = tokenize(fig["text"])
-    common.check_text(fig, "text", tokens, model["n_ctx"])
-    if len(tokens) > MAX_TOKENS:
-        raise fig.error("text", f"the text is {len(tokens):,} tokens long", f"at most {MAX_TOKENS} tokens for a lens")
-    fig.values["opening_position"] = common.resolve_position(fig, "position", fig.values.get("position", len(tokens)),
-                                                             tokens)
-    if "track" in fig.values and len(tokenize(fig["track"])) != 1:
-        raise fig.error("track", f"{fig['track']!r} is not one token", "exactly one token, e.g. ' France'")
 
 
 def tracked(fig, run) -> dict:
@@ -58,121 +28,148 @@ def opening_track(fig, run) -> int:
         wanted = [i for i in lens["tokens"] if run.token_text(i) == fig["track"]]
         if wanted:
             return wanted[0]
-    return data["readout"][-1][fig["opening_position"]]["top"][0][0]
-
-
-def text_figure(fig, run) -> str:
-    """The table: for each stage a line with each position's top token and its probability in whole percent."""
-    data = run.data(fig["text"])
-    tokens = [shown(t["text"]) for t in data["tokens"]]
-    lines = [f"({fig.label}) {TITLE}", f'  "{data["text"]}"']
-    width = max(12, *(len(t) + 2 for t in tokens))
-    lines.append("  " + " " * 20 + "".join(f"{t[:width - 1]:<{width}}" for t in tokens))
-    for s, stage in enumerate(data["readout"]):
-        name = "after the embedding" if s == 0 else f"after layer {s}"
-        cells = "".join(f"{(shown(run.token_text(c['top'][0][0])) + ' ' + str(whole_percent(c['top'][0][1])) + '%')[:width - 1]:<{width}}"
-                        for c in stage)
-        lines.append(f"  {name:<20}{cells}")
-    return "\n".join(lines) + "\n"
-
-
-def page(fig, run) -> dict:
-    data = run.data(fig["text"])
-    tokens = [shown(t["text"]) for t in data["tokens"]]
-    q = fig["opening_position"]
-    lens = tracked(fig, run)
-    track = opening_track(fig, run)
-    if track in lens["tokens"]:
-        t = lens["tokens"].index(track)
-        ranks = [lens["rank"][s][q][t] for s in range(len(lens["rank"]))]
-        first_top = next((s for s, r in enumerate(ranks) if r == 1), None)
-        follow = (f"{shown(run.token_text(track))} after {tokens[q]} is first the most likely guess "
-                  + (f"at stage {first_top}." if first_top is not None else "at no stage."))
-    else:
-        follow = ""
-    top = data["readout"][-1][q]["top"][0]
-    return {"summary": f"After the last layer, the guess after {tokens[q]} (token {q + 1}) is "
-                       f"{shown(run.token_text(top[0]))} with {top[1] * 100:.1f}%. {follow}".strip(),
-            "reveals": [], "facts": []}
-
-
-def chart(fig, run) -> alt.TopLevelMixin:
-    data = run.data(fig["text"])
-    tokens = [shown(t["text"]) for t in data["tokens"]]
-    n, n_layer = len(tokens), data["model"]["n_layer"]
-    lens = tracked(fig, run)
-    names = [f"{q + 1}: {t}" for q, t in enumerate(tokens)]
-
-    cells = [{"stage": s, "q": q, "pos": names[q], "top": shown(run.token_text(c["top"][0][0])),
-              "p": round(c["top"][0][1], 5)} for s, stage in enumerate(data["readout"]) for q, c in enumerate(stage)]
-    tops = [{"stage": s, "q": q, "rank": r + 1, "token": shown(run.token_text(i)), "p": round(p, 5)}
-            for s, stage in enumerate(data["readout"]) for q, c in enumerate(stage)
-            for r, (i, p) in enumerate(c["top"][:TOP_SHOWN])]
-    follow = [{"stage": s, "q": q, "pos": names[q], "t": token_id, "p": round(lens["p"][s][q][k], 5),
-               "rank": lens["rank"][s][q][k]}
-              for k, token_id in enumerate(lens["tokens"]) for s in range(n_layer + 1) for q in range(n)]
-
-    stage = alt.param(name="stage", value=n_layer,
-                      bind=alt.binding_range(min=0, max=n_layer, step=1, name="Stage (0 = before any layer) "))
-    position = alt.param(name="position", value=fig["opening_position"] + 1,
-                         bind=alt.binding_select(options=list(range(1, n + 1)), labels=names, name="Position "))
-    track = alt.param(name="track", value=opening_track(fig, run),
-                      bind=alt.binding_select(options=lens["tokens"],
-                                              labels=[shown(run.token_text(i)) for i in lens["tokens"]],
-                                              name="Follow the token "))
-    where = alt.param(name="where", value="one", bind=alt.binding_radio(
-        options=["one", "all"], labels=["at the chosen position", "at every position"], name="Follow it "))
-    vocab = alt.param(name="vocab", value={str(i): shown(run.token_text(i)) for i in lens["tokens"]})
-    cell_words = alt.param(name="cells_said", value={
-        f"{row['stage']}|{row['q'] + 1}": f"the top guess is {row['top']} with {row['p'] * 100:.1f}%" for row in cells})
-    description = alt.param(name="description", expr=(
-        "'Stage ' + stage + ', position ' + position + ' (' + names[position - 1] + '): ' + "
-        "cells_said[stage + '|' + position] + '; following ' + "
-        "vocab[track + ''] + ' ' + (where == 'one' ? 'at this position' : 'at every position') + '.'"))
-    names_param = alt.param(name="names", value=names)
-
-    table_base = alt.Chart(alt.NamedData("cells")).encode(
-        x=alt.X("pos:N", sort=names, title=None, axis=alt.Axis(labelAngle=-40, orient="top")),
-        y=alt.Y("stage:O", title="stage"),
-    )
-    table = table_base.mark_rect().encode(
-        color=alt.Color("p:Q", scale=alt.Scale(scheme="blues", domain=[0, 1]), title="probability"),
-        stroke=alt.condition("datum.stage == stage && datum.q == position - 1", alt.value(ACCENT), alt.value(None)),
-        strokeWidth=alt.value(3),
-        tooltip=[alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:O"), alt.Tooltip("top:N", title="top guess"),
-                 alt.Tooltip("p:Q", format=".1%")],
-    )
-    table_text = table_base.mark_text(fontSize=10).encode(
-        text="top:N", color=alt.condition("datum.p > 0.5", alt.value("white"), alt.value("black")))
-    grid = alt.layer(table, table_text).properties(width=WIDTH, height=22 * (n_layer + 1),
-                                                   title="The top guess at every position and stage")
-
-    top10 = alt.Chart(alt.NamedData("tops")).transform_filter(
-        "datum.stage == stage && datum.q == position - 1").encode(
-        y=alt.Y("rank:O", title="rank"), x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"),
-                                                title="probability"),
-    )
-    top_chart = alt.layer(top10.mark_bar(color=MAIN), top10.mark_text(align="left", dx=4).encode(text="token:N")).properties(
-        width=WIDTH, height=180, title=alt.Title(alt.ExprRef(expr="'The top 10 at position ' + position + ', stage ' + stage")))
-
-    followed = alt.Chart(alt.NamedData("follow")).transform_filter(
-        "datum.t == track && (where == 'all' || datum.q == position - 1)")
-    p_line = followed.mark_line(point=True).encode(
-        x=alt.X("stage:Q", scale=alt.Scale(domain=[0, n_layer]), axis=alt.Axis(format="d")),
-        y=alt.Y("p:Q", axis=alt.Axis(format="%"), title="probability"),
-        color=alt.Color("pos:N", sort=names, legend=None, scale=alt.Scale(scheme="tableau10")),
-        tooltip=[alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:Q"), alt.Tooltip("p:Q", format=".2%"),
-                 alt.Tooltip("rank:Q")],
-    ).properties(width=WIDTH, height=160, title="Its probability")
-    rank_line = followed.mark_line(point=True).encode(
-        x=alt.X("stage:Q", scale=alt.Scale(domain=[0, n_layer]), axis=alt.Axis(format="d")),
-        y=alt.Y("rank:Q", scale=alt.Scale(type="log", reverse=True), title="rank (1 = most likely)"),
-        color=alt.Color("pos:N", sort=names, legend=None, scale=alt.Scale(scheme="tableau10")),
-        tooltip=[alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:Q"), alt.Tooltip("rank:Q")],
-    ).properties(width=WIDTH, height=160, title="Its rank")
-    return common.with_data(alt.vconcat(grid, top_chart, p_line, rank_line, spacing=24).add_params(
-        stage, position, track, where, vocab, names_param, cell_words, description,
-    ), cells=cells, tops=tops, follow=follow)
+    return data["readout"][-1][fig.opening]["top"][0][0]
 
 
 WIDTH = 520
+
+
+class Lens(Kind):
+    KIND = "lens"
+    TITLE = "The guess at every position, layer by layer"
+    CAPTION = ("The read-out of the figure (i), applied to every token of the text at once: what the model would "
+               "guess as the next token, at each position, after each layer.")
+    GUIDE = ("Each cell holds the most likely next token at that position and stage, coloured by its probability. "
+             "Choose a stage and a position to see that cell's top 10; choose a token to follow its probability "
+             "and rank through the stages, at that position or at all of them.")
+    FIELDS = {
+        "text": common.TEXT_FIELD,
+        "position": Field("position_or_text", "the position the figure opens on: its number or its text"),
+        "track": Field("text", "the token the figure follows first, e.g. ' France' (default: the opening cell's top)"),
+    }
+    EXPLORE = True
+
+    def extras(self, fig) -> dict:
+        """The lens follows the tokens the table shows most often, and the one the config names first."""
+        return {"lens": {fig["text"]: [fig["track"]] if "track" in fig.values else []}}
+
+    def check(self, fig, tokens, model: dict) -> dict:
+        """The opening cell's position, 0-based; a followed token must be one token."""
+        text_tokens = tokens(fig["text"])
+        common.check_text(fig, "text", text_tokens, model["n_ctx"])
+        if len(text_tokens) > MAX_TOKENS:
+            raise fig.error("text", f"the text is {len(text_tokens):,} tokens long", f"at most {MAX_TOKENS} tokens for a lens")
+        if "track" in fig.values:
+            common.check_one_token(fig, "track", tokens(fig["track"]))
+        return {"opening": common.opening(fig, "position", text_tokens)}
+
+    def text_figure(self, fig, run) -> str:
+        """The table: for each stage a line with each position's top token and its probability in whole percent."""
+        data = run.data(fig["text"])
+        tokens = [shown(t["text"]) for t in data["tokens"]]
+        lines = [common.heading(fig, self.TITLE), f'  "{data["text"]}"']
+        width = max(12, *(len(t) + 2 for t in tokens))
+        lines.append("  " + " " * 20 + "".join(f"{t[:width - 1]:<{width}}" for t in tokens))
+        for s, stage in enumerate(data["readout"]):
+            name = "after the embedding" if s == 0 else f"after layer {s}"
+            cells = "".join(f"{(shown(run.token_text(c['top'][0][0])) + ' ' + str(whole_percent(c['top'][0][1])) + '%')[:width - 1]:<{width}}"
+                            for c in stage)
+            lines.append(f"  {name:<20}{cells}")
+        return "\n".join(lines) + "\n"
+
+    def context(self, fig, run) -> dict:
+        data = run.data(fig["text"])
+        tokens = [shown(t["text"]) for t in data["tokens"]]
+        q = fig.opening
+        lens = tracked(fig, run)
+        track = opening_track(fig, run)
+        if track in lens["tokens"]:
+            t = lens["tokens"].index(track)
+            ranks = [lens["rank"][s][q][t] for s in range(len(lens["rank"]))]
+            first_top = next((s for s, r in enumerate(ranks) if r == 1), None)
+            follow = (f"{shown(run.token_text(track))} after {tokens[q]} is first the most likely guess "
+                      + (f"at stage {first_top}." if first_top is not None else "at no stage."))
+        else:
+            follow = ""
+        top = data["readout"][-1][q]["top"][0]
+        return {"summary": f"After the last layer, the guess after {tokens[q]} (token {q + 1}) is "
+                           f"{shown(run.token_text(top[0]))} with {top[1] * 100:.1f}%. {follow}".strip(),
+                "reveals": [], "facts": []}
+
+    def chart(self, fig, run) -> alt.TopLevelMixin:
+        data = run.data(fig["text"])
+        tokens = [shown(t["text"]) for t in data["tokens"]]
+        n, n_layer = len(tokens), data["model"]["n_layer"]
+        lens = tracked(fig, run)
+        names = [f"{q + 1}: {t}" for q, t in enumerate(tokens)]
+
+        cells = [{"stage": s, "q": q, "pos": names[q], "top": shown(run.token_text(c["top"][0][0])),
+                  "p": round(c["top"][0][1], 5)} for s, stage in enumerate(data["readout"]) for q, c in enumerate(stage)]
+        tops = [{"stage": s, "q": q, "rank": r + 1, "token": shown(run.token_text(i)), "p": round(p, 5)}
+                for s, stage in enumerate(data["readout"]) for q, c in enumerate(stage)
+                for r, (i, p) in enumerate(c["top"][:TOP_SHOWN])]
+        follow = [{"stage": s, "q": q, "pos": names[q], "t": token_id, "p": round(lens["p"][s][q][k], 5),
+                   "rank": lens["rank"][s][q][k]}
+                  for k, token_id in enumerate(lens["tokens"]) for s in range(n_layer + 1) for q in range(n)]
+
+        stage = alt.param(name="stage", value=n_layer,
+                          bind=alt.binding_range(min=0, max=n_layer, step=1, name="Stage (0 = before any layer) "))
+        position = alt.param(name="position", value=fig.opening + 1,
+                             bind=alt.binding_select(options=list(range(1, n + 1)), labels=names, name="Position "))
+        track = alt.param(name="track", value=opening_track(fig, run),
+                          bind=alt.binding_select(options=lens["tokens"],
+                                                  labels=[shown(run.token_text(i)) for i in lens["tokens"]],
+                                                  name="Follow the token "))
+        where = alt.param(name="where", value="one", bind=alt.binding_radio(
+            options=["one", "all"], labels=["at the chosen position", "at every position"], name="Follow it "))
+        vocab = alt.param(name="vocab", value={str(i): shown(run.token_text(i)) for i in lens["tokens"]})
+        cell_words = alt.param(name="cells_said", value={
+            f"{row['stage']}|{row['q'] + 1}": f"the top guess is {row['top']} with {row['p'] * 100:.1f}%" for row in cells})
+        description = alt.param(name="description", expr=(
+            "'Stage ' + stage + ', position ' + position + ' (' + names[position - 1] + '): ' + "
+            "cells_said[stage + '|' + position] + '; following ' + "
+            "vocab[track + ''] + ' ' + (where == 'one' ? 'at this position' : 'at every position') + '.'"))
+        names_param = alt.param(name="names", value=names)
+
+        table_base = alt.Chart(alt.NamedData("cells")).encode(
+            x=alt.X("pos:N", sort=names, title=None, axis=alt.Axis(labelAngle=-40, orient="top")),
+            y=alt.Y("stage:O", title="stage"),
+        )
+        table = table_base.mark_rect().encode(
+            color=alt.Color("p:Q", scale=alt.Scale(scheme="blues", domain=[0, 1]), title="probability"),
+            stroke=alt.condition("datum.stage == stage && datum.q == position - 1", alt.value(ACCENT), alt.value(None)),
+            strokeWidth=alt.value(3),
+            tooltip=[alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:O"), alt.Tooltip("top:N", title="top guess"),
+                     alt.Tooltip("p:Q", format=".1%")],
+        )
+        table_text = table_base.mark_text(fontSize=10).encode(
+            text="top:N", color=alt.condition("datum.p > 0.5", alt.value("white"), alt.value("black")))
+        grid = alt.layer(table, table_text).properties(width=WIDTH, height=22 * (n_layer + 1),
+                                                       title="The top guess at every position and stage")
+
+        top10 = alt.Chart(alt.NamedData("tops")).transform_filter(
+            "datum.stage == stage && datum.q == position - 1").encode(
+            y=alt.Y("rank:O", title="rank"), x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"),
+                                                    title="probability"),
+        )
+        top_chart = alt.layer(top10.mark_bar(color=MAIN), top10.mark_text(align="left", dx=4).encode(text="token:N")).properties(
+            width=WIDTH, height=180, title=alt.Title(alt.ExprRef(expr="'The top 10 at position ' + position + ', stage ' + stage")))
+
+        followed = alt.Chart(alt.NamedData("follow")).transform_filter(
+            "datum.t == track && (where == 'all' || datum.q == position - 1)")
+        p_line = followed.mark_line(point=True).encode(
+            x=alt.X("stage:Q", scale=alt.Scale(domain=[0, n_layer]), axis=alt.Axis(format="d")),
+            y=alt.Y("p:Q", axis=alt.Axis(format="%"), title="probability"),
+            color=alt.Color("pos:N", sort=names, legend=None, scale=alt.Scale(scheme="tableau10")),
+            tooltip=[alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:Q"), alt.Tooltip("p:Q", format=".2%"),
+                     alt.Tooltip("rank:Q")],
+        ).properties(width=WIDTH, height=160, title="Its probability")
+        rank_line = followed.mark_line(point=True).encode(
+            x=alt.X("stage:Q", scale=alt.Scale(domain=[0, n_layer]), axis=alt.Axis(format="d")),
+            y=alt.Y("rank:Q", scale=alt.Scale(type="log", reverse=True), title="rank (1 = most likely)"),
+            color=alt.Color("pos:N", sort=names, legend=None, scale=alt.Scale(scheme="tableau10")),
+            tooltip=[alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:Q"), alt.Tooltip("rank:Q")],
+        ).properties(width=WIDTH, height=160, title="Its rank")
+        return common.with_data(alt.vconcat(grid, top_chart, p_line, rank_line, spacing=24).add_params(
+            stage, position, track, where, vocab, names_param, cell_words, description,
+        ), cells=cells, tops=tops, follow=follow)

@@ -8,22 +8,10 @@ from __future__ import annotations
 
 
 from figures import common
+from figures.kind import Kind
 from figures.common import MAIN, alt, thousands
 
-KIND = "numbers"
-TITLE = "The model in numbers"
-CAPTION = "How many heads and layers the model has, how wide it is, and where its weights sit, counted from the model itself."
-GUIDE = "The bars show the share of all weights in each part of the model; hover a bar for the exact count."
-FIELDS = {}
 PARTS = ["feed-forward", "attention", "embedding", "layer norm"]
-
-
-def requests(fig) -> list:
-    return []
-
-
-def check(fig, tokenize, model: dict) -> None:
-    pass
 
 
 def share(run, part: str) -> float:
@@ -31,60 +19,65 @@ def share(run, part: str) -> float:
     return run.parameters["parts"][part] / run.parameters["total"]
 
 
-def text_figure(fig, run) -> str:
-    m, p = run.model, run.parameters
-    layers, heads, width = m["n_layer"], m["n_head"], m["d_model"]
-    d_in, d_ff = p["feed_forward_in"]
-    d_ff2, d_out = p["feed_forward_out"]
-    lines = [
-        f"({fig.label}) {TITLE}",
-        f"  {'heads in one layer':<23}{heads}",
-        f"  {'layers':<23}{layers}",
-        f"  {'heads in the model':<23}{layers} x {heads}  =  {thousands(layers * heads)}",
-        "",
-        f"  {'width of the model':<23}{thousands(width)}",
-        f"  {'numbers for one head':<23}{thousands(width)} / {heads}  =  {p['head_width']}",
-        "",
-        f"  {'in':<11}{thousands(d_in):>5} numbers of one token",
-        "  " + _matrix("W1", d_in, d_ff) + f"widen: {thousands(d_ff)} neurons each ask one question",
-        f"  {'bend':<13}negative answers are pushed towards 0",
-        "  " + _matrix("W2", d_ff2, d_out) + f"narrow again: back to {thousands(d_out)} numbers",
-        f"  {'out':<11}{thousands(d_out):>5} numbers, added to what the token had before",
-        "",
-    ]
-    for part in PARTS:
-        count = p["parts"][part]
-        lines.append(f"  {'weights in ' + part:<26}{thousands(count):>13}   {share(run, part) * 100:5.1f}%")
-    lines.append(f"  {'all weights':<26}{thousands(p['total']):>13}   100.0%")
-    return "\n".join(lines) + "\n"
-
-
 def _matrix(name: str, rows: int, cols: int) -> str:
     """'W1           768 x 3,072' padded so that the notes after it line up, as in the book."""
     return f"{name:<11}{thousands(rows):>5} x {thousands(cols)}".ljust(35)
 
 
-def page(fig, run) -> dict:
-    ff, attn = share(run, "feed-forward") * 100, share(run, "attention") * 100
-    return {"summary": f"Of {thousands(run.parameters['total'])} weights, {ff:.1f}% sit in the feed-forward steps "
-                       f"and {attn:.1f}% in attention; the layer norms hold "
-                       f"{thousands(run.parameters['parts']['layer norm'])}.",
-            "reveals": [], "facts": []}
+class Numbers(Kind):
+    KIND = "numbers"
+    TITLE = "The model in numbers"
+    CAPTION = "How many heads and layers the model has, how wide it is, and where its weights sit, counted from the model itself."
+    GUIDE = "The bars show the share of all weights in each part of the model; hover a bar for the exact count."
+    FIELDS = {}
 
+    def text_figure(self, fig, run) -> str:
+        m, p = run.model, run.parameters
+        layers, heads, width = m["n_layer"], m["n_head"], m["d_model"]
+        d_in, d_ff = p["feed_forward_in"]
+        d_ff2, d_out = p["feed_forward_out"]
+        lines = [
+            common.heading(fig, self.TITLE),
+            f"  {'heads in one layer':<23}{heads}",
+            f"  {'layers':<23}{layers}",
+            f"  {'heads in the model':<23}{layers} x {heads}  =  {thousands(layers * heads)}",
+            "",
+            f"  {'width of the model':<23}{thousands(width)}",
+            f"  {'numbers for one head':<23}{thousands(width)} / {heads}  =  {p['head_width']}",
+            "",
+            f"  {'in':<11}{thousands(d_in):>5} numbers of one token",
+            "  " + _matrix("W1", d_in, d_ff) + f"widen: {thousands(d_ff)} neurons each ask one question",
+            f"  {'bend':<13}negative answers are pushed towards 0",
+            "  " + _matrix("W2", d_ff2, d_out) + f"narrow again: back to {thousands(d_out)} numbers",
+            f"  {'out':<11}{thousands(d_out):>5} numbers, added to what the token had before",
+            "",
+        ]
+        for part in PARTS:
+            count = p["parts"][part]
+            lines.append(f"  {'weights in ' + part:<26}{thousands(count):>13}   {share(run, part) * 100:5.1f}%")
+        lines.append(f"  {'all weights':<26}{thousands(p['total']):>13}   100.0%")
+        return "\n".join(lines) + "\n"
 
-def chart(fig, run) -> alt.TopLevelMixin:
-    """The share of all weights in each part of the model."""
-    rows = [{"part": part, "order": i, "share": round(share(run, part), 5),
-             "count": run.parameters["parts"][part]} for i, part in enumerate(PARTS)]
-    base = alt.Chart(alt.NamedData("parts")).encode(
-        y=alt.Y("part:N", sort=[row["part"] for row in rows], title=None, axis=alt.Axis(labelFontSize=12)),
-        x=alt.X("share:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"), title="share of all weights"),
-        tooltip=[alt.Tooltip("part:N"), alt.Tooltip("count:Q", format=",", title="weights"),
-                 alt.Tooltip("share:Q", format=".1%")],
-    )
-    bars = base.mark_bar(color=MAIN)
-    labels = base.mark_text(align="left", dx=4, fontSize=12).encode(
-        text=alt.Text("share:Q", format=".1%"))
-    said = "; ".join(f"{row['part']}: {row['share'] * 100:.1f}% of the weights" for row in rows)
-    return common.with_data(alt.layer(bars, labels).add_params(alt.param(name="description", value=said + ".")).properties(
-        width="container", height=150), parts=rows)
+    def context(self, fig, run) -> dict:
+        ff, attn = share(run, "feed-forward") * 100, share(run, "attention") * 100
+        return {"summary": f"Of {thousands(run.parameters['total'])} weights, {ff:.1f}% sit in the feed-forward steps "
+                           f"and {attn:.1f}% in attention; the layer norms hold "
+                           f"{thousands(run.parameters['parts']['layer norm'])}.",
+                "reveals": [], "facts": []}
+
+    def chart(self, fig, run) -> alt.TopLevelMixin:
+        """The share of all weights in each part of the model."""
+        rows = [{"part": part, "order": i, "share": round(share(run, part), 5),
+                 "count": run.parameters["parts"][part]} for i, part in enumerate(PARTS)]
+        base = alt.Chart(alt.NamedData("parts")).encode(
+            y=alt.Y("part:N", sort=[row["part"] for row in rows], title=None, axis=alt.Axis(labelFontSize=12)),
+            x=alt.X("share:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"), title="share of all weights"),
+            tooltip=[alt.Tooltip("part:N"), alt.Tooltip("count:Q", format=",", title="weights"),
+                     alt.Tooltip("share:Q", format=".1%")],
+        )
+        bars = base.mark_bar(color=MAIN)
+        labels = base.mark_text(align="left", dx=4, fontSize=12).encode(
+            text=alt.Text("share:Q", format=".1%"))
+        said = "; ".join(f"{row['part']}: {row['share'] * 100:.1f}% of the weights" for row in rows)
+        return common.with_data(alt.layer(bars, labels).add_params(alt.param(name="description", value=said + ".")).properties(
+            width="container", height=150), parts=rows)

@@ -10,46 +10,11 @@ from __future__ import annotations
 from figsite.config import Field
 from figsite.run import MIN_SHARE
 from figures import common
+from figures.kind import Kind
 from figures.common import ACCENT, MAIN, alt, shown, whole_percent
 
-KIND = "readout"
-TITLE = "The guess takes shape layer by layer (the final read-out applied after each layer)"
-CAPTION = ("After each layer we apply the model's last step to the numbers of one token and ask what it "
-           "would guess as the next token at that point.")
-GUIDE = ("Move the slider through the stages: 0 is straight after the embedding, 12 after the last layer. "
-         "The upper chart shows the top three guesses at that stage, the lower one how the tracked token's "
-         "probability rises and falls.")
-FIELDS = {
-    "text": common.TEXT_FIELD,
-    "target": Field("text", "one token whose probability is tracked at every stage, e.g. ' France'", required=True),
-    "position": Field("position_or_text", "the token whose next-token guess is read: its number or its text"),
-    "look_back_to": Field("position_or_text", "an earlier token: the figure names the head that looks hardest "
-                                              "from the read token back to it; its number or its text"),
-}
 TOP_SHOWN = 3  # the book prints the top 3
 WIDTH = 480  # concatenated views can't size to their container; the page scales the drawing down
-
-
-def requests(fig) -> list:
-    return [(fig["text"], fig["target"])]
-
-
-def check(fig, tokenize, model: dict) -> None:
-    tokens = tokenize(fig["text"])
-    common.check_text(fig, "text", tokens, model["n_ctx"])
-    target_tokens = tokenize(fig["target"])
-    if len(target_tokens) != 1:
-        raise fig.error("target", f"{fig['target']!r} is {len(target_tokens)} tokens "
-                        f"({' '.join(shown(t) for t in target_tokens) or 'none'})",
-                        "exactly one token; mind the leading space, as in ' France'")
-    position = fig.values.get("position", len(tokens))
-    fig.values["read_position"] = common.resolve_position(fig, "position", position, tokens)
-    if "look_back_to" in fig.values:
-        back = common.resolve_position(fig, "look_back_to", fig["look_back_to"], tokens)
-        if back > fig["read_position"]:
-            raise fig.error("look_back_to", f"token {back + 1} comes after the read token {fig['read_position'] + 1}",
-                            "a token at or before the read token: no token looks to the right")
-        fig.values["back_position"] = back
 
 
 # ---------------------------------------------------------------------------------------------- data
@@ -62,7 +27,7 @@ def stage_name(stage: int, n_layer: int) -> str:
 def stages(fig, run) -> list:
     """For each stage: the target's probability and the top tokens, at the read position."""
     data = run.data(fig["text"])
-    q = fig["read_position"]
+    q = fig.opening
     target = data["target"]
     return [{"p": target["p"][s][q], "top": data["readout"][s][q]["top"]} for s in range(len(data["readout"]))]
 
@@ -78,7 +43,7 @@ def entry_stage(fig, run):
 
 def hardest_look(fig, run):
     """Over all heads, the (layer, head, share) that looks hardest from the read token back to look_back_to."""
-    q, k = fig["read_position"], fig["back_position"]
+    q, k = fig.opening, fig.resolved["back"]
     model = run.data(fig["text"])["model"]
     return max(((layer + 1, head + 1, run.share(fig["text"], layer, head, q, k))
                 for layer in range(model["n_layer"]) for head in range(model["n_head"])), key=lambda t: t[2])
@@ -86,50 +51,8 @@ def hardest_look(fig, run):
 
 # ---------------------------------------------------------------------------------------------- print
 
-def text_figure(fig, run) -> str:
-    """One line per stage: the target's probability to two decimals and the top 3 in whole percent."""
-    data = run.data(fig["text"])
-    n_layer = data["model"]["n_layer"]
-    target = shown(data["target"]["text"])
-    lines = [f"({fig.label}) {TITLE}"]
-    for s, stage in enumerate(stages(fig, run)):
-        top = "  ".join(f"{shown(run.token_text(i))} {whole_percent(p)}%" for i, p in stage["top"][:TOP_SHOWN])
-        lines.append(f"  {stage_name(s, n_layer):<21}{target} {stage['p'] * 100:6.2f} %    top {TOP_SHOWN}: {top}")
-    return "\n".join(lines) + "\n"
-
 
 # ---------------------------------------------------------------------------------------------- page
-
-def page(fig, run) -> dict:
-    data = run.data(fig["text"])
-    tokens = [t["text"] for t in data["tokens"]]
-    n_layer = data["model"]["n_layer"]
-    q = fig["read_position"]
-    target = shown(data["target"]["text"])
-    last = stages(fig, run)[-1]
-    summary = (f"The read-out of {shown(tokens[q])} (token {q + 1}): after all {n_layer} layers the model gives "
-               f"{target} {last['p'] * 100:.2f}%.")
-    entry = entry_stage(fig, run)
-    if entry is None:
-        answer = f"In this run {target} never enters the top three."
-    else:
-        answer = (f"{stage_name(entry, n_layer).replace('  ', ' ').capitalize()}: {target} has "
-                  f"{stages(fig, run)[entry]['p'] * 100:.2f}% there.")
-    reveal = {"question": f"Guess first: at which layer does {target} enter the top three?", "answer": answer}
-    if entry is not None:
-        reveal.update(link=f"#stage={entry}", link_text=f"Show stage {entry}")
-    reveals = [reveal]
-    facts = []
-    if "back_position" in fig.values:
-        layer, head, share = hardest_look(fig, run)
-        back = fig["back_position"]
-        if share < MIN_SHARE:  # a long text's data leave such shares out
-            facts.append(f"No head gives {shown(tokens[back])} 0.5% or more of the attention of {shown(tokens[q])}.")
-        else:
-            facts.append(f"Of all {run.n_heads:,} heads, the one that looks hardest from {shown(tokens[q])} back to "
-                         f"{shown(tokens[back])} is layer {layer}, head {head}: it gives {shown(tokens[back])} "
-                         f"{whole_percent(share)}% of its attention.")
-    return {"summary": summary, "reveals": reveals, "facts": facts}
 
 
 def describe(fig, run, stage: int) -> str:
@@ -142,63 +65,138 @@ def describe(fig, run, stage: int) -> str:
             f"{shown(data['target']['text'])} has {at['p'] * 100:.2f}%.")
 
 
-def chart(fig, run) -> alt.TopLevelMixin:
-    """A slider over the stages: the top tokens at the chosen stage, and the target's probability across stages."""
-    data = run.data(fig["text"])
-    n_layer = data["model"]["n_layer"]
-    target_id, target = data["target"]["id"], shown(data["target"]["text"])
-    rows = []
-    for s, stage in enumerate(stages(fig, run)):
-        top = stage["top"][:TOP_SHOWN]
-        for rank, (token_id, p) in enumerate(top, start=1):
-            rows.append({"stage": s, "rank": rank, "token": shown(run.token_text(token_id)), "p": round(p, 5),
-                         "target": token_id == target_id})
-        if target_id not in [i for i, _ in top]:
-            rows.append({"stage": s, "rank": 99, "token": target, "p": round(stage["p"], 5), "target": True})
-    line_rows = [{"stage": s, "p": round(stage["p"], 5)} for s, stage in enumerate(stages(fig, run))]
+class Readout(Kind):
+    KIND = "readout"
+    TITLE = "The guess takes shape layer by layer (the final read-out applied after each layer)"
+    CAPTION = ("After each layer we apply the model's last step to the numbers of one token and ask what it "
+               "would guess as the next token at that point.")
+    GUIDE = ("Move the slider through the stages: 0 is straight after the embedding, 12 after the last layer. "
+             "The upper chart shows the top three guesses at that stage, the lower one how the tracked token's "
+             "probability rises and falls.")
+    FIELDS = {
+        "text": common.TEXT_FIELD,
+        "target": Field("text", "one token whose probability is tracked at every stage, e.g. ' France'", required=True),
+        "position": Field("position_or_text", "the token whose next-token guess is read: its number or its text"),
+        "look_back_to": Field("position_or_text", "an earlier token: the figure names the head that looks hardest "
+                                                  "from the read token back to it; its number or its text"),
+    }
 
-    stage = alt.param(name="stage", value=n_layer,
-                      bind=alt.binding_range(min=0, max=n_layer, step=1, name="Stage (0 = before any layer) "))
-    stage_label = ("stage == 0 ? 'after the embedding' : 'after layer ' + stage")
+    def requests(self, fig) -> list:
+        return [(fig["text"], fig["target"])]
 
-    # Ranks on the axis, token names drawn beside it: the tokens differ from stage to stage.
-    ranked = alt.Chart(alt.NamedData("top")).encode(
-        y=alt.Y("rank:O", title=None, axis=None),
-    ).transform_filter("datum.stage == stage")
-    bars = ranked.mark_bar().encode(
-        x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
-                title="probability of being the next token"),
-        color=alt.condition("datum.target", alt.value(ACCENT), alt.value(MAIN)),
-        tooltip=[alt.Tooltip("token:N"), alt.Tooltip("p:Q", title="probability", format=".2%")],
-    )
-    bar_labels = ranked.mark_text(align="left", dx=4, fontSize=12).encode(
-        x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("p:Q", format=".2%"),
-    )
-    names = ranked.mark_text(align="right", dx=-6, fontSize=13).encode(
-        x=alt.value(0), text="token:N",
-    )
-    top_chart = alt.layer(bars, bar_labels, names).properties(
-        width=WIDTH, height=120,
-        title=alt.Title(alt.ExprRef(expr=f"'The top {TOP_SHOWN} ' + ({stage_label})")),
-    )
+    def check(self, fig, tokens, model: dict) -> dict:
+        """The read token ("opening") and the token it looks back to ("back"), 0-based."""
+        text_tokens = tokens(fig["text"])
+        common.check_text(fig, "text", text_tokens, model["n_ctx"])
+        common.check_one_token(fig, "target", tokens(fig["target"]))
+        resolved = {"opening": common.opening(fig, "position", text_tokens)}
+        if "look_back_to" in fig.values:
+            back = common.resolve_position(fig, "look_back_to", fig["look_back_to"], text_tokens)
+            if back > resolved["opening"]:
+                raise fig.error("look_back_to", f"token {back + 1} comes after the read token {resolved['opening'] + 1}",
+                                "a token at or before the read token: no token looks to the right")
+            resolved["back"] = back
+        return resolved
 
-    base = alt.Chart(alt.NamedData("line")).encode(
-        x=alt.X("stage:Q", title="stage (0 = after the embedding, s = after layer s)",
-                scale=alt.Scale(domain=[0, n_layer], nice=False), axis=alt.Axis(values=list(range(n_layer + 1)), format="d")),
-        y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
-                title=f"probability of {target}"),
-    )
-    line = base.mark_line(color=ACCENT) + base.mark_point(color=ACCENT, filled=True).encode(
-        size=alt.condition("datum.stage == stage", alt.value(140), alt.value(30)),
-        tooltip=[alt.Tooltip("stage:Q"), alt.Tooltip("p:Q", title=target, format=".2%")],
-    )
-    rule = alt.Chart(alt.Data(values=[{}])).mark_rule(color="#888", strokeDash=[4, 3]).encode(
-        x=alt.X("stage:Q")).transform_calculate(stage="stage")  # the field takes the slider's value
-    line_chart = alt.layer(line, rule).properties(
-        width=WIDTH, height=180, title=f"{target} across the stages",
-    )
-    said = alt.param(name="descriptions", value=[describe(fig, run, s) for s in range(n_layer + 1)])
-    description = alt.param(name="description", expr="descriptions[stage]")
-    # Params and data go in once, at the top: Altair copies a chart's params and inline data at every step.
-    return common.with_data(alt.vconcat(top_chart, line_chart, spacing=28).add_params(stage, said, description),
-                            top=rows, line=line_rows)
+    def text_figure(self, fig, run) -> str:
+        """One line per stage: the target's probability to two decimals and the top 3 in whole percent."""
+        data = run.data(fig["text"])
+        n_layer = data["model"]["n_layer"]
+        target = shown(data["target"]["text"])
+        lines = [common.heading(fig, self.TITLE)]
+        for s, stage in enumerate(stages(fig, run)):
+            top = "  ".join(f"{shown(run.token_text(i))} {whole_percent(p)}%" for i, p in stage["top"][:TOP_SHOWN])
+            lines.append(f"  {stage_name(s, n_layer):<21}{target} {stage['p'] * 100:6.2f} %    top {TOP_SHOWN}: {top}")
+        return "\n".join(lines) + "\n"
+
+    def context(self, fig, run) -> dict:
+        data = run.data(fig["text"])
+        tokens = [t["text"] for t in data["tokens"]]
+        n_layer = data["model"]["n_layer"]
+        q = fig.opening
+        target = shown(data["target"]["text"])
+        last = stages(fig, run)[-1]
+        summary = (f"The read-out of {shown(tokens[q])} (token {q + 1}): after all {n_layer} layers the model gives "
+                   f"{target} {last['p'] * 100:.2f}%.")
+        entry = entry_stage(fig, run)
+        if entry is None:
+            answer = f"In this run {target} never enters the top three."
+        else:
+            answer = (f"{stage_name(entry, n_layer).replace('  ', ' ').capitalize()}: {target} has "
+                      f"{stages(fig, run)[entry]['p'] * 100:.2f}% there.")
+        reveal = {"question": f"Guess first: at which layer does {target} enter the top three?", "answer": answer}
+        if entry is not None:
+            reveal.update(link=f"#stage={entry}", link_text=f"Show stage {entry}")
+        reveals = [reveal]
+        facts = []
+        if "back" in fig.resolved:
+            layer, head, share = hardest_look(fig, run)
+            back = fig.resolved["back"]
+            if share < MIN_SHARE:  # a long text's data leave such shares out
+                facts.append(f"No head gives {shown(tokens[back])} 0.5% or more of the attention of {shown(tokens[q])}.")
+            else:
+                facts.append(f"Of all {run.n_heads:,} heads, the one that looks hardest from {shown(tokens[q])} back to "
+                             f"{shown(tokens[back])} is layer {layer}, head {head}: it gives {shown(tokens[back])} "
+                             f"{whole_percent(share)}% of its attention.")
+        return {"summary": summary, "reveals": reveals, "facts": facts}
+
+    def chart(self, fig, run) -> alt.TopLevelMixin:
+        """A slider over the stages: the top tokens at the chosen stage, and the target's probability across stages."""
+        data = run.data(fig["text"])
+        n_layer = data["model"]["n_layer"]
+        target_id, target = data["target"]["id"], shown(data["target"]["text"])
+        rows = []
+        for s, stage in enumerate(stages(fig, run)):
+            top = stage["top"][:TOP_SHOWN]
+            for rank, (token_id, p) in enumerate(top, start=1):
+                rows.append({"stage": s, "rank": rank, "token": shown(run.token_text(token_id)), "p": round(p, 5),
+                             "target": token_id == target_id})
+            if target_id not in [i for i, _ in top]:
+                rows.append({"stage": s, "rank": 99, "token": target, "p": round(stage["p"], 5), "target": True})
+        line_rows = [{"stage": s, "p": round(stage["p"], 5)} for s, stage in enumerate(stages(fig, run))]
+
+        stage = alt.param(name="stage", value=n_layer,
+                          bind=alt.binding_range(min=0, max=n_layer, step=1, name="Stage (0 = before any layer) "))
+        stage_label = ("stage == 0 ? 'after the embedding' : 'after layer ' + stage")
+
+        # Ranks on the axis, token names drawn beside it: the tokens differ from stage to stage.
+        ranked = alt.Chart(alt.NamedData("top")).encode(
+            y=alt.Y("rank:O", title=None, axis=None),
+        ).transform_filter("datum.stage == stage")
+        bars = ranked.mark_bar().encode(
+            x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
+                    title="probability of being the next token"),
+            color=alt.condition("datum.target", alt.value(ACCENT), alt.value(MAIN)),
+            tooltip=[alt.Tooltip("token:N"), alt.Tooltip("p:Q", title="probability", format=".2%")],
+        )
+        bar_labels = ranked.mark_text(align="left", dx=4, fontSize=12).encode(
+            x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("p:Q", format=".2%"),
+        )
+        names = ranked.mark_text(align="right", dx=-6, fontSize=13).encode(
+            x=alt.value(0), text="token:N",
+        )
+        top_chart = alt.layer(bars, bar_labels, names).properties(
+            width=WIDTH, height=120,
+            title=alt.Title(alt.ExprRef(expr=f"'The top {TOP_SHOWN} ' + ({stage_label})")),
+        )
+
+        base = alt.Chart(alt.NamedData("line")).encode(
+            x=alt.X("stage:Q", title="stage (0 = after the embedding, s = after layer s)",
+                    scale=alt.Scale(domain=[0, n_layer], nice=False), axis=alt.Axis(values=list(range(n_layer + 1)), format="d")),
+            y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
+                    title=f"probability of {target}"),
+        )
+        line = base.mark_line(color=ACCENT) + base.mark_point(color=ACCENT, filled=True).encode(
+            size=alt.condition("datum.stage == stage", alt.value(140), alt.value(30)),
+            tooltip=[alt.Tooltip("stage:Q"), alt.Tooltip("p:Q", title=target, format=".2%")],
+        )
+        rule = alt.Chart(alt.Data(values=[{}])).mark_rule(color="#888", strokeDash=[4, 3]).encode(
+            x=alt.X("stage:Q")).transform_calculate(stage="stage")  # the field takes the slider's value
+        line_chart = alt.layer(line, rule).properties(
+            width=WIDTH, height=180, title=f"{target} across the stages",
+        )
+        said = alt.param(name="descriptions", value=[describe(fig, run, s) for s in range(n_layer + 1)])
+        description = alt.param(name="description", expr="descriptions[stage]")
+        # Params and data go in once, at the top: Altair copies a chart's params and inline data at every step.
+        return common.with_data(alt.vconcat(top_chart, line_chart, spacing=28).add_params(stage, said, description),
+                                top=rows, line=line_rows)

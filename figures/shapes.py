@@ -11,29 +11,8 @@ import math
 
 from figsite.config import Field
 from figures import common
+from figures.kind import Kind
 from figures.common import MAIN, alt, thousands
-
-KIND = "shapes"
-TITLE = "The shape of the numbers as they move through the model"
-CAPTION = "What goes into the model, what each layer hands on, and what comes out, measured during the run."
-GUIDE = "Each bar counts the numbers held at one step; the label gives their shape (tokens x width)."
-FIELDS = {
-    "text": common.TEXT_FIELD,
-    "layers": Field("int_list", "a list of layers to show, numbered from 1 (all layers when left out)"),
-}
-
-
-def requests(fig) -> list:
-    return [(fig["text"], None)]
-
-
-def check(fig, tokenize, model: dict) -> None:
-    common.check_text(fig, "text", tokenize(fig["text"]), model["n_ctx"])
-    layers = fig.values.setdefault("layers", list(range(1, model["n_layer"] + 1)))
-    if not layers:
-        raise fig.error("layers", "the list is empty", f"one or more layers from 1 to {model['n_layer']}")
-    for layer in layers:
-        common.check_layer(fig, "layers", layer, model["n_layer"])
 
 
 def steps(fig, run) -> list:
@@ -44,7 +23,7 @@ def steps(fig, run) -> list:
         return " x ".join(thousands(d) for d in shape) if len(shape) > 1 else f"{thousands(shape[0])} numbers"
 
     rows = [("token ids", measured["token ids"]), ("after the embedding lookup", measured["embedding"])]
-    rows += [(f"after layer {layer}", measured[f"layer {layer}"]) for layer in fig["layers"]]
+    rows += [(f"after layer {layer}", measured[f"layer {layer}"]) for layer in fig.resolved["layers"]]
     out = [(label, shape, written(shape)) for label, shape in rows]
     # The model scores every position; the guess for the next token is the last position's row.
     scores = measured["scores"][-1:]
@@ -53,33 +32,51 @@ def steps(fig, run) -> list:
     return out
 
 
-def text_figure(fig, run) -> str:
-    lines = [f"({fig.label}) {TITLE}"]
-    lines += [f"  {label:<31}{shape_text}" for label, _, shape_text in steps(fig, run)]
-    return "\n".join(lines) + "\n"
+class Shapes(Kind):
+    KIND = "shapes"
+    TITLE = "The shape of the numbers as they move through the model"
+    CAPTION = "What goes into the model, what each layer hands on, and what comes out, measured during the run."
+    GUIDE = "Each bar counts the numbers held at one step; the label gives their shape (tokens x width)."
+    FIELDS = {
+        "text": common.TEXT_FIELD,
+        "layers": Field("int_list", "a list of layers to show, numbered from 1 (all layers when left out)"),
+    }
 
+    def check(self, fig, tokens, model: dict) -> dict:
+        """The layers shown: the config's, else every layer of the model."""
+        common.check_text(fig, "text", tokens(fig["text"]), model["n_ctx"])
+        layers = fig.values.get("layers", list(range(1, model["n_layer"] + 1)))
+        if not layers:
+            raise fig.error("layers", "the list is empty", f"one or more layers from 1 to {model['n_layer']}")
+        for layer in layers:
+            common.check_layer(fig, "layers", layer, model["n_layer"])
+        return {"layers": layers}
 
-def page(fig, run) -> dict:
-    data = run.data(fig["text"])
-    n, width = len(data["tokens"]), data["model"]["d_model"]
-    return {"summary": f"{n} tokens go in; every layer takes {n} rows of {width:,} numbers and gives back "
-                       f"{n} rows of {width:,}: the same shape, other values.",
-            "reveals": [], "facts": []}
+    def text_figure(self, fig, run) -> str:
+        lines = [common.heading(fig, self.TITLE)]
+        lines += [f"  {label:<31}{shape_text}" for label, _, shape_text in steps(fig, run)]
+        return "\n".join(lines) + "\n"
 
+    def context(self, fig, run) -> dict:
+        data = run.data(fig["text"])
+        n, width = len(data["tokens"]), data["model"]["d_model"]
+        return {"summary": f"{n} tokens go in; every layer takes {n} rows of {width:,} numbers and gives back "
+                           f"{n} rows of {width:,}: the same shape, other values.",
+                "reveals": [], "facts": []}
 
-def chart(fig, run) -> alt.TopLevelMixin:
-    """How many numbers each step holds (log scale), labelled with its shape."""
-    rows = [{"step": label, "order": i, "count": math.prod(shape), "shape": shape_text}
-            for i, (label, shape, shape_text) in enumerate(steps(fig, run))]
-    top = max(row["count"] for row in rows)
-    base = alt.Chart(alt.NamedData("steps")).encode(
-        y=alt.Y("step:N", sort=[row["step"] for row in rows], title=None, axis=alt.Axis(labelFontSize=12)),
-        x=alt.X("count:Q", scale=alt.Scale(type="log", domain=[1, 10 ** len(str(top))]), stack=None,
-                title="how many numbers (log scale)"),
-        tooltip=[alt.Tooltip("step:N"), alt.Tooltip("shape:N"), alt.Tooltip("count:Q", format=",")],
-    )
-    bars = base.mark_bar(color=MAIN).encode(x2=alt.value(0))  # bars start at the axis, not at 0 (log)
-    labels = base.mark_text(align="left", dx=4, fontSize=12).encode(text="shape:N")
-    said = "; ".join(f"{label}: {shape_text}" for label, _, shape_text in steps(fig, run))
-    return common.with_data(alt.layer(bars, labels).add_params(alt.param(name="description", value=said + ".")).properties(
-        width="container", height=28 * len(rows)), steps=rows)
+    def chart(self, fig, run) -> alt.TopLevelMixin:
+        """How many numbers each step holds (log scale), labelled with its shape."""
+        rows = [{"step": label, "order": i, "count": math.prod(shape), "shape": shape_text}
+                for i, (label, shape, shape_text) in enumerate(steps(fig, run))]
+        top = max(row["count"] for row in rows)
+        base = alt.Chart(alt.NamedData("steps")).encode(
+            y=alt.Y("step:N", sort=[row["step"] for row in rows], title=None, axis=alt.Axis(labelFontSize=12)),
+            x=alt.X("count:Q", scale=alt.Scale(type="log", domain=[1, 10 ** len(str(top))]), stack=None,
+                    title="how many numbers (log scale)"),
+            tooltip=[alt.Tooltip("step:N"), alt.Tooltip("shape:N"), alt.Tooltip("count:Q", format=",")],
+        )
+        bars = base.mark_bar(color=MAIN).encode(x2=alt.value(0))  # bars start at the axis, not at 0 (log)
+        labels = base.mark_text(align="left", dx=4, fontSize=12).encode(text="shape:N")
+        said = "; ".join(f"{label}: {shape_text}" for label, _, shape_text in steps(fig, run))
+        return common.with_data(alt.layer(bars, labels).add_params(alt.param(name="description", value=said + ".")).properties(
+            width="container", height=28 * len(rows)), steps=rows)

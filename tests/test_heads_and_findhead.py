@@ -76,8 +76,8 @@ text = "{RIVER}"
 def kinds():
     """The two kinds in the dict the build reads (a no-op once figures/__init__.py registers them)."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setitem(figures.KINDS, heads.KIND, heads)
-        patch.setitem(figures.KINDS, findhead.KIND, findhead)
+        patch.setitem(figures.KINDS, heads.Heads.KIND, heads.Heads())
+        patch.setitem(figures.KINDS, findhead.FindHead.KIND, findhead.FindHead())
         yield
 
 
@@ -286,7 +286,7 @@ def test_the_heads_controls_open_on_the_config_and_count_from_1(site):
 
 def test_the_heads_text_figure_names_each_heads_hardest_look_from_the_focus(printed, run_data, refs):
     lines = printed["grid"]
-    assert lines[0] == f"(grid) {heads.TITLE}"
+    assert lines[0] == f"(grid) {heads.Heads.TITLE}"
     tokens = tokens_of(run_data, ANIMAL)
     att = refs[ANIMAL]
     q = 8  # "it"
@@ -360,7 +360,7 @@ def test_find_head_opens_on_the_config_and_its_defaults(site, run_data):
 @pytest.mark.parametrize("label,text,looking,looked_at,top", [("fh", PARIS, 8, 4, 5), ("fh-all", ANIMAL, 11, 0, N_HEADS)])
 def test_the_find_head_text_figure_is_the_references_ranking(printed, refs, label, text, looking, looked_at, top):
     lines = printed[label]
-    assert lines[0] == f"({label}) {findhead.TITLE}"
+    assert lines[0] == f"({label}) {findhead.FindHead.TITLE}"
     ranked = [re.fullmatch(r"\s+(\d+)\. layer (\d+), head (\d+)\s+(\d+)%", line) for line in lines[3:]]
     assert all(ranked) and len(ranked) == top, lines
     assert [int(m[1]) for m in ranked] == list(range(1, top + 1))

@@ -1,0 +1,82 @@
+"""The contract every figure kind follows: what the build asks of a kind, and in which order.
+
+A kind is a subclass of `Kind` in a module of its own under figures/, registered with one line in
+figures/__init__.py. The build uses a kind in two phases (see figsite/pipeline.py):
+
+1. Before the model runs, for each [[figure]] of the config:
+   - `FIELDS` says which keys the figure may have; figsite.config checks their form.
+   - `requests(fig)` names the texts the model must read, each with the one token it tracks (or None).
+   - `extras(fig)` asks for more of the run than a text's data: a lens's followed tokens, a comparison's pair.
+   - `strings(fig)` lists every string the kind needs tokenized; the cache keeps their tokens, so that
+     a rebuild can check the figure without the tokenizer.
+   - `check(fig, tokens, model)` checks what needs the tokens or the model's size and returns what it
+     resolved (e.g. {"opening": 8}: the 0-based token the figure opens on). The build hands it back as
+     `fig.resolved`. It never writes into `fig.values`, which hold the config's keys as written.
+2. Once the run is there, with pure functions of the resolved figure and the run (figsite.run.Run):
+   - `chart(fig, run)`: the Altair chart; `text_figure(fig, run)`: the printed figure;
+   - `context(fig, run)`: the words beside the chart (summary, "guess first" reveals, facts);
+   - `tables(fig, run, spec)`: the data offered as CSV and JSON (default: the chart's datasets).
+
+Names that mean the same thing in every kind: `opening` is the 0-based position of the token a figure opens
+on (the attention's focus, the read-out's position, find-head's 'from'); readers see it numbered from 1.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from figsite.config import Field, Figure
+
+# tokens(string) -> the texts of its tokens, e.g. tokens(" France") == [" France"]
+Tokens = Callable[[str], list]
+
+
+class Kind:
+    """One kind of figure. Subclasses set the constants and override `check`, `chart`, `text_figure` and
+    `context`; the other members have defaults that fit a figure of one text."""
+
+    KIND: str = ""  # the config's `kind = "..."`
+    TITLE: str = ""  # the figure's heading
+    CAPTION: str = ""  # in our words, for readers with no background; a figure's `caption` replaces it
+    GUIDE: str = ""  # how to work the chart
+    FIELDS: dict[str, Field] = {}  # the figure's keys besides kind, label and caption
+    EXPLORE: bool = False  # listed under "Explore further" on the index, after the chapter's own figures
+
+    # ------------------------------------------------------------------------------------ before the run
+
+    def requests(self, fig: Figure) -> list[tuple[str, str | None]]:
+        """The texts the model reads for this figure, each with the token it tracks at every stage (or None)."""
+        return [(text, None) for text in fig.texts()]
+
+    def extras(self, fig: Figure) -> dict:
+        """More than a text's data: {"lens": {text: [followed token, ...]}, "pairs": [[text, text], ...]}."""
+        return {}
+
+    def strings(self, fig: Figure) -> list[str]:
+        """Every string this figure needs tokenized: its texts and targets, and any token named by text."""
+        wanted = []
+        for text, target in self.requests(fig):
+            wanted += [text] + ([target] if target is not None else [])
+        for followed in self.extras(fig).get("lens", {}).values():
+            wanted += followed
+        return wanted
+
+    def check(self, fig: Figure, tokens: Tokens, model: dict) -> dict:
+        """Checks what needs the tokens and the model's size (raising fig.error); returns what it resolved."""
+        return {}
+
+    # ------------------------------------------------------------------------------------ after the run
+
+    def chart(self, fig: Figure, run):
+        raise NotImplementedError
+
+    def text_figure(self, fig: Figure, run) -> str:
+        raise NotImplementedError
+
+    def context(self, fig: Figure, run) -> dict:
+        """The words beside the chart: {"summary": str, "reveals": [...], "facts": [...]}."""
+        raise NotImplementedError
+
+    def tables(self, fig: Figure, run, spec: dict) -> dict:
+        """name -> rows: the figure's data as the downloads offer it. Default: the chart's datasets."""
+        return dict(spec.get("datasets", {}))
