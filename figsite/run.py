@@ -25,7 +25,9 @@ DATA_FORMAT = "gpt2-figures/1"
 LONG_DATA_FORMAT = "gpt2-figures/2"
 HEAD_FORMAT = "gpt2-figures-attention/2"
 SHARE_UNIT = 1e-4  # gpt2-figures/2 keeps shares as integers in this unit: within 5e-5 of the model's
-MIN_SHARE = 0.005  # gpt2-figures/2 leaves out shares below 0.5%
+PER_SHARE = round(1 / SHARE_UNIT)  # 10,000 units make a share of 1; pages carry shares in the same unit
+MIN_SHARE = 0.005  # gpt2-figures/2 leaves out shares below this
+LEFT_OUT = f"{MIN_SHARE:.1%}"  # the same, as the words of every page say it: "0.5%"
 JS_CALLBACK = "gpt2Attention"  # the function a head file calls: works with <script src> from file://
 
 
@@ -54,6 +56,7 @@ class Run:
         return self.texts[text]
 
     def is_long(self, text: str) -> bool:
+        """Whether the text's data keep only shares of MIN_SHARE or more (data format 2)."""
         return self.texts[text]["format"] == LONG_DATA_FORMAT
 
     def comparison(self, a: str, b: str) -> dict:
@@ -80,6 +83,22 @@ class Run:
         heads = [head for layer in data["attention"] for head in layer]
         n_query = len(heads[0])
         return [[sum(h[q][k] for h in heads) / len(heads) for k in range(q + 1)] for q in range(n_query)]
+
+    def kept_row(self, text: str, layer: int, head: int, query: int) -> list:
+        """One query's shares in one head (0-based) as (key, share) pairs: every key up to the query, or for a
+        long text only the shares it keeps (those of MIN_SHARE or more)."""
+        if not self.is_long(text):
+            return list(enumerate(self.texts[text]["attention"][layer][head][query]))
+        payload = self.heads[(text, head_file(layer, head))]
+        return [(k, u * SHARE_UNIT) for k, u in zip(payload["keys"][query], payload["shares"][query])]
+
+    def kept_rows(self, text: str, layer: int, head: int) -> list:
+        """Every query's (key, share) pairs in one head, as kept_row gives them."""
+        if not self.is_long(text):
+            return [list(enumerate(r)) for r in self.texts[text]["attention"][layer][head]]
+        payload = self.heads[(text, head_file(layer, head))]
+        return [[(k, u * SHARE_UNIT) for k, u in zip(keys, shares)]
+                for keys, shares in zip(payload["keys"], payload["shares"])]
 
     def share(self, text: str, layer: int, head: int, query: int, key: int) -> float:
         """One share, 0-based; 0 where a long text's file left it out (below 0.5%)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 
 from figsite.config import Field
-from figsite.run import JS_CALLBACK, MIN_SHARE, SHARE_UNIT
+from figsite.run import JS_CALLBACK, LEFT_OUT, MIN_SHARE, SHARE_UNIT
 from figures import common
 from figures.kind import Kind
 from figures.common import ACCENT, MAIN, alt, shown, whole_percent
@@ -59,7 +59,7 @@ def _reach(query: int) -> str:
 def _largest(tokens: list, key: int, share: float) -> str:
     """Which token gets the largest share; a long text's data leave shares below 0.5% out, so say so."""
     if share < MIN_SHARE:
-        return "which gives no token 0.5% or more of its attention"
+        return f"which gives no token {LEFT_OUT} or more of its attention"
     return f"which gives its largest share, {whole_percent(share)}%, to {shown(tokens[key])} (token {key + 1})"
 
 
@@ -118,7 +118,7 @@ def long_chart(fig, run) -> alt.TopLevelMixin:
         x=alt.value(0), y=alt.value(-14), text="heading:N",
     ).transform_calculate(
         heading="'Looking from ' + names[token - 1] + ' (token ' + token + ' of ' + length(names) + '); "
-                "shares below 0.5%, left out, add up to ' + format(left_out, '.1%')"
+                f"shares below {LEFT_OUT}, left out, add up to ' + format(left_out, '.1%')"
     )
     return alt.layer(reach, bars, heading).add_params(token, view, names, left_out, description).properties(
         width="container", height=HEIGHT,
@@ -191,7 +191,7 @@ class Attention(Kind):
             reveals.append({
                 "question": f"Guess first: which token does {shown(tokens[g])} look at hardest in layer {layer}, head {head}?",
                 "answer": (f"{shown(tokens[key])} (token {key + 1}), with {whole_percent(share)}% of its attention."
-                           if share >= MIN_SHARE else "No token gets 0.5% or more of its attention there."),
+                           if share >= MIN_SHARE else f"No token gets {LEFT_OUT} or more of its attention there."),
                 "link": f"#token={g + 1}&view={layer}-{head}",
                 "link_text": f"Show token {g + 1} in layer {layer}, head {head}",
             })

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 
 from figsite.config import Field
-from figsite.run import MIN_SHARE
+from figsite.run import LEFT_OUT, MIN_SHARE, PER_SHARE
 from figures import common
 from figures.kind import Kind
 from figures.common import ACCENT, MAIN, alt, shown, whole_percent
-from figures.heads import UNITS, quoted, row
+from figures.heads import quoted
 
 MAX_TOKENS = 24  # a text of up to this many tokens offers every pair; a longer one keeps its 'from' token
 BAR_HEIGHT = 24
@@ -33,7 +33,7 @@ def ranking(run, text: str, looking: int, looked_at: int) -> list:
     out = []
     for layer in range(run.model["n_layer"]):
         for head in range(run.model["n_head"]):
-            share = dict(row(run, text, layer, head, looking)).get(looked_at, 0.0)
+            share = dict(run.kept_row(text, layer, head, looking)).get(looked_at, 0.0)
             out.append((layer + 1, head + 1, share))
     return sorted(out, key=lambda t: (-t[2], t[0], t[1]))
 
@@ -66,7 +66,7 @@ def describe(run, text: str, tokens: list, looking: int, looked_at: int) -> str:
     start = (f"From {shown(tokens[looking])} (token {looking + 1}) back to {shown(tokens[looked_at])} "
              f"(token {looked_at + 1}): ")
     if not ranked:
-        return start + "no head gives it 0.5% or more."
+        return start + f"no head gives it {LEFT_OUT} or more."
     return start + ", ".join(f"{head_label(l, h)} gives {whole_percent(s)}%" for l, h, s in ranked) + "."
 
 
@@ -119,7 +119,7 @@ class FindHead(Kind):
         for rank, (layer, head, share) in enumerate(ranked, start=1):
             lines.append(f"  {rank:>{rank_width}}. {head_label(layer, head):<{name_width}}  {whole_percent(share):>3}%")
         if len(ranked) < top:
-            lines.append(f"  {'every head gives' if not ranked else 'the other heads give'} it less than 0.5% "
+            lines.append(f"  {'every head gives' if not ranked else 'the other heads give'} it less than {LEFT_OUT} "
                          "(a long text's data leave such shares out)")
         return "\n".join(lines) + "\n"
 
@@ -132,7 +132,7 @@ class FindHead(Kind):
         layer, head, share = ranked[0]
         a, b = f"{shown(tokens[f])} (token {f + 1})", f"{shown(tokens[t])} (token {t + 1})"
         if share < MIN_SHARE:
-            summary = f"No head of the {run.n_heads:,} gives {b} 0.5% or more of the attention of {a}."
+            summary = f"No head of the {run.n_heads:,} gives {b} {LEFT_OUT} or more of the attention of {a}."
         else:
             summary = (f"Of all {run.n_heads:,} heads, layer {layer}, head {head} looks hardest from {a} back to {b}: "
                        f"{whole_percent(share)}% of its attention.")
@@ -148,7 +148,7 @@ class FindHead(Kind):
             facts.append(f"The text has {len(tokens)} tokens: the chart keeps {a} as the token that looks and lets you "
                          "choose the token it looks back to.")
         if run.is_long(text):
-            facts.append("A long text's data keep only shares of 0.5% or more; the others count as 0 here.")
+            facts.append(common.LONG_TEXT_FACT)
         return {"summary": summary, "reveals": [], "facts": facts}
 
     def tables(self, fig, run, spec: dict) -> dict:
@@ -186,9 +186,9 @@ class FindHead(Kind):
                 units = []
                 for f in froms:
                     cells = [0.0] * (f + 1)
-                    for k, s in row(run, text, layer, head, f):
+                    for k, s in run.kept_row(text, layer, head, f):
                         cells[k] = s
-                    units += [round(s * UNITS) for s in cells]
+                    units += [round(s * PER_SHARE) for s in cells]
                 heads_rows.append({"l": layer, "h": head, "u": units})
 
         choices, labels = common.token_choices(raw_tokens)
@@ -208,7 +208,7 @@ class FindHead(Kind):
         description = alt.param(name="description", expr=f"to > from ? {refusal(' ')} : descriptions[from + '|' + to]")
 
         ranked = alt.Chart(alt.NamedData("heads")).transform_filter("to <= from").transform_calculate(
-            s=f"datum.u[offsets[from - 1] + to - 1] / {UNITS}").transform_window(
+            s=f"datum.u[offsets[from - 1] + to - 1] / {PER_SHARE}").transform_window(
             rank="row_number()", sort=[alt.SortField("s", order="descending"), alt.SortField("l"), alt.SortField("h")],
         ).transform_filter(f"datum.rank <= {top}").transform_calculate(
             name="'layer ' + (datum.l + 1) + ', head ' + (datum.h + 1)")

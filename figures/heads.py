@@ -18,19 +18,18 @@ from __future__ import annotations
 
 import base64
 import math
-import struct
-import zlib
+from dataclasses import dataclass
 
 
 from figsite.config import Field
-from figsite.run import MIN_SHARE, SHARE_UNIT, head_file
+from figsite.run import LEFT_OUT, MIN_SHARE, PER_SHARE
 from figures import common
 from figures.kind import Kind
 from figures.common import ACCENT, MAIN, alt, shown, whole_percent
+from figures.picture import png, viridis
 
 
 MAX_BLOCKS = 24  # a text of more tokens is shown in blocks of tokens: at most this many rows per square
-UNITS = 10_000  # shares go into the page as integers in units of 1e-4 (within 5e-5 of the data)
 AVERAGE = "avg"  # the head select's value for the layer's average (in a permalink: head=avg)
 SHARE_SCALE = {"scheme": "viridis", "domain": [0, 1]}  # colour-blind safe; one scale for every square
 MASKED = "#bdbdbd"  # out of reach (a key after the query): a neutral grey that no share's colour is
@@ -41,26 +40,6 @@ QUOTE_LIMIT = 160  # a printed figure quotes a longer text by its start only
 
 
 # ---------------------------------------------------------------------------------------------- data
-
-def row(run, text: str, layer: int, head: int, query: int) -> list:
-    """One query's shares in one head (0-based) as (key, share) pairs; a long text's data only keep those of
-    0.5% or more."""
-    data = run.data(text)
-    if not run.is_long(text):
-        return list(enumerate(data["attention"][layer][head][query]))
-    payload = run.heads[(text, head_file(layer, head))]
-    return [(k, u * SHARE_UNIT) for k, u in zip(payload["keys"][query], payload["shares"][query])]
-
-
-def rows(run, text: str, layer: int, head: int) -> list:
-    """Every query's (key, share) pairs in one head, without spreading a long text's kept shares out."""
-    data = run.data(text)
-    if not run.is_long(text):
-        return [list(enumerate(r)) for r in data["attention"][layer][head]]
-    payload = run.heads[(text, head_file(layer, head))]
-    return [[(k, u * SHARE_UNIT) for k, u in zip(keys, shares)]
-            for keys, shares in zip(payload["keys"], payload["shares"])]
-
 
 def strongest(pairs: list) -> tuple:
     """The (key, share) with the largest share (the first such key on a tie), or (None, 0) if none is kept."""
@@ -117,7 +96,7 @@ def squares(fig, run) -> dict:
     out = {}
     for layer in range(n_layer):
         for head in range(n_head):
-            out[(layer, head)] = square(rows(run, text, layer, head), n, size)
+            out[(layer, head)] = square(run.kept_rows(text, layer, head), n, size)
         out[(layer, n_head)] = [[sum(out[(layer, h)][q][k] for h in range(n_head)) / n_head for k in range(q + 1)]
                                 for q in range(len(out[(layer, 0)]))]
     return out
@@ -144,19 +123,7 @@ def quoted(text: str, n_tokens: int) -> str:
 
 # ---------------------------------------------------------------------------------------------- chart
 
-# Vega's "viridis" (vega-scale): these stops, interpolated piecewise in RGB. The grid's picture is coloured with
-# it in Python; the larger square and the legend use Vega's own scale, so the two must stay the same scheme.
-VIRIDIS_STOPS = ("440154470e61481a6c482575472f7d443a834144873d4e8a39568c35608d31688e2d708e2a788e27818e23888e21918d"
-                 "1f988b1fa08822a8842ab07f35b77943bf7154c56866cc5d7ad1518fd744a5db36bcdf27d2e21be9e51afde725")
 LEVELS = 254  # shares in the picture: 254 steps of colour (palette index 2 + level); 0 is a gap, 1 out of reach
-
-
-def viridis(t: float) -> tuple:
-    """The colour Vega's viridis scale gives t in [0, 1], as (r, g, b)."""
-    stops = [tuple(int(VIRIDIS_STOPS[i + j:i + j + 2], 16) for j in (0, 2, 4)) for i in range(0, len(VIRIDIS_STOPS), 6)]
-    x = min(max(t, 0.0), 1.0) * (len(stops) - 1)
-    i = min(int(x), len(stops) - 2)
-    return tuple(round(a + (b - a) * (x - i)) for a, b in zip(stops[i], stops[i + 1]))
 
 
 def grid_picture(all_squares: dict, n_layer: int, n_head: int, blocks: int, gap: int, pixels: int) -> str:
@@ -176,15 +143,6 @@ def grid_picture(all_squares: dict, n_layer: int, n_head: int, blocks: int, gap:
     rows = [bytes(b for b in line for _ in range(pixels)) for line in grid]
     raw = b"".join(b"\x00" + r for r in rows for _ in range(pixels))
     return "data:image/png;base64," + base64.b64encode(png(width * pixels, height * pixels, raw, palette)).decode()
-
-
-def png(width: int, height: int, raw: bytes, palette: list) -> bytes:
-    """A palette PNG (8 bits per pixel, index 0 transparent) from its filtered rows."""
-    def chunk(tag: bytes, body: bytes) -> bytes:
-        return struct.pack(">I", len(body)) + tag + body + struct.pack(">I", zlib.crc32(tag + body) & 0xFFFFFFFF)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0))
-            + chunk(b"PLTE", bytes(c for rgb in palette for c in rgb)) + chunk(b"tRNS", b"\x00")
-            + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
 
 
 def top_looks(cells: list, count: int = 3) -> list:
@@ -233,7 +191,7 @@ class Heads(Kind):
         width = len(str(n_layer))
         table = []
         for layer in range(n_layer):
-            looks = [strongest(row(run, text, layer, head, q)) for head in range(n_head)]
+            looks = [strongest(run.kept_row(text, layer, head, q)) for head in range(n_head)]
             cells = [f"h{head + 1} " + (f"{shown(tokens[k])} {whole_percent(s)}%" if k is not None and s >= MIN_SHARE
                                         else "-")
                      for head, (k, s) in enumerate(looks)]
@@ -242,7 +200,7 @@ class Heads(Kind):
         for layer, cells in table:
             lines.append(f"  layer {layer + 1:>{width}}  " + "  ".join(f"{c:<{w}}" for c, w in zip(cells, widths)).rstrip())
         if run.is_long(text):
-            lines.append("  (a long text: shares below 0.5% are left out)")
+            lines.append(f"  (a long text: shares below {LEFT_OUT} are left out)")
         return "\n".join(lines) + "\n"
 
     def context(self, fig, run) -> dict:
@@ -255,11 +213,11 @@ class Heads(Kind):
         q = fig.opening
         n_layer, n_head = run.model["n_layer"], run.model["n_head"]
         layer0, head0 = fig["head"]
-        looks = {(l, h): strongest(row(run, text, l, h, q)) for l in range(n_layer) for h in range(n_head)}
+        looks = {(l, h): strongest(run.kept_row(text, l, h, q)) for l in range(n_layer) for h in range(n_head)}
         (best_l, best_h), (best_k, best_s) = max(looks.items(), key=lambda item: (item[1][1], -item[0][0], -item[0][1]))
         k0, s0 = looks[(layer0 - 1, head0 - 1)]
         opening = (f"{whole_percent(s0)}% to {shown(tokens[k0])} (token {k0 + 1})" if k0 is not None and s0 >= MIN_SHARE
-                   else "no token 0.5% or more")
+                   else f"no token {LEFT_OUT} or more")
         summary = (f"The grid shows all {run.n_heads:,} heads ({n_layer} layers of {n_head}) and each layer's average, "
                    f"for the {n} tokens of the text. It opens on layer {layer0}, head {head0}, where "
                    f"{shown(tokens[q])} (token {q + 1}) gives its largest share, {opening}.")
@@ -272,7 +230,7 @@ class Heads(Kind):
             back = []
             for l in range(n_layer):
                 for h in range(n_head):
-                    head_rows = rows(run, text, l, h)
+                    head_rows = run.kept_rows(text, l, h)
                     mean = sum(dict(head_rows[p]).get(p - 1, 0.0) for p in range(1, n)) / (n - 1)
                     if mean >= 0.5:
                         back.append((mean, l, h))
@@ -290,7 +248,7 @@ class Heads(Kind):
             facts.append(f"The text has {n} tokens: the squares show blocks of {size} tokens, each cell the share a "
                          "block's tokens give the tokens of another block, on average.")
         if run.is_long(text):
-            facts.append("A long text's data keep only shares of 0.5% or more; the others count as 0 here.")
+            facts.append(common.LONG_TEXT_FACT)
         reveals = []
         if best_k is not None and best_s >= MIN_SHARE:
             reveals.append({
@@ -318,141 +276,203 @@ class Heads(Kind):
 
     def chart(self, fig, run) -> alt.TopLevelMixin:
         """The grid of every head, the chosen head larger, and the chosen token's bars in it."""
-        text = fig["text"]
-        data = run.data(text)
-        raw_tokens = [t["text"] for t in data["tokens"]]
-        n = len(raw_tokens)
-        size, blocks = blocking(n)
-        names = block_names(raw_tokens, size)
-        n_layer, n_head = run.model["n_layer"], run.model["n_head"]
+        raw_tokens = [t["text"] for t in run.data(fig["text"])["tokens"]]
+        size, blocks = blocking(len(raw_tokens))
+        grid = Grid(run.model["n_layer"], run.model["n_head"], len(raw_tokens), size, blocks,
+                    block_names(raw_tokens, size))
         all_squares = squares(fig, run)
+        one = _chosen_square(grid)
+        return common.with_data(alt.vconcat(
+            _grid_chart(grid, all_squares, run.n_heads), _detail_chart(grid, one), _bars_chart(grid, one), spacing=30,
+        ).add_params(*_params(fig, run, grid)), panels=_panel_rows(grid, all_squares))
 
-        # Where each square lies in the grid, in cells: a gap between squares, a wider one before the averages.
-        gap = max(1, round(blocks / 4))
-        step = blocks + gap
-        grid_units_x, grid_units_y = (n_head + 1) * step, n_layer * step - gap
-        pixels = max(1, round(GRID_WIDTH / grid_units_x))  # each cell a whole number of pixels: crisp squares
-        grid_width, grid_height = grid_units_x * pixels, grid_units_y * pixels
-        x0 = f"(datum.h * {step} + (datum.h == {n_head} ? {gap} : 0))"
-        y0 = f"(datum.l * {step})"
 
-        layer_param = alt.param(name="layer", value=fig["head"][0], bind=alt.binding_select(
-            options=list(range(1, n_layer + 1)), name="Layer "))
-        head_param = alt.param(name="head", value=fig["head"][1], bind=alt.binding_select(
-            options=list(range(1, n_head + 1)) + [AVERAGE],
-            labels=[str(h) for h in range(1, n_head + 1)] + ["average of the layer's heads"], name="Head "))
-        starts = list(range(1, n + 1, size))
-        token_labels = ([f"{i}: {name}" for i, name in zip(starts, names)] if size == 1 else names)
-        token_param = alt.param(name="token", value=fig.opening // size * size + 1, bind=alt.binding_select(
-            options=starts, labels=token_labels, name="Looking from token " if size == 1 else "Looking from "))
-        names_param = alt.param(name="names", value=names)
-        chosen_h = f"(head == '{AVERAGE}' ? {n_head} : head - 1)"
-        row_q = f"floor((token - 1) / {size})"
-        # The words read the chosen square's row "t" (its rows' largest shares) from the page's data, in place: as
-        # params, thousands of numbers would be copied by Altair at every step of building the chart.
-        looks = alt.param(name="looks", expr=f"data('panels')[(layer - 1) * {n_head + 1} + {chosen_h}].t")
-        look_at = alt.param(name="look_at", expr=f"{row_q} * 6")
-        top_words = " + ".join(
-            f"(looks[look_at + {2 * i}] >= 0 ? '{', ' if i else ''}' + names[looks[look_at + {2 * i}]] + ' ' + "
-            f"looks[look_at + {2 * i + 1}] + '%' : '')" for i in range(3))
-        chosen_words = f"'layer ' + layer + (head == '{AVERAGE}' ? ', the average of its {n_head} heads' : ', head ' + head)"
-        from_words = (f"names[{row_q}] + ' (token ' + token + ')'" if size == 1 else f"names[{row_q}]")
-        description = alt.param(name="description", expr=(
-            f"'All {run.n_heads:,} heads ({n_layer} layers of {n_head}) and each layer\\'s average, as squares of who "
-            f"looks at whom. Shown larger: ' + {chosen_words} + '. Looking from ' + {from_words} + ' there, the "
-            f"largest shares: ' + (looks[look_at] >= 0 ? {top_words} : 'none of 1% or more') + '.'"))
+@dataclass(frozen=True)
+class Grid:
+    """Where each square lies in the grid, in cells, and the Vega expressions the chart's parts share."""
 
-        panels = alt.NamedData("panels")
-        share_scale = alt.Scale(**SHARE_SCALE)
-        share_color = alt.Color("s:Q", scale=share_scale, title="share of attention",  # one legend for every view
-                                legend=alt.Legend(format="%", orient="right", gradientLength=160))
-        x_scale = alt.Scale(domain=[0, grid_units_x], nice=False, zero=False)
-        y_scale = alt.Scale(domain=[0, grid_units_y], nice=False, zero=False, reverse=True)
-        centre = blocks / 2
-        x_axis = alt.Axis(values=[h * step + (gap if h == n_head else 0) + centre for h in range(n_head + 1)],
-                          orient="top", title="head", grid=False, ticks=False, domain=False, labelFontSize=11,
-                          labelExpr=f"datum.value > {n_head * step} ? 'avg' : '' + (round((datum.value - {centre}) / {step}) + 1)")
-        y_axis = alt.Axis(values=[l * step + centre for l in range(n_layer)], title="layer", grid=False, ticks=False,
-                          domain=False, labelFontSize=11,
-                          labelExpr=f"'' + (round((datum.value - {centre}) / {step}) + 1)")
+    n_layer: int
+    n_head: int
+    n: int  # tokens in the text
+    size: int  # tokens per block (1: a row per token)
+    blocks: int  # rows per square
+    names: list  # each row's name
 
-        # The grid is one picture drawn here, a pixel block per cell: thousands of marks would take the browser
-        # seconds to draw. Over it: each square's outline (for its tooltip and the axes) and the chosen square.
-        picture = alt.Chart(alt.Data(values=[{}])).mark_image(
-            url=grid_picture(all_squares, n_layer, n_head, blocks, gap, pixels),
-            width=grid_width, height=grid_height, align="left", baseline="top", aspect=False, smooth=False, aria=False,
-        ).encode(x=alt.value(0), y=alt.value(0))
-        squares_ = alt.Chart(panels).transform_calculate(
-            gx=x0, gy=y0).transform_calculate(
-            gx2=f"datum.gx + {blocks}", gy2=f"datum.gy + {blocks}",
-            view=f"'layer ' + (datum.l + 1) + (datum.h == {n_head} ? ', average of its heads' : ', head ' + (datum.h + 1))",
-        ).mark_rect(fill="transparent", aria=False).encode(
-            x=alt.X("gx:Q", scale=x_scale, axis=x_axis), x2="gx2:Q",
-            y=alt.Y("gy:Q", scale=y_scale, axis=y_axis), y2="gy2:Q",
-            tooltip=[alt.Tooltip("view:N", title="square")],
-        )
-        chosen = alt.Chart(panels).transform_filter(
-            f"datum.l == layer - 1 && datum.h == {chosen_h}").transform_calculate(
-            gx=f"{x0} - 0.5", gy=f"{y0} - 0.5").transform_calculate(
-            gx2=f"datum.gx + {blocks + 1}", gy2=f"datum.gy + {blocks + 1}").mark_rect(
-            fill=None, stroke=ACCENT, strokeWidth=2.5, aria=False).encode(
-            x=alt.X("gx:Q", scale=x_scale), x2="gx2:Q", y=alt.Y("gy:Q", scale=y_scale), y2="gy2:Q")
-        swatch = alt.Chart(alt.Data(values=[{}])).mark_rect(color=MASKED, aria=False).encode(
-            x=alt.value(0), x2=alt.value(12), y=alt.value(grid_height + 10), y2=alt.value(grid_height + 22))
-        note = alt.Chart(alt.Data(values=[{}])).mark_text(align="left", baseline="middle", fontSize=11).encode(
-            x=alt.value(18), y=alt.value(grid_height + 16),
-            text=alt.value("grey: out of reach (a token cannot see the tokens after it)"))
-        grid = alt.layer(picture, squares_, chosen, swatch, note).properties(
-            width=grid_width, height=grid_height, title=f"All {run.n_heads:,} heads, and each layer's average")
+    @property
+    def gap(self) -> int:  # between squares; twice that before the averages
+        return max(1, round(self.blocks / 4))
 
-        # The chosen square, larger: every share on hover.
-        one = alt.Chart(panels).transform_filter(f"datum.l == layer - 1 && datum.h == {chosen_h}").transform_flatten(
-            ["u"]).transform_window(i="row_number()").transform_calculate(
-            q="floor((sqrt(8 * (datum.i - 1) + 1) - 1) / 2)").transform_calculate(
-            k="datum.i - 1 - datum.q * (datum.q + 1) / 2", s=f"datum.u / {UNITS}").transform_calculate(
-            looking="names[datum.q]", looked_at="names[datum.k]")
-        band = list(range(blocks))
-        key_x = alt.X("k:O", scale=alt.Scale(domain=band), title="looked at (key)",
-                      axis=alt.Axis(labelExpr="names[datum.value]", labelAngle=-45, labelFontSize=11))
-        query_y = alt.Y("q:O", scale=alt.Scale(domain=band), title="looking (query)",
-                        axis=alt.Axis(labelExpr="names[datum.value]", labelFontSize=11))
-        detail_bg = alt.Chart(alt.Data(values=[{}])).mark_rect(color=MASKED, aria=False).encode(
-            x=alt.value(0), x2=alt.value(DETAIL_WIDTH), y=alt.value(0), y2=alt.value(DETAIL_WIDTH))
-        detail_cells = one.transform_calculate(
-            said="datum.looking + ' looks at ' + datum.looked_at + ': ' + format(datum.s, '.2%')").mark_rect().encode(
-            x=key_x, y=query_y, color=share_color, description="said:N",
-            tooltip=[alt.Tooltip("looking:N", title="looking"), alt.Tooltip("looked_at:N", title="looked at"),
-                     alt.Tooltip("s:Q", title="share", format=".2%")],
-        )
-        detail_row = alt.Chart(alt.Data(values=[{}])).transform_calculate(q=row_q).mark_rect(
-            fill=None, stroke=ACCENT, strokeWidth=2, aria=False).encode(y=alt.Y("q:O", scale=alt.Scale(domain=band)))
-        detail = alt.layer(detail_bg, detail_cells, detail_row).properties(
-            width=DETAIL_WIDTH, height=DETAIL_WIDTH,
-            title=alt.Title(alt.ExprRef(expr=f"'Layer ' + layer + (head == '{AVERAGE}' ? ', average of its heads' : "
-                                             "', head ' + head) + ', larger'")))
+    @property
+    def step(self) -> int:
+        return self.blocks + self.gap
 
-        # The chosen token's shares in the chosen square, as in figure (l).
-        picked = one.transform_filter(f"datum.q == {row_q}")
-        share_y = alt.Y("s:Q", scale=alt.Scale(domain=[0, 1]), title="share of attention",
-                        axis=alt.Axis(format="%", tickCount=5))
-        out_of_reach = alt.Chart(alt.Data(values=[{"k": k} for k in band])).transform_filter(
-            f"datum.k > {row_q}").mark_rect(color="#8883").encode(
-            x=key_x, y=alt.value(0), y2=alt.value(BARS_HEIGHT))
-        bars = picked.mark_bar().encode(
-            x=key_x, y=share_y,
-            color=alt.condition(f"datum.k == {row_q}", alt.value(ACCENT), alt.value(MAIN)),
-            tooltip=[alt.Tooltip("looked_at:N", title="looked at"), alt.Tooltip("s:Q", title="share", format=".1%")],
-        )
-        bar_labels = picked.transform_filter(f"datum.s >= {MIN_SHARE}").mark_text(dy=-7, fontSize=11).encode(
-            x=key_x, y=alt.Y("s:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("s:Q", format=".0%"))
-        bar_chart = alt.layer(out_of_reach, bars, bar_labels).properties(
-            width=DETAIL_WIDTH, height=BARS_HEIGHT,
-            title=alt.Title(alt.ExprRef(expr=f"'Looking from ' + {from_words} + ' in layer ' + layer + "
-                                             f"(head == '{AVERAGE}' ? ', average' : ', head ' + head)")))
+    @property
+    def units(self) -> tuple[int, int]:
+        return (self.n_head + 1) * self.step, self.n_layer * self.step - self.gap
 
-        panels_rows = [{"l": layer, "h": head, "u": [round(s * UNITS) for cells in all_squares[(layer, head)] for s in cells],
-                        "t": [v for cells in all_squares[(layer, head)] for v in top_looks(cells)]}
-                       for layer in range(n_layer) for head in range(n_head + 1)]
-        return common.with_data(alt.vconcat(grid, detail, bar_chart, spacing=30).add_params(
-            layer_param, head_param, token_param, names_param, looks, look_at, description,
-        ), panels=panels_rows)
+    @property
+    def pixels(self) -> int:  # each cell a whole number of pixels: crisp squares
+        return max(1, round(GRID_WIDTH / self.units[0]))
+
+    @property
+    def x0(self) -> str:
+        return f"(datum.h * {self.step} + (datum.h == {self.n_head} ? {self.gap} : 0))"
+
+    @property
+    def y0(self) -> str:
+        return f"(datum.l * {self.step})"
+
+    @property
+    def chosen_h(self) -> str:  # the chosen head, 0-based; n_head is the layer's average
+        return f"(head == '{AVERAGE}' ? {self.n_head} : head - 1)"
+
+    @property
+    def row_q(self) -> str:  # the chosen token's row in a square
+        return f"floor((token - 1) / {self.size})"
+
+    @property
+    def from_words(self) -> str:
+        return f"names[{self.row_q}] + ' (token ' + token + ')'" if self.size == 1 else f"names[{self.row_q}]"
+
+    @property
+    def band(self) -> list:
+        return list(range(self.blocks))
+
+
+def _params(fig, run, grid: Grid) -> list:
+    """The layer, head and token selects, the row names, and the live description of the chosen state."""
+    n_layer, n_head, size = grid.n_layer, grid.n_head, grid.size
+    layer_param = alt.param(name="layer", value=fig["head"][0], bind=alt.binding_select(
+        options=list(range(1, n_layer + 1)), name="Layer "))
+    head_param = alt.param(name="head", value=fig["head"][1], bind=alt.binding_select(
+        options=list(range(1, n_head + 1)) + [AVERAGE],
+        labels=[str(h) for h in range(1, n_head + 1)] + ["average of the layer's heads"], name="Head "))
+    starts = list(range(1, grid.n + 1, size))
+    token_labels = ([f"{i}: {name}" for i, name in zip(starts, grid.names)] if size == 1 else grid.names)
+    token_param = alt.param(name="token", value=fig.opening // size * size + 1, bind=alt.binding_select(
+        options=starts, labels=token_labels, name="Looking from token " if size == 1 else "Looking from "))
+    names_param = alt.param(name="names", value=grid.names)
+    # The words read the chosen square's row "t" (its rows' largest shares) from the page's data, in place: as
+    # params, thousands of numbers would be copied by Altair at every step of building the chart.
+    looks = alt.param(name="looks", expr=f"data('panels')[(layer - 1) * {n_head + 1} + {grid.chosen_h}].t")
+    look_at = alt.param(name="look_at", expr=f"{grid.row_q} * 6")
+    top_words = " + ".join(
+        f"(looks[look_at + {2 * i}] >= 0 ? '{', ' if i else ''}' + names[looks[look_at + {2 * i}]] + ' ' + "
+        f"looks[look_at + {2 * i + 1}] + '%' : '')" for i in range(3))
+    chosen_words = f"'layer ' + layer + (head == '{AVERAGE}' ? ', the average of its {n_head} heads' : ', head ' + head)"
+    description = alt.param(name="description", expr=(
+        f"'All {run.n_heads:,} heads ({n_layer} layers of {n_head}) and each layer\\'s average, as squares of who "
+        f"looks at whom. Shown larger: ' + {chosen_words} + '. Looking from ' + {grid.from_words} + ' there, the "
+        f"largest shares: ' + (looks[look_at] >= 0 ? {top_words} : 'none of 1% or more') + '.'"))
+    return [layer_param, head_param, token_param, names_param, looks, look_at, description]
+
+
+def _grid_chart(grid: Grid, all_squares: dict, n_heads: int) -> alt.TopLevelMixin:
+    """Every square as one picture, with each square's outline (its tooltip, the axes) and the chosen one."""
+    panels, n_head, blocks, step, gap = alt.NamedData("panels"), grid.n_head, grid.blocks, grid.step, grid.gap
+    (units_x, units_y), pixels = grid.units, grid.pixels
+    width, height = units_x * pixels, units_y * pixels
+    x_scale = alt.Scale(domain=[0, units_x], nice=False, zero=False)
+    y_scale = alt.Scale(domain=[0, units_y], nice=False, zero=False, reverse=True)
+    centre = blocks / 2
+    x_axis = alt.Axis(values=[h * step + (gap if h == n_head else 0) + centre for h in range(n_head + 1)],
+                      orient="top", title="head", grid=False, ticks=False, domain=False, labelFontSize=11,
+                      labelExpr=f"datum.value > {n_head * step} ? 'avg' : '' + (round((datum.value - {centre}) / {step}) + 1)")
+    y_axis = alt.Axis(values=[l * step + centre for l in range(grid.n_layer)], title="layer", grid=False, ticks=False,
+                      domain=False, labelFontSize=11,
+                      labelExpr=f"'' + (round((datum.value - {centre}) / {step}) + 1)")
+
+    # The grid is one picture drawn here, a pixel block per cell: thousands of marks would take the browser
+    # seconds to draw. Over it: each square's outline (for its tooltip and the axes) and the chosen square.
+    picture = alt.Chart(alt.Data(values=[{}])).mark_image(
+        url=grid_picture(all_squares, grid.n_layer, n_head, blocks, gap, pixels),
+        width=width, height=height, align="left", baseline="top", aspect=False, smooth=False, aria=False,
+    ).encode(x=alt.value(0), y=alt.value(0))
+    outlines = alt.Chart(panels).transform_calculate(
+        gx=grid.x0, gy=grid.y0).transform_calculate(
+        gx2=f"datum.gx + {blocks}", gy2=f"datum.gy + {blocks}",
+        view=f"'layer ' + (datum.l + 1) + (datum.h == {n_head} ? ', average of its heads' : ', head ' + (datum.h + 1))",
+    ).mark_rect(fill="transparent", aria=False).encode(
+        x=alt.X("gx:Q", scale=x_scale, axis=x_axis), x2="gx2:Q",
+        y=alt.Y("gy:Q", scale=y_scale, axis=y_axis), y2="gy2:Q",
+        tooltip=[alt.Tooltip("view:N", title="square")],
+    )
+    chosen = alt.Chart(panels).transform_filter(
+        f"datum.l == layer - 1 && datum.h == {grid.chosen_h}").transform_calculate(
+        gx=f"{grid.x0} - 0.5", gy=f"{grid.y0} - 0.5").transform_calculate(
+        gx2=f"datum.gx + {blocks + 1}", gy2=f"datum.gy + {blocks + 1}").mark_rect(
+        fill=None, stroke=ACCENT, strokeWidth=2.5, aria=False).encode(
+        x=alt.X("gx:Q", scale=x_scale), x2="gx2:Q", y=alt.Y("gy:Q", scale=y_scale), y2="gy2:Q")
+    swatch = alt.Chart(alt.Data(values=[{}])).mark_rect(color=MASKED, aria=False).encode(
+        x=alt.value(0), x2=alt.value(12), y=alt.value(height + 10), y2=alt.value(height + 22))
+    note = alt.Chart(alt.Data(values=[{}])).mark_text(align="left", baseline="middle", fontSize=11).encode(
+        x=alt.value(18), y=alt.value(height + 16),
+        text=alt.value("grey: out of reach (a token cannot see the tokens after it)"))
+    return alt.layer(picture, outlines, chosen, swatch, note).properties(
+        width=width, height=height, title=f"All {n_heads:,} heads, and each layer's average")
+
+
+def _chosen_square(grid: Grid) -> alt.Chart:
+    """The chosen square's cells, one row each: query q, key k, share s, decoded from the page's data."""
+    return alt.Chart(alt.NamedData("panels")).transform_filter(
+        f"datum.l == layer - 1 && datum.h == {grid.chosen_h}").transform_flatten(
+        ["u"]).transform_window(i="row_number()").transform_calculate(
+        q="floor((sqrt(8 * (datum.i - 1) + 1) - 1) / 2)").transform_calculate(
+        k="datum.i - 1 - datum.q * (datum.q + 1) / 2", s=f"datum.u / {PER_SHARE}").transform_calculate(
+        looking="names[datum.q]", looked_at="names[datum.k]")
+
+
+def _key_x(grid: Grid) -> alt.X:
+    return alt.X("k:O", scale=alt.Scale(domain=grid.band), title="looked at (key)",
+                 axis=alt.Axis(labelExpr="names[datum.value]", labelAngle=-45, labelFontSize=11))
+
+
+def _detail_chart(grid: Grid, one: alt.Chart) -> alt.TopLevelMixin:
+    """The chosen square, larger: every share on hover, the chosen token's row outlined."""
+    share_color = alt.Color("s:Q", scale=alt.Scale(**SHARE_SCALE), title="share of attention",  # one legend
+                            legend=alt.Legend(format="%", orient="right", gradientLength=160))
+    query_y = alt.Y("q:O", scale=alt.Scale(domain=grid.band), title="looking (query)",
+                    axis=alt.Axis(labelExpr="names[datum.value]", labelFontSize=11))
+    detail_bg = alt.Chart(alt.Data(values=[{}])).mark_rect(color=MASKED, aria=False).encode(
+        x=alt.value(0), x2=alt.value(DETAIL_WIDTH), y=alt.value(0), y2=alt.value(DETAIL_WIDTH))
+    detail_cells = one.transform_calculate(
+        said="datum.looking + ' looks at ' + datum.looked_at + ': ' + format(datum.s, '.2%')").mark_rect().encode(
+        x=_key_x(grid), y=query_y, color=share_color, description="said:N",
+        tooltip=[alt.Tooltip("looking:N", title="looking"), alt.Tooltip("looked_at:N", title="looked at"),
+                 alt.Tooltip("s:Q", title="share", format=".2%")],
+    )
+    detail_row = alt.Chart(alt.Data(values=[{}])).transform_calculate(q=grid.row_q).mark_rect(
+        fill=None, stroke=ACCENT, strokeWidth=2, aria=False).encode(y=alt.Y("q:O", scale=alt.Scale(domain=grid.band)))
+    return alt.layer(detail_bg, detail_cells, detail_row).properties(
+        width=DETAIL_WIDTH, height=DETAIL_WIDTH,
+        title=alt.Title(alt.ExprRef(expr=f"'Layer ' + layer + (head == '{AVERAGE}' ? ', average of its heads' : "
+                                         "', head ' + head) + ', larger'")))
+
+
+def _bars_chart(grid: Grid, one: alt.Chart) -> alt.TopLevelMixin:
+    """The chosen token's shares in the chosen square, as in figure (l)."""
+    key_x, row_q = _key_x(grid), grid.row_q
+    picked = one.transform_filter(f"datum.q == {row_q}")
+    share_y = alt.Y("s:Q", scale=alt.Scale(domain=[0, 1]), title="share of attention",
+                    axis=alt.Axis(format="%", tickCount=5))
+    out_of_reach = alt.Chart(alt.Data(values=[{"k": k} for k in grid.band])).transform_filter(
+        f"datum.k > {row_q}").mark_rect(color="#8883").encode(
+        x=key_x, y=alt.value(0), y2=alt.value(BARS_HEIGHT))
+    bars = picked.mark_bar().encode(
+        x=key_x, y=share_y,
+        color=alt.condition(f"datum.k == {row_q}", alt.value(ACCENT), alt.value(MAIN)),
+        tooltip=[alt.Tooltip("looked_at:N", title="looked at"), alt.Tooltip("s:Q", title="share", format=".1%")],
+    )
+    bar_labels = picked.transform_filter(f"datum.s >= {MIN_SHARE}").mark_text(dy=-7, fontSize=11).encode(
+        x=key_x, y=alt.Y("s:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("s:Q", format=".0%"))
+    return alt.layer(out_of_reach, bars, bar_labels).properties(
+        width=DETAIL_WIDTH, height=BARS_HEIGHT,
+        title=alt.Title(alt.ExprRef(expr=f"'Looking from ' + {grid.from_words} + ' in layer ' + layer + "
+                                         f"(head == '{AVERAGE}' ? ', average' : ', head ' + head)")))
+
+
+def _panel_rows(grid: Grid, all_squares: dict) -> list:
+    """The page's data: each square's shares in units (u), row after row, and its rows' largest shares (t)."""
+    return [{"l": layer, "h": head, "u": [round(s * PER_SHARE) for cells in all_squares[(layer, head)] for s in cells],
+             "t": [v for cells in all_squares[(layer, head)] for v in top_looks(cells)]}
+            for layer in range(grid.n_layer) for head in range(grid.n_head + 1)]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 
 from figsite.config import Field
-from figsite.run import MIN_SHARE
+from figsite.run import LEFT_OUT, MIN_SHARE
 from figures import common
 from figures.kind import Kind
 from figures.common import ACCENT, MAIN, alt, shown, whole_percent
@@ -133,7 +133,7 @@ class Readout(Kind):
             layer, head, share = hardest_look(fig, run)
             back = fig.resolved["back"]
             if share < MIN_SHARE:  # a long text's data leave such shares out
-                facts.append(f"No head gives {shown(tokens[back])} 0.5% or more of the attention of {shown(tokens[q])}.")
+                facts.append(f"No head gives {shown(tokens[back])} {LEFT_OUT} or more of the attention of {shown(tokens[q])}.")
             else:
                 facts.append(f"Of all {run.n_heads:,} heads, the one that looks hardest from {shown(tokens[q])} back to "
                              f"{shown(tokens[back])} is layer {layer}, head {head}: it gives {shown(tokens[back])} "

@@ -27,7 +27,8 @@ import figures
 import reference as ref_lib
 from build import cli
 from conftest import SMALL_SHAPE, text_blocks
-from figures import findhead, heads
+from figsite.run import PER_SHARE
+from figures import findhead, heads, picture
 from figures.common import shown, whole_percent
 
 N_LAYER, N_HEAD = SMALL_SHAPE["n_layer"], SMALL_SHAPE["n_head"]
@@ -132,7 +133,7 @@ def triangle(units: list, n: int) -> list:
     assert len(units) == n * (n + 1) // 2, "a square holds exactly the cells a token can see: none after it"
     rows, at = [], 0
     for q in range(n):
-        rows.append([u / heads.UNITS for u in units[at:at + q + 1]])
+        rows.append([u / PER_SHARE for u in units[at:at + q + 1]])
         at += q + 1
     return rows
 
@@ -225,7 +226,7 @@ def test_the_grid_picture_draws_out_of_reach_cells_grey_and_the_others_by_their_
     scale = width // ((N_HEAD + 1) * step)
     assert (width, height) == ((N_HEAD + 1) * step * scale, (N_LAYER * step - gap) * scale)
     grey = tuple(int(heads.MASKED[i:i + 2], 16) for i in (1, 3, 5))
-    assert grey != heads.viridis(0.0)
+    assert grey != picture.viridis(0.0)
     for layer in range(N_LAYER):
         for head in range(N_HEAD + 1):
             left, top = head * step + (gap if head == N_HEAD else 0), layer * step
@@ -237,7 +238,7 @@ def test_the_grid_picture_draws_out_of_reach_cells_grey_and_the_others_by_their_
                         assert colour[:3] == grey, f"layer {layer + 1}, square {head + 1}: cell ({q}, {k}) out of reach"
                         continue
                     share = float(att[layer, :, q, k].mean()) if head == N_HEAD else float(att[layer, head, q, k])
-                    want = heads.viridis(share)
+                    want = picture.viridis(share)
                     assert colour[:3] != grey
                     assert max(abs(a - b) for a, b in zip(colour[:3], want)) <= 4, (layer, head, q, k, colour, want)
     gap_colour = palette[pixels[0][(n + gap // 2) * scale]]
@@ -247,10 +248,10 @@ def test_the_grid_picture_draws_out_of_reach_cells_grey_and_the_others_by_their_
 def test_the_viridis_of_the_picture_is_vegas():
     # Vega's scheme has 31 stops, interpolated in RGB: t = 0, 1/2 and 1 fall on stops 0, 15 and 30, and
     # t = 1/60 halfway between stops 0 and 1 (the browser test compares with Vega itself)
-    assert heads.viridis(0.0) == (0x44, 0x01, 0x54)
-    assert heads.viridis(0.5) == (0x21, 0x91, 0x8D)
-    assert heads.viridis(1.0) == (0xFD, 0xE7, 0x25)
-    assert heads.viridis(1 / 60) == (round((0x44 + 0x47) / 2), round((0x01 + 0x0E) / 2), round((0x54 + 0x61) / 2))
+    assert picture.viridis(0.0) == (0x44, 0x01, 0x54)
+    assert picture.viridis(0.5) == (0x21, 0x91, 0x8D)
+    assert picture.viridis(1.0) == (0xFD, 0xE7, 0x25)
+    assert picture.viridis(1 / 60) == (round((0x44 + 0x47) / 2), round((0x01 + 0x0E) / 2), round((0x54 + 0x61) / 2))
 
 
 def test_a_long_text_is_drawn_in_blocks_whose_cells_are_the_references_averages(site, run_data, refs):
@@ -324,7 +325,7 @@ def pair_shares(spec: dict, looking: int, looked_at: int) -> list:
     """(layer, head, share), 1-based, as the page holds them for one pair (0-based positions)."""
     start = param(spec, "offsets")["value"][looking]
     assert start >= 0, f"token {looking + 1} is not offered"
-    return [(r["l"] + 1, r["h"] + 1, r["u"][start + looked_at] / findhead.UNITS) for r in spec["datasets"]["heads"]]
+    return [(r["l"] + 1, r["h"] + 1, r["u"][start + looked_at] / PER_SHARE) for r in spec["datasets"]["heads"]]
 
 
 @pytest.mark.parametrize("label,text", [("fh", PARIS), ("fh-all", ANIMAL)])
@@ -479,7 +480,7 @@ def test_the_heads_page_draws_and_follows_the_chosen_head_and_token(site, browse
         vega = page.evaluate("t => { const c = String(document.getElementById('chart-grid').vegaView.scale('color')(t)); "
                              "return c.startsWith('#') ? [1, 3, 5].map(i => parseInt(c.slice(i, i + 2), 16)) "
                              ": c.match(/\\d+/g).slice(0, 3).map(Number); }", t)
-        assert max(abs(a - b) for a, b in zip(vega, heads.viridis(t))) <= 1, (t, vega, heads.viridis(t))
+        assert max(abs(a - b) for a, b in zip(vega, picture.viridis(t))) <= 1, (t, vega, picture.viridis(t))
     assert visit.problems == []
 
 

@@ -1,0 +1,33 @@
+"""Pictures drawn in Python: a palette PNG, and the colours of Vega's viridis scale.
+
+A grid of thousands of cells is one picture in a page rather than thousands of marks, which would take the
+browser seconds to draw (figures.heads). Its colours must be the ones Vega gives the same shares elsewhere.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+
+
+# Vega's "viridis" (vega-scale): these stops, interpolated piecewise in RGB. The grid's picture is coloured with
+# it in Python; the larger square and the legend use Vega's own scale, so the two must stay the same scheme.
+VIRIDIS_STOPS = ("440154470e61481a6c482575472f7d443a834144873d4e8a39568c35608d31688e2d708e2a788e27818e23888e21918d"
+                 "1f988b1fa08822a8842ab07f35b77943bf7154c56866cc5d7ad1518fd744a5db36bcdf27d2e21be9e51afde725")
+
+
+def viridis(t: float) -> tuple:
+    """The colour Vega's viridis scale gives t in [0, 1], as (r, g, b)."""
+    stops = [tuple(int(VIRIDIS_STOPS[i + j:i + j + 2], 16) for j in (0, 2, 4)) for i in range(0, len(VIRIDIS_STOPS), 6)]
+    x = min(max(t, 0.0), 1.0) * (len(stops) - 1)
+    i = min(int(x), len(stops) - 2)
+    return tuple(round(a + (b - a) * (x - i)) for a, b in zip(stops[i], stops[i + 1]))
+
+
+def png(width: int, height: int, raw: bytes, palette: list) -> bytes:
+    """A palette PNG (8 bits per pixel, index 0 transparent) from its filtered rows."""
+    def chunk(tag: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + tag + body + struct.pack(">I", zlib.crc32(tag + body) & 0xFFFFFFFF)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0))
+            + chunk(b"PLTE", bytes(c for rgb in palette for c in rgb)) + chunk(b"tRNS", b"\x00")
+            + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
