@@ -190,38 +190,12 @@ def run_text(loaded: Loaded, text: str, target: str | None = None, lens: list[st
     after s layers (stage 0: after the embedding). The last stage is the model's own output.
     `lens`: for a lens figure, the tokens (by text, one token each) it follows besides the table's most frequent.
     """
-    model, device = loaded.model, loaded.device
     ids = token_ids(loaded, text)
-    shapes, hooks = _shape_hooks(model)
-    last_block = {}
-    hooks.append(model.transformer.h[-1].register_forward_hook(
-        lambda _m, _i, output: last_block.setdefault("out", output[0] if isinstance(output, tuple) else output)))
-    try:
-        out = model(torch.tensor([ids], device=device), output_attentions=True, output_hidden_states=True)
-    finally:
-        for hook in hooks:
-            hook.remove()
-    shapes = {"token ids": [len(ids)], **shapes}
-
+    out, shapes, last_block = _forward(loaded, ids)
     attention = torch.stack(out.attentions)[:, 0].float().cpu()  # (layers, heads, query, key)
     residual = torch.stack(out.hidden_states)[:, 0]  # (stages, position, d_model)
-    n_layer = model.config.n_layer
     target_id = token_ids(loaded, target)[0] if target is not None else None
-
-    readout, target_p, stage_logits = [], [], []
-    for logits in _stage_scores(model, residual, out.logits[0]):  # (position, vocab), stage by stage
-        # The most likely tokens have the highest scores; only their probabilities are worked out, as
-        # exp(score - logsumexp) in float64 (a float32 softmax over 50,257 scores is off by ~1e-5 near 1).
-        top_score, top_id = logits.topk(TOP_K, dim=-1)  # (position, TOP_K)
-        log_total = torch.logsumexp(logits.double(), dim=-1, keepdim=True)  # (position, 1)
-        top_p = torch.exp(top_score.double() - log_total).cpu()
-        readout.append([{"top": [[i, round(p, PROBABILITY_DECIMALS)] for i, p in zip(ids_row, p_row)]}
-                        for ids_row, p_row in zip(top_id.tolist(), top_p.tolist())])
-        if target_id is not None:
-            p_target = torch.exp(logits[:, target_id].double() - log_total[:, 0]).cpu()  # (position,)
-            target_p.append([round(p, PROBABILITY_DECIMALS) for p in p_target.tolist()])
-        if lens is not None:
-            stage_logits.append((logits, log_total))
+    readout, target_p, stage_logits = _read_out(loaded.model, residual, out.logits[0], target_id, lens is not None)
 
     n_layer, n_head, n = attention.shape[:3]
     long = n_layer * n_head * n * (n + 1) // 2 > DENSE_LIMIT
@@ -247,6 +221,43 @@ def run_text(loaded: Loaded, text: str, target: str | None = None, lens: list[st
         # own output is the residual stream after the last layer.
         capture.residual = torch.cat([residual[:-1], last_block["out"][0][None]]).float().cpu()
     return capture
+
+
+def _forward(loaded: Loaded, ids: list[int]):
+    """One eager forward pass with attentions and hidden states; the shapes measured on the way, and the last
+    block's own output (hidden_states[-1] has the final layer norm applied)."""
+    model = loaded.model
+    shapes, hooks = _shape_hooks(model)
+    last_block = {}
+    hooks.append(model.transformer.h[-1].register_forward_hook(
+        lambda _m, _i, output: last_block.setdefault("out", output[0] if isinstance(output, tuple) else output)))
+    try:
+        out = model(torch.tensor([ids], device=loaded.device), output_attentions=True, output_hidden_states=True)
+    finally:
+        for hook in hooks:
+            hook.remove()
+    return out, {"token ids": [len(ids)], **shapes}, last_block
+
+
+def _read_out(model: GPT2LMHeadModel, residual: torch.Tensor, model_logits: torch.Tensor, target_id: int | None,
+              keep_scores: bool) -> tuple[list, list, list]:
+    """The read-out at every stage and position: the top tokens with their probabilities, the target's
+    probability, and (for a lens) each stage's scores with the log of their softmax total."""
+    readout, target_p, stage_logits = [], [], []
+    for logits in _stage_scores(model, residual, model_logits):  # (position, vocab), stage by stage
+        # The most likely tokens have the highest scores; only their probabilities are worked out, as
+        # exp(score - logsumexp) in float64 (a float32 softmax over 50,257 scores is off by ~1e-5 near 1).
+        top_score, top_id = logits.topk(TOP_K, dim=-1)  # (position, TOP_K)
+        log_total = torch.logsumexp(logits.double(), dim=-1, keepdim=True)  # (position, 1)
+        top_p = torch.exp(top_score.double() - log_total).cpu()
+        readout.append([{"top": [[i, round(p, PROBABILITY_DECIMALS)] for i, p in zip(ids_row, p_row)]}
+                        for ids_row, p_row in zip(top_id.tolist(), top_p.tolist())])
+        if target_id is not None:
+            p_target = torch.exp(logits[:, target_id].double() - log_total[:, 0]).cpu()  # (position,)
+            target_p.append([round(p, PROBABILITY_DECIMALS) for p in p_target.tolist()])
+        if keep_scores:
+            stage_logits.append((logits, log_total))
+    return readout, target_p, stage_logits
 
 
 READOUT_ROWS = 512  # rows of one product with the unembedding: several stages of a short text at once

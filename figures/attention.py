@@ -72,31 +72,38 @@ def describe(tokens: list, query: int, label: str, shares: list) -> str:
     return f"Looking from {shown(tokens[query])} (token {query + 1}), {label}: {parts}.{reach}"
 
 
+def controls(fig, raw_tokens: list, all_views: list) -> list:
+    """The token select, the view radio and the tokens' names: the same for a short and a long text.
+    all_views: (key, label, rows) as keyed_views gives them."""
+    token_values, token_labels = common.token_choices(raw_tokens)
+    token = alt.param(name="token", value=fig.opening + 1,
+                      bind=alt.binding_select(options=token_values, labels=token_labels, name="Looking from token "))
+    view = alt.param(name="view", value=all_views[0][0],
+                     bind=alt.binding_radio(options=[key for key, _, _ in all_views],
+                                            labels=[label for _, label, _ in all_views], name="View "))
+    return [token, view, alt.param(name="names", value=[shown(t) for t in raw_tokens])]
+
+
+def heading(expr: str) -> alt.Chart:
+    """The line above the bars, a Vega expression of the chosen token."""
+    return alt.Chart(alt.Data(values=[{}])).mark_text(align="left", fontSize=13, fontWeight="bold").encode(
+        x=alt.value(0), y=alt.value(-14), text="heading:N",
+    ).transform_calculate(heading=expr)
+
+
 def long_chart(fig, run) -> alt.TopLevelMixin:
     """The same figure for a long text (data format 2): the page carries the opening view's shares only and
     loads another head's file when the reader picks it (assets/figures.js, `usermeta.attention`).
 
     Keys lie on a number line rather than one labelled band each; token names show on hover.
     """
-    data = run.data(fig["text"])
-    raw_tokens = [t["text"] for t in data["tokens"]]
-    tokens = [shown(t) for t in raw_tokens]
-    n = len(tokens)
-    q = fig.opening
-    all_views = [(key, label) for key, label, _ in keyed_views(fig, run)]
-    first_key, first_label = all_views[0]
-    opening = run.head_rows(fig["text"], fig["views"][0][0] - 1, fig["views"][0][1] - 1) if fig["views"] \
-        else run.average_rows(fig["text"])
+    raw_tokens = [t["text"] for t in run.data(fig["text"])["tokens"]]
+    n, q = len(raw_tokens), fig.opening
+    all_views = keyed_views(fig, run)
+    _, first_label, opening = all_views[0]
     row = opening[q]
     files = run.head_files(fig["text"])
-
-    token_values, token_labels = common.token_choices(raw_tokens)
-    token = alt.param(name="token", value=q + 1,
-                      bind=alt.binding_select(options=token_values, labels=token_labels, name="Looking from token "))
-    view = alt.param(name="view", value=first_key,
-                     bind=alt.binding_radio(options=[k for k, _ in all_views], labels=[l for _, l in all_views],
-                                            name="View "))
-    names = alt.param(name="names", value=tokens)
+    token, view, names = controls(fig, raw_tokens, all_views)
     left_out = alt.param(name="left_out", value=round(1 - sum(s for s in row if s >= MIN_SHARE), 4))
     description = alt.param(name="description", value=describe(raw_tokens, q, first_label, row))
 
@@ -114,15 +121,11 @@ def long_chart(fig, run) -> alt.TopLevelMixin:
         tooltip=[alt.Tooltip("t:N", title="token"), alt.Tooltip("k:Q", title="position (from 0)"),
                  alt.Tooltip("s:Q", title="share", format=".2%")],
     )
-    heading = alt.Chart(alt.Data(values=[{}])).mark_text(align="left", fontSize=13, fontWeight="bold").encode(
-        x=alt.value(0), y=alt.value(-14), text="heading:N",
-    ).transform_calculate(
-        heading="'Looking from ' + names[token - 1] + ' (token ' + token + ' of ' + length(names) + '); "
-                f"shares below {LEFT_OUT}, left out, add up to ' + format(left_out, '.1%')"
-    )
-    return alt.layer(reach, bars, heading).add_params(token, view, names, left_out, description).properties(
+    said = heading("'Looking from ' + names[token - 1] + ' (token ' + token + ' of ' + length(names) + '); "
+                   f"shares below {LEFT_OUT}, left out, add up to ' + format(left_out, '.1%')")
+    return alt.layer(reach, bars, said).add_params(token, view, names, left_out, description).properties(
         width="container", height=HEIGHT,
-        usermeta={"attention": {"files": {k: files[k] for k, _ in all_views}, "minShare": MIN_SHARE,
+        usermeta={"attention": {"files": {k: files[k] for k, _, _ in all_views}, "minShare": MIN_SHARE,
                                 "unit": SHARE_UNIT, "callback": JS_CALLBACK}},
     )
 
@@ -207,13 +210,7 @@ class Attention(Kind):
         n = len(tokens)
         all_views = keyed_views(fig, run)
 
-        token_values, token_labels = common.token_choices(raw_tokens)
-        token = alt.param(name="token", value=fig.opening + 1,
-                          bind=alt.binding_select(options=token_values, labels=token_labels, name="Looking from token "))
-        view = alt.param(name="view", value=all_views[0][0],
-                         bind=alt.binding_radio(options=[key for key, _, _ in all_views],
-                                                labels=[label for _, label, _ in all_views], name="View "))
-        names = alt.param(name="names", value=tokens)
+        token, view, names = controls(fig, raw_tokens, all_views)
         said = alt.param(name="descriptions", value={
             f"{q + 1}|{key}": describe(raw_tokens, q, label, row)
             for key, label, rows in all_views for q, row in enumerate(rows)
@@ -246,11 +243,7 @@ class Attention(Kind):
         labels = alt.Chart(shares).mark_text(dy=-7, fontSize=11).encode(
             x=x, y=alt.Y("s:Q", scale=y_scale), text=alt.Text("s:Q", format=".0%"),
         ).transform_filter("datum.v == view && datum.q == token - 1")
-        heading = alt.Chart(alt.Data(values=[{}])).mark_text(align="left", fontSize=13, fontWeight="bold").encode(
-            x=alt.value(0), y=alt.value(-14), text="heading:N",
-        ).transform_calculate(
-            heading="'Looking from ' + names[token - 1] + ' (token ' + token + ')'"
-        )
-        return common.with_data(alt.layer(out_of_reach, reach_note, bars, labels, heading).add_params(
+        return common.with_data(alt.layer(out_of_reach, reach_note, bars, labels, heading(
+            "'Looking from ' + names[token - 1] + ' (token ' + token + ')'")).add_params(
             token, view, names, said, description,
         ).properties(width="container", height=HEIGHT), **datasets)

@@ -38,6 +38,25 @@ def ranking(run, text: str, looking: int, looked_at: int) -> list:
     return sorted(out, key=lambda t: (-t[2], t[0], t[1]))
 
 
+def page_rows(run, text: str, froms: list) -> tuple[list, list]:
+    """What the page carries: where each offered 'from' token's row begins in `u` (-1: not offered), and one
+    row per head with the shares of those rows, one after the other, as integers (PER_SHARE to a share of 1)."""
+    offsets, start = [-1] * len(run.data(text)["tokens"]), 0
+    for f in froms:
+        offsets[f], start = start, start + f + 1
+    heads_rows = []
+    for layer in range(run.model["n_layer"]):
+        for head in range(run.model["n_head"]):
+            units = []
+            for f in froms:
+                cells = [0.0] * (f + 1)
+                for k, s in run.kept_row(text, layer, head, f):
+                    cells[k] = s
+                units += [round(s * PER_SHARE) for s in cells]
+            heads_rows.append({"l": layer, "h": head, "u": units})
+    return offsets, heads_rows
+
+
 def head_label(layer: int, head: int) -> str:
     return f"layer {layer}, head {head}"
 
@@ -172,24 +191,9 @@ class FindHead(Kind):
         data = run.data(text)
         raw_tokens = [t["text"] for t in data["tokens"]]
         tokens = [shown(t) for t in raw_tokens]
-        n = len(tokens)
         top = fig["top"]
-        n_layer, n_head = run.model["n_layer"], run.model["n_head"]
         froms = offered_froms(fig, run)
-
-        offsets, start = [-1] * n, 0
-        for f in froms:
-            offsets[f], start = start, start + f + 1
-        heads_rows = []
-        for layer in range(n_layer):
-            for head in range(n_head):
-                units = []
-                for f in froms:
-                    cells = [0.0] * (f + 1)
-                    for k, s in run.kept_row(text, layer, head, f):
-                        cells[k] = s
-                    units += [round(s * PER_SHARE) for s in cells]
-                heads_rows.append({"l": layer, "h": head, "u": units})
+        offsets, heads_rows = page_rows(run, text, froms)
 
         choices, labels = common.token_choices(raw_tokens)
         looking = alt.param(name="from", value=fig.opening + 1, bind=alt.binding_select(

@@ -97,79 +97,102 @@ class Lens(Kind):
                 "reveals": [], "facts": []}
 
     def chart(self, fig, run) -> alt.TopLevelMixin:
+        """The stage x position table, the chosen cell's top 10, and the followed token's probability and rank."""
         data = run.data(fig["text"])
-        tokens = [shown(t["text"]) for t in data["tokens"]]
-        n, n_layer = len(tokens), data["model"]["n_layer"]
-        lens = tracked(fig, run)
-        names = [f"{q + 1}: {t}" for q, t in enumerate(tokens)]
+        n_layer = data["model"]["n_layer"]
+        names = [f"{q + 1}: {shown(t['text'])}" for q, t in enumerate(data["tokens"])]
+        cells, tops, follow = lens_rows(fig, run, names)
+        return common.with_data(alt.vconcat(
+            _table(names, n_layer), _top_chart(), *_follow_charts(names, n_layer), spacing=24,
+        ).add_params(*_params(fig, run, names, cells)), cells=cells, tops=tops, follow=follow)
 
-        cells = [{"stage": s, "q": q, "pos": names[q], "top": shown(run.token_text(c["top"][0][0])),
-                  "p": round(c["top"][0][1], 5)} for s, stage in enumerate(data["readout"]) for q, c in enumerate(stage)]
-        tops = [{"stage": s, "q": q, "rank": r + 1, "token": shown(run.token_text(i)), "p": round(p, 5)}
-                for s, stage in enumerate(data["readout"]) for q, c in enumerate(stage)
-                for r, (i, p) in enumerate(c["top"][:TOP_SHOWN])]
-        follow = [{"stage": s, "q": q, "pos": names[q], "t": token_id, "p": round(lens["p"][s][q][k], 5),
-                   "rank": lens["rank"][s][q][k]}
-                  for k, token_id in enumerate(lens["tokens"]) for s in range(n_layer + 1) for q in range(n)]
 
-        stage = alt.param(name="stage", value=n_layer,
-                          bind=alt.binding_range(min=0, max=n_layer, step=1, name="Stage (0 = before any layer) "))
-        position = alt.param(name="position", value=fig.opening + 1,
-                             bind=alt.binding_select(options=list(range(1, n + 1)), labels=names, name="Position "))
-        track = alt.param(name="track", value=opening_track(fig, run),
-                          bind=alt.binding_select(options=lens["tokens"],
-                                                  labels=[shown(run.token_text(i)) for i in lens["tokens"]],
-                                                  name="Follow the token "))
-        where = alt.param(name="where", value="one", bind=alt.binding_radio(
-            options=["one", "all"], labels=["at the chosen position", "at every position"], name="Follow it "))
-        vocab = alt.param(name="vocab", value={str(i): shown(run.token_text(i)) for i in lens["tokens"]})
-        cell_words = alt.param(name="cells_said", value={
-            f"{row['stage']}|{row['q'] + 1}": f"the top guess is {row['top']} with {row['p'] * 100:.1f}%" for row in cells})
-        description = alt.param(name="description", expr=(
-            "'Stage ' + stage + ', position ' + position + ' (' + names[position - 1] + '): ' + "
-            "cells_said[stage + '|' + position] + '; following ' + "
-            "vocab[track + ''] + ' ' + (where == 'one' ? 'at this position' : 'at every position') + '.'"))
-        names_param = alt.param(name="names", value=names)
+def lens_rows(fig, run, names: list) -> tuple[list, list, list]:
+    """The page's data: each cell's top guess, each cell's top 10, and each followed token at every cell."""
+    data = run.data(fig["text"])
+    n, n_layer = len(names), data["model"]["n_layer"]
+    lens = tracked(fig, run)
+    cells = [{"stage": s, "q": q, "pos": names[q], "top": shown(run.token_text(c["top"][0][0])),
+              "p": round(c["top"][0][1], 5)} for s, stage in enumerate(data["readout"]) for q, c in enumerate(stage)]
+    tops = [{"stage": s, "q": q, "rank": r + 1, "token": shown(run.token_text(i)), "p": round(p, 5)}
+            for s, stage in enumerate(data["readout"]) for q, c in enumerate(stage)
+            for r, (i, p) in enumerate(c["top"][:TOP_SHOWN])]
+    follow = [{"stage": s, "q": q, "pos": names[q], "t": token_id, "p": round(lens["p"][s][q][k], 5),
+               "rank": lens["rank"][s][q][k]}
+              for k, token_id in enumerate(lens["tokens"]) for s in range(n_layer + 1) for q in range(n)]
+    return cells, tops, follow
 
-        table_base = alt.Chart(alt.NamedData("cells")).encode(
-            x=alt.X("pos:N", sort=names, title=None, axis=alt.Axis(labelAngle=-40, orient="top")),
-            y=alt.Y("stage:O", title="stage"),
-        )
-        table = table_base.mark_rect().encode(
-            color=alt.Color("p:Q", scale=alt.Scale(scheme="blues", domain=[0, 1]), title="probability"),
-            stroke=alt.condition("datum.stage == stage && datum.q == position - 1", alt.value(ACCENT), alt.value(None)),
-            strokeWidth=alt.value(3),
-            tooltip=[alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:O"), alt.Tooltip("top:N", title="top guess"),
-                     alt.Tooltip("p:Q", format=".1%")],
-        )
-        table_text = table_base.mark_text(fontSize=10).encode(
-            text="top:N", color=alt.condition("datum.p > 0.5", alt.value("white"), alt.value("black")))
-        grid = alt.layer(table, table_text).properties(width=WIDTH, height=22 * (n_layer + 1),
+
+def _params(fig, run, names: list, cells: list) -> list:
+    """The stage slider, the position and followed-token selects, 'where', and the live description."""
+    n, n_layer = len(names), run.model["n_layer"]
+    lens = tracked(fig, run)
+    stage = alt.param(name="stage", value=n_layer,
+                      bind=alt.binding_range(min=0, max=n_layer, step=1, name="Stage (0 = before any layer) "))
+    position = alt.param(name="position", value=fig.opening + 1,
+                         bind=alt.binding_select(options=list(range(1, n + 1)), labels=names, name="Position "))
+    track = alt.param(name="track", value=opening_track(fig, run),
+                      bind=alt.binding_select(options=lens["tokens"],
+                                              labels=[shown(run.token_text(i)) for i in lens["tokens"]],
+                                              name="Follow the token "))
+    where = alt.param(name="where", value="one", bind=alt.binding_radio(
+        options=["one", "all"], labels=["at the chosen position", "at every position"], name="Follow it "))
+    vocab = alt.param(name="vocab", value={str(i): shown(run.token_text(i)) for i in lens["tokens"]})
+    cell_words = alt.param(name="cells_said", value={
+        f"{row['stage']}|{row['q'] + 1}": f"the top guess is {row['top']} with {row['p'] * 100:.1f}%" for row in cells})
+    description = alt.param(name="description", expr=(
+        "'Stage ' + stage + ', position ' + position + ' (' + names[position - 1] + '): ' + "
+        "cells_said[stage + '|' + position] + '; following ' + "
+        "vocab[track + ''] + ' ' + (where == 'one' ? 'at this position' : 'at every position') + '.'"))
+    names_param = alt.param(name="names", value=names)
+    return [stage, position, track, where, vocab, names_param, cell_words, description]
+
+
+def _table(names: list, n_layer: int) -> alt.TopLevelMixin:
+    """The top guess of every cell, coloured by its probability; the chosen cell outlined."""
+    table_base = alt.Chart(alt.NamedData("cells")).encode(
+        x=alt.X("pos:N", sort=names, title=None, axis=alt.Axis(labelAngle=-40, orient="top")),
+        y=alt.Y("stage:O", title="stage"),
+    )
+    table = table_base.mark_rect().encode(
+        color=alt.Color("p:Q", scale=alt.Scale(scheme="blues", domain=[0, 1]), title="probability"),
+        stroke=alt.condition("datum.stage == stage && datum.q == position - 1", alt.value(ACCENT), alt.value(None)),
+        strokeWidth=alt.value(3),
+        tooltip=[alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:O"), alt.Tooltip("top:N", title="top guess"),
+                 alt.Tooltip("p:Q", format=".1%")],
+    )
+    table_text = table_base.mark_text(fontSize=10).encode(
+        text="top:N", color=alt.condition("datum.p > 0.5", alt.value("white"), alt.value("black")))
+    return alt.layer(table, table_text).properties(width=WIDTH, height=22 * (n_layer + 1),
                                                        title="The top guess at every position and stage")
 
-        top10 = alt.Chart(alt.NamedData("tops")).transform_filter(
-            "datum.stage == stage && datum.q == position - 1").encode(
-            y=alt.Y("rank:O", title="rank"), x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"),
-                                                    title="probability"),
-        )
-        top_chart = alt.layer(top10.mark_bar(color=MAIN), top10.mark_text(align="left", dx=4).encode(text="token:N")).properties(
-            width=WIDTH, height=180, title=alt.Title(alt.ExprRef(expr="'The top 10 at position ' + position + ', stage ' + stage")))
 
-        followed = alt.Chart(alt.NamedData("follow")).transform_filter(
-            "datum.t == track && (where == 'all' || datum.q == position - 1)")
-        p_line = followed.mark_line(point=True).encode(
-            x=alt.X("stage:Q", scale=alt.Scale(domain=[0, n_layer]), axis=alt.Axis(format="d")),
-            y=alt.Y("p:Q", axis=alt.Axis(format="%"), title="probability"),
-            color=alt.Color("pos:N", sort=names, legend=None, scale=alt.Scale(scheme="tableau10")),
-            tooltip=[alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:Q"), alt.Tooltip("p:Q", format=".2%"),
-                     alt.Tooltip("rank:Q")],
-        ).properties(width=WIDTH, height=160, title="Its probability")
-        rank_line = followed.mark_line(point=True).encode(
-            x=alt.X("stage:Q", scale=alt.Scale(domain=[0, n_layer]), axis=alt.Axis(format="d")),
-            y=alt.Y("rank:Q", scale=alt.Scale(type="log", reverse=True), title="rank (1 = most likely)"),
-            color=alt.Color("pos:N", sort=names, legend=None, scale=alt.Scale(scheme="tableau10")),
-            tooltip=[alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:Q"), alt.Tooltip("rank:Q")],
-        ).properties(width=WIDTH, height=160, title="Its rank")
-        return common.with_data(alt.vconcat(grid, top_chart, p_line, rank_line, spacing=24).add_params(
-            stage, position, track, where, vocab, names_param, cell_words, description,
-        ), cells=cells, tops=tops, follow=follow)
+def _top_chart() -> alt.TopLevelMixin:
+    """The chosen cell's top 10, as bars."""
+    top10 = alt.Chart(alt.NamedData("tops")).transform_filter(
+        "datum.stage == stage && datum.q == position - 1").encode(
+        y=alt.Y("rank:O", title="rank"), x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"),
+                                                title="probability"),
+    )
+    return alt.layer(top10.mark_bar(color=MAIN), top10.mark_text(align="left", dx=4).encode(text="token:N")).properties(
+        width=WIDTH, height=180, title=alt.Title(alt.ExprRef(expr="'The top 10 at position ' + position + ', stage ' + stage")))
+
+
+def _follow_charts(names: list, n_layer: int) -> list:
+    """The followed token's probability and rank across the stages, at the chosen position or at all."""
+    followed = alt.Chart(alt.NamedData("follow")).transform_filter(
+        "datum.t == track && (where == 'all' || datum.q == position - 1)")
+    p_line = followed.mark_line(point=True).encode(
+        x=alt.X("stage:Q", scale=alt.Scale(domain=[0, n_layer]), axis=alt.Axis(format="d")),
+        y=alt.Y("p:Q", axis=alt.Axis(format="%"), title="probability"),
+        color=alt.Color("pos:N", sort=names, legend=None, scale=alt.Scale(scheme="tableau10")),
+        tooltip=[alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:Q"), alt.Tooltip("p:Q", format=".2%"),
+                 alt.Tooltip("rank:Q")],
+    ).properties(width=WIDTH, height=160, title="Its probability")
+    rank_line = followed.mark_line(point=True).encode(
+        x=alt.X("stage:Q", scale=alt.Scale(domain=[0, n_layer]), axis=alt.Axis(format="d")),
+        y=alt.Y("rank:Q", scale=alt.Scale(type="log", reverse=True), title="rank (1 = most likely)"),
+        color=alt.Color("pos:N", sort=names, legend=None, scale=alt.Scale(scheme="tableau10")),
+        tooltip=[alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:Q"), alt.Tooltip("rank:Q")],
+    ).properties(width=WIDTH, height=160, title="Its rank")
+    return [p_line, rank_line]
