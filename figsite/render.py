@@ -19,6 +19,7 @@ from pathlib import Path
 
 import jinja2
 
+from figsite import shared_names
 from figsite.errors import BuildError
 from figsite.run import Run
 
@@ -27,6 +28,14 @@ TEMPLATES = ROOT / "templates"
 STATIC = TEMPLATES / "static"
 MARKER = ".gpt2-figures-site"  # says a folder was written by this tool, so a rebuild may replace it
 CHART_THEMES = json.loads((TEMPLATES / "chart_themes.json").read_text(encoding="utf-8"))
+
+
+RENDERED_STATIC = {"figures.js"}
+
+
+def script(name: str) -> str:
+    """A page script from templates/static, rendered with the names it shares with the figures."""
+    return environment().get_template(f"static/{name}").render(names=shared_names.for_script())
 
 
 @dataclass
@@ -184,7 +193,10 @@ def _write_all(folder: Path, run: Run, pages: list[Page], bundle, drawings: dict
     assets = folder / "assets"
     assets.mkdir()
     for static in sorted(STATIC.iterdir()):
-        shutil.copyfile(static, assets / static.name)
+        if static.name in RENDERED_STATIC:  # written with the names it shares with the figures
+            (assets / static.name).write_text(script(static.name), encoding="utf-8")
+        else:
+            shutil.copyfile(static, assets / static.name)
 
     checksums = {f"data/{path}": digest for path, digest in run.write_files(folder / "data").items()}
     for page in pages:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from figsite.config import Field
 from figsite.run import JS_CALLBACK, LEFT_OUT, MIN_SHARE, SHARE_UNIT
+from figsite.shared_names import ATTENTION_META, DESCRIPTION, LEFT_OUT_SIGNAL, NAMES, SHARES, TOKEN, VIEW
 from figures import common
 from figures.kind import Kind
 from figures.common import ACCENT, MAIN, alt, shown, whole_percent
@@ -76,12 +77,12 @@ def controls(fig, raw_tokens: list, all_views: list) -> list:
     """The token select, the view radio and the tokens' names: the same for a short and a long text.
     all_views: (key, label, rows) as keyed_views gives them."""
     token_values, token_labels = common.token_choices(raw_tokens)
-    token = alt.param(name="token", value=fig.opening + 1,
+    token = alt.param(name=TOKEN, value=fig.opening + 1,
                       bind=alt.binding_select(options=token_values, labels=token_labels, name="Looking from token "))
-    view = alt.param(name="view", value=all_views[0][0],
+    view = alt.param(name=VIEW, value=all_views[0][0],
                      bind=alt.binding_radio(options=[key for key, _, _ in all_views],
                                             labels=[label for _, label, _ in all_views], name="View "))
-    return [token, view, alt.param(name="names", value=[shown(t) for t in raw_tokens])]
+    return [token, view, alt.param(name=NAMES, value=[shown(t) for t in raw_tokens])]
 
 
 def heading(expr: str) -> alt.Chart:
@@ -104,10 +105,10 @@ def long_chart(fig, run) -> alt.TopLevelMixin:
     row = opening[q]
     files = run.head_files(fig["text"])
     token, view, names = controls(fig, raw_tokens, all_views)
-    left_out = alt.param(name="left_out", value=round(1 - sum(s for s in row if s >= MIN_SHARE), 4))
-    description = alt.param(name="description", value=describe(raw_tokens, q, first_label, row))
+    left_out = alt.param(name=LEFT_OUT_SIGNAL, value=round(1 - sum(s for s in row if s >= MIN_SHARE), 4))
+    description = alt.param(name=DESCRIPTION, value=describe(raw_tokens, q, first_label, row))
 
-    shares = alt.Data(name="shares", values=[{"k": k, "s": round(s, SHARE_DECIMALS)}
+    shares = alt.Data(name=SHARES, values=[{"k": k, "s": round(s, SHARE_DECIMALS)}
                                              for k, s in enumerate(row) if s >= MIN_SHARE])
     x = alt.X("k:Q", title="key: the token looked at (its position in the text)",
               scale=alt.Scale(domain=[0, n], nice=False), axis=alt.Axis(format="d"))
@@ -125,7 +126,7 @@ def long_chart(fig, run) -> alt.TopLevelMixin:
                    f"shares below {LEFT_OUT}, left out, add up to ' + format(left_out, '.1%')")
     return alt.layer(reach, bars, said).add_params(token, view, names, left_out, description).properties(
         width="container", height=HEIGHT,
-        usermeta={"attention": {"files": {k: files[k] for k, _, _ in all_views}, "minShare": MIN_SHARE,
+        usermeta={ATTENTION_META: {"files": {k: files[k] for k, _, _ in all_views}, "minShare": MIN_SHARE,
                                 "unit": SHARE_UNIT, "callback": JS_CALLBACK}},
     )
 
@@ -215,7 +216,7 @@ class Attention(Kind):
             f"{q + 1}|{key}": describe(raw_tokens, q, label, row)
             for key, label, rows in all_views for q, row in enumerate(rows)
         })
-        description = alt.param(name="description", expr="descriptions[token + '|' + view]")
+        description = alt.param(name=DESCRIPTION, expr="descriptions[token + '|' + view]")
 
         # The data go in once, at the top, by name: Altair copies inline data at every step of building a chart.
         datasets = {

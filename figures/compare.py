@@ -10,6 +10,7 @@ from __future__ import annotations
 
 
 from figsite.config import Field
+from figsite.shared_names import DESCRIPTION
 from figures import common
 from figures.kind import Kind
 from figures.common import alt, shown
@@ -117,5 +118,5 @@ class Compare(Kind):
         zeros = base.mark_text(fontSize=10, opacity=0.7).encode(text=alt.value("0")).transform_filter(
             "datum.distance == 0")
         said = sentence(fig, run)
-        return common.with_data(alt.layer(grid, zeros).add_params(alt.param(name="description", value=said)).properties(
+        return common.with_data(alt.layer(grid, zeros).add_params(alt.param(name=DESCRIPTION, value=said)).properties(
             width="container", height=max(120, 26 * n)), cells=data)

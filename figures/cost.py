@@ -8,6 +8,7 @@ from __future__ import annotations
 
 
 from figsite.config import Field
+from figsite.shared_names import DESCRIPTION
 from figures import common
 from figures.kind import Kind
 from figures.common import ACCENT, MAIN, alt, thousands
@@ -97,7 +98,7 @@ class Cost(Kind):
         ).mark_text(align="left", baseline="top", lineBreak="\n", fontSize=13, lineHeight=18).encode(
             x=alt.value(6), y=alt.value(6), text="line:N",
         )
-        description = alt.param(name="description", expr=(
+        description = alt.param(name=DESCRIPTION, expr=(
             "format(n, ',') + ' tokens take ' + format(n * (n + 1) / 2, ',') + ' looks in one head and ' + "
             f"format(n * (n + 1) / 2 * {heads}, ',') + ' in all {thousands(heads)} heads: ' + "
             "format((n * (n + 1)) / (shorter * (shorter + 1)), ',.1f') + ' times the looks of a text of ' + "

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from figsite.config import Field
 from figsite.run import LEFT_OUT, MIN_SHARE, PER_SHARE
+from figsite.shared_names import DESCRIPTION, FROM, NAMES
 from figures import common
 from figures.kind import Kind
 from figures.common import ACCENT, MAIN, alt, shown, whole_percent
@@ -196,11 +197,11 @@ class FindHead(Kind):
         offsets, heads_rows = page_rows(run, text, froms)
 
         choices, labels = common.token_choices(raw_tokens)
-        looking = alt.param(name="from", value=fig.opening + 1, bind=alt.binding_select(
+        looking = alt.param(name=FROM, value=fig.opening + 1, bind=alt.binding_select(
             options=[f + 1 for f in froms], labels=[labels[f] for f in froms], name="From token "))
         looked_at = alt.param(name="to", value=fig.resolved["to"] + 1, bind=alt.binding_select(
             options=choices, labels=labels, name="back to token "))
-        names = alt.param(name="names", value=tokens)
+        names = alt.param(name=NAMES, value=tokens)
         offsets_param = alt.param(name="offsets", value=offsets)
         said = alt.param(name="descriptions", value={
             f"{f + 1}|{t + 1}": describe(run, text, raw_tokens, f, t) for f in froms for t in range(f + 1)})
@@ -209,7 +210,7 @@ class FindHead(Kind):
             return (f"'Token ' + to + ' (' + names[to - 1] + ') comes after token ' + from + ' (' + names[from - 1] + "
                     f"'):{sep}no token looks to the right.{sep}Choose a token at or before token ' + from + '.'")
 
-        description = alt.param(name="description", expr=f"to > from ? {refusal(' ')} : descriptions[from + '|' + to]")
+        description = alt.param(name=DESCRIPTION, expr=f"to > from ? {refusal(' ')} : descriptions[from + '|' + to]")
 
         ranked = alt.Chart(alt.NamedData("heads")).transform_filter("to <= from").transform_calculate(
             s=f"datum.u[offsets[from - 1] + to - 1] / {PER_SHARE}").transform_window(

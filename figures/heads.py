@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from figsite.config import Field
 from figsite.run import LEFT_OUT, MIN_SHARE, PER_SHARE
+from figsite.shared_names import DESCRIPTION, NAMES, TOKEN
 from figures import common
 from figures.kind import Kind
 from figures.common import ACCENT, MAIN, alt, shown, whole_percent
@@ -349,9 +350,9 @@ def _params(fig, run, grid: Grid) -> list:
         labels=[str(h) for h in range(1, n_head + 1)] + ["average of the layer's heads"], name="Head "))
     starts = list(range(1, grid.n + 1, size))
     token_labels = ([f"{i}: {name}" for i, name in zip(starts, grid.names)] if size == 1 else grid.names)
-    token_param = alt.param(name="token", value=fig.opening // size * size + 1, bind=alt.binding_select(
+    token_param = alt.param(name=TOKEN, value=fig.opening // size * size + 1, bind=alt.binding_select(
         options=starts, labels=token_labels, name="Looking from token " if size == 1 else "Looking from "))
-    names_param = alt.param(name="names", value=grid.names)
+    names_param = alt.param(name=NAMES, value=grid.names)
     # The words read the chosen square's row "t" (its rows' largest shares) from the page's data, in place: as
     # params, thousands of numbers would be copied by Altair at every step of building the chart.
     looks = alt.param(name="looks", expr=f"data('panels')[(layer - 1) * {n_head + 1} + {grid.chosen_h}].t")
@@ -360,7 +361,7 @@ def _params(fig, run, grid: Grid) -> list:
         f"(looks[look_at + {2 * i}] >= 0 ? '{', ' if i else ''}' + names[looks[look_at + {2 * i}]] + ' ' + "
         f"looks[look_at + {2 * i + 1}] + '%' : '')" for i in range(3))
     chosen_words = f"'layer ' + layer + (head == '{AVERAGE}' ? ', the average of its {n_head} heads' : ', head ' + head)"
-    description = alt.param(name="description", expr=(
+    description = alt.param(name=DESCRIPTION, expr=(
         f"'All {run.n_heads:,} heads ({n_layer} layers of {n_head}) and each layer\\'s average, as squares of who "
         f"looks at whom. Shown larger: ' + {chosen_words} + '. Looking from ' + {grid.from_words} + ' there, the "
         f"largest shares: ' + (looks[look_at] >= 0 ? {top_words} : 'none of 1% or more') + '.'"))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 
 from figsite.config import Field
+from figsite.shared_names import DESCRIPTION, NAMES, POSITION
 from figures import common
 from figures.kind import Kind
 from figures.common import ACCENT, MAIN, alt, shown, whole_percent
@@ -129,7 +130,7 @@ def _params(fig, run, names: list, cells: list) -> list:
     lens = tracked(fig, run)
     stage = alt.param(name="stage", value=n_layer,
                       bind=alt.binding_range(min=0, max=n_layer, step=1, name="Stage (0 = before any layer) "))
-    position = alt.param(name="position", value=fig.opening + 1,
+    position = alt.param(name=POSITION, value=fig.opening + 1,
                          bind=alt.binding_select(options=list(range(1, n + 1)), labels=names, name="Position "))
     track = alt.param(name="track", value=opening_track(fig, run),
                       bind=alt.binding_select(options=lens["tokens"],
@@ -140,11 +141,11 @@ def _params(fig, run, names: list, cells: list) -> list:
     vocab = alt.param(name="vocab", value={str(i): shown(run.token_text(i)) for i in lens["tokens"]})
     cell_words = alt.param(name="cells_said", value={
         f"{row['stage']}|{row['q'] + 1}": f"the top guess is {row['top']} with {row['p'] * 100:.1f}%" for row in cells})
-    description = alt.param(name="description", expr=(
+    description = alt.param(name=DESCRIPTION, expr=(
         "'Stage ' + stage + ', position ' + position + ' (' + names[position - 1] + '): ' + "
         "cells_said[stage + '|' + position] + '; following ' + "
         "vocab[track + ''] + ' ' + (where == 'one' ? 'at this position' : 'at every position') + '.'"))
-    names_param = alt.param(name="names", value=names)
+    names_param = alt.param(name=NAMES, value=names)
     return [stage, position, track, where, vocab, names_param, cell_words, description]
 
 

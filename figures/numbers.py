@@ -7,6 +7,7 @@ feed-forward matrices' shapes). Another model gives its own numbers.
 from __future__ import annotations
 
 
+from figsite.shared_names import DESCRIPTION
 from figures import common
 from figures.kind import Kind
 from figures.common import MAIN, alt, thousands
@@ -79,5 +80,5 @@ class Numbers(Kind):
         labels = base.mark_text(align="left", dx=4, fontSize=12).encode(
             text=alt.Text("share:Q", format=".1%"))
         said = "; ".join(f"{row['part']}: {row['share'] * 100:.1f}% of the weights" for row in rows)
-        return common.with_data(alt.layer(bars, labels).add_params(alt.param(name="description", value=said + ".")).properties(
+        return common.with_data(alt.layer(bars, labels).add_params(alt.param(name=DESCRIPTION, value=said + ".")).properties(
             width="container", height=150), parts=rows)

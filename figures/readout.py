@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from figsite.config import Field
 from figsite.run import LEFT_OUT, MIN_SHARE
+from figsite.shared_names import DESCRIPTION
 from figures import common
 from figures.kind import Kind
 from figures.common import ACCENT, MAIN, alt, shown, whole_percent
@@ -196,7 +197,7 @@ class Readout(Kind):
             width=WIDTH, height=180, title=f"{target} across the stages",
         )
         said = alt.param(name="descriptions", value=[describe(fig, run, s) for s in range(n_layer + 1)])
-        description = alt.param(name="description", expr="descriptions[stage]")
+        description = alt.param(name=DESCRIPTION, expr="descriptions[stage]")
         # Params and data go in once, at the top: Altair copies a chart's params and inline data at every step.
         return common.with_data(alt.vconcat(top_chart, line_chart, spacing=28).add_params(stage, said, description),
                                 top=rows, line=line_rows)

@@ -10,6 +10,7 @@ import math
 
 
 from figsite.config import Field
+from figsite.shared_names import DESCRIPTION
 from figures import common
 from figures.kind import Kind
 from figures.common import MAIN, alt, thousands
@@ -78,5 +79,5 @@ class Shapes(Kind):
         bars = base.mark_bar(color=MAIN).encode(x2=alt.value(0))  # bars start at the axis, not at 0 (log)
         labels = base.mark_text(align="left", dx=4, fontSize=12).encode(text="shape:N")
         said = "; ".join(f"{label}: {shape_text}" for label, _, shape_text in steps(fig, run))
-        return common.with_data(alt.layer(bars, labels).add_params(alt.param(name="description", value=said + ".")).properties(
+        return common.with_data(alt.layer(bars, labels).add_params(alt.param(name=DESCRIPTION, value=said + ".")).properties(
             width="container", height=28 * len(rows)), steps=rows)

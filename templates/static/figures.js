@@ -1,3 +1,4 @@
+{# A jinja2 template: the names it shares with the figures come from figsite/shared_names.py (render.py). #}
 // Draws every chart on the page from the Vega-Lite spec embedded beside it: no network, works from file://.
 // The state of a figure (token, view, stage...) lives in the page address after '#', so a link can open it.
 (function () {
@@ -60,7 +61,7 @@
   }
 
   // Figures of one text on one page: choosing a token in one chooses it in the others.
-  var TOKEN_PARAMS = ["token", "position", "from"];
+  var TOKEN_PARAMS = {{ names.token_params|tojson }};
   function tokenParam(el) {
     return (el.boundParams || []).filter(function (p) { return TOKEN_PARAMS.indexOf(p.name) >= 0; })[0];
   }
@@ -83,7 +84,7 @@
     var target = document.getElementById(el.getAttribute("data-description"));
     if (!target) return;
     try {
-      target.textContent = view.signal("description");
+      target.textContent = view.signal({{ names.description|tojson }});
     } catch (e) { /* a chart without a description param keeps the words written at build time */ }
   }
 
@@ -106,34 +107,34 @@
   }
 
   function viewLabel(spec, key) {
-    var param = (spec.params || []).filter(function (p) { return p.name === "view"; })[0];
+    var param = (spec.params || []).filter(function (p) { return p.name === {{ names.view|tojson }}; })[0];
     var i = param.bind.options.indexOf(key);
     return param.bind.labels ? param.bind.labels[i] : key;
   }
 
   function followAttention(el, view, spec) {
-    var meta = spec.usermeta.attention;
-    var names = view.signal("names");
+    var meta = spec.usermeta.{{ names.attention_meta }};
+    var names = view.signal({{ names.names|tojson }});
     function refresh() {
-      var key = view.signal("view"), query = view.signal("token") - 1;
+      var key = view.signal({{ names.view|tojson }}), query = view.signal({{ names.token|tojson }}) - 1;
       return loadHead(meta.files[key], meta.callback).then(function (payload) {
-        if (view.signal("view") !== key || view.signal("token") - 1 !== query) return;  // a newer choice won
+        if (view.signal({{ names.view|tojson }}) !== key || view.signal({{ names.token|tojson }}) - 1 !== query) return;  // a newer choice won
         var keys = payload.keys[query], shares = payload.shares[query];
         var rows = keys.map(function (k, i) { return { k: k, s: shares[i] * meta.unit }; });
         var kept = rows.reduce(function (sum, row) { return sum + row.s; }, 0);
         var top = rows.slice().sort(function (a, b) { return b.s - a.s; }).slice(0, 5).map(function (row) {
           return names[row.k] + " " + Math.round(row.s * 100) + "%";
         });
-        view.change("shares", view.changeset().remove(function () { return true; }).insert(rows));
-        view.signal("left_out", Math.max(0, 1 - kept));
-        view.signal("description", "Looking from " + names[query] + " (token " + (query + 1) + "), " +
-          viewLabel(spec, key) + ": " + (top.length ? "largest shares " + top.join(", ") : "no share of 0.5% or more") +
-          "; shares below 0.5% add up to " + Math.round((1 - kept) * 100) + "%.");
+        view.change({{ names.shares|tojson }}, view.changeset().remove(function () { return true; }).insert(rows));
+        view.signal({{ names.left_out_signal|tojson }}, Math.max(0, 1 - kept));
+        view.signal({{ names.description|tojson }}, "Looking from " + names[query] + " (token " + (query + 1) + "), " +
+          viewLabel(spec, key) + ": " + (top.length ? "largest shares " + top.join(", ") : {{ ("no share of " ~ names.left_out ~ " or more")|tojson }}) +
+          {{ ("; shares below " ~ names.left_out ~ " add up to ")|tojson }} + Math.round((1 - kept) * 100) + "%.");
         return view.runAsync().then(function () { describe(el, view); });
       }).catch(function (error) { console.error(error); });
     }
-    view.addSignalListener("token", refresh);
-    view.addSignalListener("view", refresh);
+    view.addSignalListener({{ names.token|tojson }}, refresh);
+    view.addSignalListener({{ names.view|tojson }}, refresh);
     return refresh();
   }
 
@@ -152,7 +153,7 @@
     var theme = themes[darkScheme && darkScheme.matches ? "dark" : "light"];
     // The chart's menu saves it as SVG or PNG, drawn in the page: it works offline.
     var actions = { export: true, source: false, compiled: false, editor: false };
-    var renderer = (spec.usermeta && spec.usermeta.renderer) || "svg";
+    var renderer = (spec.usermeta && spec.usermeta.{{ names.renderer_meta }}) || "svg";
     return window.vegaEmbed(el, spec, { actions: actions, renderer: renderer, config: theme,
                                         downloadFileName: el.id.replace(/^chart-/, "figure-") })
       .then(function (result) {
@@ -161,7 +162,7 @@
         var menu = el.querySelector("details > summary");
         if (menu) menu.setAttribute("aria-label", "Save the chart as SVG or PNG");  // vega-embed leaves it nameless
         describe(el, view);
-        var following = spec.usermeta && spec.usermeta.attention ? followAttention(el, view, spec) : null;
+        var following = spec.usermeta && spec.usermeta.{{ names.attention_meta }} ? followAttention(el, view, spec) : null;
         params.forEach(function (p) {
           view.addSignalListener(p.name, function (name, value) {
             writeAddress();

@@ -1,0 +1,33 @@
+"""The names the figures' Python and the page's script (templates/static/figures.js) must agree on, declared once.
+
+The figures name their chart's params and data with these; the build renders figures.js with them (render.py),
+so the script never spells a name of its own. tests/test_shared_names.py fails if the two disagree.
+"""
+
+from __future__ import annotations
+
+from figsite.run import LEFT_OUT, MIN_SHARE
+
+# Params that choose the token a figure looks from: on a page of one text, choosing it in one figure chooses
+# it in the others.
+TOKEN = "token"  # attention, heads
+POSITION = "position"  # lens
+FROM = "from"  # find-head
+TOKEN_PARAMS = (TOKEN, POSITION, FROM)
+
+DESCRIPTION = "description"  # the signal holding the chart's state in words, read out to screen readers
+VIEW = "view"  # the attention figure's head (a key such as '5-12', or 'all')
+NAMES = "names"  # the tokens as the chart writes them
+LEFT_OUT_SIGNAL = "left_out"  # a long text: the share left out of the chosen row
+SHARES = "shares"  # a long text: the dataset the script fills with the chosen row's shares
+
+# Keys of a chart's `usermeta`.
+ATTENTION_META = "attention"  # a long text's head files: {"files", "minShare", "unit", "callback"}
+RENDERER_META = "renderer"  # "svg" (default) or "canvas"
+
+
+def for_script() -> dict:
+    """Everything above, as figures.js reads it."""
+    return {"token_params": list(TOKEN_PARAMS), "token": TOKEN, "description": DESCRIPTION, "view": VIEW,
+            "names": NAMES, "left_out_signal": LEFT_OUT_SIGNAL, "shares": SHARES, "attention_meta": ATTENTION_META,
+            "renderer_meta": RENDERER_META, "left_out": LEFT_OUT, "min_share": MIN_SHARE}

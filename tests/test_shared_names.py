@@ -1,0 +1,51 @@
+"""The page's script and the figures agree on every name they share: declared once, in figsite/shared_names.py."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from figsite import shared_names
+from figsite.render import STATIC, script
+
+SCRIPT_SOURCE = (STATIC / "figures.js").read_text(encoding="utf-8")
+
+
+def specs(site: Path) -> dict:
+    """label -> the chart spec embedded in its figure page."""
+    out = {}
+    for page in sorted(site.glob("figure-*.html")):
+        html = page.read_text(encoding="utf-8")
+        for label, raw in re.findall(r'<script type="application/json" id="spec-([^"]+)">(.*?)</script>', html, re.S):
+            out[label] = json.loads(raw)
+    return out
+
+
+def test_the_page_script_spells_no_shared_name_of_its_own():
+    for name, value in shared_names.for_script().items():
+        for spelled in (value if isinstance(value, list) else [value]):
+            if isinstance(spelled, str):
+                assert f'"{spelled}"' not in SCRIPT_SOURCE, f"figures.js spells {spelled!r} ({name}) itself"
+    assert "usermeta.attention" not in SCRIPT_SOURCE and "usermeta.renderer" not in SCRIPT_SOURCE
+
+
+def test_every_name_the_page_script_asks_for_is_declared():
+    rendered = script("figures.js")  # StrictUndefined: a name shared_names lacks fails to render
+    assert "{{" not in rendered and "TOKEN_PARAMS = " + json.dumps(list(shared_names.TOKEN_PARAMS)) in rendered
+
+
+def test_every_chart_names_its_description_and_token_params_as_the_script_reads_them(random_site):
+    charts = specs(random_site)
+    assert charts
+    bound = set()
+    for label, spec in charts.items():
+        params = {p["name"] for p in spec.get("params", [])}
+        assert shared_names.DESCRIPTION in params, f"({label}) has no {shared_names.DESCRIPTION!r} signal"
+        bound |= {p["name"] for p in spec.get("params", []) if "bind" in p}
+    # Each token param the script links across figures of one text is one some figure binds.
+    assert set(shared_names.TOKEN_PARAMS) <= bound, set(shared_names.TOKEN_PARAMS) - bound
+
+
+def test_the_site_carries_the_script_rendered_with_the_shared_names(random_site):
+    assert (random_site / "assets" / "figures.js").read_text(encoding="utf-8") == script("figures.js")
