@@ -24,8 +24,8 @@ from transformers import GPT2Config, GPT2LMHeadModel, GPT2Tokenizer  # noqa: E40
 
 from figsite.errors import BuildError
 from figsite.hub import GPT2_SMALL, cached_commit, hub_reachable
-from figsite.run import (AVERAGE_FILE, DATA_FORMAT, LONG_DATA_FORMAT, HEAD_FORMAT, MIN_SHARE, SHARE_UNIT, Run,
-                         head_file, slugs_for)
+from figsite.paths import AVERAGE_FILE, head_file
+from figsite.run import DATA_FORMAT, LONG_DATA_FORMAT, HEAD_FORMAT, MIN_SHARE, SHARE_UNIT, Run, slugs_for
 
 # The build speaks for itself: no "Loading weights" bars or tokenizer warnings between its own lines.
 transformers.utils.logging.set_verbosity_error()

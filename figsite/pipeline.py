@@ -20,7 +20,8 @@ from figsite import cache
 from figsite.config import Figure, load_config
 from figsite.errors import BuildError
 from figsite.drawing import Drawer, DrawingError
-from figsite.render import CHART_THEMES, Page, output_lock, write_site
+from figsite.output import output_lock
+from figsite.render import CHART_THEMES, Page, write_site
 from figsite.run import Run
 from figures import KINDS, common
 

@@ -20,6 +20,9 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from figsite import paths
+from figsite.paths import AVERAGE_FILE, head_file
+
 RUN_FORMAT = "gpt2-figures-run/1"
 DATA_FORMAT = "gpt2-figures/1"
 LONG_DATA_FORMAT = "gpt2-figures/2"
@@ -112,9 +115,9 @@ class Run:
     def head_files(self, text: str) -> dict:
         """For a long text: each head file's path in the site, by view ('5-4' is layer 5, head 4; 'all')."""
         slug = self.slugs[text]
-        files = {f"{l + 1}-{h + 1}": f"data/{slug}/{head_file(l, h)}"
+        files = {f"{l + 1}-{h + 1}": paths.in_data(paths.head_data(slug, head_file(l, h)))
                  for l in range(self.model["n_layer"]) for h in range(self.model["n_head"])}
-        files["all"] = f"data/{slug}/{AVERAGE_FILE}"
+        files["all"] = paths.in_data(paths.head_data(slug, AVERAGE_FILE))
         return files
 
     # ------------------------------------------------------------------------------------------ files
@@ -124,18 +127,18 @@ class Run:
         return {"format": RUN_FORMAT, "model": self.model, "environment": self.environment,
                 "parameters": self.parameters,
                 "vocab": {str(i): t for i, t in sorted(self.vocab.items())},
-                "texts": [{"text": t, "data": f"data/{self.slugs[t]}.json", "shapes": self.shapes[t],
+                "texts": [{"text": t, "data": paths.in_data(paths.text_data(self.slugs[t])), "shapes": self.shapes[t],
                            **({"lens": self.lens[t]} if t in self.lens else {})}
                           for t in self.texts],
                 "comparisons": self.comparisons}
 
     def files(self) -> dict:
         """Every data file of the run, path under data/ -> text, in a fixed order with fixed formatting."""
-        out = {"run.json": to_json(self.record())}
+        out = {paths.RUN_RECORD: to_json(self.record())}
         for text, content in self.texts.items():
-            out[f"{self.slugs[text]}.json"] = to_json(content)
+            out[paths.text_data(self.slugs[text])] = to_json(content)
         for (text, name), payload in sorted(self.heads.items(), key=lambda item: (self.slugs[item[0][0]], item[0][1])):
-            out[f"{self.slugs[text]}/{name}"] = f"{JS_CALLBACK}({to_json(payload)});\n"
+            out[paths.head_data(self.slugs[text], name)] = f"{JS_CALLBACK}({to_json(payload)});\n"
         return out
 
     def write_files(self, folder: Path) -> dict:
@@ -153,11 +156,11 @@ class Run:
     @classmethod
     def from_files(cls, read) -> "Run":
         """A run read back from its data files; `read(path under data/)` returns a file's text."""
-        record = json.loads(read("run.json"))
+        record = json.loads(read(paths.RUN_RECORD))
         run = cls(model=record["model"], parameters=record["parameters"], environment=record["environment"],
                   vocab={int(i): t for i, t in record["vocab"].items()}, comparisons=record["comparisons"])
         for entry in record["texts"]:
-            text, path = entry["text"], entry["data"].removeprefix("data/")
+            text, path = entry["text"], entry["data"].removeprefix(paths.in_data(""))
             slug = path.removesuffix(".json")
             run.slugs[text], run.shapes[text] = slug, entry["shapes"]
             if "lens" in entry:
@@ -165,16 +168,8 @@ class Run:
             run.texts[text] = json.loads(read(path))
             if run.texts[text]["format"] == LONG_DATA_FORMAT:
                 for name in run.texts[text]["attention"]["files"]:
-                    run.heads[(text, name)] = read_head_file(read(f"{slug}/{name}"))
+                    run.heads[(text, name)] = read_head_file(read(paths.head_data(slug, name)))
         return run
-
-
-AVERAGE_FILE = "average.js"
-
-
-def head_file(layer: int, head: int) -> str:
-    """The file of one head's shares in a long text's folder, 0-based as all data files."""
-    return f"layer-{layer:02d}-head-{head:02d}.js"
 
 
 def read_head_file(content: str) -> dict:

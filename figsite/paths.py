@@ -1,0 +1,63 @@
+"""Every path in the site, relative to its folder: this module owns them, as pelican's writer owns its output.
+
+Data files index layers and heads from 0, as all data files do. Nothing else spells a path of the site.
+"""
+
+from __future__ import annotations
+
+INDEX = "index.html"
+FIGURES_TEXT = "figures.txt"  # every printed figure, in config order
+ASSETS = "assets"  # the stylesheet, the page script and the Vega bundle
+STYLESHEET = f"{ASSETS}/site.css"
+PAGE_SCRIPT = f"{ASSETS}/figures.js"
+VEGA_BUNDLE = f"{ASSETS}/vega.js"
+DATA = "data"  # the run's data files (see README, "Data files")
+IMAGES = "img"  # each figure's opening state drawn as SVG and PNG
+DOWNLOADS = "downloads"  # each figure's tables as JSON and CSV
+
+RUN_RECORD = "run.json"  # under data/
+AVERAGE_FILE = "average.js"  # under a long text's data folder: the mean over every head
+
+
+def figure_page(label: str) -> str:
+    return f"figure-{label}.html"
+
+
+def embed_page(label: str) -> str:
+    """The figure alone, for an iframe in a book column."""
+    return f"embed-{label}.html"
+
+
+def text_page(slug: str) -> str:
+    """Every figure of one text side by side."""
+    return f"text-{slug}.html"
+
+
+def image(label: str) -> str:
+    """The drawing of a figure's opening state, without its extension (.svg, .png)."""
+    return f"{IMAGES}/figure-{label}"
+
+
+def download(label: str, table: str | None = None) -> str:
+    """A figure's tables as one JSON file, or one table as CSV."""
+    return f"{DOWNLOADS}/figure-{label}.json" if table is None else f"{DOWNLOADS}/figure-{label}-{table}.csv"
+
+
+def text_data(slug: str) -> str:
+    """A text's data file, under data/."""
+    return f"{slug}.json"
+
+
+def head_file(layer: int, head: int) -> str:
+    """The file of one head's shares in a long text's folder, 0-based as all data files."""
+    return f"layer-{layer:02d}-head-{head:02d}.js"
+
+
+def head_data(slug: str, name: str) -> str:
+    """A long text's head file (head_file or AVERAGE_FILE), under data/."""
+    return f"{slug}/{name}"
+
+
+def in_data(path: str) -> str:
+    """A path under data/ as a path in the site."""
+    return f"{DATA}/{path}"
