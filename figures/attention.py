@@ -12,7 +12,7 @@ from figsite.run import JS_CALLBACK, LEFT_OUT, MIN_SHARE, SHARE_UNIT
 from figsite.shared_names import ATTENTION_META, DESCRIPTION, LEFT_OUT_SIGNAL, NAMES, SHARES, TOKEN, VIEW
 from figures import common
 from figures.kind import Kind
-from figures.common import ACCENT, MAIN, alt, shown, whole_percent
+from figures.common import ACCENT, MAIN, alt, shown, token_label, whole_percent
 
 HEIGHT = 260
 SHARE_DECIMALS = 4  # what a page needs to show 0.01%; the data file keeps more
@@ -61,7 +61,7 @@ def _largest(tokens: list, key: int, share: float) -> str:
     """Which token gets the largest share; a long text's data leave shares below 0.5% out, so say so."""
     if share < MIN_SHARE:
         return f"which gives no token {LEFT_OUT} or more of its attention"
-    return f"which gives its largest share, {whole_percent(share)}%, to {shown(tokens[key])} (token {key + 1})"
+    return f"which gives its largest share, {whole_percent(share)}%, to {token_label(tokens, key)}"
 
 
 def describe(tokens: list, query: int, label: str, shares: list) -> str:
@@ -70,7 +70,7 @@ def describe(tokens: list, query: int, label: str, shares: list) -> str:
     parts = ", ".join(f"{shown(tokens[k])} {whole_percent(shares[k])}%" for k in ranked if shares[k] >= 0.005)
     after = len(tokens) - query - 1
     reach = f" The {after} tokens after it are out of its reach." if after else ""
-    return f"Looking from {shown(tokens[query])} (token {query + 1}), {label}: {parts}.{reach}"
+    return f"Looking from {token_label(tokens, query)}, {label}: {parts}.{reach}"
 
 
 def controls(fig, raw_tokens: list, all_views: list) -> list:
@@ -172,7 +172,7 @@ class Attention(Kind):
         data = run.data(fig["text"])
         tokens = [t["text"] for t in data["tokens"]]
         q = fig.opening
-        lines = [common.heading(fig, self.TITLE), f'  "{data["text"]}"', f"  looking from {shown(tokens[q])} (token {q + 1}). {_reach(q)}"]
+        lines = [common.heading(fig, self.TITLE), f'  "{data["text"]}"', f"  looking from {token_label(tokens, q)}. {_reach(q)}"]
         for label, rows in views(fig, run, "printed_views"):
             parts = [f"{shown(tokens[k])} {whole_percent(s)}%" for k, s in enumerate(rows[q]) if s * 100 >= 0.5]
             lines.append(f"     {label + ':':<28}" + "  ".join(parts))
@@ -186,7 +186,7 @@ class Attention(Kind):
         all_views = views(fig, run)
         label, rows = all_views[0]
         key, share = strongest_key(rows, q)
-        summary = f"It opens on {shown(tokens[q])} (token {q + 1}) in {label}, " + _largest(tokens, key, share) + "."
+        summary = f"It opens on {token_label(tokens, q)} in {label}, " + _largest(tokens, key, share) + "."
         reveals = []
         if "guess_view" in fig.values:
             layer, head = fig["guess_view"]
@@ -194,7 +194,7 @@ class Attention(Kind):
             key, share = strongest_key(run.head_rows(fig["text"], layer - 1, head - 1), g)
             reveals.append({
                 "question": f"Guess first: which token does {shown(tokens[g])} look at hardest in layer {layer}, head {head}?",
-                "answer": (f"{shown(tokens[key])} (token {key + 1}), with {whole_percent(share)}% of its attention."
+                "answer": (f"{token_label(tokens, key)}, with {whole_percent(share)}% of its attention."
                            if share >= MIN_SHARE else f"No token gets {LEFT_OUT} or more of its attention there."),
                 "link": f"#token={g + 1}&view={layer}-{head}",
                 "link_text": f"Show token {g + 1} in layer {layer}, head {head}",

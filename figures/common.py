@@ -42,6 +42,17 @@ def shown(token: str) -> str:
     return token.replace("\n", "\\n").replace("\t", "\\t")
 
 
+def token_label(tokens: list, position: int) -> str:
+    """A token as the words on a page name it: '_it (token 9)', numbered from 1 as readers count."""
+    return f"{shown(tokens[position])} (token {position + 1})"
+
+
+def stage_slider(n_layer: int, value: int):
+    """The slider over the stages: 0 is after the embedding, n_layer after the last layer."""
+    return alt.param(name="stage", value=value,
+                     bind=alt.binding_range(min=0, max=n_layer, step=1, name="Stage (0 = before any layer) "))
+
+
 def whole_percent(share: float) -> int:
     """A share in whole percent, halves rounded up (0.005 -> 1), as the book's program prints them."""
     return math.floor(share * 100 + 0.5)

@@ -19,7 +19,7 @@ from figsite.run import LEFT_OUT, MIN_SHARE, PER_SHARE
 from figsite.shared_names import DESCRIPTION, FROM, NAMES
 from figures import common
 from figures.kind import Kind
-from figures.common import ACCENT, MAIN, alt, shown, whole_percent
+from figures.common import ACCENT, MAIN, alt, shown, token_label, whole_percent
 from figures.heads import quoted
 
 MAX_TOKENS = 24  # a text of up to this many tokens offers every pair; a longer one keeps its 'from' token
@@ -83,8 +83,7 @@ def offered_froms(fig, run) -> list:
 def describe(run, text: str, tokens: list, looking: int, looked_at: int) -> str:
     """One pair in words, for screen readers: the three heads that look hardest."""
     ranked = [(l, h, s) for l, h, s in ranking(run, text, looking, looked_at)[:3] if s >= MIN_SHARE]
-    start = (f"From {shown(tokens[looking])} (token {looking + 1}) back to {shown(tokens[looked_at])} "
-             f"(token {looked_at + 1}): ")
+    start = f"From {token_label(tokens, looking)} back to {token_label(tokens, looked_at)}: "
     if not ranked:
         return start + f"no head gives it {LEFT_OUT} or more."
     return start + ", ".join(f"{head_label(l, h)} gives {whole_percent(s)}%" for l, h, s in ranked) + "."
@@ -132,7 +131,7 @@ class FindHead(Kind):
         if run.is_long(text):  # its data leave shares below 0.5% out: those heads can't be ranked
             ranked = [(l, h, s) for l, h, s in ranked if s >= MIN_SHARE]
         lines = [common.heading(fig, self.TITLE), f"  {quoted(data['text'], len(tokens))}",
-                 f"  from {shown(tokens[f])} (token {f + 1}) back to {shown(tokens[t])} (token {t + 1}): the {top} "
+                 f"  from {token_label(tokens, f)} back to {token_label(tokens, t)}: the {top} "
                  f"of all {run.n_heads:,} heads that give it the largest share"]
         rank_width = len(str(top))
         name_width = max([len(head_label(l, h)) for l, h, _ in ranked], default=0)
@@ -150,7 +149,7 @@ class FindHead(Kind):
         f, t = fig.opening, fig.resolved["to"]
         ranked = ranking(run, text, f, t)
         layer, head, share = ranked[0]
-        a, b = f"{shown(tokens[f])} (token {f + 1})", f"{shown(tokens[t])} (token {t + 1})"
+        a, b = f"{token_label(tokens, f)}", f"{token_label(tokens, t)}"
         if share < MIN_SHARE:
             summary = f"No head of the {run.n_heads:,} gives {b} {LEFT_OUT} or more of the attention of {a}."
         else:

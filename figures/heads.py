@@ -26,7 +26,7 @@ from figsite.run import LEFT_OUT, MIN_SHARE, PER_SHARE
 from figsite.shared_names import DESCRIPTION, NAMES, TOKEN
 from figures import common
 from figures.kind import Kind
-from figures.common import ACCENT, MAIN, alt, shown, whole_percent
+from figures.common import ACCENT, MAIN, alt, shown, token_label, whole_percent
 from figures.picture import png, viridis
 
 
@@ -187,7 +187,7 @@ class Heads(Kind):
         q = fig.opening
         n_layer, n_head = run.model["n_layer"], run.model["n_head"]
         lines = [common.heading(fig, self.TITLE), f"  {quoted(data['text'], len(tokens))}",
-                 f"  looking from {shown(tokens[q])} (token {q + 1}): in each head, the token it looks at hardest "
+                 f"  looking from {token_label(tokens, q)}: in each head, the token it looks at hardest "
                  "and its share"]
         width = len(str(n_layer))
         table = []
@@ -217,11 +217,11 @@ class Heads(Kind):
         looks = {(l, h): strongest(run.kept_row(text, l, h, q)) for l in range(n_layer) for h in range(n_head)}
         (best_l, best_h), (best_k, best_s) = max(looks.items(), key=lambda item: (item[1][1], -item[0][0], -item[0][1]))
         k0, s0 = looks[(layer0 - 1, head0 - 1)]
-        opening = (f"{whole_percent(s0)}% to {shown(tokens[k0])} (token {k0 + 1})" if k0 is not None and s0 >= MIN_SHARE
+        opening = (f"{whole_percent(s0)}% to {token_label(tokens, k0)}" if k0 is not None and s0 >= MIN_SHARE
                    else f"no token {LEFT_OUT} or more")
         summary = (f"The grid shows all {run.n_heads:,} heads ({n_layer} layers of {n_head}) and each layer's average, "
                    f"for the {n} tokens of the text. It opens on layer {layer0}, head {head0}, where "
-                   f"{shown(tokens[q])} (token {q + 1}) gives its largest share, {opening}.")
+                   f"{token_label(tokens, q)} gives its largest share, {opening}.")
         facts = []  # the hardest look of all is the answer of the "guess first" question below
         if q > 0:
             first = sum(1 for k, s in looks.values() if k == 0)
@@ -253,9 +253,9 @@ class Heads(Kind):
         reveals = []
         if best_k is not None and best_s >= MIN_SHARE:
             reveals.append({
-                "question": f"Guess first: of all {run.n_heads:,} heads, which one looks hardest from {shown(tokens[q])} "
-                            f"(token {q + 1}) to a single token?",
-                "answer": f"Layer {best_l + 1}, head {best_h + 1}: it gives {shown(tokens[best_k])} (token {best_k + 1}) "
+                "question": f"Guess first: of all {run.n_heads:,} heads, which one looks hardest from "
+                            f"{token_label(tokens, q)} to a single token?",
+                "answer": f"Layer {best_l + 1}, head {best_h + 1}: it gives {token_label(tokens, best_k)} "
                           f"{whole_percent(best_s)}% of the attention of {shown(tokens[q])}.",
                 "link": f"#layer={best_l + 1}&head={best_h + 1}&token={q // size * size + 1}",
                 "link_text": f"Show layer {best_l + 1}, head {best_h + 1}",

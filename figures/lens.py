@@ -128,8 +128,7 @@ def _params(fig, run, names: list, cells: list) -> list:
     """The stage slider, the position and followed-token selects, 'where', and the live description."""
     n, n_layer = len(names), run.model["n_layer"]
     lens = tracked(fig, run)
-    stage = alt.param(name="stage", value=n_layer,
-                      bind=alt.binding_range(min=0, max=n_layer, step=1, name="Stage (0 = before any layer) "))
+    stage = common.stage_slider(n_layer, n_layer)
     position = alt.param(name=POSITION, value=fig.opening + 1,
                          bind=alt.binding_select(options=list(range(1, n + 1)), labels=names, name="Position "))
     track = alt.param(name="track", value=opening_track(fig, run),

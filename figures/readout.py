@@ -12,7 +12,7 @@ from figsite.run import LEFT_OUT, MIN_SHARE
 from figsite.shared_names import DESCRIPTION
 from figures import common
 from figures.kind import Kind
-from figures.common import ACCENT, MAIN, alt, shown, whole_percent
+from figures.common import ACCENT, MAIN, alt, shown, token_label, whole_percent
 
 TOP_SHOWN = 3  # the book prints the top 3
 WIDTH = 480  # concatenated views can't size to their container; the page scales the drawing down
@@ -117,7 +117,7 @@ class Readout(Kind):
         q = fig.opening
         target = shown(data["target"]["text"])
         last = stages(fig, run)[-1]
-        summary = (f"The read-out of {shown(tokens[q])} (token {q + 1}): after all {n_layer} layers the model gives "
+        summary = (f"The read-out of {token_label(tokens, q)}: after all {n_layer} layers the model gives "
                    f"{target} {last['p'] * 100:.2f}%.")
         entry = entry_stage(fig, run)
         if entry is None:
@@ -156,8 +156,7 @@ class Readout(Kind):
                 rows.append({"stage": s, "rank": 99, "token": target, "p": round(stage["p"], 5), "target": True})
         line_rows = [{"stage": s, "p": round(stage["p"], 5)} for s, stage in enumerate(stages(fig, run))]
 
-        stage = alt.param(name="stage", value=n_layer,
-                          bind=alt.binding_range(min=0, max=n_layer, step=1, name="Stage (0 = before any layer) "))
+        stage = common.stage_slider(n_layer, n_layer)
         stage_label = ("stage == 0 ? 'after the embedding' : 'after layer ' + stage")
 
         # Ranks on the axis, token names drawn beside it: the tokens differ from stage to stage.
