@@ -21,7 +21,7 @@ from figsite.run import DATA_FORMAT, LONG_DATA_FORMAT, RUN_FORMAT, Run
 
 CACHE_FORMAT = "gpt2-figures-cache/1"
 # Bump when capture changes what it writes for the same inputs, so that old entries are not trusted.
-CAPTURE_VERSION = 3
+CAPTURE_VERSION = 4  # 4: a token that is part of a character is written as its bytes, <E2 80>
 SMALL_FILE = 16 * 1024 * 1024  # files of a local model up to this size are hashed whole; larger by size+mtime
 
 

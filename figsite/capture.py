@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -160,8 +161,46 @@ def token_ids(loaded: Loaded, text: str) -> list[int]:
 
 
 def token_text(loaded: Loaded, token_id: int) -> str:
-    """One token decoded alone, e.g. ' animal'."""
-    return loaded.tokenizer.decode([token_id])
+    """One token decoded alone, e.g. ' animal'.
+
+    A token that holds part of a character (GPT-2 cuts '’' into two tokens of bytes E2 80 and 99) decodes to
+    no text: those bytes are written in hex, '<E2 80>' (' <E6>' with a leading space), the same way on every
+    page, in figures.txt and in the downloads. Its id stays as it is.
+    """
+    text = loaded.tokenizer.decode([token_id])
+    if "\ufffd" not in text:
+        return text
+    raw = token_bytes(loaded, token_id)
+    if raw is None:
+        return text
+    # Bytes that are no whole character come back as lone surrogates (U+DC80 + byte), which no text holds.
+    decoded = raw.decode("utf-8", errors="surrogateescape")
+    return re.sub("[\udc80-\udcff]+", lambda run: "<" + " ".join(f"{ord(c) - 0xDC00:02X}" for c in run.group()) + ">",
+                  decoded)
+
+
+def _byte_of_char() -> dict:
+    """GPT-2's byte-level BPE writes each of the 256 bytes as a printable character; this maps them back."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    chars, extra = {}, 0
+    for byte in range(256):
+        if byte in printable:
+            chars[chr(byte)] = byte
+        else:
+            chars[chr(256 + extra)] = byte
+            extra += 1
+    return chars
+
+
+BYTE_OF_CHAR = _byte_of_char()
+
+
+def token_bytes(loaded: Loaded, token_id: int) -> bytes | None:
+    """The bytes a token stands for, from its byte-level piece ('âĢ' -> b'\\xe2\\x80'); None for a special token."""
+    piece = loaded.tokenizer.convert_ids_to_tokens(token_id)
+    if not isinstance(piece, str) or not all(c in BYTE_OF_CHAR for c in piece):
+        return None
+    return bytes(BYTE_OF_CHAR[c] for c in piece)
 
 
 DENSE_LIMIT = 1_000_000  # shares in all heads; a text with more is written in format 2 (one file per head)
