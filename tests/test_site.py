@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 
@@ -105,11 +106,10 @@ def test_readout_slider_runs_over_every_stage_and_starts_after_the_last_layer(pa
 
 def test_each_figure_page_shows_its_text_figure(random_site, pages):
     printed = (random_site / "figures.txt").read_text(encoding="utf-8")
-    for name, html in pages.items():
+    for name, page in pages.items():
         if name != "index.html":
-            block = re.search(r"<pre[^>]*>(.*?)</pre>", html, re.S).group(1)
-            unescaped = block.replace("&#39;", "'").replace("&#34;", '"').replace("&amp;", "&")
-            assert unescaped in printed
+            block = re.search(r"<pre[^>]*>(.*?)</pre>", page, re.S).group(1)
+            assert html.unescape(block) in printed
 
 
 def test_every_chart_spec_is_valid_vega_lite(random_site, pages):
