@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from figsite.hub import GPT2_SMALL, cached_commit, hub_reachable, is_commit
-from figsite.run import DATA_FORMAT, LONG_DATA_FORMAT, RUN_FORMAT, Run
+from figsite.run import DATA_FORMAT, LONG_DATA_FORMAT, PARTS_FORMAT, RUN_FORMAT, Run
 
 CACHE_FORMAT = "gpt2-figures-cache/1"
 # Bump when capture changes what it writes for the same inputs, so that old entries are not trusted.
@@ -73,9 +73,11 @@ def resolve_revision(model: str, revision: str | None) -> str | None:
     return cached_commit(model, revision)
 
 
-def key(identity: dict, requests: dict, device: str, extras: dict | None = None) -> str:
-    """The entry's name: a digest of everything that determines the run."""
-    inputs = {"extras": extras or {"lens": [], "pairs": []},"cache": CACHE_FORMAT, "capture": CAPTURE_VERSION, "formats": [DATA_FORMAT, LONG_DATA_FORMAT, RUN_FORMAT],
+def key(identity: dict, requests: dict, device: str, asks: list | None = None) -> str:
+    """The entry's name: a digest of everything that determines the run. `asks`: what figures ask of the run
+    beyond their texts, as [kind, {config key: value}] (figsite.pipeline.Needs)."""
+    inputs = {"asks": asks or [], "cache": CACHE_FORMAT, "capture": CAPTURE_VERSION,
+              "formats": [DATA_FORMAT, LONG_DATA_FORMAT, RUN_FORMAT, PARTS_FORMAT],
               "model": identity, "device": device,
               "texts": sorted([text, target] for text, target in requests.items())}
     return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()

@@ -434,12 +434,14 @@ def environment(loaded: Loaded) -> dict:
 
 # ---------------------------------------------------------------------------------------------- the run
 
-def capture_run(loaded: Loaded, requests: dict, each=lambda texts: texts, lens=None, pairs=()) -> Run:
+def capture_run(loaded: Loaded, requests: dict, each=lambda texts: texts, extras: dict | None = None) -> Run:
     """Runs the model once per distinct text (`requests`: text -> target or None) and gathers the Run.
 
-    `lens`: text -> the tokens (by text) a lens figure of that text follows; `pairs`: the (text, text) a
-    comparison figure sets side by side. `each` wraps the list of texts, for a progress display."""
-    lens = lens or {}
+    `extras` (figsite.pipeline.model_extras): "lens": text -> the tokens (by text) a lens figure of that text
+    follows; "pairs": the [text, text] a comparison figure sets side by side; "scores", "ledgers", "knockouts":
+    what figsite.capture_parts works out. `each` wraps the list of texts, for a progress display."""
+    extras = extras or {}
+    lens, pairs = extras.get("lens", {}), [tuple(pair) for pair in extras.get("pairs", [])]
     run = Run(model=loaded.info, slugs=slugs_for(list(requests)),
               parameters=parameter_counts(loaded), environment=environment(loaded))
     compared = {text for pair in pairs for text in pair}
@@ -452,11 +454,15 @@ def capture_run(loaded: Loaded, requests: dict, each=lambda texts: texts, lens=N
             run.lens[text] = capture.lens
         if capture.residual is not None:
             residuals[text] = capture.residual
+    from figsite import capture_parts  # it builds on this module's loading and decoding
+
+    run.parts = capture_parts.gather(loaded, extras)
     run.comparisons = [compare(a, b, residuals[a], residuals[b], run) for a, b in pairs]
     mentioned = {token_id for data in run.texts.values()
                  for stage in data["readout"] for position in stage for token_id, _ in position["top"]}
     mentioned |= {data["target"]["id"] for data in run.texts.values() if "target" in data}
     mentioned |= {token_id for tracked in run.lens.values() for token_id in tracked["tokens"]}
+    mentioned |= capture_parts.mentioned(run.parts)
     run.vocab = {token_id: token_text(loaded, token_id) for token_id in sorted(mentioned)}
     return run
 

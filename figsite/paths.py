@@ -16,6 +16,7 @@ IMAGES = "img"  # each figure's opening state drawn as SVG and PNG
 DOWNLOADS = "downloads"  # each figure's tables as JSON and CSV
 
 RUN_RECORD = "run.json"  # under data/
+PARTS = "parts.json"  # under data/: what the scores, ledger and knockout figures read
 AVERAGE_FILE = "average.js"  # under a long text's data folder: the mean over every head
 
 

@@ -83,7 +83,7 @@ class Needs:
     """What the figures need of the model run, gathered from every figure's kind before the model loads."""
 
     requests: dict  # text -> the target it tracks (or None): the model reads each text once
-    extras: dict  # {"lens": {text: [followed token, ...]}, "pairs": [[text, text], ...]}
+    asks: list  # [kind, {key: value}] of each figure's RUN_KEYS: what it asks beyond its texts (the cache key)
     strings: list  # every string any figure needs tokenized (texts, targets, tokens named by text)
 
 
@@ -158,7 +158,7 @@ def cached_run(settings: Settings, figures: list[Figure], needs: Needs, progress
     if settings.cache_dir is not None:
         with progress.phase("cache lookup"):
             identity = cache.model_identity(settings.model, settings.revision, settings.seed)
-            entry = cache.key(identity, needs.requests, settings.device, needs.extras) if identity else None
+            entry = cache.key(identity, needs.requests, settings.device, needs.asks) if identity else None
             hit = cache.load(settings.cache_dir, entry, progress.log) if entry and not settings.rerun else None
         if hit is not None:
             run, tokens = hit
@@ -188,7 +188,7 @@ def fresh_run(settings: Settings, figures: list[Figure], needs: Needs, progress:
     figures = resolve(figures, tokens, loaded.info)
     with progress.phase("run"):
         run = capture.capture_run(loaded, needs.requests, lambda texts: progress.items(texts, "reading the texts"),
-                                  lens=needs.extras["lens"], pairs=[tuple(pair) for pair in needs.extras["pairs"]])
+                                  model_extras(figures))
     return run, figures, tokens
 
 
@@ -200,8 +200,14 @@ def _preload(name: str) -> None:
 
 
 def gather_needs(figures: list[Figure]) -> Needs:
-    """What every figure's kind asks of the run: the texts with their targets, the extras, the strings."""
-    return Needs(model_requests(figures), model_extras(figures),
+    """What every figure's kind asks of the run: the texts with their targets, the keys that change what else
+    it asks, the strings it needs tokenized."""
+    asks = []
+    for fig in figures:
+        keys = {key: fig.values[key] for key in KINDS[fig.kind].RUN_KEYS if key in fig.values}
+        if KINDS[fig.kind].RUN_KEYS and [fig.kind, keys] not in asks:
+            asks.append([fig.kind, keys])
+    return Needs(model_requests(figures), sorted(asks, key=lambda ask: json.dumps(ask, sort_keys=True)),
                  sorted({string for fig in figures for string in KINDS[fig.kind].strings(fig)}))
 
 
@@ -220,14 +226,16 @@ def model_requests(figures: list[Figure]) -> dict:
 
 
 def model_extras(figures: list[Figure]) -> dict:
-    """What some figures need of the run beyond a text's data: the tokens a lens follows, a comparison's pairs."""
-    lens, pairs = {}, []
+    """What the resolved figures ask of the run beyond their texts' data, merged (see figures.kind.Kind.extras)."""
+    extras = {"lens": {}, "pairs": [], "scores": [], "ledgers": [], "knockouts": []}
     for fig in figures:
         wants = KINDS[fig.kind].extras(fig)
         for text, followed in wants.get("lens", {}).items():
-            lens[text] = sorted(set(lens.get(text, [])) | set(followed))
-        pairs += [list(pair) for pair in wants.get("pairs", []) if list(pair) not in pairs]
-    return {"lens": dict(sorted(lens.items())), "pairs": pairs}
+            extras["lens"][text] = sorted(set(extras["lens"].get(text, [])) | set(followed))
+        for name in ("pairs", "scores", "ledgers", "knockouts"):
+            extras[name] += [list(ask) for ask in wants.get(name, []) if list(ask) not in extras[name]]
+    extras["lens"] = dict(sorted(extras["lens"].items()))
+    return extras
 
 
 def gather_page(fig: Figure, run: Run, cache_dir: Path | None = None, run_key: str | None = None) -> Page:
@@ -248,7 +256,7 @@ def gather_page(fig: Figure, run: Run, cache_dir: Path | None = None, run_key: s
     parts = ["page", run_key, fig.kind, fig.label, fig.values, fig.resolved, FIGURES_CODE, *TOOL_VERSIONS]
     computed = json.loads(cache.memo(memo_dir, parts, compute))
     return Page(label=fig.label, kind=fig.kind, title=kind.TITLE, caption=fig.caption or kind.CAPTION,
-                guide=kind.GUIDE, texts=fig.texts(), explore=kind.EXPLORE, **computed)
+                guide=kind.GUIDE, texts=fig.texts(), explore=kind.EXPLORE, reads=kind.DATA_FILES, **computed)
 
 
 def _code_digest(*folders: Path) -> str:

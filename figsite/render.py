@@ -45,6 +45,7 @@ class Page:
     tables: dict  # name -> rows: the figure's data, offered as CSV and JSON
     texts: list  # the texts the figure reads
     explore: bool = False  # listed under "Explore further" on the index
+    reads: tuple = ()  # data files besides its texts' that it reads (paths under data/; figures.kind DATA_FILES)
     data_files: list = None  # (path, SHA-256) of the data files it reads, filled in when written
 
     @property
@@ -107,6 +108,7 @@ def _write_all(folder: Path, run: Run, pages: list[Page], bundle, drawings: dict
     checksums = {paths.in_data(path): digest for path, digest in run.write_files(folder / paths.DATA).items()}
     for page in pages:
         files = [paths.in_data(paths.text_data(run.slugs[text])) for text in page.texts]
+        files += [paths.in_data(path) for path in page.reads]
         page.data_files = [(path, checksums[path]) for path in [*files, paths.in_data(paths.RUN_RECORD)]]
         _write_downloads(folder, page, run)
 

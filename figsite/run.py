@@ -27,6 +27,7 @@ RUN_FORMAT = "gpt2-figures-run/1"
 DATA_FORMAT = "gpt2-figures/1"
 LONG_DATA_FORMAT = "gpt2-figures/2"
 HEAD_FORMAT = "gpt2-figures-attention/2"
+PARTS_FORMAT = "gpt2-figures-parts/1"  # data/parts.json: how a share is worked out, score ledgers, knockouts
 SHARE_UNIT = 1e-4  # gpt2-figures/2 keeps shares as integers in this unit: within 5e-5 of the model's
 PER_SHARE = round(1 / SHARE_UNIT)  # 10,000 units make a share of 1; pages carry shares in the same unit
 MIN_SHARE = 0.005  # gpt2-figures/2 leaves out shares below this
@@ -46,6 +47,7 @@ class Run:
     heads: dict = field(default_factory=dict)  # (text, file name) -> head file payload, for format 2
     lens: dict = field(default_factory=dict)  # text -> tracked tokens' p and rank (capture._lens)
     comparisons: list = field(default_factory=list)  # capture.compare for each pair of texts compared
+    parts: dict = field(default_factory=dict)  # data/parts.json (capture_parts.gather): {} where none was asked
 
     @property
     def n_heads(self) -> int:
@@ -130,13 +132,16 @@ class Run:
                 "texts": [{"text": t, "data": paths.in_data(paths.text_data(self.slugs[t])), "shapes": self.shapes[t],
                            **({"lens": self.lens[t]} if t in self.lens else {})}
                           for t in self.texts],
-                "comparisons": self.comparisons}
+                "comparisons": self.comparisons,
+                **({"parts": paths.in_data(paths.PARTS)} if self.parts else {})}
 
     def files(self) -> dict:
         """Every data file of the run, path under data/ -> text, in a fixed order with fixed formatting."""
         out = {paths.RUN_RECORD: to_json(self.record())}
         for text, content in self.texts.items():
             out[paths.text_data(self.slugs[text])] = to_json(content)
+        if self.parts:
+            out[paths.PARTS] = to_json(self.parts)
         for (text, name), payload in sorted(self.heads.items(), key=lambda item: (self.slugs[item[0][0]], item[0][1])):
             out[paths.head_data(self.slugs[text], name)] = f"{JS_CALLBACK}({to_json(payload)});\n"
         return out
@@ -159,6 +164,8 @@ class Run:
         record = json.loads(read(paths.RUN_RECORD))
         run = cls(model=record["model"], parameters=record["parameters"], environment=record["environment"],
                   vocab={int(i): t for i, t in record["vocab"].items()}, comparisons=record["comparisons"])
+        if "parts" in record:
+            run.parts = json.loads(read(paths.PARTS))
         for entry in record["texts"]:
             text, path = entry["text"], entry["data"].removeprefix(paths.in_data(""))
             slug = path.removesuffix(".json")

@@ -65,6 +65,8 @@ class Compare(Kind):
     }
     EXPLORE = True
 
+    RUN_KEYS = ("texts",)
+
     def extras(self, fig) -> dict:
         return {"pairs": [list(fig["texts"])]}
 

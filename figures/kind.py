@@ -6,12 +6,15 @@ figures/__init__.py. The build uses a kind in two phases (see figsite/pipeline.p
 1. Before the model runs, for each [[figure]] of the config:
    - `FIELDS` says which keys the figure may have; figsite.config checks their form.
    - `requests(fig)` names the texts the model must read, each with the one token it tracks (or None).
-   - `extras(fig)` asks for more of the run than a text's data: a lens's followed tokens, a comparison's pair.
    - `strings(fig)` lists every string the kind needs tokenized; the cache keeps their tokens, so that
      a rebuild can check the figure without the tokenizer.
+   - `RUN_KEYS` names the config keys that change what the figure asks of the run beyond its texts: with the
+     texts and the model, they make the run's cache key.
    - `check(fig, tokens, model)` checks what needs the tokens or the model's size and returns what it
      resolved (e.g. {"opening": 8}: the 0-based token the figure opens on). The build hands it back as
      `fig.resolved`. It never writes into `fig.values`, which hold the config's keys as written.
+   - `extras(fig)`, on the resolved figure, asks for more of the run than a text's data: a lens's followed
+     tokens, a comparison's pair, one head's query and keys, a score split into parts, knockouts.
 2. Once the run is there, with pure functions of the resolved figure and the run (figsite.run.Run):
    - `chart(fig, run)`: the Altair chart; `text_figure(fig, run)`: the printed figure;
    - `context(fig, run)`: the words beside the chart (summary, "guess first" reveals, facts);
@@ -41,6 +44,8 @@ class Kind:
     GUIDE: str = ""  # how to work the chart
     FIELDS: dict[str, Field] = {}  # the figure's keys besides kind, label and caption
     EXPLORE: bool = False  # listed under "Explore further" on the index, after the chapter's own figures
+    RUN_KEYS: tuple = ()  # the config keys `extras` depends on: they are part of the run's cache key
+    DATA_FILES: tuple = ()  # data files besides its texts' that the figure reads (paths under data/)
 
     # ------------------------------------------------------------------------------------ before the run
 
@@ -48,18 +53,19 @@ class Kind:
         """The texts the model reads for this figure, each with the token it tracks at every stage (or None)."""
         return [(text, None) for text in fig.texts()]
 
-    def extras(self, fig: Figure) -> dict:
-        """More than a text's data: {"lens": {text: [followed token, ...]}, "pairs": [[text, text], ...]}."""
-        return {}
-
     def strings(self, fig: Figure) -> list[str]:
-        """Every string this figure needs tokenized: its texts and targets, and any token named by text."""
+        """Every string this figure needs tokenized: its texts and targets, and any token it names by text."""
         wanted = []
         for text, target in self.requests(fig):
             wanted += [text] + ([target] if target is not None else [])
-        for followed in self.extras(fig).get("lens", {}).values():
-            wanted += followed
         return wanted
+
+    def extras(self, fig: Figure) -> dict:
+        """What the resolved figure asks of the run beyond its texts' data (figsite.capture.capture_run):
+        "lens": {text: [followed token, ...]}; "pairs": [[text, text]]; "scores": [[text, layer, head, query]];
+        "ledgers": [[text, position, target, versus or None]]; "knockouts": [[text, position, target, layer or
+        None]]. Layers, heads and positions 0-based. The config keys it depends on are RUN_KEYS."""
+        return {}
 
     def check(self, fig: Figure, tokens: Tokens, model: dict) -> dict:
         """Checks what needs the tokens and the model's size (raising fig.error); returns what it resolved."""

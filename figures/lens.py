@@ -50,6 +50,11 @@ class Lens(Kind):
     }
     EXPLORE = True
 
+    RUN_KEYS = ("track",)
+
+    def strings(self, fig) -> list:
+        return [fig["text"]] + ([fig["track"]] if "track" in fig.values else [])
+
     def extras(self, fig) -> dict:
         """The lens follows the tokens the table shows most often, and the one the config names first."""
         return {"lens": {fig["text"]: [fig["track"]] if "track" in fig.values else []}}

@@ -1,0 +1,293 @@
+"""Capture, part two: how one share is worked out, which part of the model writes a score, and what the answer
+does when one part is taken out. Like figsite.capture, it runs the model and returns plain data (see README,
+"data/parts.json"); with figsite.capture, it is the only code that imports torch.
+
+GPT-2 in the notation used here: the residual stream after the last layer is
+
+    r = token embedding + position embedding + sum over layers l of (attention_l + feed-forward_l)
+
+and the model's score (logit) of token t at a position is LN(r) . u_t, where LN(r) = g * (r - mean(r)) / s + b
+is the final layer norm (gain g, bias b, s the standard deviation the model computed) and u_t is t's row of
+the unembedding. With s held fixed, every part p of r adds ((p - mean(p)) / s) . (g * u_t) to the score, and
+b . u_t is one more part: the parts add up to the score exactly.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from figsite.capture import PROBABILITY_DECIMALS, Loaded, token_ids, token_text
+from figsite.run import PARTS_FORMAT
+
+DIGITS = 9  # significant digits of a float32 value: enough to give back the same float32
+
+
+def _number(value: float) -> float:
+    return float(f"{value:.{DIGITS}g}")
+
+
+def _numbers(values) -> list:
+    return [_number(v) for v in values]
+
+
+def _hooks(modules_and_hooks: list) -> list:
+    return [module.register_forward_hook(hook) if kind == "out" else module.register_forward_pre_hook(hook)
+            for module, kind, hook in modules_and_hooks]
+
+
+def _token(loaded: Loaded, token_id: int) -> dict:
+    return {"id": token_id, "text": token_text(loaded, token_id)}
+
+
+def gather(loaded: Loaded, extras: dict) -> dict:
+    """What the figures asked for (figures.kind.Kind.extras), worked out; {} where nothing was asked."""
+    if not any(extras.get(name) for name in ("scores", "ledgers", "knockouts")):
+        return {}
+
+    def one_token(string: str) -> int:
+        return token_ids(loaded, string)[0]  # the figure's check made sure it is one token
+
+    return {
+        "format": PARTS_FORMAT,
+        "scores": [{"text": text, **scores(loaded, token_ids(loaded, text), layer, head, query)}
+                   for text, layer, head, query in extras.get("scores", [])],
+        "ledgers": [{"text": text, **ledger(loaded, token_ids(loaded, text), position, one_token(target),
+                                            None if versus is None else one_token(versus))}
+                    for text, position, target, versus in extras.get("ledgers", [])],
+        "knockouts": [{"text": text, **knockouts(loaded, token_ids(loaded, text), position, one_token(target), layer)}
+                      for text, position, target, layer in extras.get("knockouts", [])],
+    }
+
+
+def mentioned(parts: dict) -> set:
+    """The token ids the parts name (targets, versus tokens), for the run's vocabulary."""
+    ids = {entry[key]["id"] for entry in parts.get("ledgers", []) for key in ("target", "versus")}
+    return ids | {entry["target"]["id"] for entry in parts.get("knockouts", [])}
+
+
+# ---------------------------------------------------------------------------------------------- scores
+
+@torch.no_grad()
+def scores(loaded: Loaded, ids: list[int], layer: int, head: int, query: int) -> dict:
+    """One head's query at one token and the keys of every token up to it (0-based layer, head, query), and the
+    shares the model gave: what figures.scores multiplies, adds, scales and softmaxes again."""
+    model = loaded.model
+    d_model, n_head = model.config.n_embd, model.config.n_head
+    d_head = d_model // n_head
+    kept = {}
+    attn = model.transformer.h[layer].attn
+    hooks = _hooks([(attn.c_attn, "out", lambda _m, _i, out: kept.__setitem__("qkv", out[0]))])  # None: out unchanged
+    try:
+        out = model(torch.tensor([ids], device=loaded.device), output_attentions=True)
+    finally:
+        for hook in hooks:
+            hook.remove()
+    q, k, _ = kept["qkv"].split(d_model, dim=-1)  # each (position, d_model)
+    q = q[query, head * d_head:(head + 1) * d_head].double().cpu()  # (d_head,)
+    k = k[:query + 1, head * d_head:(head + 1) * d_head].double().cpu()  # (key, d_head)
+    shares = out.attentions[layer][0, head, query, :query + 1].double().cpu()  # (key,)
+    return {"layer": layer, "head": head, "query": query, "q": _numbers(q.tolist()),
+            "k": [_numbers(row) for row in k.tolist()], "shares": _numbers(shares.tolist())}
+
+
+# ---------------------------------------------------------------------------------------------- ledger
+
+@torch.no_grad()
+def _ledger_pass(loaded: Loaded, ids: list[int]) -> dict:
+    """One pass that keeps what the ledger splits: each layer's attention and feed-forward output, the heads'
+    mixed values before the output projection, the neurons' activations, and the residual stream at the end."""
+    model, kept = loaded.model, {"attention": {}, "feed-forward": {}, "mixed": {}, "neurons": {}}
+    wanted = []
+    for l, block in enumerate(model.transformer.h):
+        wanted += [
+            (block.attn, "out", lambda _m, _i, out, l=l: kept["attention"].__setitem__(l, out[0][0])),
+            (block.mlp, "out", lambda _m, _i, out, l=l: kept["feed-forward"].__setitem__(l, out[0])),
+            (block.attn.c_proj, "pre", lambda _m, inputs, l=l: kept["mixed"].__setitem__(l, inputs[0][0])),
+            (block.mlp.c_proj, "pre", lambda _m, inputs, l=l: kept["neurons"].__setitem__(l, inputs[0][0])),
+        ]
+    wanted.append((model.transformer.ln_f, "pre", lambda _m, inputs: kept.__setitem__("final", inputs[0][0])))
+    hooks = _hooks(wanted)
+    try:
+        out = model(torch.tensor([ids], device=loaded.device))
+    finally:
+        for hook in hooks:
+            hook.remove()
+    kept["logits"] = out.logits[0]  # (position, vocab)
+    return kept
+
+
+def _stage_probability(model, residual: torch.Tensor, token_id: int) -> float:
+    """The read-out of figure (i) at one stage: softmax(ln_f(r) wte^T)[token], final layer norm recomputed."""
+    logits = model.lm_head(model.transformer.ln_f(residual[None].float()))[0]  # (vocab,)
+    log_total = torch.logsumexp(logits.double(), dim=-1)
+    return round(math.exp(logits[token_id].double().item() - log_total.item()), PROBABILITY_DECIMALS)
+
+
+@torch.no_grad()
+def ledger(loaded: Loaded, ids: list[int], position: int, target_id: int, versus_id: int | None) -> dict:
+    """The target's score at `position` split into the parts of the residual stream (see the module's doc), the
+    same for the `versus` token (default: the top guess other than the target), each layer's attention split
+    into its heads and each feed-forward step into its neurons, and the target's probability after every
+    half-layer."""
+    model = loaded.model
+    kept = _ledger_pass(loaded, ids)
+    ln_f = model.transformer.ln_f
+    final = kept["final"][position].double()  # (d_model,) the residual stream after the last layer
+    sigma = torch.sqrt(final.var(unbiased=False) + ln_f.eps)
+    gain, bias = ln_f.weight.double(), ln_f.bias.double()
+    unembedding = model.lm_head.weight.double()  # (vocab, d_model)
+    logits = kept["logits"][position]
+    if versus_id is None:
+        versus_id = next(i for i in logits.topk(2).indices.tolist() if i != target_id)
+    readers = torch.stack([gain * unembedding[target_id], gain * unembedding[versus_id]], dim=1)  # (d_model, 2)
+
+    def through(vectors: torch.Tensor) -> torch.Tensor:
+        """What each vector (..., d_model) adds to the two scores, (..., 2)."""
+        centred = vectors - vectors.mean(dim=-1, keepdim=True)
+        return centred @ readers / sigma
+
+    parts = _residual_parts(model, kept, ids, position)
+    contributions = through(torch.stack([vector for _, _, vector in parts]))  # (parts, 2)
+    rows = [{"part": name, "layer": layer, "target": _number(c[0]), "versus": _number(c[1])}
+            for (name, layer, _), c in zip(parts, contributions.tolist())]
+    beta = (bias @ torch.stack([unembedding[target_id], unembedding[versus_id]], dim=1)).tolist()
+    rows.append({"part": "final layer norm bias", "layer": None, "target": _number(beta[0]), "versus": _number(beta[1])})
+    return {"position": position, "target": _token(loaded, target_id), "versus": _token(loaded, versus_id),
+            "sigma": _number(sigma.item()),
+            "score": {"target": _number(logits[target_id].item()), "versus": _number(logits[versus_id].item())},
+            "parts": rows, "heads": _head_split(model, kept, position, through),
+            "neurons": _neuron_split(model, kept, position, through),
+            "stages": _half_stages(model, parts, target_id)}
+
+
+def _half_stages(model, parts: list, target_id: int) -> list:
+    """The target's probability after the embedding and after each layer's attention and feed-forward step
+    (read out as figure (i) reads, the final layer norm recomputed), with the size of each correction and of
+    the residual stream it is added to."""
+    residual = parts[0][2] + parts[1][2]  # stage 0: the token's and the position's embedding
+    stages = [{"part": "embedding", "layer": None, "p": _stage_probability(model, residual, target_id),
+               "correction": None, "residual": _number(residual.norm().item())}]
+    for name, layer, vector in parts[2:]:
+        before = residual.norm().item()
+        residual = residual + vector
+        stages.append({"part": name, "layer": layer, "p": _stage_probability(model, residual, target_id),
+                       "correction": _number(vector.norm().item()), "residual": _number(before)})
+    return stages
+
+
+def _residual_parts(model, kept: dict, ids: list[int], position: int) -> list:
+    """(name, layer or None, vector (d_model,)) for every part of the residual stream at `position`, in order."""
+    parts = [("token embedding", None, model.transformer.wte.weight[ids[position]].double()),
+             ("position embedding", None, model.transformer.wpe.weight[position].double())]
+    for l in range(model.config.n_layer):
+        parts += [("attention", l, kept["attention"][l][position].double()),
+                  ("feed-forward", l, kept["feed-forward"][l][position].double())]
+    return parts
+
+
+def _head_split(model, kept: dict, position: int, through) -> list:
+    """Each layer's attention part as its heads (head h's mixed values times its rows of the output projection)
+    and the projection's bias: [layer] -> {"heads": [[target, versus], ...], "bias": [target, versus]}."""
+    n_head = model.config.n_head
+    out = []
+    for l, block in enumerate(model.transformer.h):
+        mixed = kept["mixed"][l][position].double()  # (d_model,) the heads' outputs side by side
+        weight = block.attn.c_proj.weight.double()  # (d_model in, d_model out): Conv1D stores (in, out)
+        d_head = mixed.shape[0] // n_head
+        heads = torch.stack([mixed[h * d_head:(h + 1) * d_head] @ weight[h * d_head:(h + 1) * d_head]
+                             for h in range(n_head)])  # (heads, d_model)
+        out.append({"heads": [_numbers(c) for c in through(heads).tolist()],
+                    "bias": _numbers(through(block.attn.c_proj.bias.double()).tolist())})
+    return out
+
+
+NEURONS_SHOWN = 10
+
+
+def _neuron_split(model, kept: dict, position: int, through) -> list:
+    """Each feed-forward part as its neurons (activation n times row n of the second matrix) and the bias:
+    [layer] -> the NEURONS_SHOWN neurons that add most to the target's score (by size), and to the target's
+    score minus the versus token's, each with both contributions; what the others add; the bias's share."""
+    out = []
+    for l, block in enumerate(model.transformer.h):
+        activation = kept["neurons"][l][position].double()  # (neurons,)
+        rows = activation[:, None] * block.mlp.c_proj.weight.double()  # (neurons, d_model)
+        each = through(rows)  # (neurons, 2)
+        picked = {}
+        for key, size in (("target", each[:, 0].abs()), ("difference", (each[:, 0] - each[:, 1]).abs())):
+            top = size.topk(NEURONS_SHOWN).indices.tolist()
+            rest = torch.ones(len(activation), dtype=torch.bool)
+            rest[top] = False
+            picked[key] = {"top": [{"neuron": n, "target": _number(each[n, 0].item()), "versus": _number(each[n, 1].item())}
+                                   for n in top],
+                           "others": _numbers(each[rest].sum(dim=0).tolist())}
+        picked["bias"] = _numbers(through(block.mlp.c_proj.bias.double()).tolist())
+        out.append(picked)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- knockout
+
+def _knockout_plan(n_layer: int, n_head: int, heads_of: int | None) -> list:
+    """The runs, intact first: (part, layer, head), each taking one part's output out at every position."""
+    plan = [("intact", None, None)]
+    plan += [("attention", l, None) for l in range(n_layer)]
+    plan += [("feed-forward", l, None) for l in range(n_layer)]
+    if heads_of is not None:
+        plan += [("head", heads_of, h) for h in range(n_head)]
+    return plan
+
+
+@torch.no_grad()
+def knockouts(loaded: Loaded, ids: list[int], position: int, target_id: int, heads_of: int | None) -> dict:
+    """The target's probability and rank at `position` with each part taken out in turn (its output set to zero
+    at every position), beside the intact model's. Every run is one copy in a single batched pass: a hook per
+    part zeroes its output in that copy only."""
+    model = loaded.model
+    n_layer, n_head = model.config.n_layer, model.config.n_head
+    d_head = model.config.n_embd // n_head
+    plan = _knockout_plan(n_layer, n_head, heads_of)
+    copies = {}
+    for index, (part, layer, head) in enumerate(plan):
+        copies.setdefault((part, layer), []).append((index, head))
+
+    def zero_output(copy_indices):
+        def hook(_module, _inputs, output):
+            tensor = output[0] if isinstance(output, tuple) else output
+            tensor[copy_indices] = 0.0  # (batch, position, d_model): this part's output, in these copies
+        return hook
+
+    def zero_heads(copy_heads):
+        def hook(_module, inputs):
+            mixed = inputs[0].clone()  # (batch, position, d_model): the heads' outputs side by side
+            for index, head in copy_heads:
+                mixed[index, :, head * d_head:(head + 1) * d_head] = 0.0
+            return (mixed,)
+        return hook
+
+    wanted = []
+    for (part, layer), entries in copies.items():
+        block = model.transformer.h[layer] if layer is not None else None
+        if part == "attention":
+            wanted.append((block.attn, "out", zero_output([i for i, _ in entries])))
+        elif part == "feed-forward":
+            wanted.append((block.mlp, "out", zero_output([i for i, _ in entries])))
+        elif part == "head":
+            wanted.append((block.attn.c_proj, "pre", zero_heads(entries)))
+    hooks = _hooks(wanted)
+    try:
+        batch = torch.tensor([ids] * len(plan), device=loaded.device)
+        final = model.transformer(batch).last_hidden_state[:, position]  # (runs, d_model), final layer norm applied
+        logits = model.lm_head(final)  # (runs, vocab): the scores at the one position read
+    finally:
+        for hook in hooks:
+            hook.remove()
+    log_total = torch.logsumexp(logits.double(), dim=-1)  # (runs,)
+    p = torch.exp(logits[:, target_id].double() - log_total).tolist()
+    rank = ((logits > logits[:, target_id:target_id + 1]).sum(dim=-1) + 1).tolist()
+    runs = [{"part": part, "layer": layer, "head": head, "p": round(p_run, PROBABILITY_DECIMALS), "rank": rank_run}
+            for (part, layer, head), p_run, rank_run in zip(plan, p, rank)]
+    return {"position": position, "target": _token(loaded, target_id), "heads_of": heads_of,
+            "intact": {"p": runs[0]["p"], "rank": runs[0]["rank"]}, "runs": runs[1:]}
