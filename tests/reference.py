@@ -148,3 +148,119 @@ def forward(weights: Weights, ids: list[int]) -> Reference:
 def reference(model_dir: str | Path, ids: list[int]) -> Reference:
     """Loads the weights of `model_dir` and runs the reference forward pass over `ids`."""
     return forward(load_weights(model_dir), ids)
+
+
+# ---------------------------------------------------------------------------------------------- how it works
+
+def head_query_keys(weights: Weights, ids: list[int], layer: int, head: int, query: int) -> tuple:
+    """One head's query at `query` and the keys of tokens 0..query (0-based), from the reference pass:
+    (q (d_head,), k (query + 1, d_head), the head's shares from that query (query + 1,))."""
+    x = _residual_before(weights, ids, layer)
+    p = f"transformer.h.{layer}"
+    normed = layer_norm(x, weights[p + ".ln_1.weight"], weights[p + ".ln_1.bias"], weights.eps)
+    d_model = normed.shape[-1]
+    d_head = d_model // weights.n_head
+    q, k, _ = conv1d(normed, weights, p + ".attn.c_attn").split(d_model, dim=-1)  # each (position, d_model)
+    columns = slice(head * d_head, (head + 1) * d_head)
+    _, pattern = attention_layer(normed, weights, layer)
+    return q[query, columns], k[:query + 1, columns], pattern[head, query, :query + 1]
+
+
+def _residual_before(weights: Weights, ids: list[int], layer: int) -> torch.Tensor:
+    """The residual stream entering layer `layer` (0-based), (position, d_model)."""
+    return forward(weights, ids).residual[layer]
+
+
+@dataclass
+class Ledger:
+    """A score split into the parts of the residual stream, in float64 (see figsite/capture_parts.py)."""
+
+    parts: list  # (name, layer or None, contribution to the target's score, to the versus token's)
+    score: tuple  # the full forward's scores of target and versus at the position
+    heads: list  # [layer] -> (heads, 2) contributions and the projection bias's (2,)
+    neurons: list  # [layer] -> (neurons, 2) contributions and the bias's (2,)
+    stages: list  # (name, layer, target probability, size of the correction or None, size of the residual)
+
+
+def ledger(weights: Weights, ids: list[int], position: int, target: int, versus: int) -> Ledger:
+    """The target's and the versus token's scores at `position` split into the residual stream's parts:
+    ((p - mean(p)) / s) . (g * u) for each part p, with s the final layer norm's standard deviation of the
+    whole stream, and b . u for the final layer norm's bias."""
+    eps, n_layer = weights.eps, weights.n_layer
+    ids_t = torch.tensor(ids, dtype=torch.long)
+    x = weights["transformer.wte.weight"][ids_t] + weights["transformer.wpe.weight"][torch.arange(len(ids))]
+    parts = [("token embedding", None, weights["transformer.wte.weight"][ids[position]]),
+             ("position embedding", None, weights["transformer.wpe.weight"][position])]
+    heads, neurons = [], []
+    for layer in range(n_layer):
+        p = f"transformer.h.{layer}"
+        normed = layer_norm(x, weights[p + ".ln_1.weight"], weights[p + ".ln_1.bias"], eps)
+        attn_out, pattern = attention_layer(normed, weights, layer)
+        d_model = normed.shape[-1]
+        d_head = d_model // weights.n_head
+        v = conv1d(normed, weights, p + ".attn.c_attn")[:, 2 * d_model:]  # (position, d_model)
+        mixed = torch.cat([pattern[h] @ v[:, h * d_head:(h + 1) * d_head] for h in range(weights.n_head)], dim=-1)
+        w_o = weights[p + ".attn.c_proj.weight"]
+        heads.append(([mixed[position, h * d_head:(h + 1) * d_head] @ w_o[h * d_head:(h + 1) * d_head]
+                       for h in range(weights.n_head)], weights[p + ".attn.c_proj.bias"]))
+        x = x + attn_out
+        parts.append(("attention", layer, attn_out[position]))
+        normed2 = layer_norm(x, weights[p + ".ln_2.weight"], weights[p + ".ln_2.bias"], eps)
+        hidden = gelu_new(conv1d(normed2, weights, p + ".mlp.c_fc"))  # (position, neurons)
+        mlp_out = hidden @ weights[p + ".mlp.c_proj.weight"] + weights[p + ".mlp.c_proj.bias"]
+        neurons.append((hidden[position][:, None] * weights[p + ".mlp.c_proj.weight"], weights[p + ".mlp.c_proj.bias"]))
+        x = x + mlp_out
+        parts.append(("feed-forward", layer, mlp_out[position]))
+    final = x[position]
+    sigma = torch.sqrt(((final - final.mean()) ** 2).mean() + eps)
+    gain, bias = weights["transformer.ln_f.weight"], weights["transformer.ln_f.bias"]
+    u = weights["transformer.wte.weight"][[target, versus]]  # (2, d_model)
+
+    def through(vectors: torch.Tensor) -> torch.Tensor:
+        return (vectors - vectors.mean(dim=-1, keepdim=True)) @ (gain * u).T / sigma  # (..., 2)
+
+    normed_final = layer_norm(final, gain, bias, eps)
+    stages, stream = [], parts[0][2] + parts[1][2]
+    stages.append(("embedding", None, readout(stream, weights)[target].item(), None, stream.norm().item()))
+    for name, layer, vector in parts[2:]:
+        before = stream.norm().item()
+        stream = stream + vector
+        stages.append((name, layer, readout(stream, weights)[target].item(), vector.norm().item(), before))
+    return Ledger(
+        parts=[(name, layer, *through(vector).tolist()) for name, layer, vector in parts]
+        + [("final layer norm bias", None, *(bias @ u.T).tolist())],
+        score=tuple((normed_final @ u.T).tolist()),
+        heads=[(through(torch.stack(each)), through(b)) for each, b in heads],
+        neurons=[(through(rows), through(b)) for rows, b in neurons],
+        stages=stages,
+    )
+
+
+def knockout(weights: Weights, ids: list[int], position: int, target: int, part: str, layer: int,
+             head: int | None = None) -> tuple[float, int]:
+    """The target's probability and rank at `position` when one part's output is zero at every position:
+    part "attention" or "feed-forward" of `layer`, or "head" `head` of `layer` (its mixed values zero before
+    the output projection, whose bias stays)."""
+    eps = weights.eps
+    ids_t = torch.tensor(ids, dtype=torch.long)
+    x = weights["transformer.wte.weight"][ids_t] + weights["transformer.wpe.weight"][torch.arange(len(ids))]
+    for l in range(weights.n_layer):
+        p = f"transformer.h.{l}"
+        normed = layer_norm(x, weights[p + ".ln_1.weight"], weights[p + ".ln_1.bias"], eps)
+        attn_out, pattern = attention_layer(normed, weights, l)
+        if part == "head" and l == layer:
+            d_model = normed.shape[-1]
+            d_head = d_model // weights.n_head
+            v = conv1d(normed, weights, p + ".attn.c_attn")[:, 2 * d_model:]
+            mixed = torch.cat([pattern[h] @ v[:, h * d_head:(h + 1) * d_head] for h in range(weights.n_head)], dim=-1)
+            mixed[:, head * d_head:(head + 1) * d_head] = 0.0
+            attn_out = conv1d(mixed, weights, p + ".attn.c_proj")
+        if not (part == "attention" and l == layer):
+            x = x + attn_out
+        mlp_out = mlp_layer(layer_norm(x, weights[p + ".ln_2.weight"], weights[p + ".ln_2.bias"], eps), weights, l)
+        if not (part == "feed-forward" and l == layer):
+            x = x + mlp_out
+    normed = layer_norm(x[position], weights["transformer.ln_f.weight"], weights["transformer.ln_f.bias"], eps)
+    logits = normed @ weights["transformer.wte.weight"].T  # (vocab,)
+    probs = torch.softmax(logits, dim=-1)
+    return probs[target].item(), int((logits > logits[target]).sum().item()) + 1
