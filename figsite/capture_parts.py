@@ -51,13 +51,13 @@ def gather(loaded: Loaded, extras: dict) -> dict:
 
     return {
         "format": PARTS_FORMAT,
-        "scores": [{"text": text, **scores(loaded, token_ids(loaded, text), layer, head, query)}
-                   for text, layer, head, query in extras.get("scores", [])],
-        "ledgers": [{"text": text, **ledger(loaded, token_ids(loaded, text), position, one_token(target),
-                                            None if versus is None else one_token(versus))}
-                    for text, position, target, versus in extras.get("ledgers", [])],
-        "knockouts": [{"text": text, **knockouts(loaded, token_ids(loaded, text), position, one_token(target), layer)}
-                      for text, position, target, layer in extras.get("knockouts", [])],
+        "scores": [{"ask": ask, **scores(loaded, token_ids(loaded, text), layer, head, query)}
+                   for ask in extras.get("scores", []) for text, layer, head, query in [ask]],
+        "ledgers": [{"ask": ask, **ledger(loaded, token_ids(loaded, text), position, one_token(target),
+                                          None if versus is None else one_token(versus))}
+                    for ask in extras.get("ledgers", []) for text, position, target, versus in [ask]],
+        "knockouts": [{"ask": ask, **knockouts(loaded, token_ids(loaded, text), position, one_token(target), layer)}
+                      for ask in extras.get("knockouts", []) for text, position, target, layer in [ask]],
     }
 
 

@@ -67,6 +67,11 @@ class Run:
     def comparison(self, a: str, b: str) -> dict:
         return next(c for c in self.comparisons if c["texts"] == [a, b])
 
+    def part(self, name: str, ask: list) -> dict:
+        """The entry of data/parts.json that answers a figure's ask (figures.kind.Kind.extras): name is "scores",
+        "ledgers" or "knockouts"."""
+        return next(entry for entry in self.parts[name] if entry["ask"] == list(ask))
+
     def token_text(self, token_id: int) -> str:
         """A token decoded alone, e.g. ' France'; the data files only decode the text's own tokens."""
         return self.vocab[token_id]
