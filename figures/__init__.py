@@ -3,7 +3,7 @@ it, with pure functions. The contract every kind follows is figures.kind.Kind; a
 Kind subclass and one line in this registry (see README, "Adding a kind").
 """
 
-from figures import attention, compare, cost, findhead, heads, lens, numbers, readout, shapes
+from figures import attention, compare, cost, findhead, heads, lens, numbers, readout, scores, shapes
 from figures.kind import Kind
 
 REGISTRY: list[Kind] = [
@@ -16,6 +16,7 @@ REGISTRY: list[Kind] = [
     lens.Lens(),
     findhead.FindHead(),
     compare.Compare(),
+    scores.Scores(),
 ]
 
 KINDS: dict[str, Kind] = {kind.KIND: kind for kind in REGISTRY}

@@ -1,0 +1,271 @@
+"""How one share is worked out: in one head, the asking token's query meets every earlier token's key.
+
+Reads the entry of data/parts.json's "scores" for the figure (figsite.capture_parts.scores): the query q of the
+asking token and the key k_j of every token up to it in that head, and the shares the model gave. The page
+multiplies q and each k_j number by number, adds the products up to the fit q . k_j, divides by the square root
+of the head's width, and turns the fits into shares with the softmax; a temperature slider divides the scaled
+fits once more, worked out again in the page.
+"""
+
+from __future__ import annotations
+
+import math
+
+from figsite import paths
+from figsite.config import Field
+from figsite.shared_names import DESCRIPTION
+from figures import common
+from figures.common import ACCENT, MAIN, alt, shown, token_label
+from figures.kind import Kind
+
+STRIP_CELL = 7  # pixels per number of a query or key strip
+BAR_WIDTH = 150
+ROW_HEIGHT = 20
+MASKED = "#bdbdbd"  # a token after the asking one: out of reach
+
+
+# ---------------------------------------------------------------------------------------------- data
+
+def entry(fig, run) -> dict:
+    return run.part("scores", ask(fig))
+
+
+def ask(fig) -> list:
+    return [fig["text"], fig.resolved["layer"], fig.resolved["head"], fig.opening]
+
+
+def worked_out(q: list, keys: list) -> list:
+    """For each key: its fit q . k (the sum of the products), the fit scaled by the square root of the width,
+    its share (the softmax of the scaled fits) and the running total of the shares, in float64."""
+    root = math.sqrt(len(q))
+    fits = [math.fsum(a * b for a, b in zip(q, k)) for k in keys]
+    scaled = [fit / root for fit in fits]
+    top = max(scaled)
+    weights = [math.exp(s - top) for s in scaled]
+    total = math.fsum(weights)
+    rows, running = [], 0.0
+    for j, (fit, s, w) in enumerate(zip(fits, scaled, weights)):
+        running += w / total
+        rows.append({"key": j, "fit": fit, "scaled": s, "share": w / total, "running": running})
+    return rows
+
+
+def rows_of(fig, run) -> list:
+    """worked_out for the figure's head and token, with the model's own share beside each computed one."""
+    found = entry(fig, run)
+    rows = worked_out(found["q"], found["k"])
+    for row, model_share in zip(rows, found["shares"]):
+        row["model_share"] = model_share
+    return rows
+
+
+def tokens_of(fig, run) -> list:
+    return [t["text"] for t in run.data(fig["text"])["tokens"]]
+
+
+def describe(tokens: list, query: int, row: dict) -> str:
+    """One key in words: how well it fits the asking token, and its share."""
+    return (f"{token_label(tokens, row['key'])}: fit {row['fit']:.3f}, scaled {row['scaled']:.3f}, "
+            f"share {row['share'] * 100:.2f}% of what {token_label(tokens, query)} takes in")
+
+
+class Scores(Kind):
+    KIND = "scores"
+    TITLE = "How one share of attention is worked out: a question meets each token's description"
+    CAPTION = ("In one head, the token that looks forms a question: a list of numbers, its query. Every token up to "
+               "it offers a description, its key. Multiplying them number by number and adding up says how well "
+               "each token fits the question; the fits become shares that add up to 100%.")
+    GUIDE = ("The strips show the query and each key, one cell per number, blue below zero and orange above; below "
+             "them, their products. Choose a token to follow its key. The bars give each fit, the fit divided by "
+             "the square root of the head's width, and the share; move the temperature to see the shares sharpen "
+             "or even out.")
+    FIELDS = {
+        "text": common.TEXT_FIELD,
+        "focus": Field("position_or_text", "the token that asks: its number (1 = first) or its text; default the last"),
+        "head": Field("int_list", "[layer, head], numbered from 1", required=True),
+    }
+    EXPLORE = True
+    RUN_KEYS = ("text", "focus", "head")
+    DATA_FILES = (paths.PARTS,)
+
+    def check(self, fig, tokens, model: dict) -> dict:
+        """The asking token ("opening") and the head, 0-based."""
+        text_tokens = tokens(fig["text"])
+        common.check_text(fig, "text", text_tokens, model["n_ctx"])
+        layer, head = common.check_view(fig, "head", fig["head"], model)
+        return {"opening": common.opening(fig, "focus", text_tokens), "layer": layer - 1, "head": head - 1}
+
+    def extras(self, fig) -> dict:
+        return {"scores": [ask(fig)]}
+
+    def text_figure(self, fig, run) -> str:
+        """The table: token | fit | fit divided by the root of the width | share; tokens after the asking one masked."""
+        tokens, q = tokens_of(fig, run), fig.opening
+        rows, width = rows_of(fig, run), len(entry(fig, run)["q"])
+        root = math.sqrt(width)
+        names = [f"{j + 1}: {shown(t)}" for j, t in enumerate(tokens)]
+        name_width = max(12, *(len(n) + 2 for n in names))
+        divided = f"fit / {root:g}"
+        lines = [common.heading(fig, self.TITLE), f'  "{run.data(fig["text"])["text"]}"',
+                 f"  {token_label(tokens, q)} asks in layer {fig['head'][0]}, head {fig['head'][1]}: "
+                 f"fit = q . k over {width} numbers, divided by the square root of {width}, {root:g}",
+                 f"  {'token':<{name_width}}{'fit':>10}{divided:>12}{'share':>10}"]
+        for j, name in enumerate(names):
+            if j <= q:
+                row = rows[j]
+                lines.append(f"  {name:<{name_width}}{row['fit']:>10.3f}{row['scaled']:>12.3f}{row['share'] * 100:>9.2f}%")
+            else:
+                lines.append(f"  {name:<{name_width}}{'masked: it comes after':>32}")
+        return "\n".join(lines) + "\n"
+
+    def context(self, fig, run) -> dict:
+        """The words beside the chart: the largest share, the check against the model, the guess-first answer."""
+        tokens, q = tokens_of(fig, run), fig.opening
+        rows = rows_of(fig, run)
+        best = max(rows, key=lambda row: (row["share"], -row["key"]))
+        layer, head = fig["head"]
+        width = len(entry(fig, run)["q"])
+        gap = max(abs(row["share"] - row["model_share"]) for row in rows)
+        summary = (f"In layer {layer}, head {head}, {token_label(tokens, q)} asks; "
+                   f"{token_label(tokens, best['key'])} fits best and takes {best['share'] * 100:.2f}% of its attention.")
+        facts = [
+            f"Worked out here from the {width} numbers of the query and of each key, the shares agree with the "
+            f"model's own attention to within {max(gap, 1e-9):.0e}.",
+            f"Each fit is divided by {math.sqrt(width):g}, the square root of the {width} numbers a head works with: "
+            "without it, wide heads would give fits so large that one token would take almost everything.",
+        ]
+        if q + 1 < len(tokens):
+            facts.append(f"The {len(tokens) - q - 1} tokens after {shown(tokens[q])} are masked: a token never looks "
+                         "at the ones after it.")
+        reveal = {"question": f"Guess first: which token gets the largest share of {token_label(tokens, q)}'s "
+                              f"attention in layer {layer}, head {head}?",
+                  "answer": f"{token_label(tokens, best['key'])}, with {best['share'] * 100:.2f}%.",
+                  "link": f"#key={best['key'] + 1}", "link_text": f"Show token {best['key'] + 1}'s key"}
+        return {"summary": summary, "reveals": [reveal], "facts": facts}
+
+    def tables(self, fig, run, spec: dict) -> dict:
+        """The downloads: each token's fit, scaled fit, share and running total; the query's and keys' numbers."""
+        tokens, found = tokens_of(fig, run), entry(fig, run)
+        return {
+            "shares": [{"token": row["key"] + 1, "text": shown(tokens[row["key"]]), "fit": round(row["fit"], 6),
+                        "scaled": round(row["scaled"], 6), "share": round(row["share"], 8),
+                        "running_total": round(row["running"], 8), "model_share": row["model_share"]}
+                       for row in rows_of(fig, run)],
+            "vectors": [{"vector": "query", "token": fig.opening + 1, "number": i + 1, "value": v}
+                        for i, v in enumerate(found["q"])]
+            + [{"vector": "key", "token": j + 1, "number": i + 1, "value": v}
+               for j, k in enumerate(found["k"]) for i, v in enumerate(k)],
+        }
+
+    def chart(self, fig, run) -> alt.TopLevelMixin:
+        """The strips of the query and the keys, their products, and the fit, scaled fit and share of each token."""
+        tokens, q = tokens_of(fig, run), fig.opening
+        found, rows = entry(fig, run), rows_of(fig, run)
+        names = [f"{j + 1}: {shown(t)}" for j, t in enumerate(tokens)]
+        strips, products, bars = chart_rows(found, rows, names, q)
+        params = chart_params(tokens, q, rows, names)
+        return common.with_data(alt.vconcat(
+            _strips_chart(names, q, len(found["q"])), _products_chart(names, q, len(found["q"])),
+            _bars_chart(names, math.sqrt(len(found["q"]))), spacing=24,
+        ).add_params(*params), strips=strips, products=products, bars=bars)
+
+
+def chart_rows(found: dict, rows: list, names: list, q: int) -> tuple[list, list, list]:
+    """The page's data: every number of the query and the keys, every product, and each token's bar values."""
+    width = len(found["q"])
+    strips = [{"row": "query", "i": i + 1, "v": round(v, 5)} for i, v in enumerate(found["q"])]
+    strips += [{"row": names[j], "j": j + 1, "i": i + 1, "v": round(v, 5)}
+               for j, k in enumerate(found["k"]) for i, v in enumerate(k)]
+    products = [{"row": names[j], "j": j + 1, "i": i + 1, "v": round(found["q"][i] * k[i], 5)}
+                for j, k in enumerate(found["k"]) for i in range(width)]
+    bars = [{"row": names[j], "j": j + 1, "masked": j > q,
+             **({"fit": round(rows[j]["fit"], 6), "scaled": round(rows[j]["scaled"], 9)} if j <= q else {})}
+            for j in range(len(names))]
+    return strips, products, bars
+
+
+def chart_params(tokens: list, q: int, rows: list, names: list) -> list:
+    """The key select, the temperature slider, and the description of the chosen key."""
+    best = max(rows, key=lambda row: (row["share"], -row["key"]))
+    key = alt.param(name="key", value=best["key"] + 1, bind=alt.binding_select(
+        options=[j + 1 for j in range(q + 1)], labels=names[:q + 1], name="Follow the key of token "))
+    temperature = alt.param(name="T", value=1, bind=alt.binding_range(
+        min=0.1, max=4, step=0.05, name="Temperature T (1 = the model's) "))
+    said = alt.param(name="keys_said", value={str(row["key"] + 1): describe(tokens, q, row) for row in rows})
+    description = alt.param(name=DESCRIPTION, expr=(
+        "keys_said[key + ''] + (T == 1 ? ', as the model gives it.' : ' at temperature 1; with T = ' + T + "
+        "' the fits are divided by ' + T + ' before the softmax.')"))
+    return [key, temperature, said, description]
+
+
+def _strip_y(names: list):
+    return alt.Y("row:N", sort=["query", *names], title=None, axis=alt.Axis(labelLimit=160))
+
+
+def _vector_colour():
+    return alt.Color("v:Q", scale=alt.Scale(scheme="blueorange", domainMid=0), title="number")
+
+
+def _outline(data: str, names: list, width: int) -> alt.Chart:
+    """One frame around the chosen key's row."""
+    return alt.Chart(alt.NamedData(data)).transform_filter("datum.j == key && datum.i == 1").mark_rect(
+        fill=None, stroke=ACCENT, strokeWidth=2).encode(
+        y=_strip_y(names), x=alt.value(0), x2=alt.value(STRIP_CELL * width))
+
+
+def _strips_chart(names: list, q: int, width: int) -> alt.TopLevelMixin:
+    """The query and each key, one cell per number; the chosen key outlined."""
+    base = alt.Chart(alt.NamedData("strips")).encode(
+        x=alt.X("i:O", title=f"the {width} numbers of the query and of each key", axis=alt.Axis(labels=False,
+                                                                                                  ticks=False)),
+        y=_strip_y(names))
+    cells = base.mark_rect().encode(
+        color=_vector_colour(), tooltip=[alt.Tooltip("row:N", title="vector"), alt.Tooltip("i:O", title="number"),
+                                         alt.Tooltip("v:Q", title="value", format=".3f")])
+    return alt.layer(cells, _outline("strips", names, width)).properties(width=STRIP_CELL * width, height=ROW_HEIGHT * (q + 2),
+                                               title="The query (the question) and each key (a description)")
+
+
+def _products_chart(names: list, q: int, width: int) -> alt.TopLevelMixin:
+    """The query times each key, number by number: their sum is the fit."""
+    base = alt.Chart(alt.NamedData("products")).encode(
+        x=alt.X("i:O", title="query number times key number", axis=alt.Axis(labels=False, ticks=False)),
+        y=_strip_y(names))
+    cells = base.mark_rect().encode(
+        color=_vector_colour(), tooltip=[alt.Tooltip("row:N", title="key of"), alt.Tooltip("i:O", title="number"),
+                                         alt.Tooltip("v:Q", title="product", format=".4f")])
+    return alt.layer(cells, _outline("products", names, width)).properties(width=STRIP_CELL * width, height=ROW_HEIGHT * (q + 1),
+                                               title="Their products: add a row up to get its fit")
+
+
+def _bars_chart(names: list, root: float) -> alt.TopLevelMixin:
+    """Each token's fit, its fit divided by the root of the width, and its share at the chosen temperature
+    (worked out again in the page), with the running total of the shares."""
+    y = alt.Y("row:N", sort=names, title=None, axis=alt.Axis(labelLimit=160))
+    reach = alt.Chart(alt.NamedData("bars")).transform_filter("!datum.masked")
+    highlight = alt.condition("datum.j == key", alt.value(ACCENT), alt.value(MAIN))
+    fit = reach.mark_bar().encode(x=alt.X("fit:Q", title="fit (q . k)"), y=y, color=highlight,
+                                  tooltip=[alt.Tooltip("row:N", title="token"), alt.Tooltip("fit:Q", format=".4f")])
+    scaled = reach.mark_bar().encode(
+        x=alt.X("scaled:Q", title=f"fit / {root:g}"), y=y, color=highlight,
+        tooltip=[alt.Tooltip("row:N", title="token"), alt.Tooltip("scaled:Q", format=".4f")])
+    shares = reach.transform_calculate(z="datum.scaled / T").transform_joinaggregate(top="max(z)").transform_calculate(
+        e="exp(datum.z - datum.top)").transform_joinaggregate(total="sum(e)").transform_calculate(
+        share="datum.e / datum.total").transform_window(running="sum(share)", sort=[alt.SortField("j")])
+    share_x = alt.X("share:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=3),
+                    title="share (softmax)")
+    share_bars = shares.mark_bar().encode(
+        x=share_x, y=y, color=highlight,
+        tooltip=[alt.Tooltip("row:N", title="token"), alt.Tooltip("share:Q", format=".2%"),
+                 alt.Tooltip("running:Q", title="running total", format=".2%")])
+    running = shares.mark_text(align="left", dx=4, fontSize=11).encode(
+        x=alt.value(BAR_WIDTH), y=y, text=alt.Text("running:Q", format=".0%"))
+    masked = alt.Chart(alt.NamedData("bars")).transform_filter("datum.masked").mark_text(
+        align="left", color=MASKED, fontSize=11).encode(x=alt.value(0), y=y, text=alt.value("masked: comes after"))
+    size = {"width": BAR_WIDTH, "height": ROW_HEIGHT * len(names)}
+    return alt.hconcat(
+        alt.layer(fit, masked).properties(title="Fit", **size),
+        alt.layer(scaled, masked).properties(title="Scaled", **size),
+        alt.layer(share_bars, running, masked).properties(title="Share, and the running total", **size),
+        spacing=12,
+    )
