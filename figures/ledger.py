@@ -1,0 +1,430 @@
+"""Who wrote the answer: the target's final score at one position split into the parts that add up to it.
+
+GPT-2's residual stream at the end is a sum (the token's embedding, the position's embedding, and what each
+layer's attention and feed-forward step add), and with the final layer norm's scale held at the value the model
+computed, the score (logit) of a token is that sum read through the unembedding, plus the layer norm's bias: so
+the score splits into parts that add up to it exactly (see figsite/capture_parts.py).
+
+Reads data/parts.json's ledger entry for the figure (Run.part("ledgers", ask)): `parts` (each part's share of
+the target's and the versus token's score), `score` (the model's own scores), `heads` (each layer's attention
+part split into its heads and bias), `neurons` (each feed-forward part's largest neurons, the others together,
+the bias), `stages` (the target's probability after each half-layer, the size of each correction and of the
+stream it is added to), and the text's data file for its tokens.
+"""
+
+from __future__ import annotations
+
+from figsite import paths
+from figsite.config import Field
+from figsite.shared_names import DESCRIPTION
+from figures import common
+from figures.common import ACCENT, MAIN, alt, shown, token_label
+from figures.kind import Kind
+
+DECIMALS = 4  # what the page and the printed figure show of a score
+KEPT = 6  # what the page's data keep of a score: finer than what it shows
+SPLIT_WIDTH = 300  # concatenated views can't size to their container; the page scales the drawing down
+CURVE_WIDTH = 280
+TOTAL = "the model's score"  # the waterfall's last bar
+GREY = "#888"
+
+# ---------------------------------------------------------------------------------------------- data
+
+
+def ask(fig) -> list:
+    """What the figure asks of the run (Kind.extras): text, 0-based position, target, versus or None."""
+    return [fig["text"], fig.opening, fig["target"], fig.values.get("versus")]
+
+
+def entry(fig, run) -> dict:
+    """The figure's ledger in data/parts.json."""
+    return run.part("ledgers", ask(fig))
+
+
+def part_key(part: str, layer) -> str:
+    """A layer's part as the "part" select and the page's address name it: 'attention-5', 'feed-forward-5'
+    (layers from 1); the other parts are not chosen, so they have none."""
+    return f"{part}-{layer + 1}" if layer is not None else ""
+
+
+def part_name(part: str, layer) -> str:
+    """A part as readers read it: 'layer 5 attention', 'token embedding'."""
+    return f"layer {layer + 1} {part}" if layer is not None else part
+
+
+def rows(ledger: dict) -> list:
+    """Each part, numbered from 1, with its share of the target's score, the versus token's and the difference."""
+    return [{"n": n, "part": part_name(r["part"], r["layer"]), "key": part_key(r["part"], r["layer"]),
+             "kind": r["part"], "layer": None if r["layer"] is None else r["layer"] + 1,
+             "target": r["target"], "versus": r["versus"], "difference": r["target"] - r["versus"]}
+            for n, r in enumerate(ledger["parts"], start=1)]
+
+
+def totals(ledger: dict) -> dict:
+    """The parts' sums and the model's scores, for the target, the versus token and their difference."""
+    parts = rows(ledger)
+    score = ledger["score"]
+    return {"sum": {key: sum(r[key] for r in parts) for key in ("target", "versus", "difference")},
+            "score": {"target": score["target"], "versus": score["versus"],
+                      "difference": score["target"] - score["versus"]}}
+
+
+def layer_parts(ledger: dict) -> list:
+    """The parts a reader can look inside: each layer's attention and feed-forward part, in order."""
+    return [r for r in rows(ledger) if r["key"]]
+
+
+def largest(ledger: dict, key: str, by_size: bool = False) -> dict:
+    """The layer part that adds most to the score `key` ("target" or "difference"), or moves it most either way."""
+    return max(layer_parts(ledger), key=lambda r: abs(r[key]) if by_size else r[key])
+
+
+def stage_name(stage: dict) -> str:
+    """'after the embedding', "after layer 2's attention", "after layer 2's feed-forward"."""
+    if stage["layer"] is None:
+        return "after the embedding"
+    return f"after layer {stage['layer'] + 1}'s {stage['part']}"
+
+
+def stage_x(stage: int) -> float:
+    """Where a half-layer lies on the curves' axis, counted in layers: 2 is after layer 2 (as figure (i)'s stage
+    2), 1.5 after layer 2's attention."""
+    return stage / 2
+
+
+def signed(value: float) -> str:
+    return f"{value:+.{DECIMALS}f}"
+
+
+def n_neurons(run) -> int:
+    """How many neurons one feed-forward step has (its second matrix's rows)."""
+    return run.parameters["feed_forward_out"][0]
+
+
+# ---------------------------------------------------------------------------------------------- inside a part
+
+
+def inside(ledger: dict, key: str, score: str, others: int) -> list:
+    """One layer part split as the drill-down shows it: (label, value) per head and the bias for attention, or the
+    10 neurons that move the score `score` most, the others together and the bias for feed-forward."""
+    part, layer = key.rsplit("-", 1)
+    layer = int(layer) - 1
+
+    def value(pair) -> float:
+        return pair[0] if score == "target" else pair[0] - pair[1]
+
+    if part == "attention":
+        split = ledger["heads"][layer]
+        return ([(f"head {h}", value(pair)) for h, pair in enumerate(split["heads"], start=1)]
+                + [("bias", value(split["bias"]))])
+    split = ledger["neurons"][layer]
+    picked = split[score]
+    return ([(f"neuron {n['neuron'] + 1}", value((n["target"], n["versus"]))) for n in picked["top"]]
+            + [(f"the other {others - len(picked['top']):,} neurons", value(picked["others"])),
+               ("bias", value(split["bias"]))])
+
+
+def inside_title(ledger: dict, key: str, score: str) -> str:
+    """The drill-down's heading: what the chosen part is split into, and what it adds to the score."""
+    row = next(r for r in rows(ledger) if r["key"] == key)
+    into = "its heads and the bias" if row["kind"] == "attention" else "its neurons and the bias"
+    return f"Inside {row['part']} ({signed(row[score])}): {into}"
+
+
+def describe(run, ledger: dict, score: str, key: str) -> str:
+    """One state of the chart in words, for screen readers."""
+    names = score_names(ledger)
+    sums = totals(ledger)["sum"]
+    top = largest(ledger, score)
+    row = next(r for r in rows(ledger) if r["key"] == key)
+    items = inside(ledger, key, score, n_neurons(run))
+    label, value = max(items, key=lambda item: abs(item[1]))
+    return (f"{names[score]}: the parts add up to {sums[score]:.{DECIMALS}f}; of the layers, {top['part']} adds most "
+            f"({signed(top[score])}). {row['part'].capitalize()} adds {signed(row[score])}; inside it, {label} moves "
+            f"it most ({signed(value)}).")
+
+
+def score_names(ledger: dict) -> dict:
+    target, versus = shown(ledger["target"]["text"]), shown(ledger["versus"]["text"])
+    return {"target": f"The score of {target}", "difference": f"The score of {target} minus that of {versus}"}
+
+
+# ---------------------------------------------------------------------------------------------- the kind
+
+
+class Ledger(Kind):
+    KIND = "ledger"
+    TITLE = "Each layer adds a correction: who wrote the answer?"
+    CAPTION = ("Before it picks a next token, the model gives every token in its vocabulary a score; the higher the "
+               "score, the more likely the token. That score is a sum: a part from the token's own embedding, one "
+               "from its position, one from each layer's attention and feed-forward step, and a fixed last term. "
+               "Here one token's score is taken apart, so you can see which layers wrote the answer.")
+    GUIDE = ("Choose whose score to split: the target's alone, or how far it is ahead of its rival. Each bar "
+             "starts where the one above it ended, so the last bar is the model's score. Choose a layer's "
+             "attention or feed-forward part to see it split into its heads or its neurons. The curves follow "
+             "the target's probability after every half-layer, and how large each correction is next to the "
+             "stream of numbers it is added to.")
+    FIELDS = {
+        "text": common.TEXT_FIELD,
+        "target": Field("text", "one token whose score is split, e.g. ' France'", required=True),
+        "position": Field("position_or_text", "the token whose next-token score is split: its number or its text "
+                                              "(default: the last)"),
+        "versus": Field("text", "one token other than the target to compare it with, e.g. ' Germany' (default: "
+                                "the model's top guess other than the target)"),
+    }
+    EXPLORE = True
+    RUN_KEYS = ("text", "target", "position", "versus")
+    DATA_FILES = (paths.PARTS,)
+
+    def strings(self, fig) -> list:
+        return [fig["text"], fig["target"]] + ([fig["versus"]] if "versus" in fig.values else [])
+
+    def extras(self, fig) -> dict:
+        return {"ledgers": [ask(fig)]}
+
+    def check(self, fig, tokens, model: dict) -> dict:
+        """The read token ("opening", 0-based); the target and versus must be one token each, and differ."""
+        text_tokens = tokens(fig["text"])
+        common.check_text(fig, "text", text_tokens, model["n_ctx"])
+        target = tokens(fig["target"])
+        common.check_one_token(fig, "target", target)
+        if "versus" in fig.values:
+            versus = tokens(fig["versus"])
+            common.check_one_token(fig, "versus", versus)
+            if versus == target:
+                raise fig.error("versus", f"{fig['versus']!r} is the target itself",
+                                "one token other than the target, e.g. ' Germany'")
+        return {"opening": common.opening(fig, "position", text_tokens)}
+
+    def text_figure(self, fig, run) -> str:
+        """One line per part, numbered from 1: its share of the target's score, the versus token's and their
+        difference; the last line the sums beside the model's own scores."""
+        ledger = entry(fig, run)
+        tokens = [t["text"] for t in run.data(fig["text"])["tokens"]]
+        target, versus = shown(ledger["target"]["text"]), shown(ledger["versus"]["text"])
+        width = max(20, len(target) + 2, len(versus) + 2)  # the last line's "sum (score)" fits
+        lines = [common.heading(fig, self.TITLE), f'  "{run.data(fig["text"])["text"]}"',
+                 f"  the next-token scores at {token_label(tokens, fig.opening)}, split into parts",
+                 f"  {'':>3}  {'part':<24}{target:>{width}}{versus:>{width}}{'difference':>{width}}"]
+        for r in rows(ledger):
+            lines.append(f"  {r['n']:>3}  {r['part']:<24}" + "".join(
+                f"{signed(r[key]):>{width}}" for key in ("target", "versus", "difference")))
+        sums = totals(ledger)
+        lines.append(f"  {'':>3}  {'sum (the model)':<24}" + "".join(
+            f"{sums['sum'][key]:.{DECIMALS}f} ({sums['score'][key]:.{DECIMALS}f})".rjust(width)
+            for key in ("target", "versus", "difference")))
+        return "\n".join(lines) + "\n"
+
+    def context(self, fig, run) -> dict:
+        """The opening state, the check that the parts add up, what the split holds fixed, and a guess first."""
+        ledger = entry(fig, run)
+        tokens = [t["text"] for t in run.data(fig["text"])["tokens"]]
+        target, versus = shown(ledger["target"]["text"]), shown(ledger["versus"]["text"])
+        score = ledger["score"]
+        rival = "" if "versus" in fig.values else f", its top guess other than {target},"
+        summary = (f"At {token_label(tokens, fig.opening)}, the model scores {target} {score['target']:.{DECIMALS}f} "
+                   f"and {versus}{rival} {score['versus']:.{DECIMALS}f}. "
+                   + describe(run, ledger, "target", opening_part(ledger)))
+        sums = totals(ledger)
+        facts = [f"{name}: the parts add up to {sums['sum'][key]:.{DECIMALS}f}; the model's score is "
+                 f"{sums['score'][key]:.{DECIMALS}f}."
+                 for key, name in (("target", f"The score of {target}"), ("versus", f"The score of {versus}"),
+                                   ("difference", f"{target} minus {versus}"))]
+        facts.append(_scale_fact(ledger))
+        return {"summary": summary, "reveals": _reveals(ledger, target, versus), "facts": facts}
+
+    def tables(self, fig, run, spec: dict) -> dict:
+        """The downloads, as readers count (layers, heads, neurons from 1), unrounded: the parts, the heads, the
+        neurons and the half-layers."""
+        ledger = entry(fig, run)
+        return {"parts": [{k: r[k] for k in ("n", "part", "layer", "target", "versus", "difference")}
+                          for r in rows(ledger)],
+                "heads": _head_table(ledger), "neurons": _neuron_table(ledger),
+                "stages": [{"stage": s, "after": stage_name(st), "p": st["p"], "correction": st["correction"],
+                            "residual": st["residual"]} for s, st in enumerate(ledger["stages"])]}
+
+    def chart(self, fig, run) -> alt.TopLevelMixin:
+        """The waterfall of the parts beside the two curves, and the chosen part's inside below the waterfall."""
+        ledger = entry(fig, run)
+        n_layer = run.model["n_layer"]
+        left = alt.vconcat(_split_chart(), _inside_chart(), spacing=30)
+        right = alt.vconcat(*_curve_charts(ledger, n_layer), spacing=30)
+        return common.with_data(
+            # The curves' colours say which size; the bars', whether a part raises or lowers the score.
+            alt.hconcat(left, right, spacing=36).resolve_scale(color="independent").add_params(
+                *_params(fig, run, ledger)),
+            parts=_split_rows(ledger), inside=_inside_rows(ledger, n_neurons(run)),
+            stages=[{"x": stage_x(s), "after": stage_name(st), "p": round(st["p"], KEPT + 2)}
+                    for s, st in enumerate(ledger["stages"])],
+            sizes=[{"x": stage_x(s), "after": stage_name(st), "what": what, "size": round(st[key], 4)}
+                   for s, st in enumerate(ledger["stages"]) if st["correction"] is not None
+                   for key, what in (("correction", SIZES[0]), ("residual", SIZES[1]))])
+
+
+def opening_part(ledger: dict) -> str:
+    """The part the drill-down opens on: the layer part that moves the target's score most, either way."""
+    return largest(ledger, "target", by_size=True)["key"]
+
+
+def _scale_fact(ledger: dict) -> str:
+    """What the split holds fixed, and why the curve can tell another story, in words for any reader."""
+    return ("The split holds one thing fixed: before the model reads its scores, it scales the whole stream of "
+            f"numbers down to a standard size (here it divides by {ledger['sigma']:.{DECIMALS}f}). The split "
+            "divides every part by that same number, so the parts add up exactly. The probability curve instead "
+            "works the scale out again after every half-layer, as if the model stopped there. So a part can add "
+            "a lot to the final score while the curve hardly moves, or the other way round: the split says who "
+            "wrote the final answer; the curve says what the model would have guessed along the way.")
+
+
+def _reveals(ledger: dict, target: str, versus: str) -> list:
+    """Guess first: which layer part adds most to the target's score, and to its lead over the versus token."""
+    out = []
+    for score, question in (("target", f"Which layer's part adds most to {target}'s score?"),
+                            ("difference", f"Which layer's part does most to put {target} ahead of {versus}?")):
+        top = largest(ledger, score)
+        if top[score] > 0:
+            answer = f"{top['part'].capitalize()}: it adds {signed(top[score])}."
+        else:
+            answer = (f"None adds: every layer's part lowers it; {top['part']} lowers it least "
+                      f"({signed(top[score])}).")
+        out.append({"question": f"Guess first: {question}", "answer": answer,
+                    "link": f"#score={score}&part={top['key']}", "link_text": f"Show {top['part']}"})
+    return out
+
+
+def _head_table(ledger: dict) -> list:
+    out = []
+    for layer, split in enumerate(ledger["heads"], start=1):
+        for head, (t, v) in [*enumerate(split["heads"], start=1), (None, split["bias"])]:
+            out.append({"layer": layer, "head": head, "item": "bias" if head is None else f"head {head}",
+                        "target": t, "versus": v, "difference": t - v})
+    return out
+
+
+def _neuron_table(ledger: dict) -> list:
+    """Each feed-forward part's largest neurons by the target's score ("by": target) and by the difference
+    ("by": difference), the others together, and the bias."""
+    out = []
+    for layer, split in enumerate(ledger["neurons"], start=1):
+        for by in ("target", "difference"):
+            picked = split[by]
+            items = [(n["neuron"] + 1, f"neuron {n['neuron'] + 1}", n["target"], n["versus"]) for n in picked["top"]]
+            items += [(None, "the others", *picked["others"]), (None, "bias", *split["bias"])]
+            out += [{"layer": layer, "by": by, "neuron": neuron, "item": item, "target": t, "versus": v,
+                     "difference": t - v} for neuron, item, t, v in items]
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- chart
+
+SIZES = ("the correction added", "the stream it is added to")
+
+
+def _params(fig, run, ledger: dict) -> list:
+    """The score radio, the part select, and the maps the chart's words read."""
+    names = score_names(ledger)
+    target, versus = shown(ledger["target"]["text"]), shown(ledger["versus"]["text"])
+    layer_rows = layer_parts(ledger)
+    keys = [r["key"] for r in layer_rows]
+    score = alt.param(name="score", value="target", bind=alt.binding_radio(
+        options=["target", "difference"], labels=[target, f"{target} minus {versus}"], name="Split the score of "))
+    part = alt.param(name="part", value=opening_part(ledger), bind=alt.binding_select(
+        options=keys, labels=[r["part"] for r in layer_rows], name="Look inside "))
+    said = {f"{s}|{k}": describe(run, ledger, s, k) for s in ("target", "difference") for k in keys}
+    titles = {f"{s}|{k}": inside_title(ledger, k, s) for s in ("target", "difference") for k in keys}
+    return [score, part,
+            alt.param(name="score_names", value={s: f"{name}, part by part" for s, name in names.items()}),
+            alt.param(name="part_names", value={r["key"]: r["part"] for r in layer_rows}),
+            alt.param(name="part_x", value={r["key"]: (r["n"] - 2) / 2 for r in layer_rows}),
+            alt.param(name="inside_titles", value=titles), alt.param(name="descriptions", value=said),
+            alt.param(name=DESCRIPTION, expr="descriptions[score + '|' + part]")]
+
+
+def _split_rows(ledger: dict) -> list:
+    """The waterfall: each part from where the running sum stood before it, for both scores; the model's score
+    last, from 0."""
+    out, before = [], {"target": 0.0, "difference": 0.0}
+    for r in rows(ledger):
+        out.append({"n": r["n"], "name": r["part"], "key": r["key"], "t": round(r["target"], KEPT),
+                    "d": round(r["difference"], KEPT), "t0": round(before["target"], KEPT),
+                    "d0": round(before["difference"], KEPT)})
+        before = {key: before[key] + r[key] for key in before}
+    score = totals(ledger)["score"]
+    out.append({"n": len(out) + 1, "name": TOTAL, "key": "", "t": round(score["target"], KEPT),
+                "d": round(score["difference"], KEPT), "t0": 0, "d0": 0})
+    return out
+
+
+def _inside_rows(ledger: dict, others: int) -> list:
+    return [{"key": r["key"], "score": score, "order": i, "item": label, "v": round(value, KEPT)}
+            for r in layer_parts(ledger) for score in ("target", "difference")
+            for i, (label, value) in enumerate(inside(ledger, r["key"], score, others))]
+
+
+def _sign_colour():
+    """Blue for a part that raises the score, orange for one that lowers it, grey for the total; one scale for
+    the waterfall and the drill-down, which share a legend."""
+    return alt.Color("effect:N", scale=alt.Scale(domain=["raises the score", "lowers the score", TOTAL],
+                                                 range=[MAIN, ACCENT, GREY]),
+                     legend=alt.Legend(title=None, orient="bottom"))
+
+
+def _split_chart() -> alt.LayerChart:
+    """Each part as a bar from the running sum before it to the sum after it: the last bar is the model's score."""
+    chosen = "datum.value == part_names[part]"
+    base = alt.Chart(alt.NamedData("parts")).transform_calculate(
+        v="score == 'target' ? datum.t : datum.d", start="score == 'target' ? datum.t0 : datum.d0",
+    ).transform_calculate(
+        end="datum.start + datum.v",
+        effect=f'datum.name == "{TOTAL}" ? "{TOTAL}" : datum.v >= 0 ? "raises the score" : "lowers the score"',
+    ).encode(y=alt.Y("name:N", sort=alt.EncodingSortField("n"), title=None, axis=alt.Axis(
+        labelFontWeight=alt.ExprRef(f"{chosen} ? 'bold' : 'normal'"), labelLimit=200)))
+    bars = base.mark_bar().encode(
+        x=alt.X("start:Q", title="score"), x2="end:Q", color=_sign_colour(),
+        stroke=alt.condition("datum.key == part", alt.value(GREY), alt.value(None)),
+        strokeWidth=alt.condition("datum.key == part", alt.value(3), alt.value(0)),
+        tooltip=[alt.Tooltip("name:N", title="part"), alt.Tooltip("v:Q", title="adds", format="+.4f"),
+                 alt.Tooltip("end:Q", title="running sum", format=".4f")],
+    )
+    zero = alt.Chart(alt.Data(values=[{"x": 0}])).mark_rule(color=GREY).encode(x="x:Q")
+    return alt.layer(bars, zero).properties(
+        width=SPLIT_WIDTH, title=alt.Title(alt.ExprRef("score_names[score]"), anchor="start"))
+
+
+def _inside_chart() -> alt.LayerChart:
+    """The chosen part's heads and bias, or its largest neurons, the others together and the bias, from zero."""
+    base = alt.Chart(alt.NamedData("inside")).transform_filter("datum.key == part && datum.score == score")
+    bars = base.transform_calculate(
+        effect="datum.v >= 0 ? 'raises the score' : 'lowers the score'").mark_bar().encode(
+        y=alt.Y("item:N", sort=alt.EncodingSortField("order"), title=None, axis=alt.Axis(labelLimit=200)),
+        x=alt.X("v:Q", title="adds to the score"), color=_sign_colour(),
+        tooltip=[alt.Tooltip("item:N", title="inside"), alt.Tooltip("v:Q", title="adds", format="+.4f")],
+    )
+    zero = alt.Chart(alt.Data(values=[{"x": 0}])).mark_rule(color=GREY).encode(x="x:Q")
+    return alt.layer(bars, zero).properties(
+        width=SPLIT_WIDTH, title=alt.Title(alt.ExprRef("inside_titles[score + '|' + part]"), anchor="start"))
+
+
+def _curve_charts(ledger: dict, n_layer: int) -> list:
+    """The target's probability after each half-layer, and each correction's size against the stream's."""
+    x = alt.X("x:Q", title="layers done (a half: after the next layer's attention)",
+              scale=alt.Scale(domain=[0, n_layer], nice=False),
+              axis=alt.Axis(values=list(range(n_layer + 1)), format="d"))
+    chosen = alt.Chart(alt.Data(values=[{}])).transform_calculate(x="part_x[part]").mark_rule(
+        color=GREY, strokeDash=[4, 3]).encode(x=alt.X("x:Q"))
+    target = shown(ledger["target"]["text"])
+    p = alt.Chart(alt.NamedData("stages")).encode(
+        x=x, y=alt.Y("p:Q", title=f"probability of {target}", scale=alt.Scale(domain=[0, 1]),
+                     axis=alt.Axis(format="%", tickCount=5)),
+        tooltip=[alt.Tooltip("after:N"), alt.Tooltip("p:Q", title=target, format=".2%")])
+    probability = alt.layer(p.mark_line(color=ACCENT), p.mark_point(color=ACCENT, filled=True), chosen).properties(
+        width=CURVE_WIDTH, height=180, title=alt.Title(f"{target} after each half-layer", anchor="start"))
+    s = alt.Chart(alt.NamedData("sizes")).encode(
+        x=x, y=alt.Y("size:Q", title="length of the vector"),
+        color=alt.Color("what:N", scale=alt.Scale(domain=list(SIZES), range=[ACCENT, MAIN]),
+                        legend=alt.Legend(title=None, orient="bottom", direction="vertical")),
+        tooltip=[alt.Tooltip("after:N"), alt.Tooltip("what:N", title="size of"),
+                 alt.Tooltip("size:Q", title="length", format=".3f")])
+    sizes = alt.layer(s.mark_line(), s.mark_point(filled=True), chosen).properties(
+        width=CURVE_WIDTH, height=180, title=alt.Title("How large each correction is", anchor="start"))
+    return [probability, sizes]
