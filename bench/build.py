@@ -10,16 +10,17 @@ What it measures, each in a fresh process started with this Python (`sys.executa
 
 0. warm-up (untimed in the results): one process imports torch, transformers, altair, jinja2 and vl_convert,
    so that both timed processes below find those files in the OS page cache alike.
-1. floor: what any build must pay. A fresh process imports torch and transformers, builds the same random
-   model (figsite.capture.random_gpt2(0) and gpt2_tokenizer(), what capture.load("random", None, 0, "cpu")
-   does) and runs one forward pass with output_attentions=True (under torch.no_grad) over each distinct text
-   of chapter.toml. Nothing is written.
-   cold build: a fresh process imports figsite.pipeline and calls build_site(chapter.toml, "random", ...)
-   with an empty cache folder; its phases are figsite.pipeline.Progress.phases.
+1. floor: what any build must pay. GPT-2 small's shape with seed 0's weights is first saved with save_pretrained
+   into the work folder (untimed), as a user's model lies on disk (--model random would hide the load in its
+   init). A fresh process imports torch and transformers, loads the model and tokenizer from that directory
+   (eager attention) and runs one forward pass with output_attentions=True (under torch.no_grad) over each
+   distinct text of chapter.toml. Nothing is written.
+   cold build: a fresh process imports figsite.pipeline and calls build_site(Settings(chapter.toml, model=that
+   directory, ...)) with an empty cache folder; its phases are figsite.pipeline.Progress.phases.
    Both are timed from just before the process is spawned (interpreter start and every import included) to
    the moment it has exited; the phases come from time.perf_counter() marks in the child (the same
    system-wide monotonic clock as the parent's). Target: cold / floor at most 1.5.
-2. cached rebuild: `build.py --model random --out SITE --cache CACHE` into the cold build's site with its
+2. cached rebuild: `build.py --model DIR --out SITE --cache CACHE` into the cold build's site with its
    now warm cache, run 3 times as `python -c "runpy.run_path('build.py')"` so that the same process can say
    afterwards whether torch, transformers and Altair were imported. Wall time from spawn to exit; the best of
    3 is the figure. Targets: at most 1.0 s; torch not imported.
@@ -88,21 +89,29 @@ import torch, transformers, altair, jinja2, vl_convert
 print("BENCH {}")
 """
 
+SAVE = r"""
+import sys
+from figsite.capture import gpt2_tokenizer, random_gpt2
+random_gpt2(0).save_pretrained(sys.argv[1])
+gpt2_tokenizer().save_pretrained(sys.argv[1])
+print("BENCH {}")
+"""
+
 FLOOR = r"""
 import time
 marks = [["interpreter start", time.perf_counter()]]
 import json, resource, sys
-texts = json.loads(sys.argv[1])
+texts, model_dir = json.loads(sys.argv[1]), sys.argv[2]
 import torch
 marks.append(["import torch", time.perf_counter()])
 import transformers
 marks.append(["import transformers", time.perf_counter()])
-from figsite.capture import gpt2_tokenizer, random_gpt2
-marks.append(["import figsite.capture (GPT-2 classes)", time.perf_counter()])
-model = random_gpt2(0).to("cpu").eval()
-marks.append(["random model, seed 0 (random_gpt2)", time.perf_counter()])
-tokenizer = gpt2_tokenizer()
-marks.append(["tokenizer (gpt2_tokenizer)", time.perf_counter()])
+from transformers import AutoTokenizer, GPT2LMHeadModel
+marks.append(["import the GPT-2 classes", time.perf_counter()])
+model = GPT2LMHeadModel.from_pretrained(model_dir, attn_implementation="eager").eval()
+marks.append(["load GPT-2 small from its save_pretrained directory", time.perf_counter()])
+tokenizer = AutoTokenizer.from_pretrained(model_dir)
+marks.append(["tokenizer", time.perf_counter()])
 with torch.no_grad():
     for text in texts:
         model(torch.tensor([tokenizer(text)["input_ids"]]), output_attentions=True)
@@ -117,9 +126,9 @@ import json, resource, sys
 from pathlib import Path
 from figsite.pipeline import Progress, Settings, build_site
 imported = time.perf_counter()
-config, out, cache = sys.argv[1:4]
+config, out, cache, model = sys.argv[1:5]
 progress = Progress(verbosity=0)
-build_site(Settings(config=Path(config), model="random", out=Path(out), cache_dir=Path(cache)), progress)
+build_site(Settings(config=Path(config), model=model, out=Path(out), cache_dir=Path(cache)), progress)
 built = time.perf_counter()
 print("BENCH " + json.dumps({"start": start, "imported": imported, "built": built, "phases": progress.phases,
                              "torch": "torch" in sys.modules,
@@ -367,14 +376,19 @@ def run(work: Path) -> int:
 
     warm = spawn(WARMUP, [], env, "the warm-up")
     print(f"warm-up (untimed): import torch, transformers, altair, jinja2, vl_convert in {warm.wall:.1f} s")
+    model_dir = work / "gpt2-small-seed-0"
+    saved = spawn(SAVE, [str(model_dir)], env, "saving the model")
+    print(f"untimed: GPT-2 small's shape with seed 0's weights saved with save_pretrained into {model_dir.name}/ "
+          f"in {saved.wall:.1f} s; the floor and the chapter's builds load it from there, as a user's model loads")
     print()
 
     # 1. floor and cold build ----------------------------------------------------------------------
-    floor = spawn(FLOOR, [json.dumps(texts)], env, "the floor")
-    cold = spawn(COLD, [str(CHAPTER), str(chapter_site), str(chapter_cache)], env, "the cold build")
+    floor = spawn(FLOOR, [json.dumps(texts), str(model_dir)], env, "the floor")
+    cold = spawn(COLD, [str(CHAPTER), str(chapter_site), str(chapter_cache), str(model_dir)], env, "the cold build")
     ratio = cold.wall / floor.wall
     print(f"1. cold build of chapter.toml ({len(texts)} distinct texts) against the floor, each in a fresh process:")
-    print_phases("  floor: import torch and transformers, the random model, one forward pass per text", floor,
+    print_phases("  floor: import torch and transformers, load the model from its directory, one forward pass per text",
+                 floor,
                  floor_phases(floor))
     print_phases("  cold build: build_site with an empty cache", cold, cold_phases(cold))
     print(f"  cold / floor = {cold.wall:.2f} s / {floor.wall:.2f} s = {ratio:.2f}   (target at most {TARGET_RATIO})")
@@ -382,12 +396,12 @@ def run(work: Path) -> int:
 
     # 2. cached rebuild ----------------------------------------------------------------------------
     before = digests(chapter_site)
-    rebuilds = [spawn(REBUILD, ["--model", "random", "--out", str(chapter_site), "--cache", str(chapter_cache)],
+    rebuilds = [spawn(REBUILD, ["--model", str(model_dir), "--out", str(chapter_site), "--cache", str(chapter_cache)],
                       env, "the cached rebuild") for _ in range(3)]
     after = digests(chapter_site)
     best = min(rebuilds, key=lambda c: c.wall)
     torch_imported = [c.result["torch"] for c in rebuilds]
-    print("2. cached rebuild: build.py --model random --out SITE --cache CACHE, fresh process each, warm cache:")
+    print("2. cached rebuild: build.py --model DIR --out SITE --cache CACHE, fresh process each, warm cache:")
     for i, child in enumerate(rebuilds, 1):
         line = next((l for l in child.stdout.splitlines() if l.startswith("wrote ")), "").split(": ", 1)[-1]
         print(f"    run {i}: {child.wall:5.2f} s wall (CPU {child.cpu:.2f} s; other work {child.others:.2f} s)  "
@@ -401,7 +415,7 @@ def run(work: Path) -> int:
     print()
 
     # 3. the 1,024-token text ----------------------------------------------------------------------
-    long = spawn(COLD, [str(LONG_CONFIG), str(long_site), str(long_cache)],
+    long = spawn(COLD, [str(LONG_CONFIG), str(long_site), str(long_cache), "random"],
                  {**env, "GPT2_FIGURES_CACHE": str(long_cache)}, "the long-text build")
     record = json.loads((long_site / "data" / "run.json").read_text(encoding="utf-8"))
     data = json.loads((long_site / record["texts"][0]["data"]).read_text(encoding="utf-8"))

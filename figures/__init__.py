@@ -3,7 +3,7 @@ it, with pure functions. The contract every kind follows is figures.kind.Kind; a
 Kind subclass and one line in this registry (see README, "Adding a kind").
 """
 
-from figures import attention, compare, cost, findhead, heads, lens, numbers, readout, scores, shapes
+from figures import attention, compare, cost, findhead, heads, knockout, ledger, lens, numbers, readout, scores, shapes
 from figures.kind import Kind
 
 REGISTRY: list[Kind] = [
@@ -17,6 +17,8 @@ REGISTRY: list[Kind] = [
     findhead.FindHead(),
     compare.Compare(),
     scores.Scores(),
+    ledger.Ledger(),
+    knockout.Knockout(),
 ]
 
 KINDS: dict[str, Kind] = {kind.KIND: kind for kind in REGISTRY}
