@@ -79,6 +79,29 @@ text = "{RIVER}"
 from = 8
 to = "river"
 top = 5
+
+[[figure]]
+kind = "scores"
+label = "fit"
+text = "{RIVER}"
+focus = "Vienna"
+head = [3, 1]
+
+[[figure]]
+kind = "ledger"
+label = "split"
+text = "{ICE} warm"
+target = " cold"
+position = 4
+versus = " ice"
+
+[[figure]]
+kind = "knockout"
+label = "without"
+text = "{RIVER}"
+target = " Austria"
+position = "capital"
+heads_of = 2
 '''
 
 
@@ -112,7 +135,8 @@ def test_every_kind_builds_cold_and_again_from_the_cache_into_the_same_site(buil
     (cold, _), (cached, said) = builds["cold"], builds["cached"]
     assert "cache: using the stored run" in said, "the second build ran the model again"
     assert snapshot(cold) == snapshot(cached)
-    labels = ["att", "read", "sizes", "count", "work", "grid", "ice-lens", "warm-or-hot", "who"]
+    labels = ["att", "read", "sizes", "count", "work", "grid", "ice-lens", "warm-or-hot", "who", "fit", "split",
+              "without"]
     assert all((cold / f"figure-{label}.html").is_file() for label in labels)
 
 
@@ -138,3 +162,9 @@ def test_tokens_named_by_text_and_by_number_open_where_the_config_says(builds):
     printed = (site / "figures.txt").read_text(encoding="utf-8")
     assert "(read) " in printed and "_Austria" in printed
     assert "looking from _compiler (token 8)" in printed
+    parts = json.loads((site / "data" / "parts.json").read_text(encoding="utf-8"))
+    assert [entry["ask"] for entry in parts["scores"]] == [[RIVER, 2, 0, 4]]  # "Vienna" is token 5
+    ledger = parts["ledgers"][0]
+    assert ledger["ask"] == [f"{ICE} warm", 3, " cold", " ice"] and ledger["versus"]["text"] == " ice"
+    knockout = parts["knockouts"][0]
+    assert knockout["ask"] == [RIVER, 7, " Austria", 1] and len(knockout["runs"]) == 3 + 3 + 4
