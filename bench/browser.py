@@ -15,7 +15,8 @@ For each page it measures:
    A fresh page (tab) for each of REPEATS loads; the first load of a page is the first time the browser process
    sees it (cold), the very first load of the run is also the browser's own cold start. Pages without charts
    (index.html) report the time to the end of their load event instead. Target: at most 1.0 s.
-2. interaction (figure l: the token select, figure i: the stage slider, figure cost: the n slider): in the page,
+2. interaction (figure l: the token select, figure i: the stage slider, figure cost: the n slider, the scores
+   figure: the temperature slider, the ledger: the part it opens, the knockout figure: probability or rank): in the page,
    from just before the input's `input`/`change` events are dispatched until `view.runAsync()` has finished and
    the next animation frame has begun; INTERACTIONS times, alternating between two values. Target: at most 100 ms.
 3. bytes: the sum of the on-disk sizes of every file:// response the page loads (HTML, scripts, styles, data,
@@ -56,6 +57,9 @@ INTERACTIONS_BY_LABEL = {
     "l": ("token", ["3", "9"]),
     "i": ("stage", ["0", "12"]),
     "cost": ("n", ["500", "1000"]),
+    "question-and-keys": ("T", ["0.3", "2"]),
+    "ledger": ("part", ["feed-forward-3", "attention-7"]),
+    "knockout": ("show", ["rank", "probability"]),
 }
 
 # Runs before any of the page's own scripts: notes performance.now() (ms since navigation start) when the last
