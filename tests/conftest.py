@@ -18,6 +18,8 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
+from browsing import browser, open_once, opener  # noqa: E402,F401  (the browser tests' one Chromium, their pages)
+
 # The figures chapter.toml lists, as the build reads them: tests follow the config rather than repeat it.
 CONFIG_FIGURES = tomllib.loads((REPO_ROOT / "chapter.toml").read_text(encoding="utf-8"))["figure"]
 

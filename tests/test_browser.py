@@ -1,7 +1,8 @@
 """The built site in headless Chromium, from file:// with every other request refused.
 
-One build of the site (``--model random``) and one browser serve the whole module. Every page is
-opened with a route that lets file: URLs through and aborts (and records) everything else, and with
+One build of the site (``--model random``, conftest's ``random_site``) and the session's one browser serve
+the whole module (tests/browsing.py); the tests that only read a page share it (``open_once``). Every page
+is opened with a route that lets file: URLs through and aborts (and records) everything else, and with
 listeners that collect console errors, page errors and Vega's own warnings.
 """
 
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import CONFIG_FIGURES
-from browsing import ALL_RENDERED, CHROMIUM, CHROMIUM_ARGS, Visit, playwright_or_skip, watch
+from browsing import CHANGE_TIMEOUT_MS, chart_svg, chart_texts, playwright_or_skip, signal, wait_for_svg_change
 
 sync_api = playwright_or_skip()
 
@@ -22,9 +23,6 @@ pytestmark = pytest.mark.browser
 LABELS = [figure["label"] for figure in CONFIG_FIGURES]
 PAGES = ["index.html"] + [f"figure-{label}.html" for label in LABELS]
 REVEAL_LABELS = ["l", "i"]  # the figures with a "guess first" question
-RENDER_TIMEOUT_MS = 15_000
-CHANGE_TIMEOUT_MS = 5_000
-
 
 
 # ---------------------------------------------------------------------------------------------- fixtures
@@ -36,52 +34,7 @@ def site(random_site) -> Path:
     return random_site
 
 
-@pytest.fixture(scope="module")
-def browser_context():
-    """One headless Chromium and one context for the whole module."""
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1100, "height": 900})
-        yield context
-        context.close()
-        browser.close()
-
-
-@pytest.fixture
-def open_page(site, browser_context):
-    """Opens a page of the site from file:// and waits until all its charts are drawn (or failed)."""
-    pages = []
-
-    def _open(name: str) -> Visit:
-        visit = watch(browser_context.new_page(), name)
-        pages.append(visit.page)
-        visit.page.goto((site / name).as_uri())
-        visit.page.wait_for_function(ALL_RENDERED, timeout=RENDER_TIMEOUT_MS)
-        return visit
-
-    yield _open
-    for page in pages:
-        page.close()
-
-
-def chart_svg(page, label: str) -> str:
-    return page.eval_on_selector(f"#chart-{label} svg", "svg => svg.outerHTML")
-
-
-def chart_texts(page, label: str, selector: str = "text") -> list[str]:
-    return page.eval_on_selector_all(f"#chart-{label} svg {selector}", "nodes => nodes.map(n => n.textContent)")
-
-
-def signal(page, label: str, name: str):
-    return page.evaluate("([id, name]) => document.getElementById(id).vegaView.signal(name)", [f"chart-{label}", name])
-
-
-def wait_for_svg_change(page, label: str, before: str) -> None:
-    page.wait_for_function(
-        "([id, before]) => { const svg = document.querySelector('#' + id + ' svg'); return svg && svg.outerHTML !== before; }",
-        arg=[f"chart-{label}", before],
-        timeout=CHANGE_TIMEOUT_MS,
-    )
+# ---------------------------------------------------------------------------------------------- helpers
 
 
 def figures_txt_blocks(site: Path) -> dict[str, str]:
@@ -98,8 +51,8 @@ def figures_txt_blocks(site: Path) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("name", PAGES)
-def test_every_page_renders_its_charts_without_errors_or_requests_outside_file(open_page, name):
-    visit = open_page(name)
+def test_every_page_renders_its_charts_without_errors_or_requests_outside_file(open_once, name):
+    visit = open_once(name)
     states = visit.page.eval_on_selector_all(
         "[data-spec]", "els => els.map(el => [el.getAttribute('data-spec'), el.getAttribute('data-rendered'), "
                        "el.getAttribute('data-rendered') === 'true' ? '' : el.textContent])")
@@ -118,8 +71,8 @@ def test_every_page_renders_its_charts_without_errors_or_requests_outside_file(o
         warnings.warn(f"{name}: Vega warnings: {visit.vega_warnings}", stacklevel=1)
 
 
-def test_picking_a_token_on_figure_l_changes_what_is_shown(open_page):
-    visit = open_page("figure-l.html")
+def test_picking_a_token_on_figure_l_changes_what_is_shown(opener):
+    visit = opener.open("figure-l.html")
     page = visit.page
     assert signal(page, "l", "token") == 9
     select = page.locator("#chart-l .vega-bindings select[name='token']")
@@ -135,8 +88,8 @@ def test_picking_a_token_on_figure_l_changes_what_is_shown(open_page):
     assert visit.console_errors == [] and visit.page_errors == []
 
 
-def test_choosing_another_view_on_figure_l_changes_what_is_shown(open_page):
-    visit = open_page("figure-l.html")
+def test_choosing_another_view_on_figure_l_changes_what_is_shown(opener):
+    visit = opener.open("figure-l.html")
     page = visit.page
     assert signal(page, "l", "view") == "5-4"  # views are named layer-head, as in a permalink
     radios = page.locator("#chart-l .vega-bindings input[type='radio'][name='view']")
@@ -156,8 +109,8 @@ def test_choosing_another_view_on_figure_l_changes_what_is_shown(open_page):
     assert visit.console_errors == [] and visit.page_errors == []
 
 
-def test_moving_the_slider_on_figure_i_changes_what_is_shown(open_page):
-    visit = open_page("figure-i.html")
+def test_moving_the_slider_on_figure_i_changes_what_is_shown(opener):
+    visit = opener.open("figure-i.html")
     page = visit.page
     slider = page.locator("#chart-i .vega-bindings input[type='range'][name='stage']")
     assert signal(page, "i", "stage") == 12
@@ -179,8 +132,8 @@ def test_moving_the_slider_on_figure_i_changes_what_is_shown(open_page):
     assert visit.console_errors == [] and visit.page_errors == []
 
 
-def test_the_cost_figure_reacts_to_its_n_slider(open_page):
-    visit = open_page("figure-cost.html")
+def test_the_cost_figure_reacts_to_its_n_slider(opener):
+    visit = opener.open("figure-cost.html")
     page = visit.page
     assert signal(page, "cost", "n") == 1000
     assert signal(page, "cost", "shorter") == 9
@@ -198,8 +151,8 @@ def test_the_cost_figure_reacts_to_its_n_slider(open_page):
     assert visit.console_errors == [] and visit.page_errors == []
 
 
-def test_the_shares_on_figure_l_add_up_to_about_100_percent(open_page):
-    page = open_page("figure-l.html").page
+def test_the_shares_on_figure_l_add_up_to_about_100_percent(open_once):
+    page = open_once("figure-l.html").page
     token = signal(page, "l", "token")
     labels = [text for text in chart_texts(page, "l", "g.role-mark text") if re.fullmatch(r"\d+%", text)]
     assert len(labels) == token, f"expected one percent label per visible token ({token}), got {labels}"
@@ -224,8 +177,8 @@ def test_the_shares_on_figure_l_add_up_to_about_100_percent(open_page):
 
 
 @pytest.mark.parametrize("label", REVEAL_LABELS)
-def test_the_guess_first_reveal_is_closed_at_first_and_opens_on_click(open_page, label):
-    page = open_page(f"figure-{label}.html").page
+def test_the_guess_first_reveal_is_closed_at_first_and_opens_on_click(opener, label):
+    page = opener.open(f"figure-{label}.html").page
     details = page.locator("details.reveal")
     assert details.count() == 1
     answer = details.locator(":scope > :not(summary)").first
@@ -239,8 +192,8 @@ def test_the_guess_first_reveal_is_closed_at_first_and_opens_on_click(open_page,
 
 
 @pytest.mark.parametrize("label", LABELS)
-def test_the_text_figure_is_on_every_figure_page_and_matches_figures_txt(open_page, site, label):
-    page = open_page(f"figure-{label}.html").page
+def test_the_text_figure_is_on_every_figure_page_and_matches_figures_txt(open_once, site, label):
+    page = open_once(f"figure-{label}.html").page
     pre = page.locator("section.text-figure pre")
     assert pre.count() == 1
     shown = pre.text_content().rstrip("\n")
@@ -250,8 +203,8 @@ def test_the_text_figure_is_on_every_figure_page_and_matches_figures_txt(open_pa
     assert pre.is_visible()
 
 
-def test_the_index_links_to_every_figure_page_and_every_link_resolves(open_page, site):
-    page = open_page("index.html").page
+def test_the_index_links_to_every_figure_page_and_every_link_resolves(open_once, site):
+    page = open_once("index.html").page
     hrefs = page.eval_on_selector_all("a[href]", "links => links.map(a => a.getAttribute('href'))")
     figure_hrefs = page.eval_on_selector_all(".figure-list a[href^='figure-']",
                                              "links => links.map(a => a.getAttribute('href'))")

@@ -20,7 +20,8 @@ from urllib.parse import unquote
 
 import pytest
 from conftest import CONFIG_FIGURES
-from browsing import CHROMIUM, CHROMIUM_ARGS, Visit, playwright_or_skip, wait_for_charts, watch
+from browsing import (CHANGE_TIMEOUT_MS, chart_svg, chart_texts, description, playwright_or_skip, signal,
+                      wait_for_signal, wait_for_svg_change)
 
 sync_api = playwright_or_skip()
 
@@ -48,8 +49,6 @@ def params_for(kind: str) -> list:
 
 LINKED_PARAMS = ["token", "position", "from"]  # the token choices figures.js links across figures of one text
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-RENDER_TIMEOUT_MS = 15_000
-CHANGE_TIMEOUT_MS = 5_000
 
 
 # ---------------------------------------------------------------------------------------------- fixtures
@@ -63,55 +62,6 @@ def site(random_site) -> Path:
 @pytest.fixture(scope="module")
 def run_record(site) -> dict:
     return json.loads((site / "data" / "run.json").read_text(encoding="utf-8"))
-
-
-@pytest.fixture(scope="module")
-def browser_context():
-    """One headless Chromium and one context (downloads accepted) for the whole module."""
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1100, "height": 900}, accept_downloads=True)
-        yield context
-        context.close()
-        browser.close()
-
-
-def visit_page(context, site: Path, name: str) -> Visit:
-    """Opens a page of the site from file:// and waits until every chart on it is drawn."""
-    visit = watch(context.new_page(), name)
-    visit.page.goto((site / name).as_uri())
-    wait_for_charts(visit, RENDER_TIMEOUT_MS)
-    return visit
-
-
-@pytest.fixture
-def open_page(site, browser_context):
-    """Opens a page afresh for one test; closed after it."""
-    pages = []
-
-    def _open(name: str) -> Visit:
-        visit = visit_page(browser_context, site, name)
-        pages.append(visit.page)
-        return visit
-
-    yield _open
-    for page in pages:
-        page.close()
-
-
-@pytest.fixture(scope="module")
-def figure_pages(site, browser_context):
-    """Each figure page opened once for the module's read-mostly tests (downloads, footer): label -> Visit."""
-    visits = {}
-
-    def _get(label: str) -> Visit:
-        if label not in visits:
-            visits[label] = visit_page(browser_context, site, f"figure-{label}.html")
-        return visits[label]
-
-    yield _get
-    for visit in visits.values():
-        visit.page.close()
 
 
 def figure_page(site: Path, label: str, kind: str) -> str:
@@ -149,40 +99,14 @@ def options_of(param: dict) -> list:
     return []
 
 
-def signal(page, label: str, name: str):
-    return page.evaluate("([id, name]) => document.getElementById(id).vegaView.signal(name)", [f"chart-{label}", name])
-
-
-def wait_for_signal(page, label: str, name: str, value, why: str = "") -> None:
-    """Waits until chart-<label>'s signal `name` is `value`; fails saying what it is instead."""
-    try:
-        page.wait_for_function(
-            "([id, name, value]) => { const el = document.getElementById(id);"
-            " return el && el.vegaView && String(el.vegaView.signal(name)) === value; }",
-            arg=[f"chart-{label}", name, str(value)], timeout=CHANGE_TIMEOUT_MS)
-    except sync_api.TimeoutError:
-        raise AssertionError(f"chart-{label}: {name} is {signal(page, label, name)!r}, not {value!r}"
-                             f"{' ' + why if why else ''} after {CHANGE_TIMEOUT_MS} ms") from None
-
-
-def chart_svg(page, label: str) -> str:
-    return page.eval_on_selector(f"#chart-{label} svg.marks", "svg => svg.outerHTML")
-
-
 def title_texts(page, label: str) -> list[str]:
-    return page.eval_on_selector_all(f"#chart-{label} svg.marks .role-title-text", "nodes => nodes.map(n => n.textContent)")
+    return chart_texts(page, label, ".role-title-text")
 
 
 def wait_for_title(page, label: str, text: str) -> None:
     page.wait_for_function(
         "([id, text]) => Array.from(document.querySelectorAll('#' + id + ' svg.marks .role-title-text'))"
         ".some(n => n.textContent === text)", arg=[f"chart-{label}", text], timeout=CHANGE_TIMEOUT_MS)
-
-
-def wait_for_svg_change(page, label: str, before: str) -> None:
-    page.wait_for_function(
-        "([id, before]) => { const svg = document.querySelector('#' + id + ' svg.marks'); return svg && svg.outerHTML !== before; }",
-        arg=[f"chart-{label}", before], timeout=CHANGE_TIMEOUT_MS)
 
 
 def mark_data(page, label: str, marktype: str, keys: list[str]) -> list[list]:
@@ -202,10 +126,6 @@ def mark_data(page, label: str, marktype: str, keys: list[str]) -> list[list]:
         walk(document.getElementById(id).vegaView.scenegraph().root);
         return out;
     }""", [f"chart-{label}", marktype, keys])
-
-
-def description(page, label: str) -> str:
-    return page.eval_on_selector(f"#description-{label}", "el => el.textContent").strip()
 
 
 def set_bound(page, label: str, param: dict, value) -> None:
@@ -235,8 +155,8 @@ def address(page) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("label", params_for("lens"))
-def test_the_lens_figure_renders_and_its_stage_position_token_and_where_controls_change_what_is_shown(open_page, label):
-    visit = open_page(f"figure-{label}.html")
+def test_the_lens_figure_renders_and_its_stage_position_token_and_where_controls_change_what_is_shown(opener, label):
+    visit = opener.open(f"figure-{label}.html")
     page = visit.page
     params = {p["name"]: p for p in bound_params(spec_of(page, label))}
     for name, kind in [("stage", "range"), ("position", "select"), ("track", "select"), ("where", "radio")]:
@@ -301,8 +221,8 @@ def test_the_lens_figure_renders_and_its_stage_position_token_and_where_controls
 
 @pytest.mark.parametrize("label", params_for("compare"))
 def test_the_compare_figure_shows_a_zero_for_every_shared_token_at_every_stage_and_says_exactly_the_same(
-        open_page, run_record, label):
-    visit = open_page(f"figure-{label}.html")
+        opener, run_record, label):
+    visit = opener.open(f"figure-{label}.html")
     page = visit.page
     texts = figure_of(label)["texts"]
     comparisons = run_record["comparisons"]
@@ -320,10 +240,10 @@ def test_the_compare_figure_shows_a_zero_for_every_shared_token_at_every_stage_a
 # ---------------------------------------------------------------------------------------------- text pages
 
 
-def test_choosing_a_token_in_one_figure_of_a_text_page_chooses_it_in_the_others_and_in_the_address(open_page, site):
+def test_choosing_a_token_in_one_figure_of_a_text_page_chooses_it_in_the_others_and_in_the_address(opener, site):
     checked = []
     for path in sorted(site.glob("text-*.html")):
-        visit = open_page(path.name)
+        visit = opener.open(path.name)
         page = visit.page
         labels = page.eval_on_selector_all(".linked [data-spec]", "els => els.map(el => el.id.replace(/^chart-/, ''))")
         linked = []
@@ -332,7 +252,7 @@ def test_choosing_a_token_in_one_figure_of_a_text_page_chooses_it_in_the_others_
             if param is not None:
                 linked.append((label, param))
         if len(linked) < 2:
-            page.close()
+            opener.done(visit)
             continue
         assert len(page.eval_on_selector_all(".linked[data-text]", "els => [...new Set(els.map(e => e.dataset.text))]"))\
             == 1, f"{path.name}: figures of more than one text"
@@ -384,8 +304,8 @@ def save_from_menu(page, label: str, action: str) -> tuple[str, bytes]:
 
 
 @pytest.mark.parametrize("label", LABELS)
-def test_every_figure_page_offers_its_data_as_json_and_csv_and_its_chart_as_svg_and_png(figure_pages, site, label):
-    visit = figure_pages(label)
+def test_every_figure_page_offers_its_data_as_json_and_csv_and_its_chart_as_svg_and_png(open_once, site, label):
+    visit = open_once(f"figure-{label}.html")
     page = visit.page
     hrefs = page.eval_on_selector_all("p.downloads a[href]", "links => links.map(a => a.getAttribute('href'))")
     json_href = f"downloads/figure-{label}.json"
@@ -420,8 +340,8 @@ def test_every_figure_page_offers_its_data_as_json_and_csv_and_its_chart_as_svg_
 
 @pytest.mark.parametrize("label", LABELS)
 def test_every_figure_page_footer_names_the_model_and_environment_and_the_true_checksums_of_its_data(
-        figure_pages, site, run_record, label):
-    visit = figure_pages(label)
+        open_once, site, run_record, label):
+    visit = open_once(f"figure-{label}.html")
     page = visit.page
     footer = " ".join(page.locator("footer.site-footer").inner_text().split())
     model, environment = run_record["model"], run_record["environment"]
@@ -452,8 +372,8 @@ def test_every_figure_page_footer_names_the_model_and_environment_and_the_true_c
 
 
 @pytest.mark.parametrize("label", params_for("heads"))
-def test_the_heads_grid_renders_and_choosing_another_head_changes_the_detail(open_page, site, run_record, label):
-    visit = open_page(figure_page(site, label, "heads"))
+def test_the_heads_grid_renders_and_choosing_another_head_changes_the_detail(opener, site, run_record, label):
+    visit = opener.open(figure_page(site, label, "heads"))
     page = visit.page
     n_layer, n_head = run_record["model"]["n_layer"], run_record["model"]["n_head"]
     params = {p["name"]: p for p in bound_params(spec_of(page, label))}
@@ -489,8 +409,8 @@ def test_the_heads_grid_renders_and_choosing_another_head_changes_the_detail(ope
 
 
 @pytest.mark.parametrize("label", params_for("find-head"))
-def test_the_find_head_ranking_changes_with_the_pair_of_tokens(open_page, site, label):
-    visit = open_page(figure_page(site, label, "find-head"))
+def test_the_find_head_ranking_changes_with_the_pair_of_tokens(opener, site, label):
+    visit = opener.open(figure_page(site, label, "find-head"))
     page = visit.page
     params = {p["name"]: p for p in bound_params(spec_of(page, label))}
     assert "from" in params and "to" in params, f"find-head: no bound from and to: {list(params)}"

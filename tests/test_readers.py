@@ -3,7 +3,8 @@ eyes (axe), without JavaScript, on paper, in the dark and with reduced motion.
 
 Every page is opened from file:// in headless Chromium with a route that lets file: URLs through and aborts
 (and records) every other request, and with listeners that collect console errors and page errors; each
-test asserts that none happened. The site is conftest's ``random_site`` (one ``--model random`` build).
+test asserts that none happened. The site is conftest's ``random_site`` (one ``--model random`` build); the
+browser is the session's one Chromium, and ``opener`` opens the pages (tests/browsing.py).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from pathlib import Path
 
 import pytest
 from conftest import CONFIG_FIGURES
-from browsing import ALL_RENDERED, CHROMIUM, CHROMIUM_ARGS, Visit, playwright_or_skip, watch
+from browsing import (ALL_RENDERED, CHANGE_TIMEOUT_MS, RENDER_TIMEOUT_MS, Visit, description, playwright_or_skip,
+                      signal, wait_for_signal)
 
 sync_api = playwright_or_skip()
 
@@ -27,11 +29,7 @@ LABELS = [figure["label"] for figure in CONFIG_FIGURES]
 FIGURE_PAGES = [f"figure-{label}.html" for label in LABELS]
 EMBED_PAGES = [f"embed-{label}.html" for label in LABELS]
 ALL_PAGES = ["index.html"] + FIGURE_PAGES + EMBED_PAGES
-RENDER_TIMEOUT_MS = 15_000
-CHANGE_TIMEOUT_MS = 5_000
 MAX_TABS = 40  # more Tab presses than any page has focusable elements before the one wanted
-
-
 
 
 # ---------------------------------------------------------------------------------------------- fixtures
@@ -43,73 +41,7 @@ def site(random_site) -> Path:
     return random_site
 
 
-@pytest.fixture(scope="module")
-def browser():
-    """One headless Chromium for the whole module; each test opens the contexts it needs."""
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-
-
-class Opener:
-    """Opens pages in contexts of its own; closes them all at the end of the test."""
-
-    def __init__(self, browser, site: Path):
-        self.browser, self.site, self.contexts, self.visits = browser, site, [], []
-
-    def context(self, **options):
-        options.setdefault("viewport", {"width": 1100, "height": 900})
-        context = self.browser.new_context(**options)
-        self.contexts.append(context)
-        return context
-
-    def open(self, target: str, context=None, wait_for_charts: bool = True) -> Visit:
-        """Opens a site page by name (``figure-l.html#token=7``) or a full URL, and waits for its charts."""
-        context = context or (self.contexts[0] if self.contexts else self.context())
-        page = context.new_page()
-        visit = watch(page)
-        self.visits.append(visit)
-        url = target if re.match(r"^[a-z]+:", target) else self.url(target)
-        page.goto(url)
-        if wait_for_charts:
-            page.wait_for_function(ALL_RENDERED, timeout=RENDER_TIMEOUT_MS)
-            failed = page.eval_on_selector_all("[data-spec]", "els => els.filter(el => el.getAttribute('data-rendered') "
-                                                              "!== 'true').map(el => el.id + ': ' + el.textContent)")
-            assert not failed, f"{target}: charts not drawn: {failed}; console errors: {visit.console_errors}"
-        return visit
-
-    def url(self, name: str) -> str:
-        page, _, fragment = name.partition("#")
-        return (self.site / page).as_uri() + ("#" + fragment if fragment else "")
-
-    def close(self):
-        for context in self.contexts:
-            context.close()
-
-
-@pytest.fixture
-def opener(browser, site):
-    opener = Opener(browser, site)
-    yield opener
-    opener.close()
-
-
 # ---------------------------------------------------------------------------------------------- helpers
-
-
-def signal(page, label: str, name: str):
-    return page.evaluate("([id, name]) => document.getElementById(id).vegaView.signal(name)", [f"chart-{label}", name])
-
-
-def description(page, label: str) -> str:
-    return page.locator(f"#description-{label}").text_content().strip()
-
-
-def wait_for_signal(page, label: str, name: str, value) -> None:
-    page.wait_for_function(
-        "([id, name, value]) => { const v = document.getElementById(id).vegaView; return v && v.signal(name) === value; }",
-        arg=[f"chart-{label}", name, value], timeout=CHANGE_TIMEOUT_MS)
 
 
 def stale_description(page, label: str, *, contains: str = "") -> str | None:
@@ -597,7 +529,7 @@ def test_axe_finds_no_serious_or_critical_problem_on_any_page_in_light_or_dark(o
             serious += found[0]
             lesser += found[1]
         visit.assert_clean(name)
-        page.close()
+        opener.done(visit)
     assert not serious, ("serious or critical accessibility problems:\n  " + "\n  ".join(serious)
                          + ("\nand lesser ones:\n  " + "\n  ".join(lesser) if lesser else ""))
     if lesser:
@@ -695,7 +627,7 @@ def test_the_page_and_the_charts_follow_the_readers_colour_scheme(opener, scheme
         if page_dark != (scheme == "dark"):
             problems.append(f"figure-{label}.html: page background {background} in the {scheme} scheme")
         visit.assert_clean(f"figure-{label}.html ({scheme})")
-        visit.page.close()
+        opener.done(visit)
     assert not problems, "\n".join(problems)
     # Figure l has axes for certain: the check above is not vacuous.
     page = opener.open("figure-l.html", context=context).page
