@@ -1,19 +1,21 @@
 """What every browser test shares: Debian's Chromium, a page watched from file:// with every other request
 refused and recorded, the wait until a page's charts are drawn, and the helpers that read a chart.
 
-One Chromium serves the whole session (conftest imports the ``browser``, ``opener`` and ``open_once``
-fixtures from here).
-Its pages are used again: a page a test is done with goes to about:blank and back to a pool of its context,
-and the next test that opens a page there gets it, which spares Chromium a new renderer each time. Where a
-test changed how its page is shown (print or dark emulated, another viewport size), the context's settings
-are set again, and a page that still differs from a new one is closed: every page a test opens looks as a
-new page of its context would.
+One Browser (``SHARED``) serves the session's browser tests: conftest imports the ``browser``, ``opener`` and
+``open_once`` fixtures from here. Chromium starts when a test first needs it and stops when the tests move on
+to another module (conftest's pytest_runtest_teardown): while Playwright's sync API runs it holds the thread's
+event loop, which a module with a Playwright of its own, or asyncio, needs.
+
+Pages are used again: a page a test is done with goes to about:blank and back to a pool of its context, and
+the next test that opens a page there gets it, which spares Chromium a new renderer each time. Where a test
+changed how its page is shown (print or dark emulated, another viewport size), the context's settings are
+set again, and a page that still differs from a new one is closed: every page a test opens looks as a new
+page of its context would.
 """
 
 from __future__ import annotations
 
 import re
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -120,17 +122,44 @@ SHOWN_AS = """() => [innerWidth, innerHeight, ...['print', '(prefers-color-schem
 
 
 class Browser:
-    """Headless Chromium for the session, with one context for each set of options a test asks for, and a
-    pool of idle pages in each."""
+    """Headless Chromium, started on first use, with one context for each set of options a test asks for and
+    a pool of idle pages in each."""
 
-    def __init__(self, browser):
-        self.browser = browser
+    def __init__(self):
+        self._browser = self._playwright = None
         self.contexts: dict[str, object] = {}
         self.idle: dict[object, list] = {}  # context -> [(page, watcher, how it is shown)]
         self.options: dict[object, dict] = {}  # context -> the options it was made with
 
+    @property
+    def browser(self):
+        """Playwright's Browser, started if need be."""
+        self.start()
+        return self._browser
+
+    def start(self) -> None:
+        """Launches Debian's Chromium with CHROMIUM_ARGS, unless it runs already; skips where it is missing."""
+        if self._browser is None:
+            playwright = playwright_or_skip().sync_playwright().start()
+            try:
+                self._browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            except BaseException:
+                playwright.stop()
+                raise
+            self._playwright = playwright
+
+    def stop(self) -> None:
+        """Closes Chromium and Playwright, and forgets every context; the next use starts them again."""
+        if self._browser is not None:
+            try:
+                self._browser.close()
+            finally:
+                self._playwright.stop()
+                self._browser = self._playwright = None
+                self.contexts.clear(), self.idle.clear(), self.options.clear()
+
     def context(self, **options):
-        """The session's context with these options (a viewport of 1100 x 900 unless they say another)."""
+        """The context with these options (a viewport of 1100 x 900 unless they say another)."""
         options.setdefault("viewport", VIEWPORT)
         key = repr(sorted(options.items()))
         if key not in self.contexts:
@@ -154,7 +183,7 @@ class Browser:
         """Takes back a page a test is done with: to about:blank and the pool. Where its test changed how it is
         shown, the context's own settings are set again; a page they do not bring back as it was is closed."""
         page, watcher, shown = held
-        if page.is_closed():
+        if context not in self.idle or page.is_closed():  # Chromium stopped since, or the test closed it
             return
         watcher.visit = None
         try:
@@ -174,16 +203,7 @@ class Browser:
             page.close()
 
 
-@contextmanager
-def chromium():
-    """Debian's Chromium, headless, launched with CHROMIUM_ARGS, as a Browser; closed at the end."""
-    sync_api = playwright_or_skip()
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield Browser(browser)
-        finally:
-            browser.close()
+SHARED = Browser()
 
 
 class Opener:
@@ -227,10 +247,11 @@ class Opener:
 
 
 @pytest.fixture(scope="session")
-def browser():
-    """One headless Chromium for every browser test of the session (see Browser)."""
-    with chromium() as browser:
-        yield browser
+def browser() -> Browser:
+    """The session's one Browser (SHARED), started; closed at the end."""
+    SHARED.start()
+    yield SHARED
+    SHARED.stop()
 
 
 @pytest.fixture
