@@ -13,24 +13,26 @@ ROOT = Path(__file__).resolve().parent
 
 
 class OneLineError(click.ClickException):
-    """Bad input ends with one line naming what was wrong and what is allowed, exit code 2, no traceback."""
+    """Ends the build with one line and no traceback: bad input (exit code 2), a fault of the machine or the
+    files around the build (1), a stop asked for (130 for Ctrl-C, 143 for SIGTERM)."""
 
-    exit_code = 2
+    def __init__(self, message: str, exit_code: int = 2):
+        super().__init__(message)
+        self.exit_code = exit_code
 
     def show(self, file=None):
         click.echo(f"error: {self.format_message()}", err=True)
 
 
-class Interrupted(OneLineError):
-    """Ctrl-C: one line, the conventional exit code of a process ended by SIGINT."""
+def interrupted() -> OneLineError:
+    """Ctrl-C or SIGTERM (what timeout, systemd and CI runners send): one line, the shell's exit code for it."""
+    signum = INTERRUPTED[-1] if INTERRUPTED else signal.SIGINT
+    if signum == signal.SIGTERM:
+        return OneLineError("stopped (SIGTERM); the previous site is unchanged", 128 + signal.SIGTERM)
+    return OneLineError("interrupted; the previous site is unchanged", 128 + signal.SIGINT)
 
-    exit_code = 130
 
-    def __init__(self):
-        super().__init__("interrupted; the previous site is unchanged")
-
-
-INTERRUPTED = []  # set by the Ctrl-C handler: libraries may turn the KeyboardInterrupt into errors of their own
+INTERRUPTED = []  # set by the signal handler: libraries may turn the KeyboardInterrupt into errors of their own
 
 
 def note_interrupt(signum, frame):
@@ -66,7 +68,7 @@ class Command(click.Command):
 @click.option("--verbose", "-v", is_flag=True, help="Say what each phase does and how long it takes.")
 def cli(model, revision, config, out, seed, device, rerun, cache_dir, no_cache, quiet, verbose):
     """Runs GPT-2 once over the chapter's texts and writes the figures' site into OUT."""
-    previous = signal.signal(signal.SIGINT, note_interrupt)
+    previous = {signum: signal.signal(signum, note_interrupt) for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
         from figsite import cache
         from figsite.pipeline import Progress, Settings, build_site
@@ -76,16 +78,17 @@ def cli(model, revision, config, out, seed, device, rerun, cache_dir, no_cache, 
                             cache_dir=None if no_cache else (cache_dir or cache.default_dir()), rerun=rerun)
         run = build_site(settings, progress)
     except BuildError as exc:
-        raise OneLineError(str(exc)) from None
+        raise OneLineError(str(exc), exc.exit_code) from None
     except KeyboardInterrupt:
-        raise Interrupted() from None
+        raise interrupted() from None
     except Exception:
         # A library can turn Ctrl-C into its own error (transformers' lazy imports raise ModuleNotFoundError).
         if INTERRUPTED:
-            raise Interrupted() from None
+            raise interrupted() from None
         raise
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     if not quiet:
         size = sum(p.stat().st_size for p in Path(out).rglob("*") if p.is_file())
         click.echo(f"wrote {out}/ ({size / 1e6:.1f} MB) from {len(run.texts)} texts read by {run.model['name']}: "

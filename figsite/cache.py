@@ -16,6 +16,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from figsite.errors import reason, warn
 from figsite.hub import GPT2_SMALL, cached_commit, hub_reachable, is_commit
 from figsite.run import DATA_FORMAT, LONG_DATA_FORMAT, PARTS_FORMAT, RUN_FORMAT, Run
 
@@ -109,16 +110,21 @@ def load(folder: Path, entry_key: str, log=lambda message: None):
         run = Run.from_files(contents.__getitem__)
         return run, manifest["tokens"]
     except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
-        log(f"cache: the stored run is damaged ({exc}); running the model again")
+        warn(f"the cached run {entry} is damaged ({exc}); it is removed and the model runs again")
         shutil.rmtree(entry, ignore_errors=True)
         return None
 
 
 def store(folder: Path, entry_key: str, run: Run, tokens: dict) -> None:
-    """Writes an entry whole into a temporary folder, then renames it into place."""
+    """Writes an entry whole into a temporary folder, then renames it into place. Where it can't, says so in a
+    warning: the cache only saves time, it never fails a build."""
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".entry-", dir=folder))
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".entry-", dir=folder))
+    except OSError as exc:
+        _not_kept(folder, exc)
+        return
     try:
         files = run.write_files(staging / "data")
         manifest = {"format": CACHE_FORMAT, "key": entry_key, "files": files, "tokens": tokens}
@@ -126,9 +132,17 @@ def store(folder: Path, entry_key: str, run: Run, tokens: dict) -> None:
         entry = folder / entry_key
         shutil.rmtree(entry, ignore_errors=True)
         os.replace(staging, entry)
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        _not_kept(folder, exc)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def _not_kept(folder: Path, exc: OSError) -> None:
+    warn(f"the cache at {folder} could not be written ({reason(exc)}); the site is built anyway, and the next "
+         "build runs the model again (--cache DIR or --no-cache to choose)", once=("cache written", str(folder)))
 
 
 # ---------------------------------------------------------------------------------------------- assets
@@ -151,10 +165,14 @@ def recall(folder: Path | None, parts: list) -> bytes | None:
         return None
     path = _asset_path(folder, parts)
     checksum = path.with_suffix(".sha256")
-    if path.is_file() and checksum.is_file():
-        raw = path.read_bytes()
-        if hashlib.sha256(raw).hexdigest() == checksum.read_text(encoding="ascii").strip():
-            return raw
+    try:
+        if path.is_file() and checksum.is_file():
+            raw = path.read_bytes()
+            if hashlib.sha256(raw).hexdigest() == checksum.read_text(encoding="ascii").strip():
+                return raw
+    except (OSError, UnicodeDecodeError) as exc:
+        warn(f"the cache at {folder} could not be read ({exc}); what it would hold is made again",
+             once=("cache read", str(folder)))
     return None
 
 
@@ -163,11 +181,18 @@ def keep(folder: Path | None, parts: list, raw: bytes) -> None:
     if folder is None:
         return
     path = _asset_path(folder, parts)
-    path.parent.mkdir(parents=True, exist_ok=True)
     staging = path.with_name(f".{path.name}.{os.getpid()}")
-    staging.write_bytes(raw)
-    os.replace(staging, path)
-    path.with_suffix(".sha256").write_text(hashlib.sha256(raw).hexdigest(), encoding="ascii")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        staging.write_bytes(raw)
+        os.replace(staging, path)
+        path.with_suffix(".sha256").write_text(hashlib.sha256(raw).hexdigest(), encoding="ascii")
+    except OSError as exc:
+        try:
+            staging.unlink(missing_ok=True)
+        except OSError:
+            pass  # its folder could not be made: nothing was written
+        _not_kept(Path(folder), exc)
 
 
 def _asset_path(folder: Path, parts: list) -> Path:

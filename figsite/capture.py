@@ -21,6 +21,7 @@ os.environ.setdefault("MKL_CBWR", "AUTO,STRICT")
 
 import torch  # noqa: E402
 import transformers  # noqa: E402
+from safetensors import SafetensorError  # noqa: E402
 from transformers import GPT2Config, GPT2LMHeadModel, GPT2Tokenizer  # noqa: E402
 
 from figsite.errors import BuildError
@@ -125,6 +126,8 @@ def _load_pretrained(where: str, revision: str | None, local: bool, name: str, d
         model = _from_cache_or_hub(GPT2LMHeadModel, where, local,
                                    {**kwargs, "attn_implementation": "eager", "dtype": torch.float32})
         tokenizer = _from_cache_or_hub(transformers.AutoTokenizer, where, local, kwargs)
+    except SafetensorError as exc:  # a weights file cut short (an interrupted download or copy) or overwritten
+        raise _damaged(name, where, local, revision, exc) from None
     except (OSError, ValueError) as exc:
         raise _unavailable(name, local, exc) from None
     # With no network, transformers loads from the local cache and records no commit: read it from there.
@@ -143,6 +146,21 @@ def _from_cache_or_hub(cls, where: str, local: bool, kwargs: dict):
             # The hub client retries for half a minute before it gives up; one quick look is enough.
             raise OSError("the Hugging Face hub cannot be reached and the files are not in the local cache")
         return cls.from_pretrained(where, **kwargs)
+
+
+def _damaged(name: str, where: str, local: bool, revision: str | None, exc: Exception) -> BuildError:
+    """One line for a weights file that is not whole: which file, and the ways out."""
+    if local:
+        file = Path(where) / "model.safetensors"
+        ways = "copy or save the model into that directory again, or pass --model another directory"
+    else:
+        from huggingface_hub import try_to_load_from_cache
+
+        found = try_to_load_from_cache(where, "model.safetensors", revision=revision or "main")
+        file = Path(found) if isinstance(found, str) else f"the cached model.safetensors of {name}"
+        ways = (f"delete it and download it again (connect to the network and run the build, or "
+                f"`hf download {name}`), or pass --model a save_pretrained directory")
+    return BuildError(f"--model: {file} is damaged or incomplete ({exc}); ways out: {ways}")
 
 
 def _unavailable(name: str, local: bool, exc: Exception) -> BuildError:

@@ -79,6 +79,9 @@ def load_config(path: Path, kinds: dict) -> list[Figure]:
     """Reads and checks the config at `path`. `kinds` maps each kind to its figure module (with FIELDS)."""
     path = Path(path)
     source = path.name
+    if path.is_dir():
+        raise BuildError(f"--config: {path} is a folder; allowed: a TOML file with [[figure]] tables, such as "
+                         f"{path / 'chapter.toml'}")
     if not path.is_file():
         raise BuildError(f"--config: {path} does not exist; allowed: a TOML file with [[figure]] tables")
     try:

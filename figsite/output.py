@@ -14,7 +14,7 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from figsite.errors import BuildError
+from figsite.errors import BuildError, fault, reason
 
 MARKER = ".gpt2-figures-site"  # says a folder was written by this tool, so a rebuild may replace it
 
@@ -27,9 +27,14 @@ def output_lock(out: Path):
     """
     out = Path(out).resolve()
     _check_out(out)  # before the model runs: a folder the build may not replace is refused at once
-    out.parent.mkdir(parents=True, exist_ok=True)
     lock_path = out.parent / f".{out.name}.lock"
-    with open(lock_path, "a+", encoding="utf-8") as handle:
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(lock_path, "a+", encoding="utf-8")
+    except OSError as exc:
+        raise fault(exc, "--out: cannot hold the folder for the site beside", lock_path.parent,
+                    "allowed: a folder you may write into") from None
+    with handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -99,12 +104,21 @@ def publish(out: Path, write) -> None:
     """Calls write(folder) on a fresh folder beside `out`, then swaps it in for `out` (hold output_lock)."""
     out = Path(out).resolve()
     _check_out(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-new-", dir=out.parent))
+    kept = "the previous site is unchanged" if out.exists() else "no site was written"
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-new-", dir=out.parent))
+    except OSError as exc:
+        raise fault(exc, "--out: could not write the site in", out.parent, kept) from None
     try:
         (staging / MARKER).write_text("Written by build.py; a rebuild replaces this folder.\n", encoding="utf-8")
         write(staging)
         _swap(staging, out)
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        way_out = "free some space on it or choose another --out" if reason(exc) == "the disk is full" \
+            else "choose another --out"
+        raise fault(exc, "--out: could not write the site in", out.parent, f"{kept}; {way_out}") from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
