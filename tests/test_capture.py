@@ -57,8 +57,8 @@ def differences_between_devices(first: str, second: str) -> tuple[float, float]:
     """The largest difference of any attention share, and of the target's probability at any stage and position,
     between runs of the same random model on two devices."""
     text = "Maya lives in Paris, the capital of"
-    cpu, other = (capture.run_text(capture.load("random", None, 0, device), text, " France").data
-                  for device in (first, second))
+    loaded = {device: capture.load("random", None, 0, device) for device in {first, second}}
+    cpu, other = (capture.run_text(loaded[device], text, " France").data for device in (first, second))
     shares = max(abs(a - b) for layer_a, layer_b in zip(cpu["attention"], other["attention"])
                  for head_a, head_b in zip(layer_a, layer_b) for row_a, row_b in zip(head_a, head_b)
                  for a, b in zip(row_a, row_b))
