@@ -140,7 +140,7 @@ import json, runpy, sys
 sys.argv = ["build.py", *sys.argv[1:]]
 code = 0
 try:
-    runpy.run_path("build.py", run_name="__main__")
+    runpy.run_path("build.py", run_name="build")["cli"]()  # as __main__ would, less its quick exit
 except SystemExit as exc:
     code = exc.code
 print("BENCH " + json.dumps({"code": code, "torch": "torch" in sys.modules,

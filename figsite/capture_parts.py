@@ -14,8 +14,6 @@ b . u_t is one more part: the parts add up to the score exactly.
 
 from __future__ import annotations
 
-import math
-
 import torch
 
 from figsite.capture import PROBABILITY_DECIMALS, Loaded, token_ids, token_text
@@ -118,13 +116,6 @@ def _ledger_pass(loaded: Loaded, ids: list[int]) -> dict:
     return kept
 
 
-def _stage_probability(model, residual: torch.Tensor, token_id: int) -> float:
-    """The read-out of figure (i) at one stage: softmax(ln_f(r) wte^T)[token], final layer norm recomputed."""
-    logits = model.lm_head(model.transformer.ln_f(residual[None].float()))[0]  # (vocab,)
-    log_total = torch.logsumexp(logits.double(), dim=-1)
-    return round(math.exp(logits[token_id].double().item() - log_total.item()), PROBABILITY_DECIMALS)
-
-
 @torch.no_grad()
 def ledger(loaded: Loaded, ids: list[int], position: int, target_id: int, versus_id: int | None) -> dict:
     """The target's score at `position` split into the parts of the residual stream (see the module's doc), the
@@ -137,11 +128,11 @@ def ledger(loaded: Loaded, ids: list[int], position: int, target_id: int, versus
     final = kept["final"][position].double()  # (d_model,) the residual stream after the last layer
     sigma = torch.sqrt(final.var(unbiased=False) + ln_f.eps)
     gain, bias = ln_f.weight.double(), ln_f.bias.double()
-    unembedding = model.lm_head.weight.double()  # (vocab, d_model)
     logits = kept["logits"][position]
     if versus_id is None:
         versus_id = next(i for i in logits.topk(2).indices.tolist() if i != target_id)
-    readers = torch.stack([gain * unembedding[target_id], gain * unembedding[versus_id]], dim=1)  # (d_model, 2)
+    unembedding = model.lm_head.weight[[target_id, versus_id]].double().T  # (d_model, 2): the two tokens' rows
+    readers = gain[:, None] * unembedding  # (d_model, 2)
 
     def through(vectors: torch.Tensor) -> torch.Tensor:
         """What each vector (..., d_model) adds to the two scores, (..., 2)."""
@@ -152,13 +143,13 @@ def ledger(loaded: Loaded, ids: list[int], position: int, target_id: int, versus
     contributions = through(torch.stack([vector for _, _, vector in parts]))  # (parts, 2)
     rows = [{"part": name, "layer": layer, "target": _number(c[0]), "versus": _number(c[1])}
             for (name, layer, _), c in zip(parts, contributions.tolist())]
-    beta = (bias @ torch.stack([unembedding[target_id], unembedding[versus_id]], dim=1)).tolist()
+    beta = (bias @ unembedding).tolist()
     rows.append({"part": "final layer norm bias", "layer": None, "target": _number(beta[0]), "versus": _number(beta[1])})
     return {"position": position, "target": _token(loaded, target_id), "versus": _token(loaded, versus_id),
             "sigma": _number(sigma.item()),
             "score": {"target": _number(logits[target_id].item()), "versus": _number(logits[versus_id].item())},
             "parts": rows, "heads": _head_split(model, kept, position, through),
-            "neurons": _neuron_split(model, kept, position, through),
+            "neurons": _neuron_split(model, kept, position, readers, sigma),
             "stages": _half_stages(model, parts, target_id)}
 
 
@@ -166,14 +157,15 @@ def _half_stages(model, parts: list, target_id: int) -> list:
     """The target's probability after the embedding and after each layer's attention and feed-forward step
     (read out as figure (i) reads, the final layer norm recomputed), with the size of each correction and of
     the residual stream it is added to."""
-    residual = parts[0][2] + parts[1][2]  # stage 0: the token's and the position's embedding
-    stages = [{"part": "embedding", "layer": None, "p": _stage_probability(model, residual, target_id),
-               "correction": None, "residual": _number(residual.norm().item())}]
-    for name, layer, vector in parts[2:]:
-        before = residual.norm().item()
-        residual = residual + vector
-        stages.append({"part": name, "layer": layer, "p": _stage_probability(model, residual, target_id),
-                       "correction": _number(vector.norm().item()), "residual": _number(before)})
+    stream = torch.cumsum(torch.stack([vector for _, _, vector in parts]), dim=0)[1:]  # (stages, d_model)
+    logits = model.lm_head(model.transformer.ln_f(stream.float()))  # (stages, vocab): one product for all
+    log_total = torch.logsumexp(logits.double(), dim=-1)  # (stages,)
+    p = torch.exp(logits[:, target_id].double() - log_total).tolist()
+    stages = [{"part": "embedding", "layer": None, "p": round(p[0], PROBABILITY_DECIMALS), "correction": None,
+               "residual": _number(stream[0].norm().item())}]
+    for s, (name, layer, vector) in enumerate(parts[2:], start=1):
+        stages.append({"part": name, "layer": layer, "p": round(p[s], PROBABILITY_DECIMALS),
+                       "correction": _number(vector.norm().item()), "residual": _number(stream[s - 1].norm().item())})
     return stages
 
 
@@ -206,15 +198,18 @@ def _head_split(model, kept: dict, position: int, through) -> list:
 NEURONS_SHOWN = 10
 
 
-def _neuron_split(model, kept: dict, position: int, through) -> list:
+def _neuron_split(model, kept: dict, position: int, readers: torch.Tensor, sigma: torch.Tensor) -> list:
     """Each feed-forward part as its neurons (activation n times row n of the second matrix) and the bias:
     [layer] -> the NEURONS_SHOWN neurons that add most to the target's score (by size), and to the target's
-    score minus the versus token's, each with both contributions; what the others add; the bias's share."""
+    score minus the versus token's, each with both contributions; what the others add; the bias's share.
+
+    Neuron n adds a_n ((w_n - mean(w_n)) / s) . r for each reader r (gain * u): worked out for all neurons at
+    once as a_n (w_n . r - mean(w_n) sum(r)) / s, without a (neurons, d_model) product per layer."""
     out = []
     for l, block in enumerate(model.transformer.h):
         activation = kept["neurons"][l][position].double()  # (neurons,)
-        rows = activation[:, None] * block.mlp.c_proj.weight.double()  # (neurons, d_model)
-        each = through(rows)  # (neurons, 2)
+        weight = block.mlp.c_proj.weight.double()  # (neurons, d_model): Conv1D stores (in, out)
+        each = activation[:, None] * (weight @ readers - weight.mean(dim=1, keepdim=True) * readers.sum(dim=0)) / sigma
         picked = {}
         for key, size in (("target", each[:, 0].abs()), ("difference", (each[:, 0] - each[:, 1]).abs())):
             top = size.topk(NEURONS_SHOWN).indices.tolist()
@@ -223,7 +218,8 @@ def _neuron_split(model, kept: dict, position: int, through) -> list:
             picked[key] = {"top": [{"neuron": n, "target": _number(each[n, 0].item()), "versus": _number(each[n, 1].item())}
                                    for n in top],
                            "others": _numbers(each[rest].sum(dim=0).tolist())}
-        picked["bias"] = _numbers(through(block.mlp.c_proj.bias.double()).tolist())
+        bias = block.mlp.c_proj.bias.double()
+        picked["bias"] = _numbers(((bias - bias.mean()) @ readers / sigma).tolist())
         out.append(picked)
     return out
 

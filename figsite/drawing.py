@@ -1,8 +1,8 @@
 """Drawing: the Vega bundle and each figure's static drawings, made by vl-convert in a process of its own.
 
 None of this work needs the model: the bundle needs nothing at all and a drawing needs only its chart's spec.
-So a second process makes the bundle while this one imports torch and runs the model, and draws each figure
-as soon as its chart is built, while the next chart is being built: the two cores work at once. It is started
+So other processes make the bundle while this one imports torch and runs the model, and draw each figure as
+soon as its chart is built, while the next chart is being built: the cores work at once. They are started
 only when there is something to draw (a rebuild from the cache has it all already).
 
 The two processes talk over the worker's stdin and stdout. A request is one line of JSON; the answers come in
@@ -37,54 +37,81 @@ class DrawingError(Exception):
 
 
 class Drawer:
-    """The client of the drawing process: each request returns a Future of its answer's parts (bytes).
+    """The client of the drawing processes: each request returns a Future of its answer's parts (bytes).
 
-    Use it as a context manager: leaving the block ends the process (at once where the block failed).
+    vl-convert draws one chart at a time in a process, and drawing takes longer than building the charts: two
+    processes draw side by side, each drawing going to the one with less waiting. Use it as a context manager:
+    leaving the block ends the processes (at once where the block failed).
     """
 
-    def __init__(self):
-        self._process = None
-        self._waiting = deque()  # futures in the order of their requests
-        self._ended = False  # the process has gone: no answer will come
-        self._lock = threading.Lock()  # guards _waiting and _ended
-        self._sending = threading.Lock()  # one request written at a time
+    def __init__(self, processes: int = 2):
+        self._workers = [_Worker() for _ in range(processes)]
+
+    @property
+    def _process(self):
+        """The first drawing process (the one the bundle comes from)."""
+        return self._workers[0].process
 
     def bundle(self) -> Future:
         """Vega, Vega-Lite and vega-embed as one classic script: a Future of [bytes]."""
-        return self._ask({"job": "bundle"})
+        return self._workers[0].ask({"job": "bundle"})
 
     def warm_up(self) -> Future:
-        """Starts the process and pays vl-convert's first-drawing cost now, while the model runs: a Future of []."""
-        return self._ask({"job": "warm"})
+        """Starts the processes and pays vl-convert's first-drawing cost now, while the model runs: a Future of []."""
+        return [worker.ask({"job": "warm"}) for worker in self._workers][0]
 
     def drawings(self, spec: dict, theme: dict) -> Future:
         """The chart's opening state drawn at `STATIC_WIDTH` in the given theme: a Future of [SVG bytes, PNG bytes]."""
-        return self._ask({"job": "draw", "spec": spec, "theme": theme})
+        alive = [worker for worker in self._workers if not worker.ended] or self._workers
+        worker = min(alive, key=lambda w: w.waiting_count())  # the first of the least busy
+        return worker.ask({"job": "draw", "spec": spec, "theme": theme})
 
-    def _ask(self, request: dict) -> Future:
+    def __enter__(self) -> "Drawer":
+        return self
+
+    def __exit__(self, kind, error, traceback) -> None:
+        for worker in self._workers:
+            worker.close(failed=kind is not None)
+
+
+class _Worker:
+    """One drawing process: requests written to its stdin, answers read back by a thread, in order."""
+
+    def __init__(self):
+        self.process = None
+        self._waiting = deque()  # futures in the order of their requests
+        self.ended = False  # the process has gone: no answer will come
+        self._lock = threading.Lock()  # guards _waiting and ended
+        self._sending = threading.Lock()  # one request written at a time
+
+    def waiting_count(self) -> int:
+        with self._lock:
+            return len(self._waiting)
+
+    def ask(self, request: dict) -> Future:
         future = Future()
         # Requests go out in the order their futures wait in. The reader needs only the short lock: were it
         # held while a long request is written, the worker could block on an answer the reader can't take.
         with self._sending:
             with self._lock:
-                if self._ended:
+                if self.ended:
                     future.set_exception(DrawingError("the drawing process ended before it answered"))
                     return future
-                if self._process is None:
+                if self.process is None:
                     self._start()
                 self._waiting.append(future)
             try:
-                self._process.stdin.write(json.dumps(request, ensure_ascii=False).encode("utf-8") + b"\n")
-                self._process.stdin.flush()
+                self.process.stdin.write(json.dumps(request, ensure_ascii=False).encode("utf-8") + b"\n")
+                self.process.stdin.flush()
             except OSError:  # the process is gone; the reader fails every waiting future
                 pass
         return future
 
     def _start(self) -> None:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-        self._process = subprocess.Popen([sys.executable, "-m", "figsite.drawing"], stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, env=env)
-        threading.Thread(target=self._read, args=(self._process.stdout,), daemon=True).start()
+        self.process = subprocess.Popen([sys.executable, "-m", "figsite.drawing"], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, env=env)
+        threading.Thread(target=self._read, args=(self.process.stdout,), daemon=True).start()
 
     def _read(self, stream) -> None:
         """Hands each answer to the future of its request, in order; on a broken stream fails the rest."""
@@ -104,18 +131,15 @@ class Drawer:
         except (OSError, EOFError, struct.error, IndexError):
             pass
         with self._lock:
-            self._ended = True
+            self.ended = True
             while self._waiting:
                 self._waiting.popleft().set_exception(DrawingError("the drawing process ended before it answered"))
 
-    def __enter__(self) -> "Drawer":
-        return self
-
-    def __exit__(self, kind, error, traceback) -> None:
-        process = self._process
+    def close(self, failed: bool) -> None:
+        process = self.process
         if process is None:
             return
-        if kind is not None:
+        if failed:
             process.kill()  # a failed or interrupted build waits for nothing
         try:
             process.stdin.close()

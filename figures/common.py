@@ -134,6 +134,14 @@ def with_data(chart, **datasets):
     return chart
 
 
+def with_params(chart, *params):
+    """The chart with variable params (a value, an expression, an input) at its top level: where add_params
+    puts them on a concatenated chart too, but without copying every subchart twice on the way, which for
+    the larger figures takes longer than all the rest of building them."""
+    chart.params = [param.param for param in params]
+    return chart
+
+
 def spec(chart) -> dict:
     """The chart's Vega-Lite spec as plain data, as pages embed it (tests/test_site.py validates each one).
 

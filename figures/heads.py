@@ -274,9 +274,9 @@ class Heads(Kind):
                     block_names(raw_tokens, size))
         all_squares = squares(fig, run)
         one = _chosen_square(grid)
-        return common.with_data(alt.vconcat(
+        return common.with_data(common.with_params(alt.vconcat(
             _grid_chart(grid, all_squares, run.n_heads), _detail_chart(grid, one), _bars_chart(grid, one), spacing=30,
-        ).add_params(*_params(fig, run, grid)), panels=_panel_rows(grid, all_squares))
+        ), *_params(fig, run, grid)), panels=_panel_rows(grid, all_squares))
 
 
 @dataclass(frozen=True)

@@ -256,7 +256,8 @@ class Knockout(Kind):
             f"' as the next token after {js(after)}, one part taken out at a time', "
             f"'The dashed line: the model with every part in place (' + (show == 'rank' ? "
             f"'rank {whole['rank']:,}' : '{percent(whole['p'])}') + ')']")), offset=12)
-        return common.with_data(alt.vconcat(*panels, spacing=20).add_params(*params(fig, run)).properties(title=title),
+        return common.with_data(common.with_params(alt.vconcat(*panels, spacing=20), *params(fig, run)).properties(
+                                title=title),
                                 runs=chart_rows(fig, run))
 
 

@@ -251,8 +251,8 @@ class Ledger(Kind):
         right = alt.vconcat(*_curve_charts(ledger, n_layer), spacing=30)
         return common.with_data(
             # The curves' colours say which size; the bars', whether a part raises or lowers the score.
-            alt.hconcat(left, right, spacing=36).resolve_scale(color="independent").add_params(
-                *_params(fig, run, ledger)),
+            common.with_params(alt.hconcat(left, right, spacing=36).resolve_scale(color="independent"),
+                               *_params(fig, run, ledger)),
             parts=_split_rows(ledger), inside=_inside_rows(ledger, n_neurons(run)),
             stages=[{"x": stage_x(s), "after": stage_name(st), "p": round(st["p"], KEPT + 2)}
                     for s, st in enumerate(ledger["stages"])],

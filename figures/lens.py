@@ -108,9 +108,9 @@ class Lens(Kind):
         n_layer = data["model"]["n_layer"]
         names = [f"{q + 1}: {shown(t['text'])}" for q, t in enumerate(data["tokens"])]
         cells, tops, follow = lens_rows(fig, run, names)
-        return common.with_data(alt.vconcat(
+        return common.with_data(common.with_params(alt.vconcat(
             _table(names, n_layer), _top_chart(), *_follow_charts(names, n_layer), spacing=24,
-        ).add_params(*_params(fig, run, names, cells)), cells=cells, tops=tops, follow=follow)
+        ), *_params(fig, run, names, cells)), cells=cells, tops=tops, follow=follow)
 
 
 def lens_rows(fig, run, names: list) -> tuple[list, list, list]:

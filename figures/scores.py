@@ -164,10 +164,10 @@ class Scores(Kind):
         names = [f"{j + 1}: {shown(t)}" for j, t in enumerate(tokens)]
         strips, products, bars = chart_rows(found, rows, names, q)
         params = chart_params(tokens, q, rows, names)
-        return common.with_data(alt.vconcat(
+        return common.with_data(common.with_params(alt.vconcat(
             _strips_chart(names, q, len(found["q"])), _products_chart(names, q, len(found["q"])),
             _bars_chart(names, math.sqrt(len(found["q"]))), spacing=24,
-        ).add_params(*params), strips=strips, products=products, bars=bars)
+        ), *params), strips=strips, products=products, bars=bars)
 
 
 def chart_rows(found: dict, rows: list, names: list, q: int) -> tuple[list, list, list]:

@@ -49,12 +49,28 @@ def test_a_spec_vl_convert_rejects_fails_that_drawing_only(drawer):
 
 def test_a_drawing_process_that_died_fails_what_waits_instead_of_hanging(drawer):
     first = drawer.warm_up()
-    drawer._process.kill()
+    for worker in drawer._workers:
+        worker.process.kill()
     with pytest.raises(DrawingError):
         first.result(timeout=60)
     later = drawer.drawings(BARS, {})
     with pytest.raises(DrawingError, match="ended"):
         later.result(timeout=60)
+
+
+def test_drawings_go_to_a_process_still_alive_and_come_out_the_same_from_either(drawer):
+    drawer.warm_up().result(timeout=120)
+    first, second = drawer.drawings(BARS, {}), drawer.drawings(BARS, {})  # one each: the two draw side by side
+    assert first.result(timeout=120) == second.result(timeout=120)
+    drawer._workers[0].process.kill()
+    drawer._workers[0].process.wait()
+    import time
+
+    deadline = time.time() + 30
+    while not drawer._workers[0].ended and time.time() < deadline:
+        time.sleep(0.01)
+    svg, _ = drawer.drawings(BARS, {}).result(timeout=120)  # the other one draws it
+    assert svg.startswith(b"<svg")
 
 
 def test_a_failed_drawing_stops_the_build_with_one_line_naming_it(tmp_path):

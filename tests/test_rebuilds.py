@@ -166,7 +166,7 @@ def test_rebuild_of_same_model_and_texts_reads_the_cache_and_never_imports_torch
     second = tmp_path / "second"
     probe = ("import sys, runpy; sys.argv = sys.argv[1:]; "
              "exit_code = 0\n"
-             "try:\n    runpy.run_path('build.py', run_name='__main__')\n"
+             "try:\n    runpy.run_path('build.py', run_name='build')['cli']()\n"
              "except SystemExit as e:\n    exit_code = e.code or 0\n"
              "print('torch imported:', 'torch' in sys.modules, 'transformers imported:', 'transformers' in sys.modules,\n"
              "      'altair imported:', 'altair' in sys.modules)\n"
