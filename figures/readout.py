@@ -195,5 +195,5 @@ class Readout(Kind):
         said = alt.param(name="descriptions", value=[describe(fig, run, s) for s in range(n_layer + 1)])
         description = alt.param(name=DESCRIPTION, expr="descriptions[stage]")
         # Params and data go in once, at the top: Altair copies a chart's params and inline data at every step.
-        return common.with_data(alt.vconcat(top_chart, line_chart, spacing=28).add_params(stage, said, description),
+        return common.with_data(common.with_params(alt.vconcat(top_chart, line_chart, spacing=28), stage, said, description),
                                 top=rows, line=line_rows)
