@@ -16,7 +16,7 @@ For each page it measures:
    sees it (cold), the very first load of the run is also the browser's own cold start. Pages without charts
    (index.html) report the time to the end of their load event instead. Target: at most 1.0 s.
 2. interaction (figure l: the token select, figure i: the stage slider, figure cost: the n slider, the scores
-   figure: the temperature slider, the ledger: the part it opens, the knockout figure: probability or rank): in the page,
+   figure: the temperature slider, the ledger: the part it opens, the knockout figure: the part it highlights): in the page,
    from just before the input's `input`/`change` events are dispatched until `view.runAsync()` has finished and
    the next animation frame has begun; INTERACTIONS times, alternating between two values. Target: at most 100 ms.
 3. bytes: the sum of the on-disk sizes of every file:// response the page loads (HTML, scripts, styles, data,
@@ -59,7 +59,7 @@ INTERACTIONS_BY_LABEL = {
     "cost": ("n", ["500", "1000"]),
     "question-and-keys": ("T", ["0.3", "2"]),
     "ledger": ("part", ["feed-forward-3", "attention-7"]),
-    "knockout": ("show", ["rank", "probability"]),
+    "knockout": ("part", ["feed-forward-7", "attention-3"]),
 }
 
 # Runs before any of the page's own scripts: notes performance.now() (ms since navigation start) when the last
