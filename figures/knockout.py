@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 
+from figsite import paths
 from figsite.config import Field
 from figsite.shared_names import DESCRIPTION
 from figures import common
@@ -181,7 +182,7 @@ class Knockout(Kind):
     }
     EXPLORE = True
     RUN_KEYS = ("text", "target", "position", "heads_of")
-    DATA_FILES = ("parts.json",)
+    DATA_FILES = (paths.PARTS,)
 
     def strings(self, fig) -> list:
         return [fig["text"], fig["target"]]
