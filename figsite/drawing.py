@@ -47,11 +47,6 @@ class Drawer:
     def __init__(self, processes: int = 2):
         self._workers = [_Worker() for _ in range(processes)]
 
-    @property
-    def _process(self):
-        """The first drawing process (the one the bundle comes from)."""
-        return self._workers[0].process
-
     def bundle(self) -> Future:
         """Vega, Vega-Lite and vega-embed as one classic script: a Future of [bytes]."""
         return self._workers[0].ask({"job": "bundle"})
