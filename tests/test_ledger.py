@@ -301,21 +301,6 @@ def test_the_guess_names_the_layer_part_that_adds_most(site, references):
         assert f"Layer {layer + 1} {name}: it adds {t:+.4f}" in words
 
 
-def test_the_figure_builds_again_from_the_cache_into_the_same_site(registered, small_model_dir, tmp_path):
-    from conftest import snapshot
-
-    config = tmp_path / "ledger.toml"
-    config.write_text(CONFIG, encoding="utf-8")
-    said = []
-    for name in ("cold", "cached"):
-        result = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(config), "--out",
-                                          str(tmp_path / name), "--cache", str(tmp_path / "cache"), "--verbose"])
-        assert result.exit_code == 0, result.output
-        said.append(result.output)
-    assert "cache: using the stored run" in said[1], "the second build ran the model again"
-    assert snapshot(tmp_path / "cold") == snapshot(tmp_path / "cached")
-
-
 def test_the_kind_follows_the_contract():
     kind = ledger.Ledger()
     assert kind.KIND == "ledger" and kind.TITLE and kind.CAPTION and kind.GUIDE and kind.EXPLORE
