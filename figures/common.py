@@ -157,6 +157,19 @@ def spec(chart) -> dict:
     return out
 
 
+QUOTE_LIMIT = 160  # a printed figure quotes a longer text by its start only
+
+
+def quoted(text: str, n_tokens: int) -> str:
+    """The text as a printed figure quotes it: whole, or for a long one its start and its length."""
+    flat = " ".join(text.split())
+    if len(flat) <= QUOTE_LIMIT and flat == text:
+        return f'"{text}"'
+    if len(flat) <= QUOTE_LIMIT:
+        return f'"{flat}"'
+    return f'"{flat[:QUOTE_LIMIT - 20].rstrip()} ..." ({n_tokens:,} tokens)'
+
+
 def heading(fig: Figure, title: str) -> str:
     """A printed figure's first line, its label and title: '(i) The guess takes shape layer by layer'."""
     return f"({fig.label}) {title}"

@@ -20,7 +20,6 @@ from figsite.shared_names import DESCRIPTION, FROM, NAMES
 from figures import common
 from figures.kind import Kind
 from figures.common import ACCENT, MAIN, alt, shown, token_label, whole_percent
-from figures.heads import quoted
 
 MAX_TOKENS = 24  # a text of up to this many tokens offers every pair; a longer one keeps its 'from' token
 BAR_HEIGHT = 24
@@ -121,7 +120,7 @@ class FindHead(Kind):
         ranked = ranking(run, text, f, t)[:top]
         if run.is_long(text):  # its data leave shares below 0.5% out: those heads can't be ranked
             ranked = [(l, h, s) for l, h, s in ranked if s >= MIN_SHARE]
-        lines = [common.heading(fig, self.TITLE), f"  {quoted(data['text'], len(tokens))}",
+        lines = [common.heading(fig, self.TITLE), f"  {common.quoted(data['text'], len(tokens))}",
                  f"  from {token_label(tokens, f)} back to {token_label(tokens, t)}: the {top} "
                  f"of all {run.n_heads:,} heads that give it the largest share"]
         rank_width = len(str(top))

@@ -37,7 +37,6 @@ MASKED = "#bdbdbd"  # out of reach (a key after the query): a neutral grey that 
 GRID_WIDTH = 560  # concatenated views can't size to their container; the page scales the drawing down
 DETAIL_WIDTH = 420
 BARS_HEIGHT = 200
-QUOTE_LIMIT = 160  # a printed figure quotes a longer text by its start only
 
 
 # ---------------------------------------------------------------------------------------------- data
@@ -101,16 +100,6 @@ def squares(fig, run) -> dict:
         out[(layer, n_head)] = [[sum(out[(layer, h)][q][k] for h in range(n_head)) / n_head for k in range(q + 1)]
                                 for q in range(len(out[(layer, 0)]))]
     return out
-
-
-def quoted(text: str, n_tokens: int) -> str:
-    """The text as a printed figure quotes it: whole, or for a long one its start and its length."""
-    flat = " ".join(text.split())
-    if len(flat) <= QUOTE_LIMIT and flat == text:
-        return f'"{text}"'
-    if len(flat) <= QUOTE_LIMIT:
-        return f'"{flat}"'
-    return f'"{flat[:QUOTE_LIMIT - 20].rstrip()} ..." ({n_tokens:,} tokens)'
 
 
 # ---------------------------------------------------------------------------------------------- chart
@@ -177,7 +166,7 @@ class Heads(Kind):
         tokens = [t["text"] for t in data["tokens"]]
         q = fig.opening
         n_layer, n_head = run.model["n_layer"], run.model["n_head"]
-        lines = [common.heading(fig, self.TITLE), f"  {quoted(data['text'], len(tokens))}",
+        lines = [common.heading(fig, self.TITLE), f"  {common.quoted(data['text'], len(tokens))}",
                  f"  looking from {token_label(tokens, q)}: in each head, the token it looks at hardest "
                  "and its share"]
         width = len(str(n_layer))

@@ -18,7 +18,6 @@ from figsite.config import Field
 from figsite.shared_names import DESCRIPTION
 from figures import common
 from figures.common import ACCENT, MAIN, alt, shown, token_label
-from figures.heads import quoted
 from figures.kind import Kind
 
 WIDTH = 480  # concatenated views can't size to their container; the page scales the drawing down
@@ -208,7 +207,7 @@ class Knockout(Kind):
         whole, target = intact(fig, run), shown(entry(fig, run)["target"]["text"])
         rows = [("nothing (the intact model)", whole)] + [(part_label(r), r) for r in runs(fig, run)]
         width = max(len(name) for name, _ in rows) + 2
-        lines = [common.heading(fig, self.TITLE), f"  {quoted(data['text'], len(tokens))}",
+        lines = [common.heading(fig, self.TITLE), f"  {common.quoted(data['text'], len(tokens))}",
                  f"  the next token after {token_label(tokens, fig.opening)}: {target}, "
                  "with one part taken out at a time",
                  f"  {'taken out':<{width}}{'probability':>12}{'rank':>8}"]
