@@ -113,7 +113,8 @@ def build_site(settings: Settings, progress: Progress | None = None) -> Run:
                     cache_dir, ["drawing", 3, *TOOL_VERSIONS, page.spec, CHART_THEMES["light"]], ["svg", "png"],
                     functools.partial(drawer.drawings, page.spec, CHART_THEMES["light"]),
                     f"figure ({page.label})'s drawing")
-        pages.sort(key=lambda page: [fig.label for fig in figures].index(page.label))
+        in_config = {fig.label: i for i, fig in enumerate(figures)}
+        pages.sort(key=lambda page: in_config[page.label])
         with progress.phase("writing"):
             write_site(settings.out, run, pages, lambda: bundle()[0], drawings)
     return run

@@ -88,6 +88,17 @@ def check_one_token(fig: Figure, key: str, tokens: list) -> None:
                         "exactly one token; mind the leading space, as in ' France'")
 
 
+def check_read_target(fig: Figure, tokens, model: dict) -> tuple[list, list, int]:
+    """What every figure that reads one target token at one position checks: its text, that the target is one
+    token, and the read position ("position", default the last). Returns the text's tokens, the target's
+    tokens and the 0-based read position."""
+    text_tokens = tokens(fig["text"])
+    check_text(fig, "text", text_tokens, model["n_ctx"])
+    target_tokens = tokens(fig["target"])
+    check_one_token(fig, "target", target_tokens)
+    return text_tokens, target_tokens, opening(fig, "position", text_tokens)
+
+
 def check_view(fig: Figure, key: str, pair: list, model: dict) -> tuple[int, int]:
     """A `[layer, head]` pair of the config, numbered from 1, that the model has."""
     if len(pair) != 2:

@@ -188,10 +188,8 @@ class Knockout(Kind):
 
     def check(self, fig, tokens, model: dict) -> dict:
         """The read token ("opening") and the layer whose heads are taken out ("heads_of"), 0-based."""
-        text_tokens = tokens(fig["text"])
-        common.check_text(fig, "text", text_tokens, model["n_ctx"])
-        common.check_one_token(fig, "target", tokens(fig["target"]))
-        resolved = {"opening": common.opening(fig, "position", text_tokens)}
+        _, _, read = common.check_read_target(fig, tokens, model)
+        resolved = {"opening": read}
         if "heads_of" in fig.values:
             common.check_layer(fig, "heads_of", fig["heads_of"], model["n_layer"])
             resolved["heads_of"] = fig["heads_of"] - 1

@@ -184,17 +184,14 @@ class Ledger(Kind):
 
     def check(self, fig, tokens, model: dict) -> dict:
         """The read token ("opening", 0-based); the target and versus must be one token each, and differ."""
-        text_tokens = tokens(fig["text"])
-        common.check_text(fig, "text", text_tokens, model["n_ctx"])
-        target = tokens(fig["target"])
-        common.check_one_token(fig, "target", target)
+        _, target, read = common.check_read_target(fig, tokens, model)
         if "versus" in fig.values:
             versus = tokens(fig["versus"])
             common.check_one_token(fig, "versus", versus)
             if versus == target:
                 raise fig.error("versus", f"{fig['versus']!r} is the target itself",
                                 "one token other than the target, e.g. ' Germany'")
-        return {"opening": common.opening(fig, "position", text_tokens)}
+        return {"opening": read}
 
     def text_figure(self, fig, run) -> str:
         """One line per part, numbered from 1: its share of the target's score, the versus token's and their

@@ -84,10 +84,8 @@ class Readout(Kind):
 
     def check(self, fig, tokens, model: dict) -> dict:
         """The read token ("opening") and the token it looks back to ("back"), 0-based."""
-        text_tokens = tokens(fig["text"])
-        common.check_text(fig, "text", text_tokens, model["n_ctx"])
-        common.check_one_token(fig, "target", tokens(fig["target"]))
-        resolved = {"opening": common.opening(fig, "position", text_tokens)}
+        text_tokens, _, read = common.check_read_target(fig, tokens, model)
+        resolved = {"opening": read}
         if "look_back_to" in fig.values:
             back = common.resolve_position(fig, "look_back_to", fig["look_back_to"], text_tokens)
             if back > resolved["opening"]:

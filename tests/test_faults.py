@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from conftest import TWO_FIGURES, snapshot
-from test_rebuilds import Build, running
+from test_rebuilds import Build, processes, running
 
 REPO = Path(__file__).resolve().parent.parent
 STOPPED = "error: stopped (SIGTERM); the previous site is unchanged"
@@ -26,15 +26,7 @@ STOPPED = "error: stopped (SIGTERM); the previous site is unchanged"
 
 def left_in_session(session: int) -> list[int]:
     """The processes still running in a session (a build started in a session of its own, and what it started)."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[3]) == session and fields[0] != "Z":
-            found.append(int(stat.parent.name))
-    return found
+    return [pid for pid, fields in processes() if int(fields[3]) == session and fields[0] != "Z"]
 
 
 def build(*args, cwd=REPO) -> subprocess.CompletedProcess:

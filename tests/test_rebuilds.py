@@ -324,17 +324,18 @@ def wait_for(condition, timeout=120.0, every=0.02):
         time.sleep(every)
 
 
-def children(pid: int) -> list[int]:
-    """The processes `pid` started (the drawing process), from /proc."""
-    found = []
+def processes():
+    """(pid, fields of /proc/PID/stat after the name: state, parent, group, session, ...) of every process now."""
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
+            yield int(stat.parent.name), stat.read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if int(fields[1]) == pid:
-            found.append(int(stat.parent.name))
-    return found
+
+
+def children(pid: int) -> list[int]:
+    """The processes `pid` started (the drawing processes), from /proc."""
+    return [child for child, fields in processes() if int(fields[1]) == pid]
 
 
 def running(pid: int) -> bool:
