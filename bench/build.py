@@ -1,7 +1,7 @@
 """Benchmark of the build, run by hand (not by CI). Everything with --model random (GPT-2 small's shape, seeded
 random weights, no network):
 
-    python bench/build.py [--work DIR]
+    python bench/build.py [--work DIR] [--chapter-only]
 
 --work DIR keeps the sites and caches it writes in DIR (a new or empty folder); by default they go into a
 temporary folder that is removed at the end. Takes two to five minutes, most of it the 1,024-token build.
@@ -344,9 +344,11 @@ def mb(n: float) -> str:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], usage="python bench/build.py [--work DIR]")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], usage="python bench/build.py [--work DIR] [--chapter-only]")
     parser.add_argument("--work", type=Path, default=None,
                         help="keep the sites and caches here (a new or empty folder); default: a temporary folder")
+    parser.add_argument("--chapter-only", action="store_true",
+                        help="measure only the floor and the cold build of chapter.toml (part 1), in a minute")
     options = parser.parse_args(argv)
     if options.work is not None:
         if options.work.exists() and any(options.work.iterdir()):
@@ -356,13 +358,13 @@ def main(argv: list[str]) -> int:
     else:
         work = Path(tempfile.mkdtemp(prefix="bench-build-"))
     try:
-        return run(work)
+        return run(work, options.chapter_only)
     finally:
         if options.work is None:
             shutil.rmtree(work, ignore_errors=True)
 
 
-def run(work: Path) -> int:
+def run(work: Path, chapter_only: bool = False) -> int:
     from figsite.config import load_config
     from figsite.pipeline import model_requests
     from figures import KINDS
@@ -402,6 +404,8 @@ def run(work: Path) -> int:
           f"{(cold.wall - cold_exit) / (floor.wall - floor_exit):.2f}   (build.py ends at once when the site is "
           "written; the floor script lets Python tear torch down)")
     print()
+    if chapter_only:
+        return 0
 
     # 2. cached rebuild ----------------------------------------------------------------------------
     before = digests(chapter_site)

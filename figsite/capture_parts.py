@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import torch
 
-from figsite.capture import PROBABILITY_DECIMALS, Loaded, token_ids, token_text
+from figsite.capture import PROBABILITY_DECIMALS, Loaded, log_softmax_total, token_ids, token_text
 from figsite.run import PARTS_FORMAT
 
 DIGITS = 9  # significant digits of a float32 value: enough to give back the same float32
@@ -39,24 +39,33 @@ def _token(loaded: Loaded, token_id: int) -> dict:
     return {"id": token_id, "text": token_text(loaded, token_id)}
 
 
+PART_NAMES = ("scores", "ledgers", "knockouts")  # the lists of data/parts.json, each answering one kind's asks
+
+
 def gather(loaded: Loaded, extras: dict) -> dict:
     """What the figures asked for (figures.kind.Kind.extras), worked out; {} where nothing was asked."""
-    if not any(extras.get(name) for name in ("scores", "ledgers", "knockouts")):
+    if not any(extras.get(name) for name in PART_NAMES):
         return {}
+    return {"format": PARTS_FORMAT, **{name: [answer(loaded, name, ask) for ask in extras.get(name, [])]
+                                       for name in PART_NAMES}}
 
-    def one_token(string: str) -> int:
-        return token_ids(loaded, string)[0]  # the figure's check made sure it is one token
 
-    return {
-        "format": PARTS_FORMAT,
-        "scores": [{"ask": ask, **scores(loaded, token_ids(loaded, text), layer, head, query)}
-                   for ask in extras.get("scores", []) for text, layer, head, query in [ask]],
-        "ledgers": [{"ask": ask, **ledger(loaded, token_ids(loaded, text), position, one_token(target),
-                                          None if versus is None else one_token(versus))}
-                    for ask in extras.get("ledgers", []) for text, position, target, versus in [ask]],
-        "knockouts": [{"ask": ask, **knockouts(loaded, token_ids(loaded, text), position, one_token(target), layer)}
-                      for ask in extras.get("knockouts", []) for text, position, target, layer in [ask]],
-    }
+def answer(loaded: Loaded, name: str, ask: list) -> dict:
+    """The entry of data/parts.json that answers one ask: name is "scores" ([text, layer, head, query]),
+    "ledgers" ([text, position, target, versus or None]) or "knockouts" ([text, position, target, layer or
+    None]); 0-based, tokens by text (a figure's check made sure each is one token)."""
+    text, *rest = ask
+    ids = token_ids(loaded, text)
+
+    def one_token(string: str | None) -> int | None:
+        return None if string is None else token_ids(loaded, string)[0]
+
+    if name == "scores":
+        return {"ask": ask, **scores(loaded, ids, *rest)}
+    position, target, last = rest
+    if name == "ledgers":
+        return {"ask": ask, **ledger(loaded, ids, position, one_token(target), one_token(last))}
+    return {"ask": ask, **knockouts(loaded, ids, position, one_token(target), last)}
 
 
 def mentioned(parts: dict) -> set:
@@ -159,7 +168,7 @@ def _half_stages(model, parts: list, target_id: int) -> list:
     the residual stream it is added to."""
     stream = torch.cumsum(torch.stack([vector for _, _, vector in parts]), dim=0)[1:]  # (stages, d_model)
     logits = model.lm_head(model.transformer.ln_f(stream.float()))  # (stages, vocab): one product for all
-    log_total = torch.logsumexp(logits.double(), dim=-1)  # (stages,)
+    log_total = log_softmax_total(logits)[:, 0]  # (stages,)
     p = torch.exp(logits[:, target_id].double() - log_total).tolist()
     stages = [{"part": "embedding", "layer": None, "p": round(p[0], PROBABILITY_DECIMALS), "correction": None,
                "residual": _number(stream[0].norm().item())}]
@@ -239,51 +248,69 @@ def _knockout_plan(n_layer: int, n_head: int, heads_of: int | None) -> list:
 @torch.no_grad()
 def knockouts(loaded: Loaded, ids: list[int], position: int, target_id: int, heads_of: int | None) -> dict:
     """The target's probability and rank at `position` with each part taken out in turn (its output set to zero
-    at every position), beside the intact model's. Every run is one copy in a single batched pass: a hook per
-    part zeroes its output in that copy only."""
+    at every position), beside the intact model's.
+
+    A part taken out at layer l changes nothing before layer l: each run starts from the intact model's
+    residual stream before its layer, so the layers before it are computed once, not once per run. The runs go
+    through the layers side by side as one batch that grows as they join; a hook per part zeroes its output in
+    its own copy only.
+    """
     model = loaded.model
-    n_layer, n_head = model.config.n_layer, model.config.n_head
+    n_head = model.config.n_head
     d_head = model.config.n_embd // n_head
-    plan = _knockout_plan(n_layer, n_head, heads_of)
-    copies = {}
-    for index, (part, layer, head) in enumerate(plan):
-        copies.setdefault((part, layer), []).append((index, head))
-
-    def zero_output(copy_indices):
-        def hook(_module, _inputs, output):
-            tensor = output[0] if isinstance(output, tuple) else output
-            tensor[copy_indices] = 0.0  # (batch, position, d_model): this part's output, in these copies
-        return hook
-
-    def zero_heads(copy_heads):
-        def hook(_module, inputs):
-            mixed = inputs[0].clone()  # (batch, position, d_model): the heads' outputs side by side
-            for index, head in copy_heads:
-                mixed[index, :, head * d_head:(head + 1) * d_head] = 0.0
-            return (mixed,)
-        return hook
-
-    wanted = []
-    for (part, layer), entries in copies.items():
-        block = model.transformer.h[layer] if layer is not None else None
-        if part == "attention":
-            wanted.append((block.attn, "out", zero_output([i for i, _ in entries])))
-        elif part == "feed-forward":
-            wanted.append((block.mlp, "out", zero_output([i for i, _ in entries])))
-        elif part == "head":
-            wanted.append((block.attn.c_proj, "pre", zero_heads(entries)))
-    hooks = _hooks(wanted)
-    try:
-        batch = torch.tensor([ids] * len(plan), device=loaded.device)
-        final = model.transformer(batch).last_hidden_state[:, position]  # (runs, d_model), final layer norm applied
-        logits = model.lm_head(final)  # (runs, vocab): the scores at the one position read
-    finally:
-        for hook in hooks:
-            hook.remove()
-    log_total = torch.logsumexp(logits.double(), dim=-1)  # (runs,)
+    plan = _knockout_plan(model.config.n_layer, n_head, heads_of)
+    stream = model.transformer.wte(torch.tensor([ids], device=loaded.device))
+    stream = stream + model.transformer.wpe(torch.arange(len(ids), device=loaded.device))  # (1, position, d_model)
+    mask = _causal_mask(len(ids), stream)
+    batch, members = stream[:0], []  # the runs under way, (runs, position, d_model), and their index in the plan
+    for layer, block in enumerate(model.transformer.h):
+        joining = [index for index, (_, start, _) in enumerate(plan) if start == layer]
+        batch = torch.cat([batch, stream.expand(len(joining), -1, -1)])  # they start from the intact stream here
+        members += joining
+        at = {index: row for row, index in enumerate(members)}  # a run's row in the batch
+        stream = block(stream, attention_mask=mask)  # the intact model, layer by layer
+        hooks = _hooks(_knockout_hooks(block, [(plan[index], at[index]) for index in joining], d_head))
+        try:
+            batch = block(batch, attention_mask=mask)
+        finally:
+            for hook in hooks:
+                hook.remove()
+    final = torch.cat([stream, batch])[:, position]  # (runs, d_model): the intact model first
+    logits = model.lm_head(model.transformer.ln_f(final))  # (runs, vocab): the scores at the one position read
+    log_total = log_softmax_total(logits)[:, 0]  # (runs,)
     p = torch.exp(logits[:, target_id].double() - log_total).tolist()
     rank = ((logits > logits[:, target_id:target_id + 1]).sum(dim=-1) + 1).tolist()
-    runs = [{"part": part, "layer": layer, "head": head, "p": round(p_run, PROBABILITY_DECIMALS), "rank": rank_run}
-            for (part, layer, head), p_run, rank_run in zip(plan, p, rank)]
+    found = {index: (p_run, rank_run) for index, p_run, rank_run in zip([0] + members, p, rank)}  # plan index -> ...
+    runs = [{"part": part, "layer": layer, "head": head, "p": round(found[i][0], PROBABILITY_DECIMALS),
+             "rank": found[i][1]} for i, (part, layer, head) in enumerate(plan)]
     return {"position": position, "target": _token(loaded, target_id), "heads_of": heads_of,
             "intact": {"p": runs[0]["p"], "rank": runs[0]["rank"]}, "runs": runs[1:]}
+
+
+def _causal_mask(n: int, like: torch.Tensor) -> torch.Tensor:
+    """The mask GPT-2's attention adds to its scores, (1, 1, query, key): the lowest number where a key comes
+    after the query (a token never looks right), 0 elsewhere. Needed where the blocks are called one by one."""
+    lowest = torch.finfo(like.dtype).min
+    return torch.full((n, n), lowest, dtype=like.dtype, device=like.device).triu(1)[None, None]
+
+
+def _knockout_hooks(block, runs: list, d_head: int) -> list:
+    """Hooks on one layer that take each run's part out in that run's row: runs is [((part, layer, head), row)]."""
+    rows = {part: [row for (kind, _, _), row in runs if kind == part] for part in ("attention", "feed-forward")}
+    heads = [(row, head) for (kind, _, head), row in runs if kind == "head"]
+
+    def zero_rows(rows_out):
+        def hook(_module, _inputs, output):
+            tensor = output[0] if isinstance(output, tuple) else output
+            tensor[rows_out] = 0.0  # (runs, position, d_model): this part's output, in these runs
+        return hook
+
+    def zero_heads(_module, inputs):
+        mixed = inputs[0].clone()  # (runs, position, d_model): the heads' outputs side by side
+        for row, head in heads:
+            mixed[row, :, head * d_head:(head + 1) * d_head] = 0.0
+        return (mixed,)
+
+    wanted = [(module, "out", zero_rows(rows[part])) for part, module in (("attention", block.attn), ("feed-forward", block.mlp))
+              if rows[part]]
+    return wanted + ([(block.attn.c_proj, "pre", zero_heads)] if heads else [])

@@ -41,7 +41,7 @@ class Drawer:
 
     vl-convert draws one chart at a time in a process, and drawing takes longer than building the charts: two
     processes draw side by side, each drawing going to the one with less waiting. Use it as a context manager:
-    leaving the block ends the processes (at once where the block failed).
+    leaving the block ends the processes at once.
     """
 
     def __init__(self, processes: int = 2):
@@ -66,7 +66,7 @@ class Drawer:
 
     def __exit__(self, kind, error, traceback) -> None:
         for worker in self._workers:
-            worker.close(failed=kind is not None)
+            worker.close()
 
 
 class _Worker:
@@ -130,21 +130,18 @@ class _Worker:
             while self._waiting:
                 self._waiting.popleft().set_exception(DrawingError("the drawing process ended before it answered"))
 
-    def close(self, failed: bool) -> None:
+    def close(self) -> None:
+        """Ends the process at once. A build that succeeded has every answer it asked for, and one that failed
+        or was interrupted wants none: waiting for vl-convert to wind down serves no one."""
         process = self.process
         if process is None:
             return
-        if failed:
-            process.kill()  # a failed or interrupted build waits for nothing
+        process.kill()
         try:
             process.stdin.close()
         except OSError:
             pass
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        process.wait()  # the reader thread then meets the end of its stream, and fails what still waits
 
 
 def _exactly(stream, n: int) -> bytes:

@@ -97,27 +97,47 @@ def build_site(settings: Settings, progress: Progress | None = None) -> Run:
     needs = gather_needs(figures)
     cache_dir = settings.cache_dir
     with output_lock(settings.out), Drawer() as drawer:
-        # The drawing process makes the Vega bundle while the model loads and runs, and each figure's drawings
-        # while the next figure is built (see figsite.drawing).
+        # The drawing processes make the Vega bundle while the model loads, and each figure's drawings as soon
+        # as its chart is built (see figsite.drawing): the cores work at once.
         bundle = kept_or_asked(cache_dir, ["vega-bundle", *TOOL_VERSIONS], ["js"], drawer.bundle,
                                "the Vega bundle")
-        run, figures, run_key = cached_run(settings, figures, needs, progress, on_miss=drawer.warm_up)
-        pages, drawings = [], {}
+        pages = Pages(drawer, cache_dir)
+        run, figures, run_key = cached_run(settings, figures, needs, progress, on_miss=drawer.warm_up,
+                                           on_step=pages.gather_ready)
         with progress.phase("figures"):
-            # The explore kinds' drawings take longest: asked for first, they are drawn while the main thread
-            # builds the other charts, and the build does not end waiting for them. Pages keep config order.
-            for fig in sorted(figures, key=lambda fig: not KINDS[fig.kind].EXPLORE):
-                page = gather_page(fig, run, cache_dir, run_key)
-                pages.append(page)
-                drawings[page.label] = kept_or_asked(
-                    cache_dir, ["drawing", 3, *TOOL_VERSIONS, page.spec, CHART_THEMES["light"]], ["svg", "png"],
-                    functools.partial(drawer.drawings, page.spec, CHART_THEMES["light"]),
-                    f"figure ({page.label})'s drawing")
-        in_config = {fig.label: i for i, fig in enumerate(figures)}
-        pages.sort(key=lambda page: in_config[page.label])
+            pages.gather_ready(run, figures, run_key)
         with progress.phase("writing"):
-            write_site(settings.out, run, pages, lambda: bundle()[0], drawings)
+            write_site(settings.out, run, pages.in_order(figures), lambda: bundle()[0], pages.drawings)
     return run
+
+
+class Pages:
+    """Each figure's page, built as soon as the run holds its data, and its drawings asked for at once.
+
+    A fresh run calls gather_ready after each text the model reads, so that the drawing processes draw the
+    first figures while the model reads on; a run from the cache is complete at once.
+    """
+
+    def __init__(self, drawer: Drawer, cache_dir: Path | None):
+        self.drawer, self.cache_dir = drawer, cache_dir
+        self.built, self.drawings = {}, {}  # label -> Page; label -> returns [SVG, PNG]
+
+    def gather_ready(self, run: Run, figures: list[Figure], run_key: str | None) -> None:
+        # The explore kinds' drawings take longest: asked for first, they are drawn while the main thread
+        # builds the other charts, and the build does not end waiting for them.
+        for fig in sorted(figures, key=lambda fig: not KINDS[fig.kind].EXPLORE):
+            kind = KINDS[fig.kind]
+            if fig.label in self.built or not run.holds(fig.texts(), kind.extras(fig)):
+                continue
+            page = self.built[fig.label] = gather_page(fig, run, self.cache_dir, run_key)
+            self.drawings[page.label] = kept_or_asked(
+                self.cache_dir, ["drawing", 3, *TOOL_VERSIONS, page.spec, CHART_THEMES["light"]], ["svg", "png"],
+                functools.partial(self.drawer.drawings, page.spec, CHART_THEMES["light"]),
+                f"figure ({page.label})'s drawing")
+
+    def in_order(self, figures: list[Figure]) -> list[Page]:
+        """The pages in the config's order."""
+        return [self.built[fig.label] for fig in figures]
 
 
 # What the bundle, the drawings and the charts depend on besides a chart's spec: the versions of vl-convert, and
@@ -152,9 +172,9 @@ def resolve(figures: list[Figure], tokens: dict, model: dict) -> list[Figure]:
 
 
 def cached_run(settings: Settings, figures: list[Figure], needs: Needs, progress: Progress,
-               on_miss=lambda: None) -> tuple[Run, list[Figure], str | None]:
+               on_miss=lambda: None, on_step=lambda run, figures, run_key: None) -> tuple[Run, list[Figure], str | None]:
     """The run from the cache where the model and the texts are the same as before; else the model runs
-    (and `on_miss` is called first).
+    (and `on_miss` is called first, and `on_step` with the run so far after each text it reads).
 
     Returns the run, the figures resolved against it, and the run's cache key (None where it can't be cached).
     """
@@ -169,14 +189,17 @@ def cached_run(settings: Settings, figures: list[Figure], needs: Needs, progress
             progress.log(f"cache: using the stored run {entry[:12]} (--rerun runs the model again)")
             return run, resolve(figures, tokens, run.model), entry
     on_miss()
-    run, figures, tokens = fresh_run(settings, figures, needs, progress)
+    run, figures, tokens = fresh_run(settings, figures, needs, progress,
+                                     on_step=lambda run, figures: on_step(run, figures, entry))
     if entry is not None:
         cache.store(settings.cache_dir, entry, run, tokens)
     return run, figures, entry
 
 
-def fresh_run(settings: Settings, figures: list[Figure], needs: Needs, progress: Progress):
-    """Loads the model, checks the figures against it, and runs it once per distinct text.
+def fresh_run(settings: Settings, figures: list[Figure], needs: Needs, progress: Progress,
+              on_step=lambda run, figures: None):
+    """Loads the model, checks the figures against it, and runs it once per distinct text, calling
+    `on_step(run so far, resolved figures)` after each.
 
     Returns the run, the resolved figures, and the tokens of every string the figures named (for the cache)."""
     with progress.phase("imports"):
@@ -192,7 +215,7 @@ def fresh_run(settings: Settings, figures: list[Figure], needs: Needs, progress:
     figures = resolve(figures, tokens, loaded.info)
     with progress.phase("run"):
         run = capture.capture_run(loaded, needs.requests, lambda texts: progress.items(texts, "reading the texts"),
-                                  model_extras(figures))
+                                  model_extras(figures), on_step=lambda run: on_step(run, figures))
     return run, figures, tokens
 
 

@@ -72,6 +72,18 @@ class Run:
         "ledgers" or "knockouts"."""
         return next(entry for entry in self.parts[name] if entry["ask"] == list(ask))
 
+    def holds(self, texts: list, wants: dict) -> bool:
+        """Whether the run holds everything a figure reads: its texts' data and what it asks beyond them
+        (figures.kind.Kind.extras). A run that the model is still filling may not yet."""
+        if not all(text in self.texts for text in texts):
+            return False
+        if not all(text in self.lens for text in wants.get("lens", {})):
+            return False
+        if not all(any(c["texts"] == list(pair) for c in self.comparisons) for pair in wants.get("pairs", [])):
+            return False
+        return all(any(entry["ask"] == list(ask) for entry in self.parts.get(name, []))
+                   for name in ("scores", "ledgers", "knockouts") for ask in wants.get(name, []))
+
     def token_text(self, token_id: int) -> str:
         """A token decoded alone, e.g. ' France'; the data files only decode the text's own tokens."""
         return self.vocab[token_id]
