@@ -1,10 +1,11 @@
 """Times the built site in headless Chromium: how fast each page draws its charts, how fast a chart redraws after
 one change of its controls, and how many bytes each page loads. Run by hand (a benchmark, not a test):
 
-    python bench/browser.py [SITE_DIR]
+    python bench/browser.py [SITE_DIR] [--throttle RATE]
 
 With no SITE_DIR it first builds the site into a temporary folder (`build.py --model random`, no network) and
-times that. Needs Playwright for Python and Debian's Chromium at /usr/bin/chromium (Playwright's own browser
+times that. Every page runs with its CPU slowed RATE times (the DevTools protocol's
+Emulation.setCPUThrottlingRate; default 4, a slow phone; 1 for none), set before the page starts to load. Needs Playwright for Python and Debian's Chromium at /usr/bin/chromium (Playwright's own browser
 download is not used). Takes well under two minutes.
 
 Every HTML page of the site is opened from file:// with every request that is not file:// aborted (and counted).
@@ -147,7 +148,7 @@ def ms(value: float | None) -> str:
     return "-" if value is None else f"{value:.0f}"
 
 
-def measure(site: Path) -> tuple[str, list[dict], list[str], list[str]]:
+def measure(site: Path, throttle: float) -> tuple[str, list[dict], list[str], list[str]]:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import sync_playwright
 
@@ -175,6 +176,8 @@ def measure(site: Path) -> tuple[str, list[dict], list[str], list[str]]:
                    "files": 0, "interaction": None, "notes": [], "not_drawn": []}
             for repeat in range(REPEATS):
                 page = context.new_page()
+                if throttle != 1:
+                    context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": throttle})
                 loaded: list[str] = []
                 page.on("response", lambda r, loaded=loaded: loaded.append(r.url) if r.url.startswith("file:")
                         else None)
@@ -224,7 +227,7 @@ def measure(site: Path) -> tuple[str, list[dict], list[str], list[str]]:
 
 
 def report(site: Path, version: str, results: list[dict], blocked: list[str], errors: list[str],
-           built_s: float | None, total_s: float, load_before: tuple[float, float, float]) -> bool:
+           built_s: float | None, total_s: float, load_before: tuple[float, float, float], throttle: float) -> bool:
     header = (f"{'page':<20}{'charts':>7}{'render med':>12}{'max':>7}{'1st':>7}   "
               f"{'interaction':<12}{'med':>6}{'max':>6}   {'bytes loaded':>13}{'files':>6}  result")
     print(header)
@@ -256,8 +259,8 @@ def report(site: Path, version: str, results: list[dict], blocked: list[str], er
         print(f"{row['page']:<20}{row['charts']:>7}{ms(render_med):>11}{mark}{ms(render_max):>7}{ms(first):>7}   "
               f"{inter_cells}   {size:>13}{row['files']:>6}  {verdict}")
     print()
-    print(f"targets: every chart drawn within {RENDER_TARGET_MS:.0f} ms of navigation start, one interaction "
-          f"redrawn within {INTERACTION_TARGET_MS:.0f} ms.")
+    print(f"targets, with the CPU slowed {throttle:g}x: every chart drawn within {RENDER_TARGET_MS:.0f} ms of "
+          f"navigation start, one interaction redrawn within {INTERACTION_TARGET_MS:.0f} ms.")
     print("PASS: the max of all runs is within both; FAIL (max only): the medians are within, some single run "
           "is not; FAIL: a median is over, or a chart or input is missing.")
     if any(row["charts"] == 0 for row in results):
@@ -266,6 +269,7 @@ def report(site: Path, version: str, results: list[dict], blocked: list[str], er
     print("how the figures were taken:")
     print(f"  site      {site}" + (f" (built here by build.py --model random in {built_s:.1f} s)" if built_s else ""))
     print(f"  browser   headless Chromium {version} ({CHROMIUM}), one browser process and context for the whole run,")
+    print(f"            each page's CPU slowed {throttle:g}x (Emulation.setCPUThrottlingRate, set before it loads),")
     print("            pages opened from file://, every request that is not file:// aborted")
     print(f"  render    {REPEATS} loads per page, each in a fresh page; ms from navigation start (in-page "
           f"performance.now())")
@@ -301,14 +305,21 @@ def report(site: Path, version: str, results: list[dict], blocked: list[str], er
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) > 1 or (argv and argv[0] in ("-h", "--help")):
-        print(__doc__)
-        return 0 if argv and argv[0] in ("-h", "--help") else 2
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     usage="python bench/browser.py [SITE_DIR] [--throttle RATE]")
+    parser.add_argument("site", nargs="?", type=Path, help="a folder written by build.py; default: build one now")
+    parser.add_argument("--throttle", type=float, default=4.0,
+                        help="slow each page's CPU this many times (default 4, a slow phone; 1: not at all)")
+    options = parser.parse_args(argv)
+    if options.throttle < 1:
+        parser.error(f"--throttle: {options.throttle:g} is below 1; allowed: 1 (not slowed) or more")
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bench-browser-") as tmp:
         built_s = None
-        if argv:
-            site = Path(argv[0]).resolve()
+        if options.site is not None:
+            site = options.site.resolve()
             if not (site / "index.html").is_file():
                 print(f"error: {site} has no index.html; give a folder written by build.py", file=sys.stderr)
                 return 2
@@ -317,9 +328,9 @@ def main(argv: list[str]) -> int:
             print(f"building the site into {site} ...", flush=True)
             built_s = build_site(site)
         load_before = os.getloadavg()
-        version, results, blocked, errors = measure(site)
+        version, results, blocked, errors = measure(site, options.throttle)
         return 0 if report(site, version, results, blocked, errors, built_s, time.perf_counter() - start,
-                           load_before) else 1
+                           load_before, options.throttle) else 1
 
 
 if __name__ == "__main__":
