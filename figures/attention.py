@@ -86,10 +86,11 @@ def controls(fig, raw_tokens: list, all_views: list) -> list:
 
 
 def heading(expr: str) -> alt.Chart:
-    """The line above the bars, a Vega expression of the chosen token."""
-    return alt.Chart(alt.Data(values=[{}])).mark_text(align="left", fontSize=13, fontWeight="bold").encode(
-        x=alt.value(0), y=alt.value(-14), text="heading:N",
-    ).transform_calculate(heading=expr)
+    """The line above the bars, a Vega expression of the chosen token; it wraps to the chart's width, upwards."""
+    return alt.Chart(alt.Data(values=[{}])).mark_text(
+        align="left", baseline="bottom", fontSize=13, fontWeight="bold", lineBreak="\n").encode(
+        x=alt.value(0), y=alt.value(-8), text="heading:N",
+    ).transform_calculate(heading=common.wrap_lines(f"({expr})", em=common.TITLE_EM))
 
 
 def long_chart(fig, run) -> alt.TopLevelMixin:
@@ -226,7 +227,7 @@ class Attention(Kind):
         }
         shares, keys = alt.NamedData("shares"), alt.NamedData("keys")
         x = alt.X("k:O", title=None, scale=alt.Scale(domain=list(range(n))),
-                  axis=alt.Axis(labelExpr="names[datum.value]", labelAngle=-45, labelFontSize=12))
+                  axis=alt.Axis(labelExpr="names[datum.value]", labelAngle=-45, labelFontSize=12, labelOverlap="greedy"))
         y_scale = alt.Scale(domain=[0, 1])
 
         out_of_reach = alt.Chart(keys).mark_rect(color="#8883", stroke=None).encode(
@@ -241,7 +242,7 @@ class Attention(Kind):
             color=alt.condition("datum.k == token - 1", alt.value(ACCENT), alt.value(MAIN)),
             tooltip=[alt.Tooltip("t:N", title="token"), alt.Tooltip("s:Q", title="share", format=".1%")],
         ).transform_filter("datum.v == view && datum.q == token - 1").transform_calculate(t="names[datum.k]")
-        labels = alt.Chart(shares).mark_text(dy=-7, fontSize=11).encode(
+        labels = alt.Chart(shares).mark_text(fontSize=11, **common.over_bars(n)).encode(
             x=x, y=alt.Y("s:Q", scale=y_scale), text=alt.Text("s:Q", format=".0%"),
         ).transform_filter("datum.v == view && datum.q == token - 1")
         return common.with_data(alt.layer(out_of_reach, reach_note, bars, labels, heading(

@@ -90,17 +90,17 @@ class Cost(Kind):
             color=alt.Color("which:N", scale=alt.Scale(domain=["text", "shorter"], range=[ACCENT, "#888"]), legend=None),
             tooltip=[alt.Tooltip("n:Q", title="tokens", format=","), alt.Tooltip("looks:Q", format=",")],
         )
-        summary = alt.Chart(alt.Data(values=[{}])).transform_calculate(
-            line="format(n, ',') + ' tokens: ' + format(n * (n + 1) / 2, ',') + ' looks in one head, ' + "
-                 f"format(n * (n + 1) / 2 * {heads}, ',') + ' in all {thousands(heads)} heads.\\n' + "
-                 "'That is ' + format(n / shorter, ',.1f') + ' times the length of a text of ' + format(shorter, ',') + "
-                 "' tokens, and ' + format((n * (n + 1)) / (shorter * (shorter + 1)), ',.1f') + ' times the looks.'"
-        ).mark_text(align="left", baseline="top", lineBreak="\n", fontSize=13, lineHeight=18).encode(
-            x=alt.value(6), y=alt.value(6), text="line:N",
-        )
+        said = ("format(n, ',') + ' tokens: ' + format(n * (n + 1) / 2, ',') + ' looks in one head, ' + "
+                f"format(n * (n + 1) / 2 * {heads}, ',') + ' in all {thousands(heads)} heads.\\n' + "
+                "'That is ' + format(n / shorter, ',.1f') + ' times the length of a text of ' + format(shorter, ',') + "
+                "' tokens, and ' + format((n * (n + 1)) / (shorter * (shorter + 1)), ',.1f') + ' times the looks.'")
         description = alt.param(name=DESCRIPTION, expr=(
             "format(n, ',') + ' tokens take ' + format(n * (n + 1) / 2, ',') + ' looks in one head and ' + "
             f"format(n * (n + 1) / 2 * {heads}, ',') + ' in all {thousands(heads)} heads: ' + "
             "format((n * (n + 1)) / (shorter * (shorter + 1)), ',.1f') + ' times the looks of a text of ' + "
             "format(shorter, ',') + ' tokens.'"))
-        return alt.layer(curve, marks, summary).add_params(n, base_n, description).properties(width="container", height=280)
+        # The numbers in words above the chart, wrapped to its width (inside it they would cross the curve).
+        title = alt.Title(common.wrapped(f"({said})", em=7.4), anchor="start", fontSize=13, fontWeight="normal",
+                          lineHeight=18)
+        return alt.layer(curve, marks).add_params(n, base_n, description).properties(
+            width="container", height=280, title=title)

@@ -195,6 +195,8 @@ class FindHead(Kind):
         said = alt.param(name="descriptions", value={
             f"{f + 1}|{t + 1}": describe(run, text, raw_tokens, f, t) for f in froms for t in range(f + 1)})
 
+        line_break = "\\n"  # a new line, in a Vega expression's string
+
         def refusal(sep: str) -> str:  # the words when 'to' comes after 'from', as a Vega expression
             return (f"'Token ' + to + ' (' + names[to - 1] + ') comes after token ' + from + ' (' + names[from - 1] + "
                     f"'):{sep}no token looks to the right.{sep}Choose a token at or before token ' + from + '.'")
@@ -209,7 +211,7 @@ class FindHead(Kind):
         y = alt.Y("name:N", sort=alt.EncodingSortField(field="rank", op="min", order="ascending"), title=None,
                   axis=alt.Axis(labelFontSize=12, ticks=False, domain=False))
         x = alt.X("s:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
-                  title="share of attention from the one token to the other")
+                  title=["share of attention", "from the one token to the other"])
         bars = ranked.mark_bar().encode(
             x=x, y=y, color=alt.condition("datum.rank == 1", alt.value(ACCENT), alt.value(MAIN)),
             tooltip=[alt.Tooltip("rank:Q"), alt.Tooltip("name:N", title="head"),
@@ -218,13 +220,14 @@ class FindHead(Kind):
         values = ranked.mark_text(align="left", dx=4, fontSize=12).encode(
             x=alt.X("s:Q", scale=alt.Scale(domain=[0, 1])), y=y, text=alt.Text("s:Q", format=".0%"))
         message = alt.Chart(alt.Data(values=[{}])).transform_filter("to > from").transform_calculate(
-            said=refusal("\\n")).mark_text(align="left", baseline="top", fontSize=13, lineBreak="\n").encode(
+            said=common.wrap_lines(f"({refusal(line_break)})", em=7.4)).mark_text(
+            align="left", baseline="top", fontSize=13, lineBreak="\n").encode(
             x=alt.value(0), y=alt.value(4), text="said:N")
         return common.with_data(alt.layer(bars, values, message).add_params(
             looking, looked_at, names, offsets_param, said, description,
         ).properties(
             width="container", height=top * BAR_HEIGHT,
-            title=alt.Title(alt.ExprRef(expr=(
-                "to > from ? 'No token looks to the right' : 'From ' + names[from - 1] + ' (token ' + from + ') back to ' "
-                f"+ names[to - 1] + ' (token ' + to + '): the top {top} of all {run.n_heads:,} heads'"))),
+            title=alt.Title(common.wrapped(
+                "(to > from ? 'No token looks to the right' : 'From ' + names[from - 1] + ' (token ' + from + ') back to ' "
+                f"+ names[to - 1] + ' (token ' + to + '): the top {top} of all {run.n_heads:,} heads')")),
         ), heads=heads_rows)

@@ -34,8 +34,9 @@ MAX_BLOCKS = 24  # a text of more tokens is shown in blocks of tokens: at most t
 AVERAGE = "avg"  # the head select's value for the layer's average (in a permalink: head=avg)
 SHARE_SCALE = {"scheme": "viridis", "domain": [0, 1]}  # colour-blind safe; one scale for every square
 MASKED = "#bdbdbd"  # out of reach (a key after the query): a neutral grey that no share's colour is
-GRID_WIDTH = 560  # concatenated views can't size to their container; the page scales the drawing down
-DETAIL_WIDTH = 420
+GRID_HEIGHT = 320  # the grid's view: as wide as the column, the grid in it as large as this height allows
+GRID_PIXELS = 560  # the grid's picture is drawn about this wide, a whole number of pixels per cell
+DETAIL_HEIGHT = 360
 BARS_HEIGHT = 200
 
 
@@ -263,9 +264,9 @@ class Heads(Kind):
                     block_names(raw_tokens, size))
         all_squares = squares(fig, run)
         one = _chosen_square(grid)
-        return common.with_data(common.with_params(alt.vconcat(
+        return common.with_data(common.with_params(common.fits_column(alt.vconcat(
             _grid_chart(grid, all_squares, run.n_heads), _detail_chart(grid, one), _bars_chart(grid, one), spacing=30,
-        ), *_params(fig, run, grid)), panels=_panel_rows(grid, all_squares))
+        )), *_params(fig, run, grid)), panels=_panel_rows(grid, all_squares))
 
 
 @dataclass(frozen=True)
@@ -293,7 +294,7 @@ class Grid:
 
     @property
     def pixels(self) -> int:  # each cell a whole number of pixels: crisp squares
-        return max(1, round(GRID_WIDTH / self.units[0]))
+        return max(1, round(GRID_PIXELS / self.units[0]))
 
     @property
     def x0(self) -> str:
@@ -349,25 +350,32 @@ def _params(fig, run, grid: Grid) -> list:
 
 
 def _grid_chart(grid: Grid, all_squares: dict, n_heads: int) -> alt.TopLevelMixin:
-    """Every square as one picture, with each square's outline (its tooltip, the axes) and the chosen one."""
+    """Every square as one picture, with each square's outline (its tooltip, the axes) and the chosen one.
+
+    The view is as wide as the column; the grid keeps its squares square, as wide as the view or as GRID_HEIGHT
+    allows, whichever is less (the expressions `grid_w` and `grid_h`, in px)."""
     panels, n_head, blocks, step, gap = alt.NamedData("panels"), grid.n_head, grid.blocks, grid.step, grid.gap
     (units_x, units_y), pixels = grid.units, grid.pixels
-    width, height = units_x * pixels, units_y * pixels
-    x_scale = alt.Scale(domain=[0, units_x], nice=False, zero=False)
-    y_scale = alt.Scale(domain=[0, units_y], nice=False, zero=False, reverse=True)
+    grid_w = f"min(width, {GRID_HEIGHT * units_x / units_y:.6g})"
+    grid_h = f"{grid_w} * {units_y / units_x:.6g}"
+    x_scale = alt.Scale(domain=[0, units_x], nice=False, zero=False, range=[0, alt.ExprRef(grid_w)])
+    y_scale = alt.Scale(domain=[0, units_y], nice=False, zero=False, range=[0, alt.ExprRef(grid_h)])
     centre = blocks / 2
-    x_axis = alt.Axis(values=[h * step + (gap if h == n_head else 0) + centre for h in range(n_head + 1)],
-                      orient="top", title="head", grid=False, ticks=False, domain=False, labelFontSize=11,
+    # Every head and every layer named: the values given, and as many ticks (Vega keeps no more than tickCount).
+    heads_at = [h * step + (gap if h == n_head else 0) + centre for h in range(n_head + 1)]
+    layers_at = [l * step + centre for l in range(grid.n_layer)]
+    x_axis = alt.Axis(values=heads_at, tickCount=len(heads_at), orient="top", title="head", grid=False, ticks=False,
+                      domain=False, labelFontSize=11, labelOverlap=False,
                       labelExpr=f"datum.value > {n_head * step} ? 'avg' : '' + (round((datum.value - {centre}) / {step}) + 1)")
-    y_axis = alt.Axis(values=[l * step + centre for l in range(grid.n_layer)], title="layer", grid=False, ticks=False,
-                      domain=False, labelFontSize=11,
-                      labelExpr=f"'' + (round((datum.value - {centre}) / {step}) + 1)")
+    y_axis = alt.Axis(values=layers_at, tickCount=len(layers_at), title="layer", grid=False, ticks=False, domain=False,
+                      labelFontSize=11, labelOverlap=False, labelExpr=f"'' + (round((datum.value - {centre}) / {step}) + 1)")
 
     # The grid is one picture drawn here, a pixel block per cell: thousands of marks would take the browser
     # seconds to draw. Over it: each square's outline (for its tooltip and the axes) and the chosen square.
     picture = alt.Chart(alt.Data(values=[{}])).mark_image(
         url=grid_picture(all_squares, grid.n_layer, n_head, blocks, gap, pixels),
-        width=width, height=height, align="left", baseline="top", aspect=False, smooth=False, aria=False,
+        width=alt.ExprRef(grid_w), height=alt.ExprRef(grid_h), align="left", baseline="top", aspect=False,
+        smooth=False, aria=False,
     ).encode(x=alt.value(0), y=alt.value(0))
     outlines = alt.Chart(panels).transform_calculate(
         gx=grid.x0, gy=grid.y0).transform_calculate(
@@ -385,12 +393,14 @@ def _grid_chart(grid: Grid, all_squares: dict, n_heads: int) -> alt.TopLevelMixi
         fill=None, stroke=ACCENT, strokeWidth=2.5, aria=False).encode(
         x=alt.X("gx:Q", scale=x_scale), x2="gx2:Q", y=alt.Y("gy:Q", scale=y_scale), y2="gy2:Q")
     swatch = alt.Chart(alt.Data(values=[{}])).mark_rect(color=MASKED, aria=False).encode(
-        x=alt.value(0), x2=alt.value(12), y=alt.value(height + 10), y2=alt.value(height + 22))
-    note = alt.Chart(alt.Data(values=[{}])).mark_text(align="left", baseline="middle", fontSize=11).encode(
-        x=alt.value(18), y=alt.value(height + 16),
-        text=alt.value("grey: out of reach (a token cannot see the tokens after it)"))
+        x=alt.value(0), x2=alt.value(12), y=alt.value(alt.ExprRef(f"{grid_h} + 10")),
+        y2=alt.value(alt.ExprRef(f"{grid_h} + 22")))
+    note = alt.Chart(alt.Data(values=[{}])).mark_text(align="left", baseline="top", fontSize=11, lineBreak="\n").encode(
+        x=alt.value(18), y=alt.value(alt.ExprRef(f"{grid_h} + 10")),
+        text=alt.value("grey: out of reach\n(a token cannot see the tokens after it)"))
     return alt.layer(picture, outlines, chosen, swatch, note).properties(
-        width=width, height=height, title=f"All {n_heads:,} heads, and each layer's average")
+        width="container", height=GRID_HEIGHT, view=alt.ViewBackground(stroke=None), title=alt.Title(common.wrapped(
+            common.literal(f"All {n_heads:,} heads, and each layer's average")), anchor="start"))
 
 
 def _chosen_square(grid: Grid) -> alt.Chart:
@@ -405,17 +415,17 @@ def _chosen_square(grid: Grid) -> alt.Chart:
 
 def _key_x(grid: Grid) -> alt.X:
     return alt.X("k:O", scale=alt.Scale(domain=grid.band), title="looked at (key)",
-                 axis=alt.Axis(labelExpr="names[datum.value]", labelAngle=-45, labelFontSize=11))
+                 axis=alt.Axis(labelExpr="names[datum.value]", labelAngle=-45, labelFontSize=11, labelOverlap="greedy"))
 
 
 def _detail_chart(grid: Grid, one: alt.Chart) -> alt.TopLevelMixin:
     """The chosen square, larger: every share on hover, the chosen token's row outlined."""
     share_color = alt.Color("s:Q", scale=alt.Scale(**SHARE_SCALE), title="share of attention",  # one legend
-                            legend=alt.Legend(format="%", orient="right", gradientLength=160))
+                            legend=alt.Legend(format="%", orient="top", direction="horizontal", gradientLength=160))
     query_y = alt.Y("q:O", scale=alt.Scale(domain=grid.band), title="looking (query)",
-                    axis=alt.Axis(labelExpr="names[datum.value]", labelFontSize=11))
+                    axis=alt.Axis(labelExpr="names[datum.value]", labelFontSize=11, labelOverlap="greedy"))
     detail_bg = alt.Chart(alt.Data(values=[{}])).mark_rect(color=MASKED, aria=False).encode(
-        x=alt.value(0), x2=alt.value(DETAIL_WIDTH), y=alt.value(0), y2=alt.value(DETAIL_WIDTH))
+        x=alt.value(0), x2=alt.value("width"), y=alt.value(0), y2=alt.value("height"))
     detail_cells = one.transform_calculate(
         said="datum.looking + ' looks at ' + datum.looked_at + ': ' + format(datum.s, '.2%')").mark_rect().encode(
         x=_key_x(grid), y=query_y, color=share_color, description="said:N",
@@ -425,9 +435,9 @@ def _detail_chart(grid: Grid, one: alt.Chart) -> alt.TopLevelMixin:
     detail_row = alt.Chart(alt.Data(values=[{}])).transform_calculate(q=grid.row_q).mark_rect(
         fill=None, stroke=ACCENT, strokeWidth=2, aria=False).encode(y=alt.Y("q:O", scale=alt.Scale(domain=grid.band)))
     return alt.layer(detail_bg, detail_cells, detail_row).properties(
-        width=DETAIL_WIDTH, height=DETAIL_WIDTH,
-        title=alt.Title(alt.ExprRef(expr=f"'Layer ' + layer + (head == '{AVERAGE}' ? ', average of its heads' : "
-                                         "', head ' + head) + ', larger'")))
+        width="container", height=DETAIL_HEIGHT,
+        title=alt.Title(common.wrapped(f"'Layer ' + layer + (head == '{AVERAGE}' ? ', average of its heads' : "
+                                       "', head ' + head) + ', larger'")))
 
 
 def _bars_chart(grid: Grid, one: alt.Chart) -> alt.TopLevelMixin:
@@ -438,18 +448,19 @@ def _bars_chart(grid: Grid, one: alt.Chart) -> alt.TopLevelMixin:
                     axis=alt.Axis(format="%", tickCount=5))
     out_of_reach = alt.Chart(alt.Data(values=[{"k": k} for k in grid.band])).transform_filter(
         f"datum.k > {row_q}").mark_rect(color="#8883").encode(
-        x=key_x, y=alt.value(0), y2=alt.value(BARS_HEIGHT))
+        x=key_x, y=alt.value(0), y2=alt.value("height"))
     bars = picked.mark_bar().encode(
         x=key_x, y=share_y,
         color=alt.condition(f"datum.k == {row_q}", alt.value(ACCENT), alt.value(MAIN)),
         tooltip=[alt.Tooltip("looked_at:N", title="looked at"), alt.Tooltip("s:Q", title="share", format=".1%")],
     )
-    bar_labels = picked.transform_filter(f"datum.s >= {MIN_SHARE}").mark_text(dy=-7, fontSize=11).encode(
+    bar_labels = picked.transform_filter(f"datum.s >= {MIN_SHARE}").mark_text(
+        fontSize=11, **common.over_bars(grid.blocks)).encode(
         x=key_x, y=alt.Y("s:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("s:Q", format=".0%"))
     return alt.layer(out_of_reach, bars, bar_labels).properties(
-        width=DETAIL_WIDTH, height=BARS_HEIGHT,
-        title=alt.Title(alt.ExprRef(expr=f"'Looking from ' + {grid.from_words} + ' in layer ' + layer + "
-                                         f"(head == '{AVERAGE}' ? ', average' : ', head ' + head)")))
+        width="container", height=BARS_HEIGHT,
+        title=alt.Title(common.wrapped(f"'Looking from ' + {grid.from_words} + ' in layer ' + layer + "
+                                       f"(head == '{AVERAGE}' ? ', average' : ', head ' + head)")))
 
 
 def _panel_rows(grid: Grid, all_squares: dict) -> list:

@@ -20,7 +20,6 @@ from figures import common
 from figures.common import ACCENT, MAIN, alt, shown, token_label
 from figures.kind import Kind
 
-WIDTH = 480  # concatenated views can't size to their container; the page scales the drawing down
 PANEL_HEIGHT = 130
 NONE = "none"  # the `part` param's value when no bar is highlighted
 RULE = "#888"
@@ -249,13 +248,13 @@ class Knockout(Kind):
         panels = [panel(group, title, x_title, whole, target, scale, axis) for group, title, x_title in groups]
         tokens = [t["text"] for t in run.data(fig["text"])["tokens"]]
         after = token_label(tokens, fig.opening)
-        title = alt.Title(alt.ExprRef(expr=(
-            f"[(show == 'rank' ? 'Rank of {js(target)} (1 = most likely)' : 'Probability of {js(target)}') + "
-            f"' as the next token after {js(after)}, one part taken out at a time', "
+        title = alt.Title(common.wrapped(
+            f"(show == 'rank' ? 'Rank of {js(target)} (1 = most likely)' : 'Probability of {js(target)}') + "
+            f"' as the next token after {js(after)}, one part taken out at a time\\n' + "
             f"'The dashed line: the model with every part in place (' + (show == 'rank' ? "
-            f"'rank {whole['rank']:,}' : '{percent(whole['p'])}') + ')']")), offset=12)
-        return common.with_data(common.with_params(alt.vconcat(*panels, spacing=20), *params(fig, run)).properties(
-                                title=title),
+            f"'rank {whole['rank']:,}' : '{percent(whole['p'])}') + ')'"), offset=12)
+        return common.with_data(common.with_params(common.fits_column(alt.vconcat(*panels, spacing=20)),
+                                                   *params(fig, run)).properties(title=title),
                                 runs=chart_rows(fig, run))
 
 
@@ -322,7 +321,8 @@ def panel(group: str, title: str, x_title: str, whole: dict, target: str, scale,
     intact_value = f"show == 'rank' ? -log({whole['rank']}) / LN10 : {whole['p']}"
     rule = alt.Chart(alt.Data(values=[{}])).transform_calculate(v=intact_value).mark_rule(
         color=RULE, strokeDash=[4, 3], strokeWidth=1.5).encode(y=alt.Y("v:Q", scale=scale))
-    return alt.layer(bars, rule).properties(width=WIDTH, height=PANEL_HEIGHT, title=title)
+    return alt.layer(bars, rule).properties(width="container", height=PANEL_HEIGHT,
+                                            title=alt.Title(common.wrapped(common.literal(title))))
 
 
 def params(fig, run) -> list:

@@ -23,8 +23,6 @@ from figures.kind import Kind
 
 DECIMALS = 4  # what the page and the printed figure show of a score
 KEPT = 6  # what the page's data keep of a score: finer than what it shows
-SPLIT_WIDTH = 300  # concatenated views can't size to their container; the page scales the drawing down
-CURVE_WIDTH = 280
 TOTAL = "the model's score"  # the waterfall's last bar
 GREY = "#888"
 
@@ -244,12 +242,13 @@ class Ledger(Kind):
         """The waterfall of the parts beside the two curves, and the chosen part's inside below the waterfall."""
         ledger = entry(fig, run)
         n_layer = run.model["n_layer"]
-        left = alt.vconcat(_split_chart(), _inside_chart(), spacing=30)
-        right = alt.vconcat(*_curve_charts(ledger, n_layer), spacing=30)
+        # One above the other, each as wide as the column: the waterfall, the chosen part's inside, the curves.
+        bars = alt.vconcat(_split_chart(), _inside_chart(), spacing=30)
+        curves = alt.vconcat(*_curve_charts(ledger, n_layer), spacing=30)
         return common.with_data(
             # The curves' colours say which size; the bars', whether a part raises or lowers the score.
-            common.with_params(alt.hconcat(left, right, spacing=36).resolve_scale(color="independent"),
-                               *_params(fig, run, ledger)),
+            common.with_params(common.fits_column(alt.vconcat(bars, curves, spacing=36).resolve_scale(
+                color="independent")), *_params(fig, run, ledger)),
             parts=_split_rows(ledger), inside=_inside_rows(ledger, n_neurons(run)),
             stages=[{"x": stage_x(s), "after": stage_name(st), "p": round(st["p"], KEPT + 2)}
                     for s, st in enumerate(ledger["stages"])],
@@ -363,7 +362,7 @@ def _sign_colour():
     the waterfall and the drill-down, which share a legend."""
     return alt.Color("effect:N", scale=alt.Scale(domain=["raises the score", "lowers the score", TOTAL],
                                                  range=[MAIN, ACCENT, GREY]),
-                     legend=alt.Legend(title=None, orient="bottom"))
+                     legend=alt.Legend(title=None, orient="bottom", direction="vertical"))
 
 
 def _split_chart() -> alt.LayerChart:
@@ -385,7 +384,7 @@ def _split_chart() -> alt.LayerChart:
     )
     zero = alt.Chart(alt.Data(values=[{"x": 0}])).mark_rule(color=GREY).encode(x="x:Q")
     return alt.layer(bars, zero).properties(
-        width=SPLIT_WIDTH, title=alt.Title(alt.ExprRef("score_names[score]"), anchor="start"))
+        width="container", title=alt.Title(common.wrapped("score_names[score]"), anchor="start"))
 
 
 def _inside_chart() -> alt.LayerChart:
@@ -399,12 +398,12 @@ def _inside_chart() -> alt.LayerChart:
     )
     zero = alt.Chart(alt.Data(values=[{"x": 0}])).mark_rule(color=GREY).encode(x="x:Q")
     return alt.layer(bars, zero).properties(
-        width=SPLIT_WIDTH, title=alt.Title(alt.ExprRef("inside_titles[score + '|' + part]"), anchor="start"))
+        width="container", title=alt.Title(common.wrapped("inside_titles[score + '|' + part]"), anchor="start"))
 
 
 def _curve_charts(ledger: dict, n_layer: int) -> list:
     """The target's probability after each half-layer, and each correction's size against the stream's."""
-    x = alt.X("x:Q", title="layers done (a half: after the next layer's attention)",
+    x = alt.X("x:Q", title=["layers done", "(a half: after the next layer's attention)"],
               scale=alt.Scale(domain=[0, n_layer], nice=False),
               axis=alt.Axis(values=list(range(n_layer + 1)), format="d"))
     chosen = alt.Chart(alt.Data(values=[{}])).transform_calculate(x="part_x[part]").mark_rule(
@@ -415,7 +414,8 @@ def _curve_charts(ledger: dict, n_layer: int) -> list:
                      axis=alt.Axis(format="%", tickCount=5)),
         tooltip=[alt.Tooltip("after:N"), alt.Tooltip("p:Q", title=target, format=".2%")])
     probability = alt.layer(p.mark_line(color=ACCENT), p.mark_point(color=ACCENT, filled=True), chosen).properties(
-        width=CURVE_WIDTH, height=180, title=alt.Title(f"{target} after each half-layer", anchor="start"))
+        width="container", height=180,
+        title=alt.Title(common.wrapped(common.literal(f"{target} after each half-layer")), anchor="start"))
     s = alt.Chart(alt.NamedData("sizes")).encode(
         x=x, y=alt.Y("size:Q", title="length of the vector"),
         color=alt.Color("what:N", scale=alt.Scale(domain=list(SIZES), range=[ACCENT, MAIN]),
@@ -423,5 +423,5 @@ def _curve_charts(ledger: dict, n_layer: int) -> list:
         tooltip=[alt.Tooltip("after:N"), alt.Tooltip("what:N", title="size of"),
                  alt.Tooltip("size:Q", title="length", format=".3f")])
     sizes = alt.layer(s.mark_line(), s.mark_point(filled=True), chosen).properties(
-        width=CURVE_WIDTH, height=180, title=alt.Title("How large each correction is", anchor="start"))
+        width="container", height=180, title=alt.Title("How large each correction is", anchor="start"))
     return [probability, sizes]

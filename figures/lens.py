@@ -32,9 +32,6 @@ def opening_track(fig, run) -> int:
     return data["readout"][-1][fig.opening]["top"][0][0]
 
 
-WIDTH = 520
-
-
 class Lens(Kind):
     KIND = "lens"
     TITLE = "The guess at every position, layer by layer"
@@ -108,9 +105,9 @@ class Lens(Kind):
         n_layer = data["model"]["n_layer"]
         names = [f"{q + 1}: {shown(t['text'])}" for q, t in enumerate(data["tokens"])]
         cells, tops, follow = lens_rows(fig, run, names)
-        return common.with_data(common.with_params(alt.vconcat(
+        return common.with_data(common.with_params(common.fits_column(alt.vconcat(
             _table(names, n_layer), _top_chart(), *_follow_charts(names, n_layer), spacing=24,
-        ), *_params(fig, run, names, cells)), cells=cells, tops=tops, follow=follow)
+        )), *_params(fig, run, names, cells)), cells=cells, tops=tops, follow=follow)
 
 
 def lens_rows(fig, run, names: list) -> tuple[list, list, list]:
@@ -156,20 +153,26 @@ def _params(fig, run, names: list, cells: list) -> list:
 def _table(names: list, n_layer: int) -> alt.TopLevelMixin:
     """The top guess of every cell, coloured by its probability; the chosen cell outlined."""
     table_base = alt.Chart(alt.NamedData("cells")).encode(
-        x=alt.X("pos:N", sort=names, title=None, axis=alt.Axis(labelAngle=-40, orient="top")),
+        x=alt.X("pos:N", sort=names, title=None, axis=alt.Axis(labelAngle=-40, orient="top", labelOverlap="greedy")),
         y=alt.Y("stage:O", title="stage"),
     )
     table = table_base.mark_rect().encode(
-        color=alt.Color("p:Q", scale=alt.Scale(scheme="blues", domain=[0, 1]), title="probability"),
+        color=alt.Color("p:Q", scale=alt.Scale(scheme="blues", domain=[0, 1]), title="probability",
+                        legend=alt.Legend(orient="bottom", direction="horizontal", gradientLength=160)),
         stroke=alt.condition("datum.stage == stage && datum.q == position - 1", alt.value(ACCENT), alt.value(None)),
         strokeWidth=alt.value(3),
         tooltip=[alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:O"), alt.Tooltip("top:N", title="top guess"),
                  alt.Tooltip("p:Q", format=".1%")],
     )
-    table_text = table_base.mark_text(fontSize=10).encode(
+    # Each cell's guess within its cell: cut short in a narrow cell, left out where no word would fit (on a phone,
+    # for a long text); the tooltip says it whole.
+    cell = f"width / {len(names)}"
+    table_text = table_base.mark_text(fontSize=10, limit=alt.ExprRef(f"{cell} - 2"),
+                                      opacity=alt.ExprRef(f"{cell} >= 24 ? 1 : 0")).encode(
         text="top:N", color=alt.condition("datum.p > 0.5", alt.value("white"), alt.value("black")))
-    return alt.layer(table, table_text).properties(width=WIDTH, height=22 * (n_layer + 1),
-                                                       title="The top guess at every position and stage")
+    return alt.layer(table, table_text).properties(width="container", height=22 * (n_layer + 1),
+                                                   title=alt.Title(common.wrapped(common.literal(
+                                                       "The top guess at every position and stage"))))
 
 
 def _top_chart() -> alt.TopLevelMixin:
@@ -180,7 +183,8 @@ def _top_chart() -> alt.TopLevelMixin:
                                                 title="probability"),
     )
     return alt.layer(top10.mark_bar(color=MAIN), top10.mark_text(align="left", dx=4).encode(text="token:N")).properties(
-        width=WIDTH, height=180, title=alt.Title(alt.ExprRef(expr="'The top 10 at position ' + position + ', stage ' + stage")))
+        width="container", height=180,
+        title=alt.Title(common.wrapped("'The top 10 at position ' + position + ', stage ' + stage")))
 
 
 def _follow_charts(names: list, n_layer: int) -> list:
@@ -193,11 +197,11 @@ def _follow_charts(names: list, n_layer: int) -> list:
         color=alt.Color("pos:N", sort=names, legend=None, scale=alt.Scale(scheme="tableau10")),
         tooltip=[alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:Q"), alt.Tooltip("p:Q", format=".2%"),
                  alt.Tooltip("rank:Q")],
-    ).properties(width=WIDTH, height=160, title="Its probability")
+    ).properties(width="container", height=160, title="Its probability")
     rank_line = followed.mark_line(point=True).encode(
         x=alt.X("stage:Q", scale=alt.Scale(domain=[0, n_layer]), axis=alt.Axis(format="d")),
         y=alt.Y("rank:Q", scale=alt.Scale(type="log", reverse=True), title="rank (1 = most likely)"),
         color=alt.Color("pos:N", sort=names, legend=None, scale=alt.Scale(scheme="tableau10")),
         tooltip=[alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:Q"), alt.Tooltip("rank:Q")],
-    ).properties(width=WIDTH, height=160, title="Its rank")
+    ).properties(width="container", height=160, title="Its rank")
     return [p_line, rank_line]

@@ -15,7 +15,6 @@ from figures.kind import Kind
 from figures.common import ACCENT, MAIN, alt, shown, token_label, whole_percent
 
 TOP_SHOWN = 3  # the book prints the top 3
-WIDTH = 480  # concatenated views can't size to their container; the page scales the drawing down
 
 
 # ---------------------------------------------------------------------------------------------- data
@@ -171,12 +170,12 @@ class Readout(Kind):
             x=alt.value(0), text="token:N",
         )
         top_chart = alt.layer(bars, bar_labels, names).properties(
-            width=WIDTH, height=120,
+            width="container", height=120,
             title=alt.Title(alt.ExprRef(expr=f"'The top {TOP_SHOWN} ' + ({stage_label})")),
         )
 
         base = alt.Chart(alt.NamedData("line")).encode(
-            x=alt.X("stage:Q", title="stage (0 = after the embedding, s = after layer s)",
+            x=alt.X("stage:Q", title=["stage", "(0 = after the embedding, s = after layer s)"],
                     scale=alt.Scale(domain=[0, n_layer], nice=False), axis=alt.Axis(values=list(range(n_layer + 1)), format="d")),
             y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
                     title=f"probability of {target}"),
@@ -188,10 +187,11 @@ class Readout(Kind):
         rule = alt.Chart(alt.Data(values=[{}])).mark_rule(color="#888", strokeDash=[4, 3]).encode(
             x=alt.X("stage:Q")).transform_calculate(stage="stage")  # the field takes the slider's value
         line_chart = alt.layer(line, rule).properties(
-            width=WIDTH, height=180, title=f"{target} across the stages",
+            width="container", height=180, title=f"{target} across the stages",
         )
         said = alt.param(name="descriptions", value=[describe(fig, run, s) for s in range(n_layer + 1)])
         description = alt.param(name=DESCRIPTION, expr="descriptions[stage]")
         # Params and data go in once, at the top: Altair copies a chart's params and inline data at every step.
-        return common.with_data(common.with_params(alt.vconcat(top_chart, line_chart, spacing=28), stage, said, description),
+        return common.with_data(common.with_params(common.fits_column(alt.vconcat(top_chart, line_chart, spacing=28)),
+                                                   stage, said, description),
                                 top=rows, line=line_rows)

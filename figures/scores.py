@@ -18,8 +18,6 @@ from figures import common
 from figures.common import ACCENT, MAIN, alt, shown, token_label
 from figures.kind import Kind
 
-STRIP_CELL = 7  # pixels per number of a query or key strip
-BAR_WIDTH = 150
 ROW_HEIGHT = 20
 MASKED = "#bdbdbd"  # a token after the asking one: out of reach
 
@@ -164,10 +162,10 @@ class Scores(Kind):
         names = [f"{j + 1}: {shown(t)}" for j, t in enumerate(tokens)]
         strips, products, bars = chart_rows(found, rows, names, q)
         params = chart_params(tokens, q, rows, names)
-        return common.with_data(common.with_params(alt.vconcat(
+        return common.with_data(common.with_params(common.fits_column(alt.vconcat(
             _strips_chart(names, q, len(found["q"])), _products_chart(names, q, len(found["q"])),
-            _bars_chart(names, math.sqrt(len(found["q"]))), spacing=24,
-        ), *params), strips=strips, products=products, bars=bars)
+            *_bars_charts(names, math.sqrt(len(found["q"]))), spacing=24,
+        )), *params), strips=strips, products=products, bars=bars)
 
 
 def chart_rows(found: dict, rows: list, names: list, q: int) -> tuple[list, list, list]:
@@ -203,14 +201,14 @@ def _strip_y(names: list):
 
 
 def _vector_colour():
-    return alt.Color("v:Q", scale=alt.Scale(scheme="blueorange", domainMid=0), title="number")
+    return alt.Color("v:Q", scale=alt.Scale(scheme="blueorange", domainMid=0), title="number",
+                     legend=alt.Legend(orient="top", direction="horizontal", gradientLength=160))
 
 
-def _outline(data: str, names: list, width: int) -> alt.Chart:
+def _outline(data: str, names: list) -> alt.Chart:
     """One frame around the chosen key's row."""
     return alt.Chart(alt.NamedData(data)).transform_filter("datum.j == key && datum.i == 1").mark_rect(
-        fill=None, stroke=ACCENT, strokeWidth=2).encode(
-        y=_strip_y(names), x=alt.value(0), x2=alt.value(STRIP_CELL * width))
+        fill=None, stroke=ACCENT, strokeWidth=2).encode(y=_strip_y(names), x=alt.value(0), x2=alt.value("width"))
 
 
 def _strips_chart(names: list, q: int, width: int) -> alt.TopLevelMixin:
@@ -222,8 +220,9 @@ def _strips_chart(names: list, q: int, width: int) -> alt.TopLevelMixin:
     cells = base.mark_rect().encode(
         color=_vector_colour(), tooltip=[alt.Tooltip("row:N", title="vector"), alt.Tooltip("i:O", title="number"),
                                          alt.Tooltip("v:Q", title="value", format=".3f")])
-    return alt.layer(cells, _outline("strips", names, width)).properties(width=STRIP_CELL * width, height=ROW_HEIGHT * (q + 2),
-                                               title="The query (the question) and each key (a description)")
+    return alt.layer(cells, _outline("strips", names)).properties(
+        width="container", height=ROW_HEIGHT * (q + 2),
+        title=alt.Title(common.wrapped(common.literal("The query (the question) and each key (a description)"))))
 
 
 def _products_chart(names: list, q: int, width: int) -> alt.TopLevelMixin:
@@ -234,11 +233,12 @@ def _products_chart(names: list, q: int, width: int) -> alt.TopLevelMixin:
     cells = base.mark_rect().encode(
         color=_vector_colour(), tooltip=[alt.Tooltip("row:N", title="key of"), alt.Tooltip("i:O", title="number"),
                                          alt.Tooltip("v:Q", title="product", format=".4f")])
-    return alt.layer(cells, _outline("products", names, width)).properties(width=STRIP_CELL * width, height=ROW_HEIGHT * (q + 1),
-                                               title="Their products: add a row up to get its fit")
+    return alt.layer(cells, _outline("products", names)).properties(
+        width="container", height=ROW_HEIGHT * (q + 1),
+        title=alt.Title(common.wrapped(common.literal("Their products: add a row up to get its fit"))))
 
 
-def _bars_chart(names: list, root: float) -> alt.TopLevelMixin:
+def _bars_charts(names: list, root: float) -> list:
     """Each token's fit, its fit divided by the root of the width, and its share at the chosen temperature
     (worked out again in the page), with the running total of the shares."""
     y = alt.Y("row:N", sort=names, title=None, axis=alt.Axis(labelLimit=160))
@@ -259,13 +259,10 @@ def _bars_chart(names: list, root: float) -> alt.TopLevelMixin:
         tooltip=[alt.Tooltip("row:N", title="token"), alt.Tooltip("share:Q", format=".2%"),
                  alt.Tooltip("running:Q", title="running total", format=".2%")])
     running = shares.mark_text(align="left", dx=4, fontSize=11).encode(
-        x=alt.value(BAR_WIDTH), y=y, text=alt.Text("running:Q", format=".0%"))
+        x=alt.value("width"), y=y, text=alt.Text("running:Q", format=".0%"))
     masked = alt.Chart(alt.NamedData("bars")).transform_filter("datum.masked").mark_text(
         align="left", color=MASKED, fontSize=11).encode(x=alt.value(0), y=y, text=alt.value("masked: comes after"))
-    size = {"width": BAR_WIDTH, "height": ROW_HEIGHT * len(names)}
-    return alt.hconcat(
-        alt.layer(fit, masked).properties(title="Fit", **size),
-        alt.layer(scaled, masked).properties(title="Scaled", **size),
-        alt.layer(share_bars, running, masked).properties(title="Share, and the running total", **size),
-        spacing=12,
-    )
+    size = {"width": "container", "height": ROW_HEIGHT * len(names)}
+    return [alt.layer(fit, masked).properties(title="Fit", **size),
+            alt.layer(scaled, masked).properties(title="Scaled", **size),
+            alt.layer(share_bars, running, masked).properties(title="Share, and the running total", **size)]

@@ -66,18 +66,22 @@ class Shapes(Kind):
                 "reveals": [], "facts": []}
 
     def chart(self, fig, run) -> alt.TopLevelMixin:
-        """How many numbers each step holds (log scale), labelled with its shape."""
+        """How many numbers each step holds (log scale), each bar under its step and shape: the words have the
+        whole width of a phone's column (the tooltip gives the shape in full)."""
         rows = [{"step": label, "order": i, "count": math.prod(shape), "shape": shape_text}
                 for i, (label, shape, shape_text) in enumerate(steps(fig, run))]
         top = max(row["count"] for row in rows)
         base = alt.Chart(alt.NamedData("steps")).encode(
-            y=alt.Y("step:N", sort=[row["step"] for row in rows], title=None, axis=alt.Axis(labelFontSize=12)),
+            y=alt.Y("step:N", sort=[row["step"] for row in rows], title=None, axis=None),
             x=alt.X("count:Q", scale=alt.Scale(type="log", domain=[1, 10 ** len(str(top))]), stack=None,
-                    title="how many numbers (log scale)"),
+                    title="how many numbers (log scale)",
+                    axis=alt.Axis(values=[10 ** k for k in range(len(str(top)) + 1)], format="~s")),
             tooltip=[alt.Tooltip("step:N"), alt.Tooltip("shape:N"), alt.Tooltip("count:Q", format=",")],
         )
-        bars = base.mark_bar(color=MAIN).encode(x2=alt.value(0))  # bars start at the axis, not at 0 (log)
-        labels = base.mark_text(align="left", dx=4, fontSize=12).encode(text="shape:N")
+        # Bars start at the axis, not at 0 (log); each in the lower half of its row, its words in the upper.
+        bars = base.mark_bar(color=MAIN, height={"band": 0.45}, yOffset=7).encode(x2=alt.value(0))
+        labels = base.transform_calculate(label="datum.step + ': ' + split(datum.shape, ' (')[0]").mark_text(
+            align="left", baseline="middle", dy=-8, fontSize=12).encode(x=alt.value(0), text="label:N")
         said = "; ".join(f"{label}: {shape_text}" for label, _, shape_text in steps(fig, run))
         return common.with_data(alt.layer(bars, labels).add_params(alt.param(name=DESCRIPTION, value=said + ".")).properties(
-            width="container", height=28 * len(rows)), steps=rows)
+            width="container", height=40 * len(rows)), steps=rows)
