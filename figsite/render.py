@@ -91,7 +91,8 @@ def write_site(out: Path, run: Run, pages: list[Page], bundle, drawings: dict) -
     """Writes the whole site, then swaps it in for `out` (hold output.output_lock).
 
     bundle: returns the Vega bundle (bytes); drawings: label -> returns the figure's [SVG, PNG] (bytes). Both
-    are asked for last, after every page is written: the drawing process may still be making them.
+    are asked for last, after every figure's pages are written: the drawing process may still be making them.
+    The index comes after them, for its previews of the drawings.
     """
     publish(out, lambda folder: _write_all(folder, run, pages, bundle, drawings))
 
@@ -117,7 +118,6 @@ def _write_all(folder: Path, run: Run, pages: list[Page], bundle, drawings: dict
     env = environment()
     common = {"run": run, "pages": pages, "notice": _notice(run), "chart_themes": CHART_THEMES, "paths": paths,
               "text_pages": text_pages(run, pages)}
-    (folder / paths.INDEX).write_text(env.get_template("index.html").render(**common), encoding="utf-8")
     for template, file in (("figure.html", "file"), ("embed.html", "embed_file")):
         for page in pages:
             html = env.get_template(template).render(page=page, **common)
@@ -129,9 +129,45 @@ def _write_all(folder: Path, run: Run, pages: list[Page], bundle, drawings: dict
     (folder / paths.VEGA_BUNDLE).write_bytes(bundle())
     images = folder / paths.IMAGES
     images.mkdir()
+    previews = {}
     for page in pages:
-        for suffix, drawing in zip(("svg", "png"), drawings[page.label]()):
+        svg, png = drawings[page.label]()
+        for suffix, drawing in (("svg", svg), ("png", png)):
             (folder / f"{page.image}.{suffix}").write_bytes(drawing)
+        previews[page.label] = Preview.of(page, png)
+    # The index last: its previews are the drawings, whose sizes it gives the page so that nothing moves as
+    # they load.
+    (folder / paths.INDEX).write_text(env.get_template("index.html").render(previews=previews, **common),
+                                      encoding="utf-8")
+
+
+PREVIEW_WIDTH = 160  # px: the index's small picture of a figure, as wide as this...
+PREVIEW_HEIGHT = 120  # ...and at most this high: a taller drawing is shown from its top
+
+
+@dataclass
+class Preview:
+    """The index's small picture of a figure: its drawing (the PNG, lighter than the SVG on a phone), the size it
+    takes on the page, and words for those who do not see it."""
+
+    src: str
+    alt: str
+    width: int
+    height: int
+
+    @classmethod
+    def of(cls, page: Page, png: bytes) -> Preview:
+        width, height = png_size(png)
+        shown_height = min(PREVIEW_HEIGHT, max(1, round(PREVIEW_WIDTH * height / width)))
+        return cls(f"{page.image}.png", f"A small picture of the figure: {page.context['summary']}", PREVIEW_WIDTH,
+                   shown_height)
+
+
+def png_size(png: bytes) -> tuple[int, int]:
+    """A PNG's width and height in pixels, from its header."""
+    if png[:8] != b"\x89PNG\r\n\x1a\n" or png[12:16] != b"IHDR":
+        raise ValueError("not a PNG drawing")
+    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
 
 
 @dataclass
