@@ -505,15 +505,21 @@ def axe_lines(name: str, violations: list) -> tuple[list, list]:
     return serious, lesser
 
 
+# The rules axe runs: WCAG 2.0, 2.1 and 2.2 at levels A and AA, and axe's best practices. By tag, so that the rule
+# target-size (WCAG 2.2, 2.5.8: a target of 24 x 24 px, or that much room around it), which axe leaves out by
+# default, runs too.
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22a", "wcag22aa", "best-practice"]
+
+
 def test_axe_finds_no_serious_or_critical_problem_on_any_page_in_light_or_dark(opener):
     """Each page is scanned drawn light, then (but for the bare pages) switched to the dark scheme, which
-    figures.js follows by redrawing, and scanned again."""
+    figures.js follows by redrawing, and scanned again; the rules are WCAG 2.2 AA's with target size."""
     from axe_playwright_python.sync_playwright import Axe
 
     axe = Axe()
     # preload False: axe would fetch the style sheets with XMLHttpRequest, which file:// refuses (a console
     # error of axe's own); only the rule css-orientation-lock needs them.
-    options = {"resultTypes": ["violations"], "preload": False}
+    options = {"resultTypes": ["violations"], "preload": False, "runOnly": {"type": "tag", "values": AXE_TAGS}}
     context = opener.context(color_scheme="light")
     serious, lesser = [], []
     for name in ALL_PAGES:
@@ -525,7 +531,11 @@ def test_axe_finds_no_serious_or_critical_problem_on_any_page_in_light_or_dark(o
                 page.emulate_media(color_scheme="dark")
                 page.wait_for_function("() => matchMedia('(prefers-color-scheme: dark)').matches")
                 page.wait_for_function(ALL_RENDERED, timeout=RENDER_TIMEOUT_MS)
-            found = axe_lines(f"{name} ({scheme})", axe.run(page, options=options).response["violations"])
+            response = axe.run(page, options=options).response
+            ran = {rule["id"] for kind in ("passes", "violations", "incomplete", "inapplicable")
+                   for rule in response.get(kind, [])}
+            assert "target-size" in ran, f"axe did not run the rule target-size on {name}"
+            found = axe_lines(f"{name} ({scheme})", response["violations"])
             serious += found[0]
             lesser += found[1]
         visit.assert_clean(name)
