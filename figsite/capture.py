@@ -240,81 +240,119 @@ class TextCapture:
 
 @torch.no_grad()  # the read-outs too: nothing here is trained, and autograd would keep every stage's scores
 def run_text(loaded: Loaded, text: str, target: str | None = None, lens: list[str] | None = None,
-             keep_residual: bool = False) -> TextCapture:
-    """Runs the model once over `text` and turns what it computed into plain data.
+             keep_residual: bool = False, positions: list[int] | None = None) -> TextCapture:
+    """Runs the model once over `text` and turns what it computed into plain data, layer by layer.
 
     The read-out at stage s is the final layer norm and the unembedding applied to the residual stream
-    after s layers (stage 0: after the embedding). The last stage is the model's own output.
+    after s layers (stage 0: after the embedding); the last stage's is the model's output. Hooks turn each
+    layer's attention into the data files' form and read out each stage as the pass goes: only one layer's
+    attention and one product's scores are held at a time, whatever the model and the text's length.
     `lens`: for a lens figure, the tokens (by text, one token each) it follows besides the table's most frequent.
+    `positions`: the positions whose read-out a long text's figures use (None: all). A short text (data format
+    1) is read out at every position, as its format promises, and so is a text a lens figure reads.
     """
+    model = loaded.model
     ids = token_ids(loaded, text)
-    out, shapes, last_block = _forward(loaded, ids)
-    attention = torch.stack(out.attentions)[:, 0].float().cpu()  # (layers, heads, query, key)
-    residual = torch.stack(out.hidden_states)[:, 0]  # (stages, position, d_model)
-    target_id = token_ids(loaded, target)[0] if target is not None else None
-    readout, target_p, stage_logits = _read_out(loaded.model, residual, out.logits[0], target_id, lens is not None)
-
-    n_layer, n_head, n = attention.shape[:3]
+    n, n_layer, n_head = len(ids), model.config.n_layer, model.config.n_head
     long = n_layer * n_head * n * (n + 1) // 2 > DENSE_LIMIT
-    heads = _sparse_heads(attention) if long else {}
+    target_id = token_ids(loaded, target)[0] if target is not None else None
+    read = sorted(set(positions)) if long and positions is not None and lens is None else list(range(n))
+    attention = _AttentionSink(n_layer, n_head, long)
+    reader = _StageReader(model, n, read, target_id, keep=keep_residual or lens is not None)
+    shapes, hooks = _shape_hooks(model)
+    hooks.append(model.transformer.drop.register_forward_hook(lambda _m, _i, out: reader.add(out[0])))
+    for layer, block in enumerate(model.transformer.h):
+        hooks.append(block.attn.register_forward_hook(
+            lambda _m, _i, out, layer=layer: attention.add(layer, out[1][0])))  # (heads, query, key)
+        hooks.append(block.register_forward_hook(
+            lambda _m, _i, out: reader.add((out[0] if isinstance(out, tuple) else out)[0])))  # (position, d_model)
+    try:
+        model.transformer(torch.tensor([ids], device=loaded.device))
+    finally:
+        for hook in hooks:
+            hook.remove()
+    readout, target_p = reader.finish()
+    heads = attention.finish() if long else {}
     data = {
         "format": LONG_DATA_FORMAT if long else DATA_FORMAT,
         "model": loaded.info,
         "text": text,
         "tokens": [{"id": i, "text": token_text(loaded, i)} for i in ids],
         "attention": ({"files": list(heads), "unit": SHARE_UNIT, "min_share": MIN_SHARE} if long
-                      else _attention_lists(attention)),
+                      else attention.layers),
         "readout": readout,
     }
     if target_id is not None:
         data["target"] = {"id": target_id, "text": token_text(loaded, target_id), "p": target_p}
-    capture = TextCapture(data, shapes, heads)
+    # The scores' shape: what the model's own output has, (position, vocab); the read-out makes them stage by stage.
+    capture = TextCapture(data, {"token ids": [n], **shapes, "scores": [n, model.config.vocab_size]}, heads)
     if lens is not None:
         followed = [target_id] if target_id is not None else []
         followed += [token_ids(loaded, token)[0] for token in lens]
-        capture.lens = _lens(stage_logits, readout, followed)
+        capture.lens = _lens(model, reader.kept, readout, followed)
     if keep_residual:
-        # (stages, position, d_model): hidden_states[-1] has the final layer norm applied; the last block's
-        # own output is the residual stream after the last layer.
-        capture.residual = torch.cat([residual[:-1], last_block["out"][0][None]]).float().cpu()
+        capture.residual = torch.stack(reader.kept).float().cpu()  # (stages, position, d_model), raw
     return capture
 
 
-def _forward(loaded: Loaded, ids: list[int]):
-    """One eager forward pass with attentions and hidden states; the shapes measured on the way, and the last
-    block's own output (hidden_states[-1] has the final layer norm applied)."""
-    model = loaded.model
-    shapes, hooks = _shape_hooks(model)
-    last_block = {}
-    hooks.append(model.transformer.h[-1].register_forward_hook(
-        lambda _m, _i, output: last_block.setdefault("out", output[0] if isinstance(output, tuple) else output)))
-    try:
-        out = model(torch.tensor([ids], device=loaded.device), output_attentions=True, output_hidden_states=True)
-    finally:
-        for hook in hooks:
-            hook.remove()
-    return out, {"token ids": [len(ids)], **shapes}, last_block
+READOUT_ROWS = 512  # rows of one product with the unembedding: (rows, 50,257) scores held at once
 
 
-def _read_out(model: GPT2LMHeadModel, residual: torch.Tensor, model_logits: torch.Tensor, target_id: int | None,
-              keep_scores: bool) -> tuple[list, list, list]:
-    """The read-out at every stage and position: the top tokens with their probabilities, the target's
-    probability, and (for a lens) each stage's scores with the log of their softmax total."""
-    readout, target_p, stage_logits = [], [], []
-    for logits in _stage_scores(model, residual, model_logits):  # (position, vocab), stage by stage
-        # The most likely tokens have the highest scores; only their probabilities are worked out, as
-        # exp(score - log of the softmax total) in float64.
-        top_score, top_id = logits.topk(TOP_K, dim=-1)  # (position, TOP_K)
-        log_total = log_softmax_total(logits)  # (position, 1)
-        top_p = torch.exp(top_score.double() - log_total).cpu()
-        readout.append([{"top": [[i, round(p, PROBABILITY_DECIMALS)] for i, p in zip(ids_row, p_row)]}
-                        for ids_row, p_row in zip(top_id.tolist(), top_p.tolist())])
-        if target_id is not None:
-            p_target = torch.exp(logits[:, target_id].double() - log_total[:, 0]).cpu()  # (position,)
-            target_p.append([round(p, PROBABILITY_DECIMALS) for p in p_target.tolist()])
-        if keep_scores:
-            stage_logits.append((logits, log_total))
-    return readout, target_p, stage_logits
+class _StageReader:
+    """Reads out each stage of the residual stream as the forward pass computes it, at the read positions:
+    the top tokens with their probabilities, and the target's probability.
+
+    A short text's stages wait until they fill one product with the unembedding (one product of 144 rows is
+    six times faster than twelve of 12); a long text's stage goes at once, READOUT_ROWS rows at a time. No
+    (stages, positions, vocabulary) array is ever held.
+    """
+
+    def __init__(self, model: GPT2LMHeadModel, n: int, positions: list[int], target_id: int | None, keep: bool):
+        self.model, self.n, self.positions, self.target_id = model, n, positions, target_id
+        self.index = torch.tensor(positions, device=model.device)
+        self.waiting = []  # (positions, d_model) of each stage not yet read out
+        self.cells, self.target_cells = [], []  # per read row, in stage order: {"top": ...}; the target's p
+        self.kept = [] if keep else None  # each stage's residual stream (position, d_model), for a lens or a comparison
+
+    def add(self, residual: torch.Tensor) -> None:
+        """One more stage: the residual stream (position, d_model), raw (no final layer norm)."""
+        if self.kept is not None:
+            self.kept.append(residual.detach().clone())
+        self.waiting.append(residual[self.index])
+        if len(self.waiting) * len(self.positions) >= READOUT_ROWS:
+            self._read_waiting()
+
+    def _read_waiting(self) -> None:
+        rows = torch.cat(self.waiting)  # (stages x positions, d_model)
+        self.waiting = []
+        for first in range(0, len(rows), READOUT_ROWS):
+            logits = self.model.lm_head(self.model.transformer.ln_f(rows[first:first + READOUT_ROWS]))  # (rows, vocab)
+            # The most likely tokens have the highest scores; only their probabilities are worked out, as
+            # exp(score - log of the softmax total) in float64.
+            top_score, top_id = logits.topk(TOP_K, dim=-1)  # (rows, TOP_K)
+            log_total = log_softmax_total(logits)  # (rows, 1)
+            top_p = torch.exp(top_score.double() - log_total).cpu()
+            self.cells += [{"top": [[i, round(p, PROBABILITY_DECIMALS)] for i, p in zip(ids_row, p_row)]}
+                           for ids_row, p_row in zip(top_id.tolist(), top_p.tolist())]
+            if self.target_id is not None:
+                p_target = torch.exp(logits[:, self.target_id].double() - log_total[:, 0]).cpu()  # (rows,)
+                self.target_cells += [round(p, PROBABILITY_DECIMALS) for p in p_target.tolist()]
+
+    def finish(self) -> tuple[list, list]:
+        """readout[stage][position] and the target's p[stage][position]; None at a position not read."""
+        if self.waiting:
+            self._read_waiting()
+        width = len(self.positions)
+        readout, target_p = [], []
+        for first in range(0, len(self.cells), width):
+            stage, p = [None] * self.n, [None] * self.n
+            for at, position in enumerate(self.positions):
+                stage[position] = self.cells[first + at]
+                if self.target_id is not None:
+                    p[position] = self.target_cells[first + at]
+            readout.append(stage)
+            target_p.append(p)
+        return readout, (target_p if self.target_id is not None else [])
 
 
 def log_softmax_total(logits: torch.Tensor) -> torch.Tensor:
@@ -330,31 +368,13 @@ def log_softmax_total(logits: torch.Tensor) -> torch.Tensor:
     return top.double() + torch.log(total.double())
 
 
-READOUT_ROWS = 512  # rows of one product with the unembedding: several stages of a short text at once
-
-
-def _stage_scores(model: GPT2LMHeadModel, residual: torch.Tensor, model_logits: torch.Tensor):
-    """The read-out's scores at each stage in turn, (position, vocab): the final layer norm and the unembedding
-    applied to the residual stream (stages, position, d_model) after each layer.
-
-    The stages of a short text go through the unembedding several at a time: one product of 144 rows is six
-    times faster than twelve of 12. The last stage is the model's own output (`model_logits`): hidden_states[-1]
-    already has the final layer norm applied.
-    """
-    n_stages, n = residual.shape[:2]
-    per_product = max(1, READOUT_ROWS // n)
-    for first in range(0, n_stages - 1, per_product):
-        chunk = residual[first:min(first + per_product, n_stages - 1)]  # (stages, position, d_model)
-        yield from model.lm_head(model.transformer.ln_f(chunk))  # (stages, position, vocab)
-    yield model_logits
-
-
-def _lens(stage_logits: list, readout: list, followed: list[int]) -> dict:
+def _lens(model: GPT2LMHeadModel, kept: list, readout: list, followed: list[int]) -> dict:
     """The probability and rank (1 = most likely) of the tracked tokens at every stage and position.
 
     Tracked: the tokens most often among the cells' top 3, so a reader can follow a token the table shows, and
     then each `followed` token (the text's target, the tokens a lens figure names) not among them already.
-    stage_logits: per stage, (scores (position, vocab), log of the softmax total (position, 1)).
+    kept: each stage's residual stream (position, d_model), read out again here stage by stage, now that the
+    tracked tokens are known.
     """
     counts = {}
     for stage in readout:
@@ -365,9 +385,11 @@ def _lens(stage_logits: list, readout: list, followed: list[int]) -> dict:
     for token_id in followed:
         if token_id not in tracked:
             tracked.append(token_id)
-    index = torch.tensor(tracked, device=stage_logits[0][0].device)
+    index = torch.tensor(tracked, device=model.device)
     p_all, rank_all = [], []
-    for logits, log_total in stage_logits:
+    for residual in kept:
+        logits = model.lm_head(model.transformer.ln_f(residual))  # (position, vocab)
+        log_total = log_softmax_total(logits)  # (position, 1)
         chosen = logits[:, index]  # (position, tracked)
         # A token's rank: 1 + how many scores of its position are higher. Counted with numpy along the vocab
         # (the contiguous axis), ten times faster than torch's sum over a boolean tensor.
@@ -379,31 +401,53 @@ def _lens(stage_logits: list, readout: list, followed: list[int]) -> dict:
     return {"tokens": tracked, "p": p_all, "rank": rank_all}
 
 
+class _AttentionSink:
+    """Turns each layer's attention, (heads, query, key), into the data files' form as the pass computes it:
+    for a short text the lists of format 1, for a long one the head files of format 2 (and a running sum for
+    the file of the average over all heads)."""
+
+    def __init__(self, n_layer: int, n_head: int, long: bool):
+        self.long, self.count = long, n_layer * n_head
+        self.layers = [None] * n_layer  # format 1: [layer][head][query] -> shares over keys 0..query
+        self.files = {}  # format 2: file name -> payload
+        self.total = None  # format 2: the sum of every head's shares so far, (query, key)
+
+    def add(self, layer: int, weights: torch.Tensor) -> None:
+        weights = weights.float().cpu()  # (heads, query, key)
+        if not self.long:
+            self.layers[layer] = _attention_lists(weights)
+            return
+        self.files.update(_sparse_files(weights, [head_file(layer, h) for h in range(len(weights))], layer))
+        self.total = weights.sum(dim=0) if self.total is None else self.total + weights.sum(dim=0)
+
+    def finish(self) -> dict:
+        """Format 2's files: each head's, then the average's."""
+        self.files.update(_sparse_files((self.total / self.count)[None], [AVERAGE_FILE], None))
+        return self.files
+
+
 def _attention_lists(attention: torch.Tensor) -> list:
-    """[layer][head][query] -> the shares over keys 0..query (the rest is masked: a token never looks right)."""
-    return [[[[round(share, ATTENTION_DECIMALS) for share in row[: query + 1]]
-              for query, row in enumerate(head)]
-             for head in layer]
-            for layer in attention.tolist()]
+    """One layer's attention (heads, query, key) -> [head][query] -> the shares over keys 0..query (the rest is
+    masked: a token never looks right)."""
+    return [[[round(share, ATTENTION_DECIMALS) for share in row[: query + 1]]
+             for query, row in enumerate(head)]
+            for head in attention.tolist()]
 
 
-def _sparse_heads(attention: torch.Tensor) -> dict:
+def _sparse_files(stacked: torch.Tensor, names: list[str], layer: int | None) -> dict:
     """Format 2: each head's shares of 0.5% or more, as integers in units of 1e-4, one file per head.
 
-    attention: (layers, heads, query, key). The mean over all heads gets a file of its own.
+    stacked: (heads, query, key), the heads named by `names` (of `layer`; None for the average's file).
     """
-    n_layer, n_head = attention.shape[:2]
-    stacked = torch.cat([attention.reshape(-1, *attention.shape[2:]), attention.mean(dim=(0, 1))[None]])
-    kept = stacked >= MIN_SHARE  # (heads + 1, query, key); a masked key (right of the query) is 0
+    kept = stacked >= MIN_SHARE  # (heads, query, key); a masked key (right of the query) is 0
     keys = kept.nonzero()[:, 2].tolist()  # in (head, query, key) order
     units = torch.round(stacked[kept] / SHARE_UNIT).to(torch.int64).tolist()
-    counts = kept.numpy().sum(axis=-1).tolist()  # (heads + 1, query); numpy counts booleans ten times faster
-    names = [head_file(l, h) for l in range(n_layer) for h in range(n_head)] + [AVERAGE_FILE]
+    counts = kept.numpy().sum(axis=-1).tolist()  # (heads, query); numpy counts booleans ten times faster
     files, at = {}, 0
     for index, name in enumerate(names):
         payload = {"format": HEAD_FORMAT, "keys": [], "shares": []}
-        if name != AVERAGE_FILE:
-            payload.update(layer=index // n_head, head=index % n_head)
+        if layer is not None:
+            payload.update(layer=layer, head=index)
         for count in counts[index]:
             payload["keys"].append(keys[at:at + count])
             payload["shares"].append(units[at:at + count])
@@ -424,7 +468,6 @@ def _shape_hooks(model: GPT2LMHeadModel):
 
     modules = [("embedding", model.transformer.drop)]
     modules += [(f"layer {i + 1}", block) for i, block in enumerate(model.transformer.h)]
-    modules += [("scores", model.lm_head)]
     hooks = [module.register_forward_hook(record(name)) for name, module in modules]
     return shapes, hooks
 
@@ -469,7 +512,8 @@ def capture_run(loaded: Loaded, requests: dict, each=lambda texts: texts, extras
                 on_step=lambda run: None) -> Run:
     """Runs the model once per distinct text (`requests`: text -> target or None) and gathers the Run.
 
-    `extras` (figsite.pipeline.model_extras): "lens": text -> the tokens (by text) a lens figure of that text
+    `extras` (figsite.pipeline.model_extras): "readout": [text, position] where a figure reads a text's
+    read-out (a long text is read out there only); "lens": text -> the tokens (by text) a lens figure of that text
     follows; "pairs": the [text, text] a comparison figure sets side by side; "scores", "ledgers", "knockouts":
     what figsite.capture_parts works out. `each` wraps the list of texts, for a progress display.
 
@@ -490,7 +534,9 @@ def capture_run(loaded: Loaded, requests: dict, each=lambda texts: texts, extras
     compared = {text for pair in pairs for text in pair}
     residuals = {}
     for text in each(list(requests)):
-        capture = run_text(loaded, text, requests[text], lens=lens.get(text), keep_residual=text in compared)
+        positions = [position for read, position in extras.get("readout", []) if read == text]
+        capture = run_text(loaded, text, requests[text], lens=lens.get(text), keep_residual=text in compared,
+                           positions=positions)
         run.texts[text], run.shapes[text] = capture.data, capture.shapes
         run.heads.update({(text, name): payload for name, payload in capture.heads.items()})
         if capture.lens is not None:
@@ -519,7 +565,8 @@ def _mentioned_by(loaded: Loaded, run: Run, text: str) -> dict:
     from figsite import capture_parts
 
     data = run.texts[text]
-    mentioned = {token_id for stage in data["readout"] for position in stage for token_id, _ in position["top"]}
+    mentioned = {token_id for stage in data["readout"] for cell in stage if cell is not None
+                 for token_id, _ in cell["top"]}
     mentioned |= {data["target"]["id"]} if "target" in data else set()
     mentioned |= set(run.lens.get(text, {}).get("tokens", []))
     parts = {name: [entry for entry in run.parts.get(name, []) if entry["ask"][0] == text]

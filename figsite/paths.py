@@ -59,6 +59,11 @@ def head_data(slug: str, name: str) -> str:
     return f"{slug}/{name}"
 
 
+def is_head_data(path: str) -> bool:
+    """Whether a path under data/ is a long text's head file (head_data)."""
+    return "/" in path and path.endswith(".js")
+
+
 def in_data(path: str) -> str:
     """A path under data/ as a path in the site."""
     return f"{DATA}/{path}"

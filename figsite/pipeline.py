@@ -16,13 +16,14 @@ from pathlib import Path
 
 import click
 
-from figsite import cache
+from figsite import cache, paths
 from figsite.config import Figure, load_config
 from figsite.errors import BuildError
 from figsite.drawing import Drawer, DrawingError
 from figsite.output import output_lock
 from figsite.render import CHART_THEMES, Page, write_site
 from figsite.run import Run
+from figsite.shared_names import ATTENTION_META
 from figures import KINDS, common
 
 
@@ -254,12 +255,12 @@ def model_requests(figures: list[Figure]) -> dict:
 
 def model_extras(figures: list[Figure]) -> dict:
     """What the resolved figures ask of the run beyond their texts' data, merged (see figures.kind.Kind.extras)."""
-    extras = {"lens": {}, "pairs": [], "scores": [], "ledgers": [], "knockouts": []}
+    extras = {"readout": [], "lens": {}, "pairs": [], "scores": [], "ledgers": [], "knockouts": []}
     for fig in figures:
         wants = KINDS[fig.kind].extras(fig)
         for text, followed in wants.get("lens", {}).items():
             extras["lens"][text] = sorted(set(extras["lens"].get(text, [])) | set(followed))
-        for name in ("pairs", "scores", "ledgers", "knockouts"):
+        for name in ("readout", "pairs", "scores", "ledgers", "knockouts"):
             extras[name] += [list(ask) for ask in wants.get(name, []) if list(ask) not in extras[name]]
     extras["lens"] = dict(sorted(extras["lens"].items()))
     return extras
@@ -283,7 +284,15 @@ def gather_page(fig: Figure, run: Run, cache_dir: Path | None = None, run_key: s
     parts = ["page", run_key, fig.kind, fig.label, fig.values, fig.resolved, FIGURES_CODE, *TOOL_VERSIONS]
     computed = json.loads(cache.memo(memo_dir, parts, compute))
     return Page(label=fig.label, kind=fig.kind, title=kind.TITLE, caption=fig.caption or kind.CAPTION,
-                guide=kind.GUIDE, texts=fig.texts(), explore=kind.EXPLORE, reads=kind.DATA_FILES, **computed)
+                guide=kind.GUIDE, texts=fig.texts(), explore=kind.EXPLORE,
+                reads=(*kind.DATA_FILES, *loaded_on_demand(computed["spec"])), **computed)
+
+
+def loaded_on_demand(spec: dict) -> list[str]:
+    """The data files (paths under data/) a page loads when the reader asks: a long text's head files, named
+    in its chart's spec (assets/figures.js loads them). The site holds only these of a long text's heads."""
+    files = spec.get("usermeta", {}).get(ATTENTION_META, {}).get("files", {})
+    return sorted({path.removeprefix(paths.in_data("")) for path in files.values()})
 
 
 def _code_digest(*folders: Path) -> str:

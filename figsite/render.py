@@ -106,7 +106,10 @@ def _write_all(folder: Path, run: Run, pages: list[Page], bundle, drawings: dict
         else:
             shutil.copyfile(static, assets / static.name)
 
-    checksums = {paths.in_data(path): digest for path, digest in run.write_files(folder / paths.DATA).items()}
+    # Of a long text's heads, the site holds the files its pages load (each page names its own in `reads`).
+    heads = {path for page in pages for path in page.reads if paths.is_head_data(path)}
+    checksums = {paths.in_data(path): digest
+                 for path, digest in run.write_files(folder / paths.DATA, heads=heads).items()}
     for page in pages:
         files = [paths.in_data(paths.text_data(run.slugs[text])) for text in page.texts]
         files += [paths.in_data(path) for path in page.reads]

@@ -6,9 +6,11 @@ files, read back from them (the cache does), and rendered again.
 
 Two data formats (see README, "Data files"):
 - gpt2-figures/1 keeps every attention share in the text's JSON file: `attention[layer][head][query]`.
-- gpt2-figures/2 is for long texts, whose shares would not fit in one file a page can load: each head's
+- gpt2-figures/3 is for long texts, whose shares would not fit in one file a page can load: each head's
   shares lie in a file of their own (`<slug>/layer-LL-head-HH.js`, plus `<slug>/average.js`), loaded on
-  demand with <script src>; shares are kept in units of 1e-4 and those below 0.5% are left out.
+  demand with <script src>; shares are kept in units of 1e-4 and those below 0.5% are left out. The read-out
+  is kept only at the positions a figure reads (null elsewhere): at every stage and position it would cost
+  thirteen times the model's own unembedding. (Format 2 was the same with the read-out everywhere.)
 """
 
 from __future__ import annotations
@@ -25,12 +27,12 @@ from figsite.paths import AVERAGE_FILE, head_file
 
 RUN_FORMAT = "gpt2-figures-run/1"
 DATA_FORMAT = "gpt2-figures/1"
-LONG_DATA_FORMAT = "gpt2-figures/2"
+LONG_DATA_FORMAT = "gpt2-figures/3"
 HEAD_FORMAT = "gpt2-figures-attention/2"
 PARTS_FORMAT = "gpt2-figures-parts/1"  # data/parts.json: how a share is worked out, score ledgers, knockouts
-SHARE_UNIT = 1e-4  # gpt2-figures/2 keeps shares as integers in this unit: within 5e-5 of the model's
+SHARE_UNIT = 1e-4  # gpt2-figures/3 keeps shares as integers in this unit: within 5e-5 of the model's
 PER_SHARE = round(1 / SHARE_UNIT)  # 10,000 units make a share of 1; pages carry shares in the same unit
-MIN_SHARE = 0.005  # gpt2-figures/2 leaves out shares below this
+MIN_SHARE = 0.005  # gpt2-figures/3 leaves out shares below this
 LEFT_OUT = f"{MIN_SHARE:.1%}"  # the same, as the words of every page say it: "0.5%"
 JS_CALLBACK = "gpt2Attention"  # the function a head file calls: works with <script src> from file://
 
@@ -152,22 +154,31 @@ class Run:
                 "comparisons": self.comparisons,
                 **({"parts": paths.in_data(paths.PARTS)} if self.parts else {})}
 
-    def files(self) -> dict:
-        """Every data file of the run, path under data/ -> text, in a fixed order with fixed formatting."""
+    def files(self, heads: set | None = None) -> dict:
+        """Every data file of the run, path under data/ -> text, in a fixed order with fixed formatting.
+
+        heads: the head files (paths under data/) to write of a long text, where not all: a site holds only
+        those its pages load, and its text's data file lists only those."""
         out = {paths.RUN_RECORD: to_json(self.record())}
         for text, content in self.texts.items():
+            if heads is not None and content["format"] == LONG_DATA_FORMAT:
+                slug = self.slugs[text]
+                kept = [name for name in content["attention"]["files"] if paths.head_data(slug, name) in heads]
+                content = {**content, "attention": {**content["attention"], "files": kept}}
             out[paths.text_data(self.slugs[text])] = to_json(content)
         if self.parts:
             out[paths.PARTS] = to_json(self.parts)
         for (text, name), payload in sorted(self.heads.items(), key=lambda item: (self.slugs[item[0][0]], item[0][1])):
-            out[paths.head_data(self.slugs[text], name)] = f"{JS_CALLBACK}({to_json(payload)});\n"
+            path = paths.head_data(self.slugs[text], name)
+            if heads is None or path in heads:
+                out[path] = f"{JS_CALLBACK}({to_json(payload)});\n"
         return out
 
-    def write_files(self, folder: Path) -> dict:
-        """Writes every data file of the run under `folder` (the site's or a cache entry's data/); returns
-        path under data/ -> SHA-256 of the bytes written."""
+    def write_files(self, folder: Path, heads: set | None = None) -> dict:
+        """Writes the data files of the run under `folder` (the site's or a cache entry's data/): all, or of a
+        long text's head files only `heads` (see files). Returns path under data/ -> SHA-256 of the bytes."""
         checksums = {}
-        for path, content in self.files().items():
+        for path, content in self.files(heads).items():
             target = folder / path
             target.parent.mkdir(parents=True, exist_ok=True)
             raw = content.encode("utf-8")

@@ -62,7 +62,9 @@ class Kind:
 
     def extras(self, fig: Figure) -> dict:
         """What the resolved figure asks of the run beyond its texts' data (figsite.capture.capture_run):
-        "lens": {text: [followed token, ...]}; "pairs": [[text, text]]; "scores": [[text, layer, head, query]];
+        "readout": [[text, position]] (the positions a long text is read out at; a short text is read out at
+        every position, as is the text of a lens); "lens": {text: [followed token, ...]}; "pairs": [[text, text]];
+        "scores": [[text, layer, head, query]];
         "ledgers": [[text, position, target, versus or None]]; "knockouts": [[text, position, target, layer or
         None]]. Layers, heads and positions 0-based. The config keys it depends on are RUN_KEYS."""
         return {}

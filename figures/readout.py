@@ -78,8 +78,13 @@ class Readout(Kind):
                                                   "from the read token back to it; its number or its text"),
     }
 
+    RUN_KEYS = ("position",)  # a long text is read out only where a figure reads it
+
     def requests(self, fig) -> list:
         return [(fig["text"], fig["target"])]
+
+    def extras(self, fig) -> dict:
+        return {"readout": [[fig["text"], fig.opening]]}
 
     def check(self, fig, tokens, model: dict) -> dict:
         """The read token ("opening") and the token it looks back to ("back"), 0-based."""

@@ -47,8 +47,9 @@ def test_the_model_runs_once_per_distinct_text(monkeypatch):
     loaded = capture.Loaded(capture.random_gpt2(seed=0, n_layer=2, n_embd=32, n_head=2),
                             capture.gpt2_tokenizer(), "random (seed 0)", None, "cpu")
     calls = []
-    original = loaded.model.forward
-    monkeypatch.setattr(loaded.model, "forward", lambda *a, **k: calls.append(1) or original(*a, **k))
+    # The layers run once per text; the read-out applies the unembedding to their output itself.
+    original = loaded.model.transformer.forward
+    monkeypatch.setattr(loaded.model.transformer, "forward", lambda *a, **k: calls.append(1) or original(*a, **k))
     run = capture.capture_run(loaded, {"Maya lives in Paris": " France", "The animal": None})
     assert len(calls) == 2 and set(run.texts) == {"Maya lives in Paris", "The animal"}
 

@@ -1,11 +1,12 @@
-"""A text of the model's full 1,024 positions: data format 2, one file of shares per head, and pages that stay light.
+"""A text of the model's full 1,024 positions: data format 3, one file of shares per head, and pages that stay light.
 
 Its attention (3 layers x 4 heads x 1,024 x 1,025 / 2 shares, over the 1,000,000 a format-1 file may hold)
-is written in format "gpt2-figures/2": the text's JSON lists one file per head plus one for the average,
-each `gpt2Attention({...});` holding the shares of 0.5% or more in units of 1e-4. The files are checked
-share by share against the independent reference (tests/reference.py); the read-out of the same text is
-checked as for short texts; a text one token longer than the model's positions is refused; and the page
-is driven in Chromium from file://, where it loads other heads' files on demand with <script src>.
+is written in format "gpt2-figures/3": the text's JSON lists one file per head plus one for the average,
+each `gpt2Attention({...});` holding the shares of 0.5% or more in units of 1e-4, and keeps the read-out only
+at the position the read-out figure reads. The files are checked share by share against the independent
+reference (tests/reference.py); the read-out at the read position is checked as for short texts; a text one
+token longer than the model's positions is refused; and the page is driven in Chromium from file://, where it
+loads other heads' files on demand with <script src>.
 
 One build of the small seeded model (conftest's small_model_dir) serves the whole module.
 """
@@ -28,7 +29,7 @@ from conftest import SMALL_SHAPE, gpt2_tokenizer
 
 N_TOKENS = 1024  # the small model's positions, as GPT-2's
 N_LAYER, N_HEAD = SMALL_SHAPE["n_layer"], SMALL_SHAPE["n_head"]
-LONG_FORMAT = "gpt2-figures/2"
+LONG_FORMAT = "gpt2-figures/3"
 HEAD_FORMAT = "gpt2-figures-attention/2"
 CALLBACK = "gpt2Attention"
 UNIT = 1e-4
@@ -44,6 +45,7 @@ READOUT_LABEL = "long-i"
 VIEWS = [[1, 1], [3, 4]]
 FOCUS = 700
 TARGET = " France"
+READ_POSITION = 512  # 1-based, as the config counts: the read-out figure reads the middle of the text
 
 ENDING = "Maya lives in Paris, the capital of"
 
@@ -134,7 +136,7 @@ def config_for(text: str) -> str:
     return (f'[[figure]]\nkind = "attention"\nlabel = "{ATTENTION_LABEL}"\ntext = {toml_string(text)}\n'
             f"focus = {FOCUS}\nviews = {VIEWS}\n\n"
             f'[[figure]]\nkind = "readout"\nlabel = "{READOUT_LABEL}"\ntext = {toml_string(text)}\n'
-            f"target = {toml_string(TARGET)}\n")
+            f"target = {toml_string(TARGET)}\nposition = {READ_POSITION}\n")
 
 
 # ---------------------------------------------------------------------------------------------- fixtures
@@ -268,19 +270,41 @@ def check_sparse_file(name: str, payload: dict, expected: torch.Tensor) -> list[
 
 # ---------------------------------------------------------------------------------------------- the files
 
-def test_a_text_of_1024_tokens_is_written_in_format_2_with_a_file_per_head_and_one_for_the_average(
+def test_a_text_of_1024_tokens_is_written_in_format_3_with_a_file_for_each_head_a_page_shows_and_the_average(
         data, head_folder, long_text):
     assert data["format"] == LONG_FORMAT
     assert data["text"] == long_text and len(data["tokens"]) == N_TOKENS
     attention = data["attention"]
-    assert isinstance(attention, dict), f"attention in format 2 is a dict of files, not {type(attention).__name__}"
+    assert isinstance(attention, dict), f"attention in format 3 is a dict of files, not {type(attention).__name__}"
     assert attention["unit"] == UNIT and attention["min_share"] == MIN_SHARE
     files = attention["files"]
-    assert len(files) == N_LAYER * N_HEAD + 1 and len(set(files)) == len(files), files
-    assert sorted(files) == sorted(HEAD_NAMES + ["average.js"]), files
+    # The attention figure's views, and the average it always offers: no other head is shown, none is written.
+    shown = [head_name(layer - 1, head - 1) for layer, head in VIEWS] + ["average.js"]
+    assert sorted(files) == sorted(shown), files
     for name in files:
         assert (head_folder / name).is_file(), f"{name} is listed but not written under {head_folder.name}/"
     assert sorted(p.name for p in head_folder.iterdir()) == sorted(files), "the head folder holds other files"
+
+
+def test_a_rebuild_from_the_cache_that_shows_another_head_writes_its_file_without_running_the_model(
+        small_model_dir, long_text, reference, tmp_path):
+    config, cache = tmp_path / "long.toml", tmp_path / "cache"
+    config.write_text(config_for(long_text), encoding="utf-8")
+    first = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(config), "--out",
+                                     str(tmp_path / "a"), "--cache", str(cache)])
+    assert first.exit_code == 0, first.output
+    other = config_for(long_text).replace(f"views = {VIEWS}", "views = [[2, 3]]")
+    config.write_text(other, encoding="utf-8")
+    again = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(config), "--out",
+                                     str(tmp_path / "b"), "--cache", str(cache), "--verbose"])
+    assert again.exit_code == 0, again.output
+    assert "cache: using the stored run" in again.output, again.output
+    record = json.loads((tmp_path / "b" / "data" / "run.json").read_text(encoding="utf-8"))
+    folder = (tmp_path / "b" / record["texts"][0]["data"]).with_suffix("")
+    assert sorted(p.name for p in folder.iterdir()) == sorted([head_name(1, 2), "average.js"])
+    problems = check_sparse_file(head_name(1, 2), read_head_file(folder / head_name(1, 2)),
+                                 reference.attention[1, 2].double())
+    assert problems == [], problems
 
 
 def test_every_head_file_names_its_format_layer_and_head_and_the_average_names_neither(head_files):
@@ -310,10 +334,26 @@ def test_every_file_a_page_loads_at_once_is_under_5_mb(site, data, head_folder):
 def test_every_kept_share_matches_the_reference_and_no_share_of_half_a_percent_or_more_is_left_out(
         head_files, reference):
     problems = []
+    for name, payload in head_files.items():
+        if name != "average.js":
+            problems += check_sparse_file(name, payload, reference.attention[payload["layer"], payload["head"]])
+    assert not problems, "\n".join(problems)
+
+
+def test_the_capture_turns_every_heads_attention_into_its_file_as_the_pass_goes(small_model_dir, long_text,
+                                                                                 reference):
+    """The site holds the heads its pages show; the capture (and so the cache) has them all, layer by layer."""
+    from figsite import capture
+
+    loaded = capture.load(str(small_model_dir), None, 0, "cpu")
+    heads = capture.run_text(loaded, long_text, TARGET, positions=[READ_POSITION - 1]).heads
+    assert sorted(heads) == sorted(HEAD_NAMES + ["average.js"])
+    problems = []
     for layer in range(N_LAYER):
         for head in range(N_HEAD):
             name = head_name(layer, head)
-            problems += check_sparse_file(name, head_files[name], reference.attention[layer, head])
+            problems += check_sparse_file(name, heads[name], reference.attention[layer, head])
+    problems += check_sparse_file("average.js", heads["average.js"], reference.attention.mean(dim=(0, 1)))
     assert not problems, "\n".join(problems)
 
 
@@ -349,31 +389,36 @@ def test_the_pages_words_at_build_time_name_the_opening_tokens_true_largest_shar
 
 # ---------------------------------------------------------------------------------------------- the read-out
 
-def test_the_readout_of_the_long_text_matches_the_reference_at_sampled_positions_at_every_stage(data, reference):
+def test_the_readout_is_kept_at_the_read_position_only_and_matches_the_reference_there_at_every_stage(
+        data, reference):
     probs = reference.probs  # (stages, position, vocab)
-    listed = data["readout"]
+    listed, read = data["readout"], READ_POSITION - 1
     assert len(listed) == N_LAYER + 1
     for stage in range(N_LAYER + 1):
         assert len(listed[stage]) == N_TOKENS, f"stage {stage}: {len(listed[stage])} positions"
-        for position in SAMPLE_POSITIONS:
-            top = listed[stage][position]["top"]
-            ids = [token_id for token_id, _ in top]
-            where = f"stage {stage} position {position}"
-            assert len(top) >= 10 and len(set(ids)) == len(ids), f"{where}: {top}"
-            for token_id, p in top:
-                assert abs(p - probs[stage, position, token_id].item()) <= PROBABILITY_TOLERANCE, \
-                    f"{where} token {token_id}: {p} vs the reference's {probs[stage, position, token_id].item()}"
-            expected = probs[stage, position].topk(len(ids)).values
-            assert (probs[stage, position, ids] - expected).abs().max().item() <= TIE_TOLERANCE, \
-                f"{where}: listed {ids}, the reference's top are {probs[stage, position].topk(len(ids)).indices.tolist()}"
+        kept = [position for position, cell in enumerate(listed[stage]) if cell is not None]
+        assert kept == [read], f"stage {stage}: read out at {kept[:10]}, the figure reads only {read}"
+        top = listed[stage][read]["top"]
+        ids = [token_id for token_id, _ in top]
+        where = f"stage {stage} position {read}"
+        assert len(top) >= 10 and len(set(ids)) == len(ids), f"{where}: {top}"
+        for token_id, p in top:
+            assert abs(p - probs[stage, read, token_id].item()) <= PROBABILITY_TOLERANCE, \
+                f"{where} token {token_id}: {p} vs the reference's {probs[stage, read, token_id].item()}"
+        expected = probs[stage, read].topk(len(ids)).values
+        assert (probs[stage, read, ids] - expected).abs().max().item() <= TIE_TOLERANCE, \
+            f"{where}: listed {ids}, the reference's top are {probs[stage, read].topk(len(ids)).indices.tolist()}"
 
 
-def test_the_targets_probability_matches_the_reference_at_every_stage_and_position(data, reference, tokenizer):
+def test_the_targets_probability_matches_the_reference_at_every_stage_at_the_read_position(data, reference, tokenizer):
     target_id = tokenizer(TARGET)["input_ids"][0]
     assert data["target"]["id"] == target_id and data["target"]["text"] == TARGET
-    got = torch.tensor(data["target"]["p"], dtype=torch.float64)
-    assert got.shape == (N_LAYER + 1, N_TOKENS), tuple(got.shape)
-    expected = reference.probs[:, :, target_id]
+    read = READ_POSITION - 1
+    rows = data["target"]["p"]
+    assert len(rows) == N_LAYER + 1 and all(len(row) == N_TOKENS for row in rows)
+    assert all(p is None for row in rows for position, p in enumerate(row) if position != read)
+    got = torch.tensor([row[read] for row in rows], dtype=torch.float64)
+    expected = reference.probs[:, read, target_id]
     worst = (got - expected).abs().max().item()
     assert worst <= PROBABILITY_TOLERANCE, f"the target's probability is off by {worst:.3g}"
     assert torch.allclose(got, expected, rtol=1e-2, atol=1e-8), "the target's probability is off by more than 1 %"
