@@ -27,7 +27,8 @@ from transformers import GPT2Config, GPT2LMHeadModel, GPT2Tokenizer  # noqa: E40
 from figsite.errors import BuildError
 from figsite.hub import GPT2_SMALL, cached_commit, hub_reachable
 from figsite.paths import AVERAGE_FILE, head_file
-from figsite.run import DATA_FORMAT, LONG_DATA_FORMAT, HEAD_FORMAT, MIN_SHARE, PARTS_FORMAT, SHARE_UNIT, Run, slugs_for
+from figsite.run import (DATA_FORMAT, HEAD_FORMAT, LONG_DATA_FORMAT, MIN_SHARE, PARTS_FORMAT, SHARE_UNIT, Run,
+                         head_file_text, slugs_for)
 
 # The build speaks for itself: no "Loading weights" bars or tokenizer warnings between its own lines.
 transformers.utils.logging.set_verbosity_error()
@@ -233,7 +234,7 @@ class TextCapture:
 
     data: dict  # the data file's content
     shapes: dict  # the shapes measured on the way
-    heads: dict  # for a long text: its heads' files (file name -> payload)
+    heads: dict  # for a long text: its heads' files (file name -> the file's text)
     lens: dict | None = None  # for a lens figure: tracked tokens' probabilities and ranks at every stage
     residual: object = None  # (stages, position, d_model), raw (no final layer norm), when a comparison asks
 
@@ -452,7 +453,7 @@ def _sparse_files(stacked: torch.Tensor, names: list[str], layer: int | None) ->
             payload["keys"].append(keys[at:at + count])
             payload["shares"].append(units[at:at + count])
             at += count
-        files[name] = payload
+        files[name] = head_file_text(payload)  # as text: a long text's heads would take gigabytes as numbers
     return files
 
 

@@ -46,10 +46,11 @@ class Run:
     parameters: dict = field(default_factory=dict)  # see capture.parameter_counts
     environment: dict = field(default_factory=dict)  # torch, transformers, device, dtype
     vocab: dict = field(default_factory=dict)  # token id -> text, for every id a read-out mentions
-    heads: dict = field(default_factory=dict)  # (text, file name) -> head file payload, for format 2
+    heads: dict = field(default_factory=dict)  # (text, file name) -> a long text's head file, as written (text)
     lens: dict = field(default_factory=dict)  # text -> tracked tokens' p and rank (capture._lens)
     comparisons: list = field(default_factory=list)  # capture.compare for each pair of texts compared
     parts: dict = field(default_factory=dict)  # data/parts.json (capture_parts.gather): {} where none was asked
+    _parsed: dict = field(default_factory=dict, repr=False, compare=False)  # head_payload's parsed files
 
     @property
     def n_heads(self) -> int:
@@ -97,13 +98,13 @@ class Run:
         data = self.texts[text]
         if data["format"] == DATA_FORMAT:
             return data["attention"][layer][head]
-        return dense_rows(self.heads[(text, head_file(layer, head))])
+        return dense_rows(self.head_payload(text, head_file(layer, head)))
 
     def average_rows(self, text: str) -> list:
         """The mean over every layer and head of each query's shares."""
         data = self.texts[text]
         if data["format"] == LONG_DATA_FORMAT:
-            return dense_rows(self.heads[(text, AVERAGE_FILE)])
+            return dense_rows(self.head_payload(text, AVERAGE_FILE))
         heads = [head for layer in data["attention"] for head in layer]
         n_query = len(heads[0])
         return [[sum(h[q][k] for h in heads) / len(heads) for k in range(q + 1)] for q in range(n_query)]
@@ -113,14 +114,14 @@ class Run:
         long text only the shares it keeps (those of MIN_SHARE or more)."""
         if not self.is_long(text):
             return list(enumerate(self.texts[text]["attention"][layer][head][query]))
-        payload = self.heads[(text, head_file(layer, head))]
+        payload = self.head_payload(text, head_file(layer, head))
         return [(k, u * SHARE_UNIT) for k, u in zip(payload["keys"][query], payload["shares"][query])]
 
     def kept_rows(self, text: str, layer: int, head: int) -> list:
         """Every query's (key, share) pairs in one head, as kept_row gives them."""
         if not self.is_long(text):
             return [list(enumerate(r)) for r in self.texts[text]["attention"][layer][head]]
-        payload = self.heads[(text, head_file(layer, head))]
+        payload = self.head_payload(text, head_file(layer, head))
         return [[(k, u * SHARE_UNIT) for k, u in zip(keys, shares)]
                 for keys, shares in zip(payload["keys"], payload["shares"])]
 
@@ -129,9 +130,19 @@ class Run:
         data = self.texts[text]
         if data["format"] == DATA_FORMAT:
             return data["attention"][layer][head][query][key]
-        payload = self.heads[(text, head_file(layer, head))]
+        payload = self.head_payload(text, head_file(layer, head))
         keys = payload["keys"][query]
         return payload["shares"][query][keys.index(key)] * SHARE_UNIT if key in keys else 0.0
+
+    def head_payload(self, text: str, name: str) -> dict:
+        """A long text's head file read (parsed once, when a figure first asks): {"keys", "shares", ...}.
+
+        The run holds head files as their text: a model of 1,200 heads at 1,024 tokens keeps some 30 million
+        shares, which as Python numbers would take gigabytes, and most builds read only the heads they show."""
+        parsed = self._parsed.get((text, name))
+        if parsed is None:
+            parsed = self._parsed[(text, name)] = read_head_file(self.heads[(text, name)])
+        return parsed
 
     def head_files(self, text: str) -> dict:
         """For a long text: each head file's path in the site, by view ('5-4' is layer 5, head 4; 'all')."""
@@ -171,7 +182,7 @@ class Run:
         for (text, name), payload in sorted(self.heads.items(), key=lambda item: (self.slugs[item[0][0]], item[0][1])):
             path = paths.head_data(self.slugs[text], name)
             if heads is None or path in heads:
-                out[path] = f"{JS_CALLBACK}({to_json(payload)});\n"
+                out[path] = payload
         return out
 
     def write_files(self, folder: Path, heads: set | None = None) -> dict:
@@ -203,8 +214,13 @@ class Run:
             run.texts[text] = json.loads(read(path))
             if run.texts[text]["format"] == LONG_DATA_FORMAT:
                 for name in run.texts[text]["attention"]["files"]:
-                    run.heads[(text, name)] = read_head_file(read(paths.head_data(slug, name)))
+                    run.heads[(text, name)] = read(paths.head_data(slug, name))
         return run
+
+
+def head_file_text(payload: dict) -> str:
+    """A head file as written: a script that hands its payload to JS_CALLBACK (works with <script src>)."""
+    return f"{JS_CALLBACK}({to_json(payload)});\n"
 
 
 def read_head_file(content: str) -> dict:

@@ -346,8 +346,11 @@ def test_the_capture_turns_every_heads_attention_into_its_file_as_the_pass_goes(
     from figsite import capture
 
     loaded = capture.load(str(small_model_dir), None, 0, "cpu")
-    heads = capture.run_text(loaded, long_text, TARGET, positions=[READ_POSITION - 1]).heads
-    assert sorted(heads) == sorted(HEAD_NAMES + ["average.js"])
+    from figsite.run import read_head_file as parse
+
+    written = capture.run_text(loaded, long_text, TARGET, positions=[READ_POSITION - 1]).heads
+    assert sorted(written) == sorted(HEAD_NAMES + ["average.js"])
+    heads = {name: parse(content) for name, content in written.items()}
     problems = []
     for layer in range(N_LAYER):
         for head in range(N_HEAD):
