@@ -60,18 +60,26 @@ class Loaded:
 
 # ---------------------------------------------------------------------------------------------- loading
 
-def load(model: str, revision: str | None, seed: int, device: str) -> Loaded:
-    """Loads `model`: 'random', a local save_pretrained directory, or a Hugging Face hub id."""
+def load(model: str, revision: str | None, seed: int, device: str,
+         before_weights=lambda config, tokenizer: None) -> Loaded:
+    """Loads `model`: 'random', a local save_pretrained directory, or a Hugging Face hub id.
+
+    `before_weights(config, tokenizer)` is called once the config and the tokenizer are loaded and before the
+    weights are: a build that would not fit in memory stops there (figsite.memory)."""
     _check_device(device)
     if model == "random":
-        loaded = Loaded(random_gpt2(seed), gpt2_tokenizer(), f"random (seed {seed})", None, device)
+        tokenizer = gpt2_tokenizer()
+        before_weights(GPT2Config(**GPT2_SMALL), tokenizer)
+        loaded = Loaded(random_gpt2(seed), tokenizer, f"random (seed {seed})", None, device)
     elif Path(model).expanduser().is_dir():
-        loaded = _load_pretrained(str(Path(model).expanduser()), None, local=True, name=model, device=device)
+        loaded = _load_pretrained(str(Path(model).expanduser()), None, local=True, name=model, device=device,
+                                  before_weights=before_weights)
     elif model.startswith((".", "/", "~")) or model.count("/") > 1:  # a path; a hub id has one "/" at most
         raise BuildError(f"--model: the directory {model} does not exist; allowed: a hub id such as gpt2, "
                          "a directory written by save_pretrained, or random")
     else:
-        loaded = _load_pretrained(model, revision, local=False, name=model, device=device)
+        loaded = _load_pretrained(model, revision, local=False, name=model, device=device,
+                                  before_weights=before_weights)
     loaded.model.to(device).eval()
     return loaded
 
@@ -112,7 +120,8 @@ def random_gpt2(seed: int, **shape) -> GPT2LMHeadModel:
     return model.eval()
 
 
-def _load_pretrained(where: str, revision: str | None, local: bool, name: str, device: str) -> Loaded:
+def _load_pretrained(where: str, revision: str | None, local: bool, name: str, device: str,
+                     before_weights=lambda config, tokenizer: None) -> Loaded:
     """Loads a GPT-2 checkpoint from a directory, or from the hub cache (downloading it once if needed)."""
     kwargs = {"revision": revision} if revision else {}
     try:
@@ -123,10 +132,11 @@ def _load_pretrained(where: str, revision: str | None, local: bool, name: str, d
         raise BuildError(f"--model: {name} is a '{config.model_type}' model; allowed: models of GPT-2's "
                          "architecture (gpt2, distilgpt2, gpt2-medium, ...)")
     try:
+        tokenizer = _from_cache_or_hub(transformers.AutoTokenizer, where, local, kwargs)
+        before_weights(config, tokenizer)
         # "eager" attention: the default sdpa kernel returns no attention weights.
         model = _from_cache_or_hub(GPT2LMHeadModel, where, local,
                                    {**kwargs, "attn_implementation": "eager", "dtype": torch.float32})
-        tokenizer = _from_cache_or_hub(transformers.AutoTokenizer, where, local, kwargs)
     except SafetensorError as exc:  # a weights file cut short (an interrupted download or copy) or overwritten
         raise _damaged(name, where, local, revision, exc) from None
     except (OSError, ValueError) as exc:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import click
 
-from figsite import cache, paths
+from figsite import cache, memory, paths
 from figsite.config import Figure, load_config
 from figsite.errors import BuildError
 from figsite.drawing import Drawer, DrawingError
@@ -209,7 +209,8 @@ def fresh_run(settings: Settings, figures: list[Figure], needs: Needs, progress:
         # The charts need Altair once the model has run: it loads meanwhile, while torch fills the weights
         # outside Python's lock.
         threading.Thread(target=_preload, args=("altair",), daemon=True).start()
-        loaded = capture.load(settings.model, settings.revision, settings.seed, settings.device)
+        loaded = capture.load(settings.model, settings.revision, settings.seed, settings.device,
+                              before_weights=functools.partial(_check_memory, settings.model, needs, figures))
     # The same tokens the cache keeps: a kind that forgot to declare a string fails here, cold, not on a rebuild.
     tokens = {string: [capture.token_text(loaded, i) for i in capture.token_ids(loaded, string)]
               for string in needs.strings}
@@ -218,6 +219,13 @@ def fresh_run(settings: Settings, figures: list[Figure], needs: Needs, progress:
         run = capture.capture_run(loaded, needs.requests, lambda texts: progress.items(texts, "reading the texts"),
                                   model_extras(figures), on_step=lambda run: on_step(run, figures))
     return run, figures, tokens
+
+
+def _check_memory(name: str, needs: Needs, figures: list[Figure], config, tokenizer) -> None:
+    """Stops the build before the weights load where it would not fit in memory (figsite.memory)."""
+    lengths = {text: len(tokenizer(text)["input_ids"]) for text in needs.requests}
+    knockouts = any(fig.kind == "knockout" for fig in figures)
+    memory.check(name, memory.Shape.of(config), lengths, knockouts)
 
 
 def _preload(name: str) -> None:
