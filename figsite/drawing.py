@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import queue
 import re
 import signal
 import struct
@@ -70,14 +71,18 @@ class Drawer:
 
 
 class _Worker:
-    """One drawing process: requests written to its stdin, answers read back by a thread, in order."""
+    """One drawing process: requests written to its stdin by a thread, answers read back by another, in order.
+
+    A request (a chart's spec, up to a few hundred KiB) is larger than a pipe holds: written by the build's
+    own thread, it would wait until the process finished the drawing it is busy with. The writer thread waits
+    instead, and the build goes on building the next chart."""
 
     def __init__(self):
         self.process = None
         self._waiting = deque()  # futures in the order of their requests
+        self._outbox = queue.SimpleQueue()  # request lines, in the same order, for the writer thread
         self.ended = False  # the process has gone: no answer will come
-        self._lock = threading.Lock()  # guards _waiting and ended
-        self._sending = threading.Lock()  # one request written at a time
+        self._lock = threading.Lock()  # guards _waiting, _outbox's order and ended
 
     def waiting_count(self) -> int:
         with self._lock:
@@ -85,21 +90,15 @@ class _Worker:
 
     def ask(self, request: dict) -> Future:
         future = Future()
-        # Requests go out in the order their futures wait in. The reader needs only the short lock: were it
-        # held while a long request is written, the worker could block on an answer the reader can't take.
-        with self._sending:
-            with self._lock:
-                if self.ended:
-                    future.set_exception(DrawingError("the drawing process ended before it answered"))
-                    return future
-                if self.process is None:
-                    self._start()
-                self._waiting.append(future)
-            try:
-                self.process.stdin.write(json.dumps(request, ensure_ascii=False).encode("utf-8") + b"\n")
-                self.process.stdin.flush()
-            except OSError:  # the process is gone; the reader fails every waiting future
-                pass
+        line = json.dumps(request, ensure_ascii=False).encode("utf-8") + b"\n"
+        with self._lock:
+            if self.ended:
+                future.set_exception(DrawingError("the drawing process ended before it answered"))
+                return future
+            if self.process is None:
+                self._start()
+            self._waiting.append(future)
+            self._outbox.put(line)
         return future
 
     def _start(self) -> None:
@@ -107,6 +106,17 @@ class _Worker:
         self.process = subprocess.Popen([sys.executable, "-m", "figsite.drawing"], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, env=env)
         threading.Thread(target=self._read, args=(self.process.stdout,), daemon=True).start()
+        threading.Thread(target=self._write, args=(self.process.stdin,), daemon=True).start()
+
+    def _write(self, stream) -> None:
+        """Writes each request line as it comes; ends at None or when the process is gone (the reader then
+        fails every future still waiting)."""
+        while (line := self._outbox.get()) is not None:
+            try:
+                stream.write(line)
+                stream.flush()
+            except (OSError, ValueError):  # the process ended, or its stdin was closed
+                return
 
     def _read(self, stream) -> None:
         """Hands each answer to the future of its request, in order; on a broken stream fails the rest."""
@@ -137,10 +147,7 @@ class _Worker:
         if process is None:
             return
         process.kill()
-        try:
-            process.stdin.close()
-        except OSError:
-            pass
+        self._outbox.put(None)  # the writer thread ends (or fails its write, the process being gone)
         process.wait()  # the reader thread then meets the end of its stream, and fails what still waits
 
 
