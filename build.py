@@ -68,7 +68,12 @@ class Command(click.Command):
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the cache.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @click.option("--verbose", "-v", is_flag=True, help="Say what each phase does and how long it takes.")
-def cli(model, revision, config, out, seed, device, rerun, cache_dir, no_cache, quiet, verbose):
+@click.option("--watch", is_flag=True,
+              help="After the build, build again whenever the config, a template or a static file changes.")
+@click.option("--serve", "port", type=click.IntRange(0, 65535), is_flag=False, flag_value=8000, default=None,
+              metavar="[PORT]", help="Watch, and serve the site on localhost at PORT (8000; 0: any free port), "
+                                     "reloading open pages after each rebuild.")
+def cli(model, revision, config, out, seed, device, rerun, cache_dir, no_cache, quiet, verbose, watch, port):
     """Runs GPT-2 once over the chapter's texts and writes the figures' site into OUT."""
     previous = {signum: signal.signal(signum, note_interrupt) for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
@@ -78,7 +83,13 @@ def cli(model, revision, config, out, seed, device, rerun, cache_dir, no_cache, 
         progress = Progress(verbosity=0 if quiet else 2 if verbose else 1)
         settings = Settings(config=config, model=model, revision=revision, out=out, seed=seed, device=device,
                             cache_dir=None if no_cache else (cache_dir or cache.default_dir()), rerun=rerun)
+        if watch or port is not None:
+            from figsite.watch import watch_site
+
+            raise click.exceptions.Exit(watch_site(settings, progress.verbosity, port, lambda: bool(INTERRUPTED)))
         run = build_site(settings, progress)
+    except click.exceptions.Exit:
+        raise
     except BuildError as exc:
         raise OneLineError(str(exc), exc.exit_code) from None
     except KeyboardInterrupt:

@@ -1,0 +1,158 @@
+"""--serve: the site over http on localhost, with the pages open in a browser reloaded after each good rebuild.
+
+The standard library's http.server, in a thread of its own, serves the output folder as it is on disk. Only the
+HTML it sends is changed: a small script is added before `</body>` that asks `/__live` a few times a second
+for the number of the last good build and reloads the page when it changes; where the last rebuild failed, it
+shows that build's one-line error over the page, which stays as it was. The files on disk are never touched,
+so the site stays byte-identical to a plain build and works from file:// as before.
+"""
+
+from __future__ import annotations
+
+import errno
+import http.server
+import json
+import os
+import threading
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from figsite.errors import BuildError
+
+HOST = "127.0.0.1"  # localhost only: the preview is the author's, not the network's
+DEFAULT_PORT = 8000
+ENDPOINT = "/__live"  # what the added script polls; no file of the site has this name
+POLL_MS = 300
+
+# Added to served HTML only. Inline, with nothing from the network; BUILD is the build the page was served from.
+LIVE_SCRIPT = """<script id="live-reload">/* added by build.py --serve; not in the site on disk */
+(() => {
+  const served = BUILD;
+  const show = (error) => {
+    let banner = document.getElementById('live-reload-error');
+    if (!error) { if (banner) banner.remove(); return; }
+    if (!banner) {
+      banner = document.createElement('p');
+      banner.id = 'live-reload-error';
+      banner.setAttribute('role', 'alert');
+      banner.style.cssText = 'position:fixed;left:0;right:0;bottom:0;margin:0;padding:.6em 1em;z-index:1000;' +
+        'background:#fde8e8;color:#7a0b0b;border-top:2px solid #b42318;font:14px/1.4 monospace;white-space:pre-wrap';
+      document.body.append(banner);
+    }
+    banner.textContent = error + '\\n(the page shows the last good site; fix the error and it reloads)';
+  };
+  const poll = async () => {
+    try {
+      const state = await (await fetch('ENDPOINT', {cache: 'no-store'})).json();
+      if (state.build !== served) { location.reload(); return; }
+      show(state.error);
+    } catch (e) { /* the server is gone or restarting: ask again */ }
+    setTimeout(poll, POLL_MS);
+  };
+  setTimeout(poll, POLL_MS);
+})();
+</script>
+""".replace("ENDPOINT", ENDPOINT).replace("POLL_MS", str(POLL_MS))
+
+
+class LiveState:
+    """What the served pages poll: the number of the last good build, and the error of the last rebuild if it
+    failed (None once a rebuild succeeds)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.build, self.error = 0, None
+
+    def built(self) -> None:
+        with self._lock:
+            self.build, self.error = self.build + 1, None
+
+    def failed(self, line: str) -> None:
+        with self._lock:
+            self.error = line
+
+    def as_json(self) -> bytes:
+        with self._lock:
+            return json.dumps({"build": self.build, "error": self.error}).encode("utf-8")
+
+
+def with_live_script(html: bytes, build: int) -> bytes:
+    """The page with the live-reload script added before its last </body> (at its end where it has none)."""
+    script = LIVE_SCRIPT.replace("BUILD", str(build)).encode("utf-8")
+    at = html.rfind(b"</body>")
+    return html + script if at < 0 else html[:at] + script + html[at:]
+
+
+def handler_for(site: Path, state: LiveState, log=None):
+    """The request handler class: files of `site`, the HTML with the script added, and ENDPOINT."""
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, directory=str(site), **kwargs)
+
+        def do_GET(self):
+            if urlsplit(self.path).path == ENDPOINT:
+                return self._send(200, "application/json", state.as_json())
+            page = self._html_file()
+            if page is None:
+                return super().do_GET()
+            build = state.as_json()  # read before the file: a page never claims a newer build than it shows
+            try:
+                body = page.read_bytes()
+            except OSError:
+                return super().do_GET()  # swapped away while we looked: the ordinary 404
+            return self._send(200, "text/html; charset=utf-8", with_live_script(body, json.loads(build)["build"]))
+
+        def _html_file(self) -> Path | None:
+            """The HTML file a GET asks for (a folder's index.html), or None for anything else."""
+            path = urlsplit(self.path).path
+            local = Path(self.translate_path(path))  # unquoted there
+            if local.is_dir() and path.endswith("/"):
+                local = local / "index.html"
+            return local if local.suffix == ".html" and local.is_file() else None
+
+        def _send(self, code: int, content_type: str, body: bytes) -> None:
+            self.send_response(code)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def end_headers(self):
+            self.send_header("Cache-Control", "no-store")  # a reload must show the new build
+            super().end_headers()
+
+        def log_message(self, format, *args):  # noqa: A002 - http.server's name
+            if log is not None:
+                log(f"serve: {format % args}")
+
+    return Handler
+
+
+class Server:
+    """The site served on HOST:port from a thread of its own; `port` 0 takes any free port (see `url`)."""
+
+    def __init__(self, site: Path, port: int, state: LiveState, log=None):
+        try:
+            self.httpd = http.server.ThreadingHTTPServer((HOST, port), handler_for(Path(site).resolve(), state, log))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise BuildError(f"--serve: port {port} on {HOST} is in use; allowed: a free port, such as "
+                                 f"--serve {port + 1 if port < 65535 else DEFAULT_PORT}, or --serve 0 for any "
+                                 "free one") from None
+            raise BuildError(f"--serve: cannot listen on {HOST} port {port} ({os.strerror(exc.errno or 0).lower()}); "
+                             "allowed: a free port from 1024 to 65535, or 0 for any free one") from None
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, name="serve", daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.httpd.server_address[1]}/"
+
+    def __enter__(self) -> "Server":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
