@@ -47,6 +47,7 @@ class Drawer:
 
     def __init__(self, processes: int = 2):
         self._workers = [_Worker() for _ in range(processes)]
+        self._compiler = _Worker()  # compiles the pages' charts, never waiting behind a drawing
 
     def bundle(self) -> Future:
         """Vega, Vega-Lite and vega-embed as one classic script: a Future of [bytes]."""
@@ -54,7 +55,12 @@ class Drawer:
 
     def warm_up(self) -> Future:
         """Starts the processes and pays vl-convert's first-drawing cost now, while the model runs: a Future of []."""
-        return [worker.ask({"job": "warm"}) for worker in self._workers][0]
+        return [worker.ask({"job": "warm"}) for worker in [*self._workers, self._compiler]][0]
+
+    def compiled(self, spec: dict, themes: dict) -> Future:
+        """The chart's Vega-Lite spec compiled to Vega, as the page draws it: a Future of [the spec in the light
+        theme (JSON bytes), the changes that make it the dark theme's (JSON bytes; see `differences`)]."""
+        return self._compiler.ask({"job": "compile", "spec": spec, "themes": themes})
 
     def drawings(self, spec: dict, theme: dict) -> Future:
         """The chart's opening state drawn at `STATIC_WIDTH` in the given theme: a Future of [SVG bytes, PNG bytes]."""
@@ -66,7 +72,7 @@ class Drawer:
         return self
 
     def __exit__(self, kind, error, traceback) -> None:
-        for worker in self._workers:
+        for worker in [*self._workers, self._compiler]:
             worker.close()
 
 
@@ -188,11 +194,33 @@ def _do(vl_convert, request: dict) -> list[bytes]:
         # The first drawing of a process takes half a second more than the next ones.
         vl_convert.vegalite_to_svg({"mark": "point", "data": {"values": [{}]}}, vl_version=vl_version())
         return []
+    if request["job"] == "compile":
+        # Each theme's colours are compiled into the marks: the dark spec is sent as its differences only.
+        light, dark = (vl_convert.vegalite_to_vega({**request["spec"], "config": request["themes"][name]},
+                                                   vl_version=vl_version()) for name in ("light", "dark"))
+        if "usermeta" in request["spec"]:  # what the page's script reads (a long text's head files...)
+            light["usermeta"] = dark["usermeta"] = request["spec"]["usermeta"]
+        return [json.dumps(light, ensure_ascii=False).encode("utf-8"),
+                json.dumps(differences(light, dark), ensure_ascii=False).encode("utf-8")]
     if request["job"] == "draw":
         spec = {**fixed_width(request["spec"]), "config": {**request["theme"], "background": "white"}}
         svg = stable_ids(vl_convert.vegalite_to_svg(spec, vl_version=vl_version()))
         return [svg.encode("utf-8"), vl_convert.svg_to_png(svg, scale=1)]
     raise ValueError(f"no such job: {request['job']!r}")
+
+
+def differences(old, new, path=()) -> list:
+    """What turns `old` into `new` (JSON data), as [path, value] to set and [path] to delete; a path is the keys
+    and list indices from the top. Equal parts (a chart's data) are left out: the dark theme's spec differs
+    from the light one's in its colours only, so the page carries one spec and these few changes."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out = [[[*path, key]] for key in old if key not in new]
+        for key, value in new.items():
+            out += differences(old[key], value, (*path, key)) if key in old else [[[*path, key], value]]
+        return out
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        return [change for i, (a, b) in enumerate(zip(old, new)) for change in differences(a, b, (*path, i))]
+    return [] if old == new else [[list(path), new]]
 
 
 @functools.cache

@@ -44,6 +44,11 @@ def download(label: str, table: str | None = None) -> str:
     return f"{DOWNLOADS}/figure-{label}.json" if table is None else f"{DOWNLOADS}/figure-{label}-{table}.csv"
 
 
+def spec_download(label: str) -> str:
+    """A figure's chart as its Vega-Lite spec (data included): to open in the Vega editor, or to test."""
+    return f"{DOWNLOADS}/figure-{label}.vega-lite.json"
+
+
 def text_data(slug: str) -> str:
     """A text's data file, under data/."""
     return f"{slug}.json"

@@ -108,7 +108,7 @@ def build_site(settings: Settings, progress: Progress | None = None) -> Run:
         with progress.phase("figures"):
             pages.gather_ready(run, figures, run_key)
         with progress.phase("writing"):
-            write_site(settings.out, run, pages.in_order(figures), lambda: bundle()[0], pages.drawings)
+            write_site(settings.out, run, pages.in_order(figures), lambda: bundle()[0], pages.drawings, pages.charts)
     return run
 
 
@@ -121,7 +121,7 @@ class Pages:
 
     def __init__(self, drawer: Drawer, cache_dir: Path | None):
         self.drawer, self.cache_dir = drawer, cache_dir
-        self.built, self.drawings = {}, {}  # label -> Page; label -> returns [SVG, PNG]
+        self.built, self.drawings, self.charts = {}, {}, {}  # label -> Page; -> [SVG, PNG]; -> [Vega, dark]
 
     def gather_ready(self, run: Run, figures: list[Figure], run_key: str | None) -> None:
         # The explore kinds' drawings take longest: asked for first, they are drawn while the main thread
@@ -131,6 +131,9 @@ class Pages:
             if fig.label in self.built or not run.holds(fig.texts(), kind.extras(fig)):
                 continue
             page = self.built[fig.label] = gather_page(fig, run, self.cache_dir, run_key)
+            self.charts[page.label] = kept_or_asked(
+                self.cache_dir, ["chart", 1, *TOOL_VERSIONS, page.spec, CHART_THEMES], ["vega", "dark"],
+                functools.partial(self.drawer.compiled, page.spec, CHART_THEMES), f"figure ({page.label})'s chart")
             self.drawings[page.label] = kept_or_asked(
                 self.cache_dir, ["drawing", 3, *TOOL_VERSIONS, page.spec, CHART_THEMES["light"]], ["svg", "png"],
                 functools.partial(self.drawer.drawings, page.spec, CHART_THEMES["light"]),

@@ -47,6 +47,8 @@ class Page:
     explore: bool = False  # listed under "Explore further" on the index
     reads: tuple = ()  # data files besides its texts' that it reads (paths under data/; figures.kind DATA_FILES)
     data_files: list = None  # (path, SHA-256) of the data files it reads, filled in when written
+    chart: dict = None  # the chart as the page draws it, compiled to Vega, filled in when written
+    dark: list = None  # the changes that make `chart` the dark theme's (figsite.drawing.differences)
 
     @property
     def file(self) -> str:
@@ -87,17 +89,18 @@ def environment() -> jinja2.Environment:
     )
 
 
-def write_site(out: Path, run: Run, pages: list[Page], bundle, drawings: dict) -> None:
+def write_site(out: Path, run: Run, pages: list[Page], bundle, drawings: dict, charts: dict) -> None:
     """Writes the whole site, then swaps it in for `out` (hold output.output_lock).
 
-    bundle: returns the Vega bundle (bytes); drawings: label -> returns the figure's [SVG, PNG] (bytes). Both
-    are asked for last, after every figure's pages are written: the drawing process may still be making them.
-    The index comes after them, for its previews of the drawings.
+    bundle: returns the Vega bundle (bytes); drawings: label -> returns the figure's [SVG, PNG] (bytes);
+    charts: label -> returns the figure's chart compiled to Vega and its dark theme's changes (JSON bytes,
+    figsite.drawing.Drawer.compiled). Each is asked for when it is needed, as late as can be: the drawing
+    processes may still be making them. The index comes last, for its previews of the drawings.
     """
-    publish(out, lambda folder: _write_all(folder, run, pages, bundle, drawings))
+    publish(out, lambda folder: _write_all(folder, run, pages, bundle, drawings, charts))
 
 
-def _write_all(folder: Path, run: Run, pages: list[Page], bundle, drawings: dict) -> None:
+def _write_all(folder: Path, run: Run, pages: list[Page], bundle, drawings: dict, charts: dict) -> None:
     assets = folder / paths.ASSETS
     assets.mkdir()
     for static in sorted(STATIC.iterdir()):
@@ -119,8 +122,10 @@ def _write_all(folder: Path, run: Run, pages: list[Page], bundle, drawings: dict
     (folder / paths.FIGURES_TEXT).write_text("\n".join(page.text_figure for page in pages), encoding="utf-8")
 
     env = environment()
-    common = {"run": run, "pages": pages, "notice": _notice(run), "chart_themes": CHART_THEMES, "paths": paths,
+    common = {"run": run, "pages": pages, "notice": _notice(run), "paths": paths,
               "text_pages": text_pages(run, pages)}
+    for page in pages:
+        page.chart, page.dark = (json.loads(raw) for raw in charts[page.label]())
     for template, file in (("figure.html", "file"), ("embed.html", "embed_file")):
         for page in pages:
             html = env.get_template(template).render(page=page, **common)
@@ -204,6 +209,8 @@ def _write_downloads(folder: Path, page: Page, run: Run) -> None:
                "texts": page.texts, "tables": page.tables}
     (folder / page.download()).write_text(json.dumps(content, ensure_ascii=False, separators=(",", ":")),
                                           encoding="utf-8")
+    (folder / paths.spec_download(page.label)).write_text(
+        json.dumps(page.spec, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
     for name, rows in page.tables.items():
         columns = list(dict.fromkeys(key for row in rows for key in row))
         with open(folder / page.download(name), "w", encoding="utf-8", newline="") as handle:

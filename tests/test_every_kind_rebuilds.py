@@ -122,9 +122,8 @@ def builds(small_model_dir, tmp_path_factory) -> dict:
 
 
 def spec_of(site: Path, label: str) -> dict:
-    html = (site / f"figure-{label}.html").read_text(encoding="utf-8")
-    start = html.index(f'<script type="application/json" id="spec-{label}">') + len(f'<script type="application/json" id="spec-{label}">')
-    return json.loads(html[start:html.index("</script>", start)])
+    """The figure's chart as its Vega-Lite spec (the site offers it as a download; the page carries it compiled)."""
+    return json.loads((site / "downloads" / f"figure-{label}.vega-lite.json").read_text(encoding="utf-8"))
 
 
 def param(spec: dict, name: str) -> dict:

@@ -80,7 +80,8 @@ def spec_of(page, label: str) -> dict:
 
 
 def bound_params(spec: dict) -> list[dict]:
-    return [p for p in spec.get("params", []) if p.get("bind")]
+    """The chart's inputs: in the page's compiled Vega spec, the signals bound to an input (the params)."""
+    return [p for p in spec.get("signals", []) if p.get("bind")]
 
 
 def linked_param(spec: dict):
@@ -308,9 +309,11 @@ def test_every_figure_page_offers_its_data_as_json_and_csv_and_its_chart_as_svg_
     visit = open_once(f"figure-{label}.html")
     page = visit.page
     hrefs = page.eval_on_selector_all("p.downloads a[href]", "links => links.map(a => a.getAttribute('href'))")
-    json_href = f"downloads/figure-{label}.json"
+    json_href, spec_href = f"downloads/figure-{label}.json", f"downloads/figure-{label}.vega-lite.json"
     assert json_href in hrefs, f"no link to {json_href}: {hrefs}"
-    csv_hrefs = [h for h in hrefs if h != json_href]
+    assert spec_href in hrefs, f"no link to the chart's Vega-Lite spec {spec_href}: {hrefs}"
+    assert "$schema" in json.loads((site / spec_href).read_text(encoding="utf-8"))
+    csv_hrefs = [h for h in hrefs if h not in (json_href, spec_href)]
     assert csv_hrefs, f"figure-{label}.html links no CSV: {hrefs}"
     data = json.loads((site / json_href).read_text(encoding="utf-8"))
     assert isinstance(data.get("tables"), dict) and data["tables"], f"{json_href} holds no tables"

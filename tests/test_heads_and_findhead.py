@@ -114,10 +114,8 @@ def printed(site) -> dict:
 
 
 def embedded_spec(site: Path, label: str) -> dict:
-    html = (site / f"figure-{label}.html").read_text(encoding="utf-8")
-    match = re.search(rf'<script type="application/json" id="spec-{label}">(.*?)</script>', html, re.S)
-    assert match, f"no spec for figure {label}"
-    return json.loads(match.group(1))
+    """The figure's chart as its Vega-Lite spec (the site offers it as a download; the page carries it compiled)."""
+    return json.loads((site / "downloads" / f"figure-{label}.vega-lite.json").read_text(encoding="utf-8"))
 
 
 def param(spec: dict, name: str) -> dict:

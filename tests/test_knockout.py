@@ -92,9 +92,8 @@ def page(site, label: str) -> str:
 
 
 def spec(site, label: str) -> dict:
-    raw = (site / f"figure-{label}.html").read_text(encoding="utf-8")
-    found = re.search(rf'<script type="application/json" id="spec-{label}">(.*?)</script>', raw, re.S)
-    return json.loads(found.group(1))
+    """The figure's chart as its Vega-Lite spec (the site offers it as a download; the page carries it compiled)."""
+    return json.loads((site / "downloads" / f"figure-{label}.vega-lite.json").read_text(encoding="utf-8"))
 
 
 def printed_block(site, label: str) -> list:

@@ -97,8 +97,8 @@ def page(site: Path, label: str) -> str:
 
 
 def spec(site: Path, label: str) -> dict:
-    raw = re.search(rf'<script type="application/json" id="spec-{label}">(.*?)</script>', page(site, label), re.S)
-    return json.loads(raw.group(1))
+    """The figure's chart as its Vega-Lite spec (the site offers it as a download; the page carries it compiled)."""
+    return json.loads((site / "downloads" / f"figure-{label}.vega-lite.json").read_text(encoding="utf-8"))
 
 
 def versus_id(site: Path, label: str) -> int:

@@ -80,8 +80,7 @@ def test_fits_scaled_fits_and_shares_are_the_references(site, small_model_dir, i
 
 
 def test_the_page_carries_the_query_and_keys_whose_products_add_up_to_each_fit(site):
-    html = (site / "figure-qk.html").read_text(encoding="utf-8")
-    spec = json.loads(re.search(r'id="spec-qk">(.*?)</script>', html, re.S).group(1))
+    spec = json.loads((site / "downloads" / "figure-qk.vega-lite.json").read_text(encoding="utf-8"))
     products, bars = spec["datasets"]["products"], spec["datasets"]["bars"]
     for bar in bars:
         if bar["masked"]:

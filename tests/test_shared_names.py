@@ -13,7 +13,7 @@ SCRIPT_SOURCE = (STATIC / "figures.js").read_text(encoding="utf-8")
 
 
 def specs(site: Path) -> dict:
-    """label -> the chart spec embedded in its figure page."""
+    """label -> the chart spec embedded in its figure page (compiled to Vega: the params are its signals)."""
     out = {}
     for page in sorted(site.glob("figure-*.html")):
         html = page.read_text(encoding="utf-8")
@@ -40,9 +40,9 @@ def test_every_chart_names_its_description_and_token_params_as_the_script_reads_
     assert charts
     bound = set()
     for label, spec in charts.items():
-        params = {p["name"] for p in spec.get("params", [])}
+        params = {p["name"] for p in spec.get("signals", [])}
         assert shared_names.DESCRIPTION in params, f"({label}) has no {shared_names.DESCRIPTION!r} signal"
-        bound |= {p["name"] for p in spec.get("params", []) if "bind" in p}
+        bound |= {p["name"] for p in spec.get("signals", []) if "bind" in p}
     # Each token param the script links across figures of one text is one some figure binds.
     assert set(shared_names.TOKEN_PARAMS) <= bound, set(shared_names.TOKEN_PARAMS) - bound
 

@@ -88,23 +88,23 @@ def test_the_model_runs_once_per_distinct_text(random_site):
 
 
 def test_pages_carry_rounded_shares_not_full_precision_dumps(pages):
-    spec = embedded_spec(pages["figure-l.html"], "l")
-    values = [row["s"] for row in spec["datasets"]["shares"]]
+    spec = embedded_spec(pages["figure-l.html"], "l")  # Vega: the datasets are its named data
+    values = [row["s"] for row in next(d for d in spec["data"] if d["name"] == "shares")["values"]]
     assert values, "the attention chart carries no shares"
     assert all(round(v, 4) == v for v in values)
     assert len(pages["figure-l.html"]) < 100_000
 
 
 def test_readers_count_tokens_from_1(pages):
-    spec = embedded_spec(pages["figure-l.html"], "l")
-    token = next(p for p in spec["params"] if p["name"] == "token")
+    spec = embedded_spec(pages["figure-l.html"], "l")  # Vega: the params are its signals
+    token = next(p for p in spec["signals"] if p["name"] == "token")
     assert token["value"] == 9 and token["bind"]["options"][0] == 1
     assert token["bind"]["labels"][8] == "9: _it"
 
 
 def test_readout_slider_runs_over_every_stage_and_starts_after_the_last_layer(pages):
     spec = embedded_spec(pages["figure-i.html"], "i")
-    stage = next(p for p in spec["params"] if p["name"] == "stage")
+    stage = next(p for p in spec["signals"] if p["name"] == "stage")
     assert (stage["bind"]["min"], stage["bind"]["max"], stage["value"]) == (0, 12, 12)
 
 
@@ -116,8 +116,9 @@ def test_each_figure_page_shows_its_text_figure(random_site, pages):
             assert html.unescape(block) in printed
 
 
-def test_every_chart_spec_is_valid_vega_lite(random_site, pages):
-    """The build writes specs unvalidated (for speed); here each one is checked against Vega-Lite's schema."""
+def test_every_chart_spec_is_valid_vega_lite_and_the_page_carries_it_compiled_to_vega(random_site, pages):
+    """The build writes specs unvalidated (for speed); here each one (offered as a download) is checked against
+    Vega-Lite's schema, and the page's own is Vega, compiled at build time, so the page compiles nothing."""
     import altair as alt
     import jsonschema
 
@@ -125,4 +126,8 @@ def test_every_chart_spec_is_valid_vega_lite(random_site, pages):
     for name, html in pages.items():
         if name.startswith("figure-"):
             label = name[len("figure-"):-len(".html")]
-            jsonschema.validate(embedded_spec(html, label), schema)
+            spec = json.loads((random_site / "downloads" / f"figure-{label}.vega-lite.json").read_text("utf-8"))
+            jsonschema.validate(spec, schema)
+            compiled = embedded_spec(html, label)
+            assert compiled["$schema"].startswith("https://vega.github.io/schema/vega/v"), compiled["$schema"]
+            assert "marks" in compiled and "params" not in compiled, sorted(compiled)

@@ -1,15 +1,30 @@
 {# A jinja2 template: the names it shares with the figures come from figsite/shared_names.py (render.py). #}
-// Draws every chart on the page from the Vega-Lite spec embedded beside it: no network, works from file://.
+// Draws every chart on the page from the Vega spec embedded beside it (compiled from Vega-Lite when the site was
+// built, so the page does no compiling): no network, works from file://.
 // The state of a figure (token, view, stage...) lives in the page address after '#', so a link can open it.
 (function () {
   "use strict";
 
-  var themes = JSON.parse(document.getElementById("chart-themes").textContent);
   var darkScheme = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
 
-  // The params a reader can set: those bound to an input.
+  // The signals a reader can set: those bound to an input (the Vega-Lite params of the chart).
   function boundParams(spec) {
-    return (spec.params || []).filter(function (p) { return p.bind; });
+    return (spec.signals || []).filter(function (p) { return p.bind; });
+  }
+
+  // The chart's spec, in the reader's colours: the build compiled it for the light theme and wrote down what
+  // the dark theme's compile changes ([path, value] to set, [path] to delete).
+  function chartSpec(el) {
+    var id = el.getAttribute("data-spec");
+    var spec = JSON.parse(document.getElementById(id).textContent);
+    if (!(darkScheme && darkScheme.matches)) return spec;
+    JSON.parse(document.getElementById(id.replace(/^spec-/, "dark-")).textContent).forEach(function (change) {
+      var path = change[0], at = spec;
+      for (var i = 0; i < path.length - 1; i++) at = at[path[i]];
+      if (change.length > 1) at[path[path.length - 1]] = change[1];
+      else delete at[path[path.length - 1]];
+    });
+    return spec;
   }
 
   // With several figures on a page, each one's state goes in the address under its own name: "l.token=7".
@@ -107,7 +122,7 @@
   }
 
   function viewLabel(spec, key) {
-    var param = (spec.params || []).filter(function (p) { return p.name === {{ names.view|tojson }}; })[0];
+    var param = (spec.signals || []).filter(function (p) { return p.name === {{ names.view|tojson }}; })[0];
     var i = param.bind.options.indexOf(key);
     return param.bind.labels ? param.bind.labels[i] : key;
   }
@@ -139,7 +154,7 @@
   }
 
   function draw(el) {
-    var spec = JSON.parse(document.getElementById(el.getAttribute("data-spec")).textContent);
+    var spec = chartSpec(el);
     var params = boundParams(spec);
     el.boundParams = params;
     var state = readAddress();
@@ -150,11 +165,10 @@
         if (value !== undefined) p.value = value;
       }
     });
-    var theme = themes[darkScheme && darkScheme.matches ? "dark" : "light"];
     // The chart's menu saves it as SVG or PNG, drawn in the page: it works offline.
     var actions = { export: true, source: false, compiled: false, editor: false };
     var renderer = (spec.usermeta && spec.usermeta.{{ names.renderer_meta }}) || "svg";
-    return window.vegaEmbed(el, spec, { actions: actions, renderer: renderer, config: theme,
+    return window.vegaEmbed(el, spec, { mode: "vega", actions: actions, renderer: renderer,
                                         downloadFileName: el.id.replace(/^chart-/, "figure-") })
       .then(function (result) {
         var view = result.view;
@@ -191,8 +205,7 @@
     charts.forEach(function (el) {
       var view = el.vegaView;
       if (!view) return;
-      var spec = JSON.parse(document.getElementById(el.getAttribute("data-spec")).textContent);
-      boundParams(spec).forEach(function (p) {
+      boundParams(el.boundParams ? { signals: el.boundParams } : chartSpec(el)).forEach(function (p) {
         var key = addressKey(el, p.name);
         if (key in state) {
           var value = allowed(p, state[key]);
