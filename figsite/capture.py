@@ -233,7 +233,7 @@ def token_bytes(loaded: Loaded, token_id: int) -> bytes | None:
     return bytes(BYTE_OF_CHAR[c] for c in piece)
 
 
-DENSE_LIMIT = 1_000_000  # shares in all heads; a text with more is written in format 2 (one file per head)
+DENSE_LIMIT = 1_000_000  # shares in all heads; a text with more is written in format 3 (one file per head)
 
 
 LENS_TOKENS = 24  # tokens a lens figure tracks at most: the most frequent among the cells' top 3
@@ -415,14 +415,14 @@ def _lens(model: GPT2LMHeadModel, kept: list, readout: list, followed: list[int]
 
 class _AttentionSink:
     """Turns each layer's attention, (heads, query, key), into the data files' form as the pass computes it:
-    for a short text the lists of format 1, for a long one the head files of format 2 (and a running sum for
+    for a short text the lists of format 1, for a long one the head files of format 3 (and a running sum for
     the file of the average over all heads)."""
 
     def __init__(self, n_layer: int, n_head: int, long: bool):
         self.long, self.count = long, n_layer * n_head
         self.layers = [None] * n_layer  # format 1: [layer][head][query] -> shares over keys 0..query
-        self.files = {}  # format 2: file name -> payload
-        self.total = None  # format 2: the sum of every head's shares so far, (query, key)
+        self.files = {}  # format 3: file name -> the file's text
+        self.total = None  # format 3: the sum of every head's shares so far, (query, key)
 
     def add(self, layer: int, weights: torch.Tensor) -> None:
         weights = weights.float().cpu()  # (heads, query, key)

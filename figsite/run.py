@@ -64,7 +64,7 @@ class Run:
         return self.texts[text]
 
     def is_long(self, text: str) -> bool:
-        """Whether the text's data keep only shares of MIN_SHARE or more (data format 2)."""
+        """Whether the text's data keep only shares of MIN_SHARE or more (data format 3)."""
         return self.texts[text]["format"] == LONG_DATA_FORMAT
 
     def comparison(self, a: str, b: str) -> dict:

@@ -94,7 +94,7 @@ def heading(expr: str) -> alt.Chart:
 
 
 def long_chart(fig, run) -> alt.TopLevelMixin:
-    """The same figure for a long text (data format 2): the page carries the opening view's shares only and
+    """The same figure for a long text (data format 3): the page carries the opening view's shares only and
     loads another head's file when the reader picks it (assets/figures.js, `usermeta.attention`).
 
     Keys lie on a number line rather than one labelled band each; token names show on hover.

@@ -29,7 +29,7 @@ alt = LazyModule("altair")
 MAIN = "#1b6ca8"
 ACCENT = "#d95f02"
 
-# Said on a page wherever a long text's data (format 2) leave small shares out.
+# Said on a page wherever a long text's data (format 3) leave small shares out.
 LONG_TEXT_FACT = f"A long text's data keep only shares of {LEFT_OUT} or more; the others count as 0 here."
 
 TEXT_FIELD = Field("text", "a non-empty text of at most the model's context length in tokens", required=True)

@@ -8,7 +8,7 @@ What the page carries: one row per head, {"l": layer, "h": head, "u": shares as 
 where u holds, one after the other, the rows of the 'from' tokens the reader can pick (each row: keys 0..from),
 and the param `offsets` says where each row begins (-1: not offered). A text of up to MAX_TOKENS tokens offers
 every pair; a longer one keeps the configured 'from' token and offers every token before it. A long text's data
-(format 2) keep only shares of 0.5% or more; the others count as 0 here.
+(format 3) keep only shares of 0.5% or more; the others count as 0 here.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ its three largest shares as [key, whole percent] x 3, -1 where none, for the wor
 the grid itself as one picture (a PNG data URL), drawn here from the same shares. A text of more
 than MAX_BLOCKS tokens is shown in blocks of consecutive tokens instead (at most MAX_BLOCKS of them): a cell is
 then the attention a block's tokens give, on average, to the tokens of another block. A long text's data
-(format 2) keep only shares of 0.5% or more; the others count as 0 here.
+(format 3) keep only shares of 0.5% or more; the others count as 0 here.
 """
 
 from __future__ import annotations
