@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 GIB = 1024 ** 3
-BASE = int(0.5 * GIB)  # resident after importing torch, transformers, Altair and the build's own code
+BASE = int(0.6 * GIB)  # resident after importing torch, transformers, Altair and the build's own code, with room
 FLOAT = 4  # bytes: the model runs in float32
 ATTENTION_COPIES = 5  # scores, mask added, softmax, the capture's copy and its 0.5% mask, at one time
 READOUT_COPIES = 3  # scores, their exponentials, a top-k's scratch
