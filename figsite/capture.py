@@ -321,15 +321,19 @@ class _StageReader:
 
     def __init__(self, model: GPT2LMHeadModel, n: int, positions: list[int], target_id: int | None, keep: bool):
         self.model, self.n, self.positions, self.target_id = model, n, positions, target_id
-        self.index = torch.tensor(positions, device=model.device)
+        self.index = torch.tensor(positions, dtype=torch.long, device=model.device)
+        self.stages = 0  # stages seen so far
         self.waiting = []  # (positions, d_model) of each stage not yet read out
         self.cells, self.target_cells = [], []  # per read row, in stage order: {"top": ...}; the target's p
         self.kept = [] if keep else None  # each stage's residual stream (position, d_model), for a lens or a comparison
 
     def add(self, residual: torch.Tensor) -> None:
         """One more stage: the residual stream (position, d_model), raw (no final layer norm)."""
+        self.stages += 1
         if self.kept is not None:
             self.kept.append(residual.detach().clone())
+        if not self.positions:  # a long text no figure reads out
+            return
         self.waiting.append(residual[self.index])
         if len(self.waiting) * len(self.positions) >= READOUT_ROWS:
             self._read_waiting()
@@ -356,9 +360,9 @@ class _StageReader:
             self._read_waiting()
         width = len(self.positions)
         readout, target_p = [], []
-        for first in range(0, len(self.cells), width):
+        for first in range(0, self.stages * width, width) if width else [None] * self.stages:
             stage, p = [None] * self.n, [None] * self.n
-            for at, position in enumerate(self.positions):
+            for at, position in enumerate(self.positions):  # none where no position is read
                 stage[position] = self.cells[first + at]
                 if self.target_id is not None:
                     p[position] = self.target_cells[first + at]

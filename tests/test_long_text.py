@@ -610,3 +610,13 @@ def test_a_permalink_opens_the_long_attention_page_on_its_token_and_view(visit, 
     assert f"(token {token})" in description and "layer 3, head 4" in description, description
     assert not v.errors, v.errors
     assert not v.refused, f"requests outside file://: {v.refused}"
+
+
+def test_a_long_text_that_no_figure_reads_out_is_read_out_nowhere_and_still_written(small_model_dir, long_text):
+    from figsite import capture
+
+    loaded = capture.load(str(small_model_dir), None, 0, "cpu")
+    data = capture.run_text(loaded, long_text, TARGET, positions=[]).data
+    assert data["format"] == LONG_FORMAT and len(data["readout"]) == N_LAYER + 1
+    assert all(cell is None for stage in data["readout"] for cell in stage)
+    assert all(len(row) == N_TOKENS and set(row) == {None} for row in data["target"]["p"])
