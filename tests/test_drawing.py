@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from concurrent.futures import Future
 
 import pytest
 import vl_convert
 
-from figsite.drawing import STATIC_WIDTH, Drawer, DrawingError, fixed_width, stable_ids, vl_version
+from figsite.drawing import (STATIC_WIDTH, Drawer, DrawingError, differences, fixed_width, shapes_only, stable_ids,
+                             vl_version)
 from figsite.errors import BuildError
 from figsite.pipeline import kept_or_asked
 from figsite.render import CHART_THEMES
@@ -29,8 +31,32 @@ def test_a_drawing_is_vl_converts_own_svg_and_its_png(drawer):
     spec = {**fixed_width(BARS), "config": {**theme, "background": "white"}}
     expected = stable_ids(vl_convert.vegalite_to_svg(spec, vl_version=vl_version()))
     assert svg.decode("utf-8") == expected
-    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    assert png == vl_convert.svg_to_png(shapes_only(expected), scale=1)  # the small picture: shapes, no words
     assert fixed_width(BARS)["width"] == STATIC_WIDTH  # a container's width became the drawing's
+
+
+def test_the_small_picture_keeps_every_shape_of_the_drawing_and_none_of_its_words():
+    svg = ('<svg><g class="mark-rect"><path d="M0,0h5v5h-5Z"></path></g><g class="role-axis-label">'
+           '<text x="1">x</text><text x="2"><tspan>two</tspan><tspan>lines</tspan></text></g></svg>')
+    assert shapes_only(svg) == '<svg><g class="mark-rect"><path d="M0,0h5v5h-5Z"></path></g><g class="role-axis-label"></g></svg>'
+
+
+def test_a_charts_dark_theme_is_its_light_one_with_the_differences_applied(drawer):
+    vega, dark = drawer.compiled(BARS, CHART_THEMES).result(timeout=120)
+    light, changes = json.loads(vega), json.loads(dark)
+    expected = vl_convert.vegalite_to_vega({**BARS, "config": CHART_THEMES["dark"]}, vl_version=vl_version())
+    assert changes and light != expected
+    for change in changes:  # as assets/figures.js applies them
+        *keys, last = change[0]
+        at = light
+        for key in keys:
+            at = at[key]
+        if len(change) > 1:
+            at[last] = change[1]
+        else:
+            del at[last]
+    assert light == expected
+    assert differences(expected, expected) == []
 
 
 def test_the_bundle_is_vl_converts_javascript_bundle(drawer):
