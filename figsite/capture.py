@@ -403,8 +403,7 @@ def _lens(model: GPT2LMHeadModel, kept: list, readout: list, followed: list[int]
             tracked.append(token_id)
     index = torch.tensor(tracked, device=model.device)
     p_all, rank_all = [], []
-    for residual in kept:
-        logits = model.lm_head(model.transformer.ln_f(residual))  # (position, vocab)
+    for logits in _scores_of(model, kept):  # (position, vocab), stage by stage
         log_total = log_softmax_total(logits)  # (position, 1)
         chosen = logits[:, index]  # (position, tracked)
         # A token's rank: 1 + how many scores of its position are higher. Counted with numpy along the vocab
@@ -415,6 +414,17 @@ def _lens(model: GPT2LMHeadModel, kept: list, readout: list, followed: list[int]
         p_all.append([[round(v, PROBABILITY_DECIMALS) for v in row] for row in p.cpu().tolist()])
         rank_all.append(rank.tolist())
     return {"tokens": tracked, "p": p_all, "rank": rank_all}
+
+
+def _scores_of(model: GPT2LMHeadModel, kept: list):
+    """Each kept stage's scores in turn, (position, vocab), several stages to one product with the unembedding
+    where they fit in READOUT_ROWS rows: reading the unembedding's 50,257 rows costs more than a product of a
+    few rows, so a short text's stages go through it at once."""
+    n = len(kept[0])
+    per_product = max(1, READOUT_ROWS // n)
+    for first in range(0, len(kept), per_product):
+        rows = torch.stack(kept[first:first + per_product])  # (stages, position, d_model)
+        yield from model.lm_head(model.transformer.ln_f(rows))  # (stages, position, vocab)
 
 
 class _AttentionSink:

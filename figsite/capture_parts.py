@@ -86,8 +86,8 @@ def scores(loaded: Loaded, ids: list[int], layer: int, head: int, query: int) ->
     kept = {}
     attn = model.transformer.h[layer].attn
     hooks = _hooks([(attn.c_attn, "out", lambda _m, _i, out: kept.__setitem__("qkv", out[0]))])  # None: out unchanged
-    try:
-        out = model(torch.tensor([ids], device=loaded.device), output_attentions=True)
+    try:  # the layers only: no score is read here, and the unembedding would cost more than all of them
+        out = model.transformer(torch.tensor([ids], device=loaded.device), output_attentions=True)
     finally:
         for hook in hooks:
             hook.remove()
@@ -116,12 +116,12 @@ def _ledger_pass(loaded: Loaded, ids: list[int]) -> dict:
         ]
     wanted.append((model.transformer.ln_f, "pre", lambda _m, inputs: kept.__setitem__("final", inputs[0][0])))
     hooks = _hooks(wanted)
-    try:
-        out = model(torch.tensor([ids], device=loaded.device))
+    try:  # the layers only: the scores at the one position read go through the unembedding with the stages'
+        out = model.transformer(torch.tensor([ids], device=loaded.device))
     finally:
         for hook in hooks:
             hook.remove()
-    kept["logits"] = out.logits[0]  # (position, vocab)
+    kept["normed"] = out.last_hidden_state[0]  # (position, d_model): the final layer norm applied, by the model
     return kept
 
 
@@ -137,7 +137,11 @@ def ledger(loaded: Loaded, ids: list[int], position: int, target_id: int, versus
     final = kept["final"][position].double()  # (d_model,) the residual stream after the last layer
     sigma = torch.sqrt(final.var(unbiased=False) + ln_f.eps)
     gain, bias = ln_f.weight.double(), ln_f.bias.double()
-    logits = kept["logits"][position]
+    parts = _residual_parts(model, kept, ids, position)
+    stream = torch.cumsum(torch.stack([vector for _, _, vector in parts]), dim=0)[1:]  # (stages, d_model)
+    # One product with the unembedding for the half-layer read-outs and the model's own scores at the position.
+    scores = model.lm_head(torch.cat([ln_f(stream.float()), kept["normed"][position][None]]))  # (stages + 1, vocab)
+    logits = scores[-1]
     if versus_id is None:
         versus_id = next(i for i in logits.topk(2).indices.tolist() if i != target_id)
     unembedding = model.lm_head.weight[[target_id, versus_id]].double().T  # (d_model, 2): the two tokens' rows
@@ -148,7 +152,6 @@ def ledger(loaded: Loaded, ids: list[int], position: int, target_id: int, versus
         centred = vectors - vectors.mean(dim=-1, keepdim=True)
         return centred @ readers / sigma
 
-    parts = _residual_parts(model, kept, ids, position)
     contributions = through(torch.stack([vector for _, _, vector in parts]))  # (parts, 2)
     rows = [{"part": name, "layer": layer, "target": _number(c[0]), "versus": _number(c[1])}
             for (name, layer, _), c in zip(parts, contributions.tolist())]
@@ -159,15 +162,13 @@ def ledger(loaded: Loaded, ids: list[int], position: int, target_id: int, versus
             "score": {"target": _number(logits[target_id].item()), "versus": _number(logits[versus_id].item())},
             "parts": rows, "heads": _head_split(model, kept, position, through),
             "neurons": _neuron_split(model, kept, position, readers, sigma),
-            "stages": _half_stages(model, parts, target_id)}
+            "stages": _half_stages(parts, stream, scores[:-1], target_id)}
 
 
-def _half_stages(model, parts: list, target_id: int) -> list:
+def _half_stages(parts: list, stream: torch.Tensor, logits: torch.Tensor, target_id: int) -> list:
     """The target's probability after the embedding and after each layer's attention and feed-forward step
-    (read out as figure (i) reads, the final layer norm recomputed), with the size of each correction and of
-    the residual stream it is added to."""
-    stream = torch.cumsum(torch.stack([vector for _, _, vector in parts]), dim=0)[1:]  # (stages, d_model)
-    logits = model.lm_head(model.transformer.ln_f(stream.float()))  # (stages, vocab): one product for all
+    (read out as figure (i) reads, the final layer norm recomputed: `logits`, (stages, vocab), of the residual
+    `stream`, (stages, d_model)), with the size of each correction and of the residual stream it is added to."""
     log_total = log_softmax_total(logits)[:, 0]  # (stages,)
     p = torch.exp(logits[:, target_id].double() - log_total).tolist()
     stages = [{"part": "embedding", "layer": None, "p": round(p[0], PROBABILITY_DECIMALS), "correction": None,
