@@ -362,6 +362,13 @@ def gib(n: float) -> str:
     return f"{n / 1024 ** 3:.2f} GiB"
 
 
+def print_versus(floor: Child, cold: Child) -> None:
+    """A floor's phases and a cold build's, one above the other."""
+    print_phases("  floor: import torch and transformers, load the model, one forward pass with attentions and "
+                 "hidden states", floor, floor_phases(floor))
+    print_phases("  cold build: build_site with an empty cache", cold, cold_phases(cold))
+
+
 def versus(config: Path, texts: list[str], model_dir: Path, site: Path, cache: Path, env: dict) -> tuple:
     """The floor for these texts and model, then the cold build of `config` with an empty cache: (floor, cold)."""
     floor = spawn(FLOOR, [json.dumps(texts), str(model_dir)], env, f"the floor of {config.name}")
@@ -412,9 +419,7 @@ def xl_case(model_dir: Path, texts: list[str], work: Path, env: dict) -> XlCase:
     largest, largest_file = largest_named(site)
     print(f"3 (xl). the same text with gpt2-xl's shape ({layers} layers, {config['n_head']} heads, {d} wide; "
           f"weights {gib(weights)}) from {model_dir}:")
-    print_phases("  floor: import torch and transformers, load the model, one forward pass with attentions and "
-                 "hidden states", floor, floor_phases(floor))
-    print_phases("  cold build: build_site with an empty cache", cold, cold_phases(cold))
+    print_versus(floor, cold)
     print(f"  cold / floor = {cold.wall:.1f} s / {floor.wall:.1f} s = {cold.wall / floor.wall:.2f}; peak memory "
           f"{gib(peak(cold))} (weights + {gib(peak(cold) - weights)}), the floor's {gib(peak(floor))}")
     print(f"  site: {site_bytes:,} bytes; largest file a page may load at once: {largest_file} {largest:,} bytes")
@@ -476,14 +481,10 @@ def run(work: Path, chapter_only: bool = False, xl: Path | None = None) -> int:
     print()
 
     # 1. floor and cold build ----------------------------------------------------------------------
-    floor = spawn(FLOOR, [json.dumps(texts), str(model_dir)], env, "the floor")
-    cold = spawn(COLD, [str(CHAPTER), str(chapter_site), str(chapter_cache), str(model_dir)], env, "the cold build")
+    floor, cold = versus(CHAPTER, texts, model_dir, chapter_site, chapter_cache, env)
     ratio = cold.wall / floor.wall
     print(f"1. cold build of chapter.toml ({len(texts)} distinct texts) against the floor, each in a fresh process:")
-    print_phases("  floor: import torch and transformers, load the model from its directory, one forward pass per text",
-                 floor,
-                 floor_phases(floor))
-    print_phases("  cold build: build_site with an empty cache", cold, cold_phases(cold))
+    print_versus(floor, cold)
     print(f"  cold / floor = {cold.wall:.2f} s / {floor.wall:.2f} s = {ratio:.2f}   (target at most {TARGET_RATIO})")
     cold_exit, floor_exit = cold_phases(cold)[-1][1], floor_phases(floor)[-1][1]
     print(f"  without either process's exit: {cold.wall - cold_exit:.2f} s / {floor.wall - floor_exit:.2f} s = "
@@ -527,9 +528,7 @@ def run(work: Path, chapter_only: bool = False, xl: Path | None = None) -> int:
     print(f"3. a text of {n_tokens:,} tokens ({LONG_CONFIG.relative_to(ROOT)}: an attention figure, views [5,4] "
           f"[1,1], focus 700; a read-out figure, target \" France\"), data format {data['format']}, GPT-2 "
           "small's shape from its directory:")
-    print_phases("  floor: import torch and transformers, load the model, one forward pass with attentions and "
-                 "hidden states", long_floor, floor_phases(long_floor))
-    print_phases("  cold build: build_site with an empty cache", long, cold_phases(long))
+    print_versus(long_floor, long)
     print(f"  cold / floor = {long.wall:.2f} s / {long_floor.wall:.2f} s = {long_ratio:.2f}   (target at most "
           f"{TARGET_LONG_RATIO}); peak memory {gib(peak(long))} against the floor's {gib(peak(long_floor))}")
     print(f"  site: {long_bytes:,} bytes in {long_files} files")
