@@ -17,7 +17,6 @@ from __future__ import annotations
 import torch
 
 from figsite.capture import PROBABILITY_DECIMALS, Loaded, log_softmax_total, token_ids, token_text
-from figsite.run import PARTS_FORMAT
 
 DIGITS = 9  # significant digits of a float32 value: enough to give back the same float32
 
@@ -40,14 +39,6 @@ def _token(loaded: Loaded, token_id: int) -> dict:
 
 
 PART_NAMES = ("scores", "ledgers", "knockouts")  # the lists of data/parts.json, each answering one kind's asks
-
-
-def gather(loaded: Loaded, extras: dict) -> dict:
-    """What the figures asked for (figures.kind.Kind.extras), worked out; {} where nothing was asked."""
-    if not any(extras.get(name) for name in PART_NAMES):
-        return {}
-    return {"format": PARTS_FORMAT, **{name: [answer(loaded, name, ask) for ask in extras.get(name, [])]
-                                       for name in PART_NAMES}}
 
 
 def answer(loaded: Loaded, name: str, ask: list) -> dict:

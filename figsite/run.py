@@ -49,7 +49,7 @@ class Run:
     heads: dict = field(default_factory=dict)  # (text, file name) -> a long text's head file, as written (text)
     lens: dict = field(default_factory=dict)  # text -> tracked tokens' p and rank (capture._lens)
     comparisons: list = field(default_factory=list)  # capture.compare for each pair of texts compared
-    parts: dict = field(default_factory=dict)  # data/parts.json (capture_parts.gather): {} where none was asked
+    parts: dict = field(default_factory=dict)  # data/parts.json (capture.capture_run, entries from capture_parts.answer): {} where none was asked
     _parsed: dict = field(default_factory=dict, repr=False, compare=False)  # head_payload's parsed files
 
     @property

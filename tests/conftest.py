@@ -180,3 +180,11 @@ def pytest_runtest_teardown(item, nextitem):
     yield
     if nextitem is None or getattr(nextitem, "module", None) is not getattr(item, "module", None):
         browsing.SHARED.stop()
+
+
+@pytest.fixture(scope="session")
+def weights(small_model_dir):
+    """The small model's weights as the independent reference (tests/reference.py) reads them, read once."""
+    import reference
+
+    return reference.load_weights(small_model_dir)

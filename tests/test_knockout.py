@@ -73,10 +73,6 @@ def site(small_model_dir, tmp_path_factory):
     return folder / "site"
 
 
-@pytest.fixture(scope="module")
-def weights(small_model_dir):
-    return ref_lib.load_weights(small_model_dir)
-
 
 @pytest.fixture(scope="module")
 def ids():

@@ -71,10 +71,6 @@ def site(registered, small_model_dir, tmp_path_factory) -> Path:
     return folder / "site"
 
 
-@pytest.fixture(scope="module")
-def weights(small_model_dir):
-    return ref_lib.load_weights(small_model_dir)
-
 
 def one_token(text: str) -> int:
     ids = gpt2_tokenizer().encode(text)

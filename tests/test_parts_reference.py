@@ -19,10 +19,6 @@ def loaded(small_model_dir):
     return capture.load(str(small_model_dir), None, 0, "cpu")
 
 
-@pytest.fixture(scope="module")
-def weights(small_model_dir):
-    return ref_lib.load_weights(small_model_dir)
-
 
 @pytest.fixture(scope="module")
 def ids(loaded):

@@ -56,10 +56,6 @@ def tokenizer(small_model_dir):
     return AutoTokenizer.from_pretrained(str(small_model_dir))
 
 
-@pytest.fixture(scope="session")
-def weights(small_model_dir) -> ref_lib.Weights:
-    return ref_lib.load_weights(small_model_dir)
-
 
 @pytest.fixture(scope="session")
 def references(data, tokenizer, weights) -> dict[str, ref_lib.Reference]:
