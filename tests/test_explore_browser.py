@@ -353,7 +353,7 @@ def test_every_figure_page_footer_names_the_model_and_environment_and_the_true_c
         assert model["revision"] in footer, f"the revision {model['revision']} is not named: {footer}"
     else:
         assert "no revision" in footer, f"the footer should say the run has no revision: {footer}"
-    for words in [f"torch {environment['torch']}", f"transformers {environment['transformers']}",
+    for words in [f"torch {environment['torch']}", f"tokenizers {environment['tokenizers']}",
                   f"on {environment['device']}", f"in {environment['dtype']}"]:
         assert words in footer, f"{words!r} not in the footer: {footer}"
 

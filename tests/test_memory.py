@@ -79,7 +79,7 @@ def test_a_build_that_would_not_fit_stops_before_the_weights_load_in_one_line_an
     (out / "index.html").write_text("the previous site", encoding="utf-8")
     (out / MARKER).write_text("Written by build.py; a rebuild replaces this folder.\n", encoding="utf-8")
     before = snapshot(out)
-    monkeypatch.setattr(memory, "available", lambda: int(1.25 * memory.GIB))
+    monkeypatch.setattr(memory, "available", lambda: int(0.9 * memory.GIB))
     monkeypatch.setattr(capture, "random_gpt2", lambda *a, **k: pytest.fail("the weights were loaded"))
     result = CliRunner().invoke(cli, ["--model", "random", "--config", str(config), "--out", str(out), "--no-cache"])
     assert result.exit_code == 2, result.output
@@ -87,7 +87,7 @@ def test_a_build_that_would_not_fit_stops_before_the_weights_load_in_one_line_an
     assert len(lines) == 1 and "Traceback" not in result.output, result.output
     line = lines[0]
     assert line.startswith("error: --model: random") and "1,024 tokens" in line, line
-    assert "1.2 GiB is available" in line and "at most" in line and "tokens fit" in line, line
+    assert "0.9 GiB is available" in line and "at most" in line and "tokens fit" in line, line
     assert snapshot(out) == before
 
 

@@ -1,0 +1,394 @@
+"""GPT-2 as OpenAI built it and as Hugging Face's checkpoints hold it, in the manner of nanoGPT's model.py.
+
+Why our own rather than transformers' GPT2LMHeadModel: importing transformers' GPT-2 takes two seconds of a
+build of the chapter that takes about four (torch itself takes one); this file is the model in a hundred lines.
+It keeps what the build relies on of Hugging Face's model, so that checkpoints and the capture's hooks fit:
+
+- the same parameter names (transformer.h.0.attn.c_attn.weight, ...) and weight layouts (Conv1D keeps
+  (in, out)): a save_pretrained directory or the hub's `gpt2` loads as it is, and save_pretrained here
+  writes a directory that transformers loads;
+- the same modules at the same places (transformer.drop after the embedding, each block's attn, mlp,
+  attn.c_proj, mlp.c_proj, transformer.ln_f), with the same outputs (an attention module returns its output
+  and its shares);
+- the same operations in the same order, so the same numbers to the last bit: tests/test_gpt2.py holds the
+  shares, the residual stream and the scores equal to transformers' on the same weights.
+
+The tokenizer is GPT-2's byte-level BPE run by the `tokenizers` library, from a checkpoint's tokenizer.json,
+or its vocab.json and merges.txt.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+# The same inputs must give the same bytes. Intel's BLAS may otherwise pick its thread count by the machine's
+# load and its code path by memory alignment, and a last-bit difference can flip a rounded share. These must
+# be set before torch loads the library.
+os.environ.setdefault("MKL_DYNAMIC", "FALSE")
+os.environ.setdefault("OMP_DYNAMIC", "FALSE")
+os.environ.setdefault("MKL_CBWR", "AUTO,STRICT")
+
+import torch  # noqa: E402
+from torch import nn  # noqa: E402
+from torch.nn import functional as F  # noqa: E402
+
+ACTIVATIONS = {
+    # GPT-2's own: the tanh approximation of GELU, written as OpenAI (and transformers' "gelu_new") write it.
+    "gelu_new": lambda x: 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0)))),
+    "gelu_pytorch_tanh": lambda x: F.gelu(x, approximate="tanh"),
+    "gelu": F.gelu,
+    "relu": F.relu,
+}
+
+
+@dataclass
+class GPT2Config:
+    """A GPT-2's shape, as config.json gives it (the names are Hugging Face's)."""
+
+    vocab_size: int = 50257
+    n_positions: int = 1024
+    n_embd: int = 768
+    n_layer: int = 12
+    n_head: int = 12
+    n_inner: int | None = None  # the feed-forward step's width; None: 4 x n_embd
+    layer_norm_epsilon: float = 1e-5
+    activation_function: str = "gelu_new"
+    scale_attn_weights: bool = True  # fits divided by sqrt(head width)
+    scale_attn_by_inverse_layer_idx: bool = False  # and by the layer's number (a later variant)
+    tie_word_embeddings: bool = True  # the unembedding is the token embedding
+    model_type: str = "gpt2"
+    architectures: list = field(default_factory=lambda: ["GPT2LMHeadModel"])
+
+    @classmethod
+    def from_dict(cls, values: dict) -> GPT2Config:
+        """The config of config.json's values; ValueError names what this model cannot be."""
+        if values.get("model_type") != "gpt2":
+            raise ValueError(f"a '{values.get('model_type')}' model")
+        if values.get("add_cross_attention"):
+            raise ValueError("a GPT-2 with cross-attention (an encoder-decoder's half)")
+        known = {name: values[name] for name in cls.__dataclass_fields__ if name in values}
+        config = cls(**known)
+        if config.activation_function not in ACTIVATIONS:
+            raise ValueError(f"activation_function {config.activation_function!r}; allowed: {', '.join(ACTIVATIONS)}")
+        if config.n_embd % config.n_head:
+            raise ValueError(f"n_embd {config.n_embd} is not a multiple of n_head {config.n_head}")
+        return config
+
+    @classmethod
+    def from_file(cls, path: Path) -> GPT2Config:
+        return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+
+    def to_json_file(self, path) -> None:
+        """config.json as transformers writes it (n_ctx too, the name older readers use for n_positions)."""
+        values = {**asdict(self), "n_ctx": self.n_positions}
+        Path(path).write_text(json.dumps(values, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+    @property
+    def d_head(self) -> int:
+        return self.n_embd // self.n_head
+
+
+class Embedding(nn.Embedding):
+    """A table of vectors made without drawing them: they come from a checkpoint, or from init_weights."""
+
+    def reset_parameters(self) -> None:
+        pass
+
+
+class Linear(nn.Linear):
+    """A linear map made without drawing its weights (GPT-2's unembedding is the token embedding)."""
+
+    def reset_parameters(self) -> None:
+        pass
+
+
+class Conv1D(nn.Module):
+    """A linear map stored as GPT-2's checkpoints store it: weight (in, out), applied as bias + x @ weight."""
+
+    def __init__(self, n_in: int, n_out: int):
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(n_in, n_out))
+        self.bias = nn.Parameter(torch.zeros(n_out))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out = torch.addmm(self.bias, x.view(-1, x.size(-1)), self.weight)  # (rows, out)
+        return out.view(*x.shape[:-1], out.size(-1))
+
+
+def causal_mask(n: int, like: torch.Tensor) -> torch.Tensor:
+    """What the attention adds to its fits, (1, 1, query, key): the lowest number where a key comes after the
+    query (a token never looks right: its share comes out exactly 0), 0 elsewhere."""
+    lowest = torch.finfo(like.dtype).min
+    return torch.full((n, n), lowest, dtype=like.dtype, device=like.device).triu(1)[None, None]
+
+
+class Attention(nn.Module):
+    """Each head: every token's query against the keys of the tokens up to it, shares by softmax, and the
+    values mixed by those shares; the heads' outputs side by side, then one projection (c_proj)."""
+
+    def __init__(self, config: GPT2Config, layer: int):
+        super().__init__()
+        self.n_head, self.n_embd = config.n_head, config.n_embd
+        self.c_attn = Conv1D(config.n_embd, 3 * config.n_embd)  # query, key and value of every head at once
+        self.c_proj = Conv1D(config.n_embd, config.n_embd)
+        self.scaling = (config.d_head ** -0.5 if config.scale_attn_weights else 1.0)
+        if config.scale_attn_by_inverse_layer_idx:
+            self.scaling /= float(layer + 1)
+
+    def forward(self, x: torch.Tensor, attention_mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """x: (batch, position, d_model) -> the output (batch, position, d_model), the shares (batch, heads,
+        query, key)."""
+        q, k, v = self.c_attn(x).split(self.n_embd, dim=2)  # each (batch, position, d_model)
+        q, k, v = (t.view(*t.shape[:-1], self.n_head, -1).transpose(1, 2) for t in (q, k, v))  # (batch, heads, position, d_head)
+        fits = torch.matmul(q, k.transpose(-1, -2)) * self.scaling  # (batch, heads, query, key)
+        fits = fits + (causal_mask(x.size(1), fits) if attention_mask is None else attention_mask)
+        shares = F.softmax(fits, dim=-1)  # (batch, heads, query, key)
+        mixed = torch.matmul(shares, v).transpose(1, 2)  # (batch, position, heads, d_head)
+        mixed = mixed.reshape(*mixed.shape[:-2], -1).contiguous()  # (batch, position, d_model): heads side by side
+        return self.c_proj(mixed), shares
+
+
+class FeedForward(nn.Module):
+    """Each token alone: widen (c_fc), the activation, narrow back (c_proj)."""
+
+    def __init__(self, config: GPT2Config):
+        super().__init__()
+        inner = config.n_inner or 4 * config.n_embd
+        self.c_fc = Conv1D(config.n_embd, inner)
+        self.c_proj = Conv1D(inner, config.n_embd)
+        self.act = ACTIVATIONS[config.activation_function]
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.c_proj(self.act(self.c_fc(x)))
+
+
+class Block(nn.Module):
+    """One layer: the attention adds its correction to the residual stream, then the feed-forward step adds its."""
+
+    def __init__(self, config: GPT2Config, layer: int):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(config.n_embd, eps=config.layer_norm_epsilon)
+        self.attn = Attention(config, layer)
+        self.ln_2 = nn.LayerNorm(config.n_embd, eps=config.layer_norm_epsilon)
+        self.mlp = FeedForward(config)
+
+    def forward(self, x: torch.Tensor, attention_mask: torch.Tensor | None = None) -> torch.Tensor:
+        attention, _ = self.attn(self.ln_1(x), attention_mask)
+        x = attention + x
+        return x + self.mlp(self.ln_2(x))
+
+
+@dataclass
+class Output:
+    last_hidden_state: torch.Tensor  # (batch, position, d_model), the final layer norm applied
+    attentions: tuple | None = None  # per layer (batch, heads, query, key), where asked for
+
+
+class Transformer(nn.Module):
+    """The embedding, the layers and the final layer norm: token ids -> the normalised residual stream."""
+
+    def __init__(self, config: GPT2Config):
+        super().__init__()
+        self.wte = Embedding(config.vocab_size, config.n_embd)
+        self.wpe = Embedding(config.n_positions, config.n_embd)
+        self.drop = nn.Identity()  # where GPT-2 trains with dropout; kept as the place that holds stage 0
+        self.h = nn.ModuleList(Block(config, layer) for layer in range(config.n_layer))
+        self.ln_f = nn.LayerNorm(config.n_embd, eps=config.layer_norm_epsilon)
+
+    def forward(self, input_ids: torch.Tensor, output_attentions: bool = False) -> Output:
+        n = input_ids.size(1)
+        x = self.wte(input_ids) + self.wpe(torch.arange(n, device=input_ids.device))[None]  # (batch, position, d_model)
+        x = self.drop(x)
+        mask = causal_mask(n, x)
+        attentions, hooks = [], []
+        if output_attentions:
+            hooks = [block.attn.register_forward_hook(lambda _m, _i, out: attentions.append(out[1])) for block in self.h]
+        try:
+            for block in self.h:
+                x = block(x, attention_mask=mask)
+        finally:
+            for hook in hooks:
+                hook.remove()
+        return Output(self.ln_f(x), tuple(attentions) if output_attentions else None)
+
+
+class GPT2LMHeadModel(nn.Module):
+    """GPT-2: the transformer, and the unembedding (lm_head) that turns its last stream into scores."""
+
+    def __init__(self, config: GPT2Config):
+        super().__init__()
+        self.config = config
+        self.transformer = Transformer(config)
+        self.lm_head = Linear(config.n_embd, config.vocab_size, bias=False)
+        if config.tie_word_embeddings:
+            self.lm_head.weight = self.transformer.wte.weight
+
+    @property
+    def device(self) -> torch.device:
+        return self.transformer.wte.weight.device
+
+    def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
+        """Token ids (batch, position) -> scores (batch, position, vocab)."""
+        return self.lm_head(self.transformer(input_ids).last_hidden_state)
+
+    def init_weights(self, generator: torch.Generator) -> None:
+        """GPT-2's initialisation: weights drawn with standard deviation 0.02 (the projections into the residual
+        stream scaled down by the depth), biases 0, layer norms gain 1 and bias 0."""
+        deep = 0.02 / math.sqrt(2 * self.config.n_layer)
+        with torch.no_grad():
+            for name, param in self.named_parameters():
+                if ".ln_" in name or name.startswith("transformer.ln_f"):
+                    param.fill_(1.0 if name.endswith(".weight") else 0.0)
+                elif name.endswith(".bias"):
+                    param.zero_()
+                else:
+                    param.normal_(0.0, deep if name.endswith("c_proj.weight") else 0.02, generator=generator)
+
+    def save_pretrained(self, directory) -> None:
+        """config.json and model.safetensors as transformers writes them (the tied unembedding left out)."""
+        from safetensors.torch import save_file
+
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        self.config.to_json_file(directory / "config.json")
+        state = {name: tensor.detach().contiguous().cpu() for name, tensor in self.state_dict().items()}
+        if self.config.tie_word_embeddings:
+            del state["lm_head.weight"]
+        save_file(state, str(directory / "model.safetensors"), metadata={"format": "pt"})
+
+
+# ---------------------------------------------------------------------------------------------- loading
+
+WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")  # what a checkpoint's weights may be called, in order
+
+
+def from_weights(config: GPT2Config, weights_file: Path, device: str = "cpu") -> GPT2LMHeadModel:
+    """The model with the weights of `weights_file` (model.safetensors or pytorch_model.bin), in float32.
+
+    The modules are made with weights left undrawn (memory never written takes none) and take the loaded tensors
+    as they are: the weights are held once, which for gpt2-xl is 6 GiB rather than 12. (Made on torch's "meta"
+    device instead, they would take 0.8 s.) Errors: safetensors' SafetensorError for a damaged file, ValueError
+    for names that do not fit."""
+    model = GPT2LMHeadModel(config)
+    state = _state_of(model, _read_weights(Path(weights_file)))
+    model.load_state_dict(state, strict=True, assign=True)
+    if config.tie_word_embeddings:
+        model.lm_head.weight = model.transformer.wte.weight
+    return model.to(device).eval()
+
+
+def _read_weights(path: Path) -> dict:
+    if path.name.endswith(".safetensors"):
+        from safetensors.torch import load_file
+
+        return load_file(str(path))
+    return torch.load(str(path), map_location="cpu", weights_only=True)
+
+
+def _state_of(model: GPT2LMHeadModel, raw: dict) -> dict:
+    """A checkpoint's tensors under this model's names: with or without the "transformer." prefix (the hub's
+    gpt2 has none), without the causal-mask buffers old checkpoints keep, and the unembedding tied."""
+    state = {}
+    for name, tensor in raw.items():
+        if name.endswith((".attn.bias", ".attn.masked_bias")) and tensor.dim() in (0, 4):
+            continue  # the causal mask, which older transformers stored as a buffer
+        if not name.startswith(("transformer.", "lm_head.")):
+            name = "transformer." + name
+        state[name] = tensor.float()
+    if model.config.tie_word_embeddings:
+        state.pop("lm_head.weight", None)
+        if "transformer.wte.weight" in state:
+            state["lm_head.weight"] = state["transformer.wte.weight"]
+    expected = {name: param.shape for name, param in model.state_dict().items()}
+    missing = sorted(expected.keys() - state.keys())
+    unexpected = sorted(state.keys() - expected.keys())
+    wrong = sorted(name for name in expected.keys() & state.keys() if tuple(state[name].shape) != tuple(expected[name]))
+    if missing or unexpected or wrong:
+        said = [f"{len(names)} {what} (first {names[0]})" for what, names in
+                (("missing", missing), ("unexpected", unexpected), ("of the wrong shape", wrong)) if names]
+        raise ValueError("the weights do not fit the config: " + "; ".join(said))
+    return state
+
+
+def random_model(seed: int, config: GPT2Config) -> GPT2LMHeadModel:
+    """A GPT-2 of `config`'s shape with GPT-2's initialisation drawn from `seed`."""
+    model = GPT2LMHeadModel(config)
+    model.init_weights(torch.Generator().manual_seed(seed))
+    return model.eval()
+
+
+# ---------------------------------------------------------------------------------------------- the tokenizer
+
+END_OF_TEXT = "<|endoftext|>"
+
+
+class Tokenizer:
+    """GPT-2's byte-level BPE: text -> token ids and back, run by the `tokenizers` library.
+
+    The few calls the build makes, with the names transformers gives them: tokenizer(text)["input_ids"],
+    encode, decode, convert_ids_to_tokens, save_pretrained."""
+
+    def __init__(self, backend):
+        self.backend = backend
+
+    @classmethod
+    def from_directory(cls, directory: Path) -> Tokenizer:
+        """From tokenizer.json, else vocab.json and merges.txt; OSError if the directory has neither."""
+        directory = Path(directory)
+        if (directory / "tokenizer.json").is_file():
+            from tokenizers import Tokenizer as Backend
+
+            return cls(Backend.from_file(str(directory / "tokenizer.json")))
+        if (directory / "vocab.json").is_file() and (directory / "merges.txt").is_file():
+            return cls.from_files(directory / "vocab.json", directory / "merges.txt")
+        raise OSError(f"no tokenizer.json, nor vocab.json and merges.txt, in {directory}")
+
+    @classmethod
+    def from_files(cls, vocab_file: Path, merges_file: Path) -> Tokenizer:
+        """From a vocabulary (token -> id, JSON) and the merges (one pair a line after a '#version' line)."""
+        vocab = json.loads(Path(vocab_file).read_text(encoding="utf-8"))
+        lines = Path(merges_file).read_text(encoding="utf-8").split("\n")
+        merges = [tuple(line.split(" ")) for line in lines if line and not line.startswith("#version")]
+        return cls.from_vocab(vocab, merges)
+
+    @classmethod
+    def from_vocab(cls, vocab: dict, merges: list) -> Tokenizer:
+        """GPT-2's pipeline around a vocabulary and merges: bytes as printable characters, split as GPT-2
+        splits (no space added in front), and <|endoftext|> as the one special token, as the hub's
+        tokenizer.json has it."""
+        from tokenizers import AddedToken, Tokenizer as Backend, decoders, models, pre_tokenizers, processors
+
+        backend = Backend(models.BPE(vocab=vocab, merges=merges))
+        backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        backend.decoder = decoders.ByteLevel()
+        backend.post_processor = processors.ByteLevel(trim_offsets=False)
+        if END_OF_TEXT in vocab:
+            backend.add_special_tokens([AddedToken(END_OF_TEXT, special=True)])
+        return cls(backend)
+
+    def encode(self, text: str) -> list[int]:
+        return self.backend.encode(text, add_special_tokens=False).ids
+
+    def __call__(self, text: str) -> dict:
+        return {"input_ids": self.encode(text)}
+
+    def decode(self, ids: list[int]) -> str:
+        return self.backend.decode(list(ids), skip_special_tokens=False)
+
+    def convert_ids_to_tokens(self, token_id: int) -> str | None:
+        return self.backend.id_to_token(token_id)
+
+    def save_pretrained(self, directory) -> None:
+        """tokenizer.json, vocab.json and merges.txt, and a tokenizer_config.json that names GPT-2's tokenizer
+        for transformers."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        self.backend.save(str(directory / "tokenizer.json"))
+        self.backend.model.save(str(directory))  # vocab.json, merges.txt
+        special = {name: END_OF_TEXT for name in ("bos_token", "eos_token", "unk_token")}
+        settings = {"tokenizer_class": "GPT2Tokenizer", "add_prefix_space": False, "model_max_length": 1024, **special}
+        (directory / "tokenizer_config.json").write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
