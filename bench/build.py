@@ -610,7 +610,8 @@ def run(work: Path, chapter_only: bool = False, xl: Path | None = None) -> int:
     print("     caches start empty (GPT2_FIGURES_CACHE and --cache point into the work folder). Details: the")
     print("     docstring of bench/build.py. One run each, except the rebuild (best of 3) and the page (median of 3).")
     print(f"machine: {platform.platform()}, {os.cpu_count()} CPUs (os.cpu_count()); torch "
-          f"{record['environment']['torch']}, transformers {record['environment']['transformers']}; "
+          f"{record['environment']['torch']}, tokenizers {record['environment']['tokenizers']} (the builds "
+          f"import no transformers; the floors do); "
           f"Chromium {version}, {blocked} non-file request(s) blocked")
     print(f"load average (1/5/15 min): before {load_before[0]:.2f} / {load_before[1]:.2f} / {load_before[2]:.2f}, "
           f"after {load_after[0]:.2f} / {load_after[1]:.2f} / {load_after[2]:.2f}; whole run "
