@@ -131,3 +131,20 @@ def test_every_chart_spec_is_valid_vega_lite_and_the_page_carries_it_compiled_to
             compiled = embedded_spec(html, label)
             assert compiled["$schema"].startswith("https://vega.github.io/schema/vega/v"), compiled["$schema"]
             assert "marks" in compiled and "params" not in compiled, sorted(compiled)
+
+
+@pytest.mark.parametrize("environment, said", [
+    ({"torch": "2.13.0", "tokenizers": "0.23.3", "device": "cpu", "dtype": "float32"},
+     "torch 2.13.0, tokenizers 0.23.3, on cpu in float32."),
+    # A run kept in the cache by an earlier version, whose model transformers ran.
+    ({"torch": "2.4.0", "transformers": "4.45.0", "device": "cuda", "dtype": "float32"},
+     "torch 2.4.0, transformers 4.45.0, on cuda in float32."),
+])
+def test_the_footer_names_the_libraries_its_run_was_made_with_also_for_a_run_cached_by_an_earlier_version(
+        environment, said):
+    from figsite import paths, render
+
+    run = {"model": {"name": "gpt2", "revision": None, "n_layer": 12, "n_head": 12, "d_model": 768},
+           "environment": environment, "slugs": {"A text": "a-text"}}
+    html = render.environment().get_template("base.html").render(run=run, paths=paths, notice=None)
+    assert said in " ".join(html.split())
