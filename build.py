@@ -105,7 +105,7 @@ def cli(model, revision, config, out, seed, device, rerun, cache_dir, no_cache, 
     except KeyboardInterrupt:
         raise interrupted() from None
     except Exception:
-        # A library can turn Ctrl-C into its own error (transformers' lazy imports raise ModuleNotFoundError).
+        # A library can turn Ctrl-C into its own error (a lazy import can raise ModuleNotFoundError).
         if INTERRUPTED:
             raise interrupted() from None
         raise
@@ -120,7 +120,7 @@ def cli(model, revision, config, out, seed, device, rerun, cache_dir, no_cache, 
 
 def end(code) -> None:
     """Ends the process at once. Every file is written and closed and the drawing process has ended by now;
-    what Python would still do is tear down torch's and transformers' modules, which takes about a second and
+    what Python would still do is tear down torch's modules, which takes a good part of a second and
     serves no one."""
     sys.stdout.flush()
     sys.stderr.flush()

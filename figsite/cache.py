@@ -1,5 +1,5 @@
 """The cache of model runs: a rebuild whose model and texts did not change reads the run from here and never
-imports torch or transformers.
+imports torch.
 
 An entry is keyed on everything that determines the run: the model's identity (for a hub id its resolved
 commit; for a local directory a fingerprint of its files; for --model random its seed and shape), the

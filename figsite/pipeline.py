@@ -207,7 +207,7 @@ def fresh_run(settings: Settings, figures: list[Figure], needs: Needs, progress:
 
     Returns the run, the resolved figures, and the tokens of every string the figures named (for the cache)."""
     with progress.phase("imports"):
-        from figsite import capture  # torch and transformers load only when the model must run
+        from figsite import capture  # torch loads only when the model must run
     with progress.phase("model load"):
         # The charts need Altair once the model has run: it loads meanwhile, while torch fills the weights
         # outside Python's lock.

@@ -44,7 +44,7 @@ class Run:
     slugs: dict = field(default_factory=dict)  # text -> slug of its data file
     shapes: dict = field(default_factory=dict)  # text -> {"token ids": [...], "embedding": [...], ...}
     parameters: dict = field(default_factory=dict)  # see capture.parameter_counts
-    environment: dict = field(default_factory=dict)  # torch, transformers, device, dtype
+    environment: dict = field(default_factory=dict)  # torch, tokenizers (transformers in older runs), device, dtype
     vocab: dict = field(default_factory=dict)  # token id -> text, for every id a read-out mentions
     heads: dict = field(default_factory=dict)  # (text, file name) -> a long text's head file, as written (text)
     lens: dict = field(default_factory=dict)  # text -> tracked tokens' p and rank (capture._lens)
