@@ -278,7 +278,7 @@ def from_weights(config: GPT2Config, weights_file: Path, device: str = "cpu") ->
     model.load_state_dict(state, strict=True, assign=True)
     if config.tie_word_embeddings:
         model.lm_head.weight = model.transformer.wte.weight
-    return model.to(device).eval()
+    return model.requires_grad_(False).to(device).eval()  # nothing here is trained: no autograd graph is kept
 
 
 def _read_weights(path: Path) -> dict:
@@ -318,7 +318,7 @@ def random_model(seed: int, config: GPT2Config) -> GPT2LMHeadModel:
     """A GPT-2 of `config`'s shape with GPT-2's initialisation drawn from `seed`."""
     model = GPT2LMHeadModel(config)
     model.init_weights(torch.Generator().manual_seed(seed))
-    return model.eval()
+    return model.requires_grad_(False).eval()
 
 
 # ---------------------------------------------------------------------------------------------- the tokenizer
