@@ -13,13 +13,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from figsite import gpt2  # noqa: F401 - first: it sets the BLAS's settings before torch loads it
+# First: figsite.gpt2 sets the BLAS's settings before torch loads it.
+from figsite.gpt2 import WEIGHT_FILES, GPT2Config, GPT2LMHeadModel, Tokenizer, from_weights, random_model
 
 import torch
 from safetensors import SafetensorError
 
 from figsite.errors import BuildError
-from figsite.gpt2 import WEIGHT_FILES, GPT2Config, GPT2LMHeadModel, Tokenizer, from_weights, random_model
 from figsite.hub import GPT2_SMALL, hub_reachable, is_commit
 from figsite.paths import AVERAGE_FILE, head_file
 from figsite.run import (DATA_FORMAT, HEAD_FORMAT, LONG_DATA_FORMAT, MIN_SHARE, PARTS_FORMAT, SHARE_UNIT, Run,

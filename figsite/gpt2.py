@@ -266,8 +266,9 @@ class GPT2LMHeadModel(nn.Module):
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")  # what a checkpoint's weights may be called, in order
 
 
-def from_weights(config: GPT2Config, weights_file: Path, device: str = "cpu") -> GPT2LMHeadModel:
-    """The model with the weights of `weights_file` (model.safetensors or pytorch_model.bin), in float32.
+def from_weights(config: GPT2Config, weights_file: Path) -> GPT2LMHeadModel:
+    """The model with the weights of `weights_file` (model.safetensors or pytorch_model.bin), in float32, on the
+    CPU (figsite.capture.load moves it to the device asked for).
 
     The modules are made with weights left undrawn (memory never written takes none) and take the loaded tensors
     as they are: the weights are held once, which for gpt2-xl is 6 GiB rather than 12. (Made on torch's "meta"
@@ -278,7 +279,7 @@ def from_weights(config: GPT2Config, weights_file: Path, device: str = "cpu") ->
     model.load_state_dict(state, strict=True, assign=True)
     if config.tie_word_embeddings:
         model.lm_head.weight = model.transformer.wte.weight
-    return model.requires_grad_(False).to(device).eval()  # nothing here is trained: no autograd graph is kept
+    return model.requires_grad_(False).eval()  # nothing here is trained: no autograd graph is kept
 
 
 def _read_weights(path: Path) -> dict:

@@ -135,7 +135,7 @@ class Pages:
                 self.cache_dir, ["chart", 1, *TOOL_VERSIONS, page.spec, CHART_THEMES], ["vega", "dark"],
                 functools.partial(self.drawer.compiled, page.spec, CHART_THEMES), f"figure ({page.label})'s chart")
             self.drawings[page.label] = kept_or_asked(
-                self.cache_dir, ["drawing", 4, *TOOL_VERSIONS, page.spec, CHART_THEMES["light"]], ["svg", "png"],
+                self.cache_dir, ["drawing", 5, *TOOL_VERSIONS, page.spec, CHART_THEMES["light"]], ["svg", "png"],
                 functools.partial(self.drawer.drawings, page.spec, CHART_THEMES["light"]),
                 f"figure ({page.label})'s drawing")
 
