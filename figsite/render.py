@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -126,23 +127,27 @@ def _write_all(folder: Path, run: Run, pages: list[Page], bundle, drawings: dict
               "text_pages": text_pages(run, pages)}
     for page in pages:
         page.chart, page.dark = (json.loads(raw) for raw in charts[page.label]())
+        page.token_param = shared_names.token_param(page.chart)
     for template, file in (("figure.html", "file"), ("embed.html", "embed_file")):
         for page in pages:
             html = env.get_template(template).render(page=page, **common)
             (folder / getattr(page, file)).write_text(html, encoding="utf-8")
-    for text_page in common["text_pages"]:
-        html = env.get_template("text.html").render(text_page=text_page, **common)
-        (folder / text_page.file).write_text(html, encoding="utf-8")
 
     (folder / paths.VEGA_BUNDLE).write_bytes(bundle())
     images = folder / paths.IMAGES
     images.mkdir()
-    previews = {}
+    previews, heights = {}, {}
     for page in pages:
         svg, png = drawings[page.label]()
         for suffix, drawing in (("svg", svg), ("png", png)):
             (folder / f"{page.image}.{suffix}").write_bytes(drawing)
         previews[page.label] = Preview.of(page, png)
+        heights[page.label] = round(svg_size(svg)[1])
+    # A text page draws each chart as the reader comes near it: until then the chart keeps the height of its
+    # drawing, so that the charts below stay where they will be.
+    for text_page in common["text_pages"]:
+        html = env.get_template("text.html").render(text_page=text_page, heights=heights, **common)
+        (folder / text_page.file).write_text(html, encoding="utf-8")
     # The index last: its previews are the drawings, whose sizes it gives the page so that nothing moves as
     # they load.
     (folder / paths.INDEX).write_text(env.get_template("index.html").render(previews=previews, **common),
@@ -169,6 +174,15 @@ class Preview:
         shown_height = min(PREVIEW_HEIGHT, max(1, round(PREVIEW_WIDTH * height / width)))
         return cls(f"{page.image}.png", f"A small picture of the figure: {page.context['summary']}", PREVIEW_WIDTH,
                    shown_height)
+
+
+def svg_size(svg: bytes) -> tuple[float, float]:
+    """An SVG drawing's width and height in pixels, from its root element (vl-convert writes both)."""
+    root = re.search(rb"<svg\b[^>]*>", svg)
+    size = root and [re.search(rb'\s%s="([0-9.]+)"' % name, root.group(0)) for name in (b"width", b"height")]
+    if not size or not all(size):
+        raise ValueError("not an SVG drawing with a width and a height")
+    return float(size[0].group(1)), float(size[1].group(1))
 
 
 def png_size(png: bytes) -> tuple[int, int]:

@@ -26,6 +26,12 @@ ATTENTION_META = "attention"  # a long text's head files: {"files", "minShare", 
 RENDERER_META = "renderer"  # "svg" (default) or "canvas"
 
 
+def token_param(chart: dict) -> str | None:
+    """The name of the param that chooses the token in a chart compiled to Vega, or None where it has none."""
+    bound = [signal["name"] for signal in chart.get("signals", []) if "bind" in signal]
+    return next((name for name in bound if name in TOKEN_PARAMS), None)
+
+
 def for_script() -> dict:
     """Everything above, as figures.js reads it."""
     return {"token_params": list(TOKEN_PARAMS), "token": TOKEN, "description": DESCRIPTION, "view": VIEW,

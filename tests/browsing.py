@@ -99,8 +99,27 @@ def watch(page, name: str = "", watcher: Watcher | None = None) -> Visit:
     return watcher.visit
 
 
+# A text page draws each chart as the reader comes near it: scroll to each chart not drawn yet, in turn, wait
+# until it is, and go back to the top, as the page opened.
+SCROLL_THROUGH = """async (timeoutMs) => {
+  const start = performance.now();
+  for (const el of document.querySelectorAll('[data-spec]')) {
+    if (el.hasAttribute('data-rendered')) continue;
+    el.scrollIntoView({block: 'start'});
+    while (!el.hasAttribute('data-rendered')) {
+      if (performance.now() - start > timeoutMs) return;
+      await new Promise(resolve => setTimeout(resolve, 10));
+    }
+  }
+  window.scrollTo(0, 0);
+}"""
+
+
 def wait_for_charts(visit: Visit, timeout_ms: int = RENDER_TIMEOUT_MS) -> None:
-    """Waits until every chart on the page is drawn or has failed; a failed one fails the test."""
+    """Waits until every chart on the page is drawn or has failed, scrolling to those drawn when the reader
+    comes near them; a failed one fails the test."""
+    visit.page.wait_for_function("() => document.readyState !== 'loading'", timeout=timeout_ms)
+    visit.page.evaluate(SCROLL_THROUGH, timeout_ms)
     visit.page.wait_for_function(ALL_RENDERED, timeout=timeout_ms)
     failed = visit.page.eval_on_selector_all(
         "[data-spec]", "els => els.filter(el => el.getAttribute('data-rendered') !== 'true')"

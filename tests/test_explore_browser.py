@@ -20,7 +20,7 @@ from urllib.parse import unquote
 
 import pytest
 from conftest import CONFIG_FIGURES
-from browsing import (CHANGE_TIMEOUT_MS, chart_svg, chart_texts, description, playwright_or_skip, signal,
+from browsing import (CHANGE_TIMEOUT_MS, RENDER_TIMEOUT_MS, chart_svg, chart_texts, description, playwright_or_skip, signal,
                       wait_for_signal, wait_for_svg_change)
 
 sync_api = playwright_or_skip()
@@ -279,6 +279,129 @@ def test_choosing_a_token_in_one_figure_of_a_text_page_chooses_it_in_the_others_
         names = sorted(p.name for p in site.glob("text-*.html"))
         pytest.skip(f"no text page has two charts with a linked token choice ({', '.join(LINKED_PARAMS)}); "
                     f"text pages: {names or 'none'}")
+
+
+PHONE = {"width": 360, "height": 800}
+OPENED = ("() => { const els = Array.from(document.querySelectorAll('[data-spec]'));"
+          " return els.some(el => el.hasAttribute('data-rendered'))"
+          " && els.every(el => el.hasAttribute('data-rendered') || el.hasAttribute('data-deferred')); }")
+
+
+def charts_as_opened(page) -> list[dict]:
+    """Each chart of the page once it has opened: drawn or left for later, where it lies, its reserved height."""
+    page.wait_for_function(OPENED, timeout=RENDER_TIMEOUT_MS)
+    return page.eval_on_selector_all("[data-spec]", """els => els.map(el => ({
+        label: el.id.replace(/^chart-/, ''), drawn: el.getAttribute('data-rendered') === 'true',
+        deferred: el.hasAttribute('data-deferred'), top: el.getBoundingClientRect().top + scrollY,
+        height: el.getBoundingClientRect().height, token: el.getAttribute('data-token-param'),
+        inputs: (JSON.parse(document.getElementById(el.dataset.spec).textContent).signals || [])
+                .filter(s => s.bind).map(s => s.name)}))""")
+
+
+def drawing_height(site: Path, label: str) -> float:
+    """The height of the figure's drawing made at build time, as its SVG says (read here, not by the build)."""
+    svg = (site / "img" / f"figure-{label}.svg").read_text(encoding="utf-8")
+    return float(re.search(r'<svg[^>]*?\sheight="([0-9.]+)"', svg).group(1))
+
+
+def far(chart: dict) -> bool:
+    """Whether a chart lies clearly more than half a phone's screen below its first screen (see the first test)."""
+    return chart["top"] > PHONE["height"] * 1.5 + 200
+
+
+def the_text_page_with(site: Path, opener, context, wanted) -> tuple:
+    """The first text page whose charts, as opened on a phone, satisfy `wanted` (which asks where they lie, not
+    whether they are drawn: these tests fail, not skip, where the page draws too much); skips where none does."""
+    for path in sorted(site.glob("text-*.html")):
+        visit = opener.open(path.name, context=context, wait_for_charts=False)
+        charts = charts_as_opened(visit.page)
+        if wanted(charts):
+            return visit, charts
+        opener.done(visit)
+    pytest.skip("no text page of this site has charts laid out for this test on a 360 x 800 screen")
+
+
+def test_a_text_page_on_a_phone_draws_the_charts_near_the_screen_and_each_other_one_as_the_reader_comes_near(
+        opener, site):
+    context = opener.context(viewport=PHONE)
+    visit, charts = the_text_page_with(site, opener, context, lambda charts: any(far(c) for c in charts))
+    page = visit.page
+    screen = PHONE["height"]
+    assert charts[0]["drawn"], f"the first chart is not drawn on opening: {charts}"
+    for chart in charts:
+        # Half a screen below the first one is near. A chart drawn above moves those below it by the difference
+        # between its drawing's height and its own: 200 px either side of the line may go either way.
+        if chart["top"] < screen * 1.5 - 200:
+            assert chart["drawn"], f"{chart} is near a {screen} px high screen but not drawn"
+        if far(chart):
+            assert chart["deferred"] and not chart["drawn"], f"{chart} is far below a {screen} px screen but drawn"
+        if chart["deferred"]:  # it keeps the room its drawing takes, so that nothing below it moves much
+            assert chart["height"] == pytest.approx(drawing_height(site, chart["label"]), abs=1), chart
+    last = charts[-1]
+    page.eval_on_selector(f"#chart-{last['label']}", "el => el.scrollIntoView({block: 'start'})")
+    page.wait_for_function("id => document.getElementById(id).getAttribute('data-rendered') === 'true'",
+                           arg=f"chart-{last['label']}", timeout=RENDER_TIMEOUT_MS)
+    assert page.eval_on_selector(f"#chart-{last['label']}", "el => !el.hasAttribute('data-deferred')")
+    assert page.eval_on_selector(f"#chart-{last['label']} svg.marks", "svg => svg.getBBox().height") > 0
+    visit.assert_clean()
+
+
+def test_a_chart_not_drawn_yet_opens_on_the_token_chosen_in_another_figure_of_its_text(opener, site):
+    def linked_drawn_and_deferred(charts):
+        return any(not far(c) and c["token"] for c in charts[:1]) and any(far(c) and c["token"] for c in charts)
+
+    visit, charts = the_text_page_with(site, opener, opener.context(viewport=PHONE), linked_drawn_and_deferred)
+    page = visit.page
+    source = charts[0]
+    later = next(c for c in charts if far(c) and c["token"])
+    assert source["drawn"] and later["deferred"], charts
+    source_param = linked_param(spec_of(page, source["label"]))
+    later_param = linked_param(spec_of(page, later["label"]))
+    assert (source_param["name"], later_param["name"]) == (source["token"], later["token"])
+    current = signal(page, source["label"], source_param["name"])
+    value = next(v for v in reversed(options_of(source_param)) if v != current and v in options_of(later_param)
+                 and v != later_param.get("value"))
+    set_bound(page, source["label"], source_param, value)
+    wait_for_signal(page, source["label"], source_param["name"], value)
+    state = address(page)
+    assert state.get(f"{later['label']}.{later['token']}") == str(value), state  # a link copied now keeps it
+    assert page.eval_on_selector(f"#chart-{later['label']}", "el => el.hasAttribute('data-deferred')")
+
+    page.eval_on_selector(f"#chart-{later['label']}", "el => el.scrollIntoView({block: 'start'})")
+    wait_for_signal(page, later["label"], later["token"], value, "when drawn after the choice in " + source["label"])
+    visit.assert_clean()
+
+
+def test_what_a_link_sets_in_a_chart_not_drawn_yet_survives_a_change_in_another_chart(opener, site):
+    # An input of a chart left for later other than its token (which follows the token chosen in the others), and
+    # a chart drawn on opening with an input.
+    def with_inputs_drawn_and_deferred(charts):
+        return (any(far(c) and set(c["inputs"]) - {c["token"]} for c in charts)
+                and any(c["inputs"] and c["top"] < PHONE["height"] for c in charts))
+
+    context = opener.context(viewport=PHONE)
+    visit, charts = the_text_page_with(site, opener, context, with_inputs_drawn_and_deferred)
+    page = visit.page
+    later, param = next((c, p) for c in charts if far(c) for p in bound_params(spec_of(page, c["label"]))
+                        if p["name"] != c["token"])
+    drawn = next(c for c in charts if c["inputs"] and c["top"] < PHONE["height"])
+    assert drawn["drawn"] and later["deferred"], charts
+    value = next(v for v in reversed(options_of(param)) if v != param.get("value"))
+    url = page.url.split("#")[0]
+    opener.done(visit)
+
+    visit = opener.open(f"{url}#{later['label']}.{param['name']}={value}", context=context, wait_for_charts=False)
+    page = visit.page
+    charts_as_opened(page)
+    mine = bound_params(spec_of(page, drawn["label"]))[0]
+    other = next(v for v in options_of(mine) if v != signal(page, drawn["label"], mine["name"]))
+    set_bound(page, drawn["label"], mine, other)
+    wait_for_signal(page, drawn["label"], mine["name"], other)
+    state = address(page)
+    assert state.get(f"{later['label']}.{param['name']}") == str(value), state
+    page.eval_on_selector(f"#chart-{later['label']}", "el => el.scrollIntoView({block: 'start'})")
+    wait_for_signal(page, later["label"], param["name"], value, "as the link set it")
+    visit.assert_clean()
 
 
 # ---------------------------------------------------------------------------------------------- downloads

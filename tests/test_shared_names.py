@@ -49,3 +49,25 @@ def test_every_chart_names_its_description_and_token_params_as_the_script_reads_
 
 def test_the_site_carries_the_script_rendered_with_the_shared_names(random_site):
     assert (random_site / "assets" / "figures.js").read_text(encoding="utf-8") == script("figures.js")
+
+
+def test_each_chart_on_a_page_names_the_param_that_chooses_its_token_as_its_spec_binds_it(random_site):
+    """A chart not drawn yet follows the token chosen in its text's other figures by the name the page gives it."""
+    named = 0
+    for page in sorted(random_site.glob("*.html")):
+        html = page.read_text(encoding="utf-8")
+        for label, attributes in re.findall(r'<div class="chart[^"]*" id="chart-([^"]+)"([^>]*)>', html, re.S):
+            raw = re.search(r'<script type="application/json" id="spec-%s">(.*?)</script>' % re.escape(label), html,
+                            re.S).group(1)
+            bound = [s["name"] for s in json.loads(raw).get("signals", []) if "bind" in s]
+            tokens = [name for name in bound if name in ("token", "position", "from")]  # spelled here, on purpose
+            given = re.search(r'data-token-param="([^"]+)"', attributes)
+            assert (given.group(1) if given else None) == (tokens[0] if tokens else None), f"{page.name}: {label}"
+            named += bool(given)
+    assert named, "no chart on any page names a token param"
+
+
+def test_a_spec_without_a_bound_token_param_names_none():
+    assert shared_names.token_param({"signals": [{"name": "token"}, {"name": "stage", "bind": {}}]}) is None
+    assert shared_names.token_param({}) is None
+    assert shared_names.token_param({"signals": [{"name": "stage", "bind": {}}, {"name": "from", "bind": {}}]}) == "from"

@@ -148,3 +148,18 @@ def test_the_footer_names_the_libraries_its_run_was_made_with_also_for_a_run_cac
            "environment": environment, "slugs": {"A text": "a-text"}}
     html = render.environment().get_template("base.html").render(run=run, paths=paths, notice=None)
     assert said in " ".join(html.split())
+
+
+def test_a_text_page_keeps_the_room_of_each_chart_drawing_until_the_chart_is_drawn(random_site):
+    pages = sorted(random_site.glob("text-*.html"))
+    assert pages, "the chapter's site has no text page"
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        charts = re.findall(r'id="chart-([^"]+)"[^>]*?style="--chart-height: (\d+)px"', html, re.S)
+        assert len(charts) == html.count('class="chart '), f"{page.name}: a chart without its height"
+        for label, height in charts:
+            svg = (random_site / "img" / f"figure-{label}.svg").read_text(encoding="utf-8")
+            drawn = float(re.search(r'<svg\b[^>]*?\sheight="([0-9.]+)"', svg).group(1))
+            assert int(height) == round(drawn), f"{page.name}: chart-{label}"
+    css = (random_site / "assets" / "site.css").read_text(encoding="utf-8")
+    assert ".chart:not([data-rendered]) { min-height: var(--chart-height" in css

@@ -63,14 +63,25 @@
     return undefined;
   }
 
+  function addressPair(key, value) {
+    return encodeURIComponent(key) + "=" + encodeURIComponent(String(value));
+  }
+
   function writeAddress() {
-    var parts = [];
+    var parts = [], before = readAddress();
     charts.forEach(function (el) {
-      if (!el.vegaView) return;
-      el.boundParams.forEach(function (p) {
-        parts.push(encodeURIComponent(addressKey(el, p.name)) + "=" +
-                   encodeURIComponent(String(el.vegaView.signal(p.name))));
+      if (el.vegaView) {
+        el.boundParams.forEach(function (p) { parts.push(addressPair(addressKey(el, p.name), el.vegaView.signal(p.name))); });
+        return;
+      }
+      // A chart not drawn yet keeps what the address says of it, and takes the token chosen in its text's figures.
+      var prefix = addressKey(el, ""), tokenKey = addressKey(el, el.getAttribute("data-token-param") || "");
+      Object.keys(before).forEach(function (key) {
+        if (key.indexOf(prefix) === 0 && !(key === tokenKey && el.pendingToken !== undefined)) {
+          parts.push(addressPair(key, before[key]));
+        }
       });
+      if (el.pendingToken !== undefined) parts.push(addressPair(tokenKey, el.pendingToken));
     });
     history.replaceState(null, "", "#" + parts.join("&"));
   }
@@ -85,7 +96,11 @@
     if (!group) return;
     charts.forEach(function (el) {
       var other = el.closest("[data-text]");
-      if (el === source || !el.vegaView || !other || other.getAttribute("data-text") !== group.getAttribute("data-text")) return;
+      if (el === source || !other || other.getAttribute("data-text") !== group.getAttribute("data-text")) return;
+      if (!el.vegaView) {  // not drawn yet: it opens on this token when it is
+        if (el.hasAttribute("data-token-param")) el.pendingToken = value;
+        return;
+      }
       var param = tokenParam(el);
       if (!param) return;
       var allowedValue = allowed(param, String(value));
@@ -160,11 +175,13 @@
     var state = readAddress();
     params.forEach(function (p) {
       var key = addressKey(el, p.name);
-      if (key in state) {
-        var value = allowed(p, state[key]);
+      var raw = p.name === el.getAttribute("data-token-param") && el.pendingToken !== undefined ? String(el.pendingToken) : state[key];
+      if (raw !== undefined) {
+        var value = allowed(p, raw);
         if (value !== undefined) p.value = value;
       }
     });
+    el.pendingToken = undefined;
     // The chart's menu saves it as SVG or PNG, drawn in the page: it works offline.
     var actions = { export: true, source: false, compiled: false, editor: false };
     var renderer = (spec.usermeta && spec.usermeta.{{ names.renderer_meta }}) || "svg";
@@ -179,8 +196,8 @@
         var following = spec.usermeta && spec.usermeta.{{ names.attention_meta }} ? followAttention(el, view, spec) : null;
         params.forEach(function (p) {
           view.addSignalListener(p.name, function (name, value) {
-            writeAddress();
             if (p === tokenParam(el)) follow(el, value);
+            writeAddress();
             // The description depends on this signal: read it once the view has worked it out again.
             view.runAfter(function () { describe(el, view); });
           });
@@ -197,14 +214,40 @@
       });
   }
 
-  charts.forEach(draw);
+  // A page of several charts (a text's figures) draws each one as it comes within half a screen of the view. A phone
+  // shows one chart at a time: its first screen is drawn at once, not after every chart below it, and a slow CPU
+  // is not spent on charts the reader does not reach. Print shows each figure's drawing made at build time.
+  function drawWhenNear(els) {
+    if (els.length < 2 || !window.IntersectionObserver) {
+      els.forEach(draw);
+      return;
+    }
+    var observer = new IntersectionObserver(function (entries) {
+      entries.forEach(function (entry) {
+        var el = entry.target;
+        if (!entry.isIntersecting) {
+          el.setAttribute("data-deferred", "");  // read by the tests and bench/browser.py
+          return;
+        }
+        observer.unobserve(el);
+        el.removeAttribute("data-deferred");
+        draw(el);
+      });
+    }, { rootMargin: "50% 0px 50% 0px" });
+    els.forEach(function (el) { observer.observe(el); });
+  }
+
+  drawWhenNear(charts);
 
   // A link within the page (#token=7&view=5-12) sets the figure without reloading it.
   window.addEventListener("hashchange", function () {
     var state = readAddress();
     charts.forEach(function (el) {
       var view = el.vegaView;
-      if (!view) return;
+      if (!view) {  // drawn later, from the address as it is then
+        el.pendingToken = undefined;
+        return;
+      }
       boundParams(el.boundParams ? { signals: el.boundParams } : chartSpec(el)).forEach(function (p) {
         var key = addressKey(el, p.name);
         if (key in state) {
@@ -220,7 +263,8 @@
   if (darkScheme && darkScheme.addEventListener) {
     darkScheme.addEventListener("change", function () {
       charts.forEach(function (el) {
-        if (el.vegaView) el.vegaView.finalize();
+        if (!el.vegaView) return;  // a chart not drawn yet is drawn in the colours of the moment it is
+        el.vegaView.finalize();
         el.removeAttribute("data-rendered");
         draw(el);
       });
