@@ -103,13 +103,15 @@ RESULT = """() => {
 
 # Each chart the page left for later, scrolled into view in turn: ms from the scroll until it is drawn (0 when it
 # was drawn already, as the reader came near it on the way to one above it).
-REACH = """async () => {
+REACH = """async (timeoutMs) => {
   const out = [];
   for (const id of window.__deferred) {
     const el = document.getElementById(id);
     const t0 = performance.now();
     el.scrollIntoView({block: 'start'});
-    while (!el.hasAttribute('data-rendered')) await new Promise(r => setTimeout(r, 5));
+    while (!el.hasAttribute('data-rendered') && performance.now() - t0 < timeoutMs) {
+      await new Promise(r => setTimeout(r, 5));
+    }
     out.push({chart: el.id, ms: performance.now() - t0, ok: el.getAttribute('data-rendered') === 'true'});
   }
   window.scrollTo(0, 0);
@@ -229,7 +231,7 @@ def measure(site: Path, throttle: float, viewport: dict | None = None) -> tuple[
                     row["bytes"], row["files"] = size, len(loaded)
 
                 if repeat == REPEATS - 1 and result["deferred"]:
-                    for reached in page.evaluate(REACH):
+                    for reached in page.evaluate(REACH, TIMEOUT_MS):
                         row["reaches"].append(reached["ms"])
                         if not reached["ok"]:
                             row["not_drawn"].append(repeat + 1)
