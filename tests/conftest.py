@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -77,6 +78,21 @@ def snapshot(folder: Path) -> dict:
     """Every file under `folder` with the SHA-256 of its bytes."""
     return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def reserved_heights(site: Path) -> list[tuple[str, str, int, float]]:
+    """For each chart of each text page: (page, label, the height it keeps until drawn, its drawing's height as
+    its SVG says, read here and not by the build). Fails where a chart on a text page keeps no height."""
+    out = []
+    for page in sorted(site.glob("text-*.html")):
+        html = page.read_text(encoding="utf-8")
+        charts = re.findall(r'id="chart-([^"]+)"[^>]*?style="--chart-height: (\d+)px"', html, re.S)
+        assert len(charts) == html.count('class="chart '), f"{page.name}: a chart without its height"
+        for label, height in charts:
+            svg = (site / "img" / f"figure-{label}.svg").read_text(encoding="utf-8")
+            drawn = float(re.search(r'<svg\b[^>]*?\sheight="([0-9.]+)"', svg).group(1))
+            out.append((page.name, label, int(height), drawn))
+    return out
 
 
 @pytest.fixture(scope="session")

@@ -7,13 +7,14 @@ figure targets. Both builds must succeed and write the same site; the figures mu
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from build import cli
-from conftest import snapshot
+from conftest import reserved_heights, snapshot
 
 HOPPER = "Grace Hopper wrote the first compiler in 1952, and she kept a nanosecond of wire"
 RIVER = "The river runs through Vienna, the capital of"
@@ -167,3 +168,15 @@ def test_tokens_named_by_text_and_by_number_open_where_the_config_says(builds):
     assert ledger["ask"] == [f"{ICE} warm", 3, " cold", " ice"] and ledger["versus"]["text"] == " ice"
     knockout = parts["knockouts"][0]
     assert knockout["ask"] == [RIVER, 7, " Austria", 1] and len(knockout["runs"]) == 3 + 3 + 4
+
+
+def test_the_text_pages_of_both_builds_keep_the_room_of_each_chart_drawing_and_name_its_token_param(builds):
+    for name in ("cold", "cached"):
+        site = builds[name][0]
+        charts = reserved_heights(site)
+        assert {label for _, label, _, _ in charts} >= {"att", "grid"}, f"{name}: {charts}"  # Hopper's page
+        for page, label, height, drawn in charts:
+            assert height == round(drawn), f"{name}: {page}: chart-{label}"
+        hopper = next(site.glob("text-grace-hopper*.html")).read_text(encoding="utf-8")
+        for label in ("att", "grid"):  # both choose a token, by the param named token
+            assert re.search(r'id="chart-%s"[^>]*?data-token-param="token"' % label, hopper, re.S), (name, label)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CONFIG_FIGURES
+from conftest import CONFIG_FIGURES, reserved_heights
 PAGES = ["index.html"] + [f"figure-{figure['label']}.html" for figure in CONFIG_FIGURES]
 TEXTS = {text for figure in CONFIG_FIGURES for text in figure.get("texts", [figure.get("text")]) if text}
 
@@ -151,15 +151,9 @@ def test_the_footer_names_the_libraries_its_run_was_made_with_also_for_a_run_cac
 
 
 def test_a_text_page_keeps_the_room_of_each_chart_drawing_until_the_chart_is_drawn(random_site):
-    pages = sorted(random_site.glob("text-*.html"))
-    assert pages, "the chapter's site has no text page"
-    for page in pages:
-        html = page.read_text(encoding="utf-8")
-        charts = re.findall(r'id="chart-([^"]+)"[^>]*?style="--chart-height: (\d+)px"', html, re.S)
-        assert len(charts) == html.count('class="chart '), f"{page.name}: a chart without its height"
-        for label, height in charts:
-            svg = (random_site / "img" / f"figure-{label}.svg").read_text(encoding="utf-8")
-            drawn = float(re.search(r'<svg\b[^>]*?\sheight="([0-9.]+)"', svg).group(1))
-            assert int(height) == round(drawn), f"{page.name}: chart-{label}"
+    charts = reserved_heights(random_site)
+    assert charts, "the chapter's site has no text page"
+    for page, label, height, drawn in charts:
+        assert height == round(drawn), f"{page}: chart-{label}"
     css = (random_site / "assets" / "site.css").read_text(encoding="utf-8")
     assert ".chart:not([data-rendered]) { min-height: var(--chart-height" in css
