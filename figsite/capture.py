@@ -16,6 +16,7 @@ from pathlib import Path
 # First: figsite.gpt2 sets the BLAS's settings before torch loads it.
 from figsite.gpt2 import WEIGHT_FILES, GPT2Config, GPT2LMHeadModel, Tokenizer, from_weights, random_model
 
+import numpy  # counts along the vocabulary (see _lens); torch hands its tensors over without a copy
 import torch
 from safetensors import SafetensorError
 
@@ -412,7 +413,7 @@ def _lens(model: GPT2LMHeadModel, kept: list, readout: list, followed: list[int]
         chosen = logits[:, index]  # (position, tracked)
         # A token's rank: 1 + how many scores of its position are higher. Counted with numpy along the vocab
         # (the contiguous axis), ten times faster than torch's sum over a boolean tensor.
-        scores, tracked_scores = logits.cpu().numpy(), chosen.cpu().numpy()
+        scores, tracked_scores = numpy.asarray(logits.cpu()), numpy.asarray(chosen.cpu())
         rank = (scores[:, None, :] > tracked_scores[:, :, None]).sum(axis=-1) + 1  # (position, tracked)
         p = torch.exp(chosen.double() - log_total)  # (position, tracked)
         p_all.append([[round(v, PROBABILITY_DECIMALS) for v in row] for row in p.cpu().tolist()])
@@ -472,7 +473,7 @@ def _sparse_files(stacked: torch.Tensor, names: list[str], layer: int | None) ->
     kept = stacked >= MIN_SHARE  # (heads, query, key); a masked key (right of the query) is 0
     keys = kept.nonzero()[:, 2].tolist()  # in (head, query, key) order
     units = torch.round(stacked[kept] / SHARE_UNIT).to(torch.int64).tolist()
-    counts = kept.numpy().sum(axis=-1).tolist()  # (heads, query); numpy counts booleans ten times faster
+    counts = numpy.asarray(kept).sum(axis=-1).tolist()  # (heads, query); numpy counts booleans ten times faster
     files, at = {}, 0
     for index, name in enumerate(names):
         payload = {"format": HEAD_FORMAT, "keys": [], "shares": []}

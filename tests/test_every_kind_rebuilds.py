@@ -20,98 +20,14 @@ HOPPER = "Grace Hopper wrote the first compiler in 1952, and she kept a nanoseco
 RIVER = "The river runs through Vienna, the capital of"
 ICE = "Ice melts into water when it gets"
 
-CONFIG = f'''
-[[figure]]
-kind = "attention"
-label = "att"
-text = "{HOPPER}"
-focus = "compiler"
-views = [[3, 2], [1, 4]]
-printed_views = [[1, 4]]
-guess_token = 5
-guess_view = [2, 1]
-
-[[figure]]
-kind = "readout"
-label = "read"
-text = "{RIVER}"
-target = " Austria"
-position = 6
-look_back_to = "Vienna"
-
-[[figure]]
-kind = "shapes"
-label = "sizes"
-text = "{RIVER}"
-layers = [3, 1]
-
-[[figure]]
-kind = "numbers"
-label = "count"
-
-[[figure]]
-kind = "cost"
-label = "work"
-lengths = [3, 50]
-
-[[figure]]
-kind = "heads"
-label = "grid"
-text = "{HOPPER}"
-focus = 4
-head = [3, 4]
-
-[[figure]]
-kind = "lens"
-label = "ice-lens"
-text = "{ICE} warm"
-position = "melts"
-track = " cold"
-
-[[figure]]
-kind = "compare"
-label = "warm-or-hot"
-texts = ["{ICE} warm", "{ICE} hot"]
-
-[[figure]]
-kind = "find-head"
-label = "who"
-text = "{RIVER}"
-from = 8
-to = "river"
-top = 5
-
-[[figure]]
-kind = "scores"
-label = "fit"
-text = "{RIVER}"
-focus = "Vienna"
-head = [3, 1]
-
-[[figure]]
-kind = "ledger"
-label = "split"
-text = "{ICE} warm"
-target = " cold"
-position = 4
-versus = " ice"
-
-[[figure]]
-kind = "knockout"
-label = "without"
-text = "{RIVER}"
-target = " Austria"
-position = "capital"
-heads_of = 2
-'''
+CONFIG = Path(__file__).with_name("every_kind.toml")  # its texts are HOPPER, RIVER and ICE
 
 
 @pytest.fixture(scope="module")
 def builds(small_model_dir, tmp_path_factory) -> dict:
     """The config built cold (an empty cache), then again into another folder from the cache."""
     work = tmp_path_factory.mktemp("every-kind")
-    config = work / "other.toml"
-    config.write_text(CONFIG, encoding="utf-8")
+    config = CONFIG
     outputs = {}
     for name in ("cold", "cached"):
         out = work / name
