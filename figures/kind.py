@@ -76,14 +76,18 @@ class Kind:
     # ------------------------------------------------------------------------------------ after the run
 
     def chart(self, fig: Figure, run):
-        raise NotImplementedError
+        raise self._lacks("chart(fig, run)")
 
     def text_figure(self, fig: Figure, run) -> str:
-        raise NotImplementedError
+        raise self._lacks("text_figure(fig, run)")
 
     def context(self, fig: Figure, run) -> dict:
         """The words beside the chart: {"summary": str, "reveals": [...], "facts": [...]}."""
-        raise NotImplementedError
+        raise self._lacks("context(fig, run)")
+
+    def _lacks(self, member: str) -> NotImplementedError:
+        """The error for a member every kind must override, naming the kind and the member."""
+        return NotImplementedError(f"{type(self).__name__} (kind {self.KIND!r}) lacks {member}: see figures/kind.py")
 
     def tables(self, fig: Figure, run, spec: dict) -> dict:
         """name -> rows: the figure's data as the downloads offer it. Default: the chart's datasets."""

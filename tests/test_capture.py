@@ -68,12 +68,16 @@ def differences_between_devices(first: str, second: str, model: str = "random") 
     return shares, target
 
 
-def test_the_device_comparison_reads_the_captured_data_and_finds_none_between_two_cpu_runs(small_model_dir):
-    """The CUDA test's own plumbing, run where no GPU is: it must read the capture, not index it."""
+def test_two_runs_on_the_cpu_are_identical_in_every_number_the_device_comparison_reads(small_model_dir):
+    """The run is deterministic: the same model run twice over the same text on the CPU gives the same attention
+    shares and target probabilities to the last bit. This also runs the comparison the CUDA test below uses
+    where no GPU is, so that it reads the captured data as it now is (a changed format fails here, not only on
+    a GPU). It says nothing about CUDA: that is the next test's."""
     assert differences_between_devices("cpu", "cpu", str(small_model_dir)) == (0.0, 0.0)
 
 
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device on this machine")
+@pytest.mark.skipif(not torch.cuda.is_available(),
+                    reason="no CUDA device here (torch.cuda.is_available() is False): CPU and CUDA not compared")
 def test_cuda_gives_the_same_numbers_as_cpu():
     shares, target = differences_between_devices("cpu", "cuda")
     assert shares < 1e-4 and target < 1e-5

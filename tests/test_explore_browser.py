@@ -1,11 +1,11 @@
 """The "explore further" figures, the pages of one text, the downloads and the footers, in headless Chromium.
 
-The chapter's site is built once with ``--model random`` (conftest's ``random_site``) and opened from file://
-in Debian's Chromium, with every request that is not a file: URL aborted and recorded, and console errors and
-page errors collected: every test asserts that there were none of either.
-
-The figures are found by kind in chapter.toml: ``lens``, ``compare``, and, where the config has them and the
-site has their pages, ``heads`` and ``find-head`` (their tests skip, saying why, where it does not).
+The figures and text pages are tested on a site of their own: EXPLORE_CONFIG below (one figure of each kind
+these tests work, and two texts whose pages hold many charts) built once over conftest's small model, so that
+no edit of chapter.toml can take a test's subject away. The downloads and footers are tested on every figure
+of the chapter's own site, built once with ``--model random`` (conftest's ``random_site``). Pages are opened
+from file:// in Debian's Chromium, with every request that is not a file: URL aborted and recorded, and console
+errors and page errors collected: every test asserts that there were none of either.
 """
 
 from __future__ import annotations
@@ -19,33 +19,92 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
-from conftest import CONFIG_FIGURES
-from browsing import (CHANGE_TIMEOUT_MS, RENDER_TIMEOUT_MS, chart_svg, chart_texts, description, playwright_or_skip, signal,
-                      wait_for_signal, wait_for_svg_change)
+from click.testing import CliRunner
+from conftest import CONFIG_FIGURES, SMALL_SHAPE, gpt2_tokenizer
+from browsing import (CHANGE_TIMEOUT_MS, RENDER_TIMEOUT_MS, Opener, chart_svg, chart_texts, description,
+                      playwright_or_skip, signal, wait_for_signal, wait_for_svg_change)
+
+from build import cli
 
 sync_api = playwright_or_skip()
 
 pytestmark = pytest.mark.browser
 
-FIGURES = CONFIG_FIGURES
-LABELS = [figure["label"] for figure in FIGURES]
+CHAPTER_LABELS = [figure["label"] for figure in CONFIG_FIGURES]  # the downloads and footers: every chapter figure
 
+ANIMAL = "The animal didn't cross the street because it was too tired"
+ANIMAL_WIDE = "The animal didn't cross the street because it was too wide"
+MAYA = "Maya lives in Paris, the capital of"
 
-def labels_of(kind: str) -> list[str]:
-    return [figure["label"] for figure in FIGURES if figure["kind"] == kind]
+# The figures these tests work, on conftest's small model (3 layers of 4 heads). The pages of the two texts hold
+# enough charts that, on a 360 x 800 screen, some lie far below the first screen (the phone tests): on the
+# animal's page the first chart (attention) chooses a token and has inputs, and the heads chart, far below it,
+# chooses a token and has inputs of its own (scores comes after it); on Maya's page the lens and find-head link
+# their token choices, and the lens and the charts after it lie far below.
+EXPLORE_CONFIG = f'''\
+[[figure]]
+kind = "attention"
+label = "attention"
+text = "{ANIMAL}"
+focus = "it"
+views = [[2, 3], [1, 1]]
 
+[[figure]]
+kind = "heads"
+label = "heads"
+text = "{ANIMAL}"
+focus = "it"
+head = [2, 3]
 
-def figure_of(label: str) -> dict:
-    return next(figure for figure in FIGURES if figure["label"] == label)
+[[figure]]
+kind = "scores"
+label = "scores"
+text = "{ANIMAL}"
+focus = "it"
+head = [2, 3]
 
+[[figure]]
+kind = "compare"
+label = "compare"
+texts = ["{ANIMAL}", "{ANIMAL_WIDE}"]
 
-def params_for(kind: str) -> list:
-    """One parameter per figure of `kind` in chapter.toml, or one that skips, saying that there is none."""
-    labels = labels_of(kind)
-    if labels:
-        return labels
-    return [pytest.param(None, marks=pytest.mark.skip(reason=f"chapter.toml has no figure of kind {kind!r}"))]
+[[figure]]
+kind = "shapes"
+label = "shapes"
+text = "{MAYA}"
 
+[[figure]]
+kind = "readout"
+label = "readout"
+text = "{MAYA}"
+target = " France"
+
+[[figure]]
+kind = "lens"
+label = "lens"
+text = "{MAYA}"
+track = " France"
+
+[[figure]]
+kind = "find-head"
+label = "find-head"
+text = "{MAYA}"
+from = "of"
+to = "Paris"
+
+[[figure]]
+kind = "ledger"
+label = "ledger"
+text = "{MAYA}"
+target = " France"
+
+[[figure]]
+kind = "knockout"
+label = "knockout"
+text = "{MAYA}"
+target = " France"
+heads_of = 2
+'''
 
 LINKED_PARAMS = ["token", "position", "from"]  # the token choices figures.js links across figures of one text
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -55,20 +114,42 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.fixture(scope="module")
-def site(random_site) -> Path:
+def site(small_model_dir, tmp_path_factory) -> Path:
+    """EXPLORE_CONFIG built once over the small model; the site these tests' `opener` opens."""
+    work = tmp_path_factory.mktemp("explore-build")
+    config = work / "explore.toml"
+    config.write_text(EXPLORE_CONFIG, encoding="utf-8")
+    out = work / "site"
+    result = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(config), "--out", str(out)])
+    assert result.exit_code == 0, f"build failed (exit {result.exit_code}):\n{result.output}\n{result.exception!r}"
+    return out
+
+
+@pytest.fixture
+def opener(browser, site):
+    """Opens pages of this module's own site (EXPLORE_CONFIG) for one test; it replaces browsing's `opener`,
+    which opens the chapter's."""
+    opener = Opener(browser, site)
+    yield opener
+    opener.close()
+
+
+@pytest.fixture(scope="module")
+def chapter_site(random_site) -> Path:
+    """The chapter's site (chapter.toml, --model random), whose every figure the downloads and footers tests open
+    with browsing's `open_once`."""
     return random_site
 
 
 @pytest.fixture(scope="module")
-def run_record(site) -> dict:
-    return json.loads((site / "data" / "run.json").read_text(encoding="utf-8"))
+def chapter_run(chapter_site) -> dict:
+    return json.loads((chapter_site / "data" / "run.json").read_text(encoding="utf-8"))
 
 
-def figure_page(site: Path, label: str, kind: str) -> str:
-    """The page of a figure of an optional kind; skips, saying why, where the site lacks it."""
+def figure_page(site: Path, label: str) -> str:
+    """The page of a figure of EXPLORE_CONFIG, which the build must have written."""
     name = f"figure-{label}.html"
-    if not (site / name).is_file():
-        pytest.skip(f"chapter.toml has a {kind!r} figure labelled {label!r} but the site has no {name}")
+    assert (site / name).is_file(), f"the build of EXPLORE_CONFIG wrote no {name}"
     return name
 
 
@@ -155,9 +236,9 @@ def address(page) -> dict[str, str]:
 # ---------------------------------------------------------------------------------------------- lens
 
 
-@pytest.mark.parametrize("label", params_for("lens"))
-def test_the_lens_figure_renders_and_its_stage_position_token_and_where_controls_change_what_is_shown(opener, label):
-    visit = opener.open(f"figure-{label}.html")
+def test_the_lens_figure_renders_and_its_stage_position_token_and_where_controls_change_what_is_shown(opener, site):
+    label = "lens"
+    visit = opener.open(figure_page(site, label))
     page = visit.page
     params = {p["name"]: p for p in bound_params(spec_of(page, label))}
     for name, kind in [("stage", "range"), ("position", "select"), ("track", "select"), ("where", "radio")]:
@@ -220,16 +301,17 @@ def test_the_lens_figure_renders_and_its_stage_position_token_and_where_controls
 # ---------------------------------------------------------------------------------------------- compare
 
 
-@pytest.mark.parametrize("label", params_for("compare"))
 def test_the_compare_figure_shows_a_zero_for_every_shared_token_at_every_stage_and_says_exactly_the_same(
-        opener, run_record, label):
-    visit = opener.open(f"figure-{label}.html")
+        opener, site):
+    label = "compare"
+    visit = opener.open(figure_page(site, label))
     page = visit.page
-    texts = figure_of(label)["texts"]
-    comparisons = run_record["comparisons"]
-    found = next((c for c in comparisons if c["texts"] == list(texts)), comparisons[0])
-    shared, stages = found["shared"], len(found["distance"])
-    assert stages == run_record["model"]["n_layer"] + 1
+    # The tokens the two texts share before the first that differs (read with GPT-2's tokenizer here, not from the
+    # build's data) see the same text, so their vectors are the same at every stage: the embedding and each layer.
+    tired, wide = (gpt2_tokenizer()(text)["input_ids"] for text in (ANIMAL, ANIMAL_WIDE))
+    shared = next(i for i, (a, b) in enumerate(zip(tired, wide)) if a != b)
+    stages = SMALL_SHAPE["n_layer"] + 1
+    assert shared > 1
     zeros = page.eval_on_selector_all(f"#chart-{label} svg.marks g.role-mark text",
                                       "nodes => nodes.filter(n => n.textContent === '0').length")
     assert zeros == shared * stages, f"{zeros} '0' marks; expected {shared} shared tokens x {stages} stages"
@@ -275,10 +357,9 @@ def test_choosing_a_token_in_one_figure_of_a_text_page_chooses_it_in_the_others_
                 assert state.get(key) == str(value), f"{path.name}: address {state} lacks {key}={value}"
         visit.assert_clean()
         checked.append(path.name)
-    if not checked:
-        names = sorted(p.name for p in site.glob("text-*.html"))
-        pytest.skip(f"no text page has two charts with a linked token choice ({', '.join(LINKED_PARAMS)}); "
-                    f"text pages: {names or 'none'}")
+    names = sorted(p.name for p in site.glob("text-*.html"))
+    assert checked, (f"no text page has two charts with a linked token choice ({', '.join(LINKED_PARAMS)}), "
+                     f"which EXPLORE_CONFIG's pages of one text should have; text pages: {names or 'none'}")
 
 
 PHONE = {"width": 360, "height": 800}
@@ -311,20 +392,27 @@ def far(chart: dict) -> bool:
 
 def the_text_page_with(site: Path, opener, context, wanted) -> tuple:
     """The first text page whose charts, as opened on a phone, satisfy `wanted` (which asks where they lie, not
-    whether they are drawn: these tests fail, not skip, where the page draws too much); skips where none does."""
+    whether they are drawn: these tests fail where the page draws too much). Fails where no page does: the pages
+    of EXPLORE_CONFIG are laid out so that one does."""
+    seen = {}
     for path in sorted(site.glob("text-*.html")):
         visit = opener.open(path.name, context=context, wait_for_charts=False)
         charts = charts_as_opened(visit.page)
         if wanted(charts):
             return visit, charts
+        seen[path.name] = [(c["label"], round(c["top"]), c["token"], c["inputs"]) for c in charts]
         opener.done(visit)
-    pytest.skip("no text page of this site has charts laid out for this test on a 360 x 800 screen")
+    raise AssertionError(f"no text page of EXPLORE_CONFIG's site has its charts laid out as {wanted.__name__} asks "
+                         f"on a 360 x 800 screen; (label, top, token param, inputs) of each page's charts: {seen}")
 
 
 def test_a_text_page_on_a_phone_draws_the_charts_near_the_screen_and_each_other_one_as_the_reader_comes_near(
         opener, site):
+    def a_chart_far_below(charts):
+        return any(far(c) for c in charts)
+
     context = opener.context(viewport=PHONE)
-    visit, charts = the_text_page_with(site, opener, context, lambda charts: any(far(c) for c in charts))
+    visit, charts = the_text_page_with(site, opener, context, a_chart_far_below)
     page = visit.page
     screen = PHONE["height"]
     assert charts[0]["drawn"], f"the first chart is not drawn on opening: {charts}"
@@ -427,8 +515,9 @@ def save_from_menu(page, label: str, action: str) -> tuple[str, bytes]:
     return download.suggested_filename, Path(download.path()).read_bytes()
 
 
-@pytest.mark.parametrize("label", LABELS)
-def test_every_figure_page_offers_its_data_as_json_and_csv_and_its_chart_as_svg_and_png(open_once, site, label):
+@pytest.mark.parametrize("label", CHAPTER_LABELS)
+def test_every_figure_page_offers_its_data_as_json_and_csv_and_its_chart_as_svg_and_png(open_once, chapter_site, label):
+    site = chapter_site
     visit = open_once(f"figure-{label}.html")
     page = visit.page
     hrefs = page.eval_on_selector_all("p.downloads a[href]", "links => links.map(a => a.getAttribute('href'))")
@@ -464,9 +553,10 @@ def test_every_figure_page_offers_its_data_as_json_and_csv_and_its_chart_as_svg_
 # ---------------------------------------------------------------------------------------------- footer
 
 
-@pytest.mark.parametrize("label", LABELS)
+@pytest.mark.parametrize("label", CHAPTER_LABELS)
 def test_every_figure_page_footer_names_the_model_and_environment_and_the_true_checksums_of_its_data(
-        open_once, site, run_record, label):
+        open_once, chapter_site, chapter_run, label):
+    site, run_record = chapter_site, chapter_run
     visit = open_once(f"figure-{label}.html")
     page = visit.page
     footer = " ".join(page.locator("footer.site-footer").inner_text().split())
@@ -497,11 +587,11 @@ def test_every_figure_page_footer_names_the_model_and_environment_and_the_true_c
 # ---------------------------------------------------------------------------------------------- heads, find-head
 
 
-@pytest.mark.parametrize("label", params_for("heads"))
-def test_the_heads_grid_renders_and_choosing_another_head_changes_the_detail(opener, site, run_record, label):
-    visit = opener.open(figure_page(site, label, "heads"))
+def test_the_heads_grid_renders_and_choosing_another_head_changes_the_detail(opener, site):
+    label = "heads"
+    visit = opener.open(figure_page(site, label))
     page = visit.page
-    n_layer, n_head = run_record["model"]["n_layer"], run_record["model"]["n_head"]
+    n_layer, n_head = SMALL_SHAPE["n_layer"], SMALL_SHAPE["n_head"]
     params = {p["name"]: p for p in bound_params(spec_of(page, label))}
     choosers = [params[name] for name in ("head", "layer") if name in params]
     assert choosers, f"heads: no bound param named head or layer: {list(params)}"
@@ -534,9 +624,9 @@ def test_the_heads_grid_renders_and_choosing_another_head_changes_the_detail(ope
     visit.assert_clean()
 
 
-@pytest.mark.parametrize("label", params_for("find-head"))
-def test_the_find_head_ranking_changes_with_the_pair_of_tokens(opener, site, label):
-    visit = opener.open(figure_page(site, label, "find-head"))
+def test_the_find_head_ranking_changes_with_the_pair_of_tokens(opener, site):
+    label = "find-head"
+    visit = opener.open(figure_page(site, label))
     page = visit.page
     params = {p["name"]: p for p in bound_params(spec_of(page, label))}
     assert "from" in params and "to" in params, f"find-head: no bound from and to: {list(params)}"

@@ -59,8 +59,10 @@ def test_a_kind_left_incomplete_says_which_member_it_lacks():
         KIND = "incomplete"
 
     fig = Figure("x.toml", 1, "incomplete", "x", None, {"text": TEXT})
-    with pytest.raises(NotImplementedError):
-        Incomplete().chart(fig, run=None)
+    for member in ("chart", "text_figure", "context"):
+        expected = rf"^Incomplete \(kind 'incomplete'\) lacks {member}\(fig, run\): see figures/kind\.py$"
+        with pytest.raises(NotImplementedError, match=expected):
+            getattr(Incomplete(), member)(fig, run=None)
 
 
 def test_check_returns_what_it_resolved_and_leaves_the_config_values_as_written():
