@@ -22,6 +22,8 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -119,6 +121,40 @@ class Conv1D(nn.Module):
         return out.view(*x.shape[:-1], out.size(-1))
 
 
+class HookPoint(nn.Module):
+    """An identity at one activation, named as TransformerLens names it (`blocks.3.attn.hook_pattern`).
+
+    What the model computes there passes through each function added with `Transformer.hooks`, called as
+    function(activation, name): it may read the activation (and return None) or return a tensor of the same
+    shape that the model goes on with. With no function added, it hands the activation on untouched."""
+
+    def __init__(self):
+        super().__init__()
+        self.name = ""  # set by Transformer: the name readers of the model use
+        self.functions = []
+
+    def forward(self, activation: torch.Tensor) -> torch.Tensor:
+        for function in self.functions:
+            replaced = function(activation, self.name)
+            if replaced is not None:
+                activation = replaced
+        return activation
+
+
+class LayerNorm(nn.LayerNorm):
+    """torch's layer norm, with a hook point at its scale: the standard deviation it divides by, (..., 1).
+    The scale is worked out again only where a function reads it (and is read only: the norm uses its own)."""
+
+    def __init__(self, n_embd: int, eps: float):
+        super().__init__(n_embd, eps=eps)
+        self.hook_scale = HookPoint()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.hook_scale.functions:
+            self.hook_scale(torch.sqrt(x.var(dim=-1, unbiased=False, keepdim=True) + self.eps))  # (..., 1)
+        return super().forward(x)
+
+
 def causal_mask(n: int, like: torch.Tensor) -> torch.Tensor:
     """What the attention adds to its fits, (1, 1, query, key): the lowest number where a key comes after the
     query (a token never looks right: its share comes out exactly 0), 0 elsewhere."""
@@ -138,17 +174,22 @@ class Attention(nn.Module):
         self.scaling = (config.d_head ** -0.5 if config.scale_attn_weights else 1.0)
         if config.scale_attn_by_inverse_layer_idx:
             self.scaling /= float(layer + 1)
+        self.hook_q, self.hook_k, self.hook_v = HookPoint(), HookPoint(), HookPoint()  # (batch, position, heads, d_head)
+        self.hook_attn_scores = HookPoint()  # (batch, heads, query, key): the fits, scaled and masked
+        self.hook_pattern = HookPoint()  # (batch, heads, query, key): the shares
+        self.hook_z = HookPoint()  # (batch, position, heads, d_head): the values mixed by the shares, per head
 
     def forward(self, x: torch.Tensor, attention_mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """x: (batch, position, d_model) -> the output (batch, position, d_model), the shares (batch, heads,
         query, key)."""
         q, k, v = self.c_attn(x).split(self.n_embd, dim=2)  # each (batch, position, d_model)
-        q, k, v = (t.view(*t.shape[:-1], self.n_head, -1).transpose(1, 2) for t in (q, k, v))  # (batch, heads, position, d_head)
+        q, k, v = (t.view(*t.shape[:-1], self.n_head, -1) for t in (q, k, v))  # each (batch, position, heads, d_head)
+        q, k, v = (hook(t).transpose(1, 2) for hook, t in ((self.hook_q, q), (self.hook_k, k), (self.hook_v, v)))
         fits = torch.matmul(q, k.transpose(-1, -2)) * self.scaling  # (batch, heads, query, key)
         fits = fits + (causal_mask(x.size(1), fits) if attention_mask is None else attention_mask)
-        shares = F.softmax(fits, dim=-1)  # (batch, heads, query, key)
-        mixed = torch.matmul(shares, v).transpose(1, 2)  # (batch, position, heads, d_head)
-        mixed = mixed.reshape(*mixed.shape[:-2], -1).contiguous()  # (batch, position, d_model): heads side by side
+        shares = self.hook_pattern(F.softmax(self.hook_attn_scores(fits), dim=-1))  # (batch, heads, query, key)
+        z = self.hook_z(torch.matmul(shares, v).transpose(1, 2))  # (batch, position, heads, d_head)
+        mixed = z.reshape(*z.shape[:-2], -1).contiguous()  # (batch, position, d_model): heads side by side
         return self.c_proj(mixed), shares
 
 
@@ -161,9 +202,10 @@ class FeedForward(nn.Module):
         self.c_fc = Conv1D(config.n_embd, inner)
         self.c_proj = Conv1D(inner, config.n_embd)
         self.act = ACTIVATIONS[config.activation_function]
+        self.hook_pre, self.hook_post = HookPoint(), HookPoint()  # (batch, position, inner): before, after act
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.c_proj(self.act(self.c_fc(x)))
+        return self.c_proj(self.hook_post(self.act(self.hook_pre(self.c_fc(x)))))
 
 
 class Block(nn.Module):
@@ -175,11 +217,16 @@ class Block(nn.Module):
         self.attn = Attention(config, layer)
         self.ln_2 = nn.LayerNorm(config.n_embd, eps=config.layer_norm_epsilon)
         self.mlp = FeedForward(config)
+        # The residual stream before, between and after the layer's two steps, and what each step adds to it;
+        # all (batch, position, d_model).
+        self.hook_resid_pre, self.hook_resid_mid, self.hook_resid_post = HookPoint(), HookPoint(), HookPoint()
+        self.hook_attn_out, self.hook_mlp_out = HookPoint(), HookPoint()
 
     def forward(self, x: torch.Tensor, attention_mask: torch.Tensor | None = None) -> torch.Tensor:
-        attention, _ = self.attn(self.ln_1(x), attention_mask)
-        x = attention + x
-        return x + self.mlp(self.ln_2(x))
+        resid_pre = self.hook_resid_pre(x)
+        attention, _ = self.attn(self.ln_1(resid_pre), attention_mask)
+        resid_mid = self.hook_resid_mid(self.hook_attn_out(attention) + resid_pre)
+        return self.hook_resid_post(resid_mid + self.hook_mlp_out(self.mlp(self.ln_2(resid_mid))))
 
 
 @dataclass
@@ -188,31 +235,61 @@ class Output:
     attentions: tuple | None = None  # per layer (batch, heads, query, key), where asked for
 
 
+def hook_name(path: str) -> str:
+    """A hook point's module path under Transformer -> TransformerLens's name for it:
+    h.3.attn.hook_pattern -> blocks.3.attn.hook_pattern, ln_f.hook_scale -> ln_final.hook_scale."""
+    return re.sub(r"^h\.", "blocks.", re.sub(r"^ln_f\.", "ln_final.", path))
+
+
 class Transformer(nn.Module):
-    """The embedding, the layers and the final layer norm: token ids -> the normalised residual stream."""
+    """The embedding, the layers and the final layer norm: token ids -> the normalised residual stream.
+
+    Its hook points (`hook_points`: name -> HookPoint) carry TransformerLens's names; `hooks` adds functions to
+    them for a while. The modules keep Hugging Face's names, which the checkpoints' weights are stored under."""
 
     def __init__(self, config: GPT2Config):
         super().__init__()
         self.wte = Embedding(config.vocab_size, config.n_embd)
         self.wpe = Embedding(config.n_positions, config.n_embd)
-        self.drop = nn.Identity()  # where GPT-2 trains with dropout; kept as the place that holds stage 0
+        self.hook_embed, self.hook_pos_embed = HookPoint(), HookPoint()  # (batch, position, d_model)
+        self.drop = nn.Identity()  # where GPT-2 trains with dropout (Hugging Face's module, kept in its place)
         self.h = nn.ModuleList(Block(config, layer) for layer in range(config.n_layer))
-        self.ln_f = nn.LayerNorm(config.n_embd, eps=config.layer_norm_epsilon)
+        self.ln_f = LayerNorm(config.n_embd, eps=config.layer_norm_epsilon)
+        self.hook_points = {hook_name(path): module for path, module in self.named_modules()
+                            if isinstance(module, HookPoint)}
+        for name, point in self.hook_points.items():
+            point.name = name
+
+    @contextmanager
+    def hooks(self, functions: dict):
+        """Adds {hook point name: function} (or a list of functions) while the block runs, and always takes them
+        off again, whatever the block raises. KeyError names a hook point that does not exist."""
+        unknown = sorted(functions.keys() - self.hook_points.keys())
+        if unknown:
+            raise KeyError(f"no hook point {unknown[0]!r}; e.g. {', '.join(list(self.hook_points)[:3])}")
+        added = []
+        try:
+            for name, function in functions.items():
+                for one in function if isinstance(function, (list, tuple)) else [function]:
+                    self.hook_points[name].functions.append(one)
+                    added.append((self.hook_points[name], one))
+            yield self
+        finally:
+            for point, one in added:
+                point.functions.remove(one)
 
     def forward(self, input_ids: torch.Tensor, output_attentions: bool = False) -> Output:
         n = input_ids.size(1)
-        x = self.wte(input_ids) + self.wpe(torch.arange(n, device=input_ids.device))[None]  # (batch, position, d_model)
-        x = self.drop(x)
+        embed = self.hook_embed(self.wte(input_ids))  # (batch, position, d_model)
+        pos_embed = self.hook_pos_embed(self.wpe(torch.arange(n, device=input_ids.device))[None])  # (1, position, d_model)
+        x = self.drop(embed + pos_embed)
         mask = causal_mask(n, x)
-        attentions, hooks = [], []
-        if output_attentions:
-            hooks = [block.attn.register_forward_hook(lambda _m, _i, out: attentions.append(out[1])) for block in self.h]
-        try:
+        attentions = []
+        keep = {f"blocks.{layer}.attn.hook_pattern": lambda shares, _name: attentions.append(shares)
+                for layer in range(len(self.h))} if output_attentions else {}
+        with self.hooks(keep):
             for block in self.h:
                 x = block(x, attention_mask=mask)
-        finally:
-            for hook in hooks:
-                hook.remove()
         return Output(self.ln_f(x), tuple(attentions) if output_attentions else None)
 
 
@@ -230,6 +307,15 @@ class GPT2LMHeadModel(nn.Module):
     @property
     def device(self) -> torch.device:
         return self.transformer.wte.weight.device
+
+    @property
+    def hook_points(self) -> dict:
+        """name -> HookPoint, TransformerLens's names (see Transformer)."""
+        return self.transformer.hook_points
+
+    def hooks(self, functions: dict):
+        """Transformer.hooks: {hook point name: function} added while a `with` block runs."""
+        return self.transformer.hooks(functions)
 
     def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
         """Token ids (batch, position) -> scores (batch, position, vocab)."""
