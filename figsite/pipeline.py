@@ -16,14 +16,16 @@ from pathlib import Path
 
 import click
 
-from figsite import cache, memory, paths
+from figsite.data import cache
+from figsite.model import memory
+from figsite.data import paths
 from figsite.config import Figure, load_config
 from figsite.errors import BuildError
-from figsite.drawing import Drawer, DrawingError
-from figsite.output import output_lock
-from figsite.render import CHART_THEMES, Page, write_site
-from figsite.run import Run
-from figsite.shared_names import ATTENTION_META
+from figsite.site.drawing import Drawer, DrawingError
+from figsite.site.output import output_lock
+from figsite.site.render import CHART_THEMES, Page, write_site
+from figsite.data.run import Run
+from figsite.data.shared_names import ATTENTION_META
 from figures import KINDS, common
 
 
@@ -99,7 +101,7 @@ def build_site(settings: Settings, progress: Progress | None = None) -> Run:
     cache_dir = settings.cache_dir
     with output_lock(settings.out), Drawer() as drawer:
         # The drawing processes make the Vega bundle while the model loads, and each figure's drawings as soon
-        # as its chart is built (see figsite.drawing): the cores work at once.
+        # as its chart is built (see figsite.site.drawing): the cores work at once.
         bundle = kept_or_asked(cache_dir, ["vega-bundle", *TOOL_VERSIONS], ["js"], drawer.bundle,
                                "the Vega bundle")
         pages = Pages(drawer, cache_dir)
@@ -207,7 +209,7 @@ def fresh_run(settings: Settings, figures: list[Figure], needs: Needs, progress:
 
     Returns the run, the resolved figures, and the tokens of every string the figures named (for the cache)."""
     with progress.phase("imports"):
-        from figsite import capture  # torch loads only when the model must run
+        from figsite.capture import text_pass as capture  # torch loads only when the model must run
     with progress.phase("model load"):
         # The charts need Altair once the model has run: it loads meanwhile, while torch fills the weights
         # outside Python's lock.
@@ -225,7 +227,7 @@ def fresh_run(settings: Settings, figures: list[Figure], needs: Needs, progress:
 
 
 def _check_memory(name: str, needs: Needs, figures: list[Figure], config, tokenizer) -> None:
-    """Stops the build before the weights load where it would not fit in memory (figsite.memory)."""
+    """Stops the build before the weights load where it would not fit in memory (figsite.model.memory)."""
     lengths = {text: len(tokenizer(text)["input_ids"]) for text in needs.requests}
     knockouts = any(fig.kind == "knockout" for fig in figures)
     memory.check(name, memory.Shape.of(config), lengths, knockouts)
@@ -310,8 +312,8 @@ def _code_digest(*folders: Path) -> str:
     """A digest of the Python files that compute the figures: a change to them must not reuse old pages."""
     digest = hashlib.sha256()
     for folder in folders:
-        for path in sorted(folder.glob("*.py")):
-            digest.update(path.name.encode() + path.read_bytes())
+        for path in sorted(folder.rglob("*.py")):  # sub-packages too (figsite/site/, ...)
+            digest.update(str(path.relative_to(folder)).encode() + path.read_bytes())
     return digest.hexdigest()
 
 

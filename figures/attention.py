@@ -8,8 +8,8 @@ from __future__ import annotations
 
 
 from figsite.config import Field
-from figsite.run import JS_CALLBACK, LEFT_OUT, MIN_SHARE, SHARE_UNIT
-from figsite.shared_names import ATTENTION_META, DESCRIPTION, LEFT_OUT_SIGNAL, NAMES, SHARES, TOKEN, VIEW
+from figsite.data.run import JS_CALLBACK, LEFT_OUT, MIN_SHARE, SHARE_UNIT
+from figsite.data.shared_names import ATTENTION_META, DESCRIPTION, LEFT_OUT_SIGNAL, NAMES, SHARES, TOKEN, VIEW
 from figures import common
 from figures.kind import Kind
 from figures.common import ACCENT, MAIN, alt, shown, token_label, whole_percent

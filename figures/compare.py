@@ -10,7 +10,7 @@ from __future__ import annotations
 
 
 from figsite.config import Field
-from figsite.shared_names import DESCRIPTION
+from figsite.data.shared_names import DESCRIPTION
 from figures import common
 from figures.kind import Kind
 from figures.common import alt, shown

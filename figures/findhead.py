@@ -15,8 +15,8 @@ from __future__ import annotations
 
 
 from figsite.config import Field
-from figsite.run import LEFT_OUT, MIN_SHARE, PER_SHARE
-from figsite.shared_names import DESCRIPTION, FROM, NAMES
+from figsite.data.run import LEFT_OUT, MIN_SHARE, PER_SHARE
+from figsite.data.shared_names import DESCRIPTION, FROM, NAMES
 from figures import common
 from figures.kind import Kind
 from figures.common import ACCENT, MAIN, alt, shown, token_label, whole_percent

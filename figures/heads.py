@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 
 from figsite.config import Field
-from figsite.run import LEFT_OUT, MIN_SHARE, PER_SHARE
-from figsite.shared_names import DESCRIPTION, NAMES, TOKEN
+from figsite.data.run import LEFT_OUT, MIN_SHARE, PER_SHARE
+from figsite.data.shared_names import DESCRIPTION, NAMES, TOKEN
 from figures import common
 from figures.kind import Kind
 from figures.common import ACCENT, MAIN, alt, shown, token_label, whole_percent

@@ -15,7 +15,7 @@ figures/__init__.py. The build uses a kind in two phases (see figsite/pipeline.p
      `fig.resolved`. It never writes into `fig.values`, which hold the config's keys as written.
    - `extras(fig)`, on the resolved figure, asks for more of the run than a text's data: a lens's followed
      tokens, a comparison's pair, one head's query and keys, a score split into parts, knockouts.
-2. Once the run is there, with pure functions of the resolved figure and the run (figsite.run.Run):
+2. Once the run is there, with pure functions of the resolved figure and the run (figsite.data.run.Run):
    - `chart(fig, run)`: the Altair chart; `text_figure(fig, run)`: the printed figure;
    - `context(fig, run)`: the words beside the chart (summary, "guess first" reveals, facts);
    - `tables(fig, run, spec)`: the data offered as CSV and JSON (default: the chart's datasets).
@@ -61,7 +61,7 @@ class Kind:
         return wanted
 
     def extras(self, fig: Figure) -> dict:
-        """What the resolved figure asks of the run beyond its texts' data (figsite.capture.capture_run):
+        """What the resolved figure asks of the run beyond its texts' data (figsite.capture.text_pass.capture_run):
         "readout": [[text, position]] (the positions a long text is read out at; a short text is read out at
         every position, as is the text of a lens); "lens": {text: [followed token, ...]}; "pairs": [[text, text]];
         "scores": [[text, layer, head, query]];

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import math
 
-from figsite import paths
+from figsite.data import paths
 from figsite.config import Field
-from figsite.shared_names import DESCRIPTION
+from figsite.data.shared_names import DESCRIPTION
 from figures import common
 from figures.common import ACCENT, MAIN, alt, shown, token_label
 from figures.kind import Kind

@@ -3,7 +3,7 @@
 GPT-2's residual stream at the end is a sum (the token's embedding, the position's embedding, and what each
 layer's attention and feed-forward step add), and with the final layer norm's scale held at the value the model
 computed, the score (logit) of a token is that sum read through the unembedding, plus the layer norm's bias: so
-the score splits into parts that add up to it exactly (see figsite/capture_parts.py).
+the score splits into parts that add up to it exactly (see figsite/capture/parts.py).
 
 Reads data/parts.json's ledger entry for the figure (Run.part("ledgers", ask)): `parts` (each part's share of
 the target's and the versus token's score), `score` (the model's own scores), `heads` (each layer's attention
@@ -14,9 +14,9 @@ stream it is added to), and the text's data file for its tokens.
 
 from __future__ import annotations
 
-from figsite import paths
+from figsite.data import paths
 from figsite.config import Field
-from figsite.shared_names import DESCRIPTION
+from figsite.data.shared_names import DESCRIPTION
 from figures import common
 from figures.common import ACCENT, MAIN, alt, shown, token_label
 from figures.kind import Kind

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 
 from figsite.config import Field
-from figsite.shared_names import DESCRIPTION, NAMES, POSITION
+from figsite.data.shared_names import DESCRIPTION, NAMES, POSITION
 from figures import common
 from figures.kind import Kind
 from figures.common import ACCENT, MAIN, alt, shown, whole_percent

@@ -7,7 +7,7 @@ feed-forward matrices' shapes). Another model gives its own numbers.
 from __future__ import annotations
 
 
-from figsite.shared_names import DESCRIPTION
+from figsite.data.shared_names import DESCRIPTION
 from figures import common
 from figures.kind import Kind
 from figures.common import MAIN, alt, thousands

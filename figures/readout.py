@@ -8,8 +8,8 @@ from __future__ import annotations
 
 
 from figsite.config import Field
-from figsite.run import LEFT_OUT, MIN_SHARE
-from figsite.shared_names import DESCRIPTION
+from figsite.data.run import LEFT_OUT, MIN_SHARE
+from figsite.data.shared_names import DESCRIPTION
 from figures import common
 from figures.kind import Kind
 from figures.common import ACCENT, MAIN, alt, shown, token_label, whole_percent

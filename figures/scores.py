@@ -1,6 +1,6 @@
 """How one share is worked out: in one head, the asking token's query meets every earlier token's key.
 
-Reads the entry of data/parts.json's "scores" for the figure (figsite.capture_parts.scores): the query q of the
+Reads the entry of data/parts.json's "scores" for the figure (figsite.capture.parts.scores): the query q of the
 asking token and the key k_j of every token up to it in that head, and the shares the model gave. The page
 multiplies q and each k_j number by number, adds the products up to the fit q . k_j, divides by the square root
 of the head's width, and turns the fits into shares with the softmax; a temperature slider divides the scaled
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import math
 
-from figsite import paths
+from figsite.data import paths
 from figsite.config import Field
-from figsite.shared_names import DESCRIPTION
+from figsite.data.shared_names import DESCRIPTION
 from figures import common
 from figures.common import ACCENT, MAIN, alt, shown, token_label
 from figures.kind import Kind

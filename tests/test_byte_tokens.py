@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from build import cli
-from figsite import capture
+from figsite.capture import text_pass as capture
 
 TEXT = "The animal didn’t cross the street"
 REPLACEMENT = "\ufffd"

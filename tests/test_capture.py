@@ -6,7 +6,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from figsite import capture  # noqa: E402
+from figsite.capture import text_pass as capture  # noqa: E402
 
 
 @pytest.fixture(scope="module")

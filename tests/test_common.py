@@ -10,7 +10,7 @@ import math
 from fractions import Fraction
 
 from figsite.config import Figure
-from figsite.run import DATA_FORMAT, Run
+from figsite.data.run import DATA_FORMAT, Run
 from figures import KINDS
 from figures.common import whole_percent
 

@@ -8,11 +8,11 @@ from concurrent.futures import Future
 import pytest
 import vl_convert
 
-from figsite.drawing import (STATIC_WIDTH, Drawer, DrawingError, differences, fixed_width, shapes_only, stable_ids,
+from figsite.site.drawing import (STATIC_WIDTH, Drawer, DrawingError, differences, fixed_width, shapes_only, stable_ids,
                              vl_version)
 from figsite.errors import BuildError
 from figsite.pipeline import kept_or_asked
-from figsite.render import CHART_THEMES
+from figsite.site.render import CHART_THEMES
 
 BARS = {"data": {"values": [{"a": "x", "b": 1}, {"a": "y", "b": 3}]}, "mark": "bar", "width": "container",
         "encoding": {"x": {"field": "a", "type": "nominal"}, "y": {"field": "b", "type": "quantitative"}}}

@@ -1,4 +1,4 @@
-"""Our GPT-2 (figsite.gpt2) against Hugging Face's: the same numbers to the last bit, the same checkpoints.
+"""Our GPT-2 (figsite.model.gpt2) against Hugging Face's: the same numbers to the last bit, the same checkpoints.
 
 transformers is used here only, as the independent check: the build itself never imports it.
 """
@@ -15,7 +15,7 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from conftest import REPO_ROOT, gpt2_tokenizer
-from figsite import gpt2
+from figsite.model import gpt2
 
 TEXTS = ["The animal didn't cross the street because it was too tired", "Maya lives in Paris, the capital of"]
 
@@ -65,7 +65,7 @@ def test_shares_residual_stream_and_scores_equal_transformers_to_the_last_bit(ou
 def test_a_model_saved_here_loads_in_transformers_with_the_same_scores(tmp_path):
     from transformers import GPT2LMHeadModel
 
-    from figsite.capture import random_gpt2
+    from figsite.capture.text_pass import random_gpt2
 
     model = random_gpt2(seed=3, n_layer=2, n_head=2, n_embd=32)
     model.save_pretrained(tmp_path)

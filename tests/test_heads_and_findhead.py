@@ -27,7 +27,7 @@ import figures
 import reference as ref_lib
 from build import cli
 from conftest import SMALL_SHAPE, text_blocks
-from figsite.run import PER_SHARE
+from figsite.data.run import PER_SHARE
 from figures import findhead, heads, picture
 from figures.common import shown, whole_percent
 

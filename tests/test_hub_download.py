@@ -17,7 +17,7 @@ from huggingface_hub import constants
 from huggingface_hub.errors import EntryNotFoundError
 
 from conftest import gpt2_tokenizer
-from figsite import capture
+from figsite.capture import text_pass as capture
 from figsite.errors import BuildError
 
 COMMIT = "fedcba9876543210fedcba9876543210fedcba98"

@@ -19,9 +19,9 @@ from click.testing import CliRunner
 import figures
 import reference as ref_lib
 from build import cli
-from figsite.capture import gpt2_tokenizer
+from figsite.capture.text_pass import gpt2_tokenizer
 from figsite.config import Figure
-from figsite.run import Run
+from figsite.data.run import Run
 from figures import knockout
 
 TEXT = "Maya lives in Paris, the capital of"

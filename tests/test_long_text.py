@@ -343,10 +343,10 @@ def test_every_kept_share_matches_the_reference_and_no_share_of_half_a_percent_o
 def test_the_capture_turns_every_heads_attention_into_its_file_as_the_pass_goes(small_model_dir, long_text,
                                                                                  reference):
     """The site holds the heads its pages show; the capture (and so the cache) has them all, layer by layer."""
-    from figsite import capture
+    from figsite.capture import text_pass as capture
 
     loaded = capture.load(str(small_model_dir), None, 0, "cpu")
-    from figsite.run import read_head_file as parse
+    from figsite.data.run import read_head_file as parse
 
     written = capture.run_text(loaded, long_text, TARGET, positions=[READ_POSITION - 1]).heads
     assert sorted(written) == sorted(HEAD_NAMES + ["average.js"])
@@ -613,7 +613,7 @@ def test_a_permalink_opens_the_long_attention_page_on_its_token_and_view(visit, 
 
 
 def test_a_long_text_that_no_figure_reads_out_is_read_out_nowhere_and_still_written(small_model_dir, long_text):
-    from figsite import capture
+    from figsite.capture import text_pass as capture
 
     loaded = capture.load(str(small_model_dir), None, 0, "cpu")
     data = capture.run_text(loaded, long_text, TARGET, positions=[]).data

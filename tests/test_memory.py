@@ -1,5 +1,5 @@
 """A build that would not fit in memory stops before the weights load, in one line that names the model, the
-text's length and what to change; and the estimate it goes by (figsite.memory) is held against the peak
+text's length and what to change; and the estimate it goes by (figsite.model.memory) is held against the peak
 resident memory of a real build, read from the build's own process."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from click.testing import CliRunner
 
 from build import cli
 from conftest import gpt2_tokenizer, snapshot
-from figsite import memory
-from figsite.output import MARKER
+from figsite.model import memory
+from figsite.site.output import MARKER
 from test_long_text import english_text, toml_string
 
 REPO = Path(__file__).resolve().parent.parent
@@ -25,8 +25,8 @@ REPO = Path(__file__).resolve().parent.parent
 # high-water mark of the process it was forked from (here pytest, gigabytes after a long-text test).
 MEASURE = r"""
 import json, re, runpy, sys
-from figsite import memory
-from figsite.output import MARKER
+from figsite.model import memory
+from figsite.site.output import MARKER
 said = []
 check = memory.check
 def noting(name, shape, lengths, knockouts, room=None):
@@ -72,7 +72,7 @@ def test_the_estimate_covers_the_measured_peak_of_a_1024_token_build_of_gpt2_sma
 
 def test_a_build_that_would_not_fit_stops_before_the_weights_load_in_one_line_and_keeps_the_site(
         long_text, tmp_path, monkeypatch):
-    from figsite import capture
+    from figsite.capture import text_pass as capture
 
     config, out = long_config(tmp_path / "long.toml", long_text), tmp_path / "site"
     out.mkdir()

@@ -77,7 +77,8 @@ texts = ["{TEXT}", "Maya lives in Rome, the capital of"]
 def build_in_process(model, config_text: str, tmp_path) -> tuple:
     """The run and every figure's page, gathered in this process from an in-memory model: the build's own
     phases (config, checks, capture, figures) without saving the model, drawing or writing a site."""
-    from figsite import capture, pipeline
+    from figsite.capture import text_pass as capture
+    from figsite import pipeline
     from figsite.config import load_config
     from figures import KINDS
 
@@ -96,7 +97,7 @@ def build_in_process(model, config_text: str, tmp_path) -> tuple:
 @pytest.fixture(scope="module", params=list(SHAPES), ids=list(SHAPES))
 def shaped(request, tmp_path_factory):
     """A narrow seeded model of one shape, and every figure of the config gathered from its run."""
-    from figsite.capture import random_gpt2
+    from figsite.capture.text_pass import random_gpt2
 
     n_layer, n_head = SHAPES[request.param]
     work = tmp_path_factory.mktemp(request.param)
@@ -148,7 +149,7 @@ def test_a_layer_or_head_the_model_lacks_is_refused(shaped):
 
 def test_one_real_build_of_a_narrowed_shape_writes_every_count_from_its_config(tmp_path):
     """The whole command once, on a model saved with save_pretrained: what the synthetic runs above skip."""
-    from figsite.capture import random_gpt2
+    from figsite.capture.text_pass import random_gpt2
 
     n_layer, n_head = SHAPES["gpt2-medium"]
     random_gpt2(seed=5, n_layer=n_layer, n_head=n_head, n_embd=4 * n_head).save_pretrained(tmp_path / "model")

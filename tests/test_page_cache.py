@@ -10,7 +10,7 @@ import pytest
 import figures
 from figsite import pipeline
 from figsite.config import Figure
-from figsite.run import Run
+from figsite.data.run import Run
 
 MODEL = {"name": "random (seed 0)", "revision": None, "n_layer": 2, "n_head": 3, "d_model": 12, "vocab_size": 50257,
          "n_ctx": 1024}

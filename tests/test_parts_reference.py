@@ -1,4 +1,4 @@
-"""The numbers of data/parts.json (figsite/capture_parts.py) against the float64 reference (tests/reference.py),
+"""The numbers of data/parts.json (figsite/capture/parts.py) against the float64 reference (tests/reference.py),
 on the small seeded model whose layer norms and biases are random."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ import math
 import pytest
 
 import reference as ref_lib
-from figsite import capture, capture_parts
+from figsite.capture import text_pass as capture
+from figsite.capture import parts as capture_parts
 
 TEXT = "Maya lives in Paris, the capital of"
 TOLERANCE = {"share": 1e-6, "vector": 1e-5, "score": 1e-4, "probability": 1e-5}

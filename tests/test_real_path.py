@@ -27,7 +27,7 @@ def hub_home(tmp_path_factory) -> Path:
     """HF_HOME holding `gpt2` as the hub lays it out, filled from a seeded model of GPT-2 small's layers and heads."""
     from safetensors.torch import save_file
 
-    from figsite.capture import gpt2_tokenizer, random_gpt2
+    from figsite.capture.text_pass import gpt2_tokenizer, random_gpt2
 
     home = tmp_path_factory.mktemp("hf-home")
     repo = home / "hub" / "models--gpt2"

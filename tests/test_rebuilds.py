@@ -224,7 +224,7 @@ def test_cache_misses_when_the_models_files_change(small_model_dir, config, cach
 
 
 def test_cache_misses_when_random_seed_or_device_or_rerun_asks(config, cache_dir, tmp_path):
-    from figsite import cache
+    from figsite.data import cache
 
     requests = {"Maya lives": " France"}
     base = cache.key(cache.model_identity("random", None, 0), requests, "cpu")
@@ -235,7 +235,7 @@ def test_cache_misses_when_random_seed_or_device_or_rerun_asks(config, cache_dir
 
 
 def test_cache_misses_when_the_data_format_version_changes(monkeypatch):
-    from figsite import cache
+    from figsite.data import cache
 
     identity, requests = cache.model_identity("random", None, 0), {"Maya lives": None}
     before = cache.key(identity, requests, "cpu")
@@ -244,7 +244,7 @@ def test_cache_misses_when_the_data_format_version_changes(monkeypatch):
 
 
 def test_hub_models_are_keyed_on_the_resolved_commit(tmp_path, monkeypatch):
-    from figsite import cache
+    from figsite.data import cache
 
     hub = tmp_path / "hub"
     refs = hub / "models--openai-community--gpt2" / "refs"

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 import reference as ref_lib
 from build import cli
-from figsite import capture
+from figsite.capture import text_pass as capture
 
 TEXT = "The animal didn't cross the street because it was too tired"
 CONFIG = f'''

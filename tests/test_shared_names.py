@@ -1,4 +1,4 @@
-"""The page's script and the figures agree on every name they share: declared once, in figsite/shared_names.py."""
+"""The page's script and the figures agree on every name they share: declared once, in figsite/data/shared_names.py."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import json
 import re
 from pathlib import Path
 
-from figsite import shared_names
-from figsite.render import STATIC, script
+from figsite.data import shared_names
+from figsite.site.render import STATIC, script
 
 SCRIPT_SOURCE = (STATIC / "figures.js").read_text(encoding="utf-8")
 

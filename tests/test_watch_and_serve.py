@@ -172,10 +172,10 @@ def test_a_port_in_use_is_one_line_and_exit_2(small_model_dir, tmp_path):
 
 def test_a_failed_rebuild_says_its_one_line_error_keeps_the_last_good_site_and_the_watch_goes_on(
         small_model_dir, tmp_path, capsys):
-    from figsite import cache
+    from figsite.data import cache
     from figsite.pipeline import Settings
-    from figsite.render import TEMPLATES
-    from figsite.watch import shown, watch_site
+    from figsite.site.render import TEMPLATES
+    from figsite.author.watch import shown, watch_site
 
     config, out = tmp_path / "chapter.toml", tmp_path / "site"
     config.write_text(SMALL_CONFIG, encoding="utf-8")
@@ -206,8 +206,8 @@ def test_a_change_to_a_template_or_a_static_file_calls_for_a_rebuild_and_the_sit
         tmp_path):
     from watchfiles import Change
 
-    from figsite.render import STATIC, TEMPLATES
-    from figsite.watch import Watched, watched_folders
+    from figsite.site.render import STATIC, TEMPLATES
+    from figsite.author.watch import Watched, watched_folders
 
     config = tmp_path / "chapter.toml"
     wanted = Watched(config)

@@ -1,4 +1,4 @@
-{# A jinja2 template: the names it shares with the figures come from figsite/shared_names.py (render.py). #}
+{# A jinja2 template: the names it shares with the figures come from figsite/data/shared_names.py (render.py). #}
 // Draws every chart on the page from the Vega spec embedded beside it (compiled from Vega-Lite when the site was
 // built, so the page does no compiling): no network, works from file://.
 // The state of a figure (token, view, stage...) lives in the page address after '#', so a link can open it.

@@ -6,7 +6,7 @@ so the script never spells a name of its own. tests/test_shared_names.py fails i
 
 from __future__ import annotations
 
-from figsite.run import LEFT_OUT, MIN_SHARE
+from figsite.data.run import LEFT_OUT, MIN_SHARE
 
 # Params that choose the token a figure looks from: on a page of one text, choosing it in one figure chooses
 # it in the others.

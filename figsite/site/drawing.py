@@ -26,7 +26,7 @@ from collections import deque
 from concurrent.futures import Future
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # figsite/site/this.py -> the project folder (templates/ is there)
 STATIC_WIDTH = 640  # the width of the drawings made at build time, where no page gives a container
 COUNT, LENGTH = struct.Struct(">I"), struct.Struct(">Q")
 
@@ -113,7 +113,7 @@ class _Worker:
 
     def _start(self) -> None:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-        self.process = subprocess.Popen([sys.executable, "-m", "figsite.drawing"], stdin=subprocess.PIPE,
+        self.process = subprocess.Popen([sys.executable, "-m", "figsite.site.drawing"], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, env=env)
         threading.Thread(target=self._read, args=(self.process.stdout,), daemon=True).start()
         threading.Thread(target=self._write, args=(self.process.stdin,), daemon=True).start()

@@ -17,8 +17,8 @@ import tempfile
 from pathlib import Path
 
 from figsite.errors import reason, warn
-from figsite.hub import GPT2_SMALL, cached_commit, hub_reachable, is_commit
-from figsite.run import DATA_FORMAT, LONG_DATA_FORMAT, PARTS_FORMAT, RUN_FORMAT, Run
+from figsite.model.hub import GPT2_SMALL, cached_commit, hub_reachable, is_commit
+from figsite.data.run import DATA_FORMAT, LONG_DATA_FORMAT, PARTS_FORMAT, RUN_FORMAT, Run
 
 CACHE_FORMAT = "gpt2-figures-cache/1"
 # Bump when capture changes what it writes for the same inputs, so that old entries are not trusted.

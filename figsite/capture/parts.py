@@ -1,6 +1,6 @@
 """Capture, part two: how one share is worked out, which part of the model writes a score, and what the answer
-does when one part is taken out. Like figsite.capture, it runs the model and returns plain data (see README,
-"data/parts.json"); with figsite.capture and figsite.gpt2, it is the only code that imports torch.
+does when one part is taken out. Like figsite.capture.text_pass, it runs the model and returns plain data (see README,
+"data/parts.json"); with figsite.capture.text_pass and figsite.model.gpt2, it is the only code that imports torch.
 
 GPT-2 in the notation used here: the residual stream after the last layer is
 
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import torch
 
-from figsite.capture import PROBABILITY_DECIMALS, Loaded, log_softmax_total, token_ids, token_text
-from figsite.gpt2 import causal_mask
+from figsite.capture.text_pass import PROBABILITY_DECIMALS, Loaded, log_softmax_total, token_ids, token_text
+from figsite.model.gpt2 import causal_mask
 
 DIGITS = 9  # significant digits of a float32 value: enough to give back the same float32
 

@@ -22,8 +22,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from figsite import paths
-from figsite.paths import AVERAGE_FILE, head_file
+from figsite.data import paths
+from figsite.data.paths import AVERAGE_FILE, head_file
 
 RUN_FORMAT = "gpt2-figures-run/1"
 DATA_FORMAT = "gpt2-figures/1"

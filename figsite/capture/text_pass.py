@@ -1,6 +1,6 @@
 """Capture: runs the model once per distinct text and turns what it computed into plain data.
 
-With figsite.gpt2 (the model itself), the only module that imports torch. What it returns is lists, dicts and
+With figsite.model.gpt2 (the model itself), the only module that imports torch. What it returns is lists, dicts and
 numbers in the shape of the data files (see README, "Data files"); everything after it is pure Python.
 """
 
@@ -13,17 +13,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-# First: figsite.gpt2 sets the BLAS's settings before torch loads it.
-from figsite.gpt2 import WEIGHT_FILES, GPT2Config, GPT2LMHeadModel, Tokenizer, from_weights, random_model
+# First: figsite.model.gpt2 sets the BLAS's settings before torch loads it.
+from figsite.model.gpt2 import WEIGHT_FILES, GPT2Config, GPT2LMHeadModel, Tokenizer, from_weights, random_model
 
 import numpy  # counts along the vocabulary (see _lens); torch hands its tensors over without a copy
 import torch
 from safetensors import SafetensorError
 
 from figsite.errors import BuildError
-from figsite.hub import GPT2_SMALL, hub_reachable, is_commit
-from figsite.paths import AVERAGE_FILE, head_file
-from figsite.run import (DATA_FORMAT, HEAD_FORMAT, LONG_DATA_FORMAT, MIN_SHARE, PARTS_FORMAT, SHARE_UNIT, Run,
+from figsite.model.hub import GPT2_SMALL, hub_reachable, is_commit
+from figsite.data.paths import AVERAGE_FILE, head_file
+from figsite.data.run import (DATA_FORMAT, HEAD_FORMAT, LONG_DATA_FORMAT, MIN_SHARE, PARTS_FORMAT, SHARE_UNIT, Run,
                          head_file_text, slugs_for)
 
 TOP_K = 10  # read-out tokens kept per stage and position
@@ -57,7 +57,7 @@ def load(model: str, revision: str | None, seed: int, device: str,
     """Loads `model`: 'random', a local save_pretrained directory, or a Hugging Face hub id.
 
     `before_weights(config, tokenizer)` is called once the config and the tokenizer are loaded and before the
-    weights are: a build that would not fit in memory stops there (figsite.memory)."""
+    weights are: a build that would not fit in memory stops there (figsite.model.memory)."""
     _check_device(device)
     if model == "random":
         tokenizer = gpt2_tokenizer()
@@ -548,14 +548,14 @@ def capture_run(loaded: Loaded, requests: dict, each=lambda texts: texts, extras
     `extras` (figsite.pipeline.model_extras): "readout": [text, position] where a figure reads a text's
     read-out (a long text is read out there only); "lens": text -> the tokens (by text) a lens figure of that text
     follows; "pairs": the [text, text] a comparison figure sets side by side; "scores", "ledgers", "knockouts":
-    what figsite.capture_parts works out. `each` wraps the list of texts, for a progress display.
+    what figsite.capture.parts works out. `each` wraps the list of texts, for a progress display.
 
     The run grows text by text: each text's data and the comparison it completes, then each part asked of that
     text. `on_step(run)` is called after each of these steps, so that the figures whose data are complete can
     be built, and drawn by other processes, while the model works on. The Run returned is the same whatever
     the steps.
     """
-    from figsite import capture_parts  # it builds on this module's loading and decoding
+    from figsite.capture import parts as capture_parts  # it builds on this module's loading and decoding
 
     extras = extras or {}
     run = Run(model=loaded.info, slugs=slugs_for(list(requests)),
@@ -593,7 +593,7 @@ SHORT_TEXT = 128  # tokens: a text up to this long is short for _threads_left_fo
 
 def _read_texts(loaded: Loaded, run: Run, requests: dict, each, extras: dict, on_step) -> None:
     """capture_run's steps: each text's data and the comparisons it completes, then each part asked of it."""
-    from figsite import capture_parts
+    from figsite.capture import parts as capture_parts
 
     lens, pairs = extras.get("lens", {}), [tuple(pair) for pair in extras.get("pairs", [])]
     asked = [(name, ask) for name in capture_parts.PART_NAMES for ask in extras.get(name, [])]
@@ -621,7 +621,7 @@ def _read_texts(loaded: Loaded, run: Run, requests: dict, each, extras: dict, on
 
 def _mentioned_by(loaded: Loaded, run: Run, text: str) -> dict:
     """The tokens the data of one text name (its read-outs, target, tracked tokens, parts): id -> text."""
-    from figsite import capture_parts
+    from figsite.capture import parts as capture_parts
 
     data = run.texts[text]
     mentioned = {token_id for stage in data["readout"] for cell in stage if cell is not None

@@ -1,5 +1,5 @@
 """Rendering: owns jinja2 and every file of the site. Where the site is written, and how it replaces the
-previous one, is figsite.output's.
+previous one, is figsite.site.output's.
 """
 
 from __future__ import annotations
@@ -13,11 +13,12 @@ from pathlib import Path
 
 import jinja2
 
-from figsite import paths, shared_names
-from figsite.output import publish
-from figsite.run import Run
+from figsite.data import paths
+from figsite.data import shared_names
+from figsite.site.output import publish
+from figsite.data.run import Run
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # figsite/site/this.py -> the project folder (templates/ is there)
 TEMPLATES = ROOT / "templates"
 STATIC = TEMPLATES / "static"
 CHART_THEMES = json.loads((TEMPLATES / "chart_themes.json").read_text(encoding="utf-8"))
@@ -49,7 +50,7 @@ class Page:
     reads: tuple = ()  # data files besides its texts' that it reads (paths under data/; figures.kind DATA_FILES)
     data_files: list = None  # (path, SHA-256) of the data files it reads, filled in when written
     chart: dict = None  # the chart as the page draws it, compiled to Vega, filled in when written
-    dark: list = None  # the changes that make `chart` the dark theme's (figsite.drawing.differences)
+    dark: list = None  # the changes that make `chart` the dark theme's (figsite.site.drawing.differences)
 
     @property
     def file(self) -> str:
@@ -95,7 +96,7 @@ def write_site(out: Path, run: Run, pages: list[Page], bundle, drawings: dict, c
 
     bundle: returns the Vega bundle (bytes); drawings: label -> returns the figure's [SVG, PNG] (bytes);
     charts: label -> returns the figure's chart compiled to Vega and its dark theme's changes (JSON bytes,
-    figsite.drawing.Drawer.compiled). Each is asked for when it is needed, as late as can be: the drawing
+    figsite.site.drawing.Drawer.compiled). Each is asked for when it is needed, as late as can be: the drawing
     processes may still be making them. The index comes last, for its previews of the drawings.
     """
     publish(out, lambda folder: _write_all(folder, run, pages, bundle, drawings, charts))

@@ -20,7 +20,7 @@ import watchfiles
 
 from figsite.errors import BuildError
 from figsite.pipeline import Progress, Settings, build_site
-from figsite.render import TEMPLATES
+from figsite.site.render import TEMPLATES
 
 
 class Watched(watchfiles.DefaultFilter):
@@ -58,7 +58,7 @@ def watch_site(settings: Settings, verbosity: int = 1, port: int | None = None, 
     interrupted: whether a stop was asked for (a library may turn Ctrl-C into an error of its own).
     changes: the sets of changes to rebuild after (tests); default watchfiles over `watched_folders`.
     """
-    from figsite import serve
+    from figsite.author import serve
 
     config = Path(settings.config).resolve()
     out = Path(settings.out).resolve()

@@ -354,7 +354,7 @@ WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")  # what a checkpoint's
 
 def from_weights(config: GPT2Config, weights_file: Path) -> GPT2LMHeadModel:
     """The model with the weights of `weights_file` (model.safetensors or pytorch_model.bin), in float32, on the
-    CPU (figsite.capture.load moves it to the device asked for).
+    CPU (figsite.capture.text_pass.load moves it to the device asked for).
 
     The modules are made with weights left undrawn (memory never written takes none) and take the loaded tensors
     as they are: the weights are held once, which for gpt2-xl is 6 GiB rather than 12. (Made on torch's "meta"

@@ -2,7 +2,7 @@
 not fit stops at once with one line instead of being killed by the kernel halfway through.
 
 Pure Python: the model's shape comes from its config, the texts' lengths from its tokenizer. The estimate is
-the sum of what the build holds at its peak (figsite.capture runs the model layer by layer):
+the sum of what the build holds at its peak (figsite.capture.text_pass runs the model layer by layer):
 
 - the libraries (torch, tokenizers, Altair...) once imported: BASE;
 - the weights, 4 bytes each (float32);
@@ -26,10 +26,10 @@ BASE = int(0.35 * GIB)  # resident after importing torch, tokenizers, Altair and
 FLOAT = 4  # bytes: the model runs in float32
 ATTENTION_COPIES = 5  # scores, mask added, softmax, the capture's copy and its 0.5% mask, at one time
 READOUT_COPIES = 3  # scores, their exponentials, a top-k's scratch
-READOUT_ROWS = 512  # figsite.capture.READOUT_ROWS: rows of one read-out product
+READOUT_ROWS = 512  # figsite.capture.text_pass.READOUT_ROWS: rows of one read-out product
 KEPT_PER_ROW = 32  # shares a long text's head file keeps per query, on average (random weights: about 22)
 SHARE_BYTES = 9  # a kept share as the file's text: "key,units," in the JSON of its head file
-DENSE_LIMIT = 1_000_000  # figsite.capture.DENSE_LIMIT: above it a text is long (one file per head)
+DENSE_LIMIT = 1_000_000  # figsite.capture.text_pass.DENSE_LIMIT: above it a text is long (one file per head)
 
 
 @dataclass(frozen=True)
