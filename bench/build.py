@@ -103,7 +103,7 @@ print("BENCH {}")
 
 SAVE = r"""
 import json, sys
-from figsite.capture.text_pass import gpt2_tokenizer, random_gpt2
+from figsite.capture.api import gpt2_tokenizer, random_gpt2
 random_gpt2(0, **json.loads(sys.argv[2])).save_pretrained(sys.argv[1])
 gpt2_tokenizer().save_pretrained(sys.argv[1])
 print("BENCH {}")

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import click
 
+from figsite.capture.parts import versions as capture_versions  # no torch: read from the parts' source
 from figsite.data import cache
 from figsite.model import memory
 from figsite.data import paths
@@ -26,7 +27,8 @@ from figsite.site.output import output_lock
 from figsite.site.render import CHART_THEMES, Page, write_site
 from figsite.data.run import Run
 from figsite.data.shared_names import ATTENTION_META
-from figures import KINDS, common
+from figures import KINDS
+from figures.toolkit import charts
 
 
 @dataclass
@@ -188,7 +190,8 @@ def cached_run(settings: Settings, figures: list[Figure], needs: Needs, progress
     if settings.cache_dir is not None:
         with progress.phase("cache lookup"):
             identity = cache.model_identity(settings.model, settings.revision, settings.seed)
-            entry = cache.key(identity, needs.requests, settings.device, needs.asks) if identity else None
+            entry = (cache.key(identity, needs.requests, settings.device, needs.asks, capture_versions())
+                     if identity else None)
             hit = cache.load(settings.cache_dir, entry, progress.log) if entry and not settings.rerun else None
         if hit is not None:
             run, tokens = hit
@@ -209,28 +212,38 @@ def fresh_run(settings: Settings, figures: list[Figure], needs: Needs, progress:
 
     Returns the run, the resolved figures, and the tokens of every string the figures named (for the cache)."""
     with progress.phase("imports"):
-        from figsite.capture import text_pass as capture  # torch loads only when the model must run
+        from figsite.capture import api as capture  # torch loads only when the model must run
     with progress.phase("model load"):
         # The charts need Altair once the model has run: it loads meanwhile, while torch fills the weights
         # outside Python's lock.
         threading.Thread(target=_preload, args=("altair",), daemon=True).start()
-        loaded = capture.load(settings.model, settings.revision, settings.seed, settings.device,
-                              before_weights=functools.partial(_check_memory, settings.model, needs, figures))
-    # The same tokens the cache keeps: a kind that forgot to declare a string fails here, cold, not on a rebuild.
-    tokens = {string: [capture.token_text(loaded, i) for i in capture.token_ids(loaded, string)]
-              for string in needs.strings}
-    figures = resolve(figures, tokens, loaded.info)
+        checks = BeforeWeights(settings.model, needs, figures)
+        loaded = capture.load(settings.model, settings.revision, settings.seed, settings.device, before_weights=checks)
+    figures = resolve(figures, checks.tokens, loaded.info)
     with progress.phase("run"):
         run = capture.capture_run(loaded, needs.requests, lambda texts: progress.items(texts, "reading the texts"),
                                   model_extras(figures), on_step=lambda run: on_step(run, figures))
-    return run, figures, tokens
+    return run, figures, checks.tokens
 
 
-def _check_memory(name: str, needs: Needs, figures: list[Figure], config, tokenizer) -> None:
-    """Stops the build before the weights load where it would not fit in memory (figsite.model.memory)."""
-    lengths = {text: len(tokenizer(text)["input_ids"]) for text in needs.requests}
-    knockouts = any(fig.kind == "knockout" for fig in figures)
-    memory.check(name, memory.Shape.of(config), lengths, knockouts)
+class BeforeWeights:
+    """What the build checks once the model's config and tokenizer are loaded and before its weights are (called
+    by figsite.model.load.load): the figures against the tokens and the model's size, and whether the pass and
+    the parts the figures ask for would fit in memory (figsite.model.memory). Either stops the build at once."""
+
+    def __init__(self, name: str, needs: Needs, figures: list[Figure]):
+        self.name, self.needs, self.figures = name, needs, figures
+        self.tokens = None  # string -> its tokens' texts, once called
+
+    def __call__(self, config, tokenizer) -> None:
+        from figsite.capture import api as capture
+        from figsite.capture.parts import asked
+
+        # The same tokens the cache keeps: a kind that forgot to declare a string fails here, cold, not on a rebuild.
+        self.tokens = capture.tokenized(tokenizer, self.needs.strings)
+        extras = model_extras(resolve(self.figures, self.tokens, capture.model_info(config)))
+        lengths = {text: len(tokenizer(text)["input_ids"]) for text in self.needs.requests}
+        memory.check(self.name, memory.Shape.of(config), lengths, [part.memory for part in asked(extras)])
 
 
 def _preload(name: str) -> None:
@@ -267,16 +280,11 @@ def model_requests(figures: list[Figure]) -> dict:
 
 
 def model_extras(figures: list[Figure]) -> dict:
-    """What the resolved figures ask of the run beyond their texts' data, merged (see figures.kind.Kind.extras)."""
-    extras = {"readout": [], "lens": {}, "pairs": [], "scores": [], "ledgers": [], "knockouts": []}
-    for fig in figures:
-        wants = KINDS[fig.kind].extras(fig)
-        for text, followed in wants.get("lens", {}).items():
-            extras["lens"][text] = sorted(set(extras["lens"].get(text, [])) | set(followed))
-        for name in ("readout", "pairs", "scores", "ledgers", "knockouts"):
-            extras[name] += [list(ask) for ask in wants.get(name, []) if list(ask) not in extras[name]]
-    extras["lens"] = dict(sorted(extras["lens"].items()))
-    return extras
+    """What the resolved figures ask of the run beyond their texts' data (figures.kind.Kind.extras), merged part
+    by part (figsite.capture.parts: each part says how its asks merge)."""
+    from figsite.capture.parts import merge_extras
+
+    return merge_extras([KINDS[fig.kind].extras(fig) for fig in figures])
 
 
 def gather_page(fig: Figure, run: Run, cache_dir: Path | None = None, run_key: str | None = None) -> Page:
@@ -288,7 +296,7 @@ def gather_page(fig: Figure, run: Run, cache_dir: Path | None = None, run_key: s
     kind = KINDS[fig.kind]
 
     def compute() -> bytes:
-        spec = common.spec(kind.chart(fig, run))
+        spec = charts.spec(kind.chart(fig, run))
         return json.dumps({"text_figure": kind.text_figure(fig, run), "spec": spec,
                            "tables": kind.tables(fig, run, spec), "context": kind.context(fig, run)},
                           ensure_ascii=False).encode("utf-8")

@@ -1,7 +1,8 @@
 """Figure (l), attention: the share of attention one token gives to itself and to each earlier token.
 
-Reads the data file of the figure's text: `tokens` and `attention[layer][head][query]`. The reader picks the
-token to look from and one of the views: the config's (layer, head) pairs and the average of all heads.
+Reads the text's tokens and shares (run.token_texts, run.head_rows, run.average_rows; a long text's head files
+by run.head_files). The reader picks the token to look from and one of the views: the config's (layer, head)
+pairs and the average of all heads.
 """
 
 from __future__ import annotations
@@ -10,9 +11,11 @@ from __future__ import annotations
 from figsite.config import Field
 from figsite.data.run import JS_CALLBACK, LEFT_OUT, MIN_SHARE, SHARE_UNIT
 from figsite.data.shared_names import ATTENTION_META, DESCRIPTION, LEFT_OUT_SIGNAL, NAMES, SHARES, TOKEN, VIEW
-from figures import common
 from figures.kind import Kind
-from figures.common import ACCENT, MAIN, alt, shown, token_label, whole_percent
+from figures.toolkit import charts, fields
+from figures.toolkit.charts import alt
+from figures.toolkit.colours import ACCENT, MAIN, OUT_OF_REACH
+from figures.toolkit.words import heading, shown, token_choices, token_label, whole_percent
 
 HEIGHT = 260
 SHARE_DECIMALS = 4  # what a page needs to show 0.01%; the data file keeps more
@@ -76,7 +79,7 @@ def describe(tokens: list, query: int, label: str, shares: list) -> str:
 def controls(fig, raw_tokens: list, all_views: list) -> list:
     """The token select, the view radio and the tokens' names: the same for a short and a long text.
     all_views: (key, label, rows) as keyed_views gives them."""
-    token_values, token_labels = common.token_choices(raw_tokens)
+    token_values, token_labels = token_choices(raw_tokens)
     token = alt.param(name=TOKEN, value=fig.opening + 1,
                       bind=alt.binding_select(options=token_values, labels=token_labels, name="Looking from token "))
     view = alt.param(name=VIEW, value=all_views[0][0],
@@ -85,12 +88,12 @@ def controls(fig, raw_tokens: list, all_views: list) -> list:
     return [token, view, alt.param(name=NAMES, value=[shown(t) for t in raw_tokens])]
 
 
-def heading(expr: str) -> alt.Chart:
+def above_bars(expr: str) -> alt.Chart:
     """The line above the bars, a Vega expression of the chosen token; it wraps to the chart's width, upwards."""
     return alt.Chart(alt.Data(values=[{}])).mark_text(
         align="left", baseline="bottom", fontSize=13, fontWeight="bold", lineBreak="\n").encode(
         x=alt.value(0), y=alt.value(-8), text="heading:N",
-    ).transform_calculate(heading=common.wrap_lines(f"({expr})", em=common.TITLE_EM))
+    ).transform_calculate(heading=charts.wrap_lines(f"({expr})", em=charts.TITLE_EM))
 
 
 def long_chart(fig, run) -> alt.TopLevelMixin:
@@ -99,7 +102,7 @@ def long_chart(fig, run) -> alt.TopLevelMixin:
 
     Keys lie on a number line rather than one labelled band each; token names show on hover.
     """
-    raw_tokens = [t["text"] for t in run.data(fig["text"])["tokens"]]
+    raw_tokens = run.token_texts(fig["text"])
     n, q = len(raw_tokens), fig.opening
     all_views = keyed_views(fig, run)
     _, first_label, opening = all_views[0]
@@ -115,16 +118,16 @@ def long_chart(fig, run) -> alt.TopLevelMixin:
               scale=alt.Scale(domain=[0, n], nice=False), axis=alt.Axis(format="d"))
     y = alt.Y("s:Q", scale=alt.Scale(domain=[0, 1]), title="share of attention", axis=alt.Axis(format="%"))
     reach = alt.Chart(alt.Data(values=[{}])).transform_calculate(start="token", end=str(n)).mark_rect(
-        color="#8883").encode(x=alt.X("start:Q", scale=alt.Scale(domain=[0, n], nice=False)), x2="end:Q",
-                              y=alt.value(0), y2=alt.value(HEIGHT))
+        color=OUT_OF_REACH).encode(x=alt.X("start:Q", scale=alt.Scale(domain=[0, n], nice=False)), x2="end:Q",
+                                   y=alt.value(0), y2=alt.value(HEIGHT))
     bars = alt.Chart(shares).transform_calculate(k2="datum.k + 1", t="names[datum.k]").mark_bar(
         color=MAIN, minBandSize=2).encode(
         x=x, x2="k2:Q", y=y,
         tooltip=[alt.Tooltip("t:N", title="token"), alt.Tooltip("k:Q", title="position (from 0)"),
                  alt.Tooltip("s:Q", title="share", format=".2%")],
     )
-    said = heading("'Looking from ' + names[token - 1] + ' (token ' + token + ' of ' + length(names) + '); "
-                   f"shares below {LEFT_OUT}, left out, add up to ' + format(left_out, '.1%')")
+    said = above_bars("'Looking from ' + names[token - 1] + ' (token ' + token + ' of ' + length(names) + '); "
+                      f"shares below {LEFT_OUT}, left out, add up to ' + format(left_out, '.1%')")
     return alt.layer(reach, bars, said).add_params(token, view, names, left_out, description).properties(
         width="container", height=HEIGHT,
         usermeta={ATTENTION_META: {"files": {k: files[k] for k, _, _ in all_views}, "minShare": MIN_SHARE,
@@ -140,8 +143,8 @@ class Attention(Kind):
     GUIDE = ("Choose the token to look from and one of the views: a single head, or the average of all heads. "
              "Tokens to the right of the chosen one are shaded: it cannot see them.")
     FIELDS = {
-        "text": common.TEXT_FIELD,
-        "focus": Field("position_or_text", "the token the figure opens on: its number (1 = first) or its text"),
+        "text": fields.TEXT_FIELD,
+        "focus": fields.FOCUS_FIELD,
         "views": Field("pair_list", "a list of [layer, head] pairs, numbered from 1", default=[]),
         "printed_views": Field("pair_list", "the [layer, head] pairs the printed figure shows (all views when left "
                                             "out); the average of all heads is always printed"),
@@ -152,28 +155,27 @@ class Attention(Kind):
     def check(self, fig, tokens, model: dict) -> dict:
         """The opening token, the printed views (all views by default) and the "guess first" token."""
         text_tokens = tokens(fig["text"])
-        common.check_text(fig, "text", text_tokens, model["n_ctx"])
-        resolved = {"opening": common.opening(fig, "focus", text_tokens),
+        fields.check_text(fig, "text", text_tokens, model["n_ctx"])
+        resolved = {"opening": fields.opening(fig, "focus", text_tokens),
                     "printed_views": fig.values.get("printed_views", fig["views"])}
         for key, pairs in (("views", fig["views"]), ("printed_views", resolved["printed_views"])):
             for pair in pairs:
-                common.check_view(fig, key, pair, model)
+                fields.check_view(fig, key, pair, model)
         has_token, has_view = "guess_token" in fig.values, "guess_view" in fig.values
         if has_token != has_view:
             missing = "guess_view" if has_token else "guess_token"
             raise fig.error(missing, "missing while the other half of the question is given",
                             "both guess_token and guess_view, or neither")
         if has_view:
-            common.check_view(fig, "guess_view", fig["guess_view"], model)
-            resolved["guess"] = common.resolve_position(fig, "guess_token", fig["guess_token"], text_tokens)
+            fields.check_view(fig, "guess_view", fig["guess_view"], model)
+            resolved["guess"] = fields.resolve_position(fig, "guess_token", fig["guess_token"], text_tokens)
         return resolved
 
     def text_figure(self, fig, run) -> str:
         """The figure in the book's printed format: one line per view, shares below 0.5% left out."""
-        data = run.data(fig["text"])
-        tokens = [t["text"] for t in data["tokens"]]
+        tokens = run.token_texts(fig["text"])
         q = fig.opening
-        lines = [common.heading(fig, self.TITLE), f'  "{data["text"]}"', f"  looking from {token_label(tokens, q)}. {_reach(q)}"]
+        lines = [heading(fig, self.TITLE), f'  "{fig["text"]}"', f"  looking from {token_label(tokens, q)}. {_reach(q)}"]
         for label, rows in views(fig, run, "printed_views"):
             parts = [f"{shown(tokens[k])} {whole_percent(s)}%" for k, s in enumerate(rows[q]) if s * 100 >= 0.5]
             lines.append(f"     {label + ':':<28}" + "  ".join(parts))
@@ -181,8 +183,7 @@ class Attention(Kind):
 
     def context(self, fig, run) -> dict:
         """What the page says beside the chart, all from the data: the opening state and the guess's answer."""
-        data = run.data(fig["text"])
-        tokens = [t["text"] for t in data["tokens"]]
+        tokens = run.token_texts(fig["text"])
         q = fig.opening
         all_views = views(fig, run)
         label, rows = all_views[0]
@@ -206,8 +207,7 @@ class Attention(Kind):
         """Bars of the shares from the picked token to each key; keys after it are shaded as out of reach."""
         if run.is_long(fig["text"]):
             return long_chart(fig, run)
-        data = run.data(fig["text"])
-        raw_tokens = [t["text"] for t in data["tokens"]]
+        raw_tokens = run.token_texts(fig["text"])
         tokens = [shown(t) for t in raw_tokens]
         n = len(tokens)
         all_views = keyed_views(fig, run)
@@ -230,7 +230,7 @@ class Attention(Kind):
                   axis=alt.Axis(labelExpr="names[datum.value]", labelAngle=-45, labelFontSize=12, labelOverlap="greedy"))
         y_scale = alt.Scale(domain=[0, 1])
 
-        out_of_reach = alt.Chart(keys).mark_rect(color="#8883", stroke=None).encode(
+        out_of_reach = alt.Chart(keys).mark_rect(color=OUT_OF_REACH, stroke=None).encode(
             x=x, y=alt.value(0), y2=alt.value(HEIGHT),
         ).transform_filter("datum.k > token - 1")
         reach_note = alt.Chart(keys).mark_text(angle=270, align="right", dx=-10, fontSize=11, opacity=0.8).encode(
@@ -242,10 +242,10 @@ class Attention(Kind):
             color=alt.condition("datum.k == token - 1", alt.value(ACCENT), alt.value(MAIN)),
             tooltip=[alt.Tooltip("t:N", title="token"), alt.Tooltip("s:Q", title="share", format=".1%")],
         ).transform_filter("datum.v == view && datum.q == token - 1").transform_calculate(t="names[datum.k]")
-        labels = alt.Chart(shares).mark_text(fontSize=11, **common.over_bars(n)).encode(
+        labels = alt.Chart(shares).mark_text(fontSize=11, **charts.over_bars(n)).encode(
             x=x, y=alt.Y("s:Q", scale=y_scale), text=alt.Text("s:Q", format=".0%"),
         ).transform_filter("datum.v == view && datum.q == token - 1")
-        return common.with_data(alt.layer(out_of_reach, reach_note, bars, labels, heading(
+        return charts.with_data(alt.layer(out_of_reach, reach_note, bars, labels, above_bars(
             "'Looking from ' + names[token - 1] + ' (token ' + token + ')'")).add_params(
             token, view, names, said, description,
         ).properties(width="container", height=HEIGHT), **datasets)

@@ -1,9 +1,10 @@
 """Two texts that share a beginning: how far each token's numbers (the residual stream) differ between them,
 token by token and layer by layer.
 
-Reads the run record's `comparisons` (capture.compare: the length of the difference of the two residual
-vectors at every stage and position) and both texts' tokens. Up to the last shared token the difference is
-exactly zero, because no token looks to the right; after it, the numbers part ways.
+Reads the comparison of the two texts (run.distances: the length of the difference of the two residual
+vectors at every stage and position; run.shared_tokens) and both texts' tokens (run.token_texts). Up to the
+last shared token the difference is exactly zero, because no token looks to the right; after it, the numbers
+part ways.
 """
 
 from __future__ import annotations
@@ -11,21 +12,18 @@ from __future__ import annotations
 
 from figsite.config import Field
 from figsite.data.shared_names import DESCRIPTION
-from figures import common
 from figures.kind import Kind
-from figures.common import alt, shown
-
-
-def comparison(fig, run) -> dict:
-    return run.comparison(*fig["texts"])
+from figures.toolkit import charts, fields
+from figures.toolkit.charts import alt
+from figures.toolkit.colours import CELL_LINE
+from figures.toolkit.words import heading, shown
 
 
 def rows(fig, run) -> list:
     """One row per stage and position both texts have: the distance and the two tokens there."""
-    a, b = (run.data(text)["tokens"] for text in fig["texts"])
-    found = comparison(fig, run)
-    return [{"stage": s, "position": q, "token": label(a[q]["text"], b[q]["text"]), "distance": d}
-            for s, row in enumerate(found["distance"]) for q, d in enumerate(row)]
+    a, b = (run.token_texts(text) for text in fig["texts"])
+    return [{"stage": s, "position": q, "token": label(a[q], b[q]), "distance": d}
+            for s, row in enumerate(run.distances(*fig["texts"])) for q, d in enumerate(row)]
 
 
 def label(token_a: str, token_b: str) -> str:
@@ -34,14 +32,13 @@ def label(token_a: str, token_b: str) -> str:
 
 def sentence(fig, run) -> str:
     """The finding in words, from the data."""
-    found = comparison(fig, run)
-    a = run.data(fig["texts"][0])["tokens"]
-    shared, distance = found["shared"], found["distance"]
+    a = run.token_texts(fig["texts"][0])
+    shared, distance = run.shared_tokens(*fig["texts"]), run.distances(*fig["texts"])
     zero_until = next((q for q in range(len(distance[0])) if any(row[q] != 0 for row in distance)), len(distance[0]))
     n_layer = len(distance) - 1
     words = []
     if zero_until > 0:
-        words.append(f"Up to token {zero_until} ({shown(a[zero_until - 1]['text'])}) the numbers of both texts are "
+        words.append(f"Up to token {zero_until} ({shown(a[zero_until - 1])}) the numbers of both texts are "
                      f"exactly the same at every stage: no token looks to the right, so what comes later "
                      f"cannot change them.")
     if zero_until < len(distance[0]):
@@ -73,23 +70,22 @@ class Compare(Kind):
     def check(self, fig, tokens, model: dict) -> dict:
         a, b = (tokens(text) for text in fig["texts"])
         for text_tokens in (a, b):
-            common.check_text(fig, "texts", text_tokens, model["n_ctx"])
+            fields.check_text(fig, "texts", text_tokens, model["n_ctx"])
         if a[0] != b[0]:
             raise fig.error("texts", "the two texts begin with different tokens",
                             "two texts that share at least their first token")
         return {}
 
     def text_figure(self, fig, run) -> str:
-        found = comparison(fig, run)
-        a, b = (run.data(text)["tokens"] for text in fig["texts"])
-        lines = [common.heading(fig, self.TITLE), f'  A: "{fig["texts"][0]}"', f'  B: "{fig["texts"][1]}"',
+        distance = run.distances(*fig["texts"])
+        a, b = (run.token_texts(text) for text in fig["texts"])
+        lines = [heading(fig, self.TITLE), f'  A: "{fig["texts"][0]}"', f'  B: "{fig["texts"][1]}"',
                  "  distance between A's and B's numbers, token by token (rows) after each stage (columns)"]
-        stages = len(found["distance"])
+        stages = len(distance)
         lines.append("  " + " " * 24 + "".join(f"{s:>9}" for s in range(stages)))
-        for q in range(len(found["distance"][0])):
-            cells = "".join(f"{found['distance'][s][q]:>9.3g}" if found["distance"][s][q] else f"{'0':>9}"
-                            for s in range(stages))
-            lines.append(f"  {q + 1:>3} {label(a[q]['text'], b[q]['text'])[:20]:<20}" + cells)
+        for q in range(len(distance[0])):
+            cells = "".join(f"{distance[s][q]:>9.3g}" if distance[s][q] else f"{'0':>9}" for s in range(stages))
+            lines.append(f"  {q + 1:>3} {label(a[q], b[q])[:20]:<20}" + cells)
         lines.append("  " + sentence(fig, run))
         return "\n".join(lines) + "\n"
 
@@ -110,7 +106,7 @@ class Compare(Kind):
             x=alt.X("stage:O", title="stage (0 = after the embedding, s = after layer s)", axis=alt.Axis(labelAngle=0)),
             y=alt.Y("name:N", title=None, sort=labels, axis=alt.Axis(labelFontSize=12)),
         )
-        grid = base.mark_rect(stroke="#8884", strokeWidth=0.5).encode(
+        grid = base.mark_rect(stroke=CELL_LINE, strokeWidth=0.5).encode(
             color=alt.condition("datum.distance == 0", alt.value("transparent"),
                                 alt.Color("distance:Q", scale=alt.Scale(scheme="viridis", reverse=True),
                                           title="distance")),
@@ -120,5 +116,5 @@ class Compare(Kind):
         zeros = base.mark_text(fontSize=10, opacity=0.7).encode(text=alt.value("0")).transform_filter(
             "datum.distance == 0")
         said = sentence(fig, run)
-        return common.with_data(alt.layer(grid, zeros).add_params(alt.param(name=DESCRIPTION, value=said)).properties(
+        return charts.with_data(alt.layer(grid, zeros).add_params(alt.param(name=DESCRIPTION, value=said)).properties(
             width="container", height=max(120, 26 * n)), cells=data)

@@ -1,7 +1,7 @@
 """The cost of attention: how many looks a text of n tokens takes, in one head and in all heads.
 
 Every token looks at itself and at each token before it: 1 + 2 + ... + n = n(n + 1)/2 looks per head.
-Reads the run record's `model` (how many heads, the context length); the rest is arithmetic.
+Reads the model's size (run.n_heads, run.n_ctx); the rest is arithmetic.
 """
 
 from __future__ import annotations
@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from figsite.config import Field
 from figsite.data.shared_names import DESCRIPTION
-from figures import common
 from figures.kind import Kind
-from figures.common import ACCENT, MAIN, alt, thousands
+from figures.toolkit import charts
+from figures.toolkit.charts import alt
+from figures.toolkit.colours import ACCENT, GREY, MAIN
+from figures.toolkit.words import heading, thousands
 
 
 def looks(n: int) -> int:
@@ -39,7 +41,7 @@ class Cost(Kind):
         short, long = fig["lengths"]
         heads = run.n_heads
         lines = [
-            common.heading(fig, self.TITLE),
+            heading(fig, self.TITLE),
             f"{'looks for a text of n tokens':<34}1 + 2 + 3 + ... + n   =  n x (n + 1) / 2   in one head",
             "",
         ]
@@ -66,7 +68,7 @@ class Cost(Kind):
 
     def tables(self, fig, run, spec: dict) -> dict:
         """The downloadable data: looks in one head and in all heads for every length up to the model's limit."""
-        top = max(run.model["n_ctx"], fig["lengths"][1])
+        top = max(run.n_ctx, fig["lengths"][1])
         return {"looks": [{"tokens": n, "looks_in_one_head": looks(n), "looks_in_all_heads": looks(n) * run.n_heads}
                           for n in range(1, top + 1)]}
 
@@ -74,7 +76,7 @@ class Cost(Kind):
         """Looks in one head against the text's length; the reader sets a length and a shorter one to compare."""
         short, long = fig["lengths"]
         heads = run.n_heads
-        top = max(run.model["n_ctx"], long)
+        top = max(run.n_ctx, long)
         n = alt.param(name="n", value=long, bind=alt.binding_range(min=1, max=top, step=1, name="Tokens in the text "))
         base_n = alt.param(name="shorter", value=short,
                            bind=alt.binding_range(min=1, max=top, step=1, name="Compared with a text of "))
@@ -87,7 +89,7 @@ class Cost(Kind):
             n="datum.which == 'text' ? n : shorter", looks="datum.n * (datum.n + 1) / 2",
         ).mark_point(filled=True, size=120).encode(
             x="n:Q", y="looks:Q",
-            color=alt.Color("which:N", scale=alt.Scale(domain=["text", "shorter"], range=[ACCENT, "#888"]), legend=None),
+            color=alt.Color("which:N", scale=alt.Scale(domain=["text", "shorter"], range=[ACCENT, GREY]), legend=None),
             tooltip=[alt.Tooltip("n:Q", title="tokens", format=","), alt.Tooltip("looks:Q", format=",")],
         )
         said = ("format(n, ',') + ' tokens: ' + format(n * (n + 1) / 2, ',') + ' looks in one head, ' + "
@@ -100,7 +102,7 @@ class Cost(Kind):
             "format((n * (n + 1)) / (shorter * (shorter + 1)), ',.1f') + ' times the looks of a text of ' + "
             "format(shorter, ',') + ' tokens.'"))
         # The numbers in words above the chart, wrapped to its width (inside it they would cross the curve).
-        title = alt.Title(common.wrapped(f"({said})", em=7.4), anchor="start", fontSize=13, fontWeight="normal",
+        title = alt.Title(charts.wrapped(f"({said})", em=7.4), anchor="start", fontSize=13, fontWeight="normal",
                           lineHeight=18)
         return alt.layer(curve, marks).add_params(n, base_n, description).properties(
             width="container", height=280, title=title)

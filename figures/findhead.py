@@ -1,7 +1,7 @@
 """Which head links two words: every head ranked by the share one token gives an earlier one.
 
-Reads the data file of the figure's text: `tokens` and every head's shares (`attention[layer][head][query]`, or
-a long text's head files). The reader picks the token to look from and the token it looks back to; the chart
+Reads the text's tokens and every head's shares (run.token_texts, run.kept_row: a long text's head files keep
+only shares of 0.5% or more). The reader picks the token to look from and the token it looks back to; the chart
 ranks all heads by that share and shows the top ones.
 
 What the page carries: one row per head, {"l": layer, "h": head, "u": shares as integers in units of 1e-4},
@@ -17,9 +17,11 @@ from __future__ import annotations
 from figsite.config import Field
 from figsite.data.run import LEFT_OUT, MIN_SHARE, PER_SHARE
 from figsite.data.shared_names import DESCRIPTION, FROM, NAMES
-from figures import common
 from figures.kind import Kind
-from figures.common import ACCENT, MAIN, alt, shown, token_label, whole_percent
+from figures.toolkit import charts, fields
+from figures.toolkit.charts import alt
+from figures.toolkit.colours import ACCENT, MAIN
+from figures.toolkit.words import LONG_TEXT_FACT, heading, quoted, shown, token_choices, token_label, whole_percent
 
 MAX_TOKENS = 24  # a text of up to this many tokens offers every pair; a longer one keeps its 'from' token
 BAR_HEIGHT = 24
@@ -31,8 +33,8 @@ def ranking(run, text: str, looking: int, looked_at: int) -> list:
     """Every head as (layer, head, share), 1-based, by the share `looking` gives `looked_at` (0-based),
     largest first; ties in layer and head order."""
     out = []
-    for layer in range(run.model["n_layer"]):
-        for head in range(run.model["n_head"]):
+    for layer in range(run.n_layer):
+        for head in range(run.n_head):
             share = dict(run.kept_row(text, layer, head, looking)).get(looked_at, 0.0)
             out.append((layer + 1, head + 1, share))
     return sorted(out, key=lambda t: (-t[2], t[0], t[1]))
@@ -41,12 +43,12 @@ def ranking(run, text: str, looking: int, looked_at: int) -> list:
 def page_rows(run, text: str, froms: list) -> tuple[list, list]:
     """What the page carries: where each offered 'from' token's row begins in `u` (-1: not offered), and one
     row per head with the shares of those rows, one after the other, as integers (PER_SHARE to a share of 1)."""
-    offsets, start = [-1] * len(run.data(text)["tokens"]), 0
+    offsets, start = [-1] * run.n_tokens(text), 0
     for f in froms:
         offsets[f], start = start, start + f + 1
     heads_rows = []
-    for layer in range(run.model["n_layer"]):
-        for head in range(run.model["n_head"]):
+    for layer in range(run.n_layer):
+        for head in range(run.n_head):
             units = []
             for f in froms:
                 cells = [0.0] * (f + 1)
@@ -63,7 +65,7 @@ def head_label(layer: int, head: int) -> str:
 
 def offered_froms(fig, run) -> list:
     """The 'from' tokens (0-based) the reader can pick: all of a short text, the configured one of a longer."""
-    n = len(run.data(fig["text"])["tokens"])
+    n = run.n_tokens(fig["text"])
     return list(range(n)) if n <= MAX_TOKENS else [fig.opening]
 
 
@@ -87,7 +89,7 @@ class FindHead(Kind):
     GUIDE = ("Choose the token to look from and the token it looks back to (the same one, or one before it). The bars "
              "rank the heads that give it the largest share, highest first.")
     FIELDS = {
-        "text": common.TEXT_FIELD,
+        "text": fields.TEXT_FIELD,
         "from": Field("position_or_text", "the token that looks: its number (1 = first) or its text; default the last"),
         "to": Field("position_or_text", "the token looked at, at or before 'from': its number or its text; "
                                         "default the first"),
@@ -98,9 +100,9 @@ class FindHead(Kind):
     def check(self, fig, tokens, model: dict) -> dict:
         """The looking token ("opening") and the token it looks back to ("to"), 0-based."""
         text_tokens = tokens(fig["text"])
-        common.check_text(fig, "text", text_tokens, model["n_ctx"])
-        looking = common.opening(fig, "from", text_tokens)
-        looked_at = common.resolve_position(fig, "to", fig.values.get("to", 1), text_tokens)
+        fields.check_text(fig, "text", text_tokens, model["n_ctx"])
+        looking = fields.opening(fig, "from", text_tokens)
+        looked_at = fields.resolve_position(fig, "to", fig.values.get("to", 1), text_tokens)
         if looked_at > looking:
             raise fig.error("to", f"token {looked_at + 1} ({shown(text_tokens[looked_at])}) comes after the 'from' "
                                   f"token {looking + 1} ({shown(text_tokens[looking])})",
@@ -114,13 +116,12 @@ class FindHead(Kind):
     def text_figure(self, fig, run) -> str:
         """The top heads for the configured pair, one line each: rank, layer and head, share in whole percent."""
         text = fig["text"]
-        data = run.data(text)
-        tokens = [t["text"] for t in data["tokens"]]
+        tokens = run.token_texts(text)
         f, t, top = fig.opening, fig.resolved["to"], fig["top"]
         ranked = ranking(run, text, f, t)[:top]
         if run.is_long(text):  # its data leave shares below 0.5% out: those heads can't be ranked
             ranked = [(l, h, s) for l, h, s in ranked if s >= MIN_SHARE]
-        lines = [common.heading(fig, self.TITLE), f"  {common.quoted(data['text'], len(tokens))}",
+        lines = [heading(fig, self.TITLE), f"  {quoted(text, len(tokens))}",
                  f"  from {token_label(tokens, f)} back to {token_label(tokens, t)}: the {top} "
                  f"of all {run.n_heads:,} heads that give it the largest share"]
         rank_width = len(str(top))
@@ -134,8 +135,7 @@ class FindHead(Kind):
 
     def context(self, fig, run) -> dict:
         text = fig["text"]
-        data = run.data(text)
-        tokens = [t["text"] for t in data["tokens"]]
+        tokens = run.token_texts(text)
         f, t = fig.opening, fig.resolved["to"]
         ranked = ranking(run, text, f, t)
         layer, head, share = ranked[0]
@@ -157,14 +157,14 @@ class FindHead(Kind):
             facts.append(f"The text has {len(tokens)} tokens: the chart keeps {a} as the token that looks and lets you "
                          "choose the token it looks back to.")
         if run.is_long(text):
-            facts.append(common.LONG_TEXT_FACT)
+            facts.append(LONG_TEXT_FACT)
         return {"summary": summary, "reveals": [], "facts": facts}
 
     def tables(self, fig, run, spec: dict) -> dict:
         """The downloadable data: for every pair the chart offers, each head's share and its rank (1 = hardest).
         A long text's data keep only shares of 0.5% or more: only those are listed."""
         text = fig["text"]
-        tokens = [shown(t["text"]) for t in run.data(text)["tokens"]]
+        tokens = [shown(t) for t in run.token_texts(text)]
         long = run.is_long(text)
         rows = []
         for f in offered_froms(fig, run):
@@ -178,14 +178,13 @@ class FindHead(Kind):
     def chart(self, fig, run) -> alt.TopLevelMixin:
         """Two selects (from, to) and the top heads for that pair as bars, ranked in the page from the shares."""
         text = fig["text"]
-        data = run.data(text)
-        raw_tokens = [t["text"] for t in data["tokens"]]
+        raw_tokens = run.token_texts(text)
         tokens = [shown(t) for t in raw_tokens]
         top = fig["top"]
         froms = offered_froms(fig, run)
         offsets, heads_rows = page_rows(run, text, froms)
 
-        choices, labels = common.token_choices(raw_tokens)
+        choices, labels = token_choices(raw_tokens)
         looking = alt.param(name=FROM, value=fig.opening + 1, bind=alt.binding_select(
             options=[f + 1 for f in froms], labels=[labels[f] for f in froms], name="From token "))
         looked_at = alt.param(name="to", value=fig.resolved["to"] + 1, bind=alt.binding_select(
@@ -220,14 +219,14 @@ class FindHead(Kind):
         values = ranked.mark_text(align="left", dx=4, fontSize=12).encode(
             x=alt.X("s:Q", scale=alt.Scale(domain=[0, 1])), y=y, text=alt.Text("s:Q", format=".0%"))
         message = alt.Chart(alt.Data(values=[{}])).transform_filter("to > from").transform_calculate(
-            said=common.wrap_lines(f"({refusal(line_break)})", em=7.4)).mark_text(
+            said=charts.wrap_lines(f"({refusal(line_break)})", em=7.4)).mark_text(
             align="left", baseline="top", fontSize=13, lineBreak="\n").encode(
             x=alt.value(0), y=alt.value(4), text="said:N")
-        return common.with_data(alt.layer(bars, values, message).add_params(
+        return charts.with_data(alt.layer(bars, values, message).add_params(
             looking, looked_at, names, offsets_param, said, description,
         ).properties(
             width="container", height=top * BAR_HEIGHT,
-            title=alt.Title(common.wrapped(
+            title=alt.Title(charts.wrapped(
                 "(to > from ? 'No token looks to the right' : 'From ' + names[from - 1] + ' (token ' + from + ') back to ' "
                 f"+ names[to - 1] + ' (token ' + to + '): the top {top} of all {run.n_heads:,} heads')")),
         ), heads=heads_rows)

@@ -13,9 +13,12 @@ figures/__init__.py. The build uses a kind in two phases (see figsite/pipeline.p
    - `check(fig, tokens, model)` checks what needs the tokens or the model's size and returns what it
      resolved (e.g. {"opening": 8}: the 0-based token the figure opens on). The build hands it back as
      `fig.resolved`. It never writes into `fig.values`, which hold the config's keys as written.
-   - `extras(fig)`, on the resolved figure, asks for more of the run than a text's data: a lens's followed
-     tokens, a comparison's pair, one head's query and keys, a score split into parts, knockouts.
-2. Once the run is there, with pure functions of the resolved figure and the run (figsite.data.run.Run):
+   - `extras(fig)`, on the resolved figure, asks for more of the run than a text's data, by the names of
+     EXTRAS below: a lens's followed tokens, a comparison's pair, one head's query and keys, a score split into
+     parts, knockouts. A kind that asks for one part of data/parts.json is a `PartKind`: it says which (PART)
+     and what it asks (`ask`), and reads the answer with `entry`.
+2. Once the run is there, with pure functions of the resolved figure and the run (figsite.data.run.Run, read
+   through its accessors: `run.token_texts(text)`, `run.head_rows(...)`, `run.readout(...)`, `run.part(...)`):
    - `chart(fig, run)`: the Altair chart; `text_figure(fig, run)`: the printed figure;
    - `context(fig, run)`: the words beside the chart (summary, "guess first" reveals, facts);
    - `tables(fig, run, spec)`: the data offered as CSV and JSON (default: the chart's datasets).
@@ -29,9 +32,25 @@ from __future__ import annotations
 from typing import Callable
 
 from figsite.config import Field, Figure
+from figsite.data import paths
+from figsite.data.run import Run
 
 # tokens(string) -> the texts of its tokens, e.g. tokens(" France") == [" France"]
 Tokens = Callable[[str], list]
+
+# What a figure may ask of the run beyond its texts' data: the keys of `extras`, each with what it asks (one
+# list of asks, merged over the figures). Layers, heads and positions are 0-based.
+EXTRAS = {
+    "readout": "[[text, position], ...]: the positions a long text is read out at (a short text, and the text "
+               "of a lens, are read out at every position)",
+    "lens": "{text: [followed token, ...]}: a lens of the text, following these tokens (by their text) too",
+    "pairs": "[[text, text], ...]: two texts whose residual streams are compared",
+    "scores": "[[text, layer, head, query], ...]: one head's query and keys, and its shares (data/parts.json)",
+    "ledgers": "[[text, position, target, versus or None], ...]: the target's score split into parts "
+               "(data/parts.json)",
+    "knockouts": "[[text, position, target, layer or None], ...]: the target with each part taken out, and each "
+                 "head of that layer (data/parts.json)",
+}
 
 
 class Kind:
@@ -61,12 +80,8 @@ class Kind:
         return wanted
 
     def extras(self, fig: Figure) -> dict:
-        """What the resolved figure asks of the run beyond its texts' data (figsite.capture.text_pass.capture_run):
-        "readout": [[text, position]] (the positions a long text is read out at; a short text is read out at
-        every position, as is the text of a lens); "lens": {text: [followed token, ...]}; "pairs": [[text, text]];
-        "scores": [[text, layer, head, query]];
-        "ledgers": [[text, position, target, versus or None]]; "knockouts": [[text, position, target, layer or
-        None]]. Layers, heads and positions 0-based. The config keys it depends on are RUN_KEYS."""
+        """What the resolved figure asks of the run beyond its texts' data: {name: asks}, a name of EXTRAS.
+        The config keys it depends on are RUN_KEYS."""
         return {}
 
     def check(self, fig: Figure, tokens: Tokens, model: dict) -> dict:
@@ -75,13 +90,13 @@ class Kind:
 
     # ------------------------------------------------------------------------------------ after the run
 
-    def chart(self, fig: Figure, run):
+    def chart(self, fig: Figure, run: Run):
         raise self._lacks("chart(fig, run)")
 
-    def text_figure(self, fig: Figure, run) -> str:
+    def text_figure(self, fig: Figure, run: Run) -> str:
         raise self._lacks("text_figure(fig, run)")
 
-    def context(self, fig: Figure, run) -> dict:
+    def context(self, fig: Figure, run: Run) -> dict:
         """The words beside the chart: {"summary": str, "reveals": [...], "facts": [...]}."""
         raise self._lacks("context(fig, run)")
 
@@ -89,6 +104,26 @@ class Kind:
         """The error for a member every kind must override, naming the kind and the member."""
         return NotImplementedError(f"{type(self).__name__} (kind {self.KIND!r}) lacks {member}: see figures/kind.py")
 
-    def tables(self, fig: Figure, run, spec: dict) -> dict:
+    def tables(self, fig: Figure, run: Run, spec: dict) -> dict:
         """name -> rows: the figure's data as the downloads offer it. Default: the chart's datasets."""
         return dict(spec.get("datasets", {}))
+
+
+class PartKind(Kind):
+    """A kind that reads one part of data/parts.json, computed for it by the capture: the scores, ledger and
+    knockout figures. It names the part (PART, a key of EXTRAS) and says what it asks (`ask`); the run then
+    holds one entry that answers that ask, the plain dict the part's capture computed, which `entry` reads."""
+
+    PART: str = ""  # "scores", "ledgers" or "knockouts"
+    DATA_FILES = (paths.PARTS,)
+
+    def ask(self, fig: Figure) -> list:
+        """What the resolved figure asks of its part (0-based), e.g. [text, layer, head, query]: see EXTRAS."""
+        raise self._lacks("ask(fig)")
+
+    def extras(self, fig: Figure) -> dict:
+        return {self.PART: [self.ask(fig)]}
+
+    def entry(self, fig: Figure, run: Run) -> dict:
+        """The entry of data/parts.json that answers this figure's ask."""
+        return run.part(self.PART, self.ask(fig))

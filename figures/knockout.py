@@ -2,27 +2,28 @@
 layer's attention, each layer's feed-forward step and, where the figure asks, each head of one layer is taken
 out in turn (its output set to zero at every position), beside the intact model's.
 
-Reads data/parts.json: the "knockouts" entry that answers the figure's ask (figsite/capture_parts.knockouts):
-`target` {id, text}, `intact` {p, rank} and `runs` [{part, layer, head, p, rank}], layers and heads 0-based,
-rank 1 = most likely. Reads the text's data file for its tokens, and, where a read-out figure tracks the same
-target in the same text, the probability it shows after the last layer (`target.p[-1][position]`), so that
-both figures give the intact model the very same number.
+Reads the figure's entry of the part "knockouts" (Knockout.entry; computed by
+figsite/capture/parts/knockouts.py): "target" {id, text}, "intact" {p, rank} and "runs" [{part, layer, head, p,
+rank}], layers and heads 0-based, rank 1 = most likely. Reads the text's tokens (run.token_texts), and, where a
+read-out figure tracks the same target in the same text, the probability it shows after the last layer
+(run.target_p), so that both figures give the intact model the very same number.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
-from figsite.data import paths
 from figsite.config import Field
 from figsite.data.shared_names import DESCRIPTION
-from figures import common
-from figures.common import ACCENT, MAIN, alt, shown, token_label
-from figures.kind import Kind
+from figures.kind import PartKind
+from figures.toolkit import charts, fields
+from figures.toolkit.charts import alt, escaped
+from figures.toolkit.colours import ACCENT, GREY, MAIN
+from figures.toolkit.words import heading, quoted, shown, token_label
 
 PANEL_HEIGHT = 130
 NONE = "none"  # the `part` param's value when no bar is highlighted
-RULE = "#888"
 SAME = 5e-9  # probabilities are kept to 8 decimals: closer than this counts as unchanged
 
 # What a bar's height is, in each mode: the probability, or minus the rank's logarithm (rank 1 at the top).
@@ -32,38 +33,33 @@ VALUE = "show == 'rank' ? -log(datum.rank) / LN10 : datum.p"
 # ---------------------------------------------------------------------------------------------- data
 
 
-def ask(fig) -> list:
-    """What the figure asks of the run (figures.kind.Kind.extras), 0-based: [text, position, target, layer or None]."""
-    return [fig["text"], fig.opening, fig["target"], fig.resolved.get("heads_of")]
+@dataclass(frozen=True)
+class Outcome:
+    """A figure's knockouts as its words and chart read them."""
+
+    target: str  # the target as shown, '_France'
+    whole: dict  # the intact model: {p, rank}
+    runs: list  # each run with one part taken out, as the data give them: each layer's attention, each layer's
+    # feed-forward step, then the heads: {part, layer, head, p, rank}
+
+    @property
+    def costliest(self) -> dict:
+        """The run with the lowest probability (the first of equals, in the data's order)."""
+        return min(self.runs, key=lambda r: r["p"])
+
+    @property
+    def most_raised(self) -> dict:
+        """The run with the highest probability (the first of equals)."""
+        return max(self.runs, key=lambda r: r["p"])
 
 
-def entry(fig, run) -> dict:
-    return run.part("knockouts", ask(fig))
-
-
-def intact(fig, run) -> dict:
+def intact(fig, run, found: dict) -> dict:
     """The intact model's {p, rank} at the read position; p as the text's data give it where they track the same
     target (a read-out figure of the text then shows the same number), else as the knockouts' intact run."""
-    got = entry(fig, run)
-    tracked = run.data(fig["text"]).get("target")
-    if tracked and tracked["id"] == got["target"]["id"]:
-        return {"p": tracked["p"][-1][fig.opening], "rank": got["intact"]["rank"]}
-    return {"p": got["intact"]["p"], "rank": got["intact"]["rank"]}
-
-
-def runs(fig, run) -> list:
-    """Every run as the data give it: each layer's attention, each layer's feed-forward step, then the heads."""
-    return entry(fig, run)["runs"]
-
-
-def costliest(fig, run) -> dict:
-    """The run with the lowest probability (the first of equals, in the data's order)."""
-    return min(runs(fig, run), key=lambda r: r["p"])
-
-
-def most_raised(fig, run) -> dict:
-    """The run with the highest probability (the first of equals)."""
-    return max(runs(fig, run), key=lambda r: r["p"])
+    tracked = run.target(fig["text"])
+    if tracked and tracked["id"] == found["target"]["id"]:
+        return {"p": run.target_p(fig["text"], run.n_layer, fig.opening), "rank": found["intact"]["rank"]}
+    return {"p": found["intact"]["p"], "rank": found["intact"]["rank"]}
 
 
 def change(p: float, before: float) -> int:
@@ -116,40 +112,38 @@ def without(r: dict, whole: dict, target: str, first: str = "Without") -> str:
     return f"{first} {part_name(r)}, {target} {verb} {numbers} ({rank_change(r['rank'], whole['rank'])})"
 
 
-def verdict(fig, run) -> str:
+def verdict(o: Outcome) -> str:
     """Which removal costs the target most, and how much; or that none lowers it."""
-    whole, worst, n = intact(fig, run), costliest(fig, run), len(runs(fig, run))
-    target = shown(entry(fig, run)["target"]["text"])
+    whole, worst, target, n = o.whole, o.costliest, o.target, len(o.runs)
     if change(worst["p"], whole["p"]) < 0:
         return f"{without(worst, whole, target)}: of the {n} parts taken out one at a time, that costs it the most."
     return (f"No part taken out alone lowers {target} ({percent(whole['p'])} with every part in place): the lowest, "
             f"without {part_name(worst)}, is {percent(worst['p'])}.")
 
 
-def raise_reveal(fig, run) -> dict:
+def raise_reveal(o: Outcome) -> dict:
     """The "guess first" question: does taking a part out ever raise the target's probability? From the data."""
-    whole, best = intact(fig, run), most_raised(fig, run)
-    target = shown(entry(fig, run)["target"]["text"])
-    raised = [r for r in runs(fig, run) if change(r["p"], whole["p"]) > 0]
+    whole, best, target = o.whole, o.most_raised, o.target
+    raised = [r for r in o.runs if change(r["p"], whole["p"]) > 0]
     question = f"Guess first: can taking a part out raise {target}'s probability? Which part, if any?"
     if raised:
-        answer = (f"Yes: {len(raised)} of the {len(runs(fig, run))} parts work against {target} here. The most: "
+        answer = (f"Yes: {len(raised)} of the {len(o.runs)} parts work against {target} here. The most: "
                   f"{without(best, whole, target, 'without')}.")
     else:
-        answer = (f"No: each of the {len(runs(fig, run))} parts, taken out alone, lowers it or leaves it as it is. "
+        answer = (f"No: each of the {len(o.runs)} parts, taken out alone, lowers it or leaves it as it is. "
                   f"The smallest loss: {without(best, whole, target, 'without')}.")
     return {"question": question, "answer": answer, "link": f"#part={part_key(best)}",
             "link_text": f"Show {part_label(best)} in the chart"}
 
 
-def heads_fact(fig, run) -> str | None:
+def heads_fact(o: Outcome) -> str | None:
     """Where the figure takes out the heads of one layer: the head that costs most, against the whole attention."""
-    heads = [r for r in runs(fig, run) if r["part"] == "head"]
+    heads = [r for r in o.runs if r["part"] == "head"]
     if not heads:
         return None
-    whole, target = intact(fig, run), shown(entry(fig, run)["target"]["text"])
+    whole, target = o.whole, o.target
     layer = heads[0]["layer"]
-    attention = next(r for r in runs(fig, run) if r["part"] == "attention" and r["layer"] == layer)
+    attention = next(r for r in o.runs if r["part"] == "attention" and r["layer"] == layer)
     worst = min(heads, key=lambda r: r["p"])
     if change(worst["p"], whole["p"]) >= 0:
         said = f"No single head of layer {layer + 1}, taken out alone, lowers {target}"
@@ -162,7 +156,7 @@ def heads_fact(fig, run) -> str | None:
 # ---------------------------------------------------------------------------------------------- the kind
 
 
-class Knockout(Kind):
+class Knockout(PartKind):
     KIND = "knockout"
     TITLE = "Take one part out and watch the answer"
     CAPTION = ("The model's guess for the next token is built by many parts, layer after layer. Here we take one part "
@@ -172,105 +166,102 @@ class Knockout(Kind):
              "in place. Bars below the line: that part helped the token. Switch between probability and rank (1 = the "
              "most likely token), choose a part to highlight it, and hover a bar for its exact numbers.")
     FIELDS = {
-        "text": common.TEXT_FIELD,
-        "target": Field("text", "one token whose probability is read, e.g. ' France'", required=True),
-        "position": Field("position_or_text", "the token whose next-token guess is read: its number or its text; "
-                                              "default the last"),
+        "text": fields.TEXT_FIELD,
+        "target": fields.TARGET_FIELD,
+        "position": fields.POSITION_FIELD,
         "heads_of": Field("int", "a layer, numbered from 1: each of its heads is also taken out alone"),
     }
     EXPLORE = True
     RUN_KEYS = ("text", "target", "position", "heads_of")
-    DATA_FILES = (paths.PARTS,)
+    PART = "knockouts"
 
     def strings(self, fig) -> list:
         return [fig["text"], fig["target"]]
 
     def check(self, fig, tokens, model: dict) -> dict:
         """The read token ("opening") and the layer whose heads are taken out ("heads_of"), 0-based."""
-        _, _, read = common.check_read_target(fig, tokens, model)
+        _, _, read = fields.check_read_target(fig, tokens, model)
         resolved = {"opening": read}
         if "heads_of" in fig.values:
-            common.check_layer(fig, "heads_of", fig["heads_of"], model["n_layer"])
+            fields.check_layer(fig, "heads_of", fig["heads_of"], model["n_layer"])
             resolved["heads_of"] = fig["heads_of"] - 1
         return resolved
 
-    def extras(self, fig) -> dict:
-        return {"knockouts": [ask(fig)]}
+    def ask(self, fig) -> list:
+        """The read position, the target, and the layer whose heads are taken out too, or None (0-based)."""
+        return [fig["text"], fig.opening, fig["target"], fig.resolved.get("heads_of")]
+
+    def outcome(self, fig, run) -> Outcome:
+        """The figure's knockouts: the target as shown, the intact model, and each run with one part taken out."""
+        found = self.entry(fig, run)
+        return Outcome(shown(found["target"]["text"]), intact(fig, run, found), found["runs"])
 
     def text_figure(self, fig, run) -> str:
         """The text, the read token, then one line for the intact model and one for each part taken out."""
-        data = run.data(fig["text"])
-        tokens = [t["text"] for t in data["tokens"]]
-        whole, target = intact(fig, run), shown(entry(fig, run)["target"]["text"])
-        rows = [("nothing (the intact model)", whole)] + [(part_label(r), r) for r in runs(fig, run)]
+        tokens, o = run.token_texts(fig["text"]), self.outcome(fig, run)
+        rows = [("nothing (the intact model)", o.whole)] + [(part_label(r), r) for r in o.runs]
         width = max(len(name) for name, _ in rows) + 2
-        lines = [common.heading(fig, self.TITLE), f"  {common.quoted(data['text'], len(tokens))}",
-                 f"  the next token after {token_label(tokens, fig.opening)}: {target}, "
+        lines = [heading(fig, self.TITLE), f"  {quoted(fig['text'], len(tokens))}",
+                 f"  the next token after {token_label(tokens, fig.opening)}: {o.target}, "
                  "with one part taken out at a time",
                  f"  {'taken out':<{width}}{'probability':>12}{'rank':>8}"]
         lines += [f"  {name:<{width}}{percent(r['p']):>12}{r['rank']:>8,}" for name, r in rows]
-        lines.append(f"  {verdict(fig, run)}")
+        lines.append(f"  {verdict(o)}")
         return "\n".join(lines) + "\n"
 
     def context(self, fig, run) -> dict:
-        data = run.data(fig["text"])
-        tokens = [t["text"] for t in data["tokens"]]
-        whole, target = intact(fig, run), shown(entry(fig, run)["target"]["text"])
+        tokens, o = run.token_texts(fig["text"]), self.outcome(fig, run)
+        whole, target = o.whole, o.target
         summary = (f"With every part in place, the model gives {target} {percent(whole['p'])} (rank {whole['rank']:,}) "
-                   f"as the next token after {token_label(tokens, fig.opening)}. {verdict(fig, run)}")
-        every = runs(fig, run)
-        lowered = sum(change(r["p"], whole["p"]) < 0 for r in every)
-        facts = [f"Taken out alone, {lowered} of the {len(every)} parts lower {target}'s probability and "
-                 f"{len(every) - lowered} raise it or leave it as it is."]
-        facts += [fact for fact in [heads_fact(fig, run)] if fact]
-        return {"summary": summary, "reveals": [raise_reveal(fig, run)], "facts": facts}
+                   f"as the next token after {token_label(tokens, fig.opening)}. {verdict(o)}")
+        lowered = sum(change(r["p"], whole["p"]) < 0 for r in o.runs)
+        facts = [f"Taken out alone, {lowered} of the {len(o.runs)} parts lower {target}'s probability and "
+                 f"{len(o.runs) - lowered} raise it or leave it as it is."]
+        facts += [fact for fact in [heads_fact(o)] if fact]
+        return {"summary": summary, "reveals": [raise_reveal(o)], "facts": facts}
 
     def tables(self, fig, run, spec: dict) -> dict:
         """One row for the intact model, then one per part taken out: layer and head numbered from 1."""
-        whole = intact(fig, run)
-        rows = [{"taken_out": "nothing", "layer": None, "head": None, "probability": whole["p"], "rank": whole["rank"]}]
+        o = self.outcome(fig, run)
+        rows = [{"taken_out": "nothing", "layer": None, "head": None, "probability": o.whole["p"],
+                 "rank": o.whole["rank"]}]
         rows += [{"taken_out": r["part"], "layer": r["layer"] + 1, "head": None if r["head"] is None else r["head"] + 1,
-                  "probability": r["p"], "rank": r["rank"]} for r in runs(fig, run)]
+                  "probability": r["p"], "rank": r["rank"]} for r in o.runs]
         return {"knockouts": rows}
 
     def chart(self, fig, run) -> alt.TopLevelMixin:
         """A panel of bars per kind of part (attention, feed-forward, heads of one layer), the intact model as a
         dashed line; a radio for probability or rank, a select that highlights one part."""
-        whole, target = intact(fig, run), shown(entry(fig, run)["target"]["text"])
-        every = runs(fig, run)
-        scale, axis = y_scale_and_axis([r["p"] for r in every] + [whole["p"]],
-                                       max([r["rank"] for r in every] + [whole["rank"]]))
+        o = self.outcome(fig, run)
+        whole, target = o.whole, o.target
+        scale, axis = y_scale_and_axis([r["p"] for r in o.runs] + [whole["p"]],
+                                       max([r["rank"] for r in o.runs] + [whole["rank"]]))
         groups = [("attention", "Each layer's attention taken out", "layer"),
                   ("feed-forward", "Each layer's feed-forward step taken out", "layer")]
         if fig.resolved.get("heads_of") is not None:
             layer = fig.resolved["heads_of"] + 1
             groups.append(("head", f"Each head of layer {layer} taken out alone", f"head of layer {layer}"))
         panels = [panel(group, title, x_title, whole, target, scale, axis) for group, title, x_title in groups]
-        tokens = [t["text"] for t in run.data(fig["text"])["tokens"]]
-        after = token_label(tokens, fig.opening)
-        title = alt.Title(common.wrapped(
-            f"(show == 'rank' ? 'Rank of {js(target)} (1 = most likely)' : 'Probability of {js(target)}') + "
-            f"' as the next token after {js(after)}, one part taken out at a time\\n' + "
+        after = token_label(run.token_texts(fig["text"]), fig.opening)
+        title = alt.Title(charts.wrapped(
+            f"(show == 'rank' ? 'Rank of {escaped(target)} (1 = most likely)' : 'Probability of {escaped(target)}') + "
+            f"' as the next token after {escaped(after)}, one part taken out at a time\\n' + "
             f"'The dashed line: the model with every part in place (' + (show == 'rank' ? "
             f"'rank {whole['rank']:,}' : '{percent(whole['p'])}') + ')'"), offset=12)
-        return common.with_data(common.with_params(common.fits_column(alt.vconcat(*panels, spacing=20)),
-                                                   *params(fig, run)).properties(title=title),
-                                runs=chart_rows(fig, run))
+        summary = self.context(fig, run)["summary"]
+        return charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(*panels, spacing=20)),
+                                                   *params(o, summary)).properties(title=title),
+                                runs=chart_rows(o))
 
 
 # ---------------------------------------------------------------------------------------------- chart
 
 
-def js(text: str) -> str:
-    """A text inside a single-quoted Vega expression string."""
-    return text.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n")
-
-
-def chart_rows(fig, run) -> list:
+def chart_rows(o: Outcome) -> list:
     """One row per run, as the bars draw it: group, the bar's place (layer or head, from 1), the numbers."""
-    whole = intact(fig, run)
+    whole = o.whole
     rows = []
-    for r in runs(fig, run):
+    for r in o.runs:
         d = r["p"] - whole["p"]
         moved = "none" if change(r["p"], whole["p"]) == 0 else ("+" if d > 0 else "-") + percent(abs(d))
         place = (r["head"] if r["part"] == "head" else r["layer"]) + 1
@@ -320,21 +311,21 @@ def panel(group: str, title: str, x_title: str, whole: dict, target: str, scale,
     )
     intact_value = f"show == 'rank' ? -log({whole['rank']}) / LN10 : {whole['p']}"
     rule = alt.Chart(alt.Data(values=[{}])).transform_calculate(v=intact_value).mark_rule(
-        color=RULE, strokeDash=[4, 3], strokeWidth=1.5).encode(y=alt.Y("v:Q", scale=scale))
+        color=GREY, strokeDash=[4, 3], strokeWidth=1.5).encode(y=alt.Y("v:Q", scale=scale))
     return alt.layer(bars, rule).properties(width="container", height=PANEL_HEIGHT,
-                                            title=alt.Title(common.wrapped(common.literal(title))))
+                                            title=alt.Title(charts.wrapped(charts.literal(title))))
 
 
-def params(fig, run) -> list:
-    """`show` (probability or rank), `part` (the highlighted run, or none), and the words for each part."""
-    whole, target = intact(fig, run), shown(entry(fig, run)["target"]["text"])
-    every = runs(fig, run)
+def params(o: Outcome, summary: str) -> list:
+    """`show` (probability or rank), `part` (the highlighted run, or none), and the words for each part: with none
+    highlighted, the figure's `summary`."""
+    whole, target, every = o.whole, o.target, o.runs
     show = alt.param(name="show", value="probability", bind=alt.binding_radio(
         options=["probability", "rank"], labels=["probability", "rank (1 = most likely)"], name="Show "))
     part = alt.param(name="part", value=NONE, bind=alt.binding_select(
         options=[NONE] + [part_key(r) for r in every], labels=["none"] + [part_label(r) for r in every],
         name="Highlight "))
-    words = {NONE: Knockout().context(fig, run)["summary"]}
+    words = {NONE: summary}
     words.update({part_key(r): without(r, whole, target) + "." for r in every})
     said = alt.param(name="descriptions", value=words)
     description = alt.param(name=DESCRIPTION, expr="descriptions[part]")

@@ -3,40 +3,31 @@
 GPT-2's residual stream at the end is a sum (the token's embedding, the position's embedding, and what each
 layer's attention and feed-forward step add), and with the final layer norm's scale held at the value the model
 computed, the score (logit) of a token is that sum read through the unembedding, plus the layer norm's bias: so
-the score splits into parts that add up to it exactly (see figsite/capture/parts.py).
+the score splits into parts that add up to it exactly (see figsite/capture/parts/ledgers.py).
 
-Reads data/parts.json's ledger entry for the figure (Run.part("ledgers", ask)): `parts` (each part's share of
-the target's and the versus token's score), `score` (the model's own scores), `heads` (each layer's attention
-part split into its heads and bias), `neurons` (each feed-forward part's largest neurons, the others together,
-the bias), `stages` (the target's probability after each half-layer, the size of each correction and of the
-stream it is added to), and the text's data file for its tokens.
+Reads the figure's entry of the part "ledgers" (Ledger.entry; computed by figsite/capture/parts/ledgers.py):
+"parts" (each part's share of the target's and the versus token's score), "score" (the model's own scores),
+"heads" (each layer's attention part split into its heads and bias), "neurons" (each feed-forward part's largest
+neurons, the others together, the bias), "stages" (the target's probability after each half-layer, the size of
+each correction and of the stream it is added to), "sigma" (the final layer norm's divisor); and the text's
+tokens (run.token_texts), the feed-forward step's neurons (run.n_neurons). The marks are in
+figures.ledger_chart.
 """
 
 from __future__ import annotations
 
-from figsite.data import paths
 from figsite.config import Field
 from figsite.data.shared_names import DESCRIPTION
-from figures import common
-from figures.common import ACCENT, MAIN, alt, shown, token_label
-from figures.kind import Kind
+from figures.kind import PartKind
+from figures.ledger_chart import SIZES, TOTAL, curve_charts, inside_chart, split_chart
+from figures.toolkit import charts, fields
+from figures.toolkit.charts import alt
+from figures.toolkit.words import heading, shown, token_label
 
 DECIMALS = 4  # what the page and the printed figure show of a score
 KEPT = 6  # what the page's data keep of a score: finer than what it shows
-TOTAL = "the model's score"  # the waterfall's last bar
-GREY = "#888"
 
 # ---------------------------------------------------------------------------------------------- data
-
-
-def ask(fig) -> list:
-    """What the figure asks of the run (Kind.extras): text, 0-based position, target, versus or None."""
-    return [fig["text"], fig.opening, fig["target"], fig.values.get("versus")]
-
-
-def entry(fig, run) -> dict:
-    """The figure's ledger in data/parts.json."""
-    return run.part("ledgers", ask(fig))
 
 
 def part_key(part: str, layer) -> str:
@@ -94,11 +85,6 @@ def signed(value: float) -> str:
     return f"{value:+.{DECIMALS}f}"
 
 
-def n_neurons(run) -> int:
-    """How many neurons one feed-forward step has (its second matrix's rows)."""
-    return run.parameters["feed_forward_out"][0]
-
-
 # ---------------------------------------------------------------------------------------------- inside a part
 
 
@@ -135,7 +121,7 @@ def describe(run, ledger: dict, score: str, key: str) -> str:
     sums = totals(ledger)["sum"]
     top = largest(ledger, score)
     row = next(r for r in rows(ledger) if r["key"] == key)
-    items = inside(ledger, key, score, n_neurons(run))
+    items = inside(ledger, key, score, run.n_neurons)
     label, value = max(items, key=lambda item: abs(item[1]))
     return (f"{names[score]}: the parts add up to {sums[score]:.{DECIMALS}f}; of the layers, {top['part']} adds most "
             f"({signed(top[score])}). {row['part'].capitalize()} adds {signed(row[score])}; inside it, {label} moves "
@@ -150,7 +136,7 @@ def score_names(ledger: dict) -> dict:
 # ---------------------------------------------------------------------------------------------- the kind
 
 
-class Ledger(Kind):
+class Ledger(PartKind):
     KIND = "ledger"
     TITLE = "Each layer adds a correction: who wrote the answer?"
     CAPTION = ("Before it picks a next token, the model gives every token in its vocabulary a score; the higher the "
@@ -163,29 +149,29 @@ class Ledger(Kind):
              "the target's probability after every half-layer, and how large each correction is next to the "
              "stream of numbers it is added to.")
     FIELDS = {
-        "text": common.TEXT_FIELD,
-        "target": Field("text", "one token whose score is split, e.g. ' France'", required=True),
-        "position": Field("position_or_text", "the token whose next-token score is split: its number or its text "
-                                              "(default: the last)"),
+        "text": fields.TEXT_FIELD,
+        "target": fields.TARGET_FIELD,
+        "position": fields.POSITION_FIELD,
         "versus": Field("text", "one token other than the target to compare it with, e.g. ' Germany' (default: "
                                 "the model's top guess other than the target)"),
     }
     EXPLORE = True
     RUN_KEYS = ("text", "target", "position", "versus")
-    DATA_FILES = (paths.PARTS,)
+    PART = "ledgers"
 
     def strings(self, fig) -> list:
         return [fig["text"], fig["target"]] + ([fig["versus"]] if "versus" in fig.values else [])
 
-    def extras(self, fig) -> dict:
-        return {"ledgers": [ask(fig)]}
+    def ask(self, fig) -> list:
+        """The read position (0-based), the target, and the versus token or None (the model's top other guess)."""
+        return [fig["text"], fig.opening, fig["target"], fig.values.get("versus")]
 
     def check(self, fig, tokens, model: dict) -> dict:
         """The read token ("opening", 0-based); the target and versus must be one token each, and differ."""
-        _, target, read = common.check_read_target(fig, tokens, model)
+        _, target, read = fields.check_read_target(fig, tokens, model)
         if "versus" in fig.values:
             versus = tokens(fig["versus"])
-            common.check_one_token(fig, "versus", versus)
+            fields.check_one_token(fig, "versus", versus)
             if versus == target:
                 raise fig.error("versus", f"{fig['versus']!r} is the target itself",
                                 "one token other than the target, e.g. ' Germany'")
@@ -194,11 +180,11 @@ class Ledger(Kind):
     def text_figure(self, fig, run) -> str:
         """One line per part, numbered from 1: its share of the target's score, the versus token's and their
         difference; the last line the sums beside the model's own scores."""
-        ledger = entry(fig, run)
-        tokens = [t["text"] for t in run.data(fig["text"])["tokens"]]
+        ledger = self.entry(fig, run)
+        tokens = run.token_texts(fig["text"])
         target, versus = shown(ledger["target"]["text"]), shown(ledger["versus"]["text"])
         width = max(20, len(target) + 2, len(versus) + 2)  # the last line's "sum (score)" fits
-        lines = [common.heading(fig, self.TITLE), f'  "{run.data(fig["text"])["text"]}"',
+        lines = [heading(fig, self.TITLE), f'  "{fig["text"]}"',
                  f"  the next-token scores at {token_label(tokens, fig.opening)}, split into parts",
                  f"  {'':>3}  {'part':<24}{target:>{width}}{versus:>{width}}{'difference':>{width}}"]
         for r in rows(ledger):
@@ -212,8 +198,8 @@ class Ledger(Kind):
 
     def context(self, fig, run) -> dict:
         """The opening state, the check that the parts add up, what the split holds fixed, and a guess first."""
-        ledger = entry(fig, run)
-        tokens = [t["text"] for t in run.data(fig["text"])["tokens"]]
+        ledger = self.entry(fig, run)
+        tokens = run.token_texts(fig["text"])
         target, versus = shown(ledger["target"]["text"]), shown(ledger["versus"]["text"])
         score = ledger["score"]
         rival = "" if "versus" in fig.values else f", its top guess other than {target},"
@@ -231,7 +217,7 @@ class Ledger(Kind):
     def tables(self, fig, run, spec: dict) -> dict:
         """The downloads, as readers count (layers, heads, neurons from 1), unrounded: the parts, the heads, the
         neurons and the half-layers."""
-        ledger = entry(fig, run)
+        ledger = self.entry(fig, run)
         return {"parts": [{k: r[k] for k in ("n", "part", "layer", "target", "versus", "difference")}
                           for r in rows(ledger)],
                 "heads": _head_table(ledger), "neurons": _neuron_table(ledger),
@@ -240,16 +226,15 @@ class Ledger(Kind):
 
     def chart(self, fig, run) -> alt.TopLevelMixin:
         """The waterfall of the parts beside the two curves, and the chosen part's inside below the waterfall."""
-        ledger = entry(fig, run)
-        n_layer = run.model["n_layer"]
+        ledger = self.entry(fig, run)
         # One above the other, each as wide as the column: the waterfall, the chosen part's inside, the curves.
-        bars = alt.vconcat(_split_chart(), _inside_chart(), spacing=30)
-        curves = alt.vconcat(*_curve_charts(ledger, n_layer), spacing=30)
-        return common.with_data(
+        bars = alt.vconcat(split_chart(), inside_chart(), spacing=30)
+        curves = alt.vconcat(*curve_charts(shown(ledger["target"]["text"]), run.n_layer), spacing=30)
+        return charts.with_data(
             # The curves' colours say which size; the bars', whether a part raises or lowers the score.
-            common.with_params(common.fits_column(alt.vconcat(bars, curves, spacing=36).resolve_scale(
-                color="independent")), *_params(fig, run, ledger)),
-            parts=_split_rows(ledger), inside=_inside_rows(ledger, n_neurons(run)),
+            charts.with_params(charts.fits_column(alt.vconcat(bars, curves, spacing=36).resolve_scale(
+                color="independent")), *_params(run, ledger)),
+            parts=_split_rows(ledger), inside=_inside_rows(ledger, run.n_neurons),
             stages=[{"x": stage_x(s), "after": stage_name(st), "p": round(st["p"], KEPT + 2)}
                     for s, st in enumerate(ledger["stages"])],
             sizes=[{"x": stage_x(s), "after": stage_name(st), "what": what, "size": round(st[key], 4)}
@@ -311,12 +296,10 @@ def _neuron_table(ledger: dict) -> list:
     return out
 
 
-# ---------------------------------------------------------------------------------------------- chart
-
-SIZES = ("the correction added", "the stream it is added to")
+# ---------------------------------------------------------------------------------------------- the page's data
 
 
-def _params(fig, run, ledger: dict) -> list:
+def _params(run, ledger: dict) -> list:
     """The score radio, the part select, and the maps the chart's words read."""
     names = score_names(ledger)
     target, versus = shown(ledger["target"]["text"]), shown(ledger["versus"]["text"])
@@ -355,73 +338,3 @@ def _inside_rows(ledger: dict, others: int) -> list:
     return [{"key": r["key"], "score": score, "order": i, "item": label, "v": round(value, KEPT)}
             for r in layer_parts(ledger) for score in ("target", "difference")
             for i, (label, value) in enumerate(inside(ledger, r["key"], score, others))]
-
-
-def _sign_colour():
-    """Blue for a part that raises the score, orange for one that lowers it, grey for the total; one scale for
-    the waterfall and the drill-down, which share a legend."""
-    return alt.Color("effect:N", scale=alt.Scale(domain=["raises the score", "lowers the score", TOTAL],
-                                                 range=[MAIN, ACCENT, GREY]),
-                     legend=alt.Legend(title=None, orient="bottom", direction="vertical"))
-
-
-def _split_chart() -> alt.LayerChart:
-    """Each part as a bar from the running sum before it to the sum after it: the last bar is the model's score."""
-    chosen = "datum.value == part_names[part]"
-    base = alt.Chart(alt.NamedData("parts")).transform_calculate(
-        v="score == 'target' ? datum.t : datum.d", start="score == 'target' ? datum.t0 : datum.d0",
-    ).transform_calculate(
-        end="datum.start + datum.v",
-        effect=f'datum.name == "{TOTAL}" ? "{TOTAL}" : datum.v >= 0 ? "raises the score" : "lowers the score"',
-    ).encode(y=alt.Y("name:N", sort=alt.EncodingSortField("n"), title=None, axis=alt.Axis(
-        labelFontWeight=alt.ExprRef(f"{chosen} ? 'bold' : 'normal'"), labelLimit=200)))
-    bars = base.mark_bar().encode(
-        x=alt.X("start:Q", title="score"), x2="end:Q", color=_sign_colour(),
-        stroke=alt.condition("datum.key == part", alt.value(GREY), alt.value(None)),
-        strokeWidth=alt.condition("datum.key == part", alt.value(3), alt.value(0)),
-        tooltip=[alt.Tooltip("name:N", title="part"), alt.Tooltip("v:Q", title="adds", format="+.4f"),
-                 alt.Tooltip("end:Q", title="running sum", format=".4f")],
-    )
-    zero = alt.Chart(alt.Data(values=[{"x": 0}])).mark_rule(color=GREY).encode(x="x:Q")
-    return alt.layer(bars, zero).properties(
-        width="container", title=alt.Title(common.wrapped("score_names[score]"), anchor="start"))
-
-
-def _inside_chart() -> alt.LayerChart:
-    """The chosen part's heads and bias, or its largest neurons, the others together and the bias, from zero."""
-    base = alt.Chart(alt.NamedData("inside")).transform_filter("datum.key == part && datum.score == score")
-    bars = base.transform_calculate(
-        effect="datum.v >= 0 ? 'raises the score' : 'lowers the score'").mark_bar().encode(
-        y=alt.Y("item:N", sort=alt.EncodingSortField("order"), title=None, axis=alt.Axis(labelLimit=200)),
-        x=alt.X("v:Q", title="adds to the score"), color=_sign_colour(),
-        tooltip=[alt.Tooltip("item:N", title="inside"), alt.Tooltip("v:Q", title="adds", format="+.4f")],
-    )
-    zero = alt.Chart(alt.Data(values=[{"x": 0}])).mark_rule(color=GREY).encode(x="x:Q")
-    return alt.layer(bars, zero).properties(
-        width="container", title=alt.Title(common.wrapped("inside_titles[score + '|' + part]"), anchor="start"))
-
-
-def _curve_charts(ledger: dict, n_layer: int) -> list:
-    """The target's probability after each half-layer, and each correction's size against the stream's."""
-    x = alt.X("x:Q", title=["layers done", "(a half: after the next layer's attention)"],
-              scale=alt.Scale(domain=[0, n_layer], nice=False),
-              axis=alt.Axis(values=list(range(n_layer + 1)), format="d"))
-    chosen = alt.Chart(alt.Data(values=[{}])).transform_calculate(x="part_x[part]").mark_rule(
-        color=GREY, strokeDash=[4, 3]).encode(x=alt.X("x:Q"))
-    target = shown(ledger["target"]["text"])
-    p = alt.Chart(alt.NamedData("stages")).encode(
-        x=x, y=alt.Y("p:Q", title=f"probability of {target}", scale=alt.Scale(domain=[0, 1]),
-                     axis=alt.Axis(format="%", tickCount=5)),
-        tooltip=[alt.Tooltip("after:N"), alt.Tooltip("p:Q", title=target, format=".2%")])
-    probability = alt.layer(p.mark_line(color=ACCENT), p.mark_point(color=ACCENT, filled=True), chosen).properties(
-        width="container", height=180,
-        title=alt.Title(common.wrapped(common.literal(f"{target} after each half-layer")), anchor="start"))
-    s = alt.Chart(alt.NamedData("sizes")).encode(
-        x=x, y=alt.Y("size:Q", title="length of the vector"),
-        color=alt.Color("what:N", scale=alt.Scale(domain=list(SIZES), range=[ACCENT, MAIN]),
-                        legend=alt.Legend(title=None, orient="bottom", direction="vertical")),
-        tooltip=[alt.Tooltip("after:N"), alt.Tooltip("what:N", title="size of"),
-                 alt.Tooltip("size:Q", title="length", format=".3f")])
-    sizes = alt.layer(s.mark_line(), s.mark_point(filled=True), chosen).properties(
-        width="container", height=180, title=alt.Title("How large each correction is", anchor="start"))
-    return [probability, sizes]

@@ -1,8 +1,8 @@
 """The read-out at every position: a stage x position table of the model's guesses, a cell's top 10, and one
 token's probability and rank followed across the stages.
 
-Reads the data file's `readout[stage][position].top` and the run record's lens for the text (capture._lens:
-the tracked tokens' probability and rank, 1 = most likely, at every stage and position).
+Reads the text's read-out at every stage and position (run.readout, run.top_guess) and its lens: the followed
+tokens' probability and rank, 1 = most likely, at every stage and position (run.followed, run.lens_cell).
 """
 
 from __future__ import annotations
@@ -10,26 +10,28 @@ from __future__ import annotations
 
 from figsite.config import Field
 from figsite.data.shared_names import DESCRIPTION, NAMES, POSITION
-from figures import common
 from figures.kind import Kind
-from figures.common import ACCENT, MAIN, alt, shown, whole_percent
+from figures.toolkit import charts, fields
+from figures.toolkit.charts import alt
+from figures.toolkit.colours import ACCENT, MAIN
+from figures.toolkit.words import heading, shown, whole_percent
 
 MAX_TOKENS = 64  # the lens keeps every position's guesses: a page per text of at most this many tokens
 TOP_SHOWN = 10
 
 
-def tracked(fig, run) -> dict:
-    return run.lens[fig["text"]]
-
-
 def opening_track(fig, run) -> int:
-    """The token id the figure follows first: the configured one if tracked, else the opening cell's top."""
-    lens, data = tracked(fig, run), run.data(fig["text"])
+    """The token id the figure follows first: the configured one if followed, else the opening cell's top."""
     if "track" in fig.values:
-        wanted = [i for i in lens["tokens"] if run.token_text(i) == fig["track"]]
+        wanted = [i for i in run.followed(fig["text"]) if run.token_text(i) == fig["track"]]
         if wanted:
             return wanted[0]
-    return data["readout"][-1][fig.opening]["top"][0][0]
+    return run.top_guess(fig["text"], run.n_layer, fig.opening)[0]
+
+
+def stage_words(stage: int) -> str:
+    """'after the embedding' for stage 0, 'after layer 3' for the others."""
+    return "after the embedding" if stage == 0 else f"after layer {stage}"
 
 
 class Lens(Kind):
@@ -41,8 +43,8 @@ class Lens(Kind):
              "Choose a stage and a position to see that cell's top 10; choose a token to follow its probability "
              "and rank through the stages, at that position or at all of them.")
     FIELDS = {
-        "text": common.TEXT_FIELD,
-        "position": Field("position_or_text", "the position the figure opens on: its number or its text"),
+        "text": fields.TEXT_FIELD,
+        "position": fields.token_field("the position the figure opens on"),
         "track": Field("text", "the token the figure follows first, e.g. ' France' (default: the opening cell's top)"),
     }
     EXPLORE = True
@@ -59,87 +61,81 @@ class Lens(Kind):
     def check(self, fig, tokens, model: dict) -> dict:
         """The opening cell's position, 0-based; a followed token must be one token."""
         text_tokens = tokens(fig["text"])
-        common.check_text(fig, "text", text_tokens, model["n_ctx"])
+        fields.check_text(fig, "text", text_tokens, model["n_ctx"])
         if len(text_tokens) > MAX_TOKENS:
             raise fig.error("text", f"the text is {len(text_tokens):,} tokens long", f"at most {MAX_TOKENS} tokens for a lens")
         if "track" in fig.values:
-            common.check_one_token(fig, "track", tokens(fig["track"]))
-        return {"opening": common.opening(fig, "position", text_tokens)}
+            fields.check_one_token(fig, "track", tokens(fig["track"]))
+        return {"opening": fields.opening(fig, "position", text_tokens)}
 
     def text_figure(self, fig, run) -> str:
         """The table: for each stage a line with each position's top token and its probability in whole percent."""
-        data = run.data(fig["text"])
-        tokens = [shown(t["text"]) for t in data["tokens"]]
-        lines = [common.heading(fig, self.TITLE), f'  "{data["text"]}"']
+        text = fig["text"]
+        tokens = [shown(t) for t in run.token_texts(text)]
+        lines = [heading(fig, self.TITLE), f'  "{text}"']
         width = max(12, *(len(t) + 2 for t in tokens))
         lines.append("  " + " " * 20 + "".join(f"{t[:width - 1]:<{width}}" for t in tokens))
-        for s, stage in enumerate(data["readout"]):
-            name = "after the embedding" if s == 0 else f"after layer {s}"
-            cells = "".join(f"{(shown(run.token_text(c['top'][0][0])) + ' ' + str(whole_percent(c['top'][0][1])) + '%')[:width - 1]:<{width}}"
-                            for c in stage)
-            lines.append(f"  {name:<20}{cells}")
+        for s in range(run.n_stages):
+            guesses = (run.top_guess(text, s, q) for q in range(len(tokens)))
+            cells = "".join(f"{(shown(run.token_text(i)) + ' ' + str(whole_percent(p)) + '%')[:width - 1]:<{width}}"
+                            for i, p in guesses)
+            lines.append(f"  {stage_words(s):<20}{cells}")
         return "\n".join(lines) + "\n"
 
     def context(self, fig, run) -> dict:
-        data = run.data(fig["text"])
-        tokens = [shown(t["text"]) for t in data["tokens"]]
+        text = fig["text"]
+        tokens = [shown(t) for t in run.token_texts(text)]
         q = fig.opening
-        lens = tracked(fig, run)
         track = opening_track(fig, run)
-        if track in lens["tokens"]:
-            t = lens["tokens"].index(track)
-            ranks = [lens["rank"][s][q][t] for s in range(len(lens["rank"]))]
+        if track in run.followed(text):
+            ranks = [run.lens_cell(text, s, q, track)[1] for s in range(run.n_stages)]
             first_top = next((s for s, r in enumerate(ranks) if r == 1), None)
             follow = (f"{shown(run.token_text(track))} after {tokens[q]} is first the most likely guess "
                       + (f"at stage {first_top}." if first_top is not None else "at no stage."))
         else:
             follow = ""
-        top = data["readout"][-1][q]["top"][0]
+        top = run.top_guess(text, run.n_layer, q)
         return {"summary": f"After the last layer, the guess after {tokens[q]} (token {q + 1}) is "
                            f"{shown(run.token_text(top[0]))} with {top[1] * 100:.1f}%. {follow}".strip(),
                 "reveals": [], "facts": []}
 
     def chart(self, fig, run) -> alt.TopLevelMixin:
         """The stage x position table, the chosen cell's top 10, and the followed token's probability and rank."""
-        data = run.data(fig["text"])
-        n_layer = data["model"]["n_layer"]
-        names = [f"{q + 1}: {shown(t['text'])}" for q, t in enumerate(data["tokens"])]
+        n_layer = run.n_layer
+        names = [f"{q + 1}: {shown(t)}" for q, t in enumerate(run.token_texts(fig["text"]))]
         cells, tops, follow = lens_rows(fig, run, names)
-        return common.with_data(common.with_params(common.fits_column(alt.vconcat(
+        return charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(
             _table(names, n_layer), _top_chart(), *_follow_charts(names, n_layer), spacing=24,
         )), *_params(fig, run, names, cells)), cells=cells, tops=tops, follow=follow)
 
 
 def lens_rows(fig, run, names: list) -> tuple[list, list, list]:
     """The page's data: each cell's top guess, each cell's top 10, and each followed token at every cell."""
-    data = run.data(fig["text"])
-    n, n_layer = len(names), data["model"]["n_layer"]
-    lens = tracked(fig, run)
-    cells = [{"stage": s, "q": q, "pos": names[q], "top": shown(run.token_text(c["top"][0][0])),
-              "p": round(c["top"][0][1], 5)} for s, stage in enumerate(data["readout"]) for q, c in enumerate(stage)]
+    text, n = fig["text"], len(names)
+    cells_at = [(s, q) for s in range(run.n_stages) for q in range(n)]
+    cells = [{"stage": s, "q": q, "pos": names[q], "top": shown(run.token_text(i)), "p": round(p, 5)}
+             for s, q in cells_at for i, p in [run.top_guess(text, s, q)]]
     tops = [{"stage": s, "q": q, "rank": r + 1, "token": shown(run.token_text(i)), "p": round(p, 5)}
-            for s, stage in enumerate(data["readout"]) for q, c in enumerate(stage)
-            for r, (i, p) in enumerate(c["top"][:TOP_SHOWN])]
-    follow = [{"stage": s, "q": q, "pos": names[q], "t": token_id, "p": round(lens["p"][s][q][k], 5),
-               "rank": lens["rank"][s][q][k]}
-              for k, token_id in enumerate(lens["tokens"]) for s in range(n_layer + 1) for q in range(n)]
+            for s, q in cells_at for r, (i, p) in enumerate(run.readout(text, s, q)[:TOP_SHOWN])]
+    follow = [{"stage": s, "q": q, "pos": names[q], "t": token_id, "p": round(p, 5), "rank": rank}
+              for token_id in run.followed(text) for s in range(run.n_stages) for q in range(n)
+              for p, rank in [run.lens_cell(text, s, q, token_id)]]
     return cells, tops, follow
 
 
 def _params(fig, run, names: list, cells: list) -> list:
     """The stage slider, the position and followed-token selects, 'where', and the live description."""
-    n, n_layer = len(names), run.model["n_layer"]
-    lens = tracked(fig, run)
-    stage = common.stage_slider(n_layer, n_layer)
+    n, n_layer, followed = len(names), run.n_layer, run.followed(fig["text"])
+    stage = charts.stage_slider(n_layer, n_layer)
     position = alt.param(name=POSITION, value=fig.opening + 1,
                          bind=alt.binding_select(options=list(range(1, n + 1)), labels=names, name="Position "))
     track = alt.param(name="track", value=opening_track(fig, run),
-                      bind=alt.binding_select(options=lens["tokens"],
-                                              labels=[shown(run.token_text(i)) for i in lens["tokens"]],
+                      bind=alt.binding_select(options=followed,
+                                              labels=[shown(run.token_text(i)) for i in followed],
                                               name="Follow the token "))
     where = alt.param(name="where", value="one", bind=alt.binding_radio(
         options=["one", "all"], labels=["at the chosen position", "at every position"], name="Follow it "))
-    vocab = alt.param(name="vocab", value={str(i): shown(run.token_text(i)) for i in lens["tokens"]})
+    vocab = alt.param(name="vocab", value={str(i): shown(run.token_text(i)) for i in followed})
     cell_words = alt.param(name="cells_said", value={
         f"{row['stage']}|{row['q'] + 1}": f"the top guess is {row['top']} with {row['p'] * 100:.1f}%" for row in cells})
     description = alt.param(name=DESCRIPTION, expr=(
@@ -171,7 +167,7 @@ def _table(names: list, n_layer: int) -> alt.TopLevelMixin:
                                       opacity=alt.ExprRef(f"{cell} >= 24 ? 1 : 0")).encode(
         text="top:N", color=alt.condition("datum.p > 0.5", alt.value("white"), alt.value("black")))
     return alt.layer(table, table_text).properties(width="container", height=22 * (n_layer + 1),
-                                                   title=alt.Title(common.wrapped(common.literal(
+                                                   title=alt.Title(charts.wrapped(charts.literal(
                                                        "The top guess at every position and stage"))))
 
 
@@ -184,7 +180,7 @@ def _top_chart() -> alt.TopLevelMixin:
     )
     return alt.layer(top10.mark_bar(color=MAIN), top10.mark_text(align="left", dx=4).encode(text="token:N")).properties(
         width="container", height=180,
-        title=alt.Title(common.wrapped("'The top 10 at position ' + position + ', stage ' + stage")))
+        title=alt.Title(charts.wrapped("'The top 10 at position ' + position + ', stage ' + stage")))
 
 
 def _follow_charts(names: list, n_layer: int) -> list:

@@ -1,23 +1,25 @@
 """The model in numbers: heads, layers, width, and where the weights sit, counted from the loaded model.
 
-Reads the run record: `model` (n_layer, n_head, d_model) and `parameters` (weights counted by part, the
-feed-forward matrices' shapes). Another model gives its own numbers.
+Reads the run record: the model's size (run.n_layer, run.n_head, run.d_model) and its weights counted by part
+(run.weights, run.feed_forward_shapes, run.head_width). Another model gives its own numbers.
 """
 
 from __future__ import annotations
 
 
 from figsite.data.shared_names import DESCRIPTION
-from figures import common
 from figures.kind import Kind
-from figures.common import MAIN, alt, thousands
+from figures.toolkit import charts
+from figures.toolkit.charts import alt
+from figures.toolkit.colours import MAIN
+from figures.toolkit.words import heading, thousands
 
 PARTS = ["feed-forward", "attention", "embedding", "layer norm"]
 
 
 def share(run, part: str) -> float:
     """The share of all the model's weights that sit in one part."""
-    return run.parameters["parts"][part] / run.parameters["total"]
+    return run.weights(part) / run.weights()
 
 
 def _matrix(name: str, rows: int, cols: int) -> str:
@@ -33,18 +35,16 @@ class Numbers(Kind):
     FIELDS = {}
 
     def text_figure(self, fig, run) -> str:
-        m, p = run.model, run.parameters
-        layers, heads, width = m["n_layer"], m["n_head"], m["d_model"]
-        d_in, d_ff = p["feed_forward_in"]
-        d_ff2, d_out = p["feed_forward_out"]
+        layers, heads, width = run.n_layer, run.n_head, run.d_model
+        (d_in, d_ff), (d_ff2, d_out) = run.feed_forward_shapes
         lines = [
-            common.heading(fig, self.TITLE),
+            heading(fig, self.TITLE),
             f"  {'heads in one layer':<23}{heads}",
             f"  {'layers':<23}{layers}",
             f"  {'heads in the model':<23}{layers} x {heads}  =  {thousands(layers * heads)}",
             "",
             f"  {'width of the model':<23}{thousands(width)}",
-            f"  {'numbers for one head':<23}{thousands(width)} / {heads}  =  {p['head_width']}",
+            f"  {'numbers for one head':<23}{thousands(width)} / {heads}  =  {run.head_width}",
             "",
             f"  {'in':<11}{thousands(d_in):>5} numbers of one token",
             "  " + _matrix("W1", d_in, d_ff) + f"widen: {thousands(d_ff)} neurons each ask one question",
@@ -54,22 +54,22 @@ class Numbers(Kind):
             "",
         ]
         for part in PARTS:
-            count = p["parts"][part]
+            count = run.weights(part)
             lines.append(f"  {'weights in ' + part:<26}{thousands(count):>13}   {share(run, part) * 100:5.1f}%")
-        lines.append(f"  {'all weights':<26}{thousands(p['total']):>13}   100.0%")
+        lines.append(f"  {'all weights':<26}{thousands(run.weights()):>13}   100.0%")
         return "\n".join(lines) + "\n"
 
     def context(self, fig, run) -> dict:
         ff, attn = share(run, "feed-forward") * 100, share(run, "attention") * 100
-        return {"summary": f"Of {thousands(run.parameters['total'])} weights, {ff:.1f}% sit in the feed-forward steps "
+        return {"summary": f"Of {thousands(run.weights())} weights, {ff:.1f}% sit in the feed-forward steps "
                            f"and {attn:.1f}% in attention; the layer norms hold "
-                           f"{thousands(run.parameters['parts']['layer norm'])}.",
+                           f"{thousands(run.weights('layer norm'))}.",
                 "reveals": [], "facts": []}
 
     def chart(self, fig, run) -> alt.TopLevelMixin:
         """The share of all weights in each part of the model."""
         rows = [{"part": part, "order": i, "share": round(share(run, part), 5),
-                 "count": run.parameters["parts"][part]} for i, part in enumerate(PARTS)]
+                 "count": run.weights(part)} for i, part in enumerate(PARTS)]
         base = alt.Chart(alt.NamedData("parts")).encode(
             y=alt.Y("part:N", sort=[row["part"] for row in rows], title=None, axis=alt.Axis(labelFontSize=12)),
             x=alt.X("share:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"), title="share of all weights"),
@@ -80,5 +80,5 @@ class Numbers(Kind):
         labels = base.mark_text(align="left", dx=4, fontSize=12).encode(
             text=alt.Text("share:Q", format=".1%"))
         said = "; ".join(f"{row['part']}: {row['share'] * 100:.1f}% of the weights" for row in rows)
-        return common.with_data(alt.layer(bars, labels).add_params(alt.param(name=DESCRIPTION, value=said + ".")).properties(
+        return charts.with_data(alt.layer(bars, labels).add_params(alt.param(name=DESCRIPTION, value=said + ".")).properties(
             width="container", height=150), parts=rows)

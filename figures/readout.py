@@ -1,7 +1,7 @@
 """Figure (i), the guess layer by layer: the final read-out applied after the embedding and after each layer.
 
-Reads the data file of the figure's text: `readout[stage][position].top`, `target.p[stage][position]`, and,
-for the head that looks hardest back to a given token, `attention[layer][head][query]`.
+Reads the text's read-out and its target at the read position (run.readout, run.target, run.target_p), and, for
+the head that looks hardest back to a given token, every head's share (run.share).
 """
 
 from __future__ import annotations
@@ -10,9 +10,11 @@ from __future__ import annotations
 from figsite.config import Field
 from figsite.data.run import LEFT_OUT, MIN_SHARE
 from figsite.data.shared_names import DESCRIPTION
-from figures import common
 from figures.kind import Kind
-from figures.common import ACCENT, MAIN, alt, shown, token_label, whole_percent
+from figures.toolkit import charts, fields
+from figures.toolkit.charts import alt
+from figures.toolkit.colours import ACCENT, GREY, MAIN
+from figures.toolkit.words import heading, shown, token_label, whole_percent
 
 TOP_SHOWN = 3  # the book prints the top 3
 
@@ -26,15 +28,13 @@ def stage_name(stage: int, n_layer: int) -> str:
 
 def stages(fig, run) -> list:
     """For each stage: the target's probability and the top tokens, at the read position."""
-    data = run.data(fig["text"])
-    q = fig.opening
-    target = data["target"]
-    return [{"p": target["p"][s][q], "top": data["readout"][s][q]["top"]} for s in range(len(data["readout"]))]
+    text, q = fig["text"], fig.opening
+    return [{"p": run.target_p(text, s, q), "top": run.readout(text, s, q)} for s in range(run.n_stages)]
 
 
 def entry_stage(fig, run):
     """The first stage at which the target is among the top three, or None."""
-    target_id = run.data(fig["text"])["target"]["id"]
+    target_id = run.target(fig["text"])["id"]
     for s, stage in enumerate(stages(fig, run)):
         if target_id in [token_id for token_id, _ in stage["top"][:TOP_SHOWN]]:
             return s
@@ -44,9 +44,8 @@ def entry_stage(fig, run):
 def hardest_look(fig, run):
     """Over all heads, the (layer, head, share) that looks hardest from the read token back to look_back_to."""
     q, k = fig.opening, fig.resolved["back"]
-    model = run.data(fig["text"])["model"]
     return max(((layer + 1, head + 1, run.share(fig["text"], layer, head, q, k))
-                for layer in range(model["n_layer"]) for head in range(model["n_head"])), key=lambda t: t[2])
+                for layer in range(run.n_layer) for head in range(run.n_head)), key=lambda t: t[2])
 
 
 # ---------------------------------------------------------------------------------------------- page
@@ -54,12 +53,11 @@ def hardest_look(fig, run):
 
 def describe(fig, run, stage: int) -> str:
     """One stage of the chart in words, for screen readers."""
-    data = run.data(fig["text"])
-    name = stage_name(stage, data["model"]["n_layer"]).replace("  ", " ")
+    name = stage_name(stage, run.n_layer).replace("  ", " ")
     at = stages(fig, run)[stage]
     top = ", ".join(f"{shown(run.token_text(i))} {p * 100:.1f}%" for i, p in at["top"][:TOP_SHOWN])
     return (f"{name[0].upper() + name[1:]}: the top {TOP_SHOWN} guesses are {top}; "
-            f"{shown(data['target']['text'])} has {at['p'] * 100:.2f}%.")
+            f"{shown(run.target(fig['text'])['text'])} has {at['p'] * 100:.2f}%.")
 
 
 class Readout(Kind):
@@ -71,9 +69,9 @@ class Readout(Kind):
              "The upper chart shows the top three guesses at that stage, the lower one how the tracked token's "
              "probability rises and falls.")
     FIELDS = {
-        "text": common.TEXT_FIELD,
-        "target": Field("text", "one token whose probability is tracked at every stage, e.g. ' France'", required=True),
-        "position": Field("position_or_text", "the token whose next-token guess is read: its number or its text"),
+        "text": fields.TEXT_FIELD,
+        "target": fields.TARGET_FIELD,
+        "position": fields.POSITION_FIELD,
         "look_back_to": Field("position_or_text", "an earlier token: the figure names the head that looks hardest "
                                                   "from the read token back to it; its number or its text"),
     }
@@ -88,10 +86,10 @@ class Readout(Kind):
 
     def check(self, fig, tokens, model: dict) -> dict:
         """The read token ("opening") and the token it looks back to ("back"), 0-based."""
-        text_tokens, _, read = common.check_read_target(fig, tokens, model)
+        text_tokens, _, read = fields.check_read_target(fig, tokens, model)
         resolved = {"opening": read}
         if "look_back_to" in fig.values:
-            back = common.resolve_position(fig, "look_back_to", fig["look_back_to"], text_tokens)
+            back = fields.resolve_position(fig, "look_back_to", fig["look_back_to"], text_tokens)
             if back > resolved["opening"]:
                 raise fig.error("look_back_to", f"token {back + 1} comes after the read token {resolved['opening'] + 1}",
                                 "a token at or before the read token: no token looks to the right")
@@ -100,21 +98,19 @@ class Readout(Kind):
 
     def text_figure(self, fig, run) -> str:
         """One line per stage: the target's probability to two decimals and the top 3 in whole percent."""
-        data = run.data(fig["text"])
-        n_layer = data["model"]["n_layer"]
-        target = shown(data["target"]["text"])
-        lines = [common.heading(fig, self.TITLE)]
+        n_layer = run.n_layer
+        target = shown(run.target(fig["text"])["text"])
+        lines = [heading(fig, self.TITLE)]
         for s, stage in enumerate(stages(fig, run)):
             top = "  ".join(f"{shown(run.token_text(i))} {whole_percent(p)}%" for i, p in stage["top"][:TOP_SHOWN])
             lines.append(f"  {stage_name(s, n_layer):<21}{target} {stage['p'] * 100:6.2f} %    top {TOP_SHOWN}: {top}")
         return "\n".join(lines) + "\n"
 
     def context(self, fig, run) -> dict:
-        data = run.data(fig["text"])
-        tokens = [t["text"] for t in data["tokens"]]
-        n_layer = data["model"]["n_layer"]
+        tokens = run.token_texts(fig["text"])
+        n_layer = run.n_layer
         q = fig.opening
-        target = shown(data["target"]["text"])
+        target = shown(run.target(fig["text"])["text"])
         last = stages(fig, run)[-1]
         summary = (f"The read-out of {token_label(tokens, q)}: after all {n_layer} layers the model gives "
                    f"{target} {last['p'] * 100:.2f}%.")
@@ -142,61 +138,73 @@ class Readout(Kind):
 
     def chart(self, fig, run) -> alt.TopLevelMixin:
         """A slider over the stages: the top tokens at the chosen stage, and the target's probability across stages."""
-        data = run.data(fig["text"])
-        n_layer = data["model"]["n_layer"]
-        target_id, target = data["target"]["id"], shown(data["target"]["text"])
-        rows = []
-        for s, stage in enumerate(stages(fig, run)):
-            top = stage["top"][:TOP_SHOWN]
-            for rank, (token_id, p) in enumerate(top, start=1):
-                rows.append({"stage": s, "rank": rank, "token": shown(run.token_text(token_id)), "p": round(p, 5),
-                             "target": token_id == target_id})
-            if target_id not in [i for i, _ in top]:
-                rows.append({"stage": s, "rank": 99, "token": target, "p": round(stage["p"], 5), "target": True})
+        n_layer = run.n_layer
+        target = shown(run.target(fig["text"])["text"])
         line_rows = [{"stage": s, "p": round(stage["p"], 5)} for s, stage in enumerate(stages(fig, run))]
-
-        stage = common.stage_slider(n_layer, n_layer)
-        stage_label = ("stage == 0 ? 'after the embedding' : 'after layer ' + stage")
-
-        # Ranks on the axis, token names drawn beside it: the tokens differ from stage to stage.
-        ranked = alt.Chart(alt.NamedData("top")).encode(
-            y=alt.Y("rank:O", title=None, axis=None),
-        ).transform_filter("datum.stage == stage")
-        bars = ranked.mark_bar().encode(
-            x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
-                    title="probability of being the next token"),
-            color=alt.condition("datum.target", alt.value(ACCENT), alt.value(MAIN)),
-            tooltip=[alt.Tooltip("token:N"), alt.Tooltip("p:Q", title="probability", format=".2%")],
-        )
-        bar_labels = ranked.mark_text(align="left", dx=4, fontSize=12).encode(
-            x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("p:Q", format=".2%"),
-        )
-        names = ranked.mark_text(align="right", dx=-6, fontSize=13).encode(
-            x=alt.value(0), text="token:N",
-        )
-        top_chart = alt.layer(bars, bar_labels, names).properties(
-            width="container", height=120,
-            title=alt.Title(alt.ExprRef(expr=f"'The top {TOP_SHOWN} ' + ({stage_label})")),
-        )
-
-        base = alt.Chart(alt.NamedData("line")).encode(
-            x=alt.X("stage:Q", title=["stage", "(0 = after the embedding, s = after layer s)"],
-                    scale=alt.Scale(domain=[0, n_layer], nice=False), axis=alt.Axis(values=list(range(n_layer + 1)), format="d")),
-            y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
-                    title=f"probability of {target}"),
-        )
-        line = base.mark_line(color=ACCENT) + base.mark_point(color=ACCENT, filled=True).encode(
-            size=alt.condition("datum.stage == stage", alt.value(140), alt.value(30)),
-            tooltip=[alt.Tooltip("stage:Q"), alt.Tooltip("p:Q", title=target, format=".2%")],
-        )
-        rule = alt.Chart(alt.Data(values=[{}])).mark_rule(color="#888", strokeDash=[4, 3]).encode(
-            x=alt.X("stage:Q")).transform_calculate(stage="stage")  # the field takes the slider's value
-        line_chart = alt.layer(line, rule).properties(
-            width="container", height=180, title=f"{target} across the stages",
-        )
+        stage = charts.stage_slider(n_layer, n_layer)
         said = alt.param(name="descriptions", value=[describe(fig, run, s) for s in range(n_layer + 1)])
         description = alt.param(name=DESCRIPTION, expr="descriptions[stage]")
         # Params and data go in once, at the top: Altair copies a chart's params and inline data at every step.
-        return common.with_data(common.with_params(common.fits_column(alt.vconcat(top_chart, line_chart, spacing=28)),
-                                                   stage, said, description),
-                                top=rows, line=line_rows)
+        return charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(
+            _top_chart(), _line_chart(target, n_layer), spacing=28)), stage, said, description),
+            top=top_rows(fig, run), line=line_rows)
+
+
+def top_rows(fig, run) -> list:
+    """The page's data for the top tokens: at each stage, the top 3 by rank, and the target (rank 99) where it is
+    not among them."""
+    tracked = run.target(fig["text"])
+    target_id, target = tracked["id"], shown(tracked["text"])
+    rows = []
+    for s, stage in enumerate(stages(fig, run)):
+        top = stage["top"][:TOP_SHOWN]
+        for rank, (token_id, p) in enumerate(top, start=1):
+            rows.append({"stage": s, "rank": rank, "token": shown(run.token_text(token_id)), "p": round(p, 5),
+                         "target": token_id == target_id})
+        if target_id not in [i for i, _ in top]:
+            rows.append({"stage": s, "rank": 99, "token": target, "p": round(stage["p"], 5), "target": True})
+    return rows
+
+
+def _top_chart() -> alt.TopLevelMixin:
+    """The top tokens at the chosen stage, as bars with their probabilities, the target in the accent colour."""
+    stage_label = ("stage == 0 ? 'after the embedding' : 'after layer ' + stage")
+    # Ranks on the axis, token names drawn beside it: the tokens differ from stage to stage.
+    ranked = alt.Chart(alt.NamedData("top")).encode(
+        y=alt.Y("rank:O", title=None, axis=None),
+    ).transform_filter("datum.stage == stage")
+    bars = ranked.mark_bar().encode(
+        x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
+                title="probability of being the next token"),
+        color=alt.condition("datum.target", alt.value(ACCENT), alt.value(MAIN)),
+        tooltip=[alt.Tooltip("token:N"), alt.Tooltip("p:Q", title="probability", format=".2%")],
+    )
+    bar_labels = ranked.mark_text(align="left", dx=4, fontSize=12).encode(
+        x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("p:Q", format=".2%"),
+    )
+    names = ranked.mark_text(align="right", dx=-6, fontSize=13).encode(
+        x=alt.value(0), text="token:N",
+    )
+    return alt.layer(bars, bar_labels, names).properties(
+        width="container", height=120,
+        title=alt.Title(alt.ExprRef(expr=f"'The top {TOP_SHOWN} ' + ({stage_label})")),
+    )
+
+
+def _line_chart(target: str, n_layer: int) -> alt.TopLevelMixin:
+    """The target's probability across the stages (`target` as shown), the chosen stage marked."""
+    base = alt.Chart(alt.NamedData("line")).encode(
+        x=alt.X("stage:Q", title=["stage", "(0 = after the embedding, s = after layer s)"],
+                scale=alt.Scale(domain=[0, n_layer], nice=False), axis=alt.Axis(values=list(range(n_layer + 1)), format="d")),
+        y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
+                title=f"probability of {target}"),
+    )
+    line = base.mark_line(color=ACCENT) + base.mark_point(color=ACCENT, filled=True).encode(
+        size=alt.condition("datum.stage == stage", alt.value(140), alt.value(30)),
+        tooltip=[alt.Tooltip("stage:Q"), alt.Tooltip("p:Q", title=target, format=".2%")],
+    )
+    rule = alt.Chart(alt.Data(values=[{}])).mark_rule(color=GREY, strokeDash=[4, 3]).encode(
+        x=alt.X("stage:Q")).transform_calculate(stage="stage")  # the field takes the slider's value
+    return alt.layer(line, rule).properties(
+        width="container", height=180, title=f"{target} across the stages",
+    )

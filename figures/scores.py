@@ -1,7 +1,8 @@
 """How one share is worked out: in one head, the asking token's query meets every earlier token's key.
 
-Reads the entry of data/parts.json's "scores" for the figure (figsite.capture.parts.scores): the query q of the
-asking token and the key k_j of every token up to it in that head, and the shares the model gave. The page
+Reads the figure's entry of the part "scores" (Scores.entry; computed by figsite/capture/parts/scores.py): the
+query "q" of the asking token, the key "k" of every token up to it in that head, and the "shares" the model
+gave; and the text's tokens (run.token_texts). The page
 multiplies q and each k_j number by number, adds the products up to the fit q . k_j, divides by the square root
 of the head's width, and turns the fits into shares with the softmax; a temperature slider divides the scaled
 fits once more, worked out again in the page.
@@ -11,26 +12,18 @@ from __future__ import annotations
 
 import math
 
-from figsite.data import paths
 from figsite.config import Field
 from figsite.data.shared_names import DESCRIPTION
-from figures import common
-from figures.common import ACCENT, MAIN, alt, shown, token_label
-from figures.kind import Kind
+from figures.kind import PartKind
+from figures.toolkit import charts, fields
+from figures.toolkit.charts import alt
+from figures.toolkit.colours import ACCENT, MAIN, MASKED
+from figures.toolkit.words import heading, shown, token_label
 
 ROW_HEIGHT = 20
-MASKED = "#bdbdbd"  # a token after the asking one: out of reach
 
 
 # ---------------------------------------------------------------------------------------------- data
-
-def entry(fig, run) -> dict:
-    return run.part("scores", ask(fig))
-
-
-def ask(fig) -> list:
-    return [fig["text"], fig.resolved["layer"], fig.resolved["head"], fig.opening]
-
 
 def worked_out(q: list, keys: list) -> list:
     """For each key: its fit q . k (the sum of the products), the fit scaled by the square root of the width,
@@ -48,17 +41,12 @@ def worked_out(q: list, keys: list) -> list:
     return rows
 
 
-def rows_of(fig, run) -> list:
-    """worked_out for the figure's head and token, with the model's own share beside each computed one."""
-    found = entry(fig, run)
+def rows_of(found: dict) -> list:
+    """worked_out for the figure's head and token (its entry), with the model's own share beside each computed one."""
     rows = worked_out(found["q"], found["k"])
     for row, model_share in zip(rows, found["shares"]):
         row["model_share"] = model_share
     return rows
-
-
-def tokens_of(fig, run) -> list:
-    return [t["text"] for t in run.data(fig["text"])["tokens"]]
 
 
 def describe(tokens: list, query: int, row: dict) -> str:
@@ -67,7 +55,7 @@ def describe(tokens: list, query: int, row: dict) -> str:
             f"share {row['share'] * 100:.2f}% of what {token_label(tokens, query)} takes in")
 
 
-class Scores(Kind):
+class Scores(PartKind):
     KIND = "scores"
     TITLE = "How one share of attention is worked out: a question meets each token's description"
     CAPTION = ("In one head, the token that looks forms a question: a list of numbers, its query. Every token up to "
@@ -78,33 +66,34 @@ class Scores(Kind):
              "the square root of the head's width, and the share; move the temperature to see the shares sharpen "
              "or even out.")
     FIELDS = {
-        "text": common.TEXT_FIELD,
-        "focus": Field("position_or_text", "the token that asks: its number (1 = first) or its text; default the last"),
+        "text": fields.TEXT_FIELD,
+        "focus": fields.token_field("the token that asks"),
         "head": Field("int_list", "[layer, head], numbered from 1", required=True),
     }
     EXPLORE = True
     RUN_KEYS = ("text", "focus", "head")
-    DATA_FILES = (paths.PARTS,)
+    PART = "scores"
 
     def check(self, fig, tokens, model: dict) -> dict:
         """The asking token ("opening") and the head, 0-based."""
         text_tokens = tokens(fig["text"])
-        common.check_text(fig, "text", text_tokens, model["n_ctx"])
-        layer, head = common.check_view(fig, "head", fig["head"], model)
-        return {"opening": common.opening(fig, "focus", text_tokens), "layer": layer - 1, "head": head - 1}
+        fields.check_text(fig, "text", text_tokens, model["n_ctx"])
+        layer, head = fields.check_view(fig, "head", fig["head"], model)
+        return {"opening": fields.opening(fig, "focus", text_tokens), "layer": layer - 1, "head": head - 1}
 
-    def extras(self, fig) -> dict:
-        return {"scores": [ask(fig)]}
+    def ask(self, fig) -> list:
+        """The head (0-based layer and head) and the asking token."""
+        return [fig["text"], fig.resolved["layer"], fig.resolved["head"], fig.opening]
 
     def text_figure(self, fig, run) -> str:
         """The table: token | fit | fit divided by the root of the width | share; tokens after the asking one masked."""
-        tokens, q = tokens_of(fig, run), fig.opening
-        rows, width = rows_of(fig, run), len(entry(fig, run)["q"])
+        tokens, q, found = run.token_texts(fig["text"]), fig.opening, self.entry(fig, run)
+        rows, width = rows_of(found), len(found["q"])
         root = math.sqrt(width)
         names = [f"{j + 1}: {shown(t)}" for j, t in enumerate(tokens)]
         name_width = max(12, *(len(n) + 2 for n in names))
         divided = f"fit / {root:g}"
-        lines = [common.heading(fig, self.TITLE), f'  "{run.data(fig["text"])["text"]}"',
+        lines = [heading(fig, self.TITLE), f'  "{fig["text"]}"',
                  f"  {token_label(tokens, q)} asks in layer {fig['head'][0]}, head {fig['head'][1]}: "
                  f"fit = q . k over {width} numbers, divided by the square root of {width}, {root:g}",
                  f"  {'token':<{name_width}}{'fit':>10}{divided:>12}{'share':>10}"]
@@ -118,11 +107,11 @@ class Scores(Kind):
 
     def context(self, fig, run) -> dict:
         """The words beside the chart: the largest share, the check against the model, the guess-first answer."""
-        tokens, q = tokens_of(fig, run), fig.opening
-        rows = rows_of(fig, run)
+        tokens, q, found = run.token_texts(fig["text"]), fig.opening, self.entry(fig, run)
+        rows = rows_of(found)
         best = max(rows, key=lambda row: (row["share"], -row["key"]))
         layer, head = fig["head"]
-        width = len(entry(fig, run)["q"])
+        width = len(found["q"])
         gap = max(abs(row["share"] - row["model_share"]) for row in rows)
         summary = (f"In layer {layer}, head {head}, {token_label(tokens, q)} asks; "
                    f"{token_label(tokens, best['key'])} fits best and takes {best['share'] * 100:.2f}% of its attention.")
@@ -143,12 +132,12 @@ class Scores(Kind):
 
     def tables(self, fig, run, spec: dict) -> dict:
         """The downloads: each token's fit, scaled fit, share and running total; the query's and keys' numbers."""
-        tokens, found = tokens_of(fig, run), entry(fig, run)
+        tokens, found = run.token_texts(fig["text"]), self.entry(fig, run)
         return {
             "shares": [{"token": row["key"] + 1, "text": shown(tokens[row["key"]]), "fit": round(row["fit"], 6),
                         "scaled": round(row["scaled"], 6), "share": round(row["share"], 8),
                         "running_total": round(row["running"], 8), "model_share": row["model_share"]}
-                       for row in rows_of(fig, run)],
+                       for row in rows_of(found)],
             "vectors": [{"vector": "query", "token": fig.opening + 1, "number": i + 1, "value": v}
                         for i, v in enumerate(found["q"])]
             + [{"vector": "key", "token": j + 1, "number": i + 1, "value": v}
@@ -157,12 +146,13 @@ class Scores(Kind):
 
     def chart(self, fig, run) -> alt.TopLevelMixin:
         """The strips of the query and the keys, their products, and the fit, scaled fit and share of each token."""
-        tokens, q = tokens_of(fig, run), fig.opening
-        found, rows = entry(fig, run), rows_of(fig, run)
+        tokens, q = run.token_texts(fig["text"]), fig.opening
+        found = self.entry(fig, run)
+        rows = rows_of(found)
         names = [f"{j + 1}: {shown(t)}" for j, t in enumerate(tokens)]
         strips, products, bars = chart_rows(found, rows, names, q)
         params = chart_params(tokens, q, rows, names)
-        return common.with_data(common.with_params(common.fits_column(alt.vconcat(
+        return charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(
             _strips_chart(names, q, len(found["q"])), _products_chart(names, q, len(found["q"])),
             *_bars_charts(names, math.sqrt(len(found["q"]))), spacing=24,
         )), *params), strips=strips, products=products, bars=bars)
@@ -222,7 +212,7 @@ def _strips_chart(names: list, q: int, width: int) -> alt.TopLevelMixin:
                                          alt.Tooltip("v:Q", title="value", format=".3f")])
     return alt.layer(cells, _outline("strips", names)).properties(
         width="container", height=ROW_HEIGHT * (q + 2),
-        title=alt.Title(common.wrapped(common.literal("The query (the question) and each key (a description)"))))
+        title=alt.Title(charts.wrapped(charts.literal("The query (the question) and each key (a description)"))))
 
 
 def _products_chart(names: list, q: int, width: int) -> alt.TopLevelMixin:
@@ -235,7 +225,7 @@ def _products_chart(names: list, q: int, width: int) -> alt.TopLevelMixin:
                                          alt.Tooltip("v:Q", title="product", format=".4f")])
     return alt.layer(cells, _outline("products", names)).properties(
         width="container", height=ROW_HEIGHT * (q + 1),
-        title=alt.Title(common.wrapped(common.literal("Their products: add a row up to get its fit"))))
+        title=alt.Title(charts.wrapped(charts.literal("Their products: add a row up to get its fit"))))
 
 
 def _bars_charts(names: list, root: float) -> list:

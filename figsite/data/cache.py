@@ -2,9 +2,11 @@
 imports torch.
 
 An entry is keyed on everything that determines the run: the model's identity (for a hub id its resolved
-commit; for a local directory a fingerprint of its files; for --model random its seed and shape), the
-distinct texts with their targets, the device, and the data format. Each entry lists the SHA-256 of every
-file it holds; an entry that does not match its list is removed and the model runs again.
+commit; for a local directory a fingerprint of its files; for --model random its seed and shape:
+figsite.model.hub.model_identity), the distinct texts with their targets, the device, and the versions of what
+computes and writes it, all derived and none bumped by hand: the capture's (figsite.capture.parts.versions, a
+digest of its source, handed in by the pipeline) and the data format's (its constants). Each entry lists the
+SHA-256 of every file it holds; an entry that does not match its list is removed and the model runs again.
 """
 
 from __future__ import annotations
@@ -16,14 +18,17 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from figsite.data.format import version as format_version
+from figsite.data.run import Run
 from figsite.errors import reason, warn
-from figsite.model.hub import GPT2_SMALL, cached_commit, hub_reachable, is_commit
-from figsite.data.run import DATA_FORMAT, LONG_DATA_FORMAT, PARTS_FORMAT, RUN_FORMAT, Run
+from figsite.model.hub import model_identity  # what names the model's weights: the key's first part
 
-CACHE_FORMAT = "gpt2-figures-cache/1"
-# Bump when capture changes what it writes for the same inputs, so that old entries are not trusted.
-CAPTURE_VERSION = 4  # 4: a token that is part of a character is written as its bytes, <E2 80>
-SMALL_FILE = 16 * 1024 * 1024  # files of a local model up to this size are hashed whole; larger by size+mtime
+CACHE_FORMAT = "gpt2-figures-cache/1"  # the entries' own layout (manifest.json, data/)
+# What a captured run writes, as a number derived from the data format's constants (figsite.data.format.version):
+# a changed constant never reuses an old entry. The code that computes the run is versioned by key()'s `versions`.
+CAPTURE_VERSION = format_version()
+
+__all__ = ["default_dir", "key", "keep", "load", "memo", "model_identity", "recall", "store"]
 
 
 def default_dir() -> Path:
@@ -34,51 +39,11 @@ def default_dir() -> Path:
     return Path(base) / "gpt2-chapter-figures"
 
 
-# ---------------------------------------------------------------------------------------------- identity
-
-def model_identity(model: str, revision: str | None, seed: int) -> dict | None:
-    """What names the model's weights exactly, without loading them; None where that can't be known."""
-    if model == "random":
-        return {"kind": "random", "seed": seed, "shape": GPT2_SMALL}
-    path = Path(model).expanduser()
-    if path.is_dir():
-        return {"kind": "directory", "path": str(path.resolve()), "files": directory_fingerprint(path)}
-    commit = resolve_revision(model, revision)
-    return {"kind": "hub", "id": model, "commit": commit} if commit else None
-
-
-def directory_fingerprint(path: Path) -> str:
-    """A digest of a model directory's files: names and contents (size and mtime for the big weights)."""
-    digest = hashlib.sha256()
-    for file in sorted(p for p in path.rglob("*") if p.is_file()):
-        stat = file.stat()
-        digest.update(str(file.relative_to(path)).encode() + b"\0")
-        if stat.st_size <= SMALL_FILE:
-            digest.update(hashlib.sha256(file.read_bytes()).digest())
-        else:
-            digest.update(f"{stat.st_size}:{stat.st_mtime_ns}".encode())
-    return digest.hexdigest()
-
-
-def resolve_revision(model: str, revision: str | None) -> str | None:
-    """The commit a hub id and revision stand for: asked of the hub where it answers, else the local cache."""
-    if is_commit(revision):
-        return revision
-    if os.environ.get("HF_HUB_OFFLINE") != "1" and hub_reachable():
-        try:
-            from huggingface_hub import HfApi
-
-            return HfApi().model_info(model, revision=revision, timeout=10).sha
-        except Exception:  # the hub said no (unknown id, no access): the build will say why
-            return None
-    return cached_commit(model, revision)
-
-
-def key(identity: dict, requests: dict, device: str, asks: list | None = None) -> str:
+def key(identity: dict, requests: dict, device: str, asks: list | None = None, versions: dict | None = None) -> str:
     """The entry's name: a digest of everything that determines the run. `asks`: what figures ask of the run
-    beyond their texts, as [kind, {config key: value}] (figsite.pipeline.Needs)."""
-    inputs = {"asks": asks or [], "cache": CACHE_FORMAT, "capture": CAPTURE_VERSION,
-              "formats": [DATA_FORMAT, LONG_DATA_FORMAT, RUN_FORMAT, PARTS_FORMAT],
+    beyond their texts, as [kind, {config key: value}] (figsite.pipeline.Needs). `versions`: the versions of the
+    code that computes the run, derived from its source (figsite.capture.parts.versions)."""
+    inputs = {"asks": asks or [], "cache": CACHE_FORMAT, "capture": CAPTURE_VERSION, "versions": versions or {},
               "model": identity, "device": device,
               "texts": sorted([text, target] for text, target in requests.items())}
     return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()

@@ -11,7 +11,7 @@ ASSETS = "assets"  # the stylesheet, the page script and the Vega bundle
 STYLESHEET = f"{ASSETS}/site.css"
 PAGE_SCRIPT = f"{ASSETS}/figures.js"
 VEGA_BUNDLE = f"{ASSETS}/vega.js"
-DATA = "data"  # the run's data files (see README, "Data files")
+DATA = "data"  # the run's data files (see README, "What the build writes")
 IMAGES = "img"  # each figure's opening state drawn as SVG and PNG
 DOWNLOADS = "downloads"  # each figure's tables as JSON and CSV
 

@@ -4,13 +4,18 @@ It holds the data files' contents (one per distinct text) and the run record (th
 shapes measured on the way, the software that ran it). Nothing here imports torch: a run can be written to
 files, read back from them (the cache does), and rendered again.
 
-Two data formats (see README, "Data files"):
+Two data formats (see README, "What the build writes"):
 - gpt2-figures/1 keeps every attention share in the text's JSON file: `attention[layer][head][query]`.
 - gpt2-figures/3 is for long texts, whose shares would not fit in one file a page can load: each head's
   shares lie in a file of their own (`<slug>/layer-LL-head-HH.js`, plus `<slug>/average.js`), loaded on
   demand with <script src>; shares are kept in units of 1e-4 and those below 0.5% are left out. The read-out
   is kept only at the positions a figure reads (null elsewhere): at every stage and position it would cost
-  thirteen times the model's own unembedding. (Format 2 was the same with the read-out everywhere.)
+  thirteen times the model's own unembedding.
+
+The figures read a run only through the accessors below (tokens, shares, read-out, target, lens, shapes,
+weights, comparisons, part entries): this module owns the data format, and the kinds never index its dicts.
+Layers, heads, stages and positions are 0-based here, as in the data files; stage 0 is after the embedding,
+stage s after layer s.
 """
 
 from __future__ import annotations
@@ -35,44 +40,160 @@ PER_SHARE = round(1 / SHARE_UNIT)  # 10,000 units make a share of 1; pages carry
 MIN_SHARE = 0.005  # gpt2-figures/3 leaves out shares below this
 LEFT_OUT = f"{MIN_SHARE:.1%}"  # the same, as the words of every page say it: "0.5%"
 JS_CALLBACK = "gpt2Attention"  # the function a head file calls: works with <script src> from file://
+# What a figure may ask beyond its texts (figures.kind.EXTRAS) that the run answers outside data/parts.json:
+# the read-out in the texts' data, the lens and the comparisons in the run record.
+OUTSIDE_PARTS = ("readout", "lens", "pairs")
 
 
 @dataclass
 class Run:
     model: dict  # name, revision, n_layer, n_head, d_model, vocab_size, n_ctx
-    texts: dict = field(default_factory=dict)  # text -> data file content (format 1 or 2)
+    texts: dict = field(default_factory=dict)  # text -> data file content (format 1 or 3)
     slugs: dict = field(default_factory=dict)  # text -> slug of its data file
     shapes: dict = field(default_factory=dict)  # text -> {"token ids": [...], "embedding": [...], ...}
-    parameters: dict = field(default_factory=dict)  # see capture.parameter_counts
+    parameters: dict = field(default_factory=dict)  # weights by part, feed-forward shapes (the capture counts them)
     environment: dict = field(default_factory=dict)  # torch, tokenizers (transformers in older runs), device, dtype
     vocab: dict = field(default_factory=dict)  # token id -> text, for every id a read-out mentions
     heads: dict = field(default_factory=dict)  # (text, file name) -> a long text's head file, as written (text)
-    lens: dict = field(default_factory=dict)  # text -> tracked tokens' p and rank (capture._lens)
-    comparisons: list = field(default_factory=list)  # capture.compare for each pair of texts compared
-    parts: dict = field(default_factory=dict)  # data/parts.json (capture.capture_run, entries from capture_parts.answer): {} where none was asked
+    lens: dict = field(default_factory=dict)  # text -> {"tokens": followed ids, "p", "rank": [stage][position][k]}
+    comparisons: list = field(default_factory=list)  # {"texts": [a, b], "shared", "distance"} per pair compared
+    parts: dict = field(default_factory=dict)  # data/parts.json: part name -> [entry, ...]; {} where none was asked
     _parsed: dict = field(default_factory=dict, repr=False, compare=False)  # head_payload's parsed files
+
+    # ------------------------------------------------------------------------------------------ the model
+
+    @property
+    def n_layer(self) -> int:
+        return self.model["n_layer"]
+
+    @property
+    def n_head(self) -> int:
+        """Heads in one layer."""
+        return self.model["n_head"]
 
     @property
     def n_heads(self) -> int:
+        """Heads in the whole model."""
         return self.model["n_layer"] * self.model["n_head"]
+
+    @property
+    def n_stages(self) -> int:
+        """Stages of the read-out: after the embedding (0) and after each layer."""
+        return self.model["n_layer"] + 1
+
+    @property
+    def d_model(self) -> int:
+        """The model's width: the numbers of one token in the residual stream."""
+        return self.model["d_model"]
+
+    @property
+    def n_ctx(self) -> int:
+        """The model's context length: the most tokens it reads at once."""
+        return self.model["n_ctx"]
 
     @property
     def is_random(self) -> bool:
         return self.model["name"].startswith("random")
 
+    def weights(self, part: str | None = None) -> int:
+        """How many weights sit in one part of the model ("embedding", "attention", "feed-forward", "layer norm",
+        "other"), or in all of it (tied weights counted once)."""
+        return self.parameters["total"] if part is None else self.parameters["parts"][part]
+
+    @property
+    def feed_forward_shapes(self) -> tuple[list, list]:
+        """The feed-forward step's two matrices, [in, out] each: [d_model, neurons] and [neurons, d_model]."""
+        return self.parameters["feed_forward_in"], self.parameters["feed_forward_out"]
+
+    @property
+    def n_neurons(self) -> int:
+        """How many neurons one feed-forward step has (its second matrix's rows)."""
+        return self.parameters["feed_forward_out"][0]
+
+    @property
+    def head_width(self) -> int:
+        """The numbers one head works with (its query's, key's and value's width)."""
+        return self.parameters["head_width"]
+
+    # ------------------------------------------------------------------------------------------ a text's data
+
     def data(self, text: str) -> dict:
+        """A text's data file, as written (for the build's own writers; a figure reads the accessors)."""
         return self.texts[text]
 
     def is_long(self, text: str) -> bool:
         """Whether the text's data keep only shares of MIN_SHARE or more (data format 3)."""
         return self.texts[text]["format"] == LONG_DATA_FORMAT
 
+    def tokens(self, text: str) -> list:
+        """The text's tokens as records, {"id": int, "text": str}, in order."""
+        return self.texts[text]["tokens"]
+
+    def token_texts(self, text: str) -> list:
+        """Each token of the text decoded alone, e.g. ["The", " animal", ...]."""
+        return [token["text"] for token in self.texts[text]["tokens"]]
+
+    def n_tokens(self, text: str) -> int:
+        return len(self.texts[text]["tokens"])
+
+    def shape(self, text: str, step: str) -> list:
+        """The shape measured at one step while the model read the text: "token ids", "embedding", "layer 3"
+        (after layer 3, counted from 1) or "scores"."""
+        return self.shapes[text][step]
+
+    def token_text(self, token_id: int) -> str:
+        """A token decoded alone, e.g. ' France'; the data files only decode the text's own tokens."""
+        return self.vocab[token_id]
+
+    # ------------------------------------------------------------------------------------------ the read-out
+
+    def readout(self, text: str, stage: int, position: int) -> list:
+        """The read-out at one stage and position: the 10 most likely next tokens as [token id, probability],
+        highest first. A long text is read out only at the positions its figures read."""
+        return self.texts[text]["readout"][stage][position]["top"]
+
+    def top_guess(self, text: str, stage: int, position: int) -> list:
+        """The most likely next token at one stage and position, as [token id, probability]."""
+        return self.readout(text, stage, position)[0]
+
+    def target(self, text: str) -> dict | None:
+        """The token the text's data track at every stage (a read-out figure's target) as a token record,
+        {"id", "text"}; None where no figure names one."""
+        tracked = self.texts[text].get("target")
+        return None if tracked is None else {"id": tracked["id"], "text": tracked["text"]}
+
+    def target_p(self, text: str, stage: int, position: int) -> float:
+        """The target's probability of being the next token, at one stage and position."""
+        return self.texts[text]["target"]["p"][stage][position]
+
+    def followed(self, text: str) -> list:
+        """The token ids the lens of a text follows at every stage and position (its table's most frequent
+        guesses, then the tokens a figure names)."""
+        return self.lens[text]["tokens"]
+
+    def lens_cell(self, text: str, stage: int, position: int, token_id: int) -> tuple[float, int]:
+        """A followed token's probability and rank (1 = most likely) at one stage and position."""
+        lens = self.lens[text]
+        k = lens["tokens"].index(token_id)
+        return lens["p"][stage][position][k], lens["rank"][stage][position][k]
+
+    # ------------------------------------------------------------------------------------------ beyond the texts
+
     def comparison(self, a: str, b: str) -> dict:
         return next(c for c in self.comparisons if c["texts"] == [a, b])
 
+    def distances(self, a: str, b: str) -> list:
+        """How far the residual stream differs between two compared texts: [stage][position], for the positions
+        both texts have (exactly 0 where no difference can reach)."""
+        return self.comparison(a, b)["distance"]
+
+    def shared_tokens(self, a: str, b: str) -> int:
+        """How many tokens two compared texts share at their beginning."""
+        return self.comparison(a, b)["shared"]
+
     def part(self, name: str, ask: list) -> dict:
-        """The entry of data/parts.json that answers a figure's ask (figures.kind.Kind.extras): name is "scores",
-        "ledgers" or "knockouts"."""
+        """The entry of data/parts.json that answers a figure's ask (figures.kind.PartKind): name is the part
+        ("scores", "ledgers", "knockouts"), the entry the plain dict its part's capture computed."""
         return next(entry for entry in self.parts[name] if entry["ask"] == list(ask))
 
     def holds(self, texts: list, wants: dict) -> bool:
@@ -84,12 +205,9 @@ class Run:
             return False
         if not all(any(c["texts"] == list(pair) for c in self.comparisons) for pair in wants.get("pairs", [])):
             return False
+        parts = {name: asks for name, asks in wants.items() if name not in OUTSIDE_PARTS}
         return all(any(entry["ask"] == list(ask) for entry in self.parts.get(name, []))
-                   for name in ("scores", "ledgers", "knockouts") for ask in wants.get(name, []))
-
-    def token_text(self, token_id: int) -> str:
-        """A token decoded alone, e.g. ' France'; the data files only decode the text's own tokens."""
-        return self.vocab[token_id]
+                   for name, asks in parts.items() for ask in asks)
 
     # ------------------------------------------------------------------------------------------ attention
 

@@ -1,7 +1,7 @@
 """The names the figures' Python and the page's script (templates/static/figures.js) must agree on, declared once.
 
 The figures name their chart's params and data with these; the build renders figures.js with them (render.py),
-so the script never spells a name of its own. tests/test_shared_names.py fails if the two disagree.
+so the script never spells a name of its own. tests/unit/test_shared_names.py fails if the two disagree.
 """
 
 from __future__ import annotations

@@ -2,19 +2,23 @@
 
 Why our own rather than transformers' GPT2LMHeadModel: importing transformers' GPT-2 takes two seconds of a
 build of the chapter that takes about four (torch itself takes one); this file is the model in a hundred lines.
-It keeps what the build relies on of Hugging Face's model, so that checkpoints and the capture's hooks fit:
+It keeps what the build relies on of Hugging Face's model, so that its checkpoints fit:
 
 - the same parameter names (transformer.h.0.attn.c_attn.weight, ...) and weight layouts (Conv1D keeps
   (in, out)): a save_pretrained directory or the hub's `gpt2` loads as it is, and save_pretrained here
   writes a directory that transformers loads;
 - the same modules at the same places (transformer.drop after the embedding, each block's attn, mlp,
   attn.c_proj, mlp.c_proj, transformer.ln_f), with the same outputs (an attention module returns its output
-  and its shares);
-- the same operations in the same order, so the same numbers to the last bit: tests/test_gpt2.py holds the
+  and its shares), so that transformers' own tests' hooks fit too;
+- the same operations in the same order, so the same numbers to the last bit: tests/unit/test_gpt2.py holds the
   shares, the residual stream and the scores equal to transformers' on the same weights.
 
-The tokenizer is GPT-2's byte-level BPE run by the `tokenizers` library, from a checkpoint's tokenizer.json,
-or its vocab.json and merges.txt.
+What the model computes is read at its hook points (HookPoint, TransformerLens's names: `hook_embed`,
+`blocks.L.attn.hook_pattern`, `blocks.L.hook_resid_post`, ...): the capture adds functions there with
+`hooks({name: function})` (figsite.capture.hooks) and never reaches into a module's inputs or outputs.
+
+The tokenizer is figsite.model.tokens.Tokenizer (also reached here, as gpt2.Tokenizer); GPT-2's initialisation
+of a model with random weights is figsite.model.load's.
 """
 
 from __future__ import annotations
@@ -37,6 +41,8 @@ os.environ.setdefault("MKL_CBWR", "AUTO,STRICT")
 import torch  # noqa: E402
 from torch import nn  # noqa: E402
 from torch.nn import functional as F  # noqa: E402
+
+from figsite.model.tokens import Tokenizer  # noqa: E402,F401 - the model's tokenizer, beside it as Hugging Face's is
 
 ACTIVATIONS = {
     # GPT-2's own: the tanh approximation of GELU, written as OpenAI (and transformers' "gelu_new") write it.
@@ -95,7 +101,8 @@ class GPT2Config:
 
 
 class Embedding(nn.Embedding):
-    """A table of vectors made without drawing them: they come from a checkpoint, or from init_weights."""
+    """A table of vectors made without drawing them: they come from a checkpoint, or from GPT-2's initialisation
+    (figsite.model.load.random_model)."""
 
     def reset_parameters(self) -> None:
         pass
@@ -321,19 +328,6 @@ class GPT2LMHeadModel(nn.Module):
         """Token ids (batch, position) -> scores (batch, position, vocab)."""
         return self.lm_head(self.transformer(input_ids).last_hidden_state)
 
-    def init_weights(self, generator: torch.Generator) -> None:
-        """GPT-2's initialisation: weights drawn with standard deviation 0.02 (the projections into the residual
-        stream scaled down by the depth), biases 0, layer norms gain 1 and bias 0."""
-        deep = 0.02 / math.sqrt(2 * self.config.n_layer)
-        with torch.no_grad():
-            for name, param in self.named_parameters():
-                if ".ln_" in name or name.startswith("transformer.ln_f"):
-                    param.fill_(1.0 if name.endswith(".weight") else 0.0)
-                elif name.endswith(".bias"):
-                    param.zero_()
-                else:
-                    param.normal_(0.0, deep if name.endswith("c_proj.weight") else 0.02, generator=generator)
-
     def save_pretrained(self, directory) -> None:
         """config.json and model.safetensors as transformers writes them (the tied unembedding left out)."""
         from safetensors.torch import save_file
@@ -354,7 +348,7 @@ WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")  # what a checkpoint's
 
 def from_weights(config: GPT2Config, weights_file: Path) -> GPT2LMHeadModel:
     """The model with the weights of `weights_file` (model.safetensors or pytorch_model.bin), in float32, on the
-    CPU (figsite.capture.text_pass.load moves it to the device asked for).
+    CPU (figsite.model.load.load moves it to the device asked for).
 
     The modules are made with weights left undrawn (memory never written takes none) and take the loaded tensors
     as they are: the weights are held once, which for gpt2-xl is 6 GiB rather than 12. (Made on torch's "meta"
@@ -399,83 +393,3 @@ def _state_of(model: GPT2LMHeadModel, raw: dict) -> dict:
                 (("missing", missing), ("unexpected", unexpected), ("of the wrong shape", wrong)) if names]
         raise ValueError("the weights do not fit the config: " + "; ".join(said))
     return state
-
-
-def random_model(seed: int, config: GPT2Config) -> GPT2LMHeadModel:
-    """A GPT-2 of `config`'s shape with GPT-2's initialisation drawn from `seed`."""
-    model = GPT2LMHeadModel(config)
-    model.init_weights(torch.Generator().manual_seed(seed))
-    return model.requires_grad_(False).eval()
-
-
-# ---------------------------------------------------------------------------------------------- the tokenizer
-
-END_OF_TEXT = "<|endoftext|>"
-
-
-class Tokenizer:
-    """GPT-2's byte-level BPE: text -> token ids and back, run by the `tokenizers` library.
-
-    The few calls the build makes, with the names transformers gives them: tokenizer(text)["input_ids"],
-    encode, decode, convert_ids_to_tokens, save_pretrained."""
-
-    def __init__(self, backend):
-        self.backend = backend
-
-    @classmethod
-    def from_directory(cls, directory: Path) -> Tokenizer:
-        """From tokenizer.json, else vocab.json and merges.txt; OSError if the directory has neither."""
-        directory = Path(directory)
-        if (directory / "tokenizer.json").is_file():
-            from tokenizers import Tokenizer as Backend
-
-            return cls(Backend.from_file(str(directory / "tokenizer.json")))
-        if (directory / "vocab.json").is_file() and (directory / "merges.txt").is_file():
-            return cls.from_files(directory / "vocab.json", directory / "merges.txt")
-        raise OSError(f"no tokenizer.json, nor vocab.json and merges.txt, in {directory}")
-
-    @classmethod
-    def from_files(cls, vocab_file: Path, merges_file: Path) -> Tokenizer:
-        """From a vocabulary (token -> id, JSON) and the merges (one pair a line after a '#version' line)."""
-        vocab = json.loads(Path(vocab_file).read_text(encoding="utf-8"))
-        lines = Path(merges_file).read_text(encoding="utf-8").split("\n")
-        merges = [tuple(line.split(" ")) for line in lines if line and not line.startswith("#version")]
-        return cls.from_vocab(vocab, merges)
-
-    @classmethod
-    def from_vocab(cls, vocab: dict, merges: list) -> Tokenizer:
-        """GPT-2's pipeline around a vocabulary and merges: bytes as printable characters, split as GPT-2
-        splits (no space added in front), and <|endoftext|> as the one special token, as the hub's
-        tokenizer.json has it."""
-        from tokenizers import AddedToken, Tokenizer as Backend, decoders, models, pre_tokenizers, processors
-
-        backend = Backend(models.BPE(vocab=vocab, merges=merges))
-        backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-        backend.decoder = decoders.ByteLevel()
-        backend.post_processor = processors.ByteLevel(trim_offsets=False)
-        if END_OF_TEXT in vocab:
-            backend.add_special_tokens([AddedToken(END_OF_TEXT, special=True)])
-        return cls(backend)
-
-    def encode(self, text: str) -> list[int]:
-        return self.backend.encode(text, add_special_tokens=False).ids
-
-    def __call__(self, text: str) -> dict:
-        return {"input_ids": self.encode(text)}
-
-    def decode(self, ids: list[int]) -> str:
-        return self.backend.decode(list(ids), skip_special_tokens=False)
-
-    def convert_ids_to_tokens(self, token_id: int) -> str | None:
-        return self.backend.id_to_token(token_id)
-
-    def save_pretrained(self, directory) -> None:
-        """tokenizer.json, vocab.json and merges.txt, and a tokenizer_config.json that names GPT-2's tokenizer
-        for transformers."""
-        directory = Path(directory)
-        directory.mkdir(parents=True, exist_ok=True)
-        self.backend.save(str(directory / "tokenizer.json"))
-        self.backend.model.save(str(directory))  # vocab.json, merges.txt
-        special = {name: END_OF_TEXT for name in ("bos_token", "eos_token", "unk_token")}
-        settings = {"tokenizer_class": "GPT2Tokenizer", "add_prefix_space": False, "model_max_length": 1024, **special}
-        (directory / "tokenizer_config.json").write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")

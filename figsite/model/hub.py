@@ -1,16 +1,58 @@
-"""What the build knows about models before it loads one: GPT-2 small's shape and whether the hub answers.
+"""What the build knows about models before it loads one: GPT-2 small's shape, whether the hub answers, and what
+names a model's weights exactly (`model_identity`, which keys the cache of runs).
 
 Nothing here imports torch, so a cached rebuild can use it.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 import socket
 from pathlib import Path
 import urllib.parse
 
 # GPT-2 small's shape, for --model random.
 GPT2_SMALL = dict(vocab_size=50257, n_positions=1024, n_embd=768, n_layer=12, n_head=12)
+SMALL_FILE = 16 * 1024 * 1024  # files of a local model up to this size are hashed whole; larger by size+mtime
+
+
+def model_identity(model: str, revision: str | None, seed: int) -> dict | None:
+    """What names the model's weights exactly, without loading them; None where that can't be known."""
+    if model == "random":
+        return {"kind": "random", "seed": seed, "shape": GPT2_SMALL}
+    path = Path(model).expanduser()
+    if path.is_dir():
+        return {"kind": "directory", "path": str(path.resolve()), "files": directory_fingerprint(path)}
+    commit = resolve_revision(model, revision)
+    return {"kind": "hub", "id": model, "commit": commit} if commit else None
+
+
+def directory_fingerprint(path: Path) -> str:
+    """A digest of a model directory's files: names and contents (size and mtime for the big weights)."""
+    digest = hashlib.sha256()
+    for file in sorted(p for p in path.rglob("*") if p.is_file()):
+        stat = file.stat()
+        digest.update(str(file.relative_to(path)).encode() + b"\0")
+        if stat.st_size <= SMALL_FILE:
+            digest.update(hashlib.sha256(file.read_bytes()).digest())
+        else:
+            digest.update(f"{stat.st_size}:{stat.st_mtime_ns}".encode())
+    return digest.hexdigest()
+
+
+def resolve_revision(model: str, revision: str | None) -> str | None:
+    """The commit a hub id and revision stand for: asked of the hub where it answers, else the local cache."""
+    if is_commit(revision):
+        return revision
+    if os.environ.get("HF_HUB_OFFLINE") != "1" and hub_reachable():
+        try:
+            from huggingface_hub import HfApi
+
+            return HfApi().model_info(model, revision=revision, timeout=10).sha
+        except Exception:  # the hub said no (unknown id, no access): the build will say why
+            return None
+    return cached_commit(model, revision)
 
 
 def is_commit(revision: str | None) -> bool:

@@ -8,11 +8,12 @@ the sum of what the build holds at its peak (figsite.capture.text_pass runs the 
 - the weights, 4 bytes each (float32);
 - the largest of what one step holds for a moment: one layer's attention as the pass computes it and as
   the capture copies it, `ATTENTION_COPIES` arrays of (heads, query, key); one product of the read-out,
-  (rows, vocabulary) a few times over; a knockout figure's batch of copies through a feed-forward step;
+  (rows, vocabulary) a few times over; and each step that a part the figures ask for declares as its share
+  (figsite.capture.parts: Part.memory, e.g. the knockouts' batch of copies through a feed-forward step);
 - what the run keeps: a long text's head files, about `KEPT_PER_ROW` shares of `SHARE_BYTES` each per head
   and query (a row keeps at most 200, the shares of 0.5% or more; GPT-2's attention keeps few).
 
-tests/test_memory.py holds the estimate against the peak of measured builds.
+tests/unit/test_memory.py holds the estimate against the peak of measured builds.
 """
 
 from __future__ import annotations
@@ -26,10 +27,10 @@ BASE = int(0.35 * GIB)  # resident after importing torch, tokenizers, Altair and
 FLOAT = 4  # bytes: the model runs in float32
 ATTENTION_COPIES = 5  # scores, mask added, softmax, the capture's copy and its 0.5% mask, at one time
 READOUT_COPIES = 3  # scores, their exponentials, a top-k's scratch
-READOUT_ROWS = 512  # figsite.capture.text_pass.READOUT_ROWS: rows of one read-out product
+READOUT_ROWS = 512  # figsite.capture.readout.READOUT_ROWS: rows of one read-out product
 KEPT_PER_ROW = 32  # shares a long text's head file keeps per query, on average (random weights: about 22)
 SHARE_BYTES = 9  # a kept share as the file's text: "key,units," in the JSON of its head file
-DENSE_LIMIT = 1_000_000  # figsite.capture.text_pass.DENSE_LIMIT: above it a text is long (one file per head)
+DENSE_LIMIT = 1_000_000  # figsite.data.format.DENSE_LIMIT: above it a text is long (one file per head)
 
 
 @dataclass(frozen=True)
@@ -58,17 +59,17 @@ class Shape:
         return self.vocab * d + self.n_ctx * d + self.n_layer * per_layer + 2 * d
 
 
-def estimate(shape: Shape, lengths: list[int], knockouts: bool = False) -> int:
-    """Peak resident bytes of a build that reads texts of these lengths (in tokens) with this model."""
+def estimate(shape: Shape, lengths: list[int], steps=()) -> int:
+    """Peak resident bytes of a build that reads texts of these lengths (in tokens) with this model.
+
+    steps: the memory shares of the parts the figures ask for, each a function (shape, tokens) -> the bytes its
+    largest step holds for a moment (figsite.capture.parts.Part.memory); one step runs at a time."""
     if not lengths:
         return BASE + shape.weights * FLOAT
     n = max(lengths)
     attention = ATTENTION_COPIES * shape.n_head * n * n * FLOAT
     readout = READOUT_COPIES * min(n * (shape.n_layer + 1), READOUT_ROWS) * shape.vocab * FLOAT
-    step = max(attention, readout)
-    if knockouts:  # every part of every layer taken out, each a copy through a feed-forward step
-        copies = 1 + 2 * shape.n_layer + shape.n_head
-        step = max(step, copies * n * (shape.d_inner + 3 * shape.d_model) * FLOAT)
+    step = max(attention, readout, *(share(shape, n) for share in steps))
     kept = sum(shape.n_layer * shape.n_head * m * KEPT_PER_ROW * SHARE_BYTES for m in lengths
                if shape.n_layer * shape.n_head * m * (m + 1) // 2 > DENSE_LIMIT)
     return BASE + shape.weights * FLOAT + step + kept
@@ -103,19 +104,20 @@ def gib(n: int) -> str:
     return f"{n / GIB:.1f} GiB"
 
 
-def check(name: str, shape: Shape, lengths: dict, knockouts: bool, room: int | None = None) -> None:
-    """Raises a BuildError where the build would not fit: `lengths` is text -> its length in tokens."""
+def check(name: str, shape: Shape, lengths: dict, steps=(), room: int | None = None) -> None:
+    """Raises a BuildError where the build would not fit: `lengths` is text -> its length in tokens, `steps` the
+    asked parts' memory shares (see estimate)."""
     from figsite.errors import BuildError
 
     room = available() if room is None else room
-    needed = estimate(shape, list(lengths.values()), knockouts)
+    needed = estimate(shape, list(lengths.values()), steps)
     if room is None or needed <= room:
         return
     weights = shape.weights * FLOAT
     text, n = max(lengths.items(), key=lambda item: item[1]) if lengths else ("", 0)
     start = " ".join(text.split())
     start = start if len(start) <= 40 else start[:37].rstrip() + "..."
-    fits = [m for m in range(1, n) if estimate(shape, [m], knockouts) <= room]
+    fits = [m for m in range(1, n) if estimate(shape, [m], steps) <= room]
     ways = (f"a shorter text (at most {max(fits):,} tokens fit), a smaller model" if fits else
             f"a smaller model (the weights and the libraries alone take {gib(BASE + weights)})")
     raise BuildError(f"--model: {name} ({gib(weights)} of weights) reading a text of {n:,} tokens (\"{start}\") "

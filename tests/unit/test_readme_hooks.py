@@ -10,7 +10,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from figsite.model.gpt2 import GPT2Config, random_model  # noqa: E402
+from figsite.model.gpt2 import GPT2Config  # noqa: E402
+from figsite.model.load import random_model  # noqa: E402
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
 SIZES = {"batch": 2, "position": 5, "query": 5, "key": 5, "d_model": 12, "heads": 3, "d_head": 4, "d_mlp": 48}

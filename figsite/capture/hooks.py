@@ -1,0 +1,52 @@
+"""The one way the capture reads the model: functions added at its named hook points (TransformerLens's names,
+see figsite.model.gpt2 and the README's table), for one pass, and always taken off again.
+
+A function is called as function(activation, name) as the model computes that activation: it reads it (and
+returns None) or returns a tensor of the same shape that the model goes on with (a knockout's zeros).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import torch
+
+from figsite.model.load import Loaded
+
+
+def point(layer: int, name: str) -> str:
+    """The name of a layer's hook point: point(3, "attn.hook_pattern") == "blocks.3.attn.hook_pattern"."""
+    return f"blocks.{layer}.{name}"
+
+
+def at_each_layer(n_layer: int, name: str, function_of_layer) -> dict:
+    """{hook point name: function} for the same hook point in every layer; function_of_layer(layer) makes each."""
+    return {point(layer, name): function_of_layer(layer) for layer in range(n_layer)}
+
+
+def keep_into(kept: dict, key) -> Callable:
+    """A hook that keeps the first text's activation under `key` (the batch dimension dropped)."""
+    def hook(activation: torch.Tensor, _name: str) -> None:
+        kept[key] = activation[0]
+    return hook
+
+
+def together(*hook_sets: dict) -> dict:
+    """Several {name: function} merged into {name: [functions]}: each runs, in the order given."""
+    merged = {}
+    for hooks in hook_sets:
+        for name, function in hooks.items():
+            merged.setdefault(name, []).append(function)
+    return merged
+
+
+@torch.no_grad()
+def run_with_hooks(loaded: Loaded, ids: list[int], hooks: dict, layers_only: bool = False):
+    """Runs the model over one text's token ids with `hooks` ({hook point name: function or [functions]}) added,
+    and takes them off again whatever happens. layers_only: the embedding, the layers and the final layer norm
+    (figsite.model.gpt2.Output), without the unembedding, whose scores the capture works out where it reads
+    them; else the scores, (1, position, vocab)."""
+    model = loaded.model
+    tokens = torch.tensor([ids], device=loaded.device)  # (1, position)
+    with model.hooks(hooks):
+        return model.transformer(tokens) if layers_only else model(tokens)

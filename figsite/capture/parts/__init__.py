@@ -1,0 +1,190 @@
+"""The registry of captured parts: everything a figure can ask of the run beyond its texts' data.
+
+A kind asks for parts by name in `extras(fig)` (figures.kind.Kind): {"lens": ..., "knockouts": [...]}. Each name is
+one module of this package, named after it, that declares `PART`, a `Part`: how the figures' asks merge, what
+the text's pass must do for it, how it is computed (on the model's named hook points, figsite.capture.hooks),
+the token ids it adds to the run's vocabulary, its share of the memory estimate, and, derived from its source,
+its cache version. Adding a part is one module here and one line in NAMES; figsite.capture.gather and
+figsite.pipeline take every part from here and name none.
+
+This module imports no torch (the parts' modules do, when `registered()` first imports them): a cached rebuild
+reads `versions()` for the cache key without it.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from figsite.data.format import CONSTANTS
+
+# One line per part, in the order the data hold them (data/parts.json's lists: scores, ledgers, knockouts).
+NAMES = (
+    "readout",  # the positions a long text is read out at
+    "lens",  # the read-out of every stage and position, for the tokens a lens figure follows
+    "pairs",  # two texts' residual streams compared
+    "scores",  # how one head's share is worked out: a query, its keys, the shares
+    "ledgers",  # a token's score split into the parts of the residual stream that wrote it
+    "knockouts",  # the answer with each layer's attention, feed-forward step or head taken out
+)
+
+
+@dataclass(frozen=True)
+class PassNeeds:
+    """What one text's pass must do for the parts: read out these positions of a long text (None: all of them)
+    and keep each stage's residual stream for a part that reads it again."""
+
+    positions: frozenset | None = frozenset()
+    keep_stages: bool = False
+
+    def __or__(self, other: PassNeeds) -> PassNeeds:
+        every = self.positions is None or other.positions is None
+        return PassNeeds(None if every else self.positions | other.positions, self.keep_stages or other.keep_stages)
+
+    @property
+    def read(self) -> list | None:
+        """The positions as figsite.capture.text_pass.run_text takes them."""
+        return None if self.positions is None else sorted(self.positions)
+
+
+@dataclass
+class Reading:
+    """What the parts see while the model reads the texts: the loaded model, the run so far, every part's merged
+    asks (extras) and what a part holds from one text for a later one (part name -> its own)."""
+
+    loaded: object  # figsite.model.load.Loaded
+    run: object  # figsite.data.run.Run
+    extras: dict
+    held: dict = field(default_factory=dict)
+
+    def asks(self, part: Part):
+        """The part's asks merged over every figure (none: its empty form)."""
+        return self.extras.get(part.name) or part.merge([])
+
+
+class Part:
+    """One thing a figure can ask of the run beyond its texts' data; a subclass in this package's module of the
+    same name overrides what its part does. The defaults: asks are lists merged each once, nothing asked of
+    the pass, nothing computed, no tokens named, no memory of its own."""
+
+    name: str = ""  # the key of figures.kind.Kind.extras that asks for it
+    in_parts_file: bool = False  # its answers are the entries of data/parts.json's list `name`
+
+    def merge(self, each: list):
+        """Every figure's asks (None where a figure asks none) -> the run's: each ask once, in the order asked."""
+        merged = []
+        for asks in each:
+            merged += [list(ask) for ask in asks or [] if list(ask) not in merged]
+        return merged
+
+    def needs(self, asks, text: str) -> PassNeeds:
+        """What the pass over `text` must read out or keep for this part."""
+        return PassNeeds()
+
+    def answer(self, reading: Reading, text: str, capture) -> Iterator[None]:
+        """Computes what the part is asked of `text` into reading.run, once its pass is done (capture: its
+        figsite.capture.text_pass.TextCapture); yields after each piece, so the figures it completes are built."""
+        return iter(())
+
+    def mentions(self, run, text: str) -> set:
+        """The token ids the part's data of `text` name, for the run's vocabulary."""
+        return set()
+
+    def memory(self, shape, n: int) -> int:
+        """Bytes its largest step holds for a moment, for a model of `shape` (figsite.model.memory.Shape) and a
+        text of n tokens: its share of the memory estimate."""
+        return 0
+
+    def finish(self, run, asks) -> None:
+        """Puts the part's data in the run in the order asked, whatever the order the texts were read."""
+
+    @property
+    def version(self) -> str:
+        """Derived from the source of its module and of the code it rests on (see versions)."""
+        return versions()[self.name]
+
+
+class EntryPart(Part):
+    """A part answered ask by ask, each answer an entry of data/parts.json's list `name`: {"ask": ask, ...}.
+    The ask's first item is its text; `compute` makes the rest of the entry."""
+
+    in_parts_file = True
+
+    def compute(self, loaded, ask: list) -> dict:
+        raise NotImplementedError(f"{type(self).__name__} (part {self.name!r}) lacks compute(loaded, ask)")
+
+    def entry_mentions(self, entry: dict) -> set:
+        """The token ids one entry names (targets, versus tokens)."""
+        return set()
+
+    def answer(self, reading: Reading, text: str, capture) -> Iterator[None]:
+        for ask in reading.asks(self):
+            if ask[0] == text:
+                reading.run.parts[self.name].append({"ask": ask, **self.compute(reading.loaded, ask)})
+                yield
+
+    def mentions(self, run, text: str) -> set:
+        return {token_id for entry in run.parts.get(self.name, []) if entry["ask"][0] == text
+                for token_id in self.entry_mentions(entry)}
+
+    def finish(self, run, asks) -> None:
+        if self.name in run.parts:
+            entries = run.parts[self.name]
+            run.parts[self.name] = [next(entry for entry in entries if entry["ask"] == list(ask)) for ask in asks]
+
+
+# ---------------------------------------------------------------------------------------------- the registry
+
+@functools.cache
+def registered() -> tuple:
+    """Every part, in NAMES's order (importing their modules imports torch)."""
+    parts = tuple(importlib.import_module(f"{__name__}.{name}").PART for name in NAMES)
+    for name, part in zip(NAMES, parts):
+        if part.name != name:
+            raise TypeError(f"figsite/capture/parts/{name}.py declares the part {part.name!r}; it must be {name!r}")
+    return parts
+
+
+def merge_extras(wants: list[dict]) -> dict:
+    """Each figure's extras (figures.kind.Kind.extras) merged into the run's, part by part. A name no part
+    declares is refused: it would be asked and never computed."""
+    unknown = sorted({name for asked in wants for name in asked} - set(NAMES))
+    if unknown:
+        raise KeyError(f"no captured part {unknown[0]!r}; declared: {', '.join(NAMES)} (figsite/capture/parts)")
+    return {part.name: part.merge([asked.get(part.name) for asked in wants]) for part in registered()}
+
+
+def asked(extras: dict) -> list:
+    """The parts the merged extras ask anything of."""
+    return [part for part in registered() if extras.get(part.name)]
+
+
+# ---------------------------------------------------------------------------------------------- versions
+
+FIGSITE = Path(__file__).resolve().parents[2]
+# The code every part's numbers rest on besides its own module: the model, its loading and tokens, the hook
+# helper, the text pass and the read-out, the orchestration, this registry, and the data format's writers.
+FOUNDATION = ("model/*.py", "capture/*.py", "capture/parts/__init__.py", "data/format.py")
+
+
+@functools.cache
+def versions() -> dict:
+    """The cache versions of what a run computes, derived from source (never bumped by hand): "texts" (the text
+    pass: a digest of FOUNDATION's files and of the data format's constants) and each part (the same, and its
+    own module's source). Read from the files, not imported: no torch."""
+    foundation = _digest(b"", sorted(path for pattern in FOUNDATION for path in FIGSITE.glob(pattern)))
+    foundation = _digest(foundation.encode() + json.dumps(CONSTANTS, sort_keys=True).encode(), [])
+    return {"texts": foundation,
+            **{name: _digest(foundation.encode(), [Path(__file__).with_name(f"{name}.py")]) for name in NAMES}}
+
+
+def _digest(start: bytes, files: list) -> str:
+    digest = hashlib.sha256(start)
+    for path in files:
+        digest.update(str(path.relative_to(FIGSITE)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()

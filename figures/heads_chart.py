@@ -1,0 +1,219 @@
+"""The heads figure's chart (figures.heads): the grid of every square as one picture, the chosen square larger,
+and the chosen token's bars in it, as in figure (l); with the selects and the words a screen reader hears.
+
+Every part reads the page's data, "panels" (figures.heads.panel_rows: one row per square, its shares in units of
+1e-4), in the page: the chart carries each share once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from figsite.data.run import MIN_SHARE, PER_SHARE
+from figsite.data.shared_names import DESCRIPTION, NAMES, TOKEN
+from figures.toolkit import charts
+from figures.toolkit.charts import alt
+from figures.toolkit.colours import ACCENT, MAIN, MASKED, OUT_OF_REACH
+
+AVERAGE = "avg"  # the head select's value for the layer's average (in a permalink: head=avg)
+SHARE_SCALE = {"scheme": "viridis", "domain": [0, 1]}  # colour-blind safe; one scale for every square
+GRID_HEIGHT = 320  # the grid's view: as wide as the column, the grid in it as large as this height allows
+GRID_PIXELS = 560  # the grid's picture is drawn about this wide, a whole number of pixels per cell
+DETAIL_HEIGHT = 360
+BARS_HEIGHT = 200
+
+
+@dataclass(frozen=True)
+class Grid:
+    """Where each square lies in the grid, in cells, and the Vega expressions the chart's parts share."""
+
+    n_layer: int
+    n_head: int
+    n: int  # tokens in the text
+    size: int  # tokens per block (1: a row per token)
+    blocks: int  # rows per square
+    names: list  # each row's name
+
+    @property
+    def gap(self) -> int:  # between squares; twice that before the averages
+        return max(1, round(self.blocks / 4))
+
+    @property
+    def step(self) -> int:
+        return self.blocks + self.gap
+
+    @property
+    def units(self) -> tuple[int, int]:
+        return (self.n_head + 1) * self.step, self.n_layer * self.step - self.gap
+
+    @property
+    def pixels(self) -> int:  # each cell a whole number of pixels: crisp squares
+        return max(1, round(GRID_PIXELS / self.units[0]))
+
+    @property
+    def x0(self) -> str:
+        return f"(datum.h * {self.step} + (datum.h == {self.n_head} ? {self.gap} : 0))"
+
+    @property
+    def y0(self) -> str:
+        return f"(datum.l * {self.step})"
+
+    @property
+    def chosen_h(self) -> str:  # the chosen head, 0-based; n_head is the layer's average
+        return f"(head == '{AVERAGE}' ? {self.n_head} : head - 1)"
+
+    @property
+    def row_q(self) -> str:  # the chosen token's row in a square
+        return f"floor((token - 1) / {self.size})"
+
+    @property
+    def from_words(self) -> str:
+        return f"names[{self.row_q}] + ' (token ' + token + ')'" if self.size == 1 else f"names[{self.row_q}]"
+
+    @property
+    def band(self) -> list:
+        return list(range(self.blocks))
+
+
+def chart_params(grid: Grid, opening_head: list, opening: int, n_heads: int) -> list:
+    """The layer, head and token selects (opening on `opening_head`, [layer, head] from 1, and the 0-based token
+    `opening`), the row names, and the live description of the chosen state."""
+    n_layer, n_head, size = grid.n_layer, grid.n_head, grid.size
+    layer_param = alt.param(name="layer", value=opening_head[0], bind=alt.binding_select(
+        options=list(range(1, n_layer + 1)), name="Layer "))
+    head_param = alt.param(name="head", value=opening_head[1], bind=alt.binding_select(
+        options=list(range(1, n_head + 1)) + [AVERAGE],
+        labels=[str(h) for h in range(1, n_head + 1)] + ["average of the layer's heads"], name="Head "))
+    starts = list(range(1, grid.n + 1, size))
+    token_labels = ([f"{i}: {name}" for i, name in zip(starts, grid.names)] if size == 1 else grid.names)
+    token_param = alt.param(name=TOKEN, value=opening // size * size + 1, bind=alt.binding_select(
+        options=starts, labels=token_labels, name="Looking from token " if size == 1 else "Looking from "))
+    names_param = alt.param(name=NAMES, value=grid.names)
+    # The words read the chosen square's row "t" (its rows' largest shares) from the page's data, in place: as
+    # params, thousands of numbers would be copied by Altair at every step of building the chart.
+    looks = alt.param(name="looks", expr=f"data('panels')[(layer - 1) * {n_head + 1} + {grid.chosen_h}].t")
+    look_at = alt.param(name="look_at", expr=f"{grid.row_q} * 6")
+    top_words = " + ".join(
+        f"(looks[look_at + {2 * i}] >= 0 ? '{', ' if i else ''}' + names[looks[look_at + {2 * i}]] + ' ' + "
+        f"looks[look_at + {2 * i + 1}] + '%' : '')" for i in range(3))
+    chosen_words = f"'layer ' + layer + (head == '{AVERAGE}' ? ', the average of its {n_head} heads' : ', head ' + head)"
+    description = alt.param(name=DESCRIPTION, expr=(
+        f"'All {n_heads:,} heads ({n_layer} layers of {n_head}) and each layer\\'s average, as squares of who "
+        f"looks at whom. Shown larger: ' + {chosen_words} + '. Looking from ' + {grid.from_words} + ' there, the "
+        f"largest shares: ' + (looks[look_at] >= 0 ? {top_words} : 'none of 1% or more') + '.'"))
+    return [layer_param, head_param, token_param, names_param, looks, look_at, description]
+
+
+def grid_chart(grid: Grid, picture: str, n_heads: int) -> alt.TopLevelMixin:
+    """Every square as one picture (`picture`, a PNG data URL: figures.heads.grid_picture), with each square's
+    outline (its tooltip, the axes) and the chosen one.
+
+    The view is as wide as the column; the grid keeps its squares square, as wide as the view or as GRID_HEIGHT
+    allows, whichever is less (the expressions `grid_w` and `grid_h`, in px)."""
+    panels, n_head, blocks, step, gap = alt.NamedData("panels"), grid.n_head, grid.blocks, grid.step, grid.gap
+    units_x, units_y = grid.units
+    grid_w = f"min(width, {GRID_HEIGHT * units_x / units_y:.6g})"
+    grid_h = f"{grid_w} * {units_y / units_x:.6g}"
+    x_scale = alt.Scale(domain=[0, units_x], nice=False, zero=False, range=[0, alt.ExprRef(grid_w)])
+    y_scale = alt.Scale(domain=[0, units_y], nice=False, zero=False, range=[0, alt.ExprRef(grid_h)])
+    centre = blocks / 2
+    # Every head and every layer named: the values given, and as many ticks (Vega keeps no more than tickCount).
+    heads_at = [h * step + (gap if h == n_head else 0) + centre for h in range(n_head + 1)]
+    layers_at = [l * step + centre for l in range(grid.n_layer)]
+    x_axis = alt.Axis(values=heads_at, tickCount=len(heads_at), orient="top", title="head", grid=False, ticks=False,
+                      domain=False, labelFontSize=11, labelOverlap=False,
+                      labelExpr=f"datum.value > {n_head * step} ? 'avg' : '' + (round((datum.value - {centre}) / {step}) + 1)")
+    y_axis = alt.Axis(values=layers_at, tickCount=len(layers_at), title="layer", grid=False, ticks=False, domain=False,
+                      labelFontSize=11, labelOverlap=False, labelExpr=f"'' + (round((datum.value - {centre}) / {step}) + 1)")
+
+    # The grid is one picture drawn here, a pixel block per cell: thousands of marks would take the browser
+    # seconds to draw. Over it: each square's outline (for its tooltip and the axes) and the chosen square.
+    picture = alt.Chart(alt.Data(values=[{}])).mark_image(
+        url=picture,
+        width=alt.ExprRef(grid_w), height=alt.ExprRef(grid_h), align="left", baseline="top", aspect=False,
+        smooth=False, aria=False,
+    ).encode(x=alt.value(0), y=alt.value(0))
+    outlines = alt.Chart(panels).transform_calculate(
+        gx=grid.x0, gy=grid.y0).transform_calculate(
+        gx2=f"datum.gx + {blocks}", gy2=f"datum.gy + {blocks}",
+        view=f"'layer ' + (datum.l + 1) + (datum.h == {n_head} ? ', average of its heads' : ', head ' + (datum.h + 1))",
+    ).mark_rect(fill="transparent", aria=False).encode(
+        x=alt.X("gx:Q", scale=x_scale, axis=x_axis), x2="gx2:Q",
+        y=alt.Y("gy:Q", scale=y_scale, axis=y_axis), y2="gy2:Q",
+        tooltip=[alt.Tooltip("view:N", title="square")],
+    )
+    chosen = alt.Chart(panels).transform_filter(
+        f"datum.l == layer - 1 && datum.h == {grid.chosen_h}").transform_calculate(
+        gx=f"{grid.x0} - 0.5", gy=f"{grid.y0} - 0.5").transform_calculate(
+        gx2=f"datum.gx + {blocks + 1}", gy2=f"datum.gy + {blocks + 1}").mark_rect(
+        fill=None, stroke=ACCENT, strokeWidth=2.5, aria=False).encode(
+        x=alt.X("gx:Q", scale=x_scale), x2="gx2:Q", y=alt.Y("gy:Q", scale=y_scale), y2="gy2:Q")
+    swatch = alt.Chart(alt.Data(values=[{}])).mark_rect(color=MASKED, aria=False).encode(
+        x=alt.value(0), x2=alt.value(12), y=alt.value(alt.ExprRef(f"{grid_h} + 10")),
+        y2=alt.value(alt.ExprRef(f"{grid_h} + 22")))
+    note = alt.Chart(alt.Data(values=[{}])).mark_text(align="left", baseline="top", fontSize=11, lineBreak="\n").encode(
+        x=alt.value(18), y=alt.value(alt.ExprRef(f"{grid_h} + 10")),
+        text=alt.value("grey: out of reach\n(a token cannot see the tokens after it)"))
+    return alt.layer(picture, outlines, chosen, swatch, note).properties(
+        width="container", height=GRID_HEIGHT, view=alt.ViewBackground(stroke=None), title=alt.Title(charts.wrapped(
+            charts.literal(f"All {n_heads:,} heads, and each layer's average")), anchor="start"))
+
+
+def chosen_square(grid: Grid) -> alt.Chart:
+    """The chosen square's cells, one row each: query q, key k, share s, decoded from the page's data."""
+    return alt.Chart(alt.NamedData("panels")).transform_filter(
+        f"datum.l == layer - 1 && datum.h == {grid.chosen_h}").transform_flatten(
+        ["u"]).transform_window(i="row_number()").transform_calculate(
+        q="floor((sqrt(8 * (datum.i - 1) + 1) - 1) / 2)").transform_calculate(
+        k="datum.i - 1 - datum.q * (datum.q + 1) / 2", s=f"datum.u / {PER_SHARE}").transform_calculate(
+        looking="names[datum.q]", looked_at="names[datum.k]")
+
+
+def _key_x(grid: Grid) -> alt.X:
+    return alt.X("k:O", scale=alt.Scale(domain=grid.band), title="looked at (key)",
+                 axis=alt.Axis(labelExpr="names[datum.value]", labelAngle=-45, labelFontSize=11, labelOverlap="greedy"))
+
+
+def detail_chart(grid: Grid, one: alt.Chart) -> alt.TopLevelMixin:
+    """The chosen square, larger: every share on hover, the chosen token's row outlined."""
+    share_color = alt.Color("s:Q", scale=alt.Scale(**SHARE_SCALE), title="share of attention",  # one legend
+                            legend=alt.Legend(format="%", orient="top", direction="horizontal", gradientLength=160))
+    query_y = alt.Y("q:O", scale=alt.Scale(domain=grid.band), title="looking (query)",
+                    axis=alt.Axis(labelExpr="names[datum.value]", labelFontSize=11, labelOverlap="greedy"))
+    detail_bg = alt.Chart(alt.Data(values=[{}])).mark_rect(color=MASKED, aria=False).encode(
+        x=alt.value(0), x2=alt.value("width"), y=alt.value(0), y2=alt.value("height"))
+    detail_cells = one.transform_calculate(
+        said="datum.looking + ' looks at ' + datum.looked_at + ': ' + format(datum.s, '.2%')").mark_rect().encode(
+        x=_key_x(grid), y=query_y, color=share_color, description="said:N",
+        tooltip=[alt.Tooltip("looking:N", title="looking"), alt.Tooltip("looked_at:N", title="looked at"),
+                 alt.Tooltip("s:Q", title="share", format=".2%")],
+    )
+    detail_row = alt.Chart(alt.Data(values=[{}])).transform_calculate(q=grid.row_q).mark_rect(
+        fill=None, stroke=ACCENT, strokeWidth=2, aria=False).encode(y=alt.Y("q:O", scale=alt.Scale(domain=grid.band)))
+    return alt.layer(detail_bg, detail_cells, detail_row).properties(
+        width="container", height=DETAIL_HEIGHT,
+        title=alt.Title(charts.wrapped(f"'Layer ' + layer + (head == '{AVERAGE}' ? ', average of its heads' : "
+                                       "', head ' + head) + ', larger'")))
+
+
+def bars_chart(grid: Grid, one: alt.Chart) -> alt.TopLevelMixin:
+    """The chosen token's shares in the chosen square, as in figure (l)."""
+    key_x, row_q = _key_x(grid), grid.row_q
+    picked = one.transform_filter(f"datum.q == {row_q}")
+    share_y = alt.Y("s:Q", scale=alt.Scale(domain=[0, 1]), title="share of attention",
+                    axis=alt.Axis(format="%", tickCount=5))
+    out_of_reach = alt.Chart(alt.Data(values=[{"k": k} for k in grid.band])).transform_filter(
+        f"datum.k > {row_q}").mark_rect(color=OUT_OF_REACH).encode(
+        x=key_x, y=alt.value(0), y2=alt.value("height"))
+    bars = picked.mark_bar().encode(
+        x=key_x, y=share_y,
+        color=alt.condition(f"datum.k == {row_q}", alt.value(ACCENT), alt.value(MAIN)),
+        tooltip=[alt.Tooltip("looked_at:N", title="looked at"), alt.Tooltip("s:Q", title="share", format=".1%")],
+    )
+    bar_labels = picked.transform_filter(f"datum.s >= {MIN_SHARE}").mark_text(
+        fontSize=11, **charts.over_bars(grid.blocks)).encode(
+        x=key_x, y=alt.Y("s:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("s:Q", format=".0%"))
+    return alt.layer(out_of_reach, bars, bar_labels).properties(
+        width="container", height=BARS_HEIGHT,
+        title=alt.Title(charts.wrapped(f"'Looking from ' + {grid.from_words} + ' in layer ' + layer + "
+                                       f"(head == '{AVERAGE}' ? ', average' : ', head ' + head)")))

@@ -1,0 +1,83 @@
+"""The ledger figure's marks (figures.ledger): the waterfall of the parts, the chosen part's inside, and the two
+curves along the half-layers. They read the page's data ("parts", "inside", "stages", "sizes": figures.ledger
+makes them) and its params (score, part and the words' maps), so they take no run.
+"""
+
+from __future__ import annotations
+
+from figures.toolkit import charts
+from figures.toolkit.charts import alt
+from figures.toolkit.colours import ACCENT, GREY, MAIN
+
+TOTAL = "the model's score"  # the waterfall's last bar
+SIZES = ("the correction added", "the stream it is added to")  # the two sizes of the lower curves
+
+
+def sign_colour():
+    """Blue for a part that raises the score, orange for one that lowers it, grey for the total; one scale for
+    the waterfall and the drill-down, which share a legend."""
+    return alt.Color("effect:N", scale=alt.Scale(domain=["raises the score", "lowers the score", TOTAL],
+                                                 range=[MAIN, ACCENT, GREY]),
+                     legend=alt.Legend(title=None, orient="bottom", direction="vertical"))
+
+
+def split_chart() -> alt.LayerChart:
+    """Each part as a bar from the running sum before it to the sum after it: the last bar is the model's score."""
+    chosen = "datum.value == part_names[part]"
+    base = alt.Chart(alt.NamedData("parts")).transform_calculate(
+        v="score == 'target' ? datum.t : datum.d", start="score == 'target' ? datum.t0 : datum.d0",
+    ).transform_calculate(
+        end="datum.start + datum.v",
+        effect=f'datum.name == "{TOTAL}" ? "{TOTAL}" : datum.v >= 0 ? "raises the score" : "lowers the score"',
+    ).encode(y=alt.Y("name:N", sort=alt.EncodingSortField("n"), title=None, axis=alt.Axis(
+        labelFontWeight=alt.ExprRef(f"{chosen} ? 'bold' : 'normal'"), labelLimit=200)))
+    bars = base.mark_bar().encode(
+        x=alt.X("start:Q", title="score"), x2="end:Q", color=sign_colour(),
+        stroke=alt.condition("datum.key == part", alt.value(GREY), alt.value(None)),
+        strokeWidth=alt.condition("datum.key == part", alt.value(3), alt.value(0)),
+        tooltip=[alt.Tooltip("name:N", title="part"), alt.Tooltip("v:Q", title="adds", format="+.4f"),
+                 alt.Tooltip("end:Q", title="running sum", format=".4f")],
+    )
+    zero = alt.Chart(alt.Data(values=[{"x": 0}])).mark_rule(color=GREY).encode(x="x:Q")
+    return alt.layer(bars, zero).properties(
+        width="container", title=alt.Title(charts.wrapped("score_names[score]"), anchor="start"))
+
+
+def inside_chart() -> alt.LayerChart:
+    """The chosen part's heads and bias, or its largest neurons, the others together and the bias, from zero."""
+    base = alt.Chart(alt.NamedData("inside")).transform_filter("datum.key == part && datum.score == score")
+    bars = base.transform_calculate(
+        effect="datum.v >= 0 ? 'raises the score' : 'lowers the score'").mark_bar().encode(
+        y=alt.Y("item:N", sort=alt.EncodingSortField("order"), title=None, axis=alt.Axis(labelLimit=200)),
+        x=alt.X("v:Q", title="adds to the score"), color=sign_colour(),
+        tooltip=[alt.Tooltip("item:N", title="inside"), alt.Tooltip("v:Q", title="adds", format="+.4f")],
+    )
+    zero = alt.Chart(alt.Data(values=[{"x": 0}])).mark_rule(color=GREY).encode(x="x:Q")
+    return alt.layer(bars, zero).properties(
+        width="container", title=alt.Title(charts.wrapped("inside_titles[score + '|' + part]"), anchor="start"))
+
+
+def curve_charts(target: str, n_layer: int) -> list:
+    """The target's probability after each half-layer, and each correction's size against the stream's; `target`
+    as shown ('_France')."""
+    x = alt.X("x:Q", title=["layers done", "(a half: after the next layer's attention)"],
+              scale=alt.Scale(domain=[0, n_layer], nice=False),
+              axis=alt.Axis(values=list(range(n_layer + 1)), format="d"))
+    chosen = alt.Chart(alt.Data(values=[{}])).transform_calculate(x="part_x[part]").mark_rule(
+        color=GREY, strokeDash=[4, 3]).encode(x=alt.X("x:Q"))
+    p = alt.Chart(alt.NamedData("stages")).encode(
+        x=x, y=alt.Y("p:Q", title=f"probability of {target}", scale=alt.Scale(domain=[0, 1]),
+                     axis=alt.Axis(format="%", tickCount=5)),
+        tooltip=[alt.Tooltip("after:N"), alt.Tooltip("p:Q", title=target, format=".2%")])
+    probability = alt.layer(p.mark_line(color=ACCENT), p.mark_point(color=ACCENT, filled=True), chosen).properties(
+        width="container", height=180,
+        title=alt.Title(charts.wrapped(charts.literal(f"{target} after each half-layer")), anchor="start"))
+    s = alt.Chart(alt.NamedData("sizes")).encode(
+        x=x, y=alt.Y("size:Q", title="length of the vector"),
+        color=alt.Color("what:N", scale=alt.Scale(domain=list(SIZES), range=[ACCENT, MAIN]),
+                        legend=alt.Legend(title=None, orient="bottom", direction="vertical")),
+        tooltip=[alt.Tooltip("after:N"), alt.Tooltip("what:N", title="size of"),
+                 alt.Tooltip("size:Q", title="length", format=".3f")])
+    sizes = alt.layer(s.mark_line(), s.mark_point(filled=True), chosen).properties(
+        width="container", height=180, title=alt.Title("How large each correction is", anchor="start"))
+    return [probability, sizes]

@@ -1,0 +1,130 @@
+"""Building a chart: Altair (imported when first used), the chart's data and params put in once at its top, its
+spec as plain data, and the column's width that every chart takes, with words that wrap to it."""
+
+from __future__ import annotations
+
+import importlib
+
+
+class LazyModule:
+    """A module imported when one of its names is first used.
+
+    Altair takes a third of a second to import, and a rebuild from the cache builds no chart: the figures
+    use `alt` from here, so that only a build that draws pays for it.
+    """
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getattr__(self, attribute: str):
+        return getattr(importlib.import_module(self._name), attribute)
+
+
+alt = LazyModule("altair")
+
+
+# ---------------------------------------------------------------------------------------------- data and params
+
+
+def with_data(chart, **datasets):
+    """Puts the chart's data in at the top, by name (charts read them with alt.NamedData).
+
+    Set directly rather than with .properties(), which checks every row against the schema, and after the
+    chart is built, since Altair copies inline data at every step of building one.
+    """
+    chart.datasets = datasets
+    return chart
+
+
+def with_params(chart, *params):
+    """The chart with variable params (a value, an expression, an input) at its top level: where add_params
+    puts them on a concatenated chart too, but without copying every subchart twice on the way, which for
+    the larger figures takes longer than all the rest of building them."""
+    chart.params = [param.param for param in params]
+    return chart
+
+
+def spec(chart) -> dict:
+    """The chart's Vega-Lite spec as plain data, as pages embed it (tests/builds/test_site.py validates each one).
+
+    The datasets go in after the conversion: they are plain data already, and Altair would walk every row and
+    value of them, which for the larger figures takes longer than converting all the rest of the chart.
+    """
+    datasets = chart.datasets
+    bare = chart.copy(deep=False)
+    bare.datasets = alt.Undefined
+    out = bare.to_dict(validate=False)
+    if datasets is not alt.Undefined:
+        out["datasets"] = datasets
+    return out
+
+
+def stage_slider(n_layer: int, value: int):
+    """The slider over the stages: 0 is after the embedding, n_layer after the last layer."""
+    return alt.param(name="stage", value=value,
+                     bind=alt.binding_range(min=0, max=n_layer, step=1, name="Stage (0 = before any layer) "))
+
+
+# ---------------------------------------------------------------------------------------------- Vega expressions
+
+
+def escaped(text: str) -> str:
+    """A text as it goes inside a single-quoted Vega expression string."""
+    return text.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n")
+
+
+def literal(text: str) -> str:
+    """A text as a single-quoted Vega expression string."""
+    return "'" + escaped(text) + "'"
+
+
+# ---------------------------------------------------------------------------------------------- the column's width
+#
+# Every chart takes the width of its column, from a 360 px phone to a desktop: a single or layered view with
+# width "container", a stack of views (vconcat) with every view "container" and the stack fitted to the column
+# (FIT_COLUMN), so that axes and legends fit inside it too. Views side by side (hconcat) cannot follow the
+# column, so the figures stack their views instead. Words drawn in a chart wrap to its width (wrapped), and the
+# drawings made at build time (figsite.site.drawing) give "container" a fixed width.
+
+FIT_COLUMN = {"type": "fit-x", "contains": "padding"}
+TITLE_EM = 7.5  # about how wide a character of a chart's title (13 px, bold) is, in px
+TEXT_EM = 6.6  # the same for words of 11 to 12 px in a chart
+MIN_LINE = 16  # characters: a line never wraps shorter
+AXES_ROOM = 70  # px of the column a line of words leaves to the axes beside the view
+
+
+def fits_column(chart):
+    """A stack of views (each of width "container") fitted to its column, axes and legends inside it; a little
+    more room on the right, which Vega's measure of a slanted label can fall short of."""
+    chart.autosize = FIT_COLUMN
+    chart.padding = {"left": 5, "top": 5, "right": 10, "bottom": 5}
+    return chart
+
+
+def wrap_lines(text_expr: str, em: float = TEXT_EM) -> str:
+    """A Vega expression: the string `text_expr` (an expression) with a line break put in wherever a line would
+    be wider than the view, at `em` px a character; lines already broken stay broken.
+
+    The view's width is taken from its column (containerSize), less AXES_ROOM, rather than from the `width`
+    signal: the fitted layout works `width` out from what is drawn, and words that wrapped again after it
+    would leave the drawing's height as it was. A drawing made at build time has no column: there, `width`."""
+    room = f"(containerSize()[0] > 0 ? containerSize()[0] - {AXES_ROOM} : width)"
+    per_line = f"max({MIN_LINE}, floor({room} / {em}))"
+    pattern = f"'(?![^\\\\n]{{1,' + {per_line} + '}}$)([^\\\\n]{{1,' + {per_line} + '}})[ \\\\t]+'"
+    return f"replace({text_expr}, regexp({pattern}, 'gm'), '$1\\n')"
+
+
+def wrapped(text_expr: str, em: float = TITLE_EM):
+    """A title's text that wraps to the view's width: an expression of its lines, for alt.Title(...)."""
+    return alt.ExprRef(expr=f"split({wrap_lines(text_expr, em)}, '\\n')")
+
+
+def over_bars(count: int, room: int = 26) -> dict:
+    """Mark properties for a value written over each of `count` bars side by side: across, above the bar, where
+    the bars are `room` px wide or more; else turned upright, so that neighbours' words never run together; left
+    out where even upright they would (the tooltip still says it)."""
+    band = f"width / {count}"
+    narrow = f"{band} < {room}"
+    return {"angle": alt.ExprRef(f"{narrow} ? 270 : 0"), "align": alt.ExprRef(f"{narrow} ? 'left' : 'center'"),
+            "dx": alt.ExprRef(f"{narrow} ? 4 : 0"), "dy": alt.ExprRef(f"{narrow} ? 0 : -7"), "baseline": "middle",
+            "opacity": alt.ExprRef(f"{band} >= 13 ? 1 : 0")}

@@ -1,0 +1,95 @@
+"""The keys of a figure that several kinds share, each defined once, and the checks that resolve a figure's
+tokens, layers and heads against the text's tokens and the model's size (a kind's `check`).
+
+The config counts tokens, layers and heads from 1, as readers do; what the checks resolve is 0-based.
+"""
+
+from __future__ import annotations
+
+from figsite.config import Field, Figure
+from figures.toolkit.words import shown
+
+TEXT_FIELD = Field("text", "a non-empty text of at most the model's context length in tokens", required=True)
+TARGET_FIELD = Field("text", "one token that the figure follows, e.g. ' France'", required=True)
+
+
+def token_field(role: str) -> Field:
+    """A token of the figure's text in one role (the one it opens on, the one whose guess is read): by its
+    number or by its text; the last where the config leaves it out (see `opening`)."""
+    return Field("position_or_text", f"{role}: its number (1 = first) or its text; default the last")
+
+
+FOCUS_FIELD = token_field("the token the figure opens on")  # attention, heads
+POSITION_FIELD = token_field("the token whose next-token guess is read")  # readout, ledger, knockout
+
+
+# ---------------------------------------------------------------------------------------------- checks
+
+
+def check_text(fig: Figure, key: str, tokens: list, n_ctx: int) -> None:
+    """A text must hold at least one token and fit the model's positions."""
+    if not tokens:
+        raise fig.error(key, "the text has no tokens", f"a text of 1 to {n_ctx:,} tokens")
+    if len(tokens) > n_ctx:
+        raise fig.error(key, f"the text is {len(tokens):,} tokens long",
+                        f"at most {n_ctx:,} tokens, the model's context")
+
+
+def check_layer(fig: Figure, key: str, layer, n_layer: int) -> None:
+    if not 1 <= layer <= n_layer:
+        raise fig.error(key, f"layer {layer} is not in the model", f"layers 1 to {n_layer}")
+
+
+def check_head(fig: Figure, key: str, head, n_head: int) -> None:
+    if not 1 <= head <= n_head:
+        raise fig.error(key, f"head {head} is not in the model", f"heads 1 to {n_head}")
+
+
+def check_view(fig: Figure, key: str, pair: list, model: dict) -> tuple[int, int]:
+    """A `[layer, head]` pair of the config, numbered from 1, that the model has."""
+    if len(pair) != 2:
+        raise fig.error(key, f"{pair} is not one [layer, head] pair", "[layer, head], numbered from 1")
+    check_layer(fig, key, pair[0], model["n_layer"])
+    check_head(fig, key, pair[1], model["n_head"])
+    return pair[0], pair[1]
+
+
+def check_one_token(fig: Figure, key: str, tokens: list) -> None:
+    """A token given by its text (a target, a followed token) must be exactly one token."""
+    if len(tokens) != 1:
+        raise fig.error(key, f"{fig[key]!r} is {len(tokens)} tokens ({' '.join(shown(t) for t in tokens) or 'none'})",
+                        "exactly one token; mind the leading space, as in ' France'")
+
+
+def check_read_target(fig: Figure, tokens, model: dict) -> tuple[list, list, int]:
+    """What every figure that reads one target token at one position checks: its text, that the target is one
+    token, and the read position ("position", default the last). Returns the text's tokens, the target's
+    tokens and the 0-based read position."""
+    text_tokens = tokens(fig["text"])
+    check_text(fig, "text", text_tokens, model["n_ctx"])
+    target_tokens = tokens(fig["target"])
+    check_one_token(fig, "target", target_tokens)
+    return text_tokens, target_tokens, opening(fig, "position", text_tokens)
+
+
+def opening(fig: Figure, key: str, tokens: list) -> int:
+    """The 0-based position of the token a figure opens on: the one `key` names, else the last."""
+    return resolve_position(fig, key, fig.values.get(key, len(tokens)), tokens)
+
+
+def resolve_position(fig: Figure, key: str, ref, tokens: list) -> int:
+    """A token named in the config, by 1-based position or by its text ('street'), as a 0-based position."""
+    n = len(tokens)
+    if isinstance(ref, int):
+        if not 1 <= ref <= n:
+            raise fig.error(key, f"token {ref} is outside the text", f"a token number from 1 to {n}")
+        return ref - 1
+    matches = [i for i, t in enumerate(tokens) if t.strip() == ref.strip()]
+    if not matches:
+        raise fig.error(key, f"no token of the text reads {ref!r}",
+                        "the text of one token, e.g. " + ", ".join(repr(t.strip()) for t in tokens[:4])
+                        + ", or its number")
+    if len(matches) > 1:
+        raise fig.error(key, f"{ref!r} is tokens " + " and ".join(str(i + 1) for i in matches),
+                        "the token's number, to say which one")
+    return matches[0]

@@ -1,0 +1,83 @@
+"""The "heads" and "find-head" pages in headless Chromium, from file:// with every other request refused: the
+site of tests/kinds/test_heads_and_findhead.py (its `site` fixture, built over conftest's small model), driven by
+choosing another head, layer, token or pair of tokens."""
+
+from __future__ import annotations
+
+import pytest
+
+from figures import heads, picture
+from kinds.test_heads_and_findhead import kinds, site  # noqa: F401  (that module's build, with its kinds registered)
+
+from .browsing import Opener
+
+
+@pytest.fixture
+def opener(browser, site):  # noqa: F811
+    """Opens pages of the heads and find-head site for one test."""
+    opener = Opener(browser, site)
+    yield opener
+    opener.close()
+
+
+def chart(page, label: str) -> str:
+    return page.eval_on_selector(f"#chart-{label} svg", "svg => svg.outerHTML")
+
+
+def choose(page, label: str, name: str, value: str) -> None:
+    """Chooses `value` in chart-<label>'s select `name` and waits until the chart is drawn again."""
+    before = chart(page, label)
+    page.select_option(f"#chart-{label} .vega-bindings select[name='{name}']", value)
+    page.wait_for_function(
+        "([id, before]) => document.querySelector('#' + id + ' svg').outerHTML !== before",
+        arg=[f"chart-{label}", before], timeout=5_000)
+
+
+def said(page, label: str) -> str:
+    return page.text_content(f"#description-{label}")
+
+
+def test_the_heads_page_draws_and_follows_the_chosen_head_and_token(opener):
+    visit = opener.open("figure-grid.html")
+    page = visit.page
+    assert page.get_attribute("#chart-grid", "data-rendered") == "true", page.text_content("#chart-grid")
+    assert "Shown larger: layer 2, head 3. Looking from _it (token 9)" in said(page, "grid")
+    choose(page, "grid", "head", "1")
+    assert "Shown larger: layer 2, head 1." in said(page, "grid")
+    choose(page, "grid", "head", heads.AVERAGE)
+    choose(page, "grid", "layer", "3")
+    assert "Shown larger: layer 3, the average of its 4 heads" in said(page, "grid")
+    choose(page, "grid", "token", "4")
+    assert "Looking from 't (token 4)" in said(page, "grid")
+    assert page.evaluate("location.hash") == "#layer=3&head=avg&token=4"
+    # The larger square's cells say what they show: 10 cells for token 4 and the 3 before... 78 in all.
+    cells = page.eval_on_selector_all("#chart-grid svg [aria-label*=' looks at ']", "ns => ns.length")
+    assert cells == 12 * 13 // 2
+    # The picture of the grid is coloured as Vega colours the larger square (the chart's colour scale).
+    for t in (0.0, 0.13, 0.5, 0.77, 1.0):
+        vega = page.evaluate("t => { const c = String(document.getElementById('chart-grid').vegaView.scale('color')(t)); "
+                             "return c.startsWith('#') ? [1, 3, 5].map(i => parseInt(c.slice(i, i + 2), 16)) "
+                             ": c.match(/\\d+/g).slice(0, 3).map(Number); }", t)
+        assert max(abs(a - b) for a, b in zip(vega, picture.viridis(t))) <= 1, (t, vega, picture.viridis(t))
+    visit.assert_clean()
+    assert visit.vega_warnings == [], visit.vega_warnings
+
+
+def test_the_find_head_page_ranks_another_pair_and_says_when_none_looks_right(opener):
+    visit = opener.open("figure-fh.html")
+    page = visit.page
+    assert page.get_attribute("#chart-fh", "data-rendered") == "true", page.text_content("#chart-fh")
+    assert said(page, "fh").startswith("From _of (token 9) back to _Paris (token 5): layer ")
+    choose(page, "fh", "to", "1")
+    assert said(page, "fh").startswith("From _of (token 9) back to May (token 1): layer ")
+    bars = page.eval_on_selector_all("#chart-fh svg .mark-rect path", "ns => ns.length")
+    assert bars == 5
+    choose(page, "fh", "from", "3")
+    choose(page, "fh", "to", "7")
+    assert "comes after token 3" in said(page, "fh") and "no token looks to the right" in said(page, "fh")
+    texts = page.eval_on_selector_all("#chart-fh svg text", "ns => ns.map(n => n.textContent).join(' ')")
+    assert "no token looks to the right." in texts
+    assert page.eval_on_selector_all("#chart-fh svg .mark-rect path", "ns => ns.length") == 0
+    assert page.evaluate("location.hash") == "#from=3&to=7"
+    visit.assert_clean()
+    assert visit.vega_warnings == [], visit.vega_warnings

@@ -1,0 +1,74 @@
+"""figures/kind.py's names for what a figure asks beyond its texts (EXTRAS), and PartKind, the base of the kinds
+that read a part of data/parts.json: the names a kind asks by stay the strings the run and the cache know, and a
+part kind's ask, extras, entry and data file come from its PART and its `ask`."""
+
+from __future__ import annotations
+
+import pytest
+
+from figsite.config import Figure
+from figsite.data.run import DATA_FORMAT, Run
+from figures import KINDS
+from figures.kind import EXTRAS, Kind, PartKind
+
+TEXT = "The river runs through Vienna, the capital of"  # 9 tokens
+PAIR = ["Ice melts into water when it gets warm", "Ice melts into water when it gets hot"]
+
+
+def figure(kind: str, values: dict, resolved: dict) -> Figure:
+    return Figure("test.toml", 1, kind, "x", None, values).with_resolved(resolved)
+
+
+FIGURES = {  # a resolved figure of each kind that asks for more than its texts' data, and what it asks (0-based)
+    "readout": (figure("readout", {"text": TEXT, "target": " Austria"}, {"opening": 8}),
+                {"readout": [[TEXT, 8]]}),
+    "lens": (figure("lens", {"text": TEXT, "track": " cold"}, {"opening": 3}), {"lens": {TEXT: [" cold"]}}),
+    "compare": (figure("compare", {"texts": PAIR}, {}), {"pairs": [PAIR]}),
+    "scores": (figure("scores", {"text": TEXT, "head": [3, 1]}, {"opening": 4, "layer": 2, "head": 0}),
+               {"scores": [[TEXT, 2, 0, 4]]}),
+    "ledger": (figure("ledger", {"text": TEXT, "target": " Austria", "versus": " Germany"}, {"opening": 5}),
+               {"ledgers": [[TEXT, 5, " Austria", " Germany"]]}),
+    "knockout": (figure("knockout", {"text": TEXT, "target": " Austria", "heads_of": 2},
+                        {"opening": 7, "heads_of": 1}),
+                 {"knockouts": [[TEXT, 7, " Austria", 1]]}),
+}
+
+
+def test_the_names_a_figure_asks_by_are_the_ones_the_run_and_the_cache_know():
+    from figsite.capture.parts import NAMES  # the registry of captured parts: one module per name
+
+    assert set(EXTRAS) == {"readout", "lens", "pairs", "scores", "ledgers", "knockouts"} == set(NAMES)
+
+
+@pytest.mark.parametrize("kind", sorted(FIGURES))
+def test_each_kind_asks_by_a_name_of_extras_for_what_its_resolved_figure_reads(kind):
+    fig, asked = FIGURES[kind]
+    assert KINDS[kind].extras(fig) == asked
+    assert set(asked) <= set(EXTRAS)
+
+
+def test_the_kinds_that_read_a_part_are_part_kinds_each_naming_its_part_and_reading_data_parts_json():
+    parts = {name: kind.PART for name, kind in KINDS.items() if isinstance(kind, PartKind)}
+    assert parts == {"scores": "scores", "ledger": "ledgers", "knockout": "knockouts"}
+    for name in parts:
+        assert KINDS[name].DATA_FILES == ("parts.json",)
+    assert all(kind.DATA_FILES == () for kind in KINDS.values() if not isinstance(kind, PartKind))
+
+
+def test_a_part_kinds_entry_is_the_one_of_its_part_that_answers_its_ask():
+    fig, _ = FIGURES["scores"]
+    answer = {"ask": [TEXT, 2, 0, 4], "q": [0.5], "k": [[1.0]], "shares": [1.0]}
+    other = {"ask": [TEXT, 2, 1, 4], "q": [9.0], "k": [[9.0]], "shares": [1.0]}
+    run = Run(model={"name": "hand-made", "n_layer": 3, "n_head": 4}, texts={TEXT: {"format": DATA_FORMAT}},
+              parts={"scores": [other, answer]})
+    assert KINDS["scores"].entry(fig, run) is answer
+
+
+def test_a_part_kind_left_without_its_ask_says_so():
+    class Unasked(PartKind):
+        KIND = "unasked"
+        PART = "scores"
+
+    with pytest.raises(NotImplementedError, match=r"Unasked \(kind 'unasked'\) lacks ask\(fig\)"):
+        Unasked().extras(FIGURES["scores"][0])
+    assert issubclass(PartKind, Kind)

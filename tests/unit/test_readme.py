@@ -1,0 +1,121 @@
+"""The README says what the code does, no more and no less (as datasette checks its documentation against its
+code): its tables of figure kinds and keys, its table of build.py's options, and its "Adding a kind" against
+the contract in figures/kind.py."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+from pathlib import Path
+
+import click
+import pytest
+
+import figures
+from figures import KINDS
+from figures.kind import Kind
+
+README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+ROW = re.compile(r"^\| `([a-z-]+)` \| (.*?) \| .* \|$", re.M)
+KEY = re.compile(r"`([a-z_]+)(?: = [^`]*)?`")
+
+
+def documented() -> dict:
+    """kind -> the keys the README's kind tables give it (backticked names in the keys column)."""
+    out = {}
+    for kind, keys in ROW.findall(README):
+        if kind in KINDS:
+            out[kind] = set(KEY.findall(keys))
+    return out
+
+
+def test_every_kind_in_the_code_is_in_the_readme_and_no_other():
+    assert set(documented()) == set(KINDS)
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_every_key_of_a_kind_is_documented_and_every_documented_key_exists(kind):
+    assert documented()[kind] == set(KINDS[kind].FIELDS), kind
+
+
+def adding_a_kind() -> tuple[str, ast.ClassDef]:
+    """The README's "Adding a kind": its prose before the example (on one line), and the example's Kind class."""
+    section = README[README.index("## Adding a kind"):]
+    prose, example = section.split("```python\n", 1)
+    tree = ast.parse(example.split("```", 1)[0])
+    [kind_class] = [node for node in tree.body if isinstance(node, ast.ClassDef)
+                    and any(isinstance(base, ast.Name) and base.id == "Kind" for base in node.bases)]
+    return " ".join(prose.split()), kind_class
+
+
+def members_of_the_contract() -> set:
+    """What figures/kind.py's Kind offers a kind: its public constants and methods."""
+    return {name for name in vars(Kind) if not name.startswith("_")}
+
+
+def test_the_readme_sends_a_new_kind_to_the_contract_file_and_the_registry_the_code_reads():
+    prose, _ = adding_a_kind()
+    assert "`figures/kind.py` is the contract" in prose, "the README no longer names the contract's file"
+    assert "one line in `REGISTRY` in `figures/__init__.py`" in prose, "the README no longer names the registry"
+    # ... and that registry is the one the build's kinds come from
+    assert KINDS == {kind.KIND: kind for kind in figures.REGISTRY}
+
+
+def test_the_readme_example_defines_each_required_member_with_the_contracts_own_signature():
+    _, kind_class = adding_a_kind()
+    defined = {node.name: [arg.arg for arg in node.args.args]
+               for node in kind_class.body if isinstance(node, ast.FunctionDef)}
+    assigned = {target.id for node in kind_class.body if isinstance(node, ast.Assign)
+                for target in node.targets if isinstance(target, ast.Name)}
+    for constant in ("KIND", "TITLE", "CAPTION", "GUIDE", "FIELDS"):
+        assert constant in assigned, f"the README's example kind does not set {constant}"
+    for method in ("check", "chart", "text_figure", "context"):
+        contract = list(inspect.signature(getattr(Kind, method)).parameters)
+        assert defined.get(method) == contract, f"the README's example: def {method}({', '.join(contract)})"
+
+
+def test_the_readme_names_every_optional_member_of_the_contract_that_its_example_leaves_to_its_default():
+    prose, kind_class = adding_a_kind()
+    optional = re.search(r"the defaults of the optional ones \((.*?)\)", prose)
+    assert optional, "the README no longer lists the contract's optional members"
+    named = set(re.findall(r"`([A-Za-z_]+)`", optional.group(1)))
+    members = members_of_the_contract()
+    assert named <= members, f"the README names members that figures/kind.py lacks: {sorted(named - members)}"
+    in_example = {node.name for node in kind_class.body if isinstance(node, ast.FunctionDef)} | {
+        target.id for node in kind_class.body if isinstance(node, ast.Assign)
+        for target in node.targets if isinstance(target, ast.Name)}
+    unsaid = members - in_example - named
+    assert not unsaid, f"members of figures/kind.py the README neither shows nor names: {sorted(unsaid)}"
+
+
+def option_table() -> list[set]:
+    """The README's table of build.py's options (under "## The command"): for each row, the options its first
+    cell names, e.g. {"--quiet", "--verbose"} for "`--quiet`, `--verbose`"."""
+    section = README[README.index("## The command"):]
+    section = section[:section.index("\n#", 1)]
+    header = "| option | default | what it does |\n| --- | --- | --- |\n"
+    assert header in section, "the option table's header moved or changed"
+    rows = []
+    for line in section[section.index(header) + len(header):].splitlines():
+        if not line.startswith("|"):
+            break
+        first_cell = line.split("|")[1]
+        rows.append(set(re.findall(r"`(-[-a-z]+)[^`]*`", first_cell)))  # `--serve [PORT]` names --serve
+    return rows
+
+
+def test_the_option_table_has_a_row_for_each_option_of_build_py_and_names_no_other():
+    from build import cli
+
+    options = [param for param in cli.params if isinstance(param, click.Option)]
+    assert options, "build.py's command has no options: the test reads the wrong command"
+    rows = option_table()
+    named = set().union(*rows)
+    for option in options:
+        spellings = set(option.opts) | set(option.secondary_opts)
+        assert spellings & named, f"the README's option table has no row for {option.opts[0]}"
+    real = {spelling for option in options for spelling in option.opts + option.secondary_opts}
+    for row in rows:
+        assert row, "a row of the option table names no option in its first cell"
+        assert row <= real, f"the README's option table names options build.py lacks: {sorted(row - real)}"
