@@ -13,9 +13,9 @@ figures/__init__.py. The build uses a kind in two phases (see figsite/pipeline.p
    - `check(fig, tokens, model)` checks what needs the tokens or the model's size and returns what it
      resolved (e.g. {"opening": 8}: the 0-based token the figure opens on). The build hands it back as
      `fig.resolved`. It never writes into `fig.values`, which hold the config's keys as written.
-   - `extras(fig)`, on the resolved figure, asks for more of the run than a text's data, by the names of
-     EXTRAS below: a lens's followed tokens, a comparison's pair, one head's query and keys, a score split into
-     parts, knockouts. A kind that asks for one part of data/parts.json is a `PartKind`: it says which (PART)
+   - `extras(fig)`, on the resolved figure, asks for more of the run than a text's data, by the name of a
+     captured part (figsite/capture/parts/: one module a part, which says what its asks are): a lens's
+     followed tokens, a comparison's pair, one head's query and keys, a score split into parts, knockouts. A kind that asks for one part of data/parts.json is a `PartKind`: it says which (PART)
      and what it asks (`ask`), and reads the answer with `entry`.
 2. Once the run is there, with pure functions of the resolved figure and the run (figsite.data.run.Run, read
    through its accessors: `run.token_texts(text)`, `run.head_rows(...)`, `run.readout(...)`, `run.part(...)`):
@@ -37,21 +37,6 @@ from figsite.data.run import Run
 
 # tokens(string) -> the texts of its tokens, e.g. tokens(" France") == [" France"]
 Tokens = Callable[[str], list]
-
-# What a figure may ask of the run beyond its texts' data: the keys of `extras`, each with what it asks (one
-# list of asks, merged over the figures). Layers, heads and positions are 0-based.
-EXTRAS = {
-    "readout": "[[text, position], ...]: the positions a long text is read out at (a short text, and the text "
-               "of a lens, are read out at every position)",
-    "lens": "{text: [followed token, ...]}: a lens of the text, following these tokens (by their text) too",
-    "pairs": "[[text, text], ...]: two texts whose residual streams are compared",
-    "scores": "[[text, layer, head, query], ...]: one head's query and keys, and its shares (data/parts.json)",
-    "ledgers": "[[text, position, target, versus or None], ...]: the target's score split into parts "
-               "(data/parts.json)",
-    "knockouts": "[[text, position, target, layer or None], ...]: the target with each part taken out, and each "
-                 "head of that layer (data/parts.json)",
-}
-
 
 class Kind:
     """One kind of figure. Subclasses set the constants and override `check`, `chart`, `text_figure` and
@@ -80,7 +65,7 @@ class Kind:
         return wanted
 
     def extras(self, fig: Figure) -> dict:
-        """What the resolved figure asks of the run beyond its texts' data: {name: asks}, a name of EXTRAS.
+        """What the resolved figure asks of the run beyond its texts' data: {name: asks}, the name of a captured part (figsite/capture/parts/<name>.py says what it asks).
         The config keys it depends on are RUN_KEYS."""
         return {}
 
@@ -111,14 +96,14 @@ class Kind:
 
 class PartKind(Kind):
     """A kind that reads one part of data/parts.json, computed for it by the capture: the scores, ledger and
-    knockout figures. It names the part (PART, a key of EXTRAS) and says what it asks (`ask`); the run then
+    knockout figures. It names the part (PART, the name of a captured part) and says what it asks (`ask`); the run then
     holds one entry that answers that ask, the plain dict the part's capture computed, which `entry` reads."""
 
     PART: str = ""  # "scores", "ledgers" or "knockouts"
     DATA_FILES = (paths.PARTS,)
 
     def ask(self, fig: Figure) -> list:
-        """What the resolved figure asks of its part (0-based), e.g. [text, layer, head, query]: see EXTRAS."""
+        """What the resolved figure asks of its part (0-based), e.g. [text, layer, head, query]: see its part's module."""
         raise self._lacks("ask(fig)")
 
     def extras(self, fig: Figure) -> dict:

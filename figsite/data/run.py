@@ -40,8 +40,8 @@ PER_SHARE = round(1 / SHARE_UNIT)  # 10,000 units make a share of 1; pages carry
 MIN_SHARE = 0.005  # gpt2-figures/3 leaves out shares below this
 LEFT_OUT = f"{MIN_SHARE:.1%}"  # the same, as the words of every page say it: "0.5%"
 JS_CALLBACK = "gpt2Attention"  # the function a head file calls: works with <script src> from file://
-# What a figure may ask beyond its texts (figures.kind.EXTRAS) that the run answers outside data/parts.json:
-# the read-out in the texts' data, the lens and the comparisons in the run record.
+# What a figure may ask beyond its texts (the captured parts, figsite/capture/parts/) that the run answers
+# outside data/parts.json: the read-out in the texts' data, the lens and the comparisons in the run record.
 OUTSIDE_PARTS = ("readout", "lens", "pairs")
 
 

@@ -1,10 +1,13 @@
 """The written contract for figure kinds (figures/kind.py): a new kind is one module and one line in the
-registry. The README's example kind is taken from the README itself, registered, and built into a site."""
+registry, and a kind that needs a new activation one more module, a captured part, and one line in its registry.
+The README's examples are taken from the README itself, registered, and built into a site."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
+import sys
 import types
 from pathlib import Path
 
@@ -20,13 +23,21 @@ README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding=
 TEXT = "Snow falls in the mountains of"
 
 
-def readme_example() -> types.ModuleType:
-    """The ```python block of the README's "Adding a kind", as a module."""
+def readme_blocks() -> list[str]:
+    """The ```python blocks of the README's "Adding a kind": the tokens kind, the firing part, the firing kind."""
     section = README[README.index("## Adding a kind"):]
-    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
-    module = types.ModuleType("figures.tokens")
-    exec(compile(code, "README.md (Adding a kind)", "exec"), module.__dict__)
+    return re.findall(r"```python\n(.*?)```", section, re.S)
+
+
+def as_module(code: str, name: str) -> types.ModuleType:
+    module = types.ModuleType(name)
+    exec(compile(code, f"README.md (Adding a kind: {name})", "exec"), module.__dict__)
     return module
+
+
+def readme_example() -> types.ModuleType:
+    """The README's first example, the tokens kind, as a module."""
+    return as_module(readme_blocks()[0], "figures.tokens")
 
 
 @pytest.fixture
@@ -81,3 +92,66 @@ def test_every_registered_kind_follows_the_contract():
         assert kind.TITLE and kind.CAPTION and kind.GUIDE, name
         for member in ("chart", "text_figure", "context"):  # check, requests...: defaults fit some kinds
             assert getattr(type(kind), member) is not getattr(Kind, member), f"{name} lacks {member}"
+
+
+@pytest.fixture
+def firing(monkeypatch, tmp_path) -> Kind:
+    """The README's second example: the part figsite/capture/parts/firing.py (from a file, as a module of the
+    parts' package) with its line in NAMES, and the kind figures/firing.py with its line in the registry."""
+    from figsite.capture import parts
+
+    part_code, kind_code = readme_blocks()[1:3]
+    source = tmp_path / "firing.py"
+    source.write_text(part_code, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("figsite.capture.parts.firing", source)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, module)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(parts, "NAMES", parts.NAMES + ("firing",))
+    for cached in (parts.registered, parts.versions):
+        cached.cache_clear()
+    kind = as_module(kind_code, "figures.firing").Firing()
+    monkeypatch.setitem(figures.KINDS, kind.KIND, kind)
+    yield kind
+    monkeypatch.undo()
+    for cached in (parts.registered, parts.versions):
+        cached.cache_clear()
+
+
+def test_the_readme_kind_with_a_new_part_builds_and_counts_the_neurons_that_fire_as_the_reference_does(
+        firing, small_model_dir, weights, tmp_path):
+    import torch
+
+    import reference
+    from conftest import gpt2_tokenizer
+
+    config = tmp_path / "firing.toml"
+    config.write_text(f'[[figure]]\nkind = "firing"\nlabel = "fire"\ntext = "{TEXT}"\n', encoding="utf-8")
+    cache = tmp_path / "cache"
+    said = {}
+    for name in ("cold", "cached"):
+        result = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(config),
+                                          "--out", str(tmp_path / name), "--cache", str(cache), "--verbose"])
+        assert result.exit_code == 0, result.output
+        said[name] = result.output
+    assert "cache: using the stored run" in said["cached"]
+    for name in ("figure-fire.html", "embed-fire.html", "img/figure-fire.svg", "downloads/figure-fire-firing.csv"):
+        assert (tmp_path / "cached" / name).is_file(), name
+    parts_file = json.loads((tmp_path / "cached" / "data" / "parts.json").read_text(encoding="utf-8"))
+    (entry,) = parts_file["firing"]
+
+    # The reference: each layer's neurons after GELU, worked out in float64 from the weights alone.
+    ids = gpt2_tokenizer()(TEXT)["input_ids"]
+    x = weights["transformer.wte.weight"][ids] + weights["transformer.wpe.weight"][torch.arange(len(ids))]
+    expected = []
+    for layer in range(weights.n_layer):
+        p = f"transformer.h.{layer}"
+        normed = reference.layer_norm(x, weights[p + ".ln_1.weight"], weights[p + ".ln_1.bias"], weights.eps)
+        x = x + reference.attention_layer(normed, weights, layer)[0]
+        normed = reference.layer_norm(x, weights[p + ".ln_2.weight"], weights[p + ".ln_2.bias"], weights.eps)
+        neurons = reference.gelu_new(reference.conv1d(normed, weights, p + ".mlp.c_fc"))  # (position, d_mlp)
+        expected.append((neurons > 0).sum(dim=-1).tolist())
+        x = x + reference.conv1d(neurons, weights, p + ".mlp.c_proj")
+    assert entry == {"ask": [TEXT], "firing": expected}
+    printed = (tmp_path / "cached" / "figures.txt").read_text(encoding="utf-8")
+    assert printed.startswith(f"(fire) {firing.TITLE}\n  layer  1: ")

@@ -1,4 +1,4 @@
-"""figures/kind.py's names for what a figure asks beyond its texts (EXTRAS), and PartKind, the base of the kinds
+"""The names a figure asks by beyond its texts (the captured parts), and PartKind, the base of the kinds
 that read a part of data/parts.json: the names a kind asks by stay the strings the run and the cache know, and a
 part kind's ask, extras, entry and data file come from its PART and its `ask`."""
 
@@ -9,7 +9,8 @@ import pytest
 from figsite.config import Figure
 from figsite.data.run import DATA_FORMAT, Run
 from figures import KINDS
-from figures.kind import EXTRAS, Kind, PartKind
+from figsite.capture.parts import NAMES  # the registry of captured parts (no torch)
+from figures.kind import Kind, PartKind
 
 TEXT = "The river runs through Vienna, the capital of"  # 9 tokens
 PAIR = ["Ice melts into water when it gets warm", "Ice melts into water when it gets hot"]
@@ -35,16 +36,14 @@ FIGURES = {  # a resolved figure of each kind that asks for more than its texts'
 
 
 def test_the_names_a_figure_asks_by_are_the_ones_the_run_and_the_cache_know():
-    from figsite.capture.parts import NAMES  # the registry of captured parts: one module per name
-
-    assert set(EXTRAS) == {"readout", "lens", "pairs", "scores", "ledgers", "knockouts"} == set(NAMES)
+    assert set(NAMES) == {"readout", "lens", "pairs", "scores", "ledgers", "knockouts"}
 
 
 @pytest.mark.parametrize("kind", sorted(FIGURES))
-def test_each_kind_asks_by_a_name_of_extras_for_what_its_resolved_figure_reads(kind):
+def test_each_kind_asks_by_the_name_of_a_captured_part_for_what_its_resolved_figure_reads(kind):
     fig, asked = FIGURES[kind]
     assert KINDS[kind].extras(fig) == asked
-    assert set(asked) <= set(EXTRAS)
+    assert set(asked) <= set(NAMES)
 
 
 def test_the_kinds_that_read_a_part_are_part_kinds_each_naming_its_part_and_reading_data_parts_json():

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib
+import importlib.util
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -179,12 +180,21 @@ def versions() -> dict:
     own module's source). Read from the files, not imported: no torch."""
     foundation = _digest(b"", sorted(path for pattern in FOUNDATION for path in FIGSITE.glob(pattern)))
     foundation = _digest(foundation.encode() + json.dumps(CONSTANTS, sort_keys=True).encode(), [])
-    return {"texts": foundation,
-            **{name: _digest(foundation.encode(), [Path(__file__).with_name(f"{name}.py")]) for name in NAMES}}
+    return {"texts": foundation, **{name: _digest(foundation.encode(), [_source_of(name)]) for name in NAMES}}
+
+
+def _source_of(name: str) -> Path:
+    """The file of the part's module, found without running it (so without torch)."""
+    return Path(importlib.util.find_spec(f"{__name__}.{name}").origin)
+
+
+def _shown(path: Path) -> str:
+    """A file's name in the digest: its path under figsite/ (the same on every machine), else its name."""
+    return str(path.relative_to(FIGSITE)) if path.is_relative_to(FIGSITE) else path.name
 
 
 def _digest(start: bytes, files: list) -> str:
     digest = hashlib.sha256(start)
     for path in files:
-        digest.update(str(path.relative_to(FIGSITE)).encode() + b"\0" + path.read_bytes())
+        digest.update(_shown(path).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
