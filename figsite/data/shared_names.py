@@ -32,6 +32,19 @@ def token_param(chart: dict) -> str | None:
     return next((name for name in bound if name in TOKEN_PARAMS), None)
 
 
+def token_row(chart: dict) -> list[dict]:
+    """The text as a row of tokens that chooses the chart's token (the page's token row): each option of the
+    token param, {"value": its number, "text": the token as the chapter writes it ("_it"), "chosen": whether the
+    chart opens on it}; [] where the chart chooses no token."""
+    name = token_param(chart)
+    if name is None:
+        return []
+    signal = next(signal for signal in chart["signals"] if signal["name"] == name)
+    options, labels = signal["bind"]["options"], signal["bind"].get("labels") or signal["bind"]["options"]
+    return [{"value": value, "text": str(label).split(": ", 1)[-1], "chosen": value == signal.get("value")}
+            for value, label in zip(options, labels)]
+
+
 def for_script() -> dict:
     """Everything above, as figures.js reads it."""
     return {"token_params": list(TOKEN_PARAMS), "token": TOKEN, "description": DESCRIPTION, "view": VIEW,

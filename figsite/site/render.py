@@ -129,6 +129,7 @@ def _write_all(folder: Path, run: Run, pages: list[Page], bundle, drawings: dict
     for page in pages:
         page.chart, page.dark = (json.loads(raw) for raw in charts[page.label]())
         page.token_param = shared_names.token_param(page.chart)
+        page.token_row = shared_names.token_row(page.chart)
     for template, file in (("figure.html", "file"), ("embed.html", "embed_file")):
         for page in pages:
             html = env.get_template(template).render(page=page, **common)

@@ -110,6 +110,64 @@
     });
   }
 
+  // The text as a row of tokens above the chart (on a text page, above every chart of the text): choosing one
+  // chooses the token of the charts it steers; it shows the token chosen, however it was chosen. One radio group:
+  // the arrow keys (and Home, End) move the choice, as for any radio group.
+  var rows = Array.prototype.slice.call(document.querySelectorAll(".token-row"));
+  function rowCharts(row) {
+    var text = row.getAttribute("data-text");
+    return charts.filter(function (el) {
+      if (!text) return el.id === row.getAttribute("data-chart");
+      var group = el.closest("[data-text]");
+      return group !== null && group.getAttribute("data-text") === text;
+    });
+  }
+  function rowTokens(row) {
+    return Array.prototype.slice.call(row.querySelectorAll("[data-token]"));
+  }
+  function markRow(row, value) {
+    rowTokens(row).forEach(function (token) {
+      var chosen = token.getAttribute("data-token") === String(value);
+      token.setAttribute("aria-checked", chosen ? "true" : "false");
+      token.tabIndex = chosen ? 0 : -1;
+    });
+  }
+  function showChosen(el, value) {
+    rows.forEach(function (row) { if (rowCharts(row).indexOf(el) >= 0) markRow(row, value); });
+  }
+  function choose(row, value) {
+    markRow(row, value);
+    rowCharts(row).forEach(function (el) {
+      if (!el.vegaView) {  // not drawn yet: it opens on this token when it is
+        if (el.hasAttribute("data-token-param")) el.pendingToken = value;
+        return;
+      }
+      var param = tokenParam(el);
+      var allowedValue = param ? allowed(param, String(value)) : undefined;
+      if (allowedValue !== undefined && el.vegaView.signal(param.name) !== allowedValue) {
+        el.vegaView.signal(param.name, allowedValue).runAsync();
+      }
+    });
+    writeAddress();
+  }
+  var KEY_STEPS = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
+  rows.forEach(function (row) {
+    row.addEventListener("click", function (event) {
+      var token = event.target.closest("[data-token]");
+      if (token) choose(row, token.getAttribute("data-token"));
+    });
+    row.addEventListener("keydown", function (event) {
+      var tokens = rowTokens(row), at = tokens.indexOf(document.activeElement);
+      if (at < 0) return;
+      var next = event.key === "Home" ? 0 : event.key === "End" ? tokens.length - 1
+        : event.key in KEY_STEPS ? (at + KEY_STEPS[event.key] + tokens.length) % tokens.length : -1;
+      if (next < 0) return;
+      event.preventDefault();
+      tokens[next].focus();
+      choose(row, tokens[next].getAttribute("data-token"));
+    });
+  });
+
   function describe(el, view) {
     var target = document.getElementById(el.getAttribute("data-description"));
     if (!target) return;
@@ -194,9 +252,14 @@
         if (menu) menu.setAttribute("aria-label", "Save the chart as SVG or PNG");  // vega-embed leaves it nameless
         describe(el, view);
         var following = spec.usermeta && spec.usermeta.{{ names.attention_meta }} ? followAttention(el, view, spec) : null;
+        var chooser = tokenParam(el);
+        if (chooser) showChosen(el, view.signal(chooser.name));  // the address may have chosen another token
         params.forEach(function (p) {
           view.addSignalListener(p.name, function (name, value) {
-            if (p === tokenParam(el)) follow(el, value);
+            if (p === tokenParam(el)) {
+              follow(el, value);
+              showChosen(el, value);
+            }
             writeAddress();
             // The description depends on this signal: read it once the view has worked it out again.
             view.runAfter(function () { describe(el, view); });

@@ -71,3 +71,21 @@ def test_a_spec_without_a_bound_token_param_names_none():
     assert shared_names.token_param({"signals": [{"name": "token"}, {"name": "stage", "bind": {}}]}) is None
     assert shared_names.token_param({}) is None
     assert shared_names.token_param({"signals": [{"name": "stage", "bind": {}}, {"name": "from", "bind": {}}]}) == "from"
+
+
+def test_the_token_rows_chosen_token_has_the_colour_the_charts_give_the_chosen_token():
+    from figures.toolkit.colours import ACCENT
+
+    css = (Path(__file__).resolve().parents[2] / "templates" / "static" / "site.css").read_text(encoding="utf-8")
+    assert re.search(r"--chosen:\s*([#0-9a-fA-F]+);", css).group(1).lower() == ACCENT.lower()
+    assert re.search(r'\.token\[aria-checked="true"\][^}]*background:\s*var\(--chosen\)', css)
+
+
+def test_the_token_row_lists_the_token_params_options_as_written_after_their_number_and_marks_the_opening_one():
+    chart = {"signals": [{"name": "view", "value": "all", "bind": {"input": "radio", "options": ["all"]}},
+                         {"name": "position", "value": 2,
+                          "bind": {"input": "select", "options": [1, 2, 3], "labels": ["1: Ice", "2: _melts", "3: _1: 2"]}}]}
+    assert shared_names.token_row(chart) == [{"value": 1, "text": "Ice", "chosen": False},
+                                             {"value": 2, "text": "_melts", "chosen": True},
+                                             {"value": 3, "text": "_1: 2", "chosen": False}]
+    assert shared_names.token_row({"signals": [{"name": "stage", "value": 0, "bind": {"input": "range"}}]}) == []
