@@ -305,7 +305,8 @@ def gather_page(fig: Figure, run: Run, cache_dir: Path | None = None, run_key: s
     parts = ["page", run_key, fig.kind, fig.label, fig.values, fig.resolved, FIGURES_CODE, *TOOL_VERSIONS]
     computed = json.loads(cache.memo(memo_dir, parts, compute))
     return Page(label=fig.label, kind=fig.kind, title=kind.TITLE, caption=fig.caption or kind.CAPTION,
-                guide=kind.GUIDE, texts=fig.texts(), explore=kind.EXPLORE,
+                guide=kind.GUIDE, texts=fig.texts(), explore=kind.EXPLORE, printed=kind.PRINTED_IN_BOOK,
+                position=fig.resolved.get("opening"),
                 reads=(*kind.DATA_FILES, *loaded_on_demand(computed["spec"])), **computed)
 
 

@@ -120,28 +120,31 @@ def long_chart(fig, run) -> alt.TopLevelMixin:
     reach = alt.Chart(alt.Data(values=[{}])).transform_calculate(start="token", end=str(n)).mark_rect(
         color=OUT_OF_REACH).encode(x=alt.X("start:Q", scale=alt.Scale(domain=[0, n], nice=False)), x2="end:Q",
                                    y=alt.value(0), y2=alt.value(HEIGHT))
-    bars = alt.Chart(shares).transform_calculate(k2="datum.k + 1", t="names[datum.k]").mark_bar(
-        color=MAIN, minBandSize=2).encode(
+    bars = charts.clickable(alt.Chart(shares).transform_calculate(k2="datum.k + 1", t="names[datum.k]"),
+                            **{TOKEN: "datum.k + 1"}).mark_bar(color=MAIN, minBandSize=2, cursor="pointer").encode(
         x=x, x2="k2:Q", y=y,
         tooltip=[alt.Tooltip("t:N", title="token"), alt.Tooltip("k:Q", title="position (from 0)"),
                  alt.Tooltip("s:Q", title="share", format=".2%")],
     )
     said = above_bars("'Looking from ' + names[token - 1] + ' (token ' + token + ' of ' + length(names) + '); "
                       f"shares below {LEFT_OUT}, left out, add up to ' + format(left_out, '.1%')")
-    return alt.layer(reach, bars, said).add_params(token, view, names, left_out, description).properties(
+    layered = alt.layer(reach, bars, said).add_params(token, view, names, left_out, description).properties(
         width="container", height=HEIGHT,
         usermeta={ATTENTION_META: {"files": {k: files[k] for k, _, _ in all_views}, "minShare": MIN_SHARE,
                                 "unit": SHARE_UNIT, "callback": JS_CALLBACK}},
     )
+    return charts.with_clicks(layered, TOKEN)
 
 
 class Attention(Kind):
     KIND = "attention"
+    PRINTED_IN_BOOK = True  # the book prints it
     TITLE = "Attention: which earlier tokens does one token look at?"
     CAPTION = ("Every token takes in a mix of itself and the tokens before it. The bars show how one token "
                "shares out its attention; the shares add up to 100%.")
     GUIDE = ("Choose the token to look from and one of the views: a single head, or the average of all heads. "
-             "Tokens to the right of the chosen one are shaded: it cannot see them.")
+             "Tokens to the right of the chosen one are shaded: it cannot see them. Click or tap a bar, or any "
+             "token's column, to look from that token; the row of tokens does the same from the keyboard.")
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "focus": fields.FOCUS_FIELD,
@@ -236,16 +239,21 @@ class Attention(Kind):
         reach_note = alt.Chart(keys).mark_text(angle=270, align="right", dx=-10, fontSize=11, opacity=0.8).encode(
             x=x, y=alt.value(0), text=alt.value("not read yet"),
         ).transform_filter("datum.k > token - 1")
-        bars = alt.Chart(shares).mark_bar().encode(
+        # A click on a bar, or anywhere in its token's column, looks from that token (the token row: by keyboard).
+        columns = charts.clickable(alt.Chart(keys), **{TOKEN: "datum.k + 1"}).mark_rect(
+            fill="transparent", cursor="pointer", aria=False).encode(x=x, y=alt.value(0), y2=alt.value(HEIGHT))
+        bars = charts.clickable(alt.Chart(shares).mark_bar(cursor="pointer").encode(
             x=x,
             y=alt.Y("s:Q", scale=y_scale, title="share of attention", axis=alt.Axis(format="%", tickCount=5)),
             color=alt.condition("datum.k == token - 1", alt.value(ACCENT), alt.value(MAIN)),
             tooltip=[alt.Tooltip("t:N", title="token"), alt.Tooltip("s:Q", title="share", format=".1%")],
-        ).transform_filter("datum.v == view && datum.q == token - 1").transform_calculate(t="names[datum.k]")
+        ).transform_filter("datum.v == view && datum.q == token - 1").transform_calculate(t="names[datum.k]"),
+            **{TOKEN: "datum.k + 1"})
         labels = alt.Chart(shares).mark_text(fontSize=11, **charts.over_bars(n)).encode(
             x=x, y=alt.Y("s:Q", scale=y_scale), text=alt.Text("s:Q", format=".0%"),
         ).transform_filter("datum.v == view && datum.q == token - 1")
-        return charts.with_data(alt.layer(out_of_reach, reach_note, bars, labels, above_bars(
+        layered = alt.layer(out_of_reach, reach_note, columns, bars, labels, above_bars(
             "'Looking from ' + names[token - 1] + ' (token ' + token + ')'")).add_params(
             token, view, names, said, description,
-        ).properties(width="container", height=HEIGHT), **datasets)
+        ).properties(width="container", height=HEIGHT)
+        return charts.with_clicks(charts.with_data(layered, **datasets), TOKEN)

@@ -30,8 +30,9 @@ def label(token_a: str, token_b: str) -> str:
     return shown(token_a) if token_a == token_b else f"{shown(token_a)} / {shown(token_b)}"
 
 
-def sentence(fig, run) -> str:
-    """The finding in words, from the data."""
+def sentence(fig, run, every: str = "at every stage") -> str:
+    """The finding in words, from the data; `every`: the words for all of the layers (the printed figure's are
+    "at every stage", the page's "before and after every layer")."""
     a = run.token_texts(fig["texts"][0])
     shared, distance = run.shared_tokens(*fig["texts"]), run.distances(*fig["texts"])
     zero_until = next((q for q in range(len(distance[0])) if any(row[q] != 0 for row in distance)), len(distance[0]))
@@ -39,7 +40,7 @@ def sentence(fig, run) -> str:
     words = []
     if zero_until > 0:
         words.append(f"Up to token {zero_until} ({shown(a[zero_until - 1])}) the numbers of both texts are "
-                     f"exactly the same at every stage: no token looks to the right, so what comes later "
+                     f"exactly the same {every}: no token looks to the right, so what comes later "
                      f"cannot change them.")
     if zero_until < len(distance[0]):
         words.append(f"From token {zero_until + 1} on they differ; after layer {n_layer} token {zero_until + 1} "
@@ -54,7 +55,7 @@ class Compare(Kind):
     TITLE = "Two texts with the same beginning: where do their numbers part?"
     CAPTION = ("The same words at the start give the same numbers, layer after layer, because no token looks to "
                "the right. Each cell shows how far one token's numbers differ between the two texts.")
-    GUIDE = ("Rows are tokens, columns are stages (0 = after the embedding). A blank cell is exactly zero; the "
+    GUIDE = ("Rows are tokens, columns are layers: after layer N (0: before any layer). A blank cell is exactly zero; the "
              "darker a cell, the further apart the two texts' numbers are there. Hover a cell for the value.")
     FIELDS = {
         "texts": Field("text_pair", "two different texts that share a beginning, e.g. \"...too tired\" and "
@@ -90,9 +91,10 @@ class Compare(Kind):
         return "\n".join(lines) + "\n"
 
     def context(self, fig, run) -> dict:
-        return {"summary": sentence(fig, run), "reveals": [
+        said = sentence(fig, run, "before and after every layer")
+        return {"summary": said, "reveals": [
             {"question": "Guess first: does the word at the end change the numbers of 'it'?",
-             "answer": "Not at all, in any layer, if 'it' comes before the words that differ: " + sentence(fig, run)},
+             "answer": "Not at all, in any layer, if 'it' comes before the words that differ: " + said},
         ], "facts": []}
 
     def chart(self, fig, run) -> alt.TopLevelMixin:
@@ -103,18 +105,18 @@ class Compare(Kind):
         labels = sorted({row["name"] for row in data}, key=lambda name: int(name.split(":")[0]))
         n = len(labels)
         base = alt.Chart(alt.NamedData("cells")).encode(
-            x=alt.X("stage:O", title="stage (0 = after the embedding, s = after layer s)", axis=alt.Axis(labelAngle=0)),
+            x=alt.X("stage:O", title="after layer (0: before any layer)", axis=alt.Axis(labelAngle=0)),
             y=alt.Y("name:N", title=None, sort=labels, axis=alt.Axis(labelFontSize=12)),
         )
         grid = base.mark_rect(stroke=CELL_LINE, strokeWidth=0.5).encode(
             color=alt.condition("datum.distance == 0", alt.value("transparent"),
                                 alt.Color("distance:Q", scale=alt.Scale(scheme="viridis", reverse=True),
                                           title="distance")),
-            tooltip=[alt.Tooltip("name:N", title="token"), alt.Tooltip("stage:O"),
+            tooltip=[alt.Tooltip("name:N", title="token"), alt.Tooltip("stage:O", title="after layer"),
                      alt.Tooltip("distance:Q", format=".4g")],
         )
         zeros = base.mark_text(fontSize=10, opacity=0.7).encode(text=alt.value("0")).transform_filter(
             "datum.distance == 0")
-        said = sentence(fig, run)
+        said = sentence(fig, run, "before and after every layer")
         return charts.with_data(alt.layer(grid, zeros).add_params(alt.param(name=DESCRIPTION, value=said)).properties(
             width="container", height=max(120, 26 * n)), cells=data)

@@ -138,7 +138,8 @@ class Heads(Kind):
                "and the brighter a cell, the larger the share of attention. The last column is each layer's average.")
     GUIDE = ("Choose a layer and a head (or the layer's average) to see its pattern larger, with each share on hover, "
              "and a token to see how it shares out its attention in that head. Grey cells are out of reach: a token "
-             "cannot see the tokens after it.")
+             "cannot see the tokens after it. Click or tap a square of the grid to see it larger; the layer and "
+             "head menus do the same from the keyboard.")
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "focus": fields.FOCUS_FIELD,
@@ -227,9 +228,10 @@ class Heads(Kind):
         all_squares = squares(fig, run)
         picture = grid_picture(all_squares, grid.n_layer, grid.n_head, blocks, grid.gap, grid.pixels)
         one = chosen_square(grid)
-        return charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(
+        return charts.with_clicks(charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(
             grid_chart(grid, picture, run.n_heads), detail_chart(grid, one), bars_chart(grid, one), spacing=30,
-        )), *chart_params(grid, fig["head"], fig.opening, run.n_heads)), panels=panel_rows(grid, all_squares))
+        )), *chart_params(grid, fig["head"], fig.opening, run.n_heads)), panels=panel_rows(grid, all_squares)),
+            "layer", "head")
 
 
 # ---------------------------------------------------------------------------------------------- words

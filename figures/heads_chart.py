@@ -133,11 +133,13 @@ def grid_chart(grid: Grid, picture: str, n_heads: int) -> alt.TopLevelMixin:
         width=alt.ExprRef(grid_w), height=alt.ExprRef(grid_h), align="left", baseline="top", aspect=False,
         smooth=False, aria=False,
     ).encode(x=alt.value(0), y=alt.value(0))
-    outlines = alt.Chart(panels).transform_calculate(
+    # A click on a square chooses its layer and head (their selects: by keyboard).
+    outlines = charts.clickable(alt.Chart(panels).transform_calculate(
         gx=grid.x0, gy=grid.y0).transform_calculate(
         gx2=f"datum.gx + {blocks}", gy2=f"datum.gy + {blocks}",
         view=f"'layer ' + (datum.l + 1) + (datum.h == {n_head} ? ', average of its heads' : ', head ' + (datum.h + 1))",
-    ).mark_rect(fill="transparent", aria=False).encode(
+    ), layer="datum.l + 1", head=f"datum.h == {n_head} ? '{AVERAGE}' : datum.h + 1").mark_rect(
+        fill="transparent", aria=False, cursor="pointer").encode(
         x=alt.X("gx:Q", scale=x_scale, axis=x_axis), x2="gx2:Q",
         y=alt.Y("gy:Q", scale=y_scale, axis=y_axis), y2="gy2:Q",
         tooltip=[alt.Tooltip("view:N", title="square")],

@@ -50,6 +50,7 @@ class Kind:
     EXPLORE: bool = False  # listed under "Explore further" on the index, after the chapter's own figures
     RUN_KEYS: tuple = ()  # the config keys `extras` depends on: they are part of the run's cache key
     DATA_FILES: tuple = ()  # data files besides its texts' that the figure reads (paths under data/)
+    PRINTED_IN_BOOK: bool = False  # the book prints this figure: its page offers the text "as printed in the book"
 
     # ------------------------------------------------------------------------------------ before the run
 
@@ -82,7 +83,8 @@ class Kind:
         raise self._lacks("text_figure(fig, run)")
 
     def context(self, fig: Figure, run: Run) -> dict:
-        """The words beside the chart: {"summary": str, "reveals": [...], "facts": [...]}."""
+        """The words beside the chart: {"summary": str, "reveals": [...], "facts": [...]}, and optionally
+        "details": [...], technical facts the page folds away under "More detail" (default: none)."""
         raise self._lacks("context(fig, run)")
 
     def _lacks(self, member: str) -> NotImplementedError:

@@ -125,7 +125,7 @@ def raise_reveal(o: Outcome) -> dict:
     """The "guess first" question: does taking a part out ever raise the target's probability? From the data."""
     whole, best, target = o.whole, o.most_raised, o.target
     raised = [r for r in o.runs if change(r["p"], whole["p"]) > 0]
-    question = f"Guess first: can taking a part out raise {target}'s probability? Which part, if any?"
+    question = f"Guess first: can taking a part out raise {target}'s chance? Which part, if any?"
     if raised:
         answer = (f"Yes: {len(raised)} of the {len(o.runs)} parts work against {target} here. The most: "
                   f"{without(best, whole, target, 'without')}.")
@@ -163,8 +163,10 @@ class Knockout(PartKind):
                "out at a time (its output is set to zero, as if it were not there), run the model again, and see how "
                "likely the tracked token still is.")
     GUIDE = ("Each bar is one run of the model with one part taken out; the dashed line is the model with every part "
-             "in place. Bars below the line: that part helped the token. Switch between probability and rank (1 = the "
-             "most likely token), choose a part to highlight it, and hover a bar for its exact numbers.")
+             "in place. Bars below the line: that part helped the token. Switch between chance and rank (1 = the "
+             "most likely token), choose a part to highlight it, and hover a bar for its exact numbers. Click or tap "
+             "a bar to highlight its part and have its run said in words below the chart; the \"Highlight\" menu "
+             "does the same from the keyboard.")
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "target": fields.TARGET_FIELD,
@@ -215,7 +217,7 @@ class Knockout(PartKind):
         summary = (f"With every part in place, the model gives {target} {percent(whole['p'])} (rank {whole['rank']:,}) "
                    f"as the next token after {token_label(tokens, fig.opening)}. {verdict(o)}")
         lowered = sum(change(r["p"], whole["p"]) < 0 for r in o.runs)
-        facts = [f"Taken out alone, {lowered} of the {len(o.runs)} parts lower {target}'s probability and "
+        facts = [f"Taken out alone, {lowered} of the {len(o.runs)} parts lower {target}'s chance and "
                  f"{len(o.runs) - lowered} raise it or leave it as it is."]
         facts += [fact for fact in [heads_fact(o)] if fact]
         return {"summary": summary, "reveals": [raise_reveal(o)], "facts": facts}
@@ -249,9 +251,8 @@ class Knockout(PartKind):
             f"'The dashed line: the model with every part in place (' + (show == 'rank' ? "
             f"'rank {whole['rank']:,}' : '{percent(whole['p'])}') + ')'"), offset=12)
         summary = self.context(fig, run)["summary"]
-        return charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(*panels, spacing=20)),
-                                                   *params(o, summary)).properties(title=title),
-                                runs=chart_rows(o))
+        return charts.with_clicks(charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(
+            *panels, spacing=20)), *params(o, summary)).properties(title=title), runs=chart_rows(o)), "part")
 
 
 # ---------------------------------------------------------------------------------------------- chart
@@ -300,12 +301,13 @@ def panel(group: str, title: str, x_title: str, whole: dict, target: str, scale,
     floor = f"({scale.domain.expr})[0]"
     base = alt.Chart(alt.NamedData("runs")).transform_filter(f"datum.group == '{group}'").transform_calculate(
         v=VALUE, v0=floor)
-    bars = base.mark_bar().encode(
+    # A click on a bar names its part in words and highlights it (the "Highlight" select: by keyboard).
+    bars = charts.clickable(base, part="datum.key").mark_bar(cursor="pointer").encode(
         x=alt.X("x:O", title=x_title, axis=alt.Axis(labelAngle=0)),
         y=alt.Y("v:Q", scale=scale, axis=axis), y2=alt.Y2("v0:Q"),
         color=alt.condition("datum.key == part", alt.value(ACCENT), alt.value(MAIN)),
         tooltip=[alt.Tooltip("name:N", title="taken out"),
-                 alt.Tooltip("p:Q", title=f"probability of {target}", format=".4p"),
+                 alt.Tooltip("p:Q", title=f"chance of {target}", format=".4p"),
                  alt.Tooltip("rank:Q", title="rank (1 = most likely)", format=","),
                  alt.Tooltip("change:N", title="against the intact model")],
     )
@@ -321,7 +323,7 @@ def params(o: Outcome, summary: str) -> list:
     highlighted, the figure's `summary`."""
     whole, target, every = o.whole, o.target, o.runs
     show = alt.param(name="show", value="probability", bind=alt.binding_radio(
-        options=["probability", "rank"], labels=["probability", "rank (1 = most likely)"], name="Show "))
+        options=["probability", "rank"], labels=["chance", "rank (1 = most likely)"], name="Show "))
     part = alt.param(name="part", value=NONE, bind=alt.binding_select(
         options=[NONE] + [part_key(r) for r in every], labels=["none"] + [part_label(r) for r in every],
         name="Highlight "))

@@ -146,8 +146,9 @@ class Ledger(PartKind):
     GUIDE = ("Choose whose score to split: the target's alone, or how far it is ahead of its rival. Each bar "
              "starts where the one above it ended, so the last bar is the model's score. Choose a layer's "
              "attention or feed-forward part to see it split into its heads or its neurons. The curves follow "
-             "the target's probability after every half-layer, and how large each correction is next to the "
-             "stream of numbers it is added to.")
+             "the target's chance after every half-layer, and how large each correction is next to the "
+             "numbers it is added to. Click or tap a layer's bar to see it split; the \"Look inside\" menu does "
+             "the same from the keyboard.")
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "target": fields.TARGET_FIELD,
@@ -211,8 +212,8 @@ class Ledger(PartKind):
                  f"{sums['score'][key]:.{DECIMALS}f}."
                  for key, name in (("target", f"The score of {target}"), ("versus", f"The score of {versus}"),
                                    ("difference", f"{target} minus {versus}"))]
-        facts.append(_scale_fact(ledger))
-        return {"summary": summary, "reveals": _reveals(ledger, target, versus), "facts": facts}
+        details = [_scale_fact(ledger)]  # technical: folded away under "More detail" on the page
+        return {"summary": summary, "reveals": _reveals(ledger, target, versus), "facts": facts, "details": details}
 
     def tables(self, fig, run, spec: dict) -> dict:
         """The downloads, as readers count (layers, heads, neurons from 1), unrounded: the parts, the heads, the
@@ -230,7 +231,7 @@ class Ledger(PartKind):
         # One above the other, each as wide as the column: the waterfall, the chosen part's inside, the curves.
         bars = alt.vconcat(split_chart(), inside_chart(), spacing=30)
         curves = alt.vconcat(*curve_charts(shown(ledger["target"]["text"]), run.n_layer), spacing=30)
-        return charts.with_data(
+        return charts.with_clicks(charts.with_data(
             # The curves' colours say which size; the bars', whether a part raises or lowers the score.
             charts.with_params(charts.fits_column(alt.vconcat(bars, curves, spacing=36).resolve_scale(
                 color="independent")), *_params(run, ledger)),
@@ -239,7 +240,7 @@ class Ledger(PartKind):
                     for s, st in enumerate(ledger["stages"])],
             sizes=[{"x": stage_x(s), "after": stage_name(st), "what": what, "size": round(st[key], 4)}
                    for s, st in enumerate(ledger["stages"]) if st["correction"] is not None
-                   for key, what in (("correction", SIZES[0]), ("residual", SIZES[1]))])
+                   for key, what in (("correction", SIZES[0]), ("residual", SIZES[1]))]), "part")
 
 
 def opening_part(ledger: dict) -> str:
@@ -249,9 +250,9 @@ def opening_part(ledger: dict) -> str:
 
 def _scale_fact(ledger: dict) -> str:
     """What the split holds fixed, and why the curve can tell another story, in words for any reader."""
-    return ("The split holds one thing fixed: before the model reads its scores, it scales the whole stream of "
-            f"numbers down to a standard size (here it divides by {ledger['sigma']:.{DECIMALS}f}). The split "
-            "divides every part by that same number, so the parts add up exactly. The probability curve instead "
+    return ("The split holds one thing fixed: before the model reads its scores, it brings the token's numbers "
+            f"to a standard size (its last layer normalisation; here it divides them by σ = {ledger['sigma']:.{DECIMALS}f}). The split "
+            "divides every part by that same number, so the parts add up exactly. The chance curve instead "
             "works the scale out again after every half-layer, as if the model stopped there. So a part can add "
             "a lot to the final score while the curve hardly moves, or the other way round: the split says who "
             "wrote the final answer; the curve says what the model would have guessed along the way.")

@@ -10,7 +10,7 @@ from figures.toolkit.charts import alt
 from figures.toolkit.colours import ACCENT, GREY, MAIN
 
 TOTAL = "the model's score"  # the waterfall's last bar
-SIZES = ("the correction added", "the stream it is added to")  # the two sizes of the lower curves
+SIZES = ("the correction added", "the numbers it is added to")  # the two sizes of the lower curves
 
 
 def sign_colour():
@@ -31,7 +31,9 @@ def split_chart() -> alt.LayerChart:
         effect=f'datum.name == "{TOTAL}" ? "{TOTAL}" : datum.v >= 0 ? "raises the score" : "lowers the score"',
     ).encode(y=alt.Y("name:N", sort=alt.EncodingSortField("n"), title=None, axis=alt.Axis(
         labelFontWeight=alt.ExprRef(f"{chosen} ? 'bold' : 'normal'"), labelLimit=200)))
-    bars = base.mark_bar().encode(
+    # A click on a layer's bar opens it below (the "Look inside" select: by keyboard); the others open nothing.
+    bars = charts.clickable(base, part="datum.key").mark_bar(
+        cursor=alt.ExprRef("datum.key ? 'pointer' : 'default'")).encode(
         x=alt.X("start:Q", title="score"), x2="end:Q", color=sign_colour(),
         stroke=alt.condition("datum.key == part", alt.value(GREY), alt.value(None)),
         strokeWidth=alt.condition("datum.key == part", alt.value(3), alt.value(0)),
@@ -60,20 +62,20 @@ def inside_chart() -> alt.LayerChart:
 def curve_charts(target: str, n_layer: int) -> list:
     """The target's probability after each half-layer, and each correction's size against the stream's; `target`
     as shown ('_France')."""
-    x = alt.X("x:Q", title=["layers done", "(a half: after the next layer's attention)"],
+    x = alt.X("x:Q", title=["after layer N (0: before any layer)", "(a half: after the next layer's attention)"],
               scale=alt.Scale(domain=[0, n_layer], nice=False),
               axis=alt.Axis(values=list(range(n_layer + 1)), format="d"))
     chosen = alt.Chart(alt.Data(values=[{}])).transform_calculate(x="part_x[part]").mark_rule(
         color=GREY, strokeDash=[4, 3]).encode(x=alt.X("x:Q"))
     p = alt.Chart(alt.NamedData("stages")).encode(
-        x=x, y=alt.Y("p:Q", title=f"probability of {target}", scale=alt.Scale(domain=[0, 1]),
+        x=x, y=alt.Y("p:Q", title=f"chance of {target}", scale=alt.Scale(domain=[0, 1]),
                      axis=alt.Axis(format="%", tickCount=5)),
         tooltip=[alt.Tooltip("after:N"), alt.Tooltip("p:Q", title=target, format=".2%")])
     probability = alt.layer(p.mark_line(color=ACCENT), p.mark_point(color=ACCENT, filled=True), chosen).properties(
         width="container", height=180,
         title=alt.Title(charts.wrapped(charts.literal(f"{target} after each half-layer")), anchor="start"))
     s = alt.Chart(alt.NamedData("sizes")).encode(
-        x=x, y=alt.Y("size:Q", title="length of the vector"),
+        x=x, y=alt.Y("size:Q", title="size (the length of the list of numbers)"),
         color=alt.Color("what:N", scale=alt.Scale(domain=list(SIZES), range=[ACCENT, MAIN]),
                         legend=alt.Legend(title=None, orient="bottom", direction="vertical")),
         tooltip=[alt.Tooltip("after:N"), alt.Tooltip("what:N", title="size of"),

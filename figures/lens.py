@@ -39,9 +39,10 @@ class Lens(Kind):
     TITLE = "The guess at every position, layer by layer"
     CAPTION = ("The read-out of the figure (i), applied to every token of the text at once: what the model would "
                "guess as the next token, at each position, after each layer.")
-    GUIDE = ("Each cell holds the most likely next token at that position and stage, coloured by its probability. "
-             "Choose a stage and a position to see that cell's top 10; choose a token to follow its probability "
-             "and rank through the stages, at that position or at all of them.")
+    GUIDE = ("Each cell holds the most likely next token at that position after that layer (0: before any layer), "
+             "coloured by its chance. Choose a layer and a position to see that cell's top 10; choose a token to "
+             "follow its chance and rank through the layers, at that position or at all of them. Click or tap a "
+             "cell to choose its layer and position; the slider and the position menu do the same from the keyboard.")
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "position": fields.token_field("the position the figure opens on"),
@@ -91,7 +92,7 @@ class Lens(Kind):
             ranks = [run.lens_cell(text, s, q, track)[1] for s in range(run.n_stages)]
             first_top = next((s for s, r in enumerate(ranks) if r == 1), None)
             follow = (f"{shown(run.token_text(track))} after {tokens[q]} is first the most likely guess "
-                      + (f"at stage {first_top}." if first_top is not None else "at no stage."))
+                      + (f"after layer {first_top}." if first_top is not None else "after no layer."))
         else:
             follow = ""
         top = run.top_guess(text, run.n_layer, q)
@@ -104,9 +105,9 @@ class Lens(Kind):
         n_layer = run.n_layer
         names = [f"{q + 1}: {shown(t)}" for q, t in enumerate(run.token_texts(fig["text"]))]
         cells, tops, follow = lens_rows(fig, run, names)
-        return charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(
+        return charts.with_clicks(charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(
             _table(names, n_layer), _top_chart(), *_follow_charts(names, n_layer), spacing=24,
-        )), *_params(fig, run, names, cells)), cells=cells, tops=tops, follow=follow)
+        )), *_params(fig, run, names, cells)), cells=cells, tops=tops, follow=follow), "stage", POSITION)
 
 
 def lens_rows(fig, run, names: list) -> tuple[list, list, list]:
@@ -139,7 +140,7 @@ def _params(fig, run, names: list, cells: list) -> list:
     cell_words = alt.param(name="cells_said", value={
         f"{row['stage']}|{row['q'] + 1}": f"the top guess is {row['top']} with {row['p'] * 100:.1f}%" for row in cells})
     description = alt.param(name=DESCRIPTION, expr=(
-        "'Stage ' + stage + ', position ' + position + ' (' + names[position - 1] + '): ' + "
+        "'After layer ' + stage + ', position ' + position + ' (' + names[position - 1] + '): ' + "
         "cells_said[stage + '|' + position] + '; following ' + "
         "vocab[track + ''] + ' ' + (where == 'one' ? 'at this position' : 'at every position') + '.'"))
     names_param = alt.param(name=NAMES, value=names)
@@ -147,28 +148,30 @@ def _params(fig, run, names: list, cells: list) -> list:
 
 
 def _table(names: list, n_layer: int) -> alt.TopLevelMixin:
-    """The top guess of every cell, coloured by its probability; the chosen cell outlined."""
-    table_base = alt.Chart(alt.NamedData("cells")).encode(
+    """The top guess of every cell, coloured by its probability; the chosen cell outlined. A click on a cell
+    chooses its stage and position (the slider and the select: by keyboard)."""
+    table_base = charts.clickable(alt.Chart(alt.NamedData("cells")), stage="datum.stage",
+                                  **{POSITION: "datum.q + 1"}).encode(
         x=alt.X("pos:N", sort=names, title=None, axis=alt.Axis(labelAngle=-40, orient="top", labelOverlap="greedy")),
-        y=alt.Y("stage:O", title="stage"),
+        y=alt.Y("stage:O", title="after layer (0: before any layer)"),
     )
-    table = table_base.mark_rect().encode(
-        color=alt.Color("p:Q", scale=alt.Scale(scheme="blues", domain=[0, 1]), title="probability",
+    table = table_base.mark_rect(cursor="pointer").encode(
+        color=alt.Color("p:Q", scale=alt.Scale(scheme="blues", domain=[0, 1]), title="chance",
                         legend=alt.Legend(orient="bottom", direction="horizontal", gradientLength=160)),
         stroke=alt.condition("datum.stage == stage && datum.q == position - 1", alt.value(ACCENT), alt.value(None)),
         strokeWidth=alt.value(3),
-        tooltip=[alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:O"), alt.Tooltip("top:N", title="top guess"),
+        tooltip=[alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:O", title="after layer"), alt.Tooltip("top:N", title="top guess"),
                  alt.Tooltip("p:Q", format=".1%")],
     )
     # Each cell's guess within its cell: cut short in a narrow cell, left out where no word would fit (on a phone,
     # for a long text); the tooltip says it whole.
     cell = f"width / {len(names)}"
-    table_text = table_base.mark_text(fontSize=10, limit=alt.ExprRef(f"{cell} - 2"),
+    table_text = table_base.mark_text(fontSize=10, limit=alt.ExprRef(f"{cell} - 2"), cursor="pointer",
                                       opacity=alt.ExprRef(f"{cell} >= 24 ? 1 : 0")).encode(
         text="top:N", color=alt.condition("datum.p > 0.5", alt.value("white"), alt.value("black")))
     return alt.layer(table, table_text).properties(width="container", height=22 * (n_layer + 1),
                                                    title=alt.Title(charts.wrapped(charts.literal(
-                                                       "The top guess at every position and stage"))))
+                                                       "The top guess at every position, after every layer"))))
 
 
 def _top_chart() -> alt.TopLevelMixin:
@@ -176,11 +179,11 @@ def _top_chart() -> alt.TopLevelMixin:
     top10 = alt.Chart(alt.NamedData("tops")).transform_filter(
         "datum.stage == stage && datum.q == position - 1").encode(
         y=alt.Y("rank:O", title="rank"), x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"),
-                                                title="probability"),
+                                                title="chance"),
     )
     return alt.layer(top10.mark_bar(color=MAIN), top10.mark_text(align="left", dx=4).encode(text="token:N")).properties(
         width="container", height=180,
-        title=alt.Title(charts.wrapped("'The top 10 at position ' + position + ', stage ' + stage")))
+        title=alt.Title(charts.wrapped("'The top 10 at position ' + position + ', after layer ' + stage")))
 
 
 def _follow_charts(names: list, n_layer: int) -> list:
@@ -188,16 +191,18 @@ def _follow_charts(names: list, n_layer: int) -> list:
     followed = alt.Chart(alt.NamedData("follow")).transform_filter(
         "datum.t == track && (where == 'all' || datum.q == position - 1)")
     p_line = followed.mark_line(point=True).encode(
-        x=alt.X("stage:Q", scale=alt.Scale(domain=[0, n_layer]), axis=alt.Axis(format="d")),
-        y=alt.Y("p:Q", axis=alt.Axis(format="%"), title="probability"),
+        x=alt.X("stage:Q", scale=alt.Scale(domain=[0, n_layer]), axis=alt.Axis(format="d"),
+              title="after layer (0: before any layer)"),
+        y=alt.Y("p:Q", axis=alt.Axis(format="%"), title="chance"),
         color=alt.Color("pos:N", sort=names, legend=None, scale=alt.Scale(scheme="tableau10")),
-        tooltip=[alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:Q"), alt.Tooltip("p:Q", format=".2%"),
+        tooltip=[alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:Q", title="after layer"), alt.Tooltip("p:Q", title="chance", format=".2%"),
                  alt.Tooltip("rank:Q")],
-    ).properties(width="container", height=160, title="Its probability")
+    ).properties(width="container", height=160, title="Its chance")
     rank_line = followed.mark_line(point=True).encode(
-        x=alt.X("stage:Q", scale=alt.Scale(domain=[0, n_layer]), axis=alt.Axis(format="d")),
+        x=alt.X("stage:Q", scale=alt.Scale(domain=[0, n_layer]), axis=alt.Axis(format="d"),
+              title="after layer (0: before any layer)"),
         y=alt.Y("rank:Q", scale=alt.Scale(type="log", reverse=True), title="rank (1 = most likely)"),
         color=alt.Color("pos:N", sort=names, legend=None, scale=alt.Scale(scheme="tableau10")),
-        tooltip=[alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:Q"), alt.Tooltip("rank:Q")],
+        tooltip=[alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:Q", title="after layer"), alt.Tooltip("rank:Q")],
     ).properties(width="container", height=160, title="Its rank")
     return [p_line, rank_line]

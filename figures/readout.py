@@ -62,12 +62,14 @@ def describe(fig, run, stage: int) -> str:
 
 class Readout(Kind):
     KIND = "readout"
+    PRINTED_IN_BOOK = True  # the book prints it
     TITLE = "The guess takes shape layer by layer (the final read-out applied after each layer)"
     CAPTION = ("After each layer we apply the model's last step to the numbers of one token and ask what it "
                "would guess as the next token at that point.")
-    GUIDE = ("Move the slider through the stages: 0 is straight after the embedding, 12 after the last layer. "
-             "The upper chart shows the top three guesses at that stage, the lower one how the tracked token's "
-             "probability rises and falls.")
+    GUIDE = ("Move the slider through the layers: after layer N (0: before any layer, 12: after the last one). "
+             "The upper chart shows the top three guesses after that layer, the lower one how the tracked token's "
+             "chance rises and falls. Click or tap a point, or its column, to go to that layer; the slider does "
+             "the same from the keyboard.")
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "target": fields.TARGET_FIELD,
@@ -122,7 +124,7 @@ class Readout(Kind):
                       f"{stages(fig, run)[entry]['p'] * 100:.2f}% there.")
         reveal = {"question": f"Guess first: at which layer does {target} enter the top three?", "answer": answer}
         if entry is not None:
-            reveal.update(link=f"#stage={entry}", link_text=f"Show stage {entry}")
+            reveal.update(link=f"#stage={entry}", link_text=f"Show after layer {entry}" if entry else "Show before any layer")
         reveals = [reveal]
         facts = []
         if "back" in fig.resolved:
@@ -145,9 +147,9 @@ class Readout(Kind):
         said = alt.param(name="descriptions", value=[describe(fig, run, s) for s in range(n_layer + 1)])
         description = alt.param(name=DESCRIPTION, expr="descriptions[stage]")
         # Params and data go in once, at the top: Altair copies a chart's params and inline data at every step.
-        return charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(
+        return charts.with_clicks(charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(
             _top_chart(), _line_chart(target, n_layer), spacing=28)), stage, said, description),
-            top=top_rows(fig, run), line=line_rows)
+            top=top_rows(fig, run), line=line_rows), "stage")
 
 
 def top_rows(fig, run) -> list:
@@ -175,9 +177,9 @@ def _top_chart() -> alt.TopLevelMixin:
     ).transform_filter("datum.stage == stage")
     bars = ranked.mark_bar().encode(
         x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
-                title="probability of being the next token"),
+                title="chance of being the next token"),
         color=alt.condition("datum.target", alt.value(ACCENT), alt.value(MAIN)),
-        tooltip=[alt.Tooltip("token:N"), alt.Tooltip("p:Q", title="probability", format=".2%")],
+        tooltip=[alt.Tooltip("token:N"), alt.Tooltip("p:Q", title="chance", format=".2%")],
     )
     bar_labels = ranked.mark_text(align="left", dx=4, fontSize=12).encode(
         x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("p:Q", format=".2%"),
@@ -194,17 +196,22 @@ def _top_chart() -> alt.TopLevelMixin:
 def _line_chart(target: str, n_layer: int) -> alt.TopLevelMixin:
     """The target's probability across the stages (`target` as shown), the chosen stage marked."""
     base = alt.Chart(alt.NamedData("line")).encode(
-        x=alt.X("stage:Q", title=["stage", "(0 = after the embedding, s = after layer s)"],
+        x=alt.X("stage:Q", title=["after layer", "(0: before any layer)"],
                 scale=alt.Scale(domain=[0, n_layer], nice=False), axis=alt.Axis(values=list(range(n_layer + 1)), format="d")),
         y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
-                title=f"probability of {target}"),
+                title=f"chance of {target}"),
     )
     line = base.mark_line(color=ACCENT) + base.mark_point(color=ACCENT, filled=True).encode(
         size=alt.condition("datum.stage == stage", alt.value(140), alt.value(30)),
-        tooltip=[alt.Tooltip("stage:Q"), alt.Tooltip("p:Q", title=target, format=".2%")],
+        tooltip=[alt.Tooltip("stage:Q", title="after layer"), alt.Tooltip("p:Q", title=target, format=".2%")],
     )
     rule = alt.Chart(alt.Data(values=[{}])).mark_rule(color=GREY, strokeDash=[4, 3]).encode(
         x=alt.X("stage:Q")).transform_calculate(stage="stage")  # the field takes the slider's value
-    return alt.layer(line, rule).properties(
-        width="container", height=180, title=f"{target} across the stages",
+    # A click on a point, or anywhere in its column, chooses that layer (the slider: by keyboard).
+    columns = charts.clickable(base, stage="datum.stage").mark_rect(
+        fill="transparent", cursor="pointer", aria=False, clip=True, width=alt.ExprRef(f"width / {n_layer}")).encode(
+        y=alt.value(0), y2=alt.value("height"),
+        tooltip=[alt.Tooltip("stage:Q", title="after layer"), alt.Tooltip("p:Q", title=target, format=".2%")])
+    return alt.layer(line, rule, columns).properties(
+        width="container", height=180, title=f"{target}'s chance, layer by layer",
     )

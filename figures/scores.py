@@ -61,10 +61,9 @@ class Scores(PartKind):
     CAPTION = ("In one head, the token that looks forms a question: a list of numbers, its query. Every token up to "
                "it offers a description, its key. Multiplying them number by number and adding up says how well "
                "each token fits the question; the fits become shares that add up to 100%.")
-    GUIDE = ("The strips show the query and each key, one cell per number, blue below zero and orange above; below "
-             "them, their products. Choose a token to follow its key. The bars give each fit, the fit divided by "
-             "the square root of the head's width, and the share; move the temperature to see the shares sharpen "
-             "or even out.")
+    GUIDE = ("The strips show the question (the query) and each token's description (its key), one cell per "
+             "number, blue below zero and orange above; below them, their products. Choose a token to follow its "
+             "description. The bars give how well each description fits the question, and the share it earns.")
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "focus": fields.token_field("the token that asks"),
@@ -113,13 +112,17 @@ class Scores(PartKind):
         layer, head = fig["head"]
         width = len(found["q"])
         gap = max(abs(row["share"] - row["model_share"]) for row in rows)
-        summary = (f"In layer {layer}, head {head}, {token_label(tokens, q)} asks; "
-                   f"{token_label(tokens, best['key'])} fits best and takes {best['share'] * 100:.2f}% of its attention.")
-        facts = [
+        summary = (f"In layer {layer}, head {head}, {token_label(tokens, q)} asks its question; the description of "
+                   f"{token_label(tokens, best['key'])} fits best, and it takes {best['share'] * 100:.2f}% of its attention.")
+        facts = []
+        # Technical extras, folded away under "More detail" on the page.
+        details = [
             f"Worked out here from the {width} numbers of the query and of each key, the shares agree with the "
             f"model's own attention to within {max(gap, 1e-9):.0e}.",
             f"Each fit is divided by {math.sqrt(width):g}, the square root of the {width} numbers a head works with: "
             "without it, wide heads would give fits so large that one token would take almost everything.",
+            "The temperature slider (T) divides every fit by T before the fits become shares: above 1 the shares "
+            "even out, below 1 they sharpen towards the best fit. The model itself always works at T = 1.",
         ]
         if q + 1 < len(tokens):
             facts.append(f"The {len(tokens) - q - 1} tokens after {shown(tokens[q])} are masked: a token never looks "
@@ -128,7 +131,7 @@ class Scores(PartKind):
                               f"attention in layer {layer}, head {head}?",
                   "answer": f"{token_label(tokens, best['key'])}, with {best['share'] * 100:.2f}%.",
                   "link": f"#key={best['key'] + 1}", "link_text": f"Show token {best['key'] + 1}'s key"}
-        return {"summary": summary, "reveals": [reveal], "facts": facts}
+        return {"summary": summary, "reveals": [reveal], "facts": facts, "details": details}
 
     def tables(self, fig, run, spec: dict) -> dict:
         """The downloads: each token's fit, scaled fit, share and running total; the query's and keys' numbers."""
@@ -208,7 +211,7 @@ def _strips_chart(names: list, q: int, width: int) -> alt.TopLevelMixin:
                                                                                                   ticks=False)),
         y=_strip_y(names))
     cells = base.mark_rect().encode(
-        color=_vector_colour(), tooltip=[alt.Tooltip("row:N", title="vector"), alt.Tooltip("i:O", title="number"),
+        color=_vector_colour(), tooltip=[alt.Tooltip("row:N", title="row"), alt.Tooltip("i:O", title="number"),
                                          alt.Tooltip("v:Q", title="value", format=".3f")])
     return alt.layer(cells, _outline("strips", names)).properties(
         width="container", height=ROW_HEIGHT * (q + 2),

@@ -37,6 +37,7 @@ def steps(fig, run) -> list:
 
 class Shapes(Kind):
     KIND = "shapes"
+    PRINTED_IN_BOOK = True  # the book prints it
     TITLE = "The shape of the numbers as they move through the model"
     CAPTION = "What goes into the model, what each layer hands on, and what comes out, measured during the run."
     GUIDE = "Each bar counts the numbers held at one step; the label gives their shape (tokens x width)."

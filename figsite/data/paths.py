@@ -6,6 +6,7 @@ Data files index layers and heads from 0, as all data files do. Nothing else spe
 from __future__ import annotations
 
 INDEX = "index.html"
+ABOUT = "about.html"  # how the figures were made: the model, the libraries, the data files and their checksums
 FIGURES_TEXT = "figures.txt"  # every printed figure, in config order
 ASSETS = "assets"  # the stylesheet, the page script and the Vega bundle
 STYLESHEET = f"{ASSETS}/site.css"

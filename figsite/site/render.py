@@ -17,6 +17,7 @@ from figsite.data import paths
 from figsite.data import shared_names
 from figsite.site.output import publish
 from figsite.data.run import Run
+from figures.toolkit.words import shown
 
 ROOT = Path(__file__).resolve().parents[2]  # figsite/site/this.py -> the project folder (templates/ is there)
 TEMPLATES = ROOT / "templates"
@@ -47,6 +48,8 @@ class Page:
     tables: dict  # name -> rows: the figure's data, offered as CSV and JSON
     texts: list  # the texts the figure reads
     explore: bool = False  # listed under "Explore further" on the index
+    printed: bool = False  # the book prints it (figures.kind PRINTED_IN_BOOK): its text is "as printed in the book"
+    position: int | None = None  # the 0-based token it reads or opens on, if any (figures.kind: `opening`)
     reads: tuple = ()  # data files besides its texts' that it reads (paths under data/; figures.kind DATA_FILES)
     data_files: list = None  # (path, SHA-256) of the data files it reads, filled in when written
     chart: dict = None  # the chart as the page draws it, compiled to Vega, filled in when written
@@ -130,6 +133,7 @@ def _write_all(folder: Path, run: Run, pages: list[Page], bundle, drawings: dict
         page.chart, page.dark = (json.loads(raw) for raw in charts[page.label]())
         page.token_param = shared_names.token_param(page.chart)
         page.token_row = shared_names.token_row(page.chart)
+        page.text_rows = [] if page.token_row else text_rows(run, page)
     for template, file in (("figure.html", "file"), ("embed.html", "embed_file")):
         for page in pages:
             html = env.get_template(template).render(page=page, **common)
@@ -150,6 +154,8 @@ def _write_all(folder: Path, run: Run, pages: list[Page], bundle, drawings: dict
     for text_page in common["text_pages"]:
         html = env.get_template("text.html").render(text_page=text_page, heights=heights, **common)
         (folder / text_page.file).write_text(html, encoding="utf-8")
+    (folder / paths.ABOUT).write_text(env.get_template("about.html").render(checksums=checksums, **common),
+                                      encoding="utf-8")
     # The index last: its previews are the drawings, whose sizes it gives the page so that nothing moves as
     # they load.
     (folder / paths.INDEX).write_text(env.get_template("index.html").render(previews=previews, **common),
@@ -215,6 +221,22 @@ def text_pages(run: Run, pages: list[Page]) -> list[TextPage]:
         if len(reading) >= 2:
             out.append(TextPage(text, slug, reading))
     return out
+
+
+def text_rows(run: Run, page: Page) -> list[dict]:
+    """The texts a figure reads but chooses no token of, shown on top of it as plain rows of their tokens in the
+    chapter's notation ("_it"): {"label": words above the row, "tokens": [{"text", "read"}]}, "read" marking the
+    token the figure reads at (its `position`), where it has one."""
+    rows = []
+    for n, text in enumerate(page.texts):
+        tokens = run.token_texts(text)
+        read = page.position if len(page.texts) == 1 and page.position is not None else None
+        label = "The text, token by token" if len(page.texts) == 1 else f"Text {'AB'[n] if n < 2 else n + 1}, token by token"
+        if read is not None and 0 <= read < len(tokens):
+            label += f"; the figure's token, {shown(tokens[read])} (token {read + 1}), is marked"
+        rows.append({"label": label, "tokens": [{"text": shown(token), "read": i == read}
+                                                for i, token in enumerate(tokens)]})
+    return rows
 
 
 def _write_downloads(folder: Path, page: Page, run: Run) -> None:

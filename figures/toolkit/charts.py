@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import importlib
 
+from figsite.data.shared_names import CLICKS_META, PICK
+
 
 class LazyModule:
     """A module imported when one of its names is first used.
@@ -44,6 +46,24 @@ def with_params(chart, *params):
     return chart
 
 
+def clickable(chart, **picks):
+    """A chart whose marks a click chooses from: each param in `picks` gets, from a clicked mark, the value of a
+    Vega expression of its datum (`token="datum.k + 1"`), carried as the datum's field PICK + param. Only marks
+    that carry the field choose; the chart's top level lists what they set (with_clicks). Give those marks
+    `cursor="pointer"`; the param's own input stays its keyboard equivalent."""
+    return chart.transform_calculate(**{PICK + param: expr for param, expr in picks.items()})
+
+
+def with_clicks(chart, *params):
+    """The chart, saying in its usermeta (CLICKS_META) which params a click on its clickable marks sets: the
+    page's script (figures.js) sets the param to the clicked datum's PICK + param, where the param's input
+    allows that value, and the address follows as for any choice."""
+    meta = {} if chart.usermeta is alt.Undefined else dict(chart.usermeta)
+    meta[CLICKS_META] = [{"field": PICK + param, "param": param} for param in params]
+    chart.usermeta = meta
+    return chart
+
+
 def spec(chart) -> dict:
     """The chart's Vega-Lite spec as plain data, as pages embed it (tests/builds/test_site.py validates each one).
 
@@ -62,7 +82,7 @@ def spec(chart) -> dict:
 def stage_slider(n_layer: int, value: int):
     """The slider over the stages: 0 is after the embedding, n_layer after the last layer."""
     return alt.param(name="stage", value=value,
-                     bind=alt.binding_range(min=0, max=n_layer, step=1, name="Stage (0 = before any layer) "))
+                     bind=alt.binding_range(min=0, max=n_layer, step=1, name="After layer (0: before any layer) "))
 
 
 # ---------------------------------------------------------------------------------------------- Vega expressions

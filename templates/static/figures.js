@@ -226,6 +226,29 @@
     return refresh();
   }
 
+  // Marks a click (or a tap) chooses from: the chart's usermeta lists [{field, param}], and a clicked mark whose
+  // datum carries the field sets the param to it, where the param's input allows that value. The signal's own
+  // listeners then write the address and follow the other charts, as for a choice made with the input, which is
+  // the click's keyboard equivalent.
+  function followClicks(el, view, spec) {
+    var picks = spec.usermeta && spec.usermeta.{{ names.clicks_meta }};
+    if (!picks) return;
+    view.addEventListener("click", function (event, item) {
+      var datum = item && item.datum, changed = false;
+      if (!datum) return;
+      picks.forEach(function (pick) {
+        var param = el.boundParams.filter(function (p) { return p.name === pick.param; })[0];
+        if (!param || datum[pick.field] === undefined || datum[pick.field] === null) return;
+        var value = allowed(param, String(datum[pick.field]));
+        if (value !== undefined && view.signal(param.name) !== value) {
+          view.signal(param.name, value);
+          changed = true;
+        }
+      });
+      if (changed) view.runAsync();
+    });
+  }
+
   function draw(el) {
     var spec = chartSpec(el);
     var params = boundParams(spec);
@@ -251,6 +274,7 @@
         var menu = el.querySelector("details > summary");
         if (menu) menu.setAttribute("aria-label", "Save the chart as SVG or PNG");  // vega-embed leaves it nameless
         describe(el, view);
+        followClicks(el, view, spec);
         var following = spec.usermeta && spec.usermeta.{{ names.attention_meta }} ? followAttention(el, view, spec) : null;
         var chooser = tokenParam(el);
         if (chooser) showChosen(el, view.signal(chooser.name));  // the address may have chosen another token

@@ -243,7 +243,7 @@ def test_the_lens_figure_renders_and_its_stage_position_token_and_where_controls
         assert name in params and params[name]["bind"]["input"] == kind, f"lens: no {kind} bound to {name}: {list(params)}"
     assert page.locator(f"#chart-{label} svg.marks").count() == 1
     stage, position = signal(page, label, "stage"), signal(page, label, "position")
-    assert f"The top 10 at position {position}, stage {stage}" in title_texts(page, label)
+    assert f"The top 10 at position {position}, after layer {stage}" in title_texts(page, label)
     tops_before = mark_data(page, label, "rect", ["rank", "token", "p", "stage", "q"])
     assert len(tops_before) == 10 and all(row[3] == stage and row[4] == position - 1 for row in tops_before), tops_before
     words_before = description(page, label)
@@ -257,7 +257,7 @@ def test_the_lens_figure_renders_and_its_stage_position_token_and_where_controls
     wait_for_signal(page, label, "stage", new_stage)
     set_bound(page, label, params["position"], new_position)
     wait_for_signal(page, label, "position", new_position)
-    wait_for_title(page, label, f"The top 10 at position {new_position}, stage {new_stage}")
+    wait_for_title(page, label, f"The top 10 at position {new_position}, after layer {new_stage}")
     wait_for_svg_change(page, label, before)
     tops = mark_data(page, label, "rect", ["rank", "token", "p", "stage", "q"])
     assert sorted(row[0] for row in tops) == list(range(1, 11)), tops
@@ -291,7 +291,7 @@ def test_the_lens_figure_renders_and_its_stage_position_token_and_where_controls
                            arg=[f"description-{label}", words_before], timeout=CHANGE_TIMEOUT_MS)
     words = description(page, label)
     track_name = params["track"]["bind"]["labels"][options_of(params["track"]).index(new_track)]
-    assert f"Stage {new_stage}, position {new_position}" in words, words
+    assert f"After layer {new_stage}, position {new_position}" in words, words
     assert track_name in words and "every position" in words, words
     visit.assert_clean()
 
@@ -552,7 +552,7 @@ def test_every_figure_page_offers_its_data_as_json_and_csv_and_its_chart_as_svg_
 
 
 @pytest.mark.parametrize("label", CHAPTER_LABELS)
-def test_every_figure_page_footer_names_the_model_and_environment_and_the_true_checksums_of_its_data(
+def test_every_figure_page_footer_names_the_model_and_links_to_the_about_page_with_the_environment_and_the_true_checksums_of_its_data(
         open_once, chapter_site, chapter_run, label):
     site, run_record = chapter_site, chapter_run
     visit = open_once(f"figure-{label}.html")
@@ -561,24 +561,34 @@ def test_every_figure_page_footer_names_the_model_and_environment_and_the_true_c
     model, environment = run_record["model"], run_record["environment"]
     assert model["name"] in footer, footer
     if model["revision"]:
-        assert model["revision"] in footer, f"the revision {model['revision']} is not named: {footer}"
+        assert model["revision"][:12] in footer, f"the revision {model['revision']} is not named: {footer}"
     else:
         assert "no revision" in footer, f"the footer should say the run has no revision: {footer}"
+    assert page.locator("footer.site-footer a[href='about.html']").count() == 1, "the footer does not link to about.html"
+    visit.assert_clean()
+
+    # The libraries and the checksums: on the About page, which names the figure's data files.
+    visit = open_once("about.html")
+    page = visit.page
+    about = " ".join(page.locator("main").inner_text().split())
+    assert model["name"] in about and (model["revision"] or "no revision") in about, about
     for words in [f"torch {environment['torch']}", f"tokenizers {environment['tokenizers']}",
                   f"on {environment['device']}", f"in {environment['dtype']}"]:
-        assert words in footer, f"{words!r} not in the footer: {footer}"
-
+        assert words in about, f"{words!r} not on the About page: {about}"
     listed = page.eval_on_selector_all(
-        "footer.site-footer code.checksum",
+        "main code.checksum",
         "codes => codes.map(c => { let a = c.previousElementSibling; while (a && a.tagName !== 'A') a = a.previousElementSibling;"
-        " return [a ? a.getAttribute('href') : null, c.textContent.trim()]; })")
-    assert listed, "the footer lists no data file with its SHA-256"
-    assert "data/run.json" in [href for href, _ in listed]
+        " return [a ? a.getAttribute('href') : null, c.textContent.trim()]; }).filter(([href]) => href !== null)")
+    assert listed, "the About page lists no data file with its SHA-256"
+    hrefs = [href for href, _ in listed]
+    assert "data/run.json" in hrefs
     for href, checksum in listed:
         assert href and not re.match(r"^[a-z][a-z0-9+.-]*:", href), f"bad data link {href!r}"
         path = site / href
-        assert path.is_file(), f"the footer lists {href}, which is not in the site"
-        assert checksum == hashlib.sha256(path.read_bytes()).hexdigest(), f"{href}: the footer's SHA-256 is wrong"
+        assert path.is_file(), f"the About page lists {href}, which is not in the site"
+        assert checksum == hashlib.sha256(path.read_bytes()).hexdigest(), f"{href}: the About page's SHA-256 is wrong"
+    reads = page.locator(f"main li:has(a[href='figure-{label}.html'])").inner_text()
+    assert "data/run.json" in reads and all(path in hrefs for path in re.findall(r"data/[^,.\s]+\.[a-z]+", reads)), reads
     visit.assert_clean()
 
 

@@ -26,7 +26,7 @@ sync_api = playwright_or_skip()
 LABELS = [figure["label"] for figure in CONFIG_FIGURES]
 FIGURE_PAGES = [f"figure-{label}.html" for label in LABELS]
 EMBED_PAGES = [f"embed-{label}.html" for label in LABELS]
-ALL_PAGES = ["index.html"] + FIGURE_PAGES + EMBED_PAGES
+ALL_PAGES = ["index.html", "about.html"] + FIGURE_PAGES + EMBED_PAGES
 MAX_TABS = 40  # more Tab presses than any page has focusable elements before the one wanted
 
 
@@ -509,7 +509,7 @@ def axe_lines(name: str, violations: list) -> tuple[list, list]:
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22a", "wcag22aa", "best-practice"]
 
 
-def test_axe_finds_no_serious_or_critical_problem_on_any_page_in_light_or_dark(opener):
+def test_axe_finds_no_serious_or_critical_problem_on_any_page_in_light_or_dark(opener, random_site):
     """Each page is scanned drawn light, then (but for the bare pages) switched to the dark scheme, which
     figures.js follows by redrawing, and scanned again; the rules are WCAG 2.2 AA's with target size."""
     from axe_playwright_python.sync_playwright import Axe
@@ -520,7 +520,7 @@ def test_axe_finds_no_serious_or_critical_problem_on_any_page_in_light_or_dark(o
     options = {"resultTypes": ["violations"], "preload": False, "runOnly": {"type": "tag", "values": AXE_TAGS}}
     context = opener.context(color_scheme="light")
     serious, lesser = [], []
-    for name in ALL_PAGES:
+    for name in ALL_PAGES + sorted(path.name for path in random_site.glob("text-*.html")):
         visit = opener.open(name, context=context)
         page = visit.page
         # A bare page holds the same figure with the same style sheet as its figure page: light is enough.

@@ -28,7 +28,7 @@ def embedded_spec(html: str, label: str) -> dict:
 def test_every_page_the_config_names_is_written(random_site):
     bare = [f"embed-{name[len('figure-'):]}" for name in PAGES if name.startswith("figure-")]
     written = [p.name for p in random_site.glob("*.html")]
-    assert sorted(name for name in written if not name.startswith("text-")) == sorted(PAGES + bare)
+    assert sorted(name for name in written if not name.startswith("text-")) == sorted(PAGES + bare + ["about.html"])
     # A page per text that two or more figures read on their own.
     readers = {}
     for figure in CONFIG_FIGURES:
@@ -73,8 +73,11 @@ def test_pages_and_data_record_the_model(random_site, pages):
     for entry in run["texts"]:
         data = json.loads((random_site / entry["data"]).read_text(encoding="utf-8"))
         assert data["model"] == run["model"] and data["text"] == entry["text"]
+    # Every page's footer names the model and links to the About page, which names the libraries.
+    about = (random_site / "about.html").read_text(encoding="utf-8")
+    assert "torch " + run["environment"]["torch"] in about
     for html in pages.values():
-        assert "torch " + run["environment"]["torch"] in html
+        assert "random (seed 0)" in html and 'href="about.html"' in html
 
 
 def test_the_model_runs_once_per_distinct_text(random_site):
@@ -140,14 +143,15 @@ def test_every_chart_spec_is_valid_vega_lite_and_the_page_carries_it_compiled_to
     ({"torch": "2.4.0", "transformers": "4.45.0", "device": "cuda", "dtype": "float32"},
      "torch 2.4.0, transformers 4.45.0, on cuda in float32."),
 ])
-def test_the_footer_names_the_libraries_its_run_was_made_with_also_for_a_run_cached_by_an_earlier_version(
+def test_the_about_page_names_the_libraries_its_run_was_made_with_also_for_a_run_cached_by_an_earlier_version(
         environment, said):
     from figsite.data import paths
     from figsite.site import render
 
     run = {"model": {"name": "gpt2", "revision": None, "n_layer": 12, "n_head": 12, "d_model": 768},
            "environment": environment, "slugs": {"A text": "a-text"}}
-    html = render.environment().get_template("base.html").render(run=run, paths=paths, notice=None)
+    html = render.environment().get_template("about.html").render(run=run, paths=paths, notice=None, pages=[],
+                                                                  checksums={})
     assert said in " ".join(html.split())
 
 

@@ -1,0 +1,163 @@
+"""Charts are clicked as well as read: a bar of (l) picks its token, a square of the all-heads grid its head, a
+point of (i) its layer, a lens cell its stage and position, a ledger bar opens its layer, a knockout bar names its
+part. Each click changes the chart and the address, and each has a keyboard equivalent: the param it sets has an
+input of its own. Pages of conftest's random_site (the chapter built with --model random), clicked in Chromium
+where a reader would click: on the mark as it is drawn."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import unquote
+
+from .browsing import chart_svg, description, signal, wait_for_signal, wait_for_svg_change
+
+# The drawn marks of a chart, each with its Vega item (the SVG renderer keeps it as the element's __data__).
+FIND_MARK = """([id, type, wanted]) => {
+  const svg = document.querySelector('#' + id + ' svg.marks');
+  for (const el of svg.querySelectorAll('path, text')) {
+    const item = el.__data__;
+    if (!item || !item.mark || item.mark.marktype !== type || !item.datum) continue;
+    if (!Object.keys(wanted).every(key => item.datum[key] === wanted[key])) continue;
+    const box = el.getBoundingClientRect();
+    if (box.width <= 0 || box.height <= 0) continue;
+    return {x: box.left + box.width / 2, y: box.top + box.height / 2};
+  }
+  return null;
+}"""
+CURSOR_AT = "([x, y]) => getComputedStyle(document.elementFromPoint(x, y)).cursor"  # Vega sets it on hover
+
+
+def address(page) -> dict[str, str]:
+    pairs = [pair.split("=", 1) for pair in page.evaluate("location.hash").lstrip("#").split("&") if "=" in pair]
+    return {unquote(key): unquote(value) for key, value in pairs}
+
+
+def click_mark(page, label: str, type: str, **datum) -> None:
+    """Clicks, with the mouse, the middle of the mark of chart-<label> of Vega type `type` ('rect', 'symbol')
+    whose datum has these fields, once the pointer over it says that it can be clicked."""
+    page.locator(f"#chart-{label} svg.marks").scroll_into_view_if_needed()
+    at = page.evaluate(FIND_MARK, [f"chart-{label}", type, datum])
+    assert at is not None, f"chart-{label}: no {type} drawn for {datum}"
+    page.mouse.move(at["x"], at["y"])
+    page.wait_for_function(f"() => ({CURSOR_AT})([{at['x']}, {at['y']}]) === 'pointer'", timeout=2_000)
+    page.mouse.click(at["x"], at["y"])
+
+
+def keyboard_input(page, label: str, param: str) -> int:
+    """How many inputs of chart-<label> set `param` (its select, radio buttons or slider)."""
+    return page.locator(f"#chart-{label} .vega-bindings [name='{param}']").count()
+
+
+def test_a_bar_of_figure_l_picks_its_token_in_the_chart_the_row_and_the_address(opener):
+    visit = opener.open("figure-l.html")
+    page = visit.page
+    assert signal(page, "l", "token") == 9
+    before = chart_svg(page, "l")
+    click_mark(page, "l", "rect", k=1, q=8)  # the bar of _animal, looked at from _it (token 9)
+    wait_for_signal(page, "l", "token", 2, "after a click on the bar of _animal")
+    wait_for_svg_change(page, "l", before)
+    assert address(page).get("token") == "2"
+    assert page.get_attribute(".token-row [data-token='2']", "aria-checked") == "true"
+    assert "_animal" in description(page, "l").split(",")[0]
+    visit.assert_clean()
+
+
+def test_a_click_in_a_shaded_column_of_figure_l_picks_that_later_token(opener):
+    visit = opener.open("figure-l.html#token=2")
+    page = visit.page
+    click_mark(page, "l", "rect", k=10, pick_token=11)  # _too, out of reach of _animal: no bar, its column
+    wait_for_signal(page, "l", "token", 11, "after a click in the column of _too")
+    assert address(page).get("token") == "11"
+    visit.assert_clean()
+
+
+def test_a_square_of_the_all_heads_grid_picks_its_layer_and_head_and_the_average_square_the_average(opener):
+    visit = opener.open("figure-all-heads.html")
+    page = visit.page
+    before = chart_svg(page, "all-heads")
+    click_mark(page, "all-heads", "rect", l=0, h=1)  # layer 1, head 2
+    wait_for_signal(page, "all-heads", "layer", 1, "after a click on the square of layer 1, head 2")
+    wait_for_signal(page, "all-heads", "head", 2)
+    wait_for_svg_change(page, "all-heads", before)
+    assert address(page).get("layer") == "1" and address(page).get("head") == "2"
+    assert "Shown larger: layer 1, head 2." in description(page, "all-heads")
+    click_mark(page, "all-heads", "rect", l=3, h=12)  # the average of layer 4's heads
+    wait_for_signal(page, "all-heads", "head", "avg", "after a click on layer 4's average")
+    assert address(page).get("layer") == "4" and address(page).get("head") == "avg"
+    visit.assert_clean()
+
+
+def test_a_point_of_figure_i_picks_its_layer(opener):
+    visit = opener.open("figure-i.html")
+    page = visit.page
+    assert signal(page, "i", "stage") == 12
+    before = chart_svg(page, "i")
+    click_mark(page, "i", "symbol", stage=3)
+    wait_for_signal(page, "i", "stage", 3, "after a click on the point after layer 3")
+    wait_for_svg_change(page, "i", before)
+    assert address(page).get("stage") == "3"
+    assert description(page, "i").lower().startswith("after layer 3")
+    visit.assert_clean()
+
+
+def test_a_lens_cell_picks_its_stage_and_position(opener):
+    visit = opener.open("figure-lens.html")
+    page = visit.page
+    before = chart_svg(page, "lens")
+    click_mark(page, "lens", "rect", stage=2, q=4)  # after layer 2, token 5
+    wait_for_signal(page, "lens", "stage", 2, "after a click on the cell of stage 2, position 5")
+    wait_for_signal(page, "lens", "position", 5)
+    wait_for_svg_change(page, "lens", before)
+    assert address(page).get("stage") == "2" and address(page).get("position") == "5"
+    assert re.match(r"(stage|after layer) 2, position 5\b", description(page, "lens"), re.I)
+    visit.assert_clean()
+
+
+def test_a_ledger_bar_opens_its_layer_and_the_models_score_opens_nothing(opener):
+    visit = opener.open("figure-ledger.html")
+    page = visit.page
+    opening = signal(page, "ledger", "part")
+    chosen = "attention-1" if opening != "attention-1" else "feed-forward-1"
+    before = chart_svg(page, "ledger")
+    click_mark(page, "ledger", "rect", key=chosen)
+    wait_for_signal(page, "ledger", "part", chosen, f"after a click on the bar of {chosen}")
+    wait_for_svg_change(page, "ledger", before)
+    assert address(page).get("part") == chosen
+    layer = chosen.rsplit("-", 1)[1]
+    assert f"layer {layer} " in description(page, "ledger").lower(), "the words do not open the clicked layer"
+    total = page.evaluate(FIND_MARK, ["chart-ledger", "rect", {"key": ""}])  # the model's score: no layer
+    page.mouse.move(total["x"], total["y"])
+    page.wait_for_timeout(100)
+    assert page.evaluate(CURSOR_AT, [total["x"], total["y"]]) != "pointer"
+    page.mouse.click(total["x"], total["y"])
+    page.wait_for_timeout(200)
+    assert signal(page, "ledger", "part") == chosen and address(page).get("part") == chosen
+    visit.assert_clean()
+
+
+def test_a_knockout_bar_names_its_part_in_words_and_highlights_it(opener):
+    visit = opener.open("figure-knockout.html")
+    page = visit.page
+    assert signal(page, "knockout", "part") == "none"
+    before = chart_svg(page, "knockout")
+    click_mark(page, "knockout", "rect", key="feed-forward-2")
+    wait_for_signal(page, "knockout", "part", "feed-forward-2", "after a click on layer 2's feed-forward bar")
+    wait_for_svg_change(page, "knockout", before)
+    assert address(page).get("part") == "feed-forward-2"
+    assert "layer 2's feed-forward step" in description(page, "knockout")
+    visit.assert_clean()
+
+
+def test_every_param_a_click_sets_has_its_own_input_its_keyboard_equivalent(opener):
+    for name, label in (("figure-l.html", "l"), ("figure-all-heads.html", "all-heads"), ("figure-i.html", "i"),
+                        ("figure-lens.html", "lens"), ("figure-ledger.html", "ledger"),
+                        ("figure-knockout.html", "knockout")):
+        visit = opener.open(name)
+        clicks = visit.page.evaluate(
+            "id => { const spec = JSON.parse(document.getElementById(id).textContent); "
+            "return (spec.usermeta || {}).clicks || []; }", f"spec-{label}")
+        assert clicks, f"({label}) declares no clicks"
+        for pick in clicks:
+            assert re.fullmatch(r"pick_\w+", pick["field"]), pick
+            assert keyboard_input(visit.page, label, pick["param"]) > 0, f"({label}) {pick['param']} has no input"
+        opener.done(visit)
