@@ -125,15 +125,19 @@ def small_model_dir(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def small_build(small_model_dir, tmp_path_factory) -> Path:
     """Runs the build once over the small model with three figures; returns the output folder."""
+    return built(small_model_dir, SMALL_CONFIG, tmp_path_factory.mktemp("small-build"))
+
+
+def built(model_dir: Path, config_text: str, work: Path) -> Path:
+    """The site of `config_text` (a config's TOML) built over the model in `model_dir`, in work/site; the build
+    must succeed (its output is in the failure's message)."""
     from click.testing import CliRunner
 
     from build import cli
 
-    work = tmp_path_factory.mktemp("small-build")
-    cfg = work / "chapter.toml"
-    cfg.write_text(SMALL_CONFIG, encoding="utf-8")
-    out = work / "site"
-    result = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(cfg), "--out", str(out)])
+    config, out = work / "chapter.toml", work / "site"
+    config.write_text(config_text, encoding="utf-8")
+    result = CliRunner().invoke(cli, ["--model", str(model_dir), "--config", str(config), "--out", str(out)])
     assert result.exit_code == 0, f"build failed (exit {result.exit_code}):\n{result.output}\n{result.exception!r}"
     return out
 

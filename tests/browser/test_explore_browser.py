@@ -19,12 +19,10 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
-from click.testing import CliRunner
-from conftest import CONFIG_FIGURES, SMALL_SHAPE, gpt2_tokenizer
+from conftest import CONFIG_FIGURES, SMALL_SHAPE, built, gpt2_tokenizer
 from .browsing import (CHANGE_TIMEOUT_MS, RENDER_TIMEOUT_MS, Opener, chart_svg, chart_texts, description,
                        playwright_or_skip, signal, wait_for_signal, wait_for_svg_change)
 
-from build import cli
 
 sync_api = playwright_or_skip()
 
@@ -114,13 +112,7 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 @pytest.fixture(scope="module")
 def site(small_model_dir, tmp_path_factory) -> Path:
     """EXPLORE_CONFIG built once over the small model; the site these tests' `opener` opens."""
-    work = tmp_path_factory.mktemp("explore-build")
-    config = work / "explore.toml"
-    config.write_text(EXPLORE_CONFIG, encoding="utf-8")
-    out = work / "site"
-    result = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(config), "--out", str(out)])
-    assert result.exit_code == 0, f"build failed (exit {result.exit_code}):\n{result.output}\n{result.exception!r}"
-    return out
+    return built(small_model_dir, EXPLORE_CONFIG, tmp_path_factory.mktemp("explore-build"))
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ from click.testing import CliRunner
 import figures
 import reference as ref_lib
 from build import cli
-from conftest import SMALL_SHAPE, text_blocks
+from conftest import SMALL_SHAPE, built, text_blocks
 from figsite.data.run import PER_SHARE
 from figures import findhead, heads, picture
 from figures.toolkit.words import shown, whole_percent
@@ -84,13 +84,7 @@ def kinds():
 
 @pytest.fixture(scope="module")
 def site(small_model_dir, tmp_path_factory) -> Path:
-    work = tmp_path_factory.mktemp("heads-findhead")
-    config = work / "chapter.toml"
-    config.write_text(CONFIG, encoding="utf-8")
-    out = work / "site"
-    result = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(config), "--out", str(out)])
-    assert result.exit_code == 0, f"build failed (exit {result.exit_code}):\n{result.output}\n{result.exception!r}"
-    return out
+    return built(small_model_dir, CONFIG, tmp_path_factory.mktemp("heads-findhead"))
 
 
 @pytest.fixture(scope="module")
