@@ -112,7 +112,8 @@ def build_site(settings: Settings, progress: Progress | None = None) -> Run:
         with progress.phase("figures"):
             pages.gather_ready(run, figures, run_key)
         with progress.phase("writing"):
-            write_site(settings.out, run, pages.in_order(figures), lambda: bundle()[0], pages.drawings, pages.charts)
+            write_site(settings.out, run, pages.in_order(figures), lambda: bundle()[0], pages.drawings, pages.charts,
+                       pages.narrow)
     return run
 
 
@@ -125,7 +126,8 @@ class Pages:
 
     def __init__(self, drawer: Drawer, cache_dir: Path | None):
         self.drawer, self.cache_dir = drawer, cache_dir
-        self.built, self.drawings, self.charts = {}, {}, {}  # label -> Page; -> [SVG, PNG]; -> [Vega, dark]
+        # label -> Page; -> [SVG, PNG]; -> [Vega, dark]; -> [Vega, dark] of the narrow chart, or None (no narrow chart)
+        self.built, self.drawings, self.charts, self.narrow = {}, {}, {}, {}
 
     def gather_ready(self, run: Run, figures: list[Figure], run_key: str | None) -> None:
         # The explore kinds' drawings take longest: asked for first, they are drawn while the main thread
@@ -135,13 +137,19 @@ class Pages:
             if fig.label in self.built or not run.holds(fig.texts(), kind.extras(fig)):
                 continue
             page = self.built[fig.label] = gather_page(fig, run, self.cache_dir, run_key)
-            self.charts[page.label] = kept_or_asked(
-                self.cache_dir, ["chart", 1, *TOOL_VERSIONS, page.spec, CHART_THEMES], ["vega", "dark"],
-                functools.partial(self.drawer.compiled, page.spec, CHART_THEMES), f"figure ({page.label})'s chart")
+            self.charts[page.label] = self.compiled(page.spec, f"figure ({page.label})'s chart")
+            self.narrow[page.label] = (None if page.narrow_spec is None else
+                                       self.compiled(page.narrow_spec, f"figure ({page.label})'s narrow chart"))
             self.drawings[page.label] = kept_or_asked(
                 self.cache_dir, ["drawing", 5, *TOOL_VERSIONS, page.spec, CHART_THEMES["light"]], ["svg", "png"],
                 functools.partial(self.drawer.drawings, page.spec, CHART_THEMES["light"]),
                 f"figure ({page.label})'s drawing")
+
+    def compiled(self, spec: dict, what: str):
+        """A chart's spec compiled to Vega, with its dark theme's changes: kept in the cache by the spec's content,
+        so that a narrow chart and a main chart are compiled and kept alike (kept_or_asked)."""
+        return kept_or_asked(self.cache_dir, ["chart", 1, *TOOL_VERSIONS, spec, CHART_THEMES], ["vega", "dark"],
+                             functools.partial(self.drawer.compiled, spec, CHART_THEMES), what)
 
     def in_order(self, figures: list[Figure]) -> list[Page]:
         """The pages in the config's order."""
@@ -296,8 +304,9 @@ def gather_page(fig: Figure, run: Run, cache_dir: Path | None = None, run_key: s
     kind = KINDS[fig.kind]
 
     def compute() -> bytes:
-        spec = charts.spec(kind.chart(fig, run))
+        spec, narrow = charts.spec(kind.chart(fig, run)), kind.narrow_chart(fig, run)
         return json.dumps({"text_figure": kind.text_figure(fig, run), "spec": spec,
+                           "narrow_spec": None if narrow is None else charts.spec(narrow),
                            "tables": kind.tables(fig, run, spec), "context": kind.context(fig, run)},
                           ensure_ascii=False).encode("utf-8")
 
@@ -306,7 +315,7 @@ def gather_page(fig: Figure, run: Run, cache_dir: Path | None = None, run_key: s
     computed = json.loads(cache.memo(memo_dir, parts, compute))
     return Page(label=fig.label, kind=fig.kind, title=kind.TITLE, caption=fig.caption or kind.CAPTION,
                 guide=kind.GUIDE, texts=fig.texts(), explore=kind.EXPLORE, printed=kind.PRINTED_IN_BOOK,
-                position=fig.resolved.get("opening"),
+                reach=kind.REACH, position=fig.resolved.get("opening"),
                 reads=(*kind.DATA_FILES, *loaded_on_demand(computed["spec"])), **computed)
 
 

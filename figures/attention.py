@@ -139,6 +139,7 @@ def long_chart(fig, run) -> alt.TopLevelMixin:
 class Attention(Kind):
     KIND = "attention"
     PRINTED_IN_BOOK = True  # the book prints it
+    REACH = True  # a token sees only itself and the tokens before it
     TITLE = "Attention: which earlier tokens does one token look at?"
     CAPTION = ("Every token takes in a mix of itself and the tokens before it. The bars show how one token "
                "shares out its attention; the shares add up to 100%.")
@@ -210,50 +211,106 @@ class Attention(Kind):
         """Bars of the shares from the picked token to each key; keys after it are shaded as out of reach."""
         if run.is_long(fig["text"]):
             return long_chart(fig, run)
-        raw_tokens = run.token_texts(fig["text"])
-        tokens = [shown(t) for t in raw_tokens]
-        n = len(tokens)
-        all_views = keyed_views(fig, run)
+        return short_chart(fig, run)
 
-        token, view, names = controls(fig, raw_tokens, all_views)
-        said = alt.param(name="descriptions", value={
-            f"{q + 1}|{key}": describe(raw_tokens, q, label, row)
-            for key, label, rows in all_views for q, row in enumerate(rows)
-        })
-        description = alt.param(name=DESCRIPTION, expr="descriptions[token + '|' + view]")
+    def narrow_chart(self, fig, run) -> alt.TopLevelMixin | None:
+        """The same bars lying sideways, one row per token, for a phone's column: every token keeps its label.
+        A long text has none: its keys lie on a number line, which drops no label."""
+        return None if run.is_long(fig["text"]) else short_chart(fig, run, sideways=True)
 
-        # The data go in once, at the top, by name: Altair copies inline data at every step of building a chart.
-        datasets = {
-            "shares": [{"v": key, "q": q, "k": k, "s": round(s, SHARE_DECIMALS)}
-                       for key, _, rows in all_views for q, row in enumerate(rows) for k, s in enumerate(row)],
-            "keys": [{"k": k, "t": t} for k, t in enumerate(tokens)],
-        }
-        shares, keys = alt.NamedData("shares"), alt.NamedData("keys")
-        x = alt.X("k:O", title=None, scale=alt.Scale(domain=list(range(n))),
-                  axis=alt.Axis(labelExpr="names[datum.value]", labelAngle=-45, labelFontSize=12, labelOverlap="greedy"))
-        y_scale = alt.Scale(domain=[0, 1])
 
-        out_of_reach = alt.Chart(keys).mark_rect(color=OUT_OF_REACH, stroke=None).encode(
-            x=x, y=alt.value(0), y2=alt.value(HEIGHT),
-        ).transform_filter("datum.k > token - 1")
-        reach_note = alt.Chart(keys).mark_text(angle=270, align="right", dx=-10, fontSize=11, opacity=0.8).encode(
-            x=x, y=alt.value(0), text=alt.value("not read yet"),
-        ).transform_filter("datum.k > token - 1")
-        # A click on a bar, or anywhere in its token's column, looks from that token (the token row: by keyboard).
-        columns = charts.clickable(alt.Chart(keys), **{TOKEN: "datum.k + 1"}).mark_rect(
-            fill="transparent", cursor="pointer", aria=False).encode(x=x, y=alt.value(0), y2=alt.value(HEIGHT))
-        bars = charts.clickable(alt.Chart(shares).mark_bar(cursor="pointer").encode(
-            x=x,
-            y=alt.Y("s:Q", scale=y_scale, title="share of attention", axis=alt.Axis(format="%", tickCount=5)),
-            color=alt.condition("datum.k == token - 1", alt.value(ACCENT), alt.value(MAIN)),
-            tooltip=[alt.Tooltip("t:N", title="token"), alt.Tooltip("s:Q", title="share", format=".1%")],
-        ).transform_filter("datum.v == view && datum.q == token - 1").transform_calculate(t="names[datum.k]"),
-            **{TOKEN: "datum.k + 1"})
-        labels = alt.Chart(shares).mark_text(fontSize=11, **charts.over_bars(n)).encode(
-            x=x, y=alt.Y("s:Q", scale=y_scale), text=alt.Text("s:Q", format=".0%"),
-        ).transform_filter("datum.v == view && datum.q == token - 1")
-        layered = alt.layer(out_of_reach, reach_note, columns, bars, labels, above_bars(
-            "'Looking from ' + names[token - 1] + ' (token ' + token + ')'")).add_params(
-            token, view, names, said, description,
-        ).properties(width="container", height=HEIGHT)
-        return charts.with_clicks(charts.with_data(layered, **datasets), TOKEN)
+# ---------------------------------------------------------------------------------------------- a short text's chart
+
+PICKED = "datum.v == view && datum.q == token - 1"  # the shares of the chosen view, from the chosen token
+AFTER = "datum.k > token - 1"  # the keys after the chosen token: out of its reach
+ROW = 24  # px per token in the sideways chart: its label fits the row
+LABELLED = 24  # tokens up to which the upright chart's labels all fit a 480 px column, turned to 45 degrees
+
+
+def short_parts(fig, run) -> tuple[list, list, dict]:
+    """What both charts of a short text share: the tokens as the chapter writes them, the params (token, view,
+    names, every state's words and the chosen one's) and the data, put in once at the top by name (Altair copies
+    inline data at every step of building a chart). Reads the text's tokens and every view's shares."""
+    raw_tokens = run.token_texts(fig["text"])
+    all_views = keyed_views(fig, run)
+    token, view, names = controls(fig, raw_tokens, all_views)
+    said = alt.param(name="descriptions", value={
+        f"{q + 1}|{key}": describe(raw_tokens, q, label, row)
+        for key, label, rows in all_views for q, row in enumerate(rows)
+    })
+    description = alt.param(name=DESCRIPTION, expr="descriptions[token + '|' + view]")
+    tokens = [shown(t) for t in raw_tokens]
+    datasets = {
+        "shares": [{"v": key, "q": q, "k": k, "s": round(s, SHARE_DECIMALS)}
+                   for key, _, rows in all_views for q, row in enumerate(rows) for k, s in enumerate(row)],
+        "keys": [{"k": k, "t": t} for k, t in enumerate(tokens)],
+    }
+    return tokens, [token, view, names, said, description], datasets
+
+
+def short_chart(fig, run, sideways: bool = False) -> alt.TopLevelMixin:
+    """Figure (l) for a short text: upright bars, one column per token, or (sideways) one row per token with its
+    label on the left, for a column narrower than 480 px. Both have the same params, data, words and clicks."""
+    tokens, params, datasets = short_parts(fig, run)
+    n = len(tokens)
+    marks = sideways_marks(n) if sideways else upright_marks(n)
+    heading = above_bars("'Looking from ' + names[token - 1] + ' (token ' + token + ')'")
+    layered = alt.layer(*marks, heading).add_params(*params).properties(
+        width="container", height=ROW * n if sideways else HEIGHT)
+    return charts.with_clicks(charts.with_data(layered, **datasets), TOKEN)
+
+
+def _bars(key, share) -> alt.Chart:
+    """The chosen token's shares, one bar per key, the chosen token's own in the chosen colour; a click on one looks
+    from its token."""
+    return charts.clickable(alt.Chart(alt.NamedData("shares")).mark_bar(cursor="pointer").encode(
+        key, share,
+        color=alt.condition("datum.k == token - 1", alt.value(ACCENT), alt.value(MAIN)),
+        tooltip=[alt.Tooltip("t:N", title="token"), alt.Tooltip("s:Q", title="share", format=".1%")],
+    ).transform_filter(PICKED).transform_calculate(t="names[datum.k]"), **{TOKEN: "datum.k + 1"})
+
+
+def _keys(**clicks) -> alt.Chart:
+    """One datum per token; with `clicks`, a click on it looks from that token (the token row: by keyboard)."""
+    return charts.clickable(alt.Chart(alt.NamedData("keys")), **clicks)
+
+
+def upright_marks(n: int) -> list:
+    """The upright chart's layers: keys along x (labels turned 45 degrees; all of them for a text of up to LABELLED
+    tokens), shares up y; the keys after the chosen token shaded, "not read yet" written up their columns."""
+    x = alt.X("k:O", title=None, scale=alt.Scale(domain=list(range(n))),
+              axis=alt.Axis(labelExpr="names[datum.value]", labelAngle=-45, labelFontSize=12,
+                            labelOverlap=False if n <= LABELLED else "greedy"))
+    share = alt.Y("s:Q", scale=alt.Scale(domain=[0, 1]), title="share of attention",
+                  axis=alt.Axis(format="%", tickCount=5))
+    column = {"x": x, "y": alt.value(0), "y2": alt.value(HEIGHT)}
+    return [
+        _keys().mark_rect(color=OUT_OF_REACH, stroke=None).encode(**column).transform_filter(AFTER),
+        _keys().mark_text(angle=270, align="right", dx=-10, fontSize=11, opacity=0.8).encode(
+            x=x, y=alt.value(0), text=alt.value("not read yet")).transform_filter(AFTER),
+        _keys(**{TOKEN: "datum.k + 1"}).mark_rect(fill="transparent", cursor="pointer", aria=False).encode(**column),
+        _bars(x, share),
+        alt.Chart(alt.NamedData("shares")).mark_text(fontSize=11, **charts.over_bars(n)).encode(
+            x=x, y=alt.Y("s:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("s:Q", format=".0%"),
+        ).transform_filter(PICKED),
+    ]
+
+
+def sideways_marks(n: int) -> list:
+    """The sideways chart's layers: one row per key, its token's label on the left (every one: none is dropped or
+    cut short), shares along x; the keys after the chosen token shaded, "not read yet" at the end of their rows."""
+    y = alt.Y("k:O", title=None, scale=alt.Scale(domain=list(range(n))),
+              axis=alt.Axis(labelExpr="names[datum.value]", labelFontSize=12, labelOverlap=False, labelLimit=0))
+    share = alt.X("s:Q", scale=alt.Scale(domain=[0, 1]), title="share of attention",
+                  axis=alt.Axis(format="%", tickCount=4))
+    row = {"y": y, "x": alt.value(0), "x2": alt.value("width")}
+    return [
+        _keys().mark_rect(color=OUT_OF_REACH, stroke=None).encode(**row).transform_filter(AFTER),
+        _keys().mark_text(align="right", dx=-6, fontSize=11, opacity=0.8).encode(
+            y=y, x=alt.value("width"), text=alt.value("not read yet")).transform_filter(AFTER),
+        _keys(**{TOKEN: "datum.k + 1"}).mark_rect(fill="transparent", cursor="pointer", aria=False).encode(**row),
+        _bars(y, share),
+        alt.Chart(alt.NamedData("shares")).mark_text(fontSize=11, align="left", dx=4, baseline="middle").encode(
+            y=y, x=alt.X("s:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("s:Q", format=".0%"),
+        ).transform_filter(PICKED),
+    ]

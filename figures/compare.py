@@ -55,8 +55,9 @@ class Compare(Kind):
     TITLE = "Two texts with the same beginning: where do their numbers part?"
     CAPTION = ("The same words at the start give the same numbers, layer after layer, because no token looks to "
                "the right. Each cell shows how far one token's numbers differ between the two texts.")
-    GUIDE = ("Rows are tokens, columns are layers: after layer N (0: before any layer). A blank cell is exactly zero; the "
-             "darker a cell, the further apart the two texts' numbers are there. Hover a cell for the value.")
+    GUIDE = ("Rows are tokens, columns are layers: after layer N (0: before any layer). A blank cell is exactly zero; "
+             "the brighter a cell (from dark purple to yellow), the further apart the two texts' numbers are there. "
+             "{Hover} a cell for the value.")
     FIELDS = {
         "texts": Field("text_pair", "two different texts that share a beginning, e.g. \"...too tired\" and "
                                     "\"...too wide\"", required=True),
@@ -110,7 +111,7 @@ class Compare(Kind):
         )
         grid = base.mark_rect(stroke=CELL_LINE, strokeWidth=0.5).encode(
             color=alt.condition("datum.distance == 0", alt.value("transparent"),
-                                alt.Color("distance:Q", scale=alt.Scale(scheme="viridis", reverse=True),
+                                alt.Color("distance:Q", scale=charts.sequential(),
                                           title="distance")),
             tooltip=[alt.Tooltip("name:N", title="token"), alt.Tooltip("stage:O", title="after layer"),
                      alt.Tooltip("distance:Q", format=".4g")],

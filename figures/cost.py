@@ -12,7 +12,7 @@ from figsite.data.shared_names import DESCRIPTION
 from figures.kind import Kind
 from figures.toolkit import charts
 from figures.toolkit.charts import alt
-from figures.toolkit.colours import ACCENT, GREY, MAIN
+from figures.toolkit.colours import CHOSEN, DATA, REFERENCE
 from figures.toolkit.words import heading, thousands
 
 
@@ -81,15 +81,17 @@ class Cost(Kind):
         base_n = alt.param(name="shorter", value=short,
                            bind=alt.binding_range(min=1, max=top, step=1, name="Compared with a text of "))
         curve = alt.Chart(alt.SequenceGenerator(sequence=alt.SequenceParams(start=1, stop=top + 1, step=1, **{"as": "n"}))
-                          ).transform_calculate(looks="datum.n * (datum.n + 1) / 2").mark_line(color=MAIN).encode(
+                          ).transform_calculate(looks="datum.n * (datum.n + 1) / 2").mark_line(color=DATA).encode(
             x=alt.X("n:Q", title="tokens in the text", scale=alt.Scale(domain=[0, top], nice=False)),
             y=alt.Y("looks:Q", title="looks in one head", axis=alt.Axis(format="~s")),
         )
-        marks = alt.Chart(alt.Data(values=[{"which": "text"}, {"which": "shorter"}])).transform_calculate(
+        chosen = alt.Chart(alt.Data(values=[{"which": "text"}, {"which": "shorter"}])).transform_calculate(
             n="datum.which == 'text' ? n : shorter", looks="datum.n * (datum.n + 1) / 2",
-        ).mark_point(filled=True, size=120).encode(
+            said="format(datum.n, ',') + ' tokens'")
+        marks = chosen.mark_point(filled=True, size=120).encode(
             x="n:Q", y="looks:Q",
-            color=alt.Color("which:N", scale=alt.Scale(domain=["text", "shorter"], range=[ACCENT, GREY]), legend=None),
+            color=alt.Color("which:N", scale=alt.Scale(domain=["text", "shorter"], range=[CHOSEN, REFERENCE]),
+                            legend=None),  # each point has its words beside it (point_labels)
             tooltip=[alt.Tooltip("n:Q", title="tokens", format=","), alt.Tooltip("looks:Q", format=",")],
         )
         said = ("format(n, ',') + ' tokens: ' + format(n * (n + 1) / 2, ',') + ' looks in one head, ' + "
@@ -104,5 +106,16 @@ class Cost(Kind):
         # The numbers in words above the chart, wrapped to its width (inside it they would cross the curve).
         title = alt.Title(charts.wrapped(f"({said})", em=7.4), anchor="start", fontSize=13, fontWeight="normal",
                           lineHeight=18)
-        return alt.layer(curve, marks).add_params(n, base_n, description).properties(
+        return alt.layer(curve, marks, point_labels(chosen, top)).add_params(n, base_n, description).properties(
             width="container", height=280, title=title)
+
+
+def point_labels(chosen, top: int):
+    """The direct labels of the two points the reader sets (`chosen`: their data): each one's length in tokens, on
+    the side of the point that has room (left of it in the right half of the chart, right of it in the left
+    half), the shorter text's a line higher, so that two points close together keep both."""
+    right = f"datum.n > {top / 2}"
+    return chosen.mark_text(fontSize=12, align=alt.ExprRef(f"{right} ? 'right' : 'left'"),
+                            dx=alt.ExprRef(f"{right} ? -10 : 10"),
+                            dy=alt.ExprRef("datum.which == 'text' ? -10 : -26")).encode(
+        x="n:Q", y="looks:Q", text="said:N")

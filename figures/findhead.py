@@ -20,7 +20,7 @@ from figsite.data.shared_names import DESCRIPTION, FROM, NAMES
 from figures.kind import Kind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
-from figures.toolkit.colours import ACCENT, MAIN
+from figures.toolkit.colours import DATA
 from figures.toolkit.words import LONG_TEXT_FACT, heading, quoted, shown, token_choices, token_label, whole_percent
 
 MAX_TOKENS = 24  # a text of up to this many tokens offers every pair; a longer one keeps its 'from' token
@@ -212,7 +212,7 @@ class FindHead(Kind):
         x = alt.X("s:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
                   title=["share of attention", "from the one token to the other"])
         bars = ranked.mark_bar().encode(
-            x=x, y=y, color=alt.condition("datum.rank == 1", alt.value(ACCENT), alt.value(MAIN)),
+            x=x, y=y, color=alt.value(DATA),
             tooltip=[alt.Tooltip("rank:Q"), alt.Tooltip("name:N", title="head"),
                      alt.Tooltip("s:Q", title="share", format=".2%")],
         )

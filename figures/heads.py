@@ -31,6 +31,8 @@ from figures.toolkit.colours import MASKED
 from figures.toolkit.words import LONG_TEXT_FACT, heading, quoted, shown, token_label, whole_percent
 
 MAX_BLOCKS = 24  # a text of more tokens is shown in blocks of tokens: at most this many rows per square
+NARROW_CELL = 18  # px per row and column of the larger pattern on a phone: an 11 px label fits, turned 45 degrees
+PHONE_PATTERN = 216  # px: about the width the chart fitted to a 360 px phone's column leaves the larger pattern
 
 
 # ---------------------------------------------------------------------------------------------- data
@@ -136,7 +138,7 @@ class Heads(Kind):
     TITLE = "Every head at a glance: who looks at whom, in each layer and head"
     CAPTION = ("Each small square is one head: its rows are the tokens looking, its columns the tokens looked at, "
                "and the brighter a cell, the larger the share of attention. The last column is each layer's average.")
-    GUIDE = ("Choose a layer and a head (or the layer's average) to see its pattern larger, with each share on hover, "
+    GUIDE = ("Choose a layer and a head (or the layer's average) to see its pattern larger ({hover} a cell for its share), "
              "and a token to see how it shares out its attention in that head. Grey cells are out of reach: a token "
              "cannot see the tokens after it. Click or tap a square of the grid to see it larger; the layer and "
              "head menus do the same from the keyboard.")
@@ -146,6 +148,7 @@ class Heads(Kind):
         "head": Field("int_list", "[layer, head] the larger pattern opens on, numbered from 1", default=[1, 1]),
     }
     EXPLORE = True
+    REACH = True  # a token sees only itself and the tokens before it
 
     def check(self, fig, tokens, model: dict) -> dict:
         """The opening token, 0-based, and the head the detail opens on."""
@@ -222,16 +225,30 @@ class Heads(Kind):
 
     def chart(self, fig, run) -> alt.TopLevelMixin:
         """The grid of every head, the chosen head larger, and the chosen token's bars in it (figures.heads_chart)."""
-        raw_tokens = run.token_texts(fig["text"])
-        size, blocks = blocking(len(raw_tokens))
-        grid = Grid(run.n_layer, run.n_head, len(raw_tokens), size, blocks, block_names(raw_tokens, size))
-        all_squares = squares(fig, run)
-        picture = grid_picture(all_squares, grid.n_layer, grid.n_head, blocks, grid.gap, grid.pixels)
-        one = chosen_square(grid)
-        return charts.with_clicks(charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(
-            grid_chart(grid, picture, run.n_heads), detail_chart(grid, one), bars_chart(grid, one), spacing=30,
-        )), *chart_params(grid, fig["head"], fig.opening, run.n_heads)), panels=panel_rows(grid, all_squares)),
-            "layer", "head")
+        return heads_chart(fig, run)
+
+    def narrow_chart(self, fig, run) -> alt.TopLevelMixin | None:
+        """For a column narrower than 480 px, where the chart fitted to it would give the larger pattern's cells less
+        than NARROW_CELL px: the same with cells of NARROW_CELL px, in which every token's label fits, wider than a
+        phone's column (it scrolls in its own box). None where the fitted chart's cells are that large on a phone."""
+        _, blocks = blocking(run.n_tokens(fig["text"]))
+        return None if blocks * NARROW_CELL <= PHONE_PATTERN else heads_chart(fig, run, cell=NARROW_CELL)
+
+
+def heads_chart(fig, run, cell: int = 0) -> alt.TopLevelMixin:
+    """The figure's chart: fitted to its column, or (cell, px) with cells of that size. Reads the text's tokens and
+    every head's shares (squares)."""
+    raw_tokens = run.token_texts(fig["text"])
+    size, blocks = blocking(len(raw_tokens))
+    grid = Grid(run.n_layer, run.n_head, len(raw_tokens), size, blocks, block_names(raw_tokens, size), cell)
+    all_squares = squares(fig, run)
+    picture = grid_picture(all_squares, grid.n_layer, grid.n_head, blocks, grid.gap, grid.pixels)
+    one = chosen_square(grid)
+    stack = alt.vconcat(grid_chart(grid, picture, run.n_heads), detail_chart(grid, one), bars_chart(grid, one),
+                        spacing=30)
+    return charts.with_clicks(charts.with_data(charts.with_params(
+        stack if cell else charts.fits_column(stack), *chart_params(grid, fig["head"], fig.opening, run.n_heads)),
+        panels=panel_rows(grid, all_squares)), "layer", "head")
 
 
 # ---------------------------------------------------------------------------------------------- words

@@ -7,20 +7,23 @@ Every part reads the page's data, "panels" (figures.heads.panel_rows: one row pe
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from figsite.data.run import MIN_SHARE, PER_SHARE
 from figsite.data.shared_names import DESCRIPTION, NAMES, TOKEN
 from figures.toolkit import charts
 from figures.toolkit.charts import alt
-from figures.toolkit.colours import ACCENT, MAIN, MASKED, OUT_OF_REACH
+from figures.toolkit.colours import ACCENT, MAIN, MASKED, OUT_OF_REACH, SEQUENTIAL
 
 AVERAGE = "avg"  # the head select's value for the layer's average (in a permalink: head=avg)
-SHARE_SCALE = {"scheme": "viridis", "domain": [0, 1]}  # colour-blind safe; one scale for every square
+SHARE_SCALE = {"scheme": SEQUENTIAL, "domain": [0, 1]}  # colour-blind safe; one scale for every square
 GRID_HEIGHT = 320  # the grid's view: as wide as the column, the grid in it as large as this height allows
 GRID_PIXELS = 560  # the grid's picture is drawn about this wide, a whole number of pixels per cell
 DETAIL_HEIGHT = 360
 BARS_HEIGHT = 200
+NARROW_GRID = 220  # px: the grid's view in the chart for a phone's column (Grid.cell)
+NOTE_ROOM = 44  # px below the grid: the note on the grey cells
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,12 @@ class Grid:
     size: int  # tokens per block (1: a row per token)
     blocks: int  # rows per square
     names: list  # each row's name
+    cell: int = 0  # px per row and column of the larger pattern and the bars; 0: as the column's width allows
+
+    @property
+    def width(self):
+        """The width of the larger pattern's and the bars' views: the column's, or one `cell` per row."""
+        return alt.Step(self.cell) if self.cell else "container"
 
     @property
     def gap(self) -> int:  # between squares; twice that before the averages
@@ -108,11 +117,12 @@ def grid_chart(grid: Grid, picture: str, n_heads: int) -> alt.TopLevelMixin:
     """Every square as one picture (`picture`, a PNG data URL: figures.heads.grid_picture), with each square's
     outline (its tooltip, the axes) and the chosen one.
 
-    The view is as wide as the column; the grid keeps its squares square, as wide as the view or as GRID_HEIGHT
-    allows, whichever is less (the expressions `grid_w` and `grid_h`, in px)."""
+    The view is as wide as the column (or, for a phone's column, NARROW_GRID px); the grid keeps its squares
+    square, as wide as the view or as GRID_HEIGHT allows, whichever is less (the expressions `grid_w` and
+    `grid_h`, in px)."""
     panels, n_head, blocks, step, gap = alt.NamedData("panels"), grid.n_head, grid.blocks, grid.step, grid.gap
     units_x, units_y = grid.units
-    grid_w = f"min(width, {GRID_HEIGHT * units_x / units_y:.6g})"
+    grid_w = f"min({NARROW_GRID if grid.cell else 'width'}, {GRID_HEIGHT * units_x / units_y:.6g})"
     grid_h = f"{grid_w} * {units_y / units_x:.6g}"
     x_scale = alt.Scale(domain=[0, units_x], nice=False, zero=False, range=[0, alt.ExprRef(grid_w)])
     y_scale = alt.Scale(domain=[0, units_y], nice=False, zero=False, range=[0, alt.ExprRef(grid_h)])
@@ -156,8 +166,11 @@ def grid_chart(grid: Grid, picture: str, n_heads: int) -> alt.TopLevelMixin:
     note = alt.Chart(alt.Data(values=[{}])).mark_text(align="left", baseline="top", fontSize=11, lineBreak="\n").encode(
         x=alt.value(18), y=alt.value(alt.ExprRef(f"{grid_h} + 10")),
         text=alt.value("grey: out of reach\n(a token cannot see the tokens after it)"))
+    # A phone's chart knows the grid's size: its view ends below the note under the grid (NOTE_ROOM).
+    narrow_height = math.ceil(min(NARROW_GRID, GRID_HEIGHT * units_x / units_y) * units_y / units_x) + NOTE_ROOM
+    width, height = (NARROW_GRID, narrow_height) if grid.cell else ("container", GRID_HEIGHT)
     return alt.layer(picture, outlines, chosen, swatch, note).properties(
-        width="container", height=GRID_HEIGHT, view=alt.ViewBackground(stroke=None), title=alt.Title(charts.wrapped(
+        width=width, height=height, view=alt.ViewBackground(stroke=None), title=alt.Title(charts.wrapped(
             charts.literal(f"All {n_heads:,} heads, and each layer's average")), anchor="start"))
 
 
@@ -172,8 +185,10 @@ def chosen_square(grid: Grid) -> alt.Chart:
 
 
 def _key_x(grid: Grid) -> alt.X:
+    """The keys along x, every one labelled (none left out where labels would touch: a phone's chart gives each
+    a cell in which its label fits, Grid.cell)."""
     return alt.X("k:O", scale=alt.Scale(domain=grid.band), title="looked at (key)",
-                 axis=alt.Axis(labelExpr="names[datum.value]", labelAngle=-45, labelFontSize=11, labelOverlap="greedy"))
+                 axis=alt.Axis(labelExpr="names[datum.value]", labelAngle=-45, labelFontSize=11, labelOverlap=False))
 
 
 def detail_chart(grid: Grid, one: alt.Chart) -> alt.TopLevelMixin:
@@ -181,7 +196,7 @@ def detail_chart(grid: Grid, one: alt.Chart) -> alt.TopLevelMixin:
     share_color = alt.Color("s:Q", scale=alt.Scale(**SHARE_SCALE), title="share of attention",  # one legend
                             legend=alt.Legend(format="%", orient="top", direction="horizontal", gradientLength=160))
     query_y = alt.Y("q:O", scale=alt.Scale(domain=grid.band), title="looking (query)",
-                    axis=alt.Axis(labelExpr="names[datum.value]", labelFontSize=11, labelOverlap="greedy"))
+                    axis=alt.Axis(labelExpr="names[datum.value]", labelFontSize=11, labelOverlap=False))
     detail_bg = alt.Chart(alt.Data(values=[{}])).mark_rect(color=MASKED, aria=False).encode(
         x=alt.value(0), x2=alt.value("width"), y=alt.value(0), y2=alt.value("height"))
     detail_cells = one.transform_calculate(
@@ -193,7 +208,7 @@ def detail_chart(grid: Grid, one: alt.Chart) -> alt.TopLevelMixin:
     detail_row = alt.Chart(alt.Data(values=[{}])).transform_calculate(q=grid.row_q).mark_rect(
         fill=None, stroke=ACCENT, strokeWidth=2, aria=False).encode(y=alt.Y("q:O", scale=alt.Scale(domain=grid.band)))
     return alt.layer(detail_bg, detail_cells, detail_row).properties(
-        width="container", height=DETAIL_HEIGHT,
+        width=grid.width, height=grid.width if grid.cell else DETAIL_HEIGHT,
         title=alt.Title(charts.wrapped(f"'Layer ' + layer + (head == '{AVERAGE}' ? ', average of its heads' : "
                                        "', head ' + head) + ', larger'")))
 
@@ -213,9 +228,17 @@ def bars_chart(grid: Grid, one: alt.Chart) -> alt.TopLevelMixin:
         tooltip=[alt.Tooltip("looked_at:N", title="looked at"), alt.Tooltip("s:Q", title="share", format=".1%")],
     )
     bar_labels = picked.transform_filter(f"datum.s >= {MIN_SHARE}").mark_text(
-        fontSize=11, **charts.over_bars(grid.blocks)).encode(
+        fontSize=11, **_over_bars(grid)).encode(
         x=key_x, y=alt.Y("s:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("s:Q", format=".0%"))
     return alt.layer(out_of_reach, bars, bar_labels).properties(
-        width="container", height=BARS_HEIGHT,
+        width=grid.width, height=BARS_HEIGHT,
         title=alt.Title(charts.wrapped(f"'Looking from ' + {grid.from_words} + ' in layer ' + layer + "
                                        f"(head == '{AVERAGE}' ? ', average' : ', head ' + head)")))
+
+
+def _over_bars(grid: Grid) -> dict:
+    """Where each bar's share is written: charts.over_bars in a chart as wide as the column; upright over each bar
+    in a phone's chart, whose cells (Grid.cell) are too narrow for the words across."""
+    if not grid.cell:
+        return charts.over_bars(grid.blocks)
+    return {"angle": 270, "align": "left", "dx": 4, "dy": 0, "baseline": "middle"}

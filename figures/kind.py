@@ -20,6 +20,7 @@ figures/__init__.py. The build uses a kind in two phases (see figsite/pipeline.p
 2. Once the run is there, with pure functions of the resolved figure and the run (figsite.data.run.Run, read
    through its accessors: `run.token_texts(text)`, `run.head_rows(...)`, `run.readout(...)`, `run.part(...)`):
    - `chart(fig, run)`: the Altair chart; `text_figure(fig, run)`: the printed figure;
+   - `narrow_chart(fig, run)`: the chart a column narrower than 480 px draws instead (default None: `chart`);
    - `context(fig, run)`: the words beside the chart (summary, "guess first" reveals, facts);
    - `tables(fig, run, spec)`: the data offered as CSV and JSON (default: the chart's datasets).
 
@@ -45,12 +46,13 @@ class Kind:
     KIND: str = ""  # the config's `kind = "..."`
     TITLE: str = ""  # the figure's heading
     CAPTION: str = ""  # in our words, for readers with no background; a figure's `caption` replaces it
-    GUIDE: str = ""  # how to work the chart
+    GUIDE: str = ""  # how to work the chart; "{hover}" ("{Hover}") reads "hover or tap" with a mouse, "tap" on touch
     FIELDS: dict[str, Field] = {}  # the figure's keys besides kind, label and caption
     EXPLORE: bool = False  # listed under "Explore further" on the index, after the chapter's own figures
     RUN_KEYS: tuple = ()  # the config keys `extras` depends on: they are part of the run's cache key
     DATA_FILES: tuple = ()  # data files besides its texts' that the figure reads (paths under data/)
     PRINTED_IN_BOOK: bool = False  # the book prints this figure: its page offers the text "as printed in the book"
+    REACH: bool = False  # a token sees only itself and the tokens before it: the page's token row shades the rest
 
     # ------------------------------------------------------------------------------------ before the run
 
@@ -78,6 +80,12 @@ class Kind:
 
     def chart(self, fig: Figure, run: Run):
         raise self._lacks("chart(fig, run)")
+
+    def narrow_chart(self, fig: Figure, run: Run):
+        """The chart for columns narrower than 480 px (a phone), with the same bound params, names and options as
+        `chart`, so that the reader's choices carry over when the page switches; None where `chart` serves every
+        width (the default)."""
+        return None
 
     def text_figure(self, fig: Figure, run: Run) -> str:
         raise self._lacks("text_figure(fig, run)")

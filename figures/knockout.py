@@ -19,15 +19,16 @@ from figsite.data.shared_names import DESCRIPTION
 from figures.kind import PartKind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt, escaped
-from figures.toolkit.colours import ACCENT, GREY, MAIN
+from figures.toolkit.colours import CHOSEN, REFERENCE
 from figures.toolkit.words import heading, quoted, shown, token_label
 
 PANEL_HEIGHT = 130
 NONE = "none"  # the `part` param's value when no bar is highlighted
 SAME = 5e-9  # probabilities are kept to 8 decimals: closer than this counts as unchanged
 
-# What a bar's height is, in each mode: the probability, or minus the rank's logarithm (rank 1 at the top).
-VALUE = "show == 'rank' ? -log(datum.rank) / LN10 : datum.p"
+# The two sides of zero, as the legend names them (with the target as shown): how it fares without the part.
+LESS = "without that part, {target} got less likely"
+MORE = "without that part, {target} got more likely"
 
 
 # ---------------------------------------------------------------------------------------------- data
@@ -162,11 +163,12 @@ class Knockout(PartKind):
     CAPTION = ("The model's guess for the next token is built by many parts, layer after layer. Here we take one part "
                "out at a time (its output is set to zero, as if it were not there), run the model again, and see how "
                "likely the tracked token still is.")
-    GUIDE = ("Each bar is one run of the model with one part taken out; the dashed line is the model with every part "
-             "in place. Bars below the line: that part helped the token. Switch between chance and rank (1 = the "
-             "most likely token), choose a part to highlight it, and hover a bar for its exact numbers. Click or tap "
-             "a bar to highlight its part and have its run said in words below the chart; the \"Highlight\" menu "
-             "does the same from the keyboard.")
+    GUIDE = ("Each bar is one run of the model with one part taken out, drawn as the change it makes: the line at "
+             "zero is the model with every part in place. Bars below the line: without that part the token got less "
+             "likely. Bars above it: without that part the token got more likely. Switch between its chance and its "
+             "rank (1 = the most likely token: how many places it moves), choose a part to highlight it, and {hover} a "
+             "bar for its exact numbers. Click or tap a bar to highlight its part and have its run said in words "
+             "below the chart; the \"Highlight\" menu does the same from the keyboard.")
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "target": fields.TARGET_FIELD,
@@ -232,34 +234,44 @@ class Knockout(PartKind):
         return {"knockouts": rows}
 
     def chart(self, fig, run) -> alt.TopLevelMixin:
-        """A panel of bars per kind of part (attention, feed-forward, heads of one layer), the intact model as a
-        dashed line; a radio for probability or rank, a select that highlights one part."""
+        """A panel of bars per kind of part (attention, feed-forward, heads of one layer), each bar the change its
+        removal makes to the target's chance (or rank), the intact model the line at zero; a radio for chance or
+        rank, a select that highlights one part."""
         o = self.outcome(fig, run)
         whole, target = o.whole, o.target
-        scale, axis = y_scale_and_axis([r["p"] for r in o.runs] + [whole["p"]],
-                                       max([r["rank"] for r in o.runs] + [whole["rank"]]))
+        rows = chart_rows(o)
+        scale, axis = y_scale_and_axis([r["dp"] for r in rows], [r["dr"] for r in rows])
         groups = [("attention", "Each layer's attention taken out", "layer"),
                   ("feed-forward", "Each layer's feed-forward step taken out", "layer")]
         if fig.resolved.get("heads_of") is not None:
             layer = fig.resolved["heads_of"] + 1
             groups.append(("head", f"Each head of layer {layer} taken out alone", f"head of layer {layer}"))
-        panels = [panel(group, title, x_title, whole, target, scale, axis) for group, title, x_title in groups]
+        panels = [panel(group, title, x_title, target, scale, axis) for group, title, x_title in groups]
         after = token_label(run.token_texts(fig["text"]), fig.opening)
+        name = escaped(target)
         title = alt.Title(charts.wrapped(
-            f"(show == 'rank' ? 'Rank of {escaped(target)} (1 = most likely)' : 'Probability of {escaped(target)}') + "
-            f"' as the next token after {escaped(after)}, one part taken out at a time\\n' + "
-            f"'The dashed line: the model with every part in place (' + (show == 'rank' ? "
-            f"'rank {whole['rank']:,}' : '{percent(whole['p'])}') + ')'"), offset=12)
+            f"(show == 'rank' ? 'Places {name} moves up (+) or down (-) the ranking' : 'How {name}\\'s chance "
+            f"changes') + ' without each part, as the next token after {escaped(after)}\\n' + "
+            f"'Below the line: without that part {name} got less likely. The line: every part in place (' + "
+            f"(show == 'rank' ? 'rank {whole['rank']:,}' : '{percent(whole['p'])}') + ')'"), offset=12)
         summary = self.context(fig, run)["summary"]
         return charts.with_clicks(charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(
-            *panels, spacing=20)), *params(o, summary)).properties(title=title), runs=chart_rows(o)), "part")
+            *panels, spacing=20)), *params(o, summary)).properties(title=title), runs=rows), "part")
 
 
 # ---------------------------------------------------------------------------------------------- chart
 
 
+def places(rank: int, before: int) -> int:
+    """How many places the target moved up the ranking with the part out: below zero where it fell (rank 1 to
+    rank 7 is -6)."""
+    return before - rank
+
+
 def chart_rows(o: Outcome) -> list:
-    """One row per run, as the bars draw it: group, the bar's place (layer or head, from 1), the numbers."""
+    """One row per run, as the bars draw it: group, the bar's place (layer or head, from 1), the numbers, and the
+    two changes the bars show: "dp", the chance without the part less the intact model's, and "dr", the places the
+    target moved up the ranking (both below zero where the target got less likely)."""
     whole = o.whole
     rows = []
     for r in o.runs:
@@ -267,7 +279,9 @@ def chart_rows(o: Outcome) -> list:
         moved = "none" if change(r["p"], whole["p"]) == 0 else ("+" if d > 0 else "-") + percent(abs(d))
         place = (r["head"] if r["part"] == "head" else r["layer"]) + 1
         rows.append({"key": part_key(r), "group": r["part"], "x": place, "name": part_label(r),
-                     "p": float(f"{r['p']:.4g}"), "rank": r["rank"], "change": moved})
+                     "p": float(f"{r['p']:.4g}"), "rank": r["rank"], "change": moved,
+                     "dp": float(f"{d:.4g}") if change(r["p"], whole["p"]) else 0.0,
+                     "dr": places(r["rank"], whole["rank"])})
     return rows
 
 
@@ -277,44 +291,74 @@ def nice_step(top: float) -> float:
     return next(m * power for m in (0.1, 0.2, 0.25, 0.5, 1, 2, 2.5, 5, 10) if top / (m * power) <= 5)
 
 
-def y_scale_and_axis(probabilities: list, worst_rank: int):
-    """The bars' scale and axis, each switched by `show`: probability 0..a round top, or the rank on a log scale,
-    rank 1 at the top and a whole power of ten below the lowest rank at the bottom."""
-    top_p = max(probabilities)
-    step = nice_step(top_p) if top_p > 0 else 0.2
-    p_ticks = [round(i * step, 12) for i in range(math.ceil(top_p / step - 1e-9) + 1)]
-    decimals = max(0, -math.floor(math.log10(step * 100) + 1e-9))
-    floor = -math.ceil(math.log10(worst_rank + 1))
-    rank_ticks = list(range(floor, 1))
-    scale = alt.Scale(domain=alt.ExprRef(expr=f"show == 'rank' ? [{floor}, 0] : [0, {p_ticks[-1]}]"), nice=False,
-                      zero=False)
-    axis = alt.Axis(values=alt.ExprRef(expr=f"show == 'rank' ? {rank_ticks} : {p_ticks}"), title=None,
-                    tickCount=max(len(rank_ticks), len(p_ticks)),
-                    labelExpr=(f"show == 'rank' ? format(pow(10, -datum.value), ',') "
-                               f": format(datum.value, '.{decimals}%')"))
+def chance_ticks(changes: list) -> list:
+    """The chance axis's ticks: round steps from below the lowest change to above the highest, 0 among them."""
+    low, high = min(changes + [0.0]), max(changes + [0.0])
+    step = nice_step(high - low) if high > low else 1e-4
+    return [round(i * step, 12) for i in range(math.floor(low / step + 1e-9), math.ceil(high / step - 1e-9) + 1)]
+
+
+def place_ticks(moves: list) -> list:
+    """The rank axis's ticks, in places moved: 0, and 10, 100, 1,000... up and down, as far as the moves reach (1
+    where they reach less than 10: a tick at 1 would sit on top of 0's)."""
+    ticks = [0]
+    for side in (1, -1):
+        reach = max([side * m for m in moves] + [0])
+        if reach:
+            ticks += [side * 10 ** k for k in range(0 if reach < 10 else 1, math.ceil(math.log10(reach)) + 1)]
+    return sorted(ticks) if len(ticks) > 1 else [-1, 0, 1]
+
+
+# Where a number of places moved lies on the rank axis: a log scale either side of zero (a move of 0 at 0).
+ON_RANK_AXIS = "({d} < 0 ? -1 : 1) * log(1 + abs({d})) / LN10"
+# What a bar's height is, in each mode: the change in chance, or the places moved on the rank axis.
+VALUE = f"show == 'rank' ? {ON_RANK_AXIS.format(d='datum.dr')} : datum.dp"
+
+
+def y_scale_and_axis(changes: list, moves: list):
+    """The bars' scale and axis, each switched by `show`: the change in chance in points of percent, or the places
+    moved up (+) or down (-) the ranking on a log scale either side of zero; zero, the intact model, in both."""
+    p_ticks, r_ticks = chance_ticks(changes), place_ticks(moves)
+    step = p_ticks[1] - p_ticks[0]
+    decimals = max(0, 1 - math.floor(math.log10(step * 100) + 1e-9))  # 0.25% steps: 2; '~' drops trailing zeros
+    on_axis = [float(f"{math.copysign(math.log10(1 + abs(t)), t):.6g}") for t in r_ticks]
+    scale = alt.Scale(domain=alt.ExprRef(expr=f"show == 'rank' ? [{on_axis[0]}, {on_axis[-1]}] "
+                                              f": [{p_ticks[0]}, {p_ticks[-1]}]"), nice=False, zero=False)
+    places_label = ("datum.value == 0 ? '0' : (datum.value > 0 ? '+' : '-') + "
+                    "format(round(pow(10, abs(datum.value)) - 1), ',')")
+    axis = alt.Axis(values=alt.ExprRef(expr=f"show == 'rank' ? {on_axis} : {p_ticks}"), title=None,
+                    tickCount=max(len(r_ticks), len(p_ticks)),
+                    labelExpr=(f"show == 'rank' ? {places_label} "
+                               f": (datum.value == 0 ? '0' : format(datum.value, '+.{decimals}~%'))"))
     return scale, axis
 
 
-def panel(group: str, title: str, x_title: str, whole: dict, target: str, scale, axis):
-    """One kind of part: a bar per layer (or head) from the axis's floor up to the run's value, the intact model
-    as a dashed line across."""
-    floor = f"({scale.domain.expr})[0]"
+def side_colour(target: str):
+    """The bars' colour: the side of zero each is on (the negative side: without the part, the target got less
+    likely), with its legend; the part the reader chose in the chosen colour."""
+    return alt.condition("datum.key == part", alt.value(CHOSEN), alt.Color(
+        "side:N", scale=charts.sides(MORE.format(target=target), LESS.format(target=target)), title=None,
+        legend=alt.Legend(orient="top", direction="vertical", symbolType="square", labelLimit=300, labelFontSize=11)))
+
+
+def panel(group: str, title: str, x_title: str, target: str, scale, axis):
+    """One kind of part: a bar per layer (or head) from zero, the intact model, to the change its removal makes."""
     base = alt.Chart(alt.NamedData("runs")).transform_filter(f"datum.group == '{group}'").transform_calculate(
-        v=VALUE, v0=floor)
+        v=VALUE).transform_calculate(side=f"datum.v < 0 ? {charts.literal(LESS.format(target=target))} "
+                                          f": {charts.literal(MORE.format(target=target))}")
     # A click on a bar names its part in words and highlights it (the "Highlight" select: by keyboard).
     bars = charts.clickable(base, part="datum.key").mark_bar(cursor="pointer").encode(
         x=alt.X("x:O", title=x_title, axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("v:Q", scale=scale, axis=axis), y2=alt.Y2("v0:Q"),
-        color=alt.condition("datum.key == part", alt.value(ACCENT), alt.value(MAIN)),
+        y=alt.Y("v:Q", scale=scale, axis=axis), y2=alt.datum(0), color=side_colour(target),
         tooltip=[alt.Tooltip("name:N", title="taken out"),
                  alt.Tooltip("p:Q", title=f"chance of {target}", format=".4p"),
+                 alt.Tooltip("change:N", title="against the intact model"),
                  alt.Tooltip("rank:Q", title="rank (1 = most likely)", format=","),
-                 alt.Tooltip("change:N", title="against the intact model")],
+                 alt.Tooltip("dr:Q", title="places moved up (+) or down (-)", format="+,")],
     )
-    intact_value = f"show == 'rank' ? -log({whole['rank']}) / LN10 : {whole['p']}"
-    rule = alt.Chart(alt.Data(values=[{}])).transform_calculate(v=intact_value).mark_rule(
-        color=GREY, strokeDash=[4, 3], strokeWidth=1.5).encode(y=alt.Y("v:Q", scale=scale))
-    return alt.layer(bars, rule).properties(width="container", height=PANEL_HEIGHT,
+    zero = alt.Chart(alt.Data(values=[{"v": 0}])).mark_rule(color=REFERENCE, strokeWidth=1.5).encode(
+        y=alt.Y("v:Q", scale=scale))
+    return alt.layer(bars, zero).properties(width="container", height=PANEL_HEIGHT,
                                             title=alt.Title(charts.wrapped(charts.literal(title))))
 
 

@@ -7,18 +7,19 @@ from __future__ import annotations
 
 from figures.toolkit import charts
 from figures.toolkit.charts import alt
-from figures.toolkit.colours import ACCENT, GREY, MAIN
+from figures.toolkit.colours import CHOSEN, DATA, REFERENCE
 
 TOTAL = "the model's score"  # the waterfall's last bar
 SIZES = ("the correction added", "the numbers it is added to")  # the two sizes of the lower curves
 
 
 def sign_colour():
-    """Blue for a part that raises the score, orange for one that lowers it, grey for the total; one scale for
-    the waterfall and the drill-down, which share a legend."""
-    return alt.Color("effect:N", scale=alt.Scale(domain=["raises the score", "lowers the score", TOTAL],
-                                                 range=[MAIN, ACCENT, GREY]),
-                     legend=alt.Legend(title=None, orient="bottom", direction="vertical"))
+    """The side of zero for a part: the positive colour where it raises the score, the negative where it lowers
+    it, the data's colour for the total; one scale for the waterfall and the drill-down, whose one legend sits
+    above the waterfall, the first chart."""
+    return alt.Color("effect:N", scale=charts.sides("raises the score", "lowers the score", **{TOTAL: DATA}),
+                     legend=alt.Legend(title=None, orient="top", direction="vertical", symbolType="square",
+                                       labelFontSize=11))
 
 
 def split_chart() -> alt.LayerChart:
@@ -35,12 +36,12 @@ def split_chart() -> alt.LayerChart:
     bars = charts.clickable(base, part="datum.key").mark_bar(
         cursor=alt.ExprRef("datum.key ? 'pointer' : 'default'")).encode(
         x=alt.X("start:Q", title="score"), x2="end:Q", color=sign_colour(),
-        stroke=alt.condition("datum.key == part", alt.value(GREY), alt.value(None)),
+        stroke=alt.condition("datum.key == part", alt.value(CHOSEN), alt.value(None)),
         strokeWidth=alt.condition("datum.key == part", alt.value(3), alt.value(0)),
         tooltip=[alt.Tooltip("name:N", title="part"), alt.Tooltip("v:Q", title="adds", format="+.4f"),
                  alt.Tooltip("end:Q", title="running sum", format=".4f")],
     )
-    zero = alt.Chart(alt.Data(values=[{"x": 0}])).mark_rule(color=GREY).encode(x="x:Q")
+    zero = alt.Chart(alt.Data(values=[{"x": 0}])).mark_rule(color=REFERENCE).encode(x="x:Q")
     return alt.layer(bars, zero).properties(
         width="container", title=alt.Title(charts.wrapped("score_names[score]"), anchor="start"))
 
@@ -54,7 +55,7 @@ def inside_chart() -> alt.LayerChart:
         x=alt.X("v:Q", title="adds to the score"), color=sign_colour(),
         tooltip=[alt.Tooltip("item:N", title="inside"), alt.Tooltip("v:Q", title="adds", format="+.4f")],
     )
-    zero = alt.Chart(alt.Data(values=[{"x": 0}])).mark_rule(color=GREY).encode(x="x:Q")
+    zero = alt.Chart(alt.Data(values=[{"x": 0}])).mark_rule(color=REFERENCE).encode(x="x:Q")
     return alt.layer(bars, zero).properties(
         width="container", title=alt.Title(charts.wrapped("inside_titles[score + '|' + part]"), anchor="start"))
 
@@ -66,17 +67,17 @@ def curve_charts(target: str, n_layer: int) -> list:
               scale=alt.Scale(domain=[0, n_layer], nice=False),
               axis=alt.Axis(values=list(range(n_layer + 1)), format="d"))
     chosen = alt.Chart(alt.Data(values=[{}])).transform_calculate(x="part_x[part]").mark_rule(
-        color=GREY, strokeDash=[4, 3]).encode(x=alt.X("x:Q"))
+        color=REFERENCE, strokeDash=[4, 3]).encode(x=alt.X("x:Q"))
     p = alt.Chart(alt.NamedData("stages")).encode(
         x=x, y=alt.Y("p:Q", title=f"chance of {target}", scale=alt.Scale(domain=[0, 1]),
                      axis=alt.Axis(format="%", tickCount=5)),
         tooltip=[alt.Tooltip("after:N"), alt.Tooltip("p:Q", title=target, format=".2%")])
-    probability = alt.layer(p.mark_line(color=ACCENT), p.mark_point(color=ACCENT, filled=True), chosen).properties(
+    probability = alt.layer(p.mark_line(color=CHOSEN), p.mark_point(color=CHOSEN, filled=True), chosen).properties(
         width="container", height=180,
         title=alt.Title(charts.wrapped(charts.literal(f"{target} after each half-layer")), anchor="start"))
     s = alt.Chart(alt.NamedData("sizes")).encode(
         x=x, y=alt.Y("size:Q", title="size (the length of the list of numbers)"),
-        color=alt.Color("what:N", scale=alt.Scale(domain=list(SIZES), range=[ACCENT, MAIN]),
+        color=alt.Color("what:N", scale=alt.Scale(domain=list(SIZES), range=[DATA, REFERENCE]),
                         legend=alt.Legend(title=None, orient="bottom", direction="vertical")),
         tooltip=[alt.Tooltip("after:N"), alt.Tooltip("what:N", title="size of"),
                  alt.Tooltip("size:Q", title="length", format=".3f")])

@@ -1,23 +1,30 @@
-"""The read-out at every position: a stage x position table of the model's guesses, a cell's top 10, and one
-token's probability and rank followed across the stages.
+"""The read-out at every position: a table of the model's guesses at every position after every layer (0: before
+any layer), a cell's top 10, and one token's chance and rank followed through the layers.
 
-Reads the text's read-out at every stage and position (run.readout, run.top_guess) and its lens: the followed
-tokens' probability and rank, 1 = most likely, at every stage and position (run.followed, run.lens_cell).
+Reads the text's read-out at every stage and position (run.readout, run.top_guess), its lens: the followed
+tokens' chance and rank, 1 = most likely, at every stage and position (run.followed, run.lens_cell), and the size
+of the model's vocabulary, where the rank axis ends (run.shape).
 """
 
 from __future__ import annotations
 
+import math
 
 from figsite.config import Field
 from figsite.data.shared_names import DESCRIPTION, NAMES, POSITION
 from figures.kind import Kind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
-from figures.toolkit.colours import ACCENT, MAIN
-from figures.toolkit.words import heading, shown, whole_percent
+from figures.toolkit.colours import ACCENT, MAIN, ON_DARK, ON_LIGHT
+from figures.toolkit.words import after_layer, after_layer_expr, heading, shown, whole_percent
 
 MAX_TOKENS = 64  # the lens keeps every position's guesses: a page per text of at most this many tokens
 TOP_SHOWN = 10
+LABELLED = 24  # positions up to which the table's labels all fit a 480 px column, turned; more: some are left out
+NARROW_WIDTH = 210  # px: the narrow chart's top 10 and followed token's charts, which fit a 320 px column
+MIN_CELL = 32  # px: the narrow table's narrowest cell
+CELL_ROOM = 8  # px a cell keeps beside its word
+PHONE_TABLE = 240  # px: about the width the chart fitted to a 360 px phone's column leaves the table
 
 
 def opening_track(fig, run) -> int:
@@ -92,7 +99,7 @@ class Lens(Kind):
             ranks = [run.lens_cell(text, s, q, track)[1] for s in range(run.n_stages)]
             first_top = next((s for s, r in enumerate(ranks) if r == 1), None)
             follow = (f"{shown(run.token_text(track))} after {tokens[q]} is first the most likely guess "
-                      + (f"after layer {first_top}." if first_top is not None else "after no layer."))
+                      + (f"{after_layer(first_top)}." if first_top is not None else "after no layer."))
         else:
             follow = ""
         top = run.top_guess(text, run.n_layer, q)
@@ -101,13 +108,41 @@ class Lens(Kind):
                 "reveals": [], "facts": []}
 
     def chart(self, fig, run) -> alt.TopLevelMixin:
-        """The stage x position table, the chosen cell's top 10, and the followed token's probability and rank."""
-        n_layer = run.n_layer
-        names = [f"{q + 1}: {shown(t)}" for q, t in enumerate(run.token_texts(fig["text"]))]
-        cells, tops, follow = lens_rows(fig, run, names)
-        return charts.with_clicks(charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(
-            _table(names, n_layer), _top_chart(), *_follow_charts(names, n_layer), spacing=24,
-        )), *_params(fig, run, names, cells)), cells=cells, tops=tops, follow=follow), "stage", POSITION)
+        """The stage x position table, the chosen cell's top 10, and the followed token's chance and rank."""
+        return lens_chart(fig, run)
+
+    def narrow_chart(self, fig, run) -> alt.TopLevelMixin | None:
+        """For a column narrower than 480 px, where the table fitted to it would cut guesses short: the same with
+        each cell as wide as the longest guess, which it shows whole, the table wider than a phone's column (it
+        scrolls in its own box) and the charts below it as wide as a 320 px column. None where every guess fits the
+        fitted table's cells on a phone."""
+        text, n = fig["text"], run.n_tokens(fig["text"])
+        cells = [{"top": shown(run.token_text(run.top_guess(text, s, q)[0]))}
+                 for s in range(run.n_stages) for q in range(n)]
+        return None if cell_width(cells) * n <= PHONE_TABLE else lens_chart(fig, run, narrow=True)
+
+
+def lens_chart(fig, run, narrow: bool = False) -> alt.TopLevelMixin:
+    """The figure's chart, fitted to its column or (narrow) with cells that keep their words whole. Reads the text's
+    tokens, its read-out and its followed tokens (lens_rows), and the vocabulary's size (vocabulary_size)."""
+    n_layer = run.n_layer
+    names = [f"{q + 1}: {shown(t)}" for q, t in enumerate(run.token_texts(fig["text"]))]
+    cells, tops, follow = lens_rows(fig, run, names)
+    width = NARROW_WIDTH if narrow else "container"
+    stack = alt.vconcat(_table(names, n_layer, cell_width(cells) if narrow else None), _top_chart(width),
+                        *_follow_charts(names, n_layer, vocabulary_size(fig, run), width), spacing=24)
+    stack = charts.with_params(stack if narrow else charts.fits_column(stack), *_params(fig, run, names, cells))
+    return charts.with_clicks(charts.with_data(stack, cells=cells, tops=tops, follow=follow), "stage", POSITION)
+
+
+def vocabulary_size(fig, run) -> int:
+    """How many tokens the model knows: the number of scores it gives each token (the shape measured at 'scores')."""
+    return run.shape(fig["text"], "scores")[-1]
+
+
+def cell_width(cells: list) -> int:
+    """px: a narrow table's cell, wide enough for the longest top guess of any cell, whole."""
+    return max(MIN_CELL, math.ceil(max(len(row["top"]) for row in cells) * charts.TEXT_EM) + CELL_ROOM)
 
 
 def lens_rows(fig, run, names: list) -> tuple[list, list, list]:
@@ -140,69 +175,92 @@ def _params(fig, run, names: list, cells: list) -> list:
     cell_words = alt.param(name="cells_said", value={
         f"{row['stage']}|{row['q'] + 1}": f"the top guess is {row['top']} with {row['p'] * 100:.1f}%" for row in cells})
     description = alt.param(name=DESCRIPTION, expr=(
-        "'After layer ' + stage + ', position ' + position + ' (' + names[position - 1] + '): ' + "
+        f"{after_layer_expr('stage', capital=True)} + ', position ' + position + ' (' + names[position - 1] + '): ' + "
         "cells_said[stage + '|' + position] + '; following ' + "
         "vocab[track + ''] + ' ' + (where == 'one' ? 'at this position' : 'at every position') + '.'"))
     names_param = alt.param(name=NAMES, value=names)
     return [stage, position, track, where, vocab, names_param, cell_words, description]
 
 
-def _table(names: list, n_layer: int) -> alt.TopLevelMixin:
-    """The top guess of every cell, coloured by its probability; the chosen cell outlined. A click on a cell
-    chooses its stage and position (the slider and the select: by keyboard)."""
+def _table(names: list, n_layer: int, cell: int | None = None) -> alt.TopLevelMixin:
+    """The top guess of every cell, coloured by its chance; the chosen cell outlined. A click on a cell chooses its
+    stage and position (the slider and the select: by keyboard).
+
+    As wide as the column, each cell's guess cut short where the cell is narrow and left out where no word would
+    fit; or (narrow) each cell `cell` px wide, every guess whole and every position labelled."""
+    n = len(names)
+    position_axis = alt.Axis(labelAngle=-40, orient="top", labelOverlap=False if cell or n <= LABELLED else "greedy")
     table_base = charts.clickable(alt.Chart(alt.NamedData("cells")), stage="datum.stage",
                                   **{POSITION: "datum.q + 1"}).encode(
-        x=alt.X("pos:N", sort=names, title=None, axis=alt.Axis(labelAngle=-40, orient="top", labelOverlap="greedy")),
+        x=alt.X("pos:N", sort=names, title=None, axis=position_axis),
         y=alt.Y("stage:O", title="after layer (0: before any layer)"),
     )
     table = table_base.mark_rect(cursor="pointer").encode(
-        color=alt.Color("p:Q", scale=alt.Scale(scheme="blues", domain=[0, 1]), title="chance",
+        color=alt.Color("p:Q", scale=charts.sequential(domain=[0, 1]), title="chance",
                         legend=alt.Legend(orient="bottom", direction="horizontal", gradientLength=160)),
         stroke=alt.condition("datum.stage == stage && datum.q == position - 1", alt.value(ACCENT), alt.value(None)),
         strokeWidth=alt.value(3),
-        tooltip=[alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:O", title="after layer"), alt.Tooltip("top:N", title="top guess"),
-                 alt.Tooltip("p:Q", format=".1%")],
+        tooltip=[alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:O", title="after layer"),
+                 alt.Tooltip("top:N", title="top guess"), alt.Tooltip("p:Q", format=".1%")],
     )
-    # Each cell's guess within its cell: cut short in a narrow cell, left out where no word would fit (on a phone,
-    # for a long text); the tooltip says it whole.
-    cell = f"width / {len(names)}"
-    table_text = table_base.mark_text(fontSize=10, limit=alt.ExprRef(f"{cell} - 2"), cursor="pointer",
-                                      opacity=alt.ExprRef(f"{cell} >= 24 ? 1 : 0")).encode(
-        text="top:N", color=alt.condition("datum.p > 0.5", alt.value("white"), alt.value("black")))
-    return alt.layer(table, table_text).properties(width="container", height=22 * (n_layer + 1),
-                                                   title=alt.Title(charts.wrapped(charts.literal(
-                                                       "The top guess at every position, after every layer"))))
+    # Fitted to the column, a cell's guess is cut short in a narrow cell and left out where no word would fit (the
+    # tooltip says it whole); the narrow chart's cells fit every guess.
+    fitted = {} if cell else {"limit": alt.ExprRef(f"width / {n} - 2"),
+                              "opacity": alt.ExprRef(f"width / {n} >= 24 ? 1 : 0")}
+    table_text = table_base.mark_text(fontSize=10, cursor="pointer", **fitted).encode(
+        text="top:N", color=alt.condition("datum.p < 0.45", alt.value(ON_DARK), alt.value(ON_LIGHT)))
+    return alt.layer(table, table_text).properties(
+        width=alt.Step(cell) if cell else "container", height=22 * (n_layer + 1),
+        title=alt.Title(charts.wrapped(charts.literal("The top guess at every position, after every layer"))))
 
 
-def _top_chart() -> alt.TopLevelMixin:
+def _top_chart(width) -> alt.TopLevelMixin:
     """The chosen cell's top 10, as bars."""
     top10 = alt.Chart(alt.NamedData("tops")).transform_filter(
         "datum.stage == stage && datum.q == position - 1").encode(
         y=alt.Y("rank:O", title="rank"), x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"),
                                                 title="chance"),
     )
+    title = f"'The top 10 at position ' + names[position - 1] + ', ' + {after_layer_expr('stage')}"
     return alt.layer(top10.mark_bar(color=MAIN), top10.mark_text(align="left", dx=4).encode(text="token:N")).properties(
-        width="container", height=180,
-        title=alt.Title(charts.wrapped("'The top 10 at position ' + position + ', after layer ' + stage")))
+        width=width, height=180, title=alt.Title(charts.wrapped(title)))
 
 
-def _follow_charts(names: list, n_layer: int) -> list:
-    """The followed token's probability and rank across the stages, at the chosen position or at all."""
+def rank_ticks(vocabulary: int) -> list:
+    """The rank axis's ticks: 1, 10, 100, ... and the vocabulary's size, where the axis ends; a power of ten too near
+    the end (within a factor of 3) is left out, so that no two labels run together."""
+    ticks, power = [], 1
+    while power * 3 <= vocabulary:
+        ticks.append(power)
+        power *= 10
+    return ticks + [vocabulary]
+
+
+def follow_title(what: str) -> alt.Title:
+    """A title that names the followed token, as the chapter writes it, and where it is read: "_France's chance at
+    position 9: _of" (`what`: "chance"), or "... at every position"."""
+    where = "(where == 'one' ? ' at position ' + names[position - 1] : ' at every position')"
+    return alt.Title(charts.wrapped(f"vocab[track + ''] + {charts.literal(chr(39) + 's ' + what)} + {where}"))
+
+
+def _follow_charts(names: list, n_layer: int, vocabulary: int, width) -> list:
+    """The followed token's chance and rank across the stages, at the chosen position or at all, each titled with
+    the token's name. The rank axis runs from 1 (the most likely) to the vocabulary's size (the least likely)."""
     followed = alt.Chart(alt.NamedData("follow")).transform_filter(
         "datum.t == track && (where == 'all' || datum.q == position - 1)")
+    stage_x = alt.X("stage:Q", scale=alt.Scale(domain=[0, n_layer]), axis=alt.Axis(format="d"),
+                    title="after layer (0: before any layer)")
+    # One line per position, in the data's colour; the chosen position's in the chosen colour.
+    colour = alt.condition("datum.q == position - 1", alt.value(ACCENT), alt.value(MAIN))
+    where = [alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:Q", title="after layer")]
     p_line = followed.mark_line(point=True).encode(
-        x=alt.X("stage:Q", scale=alt.Scale(domain=[0, n_layer]), axis=alt.Axis(format="d"),
-              title="after layer (0: before any layer)"),
-        y=alt.Y("p:Q", axis=alt.Axis(format="%"), title="chance"),
-        color=alt.Color("pos:N", sort=names, legend=None, scale=alt.Scale(scheme="tableau10")),
-        tooltip=[alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:Q", title="after layer"), alt.Tooltip("p:Q", title="chance", format=".2%"),
-                 alt.Tooltip("rank:Q")],
-    ).properties(width="container", height=160, title="Its chance")
+        x=stage_x, y=alt.Y("p:Q", axis=alt.Axis(format="%"), title="chance"), color=colour, detail="pos:N",
+        tooltip=[*where, alt.Tooltip("p:Q", title="chance", format=".2%"), alt.Tooltip("rank:Q", format=",")],
+    ).properties(width=width, height=160, title=follow_title("chance"))
     rank_line = followed.mark_line(point=True).encode(
-        x=alt.X("stage:Q", scale=alt.Scale(domain=[0, n_layer]), axis=alt.Axis(format="d"),
-              title="after layer (0: before any layer)"),
-        y=alt.Y("rank:Q", scale=alt.Scale(type="log", reverse=True), title="rank (1 = most likely)"),
-        color=alt.Color("pos:N", sort=names, legend=None, scale=alt.Scale(scheme="tableau10")),
-        tooltip=[alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:Q", title="after layer"), alt.Tooltip("rank:Q")],
-    ).properties(width="container", height=160, title="Its rank")
+        x=stage_x,
+        y=alt.Y("rank:Q", scale=alt.Scale(type="log", reverse=True, domain=[1, vocabulary], nice=False),
+                axis=alt.Axis(values=rank_ticks(vocabulary), format=","), title="rank (1 = most likely)"),
+        color=colour, detail="pos:N", tooltip=[*where, alt.Tooltip("rank:Q", format=",")],
+    ).properties(width=width, height=160, title=follow_title(f"rank among all {vocabulary:,} tokens"))
     return [p_line, rank_line]

@@ -11,7 +11,7 @@ from figsite.data.shared_names import DESCRIPTION
 from figures.kind import Kind
 from figures.toolkit import charts
 from figures.toolkit.charts import alt
-from figures.toolkit.colours import MAIN
+from figures.toolkit.colours import DATA
 from figures.toolkit.words import heading, thousands
 
 PARTS = ["feed-forward", "attention", "embedding", "layer norm"]
@@ -31,7 +31,7 @@ class Numbers(Kind):
     KIND = "numbers"
     TITLE = "The model in numbers"
     CAPTION = "How many heads and layers the model has, how wide it is, and where its weights sit, counted from the model itself."
-    GUIDE = "The bars show the share of all weights in each part of the model; hover a bar for the exact count."
+    GUIDE = "The bars show the share of all weights in each part of the model; {hover} a bar for the exact count."
     FIELDS = {}
 
     def text_figure(self, fig, run) -> str:
@@ -76,7 +76,7 @@ class Numbers(Kind):
             tooltip=[alt.Tooltip("part:N"), alt.Tooltip("count:Q", format=",", title="weights"),
                      alt.Tooltip("share:Q", format=".1%")],
         )
-        bars = base.mark_bar(color=MAIN)
+        bars = base.mark_bar(color=DATA)
         labels = base.mark_text(align="left", dx=4, fontSize=12).encode(
             text=alt.Text("share:Q", format=".1%"))
         said = "; ".join(f"{row['part']}: {row['share'] * 100:.1f}% of the weights" for row in rows)

@@ -13,7 +13,7 @@ from figsite.data.shared_names import DESCRIPTION
 from figures.kind import Kind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
-from figures.toolkit.colours import ACCENT, GREY, MAIN
+from figures.toolkit.colours import CHOSEN, DATA, REFERENCE
 from figures.toolkit.words import heading, shown, token_label, whole_percent
 
 TOP_SHOWN = 3  # the book prints the top 3
@@ -169,7 +169,7 @@ def top_rows(fig, run) -> list:
 
 
 def _top_chart() -> alt.TopLevelMixin:
-    """The top tokens at the chosen stage, as bars with their probabilities, the target in the accent colour."""
+    """The top tokens at the chosen stage, as bars with their probabilities, the target in the chosen colour."""
     stage_label = ("stage == 0 ? 'after the embedding' : 'after layer ' + stage")
     # Ranks on the axis, token names drawn beside it: the tokens differ from stage to stage.
     ranked = alt.Chart(alt.NamedData("top")).encode(
@@ -178,13 +178,15 @@ def _top_chart() -> alt.TopLevelMixin:
     bars = ranked.mark_bar().encode(
         x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
                 title="chance of being the next token"),
-        color=alt.condition("datum.target", alt.value(ACCENT), alt.value(MAIN)),
+        color=alt.condition("datum.target", alt.value(CHOSEN), alt.value(DATA)),
         tooltip=[alt.Tooltip("token:N"), alt.Tooltip("p:Q", title="chance", format=".2%")],
     )
     bar_labels = ranked.mark_text(align="left", dx=4, fontSize=12).encode(
         x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("p:Q", format=".2%"),
     )
-    names = ranked.mark_text(align="right", dx=-6, fontSize=13).encode(
+    # The target's name in bold: with its bar in the chosen colour, its direct label.
+    names = ranked.mark_text(align="right", dx=-6, fontSize=13,
+                             fontWeight=alt.ExprRef("datum.target ? 'bold' : 'normal'")).encode(
         x=alt.value(0), text="token:N",
     )
     return alt.layer(bars, bar_labels, names).properties(
@@ -201,11 +203,11 @@ def _line_chart(target: str, n_layer: int) -> alt.TopLevelMixin:
         y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
                 title=f"chance of {target}"),
     )
-    line = base.mark_line(color=ACCENT) + base.mark_point(color=ACCENT, filled=True).encode(
+    line = base.mark_line(color=CHOSEN) + base.mark_point(color=CHOSEN, filled=True).encode(
         size=alt.condition("datum.stage == stage", alt.value(140), alt.value(30)),
         tooltip=[alt.Tooltip("stage:Q", title="after layer"), alt.Tooltip("p:Q", title=target, format=".2%")],
     )
-    rule = alt.Chart(alt.Data(values=[{}])).mark_rule(color=GREY, strokeDash=[4, 3]).encode(
+    rule = alt.Chart(alt.Data(values=[{}])).mark_rule(color=REFERENCE, strokeDash=[4, 3]).encode(
         x=alt.X("stage:Q")).transform_calculate(stage="stage")  # the field takes the slider's value
     # A click on a point, or anywhere in its column, chooses that layer (the slider: by keyboard).
     columns = charts.clickable(base, stage="datum.stage").mark_rect(

@@ -17,7 +17,7 @@ from figsite.data.shared_names import DESCRIPTION
 from figures.kind import PartKind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
-from figures.toolkit.colours import ACCENT, MAIN, MASKED
+from figures.toolkit.colours import CHOSEN, DATA, MASKED
 from figures.toolkit.words import heading, shown, token_label
 
 ROW_HEIGHT = 20
@@ -189,19 +189,25 @@ def chart_params(tokens: list, q: int, rows: list, names: list) -> list:
     return [key, temperature, said, description]
 
 
+# The followed key's name in bold beside its row or bar: with the chosen colour, its direct label.
+FOLLOWED = "indexof(datum.value, key + ':') == 0 ? 'bold' : 'normal'"
+
+
 def _strip_y(names: list):
-    return alt.Y("row:N", sort=["query", *names], title=None, axis=alt.Axis(labelLimit=160))
+    return alt.Y("row:N", sort=["query", *names], title=None,
+                 axis=alt.Axis(labelLimit=160, labelFontWeight=alt.ExprRef(FOLLOWED)))
 
 
 def _vector_colour():
-    return alt.Color("v:Q", scale=alt.Scale(scheme="blueorange", domainMid=0), title="number",
+    """Each number's colour: the negative colour below zero, the positive above, pale near zero."""
+    return alt.Color("v:Q", scale=charts.diverging(), title="number",
                      legend=alt.Legend(orient="top", direction="horizontal", gradientLength=160))
 
 
 def _outline(data: str, names: list) -> alt.Chart:
     """One frame around the chosen key's row."""
     return alt.Chart(alt.NamedData(data)).transform_filter("datum.j == key && datum.i == 1").mark_rect(
-        fill=None, stroke=ACCENT, strokeWidth=2).encode(y=_strip_y(names), x=alt.value(0), x2=alt.value("width"))
+        fill=None, stroke=CHOSEN, strokeWidth=2).encode(y=_strip_y(names), x=alt.value(0), x2=alt.value("width"))
 
 
 def _strips_chart(names: list, q: int, width: int) -> alt.TopLevelMixin:
@@ -234,9 +240,9 @@ def _products_chart(names: list, q: int, width: int) -> alt.TopLevelMixin:
 def _bars_charts(names: list, root: float) -> list:
     """Each token's fit, its fit divided by the root of the width, and its share at the chosen temperature
     (worked out again in the page), with the running total of the shares."""
-    y = alt.Y("row:N", sort=names, title=None, axis=alt.Axis(labelLimit=160))
+    y = alt.Y("row:N", sort=names, title=None, axis=alt.Axis(labelLimit=160, labelFontWeight=alt.ExprRef(FOLLOWED)))
     reach = alt.Chart(alt.NamedData("bars")).transform_filter("!datum.masked")
-    highlight = alt.condition("datum.j == key", alt.value(ACCENT), alt.value(MAIN))
+    highlight = alt.condition("datum.j == key", alt.value(CHOSEN), alt.value(DATA))
     fit = reach.mark_bar().encode(x=alt.X("fit:Q", title="fit (q . k)"), y=y, color=highlight,
                                   tooltip=[alt.Tooltip("row:N", title="token"), alt.Tooltip("fit:Q", format=".4f")])
     scaled = reach.mark_bar().encode(

@@ -15,6 +15,7 @@ import jinja2
 
 from figsite.data import paths
 from figsite.data import shared_names
+from figsite.site.drawing import differences
 from figsite.site.output import publish
 from figsite.data.run import Run
 from figures.toolkit.words import shown
@@ -26,6 +27,7 @@ CHART_THEMES = json.loads((TEMPLATES / "chart_themes.json").read_text(encoding="
 
 
 RENDERED_STATIC = {"figures.js"}
+HOVER = re.compile(r"\{(hover|Hover)\}")  # the word of a guide that a touch screen says otherwise (Page.guide_parts)
 
 
 def script(name: str) -> str:
@@ -49,15 +51,27 @@ class Page:
     texts: list  # the texts the figure reads
     explore: bool = False  # listed under "Explore further" on the index
     printed: bool = False  # the book prints it (figures.kind PRINTED_IN_BOOK): its text is "as printed in the book"
+    reach: bool = False  # a token sees only the tokens up to it (figures.kind REACH): the token row shades the rest
+    narrow_spec: dict = None  # the Vega-Lite spec of the chart for columns under 480 px (figures.kind narrow_chart)
     position: int | None = None  # the 0-based token it reads or opens on, if any (figures.kind: `opening`)
     reads: tuple = ()  # data files besides its texts' that it reads (paths under data/; figures.kind DATA_FILES)
     data_files: list = None  # (path, SHA-256) of the data files it reads, filled in when written
     chart: dict = None  # the chart as the page draws it, compiled to Vega, filled in when written
     dark: list = None  # the changes that make `chart` the dark theme's (figsite.site.drawing.differences)
+    narrow: list = None  # the changes that make `chart` the narrow chart, where the figure has one (their data are
+    # the same: the page carries them once), filled in when written
+    narrow_dark: list = None  # the changes that make the narrow chart the dark theme's
 
     @property
     def file(self) -> str:
         return paths.figure_page(self.label)
+
+    @property
+    def guide_parts(self) -> list[tuple[str, str]]:
+        """The guide as (words, then "hover" or "Hover", or ""): where the kind wrote {hover} (figures.kind GUIDE),
+        the page says "hover or tap" to a reader with a mouse and "tap" to one with a touch screen only."""
+        pieces = HOVER.split(self.guide)
+        return [(words, pieces[n + 1] if n + 1 < len(pieces) else "") for n, words in enumerate(pieces) if n % 2 == 0]
 
     @property
     def part(self) -> str:
@@ -94,18 +108,22 @@ def environment() -> jinja2.Environment:
     )
 
 
-def write_site(out: Path, run: Run, pages: list[Page], bundle, drawings: dict, charts: dict) -> None:
+def write_site(out: Path, run: Run, pages: list[Page], bundle, drawings: dict, charts: dict,
+               narrow: dict | None = None) -> None:
     """Writes the whole site, then swaps it in for `out` (hold output.output_lock).
 
     bundle: returns the Vega bundle (bytes); drawings: label -> returns the figure's [SVG, PNG] (bytes);
     charts: label -> returns the figure's chart compiled to Vega and its dark theme's changes (JSON bytes,
-    figsite.site.drawing.Drawer.compiled). Each is asked for when it is needed, as late as can be: the drawing
-    processes may still be making them. The index comes last, for its previews of the drawings.
+    figsite.site.drawing.Drawer.compiled); narrow: label -> the same of the figure's narrow chart, or None where
+    it has none. Each is asked for when it is needed, as late as can be: the drawing processes may still be
+    making them. The index comes last, for its previews of the drawings.
     """
-    publish(out, lambda folder: _write_all(folder, run, pages, bundle, drawings, charts))
+    narrow = narrow or {}
+    publish(out, lambda folder: _write_all(folder, run, pages, bundle, drawings, charts, narrow))
 
 
-def _write_all(folder: Path, run: Run, pages: list[Page], bundle, drawings: dict, charts: dict) -> None:
+def _write_all(folder: Path, run: Run, pages: list[Page], bundle, drawings: dict, charts: dict,
+               narrow: dict) -> None:
     assets = folder / paths.ASSETS
     assets.mkdir()
     for static in sorted(STATIC.iterdir()):
@@ -131,6 +149,9 @@ def _write_all(folder: Path, run: Run, pages: list[Page], bundle, drawings: dict
               "text_pages": text_pages(run, pages)}
     for page in pages:
         page.chart, page.dark = (json.loads(raw) for raw in charts[page.label]())
+        if narrow.get(page.label) is not None:
+            light, page.narrow_dark = (json.loads(raw) for raw in narrow[page.label]())
+            page.narrow = differences(page.chart, light)
         page.token_param = shared_names.token_param(page.chart)
         page.token_row = shared_names.token_row(page.chart)
         page.text_rows = [] if page.token_row else text_rows(run, page)
@@ -262,6 +283,5 @@ def _notice(run: Run) -> str | None:
     """The warning every page of a random model carries: its numbers are not GPT-2's."""
     if not run.is_random:
         return None
-    return (f"These figures come from a model of GPT-2 small's shape whose weights are random numbers "
-            f"({run.model['name']}), not from GPT-2. They show how the figures work; their numbers say nothing "
-            "about GPT-2.")
+    return (f"A model of GPT-2 small's shape with random weights ({run.model['name']}): the figures work, but their "
+            "numbers say nothing about GPT-2.")

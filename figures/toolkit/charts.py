@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 
 from figsite.data.shared_names import CLICKS_META, PICK
+from figures.toolkit.colours import DIVERGING, NEGATIVE, POSITIVE, SEQUENTIAL
 
 
 class LazyModule:
@@ -83,6 +84,30 @@ def stage_slider(n_layer: int, value: int):
     """The slider over the stages: 0 is after the embedding, n_layer after the last layer."""
     return alt.param(name="stage", value=value,
                      bind=alt.binding_range(min=0, max=n_layer, step=1, name="After layer (0: before any layer) "))
+
+
+# ---------------------------------------------------------------------------------------------- colour scales
+#
+# The scales of figures/toolkit/colours.py's roles, so that every chart that shows a side of zero, or a scale
+# from none to most, shows it in the same colours.
+
+
+def sides(above: str, below: str, **others: str):
+    """A colour scale for a field that names the side of zero a mark is on: `above` in the positive colour, `below`
+    in the negative one, and any `others` (a name: its colour) after them, in the legend's order."""
+    return alt.Scale(domain=[above, below, *others], range=[POSITIVE, NEGATIVE, *others.values()])
+
+
+def diverging(**options):
+    """The colour scale of numbers either side of zero: the negative colour below, a pale grey at zero, the
+    positive colour above (interpolated in CIELAB, so that the steps look even)."""
+    return alt.Scale(domainMid=0, range=list(DIVERGING), interpolate="lab", **options)
+
+
+def sequential(**options):
+    """The colour scale from none to most (a share, a chance, a distance): dark purple for little, yellow for most,
+    the same way round in every chart."""
+    return alt.Scale(scheme=SEQUENTIAL, **options)
 
 
 # ---------------------------------------------------------------------------------------------- Vega expressions

@@ -1,12 +1,49 @@
-"""Every colour the figures give their marks, in one place. MAIN and ACCENT are colour-blind safe (Okabe-Ito-like
-blue and orange) on light and dark pages alike; the theme's own colours (words, axes: templates/chart_themes.json)
-are not set here."""
+"""Every colour the figures give their marks, in one place: one meaning per colour, site-wide.
+
+The roles below are the palette. A figure takes its colours from here by role and never spells one itself
+(tests/unit/test_palette.py checks that no module of figures/ does, and that readers who see colours otherwise
+can still tell apart the roles that meet in one chart: protanopia, deuteranopia and tritanopia simulated).
+The marks keep the same colours on light and dark pages: each role stands out against both backgrounds (a
+contrast of 3:1 or more, WCAG 2.2's 1.4.11 for the parts of a graphic). The theme's own colours (words, axes:
+templates/chart_themes.json) are not set here.
+
+Blue for the data and orange for what the reader chose, near the blue and vermilion of Okabe and Ito's palette for
+colour-blind readers; for the two sides of zero a green and a wine red, neither of them the chosen orange, picked
+by simulating the three deficiencies so that each stays apart from the data's blue, the chosen orange and each
+other (the test's threshold and its reasons are in tests/unit/test_palette.py).
+"""
 
 from __future__ import annotations
 
-MAIN = "#1b6ca8"  # every bar, line and point of the data
-ACCENT = "#d95f02"  # what the reader chose or follows: the chosen token, the target, the chosen square's outline
-GREY = "#888"  # what stands aside: a dashed reference line, a total, a second point to compare with
-MASKED = "#bdbdbd"  # a cell out of reach (a key after its query): a neutral grey that no share's colour is
-OUT_OF_REACH = "#8883"  # the shade over the tokens after the chosen one: a translucent grey
-CELL_LINE = "#8884"  # the thin line between the cells of a grid
+# ---------------------------------------------------------------------------------------------- the roles
+
+DATA = "#1b6ca8"  # every bar, line, point and block of the data that has no side: a share, a count, a chance
+CHOSEN = "#d95f02"  # what the reader chose or follows: the chosen token, the target, the chosen part or key
+# (templates/static/site.css spells it too, as --chosen, for the token row: tests/unit/test_shared_names.py)
+POSITIVE = "#18a66b"  # above zero, on the side that helps the target: a part that raises its score, a knockout
+# after which the target is more likely, a number above zero
+NEGATIVE = "#994d6a"  # below zero, on the side that harms the target: a part that lowers its score, a knockout
+# after which the target is less likely, a number below zero
+REFERENCE = "#888"  # what stands aside: a dashed reference line, the zero line, a second point to compare with
+OUT_OF_REACH = "#8883"  # the shade over what a token cannot see (the tokens after it): a translucent grey
+MASKED = "#bdbdbd"  # a cell out of reach (a key after its query), drawn solid: a neutral grey no share's colour is
+ON_DARK = "#fff"  # words written on a dark mark: a block of the data's colour (5.6:1), a dark cell of a scale
+ON_LIGHT = "#111"  # words written on a light cell of a scale
+ON_DATA = ON_DARK
+CELL_LINE = "#8884"  # the thin line between the cells of a grid: no meaning, it only parts them
+
+# A scale from none to most (a share, a chance, a distance): Vega's viridis, colour-blind safe; one way round
+# everywhere: dark purple for little, yellow for most.
+SEQUENTIAL = "viridis"
+ZERO = "#f2f2f2"  # the middle of the diverging scale: a number near zero, on neither side
+DIVERGING = (NEGATIVE, ZERO, POSITIVE)  # a scale of numbers either side of zero: below, zero, above
+
+# The roles that have a colour of their own, by name: no two share one (tests/unit/test_palette.py).
+ROLES = {"data": DATA, "chosen": CHOSEN, "positive": POSITIVE, "negative": NEGATIVE, "reference": REFERENCE,
+         "out of reach": MASKED, "zero": ZERO}
+
+# ---------------------------------------------------------------------------------------------- older names
+
+MAIN = DATA  # the names the figures used first; they stay, as other names of the same roles
+ACCENT = CHOSEN
+GREY = REFERENCE

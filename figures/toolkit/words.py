@@ -24,6 +24,18 @@ def token_label(tokens: list, position: int) -> str:
     return f"{shown(tokens[position])} (token {position + 1})"
 
 
+def after_layer(stage: int) -> str:
+    """A stage of the read-out as the chapter says it: 'after layer 3'; stage 0, the embedding alone, 'before any
+    layer'."""
+    return "before any layer" if stage == 0 else f"after layer {stage}"
+
+
+def after_layer_expr(stage: str, capital: bool = False) -> str:
+    """after_layer as a Vega expression of the expression `stage` (a signal's name, a datum's field)."""
+    before, after = ("Before", "After") if capital else ("before", "after")
+    return f"({stage} == 0 ? '{before} any layer' : '{after} layer ' + {stage})"
+
+
 def token_choices(tokens: list) -> tuple[list, list]:
     """Options and labels for a token picker: values 1..n as readers count, labels '9: _it'."""
     return list(range(1, len(tokens) + 1)), [f"{i}: {shown(t)}" for i, t in enumerate(tokens, start=1)]

@@ -12,19 +12,34 @@
     return (spec.signals || []).filter(function (p) { return p.bind; });
   }
 
-  // The chart's spec, in the reader's colours: the build compiled it for the light theme and wrote down what
-  // the dark theme's compile changes ([path, value] to set, [path] to delete).
-  function chartSpec(el) {
-    var id = el.getAttribute("data-spec");
-    var spec = JSON.parse(document.getElementById(id).textContent);
-    if (!(darkScheme && darkScheme.matches)) return spec;
-    JSON.parse(document.getElementById(id.replace(/^spec-/, "dark-")).textContent).forEach(function (change) {
+  // A figure with one bar per token has a second chart for a column narrower than this (a phone), where its bars
+  // lie sideways and every token's label fits: the same params, so the reader's choices carry over.
+  var NARROW_PX = 480;
+  function wantsNarrow(el) {
+    return el.hasAttribute("data-narrow") && el.clientWidth < NARROW_PX;
+  }
+
+  // Changes written by the build ([path, value] to set, [path] to delete; figsite.site.drawing.differences), made
+  // to a spec.
+  function changed(spec, id) {
+    JSON.parse(document.getElementById(id).textContent).forEach(function (change) {
       var path = change[0], at = spec;
       for (var i = 0; i < path.length - 1; i++) at = at[path[i]];
       if (change.length > 1) at[path[path.length - 1]] = change[1];
       else delete at[path[path.length - 1]];
     });
     return spec;
+  }
+
+  // The chart's spec, the main one or the narrow one, in the reader's colours. The build compiled the main one for
+  // the light theme, and wrote down what makes it the narrow one (the data they share are carried once) and what
+  // the dark theme's compile changes in each.
+  function chartSpec(el, narrow) {
+    var id = el.getAttribute("data-spec"), narrowId = el.getAttribute("data-narrow");
+    var spec = JSON.parse(document.getElementById(id).textContent);
+    if (narrow) changed(spec, narrowId);
+    if (!(darkScheme && darkScheme.matches)) return spec;
+    return changed(spec, narrow ? narrowId.replace(/^narrow-/, "narrow-dark-") : id.replace(/^spec-/, "dark-"));
   }
 
   // With several figures on a page, each one's state goes in the address under its own name: "l.token=7".
@@ -125,12 +140,30 @@
   function rowTokens(row) {
     return Array.prototype.slice.call(row.querySelectorAll("[data-token]"));
   }
+  // Where the row's figures have a reach (data-reach), the tokens after the chosen one are shaded and named out of
+  // reach: the chosen token cannot see them.
+  var OUT_OF_REACH = ", out of reach";
   function markRow(row, value) {
+    var reach = row.hasAttribute("data-reach"), after = false;
     rowTokens(row).forEach(function (token) {
       var chosen = token.getAttribute("data-token") === String(value);
       token.setAttribute("aria-checked", chosen ? "true" : "false");
       token.tabIndex = chosen ? 0 : -1;
+      if (reach) {
+        var label = token.getAttribute("aria-label").replace(OUT_OF_REACH, "");
+        token.toggleAttribute("data-out-of-reach", after);
+        token.setAttribute("aria-label", after ? label + OUT_OF_REACH : label);
+      }
+      if (chosen) {
+        after = true;
+        inSight(token);
+      }
     });
+  }
+  // A long text's row scrolls within its few lines: the chosen token is brought into them (the page stays put).
+  function inSight(token) {
+    var list = token.parentElement, box = list.getBoundingClientRect(), at = token.getBoundingClientRect();
+    if (at.top < box.top || at.bottom > box.bottom) list.scrollTop += at.top - box.top - (box.height - at.height) / 2;
   }
   function showChosen(el, value) {
     rows.forEach(function (row) { if (rowCharts(row).indexOf(el) >= 0) markRow(row, value); });
@@ -249,8 +282,19 @@
     });
   }
 
+  // A drawing wider than its column (a grid on a phone) scrolls sideways in its own box, which the keyboard can
+  // then reach and scroll.
+  function scrollBox(el) {
+    var box = el.querySelector(".chart-wrapper");
+    if (!box) return;
+    if (box.scrollWidth > box.clientWidth + 1) box.tabIndex = 0;
+    else box.removeAttribute("tabindex");
+  }
+
   function draw(el) {
-    var spec = chartSpec(el);
+    var narrow = wantsNarrow(el);
+    el.drawnNarrow = narrow;
+    var spec = chartSpec(el, narrow);
     var params = boundParams(spec);
     el.boundParams = params;
     var state = readAddress();
@@ -266,8 +310,11 @@
     // The chart's menu saves it as SVG or PNG, drawn in the page: it works offline.
     var actions = { export: true, source: false, compiled: false, editor: false };
     var renderer = (spec.usermeta && spec.usermeta.{{ names.renderer_meta }}) || "svg";
-    return window.vegaEmbed(el, spec, { mode: "vega", actions: actions, renderer: renderer,
-                                        downloadFileName: el.id.replace(/^chart-/, "figure-") })
+    // The drawing goes in its own box, the inputs into the control bar above it (written afresh on each drawing).
+    var drawing = el.querySelector(".chart-drawing"), controls = el.querySelector(".control-bar .vega-bindings");
+    controls.textContent = "";
+    return window.vegaEmbed(drawing, spec, { mode: "vega", actions: actions, renderer: renderer, bind: controls,
+                                             downloadFileName: el.id.replace(/^chart-/, "figure-") })
       .then(function (result) {
         var view = result.view;
         el.vegaView = view;
@@ -290,13 +337,14 @@
           });
         });
         return Promise.resolve(following).then(function () {
+          scrollBox(el);
           el.setAttribute("data-rendered", "true");
           return view;
         });
       })
       .catch(function (error) {
         el.setAttribute("data-rendered", "error");
-        el.textContent = "The chart could not be drawn: " + error.message;
+        drawing.textContent = "The chart could not be drawn: " + error.message;
         console.error(error);
       });
   }
@@ -346,15 +394,51 @@
     });
   });
 
+  // A chart drawn again (other colours, the other width's chart) reads the reader's choices from the address.
+  function redraw(el) {
+    el.vegaView.finalize();
+    el.removeAttribute("data-rendered");
+    draw(el);
+  }
+
   // Light or dark follows the reader's setting, also when it changes while the page is open.
   if (darkScheme && darkScheme.addEventListener) {
     darkScheme.addEventListener("change", function () {
       charts.forEach(function (el) {
-        if (!el.vegaView) return;  // a chart not drawn yet is drawn in the colours of the moment it is
-        el.vegaView.finalize();
-        el.removeAttribute("data-rendered");
-        draw(el);
+        if (el.vegaView) redraw(el);  // a chart not drawn yet is drawn in the colours of the moment it is
       });
     });
+  }
+
+  // A column that crosses NARROW_PX (a phone turned, a window resized) draws the other width's chart; a drawing
+  // that comes to fit, or no longer fits, its column gains or loses its scrolling box's keyboard stop.
+  var resizing = false;
+  window.addEventListener("resize", function () {
+    if (resizing) return;
+    resizing = true;
+    window.requestAnimationFrame(function () {
+      resizing = false;
+      charts.forEach(function (el) {
+        if (!el.vegaView || el.getAttribute("data-rendered") !== "true") return;
+        if (wantsNarrow(el) !== el.drawnNarrow) redraw(el);
+        else scrollBox(el);
+      });
+    });
+  });
+
+  // What stays on top of the screen as the page scrolls: a text page's row of tokens, with each chart's bar of
+  // controls sticking below it (--page-bar), and the bar of the chart in view. Whatever the page scrolls to (a link,
+  // the focus moved by the keyboard) is left that much room above it, so that it never lies under a bar.
+  var pageRow = document.querySelector(".token-row[data-text]");
+  var bars = Array.prototype.slice.call(document.querySelectorAll(".control-bar"));
+  function keepClearOfBars() {
+    var row = pageRow ? pageRow.offsetHeight : 0;
+    var bar = Math.max.apply(null, [0].concat(bars.map(function (b) { return b.offsetHeight; })));
+    document.documentElement.style.setProperty("--page-bar", row + "px");
+    document.documentElement.style.scrollPaddingTop = (row + bar) + "px";
+  }
+  if (window.ResizeObserver) {
+    var sizes = new ResizeObserver(keepClearOfBars);
+    (pageRow ? [pageRow] : []).concat(bars).forEach(function (el) { sizes.observe(el); });
   }
 })();

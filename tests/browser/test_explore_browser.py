@@ -235,7 +235,8 @@ def test_the_lens_figure_renders_and_its_stage_position_token_and_where_controls
         assert name in params and params[name]["bind"]["input"] == kind, f"lens: no {kind} bound to {name}: {list(params)}"
     assert page.locator(f"#chart-{label} svg.marks").count() == 1
     stage, position = signal(page, label, "stage"), signal(page, label, "position")
-    assert f"The top 10 at position {position}, after layer {stage}" in title_texts(page, label)
+    names = signal(page, label, "names")  # each position with its token: '9: _of'
+    assert f"The top 10 at position {names[position - 1]}, after layer {stage}" in title_texts(page, label)
     tops_before = mark_data(page, label, "rect", ["rank", "token", "p", "stage", "q"])
     assert len(tops_before) == 10 and all(row[3] == stage and row[4] == position - 1 for row in tops_before), tops_before
     words_before = description(page, label)
@@ -249,7 +250,7 @@ def test_the_lens_figure_renders_and_its_stage_position_token_and_where_controls
     wait_for_signal(page, label, "stage", new_stage)
     set_bound(page, label, params["position"], new_position)
     wait_for_signal(page, label, "position", new_position)
-    wait_for_title(page, label, f"The top 10 at position {new_position}, after layer {new_stage}")
+    wait_for_title(page, label, f"The top 10 at position {names[new_position - 1]}, after layer {new_stage}")
     wait_for_svg_change(page, label, before)
     tops = mark_data(page, label, "rect", ["rank", "token", "p", "stage", "q"])
     assert sorted(row[0] for row in tops) == list(range(1, 11)), tops

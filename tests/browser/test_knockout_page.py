@@ -31,11 +31,39 @@ def test_the_page_draws_and_its_choices_change_the_words_and_the_address(site, o
     visit.page.check("#chart-k input[type=radio][value=rank]")
     visit.page.wait_for_function("() => location.hash.includes('show=rank')")
     labels = visit.page.eval_on_selector_all("#chart-k svg text", "nodes => nodes.map(n => n.textContent)")
-    assert any(label.startswith("Rank of _France") for label in labels)
+    assert any(label.startswith("Places _France moves") for label in labels)
     key = knockout.part_key({"part": lowest["taken_out"], "layer": lowest["layer"] - 1,
                              "head": None if lowest["head"] is None else lowest["head"] - 1})
     visit.page.goto(opener.url(f"figure-k.html#part={key}"))
     visit.page.reload()
     wait_for_charts(visit)
     assert f"Without {removal_name(lowest)}" in visit.page.text_content("#description-k")
+    visit.assert_clean()
+
+
+# Each knockout bar as drawn, with the zero line of its panel: [change in chance, bar's top, bottom, line's y].
+BARS_AND_LINE = """id => {
+  const drawn = [...document.querySelectorAll('#' + id + ' svg.marks path, #' + id + ' svg.marks line')]
+    .filter(el => el.__data__ && el.__data__.mark);
+  const middle = el => { const box = el.getBoundingClientRect(); return (box.top + box.bottom) / 2; };
+  return drawn.filter(el => el.__data__.mark.marktype === 'rect' && el.__data__.datum.key).map(el => {
+    const item = el.__data__, box = el.getBoundingClientRect();
+    const line = drawn.find(other => other.__data__.mark.marktype === 'rule'
+                                     && other.__data__.mark.group === item.mark.group);
+    return [item.datum.dp, box.top, box.bottom, middle(line)];
+  });
+}"""
+
+
+def test_a_bar_below_the_line_is_a_part_without_which_the_target_got_less_likely(site, opener):  # noqa: F811
+    """Read from the drawing: every bar hangs from the intact model's line, below it where the chance fell."""
+    visit = opener.open("figure-k.html")
+    bars = visit.page.evaluate(BARS_AND_LINE, "chart-k")
+    assert len(bars) == len(table(site, "k")) - 1
+    assert any(dp < 0 for dp, *_ in bars) and any(dp > 0 for dp, *_ in bars)
+    for dp, top, bottom, line in bars:
+        if dp < 0:
+            assert abs(top - line) < 1.5 and bottom > line, (dp, top, bottom, line)
+        elif dp > 0:
+            assert abs(bottom - line) < 1.5 and top < line, (dp, top, bottom, line)
     visit.assert_clean()

@@ -24,3 +24,37 @@ def test_the_page_draws_and_the_address_opens_a_part_inside(site, browser):  # n
         assert visit.vega_warnings == [], visit.vega_warnings
     finally:
         opener.close()
+
+
+# The legends as drawn: each with its entries' words and the fill of their swatches; and the waterfall's first bar's top.
+LEGENDS_AND_FIRST_BAR = """id => {
+  const svg = document.querySelector('#' + id + ' svg.marks');
+  const legends = [...svg.querySelectorAll('.role-legend')].map(legend => ({
+    top: legend.getBoundingClientRect().top, bottom: legend.getBoundingClientRect().bottom,
+    entries: [...legend.querySelectorAll('.role-legend-label text')].map(t => t.textContent),
+    fills: [...legend.querySelectorAll('.role-legend-symbol path')].map(p => p.getAttribute('fill'))}));
+  const bars = [...svg.querySelectorAll('path')].filter(el => el.__data__ && el.__data__.mark &&
+    el.__data__.mark.marktype === 'rect' && el.__data__.datum && el.__data__.datum.name === 'token embedding');
+  return {legends, first_bar: bars.length ? bars[0].getBoundingClientRect().top : null};
+}"""
+
+
+def test_the_waterfalls_colours_have_their_legend_above_it_in_the_palettes_sides(site, browser):  # noqa: F811
+    """The first chart's legend sits above it, and says which colour raises the score and which lowers it: the
+    palette's positive and negative sides (figures/toolkit/colours.py), not the chosen token's colour."""
+    from coloraide import Color
+
+    from figures.toolkit.colours import CHOSEN, DATA, NEGATIVE, POSITIVE
+
+    opener = Opener(browser, site)
+    try:
+        drawn = opener.open("figure-who.html").page.evaluate(LEGENDS_AND_FIRST_BAR, "chart-who")
+        sides = next(legend for legend in drawn["legends"] if "raises the score" in legend["entries"])
+        assert drawn["first_bar"] is not None and sides["bottom"] <= drawn["first_bar"], drawn
+        fills = {entry: Color(fill).to_string(hex=True) for entry, fill in zip(sides["entries"], sides["fills"])}
+        assert fills == {"raises the score": Color(POSITIVE).to_string(hex=True),
+                         "lowers the score": Color(NEGATIVE).to_string(hex=True),
+                         "the model's score": Color(DATA).to_string(hex=True)}
+        assert Color(CHOSEN).to_string(hex=True) not in fills.values()
+    finally:
+        opener.close()

@@ -95,3 +95,83 @@ def test_on_a_text_page_one_row_steers_every_figure_of_the_text(opener, random_s
             wait_for_signal(page, label, param, 2, f"on {path.name} after a click on the row")
         assert state.get(f"{label}.{param}") == "2", f"{path.name}: the address {state} lacks {label}.{param}=2"
     visit.assert_clean()
+
+
+# ---------------------------------------------------------------------------------------------- reach
+
+
+def shaded(page, row: str = ".token-row") -> list[int]:
+    """The numbers of the row's tokens shaded as out of reach, in order."""
+    return page.eval_on_selector_all(f"{row} [data-token][data-out-of-reach]", "els => els.map(e => +e.dataset.token)")
+
+
+def background(page, selector: str) -> str:
+    return page.eval_on_selector(selector, "e => getComputedStyle(e).backgroundColor")
+
+
+def as_computed(colour: str) -> str:
+    """A '#rgba' colour (colours.py) as Chromium computes it: 'rgba(136, 136, 136, 0.2)'."""
+    r, g, b, a = (int(digit * 2, 16) for digit in colour.lstrip("#"))
+    return f"rgba({r}, {g}, {b}, {round(a / 255, 2):g})"
+
+
+def test_where_the_figure_has_a_reach_the_tokens_after_the_chosen_one_are_shaded_in_the_charts_grey(opener):
+    from figures.toolkit.colours import OUT_OF_REACH
+
+    visit = opener.open("figure-l.html")  # it opens on _it, token 9 of 12
+    page = visit.page
+    assert shaded(page) == [10, 11, 12]
+    assert background(page, ".token-row [data-token='10']") == as_computed(OUT_OF_REACH)
+    assert background(page, ".token-row [data-token='8']") != as_computed(OUT_OF_REACH)
+    assert page.get_attribute(".token-row [data-token='10']", "aria-label") == "token 10: _was, out of reach"
+    assert page.get_attribute(".token-row [data-token='8']", "aria-label") == "token 8: _because"
+    page.click(".token-row [data-token='3']")
+    wait_for_signal(page, "l", "token", 3)
+    assert shaded(page) == list(range(4, 13))
+    # A choice made in the chart's own input shades the row too.
+    page.locator("#chart-l .vega-bindings select[name='token']").select_option("12")
+    page.wait_for_function("() => !document.querySelector('.token-row [data-out-of-reach]')")
+    assert shaded(page) == [] and page.get_attribute(".token-row [data-token='10']", "aria-label") == "token 10: _was"
+    visit.assert_clean()
+
+
+def test_a_figure_without_a_reach_shades_no_token_of_its_row(opener):
+    visit = opener.open("figure-lens.html")
+    page = visit.page
+    assert page.locator(".token-row [data-token]").count() >= 8 and shaded(page) == []
+    page.click(".token-row [data-token='2']")
+    wait_for_signal(page, "lens", "position", 2)
+    assert shaded(page) == []
+    visit.assert_clean()
+
+
+def test_a_text_pages_row_shades_where_every_figure_it_steers_has_a_reach(opener, random_site):
+    (animal,) = random_site.glob("text-the-animal*.html")
+    visit = opener.open(animal.name)
+    visit.page.click(".token-row [data-token='2']")
+    assert shaded(visit.page) == list(range(3, 13))
+    opener.done(visit)
+    (maya,) = random_site.glob("text-maya*.html")  # its lens and find-head figures have no reach
+    visit = opener.open(maya.name)
+    visit.page.click(".token-row [data-token='2']")
+    assert visit.page.locator(".token-row [data-token]").count() >= 8 and shaded(visit.page) == []
+    visit.assert_clean()
+
+
+# The look of a row's first two tokens: its border on each side, its background, its corners.
+TOKEN_LOOK = """row => Array.from(row.querySelectorAll('.token')).slice(0, 2).map(t => { const s = getComputedStyle(t);
+    return {borders: [s.borderTopWidth, s.borderRightWidth, s.borderBottomWidth, s.borderLeftWidth].map(parseFloat),
+            background: s.backgroundColor, radius: parseFloat(s.borderTopLeftRadius), tag: t.tagName}; })"""
+
+
+def test_the_plain_text_row_looks_nothing_like_the_buttons_of_a_token_row(opener):
+    visit = opener.open("figure-f.html")  # figure (f) chooses no token: its text is a plain row
+    plain = visit.page.eval_on_selector(".text-row", TOKEN_LOOK)
+    opener.done(visit)
+    visit = opener.open("figure-l.html")
+    buttons = visit.page.eval_on_selector(".token-row", TOKEN_LOOK)
+    assert all(token["tag"] == "BUTTON" and min(token["borders"]) >= 1 and token["radius"] > 0 for token in buttons)
+    for token in plain:
+        assert token["tag"] == "SPAN" and token["radius"] == 0, token
+        assert token["borders"][:3] == [0, 0, 0] and token["background"] == "rgba(0, 0, 0, 0)", token
+    visit.assert_clean()

@@ -221,6 +221,41 @@ def test_the_chart_is_valid_vega_lite_with_keyboard_controls_and_words_for_every
     assert len(chart["datasets"]["runs"]) == 10
 
 
+@pytest.mark.parametrize("label, position, target", FIGURES)
+def test_each_bar_is_the_change_from_the_intact_model_below_zero_where_the_target_got_less_likely(
+        site, weights, ids, small_model_dir, label, position, target):
+    """The chart's bars, against the float64 reference: the chance with the part out less the intact model's, and
+    the places the target moved up the ranking; both below zero where the removal made the target less likely."""
+    target_id = gpt2_tokenizer().encode(target)[0]
+    probs = ref_lib.reference(small_model_dir, ids).probs[-1, position]
+    whole_p, whole_rank = probs[target_id].item(), int((probs > probs[target_id]).sum()) + 1
+    bars = spec(site, label)["datasets"]["runs"]
+    assert len(bars) == len(table(site, label)) - 1
+    for bar in bars:
+        part, layer, head = re.fullmatch(r"(attention|feed-forward|head)-(\d+)(?:-(\d+))?", bar["key"]).groups()
+        layer, head = int(layer) - 1, None if head is None else int(head) - 1
+        p, rank = ref_lib.knockout(weights, ids, position, target_id, part, layer, head)
+        assert abs(bar["dp"] - (p - whole_p)) < PROBABILITY, bar
+        if abs(p - whole_p) > PROBABILITY:
+            assert (bar["dp"] < 0) == (p < whole_p), bar
+        assert abs(bar["dr"] - (whole_rank - rank)) <= 2, bar  # float32 against float64: a near tie may swap
+
+
+def test_the_words_and_the_legend_say_the_bars_direction(site):
+    """Below the line means the target got less likely without the part, in the guide and in the legend, whose
+    "less likely" side is drawn in the negative side's colour."""
+    from figures.toolkit.colours import NEGATIVE, POSITIVE
+
+    text = page(site, "k")
+    assert "Bars below the line: without that part the token got less likely." in text
+    assert "helped" not in text
+    legend = next(layer["encoding"]["color"] for panel in spec(site, "k")["vconcat"] for layer in panel["layer"]
+                  if "condition" in layer["encoding"].get("color", {}))
+    sides = dict(zip(legend["scale"]["domain"], legend["scale"]["range"]))
+    assert sides == {"without that part, _France got more likely": POSITIVE,
+                     "without that part, _France got less likely": NEGATIVE}
+
+
 def test_the_reveal_links_to_a_state_of_the_chart(site):
     text = page(site, "k")
     link = re.search(r'<details class="reveal[^>]*>.*?<a href="#part=([^"]+)"', text, re.S).group(1)

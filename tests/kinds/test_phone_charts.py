@@ -1,0 +1,216 @@
+"""The charts for a phone's column (figures.kind narrow_chart) of figure (l), the heads figure and the lens, and the
+lens's rank axis, on conftest's small seeded model (GPT-2's vocabulary and tokenizer, 3 layers of 4 heads).
+
+A narrow chart is the same figure: the same params (names, values, inputs), the same clicks, the same words for
+screen readers and the same data as the chart for wider columns. Figure (l)'s lies sideways, one row and one label
+per token. The heads figure's pattern of more than 12 rows and the lens's table keep cells in which every label and
+every guess fits, and are wider than a phone's column (their box scrolls); a pattern of 12 rows fits a phone's
+column as it is. The numbers they show are checked against the independent reference (tests/reference.py); the
+tokens, as the chapter writes them, are written out here. tests/browser/test_every_label_on_a_phone.py reads the
+drawn SVG at 360 px.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import reference as ref_lib
+from conftest import built, gpt2_tokenizer
+from figsite.config import load_config
+from figsite.data.run import Run
+from figures import KINDS
+from figures.toolkit.charts import spec
+
+ANIMAL = "The animal didn't cross the street because it was too tired"
+ANIMAL_TOKENS = "The _animal _didn 't _cross _the _street _because _it _was _too _tired".split()
+MAYA = "Maya lives in Paris, the capital of"
+MAYA_TOKENS = "May a _lives _in _Paris , _the _capital _of".split()
+RIVER = ("The river runs slowly through the old town, past the mill and the market square, and every morning the "
+         "old baker sings")
+RIVER_TOKENS = ("The _river _runs _slowly _through _the _old _town , _past _the _mill _and _the _market _square , _and "
+                "_every _morning _the _old _baker _sings").split()  # 24: the most rows a square of the heads figure has
+PHONE_COLUMN = 340  # px: about the column a 360 px phone gives a chart
+GPT2_VOCABULARY = 50_257  # tokens GPT-2 knows (its tokenizer's vocabulary; the small model keeps it)
+TOLERANCE = 1e-4  # a share in a chart: within 1e-4 of the reference
+
+CONFIG = f'''\
+[[figure]]
+kind = "attention"
+label = "l"
+text = "{ANIMAL}"
+focus = "it"
+views = [[2, 3]]
+
+[[figure]]
+kind = "heads"
+label = "grid"
+text = "{ANIMAL}"
+focus = "it"
+head = [2, 3]
+
+[[figure]]
+kind = "heads"
+label = "river"
+text = "{RIVER}"
+
+[[figure]]
+kind = "lens"
+label = "lens"
+text = "{MAYA}"
+track = " France"
+'''
+
+
+@pytest.fixture(scope="module")
+def site(small_model_dir, tmp_path_factory):
+    return built(small_model_dir, CONFIG, tmp_path_factory.mktemp("phone-charts"))
+
+
+@pytest.fixture(scope="module")
+def run(site) -> Run:
+    return Run.from_files(lambda path: (site / "data" / path).read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    return gpt2_tokenizer()
+
+
+@pytest.fixture(scope="module")
+def charts_of(site, run, tokenizer):
+    """label -> (the chart's Vega-Lite spec, the narrow chart's or None), each figure resolved as the build does."""
+    def tokens(text):
+        return [tokenizer.decode([i]) for i in tokenizer.encode(text)]
+
+    out = {}
+    for fig in load_config(site.parent / "chapter.toml", KINDS):
+        kind = KINDS[fig.kind]
+        fig = fig.with_resolved(kind.check(fig, tokens, run.model))
+        narrow = kind.narrow_chart(fig, run)
+        out[fig.label] = (spec(kind.chart(fig, run)), None if narrow is None else spec(narrow))
+    return out
+
+
+def params(chart: dict) -> dict:
+    """name -> the param as the chart declares it (its value or expression, and its input)."""
+    return {p["name"]: p for p in chart["params"]}
+
+
+def views(chart: dict) -> list:
+    """Every single view of a chart, its layers' and its stacked views' too."""
+    inner = chart.get("layer", []) + chart.get("vconcat", [])
+    return [chart] + [view for part in inner for view in views(part)] if inner else [chart]
+
+
+def words_of(expr: str) -> list:
+    """The words a Vega expression writes: its string literals, in order (the regular expressions of a wrapped
+    title's line breaks left out)."""
+    literals = [re.sub(r"\\(.)", r"\1", text) for text in re.findall(r"'((?:[^'\\]|\\.)*)'", expr)]
+    return [text for text in literals if text.strip() and not set(text) & set("[]{}$\\")]
+
+
+def layers(chart: dict, mark: str) -> list:
+    """The views of a chart drawn with `mark` ('bar', 'rect', 'text')."""
+    return [view for view in views(chart) if (view.get("mark") or {}).get("type") == mark]
+
+
+def test_figure_l_on_a_phone_is_the_same_figure_with_the_same_params_clicks_words_and_data(charts_of):
+    wide, narrow = charts_of["l"]
+    assert params(narrow) == params(wide)
+    assert params(narrow)["names"]["value"] == ANIMAL_TOKENS
+    assert params(narrow)["description"]["expr"] == "descriptions[token + '|' + view]"
+    assert narrow["usermeta"] == wide["usermeta"] and narrow["usermeta"]["clicks"][0]["param"] == "token"
+    assert narrow["datasets"] == wide["datasets"]
+
+
+def test_figure_l_on_a_phone_lies_sideways_one_row_and_one_label_per_token(charts_of, small_model_dir, tokenizer):
+    _, narrow = charts_of["l"]
+    n = len(ANIMAL_TOKENS)
+    [bars] = layers(narrow, "bar")
+    key, share = bars["encoding"]["y"], bars["encoding"]["x"]
+    assert (key["field"], key["type"], share["field"], share["type"]) == ("k", "ordinal", "s", "quantitative")
+    assert key["scale"]["domain"] == list(range(n))  # a row for every token, those out of reach too
+    axis = key["axis"]
+    assert axis["labelExpr"] == "names[datum.value]" and axis["labelOverlap"] is False and axis["labelLimit"] == 0
+    assert narrow["width"] == "container" and narrow["height"] == 24 * n  # fits any column; a row of 24 px each
+    # The chosen token's bar in the chosen colour; the tokens after it shaded: as in the upright chart.
+    assert bars["encoding"]["color"]["condition"]["test"] == "datum.k == token - 1"
+    assert any(view.get("transform", [{}])[0].get("filter") == "datum.k > token - 1" for view in layers(narrow, "rect"))
+
+    # It opens on _it (token 9) in layer 2, head 3: its bars are the reference's shares from _it.
+    attention = ref_lib.reference(small_model_dir, tokenizer.encode(ANIMAL)).attention
+    shown = {row["k"]: row["s"] for row in narrow["datasets"]["shares"] if row["v"] == "2-3" and row["q"] == 8}
+    assert sorted(shown) == list(range(9))
+    for k, share in shown.items():
+        assert abs(share - float(attention[1, 2, 8, k])) < TOLERANCE, (k, share)
+
+
+def pattern_axes(chart: dict) -> list:
+    """The axes that name the tokens (or blocks): the larger pattern's two and the bars'."""
+    return [view["encoding"][channel]["axis"] for view in views(chart) for channel in ("x", "y")
+            if view.get("encoding", {}).get(channel, {}).get("axis", {}).get("labelExpr") == "names[datum.value]"]
+
+
+def test_the_heads_pattern_labels_every_token_and_12_rows_on_a_phone_keep_the_chart_fitted_to_the_column(charts_of):
+    """12 rows fit a 360 px phone's column at 18 px each: the chart fitted to the column serves it, every label
+    shown (none left out where labels would touch)."""
+    wide, narrow = charts_of["grid"]
+    assert narrow is None
+    assert params(wide)["names"]["value"] == ANIMAL_TOKENS
+    axes = pattern_axes(wide)
+    assert len(axes) >= 3 and all(axis["labelOverlap"] is False for axis in axes), axes
+
+
+def test_the_heads_pattern_of_24_rows_on_a_phone_keeps_cells_its_labels_fit_and_scrolls(charts_of):
+    """24 rows of 18 px do not fit a phone's column: its chart keeps the cells and is wider than the column (its box
+    scrolls); the same params, clicks and data as the chart for wider columns."""
+    wide, narrow = charts_of["river"]
+    assert params(narrow) == params(wide) and narrow["usermeta"] == wide["usermeta"]
+    assert narrow["datasets"] == wide["datasets"]
+    for chart in (wide, narrow):
+        axes = pattern_axes(chart)
+        assert len(axes) >= 3 and all(axis["labelOverlap"] is False for axis in axes), axes
+    pattern = next(view for view in narrow["vconcat"] if "larger" in str(view.get("title", "")))
+    assert pattern["width"] == pattern["height"] == {"step": 18}
+    assert params(narrow)["names"]["value"] == RIVER_TOKENS and 24 * 18 > PHONE_COLUMN
+    assert "autosize" not in narrow  # drawn at its size: a column narrower than it scrolls
+
+
+def test_the_lens_rank_axis_ends_at_the_vocabularys_size_and_every_title_names_the_token(charts_of, small_model_dir):
+    weights = ref_lib.load_weights(small_model_dir)
+    vocabulary = weights["transformer.wte.weight"].shape[0]
+    assert vocabulary == GPT2_VOCABULARY
+    for chart in charts_of["lens"]:
+        [rank] = [view["encoding"]["y"] for view in layers(chart, "line") if view["encoding"]["y"]["field"] == "rank"]
+        assert rank["scale"] == {"type": "log", "reverse": True, "domain": [1, vocabulary], "nice": False}
+        assert rank["axis"]["values"] == [1, 10, 100, 1_000, 10_000, vocabulary] and rank["axis"]["format"] == ","
+        titles = [view["title"]["text"]["expr"] for view in views(chart) if isinstance(view.get("title"), dict)]
+        follows = [title for title in titles if title.startswith("split(replace(vocab[track + ''] + ")]
+        assert [words_of(title)[0] for title in follows] == ["'s chance", "'s rank among all 50,257 tokens"], titles
+        said = [word for expr in titles + [params(chart)["description"]["expr"]] for word in words_of(expr)]
+        said += [view["encoding"][c].get("title") or "" for view in views(chart) for c in ("x", "y", "color")
+                 if c in view.get("encoding", {})]
+        assert not [words for words in said if re.search(r"\b(its|probability|stage)\b", words, re.I)], said
+        assert params(chart)["vocab"]["value"][str(params(chart)["track"]["value"])] == "_France"
+
+
+def test_the_lens_on_a_phone_keeps_each_guess_whole_in_a_cell_as_wide_as_the_longest(charts_of, small_model_dir,
+                                                                                     tokenizer):
+    wide, narrow = charts_of["lens"]
+    assert params(narrow) == params(wide) and narrow["usermeta"] == wide["usermeta"]
+    assert narrow["datasets"] == wide["datasets"]
+    # Every cell's guess is the reference's most likely token at that stage and position.
+    probs = ref_lib.reference(small_model_dir, tokenizer.encode(MAYA)).probs
+    top = probs.argmax(dim=-1)
+    for cell in narrow["datasets"]["cells"]:
+        guess = tokenizer.decode([int(top[cell["stage"], cell["q"]])])
+        assert cell["top"] == ("_" + guess[1:] if guess.startswith(" ") else guess), cell
+        assert cell["pos"] == f"{cell['q'] + 1}: {MAYA_TOKENS[cell['q']]}"
+    table = narrow["vconcat"][0]
+    [words] = layers(table, "text")
+    assert "limit" not in words["mark"] and "opacity" not in words["mark"]  # never cut short, never left out
+    longest = max(len(cell["top"]) for cell in narrow["datasets"]["cells"])
+    assert table["width"]["step"] >= 6 * longest  # a 10 px word takes about 6 px a character
+    assert words["encoding"]["x"]["axis"]["labelOverlap"] is False  # every position labelled

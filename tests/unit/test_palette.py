@@ -1,0 +1,167 @@
+"""One meaning per colour, site-wide (figures/toolkit/colours.py): the roles are distinct colours, readers who see
+colours otherwise can still tell apart the roles that meet in one chart, every role stands out on a light and a
+dark page, and no module of figures/ spells a colour or a colour scheme of its own.
+
+Colour-blind readers are simulated with Machado, Oliveira and Fernandes (2009) at full severity (protanopia,
+deuteranopia, tritanopia), as the library coloraide implements it; the difference of two colours is CIEDE2000
+(ΔE00), both from coloraide, not from the code under test.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from itertools import combinations
+from pathlib import Path
+
+import pytest
+
+coloraide = pytest.importorskip("coloraide")  # the test extras install it (pyproject.toml)
+from coloraide import Color  # noqa: E402
+from coloraide.css import color_names  # noqa: E402
+
+from figures.toolkit import colours  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+FIGURES = ROOT / "figures"
+DEFICIENCIES = ("protan", "deutan", "tritan")
+
+# Two roles that meet in one chart must differ by this much for every reader. A ΔE00 of about 1 is the smallest
+# difference seen between two large patches side by side; for marks the size of a chart's bars and points about
+# 5 is needed before half of viewers see one (Stone, Szafir and Setlur, "An engineering model for color
+# difference as a function of size", 2014). Twice that: told apart at a glance, not on a close look.
+APART = 10
+# With full colour vision every role with a hue is a different colour by name, not a shade of another: a hue of
+# its own. The greys (a reference line, out of reach, the zero of a diverging scale) differ in lightness only.
+APART_SEEN_FULLY = 20
+HUES = ("data", "chosen", "positive", "negative")
+
+# The roles that meet in one chart, and where.
+MEET = [
+    ("positive", "negative"),  # the ledger's waterfall, the knockout's bars, the scores' strips
+    ("chosen", "positive"), ("chosen", "negative"),  # the knockout's chosen part, the scores' chosen row framed
+    ("data", "positive"), ("data", "negative"),  # the ledger's total among its parts; one figure, two charts
+    ("data", "chosen"),  # (l), (i), the scores' bars: the chosen token among the others
+    ("data", "reference"), ("chosen", "reference"),  # a dashed line across the bars or the curve
+    ("data", "out of reach"), ("chosen", "out of reach"),  # (l): the tokens after the chosen one
+]
+
+
+def simulated(colour: str, deficiency: str | None) -> Color:
+    """The colour as a reader with the deficiency sees it (None: full colour vision), in sRGB."""
+    seen = Color(colour)
+    return seen if deficiency is None else seen.filter(deficiency, method="machado").convert("srgb").clip()
+
+
+def difference(a: str, b: str, deficiency: str | None = None) -> float:
+    return simulated(a, deficiency).delta_e(simulated(b, deficiency), method="2000")
+
+
+def page_colours() -> dict:
+    """The page's background in the light and the dark scheme, as templates/static/site.css sets --paper."""
+    css = (ROOT / "templates" / "static" / "site.css").read_text(encoding="utf-8")
+    light, dark = re.findall(r"--paper:\s*(#[0-9a-fA-F]{3,6})", css)[:2]
+    return {"light": light, "dark": dark}
+
+
+def test_no_two_roles_share_a_colour():
+    seen = {Color(value).to_string(hex=True): role for role, value in colours.ROLES.items()}
+    assert len(seen) == len(colours.ROLES), colours.ROLES
+    assert {"data", "chosen", "positive", "negative", "reference", "out of reach"} <= set(colours.ROLES)
+
+
+def test_the_older_names_are_the_same_roles():
+    assert (colours.MAIN, colours.ACCENT, colours.GREY) == (colours.DATA, colours.CHOSEN, colours.REFERENCE)
+    assert colours.DIVERGING[0] == colours.NEGATIVE and colours.DIVERGING[-1] == colours.POSITIVE
+
+
+def test_with_full_colour_vision_every_role_is_a_colour_of_its_own():
+    """Each role with a hue is far from every other role; the greys are apart from one another."""
+    close = []
+    for a, b in combinations(colours.ROLES, 2):
+        needed = APART_SEEN_FULLY if a in HUES or b in HUES else APART
+        if difference(colours.ROLES[a], colours.ROLES[b]) < needed:
+            close.append((a, b, round(difference(colours.ROLES[a], colours.ROLES[b]), 1), needed))
+    assert not close, f"roles closer than they must be (ΔE00): {close}"
+
+
+@pytest.mark.parametrize("deficiency", DEFICIENCIES)
+def test_readers_who_see_colours_otherwise_tell_apart_the_roles_that_meet_in_one_chart(deficiency):
+    close = [(a, b, round(difference(colours.ROLES[a], colours.ROLES[b], deficiency), 1)) for a, b in MEET
+             if difference(colours.ROLES[a], colours.ROLES[b], deficiency) < APART]
+    assert not close, f"{deficiency}: roles closer than ΔE00 {APART}: {close}"
+
+
+# For each deficiency, two colours of Vega's own schemes that full colour vision tells far apart and that
+# readers with it confuse: red and green (tableau10's, or pure red and web green), pink and orange.
+CONFUSED = {"protan": ("#ff0000", "#008000"), "deutan": ("#d62728", "#2ca02c"), "tritan": ("#e377c2", "#ff7f0e")}
+
+
+@pytest.mark.parametrize("deficiency", DEFICIENCIES)
+def test_the_simulation_finds_a_pair_that_readers_with_the_deficiency_confuse(deficiency):
+    """The check can fail: each simulated deficiency brings a known pair closer than APART."""
+    a, b = CONFUSED[deficiency]
+    assert difference(a, b) > 3 * APART
+    assert difference(a, b, deficiency) < APART
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_every_role_a_mark_is_drawn_in_stands_out_on_the_page(scheme):
+    """WCAG 2.2, 1.4.11: the parts of a graphic needed to read it, 3:1 against what is next to them. The marks
+    keep their colours in the dark scheme, so each must stand out on both."""
+    paper = page_colours()[scheme]
+    marks = {role: colours.ROLES[role] for role in ("data", "chosen", "positive", "negative", "reference")}
+    faint = {role: round(Color(value).contrast(paper), 2) for role, value in marks.items()
+             if Color(value).contrast(paper) < 3}
+    assert not faint, f"against the {scheme} page ({paper}): {faint}"
+    assert Color(colours.ON_DATA).contrast(colours.DATA) >= 4.5  # words on a block of the data's colour (AA)
+
+
+# ---------------------------------------------------------------------------------------------- spelled elsewhere
+
+# Vega's colour schemes (https://vega.github.io/vega/docs/schemes/), by name; Vega reads them in any case.
+SCHEMES = {name.lower() for name in """
+    accent category10 category20 category20b category20c dark2 paired pastel1 pastel2 set1 set2 set3 tableau10
+    tableau20 observable10 blues tealBlues teals greens browns oranges reds purples warmGreys greys viridis magma
+    inferno plasma cividis turbo blueGreen bluePurple goldGreen goldOrange goldRed greenBlue orangeRed
+    purpleBlueGreen purpleBlue purpleRed redPurple yellowGreenBlue yellowGreen yellowOrangeBrown yellowOrangeRed
+    darkBlue darkGold darkGreen darkMulti darkRed lightGreyRed lightGreyTeal lightMulti lightOrange lightTealBlue
+    blueOrange brownBlueGreen purpleGreen pinkYellowGreen purpleOrange redBlue redGrey redYellowBlue
+    redYellowGreen spectral rainbow sinebow""".split()}
+HEX = re.compile(r"^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$")
+NOT_A_COLOUR = {"transparent"}  # no colour at all: what a mark that only catches clicks is filled with
+
+
+def docstrings(tree: ast.AST) -> set:
+    """The ids of the string constants that are a module's, class's or function's docstring."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                out.add(id(first.value))
+    return out
+
+
+def colours_spelled(path: Path) -> list:
+    """Every string in the module's code (comments and docstrings aside) that names a colour or a colour scheme:
+    a hex colour, a CSS colour name, a Vega scheme name."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = docstrings(tree)
+    return [node.value for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip
+            and node.value not in NOT_A_COLOUR
+            and (HEX.match(node.value) or node.value.lower() in SCHEMES or color_names.has_name(node.value.lower()))]
+
+
+def test_the_check_finds_a_colour_spelled_in_code_and_not_in_words(tmp_path):
+    module = tmp_path / "figure.py"
+    module.write_text('"""Drawn in viridis, with white words."""\n# "#abc" in a comment\n'
+                      'a = alt.Scale(scheme="viridis")\nb = alt.value("white")\nc = "#1b6ca8"\nd = "the view"\n')
+    assert sorted(colours_spelled(module)) == ["#1b6ca8", "viridis", "white"]
+
+
+@pytest.mark.parametrize("path", sorted(p for p in FIGURES.rglob("*.py") if p.name != "colours.py"),
+                         ids=lambda path: str(path.relative_to(FIGURES)))
+def test_every_figure_module_takes_its_colours_from_colours_py(path):
+    assert not colours_spelled(path), "name the role in figures/toolkit/colours.py and use it from there"
