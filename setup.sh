@@ -15,10 +15,15 @@ fi
 
 if [ "${1:-}" = "--test" ]; then
     "$PY" -m pip install --quiet -e ".[test]"
-    if [ ! -x /usr/bin/chromium ]; then
+    # Debian's packages the tests use: Chromium (tests/browser), and the zbar library that pyzbar loads to
+    # decode the QR codes (tests/unit/test_qr.py). Installed only where missing.
+    APT=()
+    [ -x /usr/bin/chromium ] || APT+=(chromium)
+    "$PY" -c "import pyzbar.pyzbar" 2>/dev/null || APT+=(libzbar0)
+    if [ ${#APT[@]} -gt 0 ]; then
         SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
         $SUDO apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${APT[@]}" >/dev/null
     fi
 else
     "$PY" -m pip install --quiet -e .
