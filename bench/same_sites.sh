@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the three configs that a refactoring must leave byte for byte as they were, each cold (an empty cache)
+# Builds the four configs that a refactoring must leave byte for byte as they were, each cold (an empty cache)
 # and again from the cache, with --model random, into DIR/<config>-<cold|cached>/; then prints one SHA-256 per
 # site. Run it before and after a change and compare with `diff -r BEFORE AFTER` (or the printed sums):
 #
@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DIR=${1:?usage: bench/same_sites.sh DIR}
 mkdir -p "$DIR"
-for config in chapter.toml tests/every_kind.toml bench/long_text.toml; do
+for config in chapter.toml tests/every_kind.toml bench/long_text.toml tests/site_table.toml; do
     name=$(basename "$config" .toml)
     cache=$(mktemp -d)
     for pass in cold cached; do

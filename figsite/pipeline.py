@@ -20,7 +20,7 @@ from figsite.capture.parts import versions as capture_versions  # no torch: read
 from figsite.data import cache
 from figsite.model import memory
 from figsite.data import paths
-from figsite.config import Figure, load_config
+from figsite.config import Figure, load_config, load_site
 from figsite.errors import BuildError
 from figsite.site.drawing import Drawer, DrawingError
 from figsite.site.output import output_lock
@@ -97,6 +97,7 @@ def build_site(settings: Settings, progress: Progress | None = None) -> Run:
     writes the site into `settings.out`."""
     progress = progress or Progress()
     figures = load_config(settings.config, KINDS)
+    site = load_site(settings.config)  # what [site] shows is the pages' alone: not part of any cache key
     if settings.revision is not None and (settings.model == "random" or Path(settings.model).expanduser().is_dir()):
         raise BuildError(f"--revision: {settings.model} has no revisions; allowed: --revision with a hub id only")
     needs = gather_needs(figures)
@@ -113,7 +114,7 @@ def build_site(settings: Settings, progress: Progress | None = None) -> Run:
             pages.gather_ready(run, figures, run_key)
         with progress.phase("writing"):
             write_site(settings.out, run, pages.in_order(figures), lambda: bundle()[0], pages.drawings, pages.charts,
-                       pages.narrow)
+                       pages.narrow, site)
     return run
 
 
@@ -315,7 +316,7 @@ def gather_page(fig: Figure, run: Run, cache_dir: Path | None = None, run_key: s
     computed = json.loads(cache.memo(memo_dir, parts, compute))
     return Page(label=fig.label, kind=fig.kind, title=kind.TITLE, caption=fig.caption or kind.CAPTION,
                 guide=kind.GUIDE, texts=fig.texts(), explore=kind.EXPLORE, printed=kind.PRINTED_IN_BOOK,
-                reach=kind.REACH, position=fig.resolved.get("opening"),
+                reach=kind.REACH, position=fig.resolved.get("opening"), number=fig.number, book_page=fig.page,
                 reads=(*kind.DATA_FILES, *loaded_on_demand(computed["spec"])), **computed)
 
 

@@ -19,6 +19,8 @@ from figures.toolkit.words import heading, shown, token_choices, token_label, wh
 
 HEIGHT = 260
 SHARE_DECIMALS = 4  # what a page needs to show 0.01%; the data file keeps more
+# Each bar in words, for a screen reader (its `t`: the token's name): "_because: 11% of the attention".
+SAID = "datum.t + ': ' + format(datum.s, '.0%') + ' of the attention'"
 
 
 # ---------------------------------------------------------------------------------------------- data
@@ -114,15 +116,16 @@ def long_chart(fig, run) -> alt.TopLevelMixin:
 
     shares = alt.Data(name=SHARES, values=[{"k": k, "s": round(s, SHARE_DECIMALS)}
                                              for k, s in enumerate(row) if s >= MIN_SHARE])
-    x = alt.X("k:Q", title="key: the token looked at (its position in the text)",
+    x = alt.X("k:Q", title="the token looked at (its position in the text)",
               scale=alt.Scale(domain=[0, n], nice=False), axis=alt.Axis(format="d"))
     y = alt.Y("s:Q", scale=alt.Scale(domain=[0, 1]), title="share of attention", axis=alt.Axis(format="%"))
     reach = alt.Chart(alt.Data(values=[{}])).transform_calculate(start="token", end=str(n)).mark_rect(
         color=OUT_OF_REACH).encode(x=alt.X("start:Q", scale=alt.Scale(domain=[0, n], nice=False)), x2="end:Q",
                                    y=alt.value(0), y2=alt.value(HEIGHT))
-    bars = charts.clickable(alt.Chart(shares).transform_calculate(k2="datum.k + 1", t="names[datum.k]"),
-                            **{TOKEN: "datum.k + 1"}).mark_bar(color=MAIN, minBandSize=2, cursor="pointer").encode(
-        x=x, x2="k2:Q", y=y,
+    bars = charts.clickable(alt.Chart(shares).transform_calculate(k2="datum.k + 1", t="names[datum.k]")
+                            .transform_calculate(said=SAID), **{TOKEN: "datum.k + 1"}).mark_bar(
+        color=MAIN, minBandSize=2, cursor="pointer").encode(
+        x=x, x2="k2:Q", y=y, description="said:N",
         tooltip=[alt.Tooltip("t:N", title="token"), alt.Tooltip("k:Q", title="position (from 0)"),
                  alt.Tooltip("s:Q", title="share", format=".2%")],
     )
@@ -144,8 +147,8 @@ class Attention(Kind):
     CAPTION = ("Every token takes in a mix of itself and the tokens before it. The bars show how one token "
                "shares out its attention; the shares add up to 100%.")
     GUIDE = ("Choose the token to look from and one of the views: a single head, or the average of all heads. "
-             "Tokens to the right of the chosen one are shaded: it cannot see them. Click or tap a bar, or any "
-             "token's column, to look from that token; the row of tokens does the same from the keyboard.")
+             "Tokens after the chosen one are shaded: it cannot see them. Choose a token's bar (click or tap) to "
+             "look from that token; the row of tokens does the same from the keyboard.")
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "focus": fields.FOCUS_FIELD,
@@ -261,13 +264,14 @@ def short_chart(fig, run, sideways: bool = False) -> alt.TopLevelMixin:
 
 
 def _bars(key, share) -> alt.Chart:
-    """The chosen token's shares, one bar per key, the chosen token's own in the chosen colour; a click on one looks
-    from its token."""
+    """The chosen token's shares, one bar per key, the chosen token's own in the chosen colour, each said in words;
+    a click on one looks from its token."""
     return charts.clickable(alt.Chart(alt.NamedData("shares")).mark_bar(cursor="pointer").encode(
-        key, share,
+        key, share, description="said:N",
         color=alt.condition("datum.k == token - 1", alt.value(ACCENT), alt.value(MAIN)),
         tooltip=[alt.Tooltip("t:N", title="token"), alt.Tooltip("s:Q", title="share", format=".1%")],
-    ).transform_filter(PICKED).transform_calculate(t="names[datum.k]"), **{TOKEN: "datum.k + 1"})
+    ).transform_filter(PICKED).transform_calculate(t="names[datum.k]").transform_calculate(said=SAID),
+        **{TOKEN: "datum.k + 1"})
 
 
 def _keys(**clicks) -> alt.Chart:
@@ -285,12 +289,12 @@ def upright_marks(n: int) -> list:
                   axis=alt.Axis(format="%", tickCount=5))
     column = {"x": x, "y": alt.value(0), "y2": alt.value(HEIGHT)}
     return [
-        _keys().mark_rect(color=OUT_OF_REACH, stroke=None).encode(**column).transform_filter(AFTER),
-        _keys().mark_text(angle=270, align="right", dx=-10, fontSize=11, opacity=0.8).encode(
+        _keys().mark_rect(color=OUT_OF_REACH, stroke=None, aria=False).encode(**column).transform_filter(AFTER),
+        _keys().mark_text(angle=270, align="right", dx=-10, fontSize=11, opacity=0.8, aria=False).encode(
             x=x, y=alt.value(0), text=alt.value("not read yet")).transform_filter(AFTER),
         _keys(**{TOKEN: "datum.k + 1"}).mark_rect(fill="transparent", cursor="pointer", aria=False).encode(**column),
         _bars(x, share),
-        alt.Chart(alt.NamedData("shares")).mark_text(fontSize=11, **charts.over_bars(n)).encode(
+        alt.Chart(alt.NamedData("shares")).mark_text(fontSize=11, aria=False, **charts.over_bars(n)).encode(
             x=x, y=alt.Y("s:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("s:Q", format=".0%"),
         ).transform_filter(PICKED),
     ]
@@ -305,12 +309,13 @@ def sideways_marks(n: int) -> list:
                   axis=alt.Axis(format="%", tickCount=4))
     row = {"y": y, "x": alt.value(0), "x2": alt.value("width")}
     return [
-        _keys().mark_rect(color=OUT_OF_REACH, stroke=None).encode(**row).transform_filter(AFTER),
-        _keys().mark_text(align="right", dx=-6, fontSize=11, opacity=0.8).encode(
+        _keys().mark_rect(color=OUT_OF_REACH, stroke=None, aria=False).encode(**row).transform_filter(AFTER),
+        _keys().mark_text(align="right", dx=-6, fontSize=11, opacity=0.8, aria=False).encode(
             y=y, x=alt.value("width"), text=alt.value("not read yet")).transform_filter(AFTER),
         _keys(**{TOKEN: "datum.k + 1"}).mark_rect(fill="transparent", cursor="pointer", aria=False).encode(**row),
         _bars(y, share),
-        alt.Chart(alt.NamedData("shares")).mark_text(fontSize=11, align="left", dx=4, baseline="middle").encode(
+        alt.Chart(alt.NamedData("shares")).mark_text(fontSize=11, align="left", dx=4, baseline="middle",
+                                                     aria=False).encode(
             y=y, x=alt.X("s:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("s:Q", format=".0%"),
         ).transform_filter(PICKED),
     ]

@@ -15,8 +15,16 @@ from figsite.data.shared_names import DESCRIPTION
 from figures.kind import Kind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
-from figures.toolkit.colours import CELL_LINE
-from figures.toolkit.words import heading, shown
+from figures.toolkit.colours import ASIDE, CELL_LINE
+from figures.toolkit.words import heading, shown, token_label
+
+MARK = "\u25b6 "  # before the name of the row the question asks about: "▶ 9: _it"
+ASKED = " it"  # the token the chapter's question asks about, where the config names none and the texts share it
+
+
+def shared_count(a: list, b: list) -> int:
+    """How many tokens the two texts share at their start."""
+    return next((q for q, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
 
 
 def rows(fig, run) -> list:
@@ -30,9 +38,8 @@ def label(token_a: str, token_b: str) -> str:
     return shown(token_a) if token_a == token_b else f"{shown(token_a)} / {shown(token_b)}"
 
 
-def sentence(fig, run, every: str = "at every stage") -> str:
-    """The finding in words, from the data; `every`: the words for all of the layers (the printed figure's are
-    "at every stage", the page's "before and after every layer")."""
+def sentence(fig, run) -> str:
+    """The finding in words, from the data."""
     a = run.token_texts(fig["texts"][0])
     shared, distance = run.shared_tokens(*fig["texts"]), run.distances(*fig["texts"])
     zero_until = next((q for q in range(len(distance[0])) if any(row[q] != 0 for row in distance)), len(distance[0]))
@@ -40,7 +47,7 @@ def sentence(fig, run, every: str = "at every stage") -> str:
     words = []
     if zero_until > 0:
         words.append(f"Up to token {zero_until} ({shown(a[zero_until - 1])}) the numbers of both texts are "
-                     f"exactly the same {every}: no token looks to the right, so what comes later "
+                     f"exactly the same before and after every layer: no token looks to the right, so what comes later "
                      f"cannot change them.")
     if zero_until < len(distance[0]):
         words.append(f"From token {zero_until + 1} on they differ; after layer {n_layer} token {zero_until + 1} "
@@ -55,12 +62,16 @@ class Compare(Kind):
     TITLE = "Two texts with the same beginning: where do their numbers part?"
     CAPTION = ("The same words at the start give the same numbers, layer after layer, because no token looks to "
                "the right. Each cell shows how far one token's numbers differ between the two texts.")
-    GUIDE = ("Rows are tokens, columns are layers: after layer N (0: before any layer). A blank cell is exactly zero; "
-             "the brighter a cell (from dark purple to yellow), the further apart the two texts' numbers are there. "
-             "{Hover} a cell for the value.")
+    GUIDE = (f"Rows are tokens, columns are layers: after layer N (0: before any layer). A cell that reads 0 is "
+             "exactly zero: there the two texts' numbers are the same. Otherwise, the brighter a cell (from dark "
+             f"purple to yellow), the further apart the two texts' numbers are there. The row marked {MARK.strip()} "
+             "is the token the question below asks about. {Hover} a cell for the value.")
     FIELDS = {
         "texts": Field("text_pair", "two different texts that share a beginning, e.g. \"...too tired\" and "
                                     "\"...too wide\"", required=True),
+        "focus": Field("position_or_text", "the token the 'guess first' question asks about, marked in the chart: "
+                                           "its number or its text; default 'it' where the texts share that token, "
+                                           "else the last token they share"),
     }
     EXPLORE = True
 
@@ -76,13 +87,22 @@ class Compare(Kind):
         if a[0] != b[0]:
             raise fig.error("texts", "the two texts begin with different tokens",
                             "two texts that share at least their first token")
-        return {}
+        shared = shared_count(a, b)
+        if "focus" not in fig.values:
+            asked = [q for q in range(shared) if a[q] == ASKED]
+            return {"opening": asked[0] if len(asked) == 1 else shared - 1}
+        focus = fields.resolve_position(fig, "focus", fig["focus"], a)
+        if focus >= len(b):
+            raise fig.error("focus", f"token {focus + 1} is past the end of the second text",
+                            f"a token both texts have: 1 to {len(b)}")
+        return {"opening": focus}
 
     def text_figure(self, fig, run) -> str:
         distance = run.distances(*fig["texts"])
         a, b = (run.token_texts(text) for text in fig["texts"])
         lines = [heading(fig, self.TITLE), f'  A: "{fig["texts"][0]}"', f'  B: "{fig["texts"][1]}"',
-                 "  distance between A's and B's numbers, token by token (rows) after each stage (columns)"]
+                 "  distance between A's and B's numbers, token by token (rows), after each layer (columns; 0: "
+                 "before any layer)"]
         stages = len(distance)
         lines.append("  " + " " * 24 + "".join(f"{s:>9}" for s in range(stages)))
         for q in range(len(distance[0])):
@@ -92,22 +112,35 @@ class Compare(Kind):
         return "\n".join(lines) + "\n"
 
     def context(self, fig, run) -> dict:
-        said = sentence(fig, run, "before and after every layer")
+        said, q = sentence(fig, run), fig.opening
+        a = run.token_texts(fig["texts"][0])
+        changed = any(row[q] != 0 for row in run.distances(*fig["texts"]))
+        answer = (f"Yes: {token_label(a, q)} comes where the texts differ, or after. " if changed else
+                  f"Not at all, in any layer: {token_label(a, q)} comes before the words that differ. ")
         return {"summary": said, "reveals": [
-            {"question": "Guess first: does the word at the end change the numbers of 'it'?",
-             "answer": "Not at all, in any layer, if 'it' comes before the words that differ: " + said},
+            {"question": f"Guess first: does the word at the end change the numbers of {shown(a[q])}?",
+             "answer": answer + said},
         ], "facts": []}
 
+    def tables(self, fig, run, spec: dict) -> dict:
+        """The downloads: each cell's distance, its column called what readers call it, "after_layer" (0: before any
+        layer)."""
+        return {"cells": [{("after_layer" if key == "stage" else key): value for key, value in row.items()}
+                          for row in spec["datasets"]["cells"]]}
+
     def chart(self, fig, run) -> alt.TopLevelMixin:
-        """A token x stage grid; exactly-zero cells are left blank so that 'the same' reads at a glance."""
+        """A token x layer grid; exactly-zero cells drawn empty with a 0 in them, so that 'the same' reads at a
+        glance; the row the question asks about marked."""
         data = rows(fig, run)
         for row in data:
             row["name"] = f"{row['position'] + 1}: {row['token']}"
         labels = sorted({row["name"] for row in data}, key=lambda name: int(name.split(":")[0]))
-        n = len(labels)
+        asked = f"datum.value == {charts.literal(labels[fig.opening])}"
         base = alt.Chart(alt.NamedData("cells")).encode(
             x=alt.X("stage:O", title="after layer (0: before any layer)", axis=alt.Axis(labelAngle=0)),
-            y=alt.Y("name:N", title=None, sort=labels, axis=alt.Axis(labelFontSize=12)),
+            y=alt.Y("name:N", title=None, sort=labels, axis=alt.Axis(
+                labelFontSize=12, labelFontWeight=alt.ExprRef(f"{asked} ? 'bold' : 'normal'"),
+                labelExpr=f"({asked} ? {charts.literal(MARK)} : '') + datum.value")),
         )
         grid = base.mark_rect(stroke=CELL_LINE, strokeWidth=0.5).encode(
             color=alt.condition("datum.distance == 0", alt.value("transparent"),
@@ -116,8 +149,8 @@ class Compare(Kind):
             tooltip=[alt.Tooltip("name:N", title="token"), alt.Tooltip("stage:O", title="after layer"),
                      alt.Tooltip("distance:Q", format=".4g")],
         )
-        zeros = base.mark_text(fontSize=10, opacity=0.7).encode(text=alt.value("0")).transform_filter(
+        zeros = base.mark_text(fontSize=10, opacity=ASIDE).encode(text=alt.value("0")).transform_filter(
             "datum.distance == 0")
-        said = sentence(fig, run, "before and after every layer")
-        return charts.with_data(alt.layer(grid, zeros).add_params(alt.param(name=DESCRIPTION, value=said)).properties(
-            width="container", height=max(120, 26 * n)), cells=data)
+        return charts.with_data(alt.layer(grid, zeros).add_params(
+            alt.param(name=DESCRIPTION, value=sentence(fig, run))).properties(
+            width="container", height=max(120, 26 * len(labels))), cells=data)

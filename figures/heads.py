@@ -140,8 +140,8 @@ class Heads(Kind):
                "and the brighter a cell, the larger the share of attention. The last column is each layer's average.")
     GUIDE = ("Choose a layer and a head (or the layer's average) to see its pattern larger ({hover} a cell for its share), "
              "and a token to see how it shares out its attention in that head. Grey cells are out of reach: a token "
-             "cannot see the tokens after it. Click or tap a square of the grid to see it larger; the layer and "
-             "head menus do the same from the keyboard.")
+             "cannot see the tokens after it. Choose a square of the grid (click or tap) to see it larger; the "
+             "layer and head menus do the same from the keyboard.")
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "focus": fields.FOCUS_FIELD,
@@ -227,20 +227,22 @@ class Heads(Kind):
         """The grid of every head, the chosen head larger, and the chosen token's bars in it (figures.heads_chart)."""
         return heads_chart(fig, run)
 
-    def narrow_chart(self, fig, run) -> alt.TopLevelMixin | None:
-        """For a column narrower than 480 px, where the chart fitted to it would give the larger pattern's cells less
-        than NARROW_CELL px: the same with cells of NARROW_CELL px, in which every token's label fits, wider than a
-        phone's column (it scrolls in its own box). None where the fitted chart's cells are that large on a phone."""
+    def narrow_chart(self, fig, run) -> alt.TopLevelMixin:
+        """For a column narrower than 480 px: the grid at a size a phone's column holds, with no room left empty
+        under it, and the chosen token's bars lying sideways, one row and one label per token, as in figure (l).
+        Fitted to the column; but where that would give the larger pattern's cells less than NARROW_CELL px, the
+        pattern keeps cells of NARROW_CELL px, in which every token's label fits, and the chart is wider than a
+        phone's column (it scrolls in its own box)."""
         _, blocks = blocking(run.n_tokens(fig["text"]))
-        return None if blocks * NARROW_CELL <= PHONE_PATTERN else heads_chart(fig, run, cell=NARROW_CELL)
+        return heads_chart(fig, run, cell=0 if blocks * NARROW_CELL <= PHONE_PATTERN else NARROW_CELL, narrow=True)
 
 
-def heads_chart(fig, run, cell: int = 0) -> alt.TopLevelMixin:
-    """The figure's chart: fitted to its column, or (cell, px) with cells of that size. Reads the text's tokens and
-    every head's shares (squares)."""
+def heads_chart(fig, run, cell: int = 0, narrow: bool = False) -> alt.TopLevelMixin:
+    """The figure's chart: fitted to its column, or (cell, px) with cells of that size; `narrow`: a phone's (Grid).
+    Reads the text's tokens and every head's shares (squares)."""
     raw_tokens = run.token_texts(fig["text"])
     size, blocks = blocking(len(raw_tokens))
-    grid = Grid(run.n_layer, run.n_head, len(raw_tokens), size, blocks, block_names(raw_tokens, size), cell)
+    grid = Grid(run.n_layer, run.n_head, len(raw_tokens), size, blocks, block_names(raw_tokens, size), cell, narrow)
     all_squares = squares(fig, run)
     picture = grid_picture(all_squares, grid.n_layer, grid.n_head, blocks, grid.gap, grid.pixels)
     one = chosen_square(grid)

@@ -22,8 +22,12 @@ GRID_HEIGHT = 320  # the grid's view: as wide as the column, the grid in it as l
 GRID_PIXELS = 560  # the grid's picture is drawn about this wide, a whole number of pixels per cell
 DETAIL_HEIGHT = 360
 BARS_HEIGHT = 200
-NARROW_GRID = 220  # px: the grid's view in the chart for a phone's column (Grid.cell)
+NARROW_GRID = 220  # px: the grid's view in the chart for a phone's column (Grid.narrow)
+NARROW_BARS = 220  # px: the sideways bars' view in a phone's chart whose pattern keeps its cells (Grid.cell)
+ROW = 24  # px per token of the sideways bars in a phone's chart: its label fits the row
 NOTE_ROOM = 44  # px below the grid: the note on the grey cells
+LOOKING = "looking (asks the question)"  # the axis of the tokens that look: their query
+LOOKED_AT = "looked at (gives the description)"  # the axis of the tokens looked at: their key
 
 
 @dataclass(frozen=True)
@@ -36,11 +40,12 @@ class Grid:
     size: int  # tokens per block (1: a row per token)
     blocks: int  # rows per square
     names: list  # each row's name
-    cell: int = 0  # px per row and column of the larger pattern and the bars; 0: as the column's width allows
+    cell: int = 0  # px per row and column of the larger pattern; 0: as the column's width allows
+    narrow: bool = False  # the chart for a phone's column: the grid at its size, the bars lying sideways
 
     @property
     def width(self):
-        """The width of the larger pattern's and the bars' views: the column's, or one `cell` per row."""
+        """The width of the larger pattern's and the upright bars' views: the column's, or one `cell` per row."""
         return alt.Step(self.cell) if self.cell else "container"
 
     @property
@@ -117,12 +122,13 @@ def grid_chart(grid: Grid, picture: str, n_heads: int) -> alt.TopLevelMixin:
     """Every square as one picture (`picture`, a PNG data URL: figures.heads.grid_picture), with each square's
     outline (its tooltip, the axes) and the chosen one.
 
-    The view is as wide as the column (or, for a phone's column, NARROW_GRID px); the grid keeps its squares
-    square, as wide as the view or as GRID_HEIGHT allows, whichever is less (the expressions `grid_w` and
-    `grid_h`, in px)."""
+    The view is as wide as the column (or, in a phone's chart whose pattern keeps its cells, NARROW_GRID px); the
+    grid keeps its squares square, as wide as the view or as GRID_HEIGHT allows, whichever is less (the expressions
+    `grid_w` and `grid_h`, in px); in a phone's chart, NARROW_GRID px wide at most, which every phone's column
+    holds, so that the view ends just below it."""
     panels, n_head, blocks, step, gap = alt.NamedData("panels"), grid.n_head, grid.blocks, grid.step, grid.gap
     units_x, units_y = grid.units
-    grid_w = f"min({NARROW_GRID if grid.cell else 'width'}, {GRID_HEIGHT * units_x / units_y:.6g})"
+    grid_w = f"min({f'min(width, {NARROW_GRID})' if grid.narrow else 'width'}, {GRID_HEIGHT * units_x / units_y:.6g})"
     grid_h = f"{grid_w} * {units_y / units_x:.6g}"
     x_scale = alt.Scale(domain=[0, units_x], nice=False, zero=False, range=[0, alt.ExprRef(grid_w)])
     y_scale = alt.Scale(domain=[0, units_y], nice=False, zero=False, range=[0, alt.ExprRef(grid_h)])
@@ -160,18 +166,25 @@ def grid_chart(grid: Grid, picture: str, n_heads: int) -> alt.TopLevelMixin:
         gx2=f"datum.gx + {blocks + 1}", gy2=f"datum.gy + {blocks + 1}").mark_rect(
         fill=None, stroke=ACCENT, strokeWidth=2.5, aria=False).encode(
         x=alt.X("gx:Q", scale=x_scale), x2="gx2:Q", y=alt.Y("gy:Q", scale=y_scale), y2="gy2:Q")
+    # A phone's chart knows the grid's size: its view ends below the note under the grid (NOTE_ROOM), with no room
+    # left empty where the column is narrower than the grid is tall.
+    narrow_height = math.ceil(min(NARROW_GRID, GRID_HEIGHT * units_x / units_y) * units_y / units_x) + NOTE_ROOM
+    width = NARROW_GRID if grid.cell else "container"
+    height = narrow_height if grid.narrow else GRID_HEIGHT
+    return alt.layer(picture, outlines, chosen, *_grey_note(grid_h)).properties(
+        width=width, height=height, view=alt.ViewBackground(stroke=None), title=alt.Title(charts.wrapped(
+            charts.literal(f"All {n_heads:,} heads, and each layer's average")), anchor="start"))
+
+
+def _grey_note(grid_h: str) -> list:
+    """Under the grid (`grid_h`: its height, an expression in px), a grey swatch and what grey means."""
     swatch = alt.Chart(alt.Data(values=[{}])).mark_rect(color=MASKED, aria=False).encode(
         x=alt.value(0), x2=alt.value(12), y=alt.value(alt.ExprRef(f"{grid_h} + 10")),
         y2=alt.value(alt.ExprRef(f"{grid_h} + 22")))
     note = alt.Chart(alt.Data(values=[{}])).mark_text(align="left", baseline="top", fontSize=11, lineBreak="\n").encode(
         x=alt.value(18), y=alt.value(alt.ExprRef(f"{grid_h} + 10")),
         text=alt.value("grey: out of reach\n(a token cannot see the tokens after it)"))
-    # A phone's chart knows the grid's size: its view ends below the note under the grid (NOTE_ROOM).
-    narrow_height = math.ceil(min(NARROW_GRID, GRID_HEIGHT * units_x / units_y) * units_y / units_x) + NOTE_ROOM
-    width, height = (NARROW_GRID, narrow_height) if grid.cell else ("container", GRID_HEIGHT)
-    return alt.layer(picture, outlines, chosen, swatch, note).properties(
-        width=width, height=height, view=alt.ViewBackground(stroke=None), title=alt.Title(charts.wrapped(
-            charts.literal(f"All {n_heads:,} heads, and each layer's average")), anchor="start"))
+    return [swatch, note]
 
 
 def chosen_square(grid: Grid) -> alt.Chart:
@@ -187,7 +200,7 @@ def chosen_square(grid: Grid) -> alt.Chart:
 def _key_x(grid: Grid) -> alt.X:
     """The keys along x, every one labelled (none left out where labels would touch: a phone's chart gives each
     a cell in which its label fits, Grid.cell)."""
-    return alt.X("k:O", scale=alt.Scale(domain=grid.band), title="looked at (key)",
+    return alt.X("k:O", scale=alt.Scale(domain=grid.band), title=LOOKED_AT,
                  axis=alt.Axis(labelExpr="names[datum.value]", labelAngle=-45, labelFontSize=11, labelOverlap=False))
 
 
@@ -195,7 +208,7 @@ def detail_chart(grid: Grid, one: alt.Chart) -> alt.TopLevelMixin:
     """The chosen square, larger: every share on hover, the chosen token's row outlined."""
     share_color = alt.Color("s:Q", scale=alt.Scale(**SHARE_SCALE), title="share of attention",  # one legend
                             legend=alt.Legend(format="%", orient="top", direction="horizontal", gradientLength=160))
-    query_y = alt.Y("q:O", scale=alt.Scale(domain=grid.band), title="looking (query)",
+    query_y = alt.Y("q:O", scale=alt.Scale(domain=grid.band), title=LOOKING,
                     axis=alt.Axis(labelExpr="names[datum.value]", labelFontSize=11, labelOverlap=False))
     detail_bg = alt.Chart(alt.Data(values=[{}])).mark_rect(color=MASKED, aria=False).encode(
         x=alt.value(0), x2=alt.value("width"), y=alt.value(0), y2=alt.value("height"))
@@ -214,31 +227,36 @@ def detail_chart(grid: Grid, one: alt.Chart) -> alt.TopLevelMixin:
 
 
 def bars_chart(grid: Grid, one: alt.Chart) -> alt.TopLevelMixin:
-    """The chosen token's shares in the chosen square, as in figure (l)."""
-    key_x, row_q = _key_x(grid), grid.row_q
+    """The chosen token's shares in the chosen square, as in figure (l): upright, one column per token; or, in a
+    phone's chart, lying sideways, one row per token with every token's label."""
+    row_q, sideways = grid.row_q, grid.narrow
     picked = one.transform_filter(f"datum.q == {row_q}")
-    share_y = alt.Y("s:Q", scale=alt.Scale(domain=[0, 1]), title="share of attention",
-                    axis=alt.Axis(format="%", tickCount=5))
+    across = alt.X if sideways else alt.Y
+    key, value = ("y", "x") if sideways else ("x", "y")
+    keys = _key_y(grid) if sideways else _key_x(grid)
+    share = across("s:Q", scale=alt.Scale(domain=[0, 1]), title="share of attention",
+                   axis=alt.Axis(format="%", tickCount=4 if sideways else 5))
     out_of_reach = alt.Chart(alt.Data(values=[{"k": k} for k in grid.band])).transform_filter(
-        f"datum.k > {row_q}").mark_rect(color=OUT_OF_REACH).encode(
-        x=key_x, y=alt.value(0), y2=alt.value("height"))
-    bars = picked.mark_bar().encode(
-        x=key_x, y=share_y,
+        f"datum.k > {row_q}").mark_rect(color=OUT_OF_REACH, aria=False).encode(
+        **{key: keys, value: alt.value(0), value + "2": alt.value("width" if sideways else "height")})
+    # Each bar in words for a screen reader: "_animal: 61% of the attention".
+    bars = picked.transform_calculate(said="datum.looked_at + ': ' + format(datum.s, '.0%') + ' of the attention'")
+    bars = bars.mark_bar().encode(
+        **{key: keys, value: share}, description="said:N",
         color=alt.condition(f"datum.k == {row_q}", alt.value(ACCENT), alt.value(MAIN)),
         tooltip=[alt.Tooltip("looked_at:N", title="looked at"), alt.Tooltip("s:Q", title="share", format=".1%")],
     )
-    bar_labels = picked.transform_filter(f"datum.s >= {MIN_SHARE}").mark_text(
-        fontSize=11, **_over_bars(grid)).encode(
-        x=key_x, y=alt.Y("s:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("s:Q", format=".0%"))
-    return alt.layer(out_of_reach, bars, bar_labels).properties(
-        width=grid.width, height=BARS_HEIGHT,
-        title=alt.Title(charts.wrapped(f"'Looking from ' + {grid.from_words} + ' in layer ' + layer + "
-                                       f"(head == '{AVERAGE}' ? ', average' : ', head ' + head)")))
+    placed = {"align": "left", "dx": 4, "baseline": "middle"} if sideways else charts.over_bars(grid.blocks)
+    bar_labels = picked.transform_filter(f"datum.s >= {MIN_SHARE}").mark_text(fontSize=11, aria=False, **placed).encode(
+        **{key: keys, value: across("s:Q", scale=alt.Scale(domain=[0, 1]))}, text=alt.Text("s:Q", format=".0%"))
+    size = ({"width": NARROW_BARS if grid.cell else "container", "height": ROW * grid.blocks} if sideways
+            else {"width": grid.width, "height": BARS_HEIGHT})
+    return alt.layer(out_of_reach, bars, bar_labels).properties(**size, title=alt.Title(charts.wrapped(
+        f"'Looking from ' + {grid.from_words} + ' in layer ' + layer + "
+        f"(head == '{AVERAGE}' ? ', average' : ', head ' + head)")))
 
 
-def _over_bars(grid: Grid) -> dict:
-    """Where each bar's share is written: charts.over_bars in a chart as wide as the column; upright over each bar
-    in a phone's chart, whose cells (Grid.cell) are too narrow for the words across."""
-    if not grid.cell:
-        return charts.over_bars(grid.blocks)
-    return {"angle": 270, "align": "left", "dx": 4, "dy": 0, "baseline": "middle"}
+def _key_y(grid: Grid) -> alt.Y:
+    """The keys down y, one row each, every one labelled in full (a phone's sideways bars)."""
+    return alt.Y("k:O", scale=alt.Scale(domain=grid.band), title=LOOKED_AT,
+                 axis=alt.Axis(labelExpr="names[datum.value]", labelFontSize=11, labelOverlap=False, labelLimit=0))

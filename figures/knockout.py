@@ -12,6 +12,7 @@ read-out figure tracks the same target in the same text, the probability it show
 from __future__ import annotations
 
 import math
+import textwrap
 from dataclasses import dataclass
 
 from figsite.config import Field
@@ -23,6 +24,7 @@ from figures.toolkit.colours import CHOSEN, REFERENCE
 from figures.toolkit.words import heading, quoted, shown, token_label
 
 PANEL_HEIGHT = 130
+SUBTITLE_LINE = 44  # characters: a line of the chart's subtitle fits a 360 px phone's column
 NONE = "none"  # the `part` param's value when no bar is highlighted
 SAME = 5e-9  # probabilities are kept to 8 decimals: closer than this counts as unchanged
 
@@ -167,8 +169,8 @@ class Knockout(PartKind):
              "zero is the model with every part in place. Bars below the line: without that part the token got less "
              "likely. Bars above it: without that part the token got more likely. Switch between its chance and its "
              "rank (1 = the most likely token: how many places it moves), choose a part to highlight it, and {hover} a "
-             "bar for its exact numbers. Click or tap a bar to highlight its part and have its run said in words "
-             "below the chart; the \"Highlight\" menu does the same from the keyboard.")
+             "bar for its exact numbers. Choose a bar (click or tap) to highlight its part and have its run said in "
+             "words below the chart; the \"Highlight\" menu does the same from the keyboard.")
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "target": fields.TARGET_FIELD,
@@ -208,7 +210,7 @@ class Knockout(PartKind):
         lines = [heading(fig, self.TITLE), f"  {quoted(fig['text'], len(tokens))}",
                  f"  the next token after {token_label(tokens, fig.opening)}: {o.target}, "
                  "with one part taken out at a time",
-                 f"  {'taken out':<{width}}{'probability':>12}{'rank':>8}"]
+                 f"  {'taken out':<{width}}{'chance':>12}{'rank':>8}"]
         lines += [f"  {name:<{width}}{percent(r['p']):>12}{r['rank']:>8,}" for name, r in rows]
         lines.append(f"  {verdict(o)}")
         return "\n".join(lines) + "\n"
@@ -249,11 +251,13 @@ class Knockout(PartKind):
         panels = [panel(group, title, x_title, target, scale, axis) for group, title, x_title in groups]
         after = token_label(run.token_texts(fig["text"]), fig.opening)
         name = escaped(target)
+        # A short title in bold; what the bars mean below it, in normal weight, in lines a phone's column holds.
         title = alt.Title(charts.wrapped(
-            f"(show == 'rank' ? 'Places {name} moves up (+) or down (-) the ranking' : 'How {name}\\'s chance "
-            f"changes') + ' without each part, as the next token after {escaped(after)}\\n' + "
-            f"'Below the line: without that part {name} got less likely. The line: every part in place (' + "
-            f"(show == 'rank' ? 'rank {whole['rank']:,}' : '{percent(whole['p'])}') + ')'"), offset=12)
+            f"(show == 'rank' ? 'Places {name} moves' : 'How {name}\\'s chance changes') + ' without each part'"),
+            subtitle=textwrap.wrap(f"As the next token after {after}. Below the line: without that part, {target} "
+                                   f"got less likely. The line: every part in place ({percent(whole['p'])}, rank "
+                                   f"{whole['rank']:,}).", SUBTITLE_LINE),
+            subtitleFontSize=12, subtitleFontWeight="normal", subtitlePadding=4, offset=12)
         summary = self.context(fig, run)["summary"]
         return charts.with_clicks(charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(
             *panels, spacing=20)), *params(o, summary)).properties(title=title), runs=rows), "part")

@@ -25,6 +25,10 @@ from figures.toolkit.charts import alt
 from figures.toolkit.words import heading, shown, token_label
 
 DECIMALS = 4  # what the page and the printed figure show of a score
+# The bias a part adds after all else, the same whatever the text (the final layer norm's, or a layer part's own), in
+# the words of the figure's caption: the capture names the final one "final layer norm bias".
+FIXED = "a fixed last term"
+SAID = {"final layer norm bias": FIXED}
 KEPT = 6  # what the page's data keep of a score: finer than what it shows
 
 # ---------------------------------------------------------------------------------------------- data
@@ -37,8 +41,8 @@ def part_key(part: str, layer) -> str:
 
 
 def part_name(part: str, layer) -> str:
-    """A part as readers read it: 'layer 5 attention', 'token embedding'."""
-    return f"layer {layer + 1} {part}" if layer is not None else part
+    """A part as readers read it: 'layer 5 attention', 'token embedding', 'a fixed last term'."""
+    return f"layer {layer + 1} {part}" if layer is not None else SAID.get(part, part)
 
 
 def rows(ledger: dict) -> list:
@@ -89,8 +93,8 @@ def signed(value: float) -> str:
 
 
 def inside(ledger: dict, key: str, score: str, others: int) -> list:
-    """One layer part split as the drill-down shows it: (label, value) per head and the bias for attention, or the
-    10 neurons that move the score `score` most, the others together and the bias for feed-forward."""
+    """One layer part split as the drill-down shows it: (label, value) per head and the bias (FIXED) for attention,
+    or the 10 neurons that move the score `score` most, the others together and the bias for feed-forward."""
     part, layer = key.rsplit("-", 1)
     layer = int(layer) - 1
 
@@ -100,18 +104,18 @@ def inside(ledger: dict, key: str, score: str, others: int) -> list:
     if part == "attention":
         split = ledger["heads"][layer]
         return ([(f"head {h}", value(pair)) for h, pair in enumerate(split["heads"], start=1)]
-                + [("bias", value(split["bias"]))])
+                + [(FIXED, value(split["bias"]))])
     split = ledger["neurons"][layer]
     picked = split[score]
     return ([(f"neuron {n['neuron'] + 1}", value((n["target"], n["versus"]))) for n in picked["top"]]
             + [(f"the other {others - len(picked['top']):,} neurons", value(picked["others"])),
-               ("bias", value(split["bias"]))])
+               (FIXED, value(split["bias"]))])
 
 
 def inside_title(ledger: dict, key: str, score: str) -> str:
     """The drill-down's heading: what the chosen part is split into, and what it adds to the score."""
     row = next(r for r in rows(ledger) if r["key"] == key)
-    into = "its heads and the bias" if row["kind"] == "attention" else "its neurons and the bias"
+    into = f"its heads and {FIXED}" if row["kind"] == "attention" else f"its neurons and {FIXED}"
     return f"Inside {row['part']} ({signed(row[score])}): {into}"
 
 
@@ -147,8 +151,8 @@ class Ledger(PartKind):
              "starts where the one above it ended, so the last bar is the model's score. Choose a layer's "
              "attention or feed-forward part to see it split into its heads or its neurons. The curves follow "
              "the target's chance after every half-layer, and how large each correction is next to the "
-             "numbers it is added to. Click or tap a layer's bar to see it split; the \"Look inside\" menu does "
-             "the same from the keyboard.")
+             "numbers it is added to. Choose a layer's bar (click or tap) to see it split; the \"Look inside\" "
+             "menu does the same from the keyboard.")
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "target": fields.TARGET_FIELD,
@@ -217,26 +221,30 @@ class Ledger(PartKind):
 
     def tables(self, fig, run, spec: dict) -> dict:
         """The downloads, as readers count (layers, heads, neurons from 1), unrounded: the parts, the heads, the
-        neurons and the half-layers."""
+        neurons and the target's chance after each half-layer ("layers": after_layer 1.5 is after layer 2's
+        attention)."""
         ledger = self.entry(fig, run)
         return {"parts": [{k: r[k] for k in ("n", "part", "layer", "target", "versus", "difference")}
                           for r in rows(ledger)],
                 "heads": _head_table(ledger), "neurons": _neuron_table(ledger),
-                "stages": [{"stage": s, "after": stage_name(st), "p": st["p"], "correction": st["correction"],
-                            "residual": st["residual"]} for s, st in enumerate(ledger["stages"])]}
+                "layers": [{"after_layer": stage_x(s), "after": stage_name(st), "p": st["p"],
+                            "correction": st["correction"], "residual": st["residual"]}
+                           for s, st in enumerate(ledger["stages"])]}
 
     def chart(self, fig, run) -> alt.TopLevelMixin:
         """The waterfall of the parts beside the two curves, and the chosen part's inside below the waterfall."""
         ledger = self.entry(fig, run)
         # One above the other, each as wide as the column: the waterfall, the chosen part's inside, the curves.
         bars = alt.vconcat(split_chart(), inside_chart(), spacing=30)
-        curves = alt.vconcat(*curve_charts(shown(ledger["target"]["text"]), run.n_layer), spacing=30)
+        # The sizes' legend right above their chart, not above both curves: each curve's colours its own.
+        curves = alt.vconcat(*curve_charts(shown(ledger["target"]["text"]), run.n_layer), spacing=30).resolve_scale(
+            color="independent")
         return charts.with_clicks(charts.with_data(
             # The curves' colours say which size; the bars', whether a part raises or lowers the score.
             charts.with_params(charts.fits_column(alt.vconcat(bars, curves, spacing=36).resolve_scale(
                 color="independent")), *_params(run, ledger)),
             parts=_split_rows(ledger), inside=_inside_rows(ledger, run.n_neurons),
-            stages=[{"x": stage_x(s), "after": stage_name(st), "p": round(st["p"], KEPT + 2)}
+            layers=[{"x": stage_x(s), "after": stage_name(st), "p": round(st["p"], KEPT + 2)}
                     for s, st in enumerate(ledger["stages"])],
             sizes=[{"x": stage_x(s), "after": stage_name(st), "what": what, "size": round(st[key], 4)}
                    for s, st in enumerate(ledger["stages"]) if st["correction"] is not None
@@ -278,7 +286,7 @@ def _head_table(ledger: dict) -> list:
     out = []
     for layer, split in enumerate(ledger["heads"], start=1):
         for head, (t, v) in [*enumerate(split["heads"], start=1), (None, split["bias"])]:
-            out.append({"layer": layer, "head": head, "item": "bias" if head is None else f"head {head}",
+            out.append({"layer": layer, "head": head, "item": FIXED if head is None else f"head {head}",
                         "target": t, "versus": v, "difference": t - v})
     return out
 
@@ -291,7 +299,7 @@ def _neuron_table(ledger: dict) -> list:
         for by in ("target", "difference"):
             picked = split[by]
             items = [(n["neuron"] + 1, f"neuron {n['neuron'] + 1}", n["target"], n["versus"]) for n in picked["top"]]
-            items += [(None, "the others", *picked["others"]), (None, "bias", *split["bias"])]
+            items += [(None, "the others", *picked["others"]), (None, FIXED, *split["bias"])]
             out += [{"layer": layer, "by": by, "neuron": neuron, "item": item, "target": t, "versus": v,
                      "difference": t - v} for neuron, item, t, v in items]
     return out

@@ -1,5 +1,5 @@
 """The ledger figure's marks (figures.ledger): the waterfall of the parts, the chosen part's inside, and the two
-curves along the half-layers. They read the page's data ("parts", "inside", "stages", "sizes": figures.ledger
+curves along the half-layers. They read the page's data ("parts", "inside", "layers", "sizes": figures.ledger
 makes them) and its params (score, part and the words' maps), so they take no run.
 """
 
@@ -68,7 +68,7 @@ def curve_charts(target: str, n_layer: int) -> list:
               axis=alt.Axis(values=list(range(n_layer + 1)), format="d"))
     chosen = alt.Chart(alt.Data(values=[{}])).transform_calculate(x="part_x[part]").mark_rule(
         color=REFERENCE, strokeDash=[4, 3]).encode(x=alt.X("x:Q"))
-    p = alt.Chart(alt.NamedData("stages")).encode(
+    p = alt.Chart(alt.NamedData("layers")).encode(
         x=x, y=alt.Y("p:Q", title=f"chance of {target}", scale=alt.Scale(domain=[0, 1]),
                      axis=alt.Axis(format="%", tickCount=5)),
         tooltip=[alt.Tooltip("after:N"), alt.Tooltip("p:Q", title=target, format=".2%")])
@@ -76,11 +76,11 @@ def curve_charts(target: str, n_layer: int) -> list:
         width="container", height=180,
         title=alt.Title(charts.wrapped(charts.literal(f"{target} after each half-layer")), anchor="start"))
     s = alt.Chart(alt.NamedData("sizes")).encode(
-        x=x, y=alt.Y("size:Q", title="size (the length of the list of numbers)"),
+        x=x, y=alt.Y("size:Q", title="size: how large its numbers are, overall"),
         color=alt.Color("what:N", scale=alt.Scale(domain=list(SIZES), range=[DATA, REFERENCE]),
-                        legend=alt.Legend(title=None, orient="bottom", direction="vertical")),
+                        legend=alt.Legend(title=None, orient="top", direction="vertical")),
         tooltip=[alt.Tooltip("after:N"), alt.Tooltip("what:N", title="size of"),
-                 alt.Tooltip("size:Q", title="length", format=".3f")])
+                 alt.Tooltip("size:Q", title="size", format=".3f")])
     sizes = alt.layer(s.mark_line(), s.mark_point(filled=True), chosen).properties(
         width="container", height=180, title=alt.Title("How large each correction is", anchor="start"))
     return [probability, sizes]

@@ -48,8 +48,9 @@ class Lens(Kind):
                "guess as the next token, at each position, after each layer.")
     GUIDE = ("Each cell holds the most likely next token at that position after that layer (0: before any layer), "
              "coloured by its chance. Choose a layer and a position to see that cell's top 10; choose a token to "
-             "follow its chance and rank through the layers, at that position or at all of them. Click or tap a "
-             "cell to choose its layer and position; the slider and the position menu do the same from the keyboard.")
+             "follow its chance and rank through the layers, at that position or at all of them. Choose a cell "
+             "(click or tap) to see its layer and position; from the keyboard, the row of tokens above chooses the "
+             "position and the slider the layer.")
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "position": fields.token_field("the position the figure opens on"),
@@ -129,8 +130,10 @@ def lens_chart(fig, run, narrow: bool = False) -> alt.TopLevelMixin:
     names = [f"{q + 1}: {shown(t)}" for q, t in enumerate(run.token_texts(fig["text"]))]
     cells, tops, follow = lens_rows(fig, run, names)
     width = NARROW_WIDTH if narrow else "container"
+    # Each view's colours its own: the table's legend of chances sits just under the table, not under the stack.
     stack = alt.vconcat(_table(names, n_layer, cell_width(cells) if narrow else None), _top_chart(width),
-                        *_follow_charts(names, n_layer, vocabulary_size(fig, run), width), spacing=24)
+                        *_follow_charts(names, n_layer, vocabulary_size(fig, run), width),
+                        spacing=24).resolve_scale(color="independent")
     stack = charts.with_params(stack if narrow else charts.fits_column(stack), *_params(fig, run, names, cells))
     return charts.with_clicks(charts.with_data(stack, cells=cells, tops=tops, follow=follow), "stage", POSITION)
 
@@ -197,7 +200,8 @@ def _table(names: list, n_layer: int, cell: int | None = None) -> alt.TopLevelMi
     )
     table = table_base.mark_rect(cursor="pointer").encode(
         color=alt.Color("p:Q", scale=charts.sequential(domain=[0, 1]), title="chance",
-                        legend=alt.Legend(orient="bottom", direction="horizontal", gradientLength=160)),
+                        legend=alt.Legend(orient="bottom", direction="horizontal", gradientLength=160, format="%",
+                                          values=[0, 0.5, 1])),
         stroke=alt.condition("datum.stage == stage && datum.q == position - 1", alt.value(ACCENT), alt.value(None)),
         strokeWidth=alt.value(3),
         tooltip=[alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:O", title="after layer"),
@@ -211,7 +215,9 @@ def _table(names: list, n_layer: int, cell: int | None = None) -> alt.TopLevelMi
         text="top:N", color=alt.condition("datum.p < 0.45", alt.value(ON_DARK), alt.value(ON_LIGHT)))
     return alt.layer(table, table_text).properties(
         width=alt.Step(cell) if cell else "container", height=22 * (n_layer + 1),
-        title=alt.Title(charts.wrapped(charts.literal("The top guess at every position, after every layer"))))
+        # Anchored at the start: where the table is wider than a phone's column (its box scrolls), the title shows.
+        title=alt.Title(charts.wrapped(charts.literal("The top guess at every position, after every layer")),
+                        anchor="start"))
 
 
 def _top_chart(width) -> alt.TopLevelMixin:

@@ -17,6 +17,7 @@ from figures.toolkit.colours import CHOSEN, DATA, REFERENCE
 from figures.toolkit.words import heading, shown, token_label, whole_percent
 
 TOP_SHOWN = 3  # the book prints the top 3
+OUTSIDE = 99  # the rank the page's data give the target where it is not among the top 3: drawn below them
 
 
 # ---------------------------------------------------------------------------------------------- data
@@ -68,8 +69,8 @@ class Readout(Kind):
                "would guess as the next token at that point.")
     GUIDE = ("Move the slider through the layers: after layer N (0: before any layer, 12: after the last one). "
              "The upper chart shows the top three guesses after that layer, the lower one how the tracked token's "
-             "chance rises and falls. Click or tap a point, or its column, to go to that layer; the slider does "
-             "the same from the keyboard.")
+             "chance rises and falls. Choose a point or its column (click or tap) to go to that layer; the slider "
+             "does the same from the keyboard.")
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "target": fields.TARGET_FIELD,
@@ -146,15 +147,24 @@ class Readout(Kind):
         stage = charts.stage_slider(n_layer, n_layer)
         said = alt.param(name="descriptions", value=[describe(fig, run, s) for s in range(n_layer + 1)])
         description = alt.param(name=DESCRIPTION, expr="descriptions[stage]")
+        top = top_rows(fig, run)
+        # The stages where the target is drawn below the top 3: the upper chart's title names it there.
+        outside = alt.param(name="outside", value=sorted({row["stage"] for row in top if row["rank"] == OUTSIDE}))
         # Params and data go in once, at the top: Altair copies a chart's params and inline data at every step.
         return charts.with_clicks(charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(
-            _top_chart(), _line_chart(target, n_layer), spacing=28)), stage, said, description),
-            top=top_rows(fig, run), line=line_rows), "stage")
+            _top_chart(target), _line_chart(target, n_layer), spacing=28)), stage, said, description, outside),
+            top=top, line=line_rows), "stage")
+
+    def tables(self, fig, run, spec: dict) -> dict:
+        """The downloads: the chart's data, each row's stage called what readers call it, "after_layer" (0: before
+        any layer)."""
+        return {name: [{("after_layer" if key == "stage" else key): value for key, value in row.items()}
+                       for row in rows] for name, rows in spec.get("datasets", {}).items()}
 
 
 def top_rows(fig, run) -> list:
-    """The page's data for the top tokens: at each stage, the top 3 by rank, and the target (rank 99) where it is
-    not among them."""
+    """The page's data for the top tokens: at each stage, the top 3 by rank, and the target (rank OUTSIDE) where it
+    is not among them."""
     tracked = run.target(fig["text"])
     target_id, target = tracked["id"], shown(tracked["text"])
     rows = []
@@ -164,12 +174,13 @@ def top_rows(fig, run) -> list:
             rows.append({"stage": s, "rank": rank, "token": shown(run.token_text(token_id)), "p": round(p, 5),
                          "target": token_id == target_id})
         if target_id not in [i for i, _ in top]:
-            rows.append({"stage": s, "rank": 99, "token": target, "p": round(stage["p"], 5), "target": True})
+            rows.append({"stage": s, "rank": OUTSIDE, "token": target, "p": round(stage["p"], 5), "target": True})
     return rows
 
 
-def _top_chart() -> alt.TopLevelMixin:
-    """The top tokens at the chosen stage, as bars with their probabilities, the target in the chosen colour."""
+def _top_chart(target: str) -> alt.TopLevelMixin:
+    """The top tokens at the chosen stage, as bars with their probabilities, the target (`target`, as shown) in the
+    chosen colour; the title names it where it is drawn below the top 3."""
     stage_label = ("stage == 0 ? 'after the embedding' : 'after layer ' + stage")
     # Ranks on the axis, token names drawn beside it: the tokens differ from stage to stage.
     ranked = alt.Chart(alt.NamedData("top")).encode(
@@ -191,7 +202,8 @@ def _top_chart() -> alt.TopLevelMixin:
     )
     return alt.layer(bars, bar_labels, names).properties(
         width="container", height=120,
-        title=alt.Title(alt.ExprRef(expr=f"'The top {TOP_SHOWN} ' + ({stage_label})")),
+        title=alt.Title(alt.ExprRef(expr=f"'The top {TOP_SHOWN} ' + ({stage_label}) + (indexof(outside, stage) >= 0 "
+                                         f"? {charts.literal(', and ' + target)} : '')")),
     )
 
 

@@ -17,10 +17,13 @@ from figsite.data.shared_names import DESCRIPTION
 from figures.kind import PartKind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
-from figures.toolkit.colours import CHOSEN, DATA, MASKED
+from figures.toolkit.colours import ASIDE, CHOSEN, CHOSEN_NAME, DATA, NEGATIVE_NAME, POSITIVE_NAME
 from figures.toolkit.words import heading, shown, token_label
 
 ROW_HEIGHT = 20
+QUESTION = "the question"  # the strips' row of the asking token's query
+OUT_OF_REACH = "out of reach: comes after"  # written in the bars' rows of the tokens after the asking one
+FOLLOWED_MARK = "\u25b6 "  # before the followed description's name, in every chart: "▶ 5: _Vienna"
 
 
 # ---------------------------------------------------------------------------------------------- data
@@ -61,9 +64,10 @@ class Scores(PartKind):
     CAPTION = ("In one head, the token that looks forms a question: a list of numbers, its query. Every token up to "
                "it offers a description, its key. Multiplying them number by number and adding up says how well "
                "each token fits the question; the fits become shares that add up to 100%.")
-    GUIDE = ("The strips show the question (the query) and each token's description (its key), one cell per "
-             "number, blue below zero and orange above; below them, their products. Choose a token to follow its "
-             "description. The bars give how well each description fits the question, and the share it earns.")
+    GUIDE = (f"The strips show the question and each token's description, one cell per number: {NEGATIVE_NAME} "
+             f"below zero, {POSITIVE_NAME} above, pale near zero; below them, their products. Choose a token to "
+             f"follow its description: drawn in {CHOSEN_NAME}, its name marked {FOLLOWED_MARK.strip()}. The bars "
+             "give how well each description fits the question, and the share of attention it earns.")
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "focus": fields.token_field("the token that asks"),
@@ -94,14 +98,14 @@ class Scores(PartKind):
         divided = f"fit / {root:g}"
         lines = [heading(fig, self.TITLE), f'  "{fig["text"]}"',
                  f"  {token_label(tokens, q)} asks in layer {fig['head'][0]}, head {fig['head'][1]}: "
-                 f"fit = q . k over {width} numbers, divided by the square root of {width}, {root:g}",
+                 f"fit = question . description over {width} numbers, divided by the square root of {width}, {root:g}",
                  f"  {'token':<{name_width}}{'fit':>10}{divided:>12}{'share':>10}"]
         for j, name in enumerate(names):
             if j <= q:
                 row = rows[j]
                 lines.append(f"  {name:<{name_width}}{row['fit']:>10.3f}{row['scaled']:>12.3f}{row['share'] * 100:>9.2f}%")
             else:
-                lines.append(f"  {name:<{name_width}}{'masked: it comes after':>32}")
+                lines.append(f"  {name:<{name_width}}{'out of reach: it comes after':>32}")
         return "\n".join(lines) + "\n"
 
     def context(self, fig, run) -> dict:
@@ -117,20 +121,21 @@ class Scores(PartKind):
         facts = []
         # Technical extras, folded away under "More detail" on the page.
         details = [
-            f"Worked out here from the {width} numbers of the query and of each key, the shares agree with the "
-            f"model's own attention to within {max(gap, 1e-9):.0e}.",
+            f"Worked out here from the {width} numbers of the question (the query) and of each description (a key), "
+            f"the shares agree with the model's own attention to within {max(gap, 1e-9):.0e}.",
             f"Each fit is divided by {math.sqrt(width):g}, the square root of the {width} numbers a head works with: "
             "without it, wide heads would give fits so large that one token would take almost everything.",
-            "The temperature slider (T) divides every fit by T before the fits become shares: above 1 the shares "
-            "even out, below 1 they sharpen towards the best fit. The model itself always works at T = 1.",
+            "The \"Spread\" slider sets the temperature T, which divides every scaled fit by T before the fits "
+            "become shares (the softmax): above 1 the shares even out, below 1 they sharpen towards the best fit. "
+            "The model itself always works at T = 1.",
         ]
         if q + 1 < len(tokens):
-            facts.append(f"The {len(tokens) - q - 1} tokens after {shown(tokens[q])} are masked: a token never looks "
-                         "at the ones after it.")
+            facts.append(f"The {len(tokens) - q - 1} tokens after {shown(tokens[q])} are out of its reach: a token "
+                         "never looks at the ones after it.")
         reveal = {"question": f"Guess first: which token gets the largest share of {token_label(tokens, q)}'s "
                               f"attention in layer {layer}, head {head}?",
                   "answer": f"{token_label(tokens, best['key'])}, with {best['share'] * 100:.2f}%.",
-                  "link": f"#key={best['key'] + 1}", "link_text": f"Show token {best['key'] + 1}'s key"}
+                  "link": f"#key={best['key'] + 1}", "link_text": f"Show token {best['key'] + 1}'s description"}
         return {"summary": summary, "reveals": [reveal], "facts": facts, "details": details}
 
     def tables(self, fig, run, spec: dict) -> dict:
@@ -157,14 +162,14 @@ class Scores(PartKind):
         params = chart_params(tokens, q, rows, names)
         return charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(
             _strips_chart(names, q, len(found["q"])), _products_chart(names, q, len(found["q"])),
-            *_bars_charts(names, math.sqrt(len(found["q"]))), spacing=24,
+            *_bars_charts(names), spacing=24,
         )), *params), strips=strips, products=products, bars=bars)
 
 
 def chart_rows(found: dict, rows: list, names: list, q: int) -> tuple[list, list, list]:
     """The page's data: every number of the query and the keys, every product, and each token's bar values."""
     width = len(found["q"])
-    strips = [{"row": "query", "i": i + 1, "v": round(v, 5)} for i, v in enumerate(found["q"])]
+    strips = [{"row": QUESTION, "i": i + 1, "v": round(v, 5)} for i, v in enumerate(found["q"])]
     strips += [{"row": names[j], "j": j + 1, "i": i + 1, "v": round(v, 5)}
                for j, k in enumerate(found["k"]) for i, v in enumerate(k)]
     products = [{"row": names[j], "j": j + 1, "i": i + 1, "v": round(found["q"][i] * k[i], 5)}
@@ -176,26 +181,30 @@ def chart_rows(found: dict, rows: list, names: list, q: int) -> tuple[list, list
 
 
 def chart_params(tokens: list, q: int, rows: list, names: list) -> list:
-    """The key select, the temperature slider, and the description of the chosen key."""
+    """The key select, the temperature slider ("Spread"), and the words for the followed key."""
     best = max(rows, key=lambda row: (row["share"], -row["key"]))
     key = alt.param(name="key", value=best["key"] + 1, bind=alt.binding_select(
-        options=[j + 1 for j in range(q + 1)], labels=names[:q + 1], name="Follow the key of token "))
+        options=[j + 1 for j in range(q + 1)], labels=names[:q + 1], name="Follow the description of token "))
     temperature = alt.param(name="T", value=1, bind=alt.binding_range(
-        min=0.1, max=4, step=0.05, name="Temperature T (1 = the model's) "))
+        min=0.1, max=4, step=0.05, name="Spread (temperature; 1 = the model's) "))
     said = alt.param(name="keys_said", value={str(row["key"] + 1): describe(tokens, q, row) for row in rows})
     description = alt.param(name=DESCRIPTION, expr=(
-        "keys_said[key + ''] + (T == 1 ? ', as the model gives it.' : ' at temperature 1; with T = ' + T + "
-        "' the fits are divided by ' + T + ' before the softmax.')"))
+        "keys_said[key + ''] + (T == 1 ? ', as the model gives it.' : ' as the model gives it; with the spread "
+        "(temperature) at ' + T + ' the fits are divided by ' + T + ' before they become shares.')"))
     return [key, temperature, said, description]
 
 
-# The followed key's name in bold beside its row or bar: with the chosen colour, its direct label.
-FOLLOWED = "indexof(datum.value, key + ':') == 0 ? 'bold' : 'normal'"
+# The followed description, the reader's choice: in the chosen orange (its bars, its rows framed), and its name,
+# in every chart, marked and in bold, for readers who see the orange otherwise. The asking token is no choice of the
+# reader's: the page's row of tokens underlines it in ink, and no mark of the chart is orange for it.
+FOLLOWED = "indexof(datum.value, key + ':') == 0"
 
 
-def _strip_y(names: list):
-    return alt.Y("row:N", sort=["query", *names], title=None,
-                 axis=alt.Axis(labelLimit=160, labelFontWeight=alt.ExprRef(FOLLOWED)))
+def _rows_y(names: list, first: list = ()):
+    """The rows: one per token (after `first`), the followed one marked and in bold."""
+    return alt.Y("row:N", sort=[*first, *names], title=None, axis=alt.Axis(
+        labelLimit=180, labelFontWeight=alt.ExprRef(f"{FOLLOWED} ? 'bold' : 'normal'"),
+        labelExpr=f"({FOLLOWED} ? {charts.literal(FOLLOWED_MARK)} : '') + datum.value"))
 
 
 def _vector_colour():
@@ -204,64 +213,76 @@ def _vector_colour():
                      legend=alt.Legend(orient="top", direction="horizontal", gradientLength=160))
 
 
-def _outline(data: str, names: list) -> alt.Chart:
-    """One frame around the chosen key's row."""
+def _frame(data: str, y) -> alt.Chart:
+    """One frame, in the chosen colour, around the followed description's row."""
     return alt.Chart(alt.NamedData(data)).transform_filter("datum.j == key && datum.i == 1").mark_rect(
-        fill=None, stroke=CHOSEN, strokeWidth=2).encode(y=_strip_y(names), x=alt.value(0), x2=alt.value("width"))
+        fill=None, stroke=CHOSEN, strokeWidth=2, aria=False).encode(y=y, x=alt.value(0), x2=alt.value("width"))
+
+
+def _followed():
+    """A bar's colour: the chosen colour for the followed description's, the data's for the others."""
+    return alt.condition("datum.j == key", alt.value(CHOSEN), alt.value(DATA))
 
 
 def _strips_chart(names: list, q: int, width: int) -> alt.TopLevelMixin:
-    """The query and each key, one cell per number; the chosen key outlined."""
-    base = alt.Chart(alt.NamedData("strips")).encode(
-        x=alt.X("i:O", title=f"the {width} numbers of the query and of each key", axis=alt.Axis(labels=False,
-                                                                                                  ticks=False)),
-        y=_strip_y(names))
-    cells = base.mark_rect().encode(
-        color=_vector_colour(), tooltip=[alt.Tooltip("row:N", title="row"), alt.Tooltip("i:O", title="number"),
-                                         alt.Tooltip("v:Q", title="value", format=".3f")])
-    return alt.layer(cells, _outline("strips", names)).properties(
+    """The question and each description, one cell per number; the followed one framed."""
+    y = _rows_y(names, [QUESTION])
+    cells = alt.Chart(alt.NamedData("strips")).mark_rect().encode(
+        x=alt.X("i:O", title=[f"the {width} numbers of the question", "and of each description"],  # a phone's width
+                axis=alt.Axis(labels=False, ticks=False)),
+        y=y, color=_vector_colour(),
+        tooltip=[alt.Tooltip("row:N", title="row"), alt.Tooltip("i:O", title="number"),
+                 alt.Tooltip("v:Q", title="value", format=".3f")])
+    return alt.layer(cells, _frame("strips", y)).properties(
         width="container", height=ROW_HEIGHT * (q + 2),
-        title=alt.Title(charts.wrapped(charts.literal("The query (the question) and each key (a description)"))))
+        title=alt.Title(charts.wrapped(charts.literal("The question and each token's description"))))
 
 
 def _products_chart(names: list, q: int, width: int) -> alt.TopLevelMixin:
-    """The query times each key, number by number: their sum is the fit."""
-    base = alt.Chart(alt.NamedData("products")).encode(
-        x=alt.X("i:O", title="query number times key number", axis=alt.Axis(labels=False, ticks=False)),
-        y=_strip_y(names))
-    cells = base.mark_rect().encode(
-        color=_vector_colour(), tooltip=[alt.Tooltip("row:N", title="key of"), alt.Tooltip("i:O", title="number"),
-                                         alt.Tooltip("v:Q", title="product", format=".4f")])
-    return alt.layer(cells, _outline("products", names)).properties(
+    """The question times each description, number by number: their sum is the fit; the followed one framed."""
+    y = _rows_y(names)
+    cells = alt.Chart(alt.NamedData("products")).mark_rect().encode(
+        x=alt.X("i:O", title=["a number of the question", "times a number of the description"],
+                axis=alt.Axis(labels=False, ticks=False)),
+        y=y, color=_vector_colour(),
+        tooltip=[alt.Tooltip("row:N", title="description of"), alt.Tooltip("i:O", title="number"),
+                 alt.Tooltip("v:Q", title="product", format=".4f")])
+    return alt.layer(cells, _frame("products", y)).properties(
         width="container", height=ROW_HEIGHT * (q + 1),
         title=alt.Title(charts.wrapped(charts.literal("Their products: add a row up to get its fit"))))
 
 
-def _bars_charts(names: list, root: float) -> list:
-    """Each token's fit, its fit divided by the root of the width, and its share at the chosen temperature
-    (worked out again in the page), with the running total of the shares."""
-    y = alt.Y("row:N", sort=names, title=None, axis=alt.Axis(labelLimit=160, labelFontWeight=alt.ExprRef(FOLLOWED)))
-    reach = alt.Chart(alt.NamedData("bars")).transform_filter("!datum.masked")
-    highlight = alt.condition("datum.j == key", alt.value(CHOSEN), alt.value(DATA))
-    fit = reach.mark_bar().encode(x=alt.X("fit:Q", title="fit (q . k)"), y=y, color=highlight,
-                                  tooltip=[alt.Tooltip("row:N", title="token"), alt.Tooltip("fit:Q", format=".4f")])
-    scaled = reach.mark_bar().encode(
-        x=alt.X("scaled:Q", title=f"fit / {root:g}"), y=y, color=highlight,
-        tooltip=[alt.Tooltip("row:N", title="token"), alt.Tooltip("scaled:Q", format=".4f")])
+def _share_bars(reach: alt.Chart, y) -> list:
+    """Each share at the chosen temperature, worked out again in the page, and the running total of the shares."""
     shares = reach.transform_calculate(z="datum.scaled / T").transform_joinaggregate(top="max(z)").transform_calculate(
         e="exp(datum.z - datum.top)").transform_joinaggregate(total="sum(e)").transform_calculate(
         share="datum.e / datum.total").transform_window(running="sum(share)", sort=[alt.SortField("j")])
     share_x = alt.X("share:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=3),
-                    title="share (softmax)")
-    share_bars = shares.mark_bar().encode(
-        x=share_x, y=y, color=highlight,
-        tooltip=[alt.Tooltip("row:N", title="token"), alt.Tooltip("share:Q", format=".2%"),
-                 alt.Tooltip("running:Q", title="running total", format=".2%")])
+                    title="share of attention")
+    bars = shares.mark_bar().encode(
+        x=share_x, y=y, color=_followed(), tooltip=[alt.Tooltip("row:N", title="token"), alt.Tooltip("share:Q", format=".2%"),
+                                 alt.Tooltip("running:Q", title="running total", format=".2%")])
     running = shares.mark_text(align="left", dx=4, fontSize=11).encode(
         x=alt.value("width"), y=y, text=alt.Text("running:Q", format=".0%"))
+    return [bars, running]
+
+
+def _bars_charts(names: list) -> list:
+    """Each token's fit, its fit scaled down (divided by the root of the width), and its share at the chosen
+    temperature with the running total of the shares; the tokens after the asking one out of reach."""
+    y = _rows_y(names)
+    reach = alt.Chart(alt.NamedData("bars")).transform_filter("!datum.masked")
+    fit = reach.mark_bar().encode(
+        x=alt.X("fit:Q", title="fit (question \u00b7 description)"), y=y, color=_followed(),
+        tooltip=[alt.Tooltip("row:N", title="token"), alt.Tooltip("fit:Q", format=".4f")])
+    scaled = reach.mark_bar().encode(
+        x=alt.X("scaled:Q", title="fit, scaled down"), y=y, color=_followed(),
+        tooltip=[alt.Tooltip("row:N", title="token"), alt.Tooltip("scaled:Q", title="scaled down", format=".4f")])
+    # Words that stand aside: the theme's colour for words, faded (colours.ASIDE), which reads on both pages.
     masked = alt.Chart(alt.NamedData("bars")).transform_filter("datum.masked").mark_text(
-        align="left", color=MASKED, fontSize=11).encode(x=alt.value(0), y=y, text=alt.value("masked: comes after"))
+        align="left", fontSize=11, fontStyle="italic", opacity=ASIDE).encode(
+        x=alt.value(0), y=y, text=alt.value(OUT_OF_REACH))
     size = {"width": "container", "height": ROW_HEIGHT * len(names)}
     return [alt.layer(fit, masked).properties(title="Fit", **size),
-            alt.layer(scaled, masked).properties(title="Scaled", **size),
-            alt.layer(share_bars, running, masked).properties(title="Share, and the running total", **size)]
+            alt.layer(scaled, masked).properties(title="Scaled down", **size),
+            alt.layer(*_share_bars(reach, y), masked).properties(title="Share, and the running total", **size)]

@@ -142,6 +142,16 @@ def built(model_dir: Path, config_text: str, work: Path) -> Path:
     return out
 
 
+# The small config with a full [site] table and the book's numbers (tests/site_table.toml).
+SITE_TABLE = Path(__file__).resolve().parent / "site_table.toml"
+
+
+@pytest.fixture(scope="session")
+def site_table_build(small_model_dir, tmp_path_factory) -> Path:
+    """tests/site_table.toml built once over the small model; returns the output folder."""
+    return built(small_model_dir, SITE_TABLE.read_text(encoding="utf-8"), tmp_path_factory.mktemp("site-table"))
+
+
 CHAPTER_FIGURES = Path(__file__).resolve().parent / "chapter_figures.txt"
 
 

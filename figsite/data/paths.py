@@ -40,6 +40,12 @@ def image(label: str) -> str:
     return f"{IMAGES}/figure-{label}"
 
 
+def qr_image(label: str) -> str:
+    """A figure's QR code, which opens its page at the site's public address, without its extension (.svg, .png):
+    written only where [site] gives a base_url."""
+    return f"{IMAGES}/qr-{label}"
+
+
 def download(label: str, table: str | None = None) -> str:
     """A figure's tables as one JSON file, or one table as CSV."""
     return f"{DOWNLOADS}/figure-{label}.json" if table is None else f"{DOWNLOADS}/figure-{label}-{table}.csv"

@@ -13,8 +13,10 @@ from pathlib import Path
 
 import jinja2
 
+from figsite.config import SiteInfo, figure_name
 from figsite.data import paths
 from figsite.data import shared_names
+from figsite.site import public
 from figsite.site.drawing import differences
 from figsite.site.output import publish
 from figsite.data.run import Run
@@ -61,10 +63,19 @@ class Page:
     narrow: list = None  # the changes that make `chart` the narrow chart, where the figure has one (their data are
     # the same: the page carries them once), filled in when written
     narrow_dark: list = None  # the changes that make the narrow chart the dark theme's
+    number: str | None = None  # the book's number of the figure ("3.4"), where the config gives one
+    book_page: int | None = None  # the book's page it is printed on, where the config gives one
+    address: str | None = None  # its page's public address, where [site] gives a base_url (public.fill_addresses)
+    qr: public.QrCode | None = None  # its QR code, with the address
 
     @property
     def file(self) -> str:
         return paths.figure_page(self.label)
+
+    @property
+    def name(self) -> str:
+        """How the pages name the figure: "Figure 3.4" where the book numbers it, else "(l)"."""
+        return figure_name(self.label, self.number)
 
     @property
     def guide_parts(self) -> list[tuple[str, str]]:
@@ -93,12 +104,12 @@ class Page:
 
     @property
     def embed_snippet(self) -> str:
-        return (f'<iframe src="site/{self.embed_file}" title="({self.label}) {self.title}" loading="lazy"\n'
+        return (f'<iframe src="site/{self.embed_file}" title="{self.name} {self.title}" loading="lazy"\n'
                 f'        style="width: 100%; height: 720px; border: 0"></iframe>')
 
 
 def environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
@@ -106,59 +117,52 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    env.filters["chapter_words"] = chapter_words
+    return env
+
+
+# A chapter's number rather than its title: "3", "12b", "A", "IV", "A.2".
+CHAPTER_NUMBER = re.compile(r"(?:[0-9][A-Za-z0-9]*|[A-Z]|[IVXLC]+)(?:\.[A-Za-z0-9]+)*")
+
+
+def chapter_words(chapter: str) -> str:
+    """[site]'s chapter as the index says it: a number as "chapter 3", a title as "the chapter “Attention”"."""
+    return f"chapter {chapter}" if CHAPTER_NUMBER.fullmatch(chapter) else f"the chapter “{chapter}”"
 
 
 def write_site(out: Path, run: Run, pages: list[Page], bundle, drawings: dict, charts: dict,
-               narrow: dict | None = None) -> None:
+               narrow: dict | None = None, site: SiteInfo | None = None) -> None:
     """Writes the whole site, then swaps it in for `out` (hold output.output_lock).
 
     bundle: returns the Vega bundle (bytes); drawings: label -> returns the figure's [SVG, PNG] (bytes);
     charts: label -> returns the figure's chart compiled to Vega and its dark theme's changes (JSON bytes,
     figsite.site.drawing.Drawer.compiled); narrow: label -> the same of the figure's narrow chart, or None where
     it has none. Each is asked for when it is needed, as late as can be: the drawing processes may still be
-    making them. The index comes last, for its previews of the drawings.
+    making them. site: the config's [site] table (the defaults where None). The index comes last, for its
+    previews of the drawings.
     """
-    narrow = narrow or {}
-    publish(out, lambda folder: _write_all(folder, run, pages, bundle, drawings, charts, narrow))
+    site = site or SiteInfo()
+    public.fill_addresses(site, pages)
+    publish(out, lambda folder: _write_all(folder, run, site, pages, bundle, drawings, charts, narrow or {}))
 
 
-def _write_all(folder: Path, run: Run, pages: list[Page], bundle, drawings: dict, charts: dict,
+def _write_all(folder: Path, run: Run, site: SiteInfo, pages: list[Page], bundle, drawings: dict, charts: dict,
                narrow: dict) -> None:
-    assets = folder / paths.ASSETS
-    assets.mkdir()
-    for static in sorted(STATIC.iterdir()):
-        if static.name in RENDERED_STATIC:  # written with the names it shares with the figures
-            (assets / static.name).write_text(script(static.name), encoding="utf-8")
-        else:
-            shutil.copyfile(static, assets / static.name)
-
-    # Of a long text's heads, the site holds the files its pages load (each page names its own in `reads`).
-    heads = {path for page in pages for path in page.reads if paths.is_head_data(path)}
-    checksums = {paths.in_data(path): digest
-                 for path, digest in run.write_files(folder / paths.DATA, heads=heads).items()}
-    for page in pages:
-        files = [paths.in_data(paths.text_data(run.slugs[text])) for text in page.texts]
-        files += [paths.in_data(path) for path in page.reads]
-        page.data_files = [(path, checksums[path]) for path in [*files, paths.in_data(paths.RUN_RECORD)]]
-        _write_downloads(folder, page, run)
-
-    (folder / paths.FIGURES_TEXT).write_text("\n".join(page.text_figure for page in pages), encoding="utf-8")
+    _write_assets(folder)
+    checksums = _write_data(folder, run, pages)
+    (folder / paths.FIGURES_TEXT).write_text(public.figures_text(pages), encoding="utf-8")
 
     env = environment()
-    common = {"run": run, "pages": pages, "notice": _notice(run), "paths": paths,
+    common = {"run": run, "site": site, "pages": pages, "notice": _notice(run), "paths": paths,
               "text_pages": text_pages(run, pages)}
+    _fill_charts(run, pages, charts, narrow)
     for page in pages:
-        page.chart, page.dark = (json.loads(raw) for raw in charts[page.label]())
-        if narrow.get(page.label) is not None:
-            light, page.narrow_dark = (json.loads(raw) for raw in narrow[page.label]())
-            page.narrow = differences(page.chart, light)
-        page.token_param = shared_names.token_param(page.chart)
-        page.token_row = shared_names.token_row(page.chart)
-        page.text_rows = [] if page.token_row else text_rows(run, page)
-    for template, file in (("figure.html", "file"), ("embed.html", "embed_file")):
-        for page in pages:
-            html = env.get_template(template).render(page=page, **common)
-            (folder / getattr(page, file)).write_text(html, encoding="utf-8")
+        share = public.link_preview(site, page.file, f"{page.name} {page.title}", page.caption, f"{page.image}.png")
+        html = env.get_template("figure.html").render(page=page, share=share, **common)
+        (folder / page.file).write_text(html, encoding="utf-8")
+    for page in pages:
+        html = env.get_template("embed.html").render(page=page, share=None, **common)
+        (folder / page.embed_file).write_text(html, encoding="utf-8")
 
     (folder / paths.VEGA_BUNDLE).write_bytes(bundle())
     images = folder / paths.IMAGES
@@ -170,17 +174,65 @@ def _write_all(folder: Path, run: Run, pages: list[Page], bundle, drawings: dict
             (folder / f"{page.image}.{suffix}").write_bytes(drawing)
         previews[page.label] = Preview.of(page, png)
         heights[page.label] = round(svg_size(svg)[1])
+    public.write_qr_codes(folder, pages)
     # A text page draws each chart as the reader comes near it: until then the chart keeps the height of its
     # drawing, so that the charts below stay where they will be.
     for text_page in common["text_pages"]:
-        html = env.get_template("text.html").render(text_page=text_page, heights=heights, **common)
+        share = public.link_preview(site, text_page.file, f"Figures of “{text_page.text}”", text_page.description,
+                                    f"{text_page.pages[0].image}.png")
+        html = env.get_template("text.html").render(text_page=text_page, heights=heights, share=share, **common)
         (folder / text_page.file).write_text(html, encoding="utf-8")
-    (folder / paths.ABOUT).write_text(env.get_template("about.html").render(checksums=checksums, **common),
-                                      encoding="utf-8")
+    first_image = f"{pages[0].image}.png"
+    share = public.link_preview(site, paths.ABOUT, "About these figures", ABOUT_DESCRIPTION, first_image)
+    (folder / paths.ABOUT).write_text(env.get_template("about.html").render(checksums=checksums, share=share,
+                                                                            **common), encoding="utf-8")
     # The index last: its previews are the drawings, whose sizes it gives the page so that nothing moves as
     # they load.
-    (folder / paths.INDEX).write_text(env.get_template("index.html").render(previews=previews, **common),
-                                      encoding="utf-8")
+    share = public.link_preview(site, paths.INDEX, site.title, site.introduction_html.striptags(), first_image)
+    (folder / paths.INDEX).write_text(env.get_template("index.html").render(previews=previews, share=share,
+                                                                            **common), encoding="utf-8")
+
+
+ABOUT_DESCRIPTION = ("How these figures were computed: the model and its revision, the libraries, and every data "
+                     "file with its checksum.")
+
+
+def _write_assets(folder: Path) -> None:
+    """The stylesheet and the page script (rendered with the names it shares with the figures)."""
+    assets = folder / paths.ASSETS
+    assets.mkdir()
+    for static in sorted(STATIC.iterdir()):
+        if static.name in RENDERED_STATIC:  # written with the names it shares with the figures
+            (assets / static.name).write_text(script(static.name), encoding="utf-8")
+        else:
+            shutil.copyfile(static, assets / static.name)
+
+
+def _write_data(folder: Path, run: Run, pages: list[Page]) -> dict:
+    """The run's data files and each figure's downloads; returns each data file's SHA-256 by its path in the site,
+    and gives each page the data files it reads with theirs."""
+    # Of a long text's heads, the site holds the files its pages load (each page names its own in `reads`).
+    heads = {path for page in pages for path in page.reads if paths.is_head_data(path)}
+    checksums = {paths.in_data(path): digest
+                 for path, digest in run.write_files(folder / paths.DATA, heads=heads).items()}
+    for page in pages:
+        files = [paths.in_data(paths.text_data(run.slugs[text])) for text in page.texts]
+        files += [paths.in_data(path) for path in page.reads]
+        page.data_files = [(path, checksums[path]) for path in [*files, paths.in_data(paths.RUN_RECORD)]]
+        _write_downloads(folder, page, run)
+    return checksums
+
+
+def _fill_charts(run: Run, pages: list[Page], charts: dict, narrow: dict) -> None:
+    """Gives each page its chart compiled to Vega, its dark theme's and narrow chart's changes, and its rows."""
+    for page in pages:
+        page.chart, page.dark = (json.loads(raw) for raw in charts[page.label]())
+        if narrow.get(page.label) is not None:
+            light, page.narrow_dark = (json.loads(raw) for raw in narrow[page.label]())
+            page.narrow = differences(page.chart, light)
+        page.token_param = shared_names.token_param(page.chart)
+        page.token_row = shared_names.token_row(page.chart)
+        page.text_rows = [] if page.token_row else text_rows(run, page)
 
 
 PREVIEW_WIDTH = 160  # px: the index's small picture of a figure, as wide as this...
@@ -232,6 +284,12 @@ class TextPage:
     @property
     def file(self) -> str:
         return paths.text_page(self.slug)
+
+    @property
+    def description(self) -> str:
+        """The page in words, for a link preview."""
+        names = ", ".join(f"{page.name} {page.title}" for page in self.pages)
+        return f"Every figure of the text “{self.text}”, side by side: {names}."
 
 
 def text_pages(run: Run, pages: list[Page]) -> list[TextPage]:

@@ -17,16 +17,27 @@ from __future__ import annotations
 
 # ---------------------------------------------------------------------------------------------- the roles
 
+# Each role with a hue has its name beside it (DATA_NAME...): the words a guide names it by ("wine red below zero
+# and green above"), taken from here so that they name the colour the marks are drawn in
+# (tests/unit/test_palette.py checks each name against its colour's hue).
+
 DATA = "#1b6ca8"  # every bar, line, point and block of the data that has no side: a share, a count, a chance
-CHOSEN = "#d95f02"  # what the reader chose or follows: the chosen token, the target, the chosen part or key
+DATA_NAME = "blue"
+CHOSEN = "#d95f02"  # what the reader chose or follows: the chosen token, the target, the chosen part
 # (templates/static/site.css spells it too, as --chosen, for the token row: tests/unit/test_shared_names.py)
+CHOSEN_NAME = "orange"
 POSITIVE = "#18a66b"  # above zero, on the side that helps the target: a part that raises its score, a knockout
 # after which the target is more likely, a number above zero
+POSITIVE_NAME = "green"
 NEGATIVE = "#994d6a"  # below zero, on the side that harms the target: a part that lowers its score, a knockout
 # after which the target is less likely, a number below zero
+NEGATIVE_NAME = "wine red"
 REFERENCE = "#888"  # what stands aside: a dashed reference line, the zero line, a second point to compare with
 OUT_OF_REACH = "#8883"  # the shade over what a token cannot see (the tokens after it): a translucent grey
 MASKED = "#bdbdbd"  # a cell out of reach (a key after its query), drawn solid: a neutral grey no share's colour is
+# (too light for words on a light page: words that stand aside are drawn as ASIDE says)
+ASIDE = 0.8  # the opacity of words that stand aside (a key out of reach), drawn in the theme's own colour for words
+# (none set here): faded, they still reach 4.5:1 on the light and the dark page (tests/unit/test_palette.py)
 ON_DARK = "#fff"  # words written on a dark mark: a block of the data's colour (5.6:1), a dark cell of a scale
 ON_LIGHT = "#111"  # words written on a light cell of a scale
 ON_DATA = ON_DARK
@@ -41,6 +52,9 @@ DIVERGING = (NEGATIVE, ZERO, POSITIVE)  # a scale of numbers either side of zero
 # The roles that have a colour of their own, by name: no two share one (tests/unit/test_palette.py).
 ROLES = {"data": DATA, "chosen": CHOSEN, "positive": POSITIVE, "negative": NEGATIVE, "reference": REFERENCE,
          "out of reach": MASKED, "zero": ZERO}
+
+# The names of the roles with a hue, by their colour.
+NAMES = {DATA: DATA_NAME, CHOSEN: CHOSEN_NAME, POSITIVE: POSITIVE_NAME, NEGATIVE: NEGATIVE_NAME}
 
 # ---------------------------------------------------------------------------------------------- older names
 

@@ -62,5 +62,6 @@ def quoted(text: str, n_tokens: int) -> str:
 
 
 def heading(fig: Figure, title: str) -> str:
-    """A printed figure's first line, its label and title: '(i) The guess takes shape layer by layer'."""
-    return f"({fig.label}) {title}"
+    """A printed figure's first line, its name and title: '(i) The guess takes shape layer by layer', or where the book
+    numbers the figure, 'Figure 3.2 The guess takes shape layer by layer'."""
+    return f"{fig.display_name} {title}"

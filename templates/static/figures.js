@@ -160,10 +160,29 @@
       }
     });
   }
-  // A long text's row scrolls within its few lines: the chosen token is brought into them (the page stays put).
+  // A long text's row scrolls within its few lines, and on a phone within its one line, sideways: the chosen token is
+  // brought into them (the page stays put).
   function inSight(token) {
     var list = token.parentElement, box = list.getBoundingClientRect(), at = token.getBoundingClientRect();
     if (at.top < box.top || at.bottom > box.bottom) list.scrollTop += at.top - box.top - (box.height - at.height) / 2;
+    if (at.left < box.left || at.right > box.right) list.scrollLeft += at.left - box.left - (box.width - at.width) / 2;
+    fadeEdges(list);
+  }
+  // A box that scrolls sideways fades at each edge with more beyond it (site.css), as the reader scrolls it too.
+  function fadeEdges(box) {
+    var more = box.scrollWidth - box.clientWidth;
+    if (!box.fading) {
+      box.fading = true;
+      box.addEventListener("scroll", function () { fadeEdges(box); }, { passive: true });
+    }
+    box.toggleAttribute("data-more-left", more > 1 && box.scrollLeft > 1);
+    box.toggleAttribute("data-more-right", more > 1 && box.scrollLeft < more - 1);
+  }
+  function rowsInSight() {
+    rows.forEach(function (row) {
+      var token = row.querySelector("[aria-checked='true']");
+      if (token) inSight(token);
+    });
   }
   function showChosen(el, value) {
     rows.forEach(function (row) { if (rowCharts(row).indexOf(el) >= 0) markRow(row, value); });
@@ -282,13 +301,101 @@
     });
   }
 
+  // Where a token row steers the chart, the chart's own input for the token would only repeat it: it is hidden (not
+  // focusable), and stays in the spec, where the address and the row set it.
+  function hideSteeredInput(el) {
+    var param = tokenParam(el);
+    if (!param || !rows.some(function (row) { return rowCharts(row).indexOf(el) >= 0; })) return;
+    Array.prototype.forEach.call(el.querySelectorAll(".vega-bindings [name='" + param.name + "']"), function (input) {
+      var bind = input.closest(".vega-bind");
+      if (bind) bind.hidden = true;
+    });
+  }
+
+  // On a phone only the first line of a chart's inputs stays in its bar on top of the screen; the others wait below
+  // the bar, above the drawing, and scroll away with the chart. A wider column holds them all in the bar.
+  var PHONE = window.matchMedia ? window.matchMedia("(max-width: " + NARROW_PX + "px)") : null;
+  function placeInputs(el) {
+    var bar = el.querySelector(".control-bar .vega-bindings"), rest = el.querySelector(".more-bindings");
+    var binds = el.inputs || [];
+    binds.forEach(function (bind) { bar.appendChild(bind); });
+    if (!(PHONE && PHONE.matches)) return;
+    var shown = binds.filter(function (bind) { return !bind.hidden; });
+    var firstLine = shown.length ? shown[0].offsetTop : 0;
+    shown.forEach(function (bind) { if (bind.offsetTop > firstLine + 2) rest.appendChild(bind); });
+  }
+  // The box below the bar for those inputs, written afresh on each drawing.
+  function restOfInputs(el) {
+    var rest = el.querySelector(".more-bindings");
+    if (!rest) {
+      rest = document.createElement("div");
+      rest.className = "vega-bindings more-bindings";
+      el.insertBefore(rest, el.querySelector(".chart-drawing"));
+    }
+    rest.textContent = "";
+    return rest;
+  }
+
+  // Where the chart's clickable marks lie for one value of its token (a column of the lens's grid): [left, right] in
+  // px from the drawing's left edge, from the view's scenegraph; null where no mark carries that token.
+  function tokenColumn(el, view, param, value) {
+    var pick = (el.picks || []).filter(function (p) { return p.param === param; })[0];
+    if (!pick) return null;
+    var left = Infinity, right = -Infinity;
+    (function walk(mark, x) {
+      (mark.items || []).forEach(function (item) {
+        if (mark.marktype === "group") {
+          (item.items || []).forEach(function (inner) { walk(inner, x + (item.x || 0)); });
+        } else if (item.datum && item.bounds && String(item.datum[pick.field]) === String(value)) {
+          left = Math.min(left, x + item.bounds.x1);
+          right = Math.max(right, x + item.bounds.x2);
+        }
+      });
+    })(view.scenegraph().root, view.origin()[0]);
+    return left <= right ? [left, right] : null;
+  }
+  // A drawing wider than its box opens, and follows each choice, with the chosen token's column in view.
+  function chosenInView(el) {
+    var box = el.querySelector(".chart-wrapper"), param = tokenParam(el), view = el.vegaView;
+    var drawing = box && box.querySelector("svg, canvas");
+    if (!drawing || !param || !view || box.scrollWidth <= box.clientWidth + 1) return;
+    var span = tokenColumn(el, view, param.name, view.signal(param.name));
+    if (!span) return;
+    var at = drawing.getBoundingClientRect().left - box.getBoundingClientRect().left + box.scrollLeft;
+    if (at + span[0] < box.scrollLeft || at + span[1] > box.scrollLeft + box.clientWidth) {
+      box.scrollLeft = at + (span[0] + span[1] - box.clientWidth) / 2;
+    }
+  }
+
+  // Said above a drawing wider than its box, where it scrolls: swiped on a touch screen, scrolled with a mouse.
+  function scrollHint(el) {
+    var hint = el.querySelector(".scroll-hint");
+    if (hint) return hint;
+    hint = document.createElement("p");
+    hint.className = "scroll-hint";
+    [["on-mouse", "Scroll sideways"], ["on-touch", "Swipe sideways"]].forEach(function (words) {
+      var span = hint.appendChild(document.createElement("span"));
+      span.className = words[0];
+      span.textContent = words[1];
+    });
+    hint.appendChild(document.createTextNode(""));
+    el.insertBefore(hint, el.querySelector(".chart-drawing"));
+    return hint;
+  }
+
   // A drawing wider than its column (a grid on a phone) scrolls sideways in its own box, which the keyboard can
-  // then reach and scroll.
+  // then reach and scroll; a hint says so, and the box fades at the edge with more beyond it.
   function scrollBox(el) {
     var box = el.querySelector(".chart-wrapper");
     if (!box) return;
-    if (box.scrollWidth > box.clientWidth + 1) box.tabIndex = 0;
+    var wide = box.scrollWidth > box.clientWidth + 1, hint = scrollHint(el), param = tokenParam(el);
+    if (wide) box.tabIndex = 0;
     else box.removeAttribute("tabindex");
+    hint.hidden = !wide;
+    var columns = param && tokenColumn(el, el.vegaView, param.name, el.vegaView.signal(param.name));
+    hint.lastChild.textContent = columns ? " to see every position" : " to see the whole chart";
+    chosenInView(el);
+    fadeEdges(box);
   }
 
   function draw(el) {
@@ -313,6 +420,8 @@
     // The drawing goes in its own box, the inputs into the control bar above it (written afresh on each drawing).
     var drawing = el.querySelector(".chart-drawing"), controls = el.querySelector(".control-bar .vega-bindings");
     controls.textContent = "";
+    restOfInputs(el);
+    el.picks = (spec.usermeta && spec.usermeta.{{ names.clicks_meta }}) || [];
     return window.vegaEmbed(drawing, spec, { mode: "vega", actions: actions, renderer: renderer, bind: controls,
                                              downloadFileName: el.id.replace(/^chart-/, "figure-") })
       .then(function (result) {
@@ -322,6 +431,9 @@
         if (menu) menu.setAttribute("aria-label", "Save the chart as SVG or PNG");  // vega-embed leaves it nameless
         describe(el, view);
         followClicks(el, view, spec);
+        el.inputs = Array.prototype.slice.call(controls.querySelectorAll(".vega-bind"));
+        hideSteeredInput(el);
+        placeInputs(el);
         var following = spec.usermeta && spec.usermeta.{{ names.attention_meta }} ? followAttention(el, view, spec) : null;
         var chooser = tokenParam(el);
         if (chooser) showChosen(el, view.signal(chooser.name));  // the address may have chosen another token
@@ -333,7 +445,10 @@
             }
             writeAddress();
             // The description depends on this signal: read it once the view has worked it out again.
-            view.runAfter(function () { describe(el, view); });
+            view.runAfter(function () {
+              describe(el, view);
+              if (p === tokenParam(el)) chosenInView(el);
+            });
           });
         });
         return Promise.resolve(following).then(function () {
@@ -372,6 +487,7 @@
     els.forEach(function (el) { observer.observe(el); });
   }
 
+  rowsInSight();
   drawWhenNear(charts);
 
   // A link within the page (#token=7&view=5-12) sets the figure without reloading it.
@@ -421,8 +537,12 @@
       charts.forEach(function (el) {
         if (!el.vegaView || el.getAttribute("data-rendered") !== "true") return;
         if (wantsNarrow(el) !== el.drawnNarrow) redraw(el);
-        else scrollBox(el);
+        else {
+          placeInputs(el);
+          scrollBox(el);
+        }
       });
+      rowsInSight();
     });
   });
 

@@ -291,6 +291,17 @@ def wait_for_signal(page, label: str, name: str, value, why: str = "") -> None:
                              f"{' ' + why if why else ''} after {CHANGE_TIMEOUT_MS} ms") from None
 
 
+def choose_in_select(page, label: str, name: str, value) -> None:
+    """Chooses `value` of chart-<label>'s param `name` as a reader would: in its select, or where a row of tokens
+    steers the chart (and its own select for the token is hidden, figures.js), on that row."""
+    select = page.locator(f"#chart-{label} .vega-bindings select[name='{name}']")
+    if select.is_visible():
+        select.select_option(str(value))
+    else:
+        row = page.locator(f".token-row[data-chart='chart-{label}'], .token-row[data-text]").first
+        row.locator(f"[data-token='{value}']").click()
+
+
 def chart_svg(page, label: str) -> str:
     """The drawn chart of chart-<label>, as SVG markup."""
     return page.eval_on_selector(f"#chart-{label} svg.marks", "svg => svg.outerHTML")

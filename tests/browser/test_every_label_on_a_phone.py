@@ -82,7 +82,7 @@ def test_every_token_of_figure_l_has_its_label_whole_at_360_px(opener):
     assert not [label for label in best["labels"] if label["text"].endswith(CUT)], best
 
 
-@pytest.mark.parametrize("title", ["looking (query)", "looked at (key)"])
+@pytest.mark.parametrize("title", ["looking (asks the question)", "looked at (gives the description)"])
 def test_every_token_has_its_label_on_each_axis_of_the_heads_figures_pattern_at_360_px(opener, title):
     """The head chosen in the address (layer 5, head 4) is drawn larger: its pattern and the chosen token's bars."""
     axes = [axis for axis in axes_at_360(opener, "figure-all-heads.html#layer=5&head=4", "all-heads")

@@ -20,8 +20,8 @@ from urllib.parse import unquote
 
 import pytest
 from conftest import CONFIG_FIGURES, SMALL_SHAPE, built, gpt2_tokenizer
-from .browsing import (CHANGE_TIMEOUT_MS, RENDER_TIMEOUT_MS, Opener, chart_svg, chart_texts, description,
-                       playwright_or_skip, signal, wait_for_signal, wait_for_svg_change)
+from .browsing import (CHANGE_TIMEOUT_MS, RENDER_TIMEOUT_MS, Opener, chart_svg, chart_texts, choose_in_select,
+                       description, playwright_or_skip, signal, wait_for_signal, wait_for_svg_change)
 
 
 sync_api = playwright_or_skip()
@@ -205,7 +205,7 @@ def set_bound(page, label: str, param: dict, value) -> None:
     selector = f"#chart-{label} .vega-bindings"
     kind = param["bind"].get("input")
     if kind == "select":
-        page.locator(f"{selector} select[name='{param['name']}']").select_option(str(value))
+        choose_in_select(page, label, param["name"], value)  # the token's on its row, where a row steers the chart
     elif kind == "radio":
         page.locator(f"{selector} input[type='radio'][name='{param['name']}'][value='{value}']").check()
     elif kind == "range":

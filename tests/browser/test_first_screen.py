@@ -16,17 +16,17 @@ from .browsing import Opener
 
 SIZES = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 360, "height": 800}}
 MIN_SEEN_PX = 100  # of the chart's drawing, within the first screen: more than its top edge
-MAX_BAR_SHARE = 0.45  # of a phone's screen height, the most a chart's bar of controls may cover
+MAX_BAR_SHARE = 0.30  # of a phone's screen height, the most a chart's bar of controls may cover
 
 # Where the first figure's parts lie, in px from the top of the screen: its text's row (the token row, or the plain
 # row of a figure that chooses no token), its first control (the first input of its bar, else the first token of
-# its row), its drawing, and its bar of controls.
+# its row; an input hidden because the row repeats it does not count), its drawing, and its bar of controls.
 FIRST_SCREEN = """() => {
   const box = el => { if (!el) return null; const r = el.getBoundingClientRect(); return {top: r.top, bottom: r.bottom}; };
   const chart = document.querySelector('[data-spec]');
   const row = document.querySelector('.token-row, .text-row');
-  const control = chart.querySelector('.vega-bindings input, .vega-bindings select') ||
-                  chart.querySelector('.token-row [data-token]');
+  const control = [...chart.querySelectorAll('.vega-bindings input, .vega-bindings select')]
+                    .find(input => input.checkVisibility()) || chart.querySelector('.token-row [data-token]');
   return {row: box(row), control: box(control), drawing: box(chart.querySelector('svg.marks, canvas')),
           bar: box(chart.querySelector('.control-bar')), height: innerHeight,
           barColour: getComputedStyle(chart.querySelector('.control-bar')).backgroundColor,

@@ -9,7 +9,7 @@ import pytest
 from figures import heads, picture
 from kinds.test_heads_and_findhead import kinds, site  # noqa: F401  (that module's build, with its kinds registered)
 
-from .browsing import Opener
+from .browsing import Opener, choose_in_select
 
 
 @pytest.fixture
@@ -27,7 +27,7 @@ def chart(page, label: str) -> str:
 def choose(page, label: str, name: str, value: str) -> None:
     """Chooses `value` in chart-<label>'s select `name` and waits until the chart is drawn again."""
     before = chart(page, label)
-    page.select_option(f"#chart-{label} .vega-bindings select[name='{name}']", value)
+    choose_in_select(page, label, name, value)  # the token's on its row, where a row steers the chart
     page.wait_for_function(
         "([id, before]) => document.querySelector('#' + id + ' svg').outerHTML !== before",
         arg=[f"chart-{label}", before], timeout=5_000)

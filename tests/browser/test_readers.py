@@ -128,20 +128,27 @@ def axis_label_fills(page, label: str) -> list[str]:
 # ---------------------------------------------------------------------------------------------- 1. keyboard
 
 
+def in_token_row(focused: dict) -> bool:
+    """The focus is on the chart's row of tokens (its chosen token, the group's one Tab stop)."""
+    return focused["tag"] == "button" and focused["inChart"]
+
+
 def test_figure_l_can_be_worked_with_the_keyboard_alone_and_shows_where_the_focus_is(opener):
     visit = opener.open("figure-l.html")
     page = visit.page
     assert signal(page, "l", "token") == 9 and signal(page, "l", "view") == "5-4"
     stale = [stale_description(page, "l", contains="_it (token 9), layer 5, head 4")]
 
-    focused = tab_to(page, lambda f: f["tag"] == "select" and f["name"] == "token")
-    assert focused["inChart"]
+    # The token is chosen on the row of tokens above the chart, one radio group (the chart's own select for it is
+    # hidden: it would repeat the row).
+    focused = tab_to(page, in_token_row)
+    assert focused["text"] == "_it"
     assert_focus_is_visible(focused)
-    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowRight")
     wait_for_signal(page, "l", "token", 10)
     assert page.locator("#chart-l select[name='token']").input_value() == "10"
     stale.append(stale_description(page, "l", contains="_was (token 10), layer 5, head 4"))
-    assert page.evaluate("() => document.activeElement.name") == "token", "the select lost the focus"
+    assert page.evaluate("() => document.activeElement.dataset.token") == "10", "the row lost the focus"
 
     focused = tab_to(page, lambda f: f["type"] == "radio" and f["name"] == "view")
     assert focused["value"] == "5-4", f"Tab into the view radios should land on the checked one, got {focused}"
@@ -154,12 +161,12 @@ def test_figure_l_can_be_worked_with_the_keyboard_alone_and_shows_where_the_focu
     wait_for_signal(page, "l", "view", "5-12")
     stale.append(stale_description(page, "l", contains="_was (token 10), layer 5, head 12"))
 
-    # Shift+Tab goes back to the token select, and the keyboard still works it.
-    focused = tab_to(page, lambda f: f["tag"] == "select" and f["name"] == "token", backwards=True)
+    # Shift+Tab goes back to the row of tokens, and the keyboard still works it.
+    focused = tab_to(page, in_token_row, backwards=True)
     assert_focus_is_visible(focused)
-    page.keyboard.press("ArrowUp")
-    page.keyboard.press("ArrowUp")
-    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
     wait_for_signal(page, "l", "token", 7)
     stale.append(stale_description(page, "l", contains="_street (token 7), layer 5, head 12"))
 
@@ -177,7 +184,7 @@ def test_figure_l_can_be_worked_with_the_keyboard_alone_and_shows_where_the_focu
     assert page.evaluate(is_open) is True
 
     # The answer's link is reached by Tab and followed with Enter: the figure jumps to the answer's state.
-    tab_to(page, lambda f: f["tag"] == "select" and f["name"] == "token", backwards=True)
+    tab_to(page, in_token_row, backwards=True)
     page.keyboard.press("Home")  # away from the answer's state
     wait_for_signal(page, "l", "token", 1)
     stale.append(stale_description(page, "l", contains="The (token 1), layer 5, head 12"))
@@ -252,7 +259,7 @@ def test_a_permalink_to_figure_l_reopens_the_token_and_view_in_a_new_page(opener
     visit = opener.open("figure-l.html")
     page = visit.page
     history_length = page.evaluate("() => history.length")
-    page.locator("#chart-l select[name='token']").select_option("7")
+    page.click(".token-row [data-token='7']")
     wait_for_signal(page, "l", "token", 7)
     page.locator("#chart-l input[name='view'][value='5-12']").check()
     wait_for_signal(page, "l", "view", "5-12")
@@ -380,7 +387,7 @@ def test_the_answer_link_of_figure_l_sets_the_figure_without_reloading_the_page(
     stale = stale_description(page, "l", contains="_street (token 7), layer 5, head 12")
 
     # Changing the figure and following the same link again jumps back to the answer.
-    page.locator("#chart-l select[name='token']").select_option("3")
+    page.click(".token-row [data-token='3']")
     wait_for_signal(page, "l", "token", 3)
     link.click()
     wait_for_signal(page, "l", "token", 7)
@@ -601,12 +608,13 @@ def test_in_print_a_figure_page_shows_the_static_drawing_and_the_text_figure_but
 
 
 @pytest.mark.parametrize("label", LABELS)
-def test_the_preview_image_of_a_figure_page_is_a_png_in_the_site(site, label):
-    html = (site / f"figure-{label}.html").read_text(encoding="utf-8")
-    match = re.search(r'<meta property="og:image" content="([^"]+)"', html)
-    assert match, f"figure-{label}.html has no og:image"
+def test_the_small_picture_of_a_figure_on_the_index_and_in_link_previews_is_a_png_in_the_site(site, label):
+    # Link previews (og:image) name it only where [site] gives a base_url: tests/builds/test_author_site.py.
+    html = (site / "index.html").read_text(encoding="utf-8")
+    match = re.search(rf'<img class="preview" src="([^"]+)"[^>]*>\s*<div>\s*<a href="figure-{label}.html">', html)
+    assert match, f"the index has no small picture of figure-{label}.html"
     image = site / unescape(match.group(1))
-    assert image.is_file(), f"og:image {match.group(1)} is not in the site"
+    assert image.is_file(), f"the picture {match.group(1)} is not in the site"
     data = image.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{image.name} is not a PNG"
     width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")

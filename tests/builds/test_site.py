@@ -145,13 +145,15 @@ def test_every_chart_spec_is_valid_vega_lite_and_the_page_carries_it_compiled_to
 ])
 def test_the_about_page_names_the_libraries_its_run_was_made_with_also_for_a_run_cached_by_an_earlier_version(
         environment, said):
+    from figsite.config import SiteInfo
     from figsite.data import paths
+    from figsite.data.run import Run
     from figsite.site import render
 
-    run = {"model": {"name": "gpt2", "revision": None, "n_layer": 12, "n_head": 12, "d_model": 768},
-           "environment": environment, "slugs": {"A text": "a-text"}}
+    run = Run(model={"name": "gpt2", "revision": None, "n_layer": 12, "n_head": 12, "d_model": 768},
+              environment=environment, slugs={"A text": "a-text"})
     html = render.environment().get_template("about.html").render(run=run, paths=paths, notice=None, pages=[],
-                                                                  checksums={})
+                                                                  checksums={}, site=SiteInfo(), share=None)
     assert said in " ".join(html.split())
 
 

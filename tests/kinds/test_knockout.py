@@ -283,3 +283,24 @@ KNOCKOUT = f'[[figure]]\nkind = "knockout"\nlabel = "bad"\ntext = "{TEXT}"\n'
 def test_bad_keys_end_with_one_line_naming_the_figure_and_field(small_model_dir, tmp_path, keys, field):
     result = build(small_model_dir, tmp_path, KNOCKOUT + keys)
     assert_one_line_error(result, "label 'bad'", f"field '{field}'")
+
+
+def test_the_title_is_short_and_what_the_line_means_is_a_subtitle_of_normal_weight_in_lines_a_phone_holds(site):
+    """The bold title says what the bars are; the subtitle, in normal weight, what the line and the side below it
+    mean, with the intact model's chance and rank, each line short enough for a 360 px phone's column."""
+    title = spec(site, "k")["title"]
+    said = title["text"]["expr"]
+    assert "'Places _France moves'" in said and "'How _France\\'s chance changes'" in said
+    assert "' without each part'" in said and "Below" not in said
+    intact = table(site, "k")[0]
+    subtitle = " ".join(title["subtitle"])
+    assert subtitle.startswith("As the next token after _of (token 9). Below the line: without that part, _France "
+                               "got less likely.")
+    assert f"({knockout.percent(intact['probability'])}, rank {intact['rank']:,})" in subtitle
+    assert title["subtitleFontWeight"] == "normal" and all(len(line) <= 44 for line in title["subtitle"])
+
+
+def test_the_printed_figure_says_chance_not_probability(site):
+    header = next(line for line in printed_block(site, "k") if line.split()[:2] == ["taken", "out"])
+    assert header.split() == ["taken", "out", "chance", "rank"]
+    assert not knockout.Knockout.PRINTED_IN_BOOK  # the book prints no such figure: its words are ours to choose

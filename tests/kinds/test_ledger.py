@@ -25,6 +25,8 @@ TEXT = "Maya lives in Paris, the capital of"
 TOLERANCE = {"score": 1e-4, "probability": 1e-5}
 N_LAYER, N_HEAD = 3, 4  # conftest's small model
 N_PARTS = 2 + 2 * N_LAYER + 1  # the two embeddings, each layer's attention and feed-forward, the bias
+FIXED = "a fixed last term"  # the page's words for a bias (the caption's: "...and a fixed last term")
+SAID = {"final layer norm bias": FIXED}  # the reference's names of the parts, as the page says them
 
 CONFIG = f'''\
 [[figure]]
@@ -125,7 +127,7 @@ def test_every_part_in_the_downloads_is_the_references(site, references, label):
     assert len(rows) == len(want.parts) == N_PARTS
     for row, (name, layer, t, v) in zip(rows, want.parts):
         assert row["layer"] == (None if layer is None else layer + 1)
-        assert name in row["part"]
+        assert SAID.get(name, name) in row["part"]
         assert abs(row["target"] - t) < TOLERANCE["score"], row
         assert abs(row["versus"] - v) < TOLERANCE["score"], row
         assert abs(row["difference"] - (t - v)) < TOLERANCE["score"], row
@@ -170,7 +172,7 @@ def test_each_layers_heads_in_the_downloads_and_the_page_are_the_references(site
             assert abs(row["target"] - pair[0]) < TOLERANCE["score"], row
             assert abs(row["versus"] - pair[1]) < TOLERANCE["score"], row
         shown = [r for r in inside if r["key"] == f"attention-{layer}" and r["score"] == "difference"]
-        assert [r["item"] for r in shown] == [f"head {h}" for h in range(1, N_HEAD + 1)] + ["bias"]
+        assert [r["item"] for r in shown] == [f"head {h}" for h in range(1, N_HEAD + 1)] + [FIXED]
         for row, pair in zip(shown, [*heads.tolist(), bias.tolist()]):
             assert abs(row["v"] - (pair[0] - pair[1])) < TOLERANCE["score"], row
 
@@ -202,7 +204,7 @@ def test_the_drilldown_names_the_neurons_from_1_and_counts_the_others(site, refe
               if r["key"] == "feed-forward-1" and r["score"] == "target"]
     largest = sorted(range(each.shape[0]), key=lambda n: -abs(each[n, 0].item()))[:10]
     assert {r["item"] for r in inside[:10]} == {f"neuron {n + 1}" for n in largest}
-    assert inside[10]["item"] == f"the other {each.shape[0] - 10:,} neurons" and inside[11]["item"] == "bias"
+    assert inside[10]["item"] == f"the other {each.shape[0] - 10:,} neurons" and inside[11]["item"] == FIXED
 
 
 # ---------------------------------------------------------------------------------------------- the curves
@@ -211,14 +213,15 @@ def test_the_drilldown_names_the_neurons_from_1_and_counts_the_others(site, refe
 @pytest.mark.parametrize("label", ["who", "vs"])
 def test_the_probability_after_every_half_layer_is_the_references(site, references, label):
     want = references[label].stages
-    rows = tables(site, label)["stages"]
-    drawn = spec(site, label)["datasets"]["stages"]
+    rows = tables(site, label)["layers"]
+    drawn = spec(site, label)["datasets"]["layers"]
     assert len(rows) == len(drawn) == len(want) == 1 + 2 * N_LAYER
     for row, point, (name, layer, p, correction, residual) in zip(rows, drawn, want):
         assert abs(row["p"] - p) < TOLERANCE["probability"] and abs(point["p"] - p) < TOLERANCE["probability"]
         assert (row["correction"] is None) == (correction is None)
         assert abs(row["residual"] - residual) < 1e-4 * max(1.0, residual)
         assert row["after"] == ("after the embedding" if layer is None else f"after layer {layer + 1}'s {name}")
+        assert row["after_layer"] == point["x"] == (0 if layer is None else layer + (0.5 if name == "attention" else 1))
 
 
 # ---------------------------------------------------------------------------------------------- the config
@@ -261,7 +264,7 @@ def test_the_printed_figure_has_one_line_per_part_numbered_from_1_and_a_last_lin
     numbered = [line for line in lines if re.match(r"^\s+\d+\s", line)]
     assert [int(line.split()[0]) for line in numbered] == list(range(1, N_PARTS + 1))
     assert [line.split()[1:-3] for line in numbered] == [
-        name.split() if layer is None else ["layer", str(layer + 1), name]
+        SAID.get(name, name).split() if layer is None else ["layer", str(layer + 1), name]
         for name, layer, _, _ in references["who"].parts]
     for line, (_, _, t, v) in zip(numbered, references["who"].parts):
         assert abs(float(line.split()[-3]) - t) < TOLERANCE["score"] + 5e-5
@@ -302,3 +305,15 @@ def test_the_kind_follows_the_contract():
     assert kind.KIND == "ledger" and kind.TITLE and kind.CAPTION and kind.GUIDE and kind.EXPLORE
     assert kind.RUN_KEYS == ("text", "target", "position", "versus") and kind.DATA_FILES == ("parts.json",)
     assert set(kind.FIELDS) == {"text", "target", "position", "versus"}
+
+
+def test_the_page_says_the_bias_in_the_captions_words_and_the_downloads_speak_of_layers_not_stages(site):
+    words = html.unescape(page(site, "who"))
+    assert "bias" not in json.dumps(spec(site, "who")["datasets"]) and "stage" not in json.dumps(tables(site, "who"))
+    assert "a fixed last term" in words and "layer norm bias" not in words
+    assert list(tables(site, "who")) == ["parts", "heads", "neurons", "layers"]
+    sizes = next(view for view in spec(site, "who")["vconcat"][1]["vconcat"][1]["layer"]
+                 if view["encoding"]["y"]["field"] == "size")
+    assert sizes["encoding"]["y"]["title"] == "size: how large its numbers are, overall"
+    assert sizes["encoding"]["color"]["legend"]["orient"] == "top"  # above the curves it names, which alone
+    assert spec(site, "who")["vconcat"][1]["resolve"] == {"scale": {"color": "independent"}}  # take that legend

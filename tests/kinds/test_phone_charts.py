@@ -3,15 +3,16 @@ lens's rank axis, on conftest's small seeded model (GPT-2's vocabulary and token
 
 A narrow chart is the same figure: the same params (names, values, inputs), the same clicks, the same words for
 screen readers and the same data as the chart for wider columns. Figure (l)'s lies sideways, one row and one label
-per token. The heads figure's pattern of more than 12 rows and the lens's table keep cells in which every label and
-every guess fits, and are wider than a phone's column (their box scrolls); a pattern of 12 rows fits a phone's
-column as it is. The numbers they show are checked against the independent reference (tests/reference.py); the
+per token, and so do the heads figure's bars. The heads figure's pattern of more than 12 rows and the lens's table
+keep cells in which every label and every guess fits, and are wider than a phone's column (their box scrolls); a
+pattern of 12 rows fits a phone's column as it is. The numbers they show are checked against the independent reference (tests/reference.py); the
 tokens, as the chapter writes them, are written out here. tests/browser/test_every_label_on_a_phone.py reads the
 drawn SVG at 360 px.
 """
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -153,19 +154,40 @@ def pattern_axes(chart: dict) -> list:
             if view.get("encoding", {}).get(channel, {}).get("axis", {}).get("labelExpr") == "names[datum.value]"]
 
 
-def test_the_heads_pattern_labels_every_token_and_12_rows_on_a_phone_keep_the_chart_fitted_to_the_column(charts_of):
-    """12 rows fit a 360 px phone's column at 18 px each: the chart fitted to the column serves it, every label
-    shown (none left out where labels would touch)."""
+def sideways_bars(chart: dict) -> dict:
+    """The heads figure's bars of the chosen token's shares, lying sideways: the keys down y, the shares along x."""
+    [bars] = [view for view in layers(chart, "bar") if view["encoding"]["y"].get("field") == "k"]
+    return bars
+
+
+def test_the_heads_figure_on_a_phone_fits_the_column_its_bars_lie_sideways_and_no_room_is_left_under_the_grid(
+        charts_of):
+    """12 rows fit a 360 px phone's column at 18 px each: its chart is fitted to the column, every label of the
+    pattern shown; the chosen token's bars lie sideways, one row and one label per token, as in figure (l); and the
+    grid's view ends just under the grid and its note, which a phone's column always holds at NARROW_GRID px."""
+    from figures.heads_chart import NARROW_GRID, NOTE_ROOM
+
     wide, narrow = charts_of["grid"]
-    assert narrow is None
-    assert params(wide)["names"]["value"] == ANIMAL_TOKENS
-    axes = pattern_axes(wide)
-    assert len(axes) >= 3 and all(axis["labelOverlap"] is False for axis in axes), axes
+    assert params(narrow) == params(wide) and narrow["usermeta"] == wide["usermeta"]
+    assert narrow["datasets"] == wide["datasets"]
+    assert narrow["autosize"] == wide["autosize"] == {"type": "fit-x", "contains": "padding"}
+    assert params(narrow)["names"]["value"] == ANIMAL_TOKENS
+    assert all(axis["labelOverlap"] is False for axis in pattern_axes(narrow))
+    bars = sideways_bars(narrow)
+    key, share = bars["encoding"]["y"], bars["encoding"]["x"]
+    assert (share["field"], key["scale"]["domain"]) == ("s", list(range(len(ANIMAL_TOKENS))))
+    assert key["axis"]["labelLimit"] == 0 and key["axis"]["labelExpr"] == "names[datum.value]"
+    assert not [view for view in layers(wide, "bar") if view["encoding"]["y"].get("field") == "k"]  # upright there
+    grid = narrow["vconcat"][0]
+    n_layer, n_head = 3, 4  # the small model's; a square of 12 rows and a gap of 3 between squares
+    units_x, units_y = (n_head + 1) * 15, n_layer * 15 - 3
+    assert grid["height"] == -(-NARROW_GRID * units_y // units_x) + NOTE_ROOM and wide["vconcat"][0]["height"] > 0
+    assert f"min(width, {NARROW_GRID})" in json.dumps(grid)  # the grid drawn no wider than that
 
 
 def test_the_heads_pattern_of_24_rows_on_a_phone_keeps_cells_its_labels_fit_and_scrolls(charts_of):
     """24 rows of 18 px do not fit a phone's column: its chart keeps the cells and is wider than the column (its box
-    scrolls); the same params, clicks and data as the chart for wider columns."""
+    scrolls); the same params, clicks and data as the chart for wider columns, the bars lying sideways."""
     wide, narrow = charts_of["river"]
     assert params(narrow) == params(wide) and narrow["usermeta"] == wide["usermeta"]
     assert narrow["datasets"] == wide["datasets"]
@@ -175,6 +197,7 @@ def test_the_heads_pattern_of_24_rows_on_a_phone_keeps_cells_its_labels_fit_and_
     pattern = next(view for view in narrow["vconcat"] if "larger" in str(view.get("title", "")))
     assert pattern["width"] == pattern["height"] == {"step": 18}
     assert params(narrow)["names"]["value"] == RIVER_TOKENS and 24 * 18 > PHONE_COLUMN
+    assert sideways_bars(narrow)["encoding"]["y"]["axis"]["labelLimit"] == 0
     assert "autosize" not in narrow  # drawn at its size: a column narrower than it scrolls
 
 
@@ -214,3 +237,40 @@ def test_the_lens_on_a_phone_keeps_each_guess_whole_in_a_cell_as_wide_as_the_lon
     longest = max(len(cell["top"]) for cell in narrow["datasets"]["cells"])
     assert table["width"]["step"] >= 6 * longest  # a 10 px word takes about 6 px a character
     assert words["encoding"]["x"]["axis"]["labelOverlap"] is False  # every position labelled
+
+
+def test_the_lens_legend_of_chances_sits_with_its_table_in_percent_and_the_tables_title_starts_at_its_left(charts_of):
+    """The table's colours are its own (resolved apart from the charts below): its legend, "chance" from 0% to 100%,
+    is drawn just under the table rather than under the whole stack; its title is anchored at the left, where a
+    table wider than a phone's column (its box scrolls) starts."""
+    for chart in charts_of["lens"]:
+        assert chart["resolve"] == {"scale": {"color": "independent"}}
+        table = chart["vconcat"][0]
+        [legend] = [view["encoding"]["color"] for view in views(table)
+                    if view.get("encoding", {}).get("color", {}).get("field") == "p"]
+        assert legend["title"] == "chance" and legend["legend"]["format"] == "%"
+        assert legend["legend"]["values"] == [0, 0.5, 1] and legend["scale"]["domain"] == [0, 1]
+        assert table["title"]["anchor"] == "start"
+
+
+@pytest.mark.parametrize("label", ["l", "grid"])
+def test_each_bar_is_said_in_words_to_a_screen_reader_in_the_wide_and_the_narrow_chart(charts_of, label):
+    """A bar's description is "_because: 11% of the attention", not the fields Vega would list ("k: 6; share...")."""
+    for chart in charts_of[label]:
+        [bars] = [view for view in layers(chart, "bar") if "description" in view["encoding"]]
+        assert bars["encoding"]["description"] == {"field": "said", "type": "nominal"}
+        [said] = [step["calculate"] for step in bars["transform"] if step.get("as") == "said"]
+        assert said.endswith("+ ': ' + format(datum.s, '.0%') + ' of the attention'"), said
+
+
+@pytest.mark.parametrize("label", ["l", "grid"])
+def test_a_screen_reader_hears_the_bars_words_and_not_the_shades_and_labels_beside_them(charts_of, label):
+    """The shade over the tokens out of reach and the numbers written by the bars say nothing of their own ("k: 9"):
+    the bars and the chart's description say it in words."""
+    for chart in charts_of[label]:
+        after = [view for view in layers(chart, "rect") + layers(chart, "text")
+                 if re.search(r"datum\.k > (floor\()?\(?token - 1", json.dumps(view.get("transform", [])))]
+        numbers = [view for view in layers(chart, "text") if view["encoding"].get("text", {}).get("format") == ".0%"]
+        quiet = after + numbers
+        assert after and numbers
+        assert len(quiet) >= 2 and all(view["mark"].get("aria") is False for view in quiet), quiet

@@ -92,12 +92,13 @@ def test_the_page_carries_the_query_and_keys_whose_products_add_up_to_each_fit(s
     assert temperature["value"] == 1 and temperature["bind"]["min"] < 1 < temperature["bind"]["max"]
 
 
-def test_the_printed_table_lists_every_token_and_masks_those_after_the_asking_one(site):
+def test_the_printed_table_lists_every_token_and_says_those_after_the_asking_one_are_out_of_reach(site):
     printed = (site / "figures.txt").read_text(encoding="utf-8")
     block = printed[printed.index("(qk) "):printed.index("(first) ")].splitlines()
     assert block[3].split() == ["token", "fit", "fit", "/", "4", "share"]  # width 16: divided by 4
     rows = [row for row in block[4:] if row.strip()]
-    assert len(rows) == 12 and all("masked" in row for row in rows[9:]) and not any("masked" in r for r in rows[:9])
+    assert len(rows) == 12 and all("out of reach" in row for row in rows[9:])
+    assert not any("out of reach" in row for row in rows[:9])
     shares = [float(row.split()[-1].rstrip("%")) for row in rows[:9]]
     assert abs(sum(shares) - 100) < 0.05
 
@@ -126,3 +127,70 @@ def test_a_head_or_focus_outside_the_model_or_text_is_refused_in_one_line(small_
     assert result.exit_code == 2
     line = result.output.strip()
     assert len(line.splitlines()) == 1 and "label 'qk'" in line and allowed in line, line
+
+
+def views(chart: dict) -> list:
+    """Every single view of a chart, its layers' and its stacked views' too."""
+    inner = chart.get("layer", []) + chart.get("vconcat", [])
+    return [chart] + [view for part in inner for view in views(part)]
+
+
+def test_the_guide_names_the_colours_the_strips_are_drawn_in(site):
+    """Below zero and above, in the words of figures/toolkit/colours.py's names for the scale's two ends."""
+    from figures.toolkit.colours import NAMES, NEGATIVE, POSITIVE
+
+    html = (site / "figure-qk.html").read_text(encoding="utf-8")
+    assert f"{NAMES[NEGATIVE]} below zero, {NAMES[POSITIVE]} above" in html
+    spec = json.loads((site / "downloads" / "figure-qk.vega-lite.json").read_text(encoding="utf-8"))
+    scales = [view["encoding"]["color"]["scale"] for view in views(spec)
+              if view.get("encoding", {}).get("color", {}).get("field") == "v"]
+    assert len(scales) == 2 and all(scale["range"][0] == NEGATIVE and scale["range"][-1] == POSITIVE
+                                    for scale in scales)
+
+
+def test_the_chart_speaks_of_questions_and_descriptions_not_queries_and_keys(site):
+    spec = json.loads((site / "downloads" / "figure-qk.vega-lite.json").read_text(encoding="utf-8"))
+    titles = [view["encoding"][c].get("title") for view in views(spec) for c in ("x", "y")
+              if c in view.get("encoding", {})]
+    lines = [" ".join(title) if isinstance(title, list) else title for title in titles]
+    assert {"fit (question \u00b7 description)", "fit, scaled down", "share of attention",
+            "a number of the question times a number of the description"} <= set(lines), titles
+    said = json.dumps([lines, [p.get("bind", {}).get("name") for p in spec["params"]],
+                       spec["datasets"]["strips"][0]["row"]])
+    assert not re.search(r"\b(query|key|softmax)\b|q \. k|fit / ", said), said
+    names = {p["name"]: p.get("bind", {}).get("name", "") for p in spec["params"]}
+    assert names["key"].startswith("Follow the description of token") and names["T"].startswith("Spread (temperature")
+    html = (site / "figure-qk.html").read_text(encoding="utf-8")
+    assert "The &#34;Spread&#34; slider sets the temperature T" in html or "The \"Spread\" slider" in html
+
+
+def test_tokens_out_of_reach_are_said_in_words_that_read_on_a_light_and_a_dark_page(site):
+    """The words take the theme's colour for words (none of their own), faded only as far as colours.ASIDE allows
+    (tests/unit/test_palette.py checks its contrast on both pages)."""
+    from figures.toolkit.colours import ASIDE
+
+    spec = json.loads((site / "downloads" / "figure-qk.vega-lite.json").read_text(encoding="utf-8"))
+    marks = [view for view in views(spec) if view.get("encoding", {}).get("text", {}).get("value", "").startswith(
+        "out of reach")]
+    assert len(marks) == 3 and marks[0]["encoding"]["text"]["value"] == "out of reach: comes after"
+    for view in marks:
+        assert "color" not in view["mark"] and "color" not in view["encoding"] and view["mark"]["opacity"] == ASIDE
+
+
+def test_the_orange_marks_only_the_followed_description_the_readers_choice_which_is_marked_in_words_too(site):
+    """Every mark in the chosen colour is the followed description's (the `key` the reader chose): its bars and its
+    rows' frames; its name is marked in every chart, for readers who see the orange otherwise."""
+    from figures.toolkit.colours import CHOSEN, CHOSEN_NAME
+
+    spec = json.loads((site / "downloads" / "figure-qk.vega-lite.json").read_text(encoding="utf-8"))
+    orange = [view for view in views(spec)
+              if CHOSEN in json.dumps({k: v for k, v in view.items() if k not in ("layer", "vconcat")})]
+    assert len(orange) == 5  # two frames, three kinds of bars
+    for view in orange:
+        colour = view["encoding"].get("color", {})
+        assert colour.get("condition", {}).get("test") == "datum.j == key" or (
+            view["mark"]["stroke"] == CHOSEN and view["transform"][0]["filter"].startswith("datum.j == key"))
+    for chart in spec["vconcat"]:  # the strips, the products and the three bar charts: each marks its rows
+        axes = [view["encoding"]["y"]["axis"] for view in views(chart) if "axis" in view.get("encoding", {}).get("y", {})]
+        assert axes and all("key + ':'" in axis["labelExpr"] and "\u25b6" in axis["labelExpr"] for axis in axes)
+    assert f"follow its description: drawn in {CHOSEN_NAME}" in (site / "figure-qk.html").read_text(encoding="utf-8")

@@ -10,6 +10,7 @@ deuteranopia, tritanopia), as the library coloraide implements it; the differenc
 from __future__ import annotations
 
 import ast
+import json
 import re
 from itertools import combinations
 from pathlib import Path
@@ -115,6 +116,53 @@ def test_every_role_a_mark_is_drawn_in_stands_out_on_the_page(scheme):
              if Color(value).contrast(paper) < 3}
     assert not faint, f"against the {scheme} page ({paper}): {faint}"
     assert Color(colours.ON_DATA).contrast(colours.DATA) >= 4.5  # words on a block of the data's colour (AA)
+
+
+# ---------------------------------------------------------------------------------------------- named in words
+
+# The hues (OKLCh, in degrees) that the name of a colour covers, as readers use the names: a guide that says "green"
+# must point at a mark they would call green. Wine red: a dark red leaning to purple, not a light pink.
+HUES_NAMED = {"blue": (220, 275), "orange": (30, 75), "green": (125, 180), "wine red": (330, 380)}
+
+
+def named_right(colour: str, name: str) -> bool:
+    """Whether `name` is a word readers would use for `colour`: its hue in the name's range (wine red also dark)."""
+    lightness, _, hue = Color(colour).convert("oklch").coords()
+    low, high = HUES_NAMED[name]
+    hue = hue + 360 if hue < low else hue
+    return low <= hue <= high and (name != "wine red" or lightness < 0.6)
+
+
+def test_each_role_with_a_hue_has_the_name_of_its_colour():
+    assert set(colours.NAMES) == {colours.ROLES[role] for role in HUES}
+    wrong = {name: value for value, name in colours.NAMES.items() if not named_right(value, name)}
+    assert not wrong, f"colours whose names readers would not use for them: {wrong}"
+
+
+def test_the_check_of_a_name_finds_a_colour_called_by_another_colours_name():
+    assert not named_right(colours.NEGATIVE, "blue") and not named_right(colours.POSITIVE, "orange")
+    assert not named_right("#f4a6c0", "wine red")  # a light pink is no wine red
+
+
+def theme_words(scheme: str) -> str:
+    """The colour the charts' theme gives words in the light or the dark scheme (templates/chart_themes.json)."""
+    themes = json.loads((ROOT / "templates" / "chart_themes.json").read_text(encoding="utf-8"))
+    return themes[scheme]["text"]["color"]
+
+
+def over(colour: str, opacity: float, paper: str) -> Color:
+    """`colour` drawn at `opacity` over `paper`: what the reader sees."""
+    return Color.mix(Color(paper), Color(colour), opacity, space="srgb")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_words_that_stand_aside_still_read_on_the_page(scheme):
+    """WCAG 2.2, 1.4.3: words 4.5:1 against the page. Words that stand aside (a key out of reach) take the theme's
+    colour for words, faded to colours.ASIDE; the solid grey of a cell out of reach would not do on a light page."""
+    paper = page_colours()[scheme]
+    assert over(theme_words(scheme), colours.ASIDE, paper).contrast(paper) >= 4.5
+    if scheme == "light":
+        assert Color(colours.MASKED).contrast(paper) < 4.5
 
 
 # ---------------------------------------------------------------------------------------------- spelled elsewhere
