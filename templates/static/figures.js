@@ -354,7 +354,7 @@
     })(view.scenegraph().root, view.origin()[0]);
     return left <= right ? [left, right] : null;
   }
-  // A drawing wider than its box opens, and follows each choice, with the chosen token's column in view.
+  // A drawing wider than its box follows each choice the reader makes, with the chosen token's column in view.
   function chosenInView(el) {
     var box = el.querySelector(".chart-wrapper"), param = tokenParam(el), view = el.vegaView;
     var drawing = box && box.querySelector("svg, canvas");
@@ -394,7 +394,7 @@
     hint.hidden = !wide;
     var columns = param && tokenColumn(el, el.vegaView, param.name, el.vegaView.signal(param.name));
     hint.lastChild.textContent = columns ? " to see every position" : " to see the whole chart";
-    chosenInView(el);
+    // It opens at its left edge, where its title and its axis are: only a choice the reader makes scrolls it.
     fadeEdges(box);
   }
 
