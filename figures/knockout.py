@@ -255,8 +255,8 @@ class Knockout(PartKind):
         title = alt.Title(charts.wrapped(
             f"(show == 'rank' ? 'Places {name} moves' : 'How {name}\\'s chance changes') + ' without each part'"),
             subtitle=textwrap.wrap(f"As the next token after {after}. Below the line: without that part, {target} "
-                                   f"got less likely. The line: every part in place ({percent(whole['p'])}, rank "
-                                   f"{whole['rank']:,}).", SUBTITLE_LINE),
+                                   f"got less likely. The line: every part in place ({percent(whole['p'])}; it is the "
+                                   f"{ordinal(whole['rank'])} most likely next token).", SUBTITLE_LINE),
             subtitleFontSize=12, subtitleFontWeight="normal", subtitlePadding=4, offset=12)
         summary = self.context(fig, run)["summary"]
         return charts.with_clicks(charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(
@@ -380,3 +380,9 @@ def params(o: Outcome, summary: str) -> list:
     said = alt.param(name="descriptions", value=words)
     description = alt.param(name=DESCRIPTION, expr="descriptions[part]")
     return [show, part, said, description]
+
+
+def ordinal(n: int) -> str:
+    """A rank as readers say it: 1st, 2nd, 3rd, 4th, 11th, 21st, 34,351st ("the 1st most likely" is the top guess)."""
+    suffix = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n:,}{suffix}"

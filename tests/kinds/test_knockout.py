@@ -296,7 +296,9 @@ def test_the_title_is_short_and_what_the_line_means_is_a_subtitle_of_normal_weig
     subtitle = " ".join(title["subtitle"])
     assert subtitle.startswith("As the next token after _of (token 9). Below the line: without that part, _France "
                                "got less likely.")
-    assert f"({knockout.percent(intact['probability'])}, rank {intact['rank']:,})" in subtitle
+    rank = intact["rank"]
+    said = f"{rank:,}" + ("th" if rank % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(rank % 10, "th"))
+    assert f"({knockout.percent(intact['probability'])}; it is the {said} most likely next token)" in subtitle
     assert title["subtitleFontWeight"] == "normal" and all(len(line) <= 44 for line in title["subtitle"])
 
 
