@@ -63,7 +63,7 @@ def inside_chart() -> alt.LayerChart:
 def curve_charts(target: str, n_layer: int) -> list:
     """The target's probability after each half-layer, and each correction's size against the stream's; `target`
     as shown ('_France')."""
-    x = alt.X("x:Q", title=["after layer N (0: before any layer)", "(2.5: after layer 3's attention, before its feed-forward step)"],
+    x = alt.X("x:Q", title=["after layer N (0: before any layer)", "(2.5: after layer 3's attention,", "before its feed-forward step)"],
               scale=alt.Scale(domain=[0, n_layer], nice=False),
               axis=alt.Axis(values=list(range(n_layer + 1)), format="d"))
     chosen = alt.Chart(alt.Data(values=[{}])).transform_calculate(x="part_x[part]").mark_rule(
