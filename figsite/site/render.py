@@ -29,7 +29,10 @@ CHART_THEMES = json.loads((TEMPLATES / "chart_themes.json").read_text(encoding="
 
 
 RENDERED_STATIC = {"figures.js"}
-HOVER = re.compile(r"\{(hover|Hover)\}")  # the word of a guide that a touch screen says otherwise (Page.guide_parts)
+# The words of a guide that a touch screen says otherwise (Page.guide_parts): as written, then (with a mouse, on touch).
+BY_DEVICE = {"{hover}": ("hover or tap", "tap"), "{Hover}": ("Hover or tap", "Tap"),
+             "click or tap": ("click or tap", "tap"), "Click or tap": ("Click or tap", "Tap")}
+BY_DEVICE_PATTERN = re.compile("(" + "|".join(re.escape(written) for written in BY_DEVICE) + ")")
 
 
 def script(name: str) -> str:
@@ -78,11 +81,13 @@ class Page:
         return figure_name(self.label, self.number)
 
     @property
-    def guide_parts(self) -> list[tuple[str, str]]:
-        """The guide as (words, then "hover" or "Hover", or ""): where the kind wrote {hover} (figures.kind GUIDE),
-        the page says "hover or tap" to a reader with a mouse and "tap" to one with a touch screen only."""
-        pieces = HOVER.split(self.guide)
-        return [(words, pieces[n + 1] if n + 1 < len(pieces) else "") for n, words in enumerate(pieces) if n % 2 == 0]
+    def guide_parts(self) -> list[tuple[str, str, str]]:
+        """The guide as (words, then what a reader with a mouse reads, and one with a touch screen only): where the
+        kind wrote {hover} (figures.kind GUIDE) the page says "hover or tap" or "tap", where it wrote "click or tap",
+        that or "tap"; ("words", "", "") at the end."""
+        pieces = BY_DEVICE_PATTERN.split(self.guide)
+        return [(words, *BY_DEVICE.get(pieces[n + 1] if n + 1 < len(pieces) else "", ("", "")))
+                for n, words in enumerate(pieces) if n % 2 == 0]
 
     @property
     def part(self) -> str:
