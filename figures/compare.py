@@ -122,35 +122,40 @@ class Compare(Kind):
              "answer": answer + said},
         ], "facts": []}
 
-    def tables(self, fig, run, spec: dict) -> dict:
-        """The downloads: each cell's distance, its column called what readers call it, "after_layer" (0: before any
-        layer)."""
-        return {"cells": [{("after_layer" if key == "stage" else key): value for key, value in row.items()}
-                          for row in spec["datasets"]["cells"]]}
-
     def chart(self, fig, run) -> alt.TopLevelMixin:
         """A token x layer grid; exactly-zero cells drawn empty with a 0 in them, so that 'the same' reads at a
         glance; the row the question asks about marked."""
-        data = rows(fig, run)
-        for row in data:
-            row["name"] = f"{row['position'] + 1}: {row['token']}"
-        labels = sorted({row["name"] for row in data}, key=lambda name: int(name.split(":")[0]))
-        asked = f"datum.value == {charts.literal(labels[fig.opening])}"
-        base = alt.Chart(alt.NamedData("cells")).encode(
-            x=alt.X("stage:O", title="after layer (0: before any layer)", axis=alt.Axis(labelAngle=0)),
-            y=alt.Y("name:N", title=None, sort=labels, axis=alt.Axis(
-                labelFontSize=12, labelFontWeight=alt.ExprRef(f"{asked} ? 'bold' : 'normal'"),
-                labelExpr=f"({asked} ? {charts.literal(MARK)} : '') + datum.value")),
-        )
-        grid = base.mark_rect(stroke=CELL_LINE, strokeWidth=0.5).encode(
-            color=alt.condition("datum.distance == 0", alt.value("transparent"),
-                                alt.Color("distance:Q", scale=charts.sequential(),
-                                          title="distance")),
-            tooltip=[alt.Tooltip("name:N", title="token"), alt.Tooltip("stage:O", title="after layer"),
-                     alt.Tooltip("distance:Q", format=".4g")],
-        )
-        zeros = base.mark_text(fontSize=10, opacity=ASIDE).encode(text=alt.value("0")).transform_filter(
-            "datum.distance == 0")
-        return charts.with_data(alt.layer(grid, zeros).add_params(
-            alt.param(name=DESCRIPTION, value=sentence(fig, run))).properties(
-            width="container", height=max(120, 26 * len(labels))), cells=data)
+        return grid_chart(fig, run)
+
+    def narrow_chart(self, fig, run) -> alt.TopLevelMixin:
+        """For a column narrower than 480 px: the legend under the grid, so that the cells get its width and their
+        0s stay readable."""
+        return grid_chart(fig, run, narrow=True)
+
+
+def grid_chart(fig, run, narrow: bool = False) -> alt.TopLevelMixin:
+    """The token x layer grid of the two texts' distances (rows), its legend beside it or (narrow) under it."""
+    data = rows(fig, run)
+    for row in data:
+        row["name"] = f"{row['position'] + 1}: {row['token']}"
+    labels = sorted({row["name"] for row in data}, key=lambda name: int(name.split(":")[0]))
+    asked = f"datum.value == {charts.literal(labels[fig.opening])}"
+    base = alt.Chart(alt.NamedData("cells")).encode(
+        x=alt.X("stage:O", title="after layer (0: before any layer)", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("name:N", title=None, sort=labels, axis=alt.Axis(
+            labelFontSize=12, labelFontWeight=alt.ExprRef(f"{asked} ? 'bold' : 'normal'"),
+            labelExpr=f"({asked} ? {charts.literal(MARK)} : '') + datum.value")),
+    )
+    grid = base.mark_rect(stroke=CELL_LINE, strokeWidth=0.5).encode(
+        color=alt.condition("datum.distance == 0", alt.value("transparent"),
+                            alt.Color("distance:Q", scale=charts.sequential(), title="distance",
+                                      legend=alt.Legend(orient="bottom", direction="horizontal")
+                                      if narrow else alt.Undefined)),
+        tooltip=[alt.Tooltip("name:N", title="token"), alt.Tooltip("stage:O", title="after layer"),
+                 alt.Tooltip("distance:Q", format=".4g")],
+    )
+    zeros = base.mark_text(fontSize=10, opacity=ASIDE).encode(text=alt.value("0")).transform_filter(
+        "datum.distance == 0")
+    return charts.with_data(alt.layer(grid, zeros).add_params(
+        alt.param(name=DESCRIPTION, value=sentence(fig, run))).properties(
+        width="container", height=max(120, 26 * len(labels))), cells=data)

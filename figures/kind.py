@@ -100,8 +100,10 @@ class Kind:
         return NotImplementedError(f"{type(self).__name__} (kind {self.KIND!r}) lacks {member}: see figures/kind.py")
 
     def tables(self, fig: Figure, run: Run, spec: dict) -> dict:
-        """name -> rows: the figure's data as the downloads offer it. Default: the chart's datasets."""
-        return dict(spec.get("datasets", {}))
+        """name -> rows: the figure's data as the downloads offer it. Default: the chart's datasets, a stage of the
+        read-out (the code's word) in a column called what readers call it, "after_layer" (0: before any layer)."""
+        return {name: [{("after_layer" if key == "stage" else key): value for key, value in row.items()}
+                       for row in rows] for name, rows in spec.get("datasets", {}).items()}
 
 
 class PartKind(Kind):

@@ -155,12 +155,6 @@ class Readout(Kind):
             _top_chart(target), _line_chart(target, n_layer), spacing=28)), stage, said, description, outside),
             top=top, line=line_rows), "stage")
 
-    def tables(self, fig, run, spec: dict) -> dict:
-        """The downloads: the chart's data, each row's stage called what readers call it, "after_layer" (0: before
-        any layer)."""
-        return {name: [{("after_layer" if key == "stage" else key): value for key, value in row.items()}
-                       for row in rows] for name, rows in spec.get("datasets", {}).items()}
-
 
 def top_rows(fig, run) -> list:
     """The page's data for the top tokens: at each stage, the top 3 by rank, and the target (rank OUTSIDE) where it

@@ -61,8 +61,8 @@ def describe(tokens: list, query: int, row: dict) -> str:
 class Scores(PartKind):
     KIND = "scores"
     TITLE = "How one share of attention is worked out: a question meets each token's description"
-    CAPTION = ("In one head, the token that looks forms a question: a list of numbers, its query. Every token up to "
-               "it offers a description, its key. Multiplying them number by number and adding up says how well "
+    CAPTION = ("In one head, the token that looks forms a question: a list of numbers. Every token up to it offers a "
+               "description: a list of numbers too. Multiplying them number by number and adding up says how well "
                "each token fits the question; the fits become shares that add up to 100%.")
     GUIDE = (f"The strips show the question and each token's description, one cell per number: {NEGATIVE_NAME} "
              f"below zero, {POSITIVE_NAME} above, pale near zero; below them, their products. Choose a token to "
@@ -125,9 +125,9 @@ class Scores(PartKind):
             f"the shares agree with the model's own attention to within {max(gap, 1e-9):.0e}.",
             f"Each fit is divided by {math.sqrt(width):g}, the square root of the {width} numbers a head works with: "
             "without it, wide heads would give fits so large that one token would take almost everything.",
-            "The \"Spread\" slider sets the temperature T, which divides every scaled fit by T before the fits "
-            "become shares (the softmax): above 1 the shares even out, below 1 they sharpen towards the best fit. "
-            "The model itself always works at T = 1.",
+            "The \"Spread the shares\" slider sets the temperature T, which divides every divided fit by T again "
+            "before the fits become shares (the softmax): above 1 the shares even out, below 1 they sharpen towards "
+            "the best fit. The model itself always works at T = 1.",
         ]
         if q + 1 < len(tokens):
             facts.append(f"The {len(tokens) - q - 1} tokens after {shown(tokens[q])} are out of its reach: a token "
@@ -162,7 +162,7 @@ class Scores(PartKind):
         params = chart_params(tokens, q, rows, names)
         return charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(
             _strips_chart(names, q, len(found["q"])), _products_chart(names, q, len(found["q"])),
-            *_bars_charts(names), spacing=24,
+            *_bars_charts(names, math.sqrt(len(found["q"]))), spacing=24,
         )), *params), strips=strips, products=products, bars=bars)
 
 
@@ -186,7 +186,7 @@ def chart_params(tokens: list, q: int, rows: list, names: list) -> list:
     key = alt.param(name="key", value=best["key"] + 1, bind=alt.binding_select(
         options=[j + 1 for j in range(q + 1)], labels=names[:q + 1], name="Follow the description of token "))
     temperature = alt.param(name="T", value=1, bind=alt.binding_range(
-        min=0.1, max=4, step=0.05, name="Spread (temperature; 1 = the model's) "))
+        min=0.1, max=4, step=0.05, name="Spread the shares (1: as the model does) "))
     said = alt.param(name="keys_said", value={str(row["key"] + 1): describe(tokens, q, row) for row in rows})
     description = alt.param(name=DESCRIPTION, expr=(
         "keys_said[key + ''] + (T == 1 ? ', as the model gives it.' : ' as the model gives it; with the spread "
@@ -267,8 +267,8 @@ def _share_bars(reach: alt.Chart, y) -> list:
     return [bars, running]
 
 
-def _bars_charts(names: list) -> list:
-    """Each token's fit, its fit scaled down (divided by the root of the width), and its share at the chosen
+def _bars_charts(names: list, root: float) -> list:
+    """Each token's fit, its fit divided by `root` (the root of the head's width), and its share at the chosen
     temperature with the running total of the shares; the tokens after the asking one out of reach."""
     y = _rows_y(names)
     reach = alt.Chart(alt.NamedData("bars")).transform_filter("!datum.masked")
@@ -276,13 +276,13 @@ def _bars_charts(names: list) -> list:
         x=alt.X("fit:Q", title="fit (question \u00b7 description)"), y=y, color=_followed(),
         tooltip=[alt.Tooltip("row:N", title="token"), alt.Tooltip("fit:Q", format=".4f")])
     scaled = reach.mark_bar().encode(
-        x=alt.X("scaled:Q", title="fit, scaled down"), y=y, color=_followed(),
-        tooltip=[alt.Tooltip("row:N", title="token"), alt.Tooltip("scaled:Q", title="scaled down", format=".4f")])
+        x=alt.X("scaled:Q", title=f"fit \u00f7 {root:g}"), y=y, color=_followed(),
+        tooltip=[alt.Tooltip("row:N", title="token"), alt.Tooltip("scaled:Q", title=f"fit \u00f7 {root:g}", format=".4f")])
     # Words that stand aside: the theme's colour for words, faded (colours.ASIDE), which reads on both pages.
     masked = alt.Chart(alt.NamedData("bars")).transform_filter("datum.masked").mark_text(
         align="left", fontSize=11, fontStyle="italic", opacity=ASIDE).encode(
         x=alt.value(0), y=y, text=alt.value(OUT_OF_REACH))
     size = {"width": "container", "height": ROW_HEIGHT * len(names)}
     return [alt.layer(fit, masked).properties(title="Fit", **size),
-            alt.layer(scaled, masked).properties(title="Scaled down", **size),
+            alt.layer(scaled, masked).properties(title=f"Fit divided by {root:g}", **size),
             alt.layer(*_share_bars(reach, y), masked).properties(title="Share, and the running total", **size)]

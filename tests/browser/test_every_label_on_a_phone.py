@@ -28,7 +28,10 @@ AXES = """(id) => {
   const inside = el => { const r = el.getBoundingClientRect();
     return r.left >= box.left - 1 && r.right <= box.right + 1 && r.top >= box.top - 1 && r.bottom <= box.bottom + 1; };
   return Array.from(svg.querySelectorAll('g.role-axis')).map(axis => ({
-    title: Array.from(axis.querySelectorAll('g.role-axis-title text')).map(t => t.textContent).join(' '),
+    // A title of several lines is one text of several tspans: its lines are joined with spaces.
+    title: Array.from(axis.querySelectorAll('g.role-axis-title text')).map(t => t.children.length
+      ? Array.from(t.children).map(line => line.textContent).join(' ') : t.textContent).join(' '),
+    titleInside: Array.from(axis.querySelectorAll('g.role-axis-title text')).every(inside),
     labels: Array.from(axis.querySelectorAll('g.role-axis-label text')).filter(shown).map(t => ({
       text: t.textContent, inside: inside(t)})),
   }));
@@ -90,6 +93,12 @@ def test_every_token_has_its_label_on_each_axis_of_the_heads_figures_pattern_at_
     assert axes, f"the heads figure has no axis titled {title!r}"
     for axis in axes:
         assert unlabelled(axis, ANIMAL) == [], f"{title} at 360 px: tokens without a label: {unlabelled(axis, ANIMAL)}"
+        assert axis["titleInside"], f"the axis title {title!r} reaches out of the drawing at 360 px"
+
+
+def test_no_axis_title_of_the_heads_figure_is_cut_short_at_360_px(opener):
+    titles = [axis["title"] for axis in axes_at_360(opener, "figure-all-heads.html#layer=5&head=4", "all-heads")]
+    assert [title for title in titles if title.endswith(CUT)] == [], titles
 
 
 def test_every_position_of_the_lens_has_its_label_and_every_cell_its_guess_whole_at_360_px(opener, random_site):

@@ -178,12 +178,17 @@ def test_on_a_phone_the_lens_grid_opens_at_its_axis_follows_the_choice_and_says_
     visit.assert_clean()
 
 
-def test_a_text_pages_row_names_the_figures_that_follow_it_and_the_others_say_which_token_they_read(opener,
-                                                                                                   random_site):
-    visit = opener.open(next(random_site.glob("text-maya*.html")).name)
+def test_a_text_pages_row_counts_the_figures_that_follow_it_and_the_others_say_which_token_they_read(opener,
+                                                                                                    random_site):
+    """The row's label counts them in words a reader has (a figure's label means nothing before its heading) and
+    stays on one line at 360 px."""
+    visit = opener.open(next(random_site.glob("text-maya*.html")).name, context=opener.context(**PHONE_WITH_MOUSE))
     page = visit.page
-    assert page.text_content(".token-row[data-text] .token-row-label").strip() == \
-        "Choose a token: (lens) and (find-head) follow it"
+    figures = page.locator(".linked").count()
+    label = page.locator(".token-row[data-text] .token-row-label")
+    assert label.text_content().strip() == f"Choose a token: 2 of {figures} figures follow it"
+    one_line = label.evaluate("el => el.getBoundingClientRect().height < 2 * parseFloat(getComputedStyle(el).fontSize)")
+    assert one_line, "the row's label wraps at 360 px"
     notes = {label: page.text_content(f"#figure-{label} .reads-only").strip() for label in ("i", "ledger", "knockout")}
     for label, note in notes.items():
         assert note == "This figure reads _of (token 9) only: the token chosen above does not change it.", (label, note)

@@ -33,6 +33,11 @@ kind = "compare"
 label = "asked"
 texts = ["{TIRED}", "{WIDE}"]
 focus = 12
+
+[[figure]]
+kind = "lens"
+label = "lens"
+text = "A cat sat on the mat"
 '''
 
 
@@ -121,6 +126,16 @@ def test_the_comparison_says_after_layer_in_its_text_figure_and_downloads(site):
 
 
 # ---------------------------------------------------------------------------------------------- every kind
+
+
+@pytest.mark.parametrize("label", ["i", "pair", "lens"])
+def test_no_download_names_a_column_stage_it_says_after_layer(site, label):
+    """The data files count stages as the code does; a reader's download says "after_layer" (0: before any layer)."""
+    found = tables(site, label)
+    columns = {key for rows in found.values() for row in rows for key in row}
+    assert "stage" not in columns and "after_layer" in columns, columns
+    with open(site / "downloads" / f"figure-{label}-{next(iter(found))}.csv", encoding="utf-8") as csv_file:
+        assert "stage" not in csv_file.readline().split(",")
 
 
 @pytest.mark.parametrize("kind", sorted(figures.KINDS))

@@ -153,15 +153,17 @@ def test_the_chart_speaks_of_questions_and_descriptions_not_queries_and_keys(sit
     titles = [view["encoding"][c].get("title") for view in views(spec) for c in ("x", "y")
               if c in view.get("encoding", {})]
     lines = [" ".join(title) if isinstance(title, list) else title for title in titles]
-    assert {"fit (question \u00b7 description)", "fit, scaled down", "share of attention",
+    width = len(spec["datasets"]["strips"]) // len({row["row"] for row in spec["datasets"]["strips"]})
+    assert {"fit (question \u00b7 description)", f"fit \u00f7 {math.sqrt(width):g}", "share of attention",
             "a number of the question times a number of the description"} <= set(lines), titles
     said = json.dumps([lines, [p.get("bind", {}).get("name") for p in spec["params"]],
                        spec["datasets"]["strips"][0]["row"]])
     assert not re.search(r"\b(query|key|softmax)\b|q \. k|fit / ", said), said
     names = {p["name"]: p.get("bind", {}).get("name", "") for p in spec["params"]}
-    assert names["key"].startswith("Follow the description of token") and names["T"].startswith("Spread (temperature")
+    assert names["key"].startswith("Follow the description of token")
+    assert names["T"].startswith("Spread the shares (1: as the model does)")
     html = (site / "figure-qk.html").read_text(encoding="utf-8")
-    assert "The &#34;Spread&#34; slider sets the temperature T" in html or "The \"Spread\" slider" in html
+    assert "The &#34;Spread the shares&#34; slider sets the temperature T" in html
 
 
 def test_tokens_out_of_reach_are_said_in_words_that_read_on_a_light_and_a_dark_page(site):
