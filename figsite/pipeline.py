@@ -135,7 +135,7 @@ class Pages:
         # builds the other charts, and the build does not end waiting for them.
         for fig in sorted(figures, key=lambda fig: not KINDS[fig.kind].EXPLORE):
             kind = KINDS[fig.kind]
-            if fig.label in self.built or not run.holds(fig.texts(), kind.extras(fig)):
+            if fig.label in self.built or not run.holds(kind.texts(fig), kind.extras(fig)):
                 continue
             page = self.built[fig.label] = gather_page(fig, run, self.cache_dir, run_key)
             self.charts[page.label] = self.compiled(page.spec, f"figure ({page.label})'s chart")
@@ -315,8 +315,8 @@ def gather_page(fig: Figure, run: Run, cache_dir: Path | None = None, run_key: s
     parts = ["page", run_key, fig.kind, fig.label, fig.values, fig.resolved, FIGURES_CODE, *TOOL_VERSIONS]
     computed = json.loads(cache.memo(memo_dir, parts, compute))
     return Page(label=fig.label, kind=fig.kind, title=kind.TITLE, caption=fig.caption or kind.CAPTION,
-                guide=kind.GUIDE, texts=fig.texts(), explore=kind.EXPLORE, printed=kind.PRINTED_IN_BOOK,
-                reach=kind.REACH, position=fig.resolved.get("opening"), number=fig.number, book_page=fig.page,
+                guide=kind.GUIDE, texts=kind.texts(fig), text_names=kind.TEXT_NAMES, explore=kind.EXPLORE,
+                printed=kind.PRINTED_IN_BOOK,                reach=kind.REACH, position=fig.resolved.get("opening"), number=fig.number, book_page=fig.page,
                 reads=(*kind.DATA_FILES, *loaded_on_demand(computed["spec"])), **computed)
 
 

@@ -3,7 +3,8 @@ it, with pure functions. The contract every kind follows is figures.kind.Kind; a
 Kind subclass and one line in this registry (see README, "Adding a kind").
 """
 
-from figures import attention, compare, cost, findhead, heads, knockout, ledger, lens, numbers, readout, scores, shapes
+from figures import (attention, compare, cost, findhead, heads, knockout, ledger, lens, numbers, patching, readout,
+                     scores, shapes)
 from figures.kind import Kind
 
 REGISTRY: list[Kind] = [
@@ -19,6 +20,7 @@ REGISTRY: list[Kind] = [
     scores.Scores(),
     ledger.Ledger(),
     knockout.Knockout(),
+    patching.Patching(),
 ]
 
 KINDS: dict[str, Kind] = {kind.KIND: kind for kind in REGISTRY}

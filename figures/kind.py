@@ -52,13 +52,18 @@ class Kind:
     RUN_KEYS: tuple = ()  # the config keys `extras` depends on: they are part of the run's cache key
     DATA_FILES: tuple = ()  # data files besides its texts' that the figure reads (paths under data/)
     PRINTED_IN_BOOK: bool = False  # the book prints this figure: its page offers the text "as printed in the book"
+    TEXT_NAMES: tuple = ()  # what its page calls each of its texts above their rows of tokens (default "Text A"...)
     REACH: bool = False  # a token sees only itself and the tokens before it: the page's token row shades the rest
 
     # ------------------------------------------------------------------------------------ before the run
 
+    def texts(self, fig: Figure) -> list[str]:
+        """The texts this figure reads, in the order its page shows them (default: its `text` or `texts`)."""
+        return fig.texts()
+
     def requests(self, fig: Figure) -> list[tuple[str, str | None]]:
         """The texts the model reads for this figure, each with the token it tracks at every stage (or None)."""
-        return [(text, None) for text in fig.texts()]
+        return [(text, None) for text in self.texts(fig)]
 
     def strings(self, fig: Figure) -> list[str]:
         """Every string this figure needs tokenized: its texts and targets, and any token it names by text."""

@@ -21,7 +21,7 @@ from figures.kind import PartKind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt, escaped
 from figures.toolkit.colours import CHOSEN, REFERENCE
-from figures.toolkit.words import heading, quoted, shown, token_label
+from figures.toolkit.words import heading, percent, quoted, shown, token_label
 
 PANEL_HEIGHT = 130
 SUBTITLE_LINE = 44  # characters: a line of the chart's subtitle fits a 360 px phone's column
@@ -71,14 +71,6 @@ def change(p: float, before: float) -> int:
 
 
 # ---------------------------------------------------------------------------------------------- words
-
-
-def percent(p: float) -> str:
-    """A probability in percent: two decimals from 1% up ('28.81%'), three significant digits below ('0.00203%')."""
-    if p * 100 >= 1 or p <= 0:
-        return f"{p * 100:.2f}%"
-    decimals = 2 - math.floor(math.log10(p * 100))
-    return f"{p * 100:.{decimals}f}%"
 
 
 def part_key(r: dict) -> str:

@@ -264,3 +264,82 @@ def knockout(weights: Weights, ids: list[int], position: int, target: int, part:
     logits = normed @ weights["transformer.wte.weight"].T  # (vocab,)
     probs = torch.softmax(logits, dim=-1)
     return probs[target].item(), int((logits > logits[target]).sum().item()) + 1
+
+
+# ---------------------------------------------------------------------------------------------- activation patching
+
+PATCH_SITES = ("resid_pre", "attn_out", "mlp_out", "z")  # what one patched run can put back (see patched)
+
+
+def _put_back(site: str, layer: int, here: torch.Tensor, kept: dict, patch) -> torch.Tensor:
+    """Keeps this run's activation `here` of `site` at `layer` in `kept`, and returns it with the clean run's put
+    back where `patch` = (site, layer, index, clean kept) aims: one position, or one head at every position for
+    "z" (here (position, heads, d_head))."""
+    kept[(site, layer)] = here
+    if patch is None or patch[:2] != (site, layer):
+        return here
+    _, _, index, clean = patch
+    here = here.clone()
+    if site == "z":
+        here[:, index] = clean[(site, layer)][:, index]
+    else:
+        here[index] = clean[(site, layer)][index]
+    return here
+
+
+def _patched_layer(weights: Weights, x: torch.Tensor, layer: int, kept: dict, patch) -> torch.Tensor:
+    """One layer on the stream x (position, d_model), its activations kept and the patch put back; the stream
+    after it. The heads' mixed values z (position, heads, d_head) are computed apart so that one can be replaced
+    before the output projection (whose bias stays)."""
+    p, eps = f"transformer.h.{layer}", weights.eps
+    x = _put_back("resid_pre", layer, x, kept, patch)
+    normed = layer_norm(x, weights[p + ".ln_1.weight"], weights[p + ".ln_1.bias"], eps)
+    _, pattern = attention_layer(normed, weights, layer)  # (heads, query, key)
+    n_pos, d_model = normed.shape
+    d_head = d_model // weights.n_head
+    v = conv1d(normed, weights, p + ".attn.c_attn")[:, 2 * d_model:]  # (key, d_model)
+    z = torch.stack([pattern[h] @ v[:, h * d_head:(h + 1) * d_head] for h in range(weights.n_head)], dim=1)
+    z = _put_back("z", layer, z, kept, patch)  # (position, heads, d_head)
+    attn_out = conv1d(z.reshape(n_pos, d_model), weights, p + ".attn.c_proj")
+    x = x + _put_back("attn_out", layer, attn_out, kept, patch)
+    mlp_out = mlp_layer(layer_norm(x, weights[p + ".ln_2.weight"], weights[p + ".ln_2.bias"], eps), weights, layer)
+    return x + _put_back("mlp_out", layer, mlp_out, kept, patch)
+
+
+def patch_run(weights: Weights, ids: list[int], patch=None) -> tuple[torch.Tensor, dict]:
+    """A run over `ids` with at most one activation put back (see _put_back): (the stream after the last layer,
+    (position, d_model), with its patch if it aims at resid_pre row n_layer; every activation it met, by (site,
+    layer), resid_pre at layer n_layer being the stream after the last layer)."""
+    ids_t = torch.tensor(ids, dtype=torch.long)
+    x = weights["transformer.wte.weight"][ids_t] + weights["transformer.wpe.weight"][torch.arange(len(ids))]
+    kept = {}
+    for layer in range(weights.n_layer):
+        x = _patched_layer(weights, x, layer, kept, patch)
+    return _put_back("resid_pre", weights.n_layer, x, kept, patch), kept
+
+
+def diff_and_p(weights: Weights, final: torch.Tensor, position: int, target: int, versus: int) -> tuple[float, float]:
+    """From the stream after the last layer (position, d_model): the logits ln_f(x) @ wte.T at `position`, and
+    (logit[target] - logit[versus], softmax(logits)[target])."""
+    normed = layer_norm(final[position], weights["transformer.ln_f.weight"], weights["transformer.ln_f.bias"],
+                        weights.eps)
+    logits = normed @ weights["transformer.wte.weight"].T  # (vocab,)
+    return (logits[target] - logits[versus]).item(), torch.softmax(logits, dim=-1)[target].item()
+
+
+def unpatched(weights: Weights, ids: list[int], position: int, target: int, versus: int) -> tuple[float, float]:
+    """A plain run's (logit difference, target probability) at `position`."""
+    return diff_and_p(weights, patch_run(weights, ids)[0], position, target, versus)
+
+
+def patched(weights: Weights, clean_ids: list[int], corrupted_ids: list[int], position: int, target: int,
+            versus: int, site: str, layer: int, index: int, clean: dict | None = None) -> tuple[float, float]:
+    """The corrupted run with one activation of the clean run put back: `site` in PATCH_SITES at `layer`
+    (0-based; resid_pre also at n_layer, the stream after the last layer), at position `index`, or head `index`
+    at every position for "z". `clean`: the clean run's kept activations (patch_run's second value), to save
+    running it again. Returns (logit difference, target probability) at `position`."""
+    assert site in PATCH_SITES
+    if clean is None:
+        clean = patch_run(weights, clean_ids)[1]
+    final, _ = patch_run(weights, corrupted_ids, (site, layer, index, clean))
+    return diff_and_p(weights, final, position, target, versus)

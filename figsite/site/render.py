@@ -54,6 +54,7 @@ class Page:
     context: dict  # summary, reveals, facts: words from the data
     tables: dict  # name -> rows: the figure's data, offered as CSV and JSON
     texts: list  # the texts the figure reads
+    text_names: tuple = ()  # what the page calls each text above its row of tokens (figures.kind TEXT_NAMES)
     explore: bool = False  # listed under "Explore further" on the index
     printed: bool = False  # the book prints it (figures.kind PRINTED_IN_BOOK): its text is "as printed in the book"
     reach: bool = False  # a token sees only the tokens up to it (figures.kind REACH): the token row shades the rest
@@ -315,7 +316,9 @@ def text_rows(run: Run, page: Page) -> list[dict]:
     for n, text in enumerate(page.texts):
         tokens = run.token_texts(text)
         read = page.position if len(page.texts) == 1 and page.position is not None else None
-        label = "The text, token by token" if len(page.texts) == 1 else f"Text {'AB'[n] if n < 2 else n + 1}, token by token"
+        name = (page.text_names[n] if n < len(page.text_names) else
+                "The text" if len(page.texts) == 1 else f"Text {'AB'[n] if n < 2 else n + 1}")
+        label = f"{name}, token by token"
         if read is not None and 0 <= read < len(tokens):
             label += f"; the figure's token, {shown(tokens[read])} (token {read + 1}), is marked"
         rows.append({"label": label, "tokens": [{"text": shown(token), "read": i == read}

@@ -65,3 +65,11 @@ def heading(fig: Figure, title: str) -> str:
     """A printed figure's first line, its name and title: '(i) The guess takes shape layer by layer', or where the book
     numbers the figure, 'Figure 3.2 The guess takes shape layer by layer'."""
     return f"{fig.display_name} {title}"
+
+
+def percent(p: float) -> str:
+    """A probability in percent: two decimals from 1% up ('28.81%'), three significant digits below ('0.00203%')."""
+    if p * 100 >= 1 or p <= 0:
+        return f"{p * 100:.2f}%"
+    decimals = 2 - math.floor(math.log10(p * 100))
+    return f"{p * 100:.{decimals}f}%"

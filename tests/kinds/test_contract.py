@@ -72,7 +72,7 @@ def swapped(kind, entry: dict) -> dict | None:
         return None
     other = dict(entry, label=entry["label"] + SWAPPED)
     for key in keys:
-        value = named_the_other_way(entry[key], entry["text"])
+        value = named_the_other_way(entry[key], entry.get("text", entry.get("clean")))  # a patching's: its clean
         if value is not None:
             other[key] = value
     changed = [key for key in keys if other[key] != entry[key]]
@@ -87,7 +87,7 @@ def toml(entries: list[dict]) -> str:
 
 
 def texts_of(entry: dict) -> set:
-    return {entry[key] for key in ("text",) if key in entry} | set(entry.get("texts", []))
+    return {entry[key] for key in ("text", "clean", "corrupted") if key in entry} | set(entry.get("texts", []))
 
 
 def build(model: Path, config: Path, out: Path, cache: Path):

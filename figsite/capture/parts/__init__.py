@@ -32,6 +32,7 @@ NAMES = (
     "scores",  # how one head's share is worked out: a query, its keys, the shares
     "ledgers",  # a token's score split into the parts of the residual stream that wrote it
     "knockouts",  # the answer with each layer's attention, feed-forward step or head taken out
+    "patchings",  # the corrupted text's answer with one piece of the clean text's run put back
 )
 
 

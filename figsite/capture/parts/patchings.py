@@ -1,0 +1,175 @@
+"""The part "patchings": [[clean, corrupted, position, target, versus], ...], activation patching between two texts
+of the same length (causal tracing). The model reads the corrupted text with one piece of the clean text's run put
+back, and the part measures how much of the clean answer comes back: the logit difference, score(target) -
+score(versus) at `position`, and the target's probability there.
+
+Each entry of data/parts.json's "patchings" holds the clean and corrupted runs' {diff, p} and four grids, each
+{"diff": rows, "p": rows}, layers and positions from 0:
+- "resid_pre": the residual stream entering each layer at one position (blocks.L.hook_resid_pre), and a last row
+  for the stream after the last layer (blocks.<last>.hook_resid_post): (layers + 1) x positions;
+- "attn_out" and "mlp_out": one layer's attention or feed-forward output at one position (blocks.L.hook_attn_out,
+  blocks.L.hook_mlp_out): layers x positions;
+- "z": one head's mixed values at every position at once (its slice of blocks.L.attn.hook_z): layers x heads.
+
+A patch at layer l changes nothing before layer l: each run starts from the corrupted run's stream entering its
+layer, and only the layers from there on run again, for a batch of runs at once, CHUNK_BYTES at most. Where the
+clean activation equals the corrupted one (the two texts' shared start, or a shared token at the embedding), the
+patched run is the corrupted run itself, and takes its numbers; after the last layer, only the stream at `position`
+reaches its scores, so its row is the clean run's there and the corrupted run's elsewhere. Both make the exact
+equalities that the tests check hold by construction, and save runs.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from figsite.capture.hooks import keep_into, point, run_with_hooks, together
+from figsite.capture.parts import EntryPart
+from figsite.capture.readout import READOUT_ROWS, log_softmax_total
+from figsite.data.format import number, probability, token
+from figsite.model.gpt2 import causal_mask
+from figsite.model.load import Loaded
+from figsite.model.memory import FLOAT
+from figsite.model.tokens import one_token_id, token_ids, token_text
+
+CHUNK_BYTES = 256 * 2 ** 20  # the most one batch of patched runs holds in a layer, at a moment
+MAX_CHUNK = 256  # runs of one batch, at most
+SITES = ("resid_pre", "attn_out", "mlp_out")  # the grids patched at one position, in the entry's order
+
+
+class Patchings(EntryPart):
+    name = "patchings"
+
+    def compute(self, loaded: Loaded, ask: list) -> dict:
+        clean, corrupted, position, target, versus = ask
+        return patchings(loaded, token_ids(loaded, clean), token_ids(loaded, corrupted), position,
+                         one_token_id(loaded, target), one_token_id(loaded, versus))
+
+    def entry_mentions(self, entry: dict) -> set:
+        return {entry["target"]["id"], entry["versus"]["id"]}
+
+    def memory(self, shape, n: int) -> int:
+        """One batch of patched runs through a layer (CHUNK_BYTES at most), and the two runs' kept activations."""
+        kept = 2 * shape.n_layer * n * (4 * shape.d_model) * FLOAT
+        return min(MAX_CHUNK * _run_bytes(shape.d_model, shape.d_inner, shape.n_head, n), CHUNK_BYTES) + kept
+
+
+def _run_bytes(d_model: int, d_inner: int, n_head: int, n: int) -> int:
+    """What one patched run holds at a moment while it goes through a layer."""
+    return (n * (d_inner + 4 * d_model) + 3 * n_head * n * n) * FLOAT
+
+
+# ---------------------------------------------------------------------------------------------- the two runs
+
+def _recorded(loaded: Loaded, ids: list[int]) -> dict:
+    """One text's run with what the patches take from it kept: the stream entering each layer and after the last
+    (layers + 1, position, d_model), each layer's attention and feed-forward outputs (layers, position, d_model)
+    and mixed values (layers, position, heads, d_head)."""
+    n_layer = loaded.model.config.n_layer
+    kept = {}
+    hooks = together(*({point(layer, f"hook_{site}"): keep_into(kept, (site, layer)) for layer in range(n_layer)}
+                       for site in SITES),
+                     {point(layer, "attn.hook_z"): keep_into(kept, ("z", layer)) for layer in range(n_layer)},
+                     {point(n_layer - 1, "hook_resid_post"): keep_into(kept, ("resid_pre", n_layer))})
+    run_with_hooks(loaded, ids, hooks, layers_only=True)
+    return {site: torch.stack([kept[(site, layer)] for layer in range(n_layer + (site == "resid_pre"))])
+            for site in (*SITES, "z")}
+
+
+def _read(model, final: torch.Tensor, target_id: int, versus_id: int) -> tuple[list, list]:
+    """The logit difference and the target's probability of each run from its stream after the last layer at the
+    read position, (runs, d_model)."""
+    logits = model.lm_head(model.transformer.ln_f(final))  # (runs, vocab)
+    diff = (logits[:, target_id] - logits[:, versus_id]).tolist()
+    p = torch.exp(logits[:, target_id].double() - log_softmax_total(logits)[:, 0]).tolist()
+    return diff, p
+
+
+# ---------------------------------------------------------------------------------------------- the patched runs
+
+def _plan(clean: dict, corrupted: dict, layer: int) -> list:
+    """The runs that start at `layer`: (site, index) for each position's stream, attention and feed-forward output
+    and for each head, leaving out those whose clean activation is the corrupted one (they are the corrupted run)."""
+    n, n_head = clean["resid_pre"].shape[1], clean["z"].shape[2]
+    runs = [(site, q) for site in SITES for q in range(n)
+            if not torch.equal(clean[site][layer, q], corrupted[site][layer, q])]
+    return runs + [("z", h) for h in range(n_head)
+                   if not torch.equal(clean["z"][layer, :, h], corrupted["z"][layer, :, h])]
+
+
+def _patch_hooks(clean: dict, layer: int, runs: list) -> dict:
+    """Hooks at the layer's hook points that put the clean activation back in each run's row."""
+    def put_back(site: str):
+        rows = [(row, index) for row, (kind, index) in enumerate(runs) if kind == site]
+
+        def hook(activation: torch.Tensor, _name: str) -> torch.Tensor:
+            activation = activation.clone()
+            for row, index in rows:
+                if site == "z":  # (runs, position, heads, d_head): one head at every position
+                    activation[row, :, index] = clean["z"][layer, :, index]
+                else:  # (runs, position, d_model): one position
+                    activation[row, index] = clean[site][layer, index]
+            return activation
+        return hook if rows else None
+
+    hooks = {point(layer, "hook_attn_out"): put_back("attn_out"), point(layer, "hook_mlp_out"): put_back("mlp_out"),
+             point(layer, "attn.hook_z"): put_back("z")}
+    return {name: hook for name, hook in hooks.items() if hook is not None}
+
+
+def _patched_runs(loaded: Loaded, clean: dict, corrupted: dict, layer: int, runs: list, position: int) -> torch.Tensor:
+    """The stream after the last layer at `position` of each run that starts at `layer`, (runs, d_model)."""
+    model = loaded.model
+    stream = corrupted["resid_pre"][layer]  # (position, d_model): the corrupted run entering the layer
+    batch = stream.expand(len(runs), -1, -1).clone()  # (runs, position, d_model)
+    for row, (site, index) in enumerate(runs):
+        if site == "resid_pre":
+            batch[row, index] = clean["resid_pre"][layer, index]
+    mask = causal_mask(stream.shape[0], batch)
+    with model.hooks(_patch_hooks(clean, layer, runs)):
+        batch = model.transformer.h[layer](batch, attention_mask=mask)
+    for block in model.transformer.h[layer + 1:]:
+        batch = block(batch, attention_mask=mask)
+    return batch[:, position]
+
+
+def _chunks(runs: list, size: int):
+    for first in range(0, len(runs), size):
+        yield runs[first:first + size]
+
+
+@torch.no_grad()
+def patchings(loaded: Loaded, clean_ids: list[int], corrupted_ids: list[int], position: int, target_id: int,
+              versus_id: int) -> dict:
+    """The clean and corrupted runs' logit difference and target probability at `position`, and the four grids of
+    patched runs (see the module's docstring)."""
+    model, config = loaded.model, loaded.model.config
+    n_layer, n = config.n_layer, len(clean_ids)
+    clean, corrupted = _recorded(loaded, clean_ids), _recorded(loaded, corrupted_ids)
+    finals = torch.stack([clean["resid_pre"][n_layer, position], corrupted["resid_pre"][n_layer, position]])
+    (clean_diff, corrupted_diff), (clean_p, corrupted_p) = _read(model, finals, target_id, versus_id)
+    shapes = {"resid_pre": (n_layer + 1, n), "attn_out": (n_layer, n), "mlp_out": (n_layer, n),
+              "z": (n_layer, config.n_head)}
+    grids = {site: {"diff": [[corrupted_diff] * cols for _ in range(rows)],
+                    "p": [[corrupted_p] * cols for _ in range(rows)]} for site, (rows, cols) in shapes.items()}
+    grids["resid_pre"]["diff"][n_layer][position], grids["resid_pre"]["p"][n_layer][position] = clean_diff, clean_p
+    d_inner = config.n_inner or 4 * config.n_embd
+    size = max(1, min(MAX_CHUNK, CHUNK_BYTES // _run_bytes(config.n_embd, d_inner, config.n_head, n)))
+    done, finals = [], []  # (site, layer, index) of each patched run, and its stream after the last layer
+    for layer in range(n_layer):
+        for runs in _chunks(_plan(clean, corrupted, layer), size):
+            finals.append(_patched_runs(loaded, clean, corrupted, layer, runs, position))  # (runs, d_model)
+            done += [(site, layer, index) for site, index in runs]
+    # Read out together: the unembedding's 50,257 rows cost more to go through than the rows of a product.
+    for first, rows in zip(range(0, len(done), READOUT_ROWS), _chunks(torch.cat(finals) if finals else [], READOUT_ROWS)):
+        for (site, layer, index), diff, p in zip(done[first:], *_read(model, rows, target_id, versus_id)):
+            grids[site]["diff"][layer][index], grids[site]["p"][layer][index] = diff, p
+    return {"position": position, "target": token(target_id, token_text(loaded, target_id)),
+            "versus": token(versus_id, token_text(loaded, versus_id)),
+            "clean": {"diff": number(clean_diff), "p": probability(clean_p)},
+            "corrupted": {"diff": number(corrupted_diff), "p": probability(corrupted_p)},
+            "grids": {site: {"diff": [[number(v) for v in row] for row in grid["diff"]],
+                             "p": [[probability(v) for v in row] for row in grid["p"]]} for site, grid in grids.items()}}
+
+
+PART = Patchings()

@@ -1,0 +1,251 @@
+"""Where does the model carry the fact? Activation patching between two texts of the same length: the model reads
+the changed text (the config's `corrupted`) with one piece of the original text's run (`clean`) put back, and the
+figure shows how much of the original answer comes back, as four grids: a token's numbers after each layer, a
+layer's attention at one token, a layer's feed-forward step at one token, one head at every token.
+
+The answer is measured as the score difference, score(target) - score(versus) at `position`; "back" is how far a
+run's difference went from the changed text's towards the original's: (patched - changed) / (original - changed),
+1 all the way, 0 not at all. Where the two texts' differences are too close for that to mean anything (NEAR), the
+figure shows the differences themselves.
+
+Reads the figure's entry of the part "patchings" (Patching.entry; computed by figsite/capture/parts/patchings.py):
+"clean" and "corrupted" {diff, p}, "target" and "versus" {id, text}, and "grids" {resid_pre, attn_out, mlp_out, z},
+each {"diff": rows, "p": rows}, layers, positions and heads 0-based; and both texts' tokens (run.token_texts).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from figsite.config import Field
+from figures import patching_chart
+from figures.kind import PartKind
+from figures.toolkit import fields
+from figures.toolkit.colours import NEGATIVE_NAME, POSITIVE_NAME
+from figures.toolkit.words import heading, percent, quoted, shown
+
+NEAR = 1e-3  # score differences closer than this: the texts do not differ on the metric
+MAX_TOKENS = 64  # a text's tokens, at most: the runs grow with the square of its length
+PIECES = ("resid_pre", "attn_out", "mlp_out", "z")  # the grids, in the page's order
+
+
+@dataclass(frozen=True)
+class Patched:
+    """A figure's patching runs as its words and charts read them."""
+
+    clean: list  # the original text's tokens, as shown ('_Paris')
+    corrupted: list  # the changed text's
+    position: int  # the read token, 0-based
+    target: str  # as shown, '_France'
+    versus: str
+    original: dict  # {diff, p} of the original (clean) text
+    changed: dict  # {diff, p} of the changed (corrupted) text
+    grids: dict  # piece -> {"diff": rows, "p": rows}
+
+    @property
+    def differs(self) -> bool:
+        """Whether the two texts differ on the metric enough for "back" to mean anything."""
+        return abs(self.original["diff"] - self.changed["diff"]) >= NEAR
+
+    def back(self, diff: float) -> float | None:
+        """How far a run's score difference went from the changed text's towards the original's (1: all the way)."""
+        if not self.differs:
+            return None
+        return (diff - self.changed["diff"]) / (self.original["diff"] - self.changed["diff"])
+
+    @property
+    def different(self) -> list:
+        """The positions where the two texts hold different tokens (0-based)."""
+        return [q for q, (a, b) in enumerate(zip(self.clean, self.corrupted)) if a != b]
+
+    def cells(self) -> list:
+        """Every patched run: {piece, row, col, diff, p, back}; row a layer (for resid_pre: after that many layers),
+        col a position (for z: a head)."""
+        return [{"piece": piece, "row": r, "col": c, "diff": diff, "p": self.grids[piece]["p"][r][c],
+                 "back": self.back(diff)}
+                for piece in PIECES for r, row in enumerate(self.grids[piece]["diff"]) for c, diff in enumerate(row)]
+
+    def strongest(self, piece: str) -> dict:
+        """The run of one grid that brings back the most (the first of equals); where the texts do not differ
+        on the metric, the one whose difference is farthest from the changed text's."""
+        runs = [cell for cell in self.cells() if cell["piece"] == piece]
+        return max(runs, key=lambda cell: cell["back"] if self.differs else abs(cell["diff"] - self.changed["diff"]))
+
+
+# ---------------------------------------------------------------------------------------------- words
+
+
+def share(back: float) -> str:
+    """How much of the way back, in whole percent: '85%'."""
+    return f"{back * 100:.0f}%"
+
+
+def token_at(o: Patched, q: int) -> str:
+    """A position as a page names it: '_Paris / _Rome (token 5)' where the texts differ, else '_of (token 9)'."""
+    both = o.clean[q] if o.clean[q] == o.corrupted[q] else f"{o.clean[q]} / {o.corrupted[q]}"
+    return f"{both} (token {q + 1})"
+
+
+def piece_name(o: Patched, cell: dict) -> str:
+    """A run's piece in a sentence: "the numbers of _Paris / _Rome (token 5) after layer 3", "layer 4's attention
+    at _of (token 9)", "head 2 of layer 10"."""
+    piece, row, col = cell["piece"], cell["row"], cell["col"]
+    if piece == "resid_pre":
+        after = "before any layer" if row == 0 else f"after layer {row}"
+        return f"the numbers of {token_at(o, col)} {after}"
+    if piece == "z":
+        return f"head {col + 1} of layer {row + 1}"
+    step = "attention" if piece == "attn_out" else "feed-forward step"
+    return f"layer {row + 1}'s {step} at {token_at(o, col)}"
+
+
+def difference(o: Patched, diff: float) -> str:
+    """A score difference in words: '_France scores 2.31 more than _Italy' (or less)."""
+    return f"{o.target} scores {abs(diff):.2f} {'more' if diff >= 0 else 'less'} than {o.versus}"
+
+
+def said(o: Patched, cell: dict) -> str:
+    """One run in words: what was put back, the difference it gives, how much came back, the target's chance."""
+    back = f", {share(cell['back'])} of the way back to the original's" if cell["back"] is not None else ""
+    return (f"Put back {piece_name(o, cell)}: {difference(o, cell['diff'])}{back}; the chance of {o.target} is "
+            f"{percent(cell['p'])} (original text {percent(o.original['p'])}, changed text {percent(o.changed['p'])}).")
+
+
+def carried(o: Patched) -> str | None:
+    """Which token's numbers carry the answer at which layers, from the first grid: "the numbers of _Paris / _Rome
+    (token 5) carry the answer up to after layer 6; from after layer 8 on, those of _of (token 9)"."""
+    if not o.differs or not o.different:
+        return None
+    rows = o.grids["resid_pre"]["diff"]
+    best = [max(range(len(row)), key=lambda q: o.back(row[q])) for row in rows]
+    early = [r for r, q in enumerate(best) if q in o.different]
+    late = [r for r, q in enumerate(best) if q == o.position]
+    if not early or not late or max(early) >= min(late) or o.position in o.different:
+        return None
+    return (f"The numbers of {token_at(o, best[max(early)])} carry the answer up to after layer {max(early)}; "
+            f"from after layer {min(late)} on, those of {token_at(o, o.position)} do.")
+
+
+def summary(o: Patched) -> str:
+    """The figure in words: the two texts' answers, and where the answer travels or which piece brings back most."""
+    start = (f"With the original text, {difference(o, o.original['diff'])}; with the changed text, "
+             f"{difference(o, o.changed['diff'])}.")
+    if not o.differs:
+        return (f"{start} The two texts give nearly the same difference, so there is nothing to bring back: the "
+                "grids show each run's difference itself.")
+    best = o.strongest("resid_pre")
+    return f"{start} {carried(o) or said(o, best)}"
+
+
+def reveal(o: Patched) -> dict:
+    """The "guess first" question: which head, put back alone, brings back the most? From the data."""
+    best = o.strongest("z")
+    question = (f"Guess first: of all {len(o.grids['z']['diff']) * len(o.grids['z']['diff'][0])} heads, which one, "
+                f"put back alone, brings back the most of {o.target}'s lead?")
+    back = f"{share(best['back'])} of the way back" if best["back"] is not None else difference(o, best["diff"])
+    return {"question": question, "answer": f"{piece_name(o, best)[0].upper()}{piece_name(o, best)[1:]}: {back}.",
+            "link": f"#cell={patching_chart.cell_key(best)}", "link_text": "Show it in the chart"}
+
+
+# ---------------------------------------------------------------------------------------------- the kind
+
+
+class Patching(PartKind):
+    KIND = "patching"
+    TITLE = "Where does the model carry the fact? Put one piece back and see"
+    CAPTION = ("Two texts differ in a word, and the model answers them differently. We let the model read the changed "
+               "text, put back one piece of what it worked out for the original text, and see how much of the "
+               "original answer comes back. Where a piece brings it back, that piece carries the fact.")
+    GUIDE = ("Each square is one run of the model on the changed text with one piece of the original's put back. "
+             f"{POSITIVE_NAME.capitalize()}: that piece brings the original answer back (the darker, the more); "
+             f"{NEGATIVE_NAME}: it pushes the answer further away; pale: it changes little. The first grid puts "
+             "back one token's numbers after a layer; the next two, one layer's attention or feed-forward step at "
+             "one token; the last, one head at every token. {Hover} a square for "
+             "its numbers. Choose a square (click or tap) to see the chance of the answer in that run beside the "
+             "two texts'; the \"Put back\" menu does the same from the keyboard.")
+    FIELDS = {
+        "clean": Field("text", f"the original text: 1 to {MAX_TOKENS} tokens", required=True),
+        "corrupted": Field("text", "the changed text: as many tokens as `clean`, and not the same text",
+                           required=True),
+        "target": fields.TARGET_FIELD,
+        "versus": Field("text", "one token other than the target that the changed text favours, e.g. ' Italy'",
+                        required=True),
+        "position": fields.POSITION_FIELD,
+    }
+    EXPLORE = True
+    TEXT_NAMES = ("The original text", "The changed text")
+    RUN_KEYS = ("clean", "corrupted", "target", "versus", "position")
+    PART = "patchings"
+
+    def texts(self, fig) -> list:
+        return [fig["clean"], fig["corrupted"]]
+
+    def strings(self, fig) -> list:
+        return [fig["clean"], fig["corrupted"], fig["target"], fig["versus"]]
+
+    def check(self, fig, tokens, model: dict) -> dict:
+        """Both texts the same length and not the same; target and versus one token each, and not the same; the
+        read token ("opening", 0-based, default the last)."""
+        clean, corrupted = tokens(fig["clean"]), tokens(fig["corrupted"])
+        for key, found in (("clean", clean), ("corrupted", corrupted)):
+            fields.check_text(fig, key, found, min(model["n_ctx"], MAX_TOKENS))
+        if len(clean) != len(corrupted):
+            raise fig.error("corrupted", f"{len(corrupted)} tokens ({' '.join(map(shown, corrupted))}) against "
+                                         f"clean's {len(clean)} ({' '.join(map(shown, clean))})",
+                            "a text of as many tokens as `clean`")
+        if fig["clean"] == fig["corrupted"]:
+            raise fig.error("corrupted", "the same text as `clean`", "a text that differs from `clean`")
+        for key in ("target", "versus"):
+            fields.check_one_token(fig, key, tokens(fig[key]))
+        if tokens(fig["target"]) == tokens(fig["versus"]):
+            raise fig.error("versus", f"{fig['versus']!r} is the target itself", "one token other than the target")
+        return {"opening": fields.opening(fig, "position", clean)}
+
+    def ask(self, fig) -> list:
+        """Both texts, the read position (0-based), the target and the versus token."""
+        return [fig["clean"], fig["corrupted"], fig.opening, fig["target"], fig["versus"]]
+
+    def patched(self, fig, run) -> Patched:
+        found = self.entry(fig, run)
+        return Patched([shown(t) for t in run.token_texts(fig["clean"])],
+                       [shown(t) for t in run.token_texts(fig["corrupted"])], fig.opening,
+                       shown(found["target"]["text"]), shown(found["versus"]["text"]), found["clean"],
+                       found["corrupted"], found["grids"])
+
+    def text_figure(self, fig, run) -> str:
+        """Both texts, the two answers, then the first grid as a table of how much comes back (or of differences),
+        and each grid's strongest piece."""
+        o = self.patched(fig, run)
+        n = len(o.clean)
+        lines = [heading(fig, self.TITLE), f"  original: {quoted(fig['clean'], n)}",
+                 f"  changed:  {quoted(fig['corrupted'], n)}",
+                 f"  read after {token_at(o, o.position)}: the score of {o.target} minus the score of {o.versus}",
+                 f"  original {o.original['diff']:+.3f}, changed {o.changed['diff']:+.3f}"]
+        lines += patching_chart.text_table(o)
+        lines += [f"  most: {said(o, o.strongest(piece))}" for piece in PIECES]
+        return "\n".join(lines) + "\n"
+
+    def context(self, fig, run) -> dict:
+        o = self.patched(fig, run)
+        facts = [f"The texts differ at {', '.join(token_at(o, q) for q in o.different)}. Before the first of these, "
+                 "both texts' numbers are the same, so putting them back changes nothing."] if o.different else []
+        return {"summary": summary(o), "reveals": [reveal(o)], "facts": facts}
+
+    def tables(self, fig, run, spec: dict) -> dict:
+        """One row per run: the piece, its layer (for the stream: after_layer), its position or head (from 1),
+        the score difference, how much came back (empty where the texts do not differ on it), the chance."""
+        o = self.patched(fig, run)
+        rows = []
+        for cell in o.cells():
+            stream = cell["piece"] == "resid_pre"
+            rows.append({"piece": cell["piece"], ("after_layer" if stream else "layer"): cell["row"] + (not stream),
+                         "position": None if cell["piece"] == "z" else cell["col"] + 1,
+                         "head": cell["col"] + 1 if cell["piece"] == "z" else None,
+                         "score_difference": cell["diff"], "back": cell["back"], "probability": cell["p"]})
+        return {"runs": rows}
+
+    def chart(self, fig, run):
+        """The four grids stacked, coloured by how much comes back, and the chosen run's chance beside the texts'."""
+        o = self.patched(fig, run)
+        return patching_chart.chart(o, summary(o), {patching_chart.cell_key(c): (piece_name(o, c), said(o, c)) for c in o.cells()},
+                                    patching_chart.cell_key(o.strongest("resid_pre")))

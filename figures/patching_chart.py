@@ -1,0 +1,130 @@
+"""The patching figure's chart and its printed table (figures/patching.py holds the kind, its data and its words).
+
+The chart stacks, under one "Put back" choice: the chosen run's chance of the target beside the two texts', then
+the four grids of runs, each square coloured by how much of the original answer its run brings back (or, where the
+texts do not differ on the answer, by its score difference), on the site's diverging scale centred on 0.
+"""
+
+from __future__ import annotations
+
+import math
+
+from figsite.data.shared_names import DESCRIPTION
+from figures.toolkit import charts
+from figures.toolkit.charts import alt
+from figures.toolkit.colours import CELL_LINE, CHOSEN, REFERENCE
+
+CELL = 18  # px: the height of a grid's row
+BARS = 26  # px: the height of a bar of the chosen run's chart
+NAMES = {"resid_pre": "stream", "attn_out": "attention", "mlp_out": "feed-forward", "z": "head"}
+TITLES = {"resid_pre": "Put back one token's numbers after a layer",
+          "attn_out": "Put back one layer's attention at one token",
+          "mlp_out": "Put back one layer's feed-forward step at one token",
+          "z": "Put back one head, at every token"}
+ROWS_TITLE = {"resid_pre": "after layer (0: before any layer)", "attn_out": "layer", "mlp_out": "layer",
+              "z": "layer"}
+RUNS = ("original text", "changed text", "changed, piece put back")
+
+
+def position_names(o) -> list:
+    """Each position as a grid's axis names it: '9: _of', or where the texts differ '5: _Paris / _Rome'."""
+    return [f"{q + 1}: {a}" if a == b else f"{q + 1}: {a} / {b}" for q, (a, b) in enumerate(zip(o.clean, o.corrupted))]
+
+
+def colour_value(o, cell: dict) -> float:
+    """What a square's colour shows: how much its run brings back, or its score difference."""
+    return cell["back"] if o.differs else cell["diff"]
+
+
+def cell_key(cell: dict) -> str:
+    """A run's value in the page's `cell` choice and address, numbered from 1 as readers count: 'stream-3-5'
+    (after layer 3, token 5), 'attention-4-9', 'feed-forward-4-9', 'head-10-2'."""
+    piece, row, col = cell["piece"], cell["row"], cell["col"]
+    return f"{NAMES[piece]}-{row if piece == 'resid_pre' else row + 1}-{col + 1}"
+
+
+def chart_rows(o, keys: dict) -> list:
+    """One row per run, as the grids draw it: key, piece, the row and column as the axes name them, numbers."""
+    names = position_names(o)
+    rows = []
+    for cell in o.cells():
+        piece, key = cell["piece"], cell_key(cell)
+        rows.append({"key": key, "piece": piece, "name": keys[key][0],
+                     "y": str(cell["row"] if piece == "resid_pre" else cell["row"] + 1),
+                     "x": str(cell["col"] + 1) if piece == "z" else names[cell["col"]],
+                     "diff": round(cell["diff"], 5), "p": cell["p"],
+                     "back": None if cell["back"] is None else round(cell["back"], 4),
+                     "v": round(colour_value(o, cell), 4)})
+    return rows
+
+
+def colour(o, rows: list):
+    """The squares' colour: the diverging scale, centred on 0, as wide as the strongest run on either side."""
+    reach = max([abs(r["v"]) for r in rows] + [1.0 if o.differs else 1e-6])
+    title = ["back to the original", "(100%: all the way)"] if o.differs else ["score difference", "of the run"]
+    return alt.Color("v:Q", scale=charts.diverging(domain=[-reach, reach]), title=title,
+                     legend=alt.Legend(format=".0%" if o.differs else ".2f", orient="top", direction="horizontal",
+                                       gradientLength=120))
+
+
+def grid(o, piece: str, rows: list, colours) -> alt.LayerChart:
+    """One grid of runs: a square per run, the chosen one framed in the chosen colour; a click chooses it."""
+    names = [str(h + 1) for h in range(len(o.grids["z"]["diff"][0]))] if piece == "z" else position_names(o)
+    layers = [str(r if piece == "resid_pre" else r + 1) for r in range(len(o.grids[piece]["diff"]))]
+    base = alt.Chart(alt.NamedData("runs")).transform_filter(f"datum.piece == '{piece}'").encode(
+        x=alt.X("x:N", sort=names, title="head" if piece == "z" else None,
+                axis=alt.Axis(labelAngle=0 if piece == "z" else -40, labelLimit=140)),
+        y=alt.Y("y:N", sort=layers, title=ROWS_TITLE[piece]))
+    tips = [alt.Tooltip("name:N", title="put back"), alt.Tooltip("diff:Q", title="score difference", format=".3f")]
+    if o.differs:
+        tips.append(alt.Tooltip("back:Q", title="back to the original", format=".1%"))
+    squares = charts.clickable(base, cell="datum.key").mark_rect(stroke=CELL_LINE, strokeWidth=0.5,
+                                                                  cursor="pointer").encode(
+        color=colours, tooltip=tips + [alt.Tooltip("p:Q", title="chance of " + o.target, format=".3%")])
+    chosen = base.transform_filter("datum.key == cell").mark_rect(fill=None, stroke=CHOSEN, strokeWidth=2.5)
+    return alt.layer(squares, chosen).properties(width="container", height=CELL * len(layers),
+                                                 title=alt.Title(charts.wrapped(charts.literal(TITLES[piece]))))
+
+
+def chosen_chart(o) -> alt.LayerChart:
+    """The chosen run's chance of the target, beside the original and the changed text's."""
+    fixed = alt.Chart(alt.Data(values=[{"run": RUNS[0], "p": o.original["p"]}, {"run": RUNS[1], "p": o.changed["p"]}]))
+    y = alt.Y("run:N", sort=list(RUNS), scale=alt.Scale(domain=list(RUNS)), title=None)
+    top = max(o.original["p"], o.changed["p"], *(p for grid in o.grids.values() for row in grid["p"] for p in row))
+    x = alt.X("p:Q", title=f"chance of {o.target}", scale=alt.Scale(domain=[0, max(top, 1e-9)]),
+              axis=alt.Axis(format=f".{max(0, -math.floor(math.log10(max(top, 1e-9) * 100)) + 1)}~%", tickCount=4))
+    texts = fixed.mark_bar(color=REFERENCE).encode(x=x, y=y, tooltip=[alt.Tooltip("p:Q", format=".3%")])
+    run = alt.Chart(alt.NamedData("runs")).transform_filter("datum.key == cell").transform_calculate(
+        run=charts.literal(RUNS[2])).mark_bar(color=CHOSEN).encode(x=x, y=y, tooltip=[
+            alt.Tooltip("name:N", title="put back"), alt.Tooltip("p:Q", format=".3%")])
+    title = alt.Title(charts.wrapped(charts.literal(f"The chance of {o.target} in each text, and with the chosen "
+                                                    "piece put back")))
+    return alt.layer(texts, run).properties(width="container", height=BARS * len(RUNS), title=title)
+
+
+def chart(o, summary: str, keys: dict, opening: str):
+    """The whole figure: the chosen run's chart, then the four grids; `keys` is each run's key -> (its piece in
+    words, the run in a sentence), `opening` the run chosen at first."""
+    rows = chart_rows(o, keys)
+    colours = colour(o, rows)
+    cell = alt.param(name="cell", value=opening, bind=alt.binding_select(
+        options=list(keys), labels=[name for name, _ in keys.values()], name="Put back "))
+    names = alt.param(name="names", value={key: name for key, (name, _) in keys.items()})
+    said = alt.param(name="descriptions", value={key: words for key, (_, words) in keys.items()})
+    description = alt.param(name=DESCRIPTION, expr=f"{charts.literal(summary)} + ' ' + descriptions[cell]")
+    stack = alt.vconcat(chosen_chart(o), *(grid(o, piece, rows, colours) for piece in NAMES), spacing=24)
+    return charts.with_clicks(charts.with_data(charts.with_params(charts.fits_column(stack), cell, names, said,
+                                                                  description), runs=rows), "cell")
+
+
+def text_table(o) -> list:
+    """The first grid as printed lines: a row per "after layer", a column per position, how much comes back in
+    percent (or, where the texts do not differ on the answer, the score difference)."""
+    n = len(o.clean)
+    lines = ["  put back one token's numbers: " + ("how much of the original comes back, in %" if o.differs
+                                                     else "the score difference")]
+    lines.append("  after layer  " + "".join(f"{q + 1:>7}" for q in range(n)))
+    for r, row in enumerate(o.grids["resid_pre"]["diff"]):
+        values = [o.back(d) * 100 if o.differs else d for d in row]
+        lines.append(f"  {r:>11}  " + "".join(f"{v:>7.0f}" if o.differs else f"{v:>7.2f}" for v in values))
+    return lines
