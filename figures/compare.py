@@ -148,7 +148,7 @@ def grid_chart(fig, run, narrow: bool = False) -> alt.TopLevelMixin:
     )
     grid = base.mark_rect(stroke=CELL_LINE, strokeWidth=0.5).encode(
         color=alt.condition("datum.distance == 0", alt.value("transparent"),
-                            alt.Color("distance:Q", scale=charts.sequential(), title="distance",
+                            alt.Color("distance:Q", scale=charts.sequential(), title=["distance", "(exactly 0: an empty cell)"],
                                       legend=alt.Legend(orient="bottom", direction="horizontal")
                                       if narrow else alt.Undefined)),
         tooltip=[alt.Tooltip("name:N", title="token"), alt.Tooltip("stage:O", title="after layer"),

@@ -81,7 +81,8 @@ def grid(o, piece: str, rows: list, colours) -> alt.LayerChart:
     squares = charts.clickable(base, cell="datum.key").mark_rect(stroke=CELL_LINE, strokeWidth=0.5,
                                                                   cursor="pointer").encode(
         color=colours, tooltip=tips + [alt.Tooltip("p:Q", title="chance of " + o.target, format=".3%")])
-    chosen = base.transform_filter("datum.key == cell").mark_rect(fill=None, stroke=CHOSEN, strokeWidth=2.5)
+    chosen = base.transform_filter("datum.key == cell").mark_rect(fill=None, stroke=CHOSEN, strokeWidth=2.5,
+                                                                  aria=False)  # its square says it already
     return alt.layer(squares, chosen).properties(width="container", height=CELL * len(layers),
                                                  title=alt.Title(charts.wrapped(charts.literal(TITLES[piece]))))
 

@@ -209,7 +209,9 @@ def _line_chart(target: str, n_layer: int) -> alt.TopLevelMixin:
         y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
                 title=f"chance of {target}"),
     )
-    line = base.mark_line(color=CHOSEN) + base.mark_point(color=CHOSEN, filled=True).encode(
+    # A point chooses its layer too (a tap lands on it before the column under it).
+    line = base.mark_line(color=CHOSEN) + charts.clickable(base, stage="datum.stage").mark_point(
+        color=CHOSEN, filled=True, cursor="pointer").encode(
         size=alt.condition("datum.stage == stage", alt.value(140), alt.value(30)),
         tooltip=[alt.Tooltip("stage:Q", title="after layer"), alt.Tooltip("p:Q", title=target, format=".2%")],
     )

@@ -18,8 +18,9 @@ FIND_MARK = """([id, type, wanted]) => {
     const item = el.__data__;
     if (!item || !item.mark || item.mark.marktype !== type || !item.datum) continue;
     if (!Object.keys(wanted).every(key => item.datum[key] === wanted[key])) continue;
+    if (el.getBoundingClientRect().width <= 0 || el.getBoundingClientRect().height <= 0) continue;
+    el.scrollIntoView({block: 'center', inline: 'center'});  // a tall chart's mark may lie below the screen
     const box = el.getBoundingClientRect();
-    if (box.width <= 0 || box.height <= 0) continue;
     return {x: box.left + box.width / 2, y: box.top + box.height / 2};
   }
   return null;
@@ -163,3 +164,21 @@ def test_every_param_a_click_sets_has_its_own_input_its_keyboard_equivalent(open
             assert re.fullmatch(r"pick_\w+", pick["field"]), pick
             assert keyboard_input(visit.page, label, pick["param"]) > 0, f"({label}) {pick['param']} has no input"
         opener.done(visit)
+
+
+def test_a_square_of_a_patching_grid_puts_its_piece_back_in_the_chosen_runs_chart_and_the_address(opener):
+    """A square of the heads' grid chooses its run: the chosen run's bar, the words and the address follow; the
+    "Put back" menu chooses the same from the keyboard."""
+    visit = opener.open("figure-patching.html")
+    page = visit.page
+    before = chart_svg(page, "patching")
+    click_mark(page, "patching", "rect", key="head-10-2")  # layer 10's head 2, at every token
+    wait_for_signal(page, "patching", "cell", "head-10-2", "after a click on the square of layer 10, head 2")
+    wait_for_svg_change(page, "patching", before)
+    assert address(page).get("cell") == "head-10-2"
+    assert "Put back head 2 of layer 10:" in description(page, "patching")
+    assert keyboard_input(page, "patching", "cell") == 1
+    page.select_option("#chart-patching select[name='cell']", "stream-3-5")
+    wait_for_signal(page, "patching", "cell", "stream-3-5", "after choosing it in the menu")
+    assert "the numbers of _Paris / _Rome (token 5) after layer 3" in description(page, "patching")
+    visit.assert_clean()

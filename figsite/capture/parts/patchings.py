@@ -13,9 +13,10 @@ Each entry of data/parts.json's "patchings" holds the clean and corrupted runs' 
 
 A patch at layer l changes nothing before layer l: each run starts from the corrupted run's stream entering its
 layer, and only the layers from there on run again, for a batch of runs at once, CHUNK_BYTES at most. Where the
-clean activation equals the corrupted one (the two texts' shared start, or a shared token at the embedding), the
-patched run is the corrupted run itself, and takes its numbers; after the last layer, only the stream at `position`
-reaches its scores, so its row is the clean run's there and the corrupted run's elsewhere. Both make the exact
+clean activation equals the corrupted one (the two texts' shared start, or a shared token at the embedding), or
+where the patch cannot reach the read position (a position after it; the last layer's outputs elsewhere), the
+patched run is the corrupted run itself, and takes its numbers; after the last layer, only the stream at
+`position` reaches its scores, so its row is the clean run's there and the corrupted run's elsewhere. Both make the exact
 equalities that the tests check hold by construction, and save runs.
 """
 
@@ -87,12 +88,19 @@ def _read(model, final: torch.Tensor, target_id: int, versus_id: int) -> tuple[l
 
 # ---------------------------------------------------------------------------------------------- the patched runs
 
-def _plan(clean: dict, corrupted: dict, layer: int) -> list:
+def _reaches(site: str, layer: int, q: int, position: int, n_layer: int) -> bool:
+    """Whether a patch at position q can change the scores read at `position`: not after it (a token never looks
+    right), and not elsewhere when it is a last layer's output (no attention after it carries it over)."""
+    return q <= position and (q == position or site == "resid_pre" or layer < n_layer - 1)
+
+
+def _plan(clean: dict, corrupted: dict, layer: int, position: int) -> list:
     """The runs that start at `layer`: (site, index) for each position's stream, attention and feed-forward output
-    and for each head, leaving out those whose clean activation is the corrupted one (they are the corrupted run)."""
-    n, n_head = clean["resid_pre"].shape[1], clean["z"].shape[2]
-    runs = [(site, q) for site in SITES for q in range(n)
-            if not torch.equal(clean[site][layer, q], corrupted[site][layer, q])]
+    and for each head, leaving out those whose clean activation is the corrupted one, or that cannot reach the read
+    position (they are the corrupted run)."""
+    n_layer, n, n_head = clean["z"].shape[0], clean["resid_pre"].shape[1], clean["z"].shape[2]
+    runs = [(site, q) for site in SITES for q in range(n) if _reaches(site, layer, q, position, n_layer)
+            and not torch.equal(clean[site][layer, q], corrupted[site][layer, q])]
     return runs + [("z", h) for h in range(n_head)
                    if not torch.equal(clean["z"][layer, :, h], corrupted["z"][layer, :, h])]
 
@@ -157,7 +165,7 @@ def patchings(loaded: Loaded, clean_ids: list[int], corrupted_ids: list[int], po
     size = max(1, min(MAX_CHUNK, CHUNK_BYTES // _run_bytes(config.n_embd, d_inner, config.n_head, n)))
     done, finals = [], []  # (site, layer, index) of each patched run, and its stream after the last layer
     for layer in range(n_layer):
-        for runs in _chunks(_plan(clean, corrupted, layer), size):
+        for runs in _chunks(_plan(clean, corrupted, layer, position), size):
             finals.append(_patched_runs(loaded, clean, corrupted, layer, runs, position))  # (runs, d_model)
             done += [(site, layer, index) for site, index in runs]
     # Read out together: the unembedding's 50,257 rows cost more to go through than the rows of a product.

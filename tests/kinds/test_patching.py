@@ -1,0 +1,167 @@
+"""The patching figure (figures/patching.py): put one piece of the original text's run back into the changed text's.
+
+A site is built over the small seeded model with texts unlike the chapter's, the read token given by number, and
+read as files: the downloads' "back" against the score differences of the same run (worked out here from the
+formula), the words naming the strongest runs against the downloads, the page's texts, choice and clicks. Bad
+keys end with one line naming the figure and the field, and the previous site stays. The numbers of every grid
+against the float64 reference are tests/kinds/test_patching_capture.py's.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from build import cli
+from figures import patching, patching_chart
+
+CLEAN = "The keys to the cabinet were on the table, so the cook took"
+CORRUPTED = "The key to the cabinet was on the table, so the cook took"
+CONFIG = f'''\
+[[figure]]
+kind = "patching"
+label = "put"
+clean = "{CLEAN}"
+corrupted = "{CORRUPTED}"
+target = " them"
+versus = " it"
+position = 14
+'''
+N_LAYER, N_HEAD, N = 3, 4, 14  # the small model's layers and heads; the texts' tokens
+
+
+def build(model_dir, folder, config_text: str):
+    config = folder / "chapter.toml"
+    config.write_text(config_text, encoding="utf-8")
+    return CliRunner().invoke(cli, ["--model", str(model_dir), "--config", str(config), "--out", str(folder / "site"),
+                                    "--no-cache"])
+
+
+@pytest.fixture(scope="module")
+def site(small_model_dir, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("patching")
+    result = build(small_model_dir, folder, CONFIG)
+    assert result.exit_code == 0, f"{result.output}\n{result.exception!r}"
+    return folder / "site"
+
+
+def runs(site) -> list:
+    return json.loads((site / "downloads/figure-put.json").read_text(encoding="utf-8"))["tables"]["runs"]
+
+
+def entry(site) -> dict:
+    [found] = json.loads((site / "data/parts.json").read_text(encoding="utf-8"))["patchings"]
+    return found
+
+
+def page(site) -> str:
+    return html.unescape((site / "figure-put.html").read_text(encoding="utf-8"))
+
+
+def test_the_downloads_hold_every_run_of_the_four_grids(site):
+    pieces = [row["piece"] for row in runs(site)]
+    assert pieces.count("resid_pre") == (N_LAYER + 1) * N
+    assert pieces.count("attn_out") == pieces.count("mlp_out") == N_LAYER * N
+    assert pieces.count("z") == N_LAYER * N_HEAD
+
+
+def test_back_is_how_far_each_run_went_from_the_changed_texts_difference_to_the_originals(site):
+    found = entry(site)
+    clean, corrupted = found["clean"]["diff"], found["corrupted"]["diff"]
+    assert abs(clean - corrupted) >= patching.NEAR, "the test's texts must differ on the metric"
+    for row in runs(site):
+        assert row["back"] == pytest.approx((row["score_difference"] - corrupted) / (clean - corrupted), abs=1e-9)
+
+
+def test_the_stream_after_the_last_layer_at_the_read_token_brings_all_of_it_back_and_elsewhere_none(site):
+    last = [row for row in runs(site) if row["piece"] == "resid_pre" and row["after_layer"] == N_LAYER]
+    assert [row["back"] for row in last] == [0.0] * (N - 1) + [1.0]
+
+
+def test_the_tokens_before_the_first_difference_change_nothing_in_any_layer(site):
+    """'The' is token 1 of both texts; ' keys' and ' key' differ at token 2: token 1's runs are the changed text's."""
+    first = [row for row in runs(site) if row.get("position") == 1]
+    assert first and all(row["back"] == 0.0 for row in first)
+
+
+def test_the_summary_names_the_run_that_brings_back_the_most_or_where_the_answer_travels(site):
+    stream = [row for row in runs(site) if row["piece"] == "resid_pre"]
+    best = max(stream, key=lambda row: row["back"])
+    said = page(site)
+    words = f"{best['back'] * 100:.0f}% of the way back" if "carry the answer" not in said else "carry the answer"
+    assert words in said
+
+
+def test_the_guess_first_answer_is_the_head_that_brings_back_the_most(site):
+    heads = [row for row in runs(site) if row["piece"] == "z"]
+    best = max(heads, key=lambda row: row["back"])
+    assert f"Head {best['head']} of layer {best['layer']}: {best['back'] * 100:.0f}% of the way back." in page(site)
+    assert f"#cell=head-{best['layer']}-{best['head']}" in page(site)
+
+
+def test_the_page_names_both_texts_and_its_choice_names_every_run(site):
+    said = page(site)
+    assert "The original text, token by token" in said and "The changed text, token by token" in said
+    spec = json.loads((site / "downloads/figure-put.vega-lite.json").read_text(encoding="utf-8"))
+    [cell] = [p for p in spec["params"] if p["name"] == "cell"]
+    assert cell["bind"]["name"] == "Put back " and len(cell["bind"]["options"]) == len(runs(site))
+    assert "stream-0-2" in cell["bind"]["options"] and "head-3-4" in cell["bind"]["options"]
+    assert spec["usermeta"]["clicks"] == [{"field": "pick_cell", "param": "cell"}]
+
+
+def test_the_axis_names_both_tokens_where_the_texts_differ(site):
+    names = [row["x"] for row in json.loads((site / "downloads/figure-put.vega-lite.json").read_text(
+        encoding="utf-8"))["datasets"]["runs"] if row["piece"] == "resid_pre"]
+    assert "2: _keys / _key" in names and "6: _were / _was" in names and "1: The" in names
+
+
+def test_the_printed_figure_gives_both_texts_and_the_first_grid(site):
+    printed = (site / "figures.txt").read_text(encoding="utf-8")
+    block = printed[printed.index("(put) "):].split("\n\n")[0]
+    assert f'original: "{CLEAN}"' in block and f'changed:  "{CORRUPTED}"' in block
+    assert "the score of _them minus the score of _it" in block
+    assert len([line for line in block.splitlines() if line.strip().split(" ")[0].isdigit()]) == N_LAYER + 1
+
+
+def test_texts_that_do_not_differ_on_the_answer_show_the_differences_themselves():
+    grids = {piece: {"diff": [[1.0] * 2] * 2, "p": [[0.5] * 2] * 2} for piece in patching.PIECES}
+    o = patching.Patched(["a", "b"], ["a", "c"], 1, "_x", "_y", {"diff": 1.0, "p": 0.5}, {"diff": 1.0004, "p": 0.5},
+                         grids)
+    assert not o.differs and o.back(2.0) is None
+    assert "nearly the same difference" in patching.summary(o)
+    assert patching_chart.colour(o, [{"v": 1.0}]).to_dict()["title"] == ["score difference", "of the run"]
+
+
+# ---------------------------------------------------------------------------------------------- bad keys
+
+GOOD = {"clean": CLEAN, "corrupted": CORRUPTED, "target": " them", "versus": " it"}
+
+
+def config_with(**changed) -> str:
+    keys = {**GOOD, **changed}
+    return '[[figure]]\nkind = "patching"\nlabel = "bad"\n' + "".join(
+        f"{key} = {json.dumps(value)}\n" for key, value in keys.items())
+
+
+@pytest.mark.parametrize("changed, field, words", [
+    ({"corrupted": "The keys to the cabinet were on the big table, so the cook took"}, "corrupted",
+     ["15 tokens", "14", "_big", "_keys"]),
+    ({"corrupted": CLEAN}, "corrupted", ["the same text"]),
+    ({"target": " New York"}, "target", ["2 tokens"]),
+    ({"versus": " them"}, "versus", ["the target itself"]),
+    ({"position": 15}, "position", ["outside the text"]),
+])
+def test_bad_keys_end_with_one_line_naming_the_field_and_keep_the_previous_site(small_model_dir, tmp_path, changed,
+                                                                                 field, words):
+    before = build(small_model_dir, tmp_path, config_with())
+    assert before.exit_code == 0, before.output
+    kept = (tmp_path / "site" / "index.html").read_bytes()
+    result = build(small_model_dir, tmp_path, config_with(**changed))
+    output = result.output.strip()
+    assert result.exit_code == 2 and len(output.splitlines()) == 1 and output.startswith("error: "), output
+    for name in ["label 'bad'", f"field '{field}'", *words]:
+        assert name in output, f"{name!r} not in: {output}"
+    assert (tmp_path / "site" / "index.html").read_bytes() == kept
