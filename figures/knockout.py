@@ -24,7 +24,8 @@ from figures.toolkit.colours import CHOSEN, REFERENCE
 from figures.toolkit.words import heading, percent, quoted, shown, token_label
 
 PANEL_HEIGHT = 130
-SUBTITLE_LINE = 44  # characters: a line of the chart's subtitle fits a 360 px phone's column
+SUBTITLE_LINE = 44  # characters: a line of the chart's subtitle fits a 360 px phone's column (the narrow chart)
+WIDE_SUBTITLE_LINE = 88  # characters: a line of it where the column is 480 px or wider
 NONE = "none"  # the `part` param's value when no bar is highlighted
 SAME = 5e-9  # probabilities are kept to 8 decimals: closer than this counts as unchanged
 
@@ -227,7 +228,11 @@ class Knockout(PartKind):
                   "probability": r["p"], "rank": r["rank"]} for r in o.runs]
         return {"knockouts": rows}
 
-    def chart(self, fig, run) -> alt.TopLevelMixin:
+    def narrow_chart(self, fig, run) -> alt.TopLevelMixin:
+        """For a column narrower than 480 px: the same, its subtitle in lines a 360 px phone's column holds."""
+        return self.chart(fig, run, line=SUBTITLE_LINE)
+
+    def chart(self, fig, run, line: int = WIDE_SUBTITLE_LINE) -> alt.TopLevelMixin:
         """A panel of bars per kind of part (attention, feed-forward, heads of one layer), each bar the change its
         removal makes to the target's chance (or rank), the intact model the line at zero; a radio for chance or
         rank, a select that highlights one part."""
@@ -248,7 +253,7 @@ class Knockout(PartKind):
             f"(show == 'rank' ? 'Places {name} moves' : 'How {name}\\'s chance changes') + ' without each part'"),
             subtitle=textwrap.wrap(f"As the next token after {after}. Below the line: without that part, {target} "
                                    f"got less likely. The line: every part in place ({percent(whole['p'])}; it is the "
-                                   f"{ordinal(whole['rank'])} most likely next token).", SUBTITLE_LINE),
+                                   f"{ordinal(whole['rank'])} most likely next token).", line),
             subtitleFontSize=12, subtitleFontWeight="normal", subtitlePadding=4, offset=12)
         summary = self.context(fig, run)["summary"]
         return charts.with_clicks(charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(

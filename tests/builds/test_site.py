@@ -11,7 +11,8 @@ import pytest
 
 from conftest import CONFIG_FIGURES, reserved_heights
 PAGES = ["index.html"] + [f"figure-{figure['label']}.html" for figure in CONFIG_FIGURES]
-TEXTS = {text for figure in CONFIG_FIGURES for text in figure.get("texts", [figure.get("text")]) if text}
+TEXTS = {text for figure in CONFIG_FIGURES
+         for text in figure.get("texts", [figure.get("text"), figure.get("clean"), figure.get("corrupted")]) if text}
 
 
 @pytest.fixture(scope="module")

@@ -221,3 +221,19 @@ def test_the_result_is_the_same_when_the_patched_runs_go_one_at_a_time(pair, loa
         for kind in ("diff", "p"):
             got, want = one_at_a_time["grids"][site][kind][row][col], default["grids"][site][kind][row][col]
             assert got == pytest.approx(want, abs=1e-5), (site, kind, row, col)
+
+
+def test_on_gpt2_xls_shape_one_batch_of_patched_runs_stays_within_its_share_of_the_memory_estimate():
+    """The runs go through a layer CHUNK_BYTES at a time however long the text (up to the kind's 64 tokens), and
+    the part's share of the estimate counts that batch and both runs' kept activations."""
+    from figsite.capture.parts import patchings as part
+    from figsite.model.memory import Shape
+
+    xl = Shape(n_layer=48, n_head=25, d_model=1600, vocab=50257, n_ctx=1024, d_inner=6400)
+    for n in (2, 10, 64):
+        one = part._run_bytes(xl.d_model, xl.d_inner, xl.n_head, n)
+        runs = part.runs_per_batch(xl.d_model, xl.d_inner, xl.n_head, n)
+        kept = 2 * xl.n_layer * n * 4 * xl.d_model * 4
+        assert 1 <= runs and runs * one <= part.CHUNK_BYTES
+        assert part.PART.memory(xl, n) == runs * one + kept
+        assert part.PART.memory(xl, n) <= part.CHUNK_BYTES + kept

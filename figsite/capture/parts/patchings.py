@@ -52,12 +52,18 @@ class Patchings(EntryPart):
     def memory(self, shape, n: int) -> int:
         """One batch of patched runs through a layer (CHUNK_BYTES at most), and the two runs' kept activations."""
         kept = 2 * shape.n_layer * n * (4 * shape.d_model) * FLOAT
-        return min(MAX_CHUNK * _run_bytes(shape.d_model, shape.d_inner, shape.n_head, n), CHUNK_BYTES) + kept
+        batch = runs_per_batch(shape.d_model, shape.d_inner, shape.n_head, n)
+        return batch * _run_bytes(shape.d_model, shape.d_inner, shape.n_head, n) + kept
 
 
 def _run_bytes(d_model: int, d_inner: int, n_head: int, n: int) -> int:
     """What one patched run holds at a moment while it goes through a layer."""
     return (n * (d_inner + 4 * d_model) + 3 * n_head * n * n) * FLOAT
+
+
+def runs_per_batch(d_model: int, d_inner: int, n_head: int, n: int) -> int:
+    """How many patched runs go through a layer at once: as many as CHUNK_BYTES holds, MAX_CHUNK at most."""
+    return max(1, min(MAX_CHUNK, CHUNK_BYTES // _run_bytes(d_model, d_inner, n_head, n)))
 
 
 # ---------------------------------------------------------------------------------------------- the two runs
@@ -161,8 +167,7 @@ def patchings(loaded: Loaded, clean_ids: list[int], corrupted_ids: list[int], po
     grids = {site: {"diff": [[corrupted_diff] * cols for _ in range(rows)],
                     "p": [[corrupted_p] * cols for _ in range(rows)]} for site, (rows, cols) in shapes.items()}
     grids["resid_pre"]["diff"][n_layer][position], grids["resid_pre"]["p"][n_layer][position] = clean_diff, clean_p
-    d_inner = config.n_inner or 4 * config.n_embd
-    size = max(1, min(MAX_CHUNK, CHUNK_BYTES // _run_bytes(config.n_embd, d_inner, config.n_head, n)))
+    size = runs_per_batch(config.n_embd, config.n_inner or 4 * config.n_embd, config.n_head, n)
     done, finals = [], []  # (site, layer, index) of each patched run, and its stream after the last layer
     for layer in range(n_layer):
         for runs in _chunks(_plan(clean, corrupted, layer, position), size):
