@@ -4,7 +4,7 @@ Kind subclass and one line in this registry (see README, "Adding a kind").
 """
 
 from figures import (attention, compare, cost, findhead, heads, knockout, ledger, lens, numbers, patching, readout,
-                     scores, shapes)
+                     roles, scores, shapes)
 from figures.kind import Kind
 
 REGISTRY: list[Kind] = [
@@ -21,6 +21,7 @@ REGISTRY: list[Kind] = [
     ledger.Ledger(),
     knockout.Knockout(),
     patching.Patching(),
+    roles.Roles(),
 ]
 
 KINDS: dict[str, Kind] = {kind.KIND: kind for kind in REGISTRY}

@@ -99,6 +99,12 @@ def token_ids(loaded, text: str) -> list[int]:
     return loaded.tokenizer(text)["input_ids"]
 
 
+def special_ids(loaded) -> set[int]:
+    """The ids of the tokenizer's special tokens (GPT-2's one: <|endoftext|>)."""
+    found = loaded.tokenizer.backend.token_to_id(END_OF_TEXT)
+    return set() if found is None else {found}
+
+
 def one_token_id(loaded, string: str | None) -> int | None:
     """The id of a string a figure's check made sure is one token (" France"); None stays None."""
     return None if string is None else token_ids(loaded, string)[0]

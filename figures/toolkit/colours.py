@@ -49,6 +49,11 @@ SEQUENTIAL = "viridis"
 ZERO = "#f2f2f2"  # the middle of the diverging scale: a number near zero, on neither side
 DIVERGING = (NEGATIVE, ZERO, POSITIVE)  # a scale of numbers either side of zero: below, zero, above
 
+# The habits of heads (figures/roles.py), one colour each, from Okabe and Ito's palette for colour-blind readers;
+# none of them is the chosen orange, which frames the chosen head.
+ROLE_COLOURS = {"previous": "#56b4e9", "first": "#f0e442", "self": "#cc79a7", "duplicate": "#009e73",
+                "induction": "#0072b2"}
+
 # The roles that have a colour of their own, by name: no two share one (tests/unit/test_palette.py).
 ROLES = {"data": DATA, "chosen": CHOSEN, "positive": POSITIVE, "negative": NEGATIVE, "reference": REFERENCE,
          "out of reach": MASKED, "zero": ZERO}

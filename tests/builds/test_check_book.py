@@ -70,9 +70,9 @@ def test_a_book_printed_from_this_same_run_matches_exactly_trailing_spaces_aside
     book.write_text(PROSE + padded + "\n\nWords after the last figure.\n", encoding="utf-8")
     result = check_book(book, "--model", "random")
     assert result.exit_code == 0, result.output
-    assert result.output == ("check-book: 13 of 13 printed figures match: (l), (heads), (f), (i), (cost), (all-heads), "
+    assert result.output == ("check-book: 14 of 14 printed figures match: (l), (heads), (f), (i), (cost), (all-heads), "
                              "(lens), (tired-or-wide), (find-head), (question-and-keys), (ledger), (knockout), "
-                             "(patching)\n")
+                             "(patching), (head-roles)\n")
 
 
 def test_one_changed_number_gives_exit_1_and_a_diff_that_shows_just_that_line(run_printed, tmp_path):
@@ -83,9 +83,9 @@ def test_one_changed_number_gives_exit_1_and_a_diff_that_shows_just_that_line(ru
     result = check_book(book, "--model", "random")
     assert result.exit_code == 1, result.output
     assert diffs(result.output) == {"f": ["-  after the embedding lookup     9 x 786", f"+{line}"]}
-    assert result.output.splitlines()[-1] == ("check-book: 12 of 13 printed figures match: (l), (heads), (i), (cost), "
+    assert result.output.splitlines()[-1] == ("check-book: 13 of 14 printed figures match: (l), (heads), (i), (cost), "
                                               "(all-heads), (lens), (tired-or-wide), (find-head), (question-and-keys), "
-                                              "(ledger), (knockout), (patching); 1 differ: (f)")
+                                              "(ledger), (knockout), (patching), (head-roles); 1 differ: (f)")
 
 
 def test_a_figure_the_book_prints_and_the_config_lacks_is_named_in_the_summary(run_printed, tmp_path):
@@ -102,8 +102,8 @@ def test_a_figure_the_book_prints_and_the_config_lacks_is_named_in_the_summary(r
     ("missing.txt", "error: --check-book: {book} does not exist; allowed: the book's text as a UTF-8 file"),
     ("prose.txt", "error: --check-book: {book} prints no figure of chapter.toml (a line '(label) title' followed by "
                   "indented lines, with a label of (l), (heads), (f), (i), (cost), (all-heads), (lens), "
-                  "(tired-or-wide), (find-head), (question-and-keys), (ledger), (knockout), (patching)); it prints "
-                  "only (z); "
+                  "(tired-or-wide), (find-head), (question-and-keys), (ledger), (knockout), (patching), (head-roles)); it "
+                  "prints only (z); "
                   "allowed: a book that prints one or more of the config's figures"),
 ])
 def test_a_missing_book_or_one_without_a_printed_figure_of_the_config_is_one_line_and_exit_2(tmp_path, book, says):

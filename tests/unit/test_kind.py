@@ -35,11 +35,13 @@ FIGURES = {  # a resolved figure of each kind that asks for more than its texts'
     "patching": (figure("patching", {"clean": TEXT, "corrupted": TEXT.replace("Vienna", "Rome"), "target": " Austria",
                                      "versus": " Italy"}, {"opening": 8}),
                  {"patchings": [[TEXT, TEXT.replace("Vienna", "Rome"), 8, " Austria", " Italy"]]}),
+    "head-roles": (figure("head-roles", {"text": TEXT, "seed": 3}, {"repeat_length": 40, "seed": 3}),
+                   {"roles": [[TEXT, 40, 3]]}),
 }
 
 
 def test_the_names_a_figure_asks_by_are_the_ones_the_run_and_the_cache_know():
-    assert set(NAMES) == {"readout", "lens", "pairs", "scores", "ledgers", "knockouts", "patchings"}
+    assert set(NAMES) == {"readout", "lens", "pairs", "scores", "ledgers", "knockouts", "patchings", "roles"}
 
 
 @pytest.mark.parametrize("kind", sorted(FIGURES))
@@ -51,7 +53,8 @@ def test_each_kind_asks_by_the_name_of_a_captured_part_for_what_its_resolved_fig
 
 def test_the_kinds_that_read_a_part_are_part_kinds_each_naming_its_part_and_reading_data_parts_json():
     parts = {name: kind.PART for name, kind in KINDS.items() if isinstance(kind, PartKind)}
-    assert parts == {"scores": "scores", "ledger": "ledgers", "knockout": "knockouts", "patching": "patchings"}
+    assert parts == {"scores": "scores", "ledger": "ledgers", "knockout": "knockouts", "patching": "patchings",
+                     "head-roles": "roles"}
     for name in parts:
         assert KINDS[name].DATA_FILES == ("parts.json",)
     assert all(kind.DATA_FILES == () for kind in KINDS.values() if not isinstance(kind, PartKind))

@@ -33,6 +33,7 @@ NAMES = (
     "ledgers",  # a token's score split into the parts of the residual stream that wrote it
     "knockouts",  # the answer with each layer's attention, feed-forward step or head taken out
     "patchings",  # the corrupted text's answer with one piece of the clean text's run put back
+    "roles",  # every head's habits scored: previous token, first token, self, duplicate token, induction
 )
 
 

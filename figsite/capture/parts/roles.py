@@ -1,0 +1,87 @@
+"""The part "roles": [[text, repeat_length, seed], ...], what each head habitually does, scored. Each entry of
+data/parts.json's "roles" holds, for every head, the mean share of attention that fits each role, layers and heads
+from 0: [layer][head] floats per role.
+
+Two runs with the attention only (blocks.L.attn.hook_pattern, (batch, heads, query, key)), the unembedding left out:
+- over `text`: "previous" (mean of A[i, i-1] over i >= 1), "first" (mean of A[i, 0] over i >= 1), "self" (mean
+  of A[i, i] over every i), and "duplicate_text" (see below) where the text repeats a token, else None;
+- over a sequence of `repeat_length` tokens drawn with `seed` from the vocabulary, special tokens left out, then
+  repeated once (the standard test for induction heads): "duplicate" (the sum of A[i, j] over the earlier j that
+  hold the same token as i, averaged over the i that have such a j) and "induction" (mean of A[i, i - L + 1] over
+  the i of the second copy: the token after the earlier copy of the current one).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from figsite.capture.hooks import keep_into, point, run_with_hooks
+from figsite.capture.parts import EntryPart
+from figsite.data.format import number
+from figsite.model.load import Loaded
+from figsite.model.tokens import special_ids, token_ids
+
+ON_TEXT = ("previous", "first", "self", "duplicate_text")
+ON_REPEATS = ("duplicate", "induction")
+
+
+class Roles(EntryPart):
+    name = "roles"
+
+    def compute(self, loaded: Loaded, ask: list) -> dict:
+        text, repeat_length, seed = ask
+        return roles(loaded, token_ids(loaded, text), repeated(loaded, repeat_length, seed), repeat_length)
+
+    def entry_mentions(self, entry: dict) -> set:
+        return set(entry["sequence"])
+
+    def memory(self, shape, n: int) -> int:
+        """Every layer's shares of the repeated sequence kept at once (its length is at most the model's context)."""
+        return shape.n_layer * shape.n_head * min(shape.n_ctx, 2 * n) ** 2 * 4
+
+
+def repeated(loaded: Loaded, length: int, seed: int) -> list[int]:
+    """`length` token ids drawn at random with `seed` (special tokens left out), then the same again."""
+    vocab = loaded.model.config.vocab_size
+    allowed = torch.tensor(sorted(set(range(vocab)) - special_ids(loaded)))
+    drawn = allowed[torch.randint(len(allowed), (length,), generator=torch.Generator().manual_seed(seed))].tolist()
+    return drawn + drawn
+
+
+def _patterns(loaded: Loaded, ids: list[int]) -> torch.Tensor:
+    """Every head's shares over `ids`, (layers, heads, query, key), as float64."""
+    n_layer = loaded.model.config.n_layer
+    kept = {}
+    run_with_hooks(loaded, ids, {point(layer, "attn.hook_pattern"): keep_into(kept, layer) for layer in range(n_layer)},
+                   layers_only=True)
+    return torch.stack([kept[layer] for layer in range(n_layer)]).double().cpu()
+
+
+def duplicate_scores(shares: torch.Tensor, ids: list[int]) -> torch.Tensor | None:
+    """Per head (layers, heads): the shares each token gives the earlier tokens that hold the same token, summed,
+    averaged over the tokens that have one; None where no token repeats an earlier one."""
+    t = torch.tensor(ids)
+    same = (t[:, None] == t[None, :]).tril(-1).double()  # (query, key): an earlier copy of the query's token
+    having = same.sum(dim=-1) > 0  # (query,)
+    if not having.any():
+        return None
+    return (shares * same).sum(dim=-1)[..., having].mean(dim=-1)
+
+
+def roles(loaded: Loaded, ids: list[int], sequence: list[int], length: int) -> dict:
+    """Every head's score for each role (see the module's docstring) and the first copy of the sequence."""
+    text, repeats = _patterns(loaded, ids), _patterns(loaded, sequence)  # (layers, heads, query, key)
+    n = len(ids)
+    rows = torch.arange(1, n)
+    scores = {"previous": text[..., rows, rows - 1].mean(dim=-1), "first": text[..., rows, 0].mean(dim=-1),
+              "self": text.diagonal(dim1=-2, dim2=-1).mean(dim=-1), "duplicate_text": duplicate_scores(text, ids),
+              "duplicate": duplicate_scores(repeats, sequence)}
+    second = torch.arange(length, 2 * length)
+    scores["induction"] = repeats[..., second, second - length + 1].mean(dim=-1)
+    return {"repeat_length": length, "sequence": sequence[:length],
+            "scores": {role: None if value is None else [[number(v) for v in row] for row in value.tolist()]
+                       for role, value in scores.items()},
+            "measured_on": {**{role: "text" for role in ON_TEXT}, **{role: "repeated" for role in ON_REPEATS}}}
+
+
+PART = Roles()

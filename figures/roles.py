@@ -1,0 +1,205 @@
+"""What each head does: every head's habits scored, on the figure's text and on a sequence of random tokens said
+twice, and each head coloured by its strongest habit. A head chosen in the grid shows its pattern on the text.
+
+Reads the figure's entry of the part "roles" (Roles.entry; computed by figsite/capture/parts/roles.py): "scores"
+{role: [layer][head] or None}, "measured_on" {role: "text" or "repeated"}, "repeat_length", "sequence"; and the
+text's tokens and every head's shares over it (run.token_texts, run.head_rows).
+"""
+
+from __future__ import annotations
+
+from figsite.config import Field
+from figsite.data.shared_names import DESCRIPTION
+from figures.kind import PartKind
+from figures.toolkit import charts, fields
+from figures.toolkit.charts import alt
+from figures.toolkit.colours import CELL_LINE, CHOSEN, ROLE_COLOURS
+from figures.toolkit.words import heading, quoted, shown
+
+MIN_TOKENS = 8
+STRONGEST = "strongest"  # the `show` choice that colours each head by its strongest role
+TOP = 5  # heads in each role's ranked list
+# Each role: its name on the page, and what its score measures, as words from the data finish the sentence
+# "layer 5 head 1 ... : 0.91 of its attention goes to ...".
+ROLES = {
+    "previous": ("previous token", "the token just before"),
+    "first": ("first token", "the first token"),
+    "self": ("itself", "itself"),
+    "duplicate": ("duplicate token", "earlier copies of the same token"),
+    "induction": ("induction", "the token after the earlier copy of the current one"),
+}
+
+
+def head_rows(entry: dict) -> list:
+    """One row per head (layers and heads from 0): each role's score and the strongest role."""
+    scores = entry["scores"]
+    n_layer, n_head = len(scores["previous"]), len(scores["previous"][0])
+    rows = []
+    for layer in range(n_layer):
+        for head in range(n_head):
+            row = {"layer": layer, "head": head, **{role: scores[role][layer][head] for role in ROLES}}
+            row["best"] = max(ROLES, key=lambda role: row[role])
+            rows.append(row)
+    return rows
+
+
+def ranked(rows: list, role: str) -> list:
+    """The TOP heads of one role, the highest score first (the first of equals in the grid's order)."""
+    return sorted(rows, key=lambda row: -row[role])[:TOP]
+
+
+def head_name(row: dict) -> str:
+    return f"layer {row['layer'] + 1} head {row['head'] + 1}"
+
+
+def strongest_words(rows: list, role: str) -> str:
+    """"layer 5 head 1 is the strongest induction head: 0.91 of its attention goes to the token after ..."."""
+    best = ranked(rows, role)[0]
+    name, goes = ROLES[role]
+    return (f"{head_name(best).capitalize()} is the strongest {name} head: {best[role]:.2f} of its attention goes to "
+            f"{goes}.")
+
+
+class Roles(PartKind):
+    KIND = "head-roles"
+    TITLE = "What each head does: its habits, scored"
+    CAPTION = ("Some heads have clear habits: they look at the token just before, or at the first token, or at an "
+               "earlier copy of the same token, or at the token that came after that copy. Here every head is "
+               "scored on each habit, and coloured by its strongest one.")
+    GUIDE = ("Each square is one head: its colour is its strongest habit, and the stronger it is, the deeper the "
+             "colour. Choose a habit in \"Colour by\" to see every head's score on it alone. Choose a square (click "
+             "or tap) to see that head's pattern on the text below; the \"Layer\" and \"Head\" menus do the same "
+             "from the keyboard. {Hover} a square for its scores.")
+    FIELDS = {
+        "text": Field("text", f"a text of {MIN_TOKENS} tokens or more", required=True),
+        "repeat_length": Field("int", "how many random tokens are said twice: 2 or more, and twice that fits the "
+                                      "model's positions (default 40)"),
+        "seed": Field("int", "the random tokens' seed: 0 or more (default 0)"),
+    }
+    EXPLORE = True
+    RUN_KEYS = ("text", "repeat_length", "seed")
+    PART = "roles"
+
+    def check(self, fig, tokens, model: dict) -> dict:
+        text = tokens(fig["text"])
+        fields.check_text(fig, "text", text, model["n_ctx"])
+        if len(text) < MIN_TOKENS:
+            raise fig.error("text", f"the text is {len(text)} tokens long", f"a text of {MIN_TOKENS} tokens or more")
+        length, seed = fig.values.get("repeat_length", 40), fig.values.get("seed", 0)
+        if not 2 <= length <= model["n_ctx"] // 2:
+            problem = (f"{length} is too short" if length < 2 else
+                       f"{length} is too long: said twice, {2 * length:,} tokens")
+            raise fig.error("repeat_length", problem,
+                            f"2 to {model['n_ctx'] // 2}: twice that fits the model's {model['n_ctx']:,} positions")
+        if seed < 0:
+            raise fig.error("seed", f"{seed} is negative", "0 or more")
+        return {"repeat_length": length, "seed": seed}
+
+    def ask(self, fig) -> list:
+        return [fig["text"], fig.resolved["repeat_length"], fig.resolved["seed"]]
+
+    def text_figure(self, fig, run) -> str:
+        """The text, the repeated sequence's length, then each role's top heads with their scores."""
+        entry, n = self.entry(fig, run), run.n_tokens(fig["text"])
+        rows = head_rows(entry)
+        lines = [heading(fig, self.TITLE), f"  {quoted(fig['text'], n)}",
+                 f"  and {entry['repeat_length']} random tokens said twice (seed {fig.resolved['seed']})"]
+        for role, (name, _) in ROLES.items():
+            where = "the text" if entry["measured_on"][role] == "text" else "the random tokens"
+            top = ", ".join(f"{row['layer'] + 1}.{row['head'] + 1} {row[role]:.2f}" for row in ranked(rows, role))
+            lines.append(f"  {name + ' (on ' + where + ')':<40} {top}")
+        return "\n".join(lines) + "\n"
+
+    def context(self, fig, run) -> dict:
+        entry = self.entry(fig, run)
+        rows = head_rows(entry)
+        counts = {role: sum(row["best"] == role for row in rows) for role in ROLES}
+        summary = " ".join(strongest_words(rows, role) for role in ("previous", "induction"))
+        facts = [f"{ROLES[role][0].capitalize()}: " + ", ".join(f"{head_name(row)} ({row[role]:.2f})"
+                                                                for row in ranked(rows, role)) for role in ROLES]
+        if entry["scores"]["duplicate_text"] is not None:
+            facts.append("The text repeats a token: its duplicate-token scores are in the downloads, apart.")
+        most = max(ROLES, key=lambda role: counts[role])
+        reveal = {"question": f"Guess first: of the {len(rows)} heads, which habit is the strongest for the most "
+                              "heads?",
+                  "answer": f"{ROLES[most][0].capitalize()}: for {counts[most]} heads. " + ", ".join(
+                      f"{ROLES[role][0]} {counts[role]}" for role in ROLES) + ".",
+                  "link": f"#show={most}", "link_text": f"Colour by {ROLES[most][0]}"}
+        return {"summary": summary, "reveals": [reveal], "facts": facts}
+
+    def tables(self, fig, run, spec: dict) -> dict:
+        """One row per head, layer and head from 1: each role's score, where it was measured, the strongest."""
+        entry = self.entry(fig, run)
+        extra = entry["scores"]["duplicate_text"]
+        return {"heads": [{"layer": row["layer"] + 1, "head": row["head"] + 1,
+                           **{role: row[role] for role in ROLES},
+                           "duplicate_on_text": None if extra is None else extra[row["layer"]][row["head"]],
+                           "strongest": row["best"]} for row in head_rows(entry)]}
+
+    def chart(self, fig, run):
+        """The grid of heads, coloured by role, and the chosen head's pattern over the text."""
+        entry = self.entry(fig, run)
+        rows = head_rows(entry)
+        best = ranked(rows, "previous")[0]
+        tokens = [f"{q + 1}: {shown(t)}" for q, t in enumerate(run.token_texts(fig["text"]))]
+        n_layer, n_head = len(entry["scores"]["previous"]), len(entry["scores"]["previous"][0])
+        shares = [{"l": layer, "h": head, "q": q, "k": k, "s": round(s, 4)}
+                  for layer in range(n_layer) for head in range(n_head)
+                  for q, row in enumerate(run.head_rows(fig["text"], layer, head)) for k, s in enumerate(row)]
+        params = [alt.param(name="show", value=STRONGEST, bind=alt.binding_select(
+                      options=[STRONGEST, *ROLES], labels=["its strongest habit", *(n for n, _ in ROLES.values())],
+                      name="Colour by ")),
+                  alt.param(name="layer", value=best["layer"] + 1, bind=alt.binding_select(
+                      options=list(range(1, n_layer + 1)), name="Layer ")),
+                  alt.param(name="head", value=best["head"] + 1, bind=alt.binding_select(
+                      options=list(range(1, n_head + 1)), name="Head ")),
+                  alt.param(name="names", value=tokens),
+                  alt.param(name=DESCRIPTION, expr="'Shown below: layer ' + layer + ', head ' + head + '.'")]
+        stack = alt.vconcat(_grid(rows), _pattern(tokens), spacing=24)
+        return charts.with_clicks(charts.with_data(charts.with_params(charts.fits_column(stack), *params),
+                                                   heads=_grid_rows(rows), shares=shares), "layer", "head")
+
+
+def _grid_rows(rows: list) -> list:
+    """Per head and role: its score, whether it is the head's strongest role (the grid's data)."""
+    return [{"l": row["layer"] + 1, "h": row["head"] + 1, "role": role, "name": ROLES[role][0],
+             "score": row[role], "best": role == row["best"]} for row in rows for role in ROLES]
+
+
+def _grid(rows: list):
+    """Layers down, heads across: a square per head, in its strongest role's colour (deeper: stronger), or with a
+    role chosen, that role's score on the sequential scale; the chosen head framed."""
+    n_layer, n_head = rows[-1]["layer"] + 1, rows[-1]["head"] + 1
+    base = alt.Chart(alt.NamedData("heads")).encode(
+        x=alt.X("h:O", title="head", axis=alt.Axis(labelAngle=0)), y=alt.Y("l:O", title="layer"))
+    tips = [alt.Tooltip("l:O", title="layer"), alt.Tooltip("h:O", title="head"),
+            alt.Tooltip("name:N", title="habit"), alt.Tooltip("score:Q", format=".2f")]
+    clicked = charts.clickable(base, layer="datum.l", head="datum.h")
+    strongest = clicked.transform_filter(f"show == '{STRONGEST}' && datum.best").mark_rect(
+        stroke=CELL_LINE, strokeWidth=0.5, cursor="pointer").encode(
+        color=alt.Color("name:N", title="strongest habit", scale=alt.Scale(
+            domain=[name for name, _ in ROLES.values()], range=[ROLE_COLOURS[role] for role in ROLES]),
+            legend=alt.Legend(orient="top", direction="horizontal", columns=3)),
+        opacity=alt.Opacity("score:Q", scale=alt.Scale(domain=[0, 1], range=[0.25, 1]), legend=None), tooltip=tips)
+    one = clicked.transform_filter("datum.role == show").mark_rect(
+        stroke=CELL_LINE, strokeWidth=0.5, cursor="pointer").encode(
+        color=alt.Color("score:Q", title="score", scale=charts.sequential(domain=[0, 1]),
+                        legend=alt.Legend(orient="top", direction="horizontal", gradientLength=120)), tooltip=tips)
+    chosen = base.transform_filter("datum.best && datum.l == layer && datum.h == head").mark_rect(
+        fill=None, stroke=CHOSEN, strokeWidth=2.5, aria=False)
+    return alt.layer(strongest, one, chosen).resolve_scale(color="independent").properties(
+        width="container", height=max(120, 16 * n_layer), title=f"Every head of the {n_layer} layers, {n_head} each")
+
+
+def _pattern(tokens: list):
+    """The chosen head's shares over the text: a row per token that looks, a column per token looked at."""
+    base = alt.Chart(alt.NamedData("shares")).transform_filter("datum.l == layer - 1 && datum.h == head - 1")
+    base = base.transform_calculate(looking="names[datum.q]", looked="names[datum.k]")
+    return base.mark_rect(stroke=CELL_LINE, strokeWidth=0.5).encode(
+        x=alt.X("looked:N", sort=tokens, title="looked at", axis=alt.Axis(labelAngle=-45)),
+        y=alt.Y("looking:N", sort=tokens, title="looking"),
+        color=alt.Color("s:Q", title="share", scale=charts.sequential(domain=[0, 1]), legend=None),
+        tooltip=[alt.Tooltip("looking:N"), alt.Tooltip("looked:N", title="looked at"),
+                 alt.Tooltip("s:Q", title="share", format=".1%")],
+    ).properties(width="container", height=18 * len(tokens), title=alt.Title(charts.wrapped(
+        "'Layer ' + layer + ', head ' + head + ' on the text: who looks at whom'")))

@@ -1,0 +1,118 @@
+"""The head-roles figure (figures/roles.py): every head's habits scored, and each head coloured by its strongest.
+
+A site is built over the small seeded model with a text unlike the chapter's and a short repeated sequence, and read
+as files: the downloads against the part's entry, the words naming the strongest heads against the downloads, the
+page's choices and clicks. Bad keys end with one line naming the figure and the field, and the previous site stays.
+The scores against the float64 reference, and a hand-made previous-token head, are tests/kinds/test_roles_capture.py's.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from build import cli
+from figures import roles
+
+TEXT = "A rose is a rose is a rose, and a cat is a cat"
+CONFIG = f'''\
+[[figure]]
+kind = "head-roles"
+label = "habits"
+text = "{TEXT}"
+repeat_length = 12
+seed = 7
+'''
+N_LAYER, N_HEAD = 3, 4  # the small model's
+
+
+def build(model_dir, folder, config_text: str):
+    config = folder / "chapter.toml"
+    config.write_text(config_text, encoding="utf-8")
+    return CliRunner().invoke(cli, ["--model", str(model_dir), "--config", str(config), "--out", str(folder / "site"),
+                                    "--no-cache"])
+
+
+@pytest.fixture(scope="module")
+def site(small_model_dir, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("roles")
+    result = build(small_model_dir, folder, CONFIG)
+    assert result.exit_code == 0, f"{result.output}\n{result.exception!r}"
+    return folder / "site"
+
+
+def heads(site) -> list:
+    return json.loads((site / "downloads/figure-habits.json").read_text(encoding="utf-8"))["tables"]["heads"]
+
+
+def entry(site) -> dict:
+    [found] = json.loads((site / "data/parts.json").read_text(encoding="utf-8"))["roles"]
+    return found
+
+
+def page(site) -> str:
+    return html.unescape((site / "figure-habits.html").read_text(encoding="utf-8"))
+
+
+def test_the_downloads_give_every_heads_scores_from_1_and_its_strongest_role(site):
+    rows, scores = heads(site), entry(site)["scores"]
+    assert len(rows) == N_LAYER * N_HEAD
+    for row in rows:
+        for role in roles.ROLES:
+            assert row[role] == scores[role][row["layer"] - 1][row["head"] - 1]
+        assert row[row["strongest"]] == max(row[role] for role in roles.ROLES)
+        assert row["duplicate_on_text"] == scores["duplicate_text"][row["layer"] - 1][row["head"] - 1]
+
+
+def test_the_entry_says_which_text_each_score_comes_from(site):
+    measured = entry(site)["measured_on"]
+    assert {role for role, on in measured.items() if on == "repeated"} == {"duplicate", "induction"}
+    assert entry(site)["repeat_length"] == 12 and len(entry(site)["sequence"]) == 12
+
+
+def test_the_words_name_the_strongest_induction_and_previous_token_heads(site):
+    rows = heads(site)
+    for role, name in (("induction", "induction"), ("previous", "previous token")):
+        best = max(rows, key=lambda row: row[role])
+        assert (f"Layer {best['layer']} head {best['head']} is the strongest {name} head: {best[role]:.2f} of its "
+                "attention goes to") in page(site)
+
+
+def test_the_guess_first_answer_counts_the_heads_of_each_strongest_role(site):
+    counts = {role: sum(row["strongest"] == role for row in heads(site)) for role in roles.ROLES}
+    most = max(roles.ROLES, key=lambda role: counts[role])
+    assert f"{roles.ROLES[most][0].capitalize()}: for {counts[most]} heads." in page(site)
+    assert sum(counts.values()) == N_LAYER * N_HEAD
+
+
+def test_a_square_of_the_grid_chooses_its_layer_and_head_and_a_menu_chooses_the_colouring(site):
+    spec = json.loads((site / "downloads/figure-habits.vega-lite.json").read_text(encoding="utf-8"))
+    params = {p["name"]: p for p in spec["params"]}
+    assert params["show"]["bind"]["options"] == ["strongest", *roles.ROLES]
+    assert params["layer"]["bind"]["options"] == list(range(1, N_LAYER + 1))
+    assert spec["usermeta"]["clicks"] == [{"field": "pick_layer", "param": "layer"},
+                                          {"field": "pick_head", "param": "head"}]
+
+
+# ---------------------------------------------------------------------------------------------- bad keys
+
+@pytest.mark.parametrize("keys, field, words", [
+    ('text = "Too short a text"\n', "text", ["4 tokens", "8 tokens or more"]),
+    (f'text = "{TEXT}"\nrepeat_length = 1\n', "repeat_length", ["1 is too short"]),
+    (f'text = "{TEXT}"\nrepeat_length = 600\n', "repeat_length", ["600 is too long", "twice that fits"]),
+    (f'text = "{TEXT}"\nseed = -1\n', "seed", ["negative"]),
+])
+def test_bad_keys_end_with_one_line_naming_the_field_and_keep_the_previous_site(small_model_dir, tmp_path, keys,
+                                                                                 field, words):
+    before = build(small_model_dir, tmp_path, CONFIG)
+    assert before.exit_code == 0, before.output
+    kept = (tmp_path / "site" / "index.html").read_bytes()
+    result = build(small_model_dir, tmp_path, '[[figure]]\nkind = "head-roles"\nlabel = "bad"\n' + keys)
+    output = result.output.strip()
+    assert result.exit_code == 2 and len(output.splitlines()) == 1 and output.startswith("error: "), output
+    for name in ["label 'bad'", f"field '{field}'", *words]:
+        assert name in output, f"{name!r} not in: {output}"
+    assert (tmp_path / "site" / "index.html").read_bytes() == kept
