@@ -181,10 +181,11 @@ def _grid(rows: list):
             domain=[name for name, _ in ROLES.values()], range=[ROLE_COLOURS[role] for role in ROLES]),
             legend=alt.Legend(orient="top", direction="horizontal", columns=3)),
         opacity=alt.Opacity("score:Q", scale=alt.Scale(domain=[0, 1], range=[0.25, 1]), legend=None), tooltip=tips)
+    # Empty while the strongest habits show: hidden from screen readers, whom the tooltip's words serve instead.
     one = clicked.transform_filter("datum.role == show").mark_rect(
-        stroke=CELL_LINE, strokeWidth=0.5, cursor="pointer").encode(
+        stroke=CELL_LINE, strokeWidth=0.5, cursor="pointer", aria=False).encode(
         color=alt.Color("score:Q", title="score", scale=charts.sequential(domain=[0, 1]),
-                        legend=alt.Legend(orient="top", direction="horizontal", gradientLength=120)), tooltip=tips)
+                        legend=alt.Legend(orient="bottom", direction="horizontal", gradientLength=120)), tooltip=tips)
     chosen = base.transform_filter("datum.best && datum.l == layer && datum.h == head").mark_rect(
         fill=None, stroke=CHOSEN, strokeWidth=2.5, aria=False)
     return alt.layer(strongest, one, chosen).resolve_scale(color="independent").properties(

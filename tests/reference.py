@@ -343,3 +343,43 @@ def patched(weights: Weights, clean_ids: list[int], corrupted_ids: list[int], po
         clean = patch_run(weights, clean_ids)[1]
     final, _ = patch_run(weights, corrupted_ids, (site, layer, index, clean))
     return diff_and_p(weights, final, position, target, versus)
+
+
+# ---------------------------------------------------------------------------------------------- head roles
+
+def head_role_scores(weights: Weights, text_ids: list[int], sequence_ids: list[int], length: int) -> dict:
+    """Every head's score for each role, {role: [layer][head] floats}, from the reference's float64 shares, with
+    A[i][j] the share query i gives key j (from 0):
+    on the text, "previous" = mean of A[i][i-1] over i >= 1, "first" = mean of A[i][0] over i >= 1, "self" =
+    mean of A[i][i] over every i, "duplicate_text" = see _duplicate_share (None where no token repeats);
+    on the sequence (`length` tokens, then the same again), "duplicate" and "induction" = mean of
+    A[i][i - length + 1] over the second copy's i = length .. 2 length - 1."""
+    text = forward(weights, text_ids).attention.tolist()  # [layer][head][query][key]
+    repeats = forward(weights, sequence_ids).attention.tolist()
+    n = len(text_ids)
+    per_head = {
+        "previous": (text, lambda a: sum(a[i][i - 1] for i in range(1, n)) / (n - 1)),
+        "first": (text, lambda a: sum(a[i][0] for i in range(1, n)) / (n - 1)),
+        "self": (text, lambda a: sum(a[i][i] for i in range(n)) / n),
+        "duplicate_text": (text, lambda a: _duplicate_share(a, text_ids)),
+        "duplicate": (repeats, lambda a: _duplicate_share(a, sequence_ids)),
+        "induction": (repeats, lambda a: sum(a[i][i - length + 1] for i in range(length, 2 * length)) / length),
+    }
+    scores = {}
+    for role, (shares, score) in per_head.items():
+        table = []
+        for layer in range(weights.n_layer):
+            table.append([score(shares[layer][head]) for head in range(weights.n_head)])
+        scores[role] = None if any(value is None for row in table for value in row) else table
+    return scores
+
+
+def _duplicate_share(a: list, ids: list[int]) -> float | None:
+    """One head's shares A[i][j] summed over the earlier keys j < i that hold the same token id as query i,
+    averaged over the queries that have such a key; None where no query has one."""
+    sums = []
+    for i in range(len(ids)):
+        earlier = [j for j in range(i) if ids[j] == ids[i]]
+        if earlier:
+            sums.append(sum(a[i][j] for j in earlier))
+    return sum(sums) / len(sums) if sums else None
