@@ -71,7 +71,7 @@ class Roles(PartKind):
              "or tap) to see that head's pattern on the text below; the \"Layer\" and \"Head\" menus do the same "
              "from the keyboard. {Hover} a square for its scores.")
     FIELDS = {
-        "text": Field("text", f"a text of {MIN_TOKENS} tokens or more", required=True),
+        "text": fields.TEXT_FIELD,  # of MIN_TOKENS or more: `check` says so
         "repeat_length": Field("int", "how many random tokens are said twice: 2 or more, and twice that fits the "
                                       "model's positions (default 40)"),
         "seed": Field("int", "the random tokens' seed: 0 or more (default 0)"),
@@ -143,9 +143,10 @@ class Roles(PartKind):
         best = ranked(rows, "previous")[0]
         tokens = [f"{q + 1}: {shown(t)}" for q, t in enumerate(run.token_texts(fig["text"]))]
         n_layer, n_head = len(entry["scores"]["previous"]), len(entry["scores"]["previous"][0])
-        shares = [{"l": layer, "h": head, "q": q, "k": k, "s": round(s, 4)}
-                  for layer in range(n_layer) for head in range(n_head)
-                  for q, row in enumerate(run.head_rows(fig["text"], layer, head)) for k, s in enumerate(row)]
+        # One row per head, its shares over the text flattened query by query (keys 0..query): the chart
+        # unfolds only the chosen head's, and the page carries each share once.
+        shares = [{"l": layer, "h": head, "u": [round(s, 4) for row in run.head_rows(fig["text"], layer, head)
+                                                for s in row]} for layer in range(n_layer) for head in range(n_head)]
         params = [alt.param(name="show", value=STRONGEST, bind=alt.binding_select(
                       options=[STRONGEST, *ROLES], labels=["its strongest habit", *(n for n, _ in ROLES.values())],
                       name="Colour by ")),
@@ -155,9 +156,10 @@ class Roles(PartKind):
                       options=list(range(1, n_head + 1)), name="Head ")),
                   alt.param(name="names", value=tokens),
                   alt.param(name=DESCRIPTION, expr="'Shown below: layer ' + layer + ', head ' + head + '.'")]
-        stack = alt.vconcat(_grid(rows), _pattern(tokens), spacing=24)
+        stack = alt.vconcat(_grid(rows), _pattern(tokens), _second_copy(entry["repeat_length"]), spacing=24)
         return charts.with_clicks(charts.with_data(charts.with_params(charts.fits_column(stack), *params),
-                                                   heads=_grid_rows(rows), shares=shares), "layer", "head")
+                                                   heads=_grid_rows(rows), shares=shares,
+                                                   repeats=_second_copy_rows(entry)), "layer", "head")
 
 
 def _grid_rows(rows: list) -> list:
@@ -195,7 +197,10 @@ def _grid(rows: list):
 def _pattern(tokens: list):
     """The chosen head's shares over the text: a row per token that looks, a column per token looked at."""
     base = alt.Chart(alt.NamedData("shares")).transform_filter("datum.l == layer - 1 && datum.h == head - 1")
-    base = base.transform_calculate(looking="names[datum.q]", looked="names[datum.k]")
+    base = base.transform_flatten(["u"], as_=["s"]).transform_window(i="row_number()").transform_calculate(
+        q="floor((sqrt(8 * (datum.i - 1) + 1) - 1) / 2)").transform_calculate(
+        k="datum.i - 1 - datum.q * (datum.q + 1) / 2").transform_calculate(
+        looking="names[datum.q]", looked="names[datum.k]")
     return base.mark_rect(stroke=CELL_LINE, strokeWidth=0.5).encode(
         x=alt.X("looked:N", sort=tokens, title="looked at", axis=alt.Axis(labelAngle=-45)),
         y=alt.Y("looking:N", sort=tokens, title="looking"),
@@ -204,3 +209,34 @@ def _pattern(tokens: list):
                  alt.Tooltip("s:Q", title="share", format=".1%")],
     ).properties(width="container", height=18 * len(tokens), title=alt.Title(charts.wrapped(
         "'Layer ' + layer + ', head ' + head + ' on the text: who looks at whom'")))
+
+
+# How the chosen head's view names the two shares it draws of the repeated sequence.
+SECOND_COPY = {"induction": "to the token after the earlier copy (induction)",
+               "duplicate": "to the earlier copy itself (duplicate token)"}
+
+
+def _second_copy_rows(entry: dict) -> list:
+    """Per head and role: the shares the view draws at each token of the second copy (layers and heads from 1),
+    the role by its first letter, which the legend names."""
+    return [{"l": layer + 1, "h": head + 1, "r": role[0], "s": shares}
+            for role, grid in entry["second_copy"].items() for layer, heads in enumerate(grid)
+            for head, shares in enumerate(heads)]
+
+
+def _second_copy(length: int):
+    """The chosen head on the random tokens said twice: at each token of the second copy, the share it gives the
+    token after its earlier copy, and the share it gives the earlier copy itself."""
+    base = alt.Chart(alt.NamedData("repeats")).transform_filter("datum.l == layer && datum.h == head")
+    base = base.transform_flatten(["s"]).transform_window(i="row_number()", groupby=["r"])
+    return base.mark_line(point=True).encode(
+        x=alt.X("i:Q", title=f"token of the second copy (1 to {length})", scale=alt.Scale(domain=[1, length])),
+        y=alt.Y("s:Q", title="share of attention", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")),
+        color=alt.Color("r:N", title=None, scale=alt.Scale(domain=[role[0] for role in SECOND_COPY], range=[
+            ROLE_COLOURS[role] for role in SECOND_COPY]), legend=alt.Legend(
+                orient="top", direction="vertical", labelLimit=320, labelExpr=" : ".join(
+                    f"datum.value == '{role[0]}' ? {charts.literal(words)}" for role, words in SECOND_COPY.items())
+                + " : ''")),
+        tooltip=[alt.Tooltip("i:Q", title="token"), alt.Tooltip("s:Q", title="share", format=".1%")],
+    ).properties(width="container", height=150, title=alt.Title(charts.wrapped(
+        "'Layer ' + layer + ', head ' + head + " + charts.literal(f" on {length} random tokens said twice"))))

@@ -182,3 +182,17 @@ def test_a_square_of_a_patching_grid_puts_its_piece_back_in_the_chosen_runs_char
     wait_for_signal(page, "patching", "cell", "stream-3-5", "after choosing it in the menu")
     assert "the numbers of _Paris / _Rome (token 5) after layer 3" in description(page, "patching")
     visit.assert_clean()
+
+
+def test_a_square_of_the_head_roles_grid_picks_its_head_and_the_menus_do_the_same(opener):
+    visit = opener.open("figure-head-roles.html")
+    page = visit.page
+    before = chart_svg(page, "head-roles")
+    click_mark(page, "head-roles", "rect", l=7, h=3, best=True)  # layer 7, head 3, in its strongest habit's colour
+    wait_for_signal(page, "head-roles", "layer", 7, "after a click on the square of layer 7, head 3")
+    wait_for_signal(page, "head-roles", "head", 3)
+    wait_for_svg_change(page, "head-roles", before)
+    assert address(page).get("layer") == "7" and address(page).get("head") == "3"
+    assert description(page, "head-roles") == "Shown below: layer 7, head 3."
+    assert keyboard_input(page, "head-roles", "layer") == 1 and keyboard_input(page, "head-roles", "head") == 1
+    visit.assert_clean()

@@ -8,7 +8,8 @@ Two runs with the attention only (blocks.L.attn.hook_pattern, (batch, heads, que
 - over a sequence of `repeat_length` tokens drawn with `seed` from the vocabulary, special tokens left out, then
   repeated once (the standard test for induction heads): "duplicate" (the sum of A[i, j] over the earlier j that
   hold the same token as i, averaged over the i that have such a j) and "induction" (mean of A[i, i - L + 1] over
-  the i of the second copy: the token after the earlier copy of the current one).
+  the i of the second copy: the token after the earlier copy of the current one); and, for the page, those two
+  shares at each token of the second copy ("second_copy": {role: [layer][head][token]}).
 """
 
 from __future__ import annotations
@@ -78,7 +79,13 @@ def roles(loaded: Loaded, ids: list[int], sequence: list[int], length: int) -> d
               "duplicate": duplicate_scores(repeats, sequence)}
     second = torch.arange(length, 2 * length)
     scores["induction"] = repeats[..., second, second - length + 1].mean(dim=-1)
+    # What the chosen head's view draws of the repeated sequence: at each token of the second copy, the share it
+    # gives the token after its earlier copy (induction) and the earlier copy itself (duplicate).
+    second_copy = {"induction": repeats[..., second, second - length + 1],
+                   "duplicate": repeats[..., second, second - length]}
     return {"repeat_length": length, "sequence": sequence[:length],
+            "second_copy": {role: [[[round(v, 4) for v in head] for head in layer] for layer in value.tolist()]
+                            for role, value in second_copy.items()},
             "scores": {role: None if value is None else [[number(v) for v in row] for row in value.tolist()]
                        for role, value in scores.items()},
             "measured_on": {**{role: "text" for role in ON_TEXT}, **{role: "repeated" for role in ON_REPEATS}}}
