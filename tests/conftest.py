@@ -142,6 +142,26 @@ def built(model_dir: Path, config_text: str, work: Path) -> Path:
     return out
 
 
+def assert_bad_config_keeps_the_site(model_dir: Path, work: Path, good: str, bad: str, field: str, words: list):
+    """A build of the config `bad` (a figure labelled 'bad') after one of `good`, both into work/site: it ends with
+    exit code 2 and one line "error: ..." that names the figure, `field` and each of `words`, and the good build's
+    site stays as it was."""
+    from click.testing import CliRunner
+
+    from build import cli
+
+    built(model_dir, good, work)
+    kept = (work / "site" / "index.html").read_bytes()
+    (work / "chapter.toml").write_text(bad, encoding="utf-8")
+    result = CliRunner().invoke(cli, ["--model", str(model_dir), "--config", str(work / "chapter.toml"),
+                                      "--out", str(work / "site")])
+    output = result.output.strip()
+    assert result.exit_code == 2 and len(output.splitlines()) == 1 and output.startswith("error: "), output
+    for name in ["label 'bad'", f"field '{field}'", *words]:
+        assert name in output, f"{name!r} not in: {output}"
+    assert (work / "site" / "index.html").read_bytes() == kept
+
+
 # The small config with a full [site] table and the book's numbers (tests/site_table.toml).
 SITE_TABLE = Path(__file__).resolve().parent / "site_table.toml"
 

@@ -13,9 +13,7 @@ import html
 import json
 
 import pytest
-from click.testing import CliRunner
-
-from build import cli
+from conftest import assert_bad_config_keeps_the_site, built
 from figures import patching, patching_chart
 
 CLEAN = "The keys to the cabinet were on the table, so the cook took"
@@ -33,19 +31,9 @@ position = 14
 N_LAYER, N_HEAD, N = 3, 4, 14  # the small model's layers and heads; the texts' tokens
 
 
-def build(model_dir, folder, config_text: str):
-    config = folder / "chapter.toml"
-    config.write_text(config_text, encoding="utf-8")
-    return CliRunner().invoke(cli, ["--model", str(model_dir), "--config", str(config), "--out", str(folder / "site"),
-                                    "--no-cache"])
-
-
 @pytest.fixture(scope="module")
 def site(small_model_dir, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("patching")
-    result = build(small_model_dir, folder, CONFIG)
-    assert result.exit_code == 0, f"{result.output}\n{result.exception!r}"
-    return folder / "site"
+    return built(small_model_dir, CONFIG, tmp_path_factory.mktemp("patching"))
 
 
 def runs(site) -> list:
@@ -156,12 +144,4 @@ def config_with(**changed) -> str:
 ])
 def test_bad_keys_end_with_one_line_naming_the_field_and_keep_the_previous_site(small_model_dir, tmp_path, changed,
                                                                                  field, words):
-    before = build(small_model_dir, tmp_path, config_with())
-    assert before.exit_code == 0, before.output
-    kept = (tmp_path / "site" / "index.html").read_bytes()
-    result = build(small_model_dir, tmp_path, config_with(**changed))
-    output = result.output.strip()
-    assert result.exit_code == 2 and len(output.splitlines()) == 1 and output.startswith("error: "), output
-    for name in ["label 'bad'", f"field '{field}'", *words]:
-        assert name in output, f"{name!r} not in: {output}"
-    assert (tmp_path / "site" / "index.html").read_bytes() == kept
+    assert_bad_config_keeps_the_site(small_model_dir, tmp_path, config_with(), config_with(**changed), field, words)

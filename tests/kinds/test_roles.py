@@ -12,9 +12,7 @@ import html
 import json
 
 import pytest
-from click.testing import CliRunner
-
-from build import cli
+from conftest import assert_bad_config_keeps_the_site, built
 from figures import roles
 
 TEXT = "A rose is a rose is a rose, and a cat is a cat"
@@ -29,19 +27,9 @@ seed = 7
 N_LAYER, N_HEAD = 3, 4  # the small model's
 
 
-def build(model_dir, folder, config_text: str):
-    config = folder / "chapter.toml"
-    config.write_text(config_text, encoding="utf-8")
-    return CliRunner().invoke(cli, ["--model", str(model_dir), "--config", str(config), "--out", str(folder / "site"),
-                                    "--no-cache"])
-
-
 @pytest.fixture(scope="module")
 def site(small_model_dir, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("roles")
-    result = build(small_model_dir, folder, CONFIG)
-    assert result.exit_code == 0, f"{result.output}\n{result.exception!r}"
-    return folder / "site"
+    return built(small_model_dir, CONFIG, tmp_path_factory.mktemp("roles"))
 
 
 def heads(site) -> list:
@@ -107,12 +95,5 @@ def test_a_square_of_the_grid_chooses_its_layer_and_head_and_a_menu_chooses_the_
 ])
 def test_bad_keys_end_with_one_line_naming_the_field_and_keep_the_previous_site(small_model_dir, tmp_path, keys,
                                                                                  field, words):
-    before = build(small_model_dir, tmp_path, CONFIG)
-    assert before.exit_code == 0, before.output
-    kept = (tmp_path / "site" / "index.html").read_bytes()
-    result = build(small_model_dir, tmp_path, '[[figure]]\nkind = "head-roles"\nlabel = "bad"\n' + keys)
-    output = result.output.strip()
-    assert result.exit_code == 2 and len(output.splitlines()) == 1 and output.startswith("error: "), output
-    for name in ["label 'bad'", f"field '{field}'", *words]:
-        assert name in output, f"{name!r} not in: {output}"
-    assert (tmp_path / "site" / "index.html").read_bytes() == kept
+    bad = '[[figure]]\nkind = "head-roles"\nlabel = "bad"\n' + keys
+    assert_bad_config_keeps_the_site(small_model_dir, tmp_path, CONFIG, bad, field, words)
