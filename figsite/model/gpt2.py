@@ -186,12 +186,16 @@ class Attention(nn.Module):
         self.hook_pattern = HookPoint()  # (batch, heads, query, key): the shares
         self.hook_z = HookPoint()  # (batch, position, heads, d_head): the values mixed by the shares, per head
 
-    def forward(self, x: torch.Tensor, attention_mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, x: torch.Tensor, attention_mask: torch.Tensor | None = None,
+                past: tuple | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """x: (batch, position, d_model) -> the output (batch, position, d_model), the shares (batch, heads,
-        query, key)."""
+        query, key). past: the keys and values of positions before x's, (1, heads, earlier, d_head) each, the same
+        for every row (then attention_mask must say what each query may see, (1, 1, query, earlier + position))."""
         q, k, v = self.c_attn(x).split(self.n_embd, dim=2)  # each (batch, position, d_model)
         q, k, v = (t.view(*t.shape[:-1], self.n_head, -1) for t in (q, k, v))  # each (batch, position, heads, d_head)
         q, k, v = (hook(t).transpose(1, 2) for hook, t in ((self.hook_q, q), (self.hook_k, k), (self.hook_v, v)))
+        if past is not None:  # each now (batch, heads, earlier + position, d_head)
+            k, v = (torch.cat([kept.expand(len(x), -1, -1, -1), t], dim=2) for kept, t in zip(past, (k, v)))
         fits = torch.matmul(q, k.transpose(-1, -2)) * self.scaling  # (batch, heads, query, key)
         fits = fits + (causal_mask(x.size(1), fits) if attention_mask is None else attention_mask)
         shares = self.hook_pattern(F.softmax(self.hook_attn_scores(fits), dim=-1))  # (batch, heads, query, key)
@@ -229,9 +233,9 @@ class Block(nn.Module):
         self.hook_resid_pre, self.hook_resid_mid, self.hook_resid_post = HookPoint(), HookPoint(), HookPoint()
         self.hook_attn_out, self.hook_mlp_out = HookPoint(), HookPoint()
 
-    def forward(self, x: torch.Tensor, attention_mask: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, attention_mask: torch.Tensor | None = None, past=None) -> torch.Tensor:
         resid_pre = self.hook_resid_pre(x)
-        attention, _ = self.attn(self.ln_1(resid_pre), attention_mask)
+        attention, _ = self.attn(self.ln_1(resid_pre), attention_mask, past)
         resid_mid = self.hook_resid_mid(self.hook_attn_out(attention) + resid_pre)
         return self.hook_resid_post(resid_mid + self.hook_mlp_out(self.mlp(self.ln_2(resid_mid))))
 

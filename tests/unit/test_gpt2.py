@@ -147,3 +147,26 @@ def test_a_build_imports_neither_transformers_nor_its_gpt2(tmp_path):
     result = subprocess.run([sys.executable, "-c", script], cwd=REPO_ROOT, capture_output=True, text=True, check=True)
     imported = json.loads(result.stdout.strip().splitlines()[-1])
     assert imported == {"torch": True, "transformers": []}  # torch ran the model; nothing of transformers loaded
+
+
+@torch.no_grad()
+def test_a_layer_given_the_earlier_positions_keys_and_values_computes_the_later_positions_as_the_whole_text_does(ours):
+    """What the patching part leans on: the later positions alone, with `past` (the earlier ones' keys and values,
+    read at the hook points) and the mask of their rows, give what the whole text gives there, in every layer."""
+    ids = ids_of(TEXTS[0])
+    n, start = ids.shape[1], 5
+    kept, whole = {}, []
+    hooks = {name: (lambda activation, name: kept.__setitem__(name, activation))
+             for layer in range(len(ours.transformer.h)) for name in (f"blocks.{layer}.attn.hook_k",
+                                                                      f"blocks.{layer}.attn.hook_v",
+                                                                      f"blocks.{layer}.hook_resid_pre")}
+    with ours.hooks(hooks):
+        ours.transformer(ids)
+    mask = gpt2.causal_mask(n, kept["blocks.0.hook_resid_pre"])[..., start:, :]  # (1, 1, later query, key)
+    for layer, block in enumerate(ours.transformer.h):
+        past = tuple(kept[f"blocks.{layer}.attn.hook_{name}"][:, :start].transpose(1, 2) for name in ("k", "v"))
+        later = block(kept[f"blocks.{layer}.hook_resid_pre"][:, start:].expand(3, -1, -1), attention_mask=mask,
+                      past=past)
+        full = block(kept[f"blocks.{layer}.hook_resid_pre"])
+        whole.append((later - full[:, start:]).abs().max().item())
+    assert max(whole) < 1e-5, whole

@@ -12,7 +12,8 @@ Each entry of data/parts.json's "patchings" holds the clean and corrupted runs' 
 - "z": one head's mixed values at every position at once (its slice of blocks.L.attn.hook_z): layers x heads.
 
 A patch at layer l changes nothing before layer l: each run starts from the corrupted run's stream entering its
-layer, and only the layers from there on run again, for a batch of runs at once, CHUNK_BYTES at most. Where the
+layer, and only the layers from there on run again, for a batch of runs at once, CHUNK_BYTES at most, and only at
+the positions from the first where the texts differ (the earlier ones read as the corrupted run's keys and values). Where the
 clean activation equals the corrupted one (the two texts' shared start, or a shared token at the embedding), or
 where the patch cannot reach the read position (a position after it; the last layer's outputs elsewhere), the
 patched run is the corrupted run itself, and takes its numbers; after the last layer, only the stream at
@@ -70,17 +71,19 @@ def runs_per_batch(d_model: int, d_inner: int, n_head: int, n: int) -> int:
 
 def _recorded(loaded: Loaded, ids: list[int]) -> dict:
     """One text's run with what the patches take from it kept: the stream entering each layer and after the last
-    (layers + 1, position, d_model), each layer's attention and feed-forward outputs (layers, position, d_model)
-    and mixed values (layers, position, heads, d_head)."""
+    (layers + 1, position, d_model), each layer's attention and feed-forward outputs (layers, position, d_model),
+    mixed values, keys and values (layers, position, heads, d_head)."""
     n_layer = loaded.model.config.n_layer
     kept = {}
-    hooks = together(*({point(layer, f"hook_{site}"): keep_into(kept, (site, layer)) for layer in range(n_layer)}
-                       for site in SITES),
+    names = {**{site: f"hook_{site}" for site in SITES}, "attn.hook_k": "attn.hook_k", "attn.hook_v": "attn.hook_v"}
+    hooks = together(*({point(layer, name): keep_into(kept, (site, layer)) for layer in range(n_layer)}
+                       for site, name in names.items()),
                      {point(layer, "attn.hook_z"): keep_into(kept, ("z", layer)) for layer in range(n_layer)},
                      {point(n_layer - 1, "hook_resid_post"): keep_into(kept, ("resid_pre", n_layer))})
     run_with_hooks(loaded, ids, hooks, layers_only=True)
-    return {site: torch.stack([kept[(site, layer)] for layer in range(n_layer + (site == "resid_pre"))])
-            for site in (*SITES, "z")}
+    return {site.removeprefix("attn.hook_"): torch.stack([kept[(site, layer)]
+                                                          for layer in range(n_layer + (site == "resid_pre"))])
+            for site in (*SITES, "z", "attn.hook_k", "attn.hook_v")}
 
 
 def _read(model, final: torch.Tensor, target_id: int, versus_id: int) -> tuple[list, list]:
@@ -111,8 +114,9 @@ def _plan(clean: dict, corrupted: dict, layer: int, position: int) -> list:
                    if not torch.equal(clean["z"][layer, :, h], corrupted["z"][layer, :, h])]
 
 
-def _patch_hooks(clean: dict, layer: int, runs: list) -> dict:
-    """Hooks at the layer's hook points that put the clean activation back in each run's row."""
+def _patch_hooks(clean: dict, layer: int, runs: list, start: int) -> dict:
+    """Hooks at the layer's hook points that put the clean activation back in each run's row (the runs hold the
+    positions from `start` on)."""
     def put_back(site: str):
         rows = [(row, index) for row, (kind, index) in enumerate(runs) if kind == site]
 
@@ -120,9 +124,9 @@ def _patch_hooks(clean: dict, layer: int, runs: list) -> dict:
             activation = activation.clone()
             for row, index in rows:
                 if site == "z":  # (runs, position, heads, d_head): one head at every position
-                    activation[row, :, index] = clean["z"][layer, :, index]
+                    activation[row, :, index] = clean["z"][layer, start:, index]
                 else:  # (runs, position, d_model): one position
-                    activation[row, index] = clean[site][layer, index]
+                    activation[row, index - start] = clean[site][layer, index]
             return activation
         return hook if rows else None
 
@@ -131,20 +135,29 @@ def _patch_hooks(clean: dict, layer: int, runs: list) -> dict:
     return {name: hook for name, hook in hooks.items() if hook is not None}
 
 
-def _patched_runs(loaded: Loaded, clean: dict, corrupted: dict, layer: int, runs: list, position: int) -> torch.Tensor:
-    """The stream after the last layer at `position` of each run that starts at `layer`, (runs, d_model)."""
+def _patched_runs(loaded: Loaded, clean: dict, corrupted: dict, layer: int, runs: list, position: int,
+                  start: int) -> torch.Tensor:
+    """The stream after the last layer at `position` of each run that starts at `layer`, (runs, d_model).
+
+    Only the positions from `start` (the first where the texts differ) go through the layers: before it, every run
+    is the corrupted run, whose keys and values the later positions read (past)."""
     model = loaded.model
-    stream = corrupted["resid_pre"][layer]  # (position, d_model): the corrupted run entering the layer
-    batch = stream.expand(len(runs), -1, -1).clone()  # (runs, position, d_model)
+    n = clean["resid_pre"].shape[1]
+    batch = corrupted["resid_pre"][layer, start:].expand(len(runs), -1, -1).clone()  # (runs, position - start, d_model)
     for row, (site, index) in enumerate(runs):
         if site == "resid_pre":
-            batch[row, index] = clean["resid_pre"][layer, index]
-    mask = causal_mask(stream.shape[0], batch)
-    with model.hooks(_patch_hooks(clean, layer, runs)):
-        batch = model.transformer.h[layer](batch, attention_mask=mask)
-    for block in model.transformer.h[layer + 1:]:
-        batch = block(batch, attention_mask=mask)
-    return batch[:, position]
+            batch[row, index - start] = clean["resid_pre"][layer, index]
+    mask = causal_mask(n, batch)[..., start:, :]  # (1, 1, query from start, key)
+    with model.hooks(_patch_hooks(clean, layer, runs, start)):
+        batch = model.transformer.h[layer](batch, attention_mask=mask, past=_past(corrupted, layer, start))
+    for later in range(layer + 1, len(model.transformer.h)):
+        batch = model.transformer.h[later](batch, attention_mask=mask, past=_past(corrupted, later, start))
+    return batch[:, position - start]
+
+
+def _past(run: dict, layer: int, start: int) -> tuple:
+    """The run's keys and values of the positions before `start` in one layer, (1, heads, start, d_head) each."""
+    return tuple(run[name][layer, :start].transpose(0, 1)[None] for name in ("k", "v"))
 
 
 def _chunks(runs: list, size: int):
@@ -168,10 +181,12 @@ def patchings(loaded: Loaded, clean_ids: list[int], corrupted_ids: list[int], po
                     "p": [[corrupted_p] * cols for _ in range(rows)]} for site, (rows, cols) in shapes.items()}
     grids["resid_pre"]["diff"][n_layer][position], grids["resid_pre"]["p"][n_layer][position] = clean_diff, clean_p
     size = runs_per_batch(config.n_embd, config.n_inner or 4 * config.n_embd, config.n_head, n)
+    # Before the first token where the texts differ, both runs are the same: no patch there changes anything.
+    start = next((q for q, (a, b) in enumerate(zip(clean_ids, corrupted_ids)) if a != b), n)
     done, finals = [], []  # (site, layer, index) of each patched run, and its stream after the last layer
-    for layer in range(n_layer):
+    for layer in range(n_layer if start <= position else 0):
         for runs in _chunks(_plan(clean, corrupted, layer, position), size):
-            finals.append(_patched_runs(loaded, clean, corrupted, layer, runs, position))  # (runs, d_model)
+            finals.append(_patched_runs(loaded, clean, corrupted, layer, runs, position, start))  # (runs, d_model)
             done += [(site, layer, index) for site, index in runs]
     # Read out together: the unembedding's 50,257 rows cost more to go through than the rows of a product.
     for first, rows in zip(range(0, len(done), READOUT_ROWS), _chunks(torch.cat(finals) if finals else [], READOUT_ROWS)):
