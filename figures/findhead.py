@@ -148,10 +148,11 @@ class FindHead(Kind):
         facts = []
         runners = [(l, h, s) for l, h, s in ranked[1:3] if s >= MIN_SHARE]
         if share >= MIN_SHARE and runners:
-            facts.append(f"From {a} back to {b}, the next are "
+            # Words of the pair the chart opens on: they name it, as the chart may show another pair by then.
+            facts.append(f"Where the chart opens, from {a} back to {b}, the next are "
                          + " and ".join(f"{head_label(l, h)} ({whole_percent(s)}%)" for l, h, s in runners) + ".")
         mean = sum(s for _, _, s in ranked) / len(ranked)
-        facts.append(f"On average over all {run.n_heads:,} heads, {shown(tokens[f])} gives {shown(tokens[t])} "
+        facts.append(f"There, on average over all {run.n_heads:,} heads, {shown(tokens[f])} gives {shown(tokens[t])} "
                      f"{whole_percent(mean)}% of its attention.")
         if len(tokens) > MAX_TOKENS:
             facts.append(f"The text has {len(tokens)} tokens: the chart keeps {a} as the token that looks and lets you "

@@ -371,6 +371,9 @@ def test_the_find_head_page_says_which_head_looks_hardest(site, refs):
     top = ranked_reference(refs[PARIS], 8, 4)[0][2]
     share = float(refs[PARIS][int(match[1]) - 1, int(match[2]) - 1, 8, 4])
     assert share >= top - TIE and int(match[3]) == whole_percent(share)
+    # The other words name the pair the chart opens on: a reader may have chosen another by the time they read them.
+    assert "Where the chart opens, from _of (token 9) back to _Paris (token 5), the next are " in html
+    assert "There, on average over all 12 heads, _of gives _Paris " in html
 
 
 # ---------------------------------------------------------------------------------------------- bad input
