@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import torch
 
-from figsite.capture.hooks import keep_into, point, run_with_hooks
+from figsite.capture.hooks import point, run_with_hooks
 from figsite.capture.parts import EntryPart
 from figsite.data.format import number
 from figsite.model.load import Loaded
@@ -37,8 +37,9 @@ class Roles(EntryPart):
         return set(entry["sequence"])
 
     def memory(self, shape, n: int) -> int:
-        """Every layer's shares of the repeated sequence kept at once (its length is at most the model's context)."""
-        return shape.n_layer * shape.n_head * min(shape.n_ctx, 2 * n) ** 2 * 4
+        """One layer's shares of the repeated sequence as float64, reduced as the model computes them: at most the
+        model's context long, whatever `repeat_length` is (the estimate's n is the text's length)."""
+        return shape.n_head * shape.n_ctx ** 2 * 8
 
 
 def repeated(loaded: Loaded, length: int, seed: int) -> list[int]:
@@ -49,17 +50,25 @@ def repeated(loaded: Loaded, length: int, seed: int) -> list[int]:
     return drawn + drawn
 
 
-def _patterns(loaded: Loaded, ids: list[int]) -> torch.Tensor:
-    """Every head's shares over `ids`, (layers, heads, query, key), as float64."""
+def _per_layer(loaded: Loaded, ids: list[int], reduce) -> dict:
+    """One run over `ids` in which each layer's shares, (heads, query, key) as float64, are reduced as the model
+    computes them: reduce(shares) -> {name: tensor of the heads}; returns {name: (layers, heads, ...)}. Only one
+    layer's shares are held at a time, whatever the length."""
     n_layer = loaded.model.config.n_layer
-    kept = {}
-    run_with_hooks(loaded, ids, {point(layer, "attn.hook_pattern"): keep_into(kept, layer) for layer in range(n_layer)},
+    found = {}
+
+    def hook_of(layer: int):
+        def hook(shares: torch.Tensor, _name: str) -> None:
+            found[layer] = reduce(shares[0].double().cpu())
+        return hook
+    run_with_hooks(loaded, ids, {point(layer, "attn.hook_pattern"): hook_of(layer) for layer in range(n_layer)},
                    layers_only=True)
-    return torch.stack([kept[layer] for layer in range(n_layer)]).double().cpu()
+    return {name: None if found[0][name] is None else torch.stack([found[layer][name] for layer in range(n_layer)])
+            for name in found[0]}
 
 
 def duplicate_scores(shares: torch.Tensor, ids: list[int]) -> torch.Tensor | None:
-    """Per head (layers, heads): the shares each token gives the earlier tokens that hold the same token, summed,
+    """Per head (..., heads): the shares each token gives the earlier tokens that hold the same token, summed,
     averaged over the tokens that have one; None where no token repeats an earlier one."""
     t = torch.tensor(ids)
     same = (t[:, None] == t[None, :]).tril(-1).double()  # (query, key): an earlier copy of the query's token
@@ -71,18 +80,17 @@ def duplicate_scores(shares: torch.Tensor, ids: list[int]) -> torch.Tensor | Non
 
 def roles(loaded: Loaded, ids: list[int], sequence: list[int], length: int) -> dict:
     """Every head's score for each role (see the module's docstring) and the first copy of the sequence."""
-    text, repeats = _patterns(loaded, ids), _patterns(loaded, sequence)  # (layers, heads, query, key)
-    n = len(ids)
-    rows = torch.arange(1, n)
-    scores = {"previous": text[..., rows, rows - 1].mean(dim=-1), "first": text[..., rows, 0].mean(dim=-1),
-              "self": text.diagonal(dim1=-2, dim2=-1).mean(dim=-1), "duplicate_text": duplicate_scores(text, ids),
-              "duplicate": duplicate_scores(repeats, sequence)}
-    second = torch.arange(length, 2 * length)
-    scores["induction"] = repeats[..., second, second - length + 1].mean(dim=-1)
-    # What the chosen head's view draws of the repeated sequence: at each token of the second copy, the share it
-    # gives the token after its earlier copy (induction) and the earlier copy itself (duplicate).
-    second_copy = {"induction": repeats[..., second, second - length + 1],
-                   "duplicate": repeats[..., second, second - length]}
+    rows, second = torch.arange(1, len(ids)), torch.arange(length, 2 * length)
+    on_text = _per_layer(loaded, ids, lambda a: {  # a: one layer's shares, (heads, query, key)
+        "previous": a[..., rows, rows - 1].mean(dim=-1), "first": a[..., rows, 0].mean(dim=-1),
+        "self": a.diagonal(dim1=-2, dim2=-1).mean(dim=-1), "duplicate_text": duplicate_scores(a, ids)})
+    # With the scores on the repeated sequence, what the chosen head's view draws of it: at each token of the second
+    # copy, the share it gives the token after its earlier copy (induction) and the earlier copy itself (duplicate).
+    on_repeats = _per_layer(loaded, sequence, lambda a: {
+        "duplicate": duplicate_scores(a, sequence), "induction": a[..., second, second - length + 1].mean(dim=-1),
+        "induction_shares": a[..., second, second - length + 1], "duplicate_shares": a[..., second, second - length]})
+    scores = {**on_text, **{role: on_repeats[role] for role in ON_REPEATS}}
+    second_copy = {role: on_repeats[role + "_shares"] for role in ON_REPEATS}
     return {"repeat_length": length, "sequence": sequence[:length],
             "second_copy": {role: [[[round(v, 4) for v in head] for head in layer] for layer in value.tolist()]
                             for role, value in second_copy.items()},
