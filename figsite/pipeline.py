@@ -308,7 +308,8 @@ def gather_page(fig: Figure, run: Run, cache_dir: Path | None = None, run_key: s
         spec, narrow = charts.spec(kind.chart(fig, run)), kind.narrow_chart(fig, run)
         return json.dumps({"text_figure": kind.text_figure(fig, run), "spec": spec,
                            "narrow_spec": None if narrow is None else charts.spec(narrow),
-                           "tables": kind.tables(fig, run, spec), "context": kind.context(fig, run)},
+                           "tables": kind.tables(fig, run, spec), "context": kind.context(fig, run),
+                           "loads": kind.loads(fig, run)},
                           ensure_ascii=False).encode("utf-8")
 
     memo_dir = cache_dir if run_key is not None else None
@@ -317,7 +318,7 @@ def gather_page(fig: Figure, run: Run, cache_dir: Path | None = None, run_key: s
     return Page(label=fig.label, kind=fig.kind, title=kind.TITLE, caption=fig.caption or kind.CAPTION,
                 guide=kind.GUIDE, texts=kind.texts(fig), text_names=kind.TEXT_NAMES, explore=kind.EXPLORE,
                 printed=kind.PRINTED_IN_BOOK,                reach=kind.REACH, position=fig.resolved.get("opening"), number=fig.number, book_page=fig.page,
-                reads=(*kind.DATA_FILES, *loaded_on_demand(computed["spec"])), **computed)
+                reads=(*kind.DATA_FILES, *loaded_on_demand(computed["spec"]), *computed["loads"]), **computed)
 
 
 def loaded_on_demand(spec: dict) -> list[str]:

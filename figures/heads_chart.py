@@ -42,6 +42,9 @@ class Grid:
     names: list  # each row's name
     cell: int = 0  # px per row and column of the larger pattern; 0: as the column's width allows
     narrow: bool = False  # the chart for a phone's column: the grid at its size, the bars lying sideways
+    data: str = "panels"  # the dataset of the squares (panel_rows): another figure may show its own squares
+    names_param: str = NAMES  # the param holding `names`, for the axes' labels
+    label_every: int = 1  # every row and column labelled, or only every this many (a long pattern's)
 
     @property
     def width(self):
@@ -83,6 +86,12 @@ class Grid:
     @property
     def from_words(self) -> str:
         return f"names[{self.row_q}] + ' (token ' + token + ')'" if self.size == 1 else f"names[{self.row_q}]"
+
+    @property
+    def label(self) -> str:
+        """The axes' label of a row or column: its name, or every `label_every`th one's."""
+        name = f"{self.names_param}[datum.value]"
+        return name if self.label_every == 1 else f"datum.value % {self.label_every} == 0 ? {name} : ''"
 
     @property
     def band(self) -> list:
@@ -189,41 +198,51 @@ def _grey_note(grid_h: str) -> list:
 
 def chosen_square(grid: Grid) -> alt.Chart:
     """The chosen square's cells, one row each: query q, key k, share s, decoded from the page's data."""
-    return alt.Chart(alt.NamedData("panels")).transform_filter(
+    names = grid.names_param
+    return alt.Chart(alt.NamedData(grid.data)).transform_filter(
         f"datum.l == layer - 1 && datum.h == {grid.chosen_h}").transform_flatten(
         ["u"]).transform_window(i="row_number()").transform_calculate(
         q="floor((sqrt(8 * (datum.i - 1) + 1) - 1) / 2)").transform_calculate(
         k="datum.i - 1 - datum.q * (datum.q + 1) / 2", s=f"datum.u / {PER_SHARE}").transform_calculate(
-        looking="names[datum.q]", looked_at="names[datum.k]")
+        looking=f"{names}[datum.q]", looked_at=f"{names}[datum.k]")
 
 
-def _key_x(grid: Grid) -> alt.X:
+def key_x(grid: Grid) -> alt.X:
     """The keys along x, every one labelled (none left out where labels would touch: a phone's chart gives each
     a cell in which its label fits, Grid.cell)."""
     return alt.X("k:O", scale=alt.Scale(domain=grid.band), title=LOOKED_AT,
-                 axis=alt.Axis(labelExpr="names[datum.value]", labelAngle=-45, labelFontSize=11, labelOverlap=False))
+                 axis=alt.Axis(labelExpr=grid.label, labelAngle=-45, labelFontSize=11,
+                               labelOverlap=False))
 
 
-def detail_chart(grid: Grid, one: alt.Chart) -> alt.TopLevelMixin:
-    """The chosen square, larger: every share on hover, the chosen token's row outlined."""
+def query_axis(grid: Grid) -> alt.Y:
+    """The queries down y, labelled as `grid.label` says."""
+    return alt.Y("q:O", scale=alt.Scale(domain=grid.band), title=LOOKING,
+                 axis=alt.Axis(labelExpr=grid.label, labelFontSize=11, labelOverlap=False))
+
+
+def detail_chart(grid: Grid, one: alt.Chart, title: str | None = None, outline: bool = True,
+                 extra: list = ()) -> alt.TopLevelMixin:
+    """The chosen square, larger: every share on hover, the chosen token's row outlined (`outline`: the chart has a
+    token param). `title`: a Vega expression for its title, else "Layer 5, head 4, larger"; `extra`: layers drawn
+    over it, on its scales."""
     share_color = alt.Color("s:Q", scale=alt.Scale(**SHARE_SCALE), title="share of attention",  # one legend
                             legend=alt.Legend(format="%", orient="top", direction="horizontal", gradientLength=160))
-    query_y = alt.Y("q:O", scale=alt.Scale(domain=grid.band), title=LOOKING,
-                    axis=alt.Axis(labelExpr="names[datum.value]", labelFontSize=11, labelOverlap=False))
+    query_y = query_axis(grid)
     detail_bg = alt.Chart(alt.Data(values=[{}])).mark_rect(color=MASKED, aria=False).encode(
         x=alt.value(0), x2=alt.value("width"), y=alt.value(0), y2=alt.value("height"))
     detail_cells = one.transform_calculate(
         said="datum.looking + ' looks at ' + datum.looked_at + ': ' + format(datum.s, '.2%')").mark_rect().encode(
-        x=_key_x(grid), y=query_y, color=share_color, description="said:N",
+        x=key_x(grid), y=query_y, color=share_color, description="said:N",
         tooltip=[alt.Tooltip("looking:N", title="looking"), alt.Tooltip("looked_at:N", title="looked at"),
                  alt.Tooltip("s:Q", title="share", format=".2%")],
     )
     detail_row = alt.Chart(alt.Data(values=[{}])).transform_calculate(q=grid.row_q).mark_rect(
         fill=None, stroke=ACCENT, strokeWidth=2, aria=False).encode(y=alt.Y("q:O", scale=alt.Scale(domain=grid.band)))
-    return alt.layer(detail_bg, detail_cells, detail_row).properties(
-        width=grid.width, height=grid.width if grid.cell else DETAIL_HEIGHT,
-        title=alt.Title(charts.wrapped(f"'Layer ' + layer + (head == '{AVERAGE}' ? ', average of its heads' : "
-                                       "', head ' + head) + ', larger'")))
+    title = title or (f"'Layer ' + layer + (head == '{AVERAGE}' ? ', average of its heads' : ', head ' + head) + "
+                      "', larger'")
+    return alt.layer(detail_bg, detail_cells, *([detail_row] if outline else []), *extra).properties(
+        width=grid.width, height=grid.width if grid.cell else DETAIL_HEIGHT, title=alt.Title(charts.wrapped(title)))
 
 
 def bars_chart(grid: Grid, one: alt.Chart) -> alt.TopLevelMixin:
@@ -233,7 +252,7 @@ def bars_chart(grid: Grid, one: alt.Chart) -> alt.TopLevelMixin:
     picked = one.transform_filter(f"datum.q == {row_q}")
     across = alt.X if sideways else alt.Y
     key, value = ("y", "x") if sideways else ("x", "y")
-    keys = _key_y(grid) if sideways else _key_x(grid)
+    keys = _key_y(grid) if sideways else key_x(grid)
     share = across("s:Q", scale=alt.Scale(domain=[0, 1]), title="share of attention",
                    axis=alt.Axis(format="%", tickCount=4 if sideways else 5))
     out_of_reach = alt.Chart(alt.Data(values=[{"k": k} for k in grid.band])).transform_filter(
@@ -259,4 +278,5 @@ def bars_chart(grid: Grid, one: alt.Chart) -> alt.TopLevelMixin:
 def _key_y(grid: Grid) -> alt.Y:
     """The keys down y, one row each, every one labelled in full (a phone's sideways bars)."""
     return alt.Y("k:O", scale=alt.Scale(domain=grid.band), title=LOOKED_AT,
-                 axis=alt.Axis(labelExpr="names[datum.value]", labelFontSize=11, labelOverlap=False, labelLimit=0))
+                 axis=alt.Axis(labelExpr=grid.label, labelFontSize=11, labelOverlap=False,
+                               labelLimit=0))

@@ -104,6 +104,12 @@ class Kind:
         """The error for a member every kind must override, naming the kind and the member."""
         return NotImplementedError(f"{type(self).__name__} (kind {self.KIND!r}) lacks {member}: see figures/kind.py")
 
+    def loads(self, fig: Figure, run: Run) -> dict:
+        """Files the page loads only when the reader asks, where the page would be too heavy with all of them:
+        {path under data/ (paths.figure_data): payload}, each written as a script that hands its payload to the page
+        (its chart's usermeta LOADS_META names them). Default: none."""
+        return {}
+
     def tables(self, fig: Figure, run: Run, spec: dict) -> dict:
         """name -> rows: the figure's data as the downloads offer it. Default: the chart's datasets, a stage of the
         read-out (the code's word) in a column called what readers call it, "after_layer" (0: before any layer)."""

@@ -8,13 +8,20 @@ text's tokens and every head's shares over it (run.token_texts, run.head_rows).
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
+
 from figsite.config import Field
-from figsite.data.shared_names import DESCRIPTION
+from figsite.data import paths
+from figsite.data.run import JS_CALLBACK
+from figsite.data.shared_names import DESCRIPTION, LOADS_META, NAMES
+from figures import heads
+from figures.heads_chart import Grid, chosen_square, detail_chart, key_x, query_axis
 from figures.kind import PartKind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import CELL_LINE, CHOSEN, ROLE_COLOURS
-from figures.toolkit.words import heading, quoted, shown
+from figures.toolkit.words import heading, quoted
 
 MIN_TOKENS = 8
 STRONGEST = "strongest"  # the `show` choice that colours each head by its strongest role
@@ -68,8 +75,9 @@ class Roles(PartKind):
                "scored on each habit, and coloured by its strongest one.")
     GUIDE = ("Each square is one head: its colour is its strongest habit, and the stronger it is, the deeper the "
              "colour. Choose a habit in \"Colour by\" to see every head's score on it alone. Choose a square (click "
-             "or tap) to see that head's pattern on the text below; the \"Layer\" and \"Head\" menus do the same "
-             "from the keyboard. {Hover} a square for its scores.")
+             "or tap) to see that head's pattern below: on the text, and on random tokens said twice, where the "
+             "outlines mark where a head with the induction or duplicate-token habit would look. The \"Layer\" and "
+             "\"Head\" menus do the same from the keyboard. {Hover} a square for its scores, or a cell for its share.")
     FIELDS = {
         "text": fields.TEXT_FIELD,  # of MIN_TOKENS or more: `check` says so
         "repeat_length": Field("int", "how many random tokens are said twice: 2 or more, and twice that fits the "
@@ -136,17 +144,24 @@ class Roles(PartKind):
                            "duplicate_on_text": None if extra is None else extra[row["layer"]][row["head"]],
                            "strongest": row["best"]} for row in head_rows(entry)]}
 
-    def chart(self, fig, run):
-        """The grid of heads, coloured by role, and the chosen head's pattern over the text."""
+    def narrow_chart(self, fig, run):
+        """For a phone's column, where the grid's squares would be under NARROW_SQUARE px wide (more than about 18
+        heads a layer): the grid keeps squares of NARROW_SQUARE px, every head labelled, and scrolls in its own box."""
+        n_head = run.n_head
+        return self.chart(fig, run, square=NARROW_SQUARE) if n_head * NARROW_SQUARE > PHONE_GRID else None
+
+    def chart(self, fig, run, square: int = 0):
+        """The grid of heads, coloured by role, and the chosen head's pattern over the text and over the random tokens
+        said twice (the heads figure's larger pattern, figures.heads_chart.detail_chart). The page carries the
+        opening head's pattern over the random tokens; the others are loaded a layer at a time (`loads`)."""
         entry = self.entry(fig, run)
         rows = head_rows(entry)
         best = ranked(rows, "previous")[0]
-        tokens = [f"{q + 1}: {shown(t)}" for q, t in enumerate(run.token_texts(fig["text"]))]
         n_layer, n_head = len(entry["scores"]["previous"]), len(entry["scores"]["previous"][0])
-        # One row per head, its shares over the text flattened query by query (keys 0..query): the chart
-        # unfolds only the chosen head's, and the page carries each share once.
-        shares = [{"l": layer, "h": head, "u": [round(s, 4) for row in run.head_rows(fig["text"], layer, head)
-                                                for s in row]} for layer in range(n_layer) for head in range(n_head)]
+        on_text, on_repeats = text_grid(fig, run, n_layer, n_head), repeats_grid(entry, run, n_layer, n_head)
+        if square:  # a chart wider than a phone's column: every view of a fixed size, in px
+            on_text = replace(on_text, cell=max(1, PHONE_GRID // on_text.blocks))
+            on_repeats = replace(on_repeats, cell=max(1, PHONE_GRID // on_repeats.blocks))
         params = [alt.param(name="show", value=STRONGEST, bind=alt.binding_select(
                       options=[STRONGEST, *ROLES], labels=["its strongest habit", *(n for n, _ in ROLES.values())],
                       name="Colour by ")),
@@ -154,12 +169,90 @@ class Roles(PartKind):
                       options=list(range(1, n_layer + 1)), name="Layer ")),
                   alt.param(name="head", value=best["head"] + 1, bind=alt.binding_select(
                       options=list(range(1, n_head + 1)), name="Head ")),
-                  alt.param(name="names", value=tokens),
+                  alt.param(name=NAMES, value=on_text.names),
+                  alt.param(name=REPEAT_NAMES, value=on_repeats.names),
                   alt.param(name=DESCRIPTION, expr="'Shown below: layer ' + layer + ', head ' + head + '.'")]
-        stack = alt.vconcat(_grid(rows), _pattern(tokens), _second_copy(entry["repeat_length"]), spacing=24)
-        return charts.with_clicks(charts.with_data(charts.with_params(charts.fits_column(stack), *params),
-                                                   heads=_grid_rows(rows), shares=shares,
-                                                   repeats=_second_copy_rows(entry)), "layer", "head")
+        length = entry["repeat_length"]
+        stack = alt.vconcat(
+            _grid(rows, square),
+            detail_chart(on_text, chosen_square(on_text), outline=False,
+                         title="'Layer ' + layer + ', head ' + head + ' on the text: who looks at whom'"),
+            detail_chart(on_repeats, chosen_square(on_repeats), outline=False, extra=[_copies(on_repeats, length)],
+                         title="'Layer ' + layer + ', head ' + head + " + charts.literal(
+                             f" on {length} random tokens said twice")),
+            spacing=24)
+        chart = charts.with_data(charts.with_params(stack if square else charts.fits_column(stack), *params), heads=_grid_rows(rows),
+                                 panels=_text_rows(fig, run, on_text),
+                                 repeats=repeats_rows(entry, best["layer"], [best["head"]]))
+        chart.usermeta = {LOADS_META: {
+            "on": ["layer", "head"], "key": "layer", "data": "repeats", "callback": JS_CALLBACK,
+            "opening": {"layer": best["layer"] + 1, "head": best["head"] + 1},
+            "files": {str(layer + 1): paths.in_data(repeats_file(fig, layer)) for layer in range(n_layer)}}}
+        return charts.with_clicks(chart, "layer", "head")
+
+    def loads(self, fig, run) -> dict:
+        """Every head's pattern over the random tokens said twice, a file per layer: {"rows": repeats_rows}."""
+        entry = self.entry(fig, run)
+        n_layer, n_head = len(entry["scores"]["previous"]), len(entry["scores"]["previous"][0])
+        return {repeats_file(fig, layer): {"rows": repeats_rows(entry, layer, range(n_head))}
+                for layer in range(n_layer)}
+
+
+NARROW_SQUARE = 16  # px: a head's square on a phone, where its label fits
+PHONE_GRID = 290  # px: about the width a 360 px phone's column leaves the grid
+REPEAT_NAMES = "repeat_names"  # the param naming the random tokens' rows and columns
+LABELS = 24  # the random tokens' pattern labels about this many of its rows and columns
+
+
+def repeats_file(fig, layer: int) -> str:
+    return paths.figure_data(fig.label, f"repeated-layer-{layer:02d}")
+
+
+def text_grid(fig, run, n_layer: int, n_head: int) -> Grid:
+    """The text's pattern as the heads figure lays it out (in blocks of tokens past heads.MAX_BLOCKS)."""
+    tokens = run.token_texts(fig["text"])
+    size, blocks = heads.blocking(len(tokens))
+    return Grid(n_layer, n_head, len(tokens), size, blocks, heads.block_names(tokens, size))
+
+
+def _text_rows(fig, run, grid: Grid) -> list:
+    """Each head's pattern over the text, as the heads figure's page carries it (its layers' averages left out)."""
+    return [{"l": row["l"], "h": row["h"], "u": row["u"]} for row in heads.panel_rows(grid, heads.squares(fig, run))
+            if row["h"] < grid.n_head]
+
+
+def repeats_grid(entry: dict, run, n_layer: int, n_head: int) -> Grid:
+    """The random tokens said twice, in the blocks the part kept (figsite/capture/parts/roles.py), about LABELS of
+    them labelled."""
+    pattern, sequence = entry["pattern"], entry["sequence"]
+    tokens = [run.token_text(token) for token in sequence + sequence]
+    names = heads.block_names(tokens, pattern["size"])
+    every = math.ceil(pattern["blocks"] / LABELS)
+    return Grid(n_layer, n_head, len(tokens), pattern["size"], pattern["blocks"], names, data="repeats",
+                names_param=REPEAT_NAMES, label_every=every)
+
+
+def repeats_rows(entry: dict, layer: int, heads_of: list) -> list:
+    """The pattern over the random tokens said twice of some heads of one layer (0-based), as the page's data."""
+    return [{"l": layer, "h": head, "u": entry["pattern"]["shares"][layer][head]} for head in heads_of]
+
+
+# How the pattern over the random tokens said twice outlines the cells where each role looks.
+COPIES = {"induction": "the token after the earlier copy (induction)",
+          "duplicate": "the earlier copy itself (duplicate token)"}
+
+
+def _copies(grid: Grid, length: int):
+    """Outlined, at each token of the second copy: the token after its earlier copy, and the earlier copy itself
+    (the blocks that hold them, in a pattern kept in blocks)."""
+    cells = sorted({(role, q // grid.size, (q - length + (1 if role == "induction" else 0)) // grid.size)
+                    for role in COPIES for q in range(length, 2 * length)})
+    return alt.Chart(alt.Data(values=[{"role": COPIES[role], "q": q, "k": k} for role, q, k in cells])).mark_rect(
+        fill=None, strokeWidth=1.5, aria=False).encode(
+        x=key_x(grid), y=query_axis(grid),
+        stroke=alt.Stroke("role:N", title="outlined:", scale=alt.Scale(
+            domain=list(COPIES.values()), range=[ROLE_COLOURS[role] for role in COPIES]),
+            legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=320, symbolType="square")))
 
 
 def _grid_rows(rows: list) -> list:
@@ -168,9 +261,10 @@ def _grid_rows(rows: list) -> list:
              "score": row[role], "best": role == row["best"]} for row in rows for role in ROLES]
 
 
-def _grid(rows: list):
+def _grid(rows: list, square: int = 0):
     """Layers down, heads across: a square per head, in its strongest role's colour (deeper: stronger), or with a
-    role chosen, that role's score on the sequential scale; the chosen head framed."""
+    role chosen, that role's score on the sequential scale; the chosen head framed. As wide as the column, or
+    `square` px a head."""
     n_layer, n_head = rows[-1]["layer"] + 1, rows[-1]["head"] + 1
     base = alt.Chart(alt.NamedData("heads")).encode(
         x=alt.X("h:O", title="head", axis=alt.Axis(labelAngle=0)), y=alt.Y("l:O", title="layer"))
@@ -191,52 +285,5 @@ def _grid(rows: list):
     chosen = base.transform_filter("datum.best && datum.l == layer && datum.h == head").mark_rect(
         fill=None, stroke=CHOSEN, strokeWidth=2.5, aria=False)
     return alt.layer(strongest, one, chosen).resolve_scale(color="independent").properties(
-        width="container", height=max(120, 16 * n_layer), title=f"Every head of the {n_layer} layers, {n_head} each")
-
-
-def _pattern(tokens: list):
-    """The chosen head's shares over the text: a row per token that looks, a column per token looked at."""
-    base = alt.Chart(alt.NamedData("shares")).transform_filter("datum.l == layer - 1 && datum.h == head - 1")
-    base = base.transform_flatten(["u"], as_=["s"]).transform_window(i="row_number()").transform_calculate(
-        q="floor((sqrt(8 * (datum.i - 1) + 1) - 1) / 2)").transform_calculate(
-        k="datum.i - 1 - datum.q * (datum.q + 1) / 2").transform_calculate(
-        looking="names[datum.q]", looked="names[datum.k]")
-    return base.mark_rect(stroke=CELL_LINE, strokeWidth=0.5).encode(
-        x=alt.X("looked:N", sort=tokens, title="looked at", axis=alt.Axis(labelAngle=-45)),
-        y=alt.Y("looking:N", sort=tokens, title="looking"),
-        color=alt.Color("s:Q", title="share", scale=charts.sequential(domain=[0, 1]), legend=None),
-        tooltip=[alt.Tooltip("looking:N"), alt.Tooltip("looked:N", title="looked at"),
-                 alt.Tooltip("s:Q", title="share", format=".1%")],
-    ).properties(width="container", height=18 * len(tokens), title=alt.Title(charts.wrapped(
-        "'Layer ' + layer + ', head ' + head + ' on the text: who looks at whom'")))
-
-
-# How the chosen head's view names the two shares it draws of the repeated sequence.
-SECOND_COPY = {"induction": "to the token after the earlier copy (induction)",
-               "duplicate": "to the earlier copy itself (duplicate token)"}
-
-
-def _second_copy_rows(entry: dict) -> list:
-    """Per head and role: the shares the view draws at each token of the second copy (layers and heads from 1),
-    the role by its first letter, which the legend names."""
-    return [{"l": layer + 1, "h": head + 1, "r": role[0], "s": shares}
-            for role, grid in entry["second_copy"].items() for layer, heads in enumerate(grid)
-            for head, shares in enumerate(heads)]
-
-
-def _second_copy(length: int):
-    """The chosen head on the random tokens said twice: at each token of the second copy, the share it gives the
-    token after its earlier copy, and the share it gives the earlier copy itself."""
-    base = alt.Chart(alt.NamedData("repeats")).transform_filter("datum.l == layer && datum.h == head")
-    base = base.transform_flatten(["s"]).transform_window(i="row_number()", groupby=["r"])
-    return base.mark_line(point=True).encode(
-        x=alt.X("i:Q", title=f"token of the second copy (1 to {length})", scale=alt.Scale(domain=[1, length])),
-        y=alt.Y("s:Q", title="share of attention", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")),
-        color=alt.Color("r:N", title=None, scale=alt.Scale(domain=[role[0] for role in SECOND_COPY], range=[
-            ROLE_COLOURS[role] for role in SECOND_COPY]), legend=alt.Legend(
-                orient="top", direction="vertical", labelLimit=320, labelExpr=" : ".join(
-                    f"datum.value == '{role[0]}' ? {charts.literal(words)}" for role, words in SECOND_COPY.items())
-                + " : ''")),
-        tooltip=[alt.Tooltip("i:Q", title="token"), alt.Tooltip("s:Q", title="share", format=".1%")],
-    ).properties(width="container", height=150, title=alt.Title(charts.wrapped(
-        "'Layer ' + layer + ', head ' + head + " + charts.literal(f" on {length} random tokens said twice"))))
+        width=alt.Step(square) if square else "container", height=max(120, 16 * n_layer),
+        title=f"Every head of the {n_layer} layers, {n_head} each")

@@ -71,6 +71,12 @@ def head_data(slug: str, name: str) -> str:
     return f"{slug}/{name}"
 
 
+def figure_data(label: str, name: str) -> str:
+    """A file a figure's page loads when the reader asks (figures.kind `loads`), under data/: a script like a head
+    file, in a folder of its own per figure."""
+    return f"figure-{label}/{name}.js"
+
+
 def is_head_data(path: str) -> bool:
     """Whether a path under data/ is a long text's head file (head_data)."""
     return "/" in path and path.endswith(".js")

@@ -23,6 +23,8 @@ SHARES = "shares"  # a long text: the dataset the script fills with the chosen r
 
 # Keys of a chart's `usermeta`.
 ATTENTION_META = "attention"  # a long text's head files: {"files", "minShare", "unit", "callback"}
+LOADS_META = "loads"  # a figure's files loaded on demand: {"on": [params], "key": param, "files": {value: path},
+# "data": the dataset they fill, "opening": {param: value} the page's data already hold, "callback"}
 RENDERER_META = "renderer"  # "svg" (default) or "canvas"
 CLICKS_META = "clicks"  # what a click on a mark chooses: [{"field": a field of its datum, "param": a bound param}]
 PICK = "pick_"  # the datum field a clickable mark carries for the param it sets: "pick_token" (charts.clickable)
@@ -51,4 +53,4 @@ def for_script() -> dict:
     """Everything above, as figures.js reads it."""
     return {"token_params": list(TOKEN_PARAMS), "token": TOKEN, "description": DESCRIPTION, "view": VIEW,
             "names": NAMES, "left_out_signal": LEFT_OUT_SIGNAL, "shares": SHARES, "attention_meta": ATTENTION_META,
-            "renderer_meta": RENDERER_META, "clicks_meta": CLICKS_META, "left_out": LEFT_OUT, "min_share": MIN_SHARE}
+            "loads_meta": LOADS_META, "renderer_meta": RENDERER_META, "clicks_meta": CLICKS_META, "left_out": LEFT_OUT, "min_share": MIN_SHARE}

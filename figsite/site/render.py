@@ -5,6 +5,7 @@ previous one, is figsite.site.output's.
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import re
 import shutil
@@ -19,7 +20,7 @@ from figsite.data import shared_names
 from figsite.site import public
 from figsite.site.drawing import differences
 from figsite.site.output import publish
-from figsite.data.run import Run
+from figsite.data.run import Run, head_file_text
 from figures.toolkit.words import shown
 
 ROOT = Path(__file__).resolve().parents[2]  # figsite/site/this.py -> the project folder (templates/ is there)
@@ -59,6 +60,7 @@ class Page:
     printed: bool = False  # the book prints it (figures.kind PRINTED_IN_BOOK): its text is "as printed in the book"
     reach: bool = False  # a token sees only the tokens up to it (figures.kind REACH): the token row shades the rest
     narrow_spec: dict = None  # the Vega-Lite spec of the chart for columns under 480 px (figures.kind narrow_chart)
+    loads: dict = None  # files its page loads on demand: path under data/ -> payload (figures.kind loads)
     position: int | None = None  # the 0-based token it reads or opens on, if any (figures.kind: `opening`)
     reads: tuple = ()  # data files besides its texts' that it reads (paths under data/; figures.kind DATA_FILES)
     data_files: list = None  # (path, SHA-256) of the data files it reads, filled in when written
@@ -208,6 +210,8 @@ def _write_assets(folder: Path) -> None:
     assets = folder / paths.ASSETS
     assets.mkdir()
     for static in sorted(STATIC.iterdir()):
+        if static.is_dir():  # static/live/: the live page's, written only by a build with --live
+            continue
         if static.name in RENDERED_STATIC:  # written with the names it shares with the figures
             (assets / static.name).write_text(script(static.name), encoding="utf-8")
         else:
@@ -221,6 +225,12 @@ def _write_data(folder: Path, run: Run, pages: list[Page]) -> dict:
     heads = {path for page in pages for path in page.reads if paths.is_head_data(path)}
     checksums = {paths.in_data(path): digest
                  for path, digest in run.write_files(folder / paths.DATA, heads=heads).items()}
+    for page in pages:
+        for path, payload in sorted((page.loads or {}).items()):
+            raw = head_file_text(payload).encode("utf-8")
+            (folder / paths.DATA / path).parent.mkdir(parents=True, exist_ok=True)
+            (folder / paths.DATA / path).write_bytes(raw)
+            checksums[paths.in_data(path)] = hashlib.sha256(raw).hexdigest()
     for page in pages:
         files = [paths.in_data(paths.text_data(run.slugs[text])) for text in page.texts]
         files += [paths.in_data(path) for path in page.reads]

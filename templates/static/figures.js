@@ -278,6 +278,27 @@
     return refresh();
   }
 
+  // A figure's files loaded on demand (usermeta.loads, figures.kind `loads`): the file of the `key` param's value
+  // fills the dataset `data` when one of the `on` params changes. The page's own data hold the `opening` choice.
+  function followLoads(view, spec) {
+    var meta = spec.usermeta.{{ names.loads_meta }}, loaded = null;
+    function atOpening() {
+      return meta.on.every(function (name) { return String(view.signal(name)) === String(meta.opening[name]); });
+    }
+    function refresh() {
+      var key = String(view.signal(meta.key));
+      if (key === loaded || (loaded === null && atOpening())) return Promise.resolve();
+      return loadHead(meta.files[key], meta.callback).then(function (payload) {
+        if (String(view.signal(meta.key)) !== key) return;  // a newer choice won
+        loaded = key;
+        view.change(meta.data, view.changeset().remove(function () { return true; }).insert(payload.rows));
+        return view.runAsync();
+      }).catch(function (error) { console.error(error); });
+    }
+    meta.on.forEach(function (name) { view.addSignalListener(name, refresh); });
+    return refresh();
+  }
+
   // Marks a click (or a tap) chooses from: the chart's usermeta lists [{field, param}], and a clicked mark whose
   // datum carries the field sets the param to it, where the param's input allows that value. The signal's own
   // listeners then write the address and follow the other charts, as for a choice made with the input, which is
@@ -434,7 +455,8 @@
         el.inputs = Array.prototype.slice.call(controls.querySelectorAll(".vega-bind"));
         hideSteeredInput(el);
         placeInputs(el);
-        var following = spec.usermeta && spec.usermeta.{{ names.attention_meta }} ? followAttention(el, view, spec) : null;
+        var following = spec.usermeta && spec.usermeta.{{ names.attention_meta }} ? followAttention(el, view, spec) :
+          spec.usermeta && spec.usermeta.{{ names.loads_meta }} ? followLoads(view, spec) : null;
         var chooser = tokenParam(el);
         if (chooser) showChosen(el, view.signal(chooser.name));  // the address may have chosen another token
         params.forEach(function (p) {

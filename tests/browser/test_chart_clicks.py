@@ -196,3 +196,17 @@ def test_a_square_of_the_head_roles_grid_picks_its_head_and_the_menus_do_the_sam
     assert description(page, "head-roles") == "Shown below: layer 7, head 3."
     assert keyboard_input(page, "head-roles", "layer") == 1 and keyboard_input(page, "head-roles", "head") == 1
     visit.assert_clean()
+
+
+def test_choosing_another_layer_of_the_head_roles_figure_loads_its_pattern_over_the_repeated_tokens(opener):
+    visit = opener.open("figure-head-roles.html")
+    page = visit.page
+    before = chart_svg(page, "head-roles")
+    page.select_option("#chart-head-roles select[name='layer']", "2")
+    wait_for_signal(page, "head-roles", "layer", 2, "after choosing layer 2 in the menu")
+    page.wait_for_function("() => document.getElementById('chart-head-roles').vegaView.data('repeats')"
+                           ".every(row => row.l === 1)")  # layer 2's file, loaded with <script src> from file://
+    wait_for_svg_change(page, "head-roles", before)
+    assert page.evaluate("() => [...document.scripts].some(s => (s.getAttribute('src') || '')"
+                         ".endsWith('repeated-layer-01.js'))")
+    visit.assert_clean()

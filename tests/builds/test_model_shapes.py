@@ -71,6 +71,12 @@ to = "Paris"
 kind = "compare"
 label = "cmp"
 texts = ["{TEXT}", "Maya lives in Rome, the capital of"]
+
+[[figure]]
+kind = "head-roles"
+label = "habits"
+text = "{TEXT}"
+repeat_length = 10
 '''
 
 
@@ -135,6 +141,21 @@ def test_pages_offer_every_layer_and_say_how_many_heads(shaped):
     assert view["bind"]["labels"][-1] == f"all {n_layer * n_head:,} heads, averaged"
     assert (run.model["n_layer"], run.model["n_head"]) == (n_layer, n_head)
     assert len(run.comparisons[0]["distance"]) == n_layer + 1
+
+
+def test_the_head_roles_grid_has_a_square_per_head_and_on_a_phone_scrolls_where_the_heads_would_not_fit(shaped):
+    from figures.roles import NARROW_SQUARE, PHONE_GRID
+
+    n_layer, n_head, _, _, _, pages, _ = shaped
+    page = pages["habits"]
+    assert {(row["l"], row["h"]) for row in page.spec["datasets"]["heads"]} == {
+        (layer, head) for layer in range(1, n_layer + 1) for head in range(1, n_head + 1)}
+    assert len(page.loads) == n_layer  # a file per layer of patterns over the random tokens
+    narrow = page.narrow_spec
+    if n_head * NARROW_SQUARE <= PHONE_GRID:
+        assert narrow is None  # the column's width serves
+    else:  # the grid keeps squares in which a head's number fits, and the chart scrolls in its own box
+        assert narrow["vconcat"][0]["width"] == {"step": NARROW_SQUARE} and "autosize" not in narrow
 
 
 def test_a_layer_or_head_the_model_lacks_is_refused(shaped):

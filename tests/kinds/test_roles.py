@@ -13,6 +13,7 @@ import json
 
 import pytest
 from conftest import assert_bad_config_keeps_the_site, built
+from figsite.data.run import Run, read_head_file
 from figures import roles
 
 TEXT = "A rose is a rose is a rose, and a cat is a cat"
@@ -83,6 +84,37 @@ def test_a_square_of_the_grid_chooses_its_layer_and_head_and_a_menu_chooses_the_
     assert params["layer"]["bind"]["options"] == list(range(1, N_LAYER + 1))
     assert spec["usermeta"]["clicks"] == [{"field": "pick_layer", "param": "layer"},
                                           {"field": "pick_head", "param": "head"}]
+
+
+def test_the_chosen_heads_pattern_over_the_text_is_the_heads_figures_view_of_the_texts_shares(site):
+    spec = json.loads((site / "downloads/figure-habits.vega-lite.json").read_text(encoding="utf-8"))
+    run = Run.from_files(lambda path: (site / "data" / path).read_text(encoding="utf-8"))
+    panels = {(row["l"], row["h"]): row["u"] for row in spec["datasets"]["panels"]}
+    assert len(panels) == N_LAYER * N_HEAD
+    for (layer, head), units in panels.items():
+        want = [s for row in run.head_rows(TEXT, layer, head) for s in row]  # the text's data file, row by row
+        assert len(units) == len(want)
+        # Rounded to units of 1e-4 from the data's rounded shares: within half a unit, and the float's last bit.
+        assert all(abs(u / 10_000 - w) <= 5.01e-5 for u, w in zip(units, want)), (layer, head)
+    titles = json.dumps(spec["vconcat"][1:])
+    assert "on the text: who looks at whom" in titles and "on 12 random tokens said twice" in titles
+
+
+def test_each_layers_file_holds_its_heads_patterns_over_the_repeated_sequence_and_the_page_loads_it(site):
+    spec = json.loads((site / "downloads/figure-habits.vega-lite.json").read_text(encoding="utf-8"))
+    loads, shares = spec["usermeta"]["loads"], entry(site)["pattern"]["shares"]
+    assert loads["on"] == ["layer", "head"] and loads["key"] == "layer" and loads["data"] == "repeats"
+    assert sorted(loads["files"]) == [str(layer) for layer in range(1, N_LAYER + 1)]
+    for layer, path in loads["files"].items():
+        payload = read_head_file((site / path).read_text(encoding="utf-8"))
+        assert payload["rows"] == [{"l": int(layer) - 1, "h": head, "u": shares[int(layer) - 1][head]}
+                                   for head in range(N_HEAD)]
+    # The page itself carries the opening head's pattern only.
+    opening = loads["opening"]
+    assert spec["datasets"]["repeats"] == [{"l": opening["layer"] - 1, "h": opening["head"] - 1,
+                                            "u": shares[opening["layer"] - 1][opening["head"] - 1]}]
+    about = (site / "about.html").read_text(encoding="utf-8")
+    assert all(path in about for path in loads["files"].values())  # listed with their checksums
 
 
 # ---------------------------------------------------------------------------------------------- bad keys

@@ -54,6 +54,37 @@ def test_every_score_of_every_head_equals_the_float64_reference(loaded, weights,
                 assert got[layer][head] == pytest.approx(want[layer][head], abs=1e-6), (role, layer, head)
 
 
+def blocks_of(shares: list, size: int) -> list:
+    """The lower triangle of one head's pattern (a list of rows) in blocks of `size` tokens, row after row: the
+    share a block's tokens give another block's tokens, on average over the first block's tokens."""
+    n = len(shares)
+    blocks = math.ceil(n / size)
+    cells = []
+    for q_block in range(blocks):
+        queries = range(q_block * size, min(n, (q_block + 1) * size))
+        for k_block in range(q_block + 1):
+            keys = range(k_block * size, min(n, (k_block + 1) * size))
+            cells.append(sum(shares[q][k] for q in queries for k in keys) / len(queries))
+    return cells
+
+
+@pytest.mark.parametrize("max_pattern, size", [(96, 1), (10, 3)])
+def test_every_heads_pattern_over_the_repeated_sequence_equals_the_float64_reference(loaded, weights, monkeypatch,
+                                                                                     max_pattern, size):
+    monkeypatch.setattr("figsite.capture.parts.roles.MAX_PATTERN", max_pattern)
+    entry = PART.compute(loaded, [STREET, REPEAT_LENGTH, 5])
+    pattern = entry["pattern"]
+    assert pattern["size"] == size and pattern["blocks"] == math.ceil(2 * REPEAT_LENGTH / size)
+    attention = ref_lib.forward(weights, repeated(loaded, REPEAT_LENGTH, 5)).attention.tolist()
+    for layer in range(weights.n_layer):
+        for head in range(weights.n_head):
+            want = blocks_of(attention[layer][head], size)
+            got = pattern["shares"][layer][head]
+            assert len(got) == len(want)
+            # Shares are kept in units of 1e-4, rounded: within half a unit, and a little for float32.
+            assert all(abs(g / 10_000 - w) <= 5.1e-5 for g, w in zip(got, want)), (layer, head)
+
+
 @pytest.mark.parametrize("seed", [0, 3])
 def test_the_repeated_sequence_is_its_first_half_twice_and_the_same_for_the_same_seed(loaded, end_of_text, seed):
     sequence = repeated(loaded, REPEAT_LENGTH, seed)

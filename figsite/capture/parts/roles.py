@@ -8,22 +8,28 @@ Two runs with the attention only (blocks.L.attn.hook_pattern, (batch, heads, que
 - over a sequence of `repeat_length` tokens drawn with `seed` from the vocabulary, special tokens left out, then
   repeated once (the standard test for induction heads): "duplicate" (the sum of A[i, j] over the earlier j that
   hold the same token as i, averaged over the i that have such a j) and "induction" (mean of A[i, i - L + 1] over
-  the i of the second copy: the token after the earlier copy of the current one); and, for the page, those two
-  shares at each token of the second copy ("second_copy": {role: [layer][head][token]}).
+  the i of the second copy: the token after the earlier copy of the current one); and, for the page, every
+  head's pattern over it ("pattern": {"size": tokens per block, "blocks": B, "shares": [layer][head][cells]}, the
+  cells of the lower triangle row after row, (query block Q, key block K <= Q): the share Q's tokens give K's
+  tokens, on average over Q's tokens, in units of 1e-4; single tokens up to MAX_PATTERN tokens).
 """
 
 from __future__ import annotations
+
+import math
 
 import torch
 
 from figsite.capture.hooks import point, run_with_hooks
 from figsite.capture.parts import EntryPart
 from figsite.data.format import number
+from figsite.data.run import PER_SHARE
 from figsite.model.load import Loaded
 from figsite.model.tokens import special_ids, token_ids
 
 ON_TEXT = ("previous", "first", "self", "duplicate_text")
 ON_REPEATS = ("duplicate", "induction")
+MAX_PATTERN = 96  # a longer repeated sequence's pattern is kept in blocks of tokens, at most this many a side
 
 
 class Roles(EntryPart):
@@ -84,19 +90,30 @@ def roles(loaded: Loaded, ids: list[int], sequence: list[int], length: int) -> d
     on_text = _per_layer(loaded, ids, lambda a: {  # a: one layer's shares, (heads, query, key)
         "previous": a[..., rows, rows - 1].mean(dim=-1), "first": a[..., rows, 0].mean(dim=-1),
         "self": a.diagonal(dim1=-2, dim2=-1).mean(dim=-1), "duplicate_text": duplicate_scores(a, ids)})
-    # With the scores on the repeated sequence, what the chosen head's view draws of it: at each token of the second
-    # copy, the share it gives the token after its earlier copy (induction) and the earlier copy itself (duplicate).
+    size = math.ceil(2 * length / MAX_PATTERN)
     on_repeats = _per_layer(loaded, sequence, lambda a: {
         "duplicate": duplicate_scores(a, sequence), "induction": a[..., second, second - length + 1].mean(dim=-1),
-        "induction_shares": a[..., second, second - length + 1], "duplicate_shares": a[..., second, second - length]})
+        "pattern": blocked_pattern(a, size)})
     scores = {**on_text, **{role: on_repeats[role] for role in ON_REPEATS}}
-    second_copy = {role: on_repeats[role + "_shares"] for role in ON_REPEATS}
     return {"repeat_length": length, "sequence": sequence[:length],
-            "second_copy": {role: [[[round(v, 4) for v in head] for head in layer] for layer in value.tolist()]
-                            for role, value in second_copy.items()},
+            "pattern": {"size": size, "blocks": math.ceil(2 * length / size),
+                        "shares": torch.round(on_repeats["pattern"] * PER_SHARE).long().tolist()},
             "scores": {role: None if value is None else [[number(v) for v in row] for row in value.tolist()]
                        for role, value in scores.items()},
             "measured_on": {**{role: "text" for role in ON_TEXT}, **{role: "repeated" for role in ON_REPEATS}}}
+
+
+def blocked_pattern(shares: torch.Tensor, size: int) -> torch.Tensor:
+    """Each head's pattern (heads, query, key) in blocks of `size` tokens: cell (Q, K) is the share block Q's tokens
+    give block K's, on average over Q's tokens; (heads, cells), the lower triangle's cells row after row."""
+    n_head, n = shares.shape[0], shares.shape[-1]
+    blocks = math.ceil(n / size)
+    padded = torch.zeros(n_head, blocks * size, blocks * size, dtype=shares.dtype)
+    padded[:, :n, :n] = shares
+    summed = padded.reshape(n_head, blocks, size, blocks, size).sum(dim=(2, 4))  # (heads, Q, K): over Q's and K's
+    counts = torch.tensor([min(n, (q + 1) * size) - q * size for q in range(blocks)], dtype=shares.dtype)
+    rows, cols = torch.tril_indices(blocks, blocks)
+    return (summed / counts[:, None])[:, rows, cols]
 
 
 PART = Roles()
