@@ -73,10 +73,13 @@ class Command(click.Command):
 @click.option("--serve", "port", type=click.IntRange(0, 65535), is_flag=False, flag_value=8000, default=None,
               metavar="[PORT]", help="Watch, and serve the site on localhost at PORT (8000; 0: any free port), "
                                      "reloading open pages after each rebuild.")
+@click.option("--live", is_flag=True,
+              help="Add live.html, where a reader types a text and GPT-2 runs in the page (needs ./setup.sh --live).")
 @click.option("--check-book", "book", type=click.Path(path_type=Path), default=None, metavar="FILE",
               help="Write no site: compare the figures printed in FILE with this run's (exit 0: all match, "
                    "1: any differs).")
-def cli(model, revision, config, out, seed, device, rerun, cache_dir, no_cache, quiet, verbose, watch, port, book):
+def cli(model, revision, config, out, seed, device, rerun, cache_dir, no_cache, quiet, verbose, watch, port, live,
+        book):
     """Runs GPT-2 once over the chapter's texts and writes the figures' site into OUT."""
     if book is not None and (watch or port is not None):
         raise OneLineError("--check-book: it writes no site, so there is nothing to watch or serve; allowed: "
@@ -88,7 +91,8 @@ def cli(model, revision, config, out, seed, device, rerun, cache_dir, no_cache, 
 
         progress = Progress(verbosity=0 if quiet else 2 if verbose else 1)
         settings = Settings(config=config, model=model, revision=revision, out=out, seed=seed, device=device,
-                            cache_dir=None if no_cache else (cache_dir or cache.default_dir()), rerun=rerun)
+                            cache_dir=None if no_cache else (cache_dir or cache.default_dir()), rerun=rerun,
+                            live=live)
         if book is not None:
             from figsite.author.book import check_book
 

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Installs what the build needs; with --test, also what the tests need (Chromium from Debian too).
+# Installs what the build needs; with --live, also what `build.py --live` needs (the ONNX exporter, and the live
+# page's libraries from npm, pinned by package-lock.json); with --test, also what the tests need (the live page's
+# too, and Chromium from Debian).
 # Usage: ./setup.sh          (build only)
-#        ./setup.sh --test   (build and tests)
+#        ./setup.sh --live   (build, and build.py --live)
+#        ./setup.sh --test   (build, --live, and tests)
 set -euo pipefail
 cd "$(dirname "$0")"
 PY=${PYTHON:-python}
@@ -13,8 +16,19 @@ if ! "$PY" -c "import torch" 2>/dev/null; then
         || "$PY" -m pip install --quiet "torch==2.13.0" --index-url https://download.pytorch.org/whl/cpu
 fi
 
-if [ "${1:-}" = "--test" ]; then
+# The live page's libraries (onnxruntime-web, gpt-tokenizer) from npm, exactly as package-lock.json pins them;
+# --omit=dev leaves out the tools CI alone uses. No install scripts run.
+npm_live() {
+    command -v npm >/dev/null || { echo "error: --live needs npm (Node.js 18 or newer) for the live page's libraries" >&2; exit 1; }
+    npm ci --ignore-scripts --no-audit --no-fund --loglevel=error "$@"
+}
+
+if [ "${1:-}" = "--live" ]; then
+    "$PY" -m pip install --quiet -e ".[live]"
+    npm_live --omit=dev
+elif [ "${1:-}" = "--test" ]; then
     "$PY" -m pip install --quiet -e ".[test]"
+    npm_live
     # Debian's packages the tests use: Chromium (tests/browser), and the zbar library that pyzbar loads to
     # decode the QR codes (tests/unit/test_qr.py). Installed only where missing.
     APT=()

@@ -128,16 +128,17 @@ def small_build(small_model_dir, tmp_path_factory) -> Path:
     return built(small_model_dir, SMALL_CONFIG, tmp_path_factory.mktemp("small-build"))
 
 
-def built(model_dir: Path, config_text: str, work: Path) -> Path:
-    """The site of `config_text` (a config's TOML) built over the model in `model_dir`, in work/site; the build
-    must succeed (its output is in the failure's message)."""
+def built(model_dir: Path, config_text: str, work: Path, *options: str) -> Path:
+    """The site of `config_text` (a config's TOML) built over the model in `model_dir`, in work/site, with the
+    command line's other `options` (`--live`...); the build must succeed (its output is in the failure's message)."""
     from click.testing import CliRunner
 
     from build import cli
 
     config, out = work / "chapter.toml", work / "site"
     config.write_text(config_text, encoding="utf-8")
-    result = CliRunner().invoke(cli, ["--model", str(model_dir), "--config", str(config), "--out", str(out)])
+    result = CliRunner().invoke(cli, ["--model", str(model_dir), "--config", str(config), "--out", str(out),
+                                      *options])
     assert result.exit_code == 0, f"build failed (exit {result.exit_code}):\n{result.output}\n{result.exception!r}"
     return out
 

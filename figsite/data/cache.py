@@ -28,7 +28,8 @@ CACHE_FORMAT = "gpt2-figures-cache/1"  # the entries' own layout (manifest.json,
 # a changed constant never reuses an old entry. The code that computes the run is versioned by key()'s `versions`.
 CAPTURE_VERSION = format_version()
 
-__all__ = ["default_dir", "key", "keep", "load", "memo", "model_identity", "recall", "store"]
+__all__ = ["default_dir", "key", "keep", "keep_folder", "load", "memo", "model_identity", "recall", "recall_folder",
+           "store"]
 
 
 def default_dir() -> Path:
@@ -158,6 +159,49 @@ def keep(folder: Path | None, parts: list, raw: bytes) -> None:
         except OSError:
             pass  # its folder could not be made: nothing was written
         _not_kept(Path(folder), exc)
+
+
+def recall_folder(folder: Path | None, parts: list, files: dict) -> Path | None:
+    """The folder kept for `parts` (keep_folder), where it holds each of `files` ({name: SHA-256}) unchanged; else
+    None (a damaged one is removed)."""
+    if folder is None:
+        return None
+    kept = _asset_path(folder, parts)
+    try:
+        if kept.is_dir() and all(_sha256_of(kept / name) == digest for name, digest in files.items()):
+            return kept
+        shutil.rmtree(kept, ignore_errors=True)
+    except OSError as exc:
+        warn(f"the cache at {folder} could not be read ({reason(exc)}); what it would hold is made again",
+             once=("cache read", str(folder)))
+    return None
+
+
+def keep_folder(folder: Path | None, parts: list, source: Path) -> Path | None:
+    """Copies the folder `source` into the cache for `parts`, whole or not at all; returns where the copy is, or None
+    where there is no cache folder or it could not be written."""
+    if folder is None:
+        return None
+    kept = _asset_path(folder, parts)
+    staging = kept.with_name(f".{kept.name}.{os.getpid()}")
+    try:
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(kept, ignore_errors=True)
+        shutil.copytree(source, staging)
+        os.replace(staging, kept)  # a rename within the cache: the folder is there whole, or not at all
+        return kept
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        _not_kept(Path(folder), exc)
+        return None
+
+
+def _sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def _asset_path(folder: Path, parts: list) -> Path:

@@ -16,6 +16,11 @@ DATA = "data"  # the run's data files (see README, "What the build writes")
 IMAGES = "img"  # each figure's opening state drawn as SVG and PNG
 DOWNLOADS = "downloads"  # each figure's tables as JSON and CSV
 
+LIVE_PAGE = "live.html"  # with --live only: the reader's own text, GPT-2 run in the page
+LIVE = "live"  # with --live only: what the live page loads (figsite/site/live.py)
+LIVE_MODEL = f"{LIVE}/model"  # the model exported to ONNX, its weights in files under 100 MB
+LIVE_SCRIPT = f"{LIVE}/live.js"
+
 RUN_RECORD = "run.json"  # under data/
 PARTS = "parts.json"  # under data/: what the scores, ledger and knockout figures read
 AVERAGE_FILE = "average.js"  # under a long text's data folder: the mean over every head

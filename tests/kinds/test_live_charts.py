@@ -1,0 +1,206 @@
+"""The live page's charts (figures.live): one spec each, built with no text, drawn for texts of different lengths once
+the page's data are put in as the module's docstring says (here from seeded random shares and guesses, in the shape
+the page's script computes them from GPT-2's outputs). Drawn with vl-convert as the build draws (figsite.site.drawing),
+each drawing must name every token of its text, and the words a screen reader hears (the `description` signal, drawn
+here as a line of words under the chart) must say what the data hold, worked out again here.
+"""
+
+from __future__ import annotations
+
+import copy
+import html
+import math
+import random
+import re
+
+import pytest
+
+from figsite.data.run import PER_SHARE
+from figsite.site.drawing import fixed_width, vl_version
+from figures import live
+from figures.toolkit.charts import spec
+
+vlc = pytest.importorskip("vl_convert")
+
+MODEL = {"n_layer": 3, "n_head": 4, "vocab_size": 50_257}  # a small model's shape keeps the drawings quick
+GPT2 = {"n_layer": 12, "n_head": 12, "vocab_size": 50_257}
+OPENING = {"views": [[2, 3], [1, 1]], "head": [2, 3]}
+SHORT = ["The", "_&", "'t"]  # 3 tokens: a sign and a quote that the drawing must escape
+LONG = "The _animal _didn 't _cross _the _street _because _it _was _too".split()  # 11 tokens
+FOLLOWED = "_France"
+CHARTS = {key: chart for key, _, _, chart in live.LIVE_FIGURES}
+WIDE_AND_NARROW = [(key, narrow) for key in CHARTS for narrow in (False, True)
+                   if CHARTS[key](MODEL, OPENING, narrow) is not None]
+
+
+# ---------------------------------------------------------------------------------------------- the page's data
+
+def units(rng: random.Random, n: int) -> list:
+    """One head's lower triangle in units of 1e-4: each row's shares drawn at random (some far larger than others)."""
+    out = []
+    for q in range(n):
+        weights = [rng.random() ** 4 for _ in range(q + 1)]
+        out += [round(w / sum(weights) * PER_SHARE) for w in weights]
+    return out
+
+
+def page_data(names: list, model: dict = MODEL, seed: int = 0) -> dict:
+    """The datasets as the page's script fills them in: every head, each layer's average and the average of all,
+    the top 10 at every stage and position (chances in thousandths: no rounding is in doubt), the followed token."""
+    rng, n = random.Random(seed), len(names)
+    n_layer, n_head = model["n_layer"], model["n_head"]
+    heads = {(l, h): units(rng, n) for l in range(n_layer) for h in range(n_head)}
+    mean = lambda rows: [round(sum(column) / len(rows)) for column in zip(*rows)]  # noqa: E731
+    panels = []
+    for l in range(n_layer):
+        panels += [{"l": l, "h": h, "u": heads[(l, h)]} for h in range(n_head)]
+        panels.append({"l": l, "h": n_head, "u": mean([heads[(l, h)] for h in range(n_head)])})
+    panels.append({"l": n_layer, "h": n_head, "u": mean(list(heads.values()))})
+    top, follow = [], []
+    for s in range(n_layer + 1):
+        for q in range(n):
+            chances = sorted(rng.sample(range(1, 400), 10), reverse=True)
+            top += [{"stage": s, "q": q, "rank": r, "token": f"_guess{s}x{q}x{r}", "id": 1000 + r, "p": p / 1000}
+                    for r, p in enumerate(chances, start=1)]
+            follow.append({"stage": s, "q": q, "p": rng.randrange(0, 300) / 1000, "rank": rng.choice([1, 4, 12, 3000])})
+    return {"panels": panels, "top": top, "follow": follow}
+
+
+def filled(chart_spec: dict, names: list, data: dict, **values) -> dict:
+    """The spec as the page embeds it: its datasets and the text's params put in, the token selects' options set to
+    the text's tokens, any `values` given to params; and (for the test) a line of words drawing `description`."""
+    out = copy.deepcopy(chart_spec)
+    out["datasets"] = {name: data[name] for name in out["datasets"]}
+    for param in out["params"]:
+        param["value"] = {"names": names, "follow_name": FOLLOWED}.get(param["name"], param.get("value"))
+        if param["name"] in ("token", "position"):
+            param["bind"].update(options=list(range(1, len(names) + 1)),
+                                 labels=[f"{i}: {t}" for i, t in enumerate(names, start=1)])
+            param["value"] = min(param["value"], len(names))
+        if param["name"] in values:
+            param["value"] = values[param["name"]]
+    said = {"data": {"values": [{}]}, "mark": {"type": "text", "text": {"expr": "'SAID: ' + description"}}}
+    out["layer" if "layer" in out else "vconcat"].append(said)
+    return out
+
+
+def drawn(chart_spec: dict) -> tuple[str, list]:
+    """The drawing as the build makes it (figsite.site.drawing: fixed widths, no fitting), and its words."""
+    svg = vlc.vegalite_to_svg({k: v for k, v in fixed_width(chart_spec).items() if k != "autosize"},
+                              vl_version=vl_version())
+    return svg, [html.unescape(re.sub(r"<[^>]+>", "", text)) for text in re.findall(r"<text\b[^>]*>(.*?)</text>", svg, re.S)]
+
+
+def said(words: list) -> str:
+    (line,) = [w for w in words if w.startswith("SAID: ")]
+    return line[len("SAID: "):]
+
+
+# ---------------------------------------------------------------------------------------------- the words, worked out again
+
+def largest(row: list, names: list, count: int) -> str:
+    """The `count` largest shares of a row (units) of 0.5% or more, largest first (ties: the first token first)."""
+    ranked = sorted(range(len(row)), key=lambda k: (-row[k], k))[:count]
+    return ", ".join(f"{names[k]} {math.floor(row[k] / 100 + 0.5)}%" for k in ranked if row[k] >= 50)
+
+
+def row_of(panel: dict, q: int) -> list:
+    return panel["u"][q * (q + 1) // 2: q * (q + 1) // 2 + q + 1]
+
+
+def expected(key: str, names: list, data: dict, token: int, view: str = "2-3") -> str:
+    """What `description` says in the opening state (the last token; (l) in `view`, heads in layer 2, head 3)."""
+    n, q, (n_layer, n_head) = len(names), token - 1, (MODEL["n_layer"], MODEL["n_head"])
+    if key == "attention":
+        l, h, label = (n_layer, n_head, "all 12 heads, averaged") if view == "all" else (1, 2, "layer 2, head 3")
+        panel = next(p for p in data["panels"] if (p["l"], p["h"]) == (l, h))
+        after = n - q - 1
+        reach = "" if not after else f" The {after} token{' after it is' if after == 1 else 's after it are'} out of its reach."
+        return f"Looking from {names[q]} (token {q + 1}), {label}: {largest(row_of(panel, q), names, 5)}.{reach}"
+    if key == "heads":
+        panel = next(p for p in data["panels"] if (p["l"], p["h"]) == (1, 2))
+        gives = "gives a token other than the first" if q else "gives itself"
+        return (f"All 12 heads (3 layers of 4) and each layer's average, each coloured by the largest share {names[q]} "
+                f"(token {q + 1}) {gives}. Shown larger: layer 2, head 3. Looking from {names[q]} there, the largest "
+                f"shares: {largest(row_of(panel, q), names, 3)}.")
+    top = [r for r in data["top"] if r["stage"] == n_layer and r["q"] == q]
+    follow = next(r for r in data["follow"] if r["stage"] == n_layer and r["q"] == q)
+    if key == "readout":
+        guesses = ", ".join(f"{r['token']} {r['p'] * 100:.1f}%" for r in top[:3])
+        return f"After layer {n_layer}: the top 3 guesses are {guesses}; {FOLLOWED} has {follow['p'] * 100:.2f}%."
+    return (f"After layer {n_layer}, position {q + 1} ({names[q]}): the top guess is {top[0]['token']} with "
+            f"{top[0]['p'] * 100:.1f}%; following {FOLLOWED} at this position.")
+
+
+# ---------------------------------------------------------------------------------------------- tests
+
+@pytest.mark.parametrize("key, narrow", WIDE_AND_NARROW)
+def test_one_spec_draws_texts_of_3_and_11_tokens_naming_every_token_and_saying_what_it_shows(key, narrow):
+    chart_spec = spec(CHARTS[key](MODEL, OPENING, narrow))
+    for names in (SHORT, LONG):
+        data = page_data(names)
+        svg, words = drawn(filled(chart_spec, names, data))
+        named = names
+        if key == "readout":  # it reads the last token's guesses: the top 10 after the last layer, and the followed
+            named = [r["token"] for r in data["top"] if r["stage"] == MODEL["n_layer"] and r["q"] == len(names) - 1]
+            named += [FOLLOWED]
+        assert not [name for name in named if not any(name in w for w in words)], (key, narrow, words)
+        assert said(words) == expected(key, names, data, len(names))
+
+
+def test_the_attention_bars_follow_the_text_and_the_chosen_token_and_view():
+    chart_spec = spec(live.attention_chart([[2, 3]], MODEL["n_layer"], MODEL["n_head"]))
+    for names in (SHORT, LONG):
+        data = page_data(names, seed=len(names))
+        for token, view in ((1, "all"), (2, "2-3"), (len(names), "all"), (live.MAX_TOKENS, "2-3")):
+            svg, words = drawn(filled(chart_spec, names, data, token=token, view=view))
+            token = min(token, len(names))  # a token past the text reads as its last
+            # One bar per token up to the chosen one, each said in words for a screen reader.
+            assert len(re.findall(r'aria-label="[^"]*of the attention', svg)) == token
+            assert said(words) == expected("attention", names, data, token, view)
+
+
+def test_the_grid_names_what_the_chosen_token_looks_at_hardest_besides_the_first():
+    chart_spec = spec(live.heads_chart(MODEL["n_layer"], MODEL["n_head"], [2, 3]))
+    data = page_data(LONG, seed=3)
+    for token in (1, 6):
+        svg, words = drawn(filled(chart_spec, LONG, data, token=token))
+        assert said(words) == expected("heads", LONG, data, token)
+        hardest = []  # each square, layer by layer: the token its chosen token looks at hardest, besides the first
+        for panel in data["panels"][:-1]:
+            row = row_of(panel, token - 1)
+            hardest.append(LONG[max(range(1, token), key=lambda k: (row[k], -k)) if token > 1 else 0])
+        (grid,) = re.findall(r'<g class="mark-text role-mark concat_0_layer_1_marks"[^>]*>(.*?)</g>', svg, re.S)
+        assert [html.unescape(w) for w in re.findall(r"<text\b[^>]*>(.*?)</text>", grid)] == hardest
+
+
+def test_the_page_finds_every_param_and_dataset_where_the_module_says():
+    for key, _, _, chart in live.LIVE_FIGURES:
+        for narrow in (False, True):
+            made = chart(GPT2, {}, narrow)
+            if made is None:
+                continue
+            chart_spec = spec(made)
+            params = {param["name"]: param for param in chart_spec["params"]}
+            assert params["names"]["value"] == [live.PLACEHOLDER]
+            for select in {"token", "position"} & set(params):
+                assert params[select]["bind"]["options"] == [1] and params[select]["bind"]["labels"] == ["1"]
+            wanted = {"panels"} if key in ("attention", "heads") else {"top", "follow"}
+            assert set(chart_spec["datasets"]) == wanted
+            assert all(chart_spec["datasets"][name] == live.empty_data(12, 12)[name] for name in wanted)
+            if wanted == {"top", "follow"}:
+                assert params["follow_name"]["value"] == live.PLACEHOLDER
+            assert "description" in params and "expr" in params["description"]
+            clicks = {"attention": ["token"], "heads": ["layer", "head"], "readout": ["stage"], "lens": ["stage", "position"]}
+            assert [click["param"] for click in chart_spec["usermeta"]["clicks"]] == clicks[key]
+
+
+def test_gpt2s_heads_draw_a_text_of_64_tokens_labelling_every_few_tokens_where_all_would_run_together():
+    names = [f"_t{i}" for i in range(live.MAX_TOKENS)]
+    data = page_data(names, GPT2, seed=64)
+    svg, words = drawn(filled(spec(live.heads_chart(12, 12, [5, 4])), names, data))
+    assert "Shown larger: layer 5, head 4. Looking from _t63 there" in said(words)
+    svg, words = drawn(filled(spec(live.attention_chart([[5, 4]], 12, 12)), names, data))
+    assert said(words).startswith("Looking from _t63 (token 64), layer 5, head 4: ")
+    labelled = [name for name in names if name in words]  # 640 px: 570 for the bars, labels 17 px apart at least
+    assert labelled == names[::2]

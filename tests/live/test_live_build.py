@@ -1,0 +1,116 @@
+"""`python build.py --live`, as files: the live page, the model exported for it in files under 100 MB with the
+checksums the page is given, the libraries from npm, the links to it; a second build reads the export from the
+cache; without --live no trace of it; without the npm libraries one line that names ./setup.sh --live, and the
+previous site kept. The numbers the page computes are tests/browser/test_live_page.py's; the export's against torch,
+tests/live/test_live_export.py's."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+
+import pytest
+from click.testing import CliRunner
+from conftest import built
+
+from build import cli
+from figsite.site import live_assets
+
+pytest.importorskip("onnx", reason="--live exports the model with onnx (pip install -e '.[live]')")
+if live_assets.problems():
+    pytest.skip("the live page's npm libraries are not installed (./setup.sh --live)", allow_module_level=True)
+
+CONFIG = '''\
+[[figure]]
+kind = "attention"
+label = "look"
+text = "Der Hund bellte laut, weil er hungrig war."
+views = [[2, 3]]
+
+[[figure]]
+kind = "readout"
+label = "guess"
+text = "Der Hund bellte laut, weil er hungrig war."
+target = " the"
+
+[[figure]]
+kind = "cost"
+label = "sum"
+'''
+FILE_LIMIT = 100_000_000  # bytes: what common static hosts take in one file
+
+
+def live_config(site) -> dict:
+    page = (site / "live.html").read_text(encoding="utf-8")
+    raw = re.search(r'<script type="application/json" id="live-config">(.*?)</script>', page, re.S).group(1)
+    return json.loads(raw)
+
+
+@pytest.fixture(scope="module")
+def live_site(small_model_dir, tmp_path_factory):
+    return built(small_model_dir, CONFIG, tmp_path_factory.mktemp("live"), "--live", "--no-cache")
+
+
+def test_the_live_page_lists_every_file_of_the_model_with_its_real_size_and_checksum(live_site):
+    model = live_config(live_site)["model"]
+    assert model["files"] and model["files"][0]["name"].endswith(".onnx")
+    for entry in model["files"]:
+        raw = (live_site / entry["path"]).read_bytes()
+        assert len(raw) == entry["bytes"] < FILE_LIMIT
+        assert hashlib.sha256(raw).hexdigest() == entry["sha256"]
+    assert model["bytes"] == sum(entry["bytes"] for entry in model["files"])
+    assert (model["n_layer"], model["n_head"], model["max_tokens"]) == (3, 4, 64)  # the small model's shape
+
+
+def test_the_live_page_carries_its_libraries_from_npm_and_loads_nothing_from_the_network(live_site):
+    for site_path in [*live_assets.LIVE_ASSETS, *live_assets.LIVE_SCRIPTS, "live/live.js"]:
+        assert (live_site / site_path).is_file(), site_path
+    page = (live_site / "live.html").read_text(encoding="utf-8")
+    assert not re.search(r'(src|href)="(https?:)?//', page)
+    assert live_config(live_site)["defaults"]["text"] == "Der Hund bellte laut, weil er hungrig war."
+    assert live_config(live_site)["defaults"]["target"] == " the"
+
+
+def test_the_index_and_the_pages_of_the_figures_it_covers_link_the_live_page(live_site):
+    assert 'href="live.html"' in (live_site / "index.html").read_text(encoding="utf-8")
+    for label, covered in (("look", True), ("guess", True), ("sum", False)):
+        page = (live_site / f"figure-{label}.html").read_text(encoding="utf-8")
+        assert ("Try your own sentence" in page) == covered, label
+
+
+def test_a_build_without_live_has_no_live_page_no_model_and_no_link(small_model_dir, tmp_path):
+    site = built(small_model_dir, CONFIG, tmp_path, "--no-cache")
+    assert not (site / "live.html").exists() and not (site / "live").exists()
+    assert not any("live.html" in page.read_text(encoding="utf-8") for page in site.glob("*.html"))
+
+
+def test_a_second_live_build_reads_the_export_from_the_cache_and_writes_the_same_site(small_model_dir, tmp_path,
+                                                                                     monkeypatch):
+    cache = tmp_path / "cache"
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
+    first = built(small_model_dir, CONFIG, tmp_path / "a", "--live", "--cache", str(cache))
+    files = {path.relative_to(first): path.read_bytes() for path in first.rglob("*") if path.is_file()}
+
+    def no_export(*args, **kwargs):
+        raise AssertionError("the model was exported again")
+
+    monkeypatch.setattr("figsite.capture.live_export.export", no_export)
+    second = built(small_model_dir, CONFIG, tmp_path / "b", "--live", "--cache", str(cache))
+    again = {path.relative_to(second): path.read_bytes() for path in second.rglob("*") if path.is_file()}
+    assert again.keys() == files.keys()
+    assert [path for path in files if files[path] != again[path]] == []
+
+
+def test_without_the_npm_libraries_a_live_build_ends_in_one_line_naming_setup_live_and_keeps_the_site(
+        small_model_dir, tmp_path, monkeypatch):
+    site = built(small_model_dir, CONFIG, tmp_path, "--no-cache")
+    kept = (site / "index.html").read_bytes()
+    monkeypatch.setattr(live_assets, "NODE_MODULES", tmp_path / "node_modules")  # none there
+    result = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(tmp_path / "chapter.toml"),
+                                      "--out", str(site), "--live", "--no-cache"])
+    assert result.exit_code != 0
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: --live:") and "./setup.sh --live" in lines[0]
+    assert "onnxruntime-web" in lines[0]
+    assert (site / "index.html").read_bytes() == kept and not (site / "live.html").exists()
