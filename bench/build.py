@@ -167,8 +167,9 @@ from pathlib import Path
 from figsite.pipeline import Progress, Settings, build_site
 imported = time.perf_counter()
 config, out, cache, model = sys.argv[1:5]
+live = sys.argv[5:6] == ["--live"]
 progress = Progress(verbosity=0)
-build_site(Settings(config=Path(config), model=model, out=Path(out), cache_dir=Path(cache)), progress)
+build_site(Settings(config=Path(config), model=model, out=Path(out), cache_dir=Path(cache), live=live), progress)
 built = time.perf_counter()
 print("BENCH " + json.dumps({"start": start, "imported": imported, "built": built, "phases": progress.phases,
                              "torch": "torch" in sys.modules,
@@ -497,6 +498,25 @@ def patching_case(model_dir: Path, env: dict) -> float:
     return found["patching"]
 
 
+def live_case(model_dir: Path, work: Path, cold: Child, chapter_site: Path, env: dict) -> None:
+    """1c. The chapter's cold build with --live (the model exported to ONNX for the live page, onnxruntime-web and the
+    tokenizer copied) into its own empty cache, against part 1's cold build: what --live adds, in time and bytes."""
+    from figsite.site import live_assets
+
+    if live_assets.problems():
+        print("1c. --live: skipped (the live page's npm libraries are missing: ./setup.sh --live)")
+        return
+    site, cache = work / "live-site", work / "cache-live"
+    live = spawn(COLD, [str(CHAPTER), str(site), str(cache), str(model_dir), "--live"],
+                 {**env, "GPT2_FIGURES_CACHE": str(cache)}, "the cold build with --live")
+    extra = folder_bytes(site)[0] - folder_bytes(chapter_site)[0]
+    under_live = folder_bytes(site / "live")[0]
+    print(f"1c. the cold build with --live: {live.wall:.2f} s against {cold.wall:.2f} s without "
+          f"(+{live.wall - cold.wall:.2f} s, the export of the model to ONNX most of it), +{mb(extra)} in the site "
+          f"({mb(under_live)} under live/: the model's files, the runtime, the tokenizer); the process's peak memory "
+          f"{gib(peak(live))} against {gib(peak(cold))}")
+
+
 def run(work: Path, chapter_only: bool = False, xl: Path | None = None) -> int:
     from figsite.config import load_config
     from figsite.pipeline import model_requests
@@ -536,6 +556,8 @@ def run(work: Path, chapter_only: bool = False, xl: Path | None = None) -> int:
     patching = patching_case(model_dir, env)
     print(f"  1 and 1b: the patching figure's runs are work no other build does, not overhead: cold / (floor + those "
           f"runs) = {cold.wall:.2f} s / {floor.wall + patching:.2f} s = {cold.wall / (floor.wall + patching):.2f}")
+    print()
+    live_case(model_dir, work, cold, chapter_site, env)
     print()
     if chapter_only:
         return 0

@@ -6,7 +6,6 @@ import functools
 import hashlib
 import importlib
 import json
-import shutil
 import sys
 import tempfile
 import threading
@@ -25,8 +24,8 @@ from figsite.data import paths
 from figsite.config import Figure, load_config, load_site
 from figsite.errors import BuildError
 from figsite.site.drawing import Drawer, DrawingError
+from figsite.live import gather_live, live_model
 from figsite.site import live_assets
-from figsite.site.live import COVERED_KINDS, LivePage
 from figsite.site.output import output_lock
 from figsite.site.render import CHART_THEMES, Page, write_site
 from figsite.data.run import Run
@@ -97,65 +96,6 @@ class Needs:
     strings: list  # every string any figure needs tokenized (texts, targets, tokens named by text)
 
 
-LIVE_TOKENS = 64  # the longest text the live page reads (the lens's limit): the export's positions
-LIVE_SOURCES = ("capture/live_export.py", "model/gpt2.py")  # the code that makes the live page's model
-
-
-@dataclass(frozen=True)
-class LiveModel:
-    """The model exported for the live page (figsite.capture.live_export): its manifest, and the folder that holds
-    the manifest's files."""
-
-    folder: Path
-    manifest: dict
-
-
-def live_model(settings: Settings, scratch: Path, progress: Progress) -> LiveModel:
-    """The model exported for the live page: from the cache where it holds this model's export by this code, else
-    exported now into `scratch` (and kept in the cache). The model loads for it even where the run came from the
-    cache; a rebuild with the export cached loads nothing."""
-    identity = cache.model_identity(settings.model, settings.revision, settings.seed) \
-        if settings.cache_dir is not None else None
-    parts = ["live-model", 1, identity, _live_code(), LIVE_TOKENS, _version("torch"), _version("onnx")]
-    if identity:
-        raw = cache.recall(settings.cache_dir, [*parts, "manifest"])
-        if raw is not None:
-            manifest = json.loads(raw)
-            kept = cache.recall_folder(settings.cache_dir, parts, {f["name"]: f["sha256"] for f in manifest["files"]})
-            if kept is not None:
-                progress.log("cache: using the stored export of the model for the live page")
-                return LiveModel(kept, manifest)
-    with progress.phase("live export"):
-        from figsite.capture import api as capture
-        from figsite.capture import live_export
-
-        loaded = capture.load(settings.model, settings.revision, settings.seed, "cpu")
-        try:
-            manifest = live_export.export(loaded, scratch, LIVE_TOKENS)
-        except ImportError as exc:  # onnx or onnxscript not installed, or a torch without the exporter's scan
-            raise BuildError(f"--live: the model's export to ONNX needs {exc.name or exc}, which is not installed; "
-                             f"run ./setup.sh --live (torch {_version('torch')}: 2.13.0 is known to work)") from None
-    kept = cache.keep_folder(settings.cache_dir, parts, scratch) if identity else None
-    if kept is None:
-        return LiveModel(scratch, manifest)
-    cache.keep(settings.cache_dir, [*parts, "manifest"], json.dumps(manifest, sort_keys=True).encode("utf-8"))
-    return LiveModel(kept, manifest)
-
-
-def _live_code() -> str:
-    digest = hashlib.sha256()
-    for name in LIVE_SOURCES:
-        digest.update(name.encode() + (Path(__file__).resolve().parent / name).read_bytes())
-    return digest.hexdigest()
-
-
-def _version(package: str) -> str | None:
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return None
-
-
 def build_site(settings: Settings, progress: Progress | None = None) -> Run:
     """Reads the config, runs the model once per distinct text (or reads the run from the cache), and
     writes the site into `settings.out`."""
@@ -186,37 +126,6 @@ def build_site(settings: Settings, progress: Progress | None = None) -> Run:
                        pages.narrow, site, live)
     return run
 
-
-def gather_live(model: LiveModel, figures: list[Figure], pages: Pages) -> LivePage:
-    """The live page: its charts (figures.live) opening as the config's own figures open, compiled as every chart is
-    (their callables in pages.charts under "live-" + key, the narrow ones under "live-narrow-" + key), and what it
-    opens on: the text of the config's figure (l), else of its first figure of a text, and figure (i)'s target."""
-    from figures import live as live_figures
-
-    first = {kind: next((fig for fig in figures if fig.kind == kind), None) for kind in COVERED_KINDS}
-    texted = next((fig for fig in figures if "text" in fig.values), None)
-    opening = {}
-    if first["attention"] is not None:
-        opening["views"] = first["attention"].resolved.get("views", first["attention"].values.get("views", []))
-    if first["heads"] is not None:
-        opening["head"] = first["heads"].values.get("head", [1, 1])
-    readout = first["readout"]
-    defaults = {"text": (first["attention"] or texted).values["text"] if (first["attention"] or texted) else
-                LIVE_TEXT, "target": readout.values["target"] if readout is not None else LIVE_TARGET}
-    shape = {key: model.manifest[key] for key in ("n_layer", "n_head", "vocab_size")}
-    out = []
-    for key, title, caption, chart in live_figures.LIVE_FIGURES:
-        wide, narrow = (chart(shape, opening, narrow) for narrow in (False, True))
-        pages.charts[f"live-{key}"] = pages.compiled(charts.spec(wide), f"the live page's {key} chart")
-        if narrow is not None:
-            pages.charts[f"live-narrow-{key}"] = pages.compiled(charts.spec(narrow),
-                                                               f"the live page's narrow {key} chart")
-        out.append({"key": key, "title": title, "caption": caption, "narrow": narrow is not None})
-    return LivePage(model.folder, model.manifest, out, {**defaults, "max_tokens": LIVE_TOKENS})
-
-
-LIVE_TEXT = "The animal didn't cross the street because it was too tired"  # where the config has no text
-LIVE_TARGET = " France"
 
 
 class Pages:

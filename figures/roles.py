@@ -181,7 +181,8 @@ class Roles(PartKind):
                          title="'Layer ' + layer + ', head ' + head + " + charts.literal(
                              f" on {length} random tokens said twice")),
             spacing=24)
-        chart = charts.with_data(charts.with_params(stack if square else charts.fits_column(stack), *params), heads=_grid_rows(rows),
+        chart = charts.with_data(charts.with_params(stack if square else charts.fits_column(stack), *params),
+                                 heads=_grid_rows(rows),
                                  panels=_text_rows(fig, run, on_text),
                                  repeats=repeats_rows(entry, best["layer"], [best["head"]]))
         chart.usermeta = {LOADS_META: {

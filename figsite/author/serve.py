@@ -87,6 +87,11 @@ def handler_for(site: Path, state: LiveState, log=None):
     """The request handler class: files of `site`, the HTML with the script added, and ENDPOINT."""
 
     class Handler(http.server.SimpleHTTPRequestHandler):
+        # The live page's runtime: import() takes a module only as JavaScript, and WebAssembly compiles while it
+        # downloads only as application/wasm; a system's own MIME list may lack either.
+        extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                          ".mjs": "text/javascript", ".wasm": "application/wasm"}
+
         def __init__(self, *args, **kwargs):
             super().__init__(*args, directory=str(site), **kwargs)
 
@@ -120,6 +125,9 @@ def handler_for(site: Path, state: LiveState, log=None):
 
         def end_headers(self):
             self.send_header("Cache-Control", "no-store")  # a reload must show the new build
+            # Cross-origin isolated, the live page's runtime may use several threads (every file is the site's own).
+            self.send_header("Cross-Origin-Opener-Policy", "same-origin")
+            self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
             super().end_headers()
 
         def log_message(self, format, *args):  # noqa: A002 - http.server's name

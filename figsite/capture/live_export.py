@@ -98,7 +98,10 @@ def _totals(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 
     def step(carry: torch.Tensor, scores: torch.Tensor) -> tuple:
         top = scores.max(dim=-1, keepdim=True).values  # (T, 1)
-        return carry.clone(), (top, torch.exp(scores - top).sum(dim=-1, keepdim=True))  # each term in (0, 1]
+        # Each term in (0, 1], summed in float64: onnxruntime-web's float32 sum of 50,257 terms drifts by up to
+        # 2.4e-5 (relative), which every chance of the position would carry; in float64 the page is within 5e-7.
+        terms = torch.exp(scores - top).to(torch.float64)
+        return carry.clone(), (top, terms.sum(dim=-1, keepdim=True).to(torch.float32))
 
     _, (top, total) = scan(step, torch.zeros(()), logits)
     return top, total

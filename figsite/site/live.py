@@ -35,7 +35,8 @@ class LivePage:
         return sum(entry["bytes"] for entry in self.manifest["files"])
 
     def model_files(self) -> list[dict]:
-        """The model's files as the page fetches them: {"path" in the site, "name" the graph knows, "bytes", "sha256"}."""
+        """The model's files as the page fetches them: {"path" in the site, "name" the graph knows, "bytes",
+        "sha256"}."""
         return [{"path": f"{paths.LIVE_MODEL}/{entry['name']}", **entry} for entry in self.manifest["files"]]
 
 

@@ -190,4 +190,4 @@ def test_a_change_to_a_template_or_a_static_file_calls_for_a_rebuild_and_the_sit
     assert not wanted(Change.added, str(tmp_path / ".site-new-abc" / "index.html"))
     assert not wanted(Change.modified, str(tmp_path / "notes.toml"))
     assert not wanted(Change.modified, str(TEMPLATES / ".figure.html.swp"))
-    assert set(watched_folders(config)) == {tmp_path, TEMPLATES, STATIC}
+    assert set(watched_folders(config)) == {tmp_path, TEMPLATES, STATIC, TEMPLATES / "live"}  # live/: the live page's

@@ -1,0 +1,464 @@
+"""The live page (`python build.py --live`) in Chromium: GPT-2 run in the page on the reader's own text.
+
+A site is built with --live over conftest's small seeded model (3 layers, 4 heads, GPT-2's vocabulary), from a
+config whose text is none of the chapter's, and served from 127.0.0.1 (import() and fetch() do not work from
+file://); every request that is not to that server is refused and recorded, and none may be made. The page loads
+the model, reads the same text, and what it draws and offers for download must be the build's own numbers for
+that text: every share and probability within 1e-5, the top 10 the same (ties aside), the ranks the same (within
+1 past rank 100). Then: another text draws other charts; a hostile text is drawn as text; a text too long, empty
+or only spaces is refused in one sentence; a reload loads the model from Cache Storage, not from the server; from
+file:// the page says in one line how to serve it.
+
+The tests of this module share one page, in the order written (one model load for all).
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import built
+from figsite.site import live_assets
+
+from .browsing import playwright_or_skip
+
+pytest.importorskip("onnx", reason="the live page's model is exported with onnx (pip install onnx)")
+pytest.importorskip("onnxruntime", reason="the live export is checked with onnxruntime (pip install onnxruntime)")
+pytest.importorskip("onnxscript", reason="torch's ONNX exporter needs onnxscript (pip install onnxscript)")
+
+TEXT = "Der Hund bellte laut, weil er hungrig war."
+OTHER_TEXT = "Die Katze schlief, denn sie war müde."
+TARGET = " dog"
+HOSTILE = '<script>alert(1)</script> "><img src=x onerror=alert(2)> \u202e'
+CONFIG = f'''\
+[[figure]]
+kind = "attention"
+label = "l"
+text = "{TEXT}"
+views = [[2, 3]]
+
+[[figure]]
+kind = "readout"
+label = "i"
+text = "{TEXT}"
+target = "{TARGET}"
+
+[[figure]]
+kind = "lens"
+label = "lens"
+text = "{TEXT}"
+track = "{TARGET}"
+'''
+TOLERANCE = 1e-5  # a share or a probability: float32 in WebAssembly against float32 in torch
+TIE = 1e-6  # top-10 probabilities this close may come in either order
+KEYS = ("attention", "heads", "readout", "lens")
+MODEL_PATH = "/live/model/"
+TIMEOUT_MS = 60_000
+
+
+class Handler(http.server.SimpleHTTPRequestHandler):
+    """The site, with the runtime's MIME types, recording every path asked for in `asked`."""
+
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                      ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm"}
+    asked: list = []
+
+    def do_GET(self):
+        self.asked.append(self.path)
+        super().do_GET()
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def site(small_model_dir, tmp_path_factory) -> Path:
+    """The small model's site with the live page."""
+    missing = live_assets.problems()
+    if missing:
+        pytest.skip(f"the live page's libraries are not installed ({'; '.join(missing)}): run ./setup.sh --live")
+    return built(small_model_dir, CONFIG, tmp_path_factory.mktemp("live-page"), "--live")
+
+
+@pytest.fixture(scope="module")
+def server(site):
+    """(the site's address on 127.0.0.1, the list of paths asked of it)."""
+    asked = []
+    handler = type("Recording", (Handler,), {"asked": asked})
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(site)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_port}/", asked
+    httpd.shutdown()
+    httpd.server_close()
+    thread.join()
+
+
+class Watched:
+    """A page of a context of its own (its own Cache Storage), every request off 127.0.0.1 refused and recorded,
+    with its console errors, page errors and dialogs."""
+
+    def __init__(self, browser, base: str, **options):
+        self.base = base
+        self.refused, self.errors, self.dialogs = [], [], []
+        self.context = browser.browser.new_context(**{"viewport": {"width": 1100, "height": 900}, **options})
+        self.context.route("**/*", self.route)
+        self.page = self.context.new_page()
+        self.page.on("console", lambda message: message.type == "error" and self.errors.append(message.text))
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.on("dialog", self.on_dialog)
+
+    def route(self, route):
+        url = route.request.url
+        if url.startswith(self.base) or (self.base.startswith("file:") and url.startswith("file:")):
+            route.continue_()
+        else:
+            self.refused.append(url)
+            route.abort()
+
+    def on_dialog(self, dialog):
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def close(self):
+        self.context.close()
+
+
+@pytest.fixture(scope="module")
+def watched(browser, server):
+    playwright_or_skip()
+    held = Watched(browser, server[0])
+    yield held
+    held.close()
+
+
+def state(page) -> str:
+    return page.evaluate("window.liveFigures.state")
+
+
+def wait_for_state(page, *states: str) -> None:
+    page.wait_for_function("states => states.includes(window.liveFigures.state)", arg=list(states),
+                           timeout=TIMEOUT_MS)
+
+
+def type_and_run(page, text: str) -> float:
+    """Types `text` in the box and presses Enter; waits until its charts are drawn (or it is refused); returns
+    the seconds from Enter to then."""
+    page.fill("#live-text", text)
+    before = page.evaluate("window.liveFigures.result && window.liveFigures.result.text")
+    start = time.monotonic()
+    page.press("#live-text", "Enter")
+    page.wait_for_function(
+        "([text, before]) => { const live = window.liveFigures;"
+        " return live.state === 'refused' || live.state === 'error' ||"
+        " (live.state === 'drawn' && live.result && live.result.text === text &&"
+        "  document.querySelectorAll('[data-live-chart][data-rendered=\"true\"]').length === 4); }",
+        arg=[text, before], timeout=TIMEOUT_MS)
+    return time.monotonic() - start
+
+
+def downloaded_json(page) -> dict:
+    with page.expect_download() as download:
+        page.click("#live-download-json")
+    return json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
+
+
+def build_data(site: Path, text: str) -> tuple[dict, dict]:
+    """The build's data file of `text` and its lens entry of data/run.json."""
+    record = json.loads((site / "data" / "run.json").read_text(encoding="utf-8"))
+    entry = next(e for e in record["texts"] if e["text"] == text)
+    return json.loads((site / entry["data"]).read_text(encoding="utf-8")), entry["lens"]
+
+
+def assert_same_top(page_top: list, build_top: list, where: str) -> None:
+    """The top 10 the same: ids rank by rank, except among probabilities within TIE of each other (a tie, in
+    either order; at the end of the list, cut off either way); probabilities within TOLERANCE."""
+    ids, build_ids = [t["id"] for t in page_top], [t[0] for t in build_top]
+    probabilities, build_probabilities = [t["p"] for t in page_top], [t[1] for t in build_top]
+    for rank, (p, q) in enumerate(zip(probabilities, build_probabilities)):
+        assert abs(p - q) <= TOLERANCE, f"{where} rank {rank + 1}: probability {p} against the build's {q}"
+    groups, start = [], 0
+    for i in range(1, len(build_top) + 1):
+        if i == len(build_top) or build_probabilities[i - 1] - build_probabilities[i] > TIE:
+            groups.append((start, i))
+            start = i
+    for first, end in groups:
+        if end == len(build_top) and end - first > 1:
+            continue  # a tie at the end: which of the tied tokens made the list may differ
+        assert sorted(ids[first:end]) == sorted(build_ids[first:end]), f"{where}: top 10 {ids} against {build_ids}"
+
+
+def assert_same_rank(rank: int, build_rank: int, where: str) -> None:
+    assert rank == build_rank or (build_rank > 100 and abs(rank - build_rank) <= 1), \
+        f"{where}: rank {rank} against the build's {build_rank}"
+
+
+def test_nothing_downloads_before_the_reader_asks_and_the_button_says_how_much(watched, server, site):
+    base, asked = server
+    page = watched.page
+    page.set_viewport_size({"width": 375, "height": 800})  # a phone: the button's words say it before anything starts
+    page.goto(base + "live.html")
+    page.wait_for_function("() => window.liveFigures && window.liveFigures.state === 'idle'")
+    config = json.loads(page.text_content("#live-config"))
+    megabytes = config["model"]["bytes"] / 1e6
+    size = f"{megabytes:.0f} MB" if megabytes >= 10 else f"{megabytes:.1f} MB"
+    assert page.text_content("#live-load-button") == f"Load GPT-2 in this page: {size}, once"
+    assert page.is_visible("#live-load-button")
+    assert not any(path.startswith(MODEL_PATH) for path in asked), asked
+    assert page.input_value("#live-text") == TEXT and page.input_value("#live-target") == TARGET
+    page.set_viewport_size({"width": 1100, "height": 900})
+
+
+def test_the_page_draws_the_builds_numbers_for_the_same_text(watched, server, site):
+    base, asked = server
+    page = watched.page
+    start = time.monotonic()
+    page.click("#live-load-button")
+    page.wait_for_function("() => window.liveFigures.state === 'drawn' || window.liveFigures.state === 'error'",
+                           timeout=TIMEOUT_MS)
+    assert state(page) == "drawn", page.text_content("#live-message")
+    print(f"\nlive page: model downloaded and first text drawn in {time.monotonic() - start:.2f} s "
+          f"(load {page.evaluate('window.liveFigures.timings.loadMs'):.0f} ms)")
+    files = json.loads(page.text_content("#live-config"))["model"]["files"]
+    assert sorted(p for p in asked if p.startswith(MODEL_PATH)) == sorted(f"/{f['path']}" for f in files)
+    assert page.evaluate("ort.env.wasm.numThreads") == 1  # not cross-origin isolated: one thread
+    assert page.evaluate("window.liveFigures.result.text") == TEXT
+
+    data, lens = build_data(site, TEXT)
+    got = downloaded_json(page)
+    assert got["text"] == TEXT
+    assert got["tokens"] == [{"id": t["id"], "text": t["text"]} for t in data["tokens"]]
+    n = len(data["tokens"])
+    for l, layer in enumerate(data["attention"]):
+        for h, head in enumerate(layer):
+            for q, row in enumerate(head):
+                page_row = got["attention"][l][h][q]
+                assert len(page_row) == q + 1
+                worst = max(abs(a - b) for a, b in zip(page_row, row))
+                assert worst <= TOLERANCE, f"layer {l + 1}, head {h + 1}, token {q + 1}: shares differ by {worst}"
+    for stage, positions in enumerate(data["readout"]):
+        for q, cell in enumerate(positions):
+            assert_same_top(got["top"][stage][q], cell["top"], f"stage {stage}, token {q + 1}")
+    target = next(f for f in got["followed"] if "readout" in f["figures"])
+    assert target["id"] == data["target"]["id"] and target["text"] == TARGET
+    k = lens["tokens"].index(target["id"])
+    for stage in range(len(data["readout"])):
+        for q in range(n):
+            assert abs(target["p"][stage][q] - data["target"]["p"][stage][q]) <= TOLERANCE, (stage, q)
+            assert abs(target["p"][stage][q] - lens["p"][stage][q][k]) <= TOLERANCE, (stage, q)
+            assert_same_rank(target["rank"][stage][q], lens["rank"][stage][q][k], f"stage {stage}, token {q + 1}")
+
+    # What was drawn is those numbers: the figures' datasets as figures/live.py has them.
+    drawn = page.evaluate("window.liveFigures.drawn")
+    names = [t["text"].replace(" ", "_", 1) if t["text"].startswith(" ") else t["text"] for t in data["tokens"]]
+    assert all(drawn[key]["names"] == names for key in KEYS)
+    panels = drawn["attention"]["datasets"]["panels"]
+    n_layer, n_head = len(data["attention"]), len(data["attention"][0])
+    assert len(panels) == n_layer * (n_head + 1) + 1 and panels[-1]["l"] == n_layer and panels[-1]["h"] == n_head
+    view = next(p for p in panels if p["l"] == 1 and p["h"] == 2)  # layer 2, head 3: the config's view
+    expected = [round(s * 10_000) for row in data["attention"][1][2] for s in row]
+    assert max(abs(a - b) for a, b in zip(view["u"], expected)) <= 1
+    top = drawn["lens"]["datasets"]["top"]
+    assert len(top) == (n_layer + 1) * n * 10 and [r["rank"] for r in top[:10]] == list(range(1, 11))
+    assert drawn["readout"]["follow_name"] == "_dog"
+    assert watched.refused == [] and watched.dialogs == []
+    assert watched.errors == []
+
+
+def test_the_lens_follows_another_token_chosen_beside_it(watched, site):
+    page = watched.page
+    data, lens = build_data(site, TEXT)
+    options = page.eval_on_selector_all("#live-follow-select option", "os => os.map(o => Number(o.value))")
+    other = next((i for i in options[1:] if i in lens["tokens"]), None)
+    assert other is not None, f"none of the chosen cell's top 10 {options} is followed by the build's lens"
+    page.select_option("#live-follow-select", str(other))
+    page.wait_for_function("id => window.liveFigures.drawn.lens.followed === id && "
+                           "window.liveFigures.state === 'drawn'", arg=other, timeout=TIMEOUT_MS)
+    name = page.evaluate("document.getElementById('live-chart-lens').vegaView.signal('follow_name')")
+    assert name == page.evaluate("id => window.liveTokens.tokenText(id)", other).replace(" ", "_", 1)
+    assert page.evaluate("window.liveFigures.drawn.readout.followed") == data["target"]["id"]  # (i) keeps its target
+    got = downloaded_json(page)
+    followed = next(f for f in got["followed"] if "lens" in f["figures"])
+    k = lens["tokens"].index(other)
+    for stage, positions in enumerate(followed["p"]):
+        for q, p in enumerate(positions):
+            assert abs(p - lens["p"][stage][q][k]) <= TOLERANCE, (stage, q)
+            assert_same_rank(followed["rank"][stage][q], lens["rank"][stage][q][k], f"stage {stage}, token {q + 1}")
+
+    # A click on a bar of the chosen cell's top 10 follows that token.
+    marks = page.evaluate("document.getElementById('live-chart-lens').topMarks")
+    assert marks, "the lens's top 10 has no marks a click follows"
+    cell = page.evaluate("() => { const v = document.getElementById('live-chart-lens').vegaView;"
+                         " return [v.signal('stage'), v.signal('position') - 1]; }")
+    top = [t["id"] for t in got["top"][cell[0]][cell[1]]]
+    bars = page.locator(f"#live-chart-lens g.{marks[0]} path")
+    assert bars.count() == 10
+    bars.nth(3).click()
+    page.wait_for_function("other => window.liveFigures.drawn.lens.followed !== other && "
+                           "window.liveFigures.state === 'drawn'", arg=other, timeout=TIMEOUT_MS)
+    assert page.evaluate("window.liveFigures.drawn.lens.followed") in top
+
+
+def test_another_target_is_followed_in_the_readout(watched):
+    page = watched.page
+    page.fill("#live-target", "_cat")  # '_' for the space, as the pages write tokens
+    type_and_run(page, TEXT)
+    page.wait_for_function("() => window.liveFigures.drawn.readout.follow_name === '_cat'", timeout=TIMEOUT_MS)
+    assert page.evaluate("window.liveFigures.drawn.readout.followed") == 3797  # ' cat'
+    assert page.evaluate("document.getElementById('live-chart-readout').vegaView.signal('follow_name')") == "_cat"
+    page.fill("#live-target", TARGET)
+
+
+def test_the_csv_downloads_hold_every_share_the_top_10_and_the_followed_tokens(watched):
+    import csv
+    import io
+
+    page = watched.page
+    n = len(page.evaluate("window.liveFigures.result.ids"))
+    config = json.loads(page.text_content("#live-config"))["model"]
+    layers, heads = config["n_layer"], config["n_head"]
+    tables = {}
+    for name in ("shares", "top", "followed"):
+        with page.expect_download() as download:
+            page.click(f"#live-download-{name}")
+        tables[name] = list(csv.DictReader(io.StringIO(Path(download.value.path()).read_text(encoding="utf-8"))))
+    assert len(tables["shares"]) == layers * heads * n * (n + 1) // 2
+    assert len(tables["top"]) == (layers + 1) * n * 10
+    assert len(tables["followed"]) == (layers + 1) * n * len(page.evaluate("window.liveFigures.result.followed"))
+    got = downloaded_json(page)
+    first = tables["shares"][0]
+    assert float(first["share"]) == got["attention"][0][0][0][0] and first["token"] == \
+        page.evaluate("window.liveFigures.result.names[0]")
+
+
+def test_a_second_text_draws_other_charts(watched):
+    page = watched.page
+    before = {key: page.eval_on_selector(f"#live-chart-{key} svg", "svg => svg.outerHTML") for key in KEYS}
+    took = type_and_run(page, OTHER_TEXT)
+    assert state(page) == "drawn", page.text_content("#live-message")
+    print(f"\nlive page: Enter to all charts drawn, {page.evaluate('window.liveFigures.timings.last.tokens')} "
+          f"tokens: {took:.2f} s")
+    after = {key: page.eval_on_selector(f"#live-chart-{key} svg", "svg => svg.outerHTML") for key in KEYS}
+    assert all(before[key] != after[key] for key in KEYS)
+    ids = page.evaluate("text => window.liveTokens.encode(text)", OTHER_TEXT)
+    assert page.evaluate("window.liveFigures.result.ids") == ids
+    assert page.evaluate("window.liveFigures.drawn.lens.names.length") == len(ids)
+    assert "#text=" in page.url and page.url.endswith("&target=%20dog")
+
+
+def test_a_hostile_text_is_drawn_as_text(watched):
+    page = watched.page
+    count = "() => document.querySelectorAll('img, script, iframe, object, embed').length"
+    elements = page.evaluate(count)
+    type_and_run(page, HOSTILE)
+    assert state(page) == "drawn", page.text_content("#live-message")
+    page.wait_for_timeout(200)
+    assert watched.dialogs == []
+    assert page.evaluate(count) == elements
+    assert page.evaluate("() => document.querySelectorAll('img[src=x]').length") == 0
+    ids = page.evaluate("window.liveFigures.result.ids")
+    assert page.evaluate("ids => window.liveTokens.decode(ids)", ids) == HOSTILE
+    texts = page.evaluate("ids => ids.map(id => window.liveTokens.tokenText(id))", ids)
+    tokens = page.eval_on_selector_all("#live-tokens .token", "spans => spans.map(s => s.textContent)")
+    assert tokens == [t.replace(" ", "_", 1) if t.startswith(" ") else t for t in texts]  # the token row, as text
+    assert "<script>" in "".join(texts) and any("<E2 80>" in t for t in tokens)  # the last character's bytes, as the pages write them
+    drawn = page.eval_on_selector_all("#live-chart-attention svg text", "ts => ts.map(t => t.textContent)")
+    assert "script" in drawn or any("script" in t for t in drawn)
+    # A bar's tooltip names its token as text too (vega-tooltip escapes it).
+    page.locator("#live-chart-attention svg path[aria-roledescription='bar']").nth(0).hover()  # the token '<'
+    page.wait_for_function("() => { const t = document.getElementById('vg-tooltip-element');"
+                           " return t && t.textContent.includes('<'); }", timeout=TIMEOUT_MS)
+    tooltip = page.eval_on_selector("#vg-tooltip-element", "t => [t.innerHTML, t.querySelectorAll('img, script').length]")
+    assert "&lt;" in tooltip[0] and tooltip[1] == 0
+    page.mouse.move(0, 0)
+    assert watched.refused == []
+
+
+def test_a_text_too_long_empty_or_only_spaces_is_refused_in_one_sentence(watched):
+    page = watched.page
+    drawn = page.evaluate("window.liveFigures.result.text")
+    for text, words in [("a" + " a" * 70, "Your text is 71 tokens long; this page reads at most 64."),
+                        ("", "Type a text first: the box is empty."),
+                        ("   \n ", "Your text is only spaces; type a word or more.")]:
+        type_and_run(page, text)
+        assert state(page) == "refused"
+        assert page.text_content("#live-message") == words
+        assert page.evaluate("window.liveFigures.result.text") == drawn  # the charts stay as they were
+    page.fill("#live-target", " Hundehütte")
+    type_and_run(page, TEXT)
+    assert state(page) == "refused"
+    message = page.text_content("#live-message")
+    assert message.startswith('The token to follow must be one token, and " Hundehütte" is ') and \
+        message.count(".") == 1
+    page.fill("#live-target", TARGET)
+
+
+def test_a_reload_loads_the_model_from_cache_storage_and_the_address_brings_the_text(watched, server):
+    base, asked = server
+    page = watched.page
+    page.fill("#live-target", TARGET)
+    type_and_run(page, OTHER_TEXT)
+    address = page.url
+    assert address.startswith(base + "live.html#text=")
+    before = len(asked)
+    page.goto("about:blank")
+    page.goto(address)
+    page.wait_for_function("() => window.liveFigures && window.liveFigures.state === 'idle'")
+    assert page.input_value("#live-text") == OTHER_TEXT and page.input_value("#live-target") == TARGET
+    assert page.text_content("#live-message").startswith("This link brings a text")
+    page.click("#live-load-button")
+    wait_for_state(page, "drawn", "error")
+    assert state(page) == "drawn" and page.evaluate("window.liveFigures.result.text") == OTHER_TEXT
+    assert page.evaluate("window.liveFigures.loadedFrom") == "cache"
+    print(f"\nlive page: model loaded from Cache Storage in {page.evaluate('window.liveFigures.timings.loadMs'):.0f} ms")
+    assert [p for p in asked[before:] if p.startswith(MODEL_PATH)] == []
+    assert watched.refused == []
+
+
+def test_a_phone_draws_the_narrow_charts_and_a_dark_screen_its_colours_keeping_the_readers_choices(watched):
+    page = watched.page
+    page.select_option("#live-chart-lens .vega-bindings select[name='position']", "2")
+    page.wait_for_function("() => document.getElementById('live-chart-lens').vegaView.signal('position') === 2")
+    page.set_viewport_size({"width": 400, "height": 800})
+    try:
+        page.wait_for_function("() => ['attention', 'heads', 'lens'].every(key => "
+                               "document.getElementById('live-chart-' + key).hasAttribute('data-drawn-narrow') && "
+                               "document.getElementById('live-chart-' + key).getAttribute('data-rendered') === 'true')",
+                               timeout=TIMEOUT_MS)
+        assert page.evaluate("document.getElementById('live-chart-readout').getAttribute('data-rendered')") == "true"
+        assert page.evaluate("document.documentElement.scrollWidth") <= 400
+        assert page.evaluate("document.getElementById('live-chart-lens').vegaView.signal('position')") == 2
+        light = page.eval_on_selector("#live-chart-attention svg", "svg => svg.outerHTML")
+        page.emulate_media(color_scheme="dark")
+        page.wait_for_function("light => { const svg = document.querySelector('#live-chart-attention svg');"
+                               " return svg && svg.outerHTML !== light; }", arg=light, timeout=TIMEOUT_MS)
+        page.wait_for_function("() => document.querySelectorAll('[data-live-chart][data-rendered=\"true\"]')"
+                               ".length === 4", timeout=TIMEOUT_MS)
+        assert page.evaluate("document.getElementById('live-chart-lens').vegaView.signal('position')") == 2
+        assert watched.errors == []
+    finally:
+        page.emulate_media(color_scheme="light")
+        page.set_viewport_size({"width": 1100, "height": 900})
+
+
+def test_from_file_the_page_says_in_one_line_how_to_serve_it(browser, site):
+    playwright_or_skip()
+    held = Watched(browser, "file:")
+    try:
+        page = held.page
+        page.goto((site / "live.html").as_uri())
+        page.wait_for_function("() => window.liveFigures && window.liveFigures.state === 'file'")
+        line = page.text_content("#live-file")
+        assert page.is_visible("#live-file") and "\n" not in line
+        assert f"python -m http.server --directory {site}" in line and "python build.py --serve" in line
+        assert not page.is_visible("#live-load-button") and not page.is_visible("#live-form")
+        page.wait_for_timeout(300)
+        assert held.errors == [] and held.refused == [] and held.dialogs == []
+    finally:
+        held.close()
