@@ -32,6 +32,10 @@ The window is 1280 x 720 px (Playwright's default) unless --viewport says otherw
 
 A page PASSes when the worst (max) of its loads, of its reaches and of its interactions is within the targets; "FAIL (max only)"
 when the medians are within and some single run is not (on a busy machine, often other work).
+
+The live page (live.html, `build.py --live`) needs HTTP and runs GPT-2 in the page, so it is measured apart by
+bench/live.py: the model's load (first visit and from Cache Storage), Enter to charts drawn on a 20-token text (CPU
+slowed and not, threads when cross-origin isolated) and the tab's peak memory.
 """
 
 from __future__ import annotations

@@ -78,7 +78,8 @@ def _version(package: str) -> str | None:
 def gather_live(model: LiveModel, figures: list[Figure], pages) -> LivePage:
     """The live page: its charts (figures.live) opening as the config's own figures open, compiled as every chart is
     (their callables in pages.charts under "live-" + key, the narrow ones under "live-narrow-" + key), and what it
-    opens on: the text of the config's figure (l), else of its first figure of a text, and figure (i)'s target."""
+    opens on: the text and target of the config's figure (i), else the text of its figure (l) or first figure of a
+    text."""
     from figures import live as live_figures
 
     first = {kind: next((fig for fig in figures if fig.kind == kind), None) for kind in COVERED_KINDS}
@@ -88,9 +89,11 @@ def gather_live(model: LiveModel, figures: list[Figure], pages) -> LivePage:
         opening["views"] = first["attention"].resolved.get("views", first["attention"].values.get("views", []))
     if first["heads"] is not None:
         opening["head"] = first["heads"].values.get("head", [1, 1])
+    # (i) follows its target in its own text: the page opens on that text, so that the target fits it.
     readout = first["readout"]
-    defaults = {"text": (first["attention"] or texted).values["text"] if (first["attention"] or texted) else
-                LIVE_TEXT, "target": readout.values["target"] if readout is not None else LIVE_TARGET}
+    opens_on = readout or first["attention"] or texted
+    defaults = {"text": opens_on.values["text"] if opens_on is not None else LIVE_TEXT,
+                "target": readout.values["target"] if readout is not None else LIVE_TARGET}
     shape = {key: model.manifest[key] for key in ("n_layer", "n_head", "vocab_size")}
     out = []
     for key, title, caption, chart in live_figures.LIVE_FIGURES:

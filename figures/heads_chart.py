@@ -211,8 +211,9 @@ def key_x(grid: Grid) -> alt.X:
     """The keys along x, every one labelled (none left out where labels would touch: a phone's chart gives each
     a cell in which its label fits, Grid.cell)."""
     return alt.X("k:O", scale=alt.Scale(domain=grid.band), title=LOOKED_AT,
-                 axis=alt.Axis(labelExpr=grid.label, labelAngle=-45, labelFontSize=11,
-                               labelOverlap=False))
+                 # Only some columns labelled (a long pattern's): upright, so that close columns' labels do not touch.
+                 axis=alt.Axis(labelExpr=grid.label, labelAngle=-45 if grid.label_every == 1 else -90,
+                               labelFontSize=11, labelOverlap=False))
 
 
 def query_axis(grid: Grid) -> alt.Y:

@@ -46,8 +46,14 @@ GRID_ROW = 22  # px per layer of the grid
 NARROW_CELL = 56  # px per position of the lens's table in a phone's chart (it scrolls in its own box)
 LISTED = 5  # shares (l)'s words name, largest first
 GIVES = "(at > 0 ? ') gives a token other than the first' : ') gives itself')"
-GRID_CAPTION = ("Each square is one head (the last column: each layer's average), coloured by the largest share the "
-                "chosen token gives a token other than the first, the token named in it where it fits.")
+GRID_CAPTION = ("Each square is one head (the last column: each layer's average). Its colour shows the largest share "
+                "the chosen token gives any token but the first (many heads park their attention there), and the "
+                "square names that token where it fits.")
+# The live page's captions where the built figure's would point at a figure the page does not show by its label.
+READOUT_CAPTION = ("After each layer we apply the model's last step to the numbers of the text's last token and ask "
+                   "what it would guess as the next token there.")
+LENS_CAPTION = ("The same read-out as the chart above, applied to every token of the text at once: what the model "
+                "would guess as the next token, at each position, after each layer.")
 CHANCE = {"domain": [0, 1]}  # the scale of a share or a chance
 LEGEND = {"orient": "bottom", "direction": "horizontal", "gradientLength": 160, "format": "%", "values": [0, 0.5, 1]}
 
@@ -100,7 +106,7 @@ def _keys(panel: str) -> alt.Chart:
 def _share_layers(keys: alt.Chart, sideways: bool, key_title, clicks: bool, least: float = 0) -> list:
     """(l)'s bars over `keys`: upright (labels turned, every `every`th where they would touch) or sideways, one
     row and one label per token; the tokens after the chosen one shaded; `clicks`: a bar or a column chooses its
-    token, and "not read yet" marks the shaded ones; a share's label where it is `least` or more."""
+    token, and "out of reach" marks the shaded ones; a share's label where it is `least` or more."""
     label = "names[datum.value]" if sideways else "datum.value % every == 0 ? names[datum.value] : ''"
     axis = alt.Axis(labelExpr=label, labelFontSize=12, labelOverlap=False,
                     **({"labelLimit": 0} if sideways else {"labelAngle": -45}))
@@ -112,7 +118,7 @@ def _share_layers(keys: alt.Chart, sideways: bool, key_title, clicks: bool, leas
     if clicks:
         words = {"align": "right", "dx": -6} if sideways else {"angle": 270, "align": "right", "dx": -10}
         layers.append(reach.mark_text(fontSize=11, opacity=0.8, aria=False, **words).encode(
-            **{key: k, value: alt.value("width" if sideways else 0)}, text=alt.value("not read yet")))
+            **{key: k, value: alt.value("width" if sideways else 0)}, text=alt.value("out of reach")))
         layers.append(charts.clickable(keys, **{TOKEN: "datum.k + 1"}).mark_rect(
             fill="transparent", cursor="pointer", aria=False).encode(**whole))
     share = across("s:Q", scale=CHANCE, title="share of attention",
@@ -275,8 +281,8 @@ def _readout_top() -> alt.TopLevelMixin:
                    base.mark_text(align="right", dx=-6, fontSize=13, fontWeight=alt.ExprRef(
                        "datum.followed ? 'bold' : 'normal'")).encode(x=alt.value(0), text="token:N")]
     return alt.layer(*layers).properties(width="container", height=alt.Step(20), title=alt.Title(alt.ExprRef(
-        f"'The top {TOP_K} ' + (stage == 0 ? 'after the embedding' : 'after layer ' + stage) + "
-        "(outside ? ', and ' + follow_name : '')")))
+        f"'The top {TOP_K} guesses after the last token (' + names[{LAST}] + '), ' + "
+        "(stage == 0 ? 'after the embedding' : 'after layer ' + stage) + (outside ? ', and ' + follow_name : '')")))
 
 
 def _readout_line(n_layer: int) -> alt.TopLevelMixin:
@@ -388,9 +394,9 @@ LIVE_FIGURES = [
         opening.get("views", []), model["n_layer"], model["n_head"], opening.get("token"), narrow=narrow)),
     ("heads", Heads.TITLE, GRID_CAPTION, lambda model, opening, narrow: heads_chart(
         model["n_layer"], model["n_head"], opening.get("head", [1, 1]), opening.get("token"), narrow=narrow)),
-    ("readout", Readout.TITLE, Readout.CAPTION, lambda model, opening, narrow: None if narrow else readout_chart(
+    ("readout", Readout.TITLE, READOUT_CAPTION, lambda model, opening, narrow: None if narrow else readout_chart(
         model["n_layer"], opening.get("stage"))),
-    ("lens", Lens.TITLE, Lens.CAPTION, lambda model, opening, narrow: lens_chart(
+    ("lens", Lens.TITLE, LENS_CAPTION, lambda model, opening, narrow: lens_chart(
         model["n_layer"], model.get("vocab_size", GPT2_VOCABULARY), opening.get("stage"), opening.get("position"),
         narrow=narrow)),
 ]

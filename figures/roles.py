@@ -123,7 +123,7 @@ class Roles(PartKind):
         rows = head_rows(entry)
         counts = {role: sum(row["best"] == role for row in rows) for role in ROLES}
         summary = " ".join(strongest_words(rows, role) for role in ("previous", "induction"))
-        facts = [f"{ROLES[role][0].capitalize()}: " + ", ".join(f"{head_name(row)} ({row[role]:.2f})"
+        facts = [SCORE_WORDS] + [f"{ROLES[role][0].capitalize()}, the five highest: " + ", ".join(f"{head_name(row)} ({row[role]:.2f})"
                                                                 for row in ranked(rows, role)) for role in ROLES]
         if entry["scores"]["duplicate_text"] is not None:
             facts.append("The text repeats a token: its duplicate-token scores are in the downloads, apart.")
@@ -146,9 +146,12 @@ class Roles(PartKind):
 
     def narrow_chart(self, fig, run):
         """For a phone's column, where the grid's squares would be under NARROW_SQUARE px wide (more than about 18
-        heads a layer): the grid keeps squares of NARROW_SQUARE px, every head labelled, and scrolls in its own box."""
-        n_head = run.n_head
-        return self.chart(fig, run, square=NARROW_SQUARE) if n_head * NARROW_SQUARE > PHONE_GRID else None
+        heads a layer) or the text's pattern's cells too small for their labels: the grid keeps squares of
+        NARROW_SQUARE px, every head labelled, the text's pattern cells of heads.NARROW_CELL px, as the heads figure's
+        does, and the chart scrolls in its own box where it must."""
+        _, blocks = heads.blocking(run.n_tokens(fig["text"]))
+        crowded = run.n_head * NARROW_SQUARE > PHONE_GRID or blocks * heads.NARROW_CELL > heads.PHONE_PATTERN
+        return self.chart(fig, run, square=NARROW_SQUARE) if crowded else None
 
     def chart(self, fig, run, square: int = 0):
         """The grid of heads, coloured by role, and the chosen head's pattern over the text and over the random tokens
@@ -160,7 +163,7 @@ class Roles(PartKind):
         n_layer, n_head = len(entry["scores"]["previous"]), len(entry["scores"]["previous"][0])
         on_text, on_repeats = text_grid(fig, run, n_layer, n_head), repeats_grid(entry, run, n_layer, n_head)
         if square:  # a chart wider than a phone's column: every view of a fixed size, in px
-            on_text = replace(on_text, cell=max(1, PHONE_GRID // on_text.blocks))
+            on_text = replace(on_text, cell=heads.NARROW_CELL)
             on_repeats = replace(on_repeats, cell=max(1, PHONE_GRID // on_repeats.blocks))
         params = [alt.param(name="show", value=STRONGEST, bind=alt.binding_select(
                       options=[STRONGEST, *ROLES], labels=["its strongest habit", *(n for n, _ in ROLES.values())],
@@ -180,7 +183,7 @@ class Roles(PartKind):
             detail_chart(on_repeats, chosen_square(on_repeats), outline=False, extra=[_copies(on_repeats, length)],
                          title="'Layer ' + layer + ', head ' + head + " + charts.literal(
                              f" on {length} random tokens said twice")),
-            spacing=24)
+            spacing=24).resolve_scale(color="independent")  # each pattern with its own legend of shares
         chart = charts.with_data(charts.with_params(stack if square else charts.fits_column(stack), *params),
                                  heads=_grid_rows(rows),
                                  panels=_text_rows(fig, run, on_text),
@@ -199,6 +202,10 @@ class Roles(PartKind):
                 for layer in range(n_layer)}
 
 
+# What a score is, in the chapter's words, before the lists of the highest.
+SCORE_WORDS = ("A head's score on a habit is the share of its attention that goes where the habit looks, on average "
+               "over the tokens: 0.90 means 90%. The random tokens said twice carry no meaning, so a head that looks "
+               "at the token after the earlier copy (induction) can only be following the copy.")
 NARROW_SQUARE = 16  # px: a head's square on a phone, where its label fits
 PHONE_GRID = 290  # px: about the width a 360 px phone's column leaves the grid
 REPEAT_NAMES = "repeat_names"  # the param naming the random tokens' rows and columns
@@ -251,6 +258,9 @@ def _copies(grid: Grid, length: int):
     return alt.Chart(alt.Data(values=[{"role": COPIES[role], "q": q, "k": k} for role, q, k in cells])).mark_rect(
         fill=None, strokeWidth=1.5, aria=False).encode(
         x=key_x(grid), y=query_axis(grid),
+        # Dashed and solid as well as coloured: neighbouring diagonals, told apart without colour too.
+        strokeDash=alt.StrokeDash("role:N", scale=alt.Scale(domain=list(COPIES.values()), range=[[1, 0], [3, 2]]),
+                                  legend=None),
         stroke=alt.Stroke("role:N", title="outlined:", scale=alt.Scale(
             domain=list(COPIES.values()), range=[ROLE_COLOURS[role] for role in COPIES]),
             legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=320, symbolType="square")))
@@ -274,14 +284,14 @@ def _grid(rows: list, square: int = 0):
     clicked = charts.clickable(base, layer="datum.l", head="datum.h")
     strongest = clicked.transform_filter(f"show == '{STRONGEST}' && datum.best").mark_rect(
         stroke=CELL_LINE, strokeWidth=0.5, cursor="pointer").encode(
-        color=alt.Color("name:N", title="strongest habit", scale=alt.Scale(
+        color=alt.Color("name:N", title="colour: the head's strongest habit", scale=alt.Scale(
             domain=[name for name, _ in ROLES.values()], range=[ROLE_COLOURS[role] for role in ROLES]),
             legend=alt.Legend(orient="top", direction="horizontal", columns=3)),
         opacity=alt.Opacity("score:Q", scale=alt.Scale(domain=[0, 1], range=[0.25, 1]), legend=None), tooltip=tips)
     # Empty while the strongest habits show: hidden from screen readers, whom the tooltip's words serve instead.
     one = clicked.transform_filter("datum.role == show").mark_rect(
         stroke=CELL_LINE, strokeWidth=0.5, cursor="pointer", aria=False).encode(
-        color=alt.Color("score:Q", title="score", scale=charts.sequential(domain=[0, 1]),
+        color=alt.Color("score:Q", title="with one habit chosen: its score", scale=charts.sequential(domain=[0, 1]),
                         legend=alt.Legend(orient="bottom", direction="horizontal", gradientLength=120)), tooltip=tips)
     chosen = base.transform_filter("datum.best && datum.l == layer && datum.h == head").mark_rect(
         fill=None, stroke=CHOSEN, strokeWidth=2.5, aria=False)

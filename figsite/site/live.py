@@ -34,6 +34,12 @@ class LivePage:
     def model_bytes(self) -> int:
         return sum(entry["bytes"] for entry in self.manifest["files"])
 
+    @property
+    def size(self) -> str:
+        """The model's download as the pages say it: "495 MB", "1.2 MB"."""
+        megabytes = self.model_bytes / 1e6
+        return f"{megabytes:.0f} MB" if megabytes >= 10 else f"{megabytes:.1f} MB"
+
     def model_files(self) -> list[dict]:
         """The model's files as the page fetches them: {"path" in the site, "name" the graph knows, "bytes",
         "sha256"}."""

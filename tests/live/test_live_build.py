@@ -74,9 +74,15 @@ def test_the_live_page_carries_its_libraries_from_npm_and_loads_nothing_from_the
 
 def test_the_index_and_the_pages_of_the_figures_it_covers_link_the_live_page(live_site):
     assert 'href="live.html"' in (live_site / "index.html").read_text(encoding="utf-8")
+    live_page = (live_site / "live.html").read_text(encoding="utf-8")
+    others = re.search(r'<p class="live-others">(.*?)</p>', live_page, re.S).group(1)
     for label, covered in (("look", True), ("guess", True), ("sum", False)):
         page = (live_site / f"figure-{label}.html").read_text(encoding="utf-8")
         assert ("Try your own sentence" in page) == covered, label
+        if covered:  # the link opens the live page on the figure's own text
+            assert 'href="live.html#text=Der%20Hund%20bellte%20laut%2C%20weil%20er%20hungrig%20war."' in page
+        # The live page names the figures it does not compute, which stay as built.
+        assert (f'href="figure-{label}.html"' in others) != covered, label
 
 
 def test_a_build_without_live_has_no_live_page_no_model_and_no_link(small_model_dir, tmp_path):
