@@ -49,11 +49,9 @@ GIVES = "(at > 0 ? ') gives a token other than the first' : ') gives itself')"
 GRID_CAPTION = ("Each square is one head (the last column: each layer's average). Its colour shows the largest share "
                 "the chosen token gives any token but the first (many heads park their attention there), and the "
                 "square names that token where it fits.")
-# The live page's captions where the built figure's would point at a figure the page does not show by its label.
-READOUT_CAPTION = ("After each layer we apply the model's last step to the numbers of the text's last token and ask "
-                   "what it would guess as the next token there.")
-LENS_CAPTION = ("The same read-out as the chart above, applied to every token of the text at once: what the model "
-                "would guess as the next token, at each position, after each layer.")
+# Captions of (i) and the lens that name what the live page shows, where the built ones name figure labels.
+READOUT_CAPTION = "After each layer, what the model would guess as the next token after the text's last token."
+LENS_CAPTION = "The same read-out as the chart above, at every token of the text at once, after each layer."
 CHANCE = {"domain": [0, 1]}  # the scale of a share or a chance
 LEGEND = {"orient": "bottom", "direction": "horizontal", "gradientLength": 160, "format": "%", "values": [0, 0.5, 1]}
 
