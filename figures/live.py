@@ -278,7 +278,7 @@ def _readout_top() -> alt.TopLevelMixin:
                    base.mark_text(align="left", dx=4, fontSize=12).encode(text=alt.Text("p:Q", format=".2%")),
                    base.mark_text(align="right", dx=-6, fontSize=13, fontWeight=alt.ExprRef(
                        "datum.followed ? 'bold' : 'normal'")).encode(x=alt.value(0), text="token:N")]
-    return alt.layer(*layers).properties(width="container", height=alt.Step(20), title=alt.Title(alt.ExprRef(
+    return alt.layer(*layers).properties(width="container", height=alt.Step(20), title=alt.Title(charts.wrapped(
         f"'The top {TOP_K} guesses after the last token (' + names[{LAST}] + '), ' + "
         "(stage == 0 ? 'after the embedding' : 'after layer ' + stage) + (outside ? ', and ' + follow_name : '')")))
 
