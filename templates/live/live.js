@@ -15,9 +15,15 @@
 //
 // The reader's text is only ever text here: textContent, input values, Vega's text marks; never HTML.
 //
+// The charts' token choices are linked, as on the site's text pages: choosing token N in (l) ("token") chooses it in
+// every head ("token") and as the lens's "position", and the other way round; the address keeps it (&token=N).
+// A chart wider than its column (the lens's table on a phone) scrolls in its own box, with figures.js's hint and
+// fading edges (site.css), and follows the reader's choices with the chosen column in view.
+//
 // Sets window.liveFigures: {state, result (the raw numbers of the last text drawn), drawn (the datasets and params
-// the charts were given), timings, loadedFrom}; #live's data-state says the state too (idle, file, loading, ready,
-// running, drawn, refused, error). Read by tests/browser/test_live_page.py.
+// the charts were given), timings, loadedFrom, kept (whether the model's files were all in Cache Storage when the
+// page opened: null until known)}; #live's data-state says the state too (idle, file, loading, ready, running,
+// drawn, refused, error). Read by tests/browser/test_live_page.py.
 (function () {
   'use strict';
 
@@ -35,12 +41,14 @@
   var CACHE_PREFIX = 'gpt2-live-';
   var CLICKS_META = 'clicks', PICK = 'pick_';  // figsite.data.shared_names
 
-  var live = window.liveFigures = {state: 'idle', result: null, drawn: null, timings: {}, loadedFrom: null};
+  var live = window.liveFigures = {state: 'idle', result: null, drawn: null, timings: {}, loadedFrom: null,
+                                   kept: null};
   var $ = function (id) { return document.getElementById(id); };
   var textBox = $('live-text'), targetBox = $('live-target'), form = $('live-form');
   var loadButton = $('live-load-button'), loadStatus = $('live-load-status');
   var progress = $('live-progress'), progressBar = $('live-progress-bar'), progressWords = $('live-progress-words');
   var messageLine = $('live-message'), tokensRow = $('live-tokens'), downloads = $('live-downloads');
+  var countLine = $('live-count'), targetSaid = $('live-target-said');
   var followLine = $('live-follow'), followSelect = $('live-follow-select');
   var chartElements = Array.prototype.slice.call(document.querySelectorAll('[data-live-chart]'));
   var darkScheme = window.matchMedia ? window.matchMedia('(prefers-color-scheme: dark)') : null;
@@ -108,6 +116,7 @@
     line.hidden = false;
     $('live-load').hidden = true;
     form.hidden = true;
+    Array.prototype.forEach.call(root.querySelectorAll('.chart-placeholder'), function (p) { p.hidden = true; });
     setState('file');
     return;
   }
@@ -126,8 +135,17 @@
     return state;
   }
 
+  // The address holds the text and target last run (or kept for the model), and the token chosen in the charts.
+  var addressed = null;  // {text, target} written last
+  var opening = null;  // {text, token}: a token the address chose, for the first drawing of its text
+  var chosenToken = null;  // the token (from 1) chosen in the charts of the text drawn; null: none chosen
+
   function writeAddress(text, target) {
-    history.replaceState(null, '', '#text=' + encodeURIComponent(text) + '&target=' + encodeURIComponent(target));
+    addressed = {text: text, target: target};
+    var token = live.result && live.result.text === text ? chosenToken :
+                opening && opening.text === text ? opening.token : null;
+    history.replaceState(null, '', '#text=' + encodeURIComponent(text) + '&target=' + encodeURIComponent(target) +
+                                   (token ? '&token=' + token : ''));
   }
 
   // ---------------------------------------------------------------------------------------------- what the reader asks
@@ -140,18 +158,37 @@
     if (ids.length > MAX_TOKENS) {
       return {refused: 'Your text is ' + ids.length + ' tokens long; this page reads at most ' + MAX_TOKENS + '.'};
     }
+    var followed = followedToken(target);
+    if (followed.refused) return followed;
+    return {ids: ids, target: followed.id};
+  }
+
+  // The token the target box names: {id, said (one line on which token it is, or '')}, or {refused: one sentence}.
+  // '_' in front stands for a space, as the pages write tokens. A word typed without its space (`dog`) is taken
+  // for the word after another word (' dog', a token of its own, not 'dog') where that is one token, and the line
+  // says so; else for the token without the space. Punctuation typed bare (`.`) is the token without the space
+  // first, as it mostly follows a word with none.
+  function followedToken(target) {
     if (target === '') return {refused: 'Type the token to follow in the read-out: its box is empty.'};
-    var found = window.liveTokens.encode(target);
-    if (found.length !== 1 && target.charAt(0) === '_' && target.length > 1) {
-      var spaced = window.liveTokens.encode(' ' + target.slice(1));
-      if (spaced.length === 1) found = spaced;
+    var encode = window.liveTokens.encode, found = encode(target), said = '';
+    if (target.charAt(0) === '_' && target.length > 1) {
+      var underscored = encode(' ' + target.slice(1));
+      if (underscored.length === 1) found = underscored;
+    } else if (target.charAt(0) !== ' ') {
+      var spaced = encode(' ' + target), word = /^[\p{L}\p{N}]/u.test(target);
+      if (spaced.length === 1 && (word || found.length !== 1)) {
+        found = spaced;
+        said = 'Following ' + tokenName(spaced[0]) + ' (with the space before it, as a word after another word).';
+      } else if (found.length === 1) {
+        said = 'Following ' + tokenName(found[0]) + ' (the token without a space before it).';
+      }
     }
     if (found.length !== 1) {
       return {refused: 'The token to follow must be one token, and "' + target + '" is ' + found.length +
                        ' (' + found.map(tokenName).join(' ') + '): try a shorter or more common word, with the ' +
                        'space before it.'};
     }
-    return {ids: ids, target: found[0]};
+    return {id: found[0], said: said};
   }
 
   // ---------------------------------------------------------------------------------------------- the model
@@ -164,13 +201,16 @@
     return url.href;
   }
 
+  function cacheName() {
+    return CACHE_PREFIX + MODEL.files.filter(function (f) { return f.name === MODEL.graph; })[0].sha256;
+  }
+
   // This model's cache (older models' caches removed), or null where the browser has no Cache Storage here (not a
   // secure context: http:// on another host than localhost) or refuses it.
   async function openCache() {
     if (!window.caches) return null;
     try {
-      var graph = MODEL.files.filter(function (f) { return f.name === MODEL.graph; })[0];
-      var name = CACHE_PREFIX + graph.sha256;
+      var name = cacheName();
       var names = await caches.keys();
       await Promise.all(names.filter(function (n) { return n.indexOf(CACHE_PREFIX) === 0 && n !== name; })
                              .map(function (n) { return caches.delete(n); }));
@@ -225,9 +265,31 @@
   async function keep(store, file, blob) {
     if (!store) return;
     try {
-      await store.put(cacheKey(file), new Response(blob, {headers: {'Content-Type': 'application/octet-stream'}}));
+      await store.put(cacheKey(file), new Response(blob, {headers: {'Content-Type': 'application/octet-stream',
+                                                                     'Content-Length': String(blob.size)}}));
     } catch (e) {
       console.warn('The model could not be kept in this browser (' + e.message + '): the next visit downloads it again.');
+    }
+  }
+
+  // Whether every file of the model is kept in this browser (a visit before loaded it), read without opening a cache
+  // that is not there and without reading the files: each one's entry, of its size where the entry says it (loading
+  // checks each size again, and downloads what is missing).
+  async function allKept() {
+    if (!window.caches) return false;
+    try {
+      var name = cacheName();
+      if (!(await caches.has(name))) return false;
+      var store = await caches.open(name);
+      for (var i = 0; i < MODEL.files.length; i++) {
+        var response = await store.match(cacheKey(MODEL.files[i]));
+        if (!response) return false;
+        var length = response.headers.get('Content-Length');
+        if (length !== null && Number(length) !== MODEL.files[i].bytes) return false;
+      }
+      return true;
+    } catch (e) {
+      return false;
     }
   }
 
@@ -476,16 +538,122 @@
         for (var i = 1; i <= n; i++) options.push(i), labels.push(i + ': ' + given.names[i - 1]);
         signal.bind.options = options;
         signal.bind.labels = labels;
-        var keptValue = given.sameText && kept ? kept[signal.name] : undefined;
-        signal.value = keptValue !== undefined && keptValue <= n ? keptValue : Math.min(signal.value, n);
+        // The token chosen in the other charts or by the address, else the reader's choice in this one, else the
+        // spec's opening token.
+        var keptValue = el.pendingToken !== undefined ? el.pendingToken :
+                        given.sameText && kept ? kept[signal.name] : undefined;
+        signal.value = keptValue !== undefined && keptValue >= 1 && keptValue <= n ? keptValue : Math.min(signal.value, n);
       } else if (signal.bind && kept && signal.name in kept) {
         var value = allowed(signal.bind, kept[signal.name]);
         if (value !== undefined) signal.value = value;
       }
     });
+    el.pendingToken = undefined;
     el.drawnNarrow = narrow;
     el.toggleAttribute('data-drawn-narrow', narrow);
     return spec;
+  }
+
+  // ---------------------------------------------------------------------------------------------- linked tokens
+
+  // The chart's select of the text's tokens ("token" or "position"), if it has one.
+  function tokenParam(el) {
+    return (el.boundSignals || []).filter(function (s) { return TOKEN_PARAMS.indexOf(s.name) >= 0; })[0];
+  }
+
+  // A token chosen in one chart is chosen in the others (as figures.js does on a text page); a chart being drawn
+  // takes it when it is. A chart that has it already is left alone, so the charts' listeners never loop.
+  function linkToken(source, value) {
+    if (!live.result) return;
+    chosenToken = value;
+    chartElements.forEach(function (el) {
+      if (el === source) return;
+      var param = tokenParam(el);
+      if (!param) return;
+      if (!el.vegaView) {
+        el.pendingToken = value;
+        return;
+      }
+      var allowedValue = allowed(param.bind, value);
+      if (allowedValue !== undefined && el.vegaView.signal(param.name) !== allowedValue) {
+        el.vegaView.signal(param.name, allowedValue).runAsync();
+      }
+    });
+    if (addressed) writeAddress(addressed.text, addressed.target);
+  }
+
+  // ---------------------------------------------------------------------------------------------- a wide chart
+
+  // As figures.js: a drawing wider than its column (the lens's table on a phone) scrolls sideways in its own box,
+  // which the keyboard can then reach; a hint above it says so, the box fades at an edge with more beyond it
+  // (site.css), and each choice of a token brings its column into view.
+
+  // Where the chart's clickable marks lie for one value of its token (a column of the lens's table): [left, right]
+  // in px from the drawing's left edge; null where no mark carries that token.
+  function tokenColumn(el, view, param, value) {
+    var pick = (el.picks || []).filter(function (p) { return p.param === param; })[0];
+    if (!pick) return null;
+    var left = Infinity, right = -Infinity;
+    (function walk(mark, x) {
+      (mark.items || []).forEach(function (item) {
+        if (mark.marktype === 'group') {
+          (item.items || []).forEach(function (inner) { walk(inner, x + (item.x || 0)); });
+        } else if (item.datum && item.bounds && String(item.datum[pick.field]) === String(value)) {
+          left = Math.min(left, x + item.bounds.x1);
+          right = Math.max(right, x + item.bounds.x2);
+        }
+      });
+    })(view.scenegraph().root, view.origin()[0]);
+    return left <= right ? [left, right] : null;
+  }
+
+  function chosenInView(el) {
+    var box = el.querySelector('.chart-wrapper'), param = tokenParam(el), view = el.vegaView;
+    var drawing = box && box.querySelector('svg, canvas');
+    if (!drawing || !param || !view || box.scrollWidth <= box.clientWidth + 1) return;
+    var span = tokenColumn(el, view, param.name, view.signal(param.name));
+    if (!span) return;
+    var at = drawing.getBoundingClientRect().left - box.getBoundingClientRect().left + box.scrollLeft;
+    if (at + span[0] < box.scrollLeft || at + span[1] > box.scrollLeft + box.clientWidth) {
+      box.scrollLeft = at + (span[0] + span[1] - box.clientWidth) / 2;
+    }
+  }
+
+  function fadeEdges(box) {
+    var more = box.scrollWidth - box.clientWidth;
+    if (!box.fading) {
+      box.fading = true;
+      box.addEventListener('scroll', function () { fadeEdges(box); }, {passive: true});
+    }
+    box.toggleAttribute('data-more-left', more > 1 && box.scrollLeft > 1);
+    box.toggleAttribute('data-more-right', more > 1 && box.scrollLeft < more - 1);
+  }
+
+  function scrollHint(el) {
+    var hint = el.querySelector('.scroll-hint');
+    if (hint) return hint;
+    hint = document.createElement('p');
+    hint.className = 'scroll-hint';
+    [['on-mouse', 'Scroll sideways'], ['on-touch', 'Swipe sideways']].forEach(function (words) {
+      var span = hint.appendChild(document.createElement('span'));
+      span.className = words[0];
+      span.textContent = words[1];
+    });
+    hint.appendChild(document.createTextNode(''));
+    el.insertBefore(hint, el.querySelector('.chart-drawing'));
+    return hint;
+  }
+
+  function scrollBox(el) {
+    var box = el.querySelector('.chart-wrapper');
+    if (!box || !el.vegaView) return;
+    var wide = box.scrollWidth > box.clientWidth + 1, hint = scrollHint(el), param = tokenParam(el);
+    if (wide) box.tabIndex = 0;
+    else box.removeAttribute('tabindex');
+    hint.hidden = !wide;
+    var columns = param && tokenColumn(el, el.vegaView, param.name, el.vegaView.signal(param.name));
+    hint.lastChild.textContent = columns ? ' to see every position' : ' to see the whole chart';
+    fadeEdges(box);
   }
 
   function describe(el, view) {
@@ -530,7 +698,7 @@
       el.vegaView = view;
       var menu = el.querySelector('details > summary');
       if (menu) menu.setAttribute('aria-label', 'Save the chart as SVG or PNG');
-      var picks = (spec.usermeta && spec.usermeta[CLICKS_META]) || [];
+      var picks = el.picks = (spec.usermeta && spec.usermeta[CLICKS_META]) || [];
       view.addEventListener('click', function (event, item) {
         var datum = item && item.datum, moved = false;
         if (!datum) return;
@@ -549,16 +717,30 @@
         }
       });
       bound.forEach(function (signal) {
-        view.addSignalListener(signal.name, function () {
+        var isToken = TOKEN_PARAMS.indexOf(signal.name) >= 0;
+        view.addSignalListener(signal.name, function (name, value) {
+          if (el.vegaView !== view) return;  // drawn again since
+          if (isToken) linkToken(el, value);
           view.runAfter(function () {
             describe(el, view);
             if (key === 'lens') offerFollows();
+            if (isToken) chosenInView(el);
           });
         });
       });
       describe(el, view);
+      scrollBox(el);
+      // It opens at its left edge, where its title and axis are, unless a token was chosen for this text: then
+      // with that token's column in view (as after any choice).
+      if (chosenToken !== null) chosenInView(el);
+      var pending = el.pendingToken, param = tokenParam(el);  // chosen in another chart while this one was drawn
+      el.pendingToken = undefined;
+      if (pending !== undefined && param) {
+        var value = allowed(param.bind, pending);
+        if (value !== undefined && view.signal(param.name) !== value) view.signal(param.name, value);
+      }
       el.setAttribute('data-rendered', 'true');
-      return view;
+      return view.runAsync();
     }).catch(function (error) {
       el.setAttribute('data-rendered', 'error');
       drawing.textContent = 'The chart could not be drawn: ' + error.message;
@@ -677,11 +859,17 @@
     tokensRow.hidden = false;
   }
 
+  // A text or target refused: one sentence, and where the figures of an earlier text stay below, one more.
+  var STILL = ' The figures below are still for your last text.';
+  function refuse(words) {
+    setState('refused');
+    say(words + (live.result ? STILL : ''), 'refused');
+  }
+
   function compute(text, target) {
     var ask = asked(text, target);
     if (ask.refused) {
-      setState('refused');
-      say(ask.refused, 'refused');
+      refuse(ask.refused);
       return Promise.resolve();
     }
     var number = ++runs;
@@ -691,7 +879,13 @@
     return inTurn(async function () {
       if (number !== runs) return;  // a newer text is waiting
       var before = live.result, sameText = before !== null && before.text === text;
-      if (!sameText) lensChoice = null;
+      if (!sameText) {
+        lensChoice = null;
+        chosenToken = null;
+      }
+      if (opening && opening.text === text && opening.token <= ask.ids.length) chosenToken = opening.token;
+      opening = null;
+      chartElements.forEach(function (el) { el.pendingToken = chosenToken !== null ? chosenToken : undefined; });
       var follow = [ask.target];
       if (lensChoice !== null && lensChoice !== ask.target) follow.push(lensChoice);
       var out = await infer(ask.ids, follow);
@@ -718,22 +912,48 @@
   }
 
   // The text in the boxes: refused at once where it must be; else run, or, before the model is loaded, kept for then.
+  // A text refused (empty, too long, its target not one token) is not written into the address.
   function submit() {
-    var text = textBox.value, target = targetBox.value;
+    var text = textBox.value, target = targetBox.value, ask = asked(text, target);
+    sayTarget();
+    if (ask.refused) {
+      refuse(ask.refused);
+      return Promise.resolve();
+    }
     writeAddress(text, target);
     if (!session) {
-      var ask = asked(text, target);
-      if (ask.refused) {
-        setState('refused');
-        say(ask.refused, 'refused');
-      } else {
-        say(loading ? 'GPT-2 is still loading: your text runs as soon as it is ready.'
-                    : 'Load GPT-2 first, with the button above: your text runs as soon as it is ready.');
-      }
+      say(loading ? 'GPT-2 is still loading: your text runs as soon as it is ready.'
+                  : 'Load GPT-2 first, with the button above: your text runs as soon as it is ready.');
       return Promise.resolve();
     }
     return compute(text, target);
   }
+
+  // Under the text box, its length in tokens as the reader types ("11 of 64 tokens"): the tokenizer is enough.
+  var counting = false;
+  function count() {
+    counting = false;
+    if (!countLine || !window.liveTokens) return;
+    var n = window.liveTokens.encode(textBox.value).length, over = n > MAX_TOKENS;
+    countLine.textContent = n + ' of ' + MAX_TOKENS + ' tokens' + (over ? ': ' + (n - MAX_TOKENS) + ' too many' : '');
+    countLine.toggleAttribute('data-over', over);
+    countLine.hidden = false;
+  }
+  function countSoon() {
+    if (counting) return;
+    counting = true;
+    window.requestAnimationFrame(count);
+  }
+
+  // Under the target box, which token a word typed without its space is taken for.
+  function sayTarget() {
+    if (!targetSaid || !window.liveTokens) return;
+    var followed = followedToken(targetBox.value);
+    targetSaid.textContent = followed.said || '';
+  }
+
+  textBox.addEventListener('input', countSoon);
+  targetBox.addEventListener('input', sayTarget);
 
   form.addEventListener('submit', function (event) {
     event.preventDefault();
@@ -879,7 +1099,10 @@
     if (!live.result) return;
     chartElements.forEach(function (el) {
       if (!el.vegaView || !el.given) return;
-      if (onlyNarrowChanges && wantsNarrow(el) === el.drawnNarrow) return;
+      if (onlyNarrowChanges && wantsNarrow(el) === el.drawnNarrow) {
+        if (el.getAttribute('data-rendered') === 'true') scrollBox(el);  // it may have come to fit, or no longer
+        return;
+      }
       el.given.sameText = true;
       draw(el, el.given).then(function () {
         if (el.getAttribute('data-live-chart') === 'lens') offerFollows();
@@ -902,18 +1125,34 @@
   // ---------------------------------------------------------------------------------------------- opening
 
   // A text in the address (live.html#text=...&target=...) fills the boxes; it runs once the reader loads GPT-2.
+  // With &token=N the charts open on that token.
   function fromAddress() {
     var state = readAddress();
     if (!('text' in state)) return false;
     textBox.value = state.text;
     if ('target' in state) targetBox.value = state.target;
+    var token = /^[1-9][0-9]*$/.test(state.token || '') ? Number(state.token) : null;
+    opening = token !== null ? {text: state.text, token: token} : null;
+    if (token !== null && live.result && live.result.text === state.text) linkToken(null, token);
+    count();
+    sayTarget();
     return true;
   }
   if (fromAddress()) say('This link brings a text: load GPT-2 with the button above to see its figures.');
+  else {
+    count();
+    sayTarget();
+  }
   window.addEventListener('hashchange', function () {
     if (!fromAddress()) return;
     if (session) submit();
     else say('This link brings a text: load GPT-2 with the button above to see its figures.');
+  });
+
+  // A visit before kept the model in this browser: the button says so, and nothing about a download.
+  allKept().then(function (kept) {
+    live.kept = kept;
+    if (kept && !loadAsked) loadButton.textContent = 'Start GPT-2 (already kept in this browser)';
   });
   setState('idle');
 })();

@@ -5,9 +5,10 @@ config whose text is none of the chapter's, and served from 127.0.0.1 (import() 
 file://); every request that is not to that server is refused and recorded, and none may be made. The page loads
 the model, reads the same text, and what it draws and offers for download must be the build's own numbers for
 that text: every share and probability within 1e-5, the top 10 the same (ties aside), the ranks the same (within
-1 past rank 100). Then: another text draws other charts; a hostile text is drawn as text; a text too long, empty
-or only spaces is refused in one sentence; a reload loads the model from Cache Storage, not from the server; from
-file:// the page says in one line how to serve it.
+1 past rank 100). Then: a token chosen in one chart is chosen in the others; another text draws other charts; a
+hostile text is drawn as text; a text too long, empty or only spaces is refused in one sentence and not written
+into the address; a reload loads the model from Cache Storage, not from the server, and its button says the model
+is kept; from file:// the page says in one line how to serve it, and shows nothing else to use.
 
 The tests of this module share one page, in the order written (one model load for all).
 """
@@ -58,8 +59,10 @@ track = "{TARGET}"
 TOLERANCE = 1e-5  # a share or a probability: float32 in WebAssembly against float32 in torch
 TIE = 1e-6  # top-10 probabilities this close may come in either order
 KEYS = ("attention", "heads", "readout", "lens")
-MODEL_PATH = "/live/model/"
+MODEL_PATH = "/live/model/"  # under the site's sub-path (server)
 TIMEOUT_MS = 60_000
+STILL = " The figures below are still for your last text."
+KEPT = "Start GPT-2 (already kept in this browser)"
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -88,13 +91,14 @@ def site(small_model_dir, tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(site):
-    """(the site's address on 127.0.0.1, the list of paths asked of it)."""
+    """(the site's address on 127.0.0.1, the list of paths asked of it). The site is served under a sub-path (its
+    parent folder is the server's root), as a static host may put it."""
     asked = []
     handler = type("Recording", (Handler,), {"asked": asked})
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(site)))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(site.parent)))
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{httpd.server_port}/", asked
+    yield f"http://127.0.0.1:{httpd.server_port}/{site.name}/", asked
     httpd.shutdown()
     httpd.server_close()
     thread.join()
@@ -140,6 +144,20 @@ def watched(browser, server):
 
 def state(page) -> str:
     return page.evaluate("window.liveFigures.state")
+
+
+def signal(page, key: str, name: str):
+    """The value of the signal `name` in the live chart `key`."""
+    return page.evaluate("([key, name]) => document.getElementById('live-chart-' + key).vegaView.signal(name)",
+                         [key, name])
+
+
+def wait_for_tokens(page, token: int, position: int) -> None:
+    """Waits until (l) and every head look from `token` and the lens's position is `position`."""
+    page.wait_for_function(
+        "([token, position]) => { const s = (key, name) => document.getElementById('live-chart-' + key).vegaView"
+        ".signal(name); return s('attention', 'token') === token && s('heads', 'token') === token && "
+        "s('lens', 'position') === position; }", arg=[token, position], timeout=TIMEOUT_MS)
 
 
 def wait_for_state(page, *states: str) -> None:
@@ -204,15 +222,39 @@ def test_nothing_downloads_before_the_reader_asks_and_the_button_says_how_much(w
     page = watched.page
     page.set_viewport_size({"width": 375, "height": 800})  # a phone: the button's words say it before anything starts
     page.goto(base + "live.html")
-    page.wait_for_function("() => window.liveFigures && window.liveFigures.state === 'idle'")
+    page.wait_for_function("() => window.liveFigures && window.liveFigures.state === 'idle' && "
+                           "window.liveFigures.kept !== null")  # Cache Storage asked
     config = json.loads(page.text_content("#live-config"))
     megabytes = config["model"]["bytes"] / 1e6
     size = f"{megabytes:.0f} MB" if megabytes >= 10 else f"{megabytes:.1f} MB"
+    assert page.evaluate("window.liveFigures.kept") is False
     assert page.text_content("#live-load-button") == f"Load GPT-2 in this page: {size}, once"
     assert page.is_visible("#live-load-button")
-    assert not any(path.startswith(MODEL_PATH) for path in asked), asked
+    assert not any(MODEL_PATH in path for path in asked), asked
     assert page.input_value("#live-text") == TEXT and page.input_value("#live-target") == TARGET
+    # Each chart has its one line of how to use it, as the figures' pages do.
+    guides = page.eval_on_selector_all(".live-figure .guide", "ps => ps.map(p => p.textContent)")
+    assert len(guides) == 4 and all("tap" in guide and "\n" not in guide for guide in guides)
     page.set_viewport_size({"width": 1100, "height": 900})
+
+
+def test_before_the_model_loads_the_text_box_counts_its_tokens_and_a_word_without_its_space_is_explained(watched):
+    page = watched.page
+    n = page.evaluate("text => window.liveTokens.encode(text).length", TEXT)
+    assert page.is_visible("#live-count") and page.text_content("#live-count") == f"{n} of 64 tokens"
+    page.fill("#live-text", "a" + " a" * 70)
+    page.wait_for_function("() => document.getElementById('live-count').textContent === '71 of 64 tokens: 7 too many'")
+    page.fill("#live-text", "")
+    page.wait_for_function("() => document.getElementById('live-count').textContent === '0 of 64 tokens'")
+    page.press("#live-text", "Enter")  # refused: the address keeps no empty text
+    assert state(page) == "refused" and "#text=" not in page.url
+    page.fill("#live-text", TEXT)
+    # A word typed without its space is the word after another word, and the page says so.
+    for typed, words in [("dog", "Following _dog (with the space before it, as a word after another word)."),
+                         ("ness", "Following ness (the token without a space before it)."),  # ' ness' is 2 tokens
+                         ("_dog", ""), (TARGET, "")]:
+        page.fill("#live-target", typed)
+        assert page.text_content("#live-target-said") == words, typed
 
 
 def test_the_page_draws_the_builds_numbers_for_the_same_text(watched, server, site):
@@ -226,7 +268,7 @@ def test_the_page_draws_the_builds_numbers_for_the_same_text(watched, server, si
     print(f"\nlive page: model downloaded and first text drawn in {time.monotonic() - start:.2f} s "
           f"(load {page.evaluate('window.liveFigures.timings.loadMs'):.0f} ms)")
     files = json.loads(page.text_content("#live-config"))["model"]["files"]
-    assert sorted(p for p in asked if p.startswith(MODEL_PATH)) == sorted(f"/{f['path']}" for f in files)
+    assert sorted(p for p in asked if MODEL_PATH in p) == sorted(f"/{site.name}/{f['path']}" for f in files)
     assert page.evaluate("ort.env.wasm.numThreads") == 1  # not cross-origin isolated: one thread
     assert page.evaluate("window.liveFigures.result.text") == TEXT
 
@@ -315,6 +357,19 @@ def test_another_target_is_followed_in_the_readout(watched):
     page.fill("#live-target", TARGET)
 
 
+def test_a_word_typed_without_its_space_follows_the_word_with_it_and_a_piece_of_one_follows_the_piece(watched):
+    page = watched.page
+    for typed, followed, name in [("dog", 3290, "_dog"), ("ness", 1108, "ness")]:  # ' dog'; 'ness' (' ness': 2)
+        page.fill("#live-target", typed)
+        type_and_run(page, TEXT)
+        page.wait_for_function("id => window.liveFigures.state === 'drawn' && "
+                               "window.liveFigures.drawn.readout.followed === id", arg=followed, timeout=TIMEOUT_MS)
+        assert signal(page, "readout", "follow_name") == name
+        assert page.text_content("#live-target-said").startswith(f"Following {name} (")
+    page.fill("#live-target", TARGET)
+    type_and_run(page, TEXT)
+
+
 def test_the_csv_downloads_hold_every_share_the_top_10_and_the_followed_tokens(watched):
     import csv
     import io
@@ -335,6 +390,21 @@ def test_the_csv_downloads_hold_every_share_the_top_10_and_the_followed_tokens(w
     first = tables["shares"][0]
     assert float(first["share"]) == got["attention"][0][0][0][0] and first["token"] == \
         page.evaluate("window.liveFigures.result.names[0]")
+
+
+def test_a_token_chosen_in_one_chart_is_chosen_in_the_others_and_in_the_address(watched):
+    page = watched.page
+    page.select_option("#live-chart-attention .vega-bindings select[name='token']", "3")
+    wait_for_tokens(page, 3, 3)
+    assert page.url.endswith("&token=3")
+    page.locator("#live-chart-attention svg path[aria-roledescription='bar']").nth(0).click()  # token 1's bar
+    wait_for_tokens(page, 1, 1)
+    page.select_option("#live-chart-lens .vega-bindings select[name='position']", "5")
+    wait_for_tokens(page, 5, 5)
+    page.select_option("#live-chart-heads .vega-bindings select[name='token']", "4")
+    wait_for_tokens(page, 4, 4)
+    assert page.url.endswith("&token=4") and state(page) == "drawn"
+    assert watched.errors == []
 
 
 def test_a_second_text_draws_other_charts(watched):
@@ -380,22 +450,23 @@ def test_a_hostile_text_is_drawn_as_text(watched):
     assert watched.refused == []
 
 
-def test_a_text_too_long_empty_or_only_spaces_is_refused_in_one_sentence(watched):
+def test_a_text_too_long_empty_or_only_spaces_is_refused_in_one_sentence_and_not_written_into_the_address(watched):
     page = watched.page
-    drawn = page.evaluate("window.liveFigures.result.text")
+    drawn, address = page.evaluate("window.liveFigures.result.text"), page.url
     for text, words in [("a" + " a" * 70, "Your text is 71 tokens long; this page reads at most 64."),
                         ("", "Type a text first: the box is empty."),
                         ("   \n ", "Your text is only spaces; type a word or more.")]:
         type_and_run(page, text)
         assert state(page) == "refused"
-        assert page.text_content("#live-message") == words
+        assert page.text_content("#live-message") == words + STILL  # the figures below stay the last text's
         assert page.evaluate("window.liveFigures.result.text") == drawn  # the charts stay as they were
+        assert page.url == address
     page.fill("#live-target", " Hundehütte")
     type_and_run(page, TEXT)
-    assert state(page) == "refused"
+    assert state(page) == "refused" and page.url == address
     message = page.text_content("#live-message")
     assert message.startswith('The token to follow must be one token, and " Hundehütte" is ') and \
-        message.count(".") == 1
+        message.endswith(STILL) and message[:-len(STILL)].count(".") == 1
     page.fill("#live-target", TARGET)
 
 
@@ -404,20 +475,26 @@ def test_a_reload_loads_the_model_from_cache_storage_and_the_address_brings_the_
     page = watched.page
     page.fill("#live-target", TARGET)
     type_and_run(page, OTHER_TEXT)
+    page.select_option("#live-chart-attention .vega-bindings select[name='token']", "2")
+    wait_for_tokens(page, 2, 2)
     address = page.url
-    assert address.startswith(base + "live.html#text=")
+    assert address.startswith(base + "live.html#text=") and address.endswith("&token=2")
     before = len(asked)
     page.goto("about:blank")
     page.goto(address)
-    page.wait_for_function("() => window.liveFigures && window.liveFigures.state === 'idle'")
+    page.wait_for_function("() => window.liveFigures && window.liveFigures.state === 'idle' && "
+                           "window.liveFigures.kept !== null")
     assert page.input_value("#live-text") == OTHER_TEXT and page.input_value("#live-target") == TARGET
     assert page.text_content("#live-message").startswith("This link brings a text")
+    assert page.evaluate("window.liveFigures.kept") is True
+    assert page.text_content("#live-load-button") == KEPT  # no word of a download
     page.click("#live-load-button")
     wait_for_state(page, "drawn", "error")
     assert state(page) == "drawn" and page.evaluate("window.liveFigures.result.text") == OTHER_TEXT
+    wait_for_tokens(page, 2, 2)  # the address's token
     assert page.evaluate("window.liveFigures.loadedFrom") == "cache"
     print(f"\nlive page: model loaded from Cache Storage in {page.evaluate('window.liveFigures.timings.loadMs'):.0f} ms")
-    assert [p for p in asked[before:] if p.startswith(MODEL_PATH)] == []
+    assert [p for p in asked[before:] if MODEL_PATH in p] == []
     assert watched.refused == []
 
 
@@ -441,6 +518,28 @@ def test_a_phone_draws_the_narrow_charts_and_a_dark_screen_its_colours_keeping_t
         page.wait_for_function("() => document.querySelectorAll('[data-live-chart][data-rendered=\"true\"]')"
                                ".length === 4", timeout=TIMEOUT_MS)
         assert page.evaluate("document.getElementById('live-chart-lens').vegaView.signal('position')") == 2
+        # The lens's table is wider than the phone: it scrolls in its box, which says so and fades at its edge, and
+        # the position chosen (here in (l)) is brought into view.
+        box = "#live-chart-lens .chart-wrapper"
+        assert page.is_visible("#live-chart-lens .scroll-hint")
+        assert page.eval_on_selector(box, "b => b.scrollWidth > b.clientWidth && b.scrollLeft === 0 && "
+                                          "b.hasAttribute('data-more-right') && !b.hasAttribute('data-more-left')")
+        last = len(page.evaluate("window.liveFigures.result.ids"))
+        page.select_option("#live-chart-attention .vega-bindings select[name='token']", str(last))
+        wait_for_tokens(page, last, last)
+        page.wait_for_function(f"() => document.querySelector('{box}').hasAttribute('data-more-left')",
+                               timeout=TIMEOUT_MS)
+        # The chosen cell of the table (its rect, from the view's scenegraph) lies within the box.
+        assert page.eval_on_selector(box, "box => { const v = document.getElementById('live-chart-lens').vegaView;"
+                                          " const cells = []; (function walk(mark) { (mark.items || []).forEach("
+                                          "item => { if (mark.marktype === 'rect' && item.datum && item._svg && "
+                                          "item.datum.pick_position === v.signal('position') && "
+                                          "item.datum.stage === v.signal('stage')) cells.push(item._svg);"
+                                          " (item.items || []).forEach(walk); }); })(v.scenegraph().root);"
+                                          " const b = box.getBoundingClientRect();"
+                                          " return cells.length > 0 && cells.every(c => { const r ="
+                                          " c.getBoundingClientRect(); return r.left >= b.left - 1 &&"
+                                          " r.right <= b.right + 1; }); }")
         assert watched.errors == []
     finally:
         page.emulate_media(color_scheme="light")
@@ -458,6 +557,8 @@ def test_from_file_the_page_says_in_one_line_how_to_serve_it(browser, site):
         assert page.is_visible("#live-file") and "\n" not in line
         assert f"python -m http.server --directory {site}" in line and "python build.py --serve" in line
         assert not page.is_visible("#live-load-button") and not page.is_visible("#live-form")
+        placeholders = page.locator(".chart-placeholder")
+        assert placeholders.count() == 4 and not any(placeholders.nth(i).is_visible() for i in range(4))
         page.wait_for_timeout(300)
         assert held.errors == [] and held.refused == [] and held.dialogs == []
     finally:
