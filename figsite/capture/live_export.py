@@ -38,7 +38,6 @@ from __future__ import annotations
 from figsite.model.gpt2 import GPT2Config, GPT2LMHeadModel
 from figsite.model.load import Loaded
 
-import hashlib
 import math
 from dataclasses import asdict
 from pathlib import Path
@@ -47,6 +46,7 @@ import torch
 from torch import nn
 
 from figsite.capture.hooks import at_each_layer, point
+from figsite.data.cache import file_sha256
 from figsite.data.format import TOP_K
 
 FORMAT = "gpt2-live/1"
@@ -152,7 +152,7 @@ def export(loaded: Loaded, folder: Path, max_tokens: int = 64, *, file_bytes: in
     import onnx
 
     onnx.checker.check_model(str(folder / GRAPH_FILE))
-    files = [{"name": name, "bytes": (folder / name).stat().st_size, "sha256": _sha256(folder / name)}
+    files = [{"name": name, "bytes": (folder / name).stat().st_size, "sha256": file_sha256(folder / name)}
              for name in [GRAPH_FILE, *data_files]]
     stages = config.n_layer + 1
     shapes = {"input_ids": ("int64", [1, "T"]), "follow": ("int64", ["K"]),
@@ -292,14 +292,6 @@ def _write_external(graph, folder: Path, file_bytes: int) -> list[str]:
         if handle is not None:
             handle.close()
     return names
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as file:
-        for chunk in iter(lambda: file.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def session(folder: Path, threads: int = 0):

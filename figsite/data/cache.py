@@ -28,7 +28,7 @@ CACHE_FORMAT = "gpt2-figures-cache/1"  # the entries' own layout (manifest.json,
 # a changed constant never reuses an old entry. The code that computes the run is versioned by key()'s `versions`.
 CAPTURE_VERSION = format_version()
 
-__all__ = ["default_dir", "key", "keep", "keep_folder", "load", "memo", "model_identity", "recall", "recall_folder",
+__all__ = ["default_dir", "file_sha256", "key", "keep", "keep_folder", "load", "memo", "model_identity", "recall", "recall_folder",
            "store"]
 
 
@@ -168,7 +168,7 @@ def recall_folder(folder: Path | None, parts: list, files: dict) -> Path | None:
         return None
     kept = _asset_path(folder, parts)
     try:
-        if kept.is_dir() and all(_sha256_of(kept / name) == digest for name, digest in files.items()):
+        if kept.is_dir() and all(file_sha256(kept / name) == digest for name, digest in files.items()):
             return kept
         shutil.rmtree(kept, ignore_errors=True)
     except OSError as exc:
@@ -196,7 +196,8 @@ def keep_folder(folder: Path | None, parts: list, source: Path) -> Path | None:
         return None
 
 
-def _sha256_of(path: Path) -> str:
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file, read a MiB at a time (the live page's model files are near 100 MB each)."""
     digest = hashlib.sha256()
     with open(path, "rb") as stream:
         for block in iter(lambda: stream.read(1 << 20), b""):

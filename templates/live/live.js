@@ -584,6 +584,8 @@
 
   // ---------------------------------------------------------------------------------------------- a wide chart
 
+  // These few helpers are figures.js's, written again: figures.js exposes nothing, and a build without --live must
+  // write the site byte for byte as before the live page, figures.js included.
   // As figures.js: a drawing wider than its column (the lens's table on a phone) scrolls sideways in its own box,
   // which the keyboard can then reach; a hint above it says so, the box fades at an edge with more beyond it
   // (site.css), and each choice of a token brings its column into view.
