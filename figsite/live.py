@@ -106,5 +106,5 @@ def gather_live(model: LiveModel, figures: list[Figure], pages) -> LivePage:
     return LivePage(model.folder, model.manifest, out, {**defaults, "max_tokens": LIVE_TOKENS})
 
 
-LIVE_TEXT = "The animal didn't cross the street because it was too tired"  # where the config has no text
-LIVE_TARGET = " France"
+LIVE_TEXT = "Maya lives in Paris, the capital of"  # where the config has no text...
+LIVE_TARGET = " France"  # ...or no figure (i): a target that fits that text

@@ -312,7 +312,7 @@ def lens_chart(n_layer: int, vocabulary: int = GPT2_VOCABULARY, opening_stage: i
     "where"."""
     stage = charts.stage_slider(n_layer, n_layer if opening_stage is None else opening_stage)
     where = alt.param(name="where", value="one", bind=alt.binding_radio(
-        options=["one", "all"], labels=["at the chosen position", "at every position"], name="Follow it "))
+        options=["one", "all"], labels=["at the chosen position", "at every position"], name="Follow the token "))
     cell = _at_stage("top", "stage", "at", 1)
     description = alt.param(name=DESCRIPTION, expr=(
         f"{after_layer_expr('stage', capital=True)} + ', position ' + (at + 1) + ' (' + names[at] + '): the top guess "
