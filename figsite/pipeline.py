@@ -127,7 +127,6 @@ def build_site(settings: Settings, progress: Progress | None = None) -> Run:
     return run
 
 
-
 class Pages:
     """Each figure's page, built as soon as the run holds its data, and its drawings asked for at once.
 
