@@ -61,6 +61,18 @@ ROLES = {"data": DATA, "chosen": CHOSEN, "positive": POSITIVE, "negative": NEGAT
 # The names of the roles with a hue, by their colour.
 NAMES = {DATA: DATA_NAME, CHOSEN: CHOSEN_NAME, POSITIVE: POSITIVE_NAME, NEGATIVE: NEGATIVE_NAME}
 
+# ---------------------------------------------------------------------------------------------- the meanings
+
+# What a mark means to a reader, by name (issue 32: one meaning per colour on every page). Figures and guides name
+# these; figures/toolkit/colours.py alone says which colour each is.
+HELPS = POSITIVE  # helps the answer: a ledger part that raises the target's score, a part whose knockout lowers its
+# chance, a piece whose patch brings the answer back
+HELPS_NAME = POSITIVE_NAME
+HURTS = NEGATIVE  # hurts the answer: the opposite of HELPS, on the same pages
+HURTS_NAME = NEGATIVE_NAME
+FOLLOWED = CHOSEN  # a followed token or a target (to be given a colour of its own)
+FOLLOWED_NAME = CHOSEN_NAME
+
 # ---------------------------------------------------------------------------------------------- older names
 
 MAIN = DATA  # the names the figures used first; they stay, as other names of the same roles
