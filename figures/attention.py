@@ -140,6 +140,7 @@ def long_chart(fig, run) -> alt.TopLevelMixin:
 
 
 class Attention(Kind):
+    READS = ("attention",)
     KIND = "attention"
     PRINTED_IN_BOOK = True  # the book prints it
     REACH = True  # a token sees only itself and the tokens before it

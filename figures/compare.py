@@ -58,6 +58,7 @@ def sentence(fig, run) -> str:
 
 
 class Compare(Kind):
+    READS = ("numbers",)
     KIND = "compare"
     TITLE = "Two texts with the same beginning: where do their numbers part?"
     CAPTION = ("The same words at the start give the same numbers, layer after layer, because no token looks to "

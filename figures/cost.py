@@ -22,6 +22,7 @@ def looks(n: int) -> int:
 
 
 class Cost(Kind):
+    READS = ("attention",)  # the looks of attention
     KIND = "cost"
     TITLE = "Why attention costs so much work"
     CAPTION = "Each token looks at itself and at every token before it, in every head: the work grows with the square of the length."

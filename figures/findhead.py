@@ -82,6 +82,7 @@ def describe(run, text: str, tokens: list, looking: int, looked_at: int) -> str:
 
 
 class FindHead(Kind):
+    READS = ("attention",)
     KIND = "find-head"
     TITLE = "Which head links two words? Every head ranked by how hard one token looks back at another"
     CAPTION = ("Pick a token and an earlier token: of all the heads, which ones give the earlier token the largest "

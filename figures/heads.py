@@ -134,6 +134,7 @@ def top_looks(cells: list, count: int = 3) -> list:
 
 
 class Heads(Kind):
+    READS = ("attention",)
     KIND = "heads"
     TITLE = "Every head at a glance: who looks at whom, in each layer and head"
     CAPTION = ("Each small square is one head: its rows are the tokens looking, its columns the tokens looked at, "

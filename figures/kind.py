@@ -24,6 +24,12 @@ figures/__init__.py. The build uses a kind in two phases (see figsite/pipeline.p
    - `context(fig, run)`: the words beside the chart (summary, "guess first" reveals, facts);
    - `tables(fig, run, spec)`: the data offered as CSV and JSON (default: the chart's datasets).
 
+Where a figure reads the model: `READS` names the places of the chapter's picture of the model (PLACES: the
+tokens, the embedding, a layer's attention and feed-forward parts, the numbers a layer hands on, the read-out) that
+the figure shows. The index's map of the model lists each figure at the one step it reads; a figure that reads
+several is listed with the layer where they are all parts of a layer, else with the whole model
+(figsite/site/model_map.py).
+
 Names that mean the same thing in every kind: `opening` is the 0-based position of the token a figure opens
 on (the attention's focus, the read-out's position, find-head's 'from'); readers see it numbered from 1.
 """
@@ -35,6 +41,11 @@ from typing import Callable
 from figsite.config import Field, Figure
 from figsite.data import paths
 from figsite.data.run import Run
+
+# The places of the model a figure can read (Kind.READS), in the order the numbers pass them, as the chapter draws
+# one layer: the tokens, their embedding, then in each layer attention and the feed-forward part (each adds its
+# result to the numbers), the numbers the layer hands on, and at the end the read-out, a score for every token.
+PLACES = ("tokens", "embedding", "attention", "feed-forward", "numbers", "read-out")
 
 # tokens(string) -> the texts of its tokens, e.g. tokens(" France") == [" France"]
 Tokens = Callable[[str], list]
@@ -54,6 +65,7 @@ class Kind:
     PRINTED_IN_BOOK: bool = False  # the book prints this figure: its page offers the text "as printed in the book"
     TEXT_NAMES: tuple = ()  # what its page calls each of its texts above their rows of tokens (default "Text A"...)
     REACH: bool = False  # a token sees only itself and the tokens before it: the page's token row shades the rest
+    READS: tuple = ()  # the places of the model (PLACES) the figure shows: where the index's map of the model lists it
 
     # ------------------------------------------------------------------------------------ before the run
 

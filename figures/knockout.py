@@ -153,6 +153,7 @@ def heads_fact(o: Outcome) -> str | None:
 
 
 class Knockout(PartKind):
+    READS = ("attention", "feed-forward")
     KIND = "knockout"
     TITLE = "Take one part out and watch the answer"
     CAPTION = ("The model's guess for the next token is built by many parts, layer after layer. Here we take one part "

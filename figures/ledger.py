@@ -141,6 +141,7 @@ def score_names(ledger: dict) -> dict:
 
 
 class Ledger(PartKind):
+    READS = ("attention", "feed-forward")  # what each part adds to the score
     KIND = "ledger"
     TITLE = "Each layer adds a correction: who wrote the answer?"
     CAPTION = ("Before it picks a next token, the model gives every token in its vocabulary a score; the higher the "

@@ -42,6 +42,7 @@ def stage_words(stage: int) -> str:
 
 
 class Lens(Kind):
+    READS = ("read-out",)
     KIND = "lens"
     TITLE = "The guess at every position, layer by layer"
     CAPTION = ("The read-out of the figure (i), applied to every token of the text at once: what the model would "

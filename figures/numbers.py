@@ -28,6 +28,7 @@ def _matrix(name: str, rows: int, cols: int) -> str:
 
 
 class Numbers(Kind):
+    READS = ("embedding", "attention", "feed-forward", "read-out")  # where the weights sit
     KIND = "numbers"
     TITLE = "The model in numbers"
     CAPTION = "How many heads and layers the model has, how wide it is, and where its weights sit, counted from the model itself."

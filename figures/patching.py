@@ -151,6 +151,7 @@ def reveal(o: Patched) -> dict:
 
 
 class Patching(PartKind):
+    READS = ("attention", "feed-forward", "numbers")
     KIND = "patching"
     TITLE = "Where does the model carry the fact? Put one piece back and see"
     CAPTION = ("Two texts differ in a word, and the model answers them differently. We let the model read the changed "

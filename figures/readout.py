@@ -62,6 +62,7 @@ def describe(fig, run, stage: int) -> str:
 
 
 class Readout(Kind):
+    READS = ("read-out",)
     KIND = "readout"
     PRINTED_IN_BOOK = True  # the book prints it
     TITLE = "The guess takes shape layer by layer (the final read-out applied after each layer)"

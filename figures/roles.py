@@ -68,6 +68,7 @@ def strongest_words(rows: list, role: str) -> str:
 
 
 class Roles(PartKind):
+    READS = ("attention",)
     KIND = "head-roles"
     TITLE = "What each head does: its habits, scored"
     CAPTION = ("Some heads have clear habits: they look at the token just before, or at the first token, or at an "

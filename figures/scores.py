@@ -59,6 +59,7 @@ def describe(tokens: list, query: int, row: dict) -> str:
 
 
 class Scores(PartKind):
+    READS = ("attention",)
     KIND = "scores"
     TITLE = "How one share of attention is worked out: a question meets each token's description"
     CAPTION = ("In one head, the token that looks forms a question: a list of numbers. Every token up to it offers a "

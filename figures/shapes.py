@@ -105,6 +105,7 @@ def note(row: dict, widest: int) -> str:
 
 
 class Shapes(Kind):
+    READS = ("tokens", "embedding", "attention", "feed-forward", "numbers", "read-out")
     KIND = "shapes"
     PRINTED_IN_BOOK = True  # the book prints it
     TITLE = "The shape of the numbers as they move through the model"

@@ -20,6 +20,7 @@ from figsite.data import shared_names
 from figsite.site import public
 from figsite.site.drawing import differences
 from figsite.site.live import COVERED_KINDS, LivePage, write_live_files
+from figsite.site.model_map import model_map
 from figsite.site.output import publish
 from figsite.data.run import Run, head_file_text
 from figures.toolkit.words import shown
@@ -209,6 +210,7 @@ def _write_all(folder: Path, run: Run, site: SiteInfo, pages: list[Page], bundle
     # they load.
     share = public.link_preview(site, paths.INDEX, site.title, site.introduction_html.striptags(), first_image)
     (folder / paths.INDEX).write_text(env.get_template("index.html").render(previews=previews, share=share,
+                                                                            model_map=model_map(run.model, pages),
                                                                             **common), encoding="utf-8")
 
 
