@@ -167,3 +167,31 @@ def test_a_text_page_keeps_the_room_of_each_chart_drawing_until_the_chart_is_dra
         assert height == round(drawn), f"{page}: chart-{label}"
     css = (random_site / "assets" / "site.css").read_text(encoding="utf-8")
     assert ".chart:not([data-rendered]) { min-height: var(--chart-height" in css
+
+
+def map_of_the_model(index: str) -> dict:
+    """The index's map of the model: each step's place (its class map-at-<place>) -> the pages it links, in order,
+    each as (file, link text with its tags taken out)."""
+    found = re.search(r'<nav class="model-map".*?</nav>', index, re.S)
+    assert found, "the index has no map of the model"
+    pieces = re.split(r'<(?:li|div) class="map-step map-at-([a-z-]+)">', found.group(0))
+    return {place: [(href, " ".join(html.unescape(re.sub(r"<[^>]+>", "", text)).split()))
+                    for href, text in re.findall(r'<a href="([^"]+)">(.*?)</a>', chunk, re.S)]
+            for place, chunk in zip(pieces[1::2], pieces[2::2])}
+
+
+def test_the_index_maps_every_figure_once_beside_the_step_of_the_model_its_kind_reads(pages):
+    from figsite.site.model_map import place_of
+    from figures import KINDS
+
+    steps = map_of_the_model(pages["index.html"])
+    assert {"tokens", "embedding", "layer", "attention", "feed-forward", "numbers", "read-out", "model"} == set(steps)
+    linked = [href for links in steps.values() for href, _ in links]
+    assert sorted(linked) == sorted(f"figure-{figure['label']}.html" for figure in CONFIG_FIGURES), \
+        "the map links a figure twice, misses one, or links another page"
+    for figure in CONFIG_FIGURES:
+        kind = KINDS[figure["kind"]]
+        [(place, text)] = [(place, text) for place, links in steps.items() for href, text in links
+                           if href == f"figure-{figure['label']}.html"]
+        assert place == place_of(kind.READS), f"{figure['label']} is at {place}; its kind reads {kind.READS}"
+        assert text.endswith(kind.TITLE), f"{figure['label']}'s link in the map reads {text!r}"
