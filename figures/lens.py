@@ -44,8 +44,8 @@ def stage_words(stage: int) -> str:
 class Lens(Kind):
     KIND = "lens"
     TITLE = "The guess at every position, layer by layer"
-    CAPTION = ("The read-out of the figure (i), applied to every token of the text at once: what the model would "
-               "guess as the next token, at each position, after each layer.")
+    CAPTION = ("The read-out that shows the guess taking shape layer by layer, applied to every token of the text at "
+               "once: what the model would guess as the next token, at each position, after each layer.")
     GUIDE = ("Each cell holds the most likely next token at that position after that layer (0: before any layer), "
              "coloured by its chance. Choose a layer and a position to see that cell's top 10; choose a token to "
              "follow its chance and rank through the layers, at that position or at all of them. Choose a cell "

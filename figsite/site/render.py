@@ -81,8 +81,25 @@ class Page:
 
     @property
     def name(self) -> str:
-        """How the pages name the figure: "Figure 3.4" where the book numbers it, else "(l)"."""
-        return figure_name(self.label, self.number)
+        """How the pages name the figure before its title: "Figure 3.4" where the book numbers it, else nothing
+        (a reader never sees a config label: it names the figure's files and address only)."""
+        return f"Figure {self.number}" if self.number else ""
+
+    @property
+    def full_name(self) -> str:
+        """The figure's name and title in one line, for a page's <title>, a link preview, an iframe's title:
+        "Figure 3.4 The guess takes shape layer by layer", or its title alone."""
+        return f"{self.name} {self.title}" if self.name else self.title
+
+    @property
+    def shown_text_figure(self) -> str:
+        """The text figure as its page shows it: its first line names the figure as the page does. figures.txt and
+        --check-book keep the label line the book prints ("(i) title", figsite.config.figure_name)."""
+        printed = f"{figure_name(self.label, self.number)} "
+        if self.text_figure.startswith(printed):
+            rest = self.text_figure[len(printed):]
+            return f"{self.name} {rest}" if self.name else rest
+        return self.text_figure
 
     @property
     def guide_parts(self) -> list[tuple[str, str, str]]:
@@ -93,10 +110,6 @@ class Page:
         return [(words, *BY_DEVICE.get(pieces[n + 1] if n + 1 < len(pieces) else "", ("", "")))
                 for n, words in enumerate(pieces) if n % 2 == 0]
 
-    @property
-    def part(self) -> str:
-        """Where the index lists the figure: with the chapter's own, or under "Explore further"."""
-        return "explore" if self.explore else "chapter"
 
     def download(self, name: str | None = None) -> str:
         """The downloads of the figure's data: the JSON of all its tables, or one table as CSV."""
@@ -113,8 +126,35 @@ class Page:
 
     @property
     def embed_snippet(self) -> str:
-        return (f'<iframe src="site/{self.embed_file}" title="{self.name} {self.title}" loading="lazy"\n'
+        return (f'<iframe src="site/{self.embed_file}" title="{self.full_name}" loading="lazy"\n'
                 f'        style="width: 100%; height: 720px; border: 0"></iframe>')
+
+
+# The index's two parts: its id (the section's) and heading.
+IN_THE_BOOK, EXPLORE_FURTHER = ("book", "In the book"), ("explore", "Explore further")
+
+
+def index_parts(pages: list[Page]) -> list[tuple[str, str, list[Page]]]:
+    """The index's lists, (id, heading, pages), the empty ones left out: "In the book", the figures the config numbers
+    in the order of their numbers (where it numbers none: the chapter's own kinds, in config order), then "Explore
+    further", the others in config order."""
+    numbered = [page for page in pages if page.number]
+    book = sorted(numbered, key=lambda page: number_order(page.number)) if numbered else \
+        [page for page in pages if not page.explore]
+    in_book = {page.label for page in book}
+    rest = [page for page in pages if page.label not in in_book]
+    return [(part, heading, listed) for (part, heading), listed in ((IN_THE_BOOK, book), (EXPLORE_FURTHER, rest))
+            if listed]
+
+
+def number_order(number: str) -> tuple:
+    """A book's figure number as it sorts: group by group, digits as numbers ("4.9" before "4.10", "4.2b" after
+    "4.2"), a chapter of digits before one of letters ("12.1" before "A.1")."""
+    groups = []
+    for group in number.split("."):
+        digits = re.match(r"[0-9]*", group).group(0)
+        groups.append((0, int(digits), group[len(digits):]) if digits else (1, 0, group))
+    return tuple(groups)
 
 
 def environment() -> jinja2.Environment:
@@ -167,7 +207,7 @@ def _write_all(folder: Path, run: Run, site: SiteInfo, pages: list[Page], bundle
               "text_pages": text_pages(run, pages), "live": live, "live_kinds": COVERED_KINDS}
     _fill_charts(run, pages, charts, narrow)
     for page in pages:
-        share = public.link_preview(site, page.file, f"{page.name} {page.title}", page.caption, f"{page.image}.png")
+        share = public.link_preview(site, page.file, page.full_name, page.caption, f"{page.image}.png")
         html = env.get_template("figure.html").render(page=page, share=share, **common)
         (folder / page.file).write_text(html, encoding="utf-8")
     for page in pages:
@@ -208,8 +248,8 @@ def _write_all(folder: Path, run: Run, site: SiteInfo, pages: list[Page], bundle
     # The index last: its previews are the drawings, whose sizes it gives the page so that nothing moves as
     # they load.
     share = public.link_preview(site, paths.INDEX, site.title, site.introduction_html.striptags(), first_image)
-    (folder / paths.INDEX).write_text(env.get_template("index.html").render(previews=previews, share=share,
-                                                                            **common), encoding="utf-8")
+    (folder / paths.INDEX).write_text(env.get_template("index.html").render(
+        previews=previews, parts=index_parts(pages), share=share, **common), encoding="utf-8")
 
 
 ABOUT_DESCRIPTION = ("How these figures were computed: the model and its revision, the libraries, and every data "
@@ -315,7 +355,7 @@ class TextPage:
     @property
     def description(self) -> str:
         """The page in words, for a link preview."""
-        names = ", ".join(f"{page.name} {page.title}" for page in self.pages)
+        names = ", ".join(page.full_name for page in self.pages)
         return f"Every figure of the text “{self.text}”, side by side: {names}."
 
 

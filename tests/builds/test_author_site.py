@@ -110,7 +110,7 @@ def test_every_page_but_the_bare_ones_names_the_site_by_its_title_and_has_a_one_
         assert 'href="about.html"' in footer, f"{name}: the footer does not link to the About page"
 
 
-def test_a_numbered_figure_is_figure_n_on_its_page_the_index_the_about_and_text_pages_and_in_figures_txt(
+def test_a_numbered_figure_is_figure_n_and_another_its_title_alone_on_every_page_and_figures_txt_keeps_labels(
         site_table_build):
     index, about = (site_table_build / "index.html").read_text(encoding="utf-8"), \
         (site_table_build / "about.html").read_text(encoding="utf-8")
@@ -118,14 +118,18 @@ def test_a_numbered_figure_is_figure_n_on_its_page_the_index_the_about_and_text_
     printed = (site_table_build / "figures.txt").read_text(encoding="utf-8")
     for label in LABELS:
         number = NUMBERED.get(label, {}).get("number")
-        name = f"Figure {number}" if number else f"({label})"
         own = (site_table_build / f"figure-{label}.html").read_text(encoding="utf-8")  # the label names the file
-        assert f'<span class="label">{name}</span>' in own and f"<title>{name} " in own, label
-        assert f'<a href="figure-{label}.html"><span class="label">{name}</span>' in index, label
-        assert f'<a href="figure-{label}.html"><span class="label">{name}</span>' in about, label
-        assert re.search(rf"^{re.escape(name)} \S", printed, re.M), f"figures.txt does not print {name}"
-        if number:
-            assert f"({label})" not in own and f"({label}) " not in printed, f"({label}) still shows"
+        title = re.search(r'<h1 class="figure-title">(.*?)</h1>', own).group(1)
+        named = f'<span class="label">Figure {number}</span> ' if number else ""
+        assert title.startswith(named) and "<" not in title.removeprefix(named), f"{label}: {title}"
+        words = title.removeprefix(named)
+        assert f"<title>{'Figure ' + number + ' ' if number else ''}{words}</title>" in own, label
+        assert f'<a href="figure-{label}.html">{named}{words}</a>' in index, label
+        assert f'<a href="figure-{label}.html">{named}{words}</a>' in about, label
+        # figures.txt is the book's: it keeps the label line the book prints where the figure has no number.
+        printed_name = f"Figure {number}" if number else f"({label})"
+        assert re.search(rf"^{re.escape(printed_name)} {re.escape(words)}$", printed, re.M), printed_name
+        assert f"({label})" not in own, f"({label}) shows on its page"
     assert '<span class="label">Figure 3.2</span>' in text_page and '<span class="label">Figure 3.3</span>' in text_page
     assert not list(site_table_build.glob("figure-3*")), "a number named a file"
 
