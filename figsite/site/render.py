@@ -21,6 +21,7 @@ from figsite.site import public
 from figsite.site.drawing import differences
 from figsite.site.live import COVERED_KINDS, LivePage, write_live_files
 from figsite.site.output import publish
+from figsite.site.qr import qr_size_mm
 from figsite.data.run import Run, head_file_text
 from figures.toolkit.words import shown
 
@@ -250,6 +251,13 @@ def _write_all(folder: Path, run: Run, site: SiteInfo, pages: list[Page], bundle
     share = public.link_preview(site, paths.INDEX, site.title, site.introduction_html.striptags(), first_image)
     (folder / paths.INDEX).write_text(env.get_template("index.html").render(
         previews=previews, parts=index_parts(pages), share=share, **common), encoding="utf-8")
+
+
+def for_the_book(label: str, address: str) -> str:
+    """The author's box of a figure's page: its address and QR code, to print under the figure. Not in the site:
+    build.py --serve adds it to the page as it serves it (figsite.author.serve)."""
+    qr = public.QrCode(paths.qr_image(label), qr_size_mm(address))
+    return environment().get_template("_for_the_book.html").render(address=address, qr=qr)
 
 
 ABOUT_DESCRIPTION = ("How these figures were computed: the model and its revision, the libraries, and every data "

@@ -88,13 +88,16 @@ def test_hostile_site_values_run_nothing_and_show_as_the_text_they_are(browser, 
             return
         assert page.text_content("header .home") == HOSTILE_TITLE
         assert page.get_attribute('meta[property="og:site_name"]', "content") == HOSTILE_TITLE
+        # Every page leads back to the book and ends with the licence and the cite line.
+        assert page.get_attribute("header a.book", "href") == "https://example.org/book?edition=2&x=1"
+        assert page.text_content("header a.book") == "Back to <img src=x onerror=alert('book')>"
+        assert page.text_content(".licence").startswith("Licence: <script>alert('licence')</script> & CC")
+        assert page.text_content(".cite") == """How to cite them: 'single' "double" <i onclick=alert(1)>not italic</i>"""
         if name in ("index.html", "about.html"):
             byline = " ".join(page.text_content(".byline").split())
             assert byline == ("The figures of the chapter “<script>alert('chapter')</script>” of <img src=x "
                               f"onerror=alert('book')>, by {HOSTILE_AUTHOR}.")
             assert page.get_attribute(".book-link a", "href") == "https://example.org/book?edition=2&x=1"
-            assert page.text_content(".licence").startswith("Licence: <script>alert('licence')</script> & CC")
-            assert page.text_content(".cite") == """How to cite them: 'single' "double" <i onclick=alert(1)>not italic</i>"""
         if name == "index.html":
             assert page.title() == HOSTILE_TITLE and page.text_content("h1") == HOSTILE_TITLE
             assert page.get_attribute('meta[property="og:title"]', "content") == HOSTILE_TITLE
