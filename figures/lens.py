@@ -77,6 +77,10 @@ class Lens(Kind):
             fields.check_one_token(fig, "track", tokens(fig["track"]))
         return {"opening": fields.opening(fig, "position", text_tokens)}
 
+    def live_target(self, fig, run) -> str:
+        """The token it follows first: the configured `track`, else the opening cell's top guess."""
+        return run.token_text(opening_track(fig, run))
+
     def text_figure(self, fig, run) -> str:
         """The table: for each stage a line with each position's top token and its probability in whole percent."""
         text = fig["text"]
