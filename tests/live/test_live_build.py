@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from conftest import built
 
 from build import cli
+from builds.test_names import labels_shown
 from figsite.site import live_assets
 from figures.toolkit.words import shown
 
@@ -116,6 +117,12 @@ def test_every_link_to_the_live_page_carries_the_figures_text_the_token_it_follo
     state = live_link(live_site, "lens")
     assert (state["text"], state["token"], shown(state["target"])) == (TEXT, "3", lens_top)
     assert list(state) == ["text", "target", "token"]
+
+
+def test_no_page_of_a_live_site_names_a_figure_by_its_config_label(live_site):
+    labels = re.findall(r'^label = "([^"]+)"', CONFIG, re.M)
+    assert len(labels) == 4 and (live_site / "live.html").is_file()
+    assert labels_shown(live_site, labels) == {}
 
 
 def test_a_build_without_live_has_no_live_page_no_model_and_no_link(small_model_dir, tmp_path):
