@@ -47,6 +47,12 @@ kind = "lens"
 label = "lens"
 text = "Der Hund bellte laut, weil er hungrig war."
 position = 3
+
+[[figure]]
+kind = "heads"
+label = "every-head"
+text = "Der Hund bellte laut, weil er hungrig war."
+focus = 4
 '''
 TEXT = "Der Hund bellte laut, weil er hungrig war."
 FILE_LIMIT = 100_000_000  # bytes: what common static hosts take in one file
@@ -87,7 +93,7 @@ def test_the_index_and_the_pages_of_the_figures_it_covers_link_the_live_page(liv
     assert 'href="live.html"' in (live_site / "index.html").read_text(encoding="utf-8")
     live_page = (live_site / "live.html").read_text(encoding="utf-8")
     others = re.search(r'<p class="live-others">(.*?)</p>', live_page, re.S).group(1)
-    for label, covered in (("look", True), ("guess", True), ("sum", False), ("lens", True)):
+    for label, covered in (("look", True), ("guess", True), ("sum", False), ("lens", True), ("every-head", True)):
         page = (live_site / f"figure-{label}.html").read_text(encoding="utf-8")
         assert ("Try your own sentence" in page) == covered, label
         if covered:  # the link opens the live page on the figure's own text, written as encodeURIComponent does
@@ -113,6 +119,7 @@ def test_every_link_to_the_live_page_carries_the_figures_text_the_token_it_follo
     # The lens follows first its opening cell's top guess (it has no `track`): after the last layer, at token 3.
     lens_top = next(cell["top"] for cell in lens["cells"] if cell["after_layer"] == 3 and cell["q"] == 2)
     assert live_link(live_site, "look") == {"text": TEXT, "token": str(n_tokens)}  # it follows no token
+    assert live_link(live_site, "every-head") == {"text": TEXT, "token": "4"}
     assert live_link(live_site, "guess") == {"text": TEXT, "target": " the", "token": str(n_tokens)}
     state = live_link(live_site, "lens")
     assert (state["text"], state["token"], shown(state["target"])) == (TEXT, "3", lens_top)
@@ -121,7 +128,7 @@ def test_every_link_to_the_live_page_carries_the_figures_text_the_token_it_follo
 
 def test_no_page_of_a_live_site_names_a_figure_by_its_config_label(live_site):
     labels = re.findall(r'^label = "([^"]+)"', CONFIG, re.M)
-    assert len(labels) == 4 and (live_site / "live.html").is_file()
+    assert len(labels) == 5 and (live_site / "live.html").is_file()
     assert labels_shown(live_site, labels) == {}
 
 
