@@ -114,7 +114,6 @@ class Page:
         return [(words, *BY_DEVICE.get(pieces[n + 1] if n + 1 < len(pieces) else "", ("", "")))
                 for n, words in enumerate(pieces) if n % 2 == 0]
 
-
     def download(self, name: str | None = None) -> str:
         """The downloads of the figure's data: the JSON of all its tables, or one table as CSV."""
         return paths.download(self.label, name)
