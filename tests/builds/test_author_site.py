@@ -123,8 +123,8 @@ def test_every_page_but_the_bare_ones_leads_back_to_the_book_by_its_title_and_en
             continue
         assert book_link in header.group(1), f"{name}: no way back to the book in its header"
         ending = main[main.rindex("Using these figures"):]
-        assert ending == ("Using these figures Licence: Text and figures under CC BY 4.0 How to cite them: Ada Example, "
-                          "How Machines Read, chapter 3: Attention and layers (2025)"), f"{name} ends: {ending}"
+        assert ending == ("Using these figures Licence: Text and figures under CC BY 4.0 How to cite them: "
+                          "Ada Example, How Machines Read, chapter 3: Attention and layers (2025)"), f"{name} ends: {ending}"
 
 
 def test_a_numbered_figure_is_figure_n_and_another_its_title_alone_on_every_page_and_figures_txt_keeps_labels(
