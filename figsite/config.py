@@ -56,7 +56,9 @@ COMMON_FIELDS = {
 
 
 def figure_name(label: str, number: str | None) -> str:
-    """How pages name a figure: "Figure 3.4" where the book numbers it, else its label in parentheses, "(l)"."""
+    """How the printed figure names itself on its first line (figures.txt, --check-book): "Figure 3.4" where the book
+    numbers it, else its label in parentheses, "(l)", as the book prints it. The pages never show a label
+    (figsite.site.render.Page.name)."""
     return f"Figure {number}" if number else f"({label})"
 
 
@@ -91,7 +93,7 @@ class Figure:
 
     @property
     def display_name(self) -> str:
-        """"Figure 3.4" where the book numbers this figure, else its label in parentheses, "(l)"."""
+        """The printed figure's name (figure_name): "Figure 3.4" where the book numbers this figure, else "(l)"."""
         return figure_name(self.label, self.number)
 
     @property

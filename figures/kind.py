@@ -112,6 +112,11 @@ class Kind:
         "details": [...], technical facts the page folds away under "More detail" (default: none)."""
         raise self._lacks("context(fig, run)")
 
+    def live_target(self, fig: Figure, run: Run) -> str | None:
+        """The token the figure follows through the layers, as text (" France"), for its link to the live page, which
+        then follows it too; None where it follows none. Default: the target it asks the run to track."""
+        return next((target for _, target in self.requests(fig) if target is not None), None)
+
     def _lacks(self, member: str) -> NotImplementedError:
         """The error for a member every kind must override, naming the kind and the member."""
         return NotImplementedError(f"{type(self).__name__} (kind {self.KIND!r}) lacks {member}: see figures/kind.py")

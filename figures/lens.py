@@ -45,8 +45,8 @@ class Lens(Kind):
     READS = ("read-out",)
     KIND = "lens"
     TITLE = "The guess at every position, layer by layer"
-    CAPTION = ("The read-out of the figure (i), applied to every token of the text at once: what the model would "
-               "guess as the next token, at each position, after each layer.")
+    CAPTION = ("The read-out that shows the guess taking shape layer by layer, applied to every token of the text at "
+               "once: what the model would guess as the next token, at each position, after each layer.")
     GUIDE = ("Each cell holds the most likely next token at that position after that layer (0: before any layer), "
              "coloured by its chance. Choose a layer and a position to see that cell's top 10; choose a token to "
              "follow its chance and rank through the layers, at that position or at all of them. Choose a cell "
@@ -77,6 +77,10 @@ class Lens(Kind):
         if "track" in fig.values:
             fields.check_one_token(fig, "track", tokens(fig["track"]))
         return {"opening": fields.opening(fig, "position", text_tokens)}
+
+    def live_target(self, fig, run) -> str:
+        """The token it follows first: the configured `track`, else the opening cell's top guess."""
+        return run.token_text(opening_track(fig, run))
 
     def text_figure(self, fig, run) -> str:
         """The table: for each stage a line with each position's top token and its probability in whole percent."""

@@ -3,21 +3,27 @@
 The standard library's http.server, in a thread of its own, serves the output folder as it is on disk. Only the
 HTML it sends is changed: a small script is added before `</body>` that asks `/__live` a few times a second
 for the number of the last good build and reloads the page when it changes; where the last rebuild failed, it
-shows that build's one-line error over the page, which stays as it was. The files on disk are never touched,
-so the site stays byte-identical to a plain build and works from file:// as before.
+shows that build's one-line error over the page, which stays as it was. A figure's page with a public address
+(base_url) also gets the author's box, "For the book": its address and QR code, to print under the figure, which
+the reader's site keeps on its About page only. The files on disk are never touched, so the site stays
+byte-identical to a plain build and works from file:// as before.
 """
 
 from __future__ import annotations
 
 import errno
+import html
 import http.server
 import json
 import os
+import re
 import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from figsite.data import paths
 from figsite.errors import BuildError
+from figsite.site.render import for_the_book
 
 HOST = "127.0.0.1"  # localhost only: the preview is the author's, not the network's
 DEFAULT_PORT = 8000
@@ -83,6 +89,24 @@ def with_live_script(html: bytes, build: int) -> bytes:
     return html + script if at < 0 else html[:at] + script + html[at:]
 
 
+# A figure's page, and the public address its canonical link names (only where [site] gives a base_url).
+FIGURE_PAGE = re.compile(r"figure-([A-Za-z0-9_-]+)\.html")
+CANONICAL = re.compile(rb'<link rel="canonical" href="([^"]+)">')
+
+
+def with_author_box(html_bytes: bytes, site: Path, name: str) -> bytes:
+    """A figure's page with the author's box (its address and QR code, figsite.site.render.for_the_book) added at
+    the end of its <main>, where the page is a figure's own with a public address and the site holds its QR code;
+    any other page as it is."""
+    page = FIGURE_PAGE.fullmatch(name)
+    canonical = CANONICAL.search(html_bytes)
+    at = html_bytes.rfind(b"</main>")
+    if not (page and canonical and at >= 0 and (site / f"{paths.qr_image(page.group(1))}.svg").is_file()):
+        return html_bytes
+    box = for_the_book(page.group(1), html.unescape(canonical.group(1).decode("utf-8"))).encode("utf-8")
+    return html_bytes[:at] + box + html_bytes[at:]
+
+
 def handler_for(site: Path, state: LiveState, log=None):
     """The request handler class: files of `site`, the HTML with the script added, and ENDPOINT."""
 
@@ -106,6 +130,7 @@ def handler_for(site: Path, state: LiveState, log=None):
                 body = page.read_bytes()
             except OSError:
                 return super().do_GET()  # swapped away while we looked: the ordinary 404
+            body = with_author_box(body, site, page.name)
             return self._send(200, "text/html; charset=utf-8", with_live_script(body, json.loads(build)["build"]))
 
         def _html_file(self) -> Path | None:

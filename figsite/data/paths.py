@@ -11,6 +11,7 @@ FIGURES_TEXT = "figures.txt"  # every printed figure, in config order
 ASSETS = "assets"  # the stylesheet, the page script and the Vega bundle
 STYLESHEET = f"{ASSETS}/site.css"
 PAGE_SCRIPT = f"{ASSETS}/figures.js"
+ICON = f"{ASSETS}/icon.svg"  # the pages' icon, so that no browser asks for /favicon.ico, outside the site's folder
 VEGA_BUNDLE = f"{ASSETS}/vega.js"
 DATA = "data"  # the run's data files (see README, "What the build writes")
 IMAGES = "img"  # each figure's opening state drawn as SVG and PNG

@@ -11,6 +11,7 @@ import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 import jinja2
 
@@ -19,9 +20,11 @@ from figsite.data import paths
 from figsite.data import shared_names
 from figsite.site import public
 from figsite.site.drawing import differences
+from figsite.site.index_page import Preview, index_parts, svg_size
 from figsite.site.live import COVERED_KINDS, LivePage, write_live_files
 from figsite.site.model_map import model_map
 from figsite.site.output import publish
+from figsite.site.qr import qr_size_mm
 from figsite.data.run import Run, head_file_text
 from figures.toolkit.words import shown
 
@@ -75,6 +78,7 @@ class Page:
     book_page: int | None = None  # the book's page it is printed on, where the config gives one
     address: str | None = None  # its page's public address, where [site] gives a base_url (public.fill_addresses)
     qr: public.QrCode | None = None  # its QR code, with the address
+    live_target: str | None = None  # the token it follows, as text (figures.kind live_target), for its live link
 
     @property
     def file(self) -> str:
@@ -82,8 +86,25 @@ class Page:
 
     @property
     def name(self) -> str:
-        """How the pages name the figure: "Figure 3.4" where the book numbers it, else "(l)"."""
-        return figure_name(self.label, self.number)
+        """How the pages name the figure before its title: "Figure 3.4" where the book numbers it, else nothing
+        (a reader never sees a config label: it names the figure's files and address only)."""
+        return f"Figure {self.number}" if self.number else ""
+
+    @property
+    def full_name(self) -> str:
+        """The figure's name and title in one line, for a page's <title>, a link preview, an iframe's title:
+        "Figure 3.4 The guess takes shape layer by layer", or its title alone."""
+        return f"{self.name} {self.title}" if self.name else self.title
+
+    @property
+    def shown_text_figure(self) -> str:
+        """The text figure as its page shows it: its first line names the figure as the page does. figures.txt and
+        --check-book keep the label line the book prints ("(i) title", figsite.config.figure_name)."""
+        printed = f"{figure_name(self.label, self.number)} "
+        if self.text_figure.startswith(printed):
+            rest = self.text_figure[len(printed):]
+            return f"{self.name} {rest}" if self.name else rest
+        return self.text_figure
 
     @property
     def guide_parts(self) -> list[tuple[str, str, str]]:
@@ -94,14 +115,18 @@ class Page:
         return [(words, *BY_DEVICE.get(pieces[n + 1] if n + 1 < len(pieces) else "", ("", "")))
                 for n, words in enumerate(pieces) if n % 2 == 0]
 
-    @property
-    def part(self) -> str:
-        """Where the index lists the figure: with the chapter's own, or under "Explore further"."""
-        return "explore" if self.explore else "chapter"
-
     def download(self, name: str | None = None) -> str:
         """The downloads of the figure's data: the JSON of all its tables, or one table as CSV."""
         return paths.download(self.label, name)
+
+    @property
+    def live_link(self) -> str:
+        """The live page opened on this figure's state (live.js reads its address): its text, the token it follows
+        (`target`, where it follows one) and the token it opens on (`token`, from 1, where it has one)."""
+        state = [("text", self.texts[0]), ("target", self.live_target),
+                 ("token", None if self.position is None else str(self.position + 1))]
+        return f"{paths.LIVE_PAGE}#" + "&".join(f"{key}={quote(value, safe='')}" for key, value in state
+                                                if value is not None)
 
     @property
     def embed_file(self) -> str:
@@ -114,7 +139,7 @@ class Page:
 
     @property
     def embed_snippet(self) -> str:
-        return (f'<iframe src="site/{self.embed_file}" title="{self.name} {self.title}" loading="lazy"\n'
+        return (f'<iframe src="site/{self.embed_file}" title="{self.full_name}" loading="lazy"\n'
                 f'        style="width: 100%; height: 720px; border: 0"></iframe>')
 
 
@@ -168,7 +193,7 @@ def _write_all(folder: Path, run: Run, site: SiteInfo, pages: list[Page], bundle
               "text_pages": text_pages(run, pages), "live": live, "live_kinds": COVERED_KINDS}
     _fill_charts(run, pages, charts, narrow)
     for page in pages:
-        share = public.link_preview(site, page.file, f"{page.name} {page.title}", page.caption, f"{page.image}.png")
+        share = public.link_preview(site, page.file, page.full_name, page.caption, f"{page.image}.png")
         html = env.get_template("figure.html").render(page=page, share=share, **common)
         (folder / page.file).write_text(html, encoding="utf-8")
     for page in pages:
@@ -209,9 +234,16 @@ def _write_all(folder: Path, run: Run, site: SiteInfo, pages: list[Page], bundle
     # The index last: its previews are the drawings, whose sizes it gives the page so that nothing moves as
     # they load.
     share = public.link_preview(site, paths.INDEX, site.title, site.introduction_html.striptags(), first_image)
-    (folder / paths.INDEX).write_text(env.get_template("index.html").render(previews=previews, share=share,
-                                                                            model_map=model_map(run.model, pages),
-                                                                            **common), encoding="utf-8")
+    (folder / paths.INDEX).write_text(env.get_template("index.html").render(
+        previews=previews, parts=index_parts(pages), share=share,
+        model_map=model_map(run.model, pages), **common), encoding="utf-8")
+
+
+def for_the_book(label: str, address: str) -> str:
+    """The author's box of a figure's page: its address and QR code, to print under the figure. Not in the site:
+    build.py --serve adds it to the page as it serves it (figsite.author.serve)."""
+    qr = public.QrCode(paths.qr_image(label), qr_size_mm(address))
+    return environment().get_template("_for_the_book.html").render(address=address, qr=qr)
 
 
 ABOUT_DESCRIPTION = ("How these figures were computed: the model and its revision, the libraries, and every data "
@@ -264,44 +296,6 @@ def _fill_charts(run: Run, pages: list[Page], charts: dict, narrow: dict) -> Non
         page.text_rows = [] if page.token_row else text_rows(run, page)
 
 
-PREVIEW_WIDTH = 160  # px: the index's small picture of a figure, as wide as this...
-PREVIEW_HEIGHT = 120  # ...and at most this high: a taller drawing is shown from its top
-
-
-@dataclass
-class Preview:
-    """The index's small picture of a figure: its drawing (the PNG, lighter than the SVG on a phone), the size it
-    takes on the page, and words for those who do not see it."""
-
-    src: str
-    alt: str
-    width: int
-    height: int
-
-    @classmethod
-    def of(cls, page: Page, png: bytes) -> Preview:
-        width, height = png_size(png)
-        shown_height = min(PREVIEW_HEIGHT, max(1, round(PREVIEW_WIDTH * height / width)))
-        return cls(f"{page.image}.png", f"A small picture of the figure: {page.context['summary']}", PREVIEW_WIDTH,
-                   shown_height)
-
-
-def svg_size(svg: bytes) -> tuple[float, float]:
-    """An SVG drawing's width and height in pixels, from its root element (vl-convert writes both)."""
-    root = re.search(rb"<svg\b[^>]*>", svg)
-    size = root and [re.search(rb'\s%s="([0-9.]+)"' % name, root.group(0)) for name in (b"width", b"height")]
-    if not size or not all(size):
-        raise ValueError("not an SVG drawing with a width and a height")
-    return float(size[0].group(1)), float(size[1].group(1))
-
-
-def png_size(png: bytes) -> tuple[int, int]:
-    """A PNG's width and height in pixels, from its header."""
-    if png[:8] != b"\x89PNG\r\n\x1a\n" or png[12:16] != b"IHDR":
-        raise ValueError("not a PNG drawing")
-    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
-
-
 @dataclass
 class TextPage:
     """Every figure that reads one text, on one page, their token choices linked."""
@@ -317,7 +311,7 @@ class TextPage:
     @property
     def description(self) -> str:
         """The page in words, for a link preview."""
-        names = ", ".join(f"{page.name} {page.title}" for page in self.pages)
+        names = ", ".join(page.full_name for page in self.pages)
         return f"Every figure of the text “{self.text}”, side by side: {names}."
 
 

@@ -88,13 +88,16 @@ def test_hostile_site_values_run_nothing_and_show_as_the_text_they_are(browser, 
             return
         assert page.text_content("header .home") == HOSTILE_TITLE
         assert page.get_attribute('meta[property="og:site_name"]', "content") == HOSTILE_TITLE
+        # Every page leads back to the book and ends with the licence and the cite line.
+        assert page.get_attribute("header a.book", "href") == "https://example.org/book?edition=2&x=1"
+        assert page.text_content("header a.book") == "Back to <img src=x onerror=alert('book')>"
+        assert page.text_content(".licence").startswith("Licence: <script>alert('licence')</script> & CC")
+        assert page.text_content(".cite") == """How to cite them: 'single' "double" <i onclick=alert(1)>not italic</i>"""
         if name in ("index.html", "about.html"):
             byline = " ".join(page.text_content(".byline").split())
             assert byline == ("The figures of the chapter “<script>alert('chapter')</script>” of <img src=x "
                               f"onerror=alert('book')>, by {HOSTILE_AUTHOR}.")
             assert page.get_attribute(".book-link a", "href") == "https://example.org/book?edition=2&x=1"
-            assert page.text_content(".licence").startswith("Licence: <script>alert('licence')</script> & CC")
-            assert page.text_content(".cite") == """How to cite them: 'single' "double" <i onclick=alert(1)>not italic</i>"""
         if name == "index.html":
             assert page.title() == HOSTILE_TITLE and page.text_content("h1") == HOSTILE_TITLE
             assert page.get_attribute('meta[property="og:title"]', "content") == HOSTILE_TITLE
@@ -114,6 +117,15 @@ def test_hostile_site_values_run_nothing_and_show_as_the_text_they_are(browser, 
 
 
 class Quiet(http.server.SimpleHTTPRequestHandler):
+    """Python's plain file server, silent, keeping the path of every request it is sent in `asked` (the server's
+    own record: a browser's requests of its own, such as /favicon.ico, pass no Playwright route)."""
+
+    asked: list
+
+    def do_GET(self):
+        self.asked.append(self.path)
+        super().do_GET()
+
     def log_message(self, *args):
         pass
 
@@ -121,20 +133,22 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
 @pytest.fixture(scope="module")
 def served_under_a_sub_path(site_table_build, tmp_path_factory):
     """tests/site_table.toml's site copied to ROOT/sub/path/ and ROOT served by Python's plain http.server;
-    returns the site's address, http://127.0.0.1:PORT/sub/path/."""
+    returns the site's address, http://127.0.0.1:PORT/sub/path/, and the list of the paths the server is asked
+    for."""
     root = tmp_path_factory.mktemp("host")
     shutil.copytree(site_table_build, root / "sub" / "path")
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(root)))
+    handler = type("Recorded", (Quiet,), {"asked": []})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(root)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/sub/path/"
+    yield f"http://127.0.0.1:{server.server_address[1]}/sub/path/", handler.asked
     server.shutdown()
     server.server_close()
 
 
 def test_under_a_sub_path_every_page_draws_its_charts_and_every_link_and_file_it_names_is_there(
         browser, served_under_a_sub_path):
-    base = served_under_a_sub_path
+    base, _ = served_under_a_sub_path
     origin = base.removesuffix("sub/path/")
     page, refused, errors, missing = browser.context().new_page(), [], [], []
     page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base)
@@ -167,3 +181,22 @@ def test_under_a_sub_path_every_page_draws_its_charts_and_every_link_and_file_it
         assert refused == [] and errors == [] and missing == [], (refused, errors, missing)
     finally:
         page.close()
+
+
+def test_under_a_sub_path_no_page_asks_the_host_for_anything_outside_the_sites_folder_not_even_an_icon(
+        browser, served_under_a_sub_path, site_table_build):
+    base, asked = served_under_a_sub_path
+    names = sorted(path.name for path in site_table_build.glob("*.html"))
+    assert {"index.html", "about.html", "figure-l.html", "embed-l.html"} <= set(names)
+    for name in names:
+        page = browser.context().new_page()
+        try:
+            before = len(asked)
+            page.goto(base + name)
+            wait_for_charts(Visit(page, base + name))
+            page.wait_for_timeout(300)  # a browser asks for an icon once the page has loaded
+            outside = [path for path in asked[before:] if not path.startswith("/sub/path/")]
+            assert outside == [], f"{name} made the browser ask the host for {outside}"
+            assert f"/sub/path/{name}" in asked[before:], f"{name} was not asked for: the record misses requests"
+        finally:
+            page.close()

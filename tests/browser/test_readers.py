@@ -576,7 +576,7 @@ def test_without_javascript_a_figure_page_shows_the_static_drawing_and_the_text_
     assert shown[0]["naturalWidth"] > 0 and shown[0]["width"] > 0, f"the static drawing did not load: {shown[0]}"
     assert page.locator("noscript").inner_html().count(f'src="img/figure-{label}.svg"') == 1
     pre = page.locator(".text-figure pre")
-    assert pre.is_visible() and pre.text_content().startswith(f"({label})")
+    assert pre.is_visible() and pre.text_content().startswith(page.text_content("h1.figure-title").strip() + "\n")
 
     page.emulate_media(media="print")
     shown = shown_static_images(page)

@@ -10,6 +10,7 @@ import hashlib
 import io
 import json
 import re
+import urllib.request
 from html.parser import HTMLParser
 
 import pytest
@@ -110,7 +111,23 @@ def test_every_page_but_the_bare_ones_names_the_site_by_its_title_and_has_a_one_
         assert 'href="about.html"' in footer, f"{name}: the footer does not link to the About page"
 
 
-def test_a_numbered_figure_is_figure_n_on_its_page_the_index_the_about_and_text_pages_and_in_figures_txt(
+def test_every_page_but_the_bare_ones_leads_back_to_the_book_by_its_title_and_ends_with_the_licence_and_cite_line(
+        site_table_build):
+    book_link = f'<a class="book" href="{CONFIG["site"]["book_url"]}">Back to <cite>How Machines Read</cite></a>'
+    for name in html_pages(site_table_build):
+        html = (site_table_build / name).read_text(encoding="utf-8")
+        header = re.search(r"<header[^>]*>(.*?)</header>", html, re.S)
+        main = Tags(html).text
+        if name.startswith("embed-"):  # bare, for an iframe in the book itself
+            assert header is None and "Licence" not in main and "How Machines Read" not in html, name
+            continue
+        assert book_link in header.group(1), f"{name}: no way back to the book in its header"
+        ending = main[main.rindex("Using these figures"):]
+        assert ending == ("Using these figures Licence: Text and figures under CC BY 4.0 How to cite them: "
+                          "Ada Example, How Machines Read, chapter 3: Attention and layers (2025)"), f"{name} ends: {ending}"
+
+
+def test_a_numbered_figure_is_figure_n_and_another_its_title_alone_on_every_page_and_figures_txt_keeps_labels(
         site_table_build):
     index, about = (site_table_build / "index.html").read_text(encoding="utf-8"), \
         (site_table_build / "about.html").read_text(encoding="utf-8")
@@ -118,14 +135,18 @@ def test_a_numbered_figure_is_figure_n_on_its_page_the_index_the_about_and_text_
     printed = (site_table_build / "figures.txt").read_text(encoding="utf-8")
     for label in LABELS:
         number = NUMBERED.get(label, {}).get("number")
-        name = f"Figure {number}" if number else f"({label})"
         own = (site_table_build / f"figure-{label}.html").read_text(encoding="utf-8")  # the label names the file
-        assert f'<span class="label">{name}</span>' in own and f"<title>{name} " in own, label
-        assert f'<a href="figure-{label}.html"><span class="label">{name}</span>' in index, label
-        assert f'<a href="figure-{label}.html"><span class="label">{name}</span>' in about, label
-        assert re.search(rf"^{re.escape(name)} \S", printed, re.M), f"figures.txt does not print {name}"
-        if number:
-            assert f"({label})" not in own and f"({label}) " not in printed, f"({label}) still shows"
+        title = re.search(r'<h1 class="figure-title">(.*?)</h1>', own).group(1)
+        named = f'<span class="label">Figure {number}</span> ' if number else ""
+        assert title.startswith(named) and "<" not in title.removeprefix(named), f"{label}: {title}"
+        words = title.removeprefix(named)
+        assert f"<title>{'Figure ' + number + ' ' if number else ''}{words}</title>" in own, label
+        assert f'<a href="figure-{label}.html">{named}{words}</a>' in index, label
+        assert f'<a href="figure-{label}.html">{named}{words}</a>' in about, label
+        # figures.txt is the book's: it keeps the label line the book prints where the figure has no number.
+        printed_name = f"Figure {number}" if number else f"({label})"
+        assert re.search(rf"^{re.escape(printed_name)} {re.escape(words)}$", printed, re.M), printed_name
+        assert f"({label})" not in own, f"({label}) shows on its page"
     assert '<span class="label">Figure 3.2</span>' in text_page and '<span class="label">Figure 3.3</span>' in text_page
     assert not list(site_table_build.glob("figure-3*")), "a number named a file"
 
@@ -191,7 +212,10 @@ def test_each_figures_qr_code_as_png_and_as_svg_decodes_to_its_pages_address(sit
     address = BASE + f"figure-{label}.html"
     figure = page(site_table_build, f"figure-{label}.html")
     assert [a["href"] for a in figure.all("link", rel="canonical")] == [address]
-    assert figure.all("a", href=f"img/qr-{label}.svg") and figure.all("a", href=f"img/qr-{label}.png")
+    # The QR code is the author's: the About page offers it, the reader's page does not (only --serve shows it).
+    about = page(site_table_build, "about.html")
+    assert about.all("a", href=f"img/qr-{label}.svg") and about.all("a", href=f"img/qr-{label}.png")
+    assert not figure.all("a", href=f"img/qr-{label}.svg") and "For the book" not in figure.text
     assert qr_read((site_table_build / "img" / f"qr-{label}.png").read_bytes()) == [address]
     svg = (site_table_build / "img" / f"qr-{label}.svg").read_text(encoding="utf-8")
     assert qr_read(vl_convert.svg_to_png(svg, scale=1, ppi=PNG_DPI)) == [address]
@@ -232,11 +256,38 @@ def test_check_book_names_a_numbered_figure_by_its_number_in_its_diff_and_a_numb
         "printed in the book but not in the config: Figure 9.9")
 
 
+def served_page(site, name: str) -> bytes:
+    """A page of `site` as `build.py --serve` sends it (figsite.author.serve, on any free port)."""
+    from figsite.author.serve import LiveState, Server
+
+    with Server(site, 0, LiveState()) as server, urllib.request.urlopen(server.url + name, timeout=10) as response:
+        return response.read()
+
+
+def test_the_serve_preview_shows_the_author_each_figures_address_and_qr_code_which_the_site_on_disk_leaves_out(
+        site_table_build):
+    for label in LABELS:
+        name, address = f"figure-{label}.html", f"{BASE}figure-{label}.html"
+        on_disk, sent = (site_table_build / name).read_bytes(), served_page(site_table_build, name)
+        assert b"For the book" not in on_disk
+        box = re.search(rb'<details class="for-the-book[^"]*" open>.*?</details>\n', sent, re.S)
+        assert box, f"{name}: --serve shows no author's box"
+        shown = Tags(box.group(0).decode("utf-8"))
+        assert shown.all("a", href=address) and shown.all("img", src=f"img/qr-{label}.svg"), label
+        assert shown.all("a", href=f"img/qr-{label}.svg") and shown.all("a", href=f"img/qr-{label}.png"), label
+        assert sent.index(box.group(0)) < sent.index(b"</main>") < sent.index(b'<script id="live-reload">')
+        without = sent.replace(box.group(0), b"")
+        assert without[:without.index(b'<script id="live-reload">')] + without[without.index(b"</body>"):] == on_disk
+    for name in ("index.html", "about.html", "embed-l.html"):
+        assert b"for-the-book" not in served_page(site_table_build, name), name
+
+
 def test_a_site_without_base_url_has_no_preview_tags_no_absolute_address_and_no_qr_codes(small_build):
     for name in html_pages(small_build):
         html = (small_build / name).read_text(encoding="utf-8")
         assert 'property="og:' not in html and 'rel="canonical"' not in html, name
         assert "For the book" not in html and "/img/" not in html, name
+    assert b"for-the-book" not in served_page(small_build, "figure-l.html")
     assert not list(small_build.glob("img/qr-*"))
     assert "Interactive version" not in (small_build / "figures.txt").read_text(encoding="utf-8")
     index = page(small_build, "index.html")

@@ -7,15 +7,19 @@ tests/live/test_live_export.py's."""
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import re
+from urllib.parse import unquote
 
 import pytest
 from click.testing import CliRunner
 from conftest import built
 
 from build import cli
+from builds.test_names import labels_shown
 from figsite.site import live_assets
+from figures.toolkit.words import shown
 
 pytest.importorskip("onnx", reason="--live exports the model with onnx (pip install -e '.[live]')")
 if live_assets.problems():
@@ -37,7 +41,20 @@ target = " the"
 [[figure]]
 kind = "cost"
 label = "sum"
+
+[[figure]]
+kind = "lens"
+label = "lens"
+text = "Der Hund bellte laut, weil er hungrig war."
+position = 3
+
+[[figure]]
+kind = "heads"
+label = "every-head"
+text = "Der Hund bellte laut, weil er hungrig war."
+focus = 4
 '''
+TEXT = "Der Hund bellte laut, weil er hungrig war."
 FILE_LIMIT = 100_000_000  # bytes: what common static hosts take in one file
 
 
@@ -76,13 +93,43 @@ def test_the_index_and_the_pages_of_the_figures_it_covers_link_the_live_page(liv
     assert 'href="live.html"' in (live_site / "index.html").read_text(encoding="utf-8")
     live_page = (live_site / "live.html").read_text(encoding="utf-8")
     others = re.search(r'<p class="live-others">(.*?)</p>', live_page, re.S).group(1)
-    for label, covered in (("look", True), ("guess", True), ("sum", False)):
+    for label, covered in (("look", True), ("guess", True), ("sum", False), ("lens", True), ("every-head", True)):
         page = (live_site / f"figure-{label}.html").read_text(encoding="utf-8")
         assert ("Try your own sentence" in page) == covered, label
-        if covered:  # the link opens the live page on the figure's own text
-            assert 'href="live.html#text=Der%20Hund%20bellte%20laut%2C%20weil%20er%20hungrig%20war."' in page
+        if covered:  # the link opens the live page on the figure's own text, written as encodeURIComponent does
+            assert 'href="live.html#text=Der%20Hund%20bellte%20laut%2C%20weil%20er%20hungrig%20war.' in page
         # The live page names the figures it does not compute, which stay as built.
         assert (f'href="figure-{label}.html"' in others) != covered, label
+
+
+def live_link(site, label: str) -> dict:
+    """What a figure's link to the live page puts in its address (live.js readAddress: key=value pairs after '#',
+    each decoded as decodeURIComponent does)."""
+    page = (site / f"figure-{label}.html").read_text(encoding="utf-8")
+    href = html.unescape(re.search(r'<p class="try-live[^"]*"><a href="([^"]+)">', page).group(1))
+    address, _, state = href.partition("#")
+    assert address == "live.html" and re.fullmatch(r"[A-Za-z0-9%._~=&!*'()-]*", state), href  # nothing left raw
+    return {key: unquote(value) for key, value in (pair.split("=", 1) for pair in state.split("&"))}
+
+
+def test_every_link_to_the_live_page_carries_the_figures_text_the_token_it_follows_and_the_token_it_opens_on(
+        live_site):
+    n_tokens = len(json.loads(next((live_site / "data").glob("der-hund*.json")).read_text(encoding="utf-8"))["tokens"])
+    lens = json.loads((live_site / "downloads" / "figure-lens.json").read_text(encoding="utf-8"))["tables"]
+    # The lens follows first its opening cell's top guess (it has no `track`): after the last layer, at token 3.
+    lens_top = next(cell["top"] for cell in lens["cells"] if cell["after_layer"] == 3 and cell["q"] == 2)
+    assert live_link(live_site, "look") == {"text": TEXT, "token": str(n_tokens)}  # it follows no token
+    assert live_link(live_site, "every-head") == {"text": TEXT, "token": "4"}
+    assert live_link(live_site, "guess") == {"text": TEXT, "target": " the", "token": str(n_tokens)}
+    state = live_link(live_site, "lens")
+    assert (state["text"], state["token"], shown(state["target"])) == (TEXT, "3", lens_top)
+    assert list(state) == ["text", "target", "token"]
+
+
+def test_no_page_of_a_live_site_names_a_figure_by_its_config_label(live_site):
+    labels = re.findall(r'^label = "([^"]+)"', CONFIG, re.M)
+    assert len(labels) == 5 and (live_site / "live.html").is_file()
+    assert labels_shown(live_site, labels) == {}
 
 
 def test_a_build_without_live_has_no_live_page_no_model_and_no_link(small_model_dir, tmp_path):
