@@ -161,10 +161,10 @@ class Knockout(PartKind):
                "out at a time (its output is set to zero, as if it were not there), run the model again, and see how "
                "likely the tracked token still is.")
     GUIDE = ("Each bar is one run of the model with one part taken out, drawn as the change it makes: the line at "
-             "zero is the model with every part in place. Bars below the line, in " + HELPS_NAME + ": without that part "
-             "the token got less likely, so the part helps the answer. Bars above it, in " + HURTS_NAME + ": without "
-             "that part the token got more likely, so the part works against the answer. Switch between its chance and its "
-             "rank (1 = the most likely token: how many places it moves), choose a part to highlight it, and {hover} a "
+             "zero is the model with every part in place. Bars below the line, in " + HELPS_NAME + ": without that "
+             "part the token got less likely, so the part helps the answer. Bars above it, in " + HURTS_NAME + ": "
+             "without that part the token got more likely, so the part works against the answer. Switch between its "
+             "chance and its rank (1 = the most likely token: how many places it moves), choose a part to highlight it, and {hover} a "
              "bar for its exact numbers. Choose a bar (click or tap) to highlight its part and have its run said in "
              "words below the chart; the \"Highlight\" menu does the same from the keyboard.")
     FIELDS = {

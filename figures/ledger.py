@@ -151,10 +151,9 @@ class Ledger(PartKind):
     GUIDE = ("Choose whose score to split: the target's alone, or how far it is ahead of its rival. Each bar "
              "starts where the one above it ended, so the last bar is the model's score: in " + HELPS_NAME + ", a part "
              "that raises the score and so helps the answer; in " + HURTS_NAME + ", one that lowers it and works "
-             "against the answer; the target's chance in " + FOLLOWED_NAME + ". Choose a layer's "
-             "attention or feed-forward part to see it split into its heads or its neurons. The curves follow "
-             "the target's chance after every half-layer (in " + FOLLOWED_NAME + "), and how large each correction is next to the "
-             "numbers it is added to. Choose a layer's bar (click or tap) to see it split; the \"Look inside\" "
+             "against the answer. Choose a layer's attention or feed-forward part to see it split into its heads or "
+             "its neurons. The curves follow the target's chance after every half-layer (in " + FOLLOWED_NAME + "), "
+             "and how large each correction is next to the numbers it is added to. Choose a layer's bar (click or tap) to see it split; the \"Look inside\" "
              "menu does the same from the keyboard.")
     FIELDS = {
         "text": fields.TEXT_FIELD,

@@ -18,8 +18,8 @@ LOWERS = HURTS_WORDS + ": lowers its score"
 
 def sign_colour():
     """What a part does for the answer: the colour of what helps it where the part raises the score, of what works
-    against it where it lowers the score, the data's colour for the total; one scale for the waterfall and the drill-down, whose one legend sits
-    above the waterfall, the first chart."""
+    against it where it lowers the score, the data's colour for the total; one scale for the waterfall and the
+    drill-down, whose one legend sits above the waterfall, the first chart."""
     return alt.Color("effect:N", scale=charts.sides(RAISES, LOWERS, **{TOTAL: DATA}),
                      legend=alt.Legend(title=None, orient="top", direction="vertical", symbolType="square",
                                        labelFontSize=11, labelLimit=300))

@@ -231,7 +231,8 @@ LABELS = 24  # the random tokens' pattern labels about this many of its rows and
 def described(rows: list) -> list:
     """The chart's description after any change: the chosen head in words (head_words), and the habit the grid is
     coloured by where one is chosen."""
-    said = alt.param(name="head_words", value={f"{row['layer'] + 1}-{row['head'] + 1}": head_words(row) for row in rows})
+    said = alt.param(name="head_words",
+                     value={f"{row['layer'] + 1}-{row['head'] + 1}": head_words(row) for row in rows})
     colouring = alt.param(name="colour_words", value={role: f"The grid shows how much every head looks at {goes}."
                                                       for role, (_, goes) in ROLES.items()})
     return [said, colouring, alt.param(name=DESCRIPTION, expr=(
@@ -328,7 +329,8 @@ def _grid(rows: list, square: int = 0):
     base = alt.Chart(alt.NamedData("heads")).encode(
         x=alt.X("h:O", title="head", axis=alt.Axis(labelAngle=0)), y=alt.Y("l:O", title="layer"))
     tips = [alt.Tooltip("l:O", title="layer"), alt.Tooltip("h:O", title="head"),
-            alt.Tooltip("name:N", title="looks at"), alt.Tooltip("score:Q", title="share of its attention", format=".0%")]
+            alt.Tooltip("name:N", title="looks at"),
+            alt.Tooltip("score:Q", title="share of its attention", format=".0%")]
     clicked = charts.clickable(base, layer="datum.l", head="datum.h")
     strongest = clicked.transform_filter(f"show == '{STRONGEST}' && datum.best").mark_rect(
         stroke=CELL_LINE, strokeWidth=0.5, cursor="pointer").encode(

@@ -129,7 +129,8 @@ def test_the_outlines_of_the_earlier_copy_and_the_token_after_it_stay_apart(site
     bands = {words[layer["data"]["values"][0]["role"]]: layer["mark"]["width"]["band"] for layer in outlines}
     assert bands["duplicate"] == 1 and bands["induction"] < 0.8
     stroke = outlines[0]["encoding"]["stroke"]["scale"]
-    assert dict(zip(stroke["domain"], stroke["range"])) == {said: ROLE_COLOURS[role] for role, said in roles.COPIES.items()}
+    assert dict(zip(stroke["domain"], stroke["range"])) == {said: ROLE_COLOURS[role]
+                                                            for role, said in roles.COPIES.items()}
 
 
 def test_the_guess_first_answer_counts_the_heads_of_each_strongest_role(site):
