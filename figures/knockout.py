@@ -32,8 +32,9 @@ SAME = 5e-9  # probabilities are kept to 8 decimals: closer than this counts as 
 # The two sides of zero, as the legend names them (with the target as shown): what the part does for the answer,
 # seen from how the target fares without it. A part whose removal lowers the target helps the answer, in the colour
 # the ledger gives a part that raises its score.
-LESS = HELPS_WORDS + " (without it, {target} got less likely)"
-MORE = HURTS_WORDS + " (without it, {target} got more likely)"
+# Short enough for a phone's column; the subtitle names the target.
+LESS = HELPS_WORDS + ": less likely without it"
+MORE = HURTS_WORDS + ": more likely without it"
 
 
 # ---------------------------------------------------------------------------------------------- data

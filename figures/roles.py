@@ -336,7 +336,7 @@ def _grid(rows: list, square: int = 0):
         stroke=CELL_LINE, strokeWidth=0.5, cursor="pointer").encode(
         color=alt.Color("name:N", title="its strongest habit: looking at", scale=alt.Scale(
             domain=[name for name, _ in ROLES.values()], range=[ROLE_COLOURS[role] for role in ROLES]),
-            legend=alt.Legend(orient="top", direction="horizontal", columns=3, **shown_when(f"show == '{STRONGEST}'"))),
+            legend=alt.Legend(orient="top", direction="horizontal", columns=2, **shown_when(f"show == '{STRONGEST}'"))),
         opacity=alt.Opacity("score:Q", scale=alt.Scale(domain=[0, 1], range=[0.25, 1]), legend=None), tooltip=tips)
     # Empty while the strongest habits show: hidden from screen readers, whom the tooltip's words serve instead.
     one = clicked.transform_filter("datum.role == show").mark_rect(

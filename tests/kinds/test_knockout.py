@@ -255,8 +255,8 @@ def test_the_words_and_the_legend_say_the_bars_direction(site):
     legend = next(layer["encoding"]["color"] for panel in spec(site, "k")["vconcat"] for layer in panel["layer"]
                   if "condition" in layer["encoding"].get("color", {}))
     sides = dict(zip(legend["scale"]["domain"], legend["scale"]["range"]))
-    assert sides == {"helps the answer (without it, _France got less likely)": HELPS,
-                     "works against the answer (without it, _France got more likely)": HURTS}
+    assert sides == {"helps the answer: less likely without it": HELPS,
+                     "works against the answer: more likely without it": HURTS}
 
 
 def test_the_reveal_links_to_a_state_of_the_chart(site):
