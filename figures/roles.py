@@ -157,11 +157,14 @@ class Roles(PartKind):
 
     def narrow_chart(self, fig, run):
         """For a phone's column, where the grid's squares would be under NARROW_SQUARE px wide (more than about 18
-        heads a layer) or the text's pattern's cells too small for their labels: the grid keeps squares of
-        NARROW_SQUARE px, every head labelled, the text's pattern cells of heads.NARROW_CELL px, as the heads figure's
-        does, and the chart scrolls in its own box where it must."""
+        heads a layer), the text's pattern's cells too small for their labels, or the random tokens' pattern's too
+        small for its two outlines to stay apart: the grid keeps squares of NARROW_SQUARE px, every head labelled,
+        the text's pattern cells of heads.NARROW_CELL px, as the heads figure's does, the random tokens' pattern cells
+        of REPEAT_CELL px or more, and the chart scrolls in its own box where it must."""
         _, blocks = heads.blocking(run.n_tokens(fig["text"]))
-        crowded = run.n_head * NARROW_SQUARE > PHONE_GRID or blocks * heads.NARROW_CELL > heads.PHONE_PATTERN
+        repeated = self.entry(fig, run)["pattern"]["blocks"]
+        crowded = (run.n_head * NARROW_SQUARE > PHONE_GRID or blocks * heads.NARROW_CELL > heads.PHONE_PATTERN
+                   or repeated * REPEAT_CELL > PHONE_GRID)
         return self.chart(fig, run, square=NARROW_SQUARE) if crowded else None
 
     def chart(self, fig, run, square: int = 0):
@@ -175,7 +178,7 @@ class Roles(PartKind):
         on_text, on_repeats = text_grid(fig, run, n_layer, n_head), repeats_grid(entry, run, n_layer, n_head)
         if square:  # a chart wider than a phone's column: every view of a fixed size, in px
             on_text = replace(on_text, cell=heads.NARROW_CELL)
-            on_repeats = replace(on_repeats, cell=max(1, PHONE_GRID // on_repeats.blocks))
+            on_repeats = replace(on_repeats, cell=max(REPEAT_CELL, PHONE_GRID // on_repeats.blocks))
         # Layer and head first: on a phone the first line of inputs stays in view while the patterns below scroll
         # past, and these two are what the patterns follow; "Colour by" waits right above the grid it colours.
         params = [alt.param(name="layer", value=best["layer"] + 1, bind=alt.binding_select(
@@ -224,6 +227,8 @@ DETAILS = ("Score: how strong a habit is in a head, the share of its attention t
            "following the copy, which lets a model continue a pattern it has seen once.")
 NARROW_SQUARE = 16  # px: a head's square on a phone, where its label fits
 PHONE_GRID = 290  # px: about the width a 360 px phone's column leaves the grid
+REPEAT_CELL = 10  # px: a cell of the pattern over the random tokens on a phone at least, where the two outlines
+# (the earlier copy, the token after it) stay apart; a longer pattern scrolls in its box
 REPEAT_NAMES = "repeat_names"  # the param naming the random tokens' rows and columns
 LABELS = 24  # the random tokens' pattern labels about this many of its rows and columns
 
@@ -277,7 +282,7 @@ COPIES = {"induction": "the token after the earlier copy",
           "duplicate": "the earlier copy itself"}
 # How much of its cell each outline takes: the earlier copy's the whole cell, the token after it's a smaller box
 # inside its own, so that the two, side by side on every row, stay apart on a phone's small cells too.
-INSET = {"duplicate": 1.0, "induction": 0.6}
+INSET = {"duplicate": 1.0, "induction": 0.5}
 
 
 def _copies(grid: Grid, length: int):
@@ -290,7 +295,7 @@ def _copies(grid: Grid, length: int):
         where = alt.Chart(alt.Data(values=[{"role": COPIES[role], "q": q, "k": k} for r, q, k in cells if r == role]))
         box = {"fill": None, "aria": False, "width": {"band": INSET[role]}, "height": {"band": INSET[role]}}
         # A pale line under each outline: it stands out on the darkest and the lightest cells of the pattern alike.
-        outlines += [where.mark_rect(stroke=ON_DARK, strokeWidth=3.5, strokeOpacity=0.7, **box).encode(
+        outlines += [where.mark_rect(stroke=ON_DARK, strokeWidth=2.5, strokeOpacity=0.6, **box).encode(
                          x=key_x(grid), y=query_axis(grid)),
                      where.mark_rect(strokeWidth=1.5, **box).encode(x=key_x(grid), y=query_axis(grid), **_copy_lines())]
     return alt.layer(*outlines)

@@ -192,3 +192,26 @@ def test_bad_keys_end_with_one_line_naming_the_field_and_keep_the_previous_site(
                                                                                  field, words):
     bad = '[[figure]]\nkind = "head-roles"\nlabel = "bad"\n' + keys
     assert_bad_config_keeps_the_site(small_model_dir, tmp_path, CONFIG, bad, field, words)
+
+
+def test_on_a_phone_the_random_tokens_pattern_keeps_cells_where_its_two_outlines_stay_apart(small_model_dir,
+                                                                                            tmp_path):
+    """A repeated sequence longer than a phone's column holds at REPEAT_CELL px a cell: the narrow chart keeps that
+    size (and scrolls in its box), so that the outline inside a cell never touches its neighbour's."""
+    site = built(small_model_dir, CONFIG.replace("repeat_length = 12", "repeat_length = 40"), tmp_path)
+    assert 80 * roles.REPEAT_CELL > roles.PHONE_GRID  # the column could not hold 80 such cells
+    text = (site / "figure-habits.html").read_text(encoding="utf-8")
+    narrow = json.loads(html.unescape(text.split('id="narrow-habits">')[1].split("</script>")[0]))
+    steps = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            steps.extend([node["value"]] if node.get("name") == "concat_2_x_step" else [])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(narrow)
+    assert steps == [roles.REPEAT_CELL]
