@@ -34,7 +34,7 @@ SAME = 5e-9  # probabilities are kept to 8 decimals: closer than this counts as 
 # the ledger gives a part that raises its score.
 # Short enough for a phone's column; the subtitle names the target.
 LESS = HELPS_WORDS + ": less likely without it"
-MORE = HURTS_WORDS + ": more likely without it"
+MORE = HURTS_WORDS + ": likelier without it"
 
 
 # ---------------------------------------------------------------------------------------------- data

@@ -256,7 +256,7 @@ def test_the_words_and_the_legend_say_the_bars_direction(site):
                   if "condition" in layer["encoding"].get("color", {}))
     sides = dict(zip(legend["scale"]["domain"], legend["scale"]["range"]))
     assert sides == {"helps the answer: less likely without it": HELPS,
-                     "works against the answer: more likely without it": HURTS}
+                     "works against the answer: likelier without it": HURTS}
 
 
 def test_the_reveal_links_to_a_state_of_the_chart(site):
