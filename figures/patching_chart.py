@@ -112,7 +112,7 @@ def grid(o, piece: str, rows: list, colours) -> alt.LayerChart:
     tips = [alt.Tooltip("name:N", title="put back")]
     if o.differs:
         tips.append(alt.Tooltip("back:Q", title="of the original answer back", format=".1%"))
-    tips.append(alt.Tooltip("diff:Q", title=f"lead of {o.target} over {o.versus}", format=".3f"))
+    tips.append(alt.Tooltip("diff:Q", title=f"{o.target}'s lead over {o.versus} (More detail)", format=".3f"))
     squares = charts.clickable(base, cell="datum.key").mark_rect(stroke=CELL_LINE, strokeWidth=0.5,
                                                                   cursor="pointer").encode(
         color=colours, tooltip=tips + [alt.Tooltip("p:Q", title="chance of " + o.target, format=".3%")])
