@@ -20,7 +20,7 @@ from figsite.data.shared_names import DESCRIPTION
 from figures.kind import PartKind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt, escaped
-from figures.toolkit.colours import CHOSEN, REFERENCE
+from figures.toolkit.colours import CHOSEN, HELPS_NAME, HELPS_WORDS, HURTS_NAME, HURTS_WORDS, REFERENCE
 from figures.toolkit.words import heading, percent, quoted, shown, token_label
 
 PANEL_HEIGHT = 130
@@ -29,9 +29,12 @@ WIDE_SUBTITLE_LINE = 88  # characters: a line of it where the column is 480 px o
 NONE = "none"  # the `part` param's value when no bar is highlighted
 SAME = 5e-9  # probabilities are kept to 8 decimals: closer than this counts as unchanged
 
-# The two sides of zero, as the legend names them (with the target as shown): how it fares without the part.
-LESS = "without that part, {target} got less likely"
-MORE = "without that part, {target} got more likely"
+# The two sides of zero, as the legend names them (with the target as shown): what the part does for the answer,
+# seen from how the target fares without it. A part whose removal lowers the target helps the answer, in the colour
+# the ledger gives a part that raises its score.
+# Short enough for a phone's column; the subtitle names the target.
+LESS = HELPS_WORDS + ": less likely without it"
+MORE = HURTS_WORDS + ": likelier without it"
 
 
 # ---------------------------------------------------------------------------------------------- data
@@ -160,9 +163,10 @@ class Knockout(PartKind):
                "out at a time (its output is set to zero, as if it were not there), run the model again, and see how "
                "likely the tracked token still is.")
     GUIDE = ("Each bar is one run of the model with one part taken out, drawn as the change it makes: the line at "
-             "zero is the model with every part in place. Bars below the line: without that part the token got less "
-             "likely. Bars above it: without that part the token got more likely. Switch between its chance and its "
-             "rank (1 = the most likely token: how many places it moves), choose a part to highlight it, and {hover} a "
+             "zero is the model with every part in place. Bars below the line, in " + HELPS_NAME + ": without that "
+             "part the token got less likely, so the part helps the answer. Bars above it, in " + HURTS_NAME + ": "
+             "without that part the token got more likely, so the part works against the answer. Switch between its "
+             "chance and its rank (1 = the most likely token: how many places it moves), choose a part to highlight it, and {hover} a "
              "bar for its exact numbers. Choose a bar (click or tap) to highlight its part and have its run said in "
              "words below the chart; the \"Highlight\" menu does the same from the keyboard.")
     FIELDS = {
@@ -336,11 +340,11 @@ def y_scale_and_axis(changes: list, moves: list):
 
 
 def side_colour(target: str):
-    """The bars' colour: the side of zero each is on (the negative side: without the part, the target got less
-    likely), with its legend; the part the reader chose in the chosen colour."""
+    """The bars' colour: what the part does for the answer (below zero: without it, the target got less likely, so
+    it helps the answer), with its legend; the part the reader chose in the chosen colour."""
     return alt.condition("datum.key == part", alt.value(CHOSEN), alt.Color(
-        "side:N", scale=charts.sides(MORE.format(target=target), LESS.format(target=target)), title=None,
-        legend=alt.Legend(orient="top", direction="vertical", symbolType="square", labelLimit=300, labelFontSize=11)))
+        "side:N", scale=charts.sides(LESS.format(target=target), MORE.format(target=target)), title=None,
+        legend=alt.Legend(orient="top", direction="vertical", symbolType="square", labelLimit=340, labelFontSize=11)))
 
 
 def panel(group: str, title: str, x_title: str, target: str, scale, axis):

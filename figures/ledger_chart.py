@@ -7,19 +7,22 @@ from __future__ import annotations
 
 from figures.toolkit import charts
 from figures.toolkit.charts import alt
-from figures.toolkit.colours import CHOSEN, DATA, REFERENCE
+from figures.toolkit.colours import CHOSEN, DATA, FOLLOWED, HELPS_WORDS, HURTS_WORDS, REFERENCE
 
 TOTAL = "the model's score"  # the waterfall's last bar
 SIZES = ("the correction added", "the numbers it is added to")  # the two sizes of the lower curves
+# What a part does for the answer, as the legend says it: in the colours knockout and patching give the same sides.
+RAISES = HELPS_WORDS + ": raises its score"
+LOWERS = HURTS_WORDS + ": lowers its score"
 
 
 def sign_colour():
-    """The side of zero for a part: the positive colour where it raises the score, the negative where it lowers
-    it, the data's colour for the total; one scale for the waterfall and the drill-down, whose one legend sits
-    above the waterfall, the first chart."""
-    return alt.Color("effect:N", scale=charts.sides("raises the score", "lowers the score", **{TOTAL: DATA}),
+    """What a part does for the answer: the colour of what helps it where the part raises the score, of what works
+    against it where it lowers the score, the data's colour for the total; one scale for the waterfall and the
+    drill-down, whose one legend sits above the waterfall, the first chart."""
+    return alt.Color("effect:N", scale=charts.sides(RAISES, LOWERS, **{TOTAL: DATA}),
                      legend=alt.Legend(title=None, orient="top", direction="vertical", symbolType="square",
-                                       labelFontSize=11))
+                                       labelFontSize=11, labelLimit=300))
 
 
 def split_chart() -> alt.LayerChart:
@@ -29,7 +32,7 @@ def split_chart() -> alt.LayerChart:
         v="score == 'target' ? datum.t : datum.d", start="score == 'target' ? datum.t0 : datum.d0",
     ).transform_calculate(
         end="datum.start + datum.v",
-        effect=f'datum.name == "{TOTAL}" ? "{TOTAL}" : datum.v >= 0 ? "raises the score" : "lowers the score"',
+        effect=f'datum.name == "{TOTAL}" ? "{TOTAL}" : datum.v >= 0 ? "{RAISES}" : "{LOWERS}"',
     ).encode(y=alt.Y("name:N", sort=alt.EncodingSortField("n"), title=None, axis=alt.Axis(
         labelFontWeight=alt.ExprRef(f"{chosen} ? 'bold' : 'normal'"), labelLimit=200)))
     # A click on a layer's bar opens it below (the "Look inside" select: by keyboard); the others open nothing.
@@ -50,7 +53,7 @@ def inside_chart() -> alt.LayerChart:
     """The chosen part's heads and bias, or its largest neurons, the others together and the bias, from zero."""
     base = alt.Chart(alt.NamedData("inside")).transform_filter("datum.key == part && datum.score == score")
     bars = base.transform_calculate(
-        effect="datum.v >= 0 ? 'raises the score' : 'lowers the score'").mark_bar().encode(
+        effect=f"datum.v >= 0 ? '{RAISES}' : '{LOWERS}'").mark_bar().encode(
         y=alt.Y("item:N", sort=alt.EncodingSortField("order"), title=None, axis=alt.Axis(labelLimit=200)),
         x=alt.X("v:Q", title="adds to the score"), color=sign_colour(),
         tooltip=[alt.Tooltip("item:N", title="inside"), alt.Tooltip("v:Q", title="adds", format="+.4f")],
@@ -72,7 +75,7 @@ def curve_charts(target: str, n_layer: int) -> list:
         x=x, y=alt.Y("p:Q", title=f"chance of {target}", scale=alt.Scale(domain=[0, 1]),
                      axis=alt.Axis(format="%", tickCount=5)),
         tooltip=[alt.Tooltip("after:N"), alt.Tooltip("p:Q", title=target, format=".2%")])
-    probability = alt.layer(p.mark_line(color=CHOSEN), p.mark_point(color=CHOSEN, filled=True), chosen).properties(
+    probability = alt.layer(p.mark_line(color=FOLLOWED), p.mark_point(color=FOLLOWED, filled=True), chosen).properties(
         width="container", height=180,
         title=alt.Title(charts.wrapped(charts.literal(f"{target} after each half-layer")), anchor="start"))
     s = alt.Chart(alt.NamedData("sizes")).encode(

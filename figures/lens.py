@@ -15,7 +15,7 @@ from figsite.data.shared_names import DESCRIPTION, NAMES, POSITION
 from figures.kind import Kind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
-from figures.toolkit.colours import ACCENT, MAIN, ON_DARK, ON_LIGHT
+from figures.toolkit.colours import ACCENT, FOLLOWED, MAIN, ON_DARK, ON_LIGHT
 from figures.toolkit.words import after_layer, after_layer_expr, heading, shown, whole_percent
 
 MAX_TOKENS = 64  # the lens keeps every position's guesses: a page per text of at most this many tokens
@@ -261,8 +261,8 @@ def _follow_charts(names: list, n_layer: int, vocabulary: int, width) -> list:
         "datum.t == track && (where == 'all' || datum.q == position - 1)")
     stage_x = alt.X("stage:Q", scale=alt.Scale(domain=[0, n_layer]), axis=alt.Axis(format="d"),
                     title="after layer (0: before any layer)")
-    # One line per position, in the data's colour; the chosen position's in the chosen colour.
-    colour = alt.condition("datum.q == position - 1", alt.value(ACCENT), alt.value(MAIN))
+    # One line per position, in the data's colour; the chosen position's in the followed token's colour.
+    colour = alt.condition("datum.q == position - 1", alt.value(FOLLOWED), alt.value(MAIN))
     where = [alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:Q", title="after layer")]
     p_line = followed.mark_line(point=True).encode(
         x=stage_x, y=alt.Y("p:Q", axis=alt.Axis(format="%"), title="chance"), color=colour, detail="pos:N",

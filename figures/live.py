@@ -31,7 +31,7 @@ from figures.lens import NARROW_WIDTH, Lens, rank_ticks
 from figures.readout import OUTSIDE, Readout
 from figures.toolkit import charts
 from figures.toolkit.charts import alt
-from figures.toolkit.colours import CELL_LINE, CHOSEN, DATA, ON_DARK, ON_LIGHT, OUT_OF_REACH, REFERENCE
+from figures.toolkit.colours import CELL_LINE, CHOSEN, DATA, FOLLOWED, ON_DARK, ON_LIGHT, OUT_OF_REACH, REFERENCE
 from figures.toolkit.words import after_layer_expr
 
 MAX_TOKENS = 64  # the longest text the page reads
@@ -246,7 +246,7 @@ def _at_stage(dataset: str, stage: str, q: str, rank: int = 0) -> str:
 
 def readout_chart(n_layer: int, opening_stage: int | None = None) -> alt.TopLevelMixin:
     """Figure (i) at the text's last token: the top TOP_K guesses after the chosen stage as bars (the followed token
-    in the chosen colour, drawn below them where it is not among them), and the followed token's chance after each
+    in its colour, drawn below them where it is not among them), and the followed token's chance after each
     layer. Reads `top`, `follow`, `names` and `follow_name`; the slider "stage" (`opening_stage`; None: the last)."""
     stage = charts.stage_slider(n_layer, n_layer if opening_stage is None else opening_stage)
     followed = _at_stage("follow", "stage", LAST)
@@ -273,7 +273,7 @@ def _readout_top() -> alt.TopLevelMixin:
         base = base.encode(y=y, x=alt.X("p:Q", scale=CHANCE, axis=alt.Axis(format="%", tickCount=5),
                                         title="chance of being the next token"))
         tooltip = [alt.Tooltip("token:N"), alt.Tooltip("p:Q", title="chance", format=".2%"), alt.Tooltip("rank:Q")]
-        layers += [base.mark_bar().encode(color=alt.condition("datum.followed", alt.value(CHOSEN), alt.value(DATA)),
+        layers += [base.mark_bar().encode(color=alt.condition("datum.followed", alt.value(FOLLOWED), alt.value(DATA)),
                                           tooltip=tooltip),
                    base.mark_text(align="left", dx=4, fontSize=12).encode(text=alt.Text("p:Q", format=".2%")),
                    base.mark_text(align="right", dx=-6, fontSize=13, fontWeight=alt.ExprRef(
@@ -290,8 +290,8 @@ def _readout_line(n_layer: int) -> alt.TopLevelMixin:
             domain=[0, n_layer], nice=False), axis=alt.Axis(values=list(range(n_layer + 1)), format="d")),
         y=alt.Y("p:Q", scale=CHANCE, axis=alt.Axis(format="%", tickCount=5), title="chance (the followed token's)"))
     tooltip = [alt.Tooltip("stage:Q", title="after layer"), alt.Tooltip("p:Q", title="chance", format=".2%")]
-    line = base.mark_line(color=CHOSEN) + charts.clickable(base, stage="datum.stage").mark_point(
-        color=CHOSEN, filled=True, cursor="pointer").encode(
+    line = base.mark_line(color=FOLLOWED) + charts.clickable(base, stage="datum.stage").mark_point(
+        color=FOLLOWED, filled=True, cursor="pointer").encode(
         size=alt.condition("datum.stage == stage", alt.value(140), alt.value(30)), tooltip=tooltip)
     rule = alt.Chart(alt.Data(values=[{}])).mark_rule(color=REFERENCE, strokeDash=[4, 3]).encode(
         x=alt.X("stage:Q")).transform_calculate(stage="stage")
@@ -360,13 +360,13 @@ def _lens_top(width) -> alt.TopLevelMixin:
 
 
 def _lens_follow(n_layer: int, vocabulary: int, width) -> list:
-    """The followed token's chance and rank across the stages, at the chosen position (in the chosen colour) or at
-    every one; the rank from 1 (the most likely) to the vocabulary's size."""
+    """The followed token's chance and rank across the stages, at the chosen position (in the followed token's
+    colour) or at every one; the rank from 1 (the most likely) to the vocabulary's size."""
     followed = alt.Chart(alt.NamedData("follow")).transform_filter(
         "where == 'all' || datum.q == at").transform_calculate(pos="(datum.q + 1) + ': ' + names[datum.q]")
     stage_x = alt.X("stage:Q", scale=alt.Scale(domain=[0, n_layer]), axis=alt.Axis(format="d"),
                     title="after layer (0: before any layer)")
-    colour = alt.condition("datum.q == at", alt.value(CHOSEN), alt.value(DATA))
+    colour = alt.condition("datum.q == at", alt.value(FOLLOWED), alt.value(DATA))
     where = [alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:Q", title="after layer")]
     at = "(where == 'one' ? ' at position ' + (at + 1) + ': ' + names[at] : ' at every position')"
     chance = followed.mark_line(point=True).encode(

@@ -21,7 +21,7 @@ from figsite.config import Field
 from figures import patching_chart
 from figures.kind import PartKind
 from figures.toolkit import fields
-from figures.toolkit.colours import NEGATIVE_NAME, POSITIVE_NAME
+from figures.toolkit.colours import HELPS_NAME, HURTS_NAME
 from figures.toolkit.words import heading, percent, quoted, shown
 
 NEAR = 1e-3  # score differences closer than this: the texts do not differ on the metric
@@ -80,6 +80,17 @@ def share(back: float) -> str:
     return f"{back * 100:.0f}%"
 
 
+def comes_back(back: float) -> str:
+    """How much of the original answer a run brings back, in words true past either end: '85% of the original
+    answer comes back', 'more than all of the original answer comes back (122%)', 'it pushes the answer further
+    away (-20%)'."""
+    if back > 1.005:
+        return f"more than all of the original answer comes back ({share(back)})"
+    if back < -0.005:
+        return f"it pushes the answer further away ({share(back)})"
+    return f"{share(back)} of the original answer comes back"
+
+
 def token_at(o: Patched, q: int) -> str:
     """A position as a page names it: '_Paris / _Rome (token 5)' where the texts differ, else '_of (token 9)'."""
     both = o.clean[q] if o.clean[q] == o.corrupted[q] else f"{o.clean[q]} / {o.corrupted[q]}"
@@ -100,15 +111,16 @@ def piece_name(o: Patched, cell: dict) -> str:
 
 
 def difference(o: Patched, diff: float) -> str:
-    """A score difference in words: '_France scores 2.31 more than _Italy' (or less)."""
+    """A score difference in words (More detail says what a score is): '_France scores 2.31 more than _Italy'."""
     return f"{o.target} scores {abs(diff):.2f} {'more' if diff >= 0 else 'less'} than {o.versus}"
 
 
 def said(o: Patched, cell: dict) -> str:
-    """One run in words: what was put back, the difference it gives, how much came back, the target's chance."""
-    back = f", {share(cell['back'])} of the way back to the original's" if cell["back"] is not None else ""
-    return (f"Put back {piece_name(o, cell)}: {difference(o, cell['diff'])}{back}; the chance of {o.target} is "
-            f"{percent(cell['p'])} (original text {percent(o.original['p'])}, changed text {percent(o.changed['p'])}).")
+    """One run in words: what was put back, how much of the original answer comes back (where the texts do not
+    differ on it, the score difference), the target's chance."""
+    back = comes_back(cell["back"]) if cell["back"] is not None else difference(o, cell["diff"])
+    return (f"Put back {piece_name(o, cell)}: {back}; the chance of {o.target} is {percent(cell['p'])} (original "
+            f"text {percent(o.original['p'])}, changed text {percent(o.changed['p'])}).")
 
 
 def carried(o: Patched) -> str | None:
@@ -127,12 +139,12 @@ def carried(o: Patched) -> str | None:
 
 
 def summary(o: Patched) -> str:
-    """The figure in words: the two texts' answers, and where the answer travels or which piece brings back most."""
-    start = (f"With the original text, {difference(o, o.original['diff'])}; with the changed text, "
-             f"{difference(o, o.changed['diff'])}.")
+    """The figure in words: the two texts' chances, and where the answer travels or which piece brings back most."""
+    start = (f"With the original text, the model gives {o.target} a chance of {percent(o.original['p'])}; with the "
+             f"changed text, {percent(o.changed['p'])}.")
     if not o.differs:
-        return (f"{start} The two texts give nearly the same difference, so there is nothing to bring back: the "
-                "grids show each run's difference itself.")
+        return (f"{start} Against {o.versus}, the two texts answer nearly alike, so there is nothing to bring back: "
+                "the grids show how far each run moves the answer (its score difference: see More detail).")
     best = o.strongest("resid_pre")
     return f"{start} {carried(o) or said(o, best)}"
 
@@ -141,10 +153,22 @@ def reveal(o: Patched) -> dict:
     """The "guess first" question: which head, put back alone, brings back the most? From the data."""
     best = o.strongest("z")
     question = (f"Guess first: of all {len(o.grids['z']['diff']) * len(o.grids['z']['diff'][0])} heads, which one, "
-                f"put back alone, brings back the most of {o.target}'s lead?")
-    back = f"{share(best['back'])} of the way back" if best["back"] is not None else difference(o, best["diff"])
+                f"put back alone, brings back the most of the original answer?")
+    back = comes_back(best["back"]) if best["back"] is not None else difference(o, best["diff"])
     return {"question": question, "answer": f"{piece_name(o, best)[0].upper()}{piece_name(o, best)[1:]}: {back}.",
             "link": f"#cell={patching_chart.cell_key(best)}", "link_text": "Show it in the chart"}
+
+
+def details(o: Patched) -> list:
+    """What the words on the chart leave out, one sentence each: score, logit, lead, and how "comes back" is
+    measured from them."""
+    return ["Score: before it picks the next token, the model gives every token of its vocabulary a number, its "
+            "score; the higher a token's score, the more likely it is.",
+            "Logit: the name researchers give that score (it is what the model's last step turns into chances).",
+            f"Lead: how far {o.target}'s score is ahead of {o.versus}'s, the score of one minus that of the other; "
+            f"the original text gives a lead of {o.original['diff']:+.3f}, the changed text {o.changed['diff']:+.3f}.",
+            "How much comes back: a run's lead, measured from the changed text's (0%) to the original's (100%); "
+            "below 0% the piece pushes the answer further away, and past 100% more than all of it comes back."]
 
 
 # ---------------------------------------------------------------------------------------------- the kind
@@ -158,8 +182,8 @@ class Patching(PartKind):
                "text, put back one piece of what it worked out for the original text, and see how much of the "
                "original answer comes back. Where a piece brings it back, that piece carries the fact.")
     GUIDE = ("Each square is one run of the model on the changed text with one piece of the original's put back. "
-             f"{POSITIVE_NAME.capitalize()}: that piece brings the original answer back (the darker, the more); "
-             f"{NEGATIVE_NAME}: it pushes the answer further away; pale: it changes little. The first grid puts "
+             f"{HELPS_NAME.capitalize()}: that piece brings the original answer back (the darker, the more); "
+             f"{HURTS_NAME}: it pushes the answer further away; pale: it changes little. The first grid puts "
              "back one token's numbers after a layer; the next two, one layer's attention or feed-forward step at "
              "one token; the last, one head at every token. {Hover} a square for "
              "its numbers. Choose a square (click or tap) to see the chance of the answer in that run beside the "
@@ -230,7 +254,7 @@ class Patching(PartKind):
         o = self.patched(fig, run)
         facts = [f"The texts differ at {', '.join(token_at(o, q) for q in o.different)}. Before the first of these, "
                  "both texts' numbers are the same, so putting them back changes nothing."] if o.different else []
-        return {"summary": summary(o), "reveals": [reveal(o)], "facts": facts}
+        return {"summary": summary(o), "reveals": [reveal(o)], "facts": facts, "details": details(o)}
 
     def tables(self, fig, run, spec: dict) -> dict:
         """One row per run: the piece, its layer (for the stream: after_layer), its position or head (from 1),

@@ -2,7 +2,8 @@
 
 The chart stacks, under one "Put back" choice: the chosen run's chance of the target beside the two texts', then
 the four grids of runs, each square coloured by how much of the original answer its run brings back (or, where the
-texts do not differ on the answer, by its score difference), on the site's diverging scale centred on 0.
+texts do not differ on the answer, by its score difference), from what works against the answer to what
+helps it, centred on 0.
 """
 
 from __future__ import annotations
@@ -58,13 +59,46 @@ def chart_rows(o, keys: dict) -> list:
     return rows
 
 
+# The legend's words at its marks, in the chapter's words: how much of the original answer comes back, including past
+# either end where the data go there (a piece can push the answer further away, or bring back more than all of it).
+BACK_TITLE = ["how much of the original", "answer comes back"]
+BACK_WORDS = {0: "0%: none of it", 1: "100%: all of it"}
+PAST_ALL = "more than all of it"
+AWAY = "pushes it further away"
+
+
+LEGEND_PX = 200  # the legend's gradient, in px
+LABEL_PX = 13  # px between two of its labels at least, so that they never overlap
+
+
+def back_legend(low: float, high: float, reach: float) -> dict:
+    """The legend's marks, on a gradient from -reach to reach: 0% and 100%, and the data's lowest `low` and highest
+    `high` where they lie past them, each said in words (a Vega label expression); where a data's end lies too
+    close to 0% or 100% for both labels, its own label stands for both."""
+    close = LABEL_PX * 2 * reach / LEGEND_PX
+    values = [0, 1]
+    if high > 1.005:
+        values = [v for v in values if high - v >= close] + [round(high, 4)]
+    if low < -0.005:
+        values = [round(low, 4)] + [v for v in values if v - low >= close]
+    label = (f"datum.value < -0.005 ? format(datum.value, '.0%') + ': {AWAY}' : datum.value > 1.005 ? "
+             f"format(datum.value, '.0%') + ': {PAST_ALL}' : datum.value == 0 ? '{BACK_WORDS[0]}' : '{BACK_WORDS[1]}'")
+    return {"values": values, "labelExpr": label}
+
+
 def colour(o, rows: list):
-    """The squares' colour: the diverging scale, centred on 0, as wide as the strongest run on either side."""
-    reach = max([abs(r["v"]) for r in rows] + [1.0 if o.differs else 1e-6])
-    title = ["back to the original", "(100%: all the way)"] if o.differs else ["score difference", "of the run"]
-    return alt.Color("v:Q", scale=charts.diverging(domain=[-reach, reach]), title=title,
-                     legend=alt.Legend(format=".0%" if o.differs else ".2f", orient="top", direction="horizontal",
-                                       gradientLength=120))
+    """The squares' colour: how much of the original answer comes back, from what works against the answer to what
+    helps it, centred on 0 and as wide as the strongest run on either side; the legend says in words what lies
+    past 0% and 100% where the data go there (where the texts do not differ on the answer: the score difference)."""
+    values = [r["v"] for r in rows]
+    reach = max([abs(v) for v in values] + [1.0 if o.differs else 1e-6])
+    if not o.differs:
+        return alt.Color("v:Q", scale=charts.helps_or_hurts(domain=[-reach, reach]),
+                         title=["score difference", "of the run"],
+                         legend=alt.Legend(format=".2f", orient="top", direction="horizontal", gradientLength=120))
+    return alt.Color("v:Q", scale=charts.helps_or_hurts(domain=[-reach, reach]), title=BACK_TITLE,
+                     legend=alt.Legend(orient="top", direction="vertical", gradientLength=LEGEND_PX, labelLimit=260,
+                                       labelOverlap=False, **back_legend(min(values), max(values), reach)))
 
 
 def grid(o, piece: str, rows: list, colours) -> alt.LayerChart:
@@ -75,9 +109,10 @@ def grid(o, piece: str, rows: list, colours) -> alt.LayerChart:
         x=alt.X("x:N", sort=names, title="head" if piece == "z" else None,
                 axis=alt.Axis(labelAngle=0 if piece == "z" else -40, labelLimit=140)),
         y=alt.Y("y:N", sort=layers, title=ROWS_TITLE[piece]))
-    tips = [alt.Tooltip("name:N", title="put back"), alt.Tooltip("diff:Q", title="score difference", format=".3f")]
+    tips = [alt.Tooltip("name:N", title="put back")]
     if o.differs:
-        tips.append(alt.Tooltip("back:Q", title="back to the original", format=".1%"))
+        tips.append(alt.Tooltip("back:Q", title="of the original answer back", format=".1%"))
+    tips.append(alt.Tooltip("diff:Q", title=f"{o.target}'s lead over {o.versus} (More detail)", format=".3f"))
     squares = charts.clickable(base, cell="datum.key").mark_rect(stroke=CELL_LINE, strokeWidth=0.5,
                                                                   cursor="pointer").encode(
         color=colours, tooltip=tips + [alt.Tooltip("p:Q", title="chance of " + o.target, format=".3%")])

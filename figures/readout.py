@@ -13,7 +13,7 @@ from figsite.data.shared_names import DESCRIPTION
 from figures.kind import Kind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
-from figures.toolkit.colours import CHOSEN, DATA, REFERENCE
+from figures.toolkit.colours import DATA, FOLLOWED, REFERENCE
 from figures.toolkit.words import heading, shown, token_label, whole_percent
 
 TOP_SHOWN = 3  # the book prints the top 3
@@ -175,7 +175,7 @@ def top_rows(fig, run) -> list:
 
 def _top_chart(target: str) -> alt.TopLevelMixin:
     """The top tokens at the chosen stage, as bars with their probabilities, the target (`target`, as shown) in the
-    chosen colour; the title names it where it is drawn below the top 3."""
+    followed token's colour; the title names it where it is drawn below the top 3."""
     stage_label = ("stage == 0 ? 'after the embedding' : 'after layer ' + stage")
     # Ranks on the axis, token names drawn beside it: the tokens differ from stage to stage.
     ranked = alt.Chart(alt.NamedData("top")).encode(
@@ -184,13 +184,13 @@ def _top_chart(target: str) -> alt.TopLevelMixin:
     bars = ranked.mark_bar().encode(
         x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
                 title="chance of being the next token"),
-        color=alt.condition("datum.target", alt.value(CHOSEN), alt.value(DATA)),
+        color=alt.condition("datum.target", alt.value(FOLLOWED), alt.value(DATA)),
         tooltip=[alt.Tooltip("token:N"), alt.Tooltip("p:Q", title="chance", format=".2%")],
     )
     bar_labels = ranked.mark_text(align="left", dx=4, fontSize=12).encode(
         x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("p:Q", format=".2%"),
     )
-    # The target's name in bold: with its bar in the chosen colour, its direct label.
+    # The target's name in bold: with its bar in the followed token's colour, its direct label.
     names = ranked.mark_text(align="right", dx=-6, fontSize=13,
                              fontWeight=alt.ExprRef("datum.target ? 'bold' : 'normal'")).encode(
         x=alt.value(0), text="token:N",
@@ -211,8 +211,8 @@ def _line_chart(target: str, n_layer: int) -> alt.TopLevelMixin:
                 title=f"chance of {target}"),
     )
     # A point chooses its layer too (a tap lands on it before the column under it).
-    line = base.mark_line(color=CHOSEN) + charts.clickable(base, stage="datum.stage").mark_point(
-        color=CHOSEN, filled=True, cursor="pointer").encode(
+    line = base.mark_line(color=FOLLOWED) + charts.clickable(base, stage="datum.stage").mark_point(
+        color=FOLLOWED, filled=True, cursor="pointer").encode(
         size=alt.condition("datum.stage == stage", alt.value(140), alt.value(30)),
         tooltip=[alt.Tooltip("stage:Q", title="after layer"), alt.Tooltip("p:Q", title=target, format=".2%")],
     )

@@ -20,20 +20,21 @@ from figures.heads_chart import Grid, chosen_square, detail_chart, key_x, query_
 from figures.kind import PartKind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
-from figures.toolkit.colours import CELL_LINE, CHOSEN, ROLE_COLOURS
+from figures.toolkit.colours import CELL_LINE, CHOSEN, ON_DARK, ROLE_COLOURS, ROLE_NAMES
 from figures.toolkit.words import heading, quoted
 
 MIN_TOKENS = 8
 STRONGEST = "strongest"  # the `show` choice that colours each head by its strongest role
 TOP = 5  # heads in each role's ranked list
-# Each role: its name on the page, and what its score measures, as words from the data finish the sentence
-# "layer 5 head 1 ... : 0.91 of its attention goes to ...".
+# Each role: its name on the page (what a head looks at, in the chapter's words: researchers' names for the habits
+# are in "More detail", DETAILS), and where its share goes, as words from the data finish the sentence "Of all
+# heads, layer 5 head 1 looks most at ...".
 ROLES = {
-    "previous": ("previous token", "the token just before"),
-    "first": ("first token", "the first token"),
+    "previous": ("the token before", "the token just before"),
+    "first": ("the first token", "the first token"),
     "self": ("itself", "itself"),
-    "duplicate": ("duplicate token", "earlier copies of the same token"),
-    "induction": ("induction", "the token after the earlier copy of the current one"),
+    "duplicate": ("an earlier copy", "an earlier copy of the same token"),
+    "induction": ("after an earlier copy", "the token after the earlier copy of the current one"),
 }
 
 
@@ -60,11 +61,19 @@ def head_name(row: dict) -> str:
 
 
 def strongest_words(rows: list, role: str) -> str:
-    """"layer 5 head 1 is the strongest induction head: 0.91 of its attention goes to the token after ..."."""
+    """"Of all heads, layer 5 head 1 looks most at the token after ...: 91% of its attention goes there."."""
     best = ranked(rows, role)[0]
-    name, goes = ROLES[role]
-    return (f"{head_name(best).capitalize()} is the strongest {name} head: {best[role]:.2f} of its attention goes to "
-            f"{goes}.")
+    return (f"Of all heads, {head_name(best)} looks most at {ROLES[role][1]}: {best[role]:.0%} of its attention goes "
+            "there.")
+
+
+def head_words(row: dict) -> str:
+    """One head in words, for the chart's description: "Layer 5, head 1, shown below: its strongest habit is to
+    look at the token just before (62% of its attention); the first token 20%, itself 5%, ..."."""
+    best = row["best"]
+    others = ", ".join(f"{ROLES[role][0]} {row[role]:.0%}" for role in ROLES if role != best)
+    return (f"Layer {row['layer'] + 1}, head {row['head'] + 1}, shown below: its strongest habit is to look at "
+            f"{ROLES[best][1]} ({row[best]:.0%} of its attention); {others}.")
 
 
 class Roles(PartKind):
@@ -75,10 +84,11 @@ class Roles(PartKind):
                "earlier copy of the same token, or at the token that came after that copy. Here every head is "
                "scored on each habit, and coloured by its strongest one.")
     GUIDE = ("Each square is one head: its colour is its strongest habit, and the stronger it is, the deeper the "
-             "colour. Choose a habit in \"Colour by\" to see every head's score on it alone. Choose a square (click "
+             "colour. Choose a habit in \"Colour by\" to see how strong it is in every head. Choose a square (click "
              "or tap) to see that head's pattern below: on the text, and on random tokens said twice, where the "
-             "outlines mark where a head with the induction or duplicate-token habit would look. The \"Layer\" and "
-             "\"Head\" menus do the same from the keyboard. {Hover} a square for its scores, or a cell for its share.")
+             f"outlines mark the earlier copy of each token ({ROLE_NAMES['duplicate']}, solid) and the token after "
+             f"it ({ROLE_NAMES['induction']}, dashed, inside the cell). The \"Layer\" and \"Head\" menus do the "
+             "same from the keyboard. {Hover} a square for its habits, or a cell for its share.")
     FIELDS = {
         "text": fields.TEXT_FIELD,  # of MIN_TOKENS or more: `check` says so
         "repeat_length": Field("int", "how many random tokens are said twice: 2 or more, and twice that fits the "
@@ -124,17 +134,18 @@ class Roles(PartKind):
         rows = head_rows(entry)
         counts = {role: sum(row["best"] == role for row in rows) for role in ROLES}
         summary = " ".join(strongest_words(rows, role) for role in ("previous", "induction"))
-        facts = [SCORE_WORDS] + [f"{ROLES[role][0].capitalize()}, the five highest: " + ", ".join(f"{head_name(row)} ({row[role]:.2f})"
-                                                                for row in ranked(rows, role)) for role in ROLES]
+        facts = [f"Looking at {ROLES[role][1]}, the five strongest: " + ", ".join(
+            f"{head_name(row)} ({row[role]:.0%})" for row in ranked(rows, role)) for role in ROLES]
         if entry["scores"]["duplicate_text"] is not None:
-            facts.append("The text repeats a token: its duplicate-token scores are in the downloads, apart.")
+            facts.append("The text repeats a token: how much each head looks at its earlier copy on the text is in "
+                         "the downloads, apart.")
         most = max(ROLES, key=lambda role: counts[role])
         reveal = {"question": f"Guess first: of the {len(rows)} heads, which habit is the strongest for the most "
                               "heads?",
                   "answer": f"{ROLES[most][0].capitalize()}: for {counts[most]} heads. " + ", ".join(
                       f"{ROLES[role][0]} {counts[role]}" for role in ROLES) + ".",
                   "link": f"#show={most}", "link_text": f"Colour by {ROLES[most][0]}"}
-        return {"summary": summary, "reveals": [reveal], "facts": facts}
+        return {"summary": summary, "reveals": [reveal], "facts": facts, "details": list(DETAILS)}
 
     def tables(self, fig, run, spec: dict) -> dict:
         """One row per head, layer and head from 1: each role's score, where it was measured, the strongest."""
@@ -147,11 +158,14 @@ class Roles(PartKind):
 
     def narrow_chart(self, fig, run):
         """For a phone's column, where the grid's squares would be under NARROW_SQUARE px wide (more than about 18
-        heads a layer) or the text's pattern's cells too small for their labels: the grid keeps squares of
-        NARROW_SQUARE px, every head labelled, the text's pattern cells of heads.NARROW_CELL px, as the heads figure's
-        does, and the chart scrolls in its own box where it must."""
+        heads a layer), the text's pattern's cells too small for their labels, or the random tokens' pattern's too
+        small for its two outlines to stay apart: the grid keeps squares of NARROW_SQUARE px, every head labelled,
+        the text's pattern cells of heads.NARROW_CELL px, as the heads figure's does, the random tokens' pattern cells
+        of REPEAT_CELL px or more, and the chart scrolls in its own box where it must."""
         _, blocks = heads.blocking(run.n_tokens(fig["text"]))
-        crowded = run.n_head * NARROW_SQUARE > PHONE_GRID or blocks * heads.NARROW_CELL > heads.PHONE_PATTERN
+        repeated = self.entry(fig, run)["pattern"]["blocks"]
+        crowded = (run.n_head * NARROW_SQUARE > PHONE_GRID or blocks * heads.NARROW_CELL > heads.PHONE_PATTERN
+                   or repeated * REPEAT_CELL > PHONE_GRID)
         return self.chart(fig, run, square=NARROW_SQUARE) if crowded else None
 
     def chart(self, fig, run, square: int = 0):
@@ -165,17 +179,19 @@ class Roles(PartKind):
         on_text, on_repeats = text_grid(fig, run, n_layer, n_head), repeats_grid(entry, run, n_layer, n_head)
         if square:  # a chart wider than a phone's column: every view of a fixed size, in px
             on_text = replace(on_text, cell=heads.NARROW_CELL)
-            on_repeats = replace(on_repeats, cell=max(1, PHONE_GRID // on_repeats.blocks))
-        params = [alt.param(name="show", value=STRONGEST, bind=alt.binding_select(
-                      options=[STRONGEST, *ROLES], labels=["its strongest habit", *(n for n, _ in ROLES.values())],
-                      name="Colour by ")),
-                  alt.param(name="layer", value=best["layer"] + 1, bind=alt.binding_select(
+            on_repeats = replace(on_repeats, cell=max(REPEAT_CELL, PHONE_GRID // on_repeats.blocks))
+        # Layer and head first: on a phone the first line of inputs stays in view while the patterns below scroll
+        # past, and these two are what the patterns follow; "Colour by" waits right above the grid it colours.
+        params = [alt.param(name="layer", value=best["layer"] + 1, bind=alt.binding_select(
                       options=list(range(1, n_layer + 1)), name="Layer ")),
                   alt.param(name="head", value=best["head"] + 1, bind=alt.binding_select(
                       options=list(range(1, n_head + 1)), name="Head ")),
+                  alt.param(name="show", value=STRONGEST, bind=alt.binding_select(
+                      options=[STRONGEST, *ROLES], labels=["its strongest habit", *(n for n, _ in ROLES.values())],
+                      name="Colour by ")),
                   alt.param(name=NAMES, value=on_text.names),
                   alt.param(name=REPEAT_NAMES, value=on_repeats.names),
-                  alt.param(name=DESCRIPTION, expr="'Shown below: layer ' + layer + ', head ' + head + '.'")]
+                  *described(rows)]
         length = entry["repeat_length"]
         stack = alt.vconcat(
             _grid(rows, square),
@@ -203,14 +219,30 @@ class Roles(PartKind):
                 for layer in range(n_layer)}
 
 
-# What a score is, in the chapter's words, before the lists of the highest.
-SCORE_WORDS = ("A head's score on a habit is the share of its attention that goes where the habit looks, on average "
-               "over the tokens: 0.90 means 90%. The random tokens said twice carry no meaning, so a head that looks "
-               "at the token after the earlier copy (induction) can only be following the copy.")
+# The words the page leaves to "More detail", one sentence each: how strong a habit is, and researchers' names.
+DETAILS = ("Score: how strong a habit is in a head, the share of its attention that goes where the habit looks, on "
+           "average over the tokens (the downloads give it as a number from 0 to 1: 0.90 is 90%).",
+           "Duplicate token: researchers' name for the habit of looking at an earlier copy of the same token.",
+           "Induction: researchers' name for the habit of looking at the token that came after the earlier copy of "
+           "the current one; on random tokens said twice, which carry no meaning, a head can only do that by "
+           "following the copy, which lets a model continue a pattern it has seen once.")
 NARROW_SQUARE = 16  # px: a head's square on a phone, where its label fits
 PHONE_GRID = 290  # px: about the width a 360 px phone's column leaves the grid
+REPEAT_CELL = 10  # px: a cell of the pattern over the random tokens on a phone at least, where the two outlines
+# (the earlier copy, the token after it) stay apart; a longer pattern scrolls in its box
 REPEAT_NAMES = "repeat_names"  # the param naming the random tokens' rows and columns
 LABELS = 24  # the random tokens' pattern labels about this many of its rows and columns
+
+
+def described(rows: list) -> list:
+    """The chart's description after any change: the chosen head in words (head_words), and the habit the grid is
+    coloured by where one is chosen."""
+    said = alt.param(name="head_words",
+                     value={f"{row['layer'] + 1}-{row['head'] + 1}": head_words(row) for row in rows})
+    colouring = alt.param(name="colour_words", value={role: f"The grid shows how much every head looks at {goes}."
+                                                      for role, (_, goes) in ROLES.items()})
+    return [said, colouring, alt.param(name=DESCRIPTION, expr=(
+        f"head_words[layer + '-' + head] + (show == '{STRONGEST}' ? '' : ' ' + colour_words[show])"))]
 
 
 def repeats_file(fig, layer: int) -> str:
@@ -247,8 +279,11 @@ def repeats_rows(entry: dict, layer: int, heads_of: list) -> list:
 
 
 # How the pattern over the random tokens said twice outlines the cells where each role looks.
-COPIES = {"induction": "the token after the earlier copy (induction)",
-          "duplicate": "the earlier copy itself (duplicate token)"}
+COPIES = {"induction": "the token after the earlier copy",
+          "duplicate": "the earlier copy itself"}
+# How much of its cell each outline takes: the earlier copy's the whole cell, the token after it's a smaller box
+# inside its own, so that the two, side by side on every row, stay apart on a phone's small cells too.
+INSET = {"duplicate": 1.0, "induction": 0.5}
 
 
 def _copies(grid: Grid, length: int):
@@ -256,11 +291,22 @@ def _copies(grid: Grid, length: int):
     (the blocks that hold them, in a pattern kept in blocks)."""
     cells = sorted({(role, q // grid.size, (q - length + (1 if role == "induction" else 0)) // grid.size)
                     for role in COPIES for q in range(length, 2 * length)})
-    return alt.Chart(alt.Data(values=[{"role": COPIES[role], "q": q, "k": k} for role, q, k in cells])).mark_rect(
-        fill=None, strokeWidth=1.5, aria=False).encode(
-        x=key_x(grid), y=query_axis(grid),
+    outlines = []
+    for role in COPIES:
+        where = alt.Chart(alt.Data(values=[{"role": COPIES[role], "q": q, "k": k} for r, q, k in cells if r == role]))
+        box = {"fill": None, "aria": False, "width": {"band": INSET[role]}, "height": {"band": INSET[role]}}
+        # A pale line under each outline: it stands out on the darkest and the lightest cells of the pattern alike.
+        outlines += [where.mark_rect(stroke=ON_DARK, strokeWidth=2.5, strokeOpacity=0.6, **box).encode(
+                         x=key_x(grid), y=query_axis(grid)),
+                     where.mark_rect(strokeWidth=1.5, **box).encode(x=key_x(grid), y=query_axis(grid), **_copy_lines())]
+    return alt.layer(*outlines)
+
+
+def _copy_lines() -> dict:
+    """The outlines' colour and dash by role, with their one legend."""
+    return dict(
         # Dashed and solid as well as coloured: neighbouring diagonals, told apart without colour too.
-        strokeDash=alt.StrokeDash("role:N", scale=alt.Scale(domain=list(COPIES.values()), range=[[1, 0], [3, 2]]),
+        strokeDash=alt.StrokeDash("role:N", scale=alt.Scale(domain=list(COPIES.values()), range=[[3, 2], [1, 0]]),
                                   legend=None),
         stroke=alt.Stroke("role:N", title="outlined:", scale=alt.Scale(
             domain=list(COPIES.values()), range=[ROLE_COLOURS[role] for role in COPIES]),
@@ -273,6 +319,14 @@ def _grid_rows(rows: list) -> list:
              "score": row[role], "best": role == row["best"]} for row in rows for role in ROLES]
 
 
+def shown_when(test: str) -> dict:
+    """A legend's properties that show it only while the Vega expression `test` holds: each legend of the grid
+    applies to one way of colouring it, and the other is not drawn (its room stays, so nothing jumps)."""
+    seen = alt.ExprRef(f"{test} ? 1 : 0")
+    return {"titleOpacity": seen, "labelOpacity": seen, "symbolOpacity": seen, "gradientOpacity": seen,
+            "aria": alt.ExprRef(test)}
+
+
 def _grid(rows: list, square: int = 0):
     """Layers down, heads across: a square per head, in its strongest role's colour (deeper: stronger), or with a
     role chosen, that role's score on the sequential scale; the chosen head framed. As wide as the column, or
@@ -281,19 +335,22 @@ def _grid(rows: list, square: int = 0):
     base = alt.Chart(alt.NamedData("heads")).encode(
         x=alt.X("h:O", title="head", axis=alt.Axis(labelAngle=0)), y=alt.Y("l:O", title="layer"))
     tips = [alt.Tooltip("l:O", title="layer"), alt.Tooltip("h:O", title="head"),
-            alt.Tooltip("name:N", title="habit"), alt.Tooltip("score:Q", format=".2f")]
+            alt.Tooltip("name:N", title="looks at"),
+            alt.Tooltip("score:Q", title="share of its attention", format=".0%")]
     clicked = charts.clickable(base, layer="datum.l", head="datum.h")
     strongest = clicked.transform_filter(f"show == '{STRONGEST}' && datum.best").mark_rect(
         stroke=CELL_LINE, strokeWidth=0.5, cursor="pointer").encode(
-        color=alt.Color("name:N", title="colour: the head's strongest habit", scale=alt.Scale(
+        color=alt.Color("name:N", title="its strongest habit: looking at", scale=alt.Scale(
             domain=[name for name, _ in ROLES.values()], range=[ROLE_COLOURS[role] for role in ROLES]),
-            legend=alt.Legend(orient="top", direction="horizontal", columns=3)),
+            legend=alt.Legend(orient="top", direction="horizontal", columns=2, **shown_when(f"show == '{STRONGEST}'"))),
         opacity=alt.Opacity("score:Q", scale=alt.Scale(domain=[0, 1], range=[0.25, 1]), legend=None), tooltip=tips)
     # Empty while the strongest habits show: hidden from screen readers, whom the tooltip's words serve instead.
     one = clicked.transform_filter("datum.role == show").mark_rect(
         stroke=CELL_LINE, strokeWidth=0.5, cursor="pointer", aria=False).encode(
-        color=alt.Color("score:Q", title="with one habit chosen: its score", scale=charts.sequential(domain=[0, 1]),
-                        legend=alt.Legend(orient="bottom", direction="horizontal", gradientLength=120)), tooltip=tips)
+        color=alt.Color("score:Q", title="share of its attention on the chosen habit",
+                        scale=charts.sequential(domain=[0, 1]),
+                        legend=alt.Legend(orient="bottom", direction="horizontal", gradientLength=120, format="%",
+                                          **shown_when(f"show != '{STRONGEST}'"))), tooltip=tips)
     chosen = base.transform_filter("datum.best && datum.l == layer && datum.h == head").mark_rect(
         fill=None, stroke=CHOSEN, strokeWidth=2.5, aria=False)
     return alt.layer(strongest, one, chosen).resolve_scale(color="independent").properties(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib
 
 from figsite.data.shared_names import CLICKS_META, PICK
-from figures.toolkit.colours import DIVERGING, NEGATIVE, POSITIVE, SEQUENTIAL
+from figures.toolkit.colours import DIVERGING, HELPS, HELPS_OR_HURTS, HURTS, SEQUENTIAL
 
 
 class LazyModule:
@@ -88,20 +88,27 @@ def stage_slider(n_layer: int, value: int):
 
 # ---------------------------------------------------------------------------------------------- colour scales
 #
-# The scales of figures/toolkit/colours.py's roles, so that every chart that shows a side of zero, or a scale
-# from none to most, shows it in the same colours.
+# The scales of figures/toolkit/colours.py's meanings, so that every chart that shows which way a mark moves the
+# answer, a plain number's side of zero, or a scale from none to most, shows it in the same colours.
 
 
-def sides(above: str, below: str, **others: str):
-    """A colour scale for a field that names the side of zero a mark is on: `above` in the positive colour, `below`
-    in the negative one, and any `others` (a name: its colour) after them, in the legend's order."""
-    return alt.Scale(domain=[above, below, *others], range=[POSITIVE, NEGATIVE, *others.values()])
+def sides(helps: str, hurts: str, **others: str):
+    """A colour scale for a field that names which way a mark moves the answer: `helps` in the colour of what helps
+    the answer, `hurts` in that of what works against it, and any `others` (a name: its colour) after them, in the
+    legend's order. Every "who did it" figure (ledger, knockout, patching) says it in these two colours."""
+    return alt.Scale(domain=[helps, hurts, *others], range=[HELPS, HURTS, *others.values()])
 
 
 def diverging(**options):
-    """The colour scale of numbers either side of zero: the negative colour below, a pale grey at zero, the
-    positive colour above (interpolated in CIELAB, so that the steps look even)."""
+    """The colour scale of plain numbers either side of zero, which neither help nor hurt: one colour below, a
+    pale grey at zero, another above (interpolated in CIELAB, so that the steps look even)."""
     return alt.Scale(domainMid=0, range=list(DIVERGING), interpolate="lab", **options)
+
+
+def helps_or_hurts(**options):
+    """The colour scale of how much a piece helps the answer, centred on 0 (no help): the colour of what works
+    against the answer below, a pale grey at 0, the colour of what helps it above."""
+    return alt.Scale(domainMid=0, range=list(HELPS_OR_HURTS), interpolate="lab", **options)
 
 
 def sequential(**options):

@@ -1,80 +1,102 @@
-"""Every colour the figures give their marks, in one place: one meaning per colour, site-wide.
+"""Every colour the figures give their marks, in one place: one meaning per colour, site-wide (issue 32).
 
-The roles below are the palette. A figure takes its colours from here by role and never spells one itself
-(tests/unit/test_palette.py checks that no module of figures/ does, and that readers who see colours otherwise
-can still tell apart the roles that meet in one chart: protanopia, deuteranopia and tritanopia simulated).
-The marks keep the same colours on light and dark pages: each role stands out against both backgrounds (a
-contrast of 3:1 or more, WCAG 2.2's 1.4.11 for the parts of a graphic). The theme's own colours (words, axes:
-templates/chart_themes.json) are not set here.
+Each meaning below is declared once, with a colour no other meaning has: a reader who has learnt on one page what
+green means reads it the same way on every other. A figure takes its colours from here by meaning and never spells
+one itself (tests/unit/test_palette.py checks that no module of figures/ does, and that readers who see colours
+otherwise can still tell apart the meanings that meet in one chart: protanopia, deuteranopia and tritanopia
+simulated; tests/kinds/test_one_meaning_per_colour.py walks every kind's chart and finds no other colour, and no
+meaning drawn in two). The marks keep the same colours on light and dark pages: each mark's meaning stands out
+against both backgrounds (a contrast of 3:1 or more, WCAG 2.2's 1.4.11 for the parts of a graphic). The theme's
+own colours (words, axes: templates/chart_themes.json) are not set here.
 
 Blue for the data and orange for what the reader chose, near the blue and vermilion of Okabe and Ito's palette for
-colour-blind readers; for the two sides of zero a green and a wine red, neither of them the chosen orange, picked
-by simulating the three deficiencies so that each stays apart from the data's blue, the chosen orange and each
-other (the test's threshold and its reasons are in tests/unit/test_palette.py).
+colour-blind readers; a purple for the token a figure follows; green for what helps the answer and wine red for
+what works against it; brown and cyan for plain numbers either side of zero, which neither help nor hurt; and the
+habits of heads in colours of their own. Each was picked by simulating the three deficiencies so that it stays
+apart from the others it meets (the test's threshold and its reasons are in tests/unit/test_palette.py).
 """
 
 from __future__ import annotations
 
-# ---------------------------------------------------------------------------------------------- the roles
+# ---------------------------------------------------------------------------------------------- the meanings
 
-# Each role with a hue has its name beside it (DATA_NAME...): the words a guide names it by ("wine red below zero
-# and green above"), taken from here so that they name the colour the marks are drawn in
+# Each meaning with a hue has its name beside it (DATA_NAME...): the words a guide names it by ("green: that piece
+# brings the answer back"), taken from here so that they name the colour the marks are drawn in
 # (tests/unit/test_palette.py checks each name against its colour's hue).
 
 DATA = "#1b6ca8"  # every bar, line, point and block of the data that has no side: a share, a count, a chance
 DATA_NAME = "blue"
-CHOSEN = "#d95f02"  # what the reader chose or follows: the chosen token, the target, the chosen part
+CHOSEN = "#d95f02"  # what the reader chose: the chosen token, the chosen part, head or square
 # (templates/static/site.css spells it too, as --chosen, for the token row: tests/unit/test_shared_names.py)
 CHOSEN_NAME = "orange"
-POSITIVE = "#18a66b"  # above zero, on the side that helps the target: a part that raises its score, a knockout
-# after which the target is more likely, a number above zero
-POSITIVE_NAME = "green"
-NEGATIVE = "#994d6a"  # below zero, on the side that harms the target: a part that lowers its score, a knockout
-# after which the target is less likely, a number below zero
-NEGATIVE_NAME = "wine red"
-REFERENCE = "#888"  # what stands aside: a dashed reference line, the zero line, a second point to compare with
+FOLLOWED = "#aa66ee"  # the token a figure follows: a target, the lens's tracked token, its chance layer by layer
+FOLLOWED_NAME = "purple"
+HELPS = "#18a66b"  # helps the answer: a ledger part that raises the target's score, a part whose knockout lowers
+# its chance, a piece whose patch brings the original answer back
+HELPS_NAME = "green"
+HURTS = "#994d6a"  # works against the answer: a ledger part that lowers the target's score, a part whose knockout
+# raises its chance, a piece whose patch pushes the answer further away
+HURTS_NAME = "wine red"
+# What a legend says of each side, in the chapter's words; a legend's label that starts with them is drawn in
+# their colour (tests/kinds/test_one_meaning_per_colour.py).
+HELPS_WORDS = "helps the answer"
+HURTS_WORDS = "works against the answer"
+BELOW_ZERO = "#7a5500"  # a plain number below zero (a question's or a description's), which neither helps nor hurts
+BELOW_ZERO_NAME = "brown"
+ABOVE_ZERO = "#11aacc"  # a plain number above zero
+ABOVE_ZERO_NAME = "cyan"
+REFERENCE = "#888"  # neutral, what stands aside: a dashed reference line, the zero line, a second bar to compare with
 OUT_OF_REACH = "#8883"  # the shade over what a token cannot see (the tokens after it): a translucent grey
 MASKED = "#bdbdbd"  # a cell out of reach (a key after its query), drawn solid: a neutral grey no share's colour is
 # (too light for words on a light page: words that stand aside are drawn as ASIDE says)
+ZERO = "#f2f2f2"  # the middle of a diverging scale: near zero, on neither side
+
+# The habits of heads (figures/roles.py), one colour each, that mean nothing else on the site: none is a colour
+# above, and each stays apart from the others for readers who see colours otherwise (the grid shows them side
+# by side) and from the chosen orange, which frames the chosen head.
+ROLE_COLOURS = {"previous": "#7799ee", "first": "#eeee00", "self": "#cc8888", "duplicate": "#991100",
+                "induction": "#443399"}
+ROLE_NAMES = {"previous": "periwinkle blue", "first": "yellow", "self": "rose", "duplicate": "brick red",
+              "induction": "indigo"}
+
+# ---------------------------------------------------------------------------------------------- no meaning
+
 ASIDE = 0.8  # the opacity of words that stand aside (a key out of reach), drawn in the theme's own colour for words
 # (none set here): faded, they still reach 4.5:1 on the light and the dark page (tests/unit/test_palette.py)
 ON_DARK = "#fff"  # words written on a dark mark: a block of the data's colour (5.6:1), a dark cell of a scale
 ON_LIGHT = "#111"  # words written on a light cell of a scale
 ON_DATA = ON_DARK
 CELL_LINE = "#8884"  # the thin line between the cells of a grid: no meaning, it only parts them
+# Colours that carry no meaning of their own: words on a mark, the lines between cells.
+NO_MEANING = (ON_DARK, ON_LIGHT, CELL_LINE)
+
+# ---------------------------------------------------------------------------------------------- scales
 
 # A scale from none to most (a share, a chance, a distance): Vega's viridis, colour-blind safe; one way round
 # everywhere: dark purple for little, yellow for most.
 SEQUENTIAL = "viridis"
-ZERO = "#f2f2f2"  # the middle of the diverging scale: a number near zero, on neither side
-DIVERGING = (NEGATIVE, ZERO, POSITIVE)  # a scale of numbers either side of zero: below, zero, above
+DIVERGING = (BELOW_ZERO, ZERO, ABOVE_ZERO)  # plain numbers either side of zero: below, zero, above
+HELPS_OR_HURTS = (HURTS, ZERO, HELPS)  # how much a piece helps the answer: against it, not at all, for it
 
-# The habits of heads (figures/roles.py), one colour each, from Okabe and Ito's palette for colour-blind readers;
-# none of them is the chosen orange, which frames the chosen head.
-ROLE_COLOURS = {"previous": "#56b4e9", "first": "#f0e442", "self": "#cc79a7", "duplicate": "#009e73",
-                "induction": "#0072b2"}
+# ---------------------------------------------------------------------------------------------- every meaning
 
-# The roles that have a colour of their own, by name: no two share one (tests/unit/test_palette.py).
-ROLES = {"data": DATA, "chosen": CHOSEN, "positive": POSITIVE, "negative": NEGATIVE, "reference": REFERENCE,
-         "out of reach": MASKED, "zero": ZERO}
+# Every meaning with a colour of its own, by name: no two share one (tests/unit/test_palette.py), and a chart
+# draws no other (tests/kinds/test_one_meaning_per_colour.py).
+ROLES = {"data": DATA, "chosen": CHOSEN, "followed": FOLLOWED, "helps": HELPS, "hurts": HURTS,
+         "below zero": BELOW_ZERO, "above zero": ABOVE_ZERO, "reference": REFERENCE, "out of reach": MASKED,
+         "zero": ZERO, **{f"habit: {role}": colour for role, colour in ROLE_COLOURS.items()}}
+# The shade over what is out of reach means what a cell out of reach means.
+MEANINGS = {**{colour: meaning for meaning, colour in ROLES.items()}, OUT_OF_REACH: "out of reach"}
 
-# The names of the roles with a hue, by their colour.
-NAMES = {DATA: DATA_NAME, CHOSEN: CHOSEN_NAME, POSITIVE: POSITIVE_NAME, NEGATIVE: NEGATIVE_NAME}
-
-# ---------------------------------------------------------------------------------------------- the meanings
-
-# What a mark means to a reader, by name (issue 32: one meaning per colour on every page). Figures and guides name
-# these; figures/toolkit/colours.py alone says which colour each is.
-HELPS = POSITIVE  # helps the answer: a ledger part that raises the target's score, a part whose knockout lowers its
-# chance, a piece whose patch brings the answer back
-HELPS_NAME = POSITIVE_NAME
-HURTS = NEGATIVE  # hurts the answer: the opposite of HELPS, on the same pages
-HURTS_NAME = NEGATIVE_NAME
-FOLLOWED = CHOSEN  # a followed token or a target (to be given a colour of its own)
-FOLLOWED_NAME = CHOSEN_NAME
+# The names of the meanings with a hue, by their colour.
+NAMES = {DATA: DATA_NAME, CHOSEN: CHOSEN_NAME, FOLLOWED: FOLLOWED_NAME, HELPS: HELPS_NAME, HURTS: HURTS_NAME,
+         BELOW_ZERO: BELOW_ZERO_NAME, ABOVE_ZERO: ABOVE_ZERO_NAME,
+         **{ROLE_COLOURS[role]: name for role, name in ROLE_NAMES.items()}}
 
 # ---------------------------------------------------------------------------------------------- older names
 
-MAIN = DATA  # the names the figures used first; they stay, as other names of the same roles
+MAIN = DATA  # the names the figures used first; they stay, as other names of the same meanings
 ACCENT = CHOSEN
 GREY = REFERENCE
+POSITIVE, POSITIVE_NAME = ABOVE_ZERO, ABOVE_ZERO_NAME  # a plain number's sides of zero
+NEGATIVE, NEGATIVE_NAME = BELOW_ZERO, BELOW_ZERO_NAME

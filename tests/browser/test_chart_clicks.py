@@ -193,8 +193,14 @@ def test_a_square_of_the_head_roles_grid_picks_its_head_and_the_menus_do_the_sam
     wait_for_signal(page, "head-roles", "head", 3)
     wait_for_svg_change(page, "head-roles", before)
     assert address(page).get("layer") == "7" and address(page).get("head") == "3"
-    assert description(page, "head-roles") == "Shown below: layer 7, head 3."
+    assert description(page, "head-roles").startswith("Layer 7, head 3, shown below: its strongest habit is")
     assert keyboard_input(page, "head-roles", "layer") == 1 and keyboard_input(page, "head-roles", "head") == 1
+    # After any change the words still say which head they describe, and which habit colours the grid.
+    page.select_option("#chart-head-roles select[name='show']", "induction")
+    wait_for_signal(page, "head-roles", "show", "induction", "after choosing a habit in \"Colour by\"")
+    said = description(page, "head-roles")
+    assert said.startswith("Layer 7, head 3, shown below:") and said.endswith(
+        "The grid shows how much every head looks at the token after the earlier copy of the current one."), said
     visit.assert_clean()
 
 

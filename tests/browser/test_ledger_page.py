@@ -40,20 +40,22 @@ LEGENDS_AND_FIRST_BAR = """id => {
 
 
 def test_the_waterfalls_colours_have_their_legend_above_it_in_the_palettes_sides(site, browser):  # noqa: F811
-    """The first chart's legend sits above it, and says which colour raises the score and which lowers it: the
-    palette's positive and negative sides (figures/toolkit/colours.py), not the chosen token's colour."""
+    """The first chart's legend sits above it, and says which colour raises the score and which lowers it, in the
+    chapter's words: the colours of what helps the answer and what works against it (figures/toolkit/colours.py),
+    as on the knockout and patching pages, not the chosen token's colour."""
     from coloraide import Color
 
-    from figures.toolkit.colours import CHOSEN, DATA, NEGATIVE, POSITIVE
+    from figures.ledger_chart import LOWERS, RAISES
+    from figures.toolkit.colours import CHOSEN, DATA, HELPS, HURTS
 
     opener = Opener(browser, site)
     try:
         drawn = opener.open("figure-who.html").page.evaluate(LEGENDS_AND_FIRST_BAR, "chart-who")
-        sides = next(legend for legend in drawn["legends"] if "raises the score" in legend["entries"])
+        sides = next(legend for legend in drawn["legends"] if RAISES in legend["entries"])
         assert drawn["first_bar"] is not None and sides["bottom"] <= drawn["first_bar"], drawn
         fills = {entry: Color(fill).to_string(hex=True) for entry, fill in zip(sides["entries"], sides["fills"])}
-        assert fills == {"raises the score": Color(POSITIVE).to_string(hex=True),
-                         "lowers the score": Color(NEGATIVE).to_string(hex=True),
+        assert RAISES == "helps the answer: raises its score" and LOWERS.startswith("works against the answer")
+        assert fills == {RAISES: Color(HELPS).to_string(hex=True), LOWERS: Color(HURTS).to_string(hex=True),
                          "the model's score": Color(DATA).to_string(hex=True)}
         assert Color(CHOSEN).to_string(hex=True) not in fills.values()
     finally:

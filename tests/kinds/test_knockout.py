@@ -242,18 +242,21 @@ def test_each_bar_is_the_change_from_the_intact_model_below_zero_where_the_targe
 
 
 def test_the_words_and_the_legend_say_the_bars_direction(site):
-    """Below the line means the target got less likely without the part, in the guide and in the legend, whose
-    "less likely" side is drawn in the negative side's colour."""
-    from figures.toolkit.colours import NEGATIVE, POSITIVE
+    """Below the line means the target got less likely without the part: the part helps the answer, in the guide
+    and in the legend, whose side is drawn in the colour of what helps the answer (as the ledger's part that raises
+    the target's score and the patching's piece that brings the answer back); above it, what works against it."""
+    from figures.toolkit.colours import HELPS, HELPS_NAME, HURTS, HURTS_NAME
 
     text = page(site, "k")
-    assert "Bars below the line: without that part the token got less likely." in text
+    assert (f"Bars below the line, in {HELPS_NAME}: without that part the token got less likely, so the part helps "
+            "the answer.") in text
+    assert f"Bars above it, in {HURTS_NAME}: without that part the token got more likely" in text
     assert "helped" not in text
     legend = next(layer["encoding"]["color"] for panel in spec(site, "k")["vconcat"] for layer in panel["layer"]
                   if "condition" in layer["encoding"].get("color", {}))
     sides = dict(zip(legend["scale"]["domain"], legend["scale"]["range"]))
-    assert sides == {"without that part, _France got more likely": POSITIVE,
-                     "without that part, _France got less likely": NEGATIVE}
+    assert sides == {"helps the answer: less likely without it": HELPS,
+                     "works against the answer: likelier without it": HURTS}
 
 
 def test_the_reveal_links_to_a_state_of_the_chart(site):

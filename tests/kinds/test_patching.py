@@ -79,14 +79,14 @@ def test_the_summary_names_the_run_that_brings_back_the_most_or_where_the_answer
     stream = [row for row in runs(site) if row["piece"] == "resid_pre"]
     best = max(stream, key=lambda row: row["back"])
     said = page(site)
-    words = f"{best['back'] * 100:.0f}% of the way back" if "carry the answer" not in said else "carry the answer"
+    words = "carry the answer" if "carry the answer" in said else html.escape(patching.comes_back(best["back"]))
     assert words in said
 
 
 def test_the_guess_first_answer_is_the_head_that_brings_back_the_most(site):
     heads = [row for row in runs(site) if row["piece"] == "z"]
     best = max(heads, key=lambda row: row["back"])
-    assert f"Head {best['head']} of layer {best['layer']}: {best['back'] * 100:.0f}% of the way back." in page(site)
+    assert f"Head {best['head']} of layer {best['layer']}: {patching.comes_back(best['back'])}." in page(site)
     assert f"#cell=head-{best['layer']}-{best['head']}" in page(site)
 
 
@@ -119,7 +119,7 @@ def test_texts_that_do_not_differ_on_the_answer_show_the_differences_themselves(
     o = patching.Patched(["a", "b"], ["a", "c"], 1, "_x", "_y", {"diff": 1.0, "p": 0.5}, {"diff": 1.0004, "p": 0.5},
                          grids)
     assert not o.differs and o.back(2.0) is None
-    assert "nearly the same difference" in patching.summary(o)
+    assert "the two texts answer nearly alike" in patching.summary(o)
     assert patching_chart.colour(o, [{"v": 1.0}]).to_dict()["title"] == ["score difference", "of the run"]
 
 
@@ -145,3 +145,47 @@ def config_with(**changed) -> str:
 def test_bad_keys_end_with_one_line_naming_the_field_and_keep_the_previous_site(small_model_dir, tmp_path, changed,
                                                                                  field, words):
     assert_bad_config_keeps_the_site(small_model_dir, tmp_path, config_with(), config_with(**changed), field, words)
+
+
+# ---------------------------------------------------------------------------------------------- the chapter's words
+
+
+def test_how_much_comes_back_is_said_in_words_past_either_end():
+    assert patching.comes_back(0.85) == "85% of the original answer comes back"
+    assert patching.comes_back(1.22) == "more than all of the original answer comes back (122%)"
+    assert patching.comes_back(-0.2) == "it pushes the answer further away (-20%)"
+
+
+def test_the_legend_reaches_the_datas_ends_and_says_past_100_and_below_0_in_words(site):
+    rows = [row for row in json.loads((site / "downloads/figure-put.vega-lite.json").read_text(
+        encoding="utf-8"))["datasets"]["runs"]]
+    low, high = min(row["v"] for row in rows), max(row["v"] for row in rows)
+    spec = json.loads((site / "downloads/figure-put.vega-lite.json").read_text(encoding="utf-8"))
+    colour = spec["vconcat"][1]["layer"][0]["encoding"]["color"]
+    reach = max(abs(low), abs(high), 1.0)
+    assert colour["scale"]["domain"] == [-reach, reach]
+    legend = colour["legend"]
+    assert min(legend["values"]) == min(round(low, 4), 0) and max(legend["values"]) == max(round(high, 4), 1)
+    assert patching_chart.AWAY in legend["labelExpr"] and patching_chart.PAST_ALL in legend["labelExpr"]
+    assert colour["title"] == patching_chart.BACK_TITLE
+
+
+def test_a_legend_past_both_ends_keeps_its_labels_apart():
+    values = patching_chart.back_legend(-0.38, 1.22, 1.22)["values"]
+    assert values == [-0.38, 0, 1, 1.22]
+    close = patching_chart.back_legend(-0.02, 1.05, 1.05)["values"]  # 0% and 100% would touch the data's ends
+    assert close == [-0.02, 1.05]
+
+
+def test_score_lead_and_logit_are_in_more_detail_one_sentence_each_and_the_guide_names_the_colours(site):
+    from figures.toolkit.colours import HELPS_NAME, HURTS_NAME
+
+    text = page(site)
+    detail = text[text.index('<details class="more-detail">'):].split("</details>")[0]
+    for word in ("Score:", "Logit:", "Lead:"):
+        assert detail.count(word) == 1, word
+    summary = text[text.index('class="chart-description'):].split("</p>")[0]
+    assert "lead" not in summary and "score" not in summary
+    assert "the model gives _them a chance of" in summary
+    assert f"{HELPS_NAME.capitalize()}: that piece brings the original answer back" in text
+    assert f"{HURTS_NAME}: it pushes the answer further away" in text

@@ -64,10 +64,73 @@ def test_the_entry_says_which_text_each_score_comes_from(site):
 
 def test_the_words_name_the_strongest_induction_and_previous_token_heads(site):
     rows = heads(site)
-    for role, name in (("induction", "induction"), ("previous", "previous token")):
+    for role in ("induction", "previous"):
         best = max(rows, key=lambda row: row[role])
-        assert (f"Layer {best['layer']} head {best['head']} is the strongest {name} head: {best[role]:.2f} of its "
-                "attention goes to") in page(site)
+        assert (f"Of all heads, layer {best['layer']} head {best['head']} looks most at {roles.ROLES[role][1]}: "
+                f"{best[role]:.0%} of its attention goes there.") in page(site)
+
+
+def spec(site) -> dict:
+    return json.loads((site / "downloads/figure-habits.vega-lite.json").read_text(encoding="utf-8"))
+
+
+def more_detail(text: str) -> str:
+    return text[text.index('<details class="more-detail">'):].split("</details>")[0]
+
+
+def test_researchers_words_are_in_more_detail_one_sentence_each_and_nowhere_else_on_the_page(site):
+    text = page(site)
+    detail = more_detail(text)
+    for word in ("Score:", "Duplicate token:", "Induction:"):
+        assert detail.count(word) == 1, word
+    rest = text.replace(detail, "")
+    shown = rest[rest.index("<main"):rest.index('<section class="text-figure"')] if "<main" in rest else rest
+    for word in ("induction", "duplicate token", "duplicate-token"):
+        assert word not in shown.lower().replace('"induction"', "").replace("'induction'", ""), word
+
+
+def test_the_grid_shows_only_the_legend_of_the_chosen_colouring(site):
+    """The habits' legend while each head shows its strongest habit; the shares' legend while one habit is chosen:
+    each legend drawn only while its test holds (its words, marks and screen reader's label)."""
+    grid = spec(site)["vconcat"][0]["layer"]
+    legends = [layer["encoding"]["color"]["legend"] for layer in grid[:2]]
+    tests = [f"show == '{roles.STRONGEST}'", f"show != '{roles.STRONGEST}'"]
+    for legend, test in zip(legends, tests):
+        assert legend["aria"] == {"expr": test}
+        for part in ("titleOpacity", "labelOpacity", "symbolOpacity", "gradientOpacity"):
+            assert legend[part] == {"expr": f"{test} ? 1 : 0"}
+    assert "score" not in json.dumps(legends)
+
+
+def test_the_description_follows_the_chosen_head_and_the_chosen_habit(site):
+    params = {p["name"]: p for p in spec(site)["params"]}
+    said = params["head_words"]["value"]
+    assert len(said) == N_LAYER * N_HEAD
+    for row in heads(site):
+        words = said[f"{row['layer']}-{row['head']}"]
+        assert words.startswith(f"Layer {row['layer']}, head {row['head']}, shown below: its strongest habit is "
+                                f"to look at {roles.ROLES[row['strongest']][1]} ({row[row['strongest']]:.0%} ")
+    assert "head_words[layer + '-' + head]" in params["description"]["expr"]
+    assert "colour_words[show]" in params["description"]["expr"]
+
+
+def test_layer_and_head_come_first_so_that_a_phone_keeps_both_in_view(site):
+    bound = [p["name"] for p in spec(site)["params"] if "bind" in p]
+    assert bound == ["layer", "head", "show"]
+
+
+def test_the_outlines_of_the_earlier_copy_and_the_token_after_it_stay_apart(site):
+    """The token after the earlier copy outlined inside its cell, the copy itself around its cell: neighbours on
+    every row, their lines never touch, on a phone's small cells too; each in its habit's colour."""
+    from figures.toolkit.colours import ROLE_COLOURS
+
+    outlines = [layer for layer in spec(site)["vconcat"][2]["layer"][-1]["layer"] if "stroke" in layer["encoding"]]
+    words = {said: role for role, said in roles.COPIES.items()}
+    bands = {words[layer["data"]["values"][0]["role"]]: layer["mark"]["width"]["band"] for layer in outlines}
+    assert bands["duplicate"] == 1 and bands["induction"] < 0.8
+    stroke = outlines[0]["encoding"]["stroke"]["scale"]
+    assert dict(zip(stroke["domain"], stroke["range"])) == {said: ROLE_COLOURS[role]
+                                                            for role, said in roles.COPIES.items()}
 
 
 def test_the_guess_first_answer_counts_the_heads_of_each_strongest_role(site):
@@ -129,3 +192,26 @@ def test_bad_keys_end_with_one_line_naming_the_field_and_keep_the_previous_site(
                                                                                  field, words):
     bad = '[[figure]]\nkind = "head-roles"\nlabel = "bad"\n' + keys
     assert_bad_config_keeps_the_site(small_model_dir, tmp_path, CONFIG, bad, field, words)
+
+
+def test_on_a_phone_the_random_tokens_pattern_keeps_cells_where_its_two_outlines_stay_apart(small_model_dir,
+                                                                                            tmp_path):
+    """A repeated sequence longer than a phone's column holds at REPEAT_CELL px a cell: the narrow chart keeps that
+    size (and scrolls in its box), so that the outline inside a cell never touches its neighbour's."""
+    site = built(small_model_dir, CONFIG.replace("repeat_length = 12", "repeat_length = 40"), tmp_path)
+    assert 80 * roles.REPEAT_CELL > roles.PHONE_GRID  # the column could not hold 80 such cells
+    text = (site / "figure-habits.html").read_text(encoding="utf-8")
+    narrow = json.loads(html.unescape(text.split('id="narrow-habits">')[1].split("</script>")[0]))
+    steps = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            steps.extend([node["value"]] if node.get("name") == "concat_2_x_step" else [])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(narrow)
+    assert steps == [roles.REPEAT_CELL]

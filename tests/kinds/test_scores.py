@@ -137,7 +137,7 @@ def views(chart: dict) -> list:
 
 def test_the_guide_names_the_colours_the_strips_are_drawn_in(site):
     """Below zero and above, in the words of figures/toolkit/colours.py's names for the scale's two ends."""
-    from figures.toolkit.colours import NAMES, NEGATIVE, POSITIVE
+    from figures.toolkit.colours import ABOVE_ZERO as POSITIVE, BELOW_ZERO as NEGATIVE, NAMES
 
     html = (site / "figure-qk.html").read_text(encoding="utf-8")
     assert f"{NAMES[NEGATIVE]} below zero, {NAMES[POSITIVE]} above" in html

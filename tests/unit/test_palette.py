@@ -1,6 +1,7 @@
-"""One meaning per colour, site-wide (figures/toolkit/colours.py): the roles are distinct colours, readers who see
-colours otherwise can still tell apart the roles that meet in one chart, every role stands out on a light and a
-dark page, and no module of figures/ spells a colour or a colour scheme of its own.
+"""One meaning per colour, site-wide (figures/toolkit/colours.py): the meanings are distinct colours, readers who see
+colours otherwise can still tell apart the meanings that meet in one chart, every meaning a mark is drawn in stands
+out on a light and a dark page, each is named by a word readers would use for its colour, and no module of figures/
+spells a colour or a colour scheme of its own (tests/kinds/test_one_meaning_per_colour.py checks the charts).
 
 Colour-blind readers are simulated with Machado, Oliveira and Fernandes (2009) at full severity (protanopia,
 deuteranopia, tritanopia), as the library coloraide implements it; the difference of two colours is CIEDE2000
@@ -35,16 +36,25 @@ APART = 10
 # With full colour vision every role with a hue is a different colour by name, not a shade of another: a hue of
 # its own. The greys (a reference line, out of reach, the zero of a diverging scale) differ in lightness only.
 APART_SEEN_FULLY = 20
-HUES = ("data", "chosen", "positive", "negative")
+HABITS = [f"habit: {role}" for role in colours.ROLE_COLOURS]
+HUES = ("data", "chosen", "followed", "helps", "hurts", "below zero", "above zero", *HABITS)
 
-# The roles that meet in one chart, and where.
+# The meanings that meet in one chart, and where.
 MEET = [
-    ("positive", "negative"),  # the ledger's waterfall, the knockout's bars, the scores' strips
-    ("chosen", "positive"), ("chosen", "negative"),  # the knockout's chosen part, the scores' chosen row framed
-    ("data", "positive"), ("data", "negative"),  # the ledger's total among its parts; one figure, two charts
-    ("data", "chosen"),  # (l), (i), the scores' bars: the chosen token among the others
-    ("data", "reference"), ("chosen", "reference"),  # a dashed line across the bars or the curve
+    ("helps", "hurts"),  # the ledger's waterfall, the knockout's bars, the patching's squares
+    ("chosen", "helps"), ("chosen", "hurts"),  # the ledger's and knockout's chosen part, the patching's chosen square
+    ("data", "helps"), ("data", "hurts"),  # the ledger's total among its parts
+    ("followed", "helps"), ("followed", "hurts"),  # the ledger: the target's chance beside the parts
+    ("data", "chosen"),  # (l), the scores' bars: the chosen token among the others
+    ("data", "followed"),  # (i), the live read-out: the target's bar among the others; the lens's lines
+    ("chosen", "followed"),  # the lens: the chosen cell outlined above the followed token's line
+    ("data", "reference"), ("chosen", "reference"), ("followed", "reference"),  # a dashed line across the bars or curve
     ("data", "out of reach"), ("chosen", "out of reach"),  # (l): the tokens after the chosen one
+    ("below zero", "above zero"),  # the scores' strips
+    ("chosen", "below zero"), ("chosen", "above zero"),  # the scores' chosen row framed
+    ("data", "below zero"), ("data", "above zero"),  # the scores' bars below the strips
+    *combinations(HABITS, 2),  # head-roles' grid, each head in its strongest habit's colour
+    *[("chosen", habit) for habit in HABITS],  # the chosen head framed
 ]
 
 
@@ -65,15 +75,26 @@ def page_colours() -> dict:
     return {"light": light, "dark": dark}
 
 
-def test_no_two_roles_share_a_colour():
+def test_no_two_meanings_share_a_colour():
     seen = {Color(value).to_string(hex=True): role for role, value in colours.ROLES.items()}
     assert len(seen) == len(colours.ROLES), colours.ROLES
-    assert {"data", "chosen", "positive", "negative", "reference", "out of reach"} <= set(colours.ROLES)
+    assert {"data", "chosen", "followed", "helps", "hurts", "below zero", "above zero", "reference",
+            "out of reach", "zero", *HABITS} == set(colours.ROLES)
 
 
-def test_the_older_names_are_the_same_roles():
+def test_followed_helps_hurts_and_plain_numbers_are_each_a_meaning_of_their_own():
+    """Issue 32: the followed token is no longer the chosen one's colour, and a plain number above or below zero is
+    neither helps nor hurts; the scales take their ends from the meanings."""
+    assert colours.FOLLOWED != colours.CHOSEN
+    assert not {colours.BELOW_ZERO, colours.ABOVE_ZERO} & {colours.HELPS, colours.HURTS}
+    assert colours.DIVERGING == (colours.BELOW_ZERO, colours.ZERO, colours.ABOVE_ZERO)
+    assert colours.HELPS_OR_HURTS == (colours.HURTS, colours.ZERO, colours.HELPS)
+    assert not set(colours.ROLE_COLOURS.values()) & {colours.ROLES[m] for m in colours.ROLES if m not in HABITS}
+
+
+def test_the_older_names_are_the_same_meanings():
     assert (colours.MAIN, colours.ACCENT, colours.GREY) == (colours.DATA, colours.CHOSEN, colours.REFERENCE)
-    assert colours.DIVERGING[0] == colours.NEGATIVE and colours.DIVERGING[-1] == colours.POSITIVE
+    assert (colours.POSITIVE, colours.NEGATIVE) == (colours.ABOVE_ZERO, colours.BELOW_ZERO)
 
 
 def test_with_full_colour_vision_every_role_is_a_colour_of_its_own():
@@ -111,7 +132,7 @@ def test_every_role_a_mark_is_drawn_in_stands_out_on_the_page(scheme):
     """WCAG 2.2, 1.4.11: the parts of a graphic needed to read it, 3:1 against what is next to them. The marks
     keep their colours in the dark scheme, so each must stand out on both."""
     paper = page_colours()[scheme]
-    marks = {role: colours.ROLES[role] for role in ("data", "chosen", "positive", "negative", "reference")}
+    marks = {role: colours.ROLES[role] for role in ("data", "chosen", "followed", "helps", "hurts", "reference")}
     faint = {role: round(Color(value).contrast(paper), 2) for role, value in marks.items()
              if Color(value).contrast(paper) < 3}
     assert not faint, f"against the {scheme} page ({paper}): {faint}"
@@ -122,15 +143,22 @@ def test_every_role_a_mark_is_drawn_in_stands_out_on_the_page(scheme):
 
 # The hues (OKLCh, in degrees) that the name of a colour covers, as readers use the names: a guide that says "green"
 # must point at a mark they would call green. Wine red: a dark red leaning to purple, not a light pink.
-HUES_NAMED = {"blue": (220, 275), "orange": (30, 75), "green": (125, 180), "wine red": (330, 380)}
+HUES_NAMED = {"blue": (220, 275), "orange": (30, 75), "green": (125, 180), "wine red": (330, 380),
+              "purple": (285, 330), "brown": (40, 95), "cyan": (195, 235), "periwinkle blue": (250, 290),
+              "yellow": (95, 120), "rose": (350, 390), "brick red": (20, 45), "indigo": (265, 300)}
+# And the lightness (OKLCh, 0 to 1) some names need: brown and wine red are dark, rose and periwinkle light.
+LIGHTNESS_NAMED = {"wine red": (0, 0.6), "brown": (0, 0.6), "brick red": (0, 0.55), "indigo": (0, 0.5),
+                   "rose": (0.6, 1), "periwinkle blue": (0.6, 1), "yellow": (0.8, 1)}
 
 
 def named_right(colour: str, name: str) -> bool:
-    """Whether `name` is a word readers would use for `colour`: its hue in the name's range (wine red also dark)."""
+    """Whether `name` is a word readers would use for `colour`: its hue in the name's range, its lightness in the
+    name's where the name says it (wine red is dark)."""
     lightness, _, hue = Color(colour).convert("oklch").coords()
     low, high = HUES_NAMED[name]
     hue = hue + 360 if hue < low else hue
-    return low <= hue <= high and (name != "wine red" or lightness < 0.6)
+    darkest, lightest = LIGHTNESS_NAMED.get(name, (0, 1))
+    return low <= hue <= high and darkest <= lightness <= lightest
 
 
 def test_each_role_with_a_hue_has_the_name_of_its_colour():
@@ -140,7 +168,8 @@ def test_each_role_with_a_hue_has_the_name_of_its_colour():
 
 
 def test_the_check_of_a_name_finds_a_colour_called_by_another_colours_name():
-    assert not named_right(colours.NEGATIVE, "blue") and not named_right(colours.POSITIVE, "orange")
+    assert not named_right(colours.HURTS, "blue") and not named_right(colours.HELPS, "orange")
+    assert not named_right(colours.FOLLOWED, "blue") and not named_right(colours.CHOSEN, "brown")
     assert not named_right("#f4a6c0", "wine red")  # a light pink is no wine red
 
 
