@@ -149,6 +149,8 @@ class Attention(Kind):
     GUIDE = ("Choose the token to look from and one of the views: a single head, or the average of all heads. "
              "Tokens after the chosen one are shaded: it cannot see them. Choose a token's bar (click or tap) to "
              "look from that token; the row of tokens does the same from the keyboard.")
+    KEY = ("Each bar is the share of attention the chosen token gives to one token, itself or one before it; the "
+           "bars add up to 100%.")
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "focus": fields.FOCUS_FIELD,

@@ -142,6 +142,8 @@ class Heads(Kind):
              "and a token to see how it shares out its attention in that head. Grey cells are out of reach: a token "
              "cannot see the tokens after it. Choose a square of the grid (click or tap) to see it larger; the "
              "layer and head menus do the same from the keyboard.")
+    KEY = ("Each small square is one head: a row for each token that looks, a column for each token looked at; the "
+           "brighter a cell, the larger the share.")
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "focus": fields.FOCUS_FIELD,

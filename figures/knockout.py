@@ -21,6 +21,7 @@ from figures.kind import PartKind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt, escaped
 from figures.toolkit.colours import CHOSEN, REFERENCE
+from figures.toolkit.colours import HELPS_NAME, HURTS_NAME
 from figures.toolkit.words import heading, percent, quoted, shown, token_label
 
 PANEL_HEIGHT = 130
@@ -194,6 +195,10 @@ class Knockout(PartKind):
         """The figure's knockouts: the target as shown, the intact model, and each run with one part taken out."""
         found = self.entry(fig, run)
         return Outcome(shown(found["target"]["text"]), intact(fig, run, found), found["runs"])
+
+    def key(self, fig, run) -> str:
+        return (f"Each bar is the model run without one part. {HELPS_NAME.capitalize()}: without it {shown(fig['target'])} "
+                f"got less likely, so the part helps; {HURTS_NAME}: it got more likely.")
 
     def text_figure(self, fig, run) -> str:
         """The text, the read token, then one line for the intact model and one for each part taken out."""

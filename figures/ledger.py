@@ -22,6 +22,7 @@ from figures.kind import PartKind
 from figures.ledger_chart import SIZES, TOTAL, curve_charts, inside_chart, split_chart
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
+from figures.toolkit.colours import HELPS_NAME, HURTS_NAME
 from figures.toolkit.words import heading, shown, token_label
 
 DECIMALS = 4  # what the page and the printed figure show of a score
@@ -181,6 +182,10 @@ class Ledger(PartKind):
                 raise fig.error("versus", f"{fig['versus']!r} is the target itself",
                                 "one token other than the target, e.g. ' Germany'")
         return {"opening": read}
+
+    def key(self, fig, run) -> str:
+        return (f"Each bar starts where the one above ended: {HELPS_NAME} raises {shown(fig['target'])}'s score, "
+                f"{HURTS_NAME} lowers it.")
 
     def text_figure(self, fig, run) -> str:
         """One line per part, numbered from 1: its share of the target's score, the versus token's and their

@@ -22,6 +22,7 @@ from figures import patching_chart
 from figures.kind import PartKind
 from figures.toolkit import fields
 from figures.toolkit.colours import NEGATIVE_NAME, POSITIVE_NAME
+from figures.toolkit.colours import HELPS_NAME, HURTS_NAME
 from figures.toolkit.words import heading, percent, quoted, shown
 
 NEAR = 1e-3  # score differences closer than this: the texts do not differ on the metric
@@ -163,6 +164,7 @@ class Patching(PartKind):
              "one token; the last, one head at every token. {Hover} a square for "
              "its numbers. Choose a square (click or tap) to see the chance of the answer in that run beside the "
              "two texts'; the \"Put back\" menu does the same from the keyboard.")
+    KEY = f"Each square puts one piece back: {HELPS_NAME} brings the answer back, {HURTS_NAME} pushes it away."
     FIELDS = {
         "clean": Field("text", f"the original text: 1 to {MAX_TOKENS} tokens", required=True),
         "corrupted": Field("text", "the changed text: as many tokens as `clean`, and not the same text",

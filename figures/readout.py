@@ -14,6 +14,7 @@ from figures.kind import Kind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import CHOSEN, DATA, REFERENCE
+from figures.toolkit.colours import FOLLOWED_NAME
 from figures.toolkit.words import heading, shown, token_label, whole_percent
 
 TOP_SHOWN = 3  # the book prints the top 3
@@ -98,6 +99,10 @@ class Readout(Kind):
                                 "a token at or before the read token: no token looks to the right")
             resolved["back"] = back
         return resolved
+
+    def key(self, fig, run) -> str:
+        return (f"The bars are the three likeliest next tokens after the chosen layer, {shown(fig['target'])} in "
+                f"{FOLLOWED_NAME} where it is one; the line below follows its chance after each layer.")
 
     def text_figure(self, fig, run) -> str:
         """One line per stage: the target's probability to two decimals and the top 3 in whole percent."""

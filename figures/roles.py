@@ -78,6 +78,8 @@ class Roles(PartKind):
              "or tap) to see that head's pattern below: on the text, and on random tokens said twice, where the "
              "outlines mark where a head with the induction or duplicate-token habit would look. The \"Layer\" and "
              "\"Head\" menus do the same from the keyboard. {Hover} a square for its scores, or a cell for its share.")
+    KEY = ("Each square is one head, coloured by its strongest habit; the deeper the colour, the stronger the "
+           "habit.")
     FIELDS = {
         "text": fields.TEXT_FIELD,  # of MIN_TOKENS or more: `check` says so
         "repeat_length": Field("int", "how many random tokens are said twice: 2 or more, and twice that fits the "

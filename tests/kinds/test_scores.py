@@ -160,8 +160,8 @@ def test_the_chart_speaks_of_questions_and_descriptions_not_queries_and_keys(sit
                        spec["datasets"]["strips"][0]["row"]])
     assert not re.search(r"\b(query|key|softmax)\b|q \. k|fit / ", said), said
     names = {p["name"]: p.get("bind", {}).get("name", "") for p in spec["params"]}
-    assert names["key"].startswith("Follow the description of token")
-    assert names["T"].startswith("Spread the shares (1: as the model does)")
+    assert names["key"].startswith("Follow token")
+    assert names["T"].startswith("Spread the shares (1: the model's)")
     html = (site / "figure-qk.html").read_text(encoding="utf-8")
     assert "The &#34;Spread the shares&#34; slider sets the temperature T" in html
 
