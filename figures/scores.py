@@ -91,8 +91,8 @@ class Scores(PartKind):
         return [fig["text"], fig.resolved["layer"], fig.resolved["head"], fig.opening]
 
     def key(self, fig, run) -> str:
-        """What a cell of a strip is, with the head's width from the data."""
-        return (f"Each cell of a strip is one of the head's {len(self.entry(fig, run)['q'])} numbers. A token's strip "
+        """What a cell of a strip is, with the model's head width."""
+        return (f"Each cell of a strip is one of the head's {run.head_width} numbers. A token's strip "
                 "times the question's, cell by cell, added up, is how well it fits.")
 
     def text_figure(self, fig, run) -> str:
