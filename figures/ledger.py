@@ -154,6 +154,7 @@ class Ledger(PartKind):
              "the target's chance after every half-layer, and how large each correction is next to the "
              "numbers it is added to. Choose a layer's bar (click or tap) to see it split; the \"Look inside\" "
              "menu does the same from the keyboard.")
+    KEY = f"Each bar starts where the one above ended: {HELPS_NAME} raises the score, {HURTS_NAME} lowers it."
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "target": fields.TARGET_FIELD,
@@ -182,10 +183,6 @@ class Ledger(PartKind):
                 raise fig.error("versus", f"{fig['versus']!r} is the target itself",
                                 "one token other than the target, e.g. ' Germany'")
         return {"opening": read}
-
-    def key(self, fig, run) -> str:
-        return (f"Each bar starts where the one above ended: {HELPS_NAME} raises {shown(fig['target'])}'s score, "
-                f"{HURTS_NAME} lowers it.")
 
     def text_figure(self, fig, run) -> str:
         """One line per part, numbered from 1: its share of the target's score, the versus token's and their
