@@ -101,8 +101,8 @@ class Readout(Kind):
         return resolved
 
     def key(self, fig, run) -> str:
-        return (f"The bars are the top three guesses after the chosen layer, {shown(fig['target'])} in {FOLLOWED_NAME} "
-                "if among them; the line below is its chance after each layer.")
+        return (f"The bars are the top three guesses after the chosen layer, and {shown(fig['target'])} in "
+                f"{FOLLOWED_NAME}; the line below is its chance after each layer.")
 
     def text_figure(self, fig, run) -> str:
         """One line per stage: the target's probability to two decimals and the top 3 in whole percent."""
