@@ -318,6 +318,7 @@ def gather_page(fig: Figure, run: Run, cache_dir: Path | None = None, run_key: s
         return json.dumps({"text_figure": kind.text_figure(fig, run), "spec": spec,
                            "narrow_spec": None if narrow is None else charts.spec(narrow),
                            "tables": kind.tables(fig, run, spec), "context": kind.context(fig, run),
+                           "key": kind.key(fig, run),
                            "loads": kind.loads(fig, run), "live_target": kind.live_target(fig, run)},
                           ensure_ascii=False).encode("utf-8")
 

@@ -15,6 +15,7 @@ from figures.kind import Kind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import ACCENT, MAIN, OUT_OF_REACH
+from figures.toolkit.colours import CHOSEN_NAME
 from figures.toolkit.words import heading, shown, token_choices, token_label, whole_percent
 
 HEIGHT = 260
@@ -150,6 +151,8 @@ class Attention(Kind):
     GUIDE = ("Choose the token to look from and one of the views: a single head, or the average of all heads. "
              "Tokens after the chosen one are shaded: it cannot see them. Choose a token's bar (click or tap) to "
              "look from that token; the row of tokens does the same from the keyboard.")
+    KEY = (f"Each bar is the share of attention the chosen token (in {CHOSEN_NAME}) gives one token: itself or an "
+           "earlier one. The grey part is what it cannot see.")
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "focus": fields.FOCUS_FIELD,

@@ -67,6 +67,8 @@ class Compare(Kind):
              "exactly zero: there the two texts' numbers are the same. Otherwise, the brighter a cell (from dark "
              f"purple to yellow), the further apart the two texts' numbers are there. The row marked {MARK.strip()} "
              "is the token the question below asks about. {Hover} a cell for the value.")
+    KEY = ("Each cell is one token (a row) after one layer (a column): 0 where both texts' numbers are the same, "
+           "and the brighter, the further apart.")
     FIELDS = {
         "texts": Field("text_pair", "two different texts that share a beginning, e.g. \"...too tired\" and "
                                     "\"...too wide\"", required=True),

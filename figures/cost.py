@@ -28,6 +28,8 @@ class Cost(Kind):
     CAPTION = "Each token looks at itself and at every token before it, in every head: the work grows with the square of the length."
     GUIDE = ("Set the length of a text and the shorter text to compare it with. The curve gives the looks in one "
              "head for every length up to the model's limit.")
+    KEY = ("The curve is how many looks one head makes for a text of each length: it climbs ever faster. The "
+           "points mark the two lengths you set.")
     FIELDS = {
         "lengths": Field("int_list", "[short, long]: two text lengths in tokens, 1 <= short < long", default=[9, 1000]),
     }

@@ -89,6 +89,8 @@ class FindHead(Kind):
                "share of the later one's attention?")
     GUIDE = ("Choose the token to look from and the token it looks back to (the same one, or one before it). The bars "
              "rank the heads that give it the largest share, highest first.")
+    KEY = ("Each bar is one head, as long as the share of attention the later token gives the earlier one; the "
+           "largest first.")
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "from": Field("position_or_text", "the token that looks: its number (1 = first) or its text; default the last"),

@@ -20,6 +20,9 @@ figures/__init__.py. The build uses a kind in two phases (see figsite/pipeline.p
 2. Once the run is there, with pure functions of the resolved figure and the run (figsite.data.run.Run, read
    through its accessors: `run.token_texts(text)`, `run.head_rows(...)`, `run.readout(...)`, `run.part(...)`):
    - `chart(fig, run)`: the Altair chart; `text_figure(fig, run)`: the printed figure;
+   - `key(fig, run)`: the reading key, one or two sentences on how to read the chart (what a bar, a cell, a colour
+     means), which the page shows directly above the drawing, within the first screen; default KEY. A colour is
+     named by its meaning's word in figures/toolkit/colours.py (HELPS_NAME, ...), never spelt here;
    - `narrow_chart(fig, run)`: the chart a column narrower than 480 px draws instead (default None: `chart`);
    - `context(fig, run)`: the words beside the chart (summary, "guess first" reveals, facts);
    - `tables(fig, run, spec)`: the data offered as CSV and JSON (default: the chart's datasets).
@@ -58,6 +61,7 @@ class Kind:
     TITLE: str = ""  # the figure's heading
     CAPTION: str = ""  # in our words, for readers with no background; a figure's `caption` replaces it
     GUIDE: str = ""  # how to work the chart; "{hover}" ("{Hover}") reads "hover or tap" with a mouse, "tap" on touch
+    KEY: str = ""  # how to read the chart: one or two short sentences (what a bar, a cell, a colour means), our words
     FIELDS: dict[str, Field] = {}  # the figure's keys besides kind, label and caption
     EXPLORE: bool = False  # listed under "Explore further" on the index, after the chapter's own figures
     RUN_KEYS: tuple = ()  # the config keys `extras` depends on: they are part of the run's cache key
@@ -97,6 +101,11 @@ class Kind:
 
     def chart(self, fig: Figure, run: Run):
         raise self._lacks("chart(fig, run)")
+
+    def key(self, fig: Figure, run: Run) -> str:
+        """The reading key shown directly above the chart: one or two short sentences, for a reader with no
+        background, on what its marks mean (default: KEY; a kind whose words depend on the data overrides it)."""
+        return self.KEY
 
     def narrow_chart(self, fig: Figure, run: Run):
         """The chart for columns narrower than 480 px (a phone), with the same bound params, names and options as

@@ -200,6 +200,10 @@ class Knockout(PartKind):
         found = self.entry(fig, run)
         return Outcome(shown(found["target"]["text"]), intact(fig, run, found), found["runs"])
 
+    def key(self, fig, run) -> str:
+        return (f"Each bar is the model run without one part. {HELPS_NAME.capitalize()}: without it {shown(fig['target'])} "
+                f"got less likely, so the part helps; {HURTS_NAME}: it got more likely.")
+
     def text_figure(self, fig, run) -> str:
         """The text, the read token, then one line for the intact model and one for each part taken out."""
         tokens, o = run.token_texts(fig["text"]), self.outcome(fig, run)

@@ -156,6 +156,7 @@ class Ledger(PartKind):
              "its neurons. The curves follow the target's chance after every half-layer (in " + FOLLOWED_NAME + "), "
              "and how large each correction is next to the numbers it is added to. Choose a layer's bar (click or tap) to see it split; the \"Look inside\" "
              "menu does the same from the keyboard.")
+    KEY = f"Each bar starts where the one above ended: {HELPS_NAME} raises the score, {HURTS_NAME} lowers it."
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "target": fields.TARGET_FIELD,

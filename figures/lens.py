@@ -52,6 +52,8 @@ class Lens(Kind):
              "follow its chance and rank through the layers, at that position or at all of them. Choose a cell "
              "(click or tap) to see its layer and position; from the keyboard, the row of tokens above chooses the "
              "position and the slider the layer.")
+    KEY = ("Each cell is the likeliest next token at one position (a column) after one layer (a row); the brighter "
+           "the cell, the surer the model.")
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "position": fields.token_field("the position the figure opens on"),

@@ -33,6 +33,7 @@ class Numbers(Kind):
     TITLE = "The model in numbers"
     CAPTION = "How many heads and layers the model has, how wide it is, and where its weights sit, counted from the model itself."
     GUIDE = "The bars show the share of all weights in each part of the model; {hover} a bar for the exact count."
+    KEY = "Each bar is one part of the model, as long as its share of all the model's weights."
     FIELDS = {}
 
     def text_figure(self, fig, run) -> str:

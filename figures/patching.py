@@ -188,6 +188,7 @@ class Patching(PartKind):
              "one token; the last, one head at every token. {Hover} a square for "
              "its numbers. Choose a square (click or tap) to see the chance of the answer in that run beside the "
              "two texts'; the \"Put back\" menu does the same from the keyboard.")
+    KEY = f"Each square puts one piece back: {HELPS_NAME} brings the answer back, {HURTS_NAME} pushes it away."
     FIELDS = {
         "clean": Field("text", f"the original text: 1 to {MAX_TOKENS} tokens", required=True),
         "corrupted": Field("text", "the changed text: as many tokens as `clean`, and not the same text",

@@ -14,6 +14,7 @@ from figures.kind import Kind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import DATA, FOLLOWED, REFERENCE
+from figures.toolkit.colours import FOLLOWED_NAME
 from figures.toolkit.words import heading, shown, token_label, whole_percent
 
 TOP_SHOWN = 3  # the book prints the top 3
@@ -99,6 +100,10 @@ class Readout(Kind):
                                 "a token at or before the read token: no token looks to the right")
             resolved["back"] = back
         return resolved
+
+    def key(self, fig, run) -> str:
+        return (f"The bars are the top three guesses after the chosen layer, and {shown(fig['target'])} in "
+                f"{FOLLOWED_NAME}; the line below is its chance after each layer.")
 
     def text_figure(self, fig, run) -> str:
         """One line per stage: the target's probability to two decimals and the top 3 in whole percent."""

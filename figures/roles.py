@@ -89,6 +89,8 @@ class Roles(PartKind):
              f"outlines mark the earlier copy of each token ({ROLE_NAMES['duplicate']}, solid) and the token after "
              f"it ({ROLE_NAMES['induction']}, dashed, inside the cell). The \"Layer\" and \"Head\" menus do the "
              "same from the keyboard. {Hover} a square for its habits, or a cell for its share.")
+    KEY = ("Each square is one head, coloured by its strongest habit; the deeper the colour, the stronger the "
+           "habit.")
     FIELDS = {
         "text": fields.TEXT_FIELD,  # of MIN_TOKENS or more: `check` says so
         "repeat_length": Field("int", "how many random tokens are said twice: 2 or more, and twice that fits the "

@@ -11,6 +11,7 @@ fits once more, worked out again in the page.
 from __future__ import annotations
 
 import math
+import textwrap
 
 from figsite.config import Field
 from figsite.data.shared_names import DESCRIPTION
@@ -23,6 +24,7 @@ from figures.toolkit.words import heading, shown, token_label
 ROW_HEIGHT = 20
 QUESTION = "the question"  # the strips' row of the asking token's query
 OUT_OF_REACH = "out of reach: comes after"  # written in the bars' rows of the tokens after the asking one
+SUBTITLE_LINE = 48  # characters: a line of a subtitle (11 px) fits a 360 px phone's column
 FOLLOWED_MARK = "\u25b6 "  # before the followed description's name, in every chart: "▶ 5: _Vienna"
 
 
@@ -88,6 +90,11 @@ class Scores(PartKind):
     def ask(self, fig) -> list:
         """The head (0-based layer and head) and the asking token."""
         return [fig["text"], fig.resolved["layer"], fig.resolved["head"], fig.opening]
+
+    def key(self, fig, run) -> str:
+        """What a cell of a strip is, with the model's head width."""
+        return (f"Each cell of a strip is one of the head's {run.head_width} numbers. A token's strip "
+                "times the question's, cell by cell, added up, is how well it fits.")
 
     def text_figure(self, fig, run) -> str:
         """The table: token | fit | fit divided by the root of the width | share; tokens after the asking one masked."""
@@ -163,7 +170,7 @@ class Scores(PartKind):
         params = chart_params(tokens, q, rows, names)
         return charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(
             _strips_chart(names, q, len(found["q"])), _products_chart(names, q, len(found["q"])),
-            *_bars_charts(names, math.sqrt(len(found["q"]))), spacing=24,
+            *_bars_charts(names, len(found["q"])), spacing=24,
         )), *params), strips=strips, products=products, bars=bars)
 
 
@@ -185,9 +192,9 @@ def chart_params(tokens: list, q: int, rows: list, names: list) -> list:
     """The key select, the temperature slider ("Spread"), and the words for the followed key."""
     best = max(rows, key=lambda row: (row["share"], -row["key"]))
     key = alt.param(name="key", value=best["key"] + 1, bind=alt.binding_select(
-        options=[j + 1 for j in range(q + 1)], labels=names[:q + 1], name="Follow the description of token "))
+        options=[j + 1 for j in range(q + 1)], labels=names[:q + 1], name="Follow token "))
     temperature = alt.param(name="T", value=1, bind=alt.binding_range(
-        min=0.1, max=4, step=0.05, name="Spread the shares (1: as the model does) "))
+        min=0.1, max=4, step=0.05, name="Spread the shares (1: the model's) "))
     said = alt.param(name="keys_said", value={str(row["key"] + 1): describe(tokens, q, row) for row in rows})
     description = alt.param(name=DESCRIPTION, expr=(
         "keys_said[key + ''] + (T == 1 ? ', as the model gives it.' : ' as the model gives it; with the spread "
@@ -210,7 +217,7 @@ def _rows_y(names: list, first: list = ()):
 
 def _vector_colour():
     """Each number's colour: the negative colour below zero, the positive above, pale near zero."""
-    return alt.Color("v:Q", scale=charts.diverging(), title="number",
+    return alt.Color("v:Q", scale=charts.diverging(), title="a cell's number",
                      legend=alt.Legend(orient="top", direction="horizontal", gradientLength=160))
 
 
@@ -268,9 +275,17 @@ def _share_bars(reach: alt.Chart, y) -> list:
     return [bars, running]
 
 
-def _bars_charts(names: list, root: float) -> list:
-    """Each token's fit, its fit divided by `root` (the root of the head's width), and its share at the chosen
-    temperature with the running total of the shares; the tokens after the asking one out of reach."""
+def why_divided(width: int) -> str:
+    """Why the fits are divided by the square root of the head's width, in words, with the numbers of this head."""
+    root = math.sqrt(width)
+    return (f"Why {root:g}: it is the square root of the head's {width} numbers. Dividing keeps the fits small "
+            "enough that the shares do not give nearly everything to one token.")
+
+
+def _bars_charts(names: list, width: int) -> list:
+    """Each token's fit, its fit divided by the root of the head's width (and why, under its title), and its share
+    at the chosen temperature with the running total of the shares; the tokens after the asking one out of reach."""
+    root = math.sqrt(width)
     y = _rows_y(names)
     reach = alt.Chart(alt.NamedData("bars")).transform_filter("!datum.masked")
     fit = reach.mark_bar().encode(
@@ -285,5 +300,6 @@ def _bars_charts(names: list, root: float) -> list:
         x=alt.value(0), y=y, text=alt.value(OUT_OF_REACH))
     size = {"width": "container", "height": ROW_HEIGHT * len(names)}
     return [alt.layer(fit, masked).properties(title="Fit", **size),
-            alt.layer(scaled, masked).properties(title=f"Fit divided by {root:g}", **size),
+            alt.layer(scaled, masked).properties(title=alt.Title(  # a subtitle is fixed: lines that fit a phone
+                f"Fit divided by {root:g}", subtitle=textwrap.wrap(why_divided(width), SUBTITLE_LINE)), **size),
             alt.layer(*_share_bars(reach, y), masked).properties(title="Share, and the running total", **size)]

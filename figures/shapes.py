@@ -113,6 +113,8 @@ class Shapes(Kind):
     GUIDE = ("Each block is the numbers held at one step, drawn to their proportions: one thin strip for each token, "
              "as wide as the numbers each token holds, every block to the same scale; its shape is written in it "
              "(tokens x numbers). The scores for the next token are far too wide for the page: that block is cut.")
+    KEY = ("Each block is the numbers held at one step, drawn to scale: as tall as the tokens, as wide as the "
+           "numbers each token holds.")
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "layers": Field("int_list", "a list of layers to show, numbered from 1 (all layers when left out)"),

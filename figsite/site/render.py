@@ -55,6 +55,7 @@ class Page:
     title: str
     caption: str
     guide: str
+    key: str  # how to read the chart, shown directly above it (figures.kind key)
     text_figure: str
     spec: dict  # the Vega-Lite spec of the figure's chart
     context: dict  # summary, reveals, facts: words from the data
@@ -296,6 +297,9 @@ def _fill_charts(run: Run, pages: list[Page], charts: dict, narrow: dict) -> Non
         page.text_rows = [] if page.token_row else text_rows(run, page)
 
 
+HEADING_TEXT = 60  # characters of its text a text page's heading shows at most: three lines on a phone
+
+
 @dataclass
 class TextPage:
     """Every figure that reads one text, on one page, their token choices linked."""
@@ -307,6 +311,14 @@ class TextPage:
     @property
     def file(self) -> str:
         return paths.text_page(self.slug)
+
+    @property
+    def heading(self) -> str:
+        """The page's heading: it names its text, a long one cut short at a space (the row of tokens holds it all)."""
+        text = " ".join(self.text.split())
+        if len(text) > HEADING_TEXT:
+            text = text[:HEADING_TEXT].rsplit(" ", 1)[0].rstrip(",;:.") + "…"
+        return f"Every figure of “{text}”"
 
     @property
     def description(self) -> str:

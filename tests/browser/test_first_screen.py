@@ -130,6 +130,110 @@ def test_the_bar_of_controls_stays_in_view_while_the_chart_scrolls_past_and_cove
     assert not problems, f"at {size} size:\n  " + "\n  ".join(problems)
 
 
+# Where the first figure's reading key lies, whether it shows, and where its chart's drawing starts.
+READING_KEY = """() => {
+  const chart = document.querySelector('[data-spec]'), drawing = chart.querySelector('svg.marks, canvas');
+  const key = document.getElementById(chart.getAttribute('aria-describedby').split(' ')[0]);
+  if (!key || !key.classList.contains('reading-key')) return null;
+  const k = key.getBoundingClientRect();
+  return {text: key.textContent.trim(), visible: key.checkVisibility({visibilityProperty: true, opacityProperty: true}),
+          top: k.top, bottom: k.bottom, drawingTop: drawing.getBoundingClientRect().top, height: innerHeight};
+}"""
+
+
+def reading_key_problems(where: str, key: dict | None) -> list[str]:
+    """What is wrong with a figure page's reading key, in words: missing, hidden, below the drawing's top, or
+    outside the first screen."""
+    if key is None or not key["text"]:
+        return [f"{where}: no reading key"]
+    problems = [] if key["visible"] else [f"{where}: its reading key is hidden"]
+    if key["bottom"] > key["drawingTop"] + 0.5:
+        problems.append(f"{where}: its key ends at {key['bottom']:.0f} px, below the drawing's top "
+                        f"({key['drawingTop']:.0f} px)")
+    if not within(key, key["height"]):
+        problems.append(f"{where}: its key lies at {key['top']:.0f}-{key['bottom']:.0f} px, in a screen "
+                        f"{key['height']} px high")
+    return problems
+
+
+@pytest.mark.parametrize("size", SIZES, ids=list(SIZES))
+def test_every_figure_pages_reading_key_shows_above_its_drawing_within_the_first_screen(browser, random_site,
+                                                                                        every_kind_site, size):
+    """The key on how to read a chart (what a bar, a cell, a colour means) is the first thing read before it: on
+    every page of the chapter's site and of the site of every kind, it is visible, it ends at or above the top of
+    the chart's drawing, and it lies within the first screen, at a desktop's size and a phone's."""
+    opener, problems = Opener(browser, random_site), []
+    context = opener.context(viewport=SIZES[size])
+    pages = figure_pages(random_site, every_kind_site)  # every kind is in tests/every_kind.toml (tests/kinds)
+    assert len(pages) >= 24, pages
+    try:
+        for site, name in pages:
+            visit = opener.open((site / name).as_uri(), context=context)
+            key = visit.page.evaluate(READING_KEY)
+            problems += reading_key_problems(f"{site.parent.name}/{name}", key)
+            visit.assert_clean()
+            opener.done(visit)
+    finally:
+        opener.close()
+    assert not problems, f"at {size} size:\n  " + "\n  ".join(problems)
+
+
+KEY_ABOVE_THE_STATIC_DRAWING = """(image) => {
+  const key = document.querySelector('.reading-key'), drawing = document.querySelector(image);
+  return {key: key.checkVisibility(), drawing: drawing.checkVisibility(),
+          above: key.getBoundingClientRect().bottom <= drawing.getBoundingClientRect().top};
+}"""
+
+
+def test_printed_the_reading_key_stands_above_the_drawing_printed_instead_of_the_chart(opener):
+    visit = opener.open("figure-ledger.html")
+    visit.page.emulate_media(media="print")
+    placed = visit.page.evaluate(KEY_ABOVE_THE_STATIC_DRAWING, "img.static-chart.print-only")
+    assert placed == {"key": True, "drawing": True, "above": True}, placed
+    visit.assert_clean()
+
+
+def test_without_javascript_the_reading_key_stands_above_the_static_drawing(opener):
+    visit = opener.open("figure-patching.html", context=opener.context(java_script_enabled=False),
+                        wait_for_charts=False)
+    visit.page.wait_for_load_state("load")
+    placed = visit.page.evaluate(KEY_ABOVE_THE_STATIC_DRAWING, "noscript img, img.static-chart:not(.print-only)")
+    assert placed == {"key": True, "drawing": True, "above": True}, placed
+
+
+TEXT_PAGE_FIRST_SCREEN = """() => {
+  const chart = document.querySelector('[data-spec]'), drawing = chart.querySelector('svg.marks, canvas');
+  return {heading: document.querySelector('h1').textContent, drawingTop: drawing.getBoundingClientRect().top,
+          keyBottom: document.querySelector('.reading-key').getBoundingClientRect().bottom, height: innerHeight};
+}"""
+
+
+@pytest.mark.parametrize("size", SIZES, ids=list(SIZES))
+def test_a_text_page_names_its_text_in_its_heading_and_its_first_chart_starts_within_the_first_screen(
+        browser, random_site, every_kind_site, size):
+    opener, problems = Opener(browser, random_site), []
+    context = opener.context(viewport=SIZES[size])
+    pages = sorted([*random_site.glob("text-*.html"), *every_kind_site.glob("text-*.html")])
+    assert len(pages) >= 4, pages
+    try:
+        for path in pages:
+            visit = opener.open(path.as_uri(), context=context)
+            seen, where = visit.page.evaluate(TEXT_PAGE_FIRST_SCREEN), f"{path.parent.parent.name}/{path.name}"
+            words = visit.page.eval_on_selector_all(".token-row[data-text] .token, .text-row .token",
+                                                    "tokens => tokens.map(t => t.textContent).join('')")
+            first = words.replace("_", " ").split()[:3]  # the text's first words, as its row of tokens writes them
+            if not seen["heading"].startswith("Every figure of \u201c") or " ".join(first) not in seen["heading"]:
+                problems.append(f"{where}: its heading {seen['heading']!r} does not name its text ({' '.join(first)}...)")
+            if seen["drawingTop"] > seen["height"] - 1 or seen["keyBottom"] > seen["height"]:
+                problems.append(f"{where}: its first chart starts at {seen['drawingTop']:.0f} px, its key ends at "
+                                f"{seen['keyBottom']:.0f} px, in a screen {seen['height']} px high")
+            visit.assert_clean()
+            opener.done(visit)
+    finally:
+        opener.close()
+    assert not problems, f"at {size} size:\n  " + "\n  ".join(problems)
+
+
 # On a text page: where its row of tokens and each chart's bar lie once the page has scrolled each chart's drawing
 # in turn until its middle lies just below the row and the bar.
 TEXT_PAGE_BARS = """async () => {

@@ -3,6 +3,7 @@ attention and the float64 reference, on the small seeded model (random layer nor
 
 from __future__ import annotations
 
+import html
 import json
 import math
 import re
@@ -160,8 +161,8 @@ def test_the_chart_speaks_of_questions_and_descriptions_not_queries_and_keys(sit
                        spec["datasets"]["strips"][0]["row"]])
     assert not re.search(r"\b(query|key|softmax)\b|q \. k|fit / ", said), said
     names = {p["name"]: p.get("bind", {}).get("name", "") for p in spec["params"]}
-    assert names["key"].startswith("Follow the description of token")
-    assert names["T"].startswith("Spread the shares (1: as the model does)")
+    assert names["key"].startswith("Follow token")
+    assert names["T"].startswith("Spread the shares (1: the model's)")
     html = (site / "figure-qk.html").read_text(encoding="utf-8")
     assert "The &#34;Spread the shares&#34; slider sets the temperature T" in html
 
@@ -196,3 +197,26 @@ def test_the_orange_marks_only_the_followed_description_the_readers_choice_which
         axes = [view["encoding"]["y"]["axis"] for view in views(chart) if "axis" in view.get("encoding", {}).get("y", {})]
         assert axes and all("key + ':'" in axis["labelExpr"] and "\u25b6" in axis["labelExpr"] for axis in axes)
     assert f"follow its description: drawn in {CHOSEN_NAME}" in (site / "figure-qk.html").read_text(encoding="utf-8")
+
+
+def test_where_the_fits_are_divided_the_chart_says_why_by_the_root_of_the_heads_width(site, small_model_dir, ids):
+    """The small model's heads have 16 numbers (width 64, 4 heads): the title divides by 4 and its subtitle says
+    that 4 is the square root of those 16 numbers, and why the fits are divided."""
+    q, _, _ = ref_lib.head_query_keys(ref_lib.load_weights(small_model_dir), ids, 1, 2, 8)
+    width = q.shape[0]
+    spec = json.loads((site / "downloads" / "figure-qk.vega-lite.json").read_text(encoding="utf-8"))
+    (divided,) = [view["title"] for view in views(spec) if isinstance(view.get("title"), dict)
+                  and str(view["title"].get("text", "")).startswith("Fit divided by")]
+    assert divided["text"] == f"Fit divided by {math.sqrt(width):g}", divided
+    why = " ".join(divided["subtitle"])
+    assert f"square root of the head's {width} numbers" in why, why
+    assert "nearly everything to one token" in why, why
+    assert max(len(line) for line in divided["subtitle"]) <= 48, divided["subtitle"]  # a phone's column
+
+
+def test_the_reading_key_says_what_a_cell_of_a_strip_is_above_the_chart(site, small_model_dir, ids):
+    q, _, _ = ref_lib.head_query_keys(ref_lib.load_weights(small_model_dir), ids, 1, 2, 8)
+    page = (site / "figure-qk.html").read_text(encoding="utf-8")
+    key = re.search(r'<p class="reading-key" id="key-qk">([^<]*)</p>\s*<div class="chart', page)
+    assert key, "no reading key just above the chart"
+    assert f"Each cell of a strip is one of the head's {q.shape[0]} numbers." in html.unescape(key.group(1)), key.group(1)

@@ -4,15 +4,25 @@ part kind's ask, extras, entry and data file come from its PART and its `ask`.""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
 
 from figsite.config import Figure
 from figsite.data.run import DATA_FORMAT, Run
 from figures import KINDS
 from figsite.capture.parts import NAMES  # the registry of captured parts (no torch)
 from figures.kind import Kind, PartKind
+from figures.toolkit import colours
 
 TEXT = "The river runs through Vienna, the capital of"  # 9 tokens
+EVERY_KIND = Path(__file__).resolve().parents[1] / "every_kind.toml"
 PAIR = ["Ice melts into water when it gets warm", "Ice melts into water when it gets hot"]
 
 
@@ -77,3 +87,50 @@ def test_a_part_kind_left_without_its_ask_says_so():
     with pytest.raises(NotImplementedError, match=r"Unasked \(kind 'unasked'\) lacks ask\(fig\)"):
         Unasked().extras(FIGURES["scores"][0])
     assert issubclass(PartKind, Kind)
+
+
+# ---------------------------------------------------------------------------------------------- the reading key
+
+SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+KEY_CHARS = 150  # at most: the key fits three lines of a phone's column, and the chart still starts on its first screen
+
+
+def every_kind_figure(kind: str) -> Figure:
+    """The figure of `kind` in tests/every_kind.toml, with what a scores figure's check would resolve."""
+    (values,) = [dict(f) for f in tomllib.loads(EVERY_KIND.read_text(encoding="utf-8"))["figure"] if f["kind"] == kind]
+    resolved = {"opening": 4, "layer": 2, "head": 0} if kind == "scores" else {}
+    return figure(kind, {key: value for key, value in values.items() if key not in ("kind", "label")}, resolved)
+
+
+def hand_made_run(head_width: int) -> Run:
+    return Run(model={"name": "hand-made", "n_layer": 3, "n_head": 4}, parameters={"head_width": head_width})
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_every_kind_has_a_reading_key_of_one_or_two_short_sentences(kind):
+    key = KINDS[kind].key(every_kind_figure(kind), hand_made_run(64))
+    assert key.strip() and key == key.strip(), f"{kind}: no reading key ({key!r})"
+    assert key[0].isupper() and key.endswith("."), f"{kind}: the key is not whole sentences: {key!r}"
+    assert 1 <= len(SENTENCE_END.findall(key)) <= 2, f"{kind}: more than two sentences: {key!r}"
+    assert len(key) <= KEY_CHARS, f"{kind}: the key has {len(key)} characters, more than {KEY_CHARS}: {key!r}"
+
+
+@pytest.mark.parametrize("kind", ["ledger", "knockout", "patching"])
+def test_the_keys_of_who_did_it_name_the_colours_of_helps_and_hurts_the_answer(kind):
+    key = KINDS[kind].key(every_kind_figure(kind), hand_made_run(64))
+    assert colours.HELPS_NAME in key.lower() and colours.HURTS_NAME in key.lower(), key
+    assert key.lower().index(colours.HELPS_NAME) < key.lower().index(colours.HURTS_NAME), key
+
+
+@pytest.mark.parametrize("width", [16, 64, 128])
+def test_the_question_and_keys_key_counts_the_numbers_of_the_models_head(width):
+    key = KINDS["scores"].key(every_kind_figure("scores"), hand_made_run(width))
+    assert f"one of the head's {width} numbers" in key, key
+
+
+def test_a_kind_without_its_own_key_reads_its_key_constant():
+    class Plain(Kind):
+        KIND = "plain"
+        KEY = "Each bar is one thing."
+
+    assert Plain().key(every_kind_figure("numbers"), hand_made_run(64)) == "Each bar is one thing."

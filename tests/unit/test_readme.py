@@ -68,7 +68,7 @@ def test_the_readme_example_defines_each_required_member_with_the_contracts_own_
                for node in kind_class.body if isinstance(node, ast.FunctionDef)}
     assigned = {target.id for node in kind_class.body if isinstance(node, ast.Assign)
                 for target in node.targets if isinstance(target, ast.Name)}
-    for constant in ("KIND", "TITLE", "CAPTION", "GUIDE", "FIELDS"):
+    for constant in ("KIND", "TITLE", "CAPTION", "GUIDE", "KEY", "FIELDS"):
         assert constant in assigned, f"the README's example kind does not set {constant}"
     for method in ("check", "chart", "text_figure", "context"):
         contract = list(inspect.signature(getattr(Kind, method)).parameters)
