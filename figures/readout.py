@@ -14,7 +14,7 @@ from figures.kind import Kind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import CHOSEN, DATA, REFERENCE
-from figures.toolkit.words import heading, shown, token_label, whole_percent
+from figures.toolkit.words import after_layer, after_layer_expr, heading, shown, token_label, whole_percent
 
 TOP_SHOWN = 3  # the book prints the top 3
 OUTSIDE = 99  # the rank the page's data give the target where it is not among the top 3: drawn below them
@@ -23,7 +23,8 @@ OUTSIDE = 99  # the rank the page's data give the target where it is not among t
 # ---------------------------------------------------------------------------------------------- data
 
 def stage_name(stage: int, n_layer: int) -> str:
-    """'after the embedding' for stage 0, 'after layer  9' (aligned) for the others."""
+    """As the book's printed figure names the stages: 'after the embedding' for stage 0, 'after layer  9' (aligned)
+    for the others. The pages name stage 0 as the chapter's prose does (words.after_layer)."""
     return "after the embedding" if stage == 0 else f"after layer {stage:>{len(str(n_layer))}}"
 
 
@@ -54,10 +55,10 @@ def hardest_look(fig, run):
 
 def describe(fig, run, stage: int) -> str:
     """One stage of the chart in words, for screen readers."""
-    name = stage_name(stage, run.n_layer).replace("  ", " ")
+    name = after_layer(stage, capital=True)
     at = stages(fig, run)[stage]
     top = ", ".join(f"{shown(run.token_text(i))} {p * 100:.1f}%" for i, p in at["top"][:TOP_SHOWN])
-    return (f"{name[0].upper() + name[1:]}: the top {TOP_SHOWN} guesses are {top}; "
+    return (f"{name}: the top {TOP_SHOWN} guesses are {top}; "
             f"{shown(run.target(fig['text'])['text'])} has {at['p'] * 100:.2f}%.")
 
 
@@ -121,11 +122,11 @@ class Readout(Kind):
         if entry is None:
             answer = f"In this run {target} never enters the top three."
         else:
-            answer = (f"{stage_name(entry, n_layer).replace('  ', ' ').capitalize()}: {target} has "
+            answer = (f"{after_layer(entry, capital=True)}: {target} has "
                       f"{stages(fig, run)[entry]['p'] * 100:.2f}% there.")
         reveal = {"question": f"Guess first: at which layer does {target} enter the top three?", "answer": answer}
         if entry is not None:
-            reveal.update(link=f"#stage={entry}", link_text=f"Show after layer {entry}" if entry else "Show before any layer")
+            reveal.update(link=f"#stage={entry}", link_text=f"Show {after_layer(entry)}")
         reveals = [reveal]
         facts = []
         if "back" in fig.resolved:
@@ -175,7 +176,7 @@ def top_rows(fig, run) -> list:
 def _top_chart(target: str) -> alt.TopLevelMixin:
     """The top tokens at the chosen stage, as bars with their probabilities, the target (`target`, as shown) in the
     chosen colour; the title names it where it is drawn below the top 3."""
-    stage_label = ("stage == 0 ? 'after the embedding' : 'after layer ' + stage")
+    stage_label = after_layer_expr("stage")
     # Ranks on the axis, token names drawn beside it: the tokens differ from stage to stage.
     ranked = alt.Chart(alt.NamedData("top")).encode(
         y=alt.Y("rank:O", title=None, axis=None),
