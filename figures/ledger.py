@@ -22,7 +22,7 @@ from figures.kind import PartKind
 from figures.ledger_chart import SIZES, TOTAL, curve_charts, inside_chart, split_chart
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
-from figures.toolkit.words import STAGE_0, count, heading, said, shown, token_label
+from figures.toolkit.words import STAGE_0, count, escaped, heading, said, shown, token_label
 
 DECIMALS = 4  # what the page and the printed figure show of a score
 # The bias a part adds after all else, the same whatever the text (the final layer norm's, or a layer part's own), in
@@ -190,7 +190,7 @@ class Ledger(PartKind):
         tokens = run.token_texts(fig["text"])
         target, versus = shown(ledger["target"]["text"]), shown(ledger["versus"]["text"])
         width = max(20, len(target) + 2, len(versus) + 2)  # the last line's "sum (score)" fits
-        lines = [heading(fig, self.TITLE), f'  "{fig["text"]}"',
+        lines = [heading(fig, self.TITLE), f'  "{escaped(fig["text"])}"',
                  f"  the next-token scores at {token_label(tokens, fig.opening)}, split into parts",
                  f"  {'':>3}  {'part':<24}{target:>{width}}{versus:>{width}}{'difference':>{width}}"]
         for r in rows(ledger):

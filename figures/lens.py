@@ -16,7 +16,7 @@ from figures.kind import Kind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import ACCENT, MAIN, ON_DARK, ON_LIGHT
-from figures.toolkit.words import STAGE_AXIS, after_layer, after_layer_expr, heading, said, shown, whole_percent
+from figures.toolkit.words import STAGE_AXIS, after_layer, after_layer_expr, escaped, heading, said, shown, whole_percent
 
 MAX_TOKENS = 64  # the lens keeps every position's guesses: a page per text of at most this many tokens
 TOP_SHOWN = 10
@@ -76,7 +76,7 @@ class Lens(Kind):
         """The table: for each stage a line with each position's top token and its probability in whole percent."""
         text = fig["text"]
         tokens = [shown(t) for t in run.token_texts(text)]
-        lines = [heading(fig, self.TITLE), f'  "{text}"']
+        lines = [heading(fig, self.TITLE), f'  "{escaped(text)}"']
         width = max(12, *(len(t) + 2 for t in tokens))
         lines.append("  " + " " * 20 + "".join(f"{t[:width - 1]:<{width}}" for t in tokens))
         for s in range(run.n_stages):

@@ -14,7 +14,7 @@ from figures.kind import Kind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import CHOSEN, DATA, REFERENCE
-from figures.toolkit.words import after_layer, after_layer_expr, heading, shown, token_label, whole_percent
+from figures.toolkit.words import after_layer, after_layer_expr, heading, said, shown, token_label, whole_percent
 
 TOP_SHOWN = 3  # the book prints the top 3
 OUTSIDE = 99  # the rank the page's data give the target where it is not among the top 3: drawn below them
@@ -57,9 +57,9 @@ def describe(fig, run, stage: int) -> str:
     """One stage of the chart in words, for screen readers."""
     name = after_layer(stage, capital=True)
     at = stages(fig, run)[stage]
-    top = ", ".join(f"{shown(run.token_text(i))} {p * 100:.1f}%" for i, p in at["top"][:TOP_SHOWN])
+    top = ", ".join(f"{said(run.token_text(i))} {p * 100:.1f}%" for i, p in at["top"][:TOP_SHOWN])
     return (f"{name}: the top {TOP_SHOWN} guesses are {top}; "
-            f"{shown(run.target(fig['text'])['text'])} has {at['p'] * 100:.2f}%.")
+            f"{said(run.target(fig['text'])['text'])} has {at['p'] * 100:.2f}%.")
 
 
 class Readout(Kind):
@@ -114,7 +114,7 @@ class Readout(Kind):
         tokens = run.token_texts(fig["text"])
         n_layer = run.n_layer
         q = fig.opening
-        target = shown(run.target(fig["text"])["text"])
+        target = said(run.target(fig["text"])["text"])
         last = stages(fig, run)[-1]
         summary = (f"The read-out of {token_label(tokens, q)}: after all {n_layer} layers the model gives "
                    f"{target} {last['p'] * 100:.2f}%.")
@@ -133,17 +133,17 @@ class Readout(Kind):
             layer, head, share = hardest_look(fig, run)
             back = fig.resolved["back"]
             if share < MIN_SHARE:  # a long text's data leave such shares out
-                facts.append(f"No head gives {shown(tokens[back])} {LEFT_OUT} or more of the attention of {shown(tokens[q])}.")
+                facts.append(f"No head gives {said(tokens[back])} {LEFT_OUT} or more of the attention of {said(tokens[q])}.")
             else:
-                facts.append(f"Of all {run.n_heads:,} heads, the one that looks hardest from {shown(tokens[q])} back to "
-                             f"{shown(tokens[back])} is layer {layer}, head {head}: it gives {shown(tokens[back])} "
+                facts.append(f"Of all {run.n_heads:,} heads, the one that looks hardest from {said(tokens[q])} back to "
+                             f"{said(tokens[back])} is layer {layer}, head {head}: it gives {said(tokens[back])} "
                              f"{whole_percent(share)}% of its attention.")
         return {"summary": summary, "reveals": reveals, "facts": facts}
 
     def chart(self, fig, run) -> alt.TopLevelMixin:
         """A slider over the stages: the top tokens at the chosen stage, and the target's probability across stages."""
         n_layer = run.n_layer
-        target = shown(run.target(fig["text"])["text"])
+        target = said(run.target(fig["text"])["text"])
         line_rows = [{"stage": s, "p": round(stage["p"], 5)} for s, stage in enumerate(stages(fig, run))]
         stage = charts.stage_slider(n_layer, n_layer)
         said = alt.param(name="descriptions", value=[describe(fig, run, s) for s in range(n_layer + 1)])

@@ -136,13 +136,14 @@ def thousands(n: int) -> str:
 
 
 def quoted(text: str, n_tokens: int) -> str:
-    """The text as a printed figure quotes it: whole, or for a long one its start and its length."""
+    """The text as a printed figure quotes it: whole, or for a long one its start and its length; a control character
+    that is not white space (which is flattened) as its visible escape."""
     flat = " ".join(text.split())
     if len(flat) <= QUOTE_LIMIT and flat == text:
-        return f'"{text}"'
+        return f'"{escaped(text)}"'
     if len(flat) <= QUOTE_LIMIT:
-        return f'"{flat}"'
-    return f'"{flat[:QUOTE_LIMIT - 20].rstrip()} ..." ({n_tokens:,} tokens)'
+        return f'"{escaped(flat)}"'
+    return f'"{escaped(flat[:QUOTE_LIMIT - 20].rstrip())} ..." ({n_tokens:,} tokens)'
 
 
 def heading(fig: Figure, title: str) -> str:
