@@ -112,14 +112,14 @@ class Compare(Kind):
         return "\n".join(lines) + "\n"
 
     def context(self, fig, run) -> dict:
-        said, q = sentence(fig, run), fig.opening
+        words, q = sentence(fig, run), fig.opening
         a = run.token_texts(fig["texts"][0])
         changed = any(row[q] != 0 for row in run.distances(*fig["texts"]))
         answer = (f"Yes: {token_label(a, q)} comes where the texts differ, or after. " if changed else
                   f"Not at all, in any layer: {token_label(a, q)} comes before the words that differ. ")
-        return {"summary": said, "reveals": [
+        return {"summary": words, "reveals": [
             {"question": f"Guess first: does the word at the end change the numbers of {said(a[q])}?",
-             "answer": answer + said},
+             "answer": answer + words},
         ], "facts": []}
 
     def chart(self, fig, run) -> alt.TopLevelMixin:

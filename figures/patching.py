@@ -22,7 +22,7 @@ from figures import patching_chart
 from figures.kind import PartKind
 from figures.toolkit import fields
 from figures.toolkit.colours import NEGATIVE_NAME, POSITIVE_NAME
-from figures.toolkit.words import after_layer, heading, percent, quoted, said, shown
+from figures.toolkit.words import after_layer, heading, percent, quoted, said as token_said, shown
 
 NEAR = 1e-3  # score differences closer than this: the texts do not differ on the metric
 MAX_TOKENS = 64  # a text's tokens, at most: the runs grow with the square of its length
@@ -209,7 +209,7 @@ class Patching(PartKind):
         found = self.entry(fig, run)
         return Patched([shown(t) for t in run.token_texts(fig["clean"])],
                        [shown(t) for t in run.token_texts(fig["corrupted"])], fig.opening,
-                       said(found["target"]["text"]), said(found["versus"]["text"]), found["clean"],
+                       token_said(found["target"]["text"]), token_said(found["versus"]["text"]), found["clean"],
                        found["corrupted"], found["grids"])
 
     def text_figure(self, fig, run) -> str:

@@ -146,14 +146,14 @@ class Readout(Kind):
         target = said(run.target(fig["text"])["text"])
         line_rows = [{"stage": s, "p": round(stage["p"], 5)} for s, stage in enumerate(stages(fig, run))]
         stage = charts.stage_slider(n_layer, n_layer)
-        said = alt.param(name="descriptions", value=[describe(fig, run, s) for s in range(n_layer + 1)])
+        descriptions = alt.param(name="descriptions", value=[describe(fig, run, s) for s in range(n_layer + 1)])
         description = alt.param(name=DESCRIPTION, expr="descriptions[stage]")
         top = top_rows(fig, run)
         # The stages where the target is drawn below the top 3: the upper chart's title names it there.
         outside = alt.param(name="outside", value=sorted({row["stage"] for row in top if row["rank"] == OUTSIDE}))
         # Params and data go in once, at the top: Altair copies a chart's params and inline data at every step.
         return charts.with_clicks(charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(
-            _top_chart(target), _line_chart(target, n_layer), spacing=28)), stage, said, description, outside),
+            _top_chart(target), _line_chart(target, n_layer), spacing=28)), stage, descriptions, description, outside),
             top=top, line=line_rows), "stage")
 
 
