@@ -157,10 +157,16 @@ def lens_rows(fig, run, names: list) -> tuple[list, list, list]:
              for s, q in cells_at for i, p in [run.top_guess(text, s, q)]]
     tops = [{"stage": s, "q": q, "rank": r + 1, "token": shown(run.token_text(i)), "p": round(p, 5)}
             for s, q in cells_at for r, (i, p) in enumerate(run.readout(text, s, q)[:TOP_SHOWN])]
-    follow = [{"stage": s, "q": q, "pos": names[q], "t": token_id, "p": round(p, 5), "rank": rank}
+    follow = [{"stage": s, "q": q, "pos": names[q], "t": token_id, "p": kept_chance(p), "rank": rank}
               for token_id in run.followed(text) for s in range(run.n_stages) for q in range(n)
               for p, rank in [run.lens_cell(text, s, q, token_id)]]
     return cells, tops, follow
+
+
+def kept_chance(p: float) -> float:
+    """A followed token's chance as the page keeps it: to 5 decimals, and a smaller one to 3 significant digits,
+    which the zoomed-in chance axis draws (rounded to 5 decimals, 2e-9 would be 0)."""
+    return round(p, 5) if p >= 1e-3 else float(f"{p:.3g}")
 
 
 def _params(fig, run, names: list, cells: list) -> list:
@@ -265,7 +271,7 @@ def _follow_charts(names: list, n_layer: int, vocabulary: int, width) -> list:
     p_line = followed.mark_line(point=True).encode(
         x=stage_x, y=alt.Y("p:Q", scale=charts.chance_scale(), axis=alt.Axis(format=charts.CHANCE_FORMAT),
                            title="chance"), color=colour, detail="pos:N",
-        tooltip=[*where, alt.Tooltip("p:Q", title="chance", format=".2%"), alt.Tooltip("rank:Q", format=",")],
+        tooltip=[*where, alt.Tooltip("p:Q", title="chance", format=".3~p"), alt.Tooltip("rank:Q", format=",")],
     ).properties(width=width, height=160, title=follow_title("chance"))
     rank_line = followed.mark_line(point=True).encode(
         x=stage_x,
