@@ -157,16 +157,10 @@ def lens_rows(fig, run, names: list) -> tuple[list, list, list]:
              for s, q in cells_at for i, p in [run.top_guess(text, s, q)]]
     tops = [{"stage": s, "q": q, "rank": r + 1, "token": shown(run.token_text(i)), "p": round(p, 5)}
             for s, q in cells_at for r, (i, p) in enumerate(run.readout(text, s, q)[:TOP_SHOWN])]
-    follow = [{"stage": s, "q": q, "pos": names[q], "t": token_id, "p": kept_chance(p), "rank": rank}
+    follow = [{"stage": s, "q": q, "pos": names[q], "t": token_id, "p": charts.kept_chance(p), "rank": rank}
               for token_id in run.followed(text) for s in range(run.n_stages) for q in range(n)
               for p, rank in [run.lens_cell(text, s, q, token_id)]]
     return cells, tops, follow
-
-
-def kept_chance(p: float) -> float:
-    """A followed token's chance as the page keeps it: to 5 decimals, and a smaller one to 3 significant digits,
-    which the zoomed-in chance axis draws (rounded to 5 decimals, 2e-9 would be 0)."""
-    return round(p, 5) if p >= 1e-3 else float(f"{p:.3g}")
 
 
 def _params(fig, run, names: list, cells: list) -> list:

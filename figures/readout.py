@@ -144,7 +144,7 @@ class Readout(Kind):
         """A slider over the stages: the top tokens at the chosen stage, and the target's probability across stages."""
         n_layer = run.n_layer
         target = said(run.target(fig["text"])["text"])
-        line_rows = [{"stage": s, "p": round(stage["p"], 5)} for s, stage in enumerate(stages(fig, run))]
+        line_rows = [{"stage": s, "p": charts.kept_chance(stage["p"])} for s, stage in enumerate(stages(fig, run))]
         stage = charts.stage_slider(n_layer, n_layer)
         descriptions = alt.param(name="descriptions", value=[describe(fig, run, s) for s in range(n_layer + 1)])
         description = alt.param(name=DESCRIPTION, expr="descriptions[stage]")
@@ -153,7 +153,8 @@ class Readout(Kind):
         outside = alt.param(name="outside", value=sorted({row["stage"] for row in top if row["rank"] == OUTSIDE}))
         # Params and data go in once, at the top: Altair copies a chart's params and inline data at every step.
         return charts.with_clicks(charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(
-            _top_chart(target), _line_chart(target, n_layer), spacing=28)), stage, descriptions, description, outside),
+            _top_chart(target), _line_chart(target, n_layer), spacing=28)), stage, charts.chance_switch(), descriptions,
+            description, outside),
             top=top, line=line_rows), "stage")
 
 
@@ -207,7 +208,7 @@ def _line_chart(target: str, n_layer: int) -> alt.TopLevelMixin:
     base = alt.Chart(alt.NamedData("line")).encode(
         x=alt.X("stage:Q", title=["after layer", "(0: before any layer)"],
                 scale=alt.Scale(domain=[0, n_layer], nice=False), axis=alt.Axis(values=list(range(n_layer + 1)), format="d")),
-        y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
+        y=alt.Y("p:Q", scale=charts.chance_scale(), axis=alt.Axis(format=charts.CHANCE_FORMAT, tickCount=5),
                 title=f"chance of {target}"),
     )
     # A point chooses its layer too (a tap lands on it before the column under it).

@@ -101,6 +101,12 @@ def chance_switch(value: str = "whole"):
         options=["whole", "zoom"], labels=["0 to 100%", "zoomed in"], name="Chance axis "))
 
 
+def kept_chance(p: float) -> float:
+    """A chance as a chart with the switch keeps it: to 5 decimals, and a smaller one to 3 significant digits, which
+    the zoomed-in axis draws (rounded to 5 decimals, 2e-9 would be 0)."""
+    return round(p, 5) if p >= 1e-3 else float(f"{p:.3g}")
+
+
 def chance_scale() -> "alt.Scale":
     """The chance axis's scale, which follows chance_switch: 0 to 1, or 0 to the largest chance drawn."""
     return alt.Scale(zero=True, domainMin=0, domainMax=alt.ExprRef(f"{CHANCE_SWITCH} == 'whole' ? 1 : null"))

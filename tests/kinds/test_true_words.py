@@ -33,6 +33,12 @@ track = " France"
 kind = "cost"
 label = "one"
 lengths = [1, 9]
+
+[[figure]]
+kind = "readout"
+label = "i"
+text = "{MAYA}"
+target = " France"
 '''
 
 
@@ -102,6 +108,16 @@ def test_the_lens_chance_chart_opens_on_0_to_100_percent_and_its_switch_zooms_in
     top, = re.findall(axis, drawn(chart, chance_scale="zoom").replace("&#39;", "'"))
     # The axis ends at (its label: 2 significant digits) or just above the largest chance drawn.
     assert 0.98 * largest * 100 <= float(top) < 3 * largest * 100
+
+
+def test_figure_i_has_the_same_chance_switch_with_the_same_words(site):
+    switches = [next(p for p in spec(site, label)["params"] if p["name"] == "chance_scale") for label in ("never", "i")]
+    assert switches[0] == switches[1]
+    axis = r"Y-axis titled 'chance of _France' for a linear scale with values from 0% to ([0-9.]+)%"
+    assert re.findall(axis, drawn(spec(site, "i")).replace("&#39;", "'")) == ["100"]
+    line = spec(site, "i")["datasets"]["line"]
+    top, = re.findall(axis, drawn(spec(site, "i"), chance_scale="zoom").replace("&#39;", "'"))
+    assert 0.98 * max(row["p"] for row in line) * 100 <= float(top) < 100
 
 
 def test_the_lens_names_stage_0_as_every_page_does(site):
