@@ -12,7 +12,7 @@ from 1); rows in the order given, as the words a screen reader hears (`descripti
   average of all heads, (l)'s view 'all'. "u": the lower triangle of the shares, row after row (query q's shares to
   keys 0..q), in units of 1e-4 (PER_SHARE), integers.
 - dataset `top`: {"stage", "q", "rank" (1..TOP_K), "token" (as names), "id", "p"}: the TOP_K most likely next tokens
-  at each stage (0: after the embedding, s: after layer s) and position, by stage, then q, then rank; dataset
+  at each stage (0: before any layer, s: after layer s) and position, by stage, then q, then rank; dataset
   `follow`: {"stage", "q", "p", "rank" (1 = most likely)}: the followed token at each stage and position, by stage
   then q.
 The grid of every head is one rect per head (no picture), coloured by the largest share the chosen token gives a

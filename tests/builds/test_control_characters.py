@@ -23,6 +23,13 @@ CONFIG = '''\
 kind = "lens"
 label = "vt"
 text = "Maya lives in Paris\\u000b, the capital of"
+
+[[figure]]
+kind = "attention"
+label = "vt-att"
+text = "Maya lives in Paris\\u000b, the capital of"
+focus = 9
+views = [[1, 1]]
 '''
 
 
@@ -65,9 +72,17 @@ def test_the_lens_drawing_holds_the_escape_and_is_legal_xml(control_site):
 
 
 def test_the_lens_downloads_hold_the_escape_not_the_character(control_site):
-    tables = sorted((control_site / "downloads").glob("figure-vt-*.csv"))
+    tables = [path for path in sorted((control_site / "downloads").glob("figure-vt-*.csv")) if "-att-" not in path.name]
     assert len(tables) == 3
     for path in tables:
         assert "\x0b" not in path.read_text(encoding="utf-8")
     tops = [row for path in tables for row in csv.DictReader(path.open(encoding="utf-8")) if row.get("top")]
     assert tops and all(row["top"] == "\\v" for row in tops), tops[:3]
+
+
+def test_no_file_of_the_site_holds_the_control_character_raw(control_site):
+    """Pages (the figure's, the text's, the index), text figures, downloads and drawings: the escape everywhere."""
+    files = [path for path in control_site.rglob("*") if path.is_file() and path.suffix != ".png"]
+    assert [path.relative_to(control_site) for path in files if b"\x0b" in path.read_bytes()] == []
+    # The index lists the text's page (two figures read it) by the text, escape and all.
+    assert "“Maya lives in Paris\\v, the capital of”" in (control_site / "index.html").read_text(encoding="utf-8")
