@@ -15,7 +15,7 @@ from figures.kind import Kind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import ACCENT, MAIN, OUT_OF_REACH
-from figures.toolkit.words import escaped, heading, said, shown, token_choices, token_label, whole_percent
+from figures.toolkit.words import agrees, count, escaped, heading, said, shown, token_choices, token_label, whole_percent
 
 HEIGHT = 260
 SHARE_DECIMALS = 4  # what a page needs to show 0.01%; the data file keeps more
@@ -74,7 +74,7 @@ def describe(tokens: list, query: int, label: str, shares: list) -> str:
     ranked = sorted(range(len(shares)), key=lambda k: -shares[k])
     parts = ", ".join(f"{said(tokens[k])} {whole_percent(shares[k])}%" for k in ranked if shares[k] >= 0.005)
     after = len(tokens) - query - 1
-    reach = f" The {after} tokens after it are out of its reach." if after else ""
+    reach = f" The {count(after, 'token')} after it {agrees(after, 'is', 'are')} out of its reach." if after else ""
     return f"Looking from {token_label(tokens, query)}, {label}: {parts}.{reach}"
 
 

@@ -16,7 +16,7 @@ from figures.kind import Kind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import ASIDE, CELL_LINE
-from figures.toolkit.words import escaped, heading, said, shown, token_label
+from figures.toolkit.words import count, escaped, heading, said, shown, token_label
 
 MARK = "\u25b6 "  # before the name of the row the question asks about: "▶ 9: _it"
 ASKED = " it"  # the token the chapter's question asks about, where the config names none and the texts share it
@@ -53,7 +53,7 @@ def sentence(fig, run) -> str:
         words.append(f"From token {zero_until + 1} on they differ; after layer {n_layer} token {zero_until + 1} "
                      f"is {distance[-1][zero_until]:.3g} apart.")
     if zero_until != shared:
-        words.append(f"(The texts share {shared} tokens.)")
+        words.append(f"(The texts share {count(shared, 'token')}.)")
     return " ".join(words)
 
 

@@ -28,7 +28,7 @@ from figures.picture import png, viridis
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import MASKED
-from figures.toolkit.words import LONG_TEXT_FACT, heading, quoted, said, shown, token_label, whole_percent
+from figures.toolkit.words import LONG_TEXT_FACT, agrees, heading, quoted, said, shown, token_label, whole_percent
 
 MAX_BLOCKS = 24  # a text of more tokens is shown in blocks of tokens: at most this many rows per square
 NARROW_CELL = 18  # px per row and column of the larger pattern on a phone: an 11 px label fits, turned 45 degrees
@@ -199,7 +199,8 @@ class Heads(Kind):
         facts = []  # the hardest look of all is the answer of the "guess first" question below
         if q > 0:
             first = sum(1 for k, s in looks.values() if k == 0)
-            facts.append(f"{first} of the {run.n_heads:,} heads give their largest share from {said(tokens[q])} to the "
+            facts.append(f"{first:,} of the {run.n_heads:,} heads {agrees(first, 'gives its', 'give their')} largest share "
+                         f"from {said(tokens[q])} to the "
                          f"first token, {said(tokens[0])}.")
         if n > 2:
             facts.append(one_back_fact(run, text))

@@ -181,6 +181,10 @@ def test_punctuation_and_space_tokens_are_quoted_in_a_sentence():
     words = attention.describe(tokens, 4, "head 1", [0.1, 0.48, 0.15, 0.14, 0.13])
     assert words.startswith('Looking from "\\n" (token 5), head 1: "," 48%, "_" 15%, _report 14%, "\\n" 13%, The 10%.')
     assert said(" France") == "_France" and said("'t") == "'t" and said(" ,") == '"_,"'
+    words = attention.describe(tokens, 3, "head 1", [0.5, 0.3, 0.1, 0.1, 0.0])
+    assert words.endswith("The 1 token after it is out of its reach.")
+    assert attention.describe(tokens, 2, "head 1", [0.5, 0.3, 0.2, 0, 0]).endswith(
+        "The 2 tokens after it are out of its reach.")
 
 
 def test_control_characters_show_as_visible_escapes_everywhere_a_token_is_shown():
