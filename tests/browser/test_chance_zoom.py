@@ -36,3 +36,7 @@ def test_a_chance_chart_opens_on_0_to_100_percent_and_zooms_in_at_a_click(opener
     assert signal(page, label, "chance_scale") == "zoom"
     assert 0 < chance_axis_end(page, label) < 100
     assert visit.console_errors == [] and visit.page_errors == []
+    # A link keeps the zoom.
+    page.wait_for_function("() => location.hash.includes('chance_scale=zoom')")
+    again = opener.open(page.evaluate("() => location.href")).page
+    assert signal(again, label, "chance_scale") == "zoom" and 0 < chance_axis_end(again, label) < 100
