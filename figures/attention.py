@@ -16,7 +16,7 @@ from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import ACCENT, MAIN, OUT_OF_REACH
 from figures.toolkit.colours import CHOSEN_NAME
-from figures.toolkit.words import heading, shown, token_choices, token_label, whole_percent
+from figures.toolkit.words import agrees, count, escaped, heading, said, shown, token_choices, token_label, whole_percent
 
 HEIGHT = 260
 SHARE_DECIMALS = 4  # what a page needs to show 0.01%; the data file keeps more
@@ -73,9 +73,9 @@ def _largest(tokens: list, key: int, share: float) -> str:
 def describe(tokens: list, query: int, label: str, shares: list) -> str:
     """One state of the chart in words, for screen readers: the shares of 1% or more, largest first."""
     ranked = sorted(range(len(shares)), key=lambda k: -shares[k])
-    parts = ", ".join(f"{shown(tokens[k])} {whole_percent(shares[k])}%" for k in ranked if shares[k] >= 0.005)
+    parts = ", ".join(f"{said(tokens[k])} {whole_percent(shares[k])}%" for k in ranked if shares[k] >= 0.005)
     after = len(tokens) - query - 1
-    reach = f" The {after} tokens after it are out of its reach." if after else ""
+    reach = f" The {count(after, 'token')} after it {agrees(after, 'is', 'are')} out of its reach." if after else ""
     return f"Looking from {token_label(tokens, query)}, {label}: {parts}.{reach}"
 
 
@@ -186,7 +186,7 @@ class Attention(Kind):
         """The figure in the book's printed format: one line per view, shares below 0.5% left out."""
         tokens = run.token_texts(fig["text"])
         q = fig.opening
-        lines = [heading(fig, self.TITLE), f'  "{fig["text"]}"', f"  looking from {token_label(tokens, q)}. {_reach(q)}"]
+        lines = [heading(fig, self.TITLE), f'  "{escaped(fig["text"])}"', f"  looking from {token_label(tokens, q)}. {_reach(q)}"]
         for label, rows in views(fig, run, "printed_views"):
             parts = [f"{shown(tokens[k])} {whole_percent(s)}%" for k, s in enumerate(rows[q]) if s * 100 >= 0.5]
             lines.append(f"     {label + ':':<28}" + "  ".join(parts))
@@ -206,7 +206,7 @@ class Attention(Kind):
             g = fig.resolved["guess"]
             key, share = strongest_key(run.head_rows(fig["text"], layer - 1, head - 1), g)
             reveals.append({
-                "question": f"Guess first: which token does {shown(tokens[g])} look at hardest in layer {layer}, head {head}?",
+                "question": f"Guess first: which token does {said(tokens[g])} look at hardest in layer {layer}, head {head}?",
                 "answer": (f"{token_label(tokens, key)}, with {whole_percent(share)}% of its attention."
                            if share >= MIN_SHARE else f"No token gets {LEFT_OUT} or more of its attention there."),
                 "link": f"#token={g + 1}&view={layer}-{head}",

@@ -16,7 +16,7 @@ from figures.kind import Kind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import ASIDE, CELL_LINE
-from figures.toolkit.words import heading, shown, token_label
+from figures.toolkit.words import count, escaped, heading, said, shown, token_label
 
 MARK = "\u25b6 "  # before the name of the row the question asks about: "▶ 9: _it"
 ASKED = " it"  # the token the chapter's question asks about, where the config names none and the texts share it
@@ -46,14 +46,14 @@ def sentence(fig, run) -> str:
     n_layer = len(distance) - 1
     words = []
     if zero_until > 0:
-        words.append(f"Up to token {zero_until} ({shown(a[zero_until - 1])}) the numbers of both texts are "
+        words.append(f"Up to token {zero_until} ({said(a[zero_until - 1])}) the numbers of both texts are "
                      f"exactly the same before and after every layer: no token looks to the right, so what comes later "
                      f"cannot change them.")
     if zero_until < len(distance[0]):
         words.append(f"From token {zero_until + 1} on they differ; after layer {n_layer} token {zero_until + 1} "
                      f"is {distance[-1][zero_until]:.3g} apart.")
     if zero_until != shared:
-        words.append(f"(The texts share {shared} tokens.)")
+        words.append(f"(The texts share {count(shared, 'token')}.)")
     return " ".join(words)
 
 
@@ -103,7 +103,7 @@ class Compare(Kind):
     def text_figure(self, fig, run) -> str:
         distance = run.distances(*fig["texts"])
         a, b = (run.token_texts(text) for text in fig["texts"])
-        lines = [heading(fig, self.TITLE), f'  A: "{fig["texts"][0]}"', f'  B: "{fig["texts"][1]}"',
+        lines = [heading(fig, self.TITLE), f'  A: "{escaped(fig["texts"][0])}"', f'  B: "{escaped(fig["texts"][1])}"',
                  "  distance between A's and B's numbers, token by token (rows), after each layer (columns; 0: "
                  "before any layer)"]
         stages = len(distance)
@@ -115,14 +115,14 @@ class Compare(Kind):
         return "\n".join(lines) + "\n"
 
     def context(self, fig, run) -> dict:
-        said, q = sentence(fig, run), fig.opening
+        words, q = sentence(fig, run), fig.opening
         a = run.token_texts(fig["texts"][0])
         changed = any(row[q] != 0 for row in run.distances(*fig["texts"]))
         answer = (f"Yes: {token_label(a, q)} comes where the texts differ, or after. " if changed else
                   f"Not at all, in any layer: {token_label(a, q)} comes before the words that differ. ")
-        return {"summary": said, "reveals": [
-            {"question": f"Guess first: does the word at the end change the numbers of {shown(a[q])}?",
-             "answer": answer + said},
+        return {"summary": words, "reveals": [
+            {"question": f"Guess first: does the word at the end change the numbers of {said(a[q])}?",
+             "answer": answer + words},
         ], "facts": []}
 
     def chart(self, fig, run) -> alt.TopLevelMixin:

@@ -13,7 +13,7 @@ from figures.kind import Kind
 from figures.toolkit import charts
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import CHOSEN, DATA, REFERENCE
-from figures.toolkit.words import heading, thousands
+from figures.toolkit.words import agrees_expr, count, count_expr, heading, thousands
 
 
 def looks(n: int) -> int:
@@ -49,7 +49,7 @@ class Cost(Kind):
             "",
         ]
         for n in (short, long):
-            left = f"a text of {thousands(n):>4} tokens"
+            left = f"a text of {thousands(n):>4} {count(n, 'token').split(' ')[1]}"
             lines.append(f"{left:<25}{f'{thousands(n):>5} x {thousands(n + 1)} / 2':<27}={thousands(looks(n)):>14} looks")
         lines.append(f"{f'in all {thousands(heads)} heads':<25}{f'{thousands(looks(long))} x {thousands(heads)}':<27}="
                      f"{thousands(looks(long) * heads):>14} looks")
@@ -90,27 +90,40 @@ class Cost(Kind):
         )
         chosen = alt.Chart(alt.Data(values=[{"which": "text"}, {"which": "shorter"}])).transform_calculate(
             n="datum.which == 'text' ? n : shorter", looks="datum.n * (datum.n + 1) / 2",
-            said="format(datum.n, ',') + ' tokens'")
+            said=count_expr("datum.n", "token"))
         marks = chosen.mark_point(filled=True, size=120).encode(
             x="n:Q", y="looks:Q",
             color=alt.Color("which:N", scale=alt.Scale(domain=["text", "shorter"], range=[CHOSEN, REFERENCE]),
                             legend=None),  # each point has its words beside it (point_labels)
             tooltip=[alt.Tooltip("n:Q", title="tokens", format=","), alt.Tooltip("looks:Q", format=",")],
         )
-        said = ("format(n, ',') + ' tokens: ' + format(n * (n + 1) / 2, ',') + ' looks in one head, ' + "
-                f"format(n * (n + 1) / 2 * {heads}, ',') + ' in all {thousands(heads)} heads.\\n' + "
-                "'That is ' + format(n / shorter, ',.1f') + ' times the length of a text of ' + format(shorter, ',') + "
-                "' tokens, and ' + format((n * (n + 1)) / (shorter * (shorter + 1)), ',.1f') + ' times the looks.'")
+        one, all_heads = "n * (n + 1) / 2", f"n * (n + 1) / 2 * {heads}"
+        heads_words = f"in all {count(heads, 'head')}" if heads > 1 else "in the model's one head"
+        said = (f"{count_expr('n', 'token')} + ': ' + {count_expr(one, 'look')} + ' in one head, ' + "
+                f"format({all_heads}, ',') + {charts.literal(' ' + heads_words + '.')} + '\\n' + {compared('n', 'shorter')}")
         description = alt.param(name=DESCRIPTION, expr=(
-            "format(n, ',') + ' tokens take ' + format(n * (n + 1) / 2, ',') + ' looks in one head and ' + "
-            f"format(n * (n + 1) / 2 * {heads}, ',') + ' in all {thousands(heads)} heads: ' + "
-            "format((n * (n + 1)) / (shorter * (shorter + 1)), ',.1f') + ' times the looks of a text of ' + "
-            "format(shorter, ',') + ' tokens.'"))
+            f"{count_expr('n', 'token')} + ' ' + {agrees_expr('n', 'takes', 'take')} + ' ' + {count_expr(one, 'look')} "
+            f"+ ' in one head and ' + format({all_heads}, ',') + {charts.literal(' ' + heads_words + '. ')} + "
+            f"{compared('n', 'shorter')}"))
         # The numbers in words above the chart, wrapped to its width (inside it they would cross the curve).
         title = alt.Title(charts.wrapped(f"({said})", em=7.4), anchor="start", fontSize=13, fontWeight="normal",
                           lineHeight=18)
         return alt.layer(curve, marks, point_labels(chosen, top)).add_params(n, base_n, description).properties(
             width="container", height=280, title=title)
+
+
+def compared(n: str, shorter: str) -> str:
+    """A Vega expression: the text of `n` tokens against the one of `shorter` tokens, the larger over the smaller so
+    that no ratio reads '0.0 times': "That is 3 times the length of a text of 9 tokens, and 9.3 times the looks.",
+    "A text of 9 tokens is 9 times as long, with 45 times the looks.", or "That is the length it is compared with."."""
+    ratio = "format({a} / {b}, ',.1~f') + ' times '"
+    looks_ratio = "format(({a} * ({a} + 1)) / ({b} * ({b} + 1)), ',.1~f') + ' times the looks.'"
+    longer = (f"'That is ' + {ratio.format(a=n, b=shorter)} + 'the length of a text of ' + "
+              f"{count_expr(shorter, 'token')} + ', and ' + {looks_ratio.format(a=n, b=shorter)}")
+    shorter_words = (f"'A text of ' + {count_expr(shorter, 'token')} + ' is ' + {ratio.format(a=shorter, b=n)} + "
+                     f"'as long, with ' + {looks_ratio.format(a=shorter, b=n)}")
+    return (f"({n} > {shorter} ? {longer} : {n} < {shorter} ? {shorter_words} : "
+            "'That is the length of the text it is compared with.')")
 
 
 def point_labels(chosen, top: int):

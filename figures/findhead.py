@@ -21,7 +21,7 @@ from figures.kind import Kind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import DATA
-from figures.toolkit.words import LONG_TEXT_FACT, heading, quoted, shown, token_choices, token_label, whole_percent
+from figures.toolkit.words import LONG_TEXT_FACT, heading, quoted, said, shown, token_choices, token_label, whole_percent
 
 MAX_TOKENS = 24  # a text of up to this many tokens offers every pair; a longer one keeps its 'from' token
 BAR_HEIGHT = 24
@@ -107,8 +107,8 @@ class FindHead(Kind):
         looking = fields.opening(fig, "from", text_tokens)
         looked_at = fields.resolve_position(fig, "to", fig.values.get("to", 1), text_tokens)
         if looked_at > looking:
-            raise fig.error("to", f"token {looked_at + 1} ({shown(text_tokens[looked_at])}) comes after the 'from' "
-                                  f"token {looking + 1} ({shown(text_tokens[looking])})",
+            raise fig.error("to", f"token {looked_at + 1} ({said(text_tokens[looked_at])}) comes after the 'from' "
+                                  f"token {looking + 1} ({said(text_tokens[looking])})",
                             f"a token at or before token {looking + 1}: no token looks to the right")
         n_heads = model["n_layer"] * model["n_head"]
         if not 1 <= fig["top"] <= n_heads:
@@ -155,7 +155,7 @@ class FindHead(Kind):
             facts.append(f"Where the chart opens, from {a} back to {b}, the next are "
                          + " and ".join(f"{head_label(l, h)} ({whole_percent(s)}%)" for l, h, s in runners) + ".")
         mean = sum(s for _, _, s in ranked) / len(ranked)
-        facts.append(f"There, on average over all {run.n_heads:,} heads, {shown(tokens[f])} gives {shown(tokens[t])} "
+        facts.append(f"There, on average over all {run.n_heads:,} heads, {said(tokens[f])} gives {said(tokens[t])} "
                      f"{whole_percent(mean)}% of its attention.")
         if len(tokens) > MAX_TOKENS:
             facts.append(f"The text has {len(tokens)} tokens: the chart keeps {a} as the token that looks and lets you "

@@ -28,7 +28,7 @@ from figures.picture import png, viridis
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import MASKED
-from figures.toolkit.words import LONG_TEXT_FACT, heading, quoted, shown, token_label, whole_percent
+from figures.toolkit.words import LONG_TEXT_FACT, agrees, heading, quoted, said, shown, token_label, whole_percent
 
 MAX_BLOCKS = 24  # a text of more tokens is shown in blocks of tokens: at most this many rows per square
 NARROW_CELL = 18  # px per row and column of the larger pattern on a phone: an 11 px label fits, turned 45 degrees
@@ -202,8 +202,9 @@ class Heads(Kind):
         facts = []  # the hardest look of all is the answer of the "guess first" question below
         if q > 0:
             first = sum(1 for k, s in looks.values() if k == 0)
-            facts.append(f"{first} of the {run.n_heads:,} heads give their largest share from {shown(tokens[q])} to the "
-                         f"first token, {shown(tokens[0])}.")
+            facts.append(f"{first:,} of the {run.n_heads:,} heads {agrees(first, 'gives its', 'give their')} largest share "
+                         f"from {said(tokens[q])} to the "
+                         f"first token, {said(tokens[0])}.")
         if n > 2:
             facts.append(one_back_fact(run, text))
         size, _ = blocking(n)
@@ -293,7 +294,7 @@ def hardest_reveal(run, tokens: list, q: int, looks: dict) -> list:
         "question": f"Guess first: of all {run.n_heads:,} heads, which one looks hardest from "
                     f"{token_label(tokens, q)} to a single token?",
         "answer": f"Layer {best_l + 1}, head {best_h + 1}: it gives {token_label(tokens, best_k)} "
-                  f"{whole_percent(best_s)}% of the attention of {shown(tokens[q])}.",
+                  f"{whole_percent(best_s)}% of the attention of {said(tokens[q])}.",
         "link": f"#layer={best_l + 1}&head={best_h + 1}&token={q // size * size + 1}",
         "link_text": f"Show layer {best_l + 1}, head {best_h + 1}",
     }]

@@ -21,7 +21,7 @@ from figures.kind import PartKind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt, escaped
 from figures.toolkit.colours import CHOSEN, HELPS_NAME, HELPS_WORDS, HURTS_NAME, HURTS_WORDS, REFERENCE
-from figures.toolkit.words import heading, percent, quoted, shown, token_label
+from figures.toolkit.words import agrees, count, heading, percent, quoted, said, shown, token_label
 
 PANEL_HEIGHT = 130
 SUBTITLE_LINE = 44  # characters: a line of the chart's subtitle fits a 360 px phone's column (the narrow chart)
@@ -126,13 +126,25 @@ def raise_reveal(o: Outcome) -> dict:
     raised = [r for r in o.runs if change(r["p"], whole["p"]) > 0]
     question = f"Guess first: can taking a part out raise {target}'s chance? Which part, if any?"
     if raised:
-        answer = (f"Yes: {len(raised)} of the {len(o.runs)} parts work against {target} here. The most: "
+        answer = (f"Yes: {len(raised)} of the {len(o.runs)} parts {agrees(len(raised), 'works', 'work')} against "
+                  f"{target} here. The most: "
                   f"{without(best, whole, target, 'without')}.")
     else:
         answer = (f"No: each of the {len(o.runs)} parts, taken out alone, lowers it or leaves it as it is. "
                   f"The smallest loss: {without(best, whole, target, 'without')}.")
     return {"question": question, "answer": answer, "link": f"#part={part_key(best)}",
             "link_text": f"Show {part_label(best)} in the chart"}
+
+
+def tally(o: Outcome) -> str:
+    """How many parts, taken out alone, lower the target's chance, raise it, and leave it as it is, each count with
+    its own verb: "Taken out alone, of the 36 parts, 15 lower _France's chance, 21 raise it and none leaves it as it
+    is." The counts are the verdict's and the reveal's (`change`)."""
+    moves = [change(r["p"], o.whole["p"]) for r in o.runs]
+    said = [f"{moves.count(move) or 'none'} {agrees(moves.count(move), one, many)}"
+            for move, one, many in ((-1, f"lowers {o.target}'s chance", f"lower {o.target}'s chance"),
+                                    (1, "raises it", "raise it"), (0, "leaves it as it is", "leave it as it is"))]
+    return f"Taken out alone, of the {count(len(o.runs), 'part')}, {said[0]}, {said[1]} and {said[2]}."
 
 
 def heads_fact(o: Outcome) -> str | None:
@@ -198,10 +210,10 @@ class Knockout(PartKind):
     def outcome(self, fig, run) -> Outcome:
         """The figure's knockouts: the target as shown, the intact model, and each run with one part taken out."""
         found = self.entry(fig, run)
-        return Outcome(shown(found["target"]["text"]), intact(fig, run, found), found["runs"])
+        return Outcome(said(found["target"]["text"]), intact(fig, run, found), found["runs"])
 
     def key(self, fig, run) -> str:
-        return (f"Each bar is the model run without one part. {HELPS_NAME.capitalize()}: without it {shown(fig['target'])} "
+        return (f"Each bar is the model run without one part. {HELPS_NAME.capitalize()}: without it {said(fig['target'])} "
                 f"got less likely, so the part helps; {HURTS_NAME}: it got more likely.")
 
     def text_figure(self, fig, run) -> str:
@@ -222,10 +234,7 @@ class Knockout(PartKind):
         whole, target = o.whole, o.target
         summary = (f"With every part in place, the model gives {target} {percent(whole['p'])} (rank {whole['rank']:,}) "
                    f"as the next token after {token_label(tokens, fig.opening)}. {verdict(o)}")
-        lowered = sum(change(r["p"], whole["p"]) < 0 for r in o.runs)
-        facts = [f"Taken out alone, {lowered} of the {len(o.runs)} parts lower {target}'s chance and "
-                 f"{len(o.runs) - lowered} raise it or leave it as it is."]
-        facts += [fact for fact in [heads_fact(o)] if fact]
+        facts = [tally(o)] + [fact for fact in [heads_fact(o)] if fact]
         return {"summary": summary, "reveals": [raise_reveal(o)], "facts": facts}
 
     def tables(self, fig, run, spec: dict) -> dict:

@@ -23,7 +23,7 @@ from figures.ledger_chart import SIZES, TOTAL, curve_charts, inside_chart, split
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import FOLLOWED_NAME, HELPS_NAME, HURTS_NAME
-from figures.toolkit.words import heading, shown, token_label
+from figures.toolkit.words import STAGE_0, count, escaped, heading, said, shown, token_label
 
 DECIMALS = 4  # what the page and the printed figure show of a score
 # The bias a part adds after all else, the same whatever the text (the final layer norm's, or a layer part's own), in
@@ -74,9 +74,9 @@ def largest(ledger: dict, key: str, by_size: bool = False) -> dict:
 
 
 def stage_name(stage: dict) -> str:
-    """'after the embedding', "after layer 2's attention", "after layer 2's feed-forward"."""
+    """'before any layer' (STAGE_0), "after layer 2's attention", "after layer 2's feed-forward"."""
     if stage["layer"] is None:
-        return "after the embedding"
+        return STAGE_0
     return f"after layer {stage['layer'] + 1}'s {stage['part']}"
 
 
@@ -109,7 +109,7 @@ def inside(ledger: dict, key: str, score: str, others: int) -> list:
     split = ledger["neurons"][layer]
     picked = split[score]
     return ([(f"neuron {n['neuron'] + 1}", value((n["target"], n["versus"]))) for n in picked["top"]]
-            + [(f"the other {others - len(picked['top']):,} neurons", value(picked["others"])),
+            + [(f"the other {count(others - len(picked['top']), 'neuron')}", value(picked["others"])),
                (FIXED, value(split["bias"]))])
 
 
@@ -128,13 +128,14 @@ def describe(run, ledger: dict, score: str, key: str) -> str:
     row = next(r for r in rows(ledger) if r["key"] == key)
     items = inside(ledger, key, score, run.n_neurons)
     label, value = max(items, key=lambda item: abs(item[1]))
+    moves = "move" if label.endswith("neurons") else "moves"  # the other neurons, together; else one item
     return (f"{names[score]}: the parts add up to {sums[score]:.{DECIMALS}f}; of the layers, {top['part']} adds most "
-            f"({signed(top[score])}). {row['part'].capitalize()} adds {signed(row[score])}; inside it, {label} moves "
+            f"({signed(top[score])}). {row['part'].capitalize()} adds {signed(row[score])}; inside it, {label} {moves} "
             f"it most ({signed(value)}).")
 
 
 def score_names(ledger: dict) -> dict:
-    target, versus = shown(ledger["target"]["text"]), shown(ledger["versus"]["text"])
+    target, versus = said(ledger["target"]["text"]), said(ledger["versus"]["text"])
     return {"target": f"The score of {target}", "difference": f"The score of {target} minus that of {versus}"}
 
 
@@ -193,7 +194,7 @@ class Ledger(PartKind):
         tokens = run.token_texts(fig["text"])
         target, versus = shown(ledger["target"]["text"]), shown(ledger["versus"]["text"])
         width = max(20, len(target) + 2, len(versus) + 2)  # the last line's "sum (score)" fits
-        lines = [heading(fig, self.TITLE), f'  "{fig["text"]}"',
+        lines = [heading(fig, self.TITLE), f'  "{escaped(fig["text"])}"',
                  f"  the next-token scores at {token_label(tokens, fig.opening)}, split into parts",
                  f"  {'':>3}  {'part':<24}{target:>{width}}{versus:>{width}}{'difference':>{width}}"]
         for r in rows(ledger):
@@ -209,7 +210,7 @@ class Ledger(PartKind):
         """The opening state, the check that the parts add up, what the split holds fixed, and a guess first."""
         ledger = self.entry(fig, run)
         tokens = run.token_texts(fig["text"])
-        target, versus = shown(ledger["target"]["text"]), shown(ledger["versus"]["text"])
+        target, versus = said(ledger["target"]["text"]), said(ledger["versus"]["text"])
         score = ledger["score"]
         rival = "" if "versus" in fig.values else f", its top guess other than {target},"
         summary = (f"At {token_label(tokens, fig.opening)}, the model scores {target} {score['target']:.{DECIMALS}f} "

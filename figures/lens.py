@@ -16,7 +16,7 @@ from figures.kind import Kind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import ACCENT, FOLLOWED, MAIN, ON_DARK, ON_LIGHT
-from figures.toolkit.words import after_layer, after_layer_expr, heading, shown, whole_percent
+from figures.toolkit.words import STAGE_AXIS, after_layer, after_layer_expr, escaped, heading, said, shown, whole_percent
 
 MAX_TOKENS = 64  # the lens keeps every position's guesses: a page per text of at most this many tokens
 TOP_SHOWN = 10
@@ -34,11 +34,6 @@ def opening_track(fig, run) -> int:
         if wanted:
             return wanted[0]
     return run.top_guess(fig["text"], run.n_layer, fig.opening)[0]
-
-
-def stage_words(stage: int) -> str:
-    """'after the embedding' for stage 0, 'after layer 3' for the others."""
-    return "after the embedding" if stage == 0 else f"after layer {stage}"
 
 
 class Lens(Kind):
@@ -88,31 +83,23 @@ class Lens(Kind):
         """The table: for each stage a line with each position's top token and its probability in whole percent."""
         text = fig["text"]
         tokens = [shown(t) for t in run.token_texts(text)]
-        lines = [heading(fig, self.TITLE), f'  "{text}"']
+        lines = [heading(fig, self.TITLE), f'  "{escaped(text)}"']
         width = max(12, *(len(t) + 2 for t in tokens))
         lines.append("  " + " " * 20 + "".join(f"{t[:width - 1]:<{width}}" for t in tokens))
         for s in range(run.n_stages):
             guesses = (run.top_guess(text, s, q) for q in range(len(tokens)))
             cells = "".join(f"{(shown(run.token_text(i)) + ' ' + str(whole_percent(p)) + '%')[:width - 1]:<{width}}"
                             for i, p in guesses)
-            lines.append(f"  {stage_words(s):<20}{cells}")
+            lines.append(f"  {after_layer(s):<20}{cells}")
         return "\n".join(lines) + "\n"
 
     def context(self, fig, run) -> dict:
         text = fig["text"]
-        tokens = [shown(t) for t in run.token_texts(text)]
+        tokens = [said(t) for t in run.token_texts(text)]
         q = fig.opening
-        track = opening_track(fig, run)
-        if track in run.followed(text):
-            ranks = [run.lens_cell(text, s, q, track)[1] for s in range(run.n_stages)]
-            first_top = next((s for s, r in enumerate(ranks) if r == 1), None)
-            follow = (f"{shown(run.token_text(track))} after {tokens[q]} is first the most likely guess "
-                      + (f"{after_layer(first_top)}." if first_top is not None else "after no layer."))
-        else:
-            follow = ""
         top = run.top_guess(text, run.n_layer, q)
         return {"summary": f"After the last layer, the guess after {tokens[q]} (token {q + 1}) is "
-                           f"{shown(run.token_text(top[0]))} with {top[1] * 100:.1f}%. {follow}".strip(),
+                           f"{said(run.token_text(top[0]))} with {top[1] * 100:.1f}%. {first_top_words(fig, run)}".strip(),
                 "reveals": [], "facts": []}
 
     def chart(self, fig, run) -> alt.TopLevelMixin:
@@ -128,6 +115,20 @@ class Lens(Kind):
         cells = [{"top": shown(run.token_text(run.top_guess(text, s, q)[0]))}
                  for s in range(run.n_stages) for q in range(n)]
         return None if cell_width(cells) * n <= PHONE_TABLE else lens_chart(fig, run, narrow=True)
+
+
+def first_top_words(fig, run) -> str:
+    """When the followed token first becomes the most likely guess at the opening position, or that it never does;
+    nothing where the opening token is not followed."""
+    text, q, track = fig["text"], fig.opening, opening_track(fig, run)
+    if track not in run.followed(text):
+        return ""
+    ranks = [run.lens_cell(text, s, q, track)[1] for s in range(run.n_stages)]
+    first_top = next((s for s, r in enumerate(ranks) if r == 1), None)
+    name, after = said(run.token_text(track)), said(run.token_texts(text)[q])
+    if first_top is None:
+        return f"{name} is never the most likely guess after {after}, at any layer."
+    return f"{name} after {after} is first the most likely guess {after_layer(first_top)}."
 
 
 def lens_chart(fig, run, narrow: bool = False) -> alt.TopLevelMixin:
@@ -163,7 +164,7 @@ def lens_rows(fig, run, names: list) -> tuple[list, list, list]:
              for s, q in cells_at for i, p in [run.top_guess(text, s, q)]]
     tops = [{"stage": s, "q": q, "rank": r + 1, "token": shown(run.token_text(i)), "p": round(p, 5)}
             for s, q in cells_at for r, (i, p) in enumerate(run.readout(text, s, q)[:TOP_SHOWN])]
-    follow = [{"stage": s, "q": q, "pos": names[q], "t": token_id, "p": round(p, 5), "rank": rank}
+    follow = [{"stage": s, "q": q, "pos": names[q], "t": token_id, "p": charts.kept_chance(p), "rank": rank}
               for token_id in run.followed(text) for s in range(run.n_stages) for q in range(n)
               for p, rank in [run.lens_cell(text, s, q, token_id)]]
     return cells, tops, follow
@@ -181,15 +182,17 @@ def _params(fig, run, names: list, cells: list) -> list:
                                               name="Follow the token "))
     where = alt.param(name="where", value="one", bind=alt.binding_radio(
         options=["one", "all"], labels=["at the chosen position", "at every position"], name="Follow it "))
-    vocab = alt.param(name="vocab", value={str(i): shown(run.token_text(i)) for i in followed})
+    # Names in sentences and titles: a comma or a space in quotes (words.said).
+    vocab = alt.param(name="vocab", value={str(i): said(run.token_text(i)) for i in followed})
     cell_words = alt.param(name="cells_said", value={
-        f"{row['stage']}|{row['q'] + 1}": f"the top guess is {row['top']} with {row['p'] * 100:.1f}%" for row in cells})
+        f"{row['stage']}|{row['q'] + 1}": f"the top guess is {said(run.token_text(top))} with {row['p'] * 100:.1f}%"
+        for row in cells for top, _ in [run.top_guess(fig["text"], row["stage"], row["q"])]})
     description = alt.param(name=DESCRIPTION, expr=(
         f"{after_layer_expr('stage', capital=True)} + ', position ' + position + ' (' + names[position - 1] + '): ' + "
         "cells_said[stage + '|' + position] + '; following ' + "
         "vocab[track + ''] + ' ' + (where == 'one' ? 'at this position' : 'at every position') + '.'"))
     names_param = alt.param(name=NAMES, value=names)
-    return [stage, position, track, where, vocab, names_param, cell_words, description]
+    return [stage, position, track, where, charts.chance_switch(), vocab, names_param, cell_words, description]
 
 
 def _table(names: list, n_layer: int, cell: int | None = None) -> alt.TopLevelMixin:
@@ -203,7 +206,7 @@ def _table(names: list, n_layer: int, cell: int | None = None) -> alt.TopLevelMi
     table_base = charts.clickable(alt.Chart(alt.NamedData("cells")), stage="datum.stage",
                                   **{POSITION: "datum.q + 1"}).encode(
         x=alt.X("pos:N", sort=names, title=None, axis=position_axis),
-        y=alt.Y("stage:O", title="after layer (0: before any layer)"),
+        y=alt.Y("stage:O", title=STAGE_AXIS),
     )
     table = table_base.mark_rect(cursor="pointer").encode(
         color=alt.Color("p:Q", scale=charts.sequential(domain=[0, 1]), title="chance",
@@ -262,13 +265,14 @@ def _follow_charts(names: list, n_layer: int, vocabulary: int, width) -> list:
     followed = alt.Chart(alt.NamedData("follow")).transform_filter(
         "datum.t == track && (where == 'all' || datum.q == position - 1)")
     stage_x = alt.X("stage:Q", scale=alt.Scale(domain=[0, n_layer]), axis=alt.Axis(format="d"),
-                    title="after layer (0: before any layer)")
+                    title=STAGE_AXIS)
     # One line per position, in the data's colour; the chosen position's in the followed token's colour.
     colour = alt.condition("datum.q == position - 1", alt.value(FOLLOWED), alt.value(MAIN))
     where = [alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:Q", title="after layer")]
     p_line = followed.mark_line(point=True).encode(
-        x=stage_x, y=alt.Y("p:Q", axis=alt.Axis(format="%"), title="chance"), color=colour, detail="pos:N",
-        tooltip=[*where, alt.Tooltip("p:Q", title="chance", format=".2%"), alt.Tooltip("rank:Q", format=",")],
+        x=stage_x, y=alt.Y("p:Q", scale=charts.chance_scale(), axis=alt.Axis(format=charts.CHANCE_FORMAT),
+                           title="chance"), color=colour, detail="pos:N",
+        tooltip=[*where, alt.Tooltip("p:Q", title="chance", format=".3~p"), alt.Tooltip("rank:Q", format=",")],
     ).properties(width=width, height=160, title=follow_title("chance"))
     rank_line = followed.mark_line(point=True).encode(
         x=stage_x,

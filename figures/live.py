@@ -12,7 +12,7 @@ from 1); rows in the order given, as the words a screen reader hears (`descripti
   average of all heads, (l)'s view 'all'. "u": the lower triangle of the shares, row after row (query q's shares to
   keys 0..q), in units of 1e-4 (PER_SHARE), integers.
 - dataset `top`: {"stage", "q", "rank" (1..TOP_K), "token" (as names), "id", "p"}: the TOP_K most likely next tokens
-  at each stage (0: after the embedding, s: after layer s) and position, by stage, then q, then rank; dataset
+  at each stage (0: before any layer, s: after layer s) and position, by stage, then q, then rank; dataset
   `follow`: {"stage", "q", "p", "rank" (1 = most likely)}: the followed token at each stage and position, by stage
   then q.
 The grid of every head is one rect per head (no picture), coloured by the largest share the chosen token gives a
@@ -253,7 +253,7 @@ def readout_chart(n_layer: int, opening_stage: int | None = None) -> alt.TopLeve
     top3 = " + ', ' + ".join(f"{_at_stage('top', 'stage', LAST, r)}.token + ' ' + "
                              f"format({_at_stage('top', 'stage', LAST, r)}.p, '.1%')" for r in (1, 2, 3))
     description = alt.param(name=DESCRIPTION, expr=(
-        "(stage == 0 ? 'After the embedding' : 'After layer ' + stage) + ': the top 3 guesses are ' + "
+        f"{after_layer_expr('stage', capital=True)} + ': the top 3 guesses are ' + "
         f"{top3} + '; ' + follow_name + ' has ' + format({followed}.p, '.2%') + '.'"))
     outside = alt.param(name="outside", expr=f"{followed}.rank > {TOP_K}")
     texts = [alt.param(name=NAMES, value=[PLACEHOLDER]), alt.param(name="follow_name", value=PLACEHOLDER)]
@@ -280,7 +280,7 @@ def _readout_top() -> alt.TopLevelMixin:
                        "datum.followed ? 'bold' : 'normal'")).encode(x=alt.value(0), text="token:N")]
     return alt.layer(*layers).properties(width="container", height=alt.Step(20), title=alt.Title(charts.wrapped(
         f"'The top {TOP_K} guesses after the last token (' + names[{LAST}] + '), ' + "
-        "(stage == 0 ? 'after the embedding' : 'after layer ' + stage) + (outside ? ', and ' + follow_name : '')")))
+        f"{after_layer_expr('stage')} + (outside ? ', and ' + follow_name : '')")))
 
 
 def _readout_line(n_layer: int) -> alt.TopLevelMixin:

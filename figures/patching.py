@@ -22,7 +22,7 @@ from figures import patching_chart
 from figures.kind import PartKind
 from figures.toolkit import fields
 from figures.toolkit.colours import HELPS_NAME, HURTS_NAME
-from figures.toolkit.words import heading, percent, quoted, shown
+from figures.toolkit.words import after_layer, heading, percent, quoted, said as token_said, shown
 
 NEAR = 1e-3  # score differences closer than this: the texts do not differ on the metric
 MAX_TOKENS = 64  # a text's tokens, at most: the runs grow with the square of its length
@@ -102,7 +102,7 @@ def piece_name(o: Patched, cell: dict) -> str:
     at _of (token 9)", "head 2 of layer 10"."""
     piece, row, col = cell["piece"], cell["row"], cell["col"]
     if piece == "resid_pre":
-        after = "before any layer" if row == 0 else f"after layer {row}"
+        after = after_layer(row)
         return f"the numbers of {token_at(o, col)} {after}"
     if piece == "z":
         return f"head {col + 1} of layer {row + 1}"
@@ -235,7 +235,7 @@ class Patching(PartKind):
         found = self.entry(fig, run)
         return Patched([shown(t) for t in run.token_texts(fig["clean"])],
                        [shown(t) for t in run.token_texts(fig["corrupted"])], fig.opening,
-                       shown(found["target"]["text"]), shown(found["versus"]["text"]), found["clean"],
+                       token_said(found["target"]["text"]), token_said(found["versus"]["text"]), found["clean"],
                        found["corrupted"], found["grids"])
 
     def text_figure(self, fig, run) -> str:

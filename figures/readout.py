@@ -15,7 +15,7 @@ from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import DATA, FOLLOWED, REFERENCE
 from figures.toolkit.colours import FOLLOWED_NAME
-from figures.toolkit.words import heading, shown, token_label, whole_percent
+from figures.toolkit.words import after_layer, after_layer_expr, heading, said, shown, token_label, whole_percent
 
 TOP_SHOWN = 3  # the book prints the top 3
 OUTSIDE = 99  # the rank the page's data give the target where it is not among the top 3: drawn below them
@@ -24,7 +24,8 @@ OUTSIDE = 99  # the rank the page's data give the target where it is not among t
 # ---------------------------------------------------------------------------------------------- data
 
 def stage_name(stage: int, n_layer: int) -> str:
-    """'after the embedding' for stage 0, 'after layer  9' (aligned) for the others."""
+    """As the book's printed figure names the stages: 'after the embedding' for stage 0, 'after layer  9' (aligned)
+    for the others. The pages name stage 0 as the chapter's prose does (words.after_layer)."""
     return "after the embedding" if stage == 0 else f"after layer {stage:>{len(str(n_layer))}}"
 
 
@@ -55,11 +56,11 @@ def hardest_look(fig, run):
 
 def describe(fig, run, stage: int) -> str:
     """One stage of the chart in words, for screen readers."""
-    name = stage_name(stage, run.n_layer).replace("  ", " ")
+    name = after_layer(stage, capital=True)
     at = stages(fig, run)[stage]
-    top = ", ".join(f"{shown(run.token_text(i))} {p * 100:.1f}%" for i, p in at["top"][:TOP_SHOWN])
-    return (f"{name[0].upper() + name[1:]}: the top {TOP_SHOWN} guesses are {top}; "
-            f"{shown(run.target(fig['text'])['text'])} has {at['p'] * 100:.2f}%.")
+    top = ", ".join(f"{said(run.token_text(i))} {p * 100:.1f}%" for i, p in at["top"][:TOP_SHOWN])
+    return (f"{name}: the top {TOP_SHOWN} guesses are {top}; "
+            f"{said(run.target(fig['text'])['text'])} has {at['p'] * 100:.2f}%.")
 
 
 class Readout(Kind):
@@ -119,7 +120,7 @@ class Readout(Kind):
         tokens = run.token_texts(fig["text"])
         n_layer = run.n_layer
         q = fig.opening
-        target = shown(run.target(fig["text"])["text"])
+        target = said(run.target(fig["text"])["text"])
         last = stages(fig, run)[-1]
         summary = (f"The read-out of {token_label(tokens, q)}: after all {n_layer} layers the model gives "
                    f"{target} {last['p'] * 100:.2f}%.")
@@ -127,38 +128,39 @@ class Readout(Kind):
         if entry is None:
             answer = f"In this run {target} never enters the top three."
         else:
-            answer = (f"{stage_name(entry, n_layer).replace('  ', ' ').capitalize()}: {target} has "
+            answer = (f"{after_layer(entry, capital=True)}: {target} has "
                       f"{stages(fig, run)[entry]['p'] * 100:.2f}% there.")
         reveal = {"question": f"Guess first: at which layer does {target} enter the top three?", "answer": answer}
         if entry is not None:
-            reveal.update(link=f"#stage={entry}", link_text=f"Show after layer {entry}" if entry else "Show before any layer")
+            reveal.update(link=f"#stage={entry}", link_text=f"Show {after_layer(entry)}")
         reveals = [reveal]
         facts = []
         if "back" in fig.resolved:
             layer, head, share = hardest_look(fig, run)
             back = fig.resolved["back"]
             if share < MIN_SHARE:  # a long text's data leave such shares out
-                facts.append(f"No head gives {shown(tokens[back])} {LEFT_OUT} or more of the attention of {shown(tokens[q])}.")
+                facts.append(f"No head gives {said(tokens[back])} {LEFT_OUT} or more of the attention of {said(tokens[q])}.")
             else:
-                facts.append(f"Of all {run.n_heads:,} heads, the one that looks hardest from {shown(tokens[q])} back to "
-                             f"{shown(tokens[back])} is layer {layer}, head {head}: it gives {shown(tokens[back])} "
+                facts.append(f"Of all {run.n_heads:,} heads, the one that looks hardest from {said(tokens[q])} back to "
+                             f"{said(tokens[back])} is layer {layer}, head {head}: it gives {said(tokens[back])} "
                              f"{whole_percent(share)}% of its attention.")
         return {"summary": summary, "reveals": reveals, "facts": facts}
 
     def chart(self, fig, run) -> alt.TopLevelMixin:
         """A slider over the stages: the top tokens at the chosen stage, and the target's probability across stages."""
         n_layer = run.n_layer
-        target = shown(run.target(fig["text"])["text"])
-        line_rows = [{"stage": s, "p": round(stage["p"], 5)} for s, stage in enumerate(stages(fig, run))]
+        target = said(run.target(fig["text"])["text"])
+        line_rows = [{"stage": s, "p": charts.kept_chance(stage["p"])} for s, stage in enumerate(stages(fig, run))]
         stage = charts.stage_slider(n_layer, n_layer)
-        said = alt.param(name="descriptions", value=[describe(fig, run, s) for s in range(n_layer + 1)])
+        descriptions = alt.param(name="descriptions", value=[describe(fig, run, s) for s in range(n_layer + 1)])
         description = alt.param(name=DESCRIPTION, expr="descriptions[stage]")
         top = top_rows(fig, run)
         # The stages where the target is drawn below the top 3: the upper chart's title names it there.
         outside = alt.param(name="outside", value=sorted({row["stage"] for row in top if row["rank"] == OUTSIDE}))
         # Params and data go in once, at the top: Altair copies a chart's params and inline data at every step.
         return charts.with_clicks(charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(
-            _top_chart(target), _line_chart(target, n_layer), spacing=28)), stage, said, description, outside),
+            _top_chart(target), _line_chart(target, n_layer), spacing=28)), stage, charts.chance_switch(), descriptions,
+            description, outside),
             top=top, line=line_rows), "stage")
 
 
@@ -181,7 +183,7 @@ def top_rows(fig, run) -> list:
 def _top_chart(target: str) -> alt.TopLevelMixin:
     """The top tokens at the chosen stage, as bars with their probabilities, the target (`target`, as shown) in the
     followed token's colour; the title names it where it is drawn below the top 3."""
-    stage_label = ("stage == 0 ? 'after the embedding' : 'after layer ' + stage")
+    stage_label = after_layer_expr("stage")
     # Ranks on the axis, token names drawn beside it: the tokens differ from stage to stage.
     ranked = alt.Chart(alt.NamedData("top")).encode(
         y=alt.Y("rank:O", title=None, axis=None),
@@ -212,7 +214,7 @@ def _line_chart(target: str, n_layer: int) -> alt.TopLevelMixin:
     base = alt.Chart(alt.NamedData("line")).encode(
         x=alt.X("stage:Q", title=["after layer", "(0: before any layer)"],
                 scale=alt.Scale(domain=[0, n_layer], nice=False), axis=alt.Axis(values=list(range(n_layer + 1)), format="d")),
-        y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
+        y=alt.Y("p:Q", scale=charts.chance_scale(), axis=alt.Axis(format=charts.CHANCE_FORMAT, tickCount=5),
                 title=f"chance of {target}"),
     )
     # A point chooses its layer too (a tap lands on it before the column under it).

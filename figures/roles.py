@@ -21,7 +21,7 @@ from figures.kind import PartKind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import CELL_LINE, CHOSEN, ON_DARK, ROLE_COLOURS, ROLE_NAMES
-from figures.toolkit.words import heading, quoted
+from figures.toolkit.words import count, heading, quoted
 
 MIN_TOKENS = 8
 STRONGEST = "strongest"  # the `show` choice that colours each head by its strongest role
@@ -144,7 +144,7 @@ class Roles(PartKind):
         most = max(ROLES, key=lambda role: counts[role])
         reveal = {"question": f"Guess first: of the {len(rows)} heads, which habit is the strongest for the most "
                               "heads?",
-                  "answer": f"{ROLES[most][0].capitalize()}: for {counts[most]} heads. " + ", ".join(
+                  "answer": f"{ROLES[most][0].capitalize()}: for {count(counts[most], 'head')}. " + ", ".join(
                       f"{ROLES[role][0]} {counts[role]}" for role in ROLES) + ".",
                   "link": f"#show={most}", "link_text": f"Colour by {ROLES[most][0]}"}
         return {"summary": summary, "reveals": [reveal], "facts": facts, "details": list(DETAILS)}

@@ -19,7 +19,7 @@ from figures.kind import PartKind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import ASIDE, CHOSEN, CHOSEN_NAME, DATA, NEGATIVE_NAME, POSITIVE_NAME
-from figures.toolkit.words import heading, shown, token_label
+from figures.toolkit.words import agrees, count, escaped, heading, said, shown, token_label
 
 ROW_HEIGHT = 20
 QUESTION = "the question"  # the strips' row of the asking token's query
@@ -104,7 +104,7 @@ class Scores(PartKind):
         names = [f"{j + 1}: {shown(t)}" for j, t in enumerate(tokens)]
         name_width = max(12, *(len(n) + 2 for n in names))
         divided = f"fit / {root:g}"
-        lines = [heading(fig, self.TITLE), f'  "{fig["text"]}"',
+        lines = [heading(fig, self.TITLE), f'  "{escaped(fig["text"])}"',
                  f"  {token_label(tokens, q)} asks in layer {fig['head'][0]}, head {fig['head'][1]}: "
                  f"fit = question . description over {width} numbers, divided by the square root of {width}, {root:g}",
                  f"  {'token':<{name_width}}{'fit':>10}{divided:>12}{'share':>10}"]
@@ -138,7 +138,9 @@ class Scores(PartKind):
             "the best fit. The model itself always works at T = 1.",
         ]
         if q + 1 < len(tokens):
-            facts.append(f"The {len(tokens) - q - 1} tokens after {shown(tokens[q])} are out of its reach: a token "
+            after = len(tokens) - q - 1
+            facts.append(f"The {count(after, 'token')} after {said(tokens[q])} {agrees(after, 'is', 'are')} out of its "
+                         "reach: a token "
                          "never looks at the ones after it.")
         reveal = {"question": f"Guess first: which token gets the largest share of {token_label(tokens, q)}'s "
                               f"attention in layer {layer}, head {head}?",

@@ -17,7 +17,7 @@ from figures.kind import Kind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import DATA, ON_DATA
-from figures.toolkit.words import heading, thousands
+from figures.toolkit.words import agrees, count, heading, thousands
 
 TOKEN_PX = 4  # how tall one token's strip is drawn
 BLOCK_PX = 44  # no block is drawn taller: a long text's strips are thinner
@@ -137,8 +137,9 @@ class Shapes(Kind):
 
     def context(self, fig, run) -> dict:
         n, width, widened = run.n_tokens(fig["text"]), run.d_model, run.n_neurons
-        return {"summary": f"{n} tokens go in; every layer takes {n} rows of {width:,} numbers and gives back "
-                           f"{n} rows of {width:,}: the same shape, other values. Inside each layer's feed-forward "
+        rows = count(n, "row")
+        return {"summary": f"{count(n, 'token')} {agrees(n, 'goes', 'go')} in; every layer takes {rows} of {width:,} "
+                           f"numbers and gives back {rows} of {width:,}: the same shape, other values. Inside each layer's feed-forward "
                            f"step the rows widen to {widened:,} numbers, then narrow back to {width:,}.",
                 "reveals": [], "facts": []}
 

@@ -186,9 +186,16 @@ def serve(requests=None, answers=None) -> None:
             parts = _do(vl_convert, request)
             status = b"+"
         except Exception as exc:  # noqa: BLE001 - every failure goes back to the build, which names the figure
-            parts, status = [f"{type(exc).__name__}: {exc}".encode("utf-8")], b"-"
+            parts, status = [one_line(f"{type(exc).__name__}: {exc}").encode("utf-8")], b"-"
         answers.write(status + COUNT.pack(len(parts)) + b"".join(LENGTH.pack(len(p)) + p for p in parts))
         answers.flush()
+
+
+def one_line(message: str) -> str:
+    """An error as one line for the build to say: vl-convert's Rust errors end in a stack backtrace of some 30
+    frames, which tells the reader nothing; it is cut off, and the lines left are joined."""
+    message = re.split(r"\s*Stack backtrace:", message, maxsplit=1)[0]
+    return " ".join(message.split())
 
 
 def _do(vl_convert, request: dict) -> list[bytes]:

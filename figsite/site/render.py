@@ -26,7 +26,7 @@ from figsite.site.model_map import model_map
 from figsite.site.output import publish
 from figsite.site.qr import qr_size_mm
 from figsite.data.run import Run, head_file_text
-from figures.toolkit.words import shown
+from figures.toolkit.words import escaped, shown
 
 ROOT = Path(__file__).resolve().parents[2]  # figsite/site/this.py -> the project folder (templates/ is there)
 TEMPLATES = ROOT / "templates"
@@ -304,7 +304,7 @@ HEADING_TEXT = 60  # characters of its text a text page's heading shows at most:
 class TextPage:
     """Every figure that reads one text, on one page, their token choices linked."""
 
-    text: str
+    text: str  # as pages show it: a control character as its visible escape (words.escaped)
     slug: str
     pages: list
 
@@ -333,7 +333,7 @@ def text_pages(run: Run, pages: list[Page]) -> list[TextPage]:
     for text, slug in run.slugs.items():
         reading = [page for page in pages if page.texts == [text]]
         if len(reading) >= 2:
-            out.append(TextPage(text, slug, reading))
+            out.append(TextPage(escaped(text), slug, reading))
     return out
 
 

@@ -7,6 +7,7 @@ import importlib
 
 from figsite.data.shared_names import CLICKS_META, PICK
 from figures.toolkit.colours import DIVERGING, HELPS, HELPS_OR_HURTS, HURTS, SEQUENTIAL
+from figures.toolkit.words import STAGE_AXIS, has_non_xml, xml_safe
 
 
 class LazyModule:
@@ -77,13 +78,38 @@ def spec(chart) -> dict:
     out = bare.to_dict(validate=False)
     if datasets is not alt.Undefined:
         out["datasets"] = datasets
-    return out
+    # A character that XML cannot hold (a control character in a text) would make vl-convert refuse the drawing.
+    return xml_safe(out) if has_non_xml(out) else out
 
 
 def stage_slider(n_layer: int, value: int):
-    """The slider over the stages: 0 is after the embedding, n_layer after the last layer."""
+    """The slider over the stages: 0 is before any layer (the embedding alone), n_layer after the last layer."""
     return alt.param(name="stage", value=value,
-                     bind=alt.binding_range(min=0, max=n_layer, step=1, name="After layer (0: before any layer) "))
+                     bind=alt.binding_range(min=0, max=n_layer, step=1, name=f"{STAGE_AXIS[0].upper()}{STAGE_AXIS[1:]} "))
+
+
+# A chart of chances opens on the whole scale, 0 to 100%, so that a chance of 2e-9 is drawn as the nothing it is;
+# the switch zooms in, the axis then ending at the largest chance drawn.
+CHANCE_SWITCH = "chance_scale"
+CHANCE_FORMAT = ".2~p"  # percent to 2 significant digits: '20%' on the whole scale, '0.0000002%' zoomed in
+
+
+def chance_switch(value: str = "whole"):
+    """The switch between a chance axis from 0 to 100% ("whole", where it opens) and one zoomed in to the chances
+    drawn ("zoom"); its words the same on every chart that has one."""
+    return alt.param(name=CHANCE_SWITCH, value=value, bind=alt.binding_radio(
+        options=["whole", "zoom"], labels=["0 to 100%", "zoomed in"], name="Chance axis "))
+
+
+def kept_chance(p: float) -> float:
+    """A chance as a chart with the switch keeps it: to 5 decimals, and a smaller one to 3 significant digits, which
+    the zoomed-in axis draws (rounded to 5 decimals, 2e-9 would be 0)."""
+    return round(p, 5) if p >= 1e-3 else float(f"{p:.3g}")
+
+
+def chance_scale() -> "alt.Scale":
+    """The chance axis's scale, which follows chance_switch: 0 to 1, or 0 to the largest chance drawn."""
+    return alt.Scale(zero=True, domainMin=0, domainMax=alt.ExprRef(f"{CHANCE_SWITCH} == 'whole' ? 1 : null"))
 
 
 # ---------------------------------------------------------------------------------------------- colour scales

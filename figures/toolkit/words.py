@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import math
+import re
+import unicodedata
 
 from figsite.config import Figure
 from figsite.data.run import LEFT_OUT
@@ -12,28 +15,109 @@ LONG_TEXT_FACT = f"A long text's data keep only shares of {LEFT_OUT} or more; th
 QUOTE_LIMIT = 160  # a printed figure quotes a longer text by its start only
 
 
+# Characters that print as nothing or are not legal in XML (an SVG drawing), each written as a visible escape: the
+# common ones as a program writes them ('\\v'), the rest by their code ('\\x1b', '\\u2028').
+ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\v": "\\v", "\f": "\\f", "\0": "\\0"}
+INVISIBLE = ("Cc", "Cs", "Zl", "Zp")  # control characters, lone surrogates, line and paragraph separators
+NOT_XML = {0xFFFE, 0xFFFF}
+
+
+def escaped(text: str) -> str:
+    """Text with every control or non-XML character written as a visible escape ('\\v' for U+000B), so that it
+    shows on a page and never breaks a drawing; other characters as they are."""
+    return "".join(_escape(c) if _invisible(c) else c for c in text)
+
+
+def _invisible(c: str) -> bool:
+    return c in ESCAPES or unicodedata.category(c) in INVISIBLE or ord(c) in NOT_XML
+
+
+def _escape(c: str) -> str:
+    code = ord(c)
+    return ESCAPES.get(c) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+
+
+# What XML (an SVG drawing) cannot hold: control characters but tab, line feed and carriage return; lone surrogates.
+NOT_IN_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+# The same characters as json.dumps writes them (escaped, lowercase), after an even run of backslashes (a backslash of
+# the text itself is written doubled): a quick test of a large spec, which is walked only where it finds one.
+NOT_IN_XML_JSON = re.compile(r"(?<!\\)(?:\\\\)*\\(?:u00(?:0[0-8bef]|1[0-9a-f])|[bf]|ud[89a-f][0-9a-f]{2}|ufff[ef])")
+
+
+def has_non_xml(value) -> bool:
+    """Whether any string of a JSON value holds a character that XML cannot hold."""
+    return bool(NOT_IN_XML_JSON.search(json.dumps(value)))
+
+
+def xml_safe(value):
+    """A chart's spec (any JSON value) with each character that XML cannot hold written as its visible escape, as
+    `escaped` writes it: a token that reached a chart without `shown` still draws (vl-convert refuses the SVG)."""
+    if isinstance(value, str):
+        return NOT_IN_XML.sub(lambda m: _escape(m.group()), value)
+    if isinstance(value, list):
+        return [xml_safe(v) for v in value]
+    if isinstance(value, dict):
+        return {xml_safe(k): xml_safe(v) for k, v in value.items()}
+    return value
+
+
 def shown(token: str) -> str:
-    """A token as the book prints it: a leading space written as '_' ('_animal'); line breaks made visible."""
+    """A token as the book prints it: a leading space written as '_' ('_animal'); line breaks and other control
+    characters as visible escapes ('\\n', '\\v': see `escaped`). The one place where a token is made for display."""
     if token.startswith(" "):
         token = "_" + token[1:]
-    return token.replace("\n", "\\n").replace("\t", "\\t")
+    return escaped(token)
+
+
+def said(token: str) -> str:
+    """A token as a sentence names it: as `shown`, and in quotes where it holds no letter or digit (a comma, a
+    space, a line break), which a sentence's own punctuation would swallow: '"," 48%', not ', 48%'."""
+    return shown(token) if any(c.isalnum() for c in token) else f'"{shown(token)}"'
 
 
 def token_label(tokens: list, position: int) -> str:
     """A token as the words on a page name it: '_it (token 9)', numbered from 1 as readers count."""
-    return f"{shown(tokens[position])} (token {position + 1})"
+    return f"{said(tokens[position])} (token {position + 1})"
 
 
-def after_layer(stage: int) -> str:
-    """A stage of the read-out as the chapter says it: 'after layer 3'; stage 0, the embedding alone, 'before any
-    layer'."""
-    return "before any layer" if stage == 0 else f"after layer {stage}"
+# Stage 0 of the read-out, the embedding alone, by one name on every page, chart and download (the book's printed
+# figure (i) keeps its own "after the embedding"), and the title of an axis or a slider over the stages.
+STAGE_0 = "before any layer"
+STAGE_AXIS = f"after layer (0: {STAGE_0})"
+
+
+def after_layer(stage: int, capital: bool = False) -> str:
+    """A stage of the read-out as the chapter says it: 'after layer 3'; stage 0, the embedding alone, STAGE_0."""
+    words = STAGE_0 if stage == 0 else f"after layer {stage}"
+    return words[0].upper() + words[1:] if capital else words
 
 
 def after_layer_expr(stage: str, capital: bool = False) -> str:
     """after_layer as a Vega expression of the expression `stage` (a signal's name, a datum's field)."""
-    before, after = ("Before", "After") if capital else ("before", "after")
-    return f"({stage} == 0 ? '{before} any layer' : '{after} layer ' + {stage})"
+    return f"({stage} == 0 ? '{after_layer(0, capital)}' : '{after_layer(1, capital)[:-1]}' + {stage})"
+
+
+def count(n: int, one: str, many: str | None = None) -> str:
+    """A count and its noun, which agree: '1 token', '2 tokens', '3,062 neurons'; `many` where the plural is not
+    `one` + 's' ('1 part works', '2 parts work': count(n, 'part works', 'parts work'))."""
+    return f"{thousands(n)} {one if n == 1 else many or one + 's'}"
+
+
+def count_expr(n: str, one: str, many: str | None = None) -> str:
+    """count as a Vega expression of the number expression `n`: format(n, ',') + (n == 1 ? ' token' : ' tokens')."""
+    return f"format({n}, ',') + ({n} == 1 ? ' {one}' : ' {many or one + 's'}')"
+
+
+def agrees_expr(n: str, one: str, many: str) -> str:
+    """agrees as a Vega expression of the number expression `n`."""
+    return f"({n} == 1 ? '{one}' : '{many}')"
+
+
+def agrees(n: int, one: str, many: str) -> str:
+    """The verb (or any word) that agrees with a count of n: agrees(1, 'moves', 'move') -> 'moves'."""
+    return one if n == 1 else many
 
 
 def token_choices(tokens: list) -> tuple[list, list]:
@@ -52,13 +136,14 @@ def thousands(n: int) -> str:
 
 
 def quoted(text: str, n_tokens: int) -> str:
-    """The text as a printed figure quotes it: whole, or for a long one its start and its length."""
+    """The text as a printed figure quotes it: whole, or for a long one its start and its length; a control character
+    that is not white space (which is flattened) as its visible escape."""
     flat = " ".join(text.split())
     if len(flat) <= QUOTE_LIMIT and flat == text:
-        return f'"{text}"'
+        return f'"{escaped(text)}"'
     if len(flat) <= QUOTE_LIMIT:
-        return f'"{flat}"'
-    return f'"{flat[:QUOTE_LIMIT - 20].rstrip()} ..." ({n_tokens:,} tokens)'
+        return f'"{escaped(flat)}"'
+    return f'"{escaped(flat[:QUOTE_LIMIT - 20].rstrip())} ..." ({n_tokens:,} tokens)'
 
 
 def heading(fig: Figure, title: str) -> str:

@@ -69,10 +69,16 @@
     return (mb >= 10 ? mb.toFixed(0) : mb.toFixed(1)) + ' MB';
   }
 
-  // A token as the pages write it (figures.toolkit.words.shown): a leading space as '_', line breaks made visible.
+  // A token as the pages write it (figures.toolkit.words.shown): a leading space as '_', line breaks and other
+  // control characters as visible escapes (\n, \v, \x1b, \u2028), so that none prints as nothing.
+  var ESCAPES = {'\n': '\\n', '\t': '\\t', '\r': '\\r', '\v': '\\v', '\f': '\\f', '\0': '\\0'};
+  function escapeCharacter(c) {
+    var code = c.charCodeAt(0);
+    return ESCAPES[c] || (code < 0x100 ? '\\x' + ('0' + code.toString(16)).slice(-2) : '\\u' + code.toString(16));
+  }
   function shown(token) {
     if (token.charAt(0) === ' ') token = '_' + token.slice(1);
-    return token.replace(/\n/g, '\\n').replace(/\t/g, '\\t');
+    return token.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufffe\uffff]/g, escapeCharacter);
   }
 
   var texts = {};

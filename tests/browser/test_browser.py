@@ -136,7 +136,7 @@ def test_moving_the_slider_on_figure_i_changes_what_is_shown(opener, random_site
     slider.fill("0")  # sets the value and fires input and change
     wait_for_svg_change(page, "i", before)
     assert signal(page, "i", "stage") == 0
-    assert top_title(random_site, 0, "after the embedding") in chart_texts(page, "i", ".role-title-text")
+    assert top_title(random_site, 0, "before any layer") in chart_texts(page, "i", ".role-title-text")
     assert visit.console_errors == [] and visit.page_errors == []
 
 

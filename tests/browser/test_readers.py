@@ -212,7 +212,7 @@ def test_figure_i_slider_moves_by_arrow_keys(opener):
     stale.append(stale_description(page, "i", contains="11"))
     page.keyboard.press("Home")
     wait_for_signal(page, "i", "stage", 0)
-    stale.append(stale_description(page, "i", contains="embedding"))
+    stale.append(stale_description(page, "i", contains="Before any layer"))
     page.keyboard.press("ArrowRight")
     wait_for_signal(page, "i", "stage", 1)
     stale.append(stale_description(page, "i", contains="1"))
@@ -287,7 +287,8 @@ def test_a_permalink_to_figure_i_reopens_the_stage(opener):
     page = visit.page
     page.locator("#chart-i input[type='range'][name='stage']").fill("9")
     wait_for_signal(page, "i", "stage", 9)
-    page.wait_for_function("() => location.hash === '#stage=9'", timeout=CHANGE_TIMEOUT_MS)
+    # The chance axis's switch, left on the whole scale, is in the address too.
+    page.wait_for_function("() => location.hash === '#stage=9&chance_scale=whole'", timeout=CHANGE_TIMEOUT_MS)
     href = page.evaluate("() => location.href")
 
     again = opener.open(href)

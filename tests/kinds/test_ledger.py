@@ -220,7 +220,7 @@ def test_the_probability_after_every_half_layer_is_the_references(site, referenc
         assert abs(row["p"] - p) < TOLERANCE["probability"] and abs(point["p"] - p) < TOLERANCE["probability"]
         assert (row["correction"] is None) == (correction is None)
         assert abs(row["residual"] - residual) < 1e-4 * max(1.0, residual)
-        assert row["after"] == ("after the embedding" if layer is None else f"after layer {layer + 1}'s {name}")
+        assert row["after"] == ("before any layer" if layer is None else f"after layer {layer + 1}'s {name}")
         assert row["after_layer"] == point["x"] == (0 if layer is None else layer + (0.5 if name == "attention" else 1))
 
 

@@ -8,8 +8,8 @@ from concurrent.futures import Future
 import pytest
 import vl_convert
 
-from figsite.site.drawing import (STATIC_WIDTH, Drawer, DrawingError, differences, fixed_width, shapes_only, stable_ids,
-                             vl_version)
+from figsite.site.drawing import (STATIC_WIDTH, Drawer, DrawingError, differences, fixed_width, one_line, shapes_only,
+                             stable_ids, vl_version)
 from figsite.errors import BuildError
 from figsite.pipeline import kept_or_asked
 from figsite.site.render import CHART_THEMES
@@ -131,3 +131,25 @@ def test_without_a_cache_nothing_is_kept():
     for _ in range(2):
         kept_or_asked(None, ["vega-bundle"], ["js"], lambda: asked.append(1) or made, "the bundle")()
     assert len(asked) == 2
+
+
+def test_an_error_of_vl_convert_reaches_the_build_as_one_line_without_its_stack():
+    """vl-convert's error for a raw control character in a drawing, as a build once printed it: a Rust stack backtrace
+    of some 30 frames after the message. The build says the message alone, on one line."""
+    frames = "".join(f"\n  {n}: <unknown>\n      at /rustc/src/lib.rs:{n}" for n in range(30))
+    error = RuntimeError(f"a non-XML character '\\u{{b}}' found at 1:19870\n\nStack backtrace:{frames}")
+    said = one_line(f"{type(error).__name__}: {error}")
+    assert said == "RuntimeError: a non-XML character '\\u{b}' found at 1:19870"
+    assert one_line("ValueError: no such\n  mark") == "ValueError: no such mark"
+
+
+def test_a_chart_spec_never_holds_a_character_xml_cannot_hold_so_its_drawing_is_made(drawer):
+    from figures.toolkit import charts
+    from figures.toolkit.charts import alt
+
+    chart = alt.Chart(alt.Data(values=[{"word": "a\x0bb\x1b"}])).mark_text().encode(text="word:N").properties(
+        title="tab\there, line\nbreak")
+    spec = charts.spec(chart)
+    assert spec["data"]["values"] == [{"word": "a\\vb\\x1b"}] and spec["title"] == "tab\there, line\nbreak"
+    svg, _ = drawer.drawings(spec, {}).result(timeout=120)
+    assert b"a\\vb\\x1b" in svg
