@@ -21,7 +21,7 @@ from figures.kind import PartKind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt, escaped
 from figures.toolkit.colours import CHOSEN, HELPS_NAME, HELPS_WORDS, HURTS_NAME, HURTS_WORDS, REFERENCE
-from figures.toolkit.words import agrees, count, heading, percent, quoted, said, shown, token_label
+from figures.toolkit.words import agrees, count, heading, percent, quoted, said, token_label
 
 PANEL_HEIGHT = 130
 SUBTITLE_LINE = 44  # characters: a line of the chart's subtitle fits a 360 px phone's column (the narrow chart)
