@@ -21,7 +21,7 @@ from figures.kind import PartKind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt, escaped
 from figures.toolkit.colours import CHOSEN, HELPS_NAME, HELPS_WORDS, HURTS_NAME, HURTS_WORDS, REFERENCE
-from figures.toolkit.words import agrees, count, heading, percent, quoted, said, token_label
+from figures.toolkit.words import agrees, count, heading, ordinal, percent, quoted, said, token_label
 
 PANEL_HEIGHT = 130
 SUBTITLE_LINE = 44  # characters: a line of the chart's subtitle fits a 360 px phone's column (the narrow chart)
@@ -396,8 +396,3 @@ def params(o: Outcome, summary: str) -> list:
     description = alt.param(name=DESCRIPTION, expr="descriptions[part]")
     return [show, part, said, description]
 
-
-def ordinal(n: int) -> str:
-    """A rank as readers say it: 1st, 2nd, 3rd, 4th, 11th, 21st, 34,351st ("the 1st most likely" is the top guess)."""
-    suffix = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n:,}{suffix}"

@@ -158,3 +158,9 @@ def percent(p: float) -> str:
         return f"{p * 100:.2f}%"
     decimals = 2 - math.floor(math.log10(p * 100))
     return f"{p * 100:.{decimals}f}%"
+
+
+def ordinal(n: int) -> str:
+    """A rank as readers say it: 1st, 2nd, 3rd, 4th, 11th, 21st, 34,351st ("the 1st most likely" is the top guess)."""
+    suffix = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n:,}{suffix}"
