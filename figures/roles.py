@@ -145,13 +145,10 @@ class Roles(PartKind):
                            "strongest": row["best"]} for row in head_rows(entry)]}
 
     def narrow_chart(self, fig, run):
-        """For a phone's column, where the grid's squares would be under NARROW_SQUARE px wide (more than about 18
-        heads a layer) or the text's pattern's cells too small for their labels: the grid keeps squares of
-        NARROW_SQUARE px, every head labelled, the text's pattern cells of heads.NARROW_CELL px, as the heads figure's
-        does, and the chart scrolls in its own box where it must."""
-        _, blocks = heads.blocking(run.n_tokens(fig["text"]))
-        crowded = run.n_head * NARROW_SQUARE > PHONE_GRID or blocks * heads.NARROW_CELL > heads.PHONE_PATTERN
-        return self.chart(fig, run, square=NARROW_SQUARE) if crowded else None
+        """For a phone's column: the grid keeps squares of NARROW_SQUARE px, which a finger can tap, every head
+        labelled, the text's pattern cells of heads.NARROW_CELL px, as the heads figure's does, and the chart
+        scrolls in its own box where it must (more than about 12 heads a layer)."""
+        return self.chart(fig, run, square=NARROW_SQUARE)
 
     def chart(self, fig, run, square: int = 0):
         """The grid of heads, coloured by role, and the chosen head's pattern over the text and over the random tokens
@@ -206,7 +203,7 @@ class Roles(PartKind):
 SCORE_WORDS = ("A head's score on a habit is the share of its attention that goes where the habit looks, on average "
                "over the tokens: 0.90 means 90%. The random tokens said twice carry no meaning, so a head that looks "
                "at the token after the earlier copy (induction) can only be following the copy.")
-NARROW_SQUARE = 16  # px: a head's square on a phone, where its label fits
+NARROW_SQUARE = charts.TAP  # px: a head's square on a phone, which a finger can tap and its label fits
 PHONE_GRID = 290  # px: about the width a 360 px phone's column leaves the grid
 REPEAT_NAMES = "repeat_names"  # the param naming the random tokens' rows and columns
 LABELS = 24  # the random tokens' pattern labels about this many of its rows and columns
@@ -296,5 +293,6 @@ def _grid(rows: list, square: int = 0):
     chosen = base.transform_filter("datum.best && datum.l == layer && datum.h == head").mark_rect(
         fill=None, stroke=CHOSEN, strokeWidth=2.5, aria=False)
     return alt.layer(strongest, one, chosen).resolve_scale(color="independent").properties(
-        width=alt.Step(square) if square else "container", height=max(120, 16 * n_layer),
+        width=alt.Step(square) if square else "container",
+        height=alt.Step(square) if square else max(120, 16 * n_layer),
         title=f"Every head of the {n_layer} layers, {n_head} each")
