@@ -179,12 +179,12 @@ def _top_chart(target: str) -> alt.TopLevelMixin:
     # Ranks on the axis, token names drawn beside it: the tokens differ from stage to stage.
     ranked = alt.Chart(alt.NamedData("top")).encode(
         y=alt.Y("rank:O", title=None, axis=None),
+        tooltip=[alt.Tooltip("token:N"), alt.Tooltip("p:Q", title="chance", format=".2%")],  # the words' too
     ).transform_filter("datum.stage == stage")
     bars = ranked.mark_bar().encode(
         x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
                 title="chance of being the next token"),
         color=alt.condition("datum.target", alt.value(CHOSEN), alt.value(DATA)),
-        tooltip=[alt.Tooltip("token:N"), alt.Tooltip("p:Q", title="chance", format=".2%")],
     )
     bar_labels = ranked.mark_text(align="left", dx=4, fontSize=12).encode(
         x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("p:Q", format=".2%"),
