@@ -139,8 +139,14 @@ class Readout(Kind):
                              f"{whole_percent(share)}% of its attention.")
         return {"summary": summary, "reveals": reveals, "facts": facts}
 
-    def chart(self, fig, run) -> alt.TopLevelMixin:
-        """A slider over the stages: the top tokens at the chosen stage, and the target's probability across stages."""
+    def narrow_chart(self, fig, run) -> alt.TopLevelMixin:
+        """For a phone's column: the same with the stages down the chart, a row a finger can tap for each (13 stages
+        side by side would lie 17 px apart)."""
+        return self.chart(fig, run, sideways=True)
+
+    def chart(self, fig, run, sideways: bool = False) -> alt.TopLevelMixin:
+        """A slider over the stages: the top tokens at the chosen stage, and the target's probability across stages
+        (`sideways`: the stages down the chart)."""
         n_layer = run.n_layer
         target = shown(run.target(fig["text"])["text"])
         line_rows = [{"stage": s, "p": round(stage["p"], 5)} for s, stage in enumerate(stages(fig, run))]
@@ -152,7 +158,8 @@ class Readout(Kind):
         outside = alt.param(name="outside", value=sorted({row["stage"] for row in top if row["rank"] == OUTSIDE}))
         # Params and data go in once, at the top: Altair copies a chart's params and inline data at every step.
         return charts.with_clicks(charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(
-            _top_chart(target), _line_chart(target, n_layer), spacing=28)), stage, said, description, outside),
+            _top_chart(target), (_down_chart if sideways else _line_chart)(target, n_layer), spacing=28)),
+            stage, said, description, outside),
             top=top, line=line_rows), "stage")
 
 
@@ -225,3 +232,27 @@ def _line_chart(target: str, n_layer: int) -> alt.TopLevelMixin:
     return alt.layer(line, rule, columns).properties(
         width="container", height=180, title=f"{target}'s chance, layer by layer",
     )
+
+
+def _down_chart(target: str, n_layer: int) -> alt.TopLevelMixin:
+    """The target's probability across the stages, the stages down the chart from the first, as the lens has them,
+    each in a row of charts.TAP px that a tap anywhere in chooses (the slider: by keyboard); the chosen stage
+    marked."""
+    base = alt.Chart(alt.NamedData("line")).encode(
+        y=alt.Y("stage:Q", title=["after layer", "(0: before any layer)"],
+                scale=alt.Scale(domain=[-0.5, n_layer + 0.5], nice=False, zero=False, reverse=True),
+                axis=alt.Axis(values=list(range(n_layer + 1)), tickCount=n_layer + 1, labelOverlap=False, format="d",
+                              grid=False)),
+        x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=4),
+                title=f"chance of {target}"),
+        tooltip=[alt.Tooltip("stage:Q", title="after layer"), alt.Tooltip("p:Q", title=target, format=".2%")])
+    line = base.mark_line(color=CHOSEN).encode(order="stage:Q") + charts.clickable(
+        base, stage="datum.stage").mark_point(color=CHOSEN, filled=True, cursor="pointer").encode(
+        size=alt.condition("datum.stage == stage", alt.value(140), alt.value(30)))
+    rule = alt.Chart(alt.Data(values=[{}])).mark_rule(color=REFERENCE, strokeDash=[4, 3]).encode(
+        y=alt.Y("stage:Q")).transform_calculate(stage="stage")  # the field takes the slider's value
+    rows = charts.clickable(base, stage="datum.stage").mark_rect(
+        fill="transparent", cursor="pointer", aria=False, height=alt.ExprRef(f"height / {n_layer + 1}")).encode(
+        x=alt.value(0), x2=alt.value("width"))
+    return alt.layer(line, rule, rows).properties(
+        width="container", height=charts.TAP * (n_layer + 1), title=f"{target}'s chance, layer by layer")
