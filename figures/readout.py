@@ -244,15 +244,15 @@ def _down_chart(target: str, n_layer: int) -> alt.TopLevelMixin:
                 axis=alt.Axis(values=list(range(n_layer + 1)), tickCount=n_layer + 1, labelOverlap=False, format="d",
                               grid=False)),
         x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=4),
-                title=f"chance of {target}"),
-        tooltip=[alt.Tooltip("stage:Q", title="after layer"), alt.Tooltip("p:Q", title=target, format=".2%")])
+                title=f"chance of {target}"))
+    tips = [alt.Tooltip("stage:Q", title="after layer"), alt.Tooltip("p:Q", title=target, format=".2%")]
     line = base.mark_line(color=CHOSEN).encode(order="stage:Q") + charts.clickable(
         base, stage="datum.stage").mark_point(color=CHOSEN, filled=True, cursor="pointer").encode(
-        size=alt.condition("datum.stage == stage", alt.value(140), alt.value(30)))
+        size=alt.condition("datum.stage == stage", alt.value(140), alt.value(30)), tooltip=tips)
     rule = alt.Chart(alt.Data(values=[{}])).mark_rule(color=REFERENCE, strokeDash=[4, 3]).encode(
         y=alt.Y("stage:Q")).transform_calculate(stage="stage")  # the field takes the slider's value
-    rows = charts.clickable(base, stage="datum.stage").mark_rect(
-        fill="transparent", cursor="pointer", aria=False, height=alt.ExprRef(f"height / {n_layer + 1}")).encode(
-        x=alt.value(0), x2=alt.value("width"))
+    rows = charts.clickable(base.transform_calculate(top="datum.stage - 0.5", bottom="datum.stage + 0.5"),
+                            stage="datum.stage").mark_rect(fill="transparent", cursor="pointer", aria=False).encode(
+        y="top:Q", y2="bottom:Q", x=alt.value(0), x2=alt.value("width"), tooltip=tips)
     return alt.layer(line, rule, rows).properties(
         width="container", height=charts.TAP * (n_layer + 1), title=f"{target}'s chance, layer by layer")
