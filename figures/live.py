@@ -220,7 +220,6 @@ def _grid_view(n_layer: int, n_head: int, chosen_h: str) -> alt.TopLevelMixin:
         y=alt.Y("l:O", scale=alt.Scale(domain=list(range(n_layer))), axis=alt.Axis(
             title="layer", labelOverlap=False, labelExpr="'' + (datum.value + 1)")))
     chosen = f"datum.l == layer - 1 && datum.h == {chosen_h}"
-    # The square's words show its tooltip too.
     tips = [alt.Tooltip("view:N", title="square"), alt.Tooltip("looked_at:N", title="looks hardest at"),
             alt.Tooltip("s:Q", title="its share", format=".1%"),
             alt.Tooltip("first:Q", title="share to the first token", format=".1%")]
@@ -231,8 +230,7 @@ def _grid_view(n_layer: int, n_head: int, chosen_h: str) -> alt.TopLevelMixin:
     cell = f"{WIDTH} / {n_head + 1}"  # px per square
     words = squares.mark_text(fontSize=10, cursor="pointer", aria=False, limit=alt.ExprRef(f"{cell} - 4"),
                               opacity=alt.ExprRef(f"{cell} >= 30 ? 1 : 0")).encode(
-        text="looked_at:N", color=alt.condition("datum.s < 0.45", alt.value(ON_DARK), alt.value(ON_LIGHT)),
-        tooltip=tips)
+        text="looked_at:N", color=alt.condition("datum.s < 0.45", alt.value(ON_DARK), alt.value(ON_LIGHT)), tooltip=tips)
     heading = charts.literal(f"All {n_layer * n_head:,} heads, and each layer's average: the largest share ")
     return alt.layer(rects, words).properties(width="container", height=alt.Step(GRID_ROW), title=alt.Title(
         charts.wrapped(f"{heading} + names[at] + ' (token ' + (at + 1) + {GIVES}"), anchor="start"))
@@ -336,7 +334,6 @@ def _lens_table(n_layer: int, narrow: bool) -> alt.TopLevelMixin:
         x=alt.X("q:O", title=None, axis=alt.Axis(labelAngle=-40, orient="top", labelOverlap=False, labelExpr=(
             label if narrow else f"datum.value % every == 0 ? {label} : ''"))),
         y=alt.Y("stage:O", scale=alt.Scale(domain=list(range(n_layer + 1))), title="after layer (0: before any layer)"))
-    # The cell's words show its tooltip too.
     tips = [alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:O", title="after layer"),
             alt.Tooltip("token:N", title="top guess"), alt.Tooltip("p:Q", format=".1%")]
     table = base.mark_rect(cursor="pointer").encode(
