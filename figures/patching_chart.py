@@ -16,7 +16,7 @@ from figures.toolkit.colours import CELL_LINE, CHOSEN, REFERENCE
 
 CELL = 18  # px: the height of a grid's row
 BARS = 26  # px: the height of a bar of the chosen run's chart
-NARROW_BARS = 200  # px: the chosen run's chart on a phone, where the grids' squares keep their size
+NARROW_BARS = 150  # px: the chosen run's chart on a phone (its labels beside it), which the column holds
 NAMES = {"resid_pre": "stream", "attn_out": "attention", "mlp_out": "feed-forward", "z": "head"}
 TITLES = {"resid_pre": "Put back one token's numbers after a layer",
           "attn_out": "Put back one layer's attention at one token",
