@@ -260,14 +260,16 @@ def bars_chart(grid: Grid, one: alt.Chart) -> alt.TopLevelMixin:
         **{key: keys, value: alt.value(0), value + "2": alt.value("width" if sideways else "height")})
     # Each bar in words for a screen reader: "_animal: 61% of the attention".
     bars = picked.transform_calculate(said="datum.looked_at + ': ' + format(datum.s, '.0%') + ' of the attention'")
+    tips = [alt.Tooltip("looked_at:N", title="looked at"), alt.Tooltip("s:Q", title="share", format=".1%")]
     bars = bars.mark_bar().encode(
         **{key: keys, value: share}, description="said:N",
         color=alt.condition(f"datum.k == {row_q}", alt.value(ACCENT), alt.value(MAIN)),
-        tooltip=[alt.Tooltip("looked_at:N", title="looked at"), alt.Tooltip("s:Q", title="share", format=".1%")],
+        tooltip=tips,
     )
     placed = {"align": "left", "dx": 4, "baseline": "middle"} if sideways else charts.over_bars(grid.blocks)
     bar_labels = picked.transform_filter(f"datum.s >= {MIN_SHARE}").mark_text(fontSize=11, aria=False, **placed).encode(
-        **{key: keys, value: across("s:Q", scale=alt.Scale(domain=[0, 1]))}, text=alt.Text("s:Q", format=".0%"))
+        **{key: keys, value: across("s:Q", scale=alt.Scale(domain=[0, 1]))}, text=alt.Text("s:Q", format=".0%"),
+        tooltip=tips)  # a bar's share written by it shows the bar's tooltip
     size = ({"width": NARROW_BARS if grid.cell else "container", "height": ROW * grid.blocks} if sideways
             else {"width": grid.width, "height": BARS_HEIGHT})
     return alt.layer(out_of_reach, bars, bar_labels).properties(**size, title=alt.Title(charts.wrapped(
