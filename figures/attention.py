@@ -91,10 +91,16 @@ def controls(fig, raw_tokens: list, all_views: list) -> list:
     return [token, view, alt.param(name=NAMES, value=[shown(t) for t in raw_tokens])]
 
 
+HEADING_LINE = 16  # px: a line of the words above the bars
+
+
 def above_bars(expr: str) -> alt.Chart:
     """The line above the bars, a Vega expression of the chosen token; it wraps to the chart's width, upwards."""
+    # Vega writes a text's further lines below its first: the first goes up a line for each, so that the last ends
+    # above the bars (and the pointer on the bars is never on the words).
     return alt.Chart(alt.Data(values=[{}])).mark_text(
-        align="left", baseline="bottom", fontSize=13, fontWeight="bold", lineBreak="\n").encode(
+        align="left", baseline="bottom", fontSize=13, fontWeight="bold", lineBreak="\n", lineHeight=HEADING_LINE,
+        dy=alt.ExprRef(f"-{HEADING_LINE} * (length(split(datum.heading, '\\n')) - 1)")).encode(
         x=alt.value(0), y=alt.value(-8), text="heading:N",
     ).transform_calculate(heading=charts.wrap_lines(f"({expr})", em=charts.TITLE_EM))
 
@@ -283,6 +289,13 @@ def _keys(**clicks) -> alt.Chart:
     return charts.clickable(alt.Chart(alt.NamedData("keys")), **clicks)
 
 
+def _share_words() -> alt.Chart:
+    """Each bar's share written by it: the bar's tooltip and click on its words too."""
+    return charts.clickable(alt.Chart(alt.NamedData("shares")).transform_filter(PICKED).transform_calculate(
+        t="names[datum.k]"), **{TOKEN: "datum.k + 1"}).encode(
+        tooltip=[alt.Tooltip("t:N", title="token"), alt.Tooltip("s:Q", title="share", format=".1%")])
+
+
 def upright_marks(n: int) -> list:
     """The upright chart's layers: keys along x (labels turned 45 degrees; all of them for a text of up to LABELLED
     tokens), shares up y; the keys after the chosen token shaded, "not read yet" written up their columns."""
@@ -298,9 +311,8 @@ def upright_marks(n: int) -> list:
             x=x, y=alt.value(0), text=alt.value("not read yet")).transform_filter(AFTER),
         _keys(**{TOKEN: "datum.k + 1"}).mark_rect(fill="transparent", cursor="pointer", aria=False).encode(**column),
         _bars(x, share),
-        alt.Chart(alt.NamedData("shares")).mark_text(fontSize=11, aria=False, **charts.over_bars(n)).encode(
-            x=x, y=alt.Y("s:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("s:Q", format=".0%"),
-        ).transform_filter(PICKED),
+        _share_words().mark_text(fontSize=11, aria=False, cursor="pointer", **charts.over_bars(n)).encode(
+            x=x, y=alt.Y("s:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("s:Q", format=".0%")),
     ]
 
 
@@ -318,8 +330,7 @@ def sideways_marks(n: int) -> list:
             y=y, x=alt.value("width"), text=alt.value("not read yet")).transform_filter(AFTER),
         _keys(**{TOKEN: "datum.k + 1"}).mark_rect(fill="transparent", cursor="pointer", aria=False).encode(**row),
         _bars(y, share),
-        alt.Chart(alt.NamedData("shares")).mark_text(fontSize=11, align="left", dx=4, baseline="middle",
-                                                     aria=False).encode(
-            y=y, x=alt.X("s:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("s:Q", format=".0%"),
-        ).transform_filter(PICKED),
+        _share_words().mark_text(fontSize=11, align="left", dx=4, baseline="middle", aria=False,
+                                 cursor="pointer").encode(
+            y=y, x=alt.X("s:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("s:Q", format=".0%")),
     ]

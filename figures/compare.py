@@ -148,14 +148,15 @@ def grid_chart(fig, run, narrow: bool = False) -> alt.TopLevelMixin:
         y=alt.Y("name:N", title=None, sort=labels, axis=alt.Axis(
             labelFontSize=12, labelFontWeight=alt.ExprRef(f"{asked} ? 'bold' : 'normal'"),
             labelExpr=f"({asked} ? {charts.literal(MARK)} : '') + datum.value")),
+        # The "0" written in a cell shows the cell's tooltip too.
+        tooltip=[alt.Tooltip("name:N", title="token"), alt.Tooltip("stage:O", title="after layer"),
+                 alt.Tooltip("distance:Q", format=".4g")],
     )
     grid = base.mark_rect(stroke=CELL_LINE, strokeWidth=0.5).encode(
         color=alt.condition("datum.distance == 0", alt.value("transparent"),
                             alt.Color("distance:Q", scale=charts.sequential(), title=["distance", "(exactly 0: an empty cell)"],
                                       legend=alt.Legend(orient="bottom", direction="horizontal")
                                       if narrow else alt.Undefined)),
-        tooltip=[alt.Tooltip("name:N", title="token"), alt.Tooltip("stage:O", title="after layer"),
-                 alt.Tooltip("distance:Q", format=".4g")],
     )
     zeros = base.mark_text(fontSize=10, opacity=ASIDE).encode(text=alt.value("0")).transform_filter(
         "datum.distance == 0")

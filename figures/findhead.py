@@ -215,13 +215,10 @@ class FindHead(Kind):
                   axis=alt.Axis(labelFontSize=12, ticks=False, domain=False))
         x = alt.X("s:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
                   title=["share of attention", "from the one token to the other"])
-        bars = ranked.mark_bar().encode(
-            x=x, y=y, color=alt.value(DATA),
-            tooltip=[alt.Tooltip("rank:Q"), alt.Tooltip("name:N", title="head"),
-                     alt.Tooltip("s:Q", title="share", format=".2%")],
-        )
-        values = ranked.mark_text(align="left", dx=4, fontSize=12).encode(
-            x=alt.X("s:Q", scale=alt.Scale(domain=[0, 1])), y=y, text=alt.Text("s:Q", format=".0%"))
+        tips = [alt.Tooltip("rank:Q"), alt.Tooltip("name:N", title="head"), alt.Tooltip("s:Q", title="share", format=".2%")]
+        bars = ranked.mark_bar().encode(x=x, y=y, color=alt.value(DATA), tooltip=tips)
+        values = ranked.mark_text(align="left", dx=4, fontSize=12).encode(  # the bar's tooltip on its words too
+            x=alt.X("s:Q", scale=alt.Scale(domain=[0, 1])), y=y, text=alt.Text("s:Q", format=".0%"), tooltip=tips)
         message = alt.Chart(alt.Data(values=[{}])).transform_filter("to > from").transform_calculate(
             said=charts.wrap_lines(f"({refusal(line_break)})", em=7.4)).mark_text(
             align="left", baseline="top", fontSize=13, lineBreak="\n").encode(

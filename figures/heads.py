@@ -32,7 +32,6 @@ from figures.toolkit.words import LONG_TEXT_FACT, agrees, heading, quoted, said,
 
 MAX_BLOCKS = 24  # a text of more tokens is shown in blocks of tokens: at most this many rows per square
 NARROW_CELL = 18  # px per row and column of the larger pattern on a phone: an 11 px label fits, turned 45 degrees
-PHONE_PATTERN = 216  # px: about the width the chart fitted to a 360 px phone's column leaves the larger pattern
 
 
 # ---------------------------------------------------------------------------------------------- data
@@ -232,13 +231,11 @@ class Heads(Kind):
         return heads_chart(fig, run)
 
     def narrow_chart(self, fig, run) -> alt.TopLevelMixin:
-        """For a column narrower than 480 px: the grid at a size a phone's column holds, with no room left empty
-        under it, and the chosen token's bars lying sideways, one row and one label per token, as in figure (l).
-        Fitted to the column; but where that would give the larger pattern's cells less than NARROW_CELL px, the
-        pattern keeps cells of NARROW_CELL px, in which every token's label fits, and the chart is wider than a
-        phone's column (it scrolls in its own box)."""
-        _, blocks = blocking(run.n_tokens(fig["text"]))
-        return heads_chart(fig, run, cell=0 if blocks * NARROW_CELL <= PHONE_PATTERN else NARROW_CELL, narrow=True)
+        """For a column narrower than 480 px: the grid with squares a finger can tap (charts.TAP px), with no room
+        left empty under it, the larger pattern's cells of NARROW_CELL px, in which every token's label fits, and
+        the chosen token's bars lying sideways, one row and one label per token, as in figure (l). Wider than a
+        phone's column, the chart scrolls in its own box."""
+        return heads_chart(fig, run, cell=NARROW_CELL, narrow=True)
 
 
 def heads_chart(fig, run, cell: int = 0, narrow: bool = False) -> alt.TopLevelMixin:

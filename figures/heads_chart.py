@@ -22,7 +22,6 @@ GRID_HEIGHT = 320  # the grid's view: as wide as the column, the grid in it as l
 GRID_PIXELS = 560  # the grid's picture is drawn about this wide, a whole number of pixels per cell
 DETAIL_HEIGHT = 360
 BARS_HEIGHT = 200
-NARROW_GRID = 220  # px: the grid's view in the chart for a phone's column (Grid.narrow)
 NARROW_BARS = 220  # px: the sideways bars' view in a phone's chart whose pattern keeps its cells (Grid.cell)
 ROW = 24  # px per token of the sideways bars in a phone's chart: its label fits the row
 NOTE_ROOM = 44  # px below the grid: the note on the grey cells
@@ -131,13 +130,14 @@ def grid_chart(grid: Grid, picture: str, n_heads: int) -> alt.TopLevelMixin:
     """Every square as one picture (`picture`, a PNG data URL: figures.heads.grid_picture), with each square's
     outline (its tooltip, the axes) and the chosen one.
 
-    The view is as wide as the column (or, in a phone's chart whose pattern keeps its cells, NARROW_GRID px); the
-    grid keeps its squares square, as wide as the view or as GRID_HEIGHT allows, whichever is less (the expressions
-    `grid_w` and `grid_h`, in px); in a phone's chart, NARROW_GRID px wide at most, which every phone's column
-    holds, so that the view ends just below it."""
+    The view is as wide as the column; the grid keeps its squares square, as wide as the view or as GRID_HEIGHT
+    allows, whichever is less (the expressions `grid_w` and `grid_h`, in px). In a phone's chart the grid and its
+    view are as wide as squares of charts.TAP px, which a finger can tap, make it (wider than the column: the chart
+    scrolls in its own box), and the view ends just below it."""
     panels, n_head, blocks, step, gap = alt.NamedData("panels"), grid.n_head, grid.blocks, grid.step, grid.gap
     units_x, units_y = grid.units
-    grid_w = f"min({f'min(width, {NARROW_GRID})' if grid.narrow else 'width'}, {GRID_HEIGHT * units_x / units_y:.6g})"
+    tapped = math.ceil(charts.TAP * units_x / blocks)  # px: the grid's width on a phone
+    grid_w = f"{tapped}" if grid.narrow else f"min(width, {GRID_HEIGHT * units_x / units_y:.6g})"
     grid_h = f"{grid_w} * {units_y / units_x:.6g}"
     x_scale = alt.Scale(domain=[0, units_x], nice=False, zero=False, range=[0, alt.ExprRef(grid_w)])
     y_scale = alt.Scale(domain=[0, units_y], nice=False, zero=False, range=[0, alt.ExprRef(grid_h)])
@@ -177,9 +177,8 @@ def grid_chart(grid: Grid, picture: str, n_heads: int) -> alt.TopLevelMixin:
         x=alt.X("gx:Q", scale=x_scale), x2="gx2:Q", y=alt.Y("gy:Q", scale=y_scale), y2="gy2:Q")
     # A phone's chart knows the grid's size: its view ends below the note under the grid (NOTE_ROOM), with no room
     # left empty where the column is narrower than the grid is tall.
-    narrow_height = math.ceil(min(NARROW_GRID, GRID_HEIGHT * units_x / units_y) * units_y / units_x) + NOTE_ROOM
-    width = NARROW_GRID if grid.cell else "container"
-    height = narrow_height if grid.narrow else GRID_HEIGHT
+    width = tapped if grid.narrow else "container"
+    height = math.ceil(tapped * units_y / units_x) + NOTE_ROOM if grid.narrow else GRID_HEIGHT
     return alt.layer(picture, outlines, chosen, *_grey_note(grid_h)).properties(
         width=width, height=height, view=alt.ViewBackground(stroke=None), title=alt.Title(charts.wrapped(
             charts.literal(f"All {n_heads:,} heads, and each layer's average")), anchor="start"))
@@ -261,14 +260,16 @@ def bars_chart(grid: Grid, one: alt.Chart) -> alt.TopLevelMixin:
         **{key: keys, value: alt.value(0), value + "2": alt.value("width" if sideways else "height")})
     # Each bar in words for a screen reader: "_animal: 61% of the attention".
     bars = picked.transform_calculate(said="datum.looked_at + ': ' + format(datum.s, '.0%') + ' of the attention'")
+    tips = [alt.Tooltip("looked_at:N", title="looked at"), alt.Tooltip("s:Q", title="share", format=".1%")]
     bars = bars.mark_bar().encode(
         **{key: keys, value: share}, description="said:N",
         color=alt.condition(f"datum.k == {row_q}", alt.value(ACCENT), alt.value(MAIN)),
-        tooltip=[alt.Tooltip("looked_at:N", title="looked at"), alt.Tooltip("s:Q", title="share", format=".1%")],
+        tooltip=tips,
     )
     placed = {"align": "left", "dx": 4, "baseline": "middle"} if sideways else charts.over_bars(grid.blocks)
     bar_labels = picked.transform_filter(f"datum.s >= {MIN_SHARE}").mark_text(fontSize=11, aria=False, **placed).encode(
-        **{key: keys, value: across("s:Q", scale=alt.Scale(domain=[0, 1]))}, text=alt.Text("s:Q", format=".0%"))
+        **{key: keys, value: across("s:Q", scale=alt.Scale(domain=[0, 1]))}, text=alt.Text("s:Q", format=".0%"),
+        tooltip=tips)  # a bar's share written by it shows the bar's tooltip
     size = ({"width": NARROW_BARS if grid.cell else "container", "height": ROW * grid.blocks} if sideways
             else {"width": grid.width, "height": BARS_HEIGHT})
     return alt.layer(out_of_reach, bars, bar_labels).properties(**size, title=alt.Title(charts.wrapped(

@@ -247,10 +247,11 @@ class Knockout(PartKind):
         return {"knockouts": rows}
 
     def narrow_chart(self, fig, run) -> alt.TopLevelMixin:
-        """For a column narrower than 480 px: the same, its subtitle in lines a 360 px phone's column holds."""
-        return self.chart(fig, run, line=SUBTITLE_LINE)
+        """For a column narrower than 480 px: the same, its subtitle in lines a 360 px phone's column holds, each
+        bar's column as wide as a finger can tap (charts.TAP px; the chart scrolls in its own box where it must)."""
+        return self.chart(fig, run, line=SUBTITLE_LINE, bar=charts.TAP)
 
-    def chart(self, fig, run, line: int = WIDE_SUBTITLE_LINE) -> alt.TopLevelMixin:
+    def chart(self, fig, run, line: int = WIDE_SUBTITLE_LINE, bar: int = 0) -> alt.TopLevelMixin:
         """A panel of bars per kind of part (attention, feed-forward, heads of one layer), each bar the change its
         removal makes to the target's chance (or rank), the intact model the line at zero; a radio for chance or
         rank, a select that highlights one part."""
@@ -263,7 +264,7 @@ class Knockout(PartKind):
         if fig.resolved.get("heads_of") is not None:
             layer = fig.resolved["heads_of"] + 1
             groups.append(("head", f"Each head of layer {layer} taken out alone", f"head of layer {layer}"))
-        panels = [panel(group, title, x_title, target, scale, axis) for group, title, x_title in groups]
+        panels = [panel(group, title, x_title, target, scale, axis, bar) for group, title, x_title in groups]
         after = token_label(run.token_texts(fig["text"]), fig.opening)
         name = escaped(target)
         # A short title in bold; what the bars mean below it, in normal weight, in lines a phone's column holds.
@@ -274,8 +275,10 @@ class Knockout(PartKind):
                                    f"{ordinal(whole['rank'])} most likely next token).", line),
             subtitleFontSize=12, subtitleFontWeight="normal", subtitlePadding=4, offset=12)
         summary = self.context(fig, run)["summary"]
-        return charts.with_clicks(charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(
-            *panels, spacing=20)), *params(o, summary)).properties(title=title), runs=rows), "part")
+        stack = alt.vconcat(*panels, spacing=20)
+        return charts.with_clicks(charts.with_data(charts.with_params(stack if bar else charts.fits_column(stack),
+                                                                      *params(o, summary)).properties(title=title),
+                                                   runs=rows), "part")
 
 
 # ---------------------------------------------------------------------------------------------- chart
@@ -360,24 +363,27 @@ def side_colour(target: str):
         legend=alt.Legend(orient="top", direction="vertical", symbolType="square", labelLimit=340, labelFontSize=11)))
 
 
-def panel(group: str, title: str, x_title: str, target: str, scale, axis):
-    """One kind of part: a bar per layer (or head) from zero, the intact model, to the change its removal makes."""
+def panel(group: str, title: str, x_title: str, target: str, scale, axis, bar: int = 0):
+    """One kind of part: a bar per layer (or head) from zero, the intact model, to the change its removal makes; as
+    wide as the column, or `bar` px a bar's column."""
     base = alt.Chart(alt.NamedData("runs")).transform_filter(f"datum.group == '{group}'").transform_calculate(
         v=VALUE).transform_calculate(side=f"datum.v < 0 ? {charts.literal(LESS.format(target=target))} "
                                           f": {charts.literal(MORE.format(target=target))}")
     # A click on a bar names its part in words and highlights it (the "Highlight" select: by keyboard).
-    bars = charts.clickable(base, part="datum.key").mark_bar(cursor="pointer").encode(
+    clicked = charts.clickable(base, part="datum.key").encode(
         x=alt.X("x:O", title=x_title, axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("v:Q", scale=scale, axis=axis), y2=alt.datum(0), color=side_colour(target),
         tooltip=[alt.Tooltip("name:N", title="taken out"),
                  alt.Tooltip("p:Q", title=f"chance of {target}", format=".4p"),
                  alt.Tooltip("change:N", title="against the intact model"),
                  alt.Tooltip("rank:Q", title="rank (1 = most likely)", format=","),
-                 alt.Tooltip("dr:Q", title="places moved up (+) or down (-)", format="+,")],
-    )
+                 alt.Tooltip("dr:Q", title="places moved up (+) or down (-)", format="+,")])
+    bars = clicked.mark_bar(cursor="pointer").encode(
+        y=alt.Y("v:Q", scale=scale, axis=axis), y2=alt.datum(0), color=side_colour(target))
+    # A bar of a change near zero is drawn a pixel tall or less: its whole column catches the pointer.
+    hits = charts.hit_band(clicked)
     zero = alt.Chart(alt.Data(values=[{"v": 0}])).mark_rule(color=REFERENCE, strokeWidth=1.5).encode(
         y=alt.Y("v:Q", scale=scale))
-    return alt.layer(bars, zero).properties(width="container", height=PANEL_HEIGHT,
+    return alt.layer(hits, bars, zero).properties(width=alt.Step(bar) if bar else "container", height=PANEL_HEIGHT,
                                             title=alt.Title(charts.wrapped(charts.literal(title))))
 
 

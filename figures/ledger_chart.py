@@ -36,17 +36,20 @@ def split_chart() -> alt.LayerChart:
     ).encode(y=alt.Y("name:N", sort=alt.EncodingSortField("n"), title=None, axis=alt.Axis(
         labelFontWeight=alt.ExprRef(f"{chosen} ? 'bold' : 'normal'"), labelLimit=200)))
     # A click on a layer's bar opens it below (the "Look inside" select: by keyboard); the others open nothing.
-    bars = charts.clickable(base, part="datum.key").mark_bar(
-        cursor=alt.ExprRef("datum.key ? 'pointer' : 'default'")).encode(
+    clicked = charts.clickable(base, part="datum.key").encode(
+        tooltip=[alt.Tooltip("name:N", title="part"), alt.Tooltip("v:Q", title="adds", format="+.4f"),
+                 alt.Tooltip("end:Q", title="running sum", format=".4f")])
+    bars = clicked.mark_bar(cursor=alt.ExprRef("datum.key ? 'pointer' : 'default'")).encode(
         x=alt.X("start:Q", title="score"), x2="end:Q", color=sign_colour(),
         stroke=alt.condition("datum.key == part", alt.value(CHOSEN), alt.value(None)),
         strokeWidth=alt.condition("datum.key == part", alt.value(3), alt.value(0)),
-        tooltip=[alt.Tooltip("name:N", title="part"), alt.Tooltip("v:Q", title="adds", format="+.4f"),
-                 alt.Tooltip("end:Q", title="running sum", format=".4f")],
     )
+    # A part that adds little is drawn a pixel wide or less: the layers' whole rows catch the pointer.
+    hits = charts.hit_band(clicked.transform_filter("datum.key"), "y")
     zero = alt.Chart(alt.Data(values=[{"x": 0}])).mark_rule(color=REFERENCE).encode(x="x:Q")
-    return alt.layer(bars, zero).properties(
-        width="container", title=alt.Title(charts.wrapped("score_names[score]"), anchor="start"))
+    return alt.layer(hits, bars, zero).properties(
+        width="container", height=alt.Step(charts.TAP),  # a row a finger can tap
+        title=alt.Title(charts.wrapped("score_names[score]"), anchor="start"))
 
 
 def inside_chart() -> alt.LayerChart:

@@ -207,6 +207,9 @@ def _table(names: list, n_layer: int, cell: int | None = None) -> alt.TopLevelMi
                                   **{POSITION: "datum.q + 1"}).encode(
         x=alt.X("pos:N", sort=names, title=None, axis=position_axis),
         y=alt.Y("stage:O", title=STAGE_AXIS),
+        # The cell's words say it too: the pointer on them shows it as on the rest of the cell.
+        tooltip=[alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:O", title="after layer"),
+                 alt.Tooltip("top:N", title="top guess"), alt.Tooltip("p:Q", format=".1%")],
     )
     table = table_base.mark_rect(cursor="pointer").encode(
         color=alt.Color("p:Q", scale=charts.sequential(domain=[0, 1]), title="chance",
@@ -214,8 +217,6 @@ def _table(names: list, n_layer: int, cell: int | None = None) -> alt.TopLevelMi
                                           values=[0, 0.5, 1])),
         stroke=alt.condition("datum.stage == stage && datum.q == position - 1", alt.value(ACCENT), alt.value(None)),
         strokeWidth=alt.value(3),
-        tooltip=[alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:O", title="after layer"),
-                 alt.Tooltip("top:N", title="top guess"), alt.Tooltip("p:Q", format=".1%")],
     )
     # Fitted to the column, a cell's guess is cut short in a narrow cell and left out where no word would fit (the
     # tooltip says it whole); the narrow chart's cells fit every guess.
@@ -224,7 +225,7 @@ def _table(names: list, n_layer: int, cell: int | None = None) -> alt.TopLevelMi
     table_text = table_base.mark_text(fontSize=10, cursor="pointer", **fitted).encode(
         text="top:N", color=alt.condition("datum.p < 0.45", alt.value(ON_DARK), alt.value(ON_LIGHT)))
     return alt.layer(table, table_text).properties(
-        width=alt.Step(cell) if cell else "container", height=22 * (n_layer + 1),
+        width=alt.Step(cell) if cell else "container", height=charts.TAP * (n_layer + 1),
         # Anchored at the start: where the table is wider than a phone's column (its box scrolls), the title shows.
         title=alt.Title(charts.wrapped(charts.literal("The top guess at every position, after every layer")),
                         anchor="start"))

@@ -42,7 +42,7 @@ LAST = f"({N} - 1)"
 START = "(at * (at + 1) / 2)"  # where the chosen token's row starts in a panel's "u"
 LABEL_ROOM = 17  # px a token's label needs beside the next, turned 45 degrees; closer, only every `every`th shows
 WIDTH = "(width > 0 ? width : 640)"  # the view's width (in a stack, the column's); 640 px in a drawing made here
-GRID_ROW = 22  # px per layer of the grid
+GRID_ROW = 24  # px per layer of the grid: a row a finger can tap (charts.TAP)
 NARROW_CELL = 56  # px per position of the lens's table in a phone's chart (it scrolls in its own box)
 LISTED = 5  # shares (l)'s words name, largest first
 GIVES = "(at > 0 ? ') gives a token other than the first' : ') gives itself')"
@@ -220,17 +220,17 @@ def _grid_view(n_layer: int, n_head: int, chosen_h: str) -> alt.TopLevelMixin:
         y=alt.Y("l:O", scale=alt.Scale(domain=list(range(n_layer))), axis=alt.Axis(
             title="layer", labelOverlap=False, labelExpr="'' + (datum.value + 1)")))
     chosen = f"datum.l == layer - 1 && datum.h == {chosen_h}"
+    tips = [alt.Tooltip("view:N", title="square"), alt.Tooltip("looked_at:N", title="looks hardest at"),
+            alt.Tooltip("s:Q", title="its share", format=".1%"),
+            alt.Tooltip("first:Q", title="share to the first token", format=".1%")]
     rects = squares.mark_rect(cursor="pointer").encode(
         color=alt.Color("s:Q", scale=charts.sequential(**CHANCE), title="largest share", legend=alt.Legend(**LEGEND)),
         stroke=alt.condition(chosen, alt.value(CHOSEN), alt.value(CELL_LINE)),
-        strokeWidth=alt.condition(chosen, alt.value(3), alt.value(0.5)),
-        tooltip=[alt.Tooltip("view:N", title="square"), alt.Tooltip("looked_at:N", title="looks hardest at"),
-                 alt.Tooltip("s:Q", title="its share", format=".1%"),
-                 alt.Tooltip("first:Q", title="share to the first token", format=".1%")])
+        strokeWidth=alt.condition(chosen, alt.value(3), alt.value(0.5)), tooltip=tips)
     cell = f"{WIDTH} / {n_head + 1}"  # px per square
     words = squares.mark_text(fontSize=10, cursor="pointer", aria=False, limit=alt.ExprRef(f"{cell} - 4"),
                               opacity=alt.ExprRef(f"{cell} >= 30 ? 1 : 0")).encode(
-        text="looked_at:N", color=alt.condition("datum.s < 0.45", alt.value(ON_DARK), alt.value(ON_LIGHT)))
+        text="looked_at:N", color=alt.condition("datum.s < 0.45", alt.value(ON_DARK), alt.value(ON_LIGHT)), tooltip=tips)
     heading = charts.literal(f"All {n_layer * n_head:,} heads, and each layer's average: the largest share ")
     return alt.layer(rects, words).properties(width="container", height=alt.Step(GRID_ROW), title=alt.Title(
         charts.wrapped(f"{heading} + names[at] + ' (token ' + (at + 1) + {GIVES}"), anchor="start"))
@@ -334,18 +334,18 @@ def _lens_table(n_layer: int, narrow: bool) -> alt.TopLevelMixin:
         x=alt.X("q:O", title=None, axis=alt.Axis(labelAngle=-40, orient="top", labelOverlap=False, labelExpr=(
             label if narrow else f"datum.value % every == 0 ? {label} : ''"))),
         y=alt.Y("stage:O", scale=alt.Scale(domain=list(range(n_layer + 1))), title="after layer (0: before any layer)"))
+    tips = [alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:O", title="after layer"),
+            alt.Tooltip("token:N", title="top guess"), alt.Tooltip("p:Q", format=".1%")]
     table = base.mark_rect(cursor="pointer").encode(
         color=alt.Color("p:Q", scale=charts.sequential(**CHANCE), title="chance", legend=alt.Legend(**LEGEND)),
         stroke=alt.condition("datum.stage == stage && datum.q == at", alt.value(CHOSEN), alt.value(None)),
-        strokeWidth=alt.value(3),
-        tooltip=[alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:O", title="after layer"),
-                 alt.Tooltip("token:N", title="top guess"), alt.Tooltip("p:Q", format=".1%")])
+        strokeWidth=alt.value(3), tooltip=tips)
     # Each guess cut short to its cell, and left out where no word would fit (the tooltip says it whole).
     words = (base if narrow else base.transform_filter(f"{WIDTH} / {N} >= 24")).mark_text(
         fontSize=10, cursor="pointer", limit=NARROW_CELL - 4 if narrow else alt.ExprRef(f"{WIDTH} / {N} - 2")).encode(
-        text="token:N", color=alt.condition("datum.p < 0.45", alt.value(ON_DARK), alt.value(ON_LIGHT)))
+        text="token:N", color=alt.condition("datum.p < 0.45", alt.value(ON_DARK), alt.value(ON_LIGHT)), tooltip=tips)
     return alt.layer(table, words).properties(
-        width=alt.Step(NARROW_CELL) if narrow else "container", height=22 * (n_layer + 1),
+        width=alt.Step(NARROW_CELL) if narrow else "container", height=charts.TAP * (n_layer + 1),
         title=alt.Title(charts.wrapped(charts.literal("The top guess at every position, after every layer")),
                         anchor="start"))
 

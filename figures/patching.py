@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from figsite.config import Field
 from figures import patching_chart
 from figures.kind import PartKind
-from figures.toolkit import fields
+from figures.toolkit import charts, fields
 from figures.toolkit.colours import HELPS_NAME, HURTS_NAME
 from figures.toolkit.words import after_layer, heading, percent, quoted, said as token_said, shown
 
@@ -270,8 +270,13 @@ class Patching(PartKind):
                          "score_difference": cell["diff"], "back": cell["back"], "probability": cell["p"]})
         return {"runs": rows}
 
-    def chart(self, fig, run):
+    def chart(self, fig, run, square: int = 0):
         """The four grids stacked, coloured by how much comes back, and the chosen run's chance beside the texts'."""
         o = self.patched(fig, run)
         return patching_chart.chart(o, summary(o), {patching_chart.cell_key(c): (piece_name(o, c), said(o, c)) for c in o.cells()},
-                                    patching_chart.cell_key(o.strongest("resid_pre")))
+                                    patching_chart.cell_key(o.strongest("resid_pre")), square)
+
+    def narrow_chart(self, fig, run):
+        """For a phone's column: the same with squares a finger can tap (charts.TAP px), the grids wider than the
+        column where they must be, scrolling in its own box."""
+        return self.chart(fig, run, square=charts.TAP)

@@ -17,6 +17,7 @@ from figures.toolkit.colours import CELL_LINE, CHOSEN, REFERENCE
 
 CELL = 18  # px: the height of a grid's row
 BARS = 26  # px: the height of a bar of the chosen run's chart
+NARROW_BARS = 150  # px: the chosen run's chart on a phone (its labels beside it), which the column holds
 NAMES = {"resid_pre": "stream", "attn_out": "attention", "mlp_out": "feed-forward", "z": "head"}
 TITLES = {"resid_pre": "Put back one token's numbers after a layer",
           "attn_out": "Put back one layer's attention at one token",
@@ -101,8 +102,9 @@ def colour(o, rows: list):
                                        labelOverlap=False, **back_legend(min(values), max(values), reach)))
 
 
-def grid(o, piece: str, rows: list, colours) -> alt.LayerChart:
-    """One grid of runs: a square per run, the chosen one framed in the chosen colour; a click chooses it."""
+def grid(o, piece: str, rows: list, colours, square: int = 0) -> alt.LayerChart:
+    """One grid of runs: a square per run, the chosen one framed in the chosen colour; a click chooses it. As wide
+    as the column, or (a phone's) `square` px a run."""
     names = [str(h + 1) for h in range(len(o.grids["z"]["diff"][0]))] if piece == "z" else position_names(o)
     layers = [str(r if piece == "resid_pre" else r + 1) for r in range(len(o.grids[piece]["diff"]))]
     base = alt.Chart(alt.NamedData("runs")).transform_filter(f"datum.piece == '{piece}'").encode(
@@ -118,11 +120,12 @@ def grid(o, piece: str, rows: list, colours) -> alt.LayerChart:
         color=colours, tooltip=tips + [alt.Tooltip("p:Q", title="chance of " + o.target, format=".3%")])
     chosen = base.transform_filter("datum.key == cell").mark_rect(fill=None, stroke=CHOSEN, strokeWidth=2.5,
                                                                   aria=False)  # its square says it already
-    return alt.layer(squares, chosen).properties(width="container", height=CELL * len(layers),
+    return alt.layer(squares, chosen).properties(width=alt.Step(square) if square else "container",
+                                                 height=alt.Step(square) if square else CELL * len(layers),
                                                  title=alt.Title(charts.wrapped(charts.literal(TITLES[piece]))))
 
 
-def chosen_chart(o) -> alt.LayerChart:
+def chosen_chart(o, width="container") -> alt.LayerChart:
     """The chosen run's chance of the target, beside the original and the changed text's."""
     fixed = alt.Chart(alt.Data(values=[{"run": RUNS[0], "p": o.original["p"]}, {"run": RUNS[1], "p": o.changed["p"]}]))
     y = alt.Y("run:N", sort=list(RUNS), scale=alt.Scale(domain=list(RUNS)), title=None)
@@ -135,12 +138,13 @@ def chosen_chart(o) -> alt.LayerChart:
             alt.Tooltip("name:N", title="put back"), alt.Tooltip("p:Q", format=".3%")])
     title = alt.Title(charts.wrapped(charts.literal(f"The chance of {o.target} in each text, and with the chosen "
                                                     "piece put back")))
-    return alt.layer(texts, run).properties(width="container", height=BARS * len(RUNS), title=title)
+    return alt.layer(texts, run).properties(width=width, height=BARS * len(RUNS), title=title)
 
 
-def chart(o, summary: str, keys: dict, opening: str):
+def chart(o, summary: str, keys: dict, opening: str, square: int = 0):
     """The whole figure: the chosen run's chart, then the four grids; `keys` is each run's key -> (its piece in
-    words, the run in a sentence), `opening` the run chosen at first."""
+    words, the run in a sentence), `opening` the run chosen at first. Fitted to the column, or (a phone's) with
+    squares of `square` px, the grids wider than the column where they must be (they scroll in its own box)."""
     rows = chart_rows(o, keys)
     colours = colour(o, rows)
     cell = alt.param(name="cell", value=opening, bind=alt.binding_select(
@@ -148,9 +152,11 @@ def chart(o, summary: str, keys: dict, opening: str):
     names = alt.param(name="names", value={key: name for key, (name, _) in keys.items()})
     said = alt.param(name="descriptions", value={key: words for key, (_, words) in keys.items()})
     description = alt.param(name=DESCRIPTION, expr=f"{charts.literal(summary)} + ' ' + descriptions[cell]")
-    stack = alt.vconcat(chosen_chart(o), *(grid(o, piece, rows, colours) for piece in NAMES), spacing=24)
-    return charts.with_clicks(charts.with_data(charts.with_params(charts.fits_column(stack), cell, names, said,
-                                                                  description), runs=rows), "cell")
+    stack = alt.vconcat(chosen_chart(o, NARROW_BARS if square else "container"),
+                        *(grid(o, piece, rows, colours, square) for piece in NAMES), spacing=24)
+    stack = stack if square else charts.fits_column(stack)
+    return charts.with_clicks(charts.with_data(charts.with_params(stack, cell, names, said, description), runs=rows),
+                              "cell")
 
 
 def text_table(o) -> list:

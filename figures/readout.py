@@ -146,8 +146,14 @@ class Readout(Kind):
                              f"{whole_percent(share)}% of its attention.")
         return {"summary": summary, "reveals": reveals, "facts": facts}
 
-    def chart(self, fig, run) -> alt.TopLevelMixin:
-        """A slider over the stages: the top tokens at the chosen stage, and the target's probability across stages."""
+    def narrow_chart(self, fig, run) -> alt.TopLevelMixin:
+        """For a phone's column: the same with the stages down the chart, a row a finger can tap for each (13 stages
+        side by side would lie 17 px apart)."""
+        return self.chart(fig, run, sideways=True)
+
+    def chart(self, fig, run, sideways: bool = False) -> alt.TopLevelMixin:
+        """A slider over the stages: the top tokens at the chosen stage, and the target's probability across stages
+        (`sideways`: the stages down the chart)."""
         n_layer = run.n_layer
         target = said(run.target(fig["text"])["text"])
         line_rows = [{"stage": s, "p": charts.kept_chance(stage["p"])} for s, stage in enumerate(stages(fig, run))]
@@ -159,8 +165,8 @@ class Readout(Kind):
         outside = alt.param(name="outside", value=sorted({row["stage"] for row in top if row["rank"] == OUTSIDE}))
         # Params and data go in once, at the top: Altair copies a chart's params and inline data at every step.
         return charts.with_clicks(charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(
-            _top_chart(target), _line_chart(target, n_layer), spacing=28)), stage, charts.chance_switch(), descriptions,
-            description, outside),
+            _top_chart(target), (_down_chart if sideways else _line_chart)(target, n_layer), spacing=28)),
+            stage, charts.chance_switch(), descriptions, description, outside),
             top=top, line=line_rows), "stage")
 
 
@@ -187,6 +193,7 @@ def _top_chart(target: str) -> alt.TopLevelMixin:
     # Ranks on the axis, token names drawn beside it: the tokens differ from stage to stage.
     ranked = alt.Chart(alt.NamedData("top")).encode(
         y=alt.Y("rank:O", title=None, axis=None),
+        tooltip=[alt.Tooltip("token:N"), alt.Tooltip("p:Q", title="chance", format=".2%")],  # the words' too
     ).transform_filter("datum.stage == stage")
     bars = ranked.mark_bar().encode(
         x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
@@ -233,3 +240,27 @@ def _line_chart(target: str, n_layer: int) -> alt.TopLevelMixin:
     return alt.layer(line, rule, columns).properties(
         width="container", height=180, title=f"{target}'s chance, layer by layer",
     )
+
+
+def _down_chart(target: str, n_layer: int) -> alt.TopLevelMixin:
+    """The target's probability across the stages, the stages down the chart from the first, as the lens has them,
+    each in a row of charts.TAP px that a tap anywhere in chooses (the slider: by keyboard); the chosen stage
+    marked."""
+    base = alt.Chart(alt.NamedData("line")).encode(
+        y=alt.Y("stage:Q", title=["after layer", "(0: before any layer)"],
+                scale=alt.Scale(domain=[-0.5, n_layer + 0.5], nice=False, zero=False, reverse=True),
+                axis=alt.Axis(values=list(range(n_layer + 1)), tickCount=n_layer + 1, labelOverlap=False, format="d",
+                              grid=False)),
+        x=alt.X("p:Q", scale=charts.chance_scale(), axis=alt.Axis(format=charts.CHANCE_FORMAT, tickCount=4),
+                title=f"chance of {target}"))
+    tips = [alt.Tooltip("stage:Q", title="after layer"), alt.Tooltip("p:Q", title=target, format=".2%")]
+    line = base.mark_line(color=FOLLOWED).encode(order="stage:Q") + charts.clickable(
+        base, stage="datum.stage").mark_point(color=FOLLOWED, filled=True, cursor="pointer").encode(
+        size=alt.condition("datum.stage == stage", alt.value(140), alt.value(30)), tooltip=tips)
+    rule = alt.Chart(alt.Data(values=[{}])).mark_rule(color=REFERENCE, strokeDash=[4, 3]).encode(
+        y=alt.Y("stage:Q")).transform_calculate(stage="stage")  # the field takes the slider's value
+    rows = charts.clickable(base.transform_calculate(top="datum.stage - 0.5", bottom="datum.stage + 0.5"),
+                            stage="datum.stage").mark_rect(fill="transparent", cursor="pointer", aria=False).encode(
+        y="top:Q", y2="bottom:Q", x=alt.value(0), x2=alt.value("width"), tooltip=tips)
+    return alt.layer(line, rule, rows).properties(
+        width="container", height=charts.TAP * (n_layer + 1), title=f"{target}'s chance, layer by layer")

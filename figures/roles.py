@@ -159,16 +159,10 @@ class Roles(PartKind):
                            "strongest": row["best"]} for row in head_rows(entry)]}
 
     def narrow_chart(self, fig, run):
-        """For a phone's column, where the grid's squares would be under NARROW_SQUARE px wide (more than about 18
-        heads a layer), the text's pattern's cells too small for their labels, or the random tokens' pattern's too
-        small for its two outlines to stay apart: the grid keeps squares of NARROW_SQUARE px, every head labelled,
-        the text's pattern cells of heads.NARROW_CELL px, as the heads figure's does, the random tokens' pattern cells
-        of REPEAT_CELL px or more, and the chart scrolls in its own box where it must."""
-        _, blocks = heads.blocking(run.n_tokens(fig["text"]))
-        repeated = self.entry(fig, run)["pattern"]["blocks"]
-        crowded = (run.n_head * NARROW_SQUARE > PHONE_GRID or blocks * heads.NARROW_CELL > heads.PHONE_PATTERN
-                   or repeated * REPEAT_CELL > PHONE_GRID)
-        return self.chart(fig, run, square=NARROW_SQUARE) if crowded else None
+        """For a phone's column: the grid keeps squares of NARROW_SQUARE px, which a finger can tap, every head
+        labelled, the text's pattern cells of heads.NARROW_CELL px, as the heads figure's does, and the chart
+        scrolls in its own box where it must (more than about 12 heads a layer)."""
+        return self.chart(fig, run, square=NARROW_SQUARE)
 
     def chart(self, fig, run, square: int = 0):
         """The grid of heads, coloured by role, and the chosen head's pattern over the text and over the random tokens
@@ -228,7 +222,7 @@ DETAILS = ("Score: how strong a habit is in a head, the share of its attention t
            "Induction: researchers' name for the habit of looking at the token that came after the earlier copy of "
            "the current one; on random tokens said twice, which carry no meaning, a head can only do that by "
            "following the copy, which lets a model continue a pattern it has seen once.")
-NARROW_SQUARE = 16  # px: a head's square on a phone, where its label fits
+NARROW_SQUARE = charts.TAP  # px: a head's square on a phone, which a finger can tap and its label fits
 PHONE_GRID = 290  # px: about the width a 360 px phone's column leaves the grid
 REPEAT_CELL = 10  # px: a cell of the pattern over the random tokens on a phone at least, where the two outlines
 # (the earlier copy, the token after it) stay apart; a longer pattern scrolls in its box
@@ -356,5 +350,6 @@ def _grid(rows: list, square: int = 0):
     chosen = base.transform_filter("datum.best && datum.l == layer && datum.h == head").mark_rect(
         fill=None, stroke=CHOSEN, strokeWidth=2.5, aria=False)
     return alt.layer(strongest, one, chosen).resolve_scale(color="independent").properties(
-        width=alt.Step(square) if square else "container", height=max(120, 16 * n_layer),
+        width=alt.Step(square) if square else "container",
+        height=alt.Step(square) if square else max(120, 16 * n_layer),
         title=f"Every head of the {n_layer} layers, {n_head} each")

@@ -56,6 +56,21 @@ def clickable(chart, **picks):
     return chart.transform_calculate(**{PICK + param: expr for param, expr in picks.items()})
 
 
+# A clickable mark however small it is drawn (a bar of a tiny change, a square of a phone's grid) is hit over at
+# least TAP x TAP px on a touch screen (WCAG 2.2, 2.5.8): grids that readers tap keep squares of TAP px on a phone,
+# and a mark that may be drawn smaller lies over a transparent hit mark as large as its band (hit_band).
+TAP = 24  # px
+BAND_PADDING = 0.1  # Vega-Lite's padding between bars, as a share of a band's step: a hit band covers it too
+
+
+def hit_band(chart, band: str = "x"):
+    """A transparent bar filling each band of `chart`'s band axis (`band`: "x" or "y", encoded on `chart`) across
+    the whole view: layered under the chart's own marks, it catches the pointer where they are drawn thin (a bar of
+    a change near zero), with their tooltip and click (`chart`: their clickable base, its tooltip encoded)."""
+    return chart.mark_bar(color="transparent", cursor="pointer", aria=False,
+                          **{"width" if band == "x" else "height": alt.RelativeBandSize(1 / (1 - BAND_PADDING))})
+
+
 def with_clicks(chart, *params):
     """The chart, saying in its usermeta (CLICKS_META) which params a click on its clickable marks sets: the
     page's script (figures.js) sets the param to the clicked datum's PICK + param, where the param's input

@@ -375,8 +375,9 @@
     })(view.scenegraph().root, view.origin()[0]);
     return left <= right ? [left, right] : null;
   }
-  // A drawing wider than its box follows each choice the reader makes, with the chosen token's column in view.
-  function chosenInView(el) {
+  // A drawing wider than its box opens with the chosen token's column in view, as little scrolled from its left edge
+  // (its title, its axis) as that allows (`nearest`), and follows each choice the reader makes, the column centred.
+  function chosenInView(el, nearest) {
     var box = el.querySelector(".chart-wrapper"), param = tokenParam(el), view = el.vegaView;
     var drawing = box && box.querySelector("svg, canvas");
     if (!drawing || !param || !view || box.scrollWidth <= box.clientWidth + 1) return;
@@ -384,9 +385,11 @@
     if (!span) return;
     var at = drawing.getBoundingClientRect().left - box.getBoundingClientRect().left + box.scrollLeft;
     if (at + span[0] < box.scrollLeft || at + span[1] > box.scrollLeft + box.clientWidth) {
-      box.scrollLeft = at + (span[0] + span[1] - box.clientWidth) / 2;
+      box.scrollLeft = nearest ? at + span[1] - box.clientWidth + EDGE_ROOM : at + (span[0] + span[1] - box.clientWidth) / 2;
     }
   }
+
+  var EDGE_ROOM = 24;  // px: between the chosen column, opened at the right, and the box's fading edge
 
   // Said above a drawing wider than its box, where it scrolls: swiped on a touch screen, scrolled with a mouse.
   function scrollHint(el) {
@@ -415,7 +418,7 @@
     hint.hidden = !wide;
     var columns = param && tokenColumn(el, el.vegaView, param.name, el.vegaView.signal(param.name));
     hint.lastChild.textContent = columns ? " to see every position" : " to see the whole chart";
-    // It opens at its left edge, where its title and its axis are: only a choice the reader makes scrolls it.
+    chosenInView(el, true);
     fadeEdges(box);
   }
 

@@ -1,6 +1,7 @@
 """Charts are clicked as well as read: a bar of (l) picks its token, a square of the all-heads grid its head, a
 point of (i) its layer, a lens cell its stage and position, a ledger bar opens its layer, a knockout bar names its
-part. Each click changes the chart and the address, and each has a keyboard equivalent: the param it sets has an
+part (a click anywhere in its column, however thin the bar), a patching square puts its piece back, a head-roles
+square picks its head. Each click changes the chart and the address, and each has a keyboard equivalent: the param it sets has an
 input of its own. Pages of conftest's random_site (the chapter built with --model random), clicked in Chromium
 where a reader would click: on the mark as it is drawn."""
 
@@ -151,10 +152,36 @@ def test_a_knockout_bar_names_its_part_in_words_and_highlights_it(opener):
     visit.assert_clean()
 
 
+# The knockout head whose bar is drawn thinnest, its height as drawn and the middle of its column, half way between
+# the bar and the column's far end (where the bar is not).
+THINNEST_HEAD = """() => { const bars = Array.from(document.querySelectorAll('#chart-knockout svg.marks path')).filter(el =>
+    el.__data__ && el.__data__.datum && String(el.__data__.datum.pick_part).startsWith('head-')
+    && el.__data__.fill !== 'transparent');
+  const thin = bars.reduce((a, b) => a.getBoundingClientRect().height <= b.getBoundingClientRect().height ? a : b);
+  const column = Array.from(document.querySelectorAll('#chart-knockout svg.marks path')).find(el => el !== thin
+    && el.__data__ && el.__data__.datum && el.__data__.datum.pick_part === thin.__data__.datum.pick_part);
+  column.scrollIntoView({block: 'center'});
+  const bar = thin.getBoundingClientRect(), box = column.getBoundingClientRect();
+  const far = bar.top - box.top > box.bottom - bar.bottom ? box.top + 10 : box.bottom - 10;
+  return {part: thin.__data__.datum.pick_part, height: bar.height, x: box.left + box.width / 2, y: far}; }"""
+
+
+def test_a_knockout_head_bar_drawn_thinner_than_a_pixel_is_chosen_by_a_click_anywhere_in_its_column(opener):
+    visit = opener.open("figure-knockout.html")
+    page = visit.page
+    thin = page.evaluate(THINNEST_HEAD)
+    assert thin["height"] < 2, thin  # the chapter's knockout: a head whose removal changes the chance very little
+    page.mouse.click(thin["x"], thin["y"])
+    wait_for_signal(page, "knockout", "part", thin["part"], f"after a click in the column of {thin['part']}")
+    assert address(page).get("part") == thin["part"]
+    visit.assert_clean()
+
+
 def test_every_param_a_click_sets_has_its_own_input_its_keyboard_equivalent(opener):
     for name, label in (("figure-l.html", "l"), ("figure-all-heads.html", "all-heads"), ("figure-i.html", "i"),
                         ("figure-lens.html", "lens"), ("figure-ledger.html", "ledger"),
-                        ("figure-knockout.html", "knockout")):
+                        ("figure-knockout.html", "knockout"), ("figure-patching.html", "patching"),
+                        ("figure-head-roles.html", "head-roles")):
         visit = opener.open(name)
         clicks = visit.page.evaluate(
             "id => { const spec = JSON.parse(document.getElementById(id).textContent); "

@@ -41,12 +41,14 @@ def test_the_page_draws_and_its_choices_change_the_words_and_the_address(site, o
     visit.assert_clean()
 
 
-# Each knockout bar as drawn, with the zero line of its panel: [change in chance, bar's top, bottom, line's y].
+# Each knockout bar as drawn (its hit column aside), with the zero line of its panel: [change in chance, bar's top, bottom, line's y].
 BARS_AND_LINE = """id => {
   const drawn = [...document.querySelectorAll('#' + id + ' svg.marks path, #' + id + ' svg.marks line')]
     .filter(el => el.__data__ && el.__data__.mark);
   const middle = el => { const box = el.getBoundingClientRect(); return (box.top + box.bottom) / 2; };
-  return drawn.filter(el => el.__data__.mark.marktype === 'rect' && el.__data__.datum.key).map(el => {
+  // The bars, not the transparent columns under them that catch the pointer.
+  return drawn.filter(el => el.__data__.mark.marktype === 'rect' && el.__data__.datum.key
+                            && el.__data__.fill !== 'transparent').map(el => {
     const item = el.__data__, box = el.getBoundingClientRect();
     const line = drawn.find(other => other.__data__.mark.marktype === 'rule'
                                      && other.__data__.mark.group === item.mark.group);

@@ -148,15 +148,15 @@ LENS_BOX = """() => { const chart = document.getElementById('chart-lens'), box =
           moreLeft: box.hasAttribute('data-more-left'), moreRight: box.hasAttribute('data-more-right')}; }"""
 
 
-def test_on_a_phone_the_lens_grid_opens_at_its_axis_follows_the_choice_and_says_it_scrolls(opener):
+def test_on_a_phone_the_lens_grid_opens_on_its_chosen_column_follows_the_choice_and_says_it_scrolls(opener):
     visit = opener.open("figure-lens.html", context=opener.context(**PHONE))
     page = visit.page
     seen = page.evaluate(LENS_BOX)
-    # It opens at its left edge, where the title and the layers' axis are; the chosen last position lies to the right.
-    assert seen["scrolls"] and seen["cells"] > 0 and not seen["inView"], seen
+    # It opens on the chosen last position, scrolled to the right; the layers' axis lies to the left.
+    assert seen["scrolls"] and seen["cells"] > 0 and seen["inView"], seen
     assert seen["hint"] == "Swipe sideways to see every position" and seen["tabIndex"] == 0, seen
-    assert seen["moreRight"] and not seen["moreLeft"], seen
-    page.click(".token-row [data-token='1']")  # in view already: nothing scrolls
+    assert seen["moreLeft"] and not seen["moreRight"], seen
+    page.click(".token-row [data-token='1']")  # out of view: the box scrolls back to it
     wait_for_signal(page, "lens", "position", 1)
     page.wait_for_function(f"() => ({LENS_BOX})().inView")
     seen = page.evaluate(LENS_BOX)

@@ -143,19 +143,22 @@ def test_pages_offer_every_layer_and_say_how_many_heads(shaped):
     assert len(run.comparisons[0]["distance"]) == n_layer + 1
 
 
-def test_the_head_roles_grid_has_a_square_per_head_and_on_a_phone_scrolls_where_the_heads_would_not_fit(shaped):
-    from figures.roles import NARROW_SQUARE, PHONE_GRID
+def test_the_head_roles_grid_has_a_square_per_head_and_on_a_phone_squares_to_tap_scrolling_where_they_do_not_fit(
+        shaped):
+    from figures.roles import NARROW_SQUARE
+    from figures.toolkit.charts import TAP
 
     n_layer, n_head, _, _, _, pages, _ = shaped
     page = pages["habits"]
     assert {(row["l"], row["h"]) for row in page.spec["datasets"]["heads"]} == {
         (layer, head) for layer in range(1, n_layer + 1) for head in range(1, n_head + 1)}
     assert len(page.loads) == n_layer  # a file per layer of patterns over the random tokens
+    # On a phone the grid keeps squares a finger can tap, in which a head's number fits, and the chart scrolls in
+    # its own box where they are wider than the column.
     narrow = page.narrow_spec
-    if n_head * NARROW_SQUARE <= PHONE_GRID:
-        assert narrow is None  # the column's width serves
-    else:  # the grid keeps squares in which a head's number fits, and the chart scrolls in its own box
-        assert narrow["vconcat"][0]["width"] == {"step": NARROW_SQUARE} and "autosize" not in narrow
+    assert NARROW_SQUARE >= TAP
+    assert narrow["vconcat"][0]["width"] == narrow["vconcat"][0]["height"] == {"step": NARROW_SQUARE}
+    assert "autosize" not in narrow
 
 
 def test_a_layer_or_head_the_model_lacks_is_refused(shaped):

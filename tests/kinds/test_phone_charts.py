@@ -4,8 +4,8 @@ lens's rank axis, on conftest's small seeded model (GPT-2's vocabulary and token
 A narrow chart is the same figure: the same params (names, values, inputs), the same clicks, the same words for
 screen readers and the same data as the chart for wider columns. Figure (l)'s lies sideways, one row and one label
 per token, and so do the heads figure's bars. The heads figure's pattern of more than 12 rows and the lens's table
-keep cells in which every label and every guess fits, and are wider than a phone's column (their box scrolls); a
-pattern of 12 rows fits a phone's column as it is. The numbers they show are checked against the independent reference (tests/reference.py); the
+keep cells in which every label and every guess fits, and the heads figure's grid squares a finger can tap, and are
+wider than a phone's column (their box scrolls). The numbers they show are checked against the independent reference (tests/reference.py); the
 tokens, as the chapter writes them, are written out here. tests/browser/test_every_label_on_a_phone.py reads the
 drawn SVG at 360 px.
 """
@@ -160,17 +160,19 @@ def sideways_bars(chart: dict) -> dict:
     return bars
 
 
-def test_the_heads_figure_on_a_phone_fits_the_column_its_bars_lie_sideways_and_no_room_is_left_under_the_grid(
+def test_the_heads_figure_on_a_phone_keeps_squares_to_tap_its_bars_lie_sideways_and_no_room_is_left_under_the_grid(
         charts_of):
-    """12 rows fit a 360 px phone's column at 18 px each: its chart is fitted to the column, every label of the
-    pattern shown; the chosen token's bars lie sideways, one row and one label per token, as in figure (l); and the
-    grid's view ends just under the grid and its note, which a phone's column always holds at NARROW_GRID px."""
-    from figures.heads_chart import NARROW_GRID, NOTE_ROOM
+    """On a phone the grid's squares are charts.TAP px, which a finger can tap, wider than the column for GPT-2's 12
+    heads (the chart scrolls in its own box); every label of the pattern shown; the chosen token's bars lie
+    sideways, one row and one label per token, as in figure (l); the grid's view ends just under the grid and its
+    note."""
+    from figures.heads_chart import NOTE_ROOM
+    from figures.toolkit.charts import TAP
 
     wide, narrow = charts_of["grid"]
     assert params(narrow) == params(wide) and narrow["usermeta"] == wide["usermeta"]
     assert narrow["datasets"] == wide["datasets"]
-    assert narrow["autosize"] == wide["autosize"] == {"type": "fit-x", "contains": "padding"}
+    assert wide["autosize"] == {"type": "fit-x", "contains": "padding"} and "autosize" not in narrow
     assert params(narrow)["names"]["value"] == ANIMAL_TOKENS
     assert all(axis["labelOverlap"] is False for axis in pattern_axes(narrow))
     bars = sideways_bars(narrow)
@@ -181,8 +183,10 @@ def test_the_heads_figure_on_a_phone_fits_the_column_its_bars_lie_sideways_and_n
     grid = narrow["vconcat"][0]
     n_layer, n_head = 3, 4  # the small model's; a square of 12 rows and a gap of 3 between squares
     units_x, units_y = (n_head + 1) * 15, n_layer * 15 - 3
-    assert grid["height"] == -(-NARROW_GRID * units_y // units_x) + NOTE_ROOM and wide["vconcat"][0]["height"] > 0
-    assert f"min(width, {NARROW_GRID})" in json.dumps(grid)  # the grid drawn no wider than that
+    width = -(-TAP * units_x // 12)  # px: 12 rows of a square drawn TAP px wide
+    assert grid["width"] == width and grid["height"] == -(-width * units_y // units_x) + NOTE_ROOM
+    assert width * 12 / units_x >= TAP and wide["vconcat"][0]["height"] > 0
+    assert (12 * 12 + 13 * 3) * TAP / 12 > PHONE_COLUMN  # GPT-2's 13 columns of squares: wider than a phone's column
 
 
 def test_the_heads_pattern_of_24_rows_on_a_phone_keeps_cells_its_labels_fit_and_scrolls(charts_of):
