@@ -40,8 +40,8 @@ class Lens(Kind):
     READS = ("read-out",)
     KIND = "lens"
     TITLE = "The guess at every position, layer by layer"
-    CAPTION = ("The read-out that shows the guess taking shape layer by layer, applied to every token of the text at "
-               "once: what the model would guess as the next token, at each position, after each layer.")
+    CAPTION = ("The guess taking shape layer by layer, read at every token of the text at once: what the model would "
+               "guess next at each position, after each layer.")
     GUIDE = ("Each cell holds the most likely next token at that position after that layer (0: before any layer), "
              "coloured by its chance. Choose a layer and a position to see that cell's top 10; choose a token to "
              "follow its chance and rank through the layers, at that position or at all of them. Choose a cell "
@@ -181,7 +181,7 @@ def _params(fig, run, names: list, cells: list) -> list:
                                               labels=[shown(run.token_text(i)) for i in followed],
                                               name="Follow the token "))
     where = alt.param(name="where", value="one", bind=alt.binding_radio(
-        options=["one", "all"], labels=["at the chosen position", "at every position"], name="Follow it "))
+        options=["one", "all"], labels=["here", "everywhere"], name="Follow it "))
     # Names in sentences and titles: a comma or a space in quotes (words.said).
     vocab = alt.param(name="vocab", value={str(i): said(run.token_text(i)) for i in followed})
     cell_words = alt.param(name="cells_said", value={

@@ -343,7 +343,7 @@ def _grid(rows: list, square: int = 0):
     # Empty while the strongest habits show: hidden from screen readers, whom the tooltip's words serve instead.
     one = clicked.transform_filter("datum.role == show").mark_rect(
         stroke=CELL_LINE, strokeWidth=0.5, cursor="pointer", aria=False).encode(
-        color=alt.Color("score:Q", title="share of its attention on the chosen habit",
+        color=alt.Color("score:Q", title="share on that habit",
                         scale=charts.sequential(domain=[0, 1]),
                         legend=alt.Legend(orient="bottom", direction="horizontal", gradientLength=120, format="%",
                                           **shown_when(f"show != '{STRONGEST}'"))), tooltip=tips)

@@ -91,10 +91,10 @@ def test_on_a_phone_only_the_bars_first_line_of_inputs_stays_on_top_the_others_w
     visit = opener.open("figure-lens.html", context=opener.context(**PHONE))
     page = visit.page
     seen = page.evaluate(where)
-    assert seen == {"bar": ["stage"], "rest": ["track", "where"], "above": True}, seen
+    assert seen == {"bar": ["stage"], "rest": ["track", "where", "chance_scale"], "above": True}, seen
     page.set_viewport_size({"width": 1000, "height": 800})  # a phone turned, a window widened: all in the bar
     page.wait_for_function("() => !document.querySelector('#chart-lens .more-bindings .vega-bind')")
-    assert page.evaluate(where)["bar"] == ["stage", "track", "where"]
+    assert page.evaluate(where)["bar"] == ["stage", "track", "where", "chance_scale"]
     visit.assert_clean()
 
 
