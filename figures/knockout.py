@@ -21,7 +21,8 @@ from figures.kind import PartKind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt, escaped
 from figures.toolkit.colours import CHOSEN, HELPS_NAME, HELPS_WORDS, HURTS_NAME, HURTS_WORDS, REFERENCE
-from figures.toolkit.words import agrees, count, heading, ordinal, percent, quoted, said, token_label
+from figures.toolkit.words import (agrees, count, heading, ordinal, percent, percents_apart, quoted, said,
+                                   token_label)
 
 PANEL_HEIGHT = 130
 SUBTITLE_LINE = 44  # characters: a line of the chart's subtitle fits a 360 px phone's column (the narrow chart)
@@ -107,7 +108,7 @@ def without(r: dict, whole: dict, target: str, first: str = "Without") -> str:
     rank 7)"."""
     move = change(r["p"], whole["p"])
     verb = {-1: "falls from", 1: "rises from", 0: "stays at"}[move]
-    numbers = (f"{percent(whole['p'])} to {percent(r['p'])}" if move else percent(r["p"]))
+    numbers = (" to ".join(percents_apart(whole["p"], r["p"])) if move else percent(r["p"]))
     return f"{first} {part_name(r)}, {target} {verb} {numbers} ({rank_change(r['rank'], whole['rank'])})"
 
 
@@ -284,12 +285,6 @@ class Knockout(PartKind):
 # ---------------------------------------------------------------------------------------------- chart
 
 
-def places(rank: int, before: int) -> int:
-    """How many places the target moved up the ranking with the part out: below zero where it fell (rank 1 to
-    rank 7 is -6)."""
-    return before - rank
-
-
 def chart_rows(o: Outcome) -> list:
     """One row per run, as the bars draw it: group, the bar's place (layer or head, from 1), the numbers, and the
     two changes the bars show: "dp", the chance without the part less the intact model's, and "dr", the places the
@@ -303,7 +298,7 @@ def chart_rows(o: Outcome) -> list:
         rows.append({"key": part_key(r), "group": r["part"], "x": place, "name": part_label(r),
                      "p": float(f"{r['p']:.4g}"), "rank": r["rank"], "change": moved,
                      "dp": float(f"{d:.4g}") if change(r["p"], whole["p"]) else 0.0,
-                     "dr": places(r["rank"], whole["rank"])})
+                     "dr": whole["rank"] - r["rank"]})  # places moved up: rank 1 to rank 7 is -6
     return rows
 
 

@@ -152,12 +152,23 @@ def heading(fig: Figure, title: str) -> str:
     return f"{fig.display_name} {title}"
 
 
-def percent(p: float) -> str:
-    """A probability in percent: two decimals from 1% up ('28.81%'), three significant digits below ('0.00203%')."""
+def percent(p: float, more: int = 0) -> str:
+    """A probability in percent: two decimals from 1% up ('28.81%'), three significant digits below ('0.00203%');
+    `more` digits besides."""
     if p * 100 >= 1 or p <= 0:
-        return f"{p * 100:.2f}%"
-    decimals = 2 - math.floor(math.log10(p * 100))
+        return f"{p * 100:.{2 + more}f}%"
+    decimals = 2 + more - math.floor(math.log10(p * 100))
     return f"{p * 100:.{decimals}f}%"
+
+
+def percents_apart(before: float, after: float) -> tuple[str, str]:
+    """Two different probabilities in percent, with the digits it takes to show them different (up to 4 more than
+    `percent` gives): never "rises from 0.00130% to 0.00130%"."""
+    for more in range(5):
+        shown_pair = percent(before, more), percent(after, more)
+        if shown_pair[0] != shown_pair[1]:
+            break
+    return shown_pair
 
 
 def ordinal(n: int) -> str:

@@ -91,3 +91,13 @@ def test_the_printed_attention_figure_rounds_exact_halves_up():
         said = line.split(":", 1)[1].split()
         assert said == [word for t, s in zip(tokens, shares) for word in (t, f"{half_up(s)}%")], line
     assert "A 13%" in printed and "C 63%" in printed  # 12.5% and 62.5% in head 1
+
+
+def test_two_different_chances_are_never_written_the_same():
+    """A knockout's "rises from A to B" must show A and B apart, however close they are."""
+    from figures.toolkit.words import percent, percents_apart
+
+    assert percent(1.3e-5) == percent(1.30004e-5)  # the plain form cannot tell them apart...
+    before, after = percents_apart(1.3e-5, 1.30004e-5)
+    assert before != after and float(before[:-1]) < float(after[:-1])  # ...the pair can, in the right order
+    assert percents_apart(0.2881, 0.0302) == ("28.81%", "3.02%")  # digits are added only where needed
