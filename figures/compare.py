@@ -131,8 +131,9 @@ class Compare(Kind):
         return grid_chart(fig, run)
 
     def narrow_chart(self, fig, run) -> alt.TopLevelMixin:
-        """For a column narrower than 480 px: the legend under the grid, so that the cells get its width and their
-        0s stay readable."""
+        """For a column narrower than 480 px: the legend under the grid, and cells charts.TAP px wide, which a finger
+        can tap and in which the 0s stay readable; wider than a phone's column (GPT-2's 13 stages), the chart scrolls
+        in its own box."""
         return grid_chart(fig, run, narrow=True)
 
 
@@ -162,4 +163,4 @@ def grid_chart(fig, run, narrow: bool = False) -> alt.TopLevelMixin:
         "datum.distance == 0")
     return charts.with_data(alt.layer(grid, zeros).add_params(
         alt.param(name=DESCRIPTION, value=sentence(fig, run))).properties(
-        width="container", height=max(120, 26 * len(labels))), cells=data)
+        width=alt.Step(charts.TAP) if narrow else "container", height=max(120, 26 * len(labels))), cells=data)

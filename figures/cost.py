@@ -87,6 +87,7 @@ class Cost(Kind):
                           ).transform_calculate(looks="datum.n * (datum.n + 1) / 2").mark_line(color=DATA).encode(
             x=alt.X("n:Q", title="tokens in the text", scale=alt.Scale(domain=[0, top], nice=False)),
             y=alt.Y("looks:Q", title="looks in one head", axis=alt.Axis(format="~s")),
+            tooltip=[alt.Tooltip("n:Q", title="tokens", format=","), alt.Tooltip("looks:Q", format=",")],
         )
         chosen = alt.Chart(alt.Data(values=[{"which": "text"}, {"which": "shorter"}])).transform_calculate(
             n="datum.which == 'text' ? n : shorter", looks="datum.n * (datum.n + 1) / 2",
@@ -134,4 +135,5 @@ def point_labels(chosen, top: int):
     return chosen.mark_text(fontSize=12, align=alt.ExprRef(f"{right} ? 'right' : 'left'"),
                             dx=alt.ExprRef(f"{right} ? -10 : 10"),
                             dy=alt.ExprRef("datum.which == 'text' ? -10 : -26")).encode(
-        x="n:Q", y="looks:Q", text="said:N")
+        x="n:Q", y="looks:Q", text="said:N",
+        tooltip=[alt.Tooltip("n:Q", title="tokens", format=","), alt.Tooltip("looks:Q", format=",")])

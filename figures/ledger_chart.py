@@ -80,7 +80,8 @@ def curve_charts(target: str, n_layer: int) -> list:
         x=x, y=alt.Y("p:Q", title=f"chance of {target}", scale=alt.Scale(domain=[0, 1]),
                      axis=alt.Axis(format="%", tickCount=5)),
         tooltip=[alt.Tooltip("after:N"), alt.Tooltip("p:Q", title=target, format=".2%")])
-    probability = alt.layer(p.mark_line(color=FOLLOWED), p.mark_point(color=FOLLOWED, filled=True), chosen).properties(
+    probability = alt.layer(p.mark_line(color=FOLLOWED), p.mark_point(color=FOLLOWED, filled=True), chosen,
+                            charts.hit_points(p)).properties(
         width="container", height=180,
         title=alt.Title(charts.wrapped(charts.literal(f"{target} after each half-layer")), anchor="start"))
     s = alt.Chart(alt.NamedData("sizes")).encode(
@@ -89,6 +90,6 @@ def curve_charts(target: str, n_layer: int) -> list:
                         legend=alt.Legend(title=None, orient="top", direction="vertical")),
         tooltip=[alt.Tooltip("after:N"), alt.Tooltip("what:N", title="size of"),
                  alt.Tooltip("size:Q", title="size", format=".3f")])
-    sizes = alt.layer(s.mark_line(), s.mark_point(filled=True), chosen).properties(
+    sizes = alt.layer(s.mark_line(), s.mark_point(filled=True), chosen, charts.hit_points(s)).properties(
         width="container", height=180, title=alt.Title("How large each correction is", anchor="start"))
     return [probability, sizes]

@@ -237,6 +237,7 @@ def _top_chart(width) -> alt.TopLevelMixin:
         "datum.stage == stage && datum.q == position - 1").encode(
         y=alt.Y("rank:O", title="rank"), x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"),
                                                 title="chance"),
+        tooltip=[alt.Tooltip("rank:O"), alt.Tooltip("token:N"), alt.Tooltip("p:Q", title="chance", format=".3~p")],
     )
     title = f"'The top 10 at position ' + names[position - 1] + ', ' + {after_layer_expr('stage')}"
     return alt.layer(top10.mark_bar(color=MAIN), top10.mark_text(align="left", dx=4).encode(text="token:N")).properties(
@@ -270,15 +271,17 @@ def _follow_charts(names: list, n_layer: int, vocabulary: int, width) -> list:
     # One line per position, in the data's colour; the chosen position's in the followed token's colour.
     colour = alt.condition("datum.q == position - 1", alt.value(FOLLOWED), alt.value(MAIN))
     where = [alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:Q", title="after layer")]
-    p_line = followed.mark_line(point=True).encode(
+    p_line = followed.encode(
         x=stage_x, y=alt.Y("p:Q", scale=charts.chance_scale(), axis=alt.Axis(format=charts.CHANCE_FORMAT),
                            title="chance"), color=colour, detail="pos:N",
         tooltip=[*where, alt.Tooltip("p:Q", title="chance", format=".3~p"), alt.Tooltip("rank:Q", format=",")],
-    ).properties(width=width, height=160, title=follow_title("chance"))
-    rank_line = followed.mark_line(point=True).encode(
+    )
+    p_line = alt.layer(p_line.mark_line(point=True), charts.hit_points(p_line)).properties(
+        width=width, height=160, title=follow_title("chance"))
+    rank_line = followed.encode(
         x=stage_x,
         y=alt.Y("rank:Q", scale=alt.Scale(type="log", reverse=True, domain=[1, vocabulary], nice=False),
                 axis=alt.Axis(values=rank_ticks(vocabulary), format=","), title="rank (1 = most likely)"),
-        color=colour, detail="pos:N", tooltip=[*where, alt.Tooltip("rank:Q", format=",")],
-    ).properties(width=width, height=160, title=follow_title(f"rank among all {vocabulary:,} tokens"))
+        color=colour, detail="pos:N", tooltip=[*where, alt.Tooltip("rank:Q", format=",")])
+    rank_line = alt.layer(rank_line.mark_line(point=True), charts.hit_points(rank_line)).properties(width=width, height=160, title=follow_title(f"rank among all {vocabulary:,} tokens"))
     return [p_line, rank_line]

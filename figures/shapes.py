@@ -185,17 +185,17 @@ def block_marks(room: float, height: int) -> list:
         marks.append(slash.encode(x=alt.X("a:Q", scale=xs), x2="b:Q", y=alt.Y("y1:Q", scale=ys), y2="y0:Q"))
     names = alt.Chart(alt.NamedData("blocks")).mark_text(
         align="left", baseline="alphabetic", fontSize=12, aria=False).encode(
-        x=alt.value(0), y=alt.Y("name_y:Q", scale=ys), text="name:N")
+        x=alt.value(0), y=alt.Y("name_y:Q", scale=ys), text="name:N", tooltip=tooltip)
     inside = base.transform_filter("datum.inside").mark_text(
         align="left", baseline="middle", dx=6, fontSize=12, fontWeight="bold", color=ON_DATA, aria=False).encode(
-        x=alt.value(0), y=alt.Y("middle:Q", scale=ys), text="shape:N").transform_calculate(
+        x=alt.value(0), y=alt.Y("middle:Q", scale=ys), text="shape:N", tooltip=tooltip).transform_calculate(
         middle="(datum.top + datum.bottom) / 2")
     beside = base.transform_filter("!datum.inside && !datum.cut").mark_text(
         align="left", baseline="middle", dx=6, fontSize=12, aria=False).encode(
-        x=alt.X("drawn:Q", scale=xs), y=alt.Y("middle:Q", scale=ys), text="note:N").transform_calculate(
+        x=alt.X("drawn:Q", scale=xs), y=alt.Y("middle:Q", scale=ys), text="note:N", tooltip=tooltip).transform_calculate(
         middle="(datum.top + datum.bottom) / 2")
     under = base.transform_filter("datum.cut").transform_calculate(
         said=charts.wrap_lines("datum.note")).mark_text(
         align="left", baseline="top", dy=4, fontSize=12, lineBreak="\n", aria=False).encode(
-        x=alt.value(0), y=alt.Y("bottom:Q", scale=ys), text="said:N")
+        x=alt.value(0), y=alt.Y("bottom:Q", scale=ys), text="said:N", tooltip=tooltip)
     return marks + [names, inside, beside, under]

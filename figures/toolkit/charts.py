@@ -71,6 +71,12 @@ def hit_band(chart, band: str = "x"):
                           **{"width" if band == "x" else "height": alt.RelativeBandSize(1 / (1 - BAND_PADDING))})
 
 
+def hit_points(chart):
+    """Transparent points a tap wide over each of `chart`'s points (its tooltip encoded): laid over a curve, they
+    catch the pointer near a small point, so that its tooltip shows where the reader points."""
+    return chart.mark_point(size=TAP * TAP, filled=True, aria=False).encode(color=alt.value("transparent"))
+
+
 def with_clicks(chart, *params):
     """The chart, saying in its usermeta (CLICKS_META) which params a click on its clickable marks sets: the
     page's script (figures.js) sets the param to the clicked datum's PICK + param, where the param's input

@@ -38,6 +38,11 @@ TOLERANCE = 1e-4  # a share in a chart: within 1e-4 of the reference
 
 CONFIG = f'''\
 [[figure]]
+kind = "compare"
+label = "warm-or-hot"
+texts = ["Ice melts into water when it gets warm", "Ice melts into water when it gets hot"]
+
+[[figure]]
 kind = "attention"
 label = "l"
 text = "{ANIMAL}"
@@ -278,3 +283,16 @@ def test_a_screen_reader_hears_the_bars_words_and_not_the_shades_and_labels_besi
         quiet = after + numbers
         assert after and numbers
         assert len(quiet) >= 2 and all(view["mark"].get("aria") is False for view in quiet), quiet
+
+
+def test_the_compare_grid_on_a_phone_keeps_cells_a_finger_can_tap_and_scrolls_where_wider(charts_of):
+    """The guide says to tap a cell: on a phone each is charts.TAP px wide and at least as tall, drawn at its size (a
+    column narrower than the grid scrolls it in its box); the same params and data as the chart for wider columns."""
+    from figures.toolkit.charts import TAP
+
+    wide, narrow = charts_of["warm-or-hot"]
+    assert params(narrow) == params(wide) and narrow["datasets"] == wide["datasets"]
+    assert wide["width"] == "container" and narrow["width"] == {"step": TAP}
+    rows = {row["name"] for row in narrow["datasets"]["cells"]}
+    assert narrow["height"] / len(rows) >= TAP, (narrow["height"], rows)
+    assert "autosize" not in narrow
