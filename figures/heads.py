@@ -31,7 +31,8 @@ from figures.toolkit.colours import MASKED
 from figures.toolkit.words import LONG_TEXT_FACT, agrees, heading, quoted, said, shown, token_label, whole_percent
 
 MAX_BLOCKS = 24  # a text of more tokens is shown in blocks of tokens: at most this many rows per square
-NARROW_CELL = 18  # px per row and column of the larger pattern on a phone: an 11 px label fits, turned 45 degrees
+NARROW_CELL = charts.TAP  # px per row and column of the larger pattern on a phone: a cell a finger can tap (the guide
+# says to tap one for its share), in which an 11 px label fits, turned 45 degrees
 
 
 # ---------------------------------------------------------------------------------------------- data

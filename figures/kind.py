@@ -60,7 +60,8 @@ class Kind:
     KIND: str = ""  # the config's `kind = "..."`
     TITLE: str = ""  # the figure's heading
     CAPTION: str = ""  # in our words, for readers with no background; a figure's `caption` replaces it
-    GUIDE: str = ""  # how to work the chart; "{hover}" ("{Hover}") reads "hover or tap" with a mouse, "tap" on touch
+    GUIDE: str = ""  # how to work the chart; "{hover}" ("{Hover}") reads "hover or tap" with a mouse, "tap" on touch;
+    # "{mouse:words}": the words with a mouse only (marks too small on a phone to promise a tap)
     KEY: str = ""  # how to read the chart: one or two short sentences (what a bar, a cell, a colour means), our words
     FIELDS: dict[str, Field] = {}  # the figure's keys besides kind, label and caption
     EXPLORE: bool = False  # listed under "Explore further" on the index, after the chapter's own figures

@@ -38,7 +38,15 @@ RENDERED_STATIC = {"figures.js"}
 # The words of a guide that a touch screen says otherwise (Page.guide_parts): as written, then (with a mouse, on touch).
 BY_DEVICE = {"{hover}": ("hover or tap", "tap"), "{Hover}": ("Hover or tap", "Tap"),
              "click or tap": ("click or tap", "tap"), "Click or tap": ("Click or tap", "Tap")}
-BY_DEVICE_PATTERN = re.compile("(" + "|".join(re.escape(written) for written in BY_DEVICE) + ")")
+# "{mouse:words}": words said with a mouse only, where a phone's marks are too small to tap (figures.kind GUIDE).
+MOUSE_ONLY = re.compile(r"\{mouse:([^}]*)\}")
+BY_DEVICE_PATTERN = re.compile("(" + "|".join(re.escape(written) for written in BY_DEVICE) + r"|\{mouse:[^}]*\})")
+
+
+def by_device(written: str) -> tuple[str, str]:
+    """What a guide's `written` piece says (with a mouse, on touch); ("", "") for none."""
+    mouse_only = MOUSE_ONLY.fullmatch(written)
+    return (mouse_only.group(1), "") if mouse_only else BY_DEVICE.get(written, ("", ""))
 
 
 def script(name: str) -> str:
@@ -111,9 +119,10 @@ class Page:
     def guide_parts(self) -> list[tuple[str, str, str]]:
         """The guide as (words, then what a reader with a mouse reads, and one with a touch screen only): where the
         kind wrote {hover} (figures.kind GUIDE) the page says "hover or tap" or "tap", where it wrote "click or tap",
-        that or "tap"; ("words", "", "") at the end."""
+        that or "tap", where it wrote {mouse:words}, the words with a mouse and nothing on touch; ("words", "", "") at
+        the end."""
         pieces = BY_DEVICE_PATTERN.split(self.guide)
-        return [(words, *BY_DEVICE.get(pieces[n + 1] if n + 1 < len(pieces) else "", ("", "")))
+        return [(words, *by_device(pieces[n + 1] if n + 1 < len(pieces) else ""))
                 for n, words in enumerate(pieces) if n % 2 == 0]
 
     def download(self, name: str | None = None) -> str:

@@ -195,8 +195,10 @@ def test_the_heads_figure_on_a_phone_keeps_squares_to_tap_its_bars_lie_sideways_
 
 
 def test_the_heads_pattern_of_24_rows_on_a_phone_keeps_cells_its_labels_fit_and_scrolls(charts_of):
-    """24 rows of 18 px do not fit a phone's column: its chart keeps the cells and is wider than the column (its box
-    scrolls); the same params, clicks and data as the chart for wider columns, the bars lying sideways."""
+    """24 rows of charts.TAP px (cells a finger can tap) do not fit a phone's column: its chart keeps the cells and
+    is wider than the column (its box scrolls); the same params, clicks and data as the chart for wider columns, the bars lying sideways."""
+    from figures.toolkit.charts import TAP
+
     wide, narrow = charts_of["river"]
     assert params(narrow) == params(wide) and narrow["usermeta"] == wide["usermeta"]
     assert narrow["datasets"] == wide["datasets"]
@@ -204,8 +206,8 @@ def test_the_heads_pattern_of_24_rows_on_a_phone_keeps_cells_its_labels_fit_and_
         axes = pattern_axes(chart)
         assert len(axes) >= 3 and all(axis["labelOverlap"] is False for axis in axes), axes
     pattern = next(view for view in narrow["vconcat"] if "larger" in str(view.get("title", "")))
-    assert pattern["width"] == pattern["height"] == {"step": 18}
-    assert params(narrow)["names"]["value"] == RIVER_TOKENS and 24 * 18 > PHONE_COLUMN
+    assert pattern["width"] == pattern["height"] == {"step": TAP}
+    assert params(narrow)["names"]["value"] == RIVER_TOKENS and 24 * TAP > PHONE_COLUMN
     assert sideways_bars(narrow)["encoding"]["y"]["axis"]["labelLimit"] == 0
     assert "autosize" not in narrow  # drawn at its size: a column narrower than it scrolls
 

@@ -145,3 +145,27 @@ def test_a_guide_reads_right_with_a_mouse_and_on_a_touch_screen(kind):
     guide = figures.KINDS[kind].GUIDE
     assert not re.search(r"(^|[.;] )Click or tap\b", guide), guide
     assert "column, to look" not in guide and "any token's column" not in guide, guide
+
+
+def guide_as_read(guide: str, touch: bool) -> str:
+    """The guide's words as a page shows them with a mouse or on a touch screen (Page.guide_parts)."""
+    from figsite.site.render import BY_DEVICE_PATTERN, by_device
+
+    pieces = BY_DEVICE_PATTERN.split(guide)
+    return "".join(piece if n % 2 == 0 else by_device(piece)[touch] for n, piece in enumerate(pieces))
+
+
+def test_head_roles_guide_promises_a_tap_on_a_square_and_none_on_a_patterns_small_cells():
+    """On a phone a pattern's cells are under a finger's width (10 to 18 px): the guide says to hover over one with
+    a mouse, and on touch only to tap a square (charts.TAP px)."""
+    guide = figures.KINDS["head-roles"].GUIDE
+    mouse, touch = guide_as_read(guide, touch=False), guide_as_read(guide, touch=True)
+    assert "Hover or tap a square for its habits, or hover over a cell of a pattern for its share." in mouse
+    assert touch.endswith("Tap a square for its habits.") and "cell of a pattern" not in touch, touch
+    assert "{" not in mouse + touch
+
+
+@pytest.mark.parametrize("kind", sorted(figures.KINDS))
+def test_every_guide_reads_with_no_braces_left_on_either_device(kind):
+    guide = figures.KINDS[kind].GUIDE
+    assert "{" not in guide_as_read(guide, touch=False) + guide_as_read(guide, touch=True), guide
