@@ -88,7 +88,7 @@ class Roles(PartKind):
              "or tap) to see that head's pattern below: on the text, and on random tokens said twice, where the "
              f"outlines mark the earlier copy of each token ({ROLE_NAMES['duplicate']}, solid) and the token after "
              f"it ({ROLE_NAMES['induction']}, dashed, inside the cell). The \"Layer\" and \"Head\" menus do the "
-             "same from the keyboard. {Hover} a square for its habits{mouse:, or hover over a cell of a pattern for its "
+             "same from the keyboard. {Hover} a square for its habits{mouse:, or a cell of a pattern for its "
              "share}.")
     KEY = ("Each square is one head, coloured by its strongest habit; the deeper the colour, the stronger the "
            "habit.")

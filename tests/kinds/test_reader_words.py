@@ -156,11 +156,11 @@ def guide_as_read(guide: str, touch: bool) -> str:
 
 
 def test_head_roles_guide_promises_a_tap_on_a_square_and_none_on_a_patterns_small_cells():
-    """On a phone a pattern's cells are under a finger's width (10 to 18 px): the guide says to hover over one with
-    a mouse, and on touch only to tap a square (charts.TAP px)."""
+    """On a phone a pattern's cells are under a finger's width (10 to 18 px): with a mouse the guide points to one
+    as before, and on touch it says only to tap a square (charts.TAP px)."""
     guide = figures.KINDS["head-roles"].GUIDE
     mouse, touch = guide_as_read(guide, touch=False), guide_as_read(guide, touch=True)
-    assert "Hover or tap a square for its habits, or hover over a cell of a pattern for its share." in mouse
+    assert "Hover or tap a square for its habits, or a cell of a pattern for its share." in mouse
     assert touch.endswith("Tap a square for its habits.") and "cell of a pattern" not in touch, touch
     assert "{" not in mouse + touch
 
