@@ -12,7 +12,7 @@ from figsite.data.shared_names import DESCRIPTION
 from figures.kind import Kind
 from figures.toolkit import charts
 from figures.toolkit.charts import alt
-from figures.toolkit.colours import CHOSEN, DATA, REFERENCE
+from figures.toolkit.colours import DATA, REFERENCE
 from figures.toolkit.words import agrees_expr, count, count_expr, heading, thousands
 
 
@@ -94,8 +94,10 @@ class Cost(Kind):
             said=count_expr("datum.n", "token"))
         marks = chosen.mark_point(filled=True, size=120).encode(
             x="n:Q", y="looks:Q",
-            color=alt.Color("which:N", scale=alt.Scale(domain=["text", "shorter"], range=[CHOSEN, REFERENCE]),
-                            legend=None),  # each point has its words beside it (point_labels)
+            # A length is a point of the curve, in the data's blue (orange means a chosen token, part or head);
+            # the length it is compared with stands aside, in grey. Each point has its words beside it.
+            color=alt.Color("which:N", scale=alt.Scale(domain=["text", "shorter"], range=[DATA, REFERENCE]),
+                            legend=None),
             tooltip=[alt.Tooltip("n:Q", title="tokens", format=","), alt.Tooltip("looks:Q", format=",")],
         )
         one, all_heads = "n * (n + 1) / 2", f"n * (n + 1) / 2 * {heads}"

@@ -18,9 +18,10 @@ LOWERS = HURTS_WORDS + ": lowers its score"
 
 def sign_colour():
     """What a part does for the answer: the colour of what helps it where the part raises the score, of what works
-    against it where it lowers the score, the data's colour for the total; one scale for the waterfall and the
-    drill-down, whose one legend sits above the waterfall, the first chart."""
-    return alt.Color("effect:N", scale=charts.sides(RAISES, LOWERS, **{TOTAL: DATA}),
+    against it where it lowers the score, the followed token's colour for the total (the target's score, or its lead:
+    the data's blue already means the corrections' size below); one scale for the waterfall and the drill-down,
+    whose one legend sits above the waterfall, the first chart."""
+    return alt.Color("effect:N", scale=charts.sides(RAISES, LOWERS, **{TOTAL: FOLLOWED}),
                      legend=alt.Legend(title=None, orient="top", direction="vertical", symbolType="square",
                                        labelFontSize=11, labelLimit=300,
                                        # "helps the answer" over "raises its score": two short lines fit a phone

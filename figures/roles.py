@@ -16,7 +16,7 @@ from figsite.data import paths
 from figsite.data.run import JS_CALLBACK
 from figsite.data.shared_names import DESCRIPTION, LOADS_META, NAMES
 from figures import heads
-from figures.heads_chart import Grid, chosen_square, detail_chart, key_x, query_axis
+from figures.heads_chart import DETAIL_HEIGHT, Grid, chosen_square, detail_chart, key_x, query_axis
 from figures.kind import PartKind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
@@ -194,9 +194,7 @@ class Roles(PartKind):
             _grid(rows, square),
             detail_chart(on_text, chosen_square(on_text), outline=False,
                          title="'Layer ' + layer + ', head ' + head + ' on the text: who looks at whom'"),
-            detail_chart(on_repeats, chosen_square(on_repeats), outline=False, extra=[_copies(on_repeats, length)],
-                         title="'Layer ' + layer + ', head ' + head + " + charts.literal(
-                             f" on {length} random tokens said twice")),
+            repeats_chart(on_repeats, length, square),
             spacing=24).resolve_scale(color="independent")  # each pattern with its own legend of shares
         chart = charts.with_data(charts.with_params(stack if square else charts.fits_column(stack), *params),
                                  heads=_grid_rows(rows),
@@ -225,8 +223,8 @@ DETAILS = ("Score: how strong a habit is in a head, the share of its attention t
            "following the copy, which lets a model continue a pattern it has seen once.")
 NARROW_SQUARE = charts.TAP  # px: a head's square on a phone, which a finger can tap and its label fits
 PHONE_GRID = 290  # px: about the width a 360 px phone's column leaves the grid
-REPEAT_CELL = 10  # px: a cell of the pattern over the random tokens on a phone at least, where the two outlines
-# (the earlier copy, the token after it) stay apart; a longer pattern scrolls in its box
+REPEAT_CELL = 10  # px: a cell of the pattern over the random tokens at least (a row, on a wide page), where the
+# two outlines (the earlier copy, the token after it) stay apart; on a phone a longer pattern scrolls in its box
 REPEAT_NAMES = "repeat_names"  # the param naming the random tokens' rows and columns
 LABELS = 24  # the random tokens' pattern labels about this many of its rows and columns
 
@@ -240,6 +238,16 @@ def described(rows: list) -> list:
                                                       for role, (_, goes) in ROLES.items()})
     return [said, colouring, alt.param(name=DESCRIPTION, expr=(
         f"head_words[layer + '-' + head] + (show == '{STRONGEST}' ? '' : ' ' + colour_words[show])"))]
+
+
+def repeats_chart(grid: Grid, length: int, square: int):
+    """The chosen head's pattern over the random tokens said twice, the copies outlined. Its rows are REPEAT_CELL
+    px tall or more on a wide page too (not the larger pattern's usual height, in which 80 rows are 4.5 px and the
+    two outlines run together along the diagonal), as its cells are on a phone."""
+    chart = detail_chart(grid, chosen_square(grid), outline=False, extra=[_copies(grid, length)],
+                         title="'Layer ' + layer + ', head ' + head + " + charts.literal(
+                             f" on {length} random tokens said twice"))
+    return chart if square else chart.properties(height=max(DETAIL_HEIGHT, REPEAT_CELL * grid.blocks))
 
 
 def repeats_file(fig, layer: int) -> str:

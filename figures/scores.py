@@ -69,7 +69,7 @@ class Scores(PartKind):
                "each token fits the question; the fits become shares that add up to 100%.")
     GUIDE = (f"The strips show the question and each token's description, one cell per number: {NEGATIVE_NAME} "
              f"below zero, {POSITIVE_NAME} above, pale near zero; below them, their products. Choose a token to "
-             f"follow its description: drawn in {CHOSEN_NAME}, its name marked {FOLLOWED_MARK.strip()}. The bars "
+             f"see its description: drawn in {CHOSEN_NAME}, its name marked {FOLLOWED_MARK.strip()}. The bars "
              "give how well each description fits the question, and the share of attention it earns.")
     FIELDS = {
         "text": fields.TEXT_FIELD,
@@ -194,7 +194,7 @@ def chart_params(tokens: list, q: int, rows: list, names: list) -> list:
     """The key select, the temperature slider ("Spread"), and the words for the followed key."""
     best = max(rows, key=lambda row: (row["share"], -row["key"]))
     key = alt.param(name="key", value=best["key"] + 1, bind=alt.binding_select(
-        options=[j + 1 for j in range(q + 1)], labels=names[:q + 1], name="Follow token "))
+        options=[j + 1 for j in range(q + 1)], labels=names[:q + 1], name="Chosen token "))
     temperature = alt.param(name="T", value=1, bind=alt.binding_range(
         min=0.1, max=4, step=0.05, name="Spread the shares (1: the model's) "))
     said = alt.param(name="keys_said", value={str(row["key"] + 1): describe(tokens, q, row) for row in rows})

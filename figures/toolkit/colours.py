@@ -53,10 +53,11 @@ ZERO = "#f2f2f2"  # the middle of a diverging scale: near zero, on neither side
 
 # The habits of heads (figures/roles.py), one colour each, that mean nothing else on the site: none is a colour
 # above, and each stays apart from the others for readers who see colours otherwise (the grid shows them side
-# by side) and from the chosen orange, which frames the chosen head.
-ROLE_COLOURS = {"previous": "#7799ee", "first": "#eeee00", "self": "#cc8888", "duplicate": "#991100",
+# by side) and from the chosen orange, which frames the chosen head. None is a red either, which a reader who has
+# met the wine red of what works against the answer would read as that (issue 32: a brick red and a rose were).
+ROLE_COLOURS = {"previous": "#7799ee", "first": "#eeee00", "self": "#ff99cc", "duplicate": "#005544",
                 "induction": "#443399"}
-ROLE_NAMES = {"previous": "periwinkle blue", "first": "yellow", "self": "rose", "duplicate": "brick red",
+ROLE_NAMES = {"previous": "periwinkle blue", "first": "yellow", "self": "pink", "duplicate": "dark teal",
               "induction": "indigo"}
 
 # ---------------------------------------------------------------------------------------------- no meaning

@@ -87,9 +87,10 @@ def test_the_index_shows_the_title_byline_introduction_way_back_to_the_book_lice
     index = Tags(html)
     assert f"<title>{TITLE}</title>" in html and f"<h1>{TITLE}</h1>" in html
     assert "The figures of chapter 3 of How Machines Read, by Ada Example." in index.text
+    assert index.text.count("of chapter 3 of How Machines Read") == 1  # the byline's words, not again
     assert "<cite>How Machines Read</cite>" in html
     # The introduction's Markdown: emphasis, a list, links to mailto and to a page of the site.
-    assert "<em>How Machines Read</em>, computed from one run" in html
+    assert "with <em>How Machines Read</em> beside you" in html
     assert "<li>Each page opens on the state the book prints.</li>" in html
     assert '<a href="mailto:ada@example.org">the author</a>' in html and '<a href="figure-l.html">figure 3.1</a>' in html
     assert index.all("a", href=CONFIG["site"]["book_url"]), "no link back to the book"
@@ -122,6 +123,7 @@ def test_every_page_but_the_bare_ones_leads_back_to_the_book_by_its_title_and_en
             assert header is None and "Licence" not in main and "How Machines Read" not in html, name
             continue
         assert book_link in header.group(1), f"{name}: no way back to the book in its header"
+        assert "Back to" not in main and header.group(1).count("Back to") == 1, f"{name}: the way back said twice"
         ending = main[main.rindex("Using these figures"):]
         assert ending == ("Using these figures Licence: Text and figures under CC BY 4.0 How to cite them: "
                           "Ada Example, How Machines Read, chapter 3: Attention and layers (2025)"), f"{name} ends: {ending}"

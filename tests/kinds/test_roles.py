@@ -15,6 +15,7 @@ import pytest
 from conftest import assert_bad_config_keeps_the_site, built
 from figsite.data.run import Run, read_head_file
 from figures import roles
+from figures.heads_chart import DETAIL_HEIGHT
 
 TEXT = "A rose is a rose is a rose, and a cat is a cat"
 CONFIG = f'''\
@@ -194,10 +195,11 @@ def test_bad_keys_end_with_one_line_naming_the_field_and_keep_the_previous_site(
     assert_bad_config_keeps_the_site(small_model_dir, tmp_path, CONFIG, bad, field, words)
 
 
-def test_on_a_phone_the_random_tokens_pattern_keeps_cells_where_its_two_outlines_stay_apart(small_model_dir,
-                                                                                            tmp_path):
+def test_on_a_phone_and_a_wide_page_the_random_tokens_pattern_keeps_cells_where_its_two_outlines_stay_apart(
+        small_model_dir, tmp_path):
     """A repeated sequence longer than a phone's column holds at REPEAT_CELL px a cell: the narrow chart keeps that
-    size (and scrolls in its box), so that the outline inside a cell never touches its neighbour's."""
+    size (and scrolls in its box), so that the outline inside a cell never touches its neighbour's. On a wide page
+    its rows are as tall (80 rows in the larger pattern's usual height would be 4.5 px: the outlines ran together)."""
     site = built(small_model_dir, CONFIG.replace("repeat_length = 12", "repeat_length = 40"), tmp_path)
     assert 80 * roles.REPEAT_CELL > roles.PHONE_GRID  # the column could not hold 80 such cells
     text = (site / "figure-habits.html").read_text(encoding="utf-8")
@@ -215,3 +217,4 @@ def test_on_a_phone_the_random_tokens_pattern_keeps_cells_where_its_two_outlines
 
     walk(narrow)
     assert steps == [roles.REPEAT_CELL]
+    assert spec(site)["vconcat"][2]["height"] == 80 * roles.REPEAT_CELL > DETAIL_HEIGHT

@@ -161,7 +161,7 @@ def test_the_chart_speaks_of_questions_and_descriptions_not_queries_and_keys(sit
                        spec["datasets"]["strips"][0]["row"]])
     assert not re.search(r"\b(query|key|softmax)\b|q \. k|fit / ", said), said
     names = {p["name"]: p.get("bind", {}).get("name", "") for p in spec["params"]}
-    assert names["key"].startswith("Follow token")
+    assert names["key"].startswith("Chosen token")  # orange is what the reader chose
     assert names["T"].startswith("Spread the shares (1: the model's)")
     html = (site / "figure-qk.html").read_text(encoding="utf-8")
     assert "The &#34;Spread the shares&#34; slider sets the temperature T" in html
@@ -196,7 +196,7 @@ def test_the_orange_marks_only_the_followed_description_the_readers_choice_which
     for chart in spec["vconcat"]:  # the strips, the products and the three bar charts: each marks its rows
         axes = [view["encoding"]["y"]["axis"] for view in views(chart) if "axis" in view.get("encoding", {}).get("y", {})]
         assert axes and all("key + ':'" in axis["labelExpr"] and "\u25b6" in axis["labelExpr"] for axis in axes)
-    assert f"follow its description: drawn in {CHOSEN_NAME}" in (site / "figure-qk.html").read_text(encoding="utf-8")
+    assert f"see its description: drawn in {CHOSEN_NAME}" in (site / "figure-qk.html").read_text(encoding="utf-8")
 
 
 def test_where_the_fits_are_divided_the_chart_says_why_by_the_root_of_the_heads_width(site, small_model_dir, ids):

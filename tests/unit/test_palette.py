@@ -145,10 +145,10 @@ def test_every_role_a_mark_is_drawn_in_stands_out_on_the_page(scheme):
 # must point at a mark they would call green. Wine red: a dark red leaning to purple, not a light pink.
 HUES_NAMED = {"blue": (220, 275), "orange": (30, 75), "green": (125, 180), "wine red": (330, 380),
               "purple": (285, 330), "brown": (40, 95), "cyan": (195, 235), "periwinkle blue": (250, 290),
-              "yellow": (95, 120), "rose": (350, 390), "brick red": (20, 45), "indigo": (265, 300)}
-# And the lightness (OKLCh, 0 to 1) some names need: brown and wine red are dark, rose and periwinkle light.
-LIGHTNESS_NAMED = {"wine red": (0, 0.6), "brown": (0, 0.6), "brick red": (0, 0.55), "indigo": (0, 0.5),
-                   "rose": (0.6, 1), "periwinkle blue": (0.6, 1), "yellow": (0.8, 1)}
+              "yellow": (95, 120), "pink": (330, 375), "dark teal": (160, 200), "indigo": (265, 300)}
+# And the lightness (OKLCh, 0 to 1) some names need: brown and wine red are dark, pink and periwinkle light.
+LIGHTNESS_NAMED = {"wine red": (0, 0.6), "brown": (0, 0.6), "dark teal": (0, 0.5), "indigo": (0, 0.5),
+                   "pink": (0.7, 1), "periwinkle blue": (0.6, 1), "yellow": (0.8, 1)}
 
 
 def named_right(colour: str, name: str) -> bool:

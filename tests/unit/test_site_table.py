@@ -64,7 +64,7 @@ def test_every_key_of_a_full_site_table_is_read_as_written():
     assert site.book == "How Machines Read"
     assert site.chapter == "3"  # a number in the config is kept as text
     assert site.author == "Ada Example"
-    assert site.introduction.startswith("The interactive figures of chapter 3 of *How Machines Read*")
+    assert site.introduction.startswith("Computed from one run of the model over the chapter's texts, with *How Machines Read*")
     assert site.book_url == "https://example.org/how-machines-read?edition=2#chapter-3"
     assert site.licence.startswith("Text and figures under [CC BY 4.0]")
     assert site.cite.startswith("Ada Example, *How Machines Read*")
