@@ -147,3 +147,12 @@ def test_patching_names_a_comma_in_quotes_in_its_menu_and_tooltips(every_kind):
     assert not [name for name in names if " , (token " in name]
     labels = [label for p in spec["params"] for label in p.get("bind", {}).get("labels", [])]
     assert not [label for label in labels if " , (token " in label]
+
+
+def test_figure_i_writes_a_chance_below_1_percent_with_three_significant_digits(every_kind):
+    text = (every_kind / "figure-read.html").read_text(encoding="utf-8")
+    guesses = [part.split(";")[0] for part in text.split("the top 3 guesses are ")[1:]]
+    chances = [c for part in guesses for c in re.findall(r" ([0-9.]+)%", part)]
+    assert len(chances) >= 3 * 4  # 3 guesses at each of the small model's 4 stages
+    small = [c for c in chances if float(c) < 1]
+    assert small and all(re.fullmatch(r"0\.0*[1-9][0-9]{2}", c) for c in small), small  # '0.837', never '0.8'
