@@ -298,7 +298,7 @@ def _share_words() -> alt.Chart:
 
 def upright_marks(n: int) -> list:
     """The upright chart's layers: keys along x (labels turned 45 degrees; all of them for a text of up to LABELLED
-    tokens), shares up y; the keys after the chosen token shaded, "not read yet" written up their columns."""
+    tokens), shares up y; the keys after the chosen token shaded, "out of reach" written up their columns."""
     x = alt.X("k:O", title=None, scale=alt.Scale(domain=list(range(n))),
               axis=alt.Axis(labelExpr="names[datum.value]", labelAngle=-45, labelFontSize=12,
                             labelOverlap=False if n <= LABELLED else "greedy"))
@@ -308,7 +308,7 @@ def upright_marks(n: int) -> list:
     return [
         _keys().mark_rect(color=OUT_OF_REACH, stroke=None, aria=False).encode(**column).transform_filter(AFTER),
         _keys().mark_text(angle=270, align="right", dx=-10, fontSize=11, opacity=0.8, aria=False).encode(
-            x=x, y=alt.value(0), text=alt.value("not read yet")).transform_filter(AFTER),
+            x=x, y=alt.value(0), text=alt.value("out of reach")).transform_filter(AFTER),
         _keys(**{TOKEN: "datum.k + 1"}).mark_rect(fill="transparent", cursor="pointer", aria=False).encode(**column),
         _bars(x, share),
         _share_words().mark_text(fontSize=11, aria=False, cursor="pointer", **charts.over_bars(n)).encode(
@@ -318,7 +318,7 @@ def upright_marks(n: int) -> list:
 
 def sideways_marks(n: int) -> list:
     """The sideways chart's layers: one row per key, its token's label on the left (every one: none is dropped or
-    cut short), shares along x; the keys after the chosen token shaded, "not read yet" at the end of their rows."""
+    cut short), shares along x; the keys after the chosen token shaded, "out of reach" at the end of their rows."""
     y = alt.Y("k:O", title=None, scale=alt.Scale(domain=list(range(n))),
               axis=alt.Axis(labelExpr="names[datum.value]", labelFontSize=12, labelOverlap=False, labelLimit=0))
     share = alt.X("s:Q", scale=alt.Scale(domain=[0, 1]), title="share of attention",
@@ -327,7 +327,7 @@ def sideways_marks(n: int) -> list:
     return [
         _keys().mark_rect(color=OUT_OF_REACH, stroke=None, aria=False).encode(**row).transform_filter(AFTER),
         _keys().mark_text(align="right", dx=-6, fontSize=11, opacity=0.8, aria=False).encode(
-            y=y, x=alt.value("width"), text=alt.value("not read yet")).transform_filter(AFTER),
+            y=y, x=alt.value("width"), text=alt.value("out of reach")).transform_filter(AFTER),
         _keys(**{TOKEN: "datum.k + 1"}).mark_rect(fill="transparent", cursor="pointer", aria=False).encode(**row),
         _bars(y, share),
         _share_words().mark_text(fontSize=11, align="left", dx=4, baseline="middle", aria=False,

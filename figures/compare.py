@@ -144,13 +144,13 @@ def grid_chart(fig, run, narrow: bool = False) -> alt.TopLevelMixin:
         row["name"] = f"{row['position'] + 1}: {row['token']}"
     labels = sorted({row["name"] for row in data}, key=lambda name: int(name.split(":")[0]))
     asked = f"datum.value == {charts.literal(labels[fig.opening])}"
-    base = alt.Chart(alt.NamedData("cells")).encode(
+    base = charts.named_stages(alt.Chart(alt.NamedData("cells"))).encode(
         x=alt.X("stage:O", title="after layer (0: before any layer)", axis=alt.Axis(labelAngle=0)),
         y=alt.Y("name:N", title=None, sort=labels, axis=alt.Axis(
             labelFontSize=12, labelFontWeight=alt.ExprRef(f"{asked} ? 'bold' : 'normal'"),
             labelExpr=f"({asked} ? {charts.literal(MARK)} : '') + datum.value")),
         # The "0" written in a cell shows the cell's tooltip too.
-        tooltip=[alt.Tooltip("name:N", title="token"), alt.Tooltip("stage:O", title="after layer"),
+        tooltip=[alt.Tooltip("name:N", title="token"), charts.stage_tip(),
                  alt.Tooltip("distance:Q", format=".4g")],
     )
     grid = base.mark_rect(stroke=CELL_LINE, strokeWidth=0.5).encode(

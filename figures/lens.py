@@ -16,7 +16,7 @@ from figures.kind import Kind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import ACCENT, FOLLOWED, MAIN, ON_DARK, ON_LIGHT
-from figures.toolkit.words import STAGE_AXIS, after_layer, after_layer_expr, escaped, heading, said, shown, whole_percent
+from figures.toolkit.words import STAGE_AXIS, after_layer, after_layer_expr, escaped, heading, percent, said, shown, whole_percent
 
 MAX_TOKENS = 64  # the lens keeps every position's guesses: a page per text of at most this many tokens
 TOP_SHOWN = 10
@@ -99,7 +99,7 @@ class Lens(Kind):
         q = fig.opening
         top = run.top_guess(text, run.n_layer, q)
         return {"summary": f"After the last layer, the guess after {tokens[q]} (token {q + 1}) is "
-                           f"{said(run.token_text(top[0]))} with {top[1] * 100:.1f}%. {first_top_words(fig, run)}".strip(),
+                           f"{said(run.token_text(top[0]))} with {percent(top[1])}. {first_top_words(fig, run)}".strip(),
                 "reveals": [], "facts": []}
 
     def chart(self, fig, run) -> alt.TopLevelMixin:
@@ -185,14 +185,16 @@ def _params(fig, run, names: list, cells: list) -> list:
     # Names in sentences and titles: a comma or a space in quotes (words.said).
     vocab = alt.param(name="vocab", value={str(i): said(run.token_text(i)) for i in followed})
     cell_words = alt.param(name="cells_said", value={
-        f"{row['stage']}|{row['q'] + 1}": f"the top guess is {said(run.token_text(top))} with {row['p'] * 100:.1f}%"
-        for row in cells for top, _ in [run.top_guess(fig["text"], row["stage"], row["q"])]})
+        f"{row['stage']}|{row['q'] + 1}": f"the top guess is {said(run.token_text(top))} with {percent(p)}"
+        for row in cells for top, p in [run.top_guess(fig["text"], row["stage"], row["q"])]})
+    tokens_said = alt.param(name="tokens_said", value=[said(t) for t in run.token_texts(fig["text"])])
     description = alt.param(name=DESCRIPTION, expr=(
-        f"{after_layer_expr('stage', capital=True)} + ', position ' + position + ' (' + names[position - 1] + '): ' + "
+        f"{after_layer_expr('stage', capital=True)} + ', position ' + position + ' (' + tokens_said[position - 1] + '): ' + "
         "cells_said[stage + '|' + position] + '; following ' + "
         "vocab[track + ''] + ' ' + (where == 'one' ? 'at this position' : 'at every position') + '.'"))
     names_param = alt.param(name=NAMES, value=names)
-    return [stage, position, track, where, charts.chance_switch(), vocab, names_param, cell_words, description]
+    return [stage, position, track, where, charts.chance_switch(), vocab, names_param, cell_words, tokens_said,
+            description]
 
 
 def _table(names: list, n_layer: int, cell: int | None = None) -> alt.TopLevelMixin:
@@ -203,13 +205,13 @@ def _table(names: list, n_layer: int, cell: int | None = None) -> alt.TopLevelMi
     fit; or (narrow) each cell `cell` px wide, every guess whole and every position labelled."""
     n = len(names)
     position_axis = alt.Axis(labelAngle=-40, orient="top", labelOverlap=False if cell or n <= LABELLED else "greedy")
-    table_base = charts.clickable(alt.Chart(alt.NamedData("cells")), stage="datum.stage",
+    table_base = charts.clickable(charts.named_stages(alt.Chart(alt.NamedData("cells"))), stage="datum.stage",
                                   **{POSITION: "datum.q + 1"}).encode(
         x=alt.X("pos:N", sort=names, title=None, axis=position_axis),
         y=alt.Y("stage:O", title=STAGE_AXIS),
         # The cell's words say it too: the pointer on them shows it as on the rest of the cell.
-        tooltip=[alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:O", title="after layer"),
-                 alt.Tooltip("top:N", title="top guess"), alt.Tooltip("p:Q", format=".1%")],
+        tooltip=[alt.Tooltip("pos:N", title="position"), charts.stage_tip(),
+                 alt.Tooltip("top:N", title="top guess"), alt.Tooltip("p:Q", title="chance", format=charts.TIP_CHANCE)],
     )
     table = table_base.mark_rect(cursor="pointer").encode(
         color=alt.Color("p:Q", scale=charts.sequential(domain=[0, 1]), title="chance",
@@ -264,13 +266,13 @@ def follow_title(what: str) -> alt.Title:
 def _follow_charts(names: list, n_layer: int, vocabulary: int, width) -> list:
     """The followed token's chance and rank across the stages, at the chosen position or at all, each titled with
     the token's name. The rank axis runs from 1 (the most likely) to the vocabulary's size (the least likely)."""
-    followed = alt.Chart(alt.NamedData("follow")).transform_filter(
+    followed = charts.named_stages(alt.Chart(alt.NamedData("follow"))).transform_filter(
         "datum.t == track && (where == 'all' || datum.q == position - 1)")
     stage_x = alt.X("stage:Q", scale=alt.Scale(domain=[0, n_layer]), axis=alt.Axis(format="d"),
                     title=STAGE_AXIS)
     # One line per position, in the data's colour; the chosen position's in the followed token's colour.
     colour = alt.condition("datum.q == position - 1", alt.value(FOLLOWED), alt.value(MAIN))
-    where = [alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:Q", title="after layer")]
+    where = [alt.Tooltip("pos:N", title="position"), charts.stage_tip()]
     p_line = followed.encode(
         x=stage_x, y=alt.Y("p:Q", scale=charts.chance_scale(), axis=alt.Axis(format=charts.CHANCE_FORMAT),
                            title="chance"), color=colour, detail="pos:N",
@@ -283,5 +285,6 @@ def _follow_charts(names: list, n_layer: int, vocabulary: int, width) -> list:
         y=alt.Y("rank:Q", scale=alt.Scale(type="log", reverse=True, domain=[1, vocabulary], nice=False),
                 axis=alt.Axis(values=rank_ticks(vocabulary), format=","), title="rank (1 = most likely)"),
         color=colour, detail="pos:N", tooltip=[*where, alt.Tooltip("rank:Q", format=",")])
-    rank_line = alt.layer(rank_line.mark_line(point=True), charts.hit_points(rank_line)).properties(width=width, height=160, title=follow_title(f"rank among all {vocabulary:,} tokens"))
+    rank_line = alt.layer(rank_line.mark_line(point=True), charts.hit_points(rank_line)).properties(
+        width=width, height=160, title=follow_title(f"rank among all {vocabulary:,} tokens"))
     return [p_line, rank_line]

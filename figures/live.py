@@ -251,7 +251,7 @@ def readout_chart(n_layer: int, opening_stage: int | None = None) -> alt.TopLeve
     stage = charts.stage_slider(n_layer, n_layer if opening_stage is None else opening_stage)
     followed = _at_stage("follow", "stage", LAST)
     top3 = " + ', ' + ".join(f"{_at_stage('top', 'stage', LAST, r)}.token + ' ' + "
-                             f"format({_at_stage('top', 'stage', LAST, r)}.p, '.1%')" for r in (1, 2, 3))
+                             f"format({_at_stage('top', 'stage', LAST, r)}.p, '{charts.TIP_CHANCE}')" for r in (1, 2, 3))
     description = alt.param(name=DESCRIPTION, expr=(
         f"{after_layer_expr('stage', capital=True)} + ': the top 3 guesses are ' + "
         f"{top3} + '; ' + follow_name + ' has ' + format({followed}.p, '.2%') + '.'"))
@@ -285,11 +285,11 @@ def _readout_top() -> alt.TopLevelMixin:
 
 def _readout_line(n_layer: int) -> alt.TopLevelMixin:
     """The followed token's chance at the last token, stage by stage; a point or its column chooses the stage."""
-    base = alt.Chart(alt.NamedData("follow")).transform_filter(f"datum.q == {LAST}").encode(
+    base = charts.named_stages(alt.Chart(alt.NamedData("follow"))).transform_filter(f"datum.q == {LAST}").encode(
         x=alt.X("stage:Q", title=["after layer", "(0: before any layer)"], scale=alt.Scale(
             domain=[0, n_layer], nice=False), axis=alt.Axis(values=list(range(n_layer + 1)), format="d")),
         y=alt.Y("p:Q", scale=CHANCE, axis=alt.Axis(format="%", tickCount=5), title="chance (the followed token's)"))
-    tooltip = [alt.Tooltip("stage:Q", title="after layer"), alt.Tooltip("p:Q", title="chance", format=".2%")]
+    tooltip = [charts.stage_tip(), alt.Tooltip("p:Q", title="chance", format=".2%")]
     line = base.mark_line(color=FOLLOWED) + charts.clickable(base, stage="datum.stage").mark_point(
         color=FOLLOWED, filled=True, cursor="pointer").encode(
         size=alt.condition("datum.stage == stage", alt.value(140), alt.value(30)), tooltip=tooltip)
@@ -316,7 +316,7 @@ def lens_chart(n_layer: int, vocabulary: int = GPT2_VOCABULARY, opening_stage: i
     cell = _at_stage("top", "stage", "at", 1)
     description = alt.param(name=DESCRIPTION, expr=(
         f"{after_layer_expr('stage', capital=True)} + ', position ' + (at + 1) + ' (' + names[at] + '): the top guess "
-        f"is ' + {cell}.token + ' with ' + format({cell}.p, '.1%') + '; following ' + follow_name + ' ' + "
+        f"is ' + {cell}.token + ' with ' + format({cell}.p, '{charts.TIP_CHANCE}') + '; following ' + follow_name + ' ' + "
         "(where == 'one' ? 'at this position' : 'at every position') + '.'"))
     width = NARROW_WIDTH if narrow else "container"
     stack = alt.vconcat(_lens_table(n_layer, narrow), _lens_top(width), *_lens_follow(n_layer, vocabulary, width),
@@ -329,13 +329,13 @@ def lens_chart(n_layer: int, vocabulary: int = GPT2_VOCABULARY, opening_stage: i
 def _lens_table(n_layer: int, narrow: bool) -> alt.TopLevelMixin:
     """Every cell's top guess (rank 1 of `top`) coloured by its chance, the chosen cell outlined; a click chooses it."""
     label = "(datum.value + 1) + ': ' + names[datum.value]"
-    base = charts.clickable(alt.Chart(alt.NamedData("top")).transform_filter("datum.rank == 1").transform_calculate(
+    base = charts.clickable(charts.named_stages(alt.Chart(alt.NamedData("top"))).transform_filter("datum.rank == 1").transform_calculate(
         pos="(datum.q + 1) + ': ' + names[datum.q]"), stage="datum.stage", **{POSITION: "datum.q + 1"}).encode(
         x=alt.X("q:O", title=None, axis=alt.Axis(labelAngle=-40, orient="top", labelOverlap=False, labelExpr=(
             label if narrow else f"datum.value % every == 0 ? {label} : ''"))),
         y=alt.Y("stage:O", scale=alt.Scale(domain=list(range(n_layer + 1))), title="after layer (0: before any layer)"))
-    tips = [alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:O", title="after layer"),
-            alt.Tooltip("token:N", title="top guess"), alt.Tooltip("p:Q", format=".1%")]
+    tips = [alt.Tooltip("pos:N", title="position"), charts.stage_tip(),
+            alt.Tooltip("token:N", title="top guess"), alt.Tooltip("p:Q", title="chance", format=charts.TIP_CHANCE)]
     table = base.mark_rect(cursor="pointer").encode(
         color=alt.Color("p:Q", scale=charts.sequential(**CHANCE), title="chance", legend=alt.Legend(**LEGEND)),
         stroke=alt.condition("datum.stage == stage && datum.q == at", alt.value(CHOSEN), alt.value(None)),
@@ -362,12 +362,12 @@ def _lens_top(width) -> alt.TopLevelMixin:
 def _lens_follow(n_layer: int, vocabulary: int, width) -> list:
     """The followed token's chance and rank across the stages, at the chosen position (in the followed token's
     colour) or at every one; the rank from 1 (the most likely) to the vocabulary's size."""
-    followed = alt.Chart(alt.NamedData("follow")).transform_filter(
+    followed = charts.named_stages(alt.Chart(alt.NamedData("follow"))).transform_filter(
         "where == 'all' || datum.q == at").transform_calculate(pos="(datum.q + 1) + ': ' + names[datum.q]")
     stage_x = alt.X("stage:Q", scale=alt.Scale(domain=[0, n_layer]), axis=alt.Axis(format="d"),
                     title="after layer (0: before any layer)")
     colour = alt.condition("datum.q == at", alt.value(FOLLOWED), alt.value(DATA))
-    where = [alt.Tooltip("pos:N", title="position"), alt.Tooltip("stage:Q", title="after layer")]
+    where = [alt.Tooltip("pos:N", title="position"), charts.stage_tip()]
     at = "(where == 'one' ? ' at position ' + (at + 1) + ': ' + names[at] : ' at every position')"
     chance = followed.mark_line(point=True).encode(
         x=stage_x, y=alt.Y("p:Q", axis=alt.Axis(format="%"), title="chance"), color=colour, detail="pos:N",

@@ -33,7 +33,7 @@ PIECES = ("resid_pre", "attn_out", "mlp_out", "z")  # the grids, in the page's o
 class Patched:
     """A figure's patching runs as its words and charts read them."""
 
-    clean: list  # the original text's tokens, as shown ('_Paris')
+    clean: list  # the original text's tokens, as sentences name them ('_Paris', '","')
     corrupted: list  # the changed text's
     position: int  # the read token, 0-based
     target: str  # as shown, '_France'
@@ -233,8 +233,8 @@ class Patching(PartKind):
 
     def patched(self, fig, run) -> Patched:
         found = self.entry(fig, run)
-        return Patched([shown(t) for t in run.token_texts(fig["clean"])],
-                       [shown(t) for t in run.token_texts(fig["corrupted"])], fig.opening,
+        return Patched([token_said(t) for t in run.token_texts(fig["clean"])],
+                       [token_said(t) for t in run.token_texts(fig["corrupted"])], fig.opening,
                        token_said(found["target"]["text"]), token_said(found["versus"]["text"]), found["clean"],
                        found["corrupted"], found["grids"])
 

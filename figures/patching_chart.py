@@ -111,13 +111,14 @@ def grid(o, piece: str, rows: list, colours, square: int = 0) -> alt.LayerChart:
         x=alt.X("x:N", sort=names, title="head" if piece == "z" else None,
                 axis=alt.Axis(labelAngle=0 if piece == "z" else -40, labelLimit=140)),
         y=alt.Y("y:N", sort=layers, title=ROWS_TITLE[piece]))
-    tips = [alt.Tooltip("name:N", title="put back")]
-    if o.differs:
-        tips.append(alt.Tooltip("back:Q", title="of the original answer back", format=".1%"))
-    tips.append(alt.Tooltip("diff:Q", title=f"{o.target}'s lead over {o.versus} (More detail)", format=".3f"))
+    # The page's words: how much of the original answer comes back, or (where the texts do not differ on it) the
+    # score difference, as the sentences say them; "lead" is said only under More detail.
+    tips = [alt.Tooltip("name:N", title="put back"), alt.Tooltip("back:Q", title="of the original answer back",
+                                                                 format=".1%") if o.differs else
+            alt.Tooltip("diff:Q", title=f"score of {o.target} minus score of {o.versus}", format=".3f")]
     squares = charts.clickable(base, cell="datum.key").mark_rect(stroke=CELL_LINE, strokeWidth=0.5,
                                                                   cursor="pointer").encode(
-        color=colours, tooltip=tips + [alt.Tooltip("p:Q", title="chance of " + o.target, format=".3%")])
+        color=colours, tooltip=tips + [alt.Tooltip("p:Q", title="chance of " + o.target, format=charts.TIP_CHANCE)])
     chosen = base.transform_filter("datum.key == cell").mark_rect(fill=None, stroke=CHOSEN, strokeWidth=2.5,
                                                                   aria=False)  # its square says it already
     return alt.layer(squares, chosen).properties(width=alt.Step(square) if square else "container",
@@ -132,10 +133,10 @@ def chosen_chart(o, width="container") -> alt.LayerChart:
     top = max(o.original["p"], o.changed["p"], *(p for grid in o.grids.values() for row in grid["p"] for p in row))
     x = alt.X("p:Q", title=f"chance of {o.target}", scale=alt.Scale(domain=[0, max(top, 1e-9)]),
               axis=alt.Axis(format=f".{max(0, -math.floor(math.log10(max(top, 1e-9) * 100)) + 1)}~%", tickCount=4))
-    texts = fixed.mark_bar(color=REFERENCE).encode(x=x, y=y, tooltip=[alt.Tooltip("p:Q", format=".3%")])
+    texts = fixed.mark_bar(color=REFERENCE).encode(x=x, y=y, tooltip=[alt.Tooltip("p:Q", title="chance", format=charts.TIP_CHANCE)])
     run = alt.Chart(alt.NamedData("runs")).transform_filter("datum.key == cell").transform_calculate(
         run=charts.literal(RUNS[2])).mark_bar(color=CHOSEN).encode(x=x, y=y, tooltip=[
-            alt.Tooltip("name:N", title="put back"), alt.Tooltip("p:Q", format=".3%")])
+            alt.Tooltip("name:N", title="put back"), alt.Tooltip("p:Q", title="chance", format=charts.TIP_CHANCE)])
     title = alt.Title(charts.wrapped(charts.literal(f"The chance of {o.target} in each text, and with the chosen "
                                                     "piece put back")))
     return alt.layer(texts, run).properties(width=width, height=BARS * len(RUNS), title=title)

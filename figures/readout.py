@@ -15,7 +15,7 @@ from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import DATA, FOLLOWED, REFERENCE
 from figures.toolkit.colours import FOLLOWED_NAME
-from figures.toolkit.words import after_layer, after_layer_expr, heading, said, shown, token_label, whole_percent
+from figures.toolkit.words import after_layer, after_layer_expr, heading, percent, said, shown, token_label, whole_percent
 
 TOP_SHOWN = 3  # the book prints the top 3
 OUTSIDE = 99  # the rank the page's data give the target where it is not among the top 3: drawn below them
@@ -58,7 +58,7 @@ def describe(fig, run, stage: int) -> str:
     """One stage of the chart in words, for screen readers."""
     name = after_layer(stage, capital=True)
     at = stages(fig, run)[stage]
-    top = ", ".join(f"{said(run.token_text(i))} {p * 100:.1f}%" for i, p in at["top"][:TOP_SHOWN])
+    top = ", ".join(f"{said(run.token_text(i))} {percent(p)}" for i, p in at["top"][:TOP_SHOWN])
     return (f"{name}: the top {TOP_SHOWN} guesses are {top}; "
             f"{said(run.target(fig['text'])['text'])} has {at['p'] * 100:.2f}%.")
 
@@ -218,7 +218,7 @@ def _top_chart(target: str) -> alt.TopLevelMixin:
 
 def _line_chart(target: str, n_layer: int) -> alt.TopLevelMixin:
     """The target's probability across the stages (`target` as shown), the chosen stage marked."""
-    base = alt.Chart(alt.NamedData("line")).encode(
+    base = charts.named_stages(alt.Chart(alt.NamedData("line"))).encode(
         x=alt.X("stage:Q", title=["after layer", "(0: before any layer)"],
                 scale=alt.Scale(domain=[0, n_layer], nice=False), axis=alt.Axis(values=list(range(n_layer + 1)), format="d")),
         y=alt.Y("p:Q", scale=charts.chance_scale(), axis=alt.Axis(format=charts.CHANCE_FORMAT, tickCount=5),
@@ -228,7 +228,7 @@ def _line_chart(target: str, n_layer: int) -> alt.TopLevelMixin:
     line = base.mark_line(color=FOLLOWED) + charts.clickable(base, stage="datum.stage").mark_point(
         color=FOLLOWED, filled=True, cursor="pointer").encode(
         size=alt.condition("datum.stage == stage", alt.value(140), alt.value(30)),
-        tooltip=[alt.Tooltip("stage:Q", title="after layer"), alt.Tooltip("p:Q", title=target, format=".2%")],
+        tooltip=[charts.stage_tip(), alt.Tooltip("p:Q", title=target, format=".2%")],
     )
     rule = alt.Chart(alt.Data(values=[{}])).mark_rule(color=REFERENCE, strokeDash=[4, 3]).encode(
         x=alt.X("stage:Q")).transform_calculate(stage="stage")  # the field takes the slider's value
@@ -236,7 +236,7 @@ def _line_chart(target: str, n_layer: int) -> alt.TopLevelMixin:
     columns = charts.clickable(base, stage="datum.stage").mark_rect(
         fill="transparent", cursor="pointer", aria=False, clip=True, width=alt.ExprRef(f"width / {n_layer}")).encode(
         y=alt.value(0), y2=alt.value("height"),
-        tooltip=[alt.Tooltip("stage:Q", title="after layer"), alt.Tooltip("p:Q", title=target, format=".2%")])
+        tooltip=[charts.stage_tip(), alt.Tooltip("p:Q", title=target, format=".2%")])
     return alt.layer(line, rule, columns).properties(
         width="container", height=180, title=f"{target}'s chance, layer by layer",
     )
@@ -246,14 +246,14 @@ def _down_chart(target: str, n_layer: int) -> alt.TopLevelMixin:
     """The target's probability across the stages, the stages down the chart from the first, as the lens has them,
     each in a row of charts.TAP px that a tap anywhere in chooses (the slider: by keyboard); the chosen stage
     marked."""
-    base = alt.Chart(alt.NamedData("line")).encode(
+    base = charts.named_stages(alt.Chart(alt.NamedData("line"))).encode(
         y=alt.Y("stage:Q", title=["after layer", "(0: before any layer)"],
                 scale=alt.Scale(domain=[-0.5, n_layer + 0.5], nice=False, zero=False, reverse=True),
                 axis=alt.Axis(values=list(range(n_layer + 1)), tickCount=n_layer + 1, labelOverlap=False, format="d",
                               grid=False)),
         x=alt.X("p:Q", scale=charts.chance_scale(), axis=alt.Axis(format=charts.CHANCE_FORMAT, tickCount=4),
                 title=f"chance of {target}"))
-    tips = [alt.Tooltip("stage:Q", title="after layer"), alt.Tooltip("p:Q", title=target, format=".2%")]
+    tips = [charts.stage_tip(), alt.Tooltip("p:Q", title=target, format=".2%")]
     line = base.mark_line(color=FOLLOWED).encode(order="stage:Q") + charts.clickable(
         base, stage="datum.stage").mark_point(color=FOLLOWED, filled=True, cursor="pointer").encode(
         size=alt.condition("datum.stage == stage", alt.value(140), alt.value(30)), tooltip=tips)

@@ -145,7 +145,7 @@ class Roles(PartKind):
         most = max(ROLES, key=lambda role: counts[role])
         reveal = {"question": f"Guess first: of the {len(rows)} heads, which habit is the strongest for the most "
                               "heads?",
-                  "answer": f"{ROLES[most][0].capitalize()}: for {count(counts[most], 'head')}. " + ", ".join(
+                  "answer": f"{ROLES[most][0].capitalize()}: for {count(counts[most], 'head')}. Heads per habit: " + ", ".join(
                       f"{ROLES[role][0]} {counts[role]}" for role in ROLES) + ".",
                   "link": f"#show={most}", "link_text": f"Colour by {ROLES[most][0]}"}
         return {"summary": summary, "reveals": [reveal], "facts": facts, "details": list(DETAILS)}

@@ -387,5 +387,8 @@ def _notice(run: Run) -> str | None:
     """The warning every page of a random model carries: its numbers are not GPT-2's."""
     if not run.is_random:
         return None
-    return (f"A model of GPT-2 small's shape with random weights ({run.model['name']}): the figures work, but their "
+    # The model's name is "random (seed 0)": the notice says "random" once, "random weights (seed 0)".
+    name = run.model["name"]
+    which = name.removeprefix("random ") if name.startswith("random (") else f"({name})"
+    return (f"A model of GPT-2 small's shape with random weights {which}: the figures work, but their "
             "numbers say nothing about GPT-2.")

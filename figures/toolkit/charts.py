@@ -7,7 +7,7 @@ import importlib
 
 from figsite.data.shared_names import CLICKS_META, PICK
 from figures.toolkit.colours import DIVERGING, HELPS, HELPS_OR_HURTS, HURTS, SEQUENTIAL
-from figures.toolkit.words import STAGE_AXIS, has_non_xml, xml_safe
+from figures.toolkit.words import STAGE_AXIS, after_layer_expr, has_non_xml, xml_safe
 
 
 class LazyModule:
@@ -109,10 +109,22 @@ def stage_slider(n_layer: int, value: int):
                      bind=alt.binding_range(min=0, max=n_layer, step=1, name=f"{STAGE_AXIS[0].upper()}{STAGE_AXIS[1:]} "))
 
 
+def named_stages(chart):
+    """The chart with each row's stage (its field "stage") named as the chapter names it, 'before any layer' or
+    'after layer 3', in the field "layer" that stage_tip shows: a tooltip of the number would say 'after layer 0'."""
+    return chart.transform_calculate(layer=after_layer_expr("datum.stage"))
+
+
+def stage_tip():
+    """A tooltip's stage, in words: 'layer: before any layer', 'layer: after layer 3' (a chart with named_stages)."""
+    return alt.Tooltip("layer:N", title="layer")
+
+
 # A chart of chances opens on the whole scale, 0 to 100%, so that a chance of 2e-9 is drawn as the nothing it is;
 # the switch zooms in, the axis then ending at the largest chance drawn.
 CHANCE_SWITCH = "chance_scale"
 CHANCE_FORMAT = ".2~p"  # percent to 2 significant digits: '20%' on the whole scale, '0.0000002%' zoomed in
+TIP_CHANCE = ".3p"  # a chance in a tooltip, to 3 significant digits as words.percent writes them below 1%: '0.0195%'
 
 
 def chance_switch(value: str = "whole"):
