@@ -220,7 +220,9 @@ def _line_chart(target: str, n_layer: int) -> alt.TopLevelMixin:
     """The target's probability across the stages (`target` as shown), the chosen stage marked."""
     base = charts.named_stages(alt.Chart(alt.NamedData("line"))).encode(
         x=alt.X("stage:Q", title=["after layer", "(0: before any layer)"],
-                scale=alt.Scale(domain=[0, n_layer], nice=False), axis=alt.Axis(values=list(range(n_layer + 1)), format="d")),
+                # Half a column's room either side: the first and last stages' points and columns are drawn whole.
+                scale=alt.Scale(domain=[-0.5, n_layer + 0.5], nice=False, zero=False),
+                axis=alt.Axis(values=list(range(n_layer + 1)), format="d")),
         y=alt.Y("p:Q", scale=charts.chance_scale(), axis=alt.Axis(format=charts.CHANCE_FORMAT, tickCount=5),
                 title=f"chance of {target}"),
     )
@@ -234,7 +236,7 @@ def _line_chart(target: str, n_layer: int) -> alt.TopLevelMixin:
         x=alt.X("stage:Q")).transform_calculate(stage="stage")  # the field takes the slider's value
     # A click on a point, or anywhere in its column, chooses that layer (the slider: by keyboard).
     columns = charts.clickable(base, stage="datum.stage").mark_rect(
-        fill="transparent", cursor="pointer", aria=False, clip=True, width=alt.ExprRef(f"width / {n_layer}")).encode(
+        fill="transparent", cursor="pointer", aria=False, clip=True, width=alt.ExprRef(f"width / {n_layer + 1}")).encode(
         y=alt.value(0), y2=alt.value("height"),
         tooltip=[charts.stage_tip(), alt.Tooltip("p:Q", title=target, format=".2%")])
     return alt.layer(line, rule, columns).properties(

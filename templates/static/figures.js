@@ -322,6 +322,34 @@
     });
   }
 
+  // A tap on a touch screen sends no pointer move, the event that shows a mark's tooltip under a mouse: a tap on a
+  // mark shows its tooltip through the view's own tooltip handler (vega-tooltip's, placed at the tap), and the next
+  // tap elsewhere hides it. A swipe (a scrolling box) sends no click, so it leaves the tooltip as it is.
+  var touchedAt = -Infinity, tapShown = null;  // when the screen was last touched; the view whose tooltip a tap shows
+  document.addEventListener("touchend", function () { touchedAt = Date.now(); }, { capture: true, passive: true });
+  function byTouch(event) {
+    return event.pointerType === "touch" || Date.now() - touchedAt < 1000;
+  }
+  function tapTooltip(view, event, item, value) {
+    var handler = view.tooltip();
+    if (handler) handler.call(view, view._handler, event, item, value);
+  }
+  function tooltipOnTap(view) {
+    view.addEventListener("click", function (event, item) {
+      var value = item && item.tooltip;
+      if (!byTouch(event) || value === undefined || value === null || value === "") return;
+      if (tapShown && tapShown !== view) tapTooltip(tapShown, event, null, null);
+      tapTooltip(view, event, item, value);
+      tapShown = view;
+      event.tooltipShown = true;  // read by the page's own listener below, which the same click reaches next
+    });
+  }
+  document.addEventListener("click", function (event) {
+    if (!tapShown || event.tooltipShown || !byTouch(event)) return;
+    tapTooltip(tapShown, event, null, null);
+    tapShown = null;
+  });
+
   // Where a token row steers the chart, the chart's own input for the token would only repeat it: it is hidden (not
   // focusable), and stays in the spec, where the address and the row set it.
   function hideSteeredInput(el) {
@@ -455,6 +483,7 @@
         if (menu) menu.setAttribute("aria-label", "Save the chart as SVG or PNG");  // vega-embed leaves it nameless
         describe(el, view);
         followClicks(el, view, spec);
+        tooltipOnTap(view);
         el.inputs = Array.prototype.slice.call(controls.querySelectorAll(".vega-bind"));
         hideSteeredInput(el);
         placeInputs(el);

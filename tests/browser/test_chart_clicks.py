@@ -243,3 +243,25 @@ def test_choosing_another_layer_of_the_head_roles_figure_loads_its_pattern_over_
     assert page.evaluate("() => [...document.scripts].some(s => (s.getAttribute('src') || '')"
                          ".endsWith('repeated-layer-01.js'))")
     visit.assert_clean()
+
+
+# The left and right edges of figure (i)'s point of stage 0, and its middle's height, in px as drawn.
+FIRST_POINT = """() => { const el = Array.from(document.querySelectorAll('#chart-i svg.marks path')).find(p => {
+    const item = p.__data__; return item && item.mark.marktype === 'symbol' && item.datum && item.datum.stage === 0; });
+  el.scrollIntoView({block: 'center'});
+  const box = el.getBoundingClientRect(); return [box.left, box.right, box.top + box.height / 2]; }"""
+
+
+def test_a_click_anywhere_on_figure_is_first_point_picks_stage_0_whose_column_is_whole(opener):
+    """The stage before any layer is drawn away from the axis, its point and its column whole: a click on any part
+    of the point (its left edge, its middle), or in its column left of it, chooses it, as for any other stage."""
+    visit = opener.open("figure-i.html")
+    page = visit.page
+    left, right, y = page.evaluate(FIRST_POINT)
+    for x in (left - 6, left + 1, (left + right) / 2):
+        page.evaluate("() => document.getElementById('chart-i').vegaView.signal('stage', 12).runAsync().then(() => null)")
+        wait_for_signal(page, "i", "stage", 12)
+        page.mouse.click(x, y)
+        wait_for_signal(page, "i", "stage", 0, f"after a click at {x - left:.0f} px from the left edge of the point of stage 0")
+    assert address(page).get("stage") == "0"
+    visit.assert_clean()

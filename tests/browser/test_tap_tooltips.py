@@ -1,0 +1,44 @@
+"""A tap shows a mark's tooltip on a phone, as the pointer does with a mouse: the guides say "tap a cell for its
+value". A touch screen sends no pointer move for a tap, so the page shows the tapped mark's tooltip itself, and a
+tap elsewhere hides it. Pages of conftest's random_site, tapped in Chromium's phone emulation."""
+
+from __future__ import annotations
+
+import pytest
+
+PHONE = {"viewport": {"width": 360, "height": 800}, "has_touch": True, "is_mobile": True}
+TOOLTIP = "() => { const t = document.getElementById('vg-tooltip-element');" \
+          " return t && t.classList.contains('visible') ? t.innerText : null; }"
+
+# A mark of the chart with a tooltip that is the topmost element at its own middle (where a tap lands on it),
+# scrolled into view: its middle and the values its tooltip shows, as text.
+TOOLTIPPED_MARK = """id => {
+  for (const el of document.querySelectorAll('#' + id + ' svg.marks path')) {
+    const tip = el.__data__ && el.__data__.tooltip;
+    if (!tip || typeof tip !== 'object') continue;
+    el.scrollIntoView({block: 'center', inline: 'center'});
+    const box = el.getBoundingClientRect(), x = box.left + box.width / 2, y = box.top + box.height / 2;
+    if (box.width < 4 || box.height < 4 || document.elementFromPoint(x, y) !== el) continue;
+    return {x: x, y: y, values: Object.values(tip).map(String)};
+  }
+  return null;
+}"""
+
+
+@pytest.mark.parametrize("label", ["all-heads", "tired-or-wide"])
+def test_a_tap_on_a_cell_shows_its_tooltip_and_a_tap_elsewhere_hides_it(opener, label):
+    visit = opener.open(f"figure-{label}.html", context=opener.context(**PHONE))
+    page = visit.page
+    cell = page.evaluate(TOOLTIPPED_MARK, f"chart-{label}")
+    assert cell is not None, f"({label}) no mark with a tooltip to tap"
+    assert page.evaluate(TOOLTIP) is None
+    page.touchscreen.tap(cell["x"], cell["y"])
+    page.wait_for_function(TOOLTIP, timeout=2_000)
+    shown = page.evaluate(TOOLTIP)
+    assert all(value in shown for value in cell["values"]), (cell["values"], shown)
+    heading = page.locator("h1").first
+    heading.scroll_into_view_if_needed()
+    box = heading.bounding_box()
+    page.touchscreen.tap(box["x"] + 2, box["y"] + box["height"] / 2)
+    page.wait_for_function(f"() => ({TOOLTIP})() === null", timeout=2_000)
+    visit.assert_clean()
