@@ -31,7 +31,9 @@ LEGENDS_AND_FIRST_BAR = """id => {
   const svg = document.querySelector('#' + id + ' svg.marks');
   const legends = [...svg.querySelectorAll('.role-legend')].map(legend => ({
     top: legend.getBoundingClientRect().top, bottom: legend.getBoundingClientRect().bottom,
-    entries: [...legend.querySelectorAll('.role-legend-label text')].map(t => t.textContent),
+    // A label drawn on two lines (its words before and after ': ') is one entry, joined as it was written.
+    entries: [...legend.querySelectorAll('.role-legend-label text')].map(t => t.querySelector('tspan')
+      ? [...t.querySelectorAll('tspan')].map(line => line.textContent).join(': ') : t.textContent),
     fills: [...legend.querySelectorAll('.role-legend-symbol path')].map(p => p.getAttribute('fill'))}));
   const bars = [...svg.querySelectorAll('path')].filter(el => el.__data__ && el.__data__.mark &&
     el.__data__.mark.marktype === 'rect' && el.__data__.datum && el.__data__.datum.name === 'token embedding');
@@ -46,7 +48,7 @@ def test_the_waterfalls_colours_have_their_legend_above_it_in_the_palettes_sides
     from coloraide import Color
 
     from figures.ledger_chart import LOWERS, RAISES
-    from figures.toolkit.colours import CHOSEN, DATA, HELPS, HURTS
+    from figures.toolkit.colours import CHOSEN, FOLLOWED, HELPS, HURTS
 
     opener = Opener(browser, site)
     try:
@@ -56,7 +58,7 @@ def test_the_waterfalls_colours_have_their_legend_above_it_in_the_palettes_sides
         fills = {entry: Color(fill).to_string(hex=True) for entry, fill in zip(sides["entries"], sides["fills"])}
         assert RAISES == "helps the answer: raises its score" and LOWERS.startswith("works against the answer")
         assert fills == {RAISES: Color(HELPS).to_string(hex=True), LOWERS: Color(HURTS).to_string(hex=True),
-                         "the model's score": Color(DATA).to_string(hex=True)}
+                         "the model's score": Color(FOLLOWED).to_string(hex=True)}
         assert Color(CHOSEN).to_string(hex=True) not in fills.values()
     finally:
         opener.close()
