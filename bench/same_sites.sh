@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the four configs that a refactoring must leave byte for byte as they were, each cold (an empty cache)
+# Builds the four configs (and the every-kind config again with --live) that a refactoring must leave byte for byte as they were, each cold (an empty cache)
 # and again from the cache, with --model random, into DIR/<config>-<cold|cached>/; then prints one SHA-256 per
 # site. Run it before and after a change and compare with `diff -r BEFORE AFTER` (or the printed sums):
 #
@@ -10,12 +10,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DIR=${1:?usage: bench/same_sites.sh DIR}
 mkdir -p "$DIR"
-for config in chapter.toml tests/every_kind.toml bench/long_text.toml tests/site_table.toml; do
-    name=$(basename "$config" .toml)
+for build in chapter.toml tests/every_kind.toml bench/long_text.toml tests/site_table.toml "tests/every_kind.toml --live"; do
+    read -r config live <<<"$build"
+    name=$(basename "$config" .toml)${live:+-live}
     cache=$(mktemp -d)
     for pass in cold cached; do
         rm -rf "$DIR/$name-$pass"
-        python build.py --model random --config "$config" --out "$DIR/$name-$pass" --cache "$cache" --quiet
+        python build.py --model random --config "$config" --out "$DIR/$name-$pass" --cache "$cache" --quiet $live
     done
     rm -rf "$cache"
 done
