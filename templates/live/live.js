@@ -90,8 +90,9 @@
     loadAsked: false,
     // address.js: {text, target} written into the address last.
     addressed: null,
-    // run.js (and the address, main.js): {text, token}, a token the address chose for the first drawing of its text;
-    // the token (from 1) chosen in the charts of the text drawn, null where none is (charts.js sets it on a choice).
+    // main.js (from the address) and run.js (used up): {text, token}, a token the address chose for the first drawing
+    // of its text. run.js (a new text) and charts.js (a choice in a chart): the token (from 1) chosen in the charts of
+    // the text drawn, null where none is.
     opening: null,
     chosenToken: null,
     // lens.js: the token the reader chose to follow in the lens; null: the read-out's target.

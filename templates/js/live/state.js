@@ -1,5 +1,5 @@
-// What the live page remembers between the reader's actions: one object, each field changed by one module only
-// (named beside it), read by the others. Module-private flags (a frame asked for, the run queue) stay in theirs.
+// What the live page remembers between the reader's actions: one object, each field changed only by the modules
+// named beside it, read by the others. Module-private flags (a frame asked for, the run queue) stay in theirs.
 
 export const state = {
   // load.js: the runtime's session once GPT-2 is loaded; the promise of the loading under way; whether the
@@ -9,8 +9,9 @@ export const state = {
   loadAsked: false,
   // address.js: {text, target} written into the address last.
   addressed: null,
-  // run.js (and the address, main.js): {text, token}, a token the address chose for the first drawing of its text;
-  // the token (from 1) chosen in the charts of the text drawn, null where none is (charts.js sets it on a choice).
+  // main.js (from the address) and run.js (used up): {text, token}, a token the address chose for the first drawing
+  // of its text. run.js (a new text) and charts.js (a choice in a chart): the token (from 1) chosen in the charts of
+  // the text drawn, null where none is.
   opening: null,
   chosenToken: null,
   // lens.js: the token the reader chose to follow in the lens; null: the read-out's target.
