@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import sys
 
-from figsite.data.run import LEFT_OUT, MIN_SHARE
+from figsite.data.format import TOP_K
+from figsite.data.run import LEFT_OUT, MIN_SHARE, PER_SHARE
 
 # Params that choose the token a figure looks from: on a page of one text, choosing it in one figure chooses
 # it in the others.
@@ -37,9 +38,11 @@ PICK = "pick_"  # the datum field a clickable mark carries for the param it sets
 NARROW_PX = 480  # a column narrower than this (a phone) draws a figure's narrow chart (figures.kind narrow_chart)
 
 # What templates/js/shared/names.js exports, each under its name here.
+# TOP_K (the read-out's tokens kept per stage and position) and PER_SHARE (a share's units) are the live page's: its
+# datasets and downloads lay out the model's outputs as the build's data files do.
 FOR_SCRIPTS = ("TOKEN_PARAMS", "TOKEN", "POSITION", "FROM", "DESCRIPTION", "VIEW", "NAMES", "LEFT_OUT_SIGNAL", "SHARES",
                "ATTENTION_META", "LOADS_META", "RENDERER_META", "CLICKS_META", "PICK", "NARROW_PX", "LEFT_OUT",
-               "MIN_SHARE")
+               "MIN_SHARE", "TOP_K", "PER_SHARE")
 
 
 def token_param(chart: dict) -> str | None:

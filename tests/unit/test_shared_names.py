@@ -46,10 +46,18 @@ def specs(site: Path) -> dict:
     return out
 
 
+# Where a script spells a shared name's value meaning something else, each with why (the test fails once it is gone).
+SPELLED_ON_PURPOSE = {
+    "live/run.js": ["'token' (TOKEN_PARAMS)", "'token' (TOKEN)"],  # the tokens row's CSS class (site.css .token)
+    "live/page.js": ["10 (TOP_K)"],  # megabytes: 10 MB or more written without a decimal, as figsite/site/live.py
+}
+
+
 @pytest.mark.parametrize("path", SCRIPT_SOURCES, ids=lambda path: str(path.relative_to(SCRIPTS)))
 def test_no_script_spells_a_shared_name_of_its_own(path):
     source = path.read_text(encoding="utf-8")
-    assert not spelled_names(source), f"{path.name} spells {', '.join(spelled_names(source))} itself"
+    expected = SPELLED_ON_PURPOSE.get(path.relative_to(SCRIPTS).as_posix(), [])
+    assert spelled_names(source) == expected, f"{path.name} spells {', '.join(spelled_names(source))} itself"
     assert "usermeta.attention" not in source and "usermeta.renderer" not in source
 
 

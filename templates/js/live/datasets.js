@@ -1,7 +1,7 @@
 // The numbers of one text, from the model's outputs, and the charts' datasets built from them: figures/live.py's
 // `panels`, `top` and `follow` (its module docstring is the contract). `shape` is the model's size:
 // {nLayer, nHead, stages} (stages = nLayer + 1: after the embedding, then after each layer).
-import {PER_SHARE, TOP_K} from './constants.js';
+import {PER_SHARE, TOP_K} from '../shared/names.js';
 import {tokenName} from './tokens.js';
 
 // The raw numbers of one text (what the downloads hold): the followed tokens' probabilities and ranks per token.

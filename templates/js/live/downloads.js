@@ -1,6 +1,6 @@
-// The downloads of the text drawn last: its raw numbers as JSON, and three CSV tables (every share, the top 10 at
-// every stage and position, the followed tokens). `shape` is the model's size ({nLayer, nHead, stages}).
-import {TOP_K} from './constants.js';
+// The downloads of the text drawn last: its raw numbers as JSON, and three CSV tables (every share, the TOP_K most
+// likely next tokens at every stage and position, the followed tokens). `shape` is the model's size ({nLayer, nHead, stages}).
+import {TOP_K} from '../shared/names.js';
 import {f32, tokenName, tokenText} from './tokens.js';
 
 // A CSV cell: text quoted, and a text a spreadsheet would take for a formula led by "'".
@@ -10,8 +10,9 @@ export function csvCell(value) {
   return /[",\r\n]/.test(text) || typeof value === 'string' ? '"' + text.replace(/"/g, '""') + '"' : text;
 }
 
+// The table: its header line as given, then a line per row; each line ends in CRLF.
 export function csv(header, rows) {
-  const lines = [header.join(',')];
+  const lines = [header];
   rows.forEach((row) => { lines.push(row.map(csvCell).join(',')); });
   return lines.join('\r\n') + '\r\n';
 }
@@ -76,7 +77,7 @@ export function asJson(res, shape, lens, graphSha256) {
     format: 'gpt2-live/1',
     about: 'GPT-2 run in the page on this text. Layers, heads, stages and positions count from 0; stage 0 is after ' +
            'the embedding, stage s after layer s. attention[layer][head][query][key]: the share of attention the ' +
-           'query gives the key (keys 0 to the query). top[stage][position]: the 10 most likely next tokens. ' +
+           'query gives the key (keys 0 to the query). top[stage][position]: the ' + TOP_K + ' most likely next tokens. ' +
            'followed: tokens whose probability and rank (1 = most likely) are given at every stage and position.',
     model: {n_layer: shape.nLayer, n_head: shape.nHead, graph_sha256: graphSha256},
     text: res.text,
@@ -96,7 +97,7 @@ export function sharesCsv(res, shape) {
       }
     }
   }
-  return csv(['layer', 'head', 'position', 'token', 'looks_at_position', 'looks_at_token', 'share'], rows);
+  return csv('layer,head,position,token,looks_at_position,looks_at_token,share', rows);
 }
 
 export function topCsv(res, shape) {
@@ -109,7 +110,7 @@ export function topCsv(res, shape) {
       }
     }
   }
-  return csv(['after_layer', 'position', 'token', 'rank', 'next_token_id', 'next_token', 'probability'], rows);
+  return csv('after_layer,position,token,rank,next_token_id,next_token,probability', rows);
 }
 
 export function followedCsv(res, shape) {
@@ -121,5 +122,5 @@ export function followedCsv(res, shape) {
       }
     }
   });
-  return csv(['followed_id', 'followed_token', 'after_layer', 'position', 'token', 'probability', 'rank'], rows);
+  return csv('followed_id,followed_token,after_layer,position,token,probability,rank', rows);
 }

@@ -19,3 +19,5 @@ export const PICK = "pick_";
 export const NARROW_PX = 480;
 export const LEFT_OUT = "0.5%";
 export const MIN_SHARE = 0.005;
+export const TOP_K = 10;
+export const PER_SHARE = 10000;
