@@ -510,7 +510,11 @@
           page.el.progressBar.value = done + bytes;
           if (mb !== shownMb) {
             shownMb = mb;
-            showProgress(done + bytes, total, "Downloading GPT-2: " + megabytes(done + bytes) + " of " + megabytes(total));
+            showProgress(
+              done + bytes,
+              total,
+              "Downloading GPT-2: " + megabytes(done + bytes) + " of " + megabytes(total)
+            );
           }
         });
         done += file.bytes;
@@ -1043,7 +1047,8 @@
     Array.prototype.slice.call(tokensRow.querySelectorAll(".token")).forEach((t) => {
       t.remove();
     });
-    $("live-tokens-label").textContent = "Drawn for this text, in " + res.ids.length + (res.ids.length === 1 ? " token:" : " tokens:");
+    const n = res.ids.length;
+    $("live-tokens-label").textContent = "Drawn for this text, in " + n + (n === 1 ? " token:" : " tokens:");
     res.names.forEach((name) => {
       const span = document.createElement("span");
       span.className = "token";

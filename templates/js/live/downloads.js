@@ -1,5 +1,6 @@
-// The downloads of the text drawn last: its raw numbers as JSON, and three CSV tables (every share, the TOP_K most
-// likely next tokens at every stage and position, the followed tokens). `shape` is the model's size ({nLayer, nHead, stages}).
+// The downloads of the text drawn last: its raw numbers as JSON, and three CSV tables (every share, the TOP_K
+// most likely next tokens at every stage and position, the followed tokens). `shape` is the model's size
+// ({nLayer, nHead, stages}).
 import {TOP_K} from '../shared/names.js';
 import {f32, tokenName, tokenText} from './tokens.js';
 
@@ -77,7 +78,8 @@ export function asJson(res, shape, lens, graphSha256) {
     format: 'gpt2-live/1',
     about: 'GPT-2 run in the page on this text. Layers, heads, stages and positions count from 0; stage 0 is after ' +
            'the embedding, stage s after layer s. attention[layer][head][query][key]: the share of attention the ' +
-           'query gives the key (keys 0 to the query). top[stage][position]: the ' + TOP_K + ' most likely next tokens. ' +
+           'query gives the key (keys 0 to the query). top[stage][position]: the ' + TOP_K +
+           ' most likely next tokens. ' +
            'followed: tokens whose probability and rank (1 = most likely) are given at every stage and position.',
     model: {n_layer: shape.nLayer, n_head: shape.nHead, graph_sha256: graphSha256},
     text: res.text,

@@ -30,7 +30,8 @@ async function modelFiles() {
         page.el.progressBar.value = done + bytes;
         if (mb !== shownMb) {
           shownMb = mb;
-          showProgress(done + bytes, total, 'Downloading GPT-2: ' + megabytes(done + bytes) + ' of ' + megabytes(total));
+          showProgress(done + bytes, total,
+                       'Downloading GPT-2: ' + megabytes(done + bytes) + ' of ' + megabytes(total));
         }
       });
       done += file.bytes;

@@ -9,8 +9,8 @@ function copy(value) {
   return window.structuredClone ? structuredClone(value) : JSON.parse(JSON.stringify(value));
 }
 
-// The names of the marks that draw the chosen cell's most likely tokens in the lens: those whose data come from `top` with
-// no transform that a click reads (the table's cells carry pick_ fields). Each is given a pointer.
+// The names of the marks that draw the chosen cell's most likely tokens in the lens: those whose data come from
+// `top` with no transform that a click reads (the table's cells carry pick_ fields). Each is given a pointer.
 export function topMarks(spec) {
   const byName = {};
   spec.data.forEach((d) => { byName[d.name] = d; });
