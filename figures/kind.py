@@ -154,7 +154,10 @@ class PartKind(Kind):
         raise self._lacks("ask(fig)")
 
     def asks(self, fig: Figure) -> Asks:
-        return Asks(texts={text: None for text in self.texts(fig)}, parts=self.part_asks(fig))
+        """Its texts, its `ask` of its part once resolved, and as `config` every key of its figure: a kind whose ask
+        is worked out from fewer names them (`config_of`), so that a change of another reuses the run."""
+        return Asks(texts={text: None for text in self.texts(fig)}, parts=self.part_asks(fig),
+                    config=self.config_of(fig, *self.FIELDS))
 
     def part_asks(self, fig: Figure) -> dict:
         """`Asks.parts`: its `ask` of its part, once the figure is resolved ({} before: `ask` reads what was
