@@ -17,7 +17,8 @@ from pathlib import Path
 
 import click
 
-from figsite.capture.parts import registered, versions as capture_versions  # no torch until registered() is called
+# The parts' registry imports no torch until a part is asked of (registered()): a cached rebuild reads versions() only.
+from figsite.capture.parts import asked, merge, registered, versions as capture_versions
 from figsite.data import cache
 from figsite.data.asks import Asks, merged_config
 from figsite.model import memory
@@ -248,7 +249,6 @@ class BeforeWeights:
 
     def __call__(self, config, tokenizer) -> None:
         from figsite.capture import api as capture
-        from figsite.capture.parts import asked
 
         # The same tokens the cache keeps: a kind that forgot to declare a string fails here, cold, not on a rebuild.
         self.tokens = capture.tokenized(tokenizer, self.asks.strings)
@@ -285,8 +285,6 @@ def gather_asks(figures: list[Figure]) -> Asks:
 def with_parts(asks: Asks, figures: list[Figure]) -> Asks:
     """`asks` with what the resolved figures ask of the captured parts, merged part by part (figsite.capture.parts:
     each part says how its asks merge)."""
-    from figsite.capture.parts import merge
-
     return replace(asks, parts=merge([KINDS[fig.kind].asks(fig) for fig in figures]))
 
 
