@@ -519,14 +519,14 @@ def live_case(model_dir: Path, work: Path, cold: Child, chapter_site: Path, env:
 
 def run(work: Path, chapter_only: bool = False, xl: Path | None = None) -> int:
     from figsite.config import load_config
-    from figsite.pipeline import model_requests
+    from figsite.pipeline import gather_asks
     from figures import KINDS
 
     run_start = time.perf_counter()
     load_before = os.getloadavg()
     chapter_cache, long_cache = work / "cache-chapter", work / "cache-long"
     chapter_site, long_site = work / "chapter-site", work / "long-site"
-    texts = list(model_requests(load_config(CHAPTER, KINDS)))
+    texts = list(gather_asks(load_config(CHAPTER, KINDS)).texts)
     env = {**os.environ, "GPT2_FIGURES_CACHE": str(chapter_cache)}
 
     print(f"bench/build.py: the build with --model random (GPT-2 small's shape, seeded random weights) on "
@@ -583,7 +583,7 @@ def run(work: Path, chapter_only: bool = False, xl: Path | None = None) -> int:
     print()
 
     # 3. the 1,024-token text ----------------------------------------------------------------------
-    long_texts = list(model_requests(load_config(LONG_CONFIG, KINDS)))
+    long_texts = list(gather_asks(load_config(LONG_CONFIG, KINDS)).texts)
     long_floor, long = versus(LONG_CONFIG, long_texts, model_dir, long_site, long_cache, env)
     record = json.loads((long_site / "data" / "run.json").read_text(encoding="utf-8"))
     data = json.loads((long_site / record["texts"][0]["data"]).read_text(encoding="utf-8"))

@@ -11,14 +11,16 @@ import tempfile
 import threading
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import metadata
 from pathlib import Path
 
 import click
 
-from figsite.capture.parts import versions as capture_versions  # no torch: read from the parts' source
+# The parts' registry imports no torch until a part is asked of (registered()): a cached rebuild reads versions() only.
+from figsite.capture.parts import asked, merge, registered, versions as capture_versions
 from figsite.data import cache
+from figsite.data.asks import Asks, merged_config
 from figsite.model import memory
 from figsite.data import paths
 from figsite.config import Figure, load_config, load_site
@@ -87,15 +89,6 @@ class Settings:
     live: bool = False  # add live.html: the model exported for the reader's browser (figsite.site.live)
 
 
-@dataclass
-class Needs:
-    """What the figures need of the model run, gathered from every figure's kind before the model loads."""
-
-    requests: dict  # text -> the target it tracks (or None): the model reads each text once
-    asks: list  # [kind, {key: value}] of each figure's RUN_KEYS: what it asks beyond its texts (the cache key)
-    strings: list  # every string any figure needs tokenized (texts, targets, tokens named by text)
-
-
 def build_site(settings: Settings, progress: Progress | None = None) -> Run:
     """Reads the config, runs the model once per distinct text (or reads the run from the cache), and
     writes the site into `settings.out`."""
@@ -104,7 +97,7 @@ def build_site(settings: Settings, progress: Progress | None = None) -> Run:
     site = load_site(settings.config)  # what [site] shows is the pages' alone: not part of any cache key
     if settings.revision is not None and (settings.model == "random" or Path(settings.model).expanduser().is_dir()):
         raise BuildError(f"--revision: {settings.model} has no revisions; allowed: --revision with a hub id only")
-    needs = gather_needs(figures)
+    asks = gather_asks(figures)
     cache_dir = settings.cache_dir
     if settings.live:
         live_assets.check()  # the page's libraries from npm: one line naming ./setup.sh --live, before the model runs
@@ -114,10 +107,10 @@ def build_site(settings: Settings, progress: Progress | None = None) -> Run:
         bundle = kept_or_asked(cache_dir, ["vega-bundle", *TOOL_VERSIONS], ["js"], drawer.bundle,
                                "the Vega bundle")
         pages = Pages(drawer, cache_dir)
-        run, figures, run_key = cached_run(settings, figures, needs, progress, on_miss=drawer.warm_up,
+        run, figures, run_key = cached_run(settings, figures, asks, progress, on_miss=drawer.warm_up,
                                            on_step=pages.gather_ready)
         with progress.phase("figures"):
-            pages.gather_ready(run, figures, run_key)
+            pages.gather_ready(run, figures, run_key, complete=True)
         live = None
         if settings.live:
             live = gather_live(live_model(settings, Path(scratch), progress), figures, pages)
@@ -139,12 +132,13 @@ class Pages:
         # label -> Page; -> [SVG, PNG]; -> [Vega, dark]; -> [Vega, dark] of the narrow chart, or None (no narrow chart)
         self.built, self.drawings, self.charts, self.narrow = {}, {}, {}, {}
 
-    def gather_ready(self, run: Run, figures: list[Figure], run_key: str | None) -> None:
+    def gather_ready(self, run: Run, figures: list[Figure], run_key: str | None, complete: bool = False) -> None:
+        """Builds the page of each figure the run holds (all of them where it is `complete`: then the parts' registry,
+        which a run the model is still filling asks, is not imported, nor torch with it)."""
         # The explore kinds' drawings take longest: asked for first, they are drawn while the main thread
         # builds the other charts, and the build does not end waiting for them.
         for fig in sorted(figures, key=lambda fig: not KINDS[fig.kind].EXPLORE):
-            kind = KINDS[fig.kind]
-            if fig.label in self.built or not run.holds(kind.texts(fig), kind.extras(fig)):
+            if fig.label in self.built or not (complete or run.holds(KINDS[fig.kind].asks(fig), registered())):
                 continue
             page = self.built[fig.label] = gather_page(fig, run, self.cache_dir, run_key)
             self.charts[page.label] = self.compiled(page.spec, f"figure ({page.label})'s chart")
@@ -197,7 +191,7 @@ def resolve(figures: list[Figure], tokens: dict, model: dict) -> list[Figure]:
     return [fig.with_resolved(KINDS[fig.kind].check(fig, tokens.__getitem__, model)) for fig in figures]
 
 
-def cached_run(settings: Settings, figures: list[Figure], needs: Needs, progress: Progress,
+def cached_run(settings: Settings, figures: list[Figure], asks: Asks, progress: Progress,
                on_miss=lambda: None, on_step=lambda run, figures, run_key: None) -> tuple[Run, list[Figure], str | None]:
     """The run from the cache where the model and the texts are the same as before; else the model runs
     (and `on_miss` is called first, and `on_step` with the run so far after each text it reads).
@@ -208,22 +202,21 @@ def cached_run(settings: Settings, figures: list[Figure], needs: Needs, progress
     if settings.cache_dir is not None:
         with progress.phase("cache lookup"):
             identity = cache.model_identity(settings.model, settings.revision, settings.seed)
-            entry = (cache.key(identity, needs.requests, settings.device, needs.asks, capture_versions())
-                     if identity else None)
+            entry = cache.key(identity, asks, settings.device, capture_versions()) if identity else None
             hit = cache.load(settings.cache_dir, entry, progress.log) if entry and not settings.rerun else None
         if hit is not None:
             run, tokens = hit
             progress.log(f"cache: using the stored run {entry[:12]} (--rerun runs the model again)")
             return run, resolve(figures, tokens, run.model), entry
     on_miss()
-    run, figures, tokens = fresh_run(settings, figures, needs, progress,
+    run, figures, tokens = fresh_run(settings, figures, asks, progress,
                                      on_step=lambda run, figures: on_step(run, figures, entry))
     if entry is not None:
         cache.store(settings.cache_dir, entry, run, tokens)
     return run, figures, entry
 
 
-def fresh_run(settings: Settings, figures: list[Figure], needs: Needs, progress: Progress,
+def fresh_run(settings: Settings, figures: list[Figure], asks: Asks, progress: Progress,
               on_step=lambda run, figures: None):
     """Loads the model, checks the figures against it, and runs it once per distinct text, calling
     `on_step(run so far, resolved figures)` after each.
@@ -235,12 +228,13 @@ def fresh_run(settings: Settings, figures: list[Figure], needs: Needs, progress:
         # The charts need Altair once the model has run: it loads meanwhile, while torch fills the weights
         # outside Python's lock.
         threading.Thread(target=_preload, args=("altair",), daemon=True).start()
-        checks = BeforeWeights(settings.model, needs, figures)
+        checks = BeforeWeights(settings.model, asks, figures)
         loaded = capture.load(settings.model, settings.revision, settings.seed, settings.device, before_weights=checks)
     figures = resolve(figures, checks.tokens, loaded.info)
     with progress.phase("run"):
-        run = capture.capture_run(loaded, needs.requests, lambda texts: progress.items(texts, "reading the texts"),
-                                  model_extras(figures), on_step=lambda run: on_step(run, figures))
+        run = capture.capture_run(loaded, with_parts(asks, figures),
+                                  lambda texts: progress.items(texts, "reading the texts"),
+                                  on_step=lambda run: on_step(run, figures))
     return run, figures, checks.tokens
 
 
@@ -249,19 +243,18 @@ class BeforeWeights:
     by figsite.model.load.load): the figures against the tokens and the model's size, and whether the pass and
     the parts the figures ask for would fit in memory (figsite.model.memory). Either stops the build at once."""
 
-    def __init__(self, name: str, needs: Needs, figures: list[Figure]):
-        self.name, self.needs, self.figures = name, needs, figures
+    def __init__(self, name: str, asks: Asks, figures: list[Figure]):
+        self.name, self.asks, self.figures = name, asks, figures
         self.tokens = None  # string -> its tokens' texts, once called
 
     def __call__(self, config, tokenizer) -> None:
         from figsite.capture import api as capture
-        from figsite.capture.parts import asked
 
         # The same tokens the cache keeps: a kind that forgot to declare a string fails here, cold, not on a rebuild.
-        self.tokens = capture.tokenized(tokenizer, self.needs.strings)
-        extras = model_extras(resolve(self.figures, self.tokens, capture.model_info(config)))
-        lengths = {text: len(tokenizer(text)["input_ids"]) for text in self.needs.requests}
-        memory.check(self.name, memory.Shape.of(config), lengths, [part.memory for part in asked(extras)])
+        self.tokens = capture.tokenized(tokenizer, self.asks.strings)
+        asks = with_parts(self.asks, resolve(self.figures, self.tokens, capture.model_info(config)))
+        lengths = {text: len(tokenizer(text)["input_ids"]) for text in asks.texts}
+        memory.check(self.name, memory.Shape.of(config), lengths, [part.memory for part in asked(asks)])
 
 
 def _preload(name: str) -> None:
@@ -271,38 +264,28 @@ def _preload(name: str) -> None:
         pass
 
 
-def gather_needs(figures: list[Figure]) -> Needs:
-    """What every figure's kind asks of the run: the texts with their targets, the keys that change what else
-    it asks, the strings it needs tokenized."""
-    asks = []
-    for fig in figures:
-        keys = {key: fig.values[key] for key in KINDS[fig.kind].RUN_KEYS if key in fig.values}
-        if KINDS[fig.kind].RUN_KEYS and [fig.kind, keys] not in asks:
-            asks.append([fig.kind, keys])
-    return Needs(model_requests(figures), sorted(asks, key=lambda ask: json.dumps(ask, sort_keys=True)),
-                 sorted({string for fig in figures for string in KINDS[fig.kind].strings(fig)}))
-
-
-def model_requests(figures: list[Figure]) -> dict:
-    """Each distinct text the figures need, with the target it tracks (one per text): the model reads each once."""
-    requests, named_by = {}, {}
-    for fig in figures:
-        for text, target in KINDS[fig.kind].requests(fig):
-            if target is not None and requests.get(text) not in (None, target):
-                raise fig.error("target", f"{target!r} differs from {requests[text]!r}, the target figure "
+def gather_asks(figures: list[Figure]) -> Asks:
+    """What every figure asks of the run (figures.kind.Kind.asks), merged, read from the config before the model
+    loads: each distinct text with the target it tracks (one per text: the model reads each once), every string to
+    tokenize, and the config's values the parts are worked out from (the cache key's). Its parts come once the
+    figures are resolved (with_parts)."""
+    texts, named_by, each = {}, {}, [KINDS[fig.kind].asks(fig) for fig in figures]
+    for fig, asks in zip(figures, each):
+        for text, target in asks.texts.items():
+            if target is not None and texts.get(text) not in (None, target):
+                raise fig.error("target", f"{target!r} differs from {texts[text]!r}, the target figure "
                                 f"{named_by[text]} tracks for the same text", "one target per text")
             if target is not None:
                 named_by[text] = fig.index
-            requests[text] = target if target is not None else requests.get(text)
-    return requests
+            texts[text] = target if target is not None else texts.get(text)
+    return Asks(texts=texts, named=tuple(sorted({string for asks in each for string in asks.strings})),
+                config=merged_config(each))
 
 
-def model_extras(figures: list[Figure]) -> dict:
-    """What the resolved figures ask of the run beyond their texts' data (figures.kind.Kind.extras), merged part
-    by part (figsite.capture.parts: each part says how its asks merge)."""
-    from figsite.capture.parts import merge_extras
-
-    return merge_extras([KINDS[fig.kind].extras(fig) for fig in figures])
+def with_parts(asks: Asks, figures: list[Figure]) -> Asks:
+    """`asks` with what the resolved figures ask of the captured parts, merged part by part (figsite.capture.parts:
+    each part says how its asks merge)."""
+    return replace(asks, parts=merge([KINDS[fig.kind].asks(fig) for fig in figures]))
 
 
 def gather_page(fig: Figure, run: Run, cache_dir: Path | None = None, run_key: str | None = None) -> Page:

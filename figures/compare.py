@@ -11,6 +11,7 @@ from __future__ import annotations
 
 
 from figsite.config import Field
+from figsite.data.asks import Asks
 from figsite.data.shared_names import DESCRIPTION
 from figures.kind import Kind
 from figures.toolkit import charts, fields
@@ -78,10 +79,9 @@ class Compare(Kind):
     }
     EXPLORE = True
 
-    RUN_KEYS = ("texts",)
-
-    def extras(self, fig) -> dict:
-        return {"pairs": [list(fig["texts"])]}
+    def asks(self, fig) -> Asks:
+        return Asks(texts={text: None for text in fig["texts"]}, parts={"pairs": [list(fig["texts"])]},
+                    config=self.config_of(fig, "texts"))
 
     def check(self, fig, tokens, model: dict) -> dict:
         a, b = (tokens(text) for text in fig["texts"])

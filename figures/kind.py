@@ -5,18 +5,21 @@ figures/__init__.py. The build uses a kind in two phases (see figsite/pipeline.p
 
 1. Before the model runs, for each [[figure]] of the config:
    - `FIELDS` says which keys the figure may have; figsite.config checks their form.
-   - `requests(fig)` names the texts the model must read, each with the one token it tracks (or None).
-   - `strings(fig)` lists every string the kind needs tokenized; the cache keeps their tokens, so that
-     a rebuild can check the figure without the tokenizer.
-   - `RUN_KEYS` names the config keys that change what the figure asks of the run beyond its texts: with the
-     texts and the model, they make the run's cache key.
+   - `asks(fig)` says what the figure asks of the run, as one `Asks` (figsite/data/asks.py): the texts the model
+     must read, each with the one token it tracks (or None); any other string it needs tokenized (`named`: the
+     cache keeps every string's tokens, so that a rebuild checks the figure without the tokenizer); the config
+     keys, with their values, that what it asks of the captured parts is worked out from (`config`, written with
+     `config_of(fig, key, ...)`: with the texts and the model they make the run's cache key); and, once the figure
+     is resolved, what it asks of the captured parts by their names (`parts`, below).
    - `check(fig, tokens, model)` checks what needs the tokens or the model's size and returns what it
      resolved (e.g. {"opening": 8}: the 0-based token the figure opens on). The build hands it back as
      `fig.resolved`. It never writes into `fig.values`, which hold the config's keys as written.
-   - `extras(fig)`, on the resolved figure, asks for more of the run than a text's data, by the name of a
-     captured part (figsite/capture/parts/: one module a part, which says what its asks are): a lens's
-     followed tokens, a comparison's pair, one head's query and keys, a score split into parts, knockouts. A kind that asks for one part of data/parts.json is a `PartKind`: it says which (PART)
-     and what it asks (`ask`), and reads the answer with `entry`.
+   - `asks(fig)` again, on the resolved figure: its `parts` ask for more of the run than a text's data, by the
+     name of a captured part (figsite/capture/parts/: one module a part, which says what its asks are): a lens's
+     followed tokens, a comparison's pair, one head's query and keys, a score split into parts, knockouts. Parts
+     that read what `check` resolved are left out while `fig.resolved` is empty (the first call). A kind that asks
+     for one part of data/parts.json is a `PartKind`: it says which (PART) and what it asks of it (`ask`), and
+     reads the answer with `entry`.
 2. Once the run is there, with pure functions of the resolved figure and the run (figsite.data.run.Run, read
    through its accessors: `run.token_texts(text)`, `run.head_rows(...)`, `run.readout(...)`, `run.part(...)`):
    - `chart(fig, run)`: the Altair chart; `text_figure(fig, run)`: the printed figure;
@@ -43,6 +46,7 @@ from typing import Callable
 
 from figsite.config import Field, Figure
 from figsite.data import paths
+from figsite.data.asks import Asks, config_of
 from figsite.data.run import Run
 
 # The places of the model a figure can read (Kind.READS), in the order the numbers pass them, as the chapter draws
@@ -65,7 +69,6 @@ class Kind:
     KEY: str = ""  # how to read the chart: one or two short sentences (what a bar, a cell, a colour means), our words
     FIELDS: dict[str, Field] = {}  # the figure's keys besides kind, label and caption
     EXPLORE: bool = False  # listed under "Explore further" on the index, after the chapter's own figures
-    RUN_KEYS: tuple = ()  # the config keys `extras` depends on: they are part of the run's cache key
     DATA_FILES: tuple = ()  # data files besides its texts' that the figure reads (paths under data/)
     PRINTED_IN_BOOK: bool = False  # the book prints this figure: its page offers the text "as printed in the book"
     TEXT_NAMES: tuple = ()  # what its page calls each of its texts above their rows of tokens (default "Text A"...)
@@ -78,21 +81,14 @@ class Kind:
         """The texts this figure reads, in the order its page shows them (default: its `text` or `texts`)."""
         return fig.texts()
 
-    def requests(self, fig: Figure) -> list[tuple[str, str | None]]:
-        """The texts the model reads for this figure, each with the token it tracks at every stage (or None)."""
-        return [(text, None) for text in self.texts(fig)]
+    def asks(self, fig: Figure) -> Asks:
+        """What the figure asks of the run (see the module's docstring and figsite/data/asks.py). Default: its
+        texts, each read with no target."""
+        return Asks(texts={text: None for text in self.texts(fig)})
 
-    def strings(self, fig: Figure) -> list[str]:
-        """Every string this figure needs tokenized: its texts and targets, and any token it names by text."""
-        wanted = []
-        for text, target in self.requests(fig):
-            wanted += [text] + ([target] if target is not None else [])
-        return wanted
-
-    def extras(self, fig: Figure) -> dict:
-        """What the resolved figure asks of the run beyond its texts' data: {name: asks}, the name of a captured part (figsite/capture/parts/<name>.py says what it asks).
-        The config keys it depends on are RUN_KEYS."""
-        return {}
+    def config_of(self, fig: Figure, *keys: str) -> tuple:
+        """`Asks.config` for a figure whose parts are worked out from these config keys."""
+        return config_of(self.KIND, fig.values, *keys)
 
     def check(self, fig: Figure, tokens: Tokens, model: dict) -> dict:
         """Checks what needs the tokens and the model's size (raising fig.error); returns what it resolved."""
@@ -125,7 +121,7 @@ class Kind:
     def live_target(self, fig: Figure, run: Run) -> str | None:
         """The token the figure follows through the layers, as text (" France"), for its link to the live page, which
         then follows it too; None where it follows none. Default: the target it asks the run to track."""
-        return next((target for _, target in self.requests(fig) if target is not None), None)
+        return next((target for target in self.asks(fig).texts.values() if target is not None), None)
 
     def _lacks(self, member: str) -> NotImplementedError:
         """The error for a member every kind must override, naming the kind and the member."""
@@ -146,18 +142,27 @@ class Kind:
 
 class PartKind(Kind):
     """A kind that reads one part of data/parts.json, computed for it by the capture: the scores, ledger and
-    knockout figures. It names the part (PART, the name of a captured part) and says what it asks (`ask`); the run then
-    holds one entry that answers that ask, the plain dict the part's capture computed, which `entry` reads."""
+    knockout figures. It names the part (PART, the name of a captured part) and says what it asks of it (`ask`); the
+    run then holds one entry that answers that ask, the plain dict the part's capture computed, which `entry` reads."""
 
     PART: str = ""  # "scores", "ledgers" or "knockouts"
     DATA_FILES = (paths.PARTS,)
 
     def ask(self, fig: Figure) -> list:
-        """What the resolved figure asks of its part (0-based), e.g. [text, layer, head, query]: see its part's module."""
+        """What the resolved figure asks of its part (0-based), e.g. [text, layer, head, query]: see its part's
+        module."""
         raise self._lacks("ask(fig)")
 
-    def extras(self, fig: Figure) -> dict:
-        return {self.PART: [self.ask(fig)]}
+    def asks(self, fig: Figure) -> Asks:
+        """Its texts, its `ask` of its part once resolved, and as `config` every key of its figure: a kind whose ask
+        is worked out from fewer names them (`config_of`), so that a change of another reuses the run."""
+        return Asks(texts={text: None for text in self.texts(fig)}, parts=self.part_asks(fig),
+                    config=self.config_of(fig, *self.FIELDS))
+
+    def part_asks(self, fig: Figure) -> dict:
+        """`Asks.parts`: its `ask` of its part, once the figure is resolved ({} before: `ask` reads what was
+        resolved)."""
+        return {self.PART: [self.ask(fig)]} if fig.resolved else {}
 
     def entry(self, fig: Figure, run: Run) -> dict:
         """The entry of data/parts.json that answers this figure's ask."""

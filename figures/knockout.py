@@ -16,6 +16,7 @@ import textwrap
 from dataclasses import dataclass
 
 from figsite.config import Field
+from figsite.data.asks import Asks
 from figsite.data.shared_names import DESCRIPTION
 from figures.kind import PartKind
 from figures.toolkit import charts, fields
@@ -189,11 +190,11 @@ class Knockout(PartKind):
         "heads_of": Field("int", "a layer, numbered from 1: each of its heads is also taken out alone"),
     }
     EXPLORE = True
-    RUN_KEYS = ("text", "target", "position", "heads_of")
     PART = "knockouts"
 
-    def strings(self, fig) -> list:
-        return [fig["text"], fig["target"]]
+    def asks(self, fig) -> Asks:
+        return Asks(texts={fig["text"]: None}, named=(fig["target"],), parts=self.part_asks(fig),
+                    config=self.config_of(fig, "text", "target", "position", "heads_of"))
 
     def check(self, fig, tokens, model: dict) -> dict:
         """The read token ("opening") and the layer whose heads are taken out ("heads_of"), 0-based."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 from figsite.config import Field
+from figsite.data.asks import Asks
 from figsite.data.shared_names import DESCRIPTION, NAMES, POSITION
 from figures.kind import Kind
 from figures.toolkit import charts, fields
@@ -56,14 +57,11 @@ class Lens(Kind):
     }
     EXPLORE = True
 
-    RUN_KEYS = ("track",)
-
-    def strings(self, fig) -> list:
-        return [fig["text"]] + ([fig["track"]] if "track" in fig.values else [])
-
-    def extras(self, fig) -> dict:
+    def asks(self, fig) -> Asks:
         """The lens follows the tokens the table shows most often, and the one the config names first."""
-        return {"lens": {fig["text"]: [fig["track"]] if "track" in fig.values else []}}
+        track = [fig["track"]] if "track" in fig.values else []
+        return Asks(texts={fig["text"]: None}, named=tuple(track), parts={"lens": {fig["text"]: track}},
+                    config=self.config_of(fig, "track"))
 
     def check(self, fig, tokens, model: dict) -> dict:
         """The opening cell's position, 0-based; a followed token must be one token."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from figsite.config import Field
+from figsite.data.asks import Asks
 from figures import patching_chart
 from figures.kind import PartKind
 from figures.toolkit import charts, fields
@@ -200,14 +201,15 @@ class Patching(PartKind):
     }
     EXPLORE = True
     TEXT_NAMES = ("The original text", "The changed text")
-    RUN_KEYS = ("clean", "corrupted", "target", "versus", "position")
     PART = "patchings"
 
     def texts(self, fig) -> list:
         return [fig["clean"], fig["corrupted"]]
 
-    def strings(self, fig) -> list:
-        return [fig["clean"], fig["corrupted"], fig["target"], fig["versus"]]
+    def asks(self, fig) -> Asks:
+        return Asks(texts={fig["clean"]: None, fig["corrupted"]: None}, named=(fig["target"], fig["versus"]),
+                    parts=self.part_asks(fig),
+                    config=self.config_of(fig, "clean", "corrupted", "target", "versus", "position"))
 
     def check(self, fig, tokens, model: dict) -> dict:
         """Both texts the same length and not the same; target and versus one token each, and not the same; the

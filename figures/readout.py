@@ -8,6 +8,7 @@ from __future__ import annotations
 
 
 from figsite.config import Field
+from figsite.data.asks import Asks
 from figsite.data.run import LEFT_OUT, MIN_SHARE
 from figsite.data.shared_names import DESCRIPTION
 from figures.kind import Kind
@@ -82,13 +83,10 @@ class Readout(Kind):
                                                   "from the read token back to it; its number or its text"),
     }
 
-    RUN_KEYS = ("position",)  # a long text is read out only where a figure reads it
-
-    def requests(self, fig) -> list:
-        return [(fig["text"], fig["target"])]
-
-    def extras(self, fig) -> dict:
-        return {"readout": [[fig["text"], fig.opening]]}
+    def asks(self, fig) -> Asks:
+        """Its text, tracking its target; a long text is read out only where a figure reads it (once resolved)."""
+        return Asks(texts={fig["text"]: fig["target"]}, config=self.config_of(fig, "position"),
+                    parts={"readout": [[fig["text"], fig.opening]]} if fig.resolved else {})
 
     def check(self, fig, tokens, model: dict) -> dict:
         """The read token ("opening") and the token it looks back to ("back"), 0-based."""

@@ -113,7 +113,7 @@ def check_book(settings, book: Path, progress) -> int:
     """Compares the book's printed figures with this run's; prints a diff for each that differs and one
     summary line. Returns 0 when all match, 1 when any differs; bad input raises BuildError (exit code 2)."""
     from figsite.config import load_config
-    from figsite.pipeline import cached_run, gather_needs
+    from figsite.pipeline import cached_run, gather_asks
     from figures import KINDS
 
     figures = load_config(settings.config, KINDS)
@@ -121,7 +121,7 @@ def check_book(settings, book: Path, progress) -> int:
                              {fig.number: fig.label for fig in figures if fig.number is not None})
     if settings.revision is not None and (settings.model == "random" or Path(settings.model).expanduser().is_dir()):
         raise BuildError(f"--revision: {settings.model} has no revisions; allowed: --revision with a hub id only")
-    run, figures, _ = cached_run(settings, figures, gather_needs(figures), progress)
+    run, figures, _ = cached_run(settings, figures, gather_asks(figures), progress)
     by_label = {fig.label: fig for fig in figures}
     printed = {label: figure_lines(KINDS[by_label[label].kind].text_figure(by_label[label], run))
                for label in dict.fromkeys(fig.label for fig in ours)}

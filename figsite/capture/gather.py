@@ -13,8 +13,9 @@ from figsite.model.load import Loaded
 
 import torch
 
-from figsite.capture.parts import PassNeeds, Reading, registered
+from figsite.capture.parts import PassPlan, Reading, registered
 from figsite.capture.text_pass import TextCapture, run_text
+from figsite.data.asks import Asks
 from figsite.data.format import named_tokens, parts_file
 from figsite.data.run import Run, slugs_for
 from figsite.model.counts import environment, parameter_counts
@@ -23,28 +24,26 @@ from figsite.model.tokens import token_ids, token_text
 SHORT_TEXT = 128  # tokens: a text up to this long is short for _threads_left_for_drawing
 
 
-def capture_run(loaded: Loaded, requests: dict, each=lambda texts: texts, extras: dict | None = None,
-                on_step=lambda run: None) -> Run:
-    """Runs the model once per distinct text (`requests`: text -> target or None) and gathers the Run.
-
-    `extras`: what the figures ask beyond their texts' data, by part name (figsite.pipeline.model_extras; the
-    parts: figsite.capture.parts). `each` wraps the list of texts, for a progress display.
+def capture_run(loaded: Loaded, asks: Asks, each=lambda texts: texts, on_step=lambda run: None) -> Run:
+    """Runs the model once per distinct text and gathers the Run: what every figure asks, merged
+    (figsite.pipeline.gather_asks): its texts, each with the target it tracks or None, and its parts, by part name
+    (figsite.capture.parts). `each` wraps the list of texts, for a progress display.
 
     The run grows text by text: each text's data, then what each part computes of that text. `on_step(run)` is
     called after each of these steps, so that the figures whose data are complete can be built, and drawn by
     other processes, while the model works on. The Run returned is the same whatever the steps.
     """
     parts = registered()
-    run = Run(model=loaded.info, slugs=slugs_for(list(requests)),
+    run = Run(model=loaded.info, slugs=slugs_for(list(asks.texts)),
               parameters=parameter_counts(loaded), environment=environment(loaded))
-    reading = Reading(loaded, run, extras or {})
+    reading = Reading(loaded, run, asks)
     in_file = [part for part in parts if part.in_parts_file]
     if any(reading.asks(part) for part in in_file):
         run.parts = parts_file([part.name for part in in_file])
-    with _threads_left_for_drawing(loaded, requests):
+    with _threads_left_for_drawing(loaded, list(asks.texts)):
         on_step(run)  # the figures that need no text (the model in numbers) can be built at once
-        for text in each(list(requests)):
-            _read_text(reading, parts, text, requests[text], on_step)
+        for text in each(list(asks.texts)):
+            _read_text(reading, parts, text, asks.texts[text], on_step)
     # In the order asked, not the order the texts were read: the same data whatever the steps.
     for part in parts:
         part.finish(run, reading.asks(part))
@@ -55,8 +54,8 @@ def capture_run(loaded: Loaded, requests: dict, each=lambda texts: texts, extras
 def _read_text(reading: Reading, parts: tuple, text: str, target: str | None, on_step) -> None:
     """One text: its pass (doing what the parts need of it), its data into the run, then each part's answers."""
     run = reading.run
-    needs = functools.reduce(operator.or_, (part.needs(reading.asks(part), text) for part in parts), PassNeeds())
-    capture = run_text(reading.loaded, text, target, positions=needs.read, keep_stages=needs.keep_stages)
+    plan = functools.reduce(operator.or_, (part.plan(reading.asks(part), text) for part in parts), PassPlan())
+    capture = run_text(reading.loaded, text, target, positions=plan.read, keep_stages=plan.keep_stages)
     _add_text(run, text, capture)
     run.vocab.update(_mentioned_by(reading.loaded, run, parts, text))
     on_step(run)
@@ -82,11 +81,11 @@ def _mentioned_by(loaded: Loaded, run: Run, parts: tuple, text: str) -> dict:
 
 
 @contextmanager
-def _threads_left_for_drawing(loaded: Loaded, requests: dict):
+def _threads_left_for_drawing(loaded: Loaded, texts: list):
     """While the model reads short texts, torch leaves one core to the processes that draw the figures built
     so far: on small matrices a second thread gains torch little (a cold build of the chapter takes 0.4 s less
     on two cores). Long texts keep every core: there the model's own products are the work."""
-    short = all(len(token_ids(loaded, text)) <= SHORT_TEXT for text in requests)
+    short = all(len(token_ids(loaded, text)) <= SHORT_TEXT for text in texts)
     before = torch.get_num_threads()
     if short and loaded.device == "cpu" and before > 1:
         torch.set_num_threads(max(1, min(before, os.cpu_count() or 1) - 1))

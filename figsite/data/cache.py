@@ -3,7 +3,8 @@ imports torch.
 
 An entry is keyed on everything that determines the run: the model's identity (for a hub id its resolved
 commit; for a local directory a fingerprint of its files; for --model random its seed and shape:
-figsite.model.hub.model_identity), the distinct texts with their targets, the device, and the versions of what
+figsite.model.hub.model_identity), what the figures ask of the run (figsite.data.asks.Asks.key: the distinct texts
+with their targets, and the config's values their parts are worked out from), the device, and the versions of what
 computes and writes it, all derived and none bumped by hand: the capture's (figsite.capture.parts.versions, a
 digest of its source, handed in by the pipeline) and the data format's (its constants). Each entry lists the
 SHA-256 of every file it holds; an entry that does not match its list is removed and the model runs again.
@@ -18,6 +19,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from figsite.data.asks import Asks
 from figsite.data.format import version as format_version
 from figsite.data.run import Run
 from figsite.errors import reason, warn
@@ -40,13 +42,12 @@ def default_dir() -> Path:
     return Path(base) / "gpt2-chapter-figures"
 
 
-def key(identity: dict, requests: dict, device: str, asks: list | None = None, versions: dict | None = None) -> str:
-    """The entry's name: a digest of everything that determines the run. `asks`: what figures ask of the run
-    beyond their texts, as [kind, {config key: value}] (figsite.pipeline.Needs). `versions`: the versions of the
-    code that computes the run, derived from its source (figsite.capture.parts.versions)."""
-    inputs = {"asks": asks or [], "cache": CACHE_FORMAT, "capture": CAPTURE_VERSION, "versions": versions or {},
-              "model": identity, "device": device,
-              "texts": sorted([text, target] for text, target in requests.items())}
+def key(identity: dict, asks: Asks, device: str, versions: dict | None = None) -> str:
+    """The entry's name: a digest of everything that determines the run. `asks`: what the figures ask of it, merged
+    (figsite.pipeline.gather_asks), keyed before the figures are resolved (Asks.key). `versions`: the versions of
+    the code that computes the run, derived from its source (figsite.capture.parts.versions)."""
+    inputs = {**asks.key(), "cache": CACHE_FORMAT, "capture": CAPTURE_VERSION, "versions": versions or {},
+              "model": identity, "device": device}
     return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
 
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from figsite.data import paths
+from figsite.data.asks import Asks
 from figsite.data.paths import AVERAGE_FILE, head_file
 
 RUN_FORMAT = "gpt2-figures-run/1"
@@ -40,9 +41,6 @@ PER_SHARE = round(1 / SHARE_UNIT)  # 10,000 units make a share of 1; pages carry
 MIN_SHARE = 0.005  # gpt2-figures/3 leaves out shares below this
 LEFT_OUT = f"{MIN_SHARE:.1%}"  # the same, as the words of every page say it: "0.5%"
 JS_CALLBACK = "gpt2Attention"  # the function a head file calls: works with <script src> from file://
-# What a figure may ask beyond its texts (the captured parts, figsite/capture/parts/) that the run answers
-# outside data/parts.json: the read-out in the texts' data, the lens and the comparisons in the run record.
-OUTSIDE_PARTS = ("readout", "lens", "pairs")
 
 
 @dataclass
@@ -196,18 +194,14 @@ class Run:
         ("scores", "ledgers", "knockouts"), the entry the plain dict its part's capture computed."""
         return next(entry for entry in self.parts[name] if entry["ask"] == list(ask))
 
-    def holds(self, texts: list, wants: dict) -> bool:
-        """Whether the run holds everything a figure reads: its texts' data and what it asks beyond them
-        (figures.kind.Kind.extras). A run that the model is still filling may not yet."""
-        if not all(text in self.texts for text in texts):
-            return False
-        if not all(text in self.lens for text in wants.get("lens", {})):
-            return False
-        if not all(any(c["texts"] == list(pair) for c in self.comparisons) for pair in wants.get("pairs", [])):
-            return False
-        parts = {name: asks for name, asks in wants.items() if name not in OUTSIDE_PARTS}
-        return all(any(entry["ask"] == list(ask) for entry in self.parts.get(name, []))
-                   for name, asks in parts.items() for ask in asks)
+    def holds(self, asks: Asks, parts) -> bool:
+        """Whether the run holds everything a figure asks (figures.kind.Kind.asks): its texts' data, and the answer
+        to what it asks of each part, as that part says (Part.answered). `parts`: the registry of captured parts
+        (figsite.capture.parts.registered()), handed in, since the data layer sits below the capture. A run that the
+        model is still filling may not hold it yet."""
+        by_name = {part.name: part for part in parts}
+        return (all(text in self.texts for text in asks.texts)
+                and all(by_name[name].answered(self, asked) for name, asked in asks.parts.items()))
 
     # ------------------------------------------------------------------------------------------ attention
 

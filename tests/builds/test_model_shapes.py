@@ -92,11 +92,11 @@ def build_in_process(model, config_text: str, tmp_path) -> tuple:
     config.write_text(config_text, encoding="utf-8")
     loaded = capture.Loaded(model, gpt2_tokenizer(), "random (seed 5)", None, "cpu")
     figures = load_config(config, KINDS)
-    needs = pipeline.gather_needs(figures)
+    asks = pipeline.gather_asks(figures)
     tokens = {string: [capture.token_text(loaded, i) for i in capture.token_ids(loaded, string)]
-              for string in needs.strings}
+              for string in asks.strings}
     figures = pipeline.resolve(figures, tokens, loaded.info)
-    run = capture.capture_run(loaded, needs.requests, extras=pipeline.model_extras(figures))
+    run = capture.capture_run(loaded, pipeline.with_parts(asks, figures))
     return run, {fig.label: pipeline.gather_page(fig, run) for fig in figures}
 
 

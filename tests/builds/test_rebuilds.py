@@ -225,26 +225,30 @@ def test_cache_misses_when_the_models_files_change(small_model_dir, config, cach
 
 def test_cache_misses_when_random_seed_or_device_or_rerun_asks(config, cache_dir, tmp_path):
     from figsite.data import cache
+    from figsite.data.asks import Asks
 
-    requests = {"Maya lives": " France"}
-    base = cache.key(cache.model_identity("random", None, 0), requests, "cpu")
-    assert cache.key(cache.model_identity("random", None, 1), requests, "cpu") != base
-    assert cache.key(cache.model_identity("random", None, 0), requests, "cuda") != base
-    assert cache.key(cache.model_identity("random", None, 0), {"Maya lives": " Europe"}, "cpu") != base
-    assert cache.key(cache.model_identity("random", None, 0), requests, "cpu") == base
+    asks = Asks(texts={"Maya lives": " France"})
+    base = cache.key(cache.model_identity("random", None, 0), asks, "cpu")
+    assert cache.key(cache.model_identity("random", None, 1), asks, "cpu") != base
+    assert cache.key(cache.model_identity("random", None, 0), asks, "cuda") != base
+    assert cache.key(cache.model_identity("random", None, 0), Asks(texts={"Maya lives": " Europe"}), "cpu") != base
+    assert cache.key(cache.model_identity("random", None, 0), asks, "cpu") == base
 
 
 def test_cache_misses_when_the_data_format_version_changes(monkeypatch):
     from figsite.data import cache
 
-    identity, requests = cache.model_identity("random", None, 0), {"Maya lives": None}
-    before = cache.key(identity, requests, "cpu")
+    from figsite.data.asks import Asks
+
+    identity, asks = cache.model_identity("random", None, 0), Asks(texts={"Maya lives": None})
+    before = cache.key(identity, asks, "cpu")
     monkeypatch.setattr(cache, "CAPTURE_VERSION", cache.CAPTURE_VERSION + 1)
-    assert cache.key(identity, requests, "cpu") != before
+    assert cache.key(identity, asks, "cpu") != before
 
 
 def test_hub_models_are_keyed_on_the_resolved_commit(tmp_path, monkeypatch):
     from figsite.data import cache
+    from figsite.data.asks import Asks
 
     hub = tmp_path / "hub"
     refs = hub / "models--openai-community--gpt2" / "refs"
@@ -259,7 +263,7 @@ def test_hub_models_are_keyed_on_the_resolved_commit(tmp_path, monkeypatch):
     assert first == {"kind": "hub", "id": "openai-community/gpt2", "commit": "a" * 40}
     (refs / "main").write_text("b" * 40, encoding="utf-8")  # the hub moved on: another revision
     second = cache.model_identity("openai-community/gpt2", None, 0)
-    assert cache.key(first, {}, "cpu") != cache.key(second, {}, "cpu")
+    assert cache.key(first, Asks(), "cpu") != cache.key(second, Asks(), "cpu")
     assert cache.model_identity("openai-community/gpt2", "c" * 40, 0)["commit"] == "c" * 40
     assert cache.model_identity("no-such/model", None, 0) is None  # unknown: never cached
 

@@ -90,7 +90,7 @@ def test_every_registered_kind_follows_the_contract():
     for name, kind in figures.KINDS.items():
         assert isinstance(kind, Kind) and kind.KIND == name
         assert kind.TITLE and kind.CAPTION and kind.GUIDE, name
-        for member in ("chart", "text_figure", "context"):  # check, requests...: defaults fit some kinds
+        for member in ("chart", "text_figure", "context"):  # check, asks...: defaults fit some kinds
             assert getattr(type(kind), member) is not getattr(Kind, member), f"{name} lacks {member}"
 
 

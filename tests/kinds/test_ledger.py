@@ -19,6 +19,7 @@ from conftest import gpt2_tokenizer
 
 import figures
 from build import cli
+from figsite.config import Figure
 from figures import ledger
 
 TEXT = "Maya lives in Paris, the capital of"
@@ -303,7 +304,9 @@ def test_the_guess_names_the_layer_part_that_adds_most(site, references):
 def test_the_kind_follows_the_contract():
     kind = ledger.Ledger()
     assert kind.KIND == "ledger" and kind.TITLE and kind.CAPTION and kind.GUIDE and kind.EXPLORE
-    assert kind.RUN_KEYS == ("text", "target", "position", "versus") and kind.DATA_FILES == ("parts.json",)
+    fig = Figure("t.toml", 1, "ledger", "x", None, {"text": "A b", "target": " c", "versus": " d", "position": 2})
+    assert kind.asks(fig).config == (["ledger", {"text": "A b", "target": " c", "position": 2, "versus": " d"}],)
+    assert kind.DATA_FILES == ("parts.json",)
     assert set(kind.FIELDS) == {"text", "target", "position", "versus"}
 
 

@@ -7,6 +7,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from figsite.capture import api as capture  # noqa: E402
+from figsite.data.asks import Asks  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +51,7 @@ def test_the_model_runs_once_per_distinct_text(monkeypatch):
     # The layers run once per text; the read-out applies the unembedding to their output itself.
     original = loaded.model.transformer.forward
     monkeypatch.setattr(loaded.model.transformer, "forward", lambda *a, **k: calls.append(1) or original(*a, **k))
-    run = capture.capture_run(loaded, {"Maya lives in Paris": " France", "The animal": None})
+    run = capture.capture_run(loaded, Asks(texts={"Maya lives in Paris": " France", "The animal": None}))
     assert len(calls) == 2 and set(run.texts) == {"Maya lives in Paris", "The animal"}
 
 

@@ -1,6 +1,7 @@
 """The names a figure asks by beyond its texts (the captured parts), and PartKind, the base of the kinds
 that read a part of data/parts.json: the names a kind asks by stay the strings the run and the cache know, and a
-part kind's ask, extras, entry and data file come from its PART and its `ask`."""
+part kind's ask, asks, entry and data file come from its PART and its `ask`. What a kind asks before its figure is
+resolved (the texts, the strings, the config) is what the build reads before the model loads."""
 
 from __future__ import annotations
 
@@ -57,8 +58,21 @@ def test_the_names_a_figure_asks_by_are_the_ones_the_run_and_the_cache_know():
 @pytest.mark.parametrize("kind", sorted(FIGURES))
 def test_each_kind_asks_by_the_name_of_a_captured_part_for_what_its_resolved_figure_reads(kind):
     fig, asked = FIGURES[kind]
-    assert KINDS[kind].extras(fig) == asked
+    assert KINDS[kind].asks(fig).parts == asked
     assert set(asked) <= set(NAMES)
+
+
+@pytest.mark.parametrize("kind", sorted(FIGURES))
+def test_before_its_figure_is_resolved_a_kind_asks_for_its_texts_strings_and_config_and_for_no_part_yet(kind):
+    resolved, _ = FIGURES[kind]
+    unresolved = resolved.with_resolved({})
+    before, after = KINDS[kind].asks(unresolved), KINDS[kind].asks(resolved)
+    assert (before.texts, before.strings, before.config) == (after.texts, after.strings, after.config)
+    assert set(before.texts) == set(KINDS[kind].texts(resolved)) and set(before.texts) <= set(before.strings)
+    assert before.config and before.config[0][0] == kind, "no config keys: a changed config would reuse the run"
+    assert all(fig_value == resolved.values[key] for key, fig_value in before.config[0][1].items())
+    # A lens's and a comparison's parts read nothing resolved; the others' do, and wait for it.
+    assert before.parts == (after.parts if kind in ("lens", "compare") else {})
 
 
 def test_the_kinds_that_read_a_part_are_part_kinds_each_naming_its_part_and_reading_data_parts_json():
@@ -85,7 +99,7 @@ def test_a_part_kind_left_without_its_ask_says_so():
         PART = "scores"
 
     with pytest.raises(NotImplementedError, match=r"Unasked \(kind 'unasked'\) lacks ask\(fig\)"):
-        Unasked().extras(FIGURES["scores"][0])
+        Unasked().asks(FIGURES["scores"][0])
     assert issubclass(PartKind, Kind)
 
 

@@ -1,12 +1,12 @@
 """The registry of captured parts (figsite.capture.parts): every part a kind can ask for is declared there, once;
-the core code names none; each part's cache version is derived from its source and read without torch; the
-memory estimate adds the share each asked part declares."""
+the core code names none, nor any kind; each part's cache version is derived from its source and read without torch;
+the memory estimate adds the share each asked part declares."""
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,12 +14,22 @@ from pathlib import Path
 import pytest
 
 from figsite.capture import parts
+from figsite.data.asks import Asks
 from figures import KINDS
-from figures.kind import PartKind
+from figures.kind import PLACES, PartKind
 
 ROOT = Path(__file__).resolve().parents[2]
-CORE = ["figsite/pipeline.py", "figsite/capture/gather.py", "figsite/capture/text_pass.py", "figsite/data/cache.py",
-        "figsite/model/memory.py"]
+PARTS_PACKAGE = ROOT / "figsite" / "capture" / "parts"
+# The core: every module of figsite but the parts' own, found afresh, so that a new module is read too.
+CORE = sorted(path.relative_to(ROOT).as_posix() for path in (ROOT / "figsite").rglob("*.py")
+              if PARTS_PACKAGE not in path.parents)
+# The live page names the kinds whose charts it draws (COVERED_KINDS) until the kinds give it their charts (issue 33,
+# point 2). Strict: once they no longer do, this test says so, and these marks go.
+NAMES_KINDS_TODAY = {"figsite/live.py", "figsite/site/live.py"}
+# The names a core module must not spell: every part's and kind's, but the places of the model that some kinds are
+# named after ("attention", "numbers"), which are the model's words too (its weights, the map of the model).
+NAMED = {*parts.NAMES, *KINDS} - set(PLACES)
+DATA_LAYER = "figsite/data/"
 
 
 def test_every_part_a_part_kind_reads_is_registered():
@@ -40,11 +50,62 @@ def test_each_module_declares_the_part_it_is_named_after():
     assert [part.name for part in parts.registered()] == list(parts.NAMES)
 
 
-@pytest.mark.parametrize("path", CORE)
+def handed_asks(tree: ast.AST) -> set:
+    """The nodes inside the functions handed what figures ask (an argument `asks`, or annotated Asks)."""
+    inside = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                arg.arg == "asks" or "Asks" in ast.unparse(arg.annotation or ast.Constant(""))
+                for arg in [*node.args.args, *node.args.kwonlyargs]):
+            inside |= {id(n) for n in ast.walk(node)}
+    return inside
+
+
+def names_in_code(source: str, data_keys: bool) -> list:
+    """The part and kind names (NAMED) the code spells as strings, with their lines: docstrings and `__all__` (the
+    names of a module's own functions) aside. With `data_keys`, a name that is a key of the data files' fields (a
+    subscript, a dict's key, the left of `in`: a text's "readout", its "lens" in the run record) is the data format's
+    word, not a part's or a kind's: the data layer writes and reads those fields; but not in a function handed what
+    figures ask, which must take every part from the registry."""
+    tree = ast.parse(source)
+    skipped, asking = set(), handed_asks(tree)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            skipped.add(id(body[0].value))  # a docstring
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets):
+            skipped |= {id(n) for n in ast.walk(node.value)}
+        if data_keys and isinstance(node, ast.Subscript):
+            skipped.add(id(node.slice))
+        if data_keys and isinstance(node, ast.Dict):
+            skipped |= {id(key) for key in node.keys if key is not None}
+        if data_keys and isinstance(node, ast.Compare) and isinstance(node.ops[0], (ast.In, ast.NotIn)):
+            skipped.add(id(node.left))
+    return sorted((node.lineno, node.value) for node in ast.walk(tree) if isinstance(node, ast.Constant)
+                  and node.value in NAMED and (id(node) not in skipped or id(node) in asking))
+
+
+@pytest.mark.parametrize("path", [pytest.param(path, marks=pytest.mark.xfail(strict=True, reason="names the kinds it "
+                                                                                   "covers")) if path in NAMES_KINDS_TODAY
+                                  else path for path in CORE])
 def test_no_core_module_names_a_part_or_a_kind(path):
-    source = (ROOT / path).read_text(encoding="utf-8")
-    named = sorted({name for name in [*parts.NAMES, *KINDS] if re.search(rf"[\"']{re.escape(name)}[\"']", source)})
-    assert not named, f"{path} names {named}: take them from figsite.capture.parts or figures.KINDS"
+    named = names_in_code((ROOT / path).read_text(encoding="utf-8"), path.startswith(DATA_LAYER))
+    assert not named, f"{path} names {named} (line, name): take them from figsite.capture.parts or figures.KINDS"
+
+
+def test_the_core_is_every_module_of_figsite_but_the_parts_and_a_part_named_in_it_is_found():
+    assert {"figsite/data/run.py", "figsite/live.py", "figsite/pipeline.py", "figsite/capture/gather.py"} <= set(CORE)
+    assert not any(path.startswith("figsite/capture/parts/") for path in CORE) and len(CORE) > 30
+    # How Run.holds named the parts before it asked the registry: each would be found.
+    assert names_in_code('OUTSIDE = ("readout", "lens", "pairs")\n', data_keys=True) == [
+        (1, "lens"), (1, "pairs"), (1, "readout")]
+    assert names_in_code('def holds(self, wants):\n    return wants.get("lens", {})\n', data_keys=True) == [
+        (2, "lens")]
+    assert names_in_code('def holds(self, asks: Asks, parts):\n    return "lens" in asks.parts\n', True) == [(2, "lens")]
+    assert names_in_code('if name == "knockouts":\n    pass\n', data_keys=False) == [(1, "knockouts")]
+    # The data layer's fields, and prose, are not names of parts.
+    assert names_in_code('def f(entry):\n    """The "lens"."""\n    return entry["lens"]\n', data_keys=True) == []
+    assert names_in_code('first = figures["heads"]\n', data_keys=False) == [(1, "heads")]
 
 
 def test_each_version_is_derived_from_its_modules_source_and_the_foundations():
@@ -73,14 +134,15 @@ def test_the_versions_are_read_without_importing_torch():
 def test_a_name_no_part_declares_is_refused_by_name():
     pytest.importorskip("torch")
     with pytest.raises(KeyError, match="'neurons'"):
-        parts.merge_extras([{"scores": [["a", 0, 0, 1]]}, {"neurons": [["a", 0]]}])
+        parts.merge([Asks(parts={"scores": [["a", 0, 0, 1]]}), Asks(parts={"neurons": [["a", 0]]})])
 
 
 def test_asks_merge_each_once_in_the_order_asked_and_a_lens_follows_every_token_asked():
     pytest.importorskip("torch")
-    merged = parts.merge_extras([
-        {"knockouts": [["a", 3, " France", None]], "lens": {"b": [" x"]}},
-        {"knockouts": [["a", 3, " France", None], ["a", 2, " Paris", 1]], "lens": {"b": [" cold", " x"], "a": []}},
+    merged = parts.merge([
+        Asks(parts={"knockouts": [["a", 3, " France", None]], "lens": {"b": [" x"]}}),
+        Asks(parts={"knockouts": [["a", 3, " France", None], ["a", 2, " Paris", 1]], "lens": {"b": [" cold", " x"],
+                                                                                              "a": []}}),
     ])
     assert merged["knockouts"] == [["a", 3, " France", None], ["a", 2, " Paris", 1]]
     assert merged["lens"] == {"a": [], "b": [" cold", " x"]}
@@ -92,9 +154,9 @@ def test_the_memory_estimate_takes_the_share_of_each_asked_part():
     from figsite.model import memory
 
     shape = memory.Shape(n_layer=12, n_head=12, d_model=768, vocab=50257, n_ctx=1024, d_inner=3072)
-    extras = parts.merge_extras([{"knockouts": [["a", 3, " France", None]]}])
-    shares = [part.memory for part in parts.asked(extras)]
-    assert [part.name for part in parts.asked(extras)] == ["knockouts"]
+    asks = Asks(parts=parts.merge([Asks(parts={"knockouts": [["a", 3, " France", None]]})]))
+    shares = [part.memory for part in parts.asked(asks)]
+    assert [part.name for part in parts.asked(asks)] == ["knockouts"]
     batch = (1 + 2 * 12 + 12) * 1024 * (3072 + 3 * 768) * memory.FLOAT  # every run through a feed-forward step
     assert memory.estimate(shape, [1024], shares) - memory.estimate(shape, [1024]) == batch - max(
         memory.ATTENTION_COPIES * 12 * 1024 * 1024 * memory.FLOAT,

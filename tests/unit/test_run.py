@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from figsite.data.asks import Asks
 from figsite.data.paths import AVERAGE_FILE, head_file
 from figsite.data.run import DATA_FORMAT, HEAD_FORMAT, LONG_DATA_FORMAT, Run, head_file_text
 
@@ -128,15 +129,45 @@ def test_shapes_comparisons_and_part_entries(run):
     assert run.part("scores", (SHORT, 1, 0, 2))["k"] == [[2.0]]  # an ask as a tuple or a list
 
 
-def test_the_run_holds_a_figure_only_once_it_holds_every_text_and_every_ask(run):
-    assert run.holds([SHORT], {"readout": [[SHORT, 2]], "lens": {SHORT: []}, "pairs": [[SHORT, OTHER]]})
-    assert run.holds([SHORT], {"scores": [[SHORT, 1, 0, 2]]})
-    assert not run.holds([SHORT], {"scores": [[SHORT, 1, 1, 2]]})
-    assert not run.holds([SHORT, "another text"], {})
-    assert not run.holds([LONG], {"lens": {LONG: []}})
-    assert not run.holds([SHORT], {"pairs": [[OTHER, SHORT]]})
-    assert not run.holds([SHORT], {"ledgers": [[SHORT, 2, " X", None]]})  # a part the run holds no entry of
-    assert not run.holds([SHORT], {"a new part": [[SHORT]]})  # any part of data/parts.json, by its name
+def test_the_run_holds_a_figure_only_once_it_holds_every_text_and_each_part_says_it_holds_its_answer(run):
+    torch = pytest.importorskip("torch")  # noqa: F841 - the registry's parts import it
+    from figsite.capture.parts import EntryPart, registered
+
+    class NewPart(EntryPart):  # a part added to the registry: the run is asked of it without a change to run.py
+        name = "a new part"
+
+    parts = (*registered(), NewPart())
+
+    def holds(texts: list, asked: dict) -> bool:
+        return run.holds(Asks(texts={text: None for text in texts}, parts=asked), parts)
+
+    assert holds([SHORT], {"readout": [[SHORT, 2]], "lens": {SHORT: []}, "pairs": [[SHORT, OTHER]]})
+    assert holds([SHORT], {"scores": [[SHORT, 1, 0, 2]]})
+    assert not holds([SHORT], {"scores": [[SHORT, 1, 1, 2]]})
+    assert not holds([SHORT, "another text"], {})
+    assert not holds([LONG], {"lens": {LONG: []}})
+    assert not holds([SHORT], {"pairs": [[OTHER, SHORT]]})
+    assert not holds([SHORT], {"ledgers": [[SHORT, 2, " X", None]]})  # a part the run holds no entry of
+    assert not holds([SHORT], {"a new part": [[SHORT]]})  # any part of data/parts.json, by its name
+    run.parts["a new part"] = [{"ask": [SHORT]}]
+    assert holds([SHORT], {"a new part": [[SHORT]]})
+
+
+def test_the_run_asks_each_asked_part_whether_it_holds_the_answer_and_no_other(run):
+    asked = []
+
+    class Part:  # what holds reads of a part of the registry: its name, and whether the run holds its answer
+        def __init__(self, name: str, answer: bool):
+            self.name, self.answer = name, answer
+
+        def answered(self, held_by, asks) -> bool:
+            asked.append((self.name, asks))
+            return held_by is run and self.answer
+
+    registry = [Part("found", True), Part("missing", False), Part("unasked", False)]
+    assert run.holds(Asks(texts={SHORT: None}, parts={"found": [1]}), registry)
+    assert not run.holds(Asks(texts={SHORT: None}, parts={"found": [2], "missing": [3]}), registry)
+    assert asked == [("found", [1]), ("found", [2]), ("missing", [3])]
 
 
 def test_the_accessors_read_a_run_written_to_files_and_read_back(run, tmp_path):

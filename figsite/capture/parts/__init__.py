@@ -1,11 +1,12 @@
 """The registry of captured parts: everything a figure can ask of the run beyond its texts' data.
 
-A kind asks for parts by name in `extras(fig)` (figures.kind.Kind): {"lens": ..., "knockouts": [...]}. Each name is
-one module of this package, named after it, that declares `PART`, a `Part`: how the figures' asks merge, what
-the text's pass must do for it, how it is computed (on the model's named hook points, figsite.capture.hooks),
-the token ids it adds to the run's vocabulary, its share of the memory estimate, and, derived from its source,
-its cache version. Adding a part is one module here and one line in NAMES; figsite.capture.gather and
-figsite.pipeline take every part from here and name none.
+A kind asks for parts by name in the `parts` of its figure's asks (figures.kind.Kind.asks, figsite.data.asks.Asks):
+{"lens": ..., "knockouts": [...]}. Each name is one module of this package, named after it, that declares `PART`, a
+`Part`: how the figures' asks merge, what the text's pass must do for it (its `PassPlan`), how it is computed (on the
+model's named hook points, figsite.capture.hooks), whether a run holds its answer, the token ids it adds to the
+run's vocabulary, its share of the memory estimate, and, derived from its source, its cache version. Adding a part is
+one module here and one line in NAMES; figsite.capture.gather, figsite.pipeline and figsite.data.run take every part
+from here and name none.
 
 This module imports no torch (the parts' modules do, when `registered()` first imports them): a cached rebuild
 reads `versions()` for the cache key without it.
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+from figsite.data.asks import Asks
 from figsite.data.format import CONSTANTS
 
 # One line per part, in the order the data hold them (data/parts.json's lists: scores, ledgers, knockouts).
@@ -38,16 +40,20 @@ NAMES = (
 
 
 @dataclass(frozen=True)
-class PassNeeds:
+class PassPlan:
     """What one text's pass must do for the parts: read out these positions of a long text (None: all of them)
-    and keep each stage's residual stream for a part that reads it again."""
+    and keep each stage's residual stream for a part that reads it again.
+
+    Not what a figure asks (that is `Asks`, in the figures' words: texts, parts and what is asked of them) but how
+    the capture goes about one text to answer it: each part turns its asks into a plan for the pass (`Part.plan`),
+    and the plans of every part are joined with `|`."""
 
     positions: frozenset | None = frozenset()
     keep_stages: bool = False
 
-    def __or__(self, other: PassNeeds) -> PassNeeds:
+    def __or__(self, other: PassPlan) -> PassPlan:
         every = self.positions is None or other.positions is None
-        return PassNeeds(None if every else self.positions | other.positions, self.keep_stages or other.keep_stages)
+        return PassPlan(None if every else self.positions | other.positions, self.keep_stages or other.keep_stages)
 
     @property
     def read(self) -> list | None:
@@ -57,17 +63,17 @@ class PassNeeds:
 
 @dataclass
 class Reading:
-    """What the parts see while the model reads the texts: the loaded model, the run so far, every part's merged
-    asks (extras) and what a part holds from one text for a later one (part name -> its own)."""
+    """What the parts see while the model reads the texts: the loaded model, the run so far, what every figure asks,
+    merged (`asked`), and what a part holds from one text for a later one (part name -> its own)."""
 
     loaded: object  # figsite.model.load.Loaded
     run: object  # figsite.data.run.Run
-    extras: dict
+    asked: Asks
     held: dict = field(default_factory=dict)
 
     def asks(self, part: Part):
         """The part's asks merged over every figure (none: its empty form)."""
-        return self.extras.get(part.name) or part.merge([])
+        return self.asked.parts.get(part.name) or part.merge([])
 
 
 class Part:
@@ -75,7 +81,7 @@ class Part:
     same name overrides what its part does. The defaults: asks are lists merged each once, nothing asked of
     the pass, nothing computed, no tokens named, no memory of its own."""
 
-    name: str = ""  # the key of figures.kind.Kind.extras that asks for it
+    name: str = ""  # its key in `Asks.parts` (figures.kind.Kind.asks)
     in_parts_file: bool = False  # its answers are the entries of data/parts.json's list `name`
 
     def merge(self, each: list):
@@ -85,9 +91,14 @@ class Part:
             merged += [list(ask) for ask in asks or [] if list(ask) not in merged]
         return merged
 
-    def needs(self, asks, text: str) -> PassNeeds:
+    def plan(self, asks, text: str) -> PassPlan:
         """What the pass over `text` must read out or keep for this part."""
-        return PassNeeds()
+        return PassPlan()
+
+    def answered(self, run, asks) -> bool:
+        """Whether `run` (figsite.data.run.Run) holds this part's answer to `asks` (one figure's, or merged). The
+        default: the part needs nothing beyond the texts' data (which Run.holds checks)."""
+        return True
 
     def answer(self, reading: Reading, text: str, capture) -> Iterator[None]:
         """Computes what the part is asked of `text` into reading.run, once its pass is done (capture: its
@@ -135,6 +146,9 @@ class EntryPart(Part):
         return {token_id for entry in run.parts.get(self.name, []) if entry["ask"][0] == text
                 for token_id in self.entry_mentions(entry)}
 
+    def answered(self, run, asks) -> bool:
+        return all(any(entry["ask"] == list(ask) for entry in run.parts.get(self.name, [])) for ask in asks)
+
     def finish(self, run, asks) -> None:
         if self.name in run.parts:
             entries = run.parts[self.name]
@@ -153,18 +167,18 @@ def registered() -> tuple:
     return parts
 
 
-def merge_extras(wants: list[dict]) -> dict:
-    """Each figure's extras (figures.kind.Kind.extras) merged into the run's, part by part. A name no part
-    declares is refused: it would be asked and never computed."""
-    unknown = sorted({name for asked in wants for name in asked} - set(NAMES))
+def merge(each: list[Asks]) -> dict:
+    """What each figure asks of the parts (`Asks.parts`, figures.kind.Kind.asks) merged into the run's `parts`, part
+    by part. A name no part declares is refused: it would be asked and never computed."""
+    unknown = sorted({name for asks in each for name in asks.parts} - set(NAMES))
     if unknown:
         raise KeyError(f"no captured part {unknown[0]!r}; declared: {', '.join(NAMES)} (figsite/capture/parts)")
-    return {part.name: part.merge([asked.get(part.name) for asked in wants]) for part in registered()}
+    return {part.name: part.merge([asks.parts.get(part.name) for asks in each]) for part in registered()}
 
 
-def asked(extras: dict) -> list:
-    """The parts the merged extras ask anything of."""
-    return [part for part in registered() if extras.get(part.name)]
+def asked(asks: Asks) -> list:
+    """The parts `asks` (merged) asks anything of."""
+    return [part for part in registered() if asks.parts.get(part.name)]
 
 
 # ---------------------------------------------------------------------------------------------- versions

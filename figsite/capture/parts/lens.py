@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy  # counts along the vocabulary; torch hands its tensors over without a copy
 import torch
 
-from figsite.capture.parts import Part, PassNeeds, Reading
+from figsite.capture.parts import Part, PassPlan, Reading
 from figsite.capture.readout import log_softmax_total, scores_of
 from figsite.data.format import probability
 from figsite.model.gpt2 import GPT2LMHeadModel
@@ -32,8 +32,8 @@ class Lens(Part):
                 merged[text] = sorted(set(merged.get(text, [])) | set(followed))
         return dict(sorted(merged.items()))
 
-    def needs(self, followed: dict, text: str) -> PassNeeds:
-        return PassNeeds(positions=None, keep_stages=True) if text in followed else PassNeeds()
+    def plan(self, followed: dict, text: str) -> PassPlan:
+        return PassPlan(positions=None, keep_stages=True) if text in followed else PassPlan()
 
     def answer(self, reading: Reading, text: str, capture):
         followed = reading.asks(self)
@@ -44,6 +44,9 @@ class Lens(Part):
         ids += [token_ids(loaded, token)[0] for token in followed[text]]
         reading.run.lens[text] = lens(loaded.model, capture.stages, data["readout"], ids)
         yield
+
+    def answered(self, run, followed: dict) -> bool:
+        return all(text in run.lens for text in followed)
 
     def mentions(self, run, text: str) -> set:
         return set(run.lens.get(text, {}).get("tokens", []))

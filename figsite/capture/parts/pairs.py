@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import torch
 
-from figsite.capture.parts import Part, PassNeeds, Reading
+from figsite.capture.parts import Part, PassPlan, Reading
 from figsite.data.format import comparison
 
 
 class Pairs(Part):
     name = "pairs"
 
-    def needs(self, pairs: list, text: str) -> PassNeeds:
-        return PassNeeds(keep_stages=any(text in pair for pair in pairs))
+    def plan(self, pairs: list, text: str) -> PassPlan:
+        return PassPlan(keep_stages=any(text in pair for pair in pairs))
 
     def answer(self, reading: Reading, text: str, capture):
         pairs = [tuple(pair) for pair in reading.asks(self)]
@@ -30,6 +30,9 @@ class Pairs(Part):
         run.comparisons += [compare(a, b, residuals[a], residuals[b], _ids(run, a), _ids(run, b)) for a, b in pairs
                             if text in (a, b) and a in residuals and b in residuals]
         yield
+
+    def answered(self, run, pairs: list) -> bool:
+        return all(any(c["texts"] == list(pair) for c in run.comparisons) for pair in pairs)
 
     def finish(self, run, pairs: list) -> None:
         run.comparisons = [next(c for c in run.comparisons if c["texts"] == list(pair)) for pair in pairs]

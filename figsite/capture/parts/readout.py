@@ -7,14 +7,14 @@ times the model's own unembedding, so it is read out only where a figure asks.
 
 from __future__ import annotations
 
-from figsite.capture.parts import Part, PassNeeds
+from figsite.capture.parts import Part, PassPlan
 
 
 class Readout(Part):
     name = "readout"
 
-    def needs(self, asks, text: str) -> PassNeeds:
-        return PassNeeds(positions=frozenset(position for read, position in asks if read == text))
+    def plan(self, asks, text: str) -> PassPlan:
+        return PassPlan(positions=frozenset(position for read, position in asks if read == text))
 
 
 PART = Readout()
