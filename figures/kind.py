@@ -141,11 +141,12 @@ class Kind:
 
 
 class PartKind(Kind):
-    """A kind that reads one part of data/parts.json, computed for it by the capture: the scores, ledger and
-    knockout figures. It names the part (PART, the name of a captured part) and says what it asks of it (`ask`); the
-    run then holds one entry that answers that ask, the plain dict the part's capture computed, which `entry` reads."""
+    """A kind that reads one part of data/parts.json, computed for it by the capture: the scores, ledger,
+    knockout, patching and head-roles figures. It names the part (PART, the name of a captured part) and says what it
+    asks of it (`ask`); the run then holds one entry that answers that ask, the plain dict the part's capture
+    computed, which `entry` reads."""
 
-    PART: str = ""  # "scores", "ledgers" or "knockouts"
+    PART: str = ""  # "scores", "ledgers", "knockouts", "patchings" or "roles"
     DATA_FILES = (paths.PARTS,)
 
     def ask(self, fig: Figure) -> list:

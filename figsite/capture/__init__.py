@@ -4,7 +4,7 @@
     text_pass.py  the pass over one text: attention, read-out of every stage, shapes
     readout.py    the read-out: final layer norm and unembedding, top tokens' probabilities
     gather.py     the run over every text, and every part the figures ask of each
-    parts/        the registry of captured parts (readout, lens, pairs, scores, ledgers, knockouts, patchings)
+    parts/        the registry of captured parts (readout, lens, pairs, scores, ledgers, knockouts, patchings, roles)
     api.py        the entry points the pipeline calls once the model must run
 
 Importing this package imports no torch; its modules do (figsite.capture.parts's registry aside).

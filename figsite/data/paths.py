@@ -23,7 +23,7 @@ LIVE_MODEL = f"{LIVE}/model"  # the model exported to ONNX, its weights in files
 LIVE_SCRIPT = f"{LIVE}/live.js"
 
 RUN_RECORD = "run.json"  # under data/
-PARTS = "parts.json"  # under data/: what the scores, ledger and knockout figures read
+PARTS = "parts.json"  # under data/: what the scores, ledger, knockout, patching and head-roles figures read
 AVERAGE_FILE = "average.js"  # under a long text's data folder: the mean over every head
 
 

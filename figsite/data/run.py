@@ -191,7 +191,7 @@ class Run:
 
     def part(self, name: str, ask: list) -> dict:
         """The entry of data/parts.json that answers a figure's ask (figures.kind.PartKind): name is the part
-        ("scores", "ledgers", "knockouts"), the entry the plain dict its part's capture computed."""
+        ("scores", "ledgers", "knockouts", "patchings", "roles"), the entry the plain dict its part's capture computed."""
         return next(entry for entry in self.parts[name] if entry["ask"] == list(ask))
 
     def holds(self, asks: Asks, parts) -> bool:

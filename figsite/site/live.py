@@ -27,7 +27,10 @@ class LivePage:
 
     model_folder: Path  # holds the manifest's files
     manifest: dict  # figsite.capture.live_export.export's
-    figures: list  # [{"key", "title", "caption", "guide", "spec"}]: the charts it draws, specs in Vega-Lite
+    # [{"key", "title", "caption", "narrow": bool}]: the charts it draws (figures.live.LIVE_FIGURES), their Vega
+    # compiled under "live-" + key in the pages' charts (and "live-narrow-" + key where "narrow"); their guides are
+    # written in templates/live.html (figsite.live.gather_live)
+    figures: list
     defaults: dict  # the text it opens on, the target, the views of figure (l)...: the config's
     charts: dict = field(default_factory=dict)  # key -> [Vega, dark changes], filled in when written
 

@@ -16,9 +16,12 @@ from pathlib import Path
 
 import pytest
 
+from conftest import built
+
 from .browsing import SHARED, Browser, Opener, Visit
 
 FOLDER = Path(__file__).resolve().parent
+EVERY_KIND = FOLDER.parent / "every_kind.toml"
 
 
 def in_this_folder(item) -> bool:
@@ -70,3 +73,9 @@ def open_once(browser, random_site):
 
     yield _open
     opener.close()
+
+
+@pytest.fixture(scope="session")
+def every_kind_site(small_model_dir, tmp_path_factory) -> Path:
+    """tests/every_kind.toml (a figure of every registered kind) built once over the small model (3 layers, 4 heads)."""
+    return built(small_model_dir, EVERY_KIND.read_text(encoding="utf-8"), tmp_path_factory.mktemp("every-kind"))

@@ -3,7 +3,9 @@ point of (i) its layer, a lens cell its stage and position, a ledger bar opens i
 part (a click anywhere in its column, however thin the bar), a patching square puts its piece back, a head-roles
 square picks its head. Each click changes the chart and the address, and each has a keyboard equivalent: the param it sets has an
 input of its own. Pages of conftest's random_site (the chapter built with --model random), clicked in Chromium
-where a reader would click: on the mark as it is drawn."""
+where a reader would click: on the mark as it is drawn. And, for every registered kind (figures.KINDS, its figure
+in tests/every_kind.toml) rather than a list of them, a chart with marks a click chooses from declares its clicks,
+and a click on one of its marks changes the chart and the address."""
 
 from __future__ import annotations
 
@@ -265,3 +267,97 @@ def test_a_click_anywhere_on_figure_is_first_point_picks_stage_0_whose_column_is
         wait_for_signal(page, "i", "stage", 0, f"after a click at {x - left:.0f} px from the left edge of the point of stage 0")
     assert address(page).get("stage") == "0"
     visit.assert_clean()
+
+
+# What a click on chart <id> can choose: for each mark the pointer over it shows a hand for (its item's cursor) and
+# whose datum carries a field of the chart's clicks (figures.js's el.picks), the value each param would take, as the
+# param's input allows it (its menu's option, its slider's number). The first such mark (from the middle of the
+# drawing's order) that a click changes something with and that the pointer at its middle reaches: its middle
+# (scrolled into view) and the values the params must take, else null. Also: the pick fields the spec computes.
+A_CLICK = """(id) => {
+  const chart = document.getElementById(id), view = chart.vegaView, picks = chart.picks || [];
+  const spec = JSON.parse(document.getElementById(id.replace(/^chart-/, 'spec-')).textContent);
+  const computed = [...JSON.stringify(spec).matchAll(/"as":"(pick_\\w+)"/g)].map(m => m[1]);
+  const bound = name => (spec.signals || []).find(s => s.name === name && s.bind);
+  const allowed = (name, value) => { const signal = bound(name); if (!signal) return undefined;
+    if (signal.bind.options) return signal.bind.options.find(o => String(o) === String(value));
+    const n = Number(value);
+    return n >= signal.bind.min && n <= signal.bind.max ? n : undefined; };
+  const choice = el => { const d = el && el.__data__ && el.__data__.datum;
+    return d ? picks.map(p => String(d[p.field])).join(' ') : null; };
+  const hands = [...chart.querySelectorAll('svg.marks path, svg.marks text')].filter(el => el.__data__
+    && el.__data__.cursor === 'pointer');
+  const marks = hands.filter(el => el.__data__.datum && picks.some(p => el.__data__.datum[p.field] != null));
+  const pointers = hands.length;
+  const order = marks.slice(Math.floor(marks.length / 2)).concat(marks.slice(0, Math.floor(marks.length / 2)));
+  for (const el of order) {
+    const wanted = {};
+    for (const p of picks) {
+      const value = el.__data__.datum[p.field];
+      if (value == null) continue;
+      const ok = allowed(p.param, value);
+      if (ok === undefined) { wanted[p.param] = undefined; break; }
+      wanted[p.param] = ok;
+    }
+    const same = Object.keys(wanted).every(k => view.signal(k) === wanted[k]);
+    if (Object.values(wanted).includes(undefined) || same) continue;
+    el.scrollIntoView({block: 'center', inline: 'center'});
+    const box = el.getBoundingClientRect(), x = box.left + box.width / 2, y = box.top + box.height / 2;
+    if (box.width <= 0 || box.height <= 0 || choice(document.elementFromPoint(x, y)) !== choice(el)) continue;
+    return {computed, pointers, declared: picks.map(p => p.field), x, y, wanted: Object.entries(wanted).map(
+      ([param, value]) => [param, value, String(value)])};
+  }
+  return {computed, pointers, declared: picks.map(p => p.field), x: null};
+}"""
+
+
+def every_kinds_figure() -> list[tuple[str, str]]:
+    """(kind, label of its figure in tests/every_kind.toml) for every registered kind (figures.KINDS)."""
+    import tomllib
+
+    from figures import KINDS
+
+    from .conftest import EVERY_KIND
+
+    labels = {f["kind"]: f["label"] for f in tomllib.loads(EVERY_KIND.read_text(encoding="utf-8"))["figure"]}
+    return [(kind, labels[kind]) for kind in KINDS]
+
+
+def test_every_kind_whose_chart_has_marks_a_click_chooses_from_changes_its_chart_and_address_on_a_click(
+        browser, every_kind_site):
+    """For every registered kind, not a list of them: its page in tests/every_kind.toml's site. A chart whose spec
+    computes a pick_ field, or whose marks show the pointer's hand, declares the clicks that read them; and a click,
+    with the mouse where a reader would click, on one of its marks sets each param the mark picks, the address
+    following. A kind that draws clickable marks whose click does nothing fails here."""
+    from playwright.sync_api import TimeoutError
+
+    from .browsing import Opener
+
+    pages, clickable, failures = Opener(browser, every_kind_site), [], {}
+    for kind, label in every_kinds_figure():
+        visit = pages.open(f"figure-{label}.html")
+        page = visit.page
+        seen = page.evaluate(A_CLICK, f"chart-{label}")
+        if not (seen["computed"] or seen["pointers"] or seen["declared"]):
+            pages.done(visit)
+            continue
+        clickable.append(kind)
+        assert set(seen["computed"]) <= set(seen["declared"]), f"{kind}: computes {seen['computed']} but its " \
+                                                               f"clicks read {seen['declared']}"
+        assert seen["declared"], f"{kind} ({label}): {seen['pointers']} marks show the pointer's hand, no clicks"
+        assert seen["x"] is not None, f"{kind} ({label}): no mark a click would change it with"
+        before = chart_svg(page, label)
+        page.mouse.move(seen["x"], seen["y"])
+        page.mouse.click(seen["x"], seen["y"])
+        try:
+            for param, value, said in seen["wanted"]:
+                wait_for_signal(page, label, param, value, f"({kind}) after a click on a mark that picks {param}")
+                assert address(page).get(param) == said, f"{kind}: the address says {address(page)}, not {param}={said}"
+            wait_for_svg_change(page, label, before)
+        except (AssertionError, TimeoutError) as failed:
+            failures[kind] = str(failed).splitlines()[0]
+        visit.assert_clean()
+        pages.done(visit)
+    pages.close()
+    assert failures == {}, failures
+    assert len(clickable) >= 2, clickable  # the attention and read-out kinds at least: the check sees clicks at all

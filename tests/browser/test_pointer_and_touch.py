@@ -10,20 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import built
-
 from .browsing import Opener
 
-EVERY_KIND = Path(__file__).resolve().parents[1] / "every_kind.toml"
 PHONE = {"viewport": {"width": 360, "height": 800}, "has_touch": True, "is_mobile": True}
 DESKTOP = {"viewport": {"width": 1280, "height": 900}}
 TAP, POINTER = 24, 8  # px: the least hit area on a touch screen (WCAG 2.2, 2.5.8), and with a mouse
 TAPPED_GRIDS = ("grid", "habits", "put-back")  # all-heads, head-roles, patching: their guides say to tap a square
-
-
-@pytest.fixture(scope="module")
-def every_kind_site(small_model_dir, tmp_path_factory) -> Path:
-    return built(small_model_dir, EVERY_KIND.read_text(encoding="utf-8"), tmp_path_factory.mktemp("every-kind"))
 
 
 @pytest.fixture

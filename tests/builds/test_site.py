@@ -5,11 +5,16 @@ from __future__ import annotations
 import html
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 
-from conftest import CONFIG_FIGURES, reserved_heights
+from conftest import CONFIG_FIGURES, built, reserved_heights
+
+from .site_loads import files_read, network_loads
+
+EVERY_KIND = Path(__file__).resolve().parents[1] / "every_kind.toml"
 PAGES = ["index.html"] + [f"figure-{figure['label']}.html" for figure in CONFIG_FIGURES]
 TEXTS = {text for figure in CONFIG_FIGURES
          for text in figure.get("texts", [figure.get("text"), figure.get("clean"), figure.get("corrupted")]) if text}
@@ -38,12 +43,75 @@ def test_every_page_the_config_names_is_written(random_site):
     assert len([name for name in written if name.startswith("text-")]) == sum(n >= 2 for n in readers.values())
 
 
-def test_no_page_loads_anything_from_the_network(pages):
-    for name, html in pages.items():
-        for url in re.findall(r'(?:src|href)="([^"]*)"', html):
-            assert not re.match(r"(?i)^(https?:)?//", url), f"{name} loads {url}"
-            assert not url.startswith("/"), f"{name} uses the absolute path {url}"
-        assert "@import" not in html and "fonts.googleapis" not in html
+@pytest.fixture(scope="module")
+def every_kind_live_site(small_model_dir, tmp_path_factory) -> Path:
+    """tests/every_kind.toml (every registered kind) built over the small model with the live page (`--live`):
+    its live.html, its scripts and the model's runtime are files of the site too."""
+    from figsite.site import live_assets
+
+    missing = live_assets.problems()
+    if missing:
+        pytest.skip(f"the live page's libraries are not installed ({'; '.join(missing)}): run ./setup.sh --live")
+    return built(small_model_dir, EVERY_KIND.read_text(encoding="utf-8"), tmp_path_factory.mktemp("offline"), "--live")
+
+
+@pytest.mark.parametrize("which", ["the chapter", "every kind, with the live page", "the author's [site] table"])
+def test_no_page_loads_anything_from_the_network(request, which):
+    """Every file of the site a browser reads (every page: index, figures, texts, about, embeds, live.html; the
+    CSS; every script and SVG drawing) loads nothing from the network nor from an absolute path: the site is
+    read offline from disk (file://) and under any sub-path. What counts as a load, and what does not (a link the
+    reader follows, an XML namespace, a canonical address): tests/builds/site_loads.py's docstring."""
+    site = request.getfixturevalue({"the chapter": "random_site", "every kind, with the live page":
+                                    "every_kind_live_site", "the author's [site] table": "site_table_build"}[which])
+    read = files_read(site)
+    assert read.get(".html", 0) >= 4 and read.get(".css") and read.get(".js") and read.get(".svg"), read
+    if which.endswith("live page"):
+        assert (site / "live.html").is_file() and read.get(".mjs"), read
+    assert network_loads(site) == {}
+    for page in site.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        for url in re.findall(r'(?:src|href)="([^"]*)"', text):
+            assert not url.startswith("/"), f"{page.name} uses the absolute path {url}"
+        assert "@import" not in text and "fonts.googleapis" not in text
+
+
+def test_the_network_check_finds_a_load_written_in_any_of_the_ways_a_browser_reads(random_site, tmp_path):
+    """A copy of the chapter's site, given one remote load at a time in each way site_loads reads, is caught each
+    time; the addresses that load nothing (a link, a namespace, a canonical address, a spec's schema) are not."""
+    site = tmp_path / "site"
+    shutil.copytree(random_site, site)
+    assert network_loads(site) == {}
+    index = (site / "index.html").read_text(encoding="utf-8")
+    harmless = ('<a href="https://example.org/book">the book</a><link rel="canonical" href="https://example.org/">'
+                '<meta property="og:image" content="https://example.org/a.png">'
+                '<script type="application/json">{"$schema": "https://vega.github.io/schema/vega/v6.json"}</script>'
+                '<svg xmlns="http://www.w3.org/2000/svg"></svg>')
+    (site / "index.html").write_text(index.replace("</body>", harmless + "</body>"), encoding="utf-8")
+    assert network_loads(site) == {}
+    remote = "https://cdn.example.com/x"
+    pages = {"index.html": ['<script src="{}"></script>', '<img srcset="a.png 1x, {} 2x">',
+                            '<link rel="preload" href="{}" as="script">', '<link rel="icon" href="{}">',
+                            '<link rel="manifest" href="{}">', '<meta http-equiv="refresh" content="0; url={}">',
+                            '<div style="background: url({})"></div>', '<style>@import "{}";</style>',
+                            '<script>fetch("{}")</script>', '<script>new Worker(\'{}\')</script>',
+                            '<iframe src="{}"></iframe>', '<img src="//cdn.example.com/y">'],
+             "assets/site.css": ["body {{ background: url('{}') }}", '@import url("{}");'],
+             "assets/figures.js": ['import("{}");', 'importScripts("{}");', 'x.open("GET", "{}");',
+                                   'el.src = "{}";', 'el.setAttribute("href", "{}");',
+                                   'root.innerHTML = \'<img src="{}">\';', 'import {{ a }} from "{}";'],
+             }
+    svg = next(p.relative_to(site).as_posix() for p in (site / "img").glob("*.svg"))
+    pages[svg] = ['<image href="{}"/>', '<image xlink:href="{}"/>']
+    clean = {name: (site / name).read_text(encoding="utf-8") for name in pages}
+    for name, ways in pages.items():
+        for way in ways:
+            text = clean[name]
+            added = way.format(remote)
+            at = text.rindex("</svg>") if name.endswith(".svg") else text.rindex("</body>") if name.endswith(
+                ".html") else len(text)
+            (site / name).write_text(text[:at] + added + text[at:], encoding="utf-8")
+            assert name in network_loads(site), f"{name}: {added} is not seen"
+            (site / name).write_text(clean[name], encoding="utf-8")
 
 
 def test_every_local_link_and_script_points_to_a_file_in_the_site(random_site, pages):

@@ -119,3 +119,16 @@ def test_the_option_table_has_a_row_for_each_option_of_build_py_and_names_no_oth
     for row in rows:
         assert row, "a row of the option table names no option in its first cell"
         assert row <= real, f"the README's option table names options build.py lacks: {sorted(row - real)}"
+
+
+def test_the_readme_counts_the_unit_tests_and_the_modules_as_they_are():
+    """The layout's line on tests/unit/ counts its files and the modules of figsite/ and figures/ (no __init__.py),
+    and the files named after a module are as many as it says: a module or a test added makes it say so."""
+    root = Path(__file__).resolve().parents[2]
+    said = re.search(r"`unit/` \((\d+) files for the (\d+) modules of `figsite/` and `figures/`:\s+(\d+) named after",
+                     README)
+    assert said, "the README's layout no longer counts tests/unit/'s files"
+    tests = sorted(path.stem[len("test_"):] for path in (root / "tests" / "unit").glob("test_*.py"))
+    modules = [path.stem for package in ("figsite", "figures") for path in (root / package).rglob("*.py")
+               if path.name != "__init__.py"]
+    assert [int(n) for n in said.groups()] == [len(tests), len(modules), len(set(tests) & set(modules))]

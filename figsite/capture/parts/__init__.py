@@ -26,7 +26,8 @@ from typing import Iterator
 from figsite.data.asks import Asks
 from figsite.data.format import CONSTANTS
 
-# One line per part, in the order the data hold them (data/parts.json's lists: scores, ledgers, knockouts).
+# One line per part, in the order the data hold them (data/parts.json's lists: scores, ledgers, knockouts,
+# patchings, roles).
 NAMES = (
     "readout",  # the positions a long text is read out at
     "lens",  # the read-out of every stage and position, for the tokens a lens figure follows
