@@ -20,7 +20,7 @@ LIVE_SCRIPT = "templates/live/live.js"  # the page's own script, copied beside t
 COVERED_KINDS = ("attention", "heads", "readout", "lens")
 
 
-@dataclass
+@dataclass(frozen=True)
 class LivePage:
     """Everything live.html needs, gathered before anything is written."""
 
@@ -28,7 +28,7 @@ class LivePage:
     manifest: dict  # figsite.capture.live_export.export's
     figures: list  # [{"key", "title", "caption", "guide", "spec"}]: the charts it draws, specs in Vega-Lite
     defaults: dict  # the text it opens on, the target, the views of figure (l)...: the config's
-    charts: dict = field(default_factory=dict)  # key -> [Vega, dark changes], filled in when written
+    charts: dict = field(default_factory=dict)  # key -> [Vega, dark changes]: given when written (writers.Live)
 
     @property
     def model_bytes(self) -> int:
