@@ -69,7 +69,7 @@ class Command(click.Command):
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @click.option("--verbose", "-v", is_flag=True, help="Say what each phase does and how long it takes.")
 @click.option("--watch", is_flag=True,
-              help="After the build, build again whenever the config, a template or a static file changes.")
+              help="After the build, build again whenever the config, a template, a static file or the code changes.")
 @click.option("--serve", "port", type=click.IntRange(0, 65535), is_flag=False, flag_value=8000, default=None,
               metavar="[PORT]", help="Watch, and serve the site on localhost at PORT (8000; 0: any free port), "
                                      "reloading open pages after each rebuild.")

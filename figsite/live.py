@@ -29,10 +29,11 @@ class LiveModel:
     manifest: dict
 
 
-def live_model(settings, scratch: Path, progress) -> LiveModel:
+def live_model(settings, scratch: Path, progress, loaded=None) -> LiveModel:
     """The model exported for the live page: from the cache where it holds this model's export by this code, else
-    exported now into `scratch` (and kept in the cache). The model loads for it even where the run came from the
-    cache; a rebuild with the export cached loads nothing. `settings`, `progress`: figsite.pipeline's."""
+    exported now into `scratch` (and kept in the cache). The export reads `loaded`, the model the run loaded
+    (capture.Loaded), where the model ran; where the run came from the cache, the model loads for it (once); a
+    rebuild with the export cached loads nothing. `settings`, `progress`: figsite.pipeline's."""
     identity = cache.model_identity(settings.model, settings.revision, settings.seed) \
         if settings.cache_dir is not None else None
     parts = ["live-model", 1, identity, _live_code(), LIVE_TOKENS, _version("torch"), _version("onnx")]
@@ -48,7 +49,8 @@ def live_model(settings, scratch: Path, progress) -> LiveModel:
         from figsite.capture import api as capture
         from figsite.capture import live_export
 
-        loaded = capture.load(settings.model, settings.revision, settings.seed, "cpu")
+        if loaded is None:
+            loaded = capture.load(settings.model, settings.revision, settings.seed, "cpu")
         try:
             manifest = live_export.export(loaded, scratch, LIVE_TOKENS)
         except ImportError as exc:  # onnx or onnxscript not installed, or a torch without the exporter's scan

@@ -29,7 +29,8 @@ from figsite.site.drawing import Drawer, DrawingError
 from figsite.live import gather_live, live_model
 from figsite.site import live_assets
 from figsite.site.output import output_lock
-from figsite.site.render import CHART_THEMES, Page, write_site
+from figsite.site.render import CHART_THEMES, Page
+from figsite.site.writers import Site, write_site
 from figsite.data.run import Run
 from figsite.data.shared_names import ATTENTION_META
 from figures import KINDS
@@ -107,16 +108,17 @@ def build_site(settings: Settings, progress: Progress | None = None) -> Run:
         bundle = kept_or_asked(cache_dir, ["vega-bundle", *TOOL_VERSIONS], ["js"], drawer.bundle,
                                "the Vega bundle")
         pages = Pages(drawer, cache_dir)
-        run, figures, run_key = cached_run(settings, figures, asks, progress, on_miss=drawer.warm_up,
-                                           on_step=pages.gather_ready)
+        run, figures, run_key, loaded = cached_run(settings, figures, asks, progress, on_miss=drawer.warm_up,
+                                                   on_step=pages.gather_ready)
         with progress.phase("figures"):
             pages.gather_ready(run, figures, run_key, complete=True)
         live = None
-        if settings.live:
-            live = gather_live(live_model(settings, Path(scratch), progress), figures, pages)
+        if settings.live:  # the model the run loaded, if it ran: the export loads none of its own
+            live = gather_live(live_model(settings, Path(scratch), progress, loaded), figures, pages)
+        del loaded  # freed before the site is written
         with progress.phase("writing"):
-            write_site(settings.out, run, pages.in_order(figures), lambda: bundle()[0], pages.drawings, pages.charts,
-                       pages.narrow, site, live)
+            write_site(settings.out, Site(run, pages.in_order(figures), lambda: bundle()[0], pages.drawings,
+                                          pages.charts, pages.narrow, site, live))
     return run
 
 
@@ -192,11 +194,12 @@ def resolve(figures: list[Figure], tokens: dict, model: dict) -> list[Figure]:
 
 
 def cached_run(settings: Settings, figures: list[Figure], asks: Asks, progress: Progress,
-               on_miss=lambda: None, on_step=lambda run, figures, run_key: None) -> tuple[Run, list[Figure], str | None]:
+               on_miss=lambda: None, on_step=lambda run, figures, run_key: None):
     """The run from the cache where the model and the texts are the same as before; else the model runs
     (and `on_miss` is called first, and `on_step` with the run so far after each text it reads).
 
-    Returns the run, the figures resolved against it, and the run's cache key (None where it can't be cached).
+    Returns the run, the figures resolved against it, the run's cache key (None where it can't be cached), and the
+    model where it was loaded for the run (capture.Loaded; None for a run from the cache).
     """
     entry = None
     if settings.cache_dir is not None:
@@ -207,13 +210,13 @@ def cached_run(settings: Settings, figures: list[Figure], asks: Asks, progress: 
         if hit is not None:
             run, tokens = hit
             progress.log(f"cache: using the stored run {entry[:12]} (--rerun runs the model again)")
-            return run, resolve(figures, tokens, run.model), entry
+            return run, resolve(figures, tokens, run.model), entry, None
     on_miss()
-    run, figures, tokens = fresh_run(settings, figures, asks, progress,
-                                     on_step=lambda run, figures: on_step(run, figures, entry))
+    run, figures, tokens, loaded = fresh_run(settings, figures, asks, progress,
+                                             on_step=lambda run, figures: on_step(run, figures, entry))
     if entry is not None:
         cache.store(settings.cache_dir, entry, run, tokens)
-    return run, figures, entry
+    return run, figures, entry, loaded
 
 
 def fresh_run(settings: Settings, figures: list[Figure], asks: Asks, progress: Progress,
@@ -221,7 +224,8 @@ def fresh_run(settings: Settings, figures: list[Figure], asks: Asks, progress: P
     """Loads the model, checks the figures against it, and runs it once per distinct text, calling
     `on_step(run so far, resolved figures)` after each.
 
-    Returns the run, the resolved figures, and the tokens of every string the figures named (for the cache)."""
+    Returns the run, the resolved figures, the tokens of every string the figures named (for the cache), and the
+    model (capture.Loaded: a --live build exports it for the live page without loading it again)."""
     with progress.phase("imports"):
         from figsite.capture import api as capture  # torch loads only when the model must run
     with progress.phase("model load"):
@@ -230,12 +234,12 @@ def fresh_run(settings: Settings, figures: list[Figure], asks: Asks, progress: P
         threading.Thread(target=_preload, args=("altair",), daemon=True).start()
         checks = BeforeWeights(settings.model, asks, figures)
         loaded = capture.load(settings.model, settings.revision, settings.seed, settings.device, before_weights=checks)
-    figures = resolve(figures, checks.tokens, loaded.info)
+    figures = checks.resolved  # once, before the weights loaded: the figures' checks read the model's size only
     with progress.phase("run"):
         run = capture.capture_run(loaded, with_parts(asks, figures),
                                   lambda texts: progress.items(texts, "reading the texts"),
                                   on_step=lambda run: on_step(run, figures))
-    return run, figures, checks.tokens
+    return run, figures, checks.tokens, loaded
 
 
 class BeforeWeights:
@@ -246,13 +250,15 @@ class BeforeWeights:
     def __init__(self, name: str, asks: Asks, figures: list[Figure]):
         self.name, self.asks, self.figures = name, asks, figures
         self.tokens = None  # string -> its tokens' texts, once called
+        self.resolved = None  # the figures checked against the tokens and the model's size, once called
 
     def __call__(self, config, tokenizer) -> None:
         from figsite.capture import api as capture
 
         # The same tokens the cache keeps: a kind that forgot to declare a string fails here, cold, not on a rebuild.
         self.tokens = capture.tokenized(tokenizer, self.asks.strings)
-        asks = with_parts(self.asks, resolve(self.figures, self.tokens, capture.model_info(config)))
+        self.resolved = resolve(self.figures, self.tokens, capture.model_info(config))
+        asks = with_parts(self.asks, self.resolved)
         lengths = {text: len(tokenizer(text)["input_ids"]) for text in asks.texts}
         memory.check(self.name, memory.Shape.of(config), lengths, [part.memory for part in asked(asks)])
 

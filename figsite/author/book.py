@@ -121,7 +121,7 @@ def check_book(settings, book: Path, progress) -> int:
                              {fig.number: fig.label for fig in figures if fig.number is not None})
     if settings.revision is not None and (settings.model == "random" or Path(settings.model).expanduser().is_dir()):
         raise BuildError(f"--revision: {settings.model} has no revisions; allowed: --revision with a hub id only")
-    run, figures, _ = cached_run(settings, figures, gather_asks(figures), progress)
+    run, figures, *_ = cached_run(settings, figures, gather_asks(figures), progress)
     by_label = {fig.label: fig for fig in figures}
     printed = {label: figure_lines(KINDS[by_label[label].kind].text_figure(by_label[label], run))
                for label in dict.fromkeys(fig.label for fig in ours)}

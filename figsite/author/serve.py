@@ -65,9 +65,9 @@ class LiveState:
     """What the served pages poll: the number of the last good build, and the error of the last rebuild if it
     failed (None once a rebuild succeeds)."""
 
-    def __init__(self):
+    def __init__(self, build: int = 0):
         self._lock = threading.Lock()
-        self.build, self.error = 0, None
+        self.build, self.error = build, None  # build: where a restart of the watch carries it on (watch.py)
 
     def built(self) -> None:
         with self._lock:
@@ -179,8 +179,12 @@ class Server:
         self.thread = threading.Thread(target=self.httpd.serve_forever, name="serve", daemon=True)
 
     @property
+    def port(self) -> int:
+        return self.httpd.server_address[1]
+
+    @property
     def url(self) -> str:
-        return f"http://{HOST}:{self.httpd.server_address[1]}/"
+        return f"http://{HOST}:{self.port}/"
 
     def __enter__(self) -> "Server":
         self.thread.start()

@@ -21,7 +21,7 @@ LIVE_SCRIPT = "templates/live/live.js"  # the page's own script, bundled from te
 COVERED_KINDS = ("attention", "heads", "readout", "lens")
 
 
-@dataclass
+@dataclass(frozen=True)
 class LivePage:
     """Everything live.html needs, gathered before anything is written."""
 
@@ -32,7 +32,7 @@ class LivePage:
     # written in templates/live.html (figsite.live.gather_live)
     figures: list
     defaults: dict  # the text it opens on, the target, the views of figure (l)...: the config's
-    charts: dict = field(default_factory=dict)  # key -> [Vega, dark changes], filled in when written
+    charts: dict = field(default_factory=dict)  # key -> [Vega, dark changes]: given when written (writers.Live)
 
     @property
     def model_bytes(self) -> int:

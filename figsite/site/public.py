@@ -3,7 +3,8 @@ absolute address, the tags of a link preview (the canonical link, og:url, og:tit
 a QR code per figure that opens its page, and each figure's address under its printed figure in figures.txt.
 
 Without a base_url the site holds none of these: every link in it stays relative, and no page names an address
-that would be a guess. All but write_qr_codes are pure; the site code (render.py) calls that one as it writes.
+that would be a guess. All but write_qr_codes are pure; the site's writers (writers.py) call that one as they
+write.
 """
 
 from __future__ import annotations
@@ -61,11 +62,9 @@ def shortened(text: str, limit: int = DESCRIPTION_LENGTH) -> str:
     return flat[:limit].rsplit(" ", 1)[0].rstrip(",;:.") + "…"
 
 
-def fill_addresses(site: SiteInfo, pages: list) -> None:
-    """Gives each figure's page (render.Page) its public address and its QR code, or None for both."""
-    for page in pages:
-        page.address = address(site, page.file)
-        page.qr = None if page.address is None else QrCode(paths.qr_image(page.label), qr_size_mm(page.address))
+def qr_code(label: str, address: str | None) -> QrCode | None:
+    """The QR code of the figure `label`, whose page has the public address `address`; None without an address."""
+    return None if address is None else QrCode(paths.qr_image(label), qr_size_mm(address))
 
 
 def write_qr_codes(folder: Path, pages: list) -> None:

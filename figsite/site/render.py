@@ -1,31 +1,23 @@
-"""Rendering: owns jinja2 and every file of the site. Where the site is written, and how it replaces the
-previous one, is figsite.site.output's.
+"""Rendering: owns jinja2, the templates, and what a page of the site shows (Page, ShownPage, TextPage). The
+files of the site are written by figsite.site.writers, each output by its writer; where the site is written, and
+how it replaces the previous one, is figsite.site.output's.
 """
 
 from __future__ import annotations
 
-import csv
-import hashlib
 import json
 import re
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
 import jinja2
 
-from figsite.config import SiteInfo, figure_name
+from figsite.config import figure_name
 from figsite.data import paths
-from figsite.data import shared_names
 from figsite.site import public
-from figsite.site.drawing import differences
-from figsite.site.index_page import Preview, index_parts, svg_size
-from figsite.site.live import COVERED_KINDS, LivePage, write_live_files
-from figsite.site.model_map import model_map
-from figsite.site.output import publish
 from figsite.site.qr import qr_size_mm
-from figsite.data.run import Run, head_file_text
+from figsite.data.run import Run
 from figures.toolkit.words import escaped, shown
 
 ROOT = Path(__file__).resolve().parents[2]  # figsite/site/this.py -> the project folder (templates/ is there)
@@ -48,9 +40,11 @@ def by_device(written: str) -> tuple[str, str]:
     return (mouse_only.group(1), "") if mouse_only else BY_DEVICE.get(written, ("", ""))
 
 
-@dataclass
+@dataclass(frozen=True)
 class Page:
-    """One figure's page, gathered before anything is written."""
+    """One figure's page as the run and its kind make it, built once (figsite.pipeline.gather_page) before anything
+    is written. What only the writing knows (its chart compiled, its address, its data files' checksums) is
+    ShownPage's."""
 
     label: str
     kind: str
@@ -71,16 +65,8 @@ class Page:
     loads: dict = None  # files its page loads on demand: path under data/ -> payload (figures.kind loads)
     position: int | None = None  # the 0-based token it reads or opens on, if any (figures.kind: `opening`)
     reads: tuple = ()  # data files besides its texts' that it reads (paths under data/; figures.kind DATA_FILES)
-    data_files: list = None  # (path, SHA-256) of the data files it reads, filled in when written
-    chart: dict = None  # the chart as the page draws it, compiled to Vega, filled in when written
-    dark: list = None  # the changes that make `chart` the dark theme's (figsite.site.drawing.differences)
-    narrow: list = None  # the changes that make `chart` the narrow chart, where the figure has one (their data are
-    # the same: the page carries them once), filled in when written
-    narrow_dark: list = None  # the changes that make the narrow chart the dark theme's
     number: str | None = None  # the book's number of the figure ("3.4"), where the config gives one
     book_page: int | None = None  # the book's page it is printed on, where the config gives one
-    address: str | None = None  # its page's public address, where [site] gives a base_url (public.fill_addresses)
-    qr: public.QrCode | None = None  # its QR code, with the address
     live_target: str | None = None  # the token it follows, as text (figures.kind live_target), for its live link
 
     @property
@@ -147,6 +133,28 @@ class Page:
                 f'        style="width: 100%; height: 720px; border: 0"></iframe>')
 
 
+@dataclass(frozen=True)
+class ShownPage(Page):
+    """A figure's page as the site shows it: the Page, and what is known only once the site is written, built once
+    by the writers (figsite.site.writers.Site.pages) from the compiled charts, [site] and the data files."""
+
+    address: str | None = None  # its page's public address, where [site] gives a base_url (public.address)
+    qr: public.QrCode | None = None  # its QR code, with the address
+    chart: dict = None  # the chart as the page draws it, compiled to Vega
+    dark: list = None  # the changes that make `chart` the dark theme's (figsite.site.drawing.differences)
+    narrow: list = None  # the changes that make `chart` the narrow chart, where the figure has one (their data are
+    # the same: the page carries them once)
+    narrow_dark: list = None  # the changes that make the narrow chart the dark theme's
+    token_param: str | None = None  # the chart's token choice, where it has one (shared_names.token_param)
+    token_row: list = ()  # the row of tokens that chooses its token, where it has one (shared_names.token_row)
+    text_rows: list = ()  # the texts it reads shown as plain rows of tokens, where it draws no row (text_rows)
+    data_files: list = ()  # (path in the site, SHA-256) of the data files it reads
+
+    @classmethod
+    def of(cls, page: Page, **shown) -> "ShownPage":
+        return cls(**{field: getattr(page, field) for field in page.__dataclass_fields__}, **shown)
+
+
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
@@ -169,133 +177,11 @@ def chapter_words(chapter: str) -> str:
     return f"chapter {chapter}" if CHAPTER_NUMBER.fullmatch(chapter) else f"the chapter “{chapter}”"
 
 
-def write_site(out: Path, run: Run, pages: list[Page], bundle, drawings: dict, charts: dict,
-               narrow: dict | None = None, site: SiteInfo | None = None, live: LivePage | None = None) -> None:
-    """Writes the whole site, then swaps it in for `out` (hold output.output_lock).
-
-    bundle: returns the Vega bundle (bytes); drawings: label -> returns the figure's [SVG, PNG] (bytes);
-    charts: label -> returns the figure's chart compiled to Vega and its dark theme's changes (JSON bytes,
-    figsite.site.drawing.Drawer.compiled); narrow: label -> the same of the figure's narrow chart, or None where
-    it has none. Each is asked for when it is needed, as late as can be: the drawing processes may still be
-    making them. site: the config's [site] table (the defaults where None). The index comes last, for its
-    previews of the drawings. live: the live page (--live; figsite.site.live), with its charts' callables in
-    `charts` under "live-" + its figures' keys.
-    """
-    site = site or SiteInfo()
-    public.fill_addresses(site, pages)
-    publish(out, lambda folder: _write_all(folder, run, site, pages, bundle, drawings, charts, narrow or {}, live))
-
-
-def _write_all(folder: Path, run: Run, site: SiteInfo, pages: list[Page], bundle, drawings: dict, charts: dict,
-               narrow: dict, live: LivePage | None = None) -> None:
-    _write_assets(folder)
-    checksums = _write_data(folder, run, pages)
-    (folder / paths.FIGURES_TEXT).write_text(public.figures_text(pages), encoding="utf-8")
-
-    env = environment()
-    common = {"run": run, "site": site, "pages": pages, "notice": _notice(run), "paths": paths,
-              "text_pages": text_pages(run, pages), "live": live, "live_kinds": COVERED_KINDS}
-    _fill_charts(run, pages, charts, narrow)
-    for page in pages:
-        share = public.link_preview(site, page.file, page.full_name, page.caption, f"{page.image}.png")
-        html = env.get_template("figure.html").render(page=page, share=share, **common)
-        (folder / page.file).write_text(html, encoding="utf-8")
-    for page in pages:
-        html = env.get_template("embed.html").render(page=page, share=None, **common)
-        (folder / page.embed_file).write_text(html, encoding="utf-8")
-
-    (folder / paths.VEGA_BUNDLE).write_bytes(bundle())
-    images = folder / paths.IMAGES
-    images.mkdir()
-    previews, heights = {}, {}
-    for page in pages:
-        svg, png = drawings[page.label]()
-        for suffix, drawing in (("svg", svg), ("png", png)):
-            (folder / f"{page.image}.{suffix}").write_bytes(drawing)
-        previews[page.label] = Preview.of(page, png)
-        heights[page.label] = round(svg_size(svg)[1])
-    public.write_qr_codes(folder, pages)
-    # A text page draws each chart as the reader comes near it: until then the chart keeps the height of its
-    # drawing, so that the charts below stay where they will be.
-    for text_page in common["text_pages"]:
-        share = public.link_preview(site, text_page.file, f"Figures of “{text_page.text}”", text_page.description,
-                                    f"{text_page.pages[0].image}.png")
-        html = env.get_template("text.html").render(text_page=text_page, heights=heights, share=share, **common)
-        (folder / text_page.file).write_text(html, encoding="utf-8")
-    if live is not None:
-        write_live_files(folder, live)
-        for figure in live.figures:
-            live.charts[figure["key"]] = [json.loads(raw) for raw in charts[f"live-{figure['key']}"]()]
-            if figure["narrow"]:
-                live.charts["narrow-" + figure["key"]] = [json.loads(raw)
-                                                          for raw in charts[f"live-narrow-{figure['key']}"]()]
-        html = env.get_template("live.html").render(share=None, **common)
-        (folder / paths.LIVE_PAGE).write_text(html, encoding="utf-8")
-    first_image = f"{pages[0].image}.png"
-    share = public.link_preview(site, paths.ABOUT, "About these figures", ABOUT_DESCRIPTION, first_image)
-    (folder / paths.ABOUT).write_text(env.get_template("about.html").render(checksums=checksums, share=share,
-                                                                            **common), encoding="utf-8")
-    # The index last: its previews are the drawings, whose sizes it gives the page so that nothing moves as
-    # they load.
-    share = public.link_preview(site, paths.INDEX, site.title, site.introduction_html.striptags(), first_image)
-    (folder / paths.INDEX).write_text(env.get_template("index.html").render(
-        previews=previews, parts=index_parts(pages), share=share,
-        model_map=model_map(run.model, pages), **common), encoding="utf-8")
-
-
 def for_the_book(label: str, address: str) -> str:
     """The author's box of a figure's page: its address and QR code, to print under the figure. Not in the site:
     build.py --serve adds it to the page as it serves it (figsite.author.serve)."""
     qr = public.QrCode(paths.qr_image(label), qr_size_mm(address))
     return environment().get_template("_for_the_book.html").render(address=address, qr=qr)
-
-
-ABOUT_DESCRIPTION = ("How these figures were computed: the model and its revision, the libraries, and every data "
-                     "file with its checksum.")
-
-
-def _write_assets(folder: Path) -> None:
-    """The stylesheet, the pages' icon and the page script (templates/static/figures.js, bundled from templates/js/ by
-    `npm run bundle`), copied as they are."""
-    assets = folder / paths.ASSETS
-    assets.mkdir()
-    for static in sorted(STATIC.iterdir()):
-        if static.is_dir():  # static/live/: the live page's, written only by a build with --live
-            continue
-        shutil.copyfile(static, assets / static.name)
-
-
-def _write_data(folder: Path, run: Run, pages: list[Page]) -> dict:
-    """The run's data files and each figure's downloads; returns each data file's SHA-256 by its path in the site,
-    and gives each page the data files it reads with theirs."""
-    # Of a long text's heads, the site holds the files its pages load (each page names its own in `reads`).
-    heads = {path for page in pages for path in page.reads if paths.is_head_data(path)}
-    checksums = {paths.in_data(path): digest
-                 for path, digest in run.write_files(folder / paths.DATA, heads=heads).items()}
-    for page in pages:
-        for path, payload in sorted((page.loads or {}).items()):
-            raw = head_file_text(payload).encode("utf-8")
-            (folder / paths.DATA / path).parent.mkdir(parents=True, exist_ok=True)
-            (folder / paths.DATA / path).write_bytes(raw)
-            checksums[paths.in_data(path)] = hashlib.sha256(raw).hexdigest()
-    for page in pages:
-        files = [paths.in_data(paths.text_data(run.slugs[text])) for text in page.texts]
-        files += [paths.in_data(path) for path in page.reads]
-        page.data_files = [(path, checksums[path]) for path in [*files, paths.in_data(paths.RUN_RECORD)]]
-        _write_downloads(folder, page, run)
-    return checksums
-
-
-def _fill_charts(run: Run, pages: list[Page], charts: dict, narrow: dict) -> None:
-    """Gives each page its chart compiled to Vega, its dark theme's and narrow chart's changes, and its rows."""
-    for page in pages:
-        page.chart, page.dark = (json.loads(raw) for raw in charts[page.label]())
-        if narrow.get(page.label) is not None:
-            light, page.narrow_dark = (json.loads(raw) for raw in narrow[page.label]())
-            page.narrow = differences(page.chart, light)
-        page.token_param = shared_names.token_param(page.chart)
-        page.token_row = shared_names.token_row(page.chart)
-        page.text_rows = [] if page.token_row else text_rows(run, page)
 
 
 HEADING_TEXT = 60  # characters of its text a text page's heading shows at most: three lines on a phone
@@ -356,26 +242,7 @@ def text_rows(run: Run, page: Page) -> list[dict]:
     return rows
 
 
-def _write_downloads(folder: Path, page: Page, run: Run) -> None:
-    """The figure's data as JSON (every table, with the model and texts) and as one CSV per table."""
-    downloads = folder / paths.DOWNLOADS
-    downloads.mkdir(exist_ok=True)
-    content = {"figure": page.label, "kind": page.kind, "title": page.title, "model": run.model,
-               "texts": page.texts, "tables": page.tables}
-    (folder / page.download()).write_text(json.dumps(content, ensure_ascii=False, separators=(",", ":")),
-                                          encoding="utf-8")
-    (folder / paths.spec_download(page.label)).write_text(
-        json.dumps(page.spec, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
-    for name, rows in page.tables.items():
-        columns = list(dict.fromkeys(key for row in rows for key in row))
-        with open(folder / page.download(name), "w", encoding="utf-8", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n")
-            writer.writeheader()
-            writer.writerows({k: (json.dumps(v) if isinstance(v, (list, dict)) else v) for k, v in row.items()}
-                             for row in rows)
-
-
-def _notice(run: Run) -> str | None:
+def notice(run: Run) -> str | None:
     """The warning every page of a random model carries: its numbers are not GPT-2's."""
     if not run.is_random:
         return None

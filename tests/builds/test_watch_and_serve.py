@@ -4,8 +4,10 @@ stays a plain build's."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -43,8 +45,8 @@ def write(path: Path, text: str) -> None:
 class Served:
     """`build.py --serve 0` in a process of its own, its stdout and stderr read line by line by threads."""
 
-    def __init__(self, *args):
-        self.process = subprocess.Popen([sys.executable, "build.py", "--serve", "0", *map(str, args)], cwd=REPO,
+    def __init__(self, *args, project: Path = REPO):
+        self.process = subprocess.Popen([sys.executable, "build.py", "--serve", "0", *map(str, args)], cwd=project,
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.out, self.err = [], []
         self._said = threading.Condition()
@@ -61,13 +63,28 @@ class Served:
 
     def wait_for(self, pattern: str, lines: list, timeout: float) -> re.Match:
         """Waits until a line of `lines` matches `pattern`; fails where the process ends or time runs out."""
+        found = self.said(pattern, lines, timeout)
+        assert found, f"never said {pattern!r}; stdout {self.out}, stderr {self.err}"
+        return found
+
+    def said(self, pattern: str, lines: list, timeout: float) -> re.Match | None:
+        """The first line of `lines` that matches `pattern`, waiting for it until the process ends or time runs
+        out; None where none does."""
         def found():
             return next((m for m in map(re.compile(pattern).search, lines) if m), None)
 
         with self._said:
             self._said.wait_for(lambda: found() or self.process.poll() is not None, timeout)
-            assert found(), f"never said {pattern!r}; stdout {self.out}, stderr {self.err}"
             return found()
+
+    def after_edit(self, edit, pattern: str, lines: list, tries: int = 12) -> re.Match:
+        """Edits a file (`edit()`) until the process says `pattern`: the watch begins watching just after it says
+        so, and an edit made in between goes unseen."""
+        for _ in range(tries):
+            edit()
+            if (found := self.said(pattern, lines, 5)) or self.process.poll() is not None:
+                break
+        return self.wait_for(pattern, lines, 1)
 
     @property
     def url(self) -> str:
@@ -168,7 +185,7 @@ def test_a_failed_rebuild_says_its_one_line_error_keeps_the_last_good_site_and_t
     said = capsys.readouterr()
     assert said.err.splitlines() == [BROKEN_LINE, f"stopped watching; {out}{os.sep} holds the last good site"]
     assert [line.split(" in ")[0] for line in said.out.splitlines()] == [
-        f"built {out}{os.sep}", f"watching {config} and {shown(TEMPLATES)}{os.sep} for changes; Ctrl-C ends",
+        f"built {out}{os.sep}", f"watching {config}, {shown(TEMPLATES)}{os.sep} and the code for changes; Ctrl-C ends",
         f"rebuilt {out}{os.sep} after a change to {config}"]
     assert sites[1] == sites[0] != sites[2]
     assert NEW_CAPTION in (out / "figure-l.html").read_text(encoding="utf-8")
@@ -191,4 +208,85 @@ def test_a_change_to_a_template_or_a_static_file_calls_for_a_rebuild_and_the_sit
     assert not wanted(Change.added, str(tmp_path / ".site-new-abc" / "index.html"))
     assert not wanted(Change.modified, str(tmp_path / "notes.toml"))
     assert not wanted(Change.modified, str(TEMPLATES / ".figure.html.swp"))
-    assert set(watched_folders(config)) == {tmp_path, TEMPLATES, STATIC, TEMPLATES / "live"}  # live/: the live page's
+    code = {path.parent for package in ("figures", "figsite") for path in (REPO / package).rglob("*.py")}
+    assert set(watched_folders(config)) == {tmp_path, TEMPLATES, STATIC, TEMPLATES / "live", REPO, *code}  # live/: the
+    # live page's; REPO: build.py's
+
+
+def test_a_change_to_a_python_file_of_the_project_calls_for_a_rebuild_and_one_elsewhere_does_not(tmp_path):
+    from watchfiles import Change
+
+    from figsite.author.watch import Watched, is_code
+
+    wanted = Watched(tmp_path / "chapter.toml")
+    for path in (REPO / "build.py", REPO / "figures" / "attention.py", REPO / "figures" / "toolkit" / "words.py",
+                 REPO / "figsite" / "pipeline.py", REPO / "figsite" / "site" / "render.py"):
+        assert is_code(path) and wanted(Change.modified, str(path)), path
+    assert not wanted(Change.modified, str(tmp_path / "notes.py"))
+    assert not wanted(Change.modified, str(REPO / "tests" / "conftest.py"))
+    assert not wanted(Change.added, str(REPO / "figsite" / "__pycache__" / "pipeline.cpython-311.pyc"))
+
+
+def test_a_change_to_the_code_restarts_the_watch_on_the_same_port_after_the_build_it_had_counted(
+        small_model_dir, tmp_path, capsys):
+    from figsite.data import cache
+    from figsite.pipeline import Settings
+    from figsite.author.watch import watch_site
+
+    config, out = tmp_path / "chapter.toml", tmp_path / "site"
+    config.write_text(SMALL_CONFIG, encoding="utf-8")
+    restarts = []
+
+    def edits():
+        yield {("modified", str(REPO / "figures" / "attention.py"))}  # the code as it is: it imports
+        raise AssertionError("the watch went on with the old code")
+
+    settings = Settings(config=config, model=str(small_model_dir), out=out, cache_dir=cache.default_dir())
+    watch_site(settings, changes=edits(), restart=lambda *restart: restarts.append(restart) or 0)
+    assert restarts == [(["figures/attention.py"] if Path.cwd() == REPO else [str(REPO / "figures/attention.py")],
+                         None, 1)]
+    said = capsys.readouterr()
+    assert said.out.splitlines()[-1] == f"restarting with the new code after a change to {restarts[0][0][0]}"
+    assert said.err == ""
+
+
+def project_copy(folder: Path) -> Path:
+    """The project's code, templates and build.py, copied into `folder` (a test edits the copy, not the tree)."""
+    for name in ("figures", "figsite", "templates"):
+        shutil.copytree(REPO / name, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copyfile(REPO / "build.py", folder / "build.py")
+    return folder
+
+
+def test_an_edit_of_a_python_file_rebuilds_with_the_new_code_on_the_same_port_and_broken_code_keeps_the_watch(
+        small_model_dir, tmp_path):
+    project = project_copy(tmp_path / "project")
+    (tmp_path / "chapter.toml").write_text(SMALL_CONFIG, encoding="utf-8")
+    site, kind = tmp_path / "site", project / "figures" / "attention.py"
+    process = Served("--model", small_model_dir, "--config", tmp_path / "chapter.toml", "--out", site,
+                     "--cache", tmp_path / "cache", project=project)
+    try:
+        process.wait_for(r"^watching ", process.out, 180)
+        url = process.url
+        assert json.loads(fetch(url + "__live")) == {"build": 1, "error": None}
+        assert "It now opens on" not in (site / "figure-l.html").read_text(encoding="utf-8")
+        old = kind.read_text(encoding="utf-8")
+        process.after_edit(lambda: write(kind, old.replace('"It opens on ', '"It now opens on ', 1)),
+                           r"^restarting with the new code after a change to figures/attention\.py$", process.out)
+        process.wait_for(r"^rebuilt .* after a change to figures/attention\.py in .*from the cache", process.out, 180)
+        # The page cache is keyed by the code: the summary is the new code's, the run the cache's.
+        assert "It now opens on" in (site / "figure-l.html").read_text(encoding="utf-8")
+        assert json.loads(fetch(url + "__live")) == {"build": 2, "error": None}  # the same port, the next build
+        new = kind.read_text(encoding="utf-8")
+        line = process.after_edit(lambda: write(kind, new + "\ndef broken(:\n"),
+                                  r"^error: after the change to figures/attention\.py the code does not import "
+                                  r"\(SyntaxError: .*\); the watch goes on with the code it had$", process.err)
+        assert json.loads(fetch(url + "__live")) == {"build": 2, "error": line.group(0)}
+        assert process.stop(signal.SIGINT) == 0
+        assert [line for line in process.out if line.startswith(("serving", "watching"))] == [
+            f"serving {site}{os.sep} at {url} (localhost only); open pages reload after each rebuild",
+            f"watching {tmp_path / 'chapter.toml'}, templates{os.sep} and the code for changes; Ctrl-C ends"]
+    finally:
+        if process.process.poll() is None:
+            process.process.kill()
+            process.process.wait()

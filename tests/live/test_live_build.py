@@ -64,9 +64,30 @@ def live_config(site) -> dict:
     return json.loads(raw)
 
 
+def counting_loads(monkeypatch) -> list:
+    """Counts the model's loads from here on (figsite.capture.api.load: the run's and the live export's)."""
+    from figsite.capture import api
+
+    loads, load = [], api.load
+    monkeypatch.setattr(api, "load", lambda *args, **kwargs: loads.append(args) or load(*args, **kwargs))
+    return loads
+
+
 @pytest.fixture(scope="module")
-def live_site(small_model_dir, tmp_path_factory):
-    return built(small_model_dir, CONFIG, tmp_path_factory.mktemp("live"), "--live", "--no-cache")
+def live_build(small_model_dir, tmp_path_factory):
+    """A cold --live build, and the model's loads it made."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        loads = counting_loads(monkeypatch)
+        return built(small_model_dir, CONFIG, tmp_path_factory.mktemp("live"), "--live", "--no-cache"), loads
+
+
+@pytest.fixture(scope="module")
+def live_site(live_build):
+    return live_build[0]
+
+
+def test_a_cold_live_build_loads_the_model_once_for_the_run_and_the_export(live_build, small_model_dir):
+    assert [args[0] for args in live_build[1]] == [str(small_model_dir)]
 
 
 def test_the_live_page_lists_every_file_of_the_model_with_its_real_size_and_checksum(live_site):
@@ -149,7 +170,9 @@ def test_a_second_live_build_reads_the_export_from_the_cache_and_writes_the_same
         raise AssertionError("the model was exported again")
 
     monkeypatch.setattr("figsite.capture.live_export.export", no_export)
+    loads = counting_loads(monkeypatch)
     second = built(small_model_dir, CONFIG, tmp_path / "b", "--live", "--cache", str(cache))
+    assert loads == []  # the run and the export from the cache: the model never loads
     again = {path.relative_to(second): path.read_bytes() for path in second.rglob("*") if path.is_file()}
     assert again.keys() == files.keys()
     assert [path for path in files if files[path] != again[path]] == []

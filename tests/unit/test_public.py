@@ -30,9 +30,10 @@ class FakePage:
 
 
 def test_without_a_base_url_no_page_has_an_address_a_preview_or_a_qr_code():
-    site, pages = SiteInfo(), [FakePage("l", "(l) A figure\n  one\n")]
-    public.fill_addresses(site, pages)
-    assert public.address(site, "figure-l.html") is None
+    site = SiteInfo()
+    address = public.address(site, "figure-l.html")
+    pages = [FakePage("l", "(l) A figure\n  one\n", address, public.qr_code("l", address))]
+    assert address is None
     assert public.link_preview(site, "figure-l.html", "(l) A figure", "Words.", "img/figure-l.png") is None
     assert (pages[0].address, pages[0].qr) == (None, None)
     assert public.figures_text(pages) == "(l) A figure\n  one\n"
@@ -48,10 +49,10 @@ def test_with_a_base_url_each_page_has_its_absolute_address_and_the_index_is_the
 
 
 def test_a_figure_gets_its_qr_code_file_and_printed_width_beside_its_address():
-    pages = [FakePage("all-heads", "")]
-    public.fill_addresses(SiteInfo(base_url=BASE), pages)
-    assert pages[0].address == BASE + "figure-all-heads.html"
-    assert pages[0].qr.file == "img/qr-all-heads" and 18 <= pages[0].qr.size_mm <= 30
+    address = public.address(SiteInfo(base_url=BASE), "figure-all-heads.html")
+    qr = public.qr_code("all-heads", address)
+    assert address == BASE + "figure-all-heads.html"
+    assert qr.file == "img/qr-all-heads" and 18 <= qr.size_mm <= 30
 
 
 @pytest.mark.parametrize("text, said", [

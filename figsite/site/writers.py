@@ -1,0 +1,272 @@
+"""The site's outputs, each written by one writer that owns its files (as pelican's generators do): write_site
+runs WRITERS in order over one Site, the same for all, into a fresh folder it then swaps in (figsite.site.output).
+Adding an output (a print edition, a feed) is adding one writer to WRITERS.
+
+Site holds what every writer reads: the run, the pages as gathered (render.Page), [site], and the callables that
+return the bundle, the drawings and the compiled charts (the drawing processes may still be making them). What
+is known only as the site is written (each page's compiled chart, address and data files' checksums) is worked
+out once, when a writer first asks for it, into frozen values (render.ShownPage); nothing is set on a Page.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import shutil
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from pathlib import Path
+from typing import Callable, Protocol
+
+from figsite.config import SiteInfo
+from figsite.data import paths
+from figsite.data import shared_names
+from figsite.data.run import Run, head_file_text
+from figsite.site import public
+from figsite.site.drawing import differences
+from figsite.site.index_page import Preview, index_parts, svg_size
+from figsite.site.live import COVERED_KINDS, LivePage, write_live_files
+from figsite.site.model_map import model_map
+from figsite.site.output import publish
+from figsite.site.render import STATIC, Page, ShownPage, TextPage, environment, notice, text_pages, text_rows
+
+ABOUT_DESCRIPTION = ("How these figures were computed: the model and its revision, the libraries, and every data "
+                     "file with its checksum.")
+
+
+@dataclass(frozen=True)
+class Site:
+    """What the writers write from, the same for every writer.
+
+    bundle: returns the Vega bundle (bytes); drawings: label -> returns the figure's [SVG, PNG] (bytes); charts:
+    label -> returns the figure's chart compiled to Vega and its dark theme's changes (JSON bytes,
+    figsite.site.drawing.Drawer.compiled), and the live page's under "live-" + its figures' keys; narrow: label
+    -> the same of the figure's narrow chart, or None where it has none. Each is asked for when a writer needs
+    it, as late as can be. live: the live page (--live; figsite.site.live), or None.
+    """
+
+    run: Run
+    gathered: list  # [render.Page] in the config's order
+    bundle: Callable[[], bytes]
+    drawings: dict
+    charts: dict
+    narrow: dict = field(default_factory=dict)
+    info: SiteInfo = field(default_factory=SiteInfo)  # the config's [site] table
+    live: LivePage | None = None
+
+    @cached_property
+    def data(self) -> dict:
+        """Every data file of the site, path in the site -> bytes: the run's (of a long text's heads, those its
+        pages load: each page names its own in `reads`) and the files the pages load on demand."""
+        heads = {path for page in self.gathered for path in page.reads if paths.is_head_data(path)}
+        out = {paths.in_data(path): content.encode("utf-8") for path, content in self.run.files(heads).items()}
+        for page in self.gathered:
+            for path, payload in sorted((page.loads or {}).items()):
+                out[paths.in_data(path)] = head_file_text(payload).encode("utf-8")
+        return out
+
+    @cached_property
+    def checksums(self) -> dict:
+        """Each data file's SHA-256, by its path in the site (the About page lists them)."""
+        return {path: hashlib.sha256(raw).hexdigest() for path, raw in self.data.items()}
+
+    @cached_property
+    def pages(self) -> list[ShownPage]:
+        """The pages as the site shows them: with their charts compiled (waiting for them where need be), their
+        addresses, and the data files they read with their checksums."""
+        return [self.shown(page) for page in self.gathered]
+
+    def shown(self, page: Page) -> ShownPage:
+        chart, dark = (json.loads(raw) for raw in self.charts[page.label]())
+        narrow = narrow_dark = None
+        if self.narrow.get(page.label) is not None:
+            light, narrow_dark = (json.loads(raw) for raw in self.narrow[page.label]())
+            narrow = differences(chart, light)
+        address = public.address(self.info, page.file)
+        files = [paths.in_data(paths.text_data(self.run.slugs[text])) for text in page.texts]
+        files += [paths.in_data(path) for path in page.reads]
+        token_row = shared_names.token_row(chart)
+        return ShownPage.of(
+            page, address=address, qr=public.qr_code(page.label, address), chart=chart, dark=dark, narrow=narrow,
+            narrow_dark=narrow_dark, token_param=shared_names.token_param(chart), token_row=token_row,
+            text_rows=[] if token_row else text_rows(self.run, page),
+            data_files=[(path, self.checksums[path]) for path in [*files, paths.in_data(paths.RUN_RECORD)]])
+
+    @cached_property
+    def text_pages(self) -> list[TextPage]:
+        return text_pages(self.run, self.pages)
+
+    @cached_property
+    def drawn(self) -> dict:
+        """label -> the figure's drawings, [SVG, PNG] (waiting for them where need be)."""
+        return {page.label: self.drawings[page.label]() for page in self.gathered}
+
+    @cached_property
+    def common(self) -> dict:
+        """What every template is given."""
+        return {"run": self.run, "site": self.info, "pages": self.pages, "notice": notice(self.run),
+                "paths": paths, "text_pages": self.text_pages, "live": self.live, "live_kinds": COVERED_KINDS}
+
+    @cached_property
+    def env(self):
+        return environment()
+
+    def render(self, folder: Path, file: str, template: str, **values) -> None:
+        """Writes the page `file` of the site from `template`, given `values` and what every template is given."""
+        html = self.env.get_template(template).render(**{**self.common, **values})
+        (folder / file).write_text(html, encoding="utf-8")
+
+    def preview(self, file: str, title: str, description: str, image: str):
+        """The link preview of the page `file` (public.link_preview), or None without a base_url."""
+        return public.link_preview(self.info, file, title, description, image)
+
+
+class Writer(Protocol):
+    """One output of the site: writes its files into `folder`, the site being written, from `site`."""
+
+    def write(self, folder: Path, site: Site) -> None: ...
+
+
+class Assets:
+    """assets/: the stylesheet, the pages' icon and the page script (templates/static/figures.js, bundled from
+    templates/js/ by `npm run bundle`), copied as they are."""
+
+    def write(self, folder: Path, site: Site) -> None:
+        assets = folder / paths.ASSETS
+        assets.mkdir()
+        for static in sorted(STATIC.iterdir()):
+            if static.is_dir():  # none today: a folder of templates/static/ is no asset of every page
+                continue
+            shutil.copyfile(static, assets / static.name)
+
+
+class Data:
+    """data/: the run's data files and the files the pages load on demand (Site.data)."""
+
+    def write(self, folder: Path, site: Site) -> None:
+        for path, raw in site.data.items():
+            (folder / path).parent.mkdir(parents=True, exist_ok=True)
+            (folder / path).write_bytes(raw)
+
+
+class Downloads:
+    """downloads/: each figure's data as JSON (every table, with the model and texts), its chart's spec, and one
+    CSV per table."""
+
+    def write(self, folder: Path, site: Site) -> None:
+        (folder / paths.DOWNLOADS).mkdir()
+        for page in site.gathered:
+            content = {"figure": page.label, "kind": page.kind, "title": page.title, "model": site.run.model,
+                       "texts": page.texts, "tables": page.tables}
+            (folder / page.download()).write_text(json.dumps(content, ensure_ascii=False, separators=(",", ":")),
+                                                  encoding="utf-8")
+            (folder / paths.spec_download(page.label)).write_text(
+                json.dumps(page.spec, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+            for name, rows in page.tables.items():
+                self.csv(folder / page.download(name), rows)
+
+    @staticmethod
+    def csv(path: Path, rows: list[dict]) -> None:
+        columns = list(dict.fromkeys(key for row in rows for key in row))
+        with open(path, "w", encoding="utf-8", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n")
+            writer.writeheader()
+            writer.writerows({k: (json.dumps(v) if isinstance(v, (list, dict)) else v) for k, v in row.items()}
+                             for row in rows)
+
+
+class FiguresText:
+    """figures.txt: every text figure as the book prints it, each with its public address (public.figures_text)."""
+
+    def write(self, folder: Path, site: Site) -> None:
+        (folder / paths.FIGURES_TEXT).write_text(public.figures_text(site.pages), encoding="utf-8")
+
+
+class FigurePages:
+    """Each figure's page, and its page to embed in another (an iframe's)."""
+
+    def write(self, folder: Path, site: Site) -> None:
+        for page in site.pages:
+            share = site.preview(page.file, page.full_name, page.caption, f"{page.image}.png")
+            site.render(folder, page.file, "figure.html", page=page, share=share)
+        for page in site.pages:
+            site.render(folder, page.embed_file, "embed.html", page=page, share=None)
+
+
+class Drawings:
+    """The Vega bundle the pages draw with, and img/: each figure's drawing (SVG and PNG) and QR code."""
+
+    def write(self, folder: Path, site: Site) -> None:
+        (folder / paths.VEGA_BUNDLE).write_bytes(site.bundle())
+        (folder / paths.IMAGES).mkdir()
+        for page in site.gathered:
+            for suffix, drawing in zip(("svg", "png"), site.drawn[page.label]):
+                (folder / f"{page.image}.{suffix}").write_bytes(drawing)
+        public.write_qr_codes(folder, site.pages)
+
+
+class TextPages:
+    """A page for each text that two or more figures read (render.text_pages). It draws each chart as the reader
+    comes near it: until then the chart keeps the height of its drawing, so that the charts below stay where they
+    will be."""
+
+    def write(self, folder: Path, site: Site) -> None:
+        heights = {label: round(svg_size(svg)[1]) for label, (svg, _) in site.drawn.items()}
+        for text_page in site.text_pages:
+            share = site.preview(text_page.file, f"Figures of “{text_page.text}”", text_page.description,
+                                 f"{text_page.pages[0].image}.png")
+            site.render(folder, text_page.file, "text.html", text_page=text_page, heights=heights, share=share)
+
+
+class Live:
+    """live.html and live/ (--live only): the model's files, the libraries and the page's script
+    (figsite.site.live), and the page with its charts compiled."""
+
+    def write(self, folder: Path, site: Site) -> None:
+        if site.live is None:
+            return
+        write_live_files(folder, site.live)
+        charts = {}
+        for figure in site.live.figures:
+            charts[figure["key"]] = [json.loads(raw) for raw in site.charts[f"live-{figure['key']}"]()]
+            if figure["narrow"]:
+                charts["narrow-" + figure["key"]] = [json.loads(raw)
+                                                     for raw in site.charts[f"live-narrow-{figure['key']}"]()]
+        site.render(folder, paths.LIVE_PAGE, "live.html", share=None, live=replace(site.live, charts=charts))
+
+
+class About:
+    """about.html: the model, the libraries, and every data file with its checksum."""
+
+    def write(self, folder: Path, site: Site) -> None:
+        share = site.preview(paths.ABOUT, "About these figures", ABOUT_DESCRIPTION, f"{site.gathered[0].image}.png")
+        site.render(folder, paths.ABOUT, "about.html", checksums=site.checksums, share=share)
+
+
+class Index:
+    """index.html, last: its previews are the drawings, whose sizes it gives the page so that nothing moves as
+    they load."""
+
+    def write(self, folder: Path, site: Site) -> None:
+        previews = {page.label: Preview.of(page, site.drawn[page.label][1]) for page in site.pages}
+        share = site.preview(paths.INDEX, site.info.title, site.info.introduction_html.striptags(),
+                             f"{site.gathered[0].image}.png")
+        site.render(folder, paths.INDEX, "index.html", previews=previews, parts=index_parts(site.pages),
+                    share=share, model_map=model_map(site.run.model, site.pages))
+
+
+# In order: the files that cost nothing first, then what waits on the drawing processes; the index last.
+WRITERS: list[Writer] = [Assets(), Data(), Downloads(), FiguresText(), FigurePages(), Drawings(), TextPages(), Live(),
+                         About(), Index()]
+
+
+def write_site(out: Path, site: Site) -> None:
+    """Writes the whole site with every writer of WRITERS, in order, then swaps it in for `out` (hold
+    output.output_lock)."""
+    publish(out, lambda folder: write_all(folder, site))
+
+
+def write_all(folder: Path, site: Site) -> None:
+    for writer in WRITERS:
+        writer.write(folder, site)
