@@ -263,7 +263,8 @@ class Transformer(nn.Module):
         """Blocks start..stop-1 over x (batch, position, d_model); past: {layer: (keys, values)}, each (1, earlier,
         heads, d_head) as hook_k and hook_v pass them, of the positions before x's (LanguageModel.run_layers)."""
         earlier = 0 if past is None else past[start][0].size(1)
-        mask = causal_mask(earlier + x.size(1), x)[..., earlier:, :]  # (1, 1, query, key)
+        mask = causal_mask(earlier + x.size(1), x)  # (1, 1, query, key)
+        mask = mask[..., earlier:, :] if earlier else mask  # the later queries' rows
         for layer in range(start, stop):
             kept = None if past is None else tuple(t.transpose(1, 2) for t in past[layer])  # (1, heads, earlier, d_head)
             x = self.h[layer](x, attention_mask=mask, past=kept)
