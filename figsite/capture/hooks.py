@@ -1,5 +1,6 @@
 """The one way the capture reads the model: functions added at its named hook points (TransformerLens's names,
-see figsite.model.gpt2 and the README's table), for one pass, and always taken off again.
+see figsite.model.interface and the README's table), for one pass, and always taken off again; or the activations
+there kept, in one pass (run_with_cache). The model is run through its interface only.
 
 A function is called as function(activation, name) as the model computes that activation: it reads it (and
 returns None) or returns a tensor of the same shape that the model goes on with (a knockout's zeros).
@@ -41,12 +42,20 @@ def together(*hook_sets: dict) -> dict:
 
 
 @torch.no_grad()
-def run_with_hooks(loaded: Loaded, ids: list[int], hooks: dict, layers_only: bool = False):
+def run_with_hooks(loaded: Loaded, ids: list[int], hooks: dict, layers_only: bool = False) -> torch.Tensor:
     """Runs the model over one text's token ids with `hooks` ({hook point name: function or [functions]}) added,
-    and takes them off again whatever happens. layers_only: the embedding, the layers and the final layer norm
-    (figsite.model.gpt2.Output), without the unembedding, whose scores the capture works out where it reads
-    them; else the scores, (1, position, vocab)."""
+    and takes them off again whatever happens. layers_only: the embedding and the layers, without the read-out,
+    whose scores the capture works out where it reads them: the stream after the last layer (1, position,
+    d_model), raw; else the scores, (1, position, vocab)."""
     model = loaded.model
     tokens = torch.tensor([ids], device=loaded.device)  # (1, position)
     with model.hooks(hooks):
-        return model.transformer(tokens) if layers_only else model(tokens)
+        stream = model.run_layers(model.embed(tokens), 0, model.config.n_layer)  # (1, position, d_model)
+        return stream if layers_only else model.read_out(stream)
+
+
+def run_with_cache(loaded: Loaded, ids: list[int], names) -> dict:
+    """One pass over one text's token ids: {hook point name: its activation, the batch dimension dropped}
+    (the model interface's run_with_cache)."""
+    tokens = torch.tensor([ids], device=loaded.device)  # (1, position)
+    return {name: activation[0] for name, activation in loaded.model.run_with_cache(tokens, names).items()}

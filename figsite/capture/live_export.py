@@ -6,8 +6,9 @@ a softmax, as figsite.capture.readout reads it).
     export(loaded, folder, max_tokens=64) -> manifest    writes the graph and its weights into `folder`
     run(folder, ids, follow) -> {output name: array}     runs the export with onnxruntime (CPU), as a page would
 
-The graph is the build's own model (figsite.model.gpt2) traced by torch's exporter (torch.onnx.export, the
-torch.export-based one, which needs `onnxscript`), read at the same hook points as the capture. Its inputs:
+The graph is the build's own model traced by torch's exporter (torch.onnx.export, the torch.export-based one,
+which needs `onnxscript`), run through the model interface (figsite.model.interface: embed, run_layers, final_norm,
+unembed) and read at the same hook points as the capture. Its inputs:
 
     input_ids  int64 (1, T), 1 <= T <= max_tokens     the text's tokens
     follow     int64 (K,), K >= 1                      tokens whose probability and rank are asked for
@@ -34,12 +35,11 @@ The same model gives byte-identical files: the exporter's source locations and s
 
 from __future__ import annotations
 
-# First: figsite.model.gpt2 sets the BLAS's settings before torch loads it.
-from figsite.model.gpt2 import GPT2Config, GPT2LMHeadModel
+# First: figsite.model.interface sets the BLAS's settings before torch loads it.
+from figsite.model.interface import LanguageModel
 from figsite.model.load import Loaded
 
 import math
-from dataclasses import asdict
 from pathlib import Path
 
 import torch
@@ -62,7 +62,7 @@ OUTPUTS = ("shares", "top_ids", "top_probs", "follow_probs", "follow_ranks")
 class LiveGPT2(nn.Module):
     """The build's model with the read-out of every stage on top: (input_ids (1, T), follow (K,)) -> OUTPUTS."""
 
-    def __init__(self, model: GPT2LMHeadModel):
+    def __init__(self, model: LanguageModel):
         super().__init__()
         self.model = model
 
@@ -78,11 +78,11 @@ class LiveGPT2(nn.Module):
         for layer in range(n_layer):
             hooks[point(layer, "attn.hook_pattern")] = [lambda pattern, _name: shares.append(pattern)]
         with model.hooks(hooks):
-            model.transformer(input_ids)
-        normed = model.transformer.ln_f(torch.stack(stages))  # (S, T, d_model)
+            model.run_layers(model.embed(input_ids), 0, n_layer)
+        normed = model.final_norm(torch.stack(stages))  # (S, T, d_model)
         # Rows (S x T, d_model) through the unembedding: a 2-D product is one Gemm with the tied weight as it is
         # stored (transB), where a 3-D one would add a transposed copy of it.
-        logits = model.lm_head(normed.reshape(-1, normed.size(-1))).view(*normed.shape[:-1], -1)  # (S, T, vocab)
+        logits = model.unembed(normed.reshape(-1, normed.size(-1))).view(*normed.shape[:-1], -1)  # (S, T, vocab)
         top, total = _totals(logits)  # (S, T, 1) each
         top_scores, top_ids = logits.topk(TOP_K, dim=-1)  # (S, T, TOP_K)
         chosen = logits.index_select(-1, follow)  # (S, T, K)
@@ -137,9 +137,10 @@ def export(loaded: Loaded, folder: Path, max_tokens: int = 64, *, file_bytes: in
     config = loaded.model.config
     if not 1 <= max_tokens <= config.n_positions:
         raise ValueError(f"max_tokens {max_tokens}; allowed: 1 to {config.n_positions}")
-    model = _cpu_copy(loaded.model, max_tokens)
+    # On the CPU, with only the first max_tokens positions (a longer text is then an error, not a wrong answer).
+    model = loaded.model.export_copy(max_tokens)
     proto = _traced(model, max_tokens)
-    names = {f"model.{name}": name for name in model.state_dict()} | {"model.lm_head.weight": "transformer.wte.weight"}
+    names = {f"model.{name}": stored for name, stored in model.checkpoint_names().items()}
     _tidy(proto, names)
     weights = set(names.values())
     _split_large(proto.graph, weights, file_bytes - ALIGN)
@@ -166,20 +167,7 @@ def export(loaded: Loaded, folder: Path, max_tokens: int = 64, *, file_bytes: in
             "inputs": described[:len(INPUTS)], "outputs": described[len(INPUTS):]}
 
 
-def _cpu_copy(model: GPT2LMHeadModel, max_tokens: int) -> GPT2LMHeadModel:
-    """The same model on the CPU with only the first max_tokens positions' embeddings; it shares the weights
-    (no copy on the CPU) and the caller's model is left as it was, hooks and all."""
-    config = GPT2Config(**{**asdict(model.config), "n_positions": max_tokens})
-    state = {name: tensor.detach().float().cpu() for name, tensor in model.state_dict().items()}
-    state["transformer.wpe.weight"] = state["transformer.wpe.weight"][:max_tokens]
-    copy = GPT2LMHeadModel(config)
-    copy.load_state_dict(state, strict=True, assign=True)
-    if config.tie_word_embeddings:
-        copy.lm_head.weight = copy.transformer.wte.weight
-    return copy.requires_grad_(False).eval()
-
-
-def _traced(model: GPT2LMHeadModel, max_tokens: int):
+def _traced(model: LanguageModel, max_tokens: int):
     """The ONNX ModelProto of LiveGPT2(model), T and K dynamic, weights inside (raw_data)."""
     import logging
     import warnings
@@ -216,8 +204,8 @@ def _graphs(graph):
 
 def _tidy(proto, renames: dict) -> None:
     """Strips what would differ between two checkouts or machines (the exporter's stack traces, source lines,
-    module paths) and renames the weights to the checkpoint's names (model.transformer.h.0... -> transformer.h.0...;
-    the tied unembedding -> transformer.wte.weight), everywhere they are read, subgraphs too."""
+    module paths) and renames the weights to the checkpoint's names (`renames`: LiveGPT2's parameter names ->
+    the model's checkpoint_names, a tied weight's to the one stored), everywhere they are read, subgraphs too."""
     del proto.metadata_props[:]
     proto.doc_string = ""
     proto.producer_name, proto.producer_version = "figsite.capture.live_export", FORMAT

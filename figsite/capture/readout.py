@@ -1,4 +1,4 @@
-"""The read-out: the final layer norm and the unembedding applied to the residual stream at one stage (stage 0:
+"""The read-out: the final layer norm and the unembedding (the model interface's read_out) applied to the residual stream at one stage (stage 0:
 after the embedding, stage s: after layer s), and the probabilities of the tokens the data name.
 
 The scores over the whole vocabulary, (rows, 50,257), are the largest numbers the capture works with: they are
@@ -11,7 +11,7 @@ import torch
 
 from figsite.capture.hooks import at_each_layer, point
 from figsite.data.format import TOP_K, probability, readout_cell
-from figsite.model.gpt2 import GPT2LMHeadModel
+from figsite.model.interface import LanguageModel
 
 READOUT_ROWS = 512  # rows of one product with the unembedding: (rows, 50,257) scores held at once
 
@@ -29,7 +29,7 @@ def log_softmax_total(logits: torch.Tensor) -> torch.Tensor:
     return top.double() + torch.log(total.double())
 
 
-def scores_of(model: GPT2LMHeadModel, stages: list):
+def scores_of(model: LanguageModel, stages: list):
     """Each stage's scores in turn, (position, vocab), from its residual stream (position, d_model), several
     stages to one product with the unembedding where they fit in READOUT_ROWS rows: reading the unembedding's
     50,257 rows costs more than a product of a few rows, so a short text's stages go through it at once."""
@@ -37,7 +37,7 @@ def scores_of(model: GPT2LMHeadModel, stages: list):
     per_product = max(1, READOUT_ROWS // n)
     for first in range(0, len(stages), per_product):
         rows = torch.stack(stages[first:first + per_product])  # (stages, position, d_model)
-        yield from model.lm_head(model.transformer.ln_f(rows))  # (stages, position, vocab)
+        yield from model.read_out(rows)  # (stages, position, vocab)
 
 
 class StageReader:
@@ -49,7 +49,7 @@ class StageReader:
     (stages, positions, vocabulary) array is ever held.
     """
 
-    def __init__(self, model: GPT2LMHeadModel, n: int, positions: list[int], target_id: int | None, keep: bool):
+    def __init__(self, model: LanguageModel, n: int, positions: list[int], target_id: int | None, keep: bool):
         self.model, self.n, self.positions, self.target_id = model, n, positions, target_id
         self.index = torch.tensor(positions, dtype=torch.long, device=model.device)
         self.stages = 0  # stages seen so far
@@ -79,7 +79,7 @@ class StageReader:
         rows = torch.cat(self.waiting)  # (stages x positions, d_model)
         self.waiting = []
         for first in range(0, len(rows), READOUT_ROWS):
-            logits = self.model.lm_head(self.model.transformer.ln_f(rows[first:first + READOUT_ROWS]))  # (rows, vocab)
+            logits = self.model.read_out(rows[first:first + READOUT_ROWS])  # (rows, vocab)
             # The most likely tokens have the highest scores; only their probabilities are worked out, as
             # exp(score - log of the softmax total) in float64.
             top_score, top_id = logits.topk(TOP_K, dim=-1)  # (rows, TOP_K)

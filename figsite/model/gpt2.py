@@ -1,8 +1,9 @@
 """GPT-2 as OpenAI built it and as Hugging Face's checkpoints hold it, in the manner of nanoGPT's model.py.
 
 Why our own rather than transformers' GPT2LMHeadModel: importing transformers' GPT-2 takes two seconds of a
-build of the chapter that takes about four (torch itself takes one); this file is the model in a hundred lines.
-It keeps what the build relies on of Hugging Face's model, so that its checkpoints fit:
+build of the chapter that takes about four (torch itself takes one); this file is the model in under 400 lines
+(its checkpoints' loading: figsite.model.checkpoint). It keeps what the build relies on of Hugging Face's model,
+so that its checkpoints fit:
 
 - the same parameter names (transformer.h.0.attn.c_attn.weight, ...) and weight layouts (Conv1D keeps
   (in, out)): a save_pretrained directory or the hub's `gpt2` loads as it is, and save_pretrained here
@@ -13,9 +14,10 @@ It keeps what the build relies on of Hugging Face's model, so that its checkpoin
 - the same operations in the same order, so the same numbers to the last bit: tests/unit/test_gpt2.py holds the
   shares, the residual stream and the scores equal to transformers' on the same weights.
 
-What the model computes is read at its hook points (HookPoint, TransformerLens's names: `hook_embed`,
-`blocks.L.attn.hook_pattern`, `blocks.L.hook_resid_post`, ...): the capture adds functions there with
-`hooks({name: function})` (figsite.capture.hooks) and never reaches into a module's inputs or outputs.
+GPT2LMHeadModel implements the model interface (figsite.model.interface.LanguageModel): the capture runs it in
+pieces (embed, run_layers, read_out) and reads what it computes at its hook points (HookPoint, TransformerLens's
+names: `hook_embed`, `blocks.L.attn.hook_pattern`, `blocks.L.hook_resid_post`, ...); it never names a module or
+a weight of this file.
 
 The tokenizer is figsite.model.tokens.Tokenizer (also reached here, as gpt2.Tokenizer); GPT-2's initialisation
 of a model with random weights is figsite.model.load's.
@@ -25,24 +27,18 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-# The same inputs must give the same bytes. Intel's BLAS may otherwise pick its thread count by the machine's
-# load and its code path by memory alignment, and a last-bit difference can flip a rounded share. These must
-# be set before torch loads the library.
-os.environ.setdefault("MKL_DYNAMIC", "FALSE")
-os.environ.setdefault("OMP_DYNAMIC", "FALSE")
-os.environ.setdefault("MKL_CBWR", "AUTO,STRICT")
+# First: figsite.model.interface sets the BLAS's settings before torch loads it.
+from figsite.model.interface import HookPoint, LanguageModel, LayerWeights, NormWeights, hooks_added
 
-import torch  # noqa: E402
-from torch import nn  # noqa: E402
-from torch.nn import functional as F  # noqa: E402
+import torch
+from torch import nn
+from torch.nn import functional as F
 
-from figsite.model.tokens import Tokenizer  # noqa: E402,F401 - the model's tokenizer, beside it as Hugging Face's is
+from figsite.model.tokens import Tokenizer  # noqa: F401 - the model's tokenizer, beside it as Hugging Face's is
 
 ACTIVATIONS = {
     # GPT-2's own: the tanh approximation of GELU, written as OpenAI (and transformers' "gelu_new") write it.
@@ -126,26 +122,6 @@ class Conv1D(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         out = torch.addmm(self.bias, x.view(-1, x.size(-1)), self.weight)  # (rows, out)
         return out.view(*x.shape[:-1], out.size(-1))
-
-
-class HookPoint(nn.Module):
-    """An identity at one activation, named as TransformerLens names it (`blocks.3.attn.hook_pattern`).
-
-    What the model computes there passes through each function added with `Transformer.hooks`, called as
-    function(activation, name): it may read the activation (and return None) or return a tensor of the same
-    shape that the model goes on with. With no function added, it hands the activation on untouched."""
-
-    def __init__(self):
-        super().__init__()
-        self.name = ""  # set by Transformer: the name readers of the model use
-        self.functions = []
-
-    def forward(self, activation: torch.Tensor) -> torch.Tensor:
-        for function in self.functions:
-            replaced = function(activation, self.name)
-            if replaced is not None:
-                activation = replaced
-        return activation
 
 
 class LayerNorm(nn.LayerNorm):
@@ -271,41 +247,41 @@ class Transformer(nn.Module):
         for name, point in self.hook_points.items():
             point.name = name
 
-    @contextmanager
     def hooks(self, functions: dict):
-        """Adds {hook point name: function} (or a list of functions) while the block runs, and always takes them
-        off again, whatever the block raises. KeyError names a hook point that does not exist."""
-        unknown = sorted(functions.keys() - self.hook_points.keys())
-        if unknown:
-            raise KeyError(f"no hook point {unknown[0]!r}; e.g. {', '.join(list(self.hook_points)[:3])}")
-        added = []
-        try:
-            for name, function in functions.items():
-                for one in function if isinstance(function, (list, tuple)) else [function]:
-                    self.hook_points[name].functions.append(one)
-                    added.append((self.hook_points[name], one))
-            yield self
-        finally:
-            for point, one in added:
-                point.functions.remove(one)
+        """{hook point name: function} (or a list of functions) added while a `with` block runs
+        (figsite.model.interface.hooks_added)."""
+        return hooks_added(self.hook_points, functions)
 
-    def forward(self, input_ids: torch.Tensor, output_attentions: bool = False) -> Output:
+    def embed(self, input_ids: torch.Tensor) -> torch.Tensor:
+        """Token ids (batch, position) -> the token and position embeddings added (batch, position, d_model)."""
         n = input_ids.size(1)
         embed = self.hook_embed(self.wte(input_ids))  # (batch, position, d_model)
         pos_embed = self.hook_pos_embed(self.wpe(torch.arange(n, device=input_ids.device))[None])  # (1, position, d_model)
-        x = self.drop(embed + pos_embed)
-        mask = causal_mask(n, x)
+        return self.drop(embed + pos_embed)
+
+    def layers(self, x: torch.Tensor, start: int, stop: int, past: dict | None = None) -> torch.Tensor:
+        """Blocks start..stop-1 over x (batch, position, d_model); past: {layer: (keys, values)}, each (1, earlier,
+        heads, d_head) as hook_k and hook_v pass them, of the positions before x's (LanguageModel.run_layers)."""
+        earlier = 0 if past is None else past[start][0].size(1)
+        mask = causal_mask(earlier + x.size(1), x)  # (1, 1, query, key)
+        mask = mask[..., earlier:, :] if earlier else mask  # the later queries' rows
+        for layer in range(start, stop):
+            kept = None if past is None else tuple(t.transpose(1, 2) for t in past[layer])  # (1, heads, earlier, d_head)
+            x = self.h[layer](x, attention_mask=mask, past=kept)
+        return x
+
+    def forward(self, input_ids: torch.Tensor, output_attentions: bool = False) -> Output:
         attentions = []
         keep = {f"blocks.{layer}.attn.hook_pattern": lambda shares, _name: attentions.append(shares)
                 for layer in range(len(self.h))} if output_attentions else {}
         with self.hooks(keep):
-            for block in self.h:
-                x = block(x, attention_mask=mask)
+            x = self.layers(self.embed(input_ids), 0, len(self.h))
         return Output(self.ln_f(x), tuple(attentions) if output_attentions else None)
 
 
-class GPT2LMHeadModel(nn.Module):
-    """GPT-2: the transformer, and the unembedding (lm_head) that turns its last stream into scores."""
+class GPT2LMHeadModel(LanguageModel):
+    """GPT-2: the transformer, and the unembedding (lm_head) that turns its last stream into scores; the model
+    interface (figsite.model.interface) on top, the only code that reads these modules for the capture."""
 
     def __init__(self, config: GPT2Config):
         super().__init__()
@@ -324,13 +300,65 @@ class GPT2LMHeadModel(nn.Module):
         """name -> HookPoint, TransformerLens's names (see Transformer)."""
         return self.transformer.hook_points
 
-    def hooks(self, functions: dict):
-        """Transformer.hooks: {hook point name: function} added while a `with` block runs."""
-        return self.transformer.hooks(functions)
-
     def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
         """Token ids (batch, position) -> scores (batch, position, vocab)."""
         return self.lm_head(self.transformer(input_ids).last_hidden_state)
+
+    # ------------------------------------------------------------------------------ the model interface
+
+    def embed(self, ids: torch.Tensor) -> torch.Tensor:
+        return self.transformer.embed(ids)
+
+    def run_layers(self, stream: torch.Tensor, start: int, stop: int, past: dict | None = None) -> torch.Tensor:
+        return self.transformer.layers(stream, start, stop, past)
+
+    def final_norm(self, stream: torch.Tensor) -> torch.Tensor:
+        return self.transformer.ln_f(stream)
+
+    def unembed(self, normed: torch.Tensor) -> torch.Tensor:
+        return self.lm_head(normed)
+
+    def final_norm_weights(self) -> NormWeights:
+        ln_f = self.transformer.ln_f
+        return NormWeights(ln_f.weight, ln_f.bias, ln_f.eps)
+
+    def unembedding_rows(self, ids: list[int]) -> torch.Tensor:
+        return self.lm_head.weight[ids]  # (tokens, d_model)
+
+    def layer_weights(self, layer: int) -> LayerWeights:
+        """Conv1D stores (in, out): W_O's rows are the heads' outputs side by side, so a view splits them."""
+        block, n_head = self.transformer.h[layer], self.config.n_head
+        w_o = block.attn.c_proj.weight  # (heads x d_head, d_model)
+        return LayerWeights(w_o.view(n_head, -1, w_o.size(-1)), block.attn.c_proj.bias,
+                            block.mlp.c_fc.weight, block.mlp.c_proj.weight, block.mlp.c_proj.bias)
+
+    def part_of(self, parameter: str) -> str:
+        """By Hugging Face's names: transformer.h.3.attn.c_attn.weight is the attention's."""
+        if ".attn." in parameter:
+            return "attention"
+        if ".mlp." in parameter:
+            return "feed-forward"
+        if ".ln_" in parameter:
+            return "layer norm"
+        if parameter.startswith(("transformer.wte", "transformer.wpe")):
+            return "embedding"
+        return "other"
+
+    def checkpoint_names(self) -> dict:
+        """The state_dict's own names; the tied unembedding is stored as the token embedding."""
+        tied = {"lm_head.weight": "transformer.wte.weight"} if self.config.tie_word_embeddings else {}
+        return {name: name for name in self.state_dict()} | tied
+
+    def export_copy(self, max_tokens: int) -> GPT2LMHeadModel:
+        """The position embedding cut to its first max_tokens rows; the other weights shared (no copy on the CPU)."""
+        config = GPT2Config(**{**asdict(self.config), "n_positions": max_tokens})
+        state = {name: tensor.detach().float().cpu() for name, tensor in self.state_dict().items()}
+        state["transformer.wpe.weight"] = state["transformer.wpe.weight"][:max_tokens]
+        copy = GPT2LMHeadModel(config)
+        copy.load_state_dict(state, strict=True, assign=True)
+        if config.tie_word_embeddings:
+            copy.lm_head.weight = copy.transformer.wte.weight
+        return copy.requires_grad_(False).eval()
 
     def save_pretrained(self, directory) -> None:
         """config.json and model.safetensors as transformers writes them (the tied unembedding left out)."""
@@ -343,57 +371,3 @@ class GPT2LMHeadModel(nn.Module):
         if self.config.tie_word_embeddings:
             del state["lm_head.weight"]
         save_file(state, str(directory / "model.safetensors"), metadata={"format": "pt"})
-
-
-# ---------------------------------------------------------------------------------------------- loading
-
-WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")  # what a checkpoint's weights may be called, in order
-
-
-def from_weights(config: GPT2Config, weights_file: Path) -> GPT2LMHeadModel:
-    """The model with the weights of `weights_file` (model.safetensors or pytorch_model.bin), in float32, on the
-    CPU (figsite.model.load.load moves it to the device asked for).
-
-    The modules are made with weights left undrawn (memory never written takes none) and take the loaded tensors
-    as they are: the weights are held once, which for gpt2-xl is 6 GiB rather than 12. (Made on torch's "meta"
-    device instead, they would take 0.8 s.) Errors: safetensors' SafetensorError for a damaged file, ValueError
-    for names that do not fit."""
-    model = GPT2LMHeadModel(config)
-    state = _state_of(model, _read_weights(Path(weights_file)))
-    model.load_state_dict(state, strict=True, assign=True)
-    if config.tie_word_embeddings:
-        model.lm_head.weight = model.transformer.wte.weight
-    return model.requires_grad_(False).eval()  # nothing here is trained: no autograd graph is kept
-
-
-def _read_weights(path: Path) -> dict:
-    if path.name.endswith(".safetensors"):
-        from safetensors.torch import load_file
-
-        return load_file(str(path))
-    return torch.load(str(path), map_location="cpu", weights_only=True)
-
-
-def _state_of(model: GPT2LMHeadModel, raw: dict) -> dict:
-    """A checkpoint's tensors under this model's names: with or without the "transformer." prefix (the hub's
-    gpt2 has none), without the causal-mask buffers old checkpoints keep, and the unembedding tied."""
-    state = {}
-    for name, tensor in raw.items():
-        if name.endswith((".attn.bias", ".attn.masked_bias")) and tensor.dim() in (0, 4):
-            continue  # the causal mask, which older transformers stored as a buffer
-        if not name.startswith(("transformer.", "lm_head.")):
-            name = "transformer." + name
-        state[name] = tensor.float()
-    if model.config.tie_word_embeddings:
-        state.pop("lm_head.weight", None)
-        if "transformer.wte.weight" in state:
-            state["lm_head.weight"] = state["transformer.wte.weight"]
-    expected = {name: param.shape for name, param in model.state_dict().items()}
-    missing = sorted(expected.keys() - state.keys())
-    unexpected = sorted(state.keys() - expected.keys())
-    wrong = sorted(name for name in expected.keys() & state.keys() if tuple(state[name].shape) != tuple(expected[name]))
-    if missing or unexpected or wrong:
-        said = [f"{len(names)} {what} (first {names[0]})" for what, names in
-                (("missing", missing), ("unexpected", unexpected), ("of the wrong shape", wrong)) if names]
-        raise ValueError("the weights do not fit the config: " + "; ".join(said))
-    return state

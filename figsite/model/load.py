@@ -10,8 +10,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-# First: figsite.model.gpt2 sets the BLAS's settings before torch loads it.
-from figsite.model.gpt2 import WEIGHT_FILES, GPT2Config, GPT2LMHeadModel, from_weights
+# First: figsite.model.interface (through gpt2) sets the BLAS's settings before torch loads it.
+from figsite.model.checkpoint import WEIGHT_FILES, from_weights
+from figsite.model.gpt2 import GPT2Config, GPT2LMHeadModel
 
 import torch
 from safetensors import SafetensorError

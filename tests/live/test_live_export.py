@@ -19,6 +19,7 @@ pytest.importorskip("onnxscript")  # torch's ONNX exporter needs it
 import torch  # noqa: E402
 
 import reference as ref_lib  # noqa: E402
+from model_state import changes, model_state  # noqa: E402
 from conftest import SMALL_SHAPE  # noqa: E402
 
 MAX_TOKENS = 16
@@ -42,7 +43,13 @@ def loaded(small_model_dir):
 
 
 @pytest.fixture(scope="module")
-def exported(loaded, tmp_path_factory):
+def before_export(loaded):
+    """The caller's model as it was before the export (tests/model_state.py)."""
+    return model_state(loaded.model)
+
+
+@pytest.fixture(scope="module")
+def exported(loaded, before_export, tmp_path_factory):
     """(the folder, the manifest) of one export of the small model."""
     from figsite.capture.live_export import export
 
@@ -143,10 +150,13 @@ def test_two_exports_of_the_same_model_are_byte_identical(loaded, exported, tmp_
         assert (tmp_path / entry["name"]).read_bytes() == (exported[0] / entry["name"]).read_bytes()
 
 
-def test_the_export_leaves_the_callers_model_as_it_was(loaded, exported):
+def test_the_export_leaves_the_callers_model_as_it_was(loaded, before_export, exported):
+    """Every weight's values, storage, shape, dtype, device and requires_grad, every module's mode, no function
+    at a hook point and no torch hook left (the position embedding still holds all 1024 positions)."""
     model = loaded.model
     assert model.transformer.wpe.weight.shape[0] == 1024
     assert all(not point.functions for point in model.hook_points.values())
+    assert changes(before_export, model) == []
 
 
 def test_max_tokens_beyond_the_models_positions_is_refused(loaded, tmp_path):

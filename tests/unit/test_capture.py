@@ -48,9 +48,10 @@ def test_the_model_runs_once_per_distinct_text(monkeypatch):
     loaded = capture.Loaded(capture.random_gpt2(seed=0, n_layer=2, n_embd=32, n_head=2),
                             capture.gpt2_tokenizer(), "random (seed 0)", None, "cpu")
     calls = []
-    # The layers run once per text; the read-out applies the unembedding to their output itself.
-    original = loaded.model.transformer.forward
-    monkeypatch.setattr(loaded.model.transformer, "forward", lambda *a, **k: calls.append(1) or original(*a, **k))
+    # The model interface's embedding runs once per text (then its layers); the read-out applies the unembedding
+    # to their output itself.
+    original = loaded.model.embed
+    monkeypatch.setattr(loaded.model, "embed", lambda *a, **k: calls.append(1) or original(*a, **k))
     run = capture.capture_run(loaded, Asks(texts={"Maya lives in Paris": " France", "The animal": None}))
     assert len(calls) == 2 and set(run.texts) == {"Maya lives in Paris", "The animal"}
 

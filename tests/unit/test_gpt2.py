@@ -15,7 +15,7 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from conftest import REPO_ROOT, gpt2_tokenizer
-from figsite.model import gpt2
+from figsite.model import checkpoint, gpt2
 
 TEXTS = ["The animal didn't cross the street because it was too tired", "Maya lives in Paris, the capital of"]
 
@@ -33,7 +33,7 @@ def ours(small_model_dir):
 
 
 def load(folder: Path, weights: str = "model.safetensors") -> gpt2.GPT2LMHeadModel:
-    return gpt2.from_weights(gpt2.GPT2Config.from_file(folder / "config.json"), folder / weights)
+    return checkpoint.from_weights(gpt2.GPT2Config.from_file(folder / "config.json"), folder / weights)
 
 
 def ids_of(text: str) -> torch.Tensor:

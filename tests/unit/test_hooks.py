@@ -1,5 +1,5 @@
 """The model's named hook points (figsite.model.gpt2) and the one helper the capture reads them through
-(figsite.capture.hooks): each point passes the shape its name promises; a function that returns a tensor replaces
+(figsite.capture.hooks), which runs the model through its interface: each point passes the shape its name promises; a function that returns a tensor replaces
 the activation; functions are always taken off again; a name the model lacks is refused by name."""
 
 from __future__ import annotations
@@ -105,6 +105,6 @@ def test_the_helper_keeps_what_its_hooks_read_and_runs_the_layers_only_where_ask
     out = run_with_hooks(loaded, ids[0].tolist(), hooks, layers_only=True)
     assert order == [point(1, "hook_resid_post"), "second"]  # both functions at one point, in the order given
     assert sorted(kept) == [0, 1] and kept[1].shape == (N, D_MODEL)  # the batch dimension dropped
-    assert torch.equal(out.last_hidden_state[0], model.transformer.ln_f(kept[1]))
+    assert torch.equal(out[0], kept[1])  # the stream after the last layer, raw: no final layer norm
     scores = run_with_hooks(loaded, ids[0].tolist(), {})
     assert scores.shape == (1, N, VOCAB) and no_functions_left(model)

@@ -3,7 +3,8 @@ model is taken out. Each entry of data/parts.json's "knockouts" gives the target
 position with each layer's attention, each layer's feed-forward step and (for the layer asked) each of its
 heads taken out in turn (its output set to zero at every position), beside the intact model's.
 
-A part is taken out by a hook that returns its output with that run's row zeroed: blocks.L.hook_attn_out and
+The model is run through its interface (figsite.model.interface): the embedding, then one layer at a time. A part
+is taken out by a hook that returns its output with that run's row zeroed: blocks.L.hook_attn_out and
 blocks.L.hook_mlp_out, (runs, position, d_model), and one head's slice of blocks.L.attn.hook_z,
 (runs, position, heads, d_head).
 """
@@ -16,7 +17,6 @@ from figsite.capture.hooks import point
 from figsite.capture.parts import EntryPart
 from figsite.capture.readout import log_softmax_total
 from figsite.data.format import probability, token
-from figsite.model.gpt2 import causal_mask
 from figsite.model.load import Loaded
 from figsite.model.memory import FLOAT
 from figsite.model.tokens import one_token_id, token_ids, token_text
@@ -60,20 +60,18 @@ def knockouts(loaded: Loaded, ids: list[int], position: int, target_id: int, hea
     """
     model = loaded.model
     plan = _knockout_plan(model.config.n_layer, model.config.n_head, heads_of)
-    stream = model.transformer.wte(torch.tensor([ids], device=loaded.device))
-    stream = stream + model.transformer.wpe(torch.arange(len(ids), device=loaded.device))  # (1, position, d_model)
-    mask = causal_mask(len(ids), stream)
+    stream = model.embed(torch.tensor([ids], device=loaded.device))  # (1, position, d_model)
     batch, members = stream[:0], []  # the runs under way, (runs, position, d_model), and their index in the plan
-    for layer, block in enumerate(model.transformer.h):
+    for layer in range(model.config.n_layer):
         joining = [index for index, (_, start, _) in enumerate(plan) if start == layer]
         batch = torch.cat([batch, stream.expand(len(joining), -1, -1)])  # they start from the intact stream here
         members += joining
         at = {index: row for row, index in enumerate(members)}  # a run's row in the batch
-        stream = block(stream, attention_mask=mask)  # the intact model, layer by layer
+        stream = model.run_layers(stream, layer, layer + 1)  # the intact model, layer by layer
         with model.hooks(_knockout_hooks(layer, [(plan[index], at[index]) for index in joining])):
-            batch = block(batch, attention_mask=mask)
+            batch = model.run_layers(batch, layer, layer + 1)
     final = torch.cat([stream, batch])[:, position]  # (runs, d_model): the intact model first
-    logits = model.lm_head(model.transformer.ln_f(final))  # (runs, vocab): the scores at the one position read
+    logits = model.read_out(final)  # (runs, vocab): the scores at the one position read
     log_total = log_softmax_total(logits)[:, 0]  # (runs,)
     p = torch.exp(logits[:, target_id].double() - log_total).tolist()
     rank = ((logits > logits[:, target_id:target_id + 1]).sum(dim=-1) + 1).tolist()

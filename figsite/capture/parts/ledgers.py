@@ -12,17 +12,19 @@ final layer norm (gain g, bias b, s the standard deviation the model computed) a
 unembedding. With s held fixed, every part p of r adds ((p - mean(p)) / s) . (g * u_t) to the score, and
 b . u_t is one more part: the parts add up to the score exactly.
 
-Read at each layer's blocks.L.hook_attn_out and hook_mlp_out (the parts, (batch, position, d_model)),
+Read at hook_embed and hook_pos_embed (the two embeddings, (batch, position, d_model)), each layer's
+blocks.L.hook_attn_out and hook_mlp_out (the parts, (batch, position, d_model)),
 blocks.L.attn.hook_z ((batch, position, heads, d_head): each head's mixed values, before the output projection),
 blocks.L.mlp.hook_post ((batch, position, neurons): the neurons' activations), and the last layer's
-hook_resid_post (r).
+hook_resid_post (r); the rest through the model interface (figsite.model.interface): the final norm's gain, bias
+and epsilon, the two tokens' rows of the unembedding, each layer's output projections.
 """
 
 from __future__ import annotations
 
 import torch
 
-from figsite.capture.hooks import keep_into, point, run_with_hooks
+from figsite.capture.hooks import point, run_with_cache
 from figsite.capture.parts import EntryPart
 from figsite.capture.readout import log_softmax_total
 from figsite.data.format import number, numbers, probability, token
@@ -46,17 +48,14 @@ class Ledgers(EntryPart):
 
 
 @torch.no_grad()
-def _ledger_pass(loaded: Loaded, ids: list[int]) -> tuple[dict, torch.Tensor]:
+def _ledger_pass(loaded: Loaded, ids: list[int]) -> dict:
     """One pass that keeps what the ledger splits: hook point name -> its activation (the batch dimension
-    dropped) for READ at every layer and the last layer's hook_resid_post; and the last stream normed by the
-    model, (position, d_model)."""
+    dropped) for the two embeddings, READ at every layer and the last layer's hook_resid_post. The layers only:
+    the scores at the one position read go through the unembedding with the stages'."""
     n_layer = loaded.model.config.n_layer
-    kept = {}
-    hooks = {point(layer, name): keep_into(kept, point(layer, name)) for layer in range(n_layer) for name in READ}
-    hooks[point(n_layer - 1, "hook_resid_post")] = keep_into(kept, point(n_layer - 1, "hook_resid_post"))
-    # The layers only: the scores at the one position read go through the unembedding with the stages'.
-    out = run_with_hooks(loaded, ids, hooks, layers_only=True)
-    return kept, out.last_hidden_state[0]
+    names = ["hook_embed", "hook_pos_embed", *(point(layer, name) for layer in range(n_layer) for name in READ),
+             point(n_layer - 1, "hook_resid_post")]
+    return run_with_cache(loaded, ids, names)
 
 
 @torch.no_grad()
@@ -66,19 +65,20 @@ def ledger(loaded: Loaded, ids: list[int], position: int, target_id: int, versus
     into its heads and each feed-forward step into its neurons, and the target's probability after every
     half-layer."""
     model = loaded.model
-    kept, normed = _ledger_pass(loaded, ids)
-    ln_f = model.transformer.ln_f
-    final = kept[point(model.config.n_layer - 1, "hook_resid_post")][position].double()  # (d_model,): r
-    sigma = torch.sqrt(final.var(unbiased=False) + ln_f.eps)
-    gain, bias = ln_f.weight.double(), ln_f.bias.double()
-    parts = _residual_parts(model, kept, ids, position)
+    kept = _ledger_pass(loaded, ids)
+    norm = model.final_norm_weights()
+    final = kept[point(model.config.n_layer - 1, "hook_resid_post")][position]  # (d_model,): r
+    sigma = torch.sqrt(final.double().var(unbiased=False) + norm.eps)
+    gain, bias = norm.gain.double(), norm.bias.double()
+    parts = _residual_parts(model, kept, position)
     stream = torch.cumsum(torch.stack([vector for _, _, vector in parts]), dim=0)[1:]  # (stages, d_model)
-    # One product with the unembedding for the half-layer read-outs and the model's own scores at the position.
-    scores = model.lm_head(torch.cat([ln_f(stream.float()), normed[position][None]]))  # (stages + 1, vocab)
+    # One product with the unembedding for the half-layer read-outs and the model's own scores at the position
+    # (its last stream normed as the model norms it, row by row).
+    scores = model.read_out(torch.cat([stream.float(), final[None]]))  # (stages + 1, vocab)
     logits = scores[-1]
     if versus_id is None:
         versus_id = next(i for i in logits.topk(2).indices.tolist() if i != target_id)
-    unembedding = model.lm_head.weight[[target_id, versus_id]].double().T  # (d_model, 2): the two tokens' rows
+    unembedding = model.unembedding_rows([target_id, versus_id]).double().T  # (d_model, 2): the two tokens' rows
     readers = gain[:, None] * unembedding  # (d_model, 2)
 
     def through(vectors: torch.Tensor) -> torch.Tensor:
@@ -113,10 +113,10 @@ def _half_stages(parts: list, stream: torch.Tensor, logits: torch.Tensor, target
     return stages
 
 
-def _residual_parts(model, kept: dict, ids: list[int], position: int) -> list:
+def _residual_parts(model, kept: dict, position: int) -> list:
     """(name, layer or None, vector (d_model,)) for every part of the residual stream at `position`, in order."""
-    parts = [("token embedding", None, model.transformer.wte.weight[ids[position]].double()),
-             ("position embedding", None, model.transformer.wpe.weight[position].double())]
+    parts = [("token embedding", None, kept["hook_embed"][position].double()),
+             ("position embedding", None, kept["hook_pos_embed"][position].double())]
     for layer in range(model.config.n_layer):
         parts += [("attention", layer, kept[point(layer, "hook_attn_out")][position].double()),
                   ("feed-forward", layer, kept[point(layer, "hook_mlp_out")][position].double())]
@@ -128,15 +128,16 @@ def _head_split(model, kept: dict, position: int, through) -> list:
     and the projection's bias: [layer] -> {"heads": [[target, versus], ...], "bias": [target, versus]}."""
     n_head = model.config.n_head
     out = []
-    for layer, block in enumerate(model.transformer.h):
+    for layer in range(model.config.n_layer):
+        weights = model.layer_weights(layer)
         z = kept[point(layer, "attn.hook_z")][position]  # (heads, d_head)
         mixed = z.reshape(-1).double()  # (d_model,) the heads' outputs side by side, as the projection reads them
-        weight = block.attn.c_proj.weight.double()  # (d_model in, d_model out): Conv1D stores (in, out)
+        weight = weights.W_O.reshape(-1, weights.W_O.size(-1)).double()  # (heads x d_head, d_model)
         d_head = mixed.shape[0] // n_head
         heads = torch.stack([mixed[h * d_head:(h + 1) * d_head] @ weight[h * d_head:(h + 1) * d_head]
                              for h in range(n_head)])  # (heads, d_model)
         out.append({"heads": [numbers(c) for c in through(heads).tolist()],
-                    "bias": numbers(through(block.attn.c_proj.bias.double()).tolist())})
+                    "bias": numbers(through(weights.b_O.double()).tolist())})
     return out
 
 
@@ -148,13 +149,14 @@ def _neuron_split(model, kept: dict, position: int, readers: torch.Tensor, sigma
     Neuron n adds a_n ((w_n - mean(w_n)) / s) . r for each reader r (gain * u): worked out for all neurons at
     once as a_n (w_n . r - mean(w_n) sum(r)) / s, without a (neurons, d_model) product per layer."""
     out = []
-    for layer, block in enumerate(model.transformer.h):
+    for layer in range(model.config.n_layer):
+        weights = model.layer_weights(layer)
         activation = kept[point(layer, "mlp.hook_post")][position].double()  # (neurons,)
-        weight = block.mlp.c_proj.weight.double()  # (neurons, d_model): Conv1D stores (in, out)
+        weight = weights.W_out.double()  # (neurons, d_model)
         each = activation[:, None] * (weight @ readers - weight.mean(dim=1, keepdim=True) * readers.sum(dim=0)) / sigma
         picked = {key: _largest(each, size) for key, size in
                   (("target", each[:, 0].abs()), ("difference", (each[:, 0] - each[:, 1]).abs()))}
-        bias = block.mlp.c_proj.bias.double()
+        bias = weights.b_out.double()
         picked["bias"] = numbers(((bias - bias.mean()) @ readers / sigma).tolist())
         out.append(picked)
     return out

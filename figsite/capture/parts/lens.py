@@ -15,7 +15,7 @@ import torch
 from figsite.capture.parts import Part, PassPlan, Reading
 from figsite.capture.readout import log_softmax_total, scores_of
 from figsite.data.format import probability
-from figsite.model.gpt2 import GPT2LMHeadModel
+from figsite.model.interface import LanguageModel
 from figsite.model.tokens import token_ids
 
 LENS_TOKENS = 24  # tokens a lens figure tracks at most: the most frequent among the cells' top 3
@@ -65,7 +65,7 @@ def tracked_tokens(readout: list, followed: list[int]) -> list[int]:
 
 
 @torch.no_grad()
-def lens(model: GPT2LMHeadModel, stages: list, readout: list, followed: list[int]) -> dict:
+def lens(model: LanguageModel, stages: list, readout: list, followed: list[int]) -> dict:
     """The probability and rank (1 = most likely) of the tracked tokens at every stage and position.
 
     stages: each stage's residual stream (position, d_model), raw; readout: the text's read-out, [stage][position]."""

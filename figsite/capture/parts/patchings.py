@@ -25,11 +25,10 @@ from __future__ import annotations
 
 import torch
 
-from figsite.capture.hooks import keep_into, point, run_with_hooks, together
+from figsite.capture.hooks import point, run_with_cache
 from figsite.capture.parts import EntryPart
 from figsite.capture.readout import READOUT_ROWS, log_softmax_total
 from figsite.data.format import number, probability, token
-from figsite.model.gpt2 import causal_mask
 from figsite.model.load import Loaded
 from figsite.model.memory import FLOAT
 from figsite.model.tokens import one_token_id, token_ids, token_text
@@ -74,22 +73,21 @@ def _recorded(loaded: Loaded, ids: list[int]) -> dict:
     (layers + 1, position, d_model), each layer's attention and feed-forward outputs (layers, position, d_model),
     mixed values, keys and values (layers, position, heads, d_head)."""
     n_layer = loaded.model.config.n_layer
-    kept = {}
-    names = {**{site: f"hook_{site}" for site in SITES}, "attn.hook_k": "attn.hook_k", "attn.hook_v": "attn.hook_v"}
-    hooks = together(*({point(layer, name): keep_into(kept, (site, layer)) for layer in range(n_layer)}
-                       for site, name in names.items()),
-                     {point(layer, "attn.hook_z"): keep_into(kept, ("z", layer)) for layer in range(n_layer)},
-                     {point(n_layer - 1, "hook_resid_post"): keep_into(kept, ("resid_pre", n_layer))})
-    run_with_hooks(loaded, ids, hooks, layers_only=True)
-    return {site.removeprefix("attn.hook_"): torch.stack([kept[(site, layer)]
-                                                          for layer in range(n_layer + (site == "resid_pre"))])
-            for site in (*SITES, "z", "attn.hook_k", "attn.hook_v")}
+    names = {"resid_pre": "hook_resid_pre", "attn_out": "hook_attn_out", "mlp_out": "hook_mlp_out",
+             "z": "attn.hook_z", "k": "attn.hook_k", "v": "attn.hook_v"}
+    last = point(n_layer - 1, "hook_resid_post")
+    kept = run_with_cache(loaded, ids, [point(layer, name) for layer in range(n_layer) for name in names.values()]
+                          + [last])
+    recorded = {site: torch.stack([kept[point(layer, name)] for layer in range(n_layer)])
+                for site, name in names.items()}
+    recorded["resid_pre"] = torch.cat([recorded["resid_pre"], kept[last][None]])  # the stream after the last layer
+    return recorded
 
 
 def _read(model, final: torch.Tensor, target_id: int, versus_id: int) -> tuple[list, list]:
     """The logit difference and the target's probability of each run from its stream after the last layer at the
     read position, (runs, d_model)."""
-    logits = model.lm_head(model.transformer.ln_f(final))  # (runs, vocab)
+    logits = model.read_out(final)  # (runs, vocab)
     diff = (logits[:, target_id] - logits[:, versus_id]).tolist()
     p = torch.exp(logits[:, target_id].double() - log_softmax_total(logits)[:, 0]).tolist()
     return diff, p
@@ -142,22 +140,20 @@ def _patched_runs(loaded: Loaded, clean: dict, corrupted: dict, layer: int, runs
     Only the positions from `start` (the first where the texts differ) go through the layers: before it, every run
     is the corrupted run, whose keys and values the later positions read (past)."""
     model = loaded.model
-    n = clean["resid_pre"].shape[1]
     batch = corrupted["resid_pre"][layer, start:].expand(len(runs), -1, -1).clone()  # (runs, position - start, d_model)
     for row, (site, index) in enumerate(runs):
         if site == "resid_pre":
             batch[row, index - start] = clean["resid_pre"][layer, index]
-    mask = causal_mask(n, batch)[..., start:, :]  # (1, 1, query from start, key)
-    with model.hooks(_patch_hooks(clean, layer, runs, start)):
-        batch = model.transformer.h[layer](batch, attention_mask=mask, past=_past(corrupted, layer, start))
-    for later in range(layer + 1, len(model.transformer.h)):
-        batch = model.transformer.h[later](batch, attention_mask=mask, past=_past(corrupted, later, start))
+    with model.hooks(_patch_hooks(clean, layer, runs, start)):  # at `layer`'s hook points only
+        batch = model.run_layers(batch, layer, model.config.n_layer, past=_past(corrupted, layer, start))
     return batch[:, position - start]
 
 
-def _past(run: dict, layer: int, start: int) -> tuple:
-    """The run's keys and values of the positions before `start` in one layer, (1, heads, start, d_head) each."""
-    return tuple(run[name][layer, :start].transpose(0, 1)[None] for name in ("k", "v"))
+def _past(run: dict, first: int, start: int) -> dict:
+    """The run's keys and values of the positions before `start` in each layer from `first` on: {layer: (keys,
+    values)}, each (1, start, heads, d_head) as hook_k and hook_v pass them."""
+    return {layer: (run["k"][layer, :start][None], run["v"][layer, :start][None])
+            for layer in range(first, run["k"].shape[0])}
 
 
 def _chunks(runs: list, size: int):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import torch
 
-from figsite.capture.hooks import keep_into, point, run_with_hooks
+from figsite.capture.hooks import point, run_with_cache
 from figsite.capture.parts import EntryPart
 from figsite.data.format import numbers
 from figsite.model.load import Loaded
@@ -29,10 +29,10 @@ class Scores(EntryPart):
 def scores(loaded: Loaded, ids: list[int], layer: int, head: int, query: int) -> dict:
     """One head's query at one token and the keys of every token up to it (0-based layer, head, query), and the
     shares the model gave."""
-    kept = {}
-    hooks = {point(layer, name): keep_into(kept, name) for name in ("attn.hook_q", "attn.hook_k", "attn.hook_pattern")}
+    names = ("attn.hook_q", "attn.hook_k", "attn.hook_pattern")
     # The layers only: no score is read here, and the unembedding would cost more than all of them.
-    run_with_hooks(loaded, ids, hooks, layers_only=True)
+    cached = run_with_cache(loaded, ids, [point(layer, name) for name in names])
+    kept = {name: cached[point(layer, name)] for name in names}
     q = kept["attn.hook_q"][query, head].double().cpu()  # (d_head,)
     k = kept["attn.hook_k"][:query + 1, head].double().cpu()  # (key, d_head)
     shares = kept["attn.hook_pattern"][head, query, :query + 1].double().cpu()  # (key,)

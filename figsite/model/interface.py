@@ -1,0 +1,192 @@
+"""What the capture sees of a model: the interface a model family implements (GPT-2: figsite.model.gpt2).
+
+The capture (figsite.capture) names no module and no weight of a model. It runs a model in pieces and reads what
+it computes at its hook points, named as TransformerLens names them (`hook_embed`, `blocks.L.attn.hook_pattern`,
+`blocks.L.hook_resid_post`, `ln_final.hook_scale`, ...: the README's table):
+
+    embed(ids)                              token ids (batch, position) -> the residual stream entering layer 0
+    run_layers(stream, start, stop, past)   layers start..stop-1 over a stream (batch, position, d_model)
+    final_norm(stream), unembed(normed)     the final norm, and the unembedding that turns it into scores
+    read_out(stream)                        the two together: a stage's scores (the logit lens)
+    run_with_cache(ids, names)              one pass: {hook point name: the activation that passed there}
+    hooks({name: function})                 functions added at hook points while a `with` block runs
+
+and what the ledger splits a score with (what no hook point passes): the final norm's gain, bias and epsilon
+(final_norm_weights), the unembedding's rows of given tokens (unembedding_rows), each layer's output projections
+(layer_weights). The run record counts the weights by part (part_of); the live page's export takes a copy that
+holds fewer positions (export_copy) and the names the checkpoint stores the weights under (checkpoint_names).
+
+A family implements the abstract methods below and provides every hook point of the README's table; `hooks`,
+`read_out` and `run_with_cache` come with the interface. Its `config` gives the shape under GPT-2's names:
+n_layer, n_head, n_embd (d_model), vocab_size, n_positions (the context), n_inner (d_mlp; None: 4 x n_embd).
+"""
+
+from __future__ import annotations
+
+import abc
+import os
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+# The same inputs must give the same bytes. Intel's BLAS may otherwise pick its thread count by the machine's
+# load and its code path by memory alignment, and a last-bit difference can flip a rounded share. These must
+# be set before torch loads the library: every module of figsite.model that imports torch imports this first.
+os.environ.setdefault("MKL_DYNAMIC", "FALSE")
+os.environ.setdefault("OMP_DYNAMIC", "FALSE")
+os.environ.setdefault("MKL_CBWR", "AUTO,STRICT")
+
+import torch  # noqa: E402
+from torch import nn  # noqa: E402
+
+FINAL_NORM = "ln_final."  # the hook points of the final norm start so; they fire only where a stage is read out
+
+
+class HookPoint(nn.Module):
+    """An identity at one activation, named as TransformerLens names it (`blocks.3.attn.hook_pattern`).
+
+    What the model computes there passes through each function added with `hooks`, called as
+    function(activation, name): it may read the activation (and return None) or return a tensor of the same
+    shape that the model goes on with. With no function added, it hands the activation on untouched."""
+
+    def __init__(self):
+        super().__init__()
+        self.name = ""  # set by the model: the name readers of the model use
+        self.functions = []
+
+    def forward(self, activation: torch.Tensor) -> torch.Tensor:
+        for function in self.functions:
+            replaced = function(activation, self.name)
+            if replaced is not None:
+                activation = replaced
+        return activation
+
+
+@contextmanager
+def hooks_added(points: dict, functions: dict):
+    """Adds {hook point name: function} (or a list of functions) to `points` (name -> HookPoint) while the block
+    runs, and always takes them off again, whatever the block raises. KeyError names a hook point that does not
+    exist (and nothing is added)."""
+    unknown = sorted(functions.keys() - points.keys())
+    if unknown:
+        raise KeyError(f"no hook point {unknown[0]!r}; e.g. {', '.join(list(points)[:3])}")
+    added = []
+    try:
+        for name, function in functions.items():
+            for one in function if isinstance(function, (list, tuple)) else [function]:
+                points[name].functions.append(one)
+                added.append((points[name], one))
+        yield
+    finally:
+        for point, one in added:
+            point.functions.remove(one)
+
+
+@dataclass(frozen=True)
+class NormWeights:
+    """A layer norm's gain and bias, (d_model,) each, and the epsilon added to the variance."""
+
+    gain: torch.Tensor
+    bias: torch.Tensor
+    eps: float
+
+
+@dataclass(frozen=True)
+class LayerWeights:
+    """What one layer writes into the residual stream with, in TransformerLens's names and layouts: the attention's
+    output projection W_O (heads, d_head, d_model) and its bias b_O (d_model,), the feed-forward step's first
+    matrix W_in (d_model, d_mlp), its second W_out (d_mlp, d_model) and that one's bias b_out (d_model,)."""
+
+    W_O: torch.Tensor
+    b_O: torch.Tensor
+    W_in: torch.Tensor
+    W_out: torch.Tensor
+    b_out: torch.Tensor
+
+
+class LanguageModel(nn.Module, metaclass=abc.ABCMeta):
+    """A model as the capture reads it (see the module's docstring). Subclasses set `config` and implement the
+    abstract methods; each reads its own modules and weights, which nothing outside its family's module names."""
+
+    config: object  # the shape: n_layer, n_head, n_embd, vocab_size, n_positions, n_inner
+
+    @property
+    @abc.abstractmethod
+    def hook_points(self) -> dict:
+        """name -> HookPoint, every point of the README's table, TransformerLens's names."""
+
+    @property
+    @abc.abstractmethod
+    def device(self) -> torch.device:
+        """Where the weights are."""
+
+    @abc.abstractmethod
+    def embed(self, ids: torch.Tensor) -> torch.Tensor:
+        """Token ids (batch, position) -> the residual stream entering the first layer (batch, position, d_model),
+        through hook_embed and hook_pos_embed."""
+
+    @abc.abstractmethod
+    def run_layers(self, stream: torch.Tensor, start: int, stop: int, past: dict | None = None) -> torch.Tensor:
+        """Layers start..stop-1 over `stream` (batch, position, d_model), each layer's hook points firing; the
+        stream after them, raw. past: {layer: (keys, values)} of positions before the stream's (the same for
+        every row), each (1, earlier, heads, d_head) as blocks.L.attn.hook_k and hook_v pass them: the stream's
+        positions are then earlier.. earlier + position - 1."""
+
+    @abc.abstractmethod
+    def final_norm(self, stream: torch.Tensor) -> torch.Tensor:
+        """The final norm of a residual stream (..., d_model), through the ln_final hook points."""
+
+    @abc.abstractmethod
+    def unembed(self, normed: torch.Tensor) -> torch.Tensor:
+        """A normed stream (..., d_model) -> the scores of every token (..., vocab)."""
+
+    @abc.abstractmethod
+    def final_norm_weights(self) -> NormWeights:
+        """The final norm's gain, bias and epsilon."""
+
+    @abc.abstractmethod
+    def unembedding_rows(self, ids: list[int]) -> torch.Tensor:
+        """The unembedding's vectors of these tokens, (tokens, d_model): token t's score is normed . row t."""
+
+    @abc.abstractmethod
+    def layer_weights(self, layer: int) -> LayerWeights:
+        """One layer's output projections (views of the weights: read them, do not write)."""
+
+    @abc.abstractmethod
+    def part_of(self, parameter: str) -> str:
+        """The part of the model a parameter (by its name in named_parameters) belongs to: "embedding",
+        "attention", "feed-forward", "layer norm" or "other"."""
+
+    @abc.abstractmethod
+    def checkpoint_names(self) -> dict:
+        """state_dict name -> the name the checkpoint stores that weight under (a tied weight: the stored one)."""
+
+    @abc.abstractmethod
+    def export_copy(self, max_tokens: int) -> LanguageModel:
+        """The same model on the CPU, holding the positions up to max_tokens only, sharing the weights; the
+        model itself is left as it was."""
+
+    # ------------------------------------------------------------------------------------------ given
+
+    def hooks(self, functions: dict):
+        """{hook point name: function or [functions]} added while a `with` block runs (hooks_added)."""
+        return hooks_added(self.hook_points, functions)
+
+    def read_out(self, stream: torch.Tensor) -> torch.Tensor:
+        """A stage's scores: the final norm and the unembedding, (..., d_model) -> (..., vocab)."""
+        return self.unembed(self.final_norm(stream))
+
+    @torch.no_grad()
+    def run_with_cache(self, ids: torch.Tensor, names) -> dict:
+        """TransformerLens's run_with_cache: one pass over ids (batch, position) -> {name: the activation that
+        passed at that hook point, as it passed (batch dimension kept)}. The final norm runs only if one of its
+        points is named; the unembedding never."""
+        cache = {}
+
+        def keep(activation: torch.Tensor, name: str) -> None:
+            cache[name] = activation
+
+        with self.hooks({name: keep for name in names}):
+            stream = self.run_layers(self.embed(ids), 0, self.config.n_layer)
+            if any(name.startswith(FINAL_NORM) for name in names):
+                self.final_norm(stream)
+        return cache
