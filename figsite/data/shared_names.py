@@ -1,10 +1,15 @@
-"""The names the figures' Python and the page's script (templates/static/figures.js) must agree on, declared once.
+"""The names the figures' Python and the pages' scripts (templates/js/) must agree on, declared once.
 
-The figures name their chart's params and data with these; the build renders figures.js with them (render.py),
-so the script never spells a name of its own. tests/unit/test_shared_names.py fails if the two disagree.
+The figures name their chart's params and data with these; the scripts import them from templates/js/shared/names.js,
+a module this one writes (`python -m figsite.data.shared_names > templates/js/shared/names.js`), so no script spells
+a name of its own. tests/unit/test_shared_names.py fails if the committed module is not what this one writes, or if
+a script spells a shared name itself.
 """
 
 from __future__ import annotations
+
+import json
+import sys
 
 from figsite.data.run import LEFT_OUT, MIN_SHARE
 
@@ -29,6 +34,13 @@ RENDERER_META = "renderer"  # "svg" (default) or "canvas"
 CLICKS_META = "clicks"  # what a click on a mark chooses: [{"field": a field of its datum, "param": a bound param}]
 PICK = "pick_"  # the datum field a clickable mark carries for the param it sets: "pick_token" (charts.clickable)
 
+NARROW_PX = 480  # a column narrower than this (a phone) draws a figure's narrow chart (figures.kind narrow_chart)
+
+# What templates/js/shared/names.js exports, each under its name here.
+FOR_SCRIPTS = ("TOKEN_PARAMS", "TOKEN", "POSITION", "FROM", "DESCRIPTION", "VIEW", "NAMES", "LEFT_OUT_SIGNAL", "SHARES",
+               "ATTENTION_META", "LOADS_META", "RENDERER_META", "CLICKS_META", "PICK", "NARROW_PX", "LEFT_OUT",
+               "MIN_SHARE")
+
 
 def token_param(chart: dict) -> str | None:
     """The name of the param that chooses the token in a chart compiled to Vega, or None where it has none."""
@@ -50,7 +62,20 @@ def token_row(chart: dict) -> list[dict]:
 
 
 def for_script() -> dict:
-    """Everything above, as figures.js reads it."""
-    return {"token_params": list(TOKEN_PARAMS), "token": TOKEN, "description": DESCRIPTION, "view": VIEW,
-            "names": NAMES, "left_out_signal": LEFT_OUT_SIGNAL, "shares": SHARES, "attention_meta": ATTENTION_META,
-            "loads_meta": LOADS_META, "renderer_meta": RENDERER_META, "clicks_meta": CLICKS_META, "left_out": LEFT_OUT, "min_share": MIN_SHARE}
+    """Everything the scripts share with the figures: {name: value}, each name as this module spells it."""
+    return {name: list(value) if isinstance(value, tuple) else value
+            for name, value in ((name, globals()[name]) for name in FOR_SCRIPTS)}
+
+
+def script_module() -> str:
+    """templates/js/shared/names.js: every name of for_script() as an exported constant of an ES module."""
+    lines = ["// The names the pages' scripts share with the figures' Python. Written by figsite/data/shared_names.py:",
+             "//   python -m figsite.data.shared_names > templates/js/shared/names.js",
+             "// Do not edit: change shared_names.py and write it again (tests/unit/test_shared_names.py checks it).",
+             ""]
+    lines += [f"export const {name} = {json.dumps(value)};" for name, value in for_script().items()]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    sys.stdout.write(script_module())

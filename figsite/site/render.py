@@ -34,7 +34,6 @@ STATIC = TEMPLATES / "static"
 CHART_THEMES = json.loads((TEMPLATES / "chart_themes.json").read_text(encoding="utf-8"))
 
 
-RENDERED_STATIC = {"figures.js"}
 # The words of a guide that a touch screen says otherwise (Page.guide_parts): as written, then (with a mouse, on touch).
 BY_DEVICE = {"{hover}": ("hover or tap", "tap"), "{Hover}": ("Hover or tap", "Tap"),
              "click or tap": ("click or tap", "tap"), "Click or tap": ("Click or tap", "Tap")}
@@ -47,11 +46,6 @@ def by_device(written: str) -> tuple[str, str]:
     """What a guide's `written` piece says (with a mouse, on touch); ("", "") for none."""
     mouse_only = MOUSE_ONLY.fullmatch(written)
     return (mouse_only.group(1), "") if mouse_only else BY_DEVICE.get(written, ("", ""))
-
-
-def script(name: str) -> str:
-    """A page script from templates/static, rendered with the names it shares with the figures."""
-    return environment().get_template(f"static/{name}").render(names=shared_names.for_script())
 
 
 @dataclass
@@ -261,16 +255,14 @@ ABOUT_DESCRIPTION = ("How these figures were computed: the model and its revisio
 
 
 def _write_assets(folder: Path) -> None:
-    """The stylesheet and the page script (rendered with the names it shares with the figures)."""
+    """The stylesheet, the pages' icon and the page script (templates/static/figures.js, bundled from templates/js/ by
+    `npm run bundle`), copied as they are."""
     assets = folder / paths.ASSETS
     assets.mkdir()
     for static in sorted(STATIC.iterdir()):
         if static.is_dir():  # static/live/: the live page's, written only by a build with --live
             continue
-        if static.name in RENDERED_STATIC:  # written with the names it shares with the figures
-            (assets / static.name).write_text(script(static.name), encoding="utf-8")
-        else:
-            shutil.copyfile(static, assets / static.name)
+        shutil.copyfile(static, assets / static.name)
 
 
 def _write_data(folder: Path, run: Run, pages: list[Page]) -> dict:

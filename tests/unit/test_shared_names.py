@@ -1,4 +1,5 @@
-"""The page's script and the figures agree on every name they share: declared once, in figsite/data/shared_names.py."""
+"""The pages' scripts and the figures agree on every name they share: declared once, in figsite/data/shared_names.py,
+and imported by the scripts from templates/js/shared/names.js, which that module writes."""
 
 from __future__ import annotations
 
@@ -6,10 +7,33 @@ import json
 import re
 from pathlib import Path
 
-from figsite.data import shared_names
-from figsite.site.render import STATIC, script
+import pytest
 
-SCRIPT_SOURCE = (STATIC / "figures.js").read_text(encoding="utf-8")
+from figsite.data import shared_names
+from figsite.site.render import STATIC, TEMPLATES
+
+SCRIPTS = TEMPLATES / "js"
+NAMES_MODULE = SCRIPTS / "shared" / "names.js"
+# Every module of the pages' scripts but the generated one: the figure pages', the live page's and the shared ones.
+SCRIPT_SOURCES = sorted(path for path in SCRIPTS.rglob("*.js") if path != NAMES_MODULE)
+
+
+def spelled_names(source: str) -> list[str]:
+    """The shared names (strings, in either quotes, and numbers) that a script's source spells itself."""
+    found = []
+    for name, value in shared_names.for_script().items():
+        for spelled in (value if isinstance(value, list) else [value]):
+            if isinstance(spelled, str) and (f'"{spelled}"' in source or f"'{spelled}'" in source):
+                found.append(f"{spelled!r} ({name})")
+            elif isinstance(spelled, (int, float)) and re.search(r"(?<![\w.])%s(?![\w.])" % re.escape(str(spelled)), source):
+                found.append(f"{spelled} ({name})")
+    return found
+
+
+def imported_names(source: str) -> set[str]:
+    """The names a module imports from shared/names.js."""
+    imports = re.findall(r"import\s*\{([^}]*)\}\s*from\s*[\"'][./]*(?:shared/)?names\.js[\"']", source)
+    return {name.strip().split(" as ")[0] for group in imports for name in group.split(",") if name.strip()}
 
 
 def specs(site: Path) -> dict:
@@ -22,17 +46,36 @@ def specs(site: Path) -> dict:
     return out
 
 
-def test_the_page_script_spells_no_shared_name_of_its_own():
+@pytest.mark.parametrize("path", SCRIPT_SOURCES, ids=lambda path: str(path.relative_to(SCRIPTS)))
+def test_no_script_spells_a_shared_name_of_its_own(path):
+    source = path.read_text(encoding="utf-8")
+    assert not spelled_names(source), f"{path.name} spells {', '.join(spelled_names(source))} itself"
+    assert "usermeta.attention" not in source and "usermeta.renderer" not in source
+
+
+def test_the_check_sees_every_script_and_finds_a_shared_name_spelled_in_either_quotes_or_as_a_number():
+    assert {path.parent.name for path in SCRIPT_SOURCES} >= {"shared", "figures"}
+    assert spelled_names('view.signal("description")') == ["'description' (DESCRIPTION)"]
+    assert spelled_names("var params = ['token', 'position'];") == ["'token' (TOKEN_PARAMS)", "'position' (TOKEN_PARAMS)",
+                                                                   "'token' (TOKEN)", "'position' (POSITION)"]
+    assert spelled_names("var NARROW_PX = 480;") == ["480 (NARROW_PX)"]
+    assert spelled_names("el.getAttribute('data-token'); var width = 4800;") == []
+
+
+def test_the_names_module_is_what_shared_names_writes():
+    """After a change of shared_names.py: python -m figsite.data.shared_names > templates/js/shared/names.js"""
+    assert NAMES_MODULE.read_text(encoding="utf-8") == shared_names.script_module()
     for name, value in shared_names.for_script().items():
-        for spelled in (value if isinstance(value, list) else [value]):
-            if isinstance(spelled, str):
-                assert f'"{spelled}"' not in SCRIPT_SOURCE, f"figures.js spells {spelled!r} ({name}) itself"
-    assert "usermeta.attention" not in SCRIPT_SOURCE and "usermeta.renderer" not in SCRIPT_SOURCE
+        assert f"export const {name} = {json.dumps(value)};" in shared_names.script_module()
 
 
-def test_every_name_the_page_script_asks_for_is_declared():
-    rendered = script("figures.js")  # StrictUndefined: a name shared_names lacks fails to render
-    assert "{{" not in rendered and "TOKEN_PARAMS = " + json.dumps(list(shared_names.TOKEN_PARAMS)) in rendered
+def test_every_name_a_script_imports_from_the_names_module_is_declared():
+    exported = set(shared_names.for_script())
+    asked = {path.name: imported_names(path.read_text(encoding="utf-8")) for path in SCRIPT_SOURCES}
+    assert any(asked.values())
+    for name, names in asked.items():
+        assert names <= exported, f"{name} imports {sorted(names - exported)}, which shared_names.py does not declare"
+    assert imported_names('import { TOKEN, VIEW as V } from "../shared/names.js";') == {"TOKEN", "VIEW"}
 
 
 def test_every_chart_names_its_description_and_token_params_as_the_script_reads_them(random_site):
@@ -47,8 +90,8 @@ def test_every_chart_names_its_description_and_token_params_as_the_script_reads_
     assert set(shared_names.TOKEN_PARAMS) <= bound, set(shared_names.TOKEN_PARAMS) - bound
 
 
-def test_the_site_carries_the_script_rendered_with_the_shared_names(random_site):
-    assert (random_site / "assets" / "figures.js").read_text(encoding="utf-8") == script("figures.js")
+def test_the_site_carries_the_page_script_bundled_from_the_modules(random_site):
+    assert (random_site / "assets" / "figures.js").read_bytes() == (STATIC / "figures.js").read_bytes()
 
 
 def test_each_chart_on_a_page_names_the_param_that_chooses_its_token_as_its_spec_binds_it(random_site):

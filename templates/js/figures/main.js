@@ -1,0 +1,84 @@
+// The figure pages' script (bundled into templates/static/figures.js, assets/figures.js of the site, by
+// `npm run bundle`): draws every chart on the page from the Vega spec embedded beside it; no network, works from
+// file://. The state of a figure (token, view, stage...) lives in the page address after '#', so a link can open it.
+import { allowed, readAddress } from "../shared/address.js";
+import { wantsNarrow } from "../shared/charts.js";
+import { scrollBox } from "../shared/scroll.js";
+import { drawWhenNear, redraw } from "./draw.js";
+import { listenToTaps, placeInputs } from "./inputs.js";
+import { addressKey, boundParams, chartSpec, charts, darkScheme } from "./page.js";
+import { listenToRows, rowsInSight } from "./tokens.js";
+
+// A link within the page (#token=7&view=5-12) sets the figure without reloading it.
+function followAddress() {
+  var state = readAddress();
+  charts.forEach(function (el) {
+    var view = el.vegaView;
+    if (!view) {  // drawn later, from the address as it is then
+      el.pendingToken = undefined;
+      return;
+    }
+    boundParams(el.boundParams ? { signals: el.boundParams } : chartSpec(el)).forEach(function (p) {
+      var key = addressKey(el, p.name);
+      if (key in state) {
+        var value = allowed(p.bind, state[key]);
+        if (value !== undefined && value !== view.signal(p.name)) view.signal(p.name, value);
+      }
+    });
+    view.runAsync();
+  });
+}
+
+// A column that crosses NARROW_PX (a phone turned, a window resized) draws the other width's chart; a drawing
+// that comes to fit, or no longer fits, its column gains or loses its scrolling box's keyboard stop.
+var resizing = false;
+function resized() {
+  if (resizing) return;
+  resizing = true;
+  window.requestAnimationFrame(function () {
+    resizing = false;
+    charts.forEach(function (el) {
+      if (!el.vegaView || el.getAttribute("data-rendered") !== "true") return;
+      if (wantsNarrow(el, el.hasAttribute("data-narrow")) !== el.drawnNarrow) redraw(el);
+      else {
+        placeInputs(el);
+        scrollBox(el);
+      }
+    });
+    rowsInSight();
+  });
+}
+
+// What stays on top of the screen as the page scrolls: a text page's row of tokens, with each chart's bar of
+// controls sticking below it (--page-bar), and the bar of the chart in view. Whatever the page scrolls to (a link,
+// the focus moved by the keyboard) is left that much room above it, so that it never lies under a bar.
+function keepClearOfBars() {
+  var pageRow = document.querySelector(".token-row[data-text]");
+  var bars = Array.prototype.slice.call(document.querySelectorAll(".control-bar"));
+  function keepClear() {
+    var row = pageRow ? pageRow.offsetHeight : 0;
+    var bar = Math.max.apply(null, [0].concat(bars.map(function (b) { return b.offsetHeight; })));
+    document.documentElement.style.setProperty("--page-bar", row + "px");
+    document.documentElement.style.scrollPaddingTop = (row + bar) + "px";
+  }
+  if (window.ResizeObserver) {
+    var sizes = new ResizeObserver(keepClear);
+    (pageRow ? [pageRow] : []).concat(bars).forEach(function (el) { sizes.observe(el); });
+  }
+}
+
+listenToRows();
+listenToTaps();
+rowsInSight();
+drawWhenNear(charts);
+window.addEventListener("hashchange", followAddress);
+// Light or dark follows the reader's setting, also when it changes while the page is open.
+if (darkScheme && darkScheme.addEventListener) {
+  darkScheme.addEventListener("change", function () {
+    charts.forEach(function (el) {
+      if (el.vegaView) redraw(el);  // a chart not drawn yet is drawn in the colours of the moment it is
+    });
+  });
+}
+window.addEventListener("resize", resized);
+keepClearOfBars();

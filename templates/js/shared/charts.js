@@ -1,0 +1,62 @@
+// Drawing a chart from its compiled Vega spec, as the figure pages and the live page both do.
+//
+// A chart's element (el) carries what the shared functions read: el.vegaView (its view, once drawn), el.boundParams
+// (the spec's signals bound to an input), el.picks (usermeta.clicks: [{field, param}]); inside it, a
+// ".control-bar .vega-bindings" box for its inputs and a ".chart-drawing" box for the drawing.
+import { DESCRIPTION, NARROW_PX, TOKEN_PARAMS } from "./names.js";
+
+// Whether the chart draws its narrow spec: it has one (`hasNarrow`) and its column is narrower than NARROW_PX.
+export function wantsNarrow(el, hasNarrow) {
+  return hasNarrow && el.clientWidth < NARROW_PX;
+}
+
+// Changes written by the build ([path, value] to set, [path] to delete; figsite.site.drawing.differences), made
+// to a spec; returns the spec.
+export function changed(spec, changes) {
+  changes.forEach(function (change) {
+    var path = change[0], at = spec;
+    for (var i = 0; i < path.length - 1; i++) at = at[path[i]];
+    if (change.length > 1) at[path[path.length - 1]] = change[1];
+    else delete at[path[path.length - 1]];
+  });
+  return spec;
+}
+
+// The chart's param that chooses its token (one of TOKEN_PARAMS), if it binds one.
+export function tokenParam(el) {
+  return (el.boundParams || []).filter(function (p) { return TOKEN_PARAMS.indexOf(p.name) >= 0; })[0];
+}
+
+// Writes the chart's state in words (its description signal) into `target`, read out to screen readers.
+export function describe(target, view) {
+  if (!target) return;
+  try {
+    target.textContent = view.signal(DESCRIPTION);
+  } catch (e) { /* a chart without a description param keeps the words written before */ }
+}
+
+// The chart's menu saves it as SVG or PNG, drawn in the page: it works offline.
+var ACTIONS = { export: true, source: false, compiled: false, editor: false };
+
+// Draws `spec` into the chart with vega-embed: the drawing into its .chart-drawing, its inputs into its control bar
+// (emptied first). options: {renderer ("svg" or "canvas"), fileName (of the saved SVG or PNG)}. Once drawn,
+// el.vegaView is the view and `drawn(view, controls)` carries on; what it returns is draw's promise's. A chart that
+// cannot be drawn says so in place of its drawing (data-rendered="error").
+export function draw(el, spec, options, drawn) {
+  var drawing = el.querySelector(".chart-drawing"), controls = el.querySelector(".control-bar .vega-bindings");
+  controls.textContent = "";
+  return window.vegaEmbed(drawing, spec, { mode: "vega", actions: ACTIONS, renderer: options.renderer || "svg",
+                                           bind: controls, downloadFileName: options.fileName })
+    .then(function (result) {
+      var view = result.view;
+      el.vegaView = view;
+      var menu = el.querySelector("details > summary");
+      if (menu) menu.setAttribute("aria-label", "Save the chart as SVG or PNG");  // vega-embed leaves it nameless
+      return drawn(view, controls);
+    })
+    .catch(function (error) {
+      el.setAttribute("data-rendered", "error");
+      drawing.textContent = "The chart could not be drawn: " + error.message;
+      console.error(error);
+    });
+}

@@ -1,0 +1,21 @@
+// The names the pages' scripts share with the figures' Python. Written by figsite/data/shared_names.py:
+//   python -m figsite.data.shared_names > templates/js/shared/names.js
+// Do not edit: change shared_names.py and write it again (tests/unit/test_shared_names.py checks it).
+
+export const TOKEN_PARAMS = ["token", "position", "from"];
+export const TOKEN = "token";
+export const POSITION = "position";
+export const FROM = "from";
+export const DESCRIPTION = "description";
+export const VIEW = "view";
+export const NAMES = "names";
+export const LEFT_OUT_SIGNAL = "left_out";
+export const SHARES = "shares";
+export const ATTENTION_META = "attention";
+export const LOADS_META = "loads";
+export const RENDERER_META = "renderer";
+export const CLICKS_META = "clicks";
+export const PICK = "pick_";
+export const NARROW_PX = 480;
+export const LEFT_OUT = "0.5%";
+export const MIN_SHARE = 0.005;

@@ -1,0 +1,87 @@
+// A drawing wider than its column (a grid on a phone) scrolls sideways in its own box, which the keyboard can then
+// reach; a hint above it says so, the box fades at an edge with more beyond it (site.css), and the chosen token's
+// column is brought into view. Shared by the figure pages and the live page.
+import { tokenParam } from "./charts.js";
+
+var EDGE_ROOM = 24;  // px: between the chosen column, opened at the right, and the box's fading edge
+
+// Calls visit(item, x) for each item of a scenegraph's marks below `mark` that is not a group, x the left edge (in
+// px) of the group holding it.
+export function walk(mark, x, visit) {
+  (mark.items || []).forEach(function (item) {
+    if (mark.marktype === "group") {
+      (item.items || []).forEach(function (inner) { walk(inner, x + (item.x || 0), visit); });
+    } else visit(item, x);
+  });
+}
+
+// Where the chart's clickable marks lie for one value of its token (a column of the lens's grid): [left, right] in
+// px from the drawing's left edge, from the view's scenegraph; null where no mark carries that token.
+export function tokenColumn(el, view, param, value) {
+  var pick = (el.picks || []).filter(function (p) { return p.param === param; })[0];
+  if (!pick) return null;
+  var left = Infinity, right = -Infinity;
+  walk(view.scenegraph().root, view.origin()[0], function (item, x) {
+    if (item.datum && item.bounds && String(item.datum[pick.field]) === String(value)) {
+      left = Math.min(left, x + item.bounds.x1);
+      right = Math.max(right, x + item.bounds.x2);
+    }
+  });
+  return left <= right ? [left, right] : null;
+}
+
+// A drawing wider than its box shows the chosen token's column: centred, or (`nearest`, as it opens) as little
+// scrolled from its left edge (its title, its axis) as that allows.
+export function chosenInView(el, nearest) {
+  var box = el.querySelector(".chart-wrapper"), param = tokenParam(el), view = el.vegaView;
+  var drawing = box && box.querySelector("svg, canvas");
+  if (!drawing || !param || !view || box.scrollWidth <= box.clientWidth + 1) return;
+  var span = tokenColumn(el, view, param.name, view.signal(param.name));
+  if (!span) return;
+  var at = drawing.getBoundingClientRect().left - box.getBoundingClientRect().left + box.scrollLeft;
+  if (at + span[0] < box.scrollLeft || at + span[1] > box.scrollLeft + box.clientWidth) {
+    box.scrollLeft = nearest ? at + span[1] - box.clientWidth + EDGE_ROOM : at + (span[0] + span[1] - box.clientWidth) / 2;
+  }
+}
+
+// A box that scrolls sideways fades at each edge with more beyond it (site.css), as the reader scrolls it too.
+export function fadeEdges(box) {
+  var more = box.scrollWidth - box.clientWidth;
+  if (!box.fading) {
+    box.fading = true;
+    box.addEventListener("scroll", function () { fadeEdges(box); }, { passive: true });
+  }
+  box.toggleAttribute("data-more-left", more > 1 && box.scrollLeft > 1);
+  box.toggleAttribute("data-more-right", more > 1 && box.scrollLeft < more - 1);
+}
+
+// Said above a drawing wider than its box, where it scrolls: swiped on a touch screen, scrolled with a mouse.
+export function scrollHint(el) {
+  var hint = el.querySelector(".scroll-hint");
+  if (hint) return hint;
+  hint = document.createElement("p");
+  hint.className = "scroll-hint";
+  [["on-mouse", "Scroll sideways"], ["on-touch", "Swipe sideways"]].forEach(function (words) {
+    var span = hint.appendChild(document.createElement("span"));
+    span.className = words[0];
+    span.textContent = words[1];
+  });
+  hint.appendChild(document.createTextNode(""));
+  el.insertBefore(hint, el.querySelector(".chart-drawing"));
+  return hint;
+}
+
+// A drawn chart's box: a keyboard stop and a hint where the drawing is wider than it, faded edges; with
+// `chosenInSight`, the chosen token's column brought into view as the chart opens (chosenInView's `nearest`).
+export function scrollBox(el, chosenInSight) {
+  var box = el.querySelector(".chart-wrapper");
+  if (!box || !el.vegaView) return;
+  var wide = box.scrollWidth > box.clientWidth + 1, hint = scrollHint(el), param = tokenParam(el);
+  if (wide) box.tabIndex = 0;
+  else box.removeAttribute("tabindex");
+  hint.hidden = !wide;
+  var columns = param && tokenColumn(el, el.vegaView, param.name, el.vegaView.signal(param.name));
+  hint.lastChild.textContent = columns ? " to see every position" : " to see the whole chart";
+  if (chosenInSight) chosenInView(el, true);
+  fadeEdges(box);
+}
