@@ -1,7 +1,7 @@
 """The live page's datasets and downloads (python build.py --live), declared once: the kinds' charts read these
 datasets by these field names (figures.attention_chart, figures.heads_chart, figures.readout, figures.lens), and the
-page's script fills them and writes the downloads with the same names, which it reads from the generated names file
-(shared_names.for_script()["live"]), never spelling one of its own.
+page's script fills them and writes the downloads with the same names, which it imports from the generated module
+templates/js/shared/names.js (LIVE_DATASETS, LIVE_TABLES: figsite.data.shared_names), never spelling one of its own.
 
 What the page's script puts in before it embeds a kind's chart (layers, heads, positions, stages from 0; readers see
 them from 1), rows in the order given: the words a screen reader hears find rows by their place.
@@ -64,10 +64,3 @@ def empty(n_layer: int, n_head: int) -> dict:
                        for s in range(n_layer + 1) for r in range(1, TOP_K + 1)],
             FOLLOW.name: [{"stage": s, "q": 0, "p": 0.0, "rank": 1} for s in range(n_layer + 1)]}
 
-
-def for_script() -> dict:
-    """The declarations above, as the page's script reads them: {"datasets": {name: [fields]}, "tables": {name:
-    [columns]}, and the numbers the rows are made with}."""
-    return {"datasets": {name: list(dataset.fields) for name, dataset in DATASETS.items()},
-            "tables": {name: list(table.columns) for name, table in TABLES.items()},
-            "per_share": PER_SHARE, "top_k": TOP_K, "max_tokens": MAX_TOKENS, "placeholder": PLACEHOLDER}

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sys
 
+from figsite.data import live_data
 from figsite.data.run import LEFT_OUT, MIN_SHARE
 
 # Params that choose the token a figure looks from: on a page of one text, choosing it in one figure chooses
@@ -36,10 +37,14 @@ PICK = "pick_"  # the datum field a clickable mark carries for the param it sets
 
 NARROW_PX = 480  # a column narrower than this (a phone) draws a figure's narrow chart (figures.kind narrow_chart)
 
+# The live page's datasets and downloads (figsite.data.live_data): {name: [its fields, in order]}, {name: [columns]}.
+LIVE_DATASETS = {name: list(dataset.fields) for name, dataset in live_data.DATASETS.items()}
+LIVE_TABLES = {name: list(table.columns) for name, table in live_data.TABLES.items()}
+
 # What templates/js/shared/names.js exports, each under its name here.
 FOR_SCRIPTS = ("TOKEN_PARAMS", "TOKEN", "POSITION", "FROM", "DESCRIPTION", "VIEW", "NAMES", "LEFT_OUT_SIGNAL", "SHARES",
                "ATTENTION_META", "LOADS_META", "RENDERER_META", "CLICKS_META", "PICK", "NARROW_PX", "LEFT_OUT",
-               "MIN_SHARE")
+               "MIN_SHARE", "LIVE_DATASETS", "LIVE_TABLES")
 
 
 def token_param(chart: dict) -> str | None:
