@@ -8,10 +8,11 @@ from __future__ import annotations
 
 
 from figsite.config import Field
+from figsite.data.format import TOP_K
 from figsite.data.run import LEFT_OUT, MIN_SHARE
 from figsite.data.shared_names import DESCRIPTION
 from figures.kind import Kind
-from figures.toolkit import charts, fields
+from figures.toolkit import charts, fields, textless
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import DATA, FOLLOWED, REFERENCE
 from figures.toolkit.colours import FOLLOWED_NAME
@@ -19,6 +20,8 @@ from figures.toolkit.words import after_layer, after_layer_expr, heading, percen
 
 TOP_SHOWN = 3  # the book prints the top 3
 OUTSIDE = 99  # the rank the page's data give the target where it is not among the top 3: drawn below them
+# The caption of the chart with no text: it names what the live page shows, where the build's names figure labels.
+LIVE_CAPTION = "After each layer, what the model would guess as the next token after the text's last token."
 
 
 # ---------------------------------------------------------------------------------------------- data
@@ -151,6 +154,12 @@ class Readout(Kind):
         side by side would lie 17 px apart)."""
         return self.chart(fig, run, sideways=True)
 
+    LIVE_CAPTION = LIVE_CAPTION
+
+    def textless_chart(self, model: dict, opening: dict, narrow: bool = False) -> alt.TopLevelMixin | None:
+        """The chart with no text in it (textless_chart), at the text's last token; the wide one serves a phone."""
+        return None if narrow else textless_chart(model["n_layer"], opening.get("stage"))
+
     def chart(self, fig, run, sideways: bool = False) -> alt.TopLevelMixin:
         """A slider over the stages: the top tokens at the chosen stage, and the target's probability across stages
         (`sideways`: the stages down the chart)."""
@@ -216,21 +225,31 @@ def _top_chart(target: str) -> alt.TopLevelMixin:
     )
 
 
-def _line_chart(target: str, n_layer: int) -> alt.TopLevelMixin:
-    """The target's probability across the stages (`target` as shown), the chosen stage marked."""
-    base = charts.named_stages(alt.Chart(alt.NamedData("line"))).encode(
+def _line_chart(target: str | None, n_layer: int) -> alt.TopLevelMixin:
+    """The target's probability across the stages (`target` as shown), the chosen stage marked. `target` None: with
+    no text (the live page's), the followed token's chance at the text's last token (live_data's `follow`), named by
+    the param `follow_name`, on an axis of 0 to 100% (no switch)."""
+    if target is None:
+        source = alt.Chart(alt.NamedData("follow")).transform_filter(f"datum.q == {textless.LAST}")
+        y = alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
+                  title="chance (the followed token's)")
+    else:
+        source = alt.Chart(alt.NamedData("line"))
+        y = alt.Y("p:Q", scale=charts.chance_scale(), axis=alt.Axis(format=charts.CHANCE_FORMAT, tickCount=5),
+                  title=f"chance of {target}")
+    base = charts.named_stages(source).encode(
         x=alt.X("stage:Q", title=["after layer", "(0: before any layer)"],
                 # Half a column's room either side: the first and last stages' points and columns are drawn whole.
                 scale=alt.Scale(domain=[-0.5, n_layer + 0.5], nice=False, zero=False),
                 axis=alt.Axis(values=list(range(n_layer + 1)), format="d")),
-        y=alt.Y("p:Q", scale=charts.chance_scale(), axis=alt.Axis(format=charts.CHANCE_FORMAT, tickCount=5),
-                title=f"chance of {target}"),
+        y=y,
     )
+    target_tip = target or "chance"
     # A point chooses its layer too (a tap lands on it before the column under it).
     line = base.mark_line(color=FOLLOWED) + charts.clickable(base, stage="datum.stage").mark_point(
         color=FOLLOWED, filled=True, cursor="pointer").encode(
         size=alt.condition("datum.stage == stage", alt.value(140), alt.value(30)),
-        tooltip=[charts.stage_tip(), alt.Tooltip("p:Q", title=target, format=".2%")],
+        tooltip=[charts.stage_tip(), alt.Tooltip("p:Q", title=target_tip, format=".2%")],
     )
     rule = alt.Chart(alt.Data(values=[{}])).mark_rule(color=REFERENCE, strokeDash=[4, 3]).encode(
         x=alt.X("stage:Q")).transform_calculate(stage="stage")  # the field takes the slider's value
@@ -238,10 +257,10 @@ def _line_chart(target: str, n_layer: int) -> alt.TopLevelMixin:
     columns = charts.clickable(base, stage="datum.stage").mark_rect(
         fill="transparent", cursor="pointer", aria=False, clip=True, width=alt.ExprRef(f"width / {n_layer + 1}")).encode(
         y=alt.value(0), y2=alt.value("height"),
-        tooltip=[charts.stage_tip(), alt.Tooltip("p:Q", title=target, format=".2%")])
-    return alt.layer(line, rule, columns).properties(
-        width="container", height=180, title=f"{target}'s chance, layer by layer",
-    )
+        tooltip=[charts.stage_tip(), alt.Tooltip("p:Q", title=target_tip, format=".2%")])
+    title = (f"{target}'s chance, layer by layer" if target is not None
+             else alt.Title(alt.ExprRef(f"{textless.FOLLOW_NAME} + '\\'s chance, layer by layer'")))
+    return alt.layer(line, rule, columns).properties(width="container", height=180, title=title)
 
 
 def _down_chart(target: str, n_layer: int) -> alt.TopLevelMixin:
@@ -266,3 +285,54 @@ def _down_chart(target: str, n_layer: int) -> alt.TopLevelMixin:
         y="top:Q", y2="bottom:Q", x=alt.value(0), x2=alt.value("width"), tooltip=tips)
     return alt.layer(line, rule, rows).properties(
         width="container", height=charts.TAP * (n_layer + 1), title=f"{target}'s chance, layer by layer")
+
+
+# ---------------------------------------------------------------------------------------------- with no text
+
+
+
+def textless_chart(n_layer: int, opening_stage: int | None = None) -> alt.TopLevelMixin:
+    """Figure (i) with no text in it (the live page's), at the text's last token: the top TOP_K guesses after the
+    chosen stage as bars (the followed token in its colour, drawn below them where it is not among them), and the
+    followed token's chance after each layer (_line_chart). Reads `top`, `follow` (figsite.data.live_data), `names`
+    and `follow_name`; the slider "stage" (`opening_stage`; None: the last)."""
+    stage = charts.stage_slider(n_layer, n_layer if opening_stage is None else opening_stage)
+    followed = _at_stage("follow", "stage", textless.LAST)
+    top3 = " + ', ' + ".join(f"{_at_stage('top', 'stage', textless.LAST, r)}.token + ' ' + "
+                             f"format({_at_stage('top', 'stage', textless.LAST, r)}.p, '{charts.TIP_CHANCE}')"
+                             for r in (1, 2, 3))
+    description = alt.param(name=DESCRIPTION, expr=(
+        f"{after_layer_expr('stage', capital=True)} + ': the top 3 guesses are ' + "
+        f"{top3} + '; ' + follow_name + ' has ' + format({followed}.p, '.2%') + '.'"))
+    outside = alt.param(name="outside", expr=f"{followed}.rank > {TOP_K}")
+    return textless.finished(
+        charts.fits_column(alt.vconcat(_textless_top(), _line_chart(None, n_layer), spacing=28)),
+        [stage, *textless.texts(), outside, description], ("stage",), n_layer, 0, "top", "follow")
+
+
+def _at_stage(dataset: str, stage: str, q: str, rank: int = 0) -> str:
+    """A row of `follow`, or of `top` at `rank`, by its place in the data (figsite.data.live_data)."""
+    place = f"({stage}) * {textless.N} + {q}"
+    return f"data('{dataset}')[" + (f"({place}) * {TOP_K} + {rank - 1}" if rank else place) + "]"
+
+
+def _textless_top() -> alt.TopLevelMixin:
+    """The top TOP_K at the chosen stage and the last token, and below them the followed token where it is not."""
+    here = f"datum.stage == stage && datum.q == {textless.LAST}"
+    y = alt.Y("row:O", scale=alt.Scale(domain=[*range(1, TOP_K + 1), OUTSIDE]), title=None, axis=None)
+    layers = []
+    for base in (alt.Chart(alt.NamedData("top")).transform_filter(here).transform_calculate(
+                     row="datum.rank", followed="datum.token == follow_name"),
+                 alt.Chart(alt.NamedData("follow")).transform_filter(f"{here} && datum.rank > {TOP_K}")
+                 .transform_calculate(row=str(OUTSIDE), token="follow_name", followed="true")):
+        base = base.encode(y=y, x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
+                                        title="chance of being the next token"))
+        tooltip = [alt.Tooltip("token:N"), alt.Tooltip("p:Q", title="chance", format=".2%"), alt.Tooltip("rank:Q")]
+        layers += [base.mark_bar().encode(color=alt.condition("datum.followed", alt.value(FOLLOWED), alt.value(DATA)),
+                                          tooltip=tooltip),
+                   base.mark_text(align="left", dx=4, fontSize=12).encode(text=alt.Text("p:Q", format=".2%")),
+                   base.mark_text(align="right", dx=-6, fontSize=13, fontWeight=alt.ExprRef(
+                       "datum.followed ? 'bold' : 'normal'")).encode(x=alt.value(0), text="token:N")]
+    return alt.layer(*layers).properties(width="container", height=alt.Step(20), title=alt.Title(charts.wrapped(
+        f"'The top {TOP_K} guesses after the last token (' + names[{textless.LAST}] + '), ' + "
+        f"{after_layer_expr('stage')} + (outside ? ', and ' + follow_name : '')")))
