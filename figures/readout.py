@@ -297,9 +297,9 @@ def textless_chart(n_layer: int, opening_stage: int | None = None) -> alt.TopLev
     followed token's chance after each layer (_line_chart). Reads `top`, `follow` (figsite.data.live_data), `names`
     and `follow_name`; the slider "stage" (`opening_stage`; None: the last)."""
     stage = charts.stage_slider(n_layer, n_layer if opening_stage is None else opening_stage)
-    followed = _at_stage("follow", "stage", textless.LAST)
-    top3 = " + ', ' + ".join(f"{_at_stage('top', 'stage', textless.LAST, r)}.token + ' ' + "
-                             f"format({_at_stage('top', 'stage', textless.LAST, r)}.p, '{charts.TIP_CHANCE}')"
+    followed = textless.row_at("follow", "stage", textless.LAST)
+    top3 = " + ', ' + ".join(f"{textless.row_at('top', 'stage', textless.LAST, r)}.token + ' ' + "
+                             f"format({textless.row_at('top', 'stage', textless.LAST, r)}.p, '{charts.TIP_CHANCE}')"
                              for r in (1, 2, 3))
     description = alt.param(name=DESCRIPTION, expr=(
         f"{after_layer_expr('stage', capital=True)} + ': the top 3 guesses are ' + "
@@ -308,12 +308,6 @@ def textless_chart(n_layer: int, opening_stage: int | None = None) -> alt.TopLev
     return textless.finished(
         charts.fits_column(alt.vconcat(_textless_top(), _line_chart(None, n_layer), spacing=28)),
         [stage, *textless.texts(), outside, description], ("stage",), n_layer, 0, "top", "follow")
-
-
-def _at_stage(dataset: str, stage: str, q: str, rank: int = 0) -> str:
-    """A row of `follow`, or of `top` at `rank`, by its place in the data (figsite.data.live_data)."""
-    place = f"({stage}) * {textless.N} + {q}"
-    return f"data('{dataset}')[" + (f"({place}) * {TOP_K} + {rank - 1}" if rank else place) + "]"
 
 
 def _textless_top() -> alt.TopLevelMixin:

@@ -26,7 +26,8 @@ class LivePage:
 
     model_folder: Path  # holds the manifest's files
     manifest: dict  # figsite.capture.live_export.export's
-    figures: list  # [{"key", "title", "caption", "guide", "spec"}]: the charts it draws, specs in Vega-Lite
+    figures: list  # [{"key", "title", "caption", "narrow"}]: the charts it draws, in COVERED_KINDS' order, each
+    # compiled under "live-" + key (and "live-narrow-" + key where "narrow") in the build's charts
     defaults: dict  # the text it opens on, the target, the views of figure (l)...: the config's
     charts: dict = field(default_factory=dict)  # key -> [Vega, dark changes], filled in when written
 

@@ -11,6 +11,7 @@ read one past the text as its last).
 
 from __future__ import annotations
 
+from figsite.data.format import TOP_K
 from figsite.data.live_data import MAX_TOKENS, PLACEHOLDER, empty
 from figsite.data.run import MIN_SHARE, PER_SHARE
 from figsite.data.shared_names import NAMES
@@ -74,6 +75,13 @@ def every_token() -> alt.Chart:
 def every_label(name: str = NAMES) -> str:
     """An axis's label of a token: its name, every `every`th one, so that labels never run together."""
     return f"datum.value % every == 0 ? {name}[datum.value] : ''"
+
+
+def row_at(dataset: str, stage: str, q: str, rank: int = 0) -> str:
+    """A row of `follow`, or of `top` at `rank`, by its place in the data (figsite.data.live_data): Vega expressions
+    of the stage and the position."""
+    place = f"({stage}) * {N} + {q}"
+    return f"data('{dataset}')[" + (f"({place}) * {TOP_K} + {rank - 1}" if rank else place) + "]"
 
 
 def finished(chart, params: list, clicks: tuple, n_layer: int, n_head: int, *datasets: str):
