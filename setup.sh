@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the build needs; with --live, also what `build.py --live` needs (the ONNX exporter, and the live
 # page's libraries from npm, pinned by package-lock.json); with --test, also what the tests need (the live page's
-# too, and Chromium from Debian).
+# libraries, the JavaScript tools from npm: esbuild, ESLint, the HTML checker; and Chromium from Debian).
+# The build itself needs no Node: the pages' scripts are bundled ahead of time (npm run bundle, README).
 # Usage: ./setup.sh          (build only)
 #        ./setup.sh --live   (build, and build.py --live)
 #        ./setup.sh --test   (build, --live, and tests)
@@ -28,7 +29,7 @@ if [ "${1:-}" = "--live" ]; then
     npm_live --omit=dev
 elif [ "${1:-}" = "--test" ]; then
     "$PY" -m pip install --quiet -e ".[test]"
-    npm_live
+    npm_live  # all of package.json: the devDependencies too (esbuild, ESLint, vnu-jar)
     # Debian's packages the tests use: Chromium (tests/browser), and the zbar library that pyzbar loads to
     # decode the QR codes (tests/unit/test_qr.py). Installed only where missing.
     APT=()

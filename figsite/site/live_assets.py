@@ -9,8 +9,8 @@ that they are there, of the pinned versions, before a build copies them. No torc
 - gpt-tokenizer's r50k_base encoding (GPT-2's BPE), its one plain-script bundle (sets the global
   `GPTTokenizer_r50k_base`); gpt-tokenizer 4 publishes ES modules only, hence 3.4.0.
 - LIVE_SCRIPTS: the project's own glue, templates/live/tokenize.js (window.liveTokens: ids and token texts as
-  figsite.model.tokens has them). It is not in templates/static/, whose every entry each build copies into
-  the site's assets as a file.
+  figsite.model.tokens has them), a classic script bundled from the ES modules of templates/js/tokenize/. It is
+  not in templates/static/, whose every entry each build copies into the site's assets as a file.
 """
 
 from __future__ import annotations

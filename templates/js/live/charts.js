@@ -1,0 +1,182 @@
+// The four charts drawn for a text, with vega-embed: (l) and every head from `panels`, (i) and the lens from `top`
+// and `follow`. Their token choices are linked, as on the site's text pages: choosing token N in (l) ("token")
+// chooses it in every head ("token") and as the lens's "position", and the other way round; the address keeps it
+// (&token=N). The reader's text is only ever text here: Vega's text marks, never HTML.
+import {writeAddress} from './address.js';
+import {CLICKS_META, TOKEN_PARAMS} from './constants.js';
+import {followRows, panels, topRows} from './datasets.js';
+import {followToken, lensToken, offerFollows} from './lens.js';
+import {page} from './page.js';
+import {allowed, specFor, topMarks, wantsNarrow} from './specs.js';
+import {state} from './state.js';
+import {tokenName} from './tokens.js';
+import {chosenInView, describe, scrollBox, tokenParam} from './wide.js';
+
+// A token chosen in one chart is chosen in the others (as figures.js does on a text page); a chart being drawn
+// takes it when it is. A chart that has it already is left alone, so the charts' listeners never loop.
+export function linkToken(source, value) {
+  if (!page.live.result) return;
+  state.chosenToken = value;
+  page.charts.forEach((el) => {
+    if (el === source) return;
+    const param = tokenParam(el);
+    if (!param) return;
+    if (!el.vegaView) {
+      el.pendingToken = value;
+      return;
+    }
+    const allowedValue = allowed(param.bind, value);
+    if (allowedValue !== undefined && el.vegaView.signal(param.name) !== allowedValue) {
+      el.vegaView.signal(param.name, allowedValue).runAsync();
+    }
+  });
+  if (state.addressed) writeAddress(state.addressed.text, state.addressed.target);
+}
+
+// The reader's choices in a drawn chart (its bound signals), to carry over to its next drawing.
+function choices(el) {
+  const out = {};
+  if (!el.vegaView) return out;
+  (el.boundSignals || []).forEach((signal) => {
+    try {
+      out[signal.name] = el.vegaView.signal(signal.name);
+    } catch { /* gone */ }
+  });
+  return out;
+}
+
+// A click on a mark chooses what its datum carries (usermeta's clicks); a click on one of the lens's top 10 that
+// chooses nothing follows that token.
+function followClicks(el, view, bound, tops) {
+  const picks = el.picks;
+  view.addEventListener('click', (event, item) => {
+    const datum = item && item.datum;
+    let moved = false;
+    if (!datum) return;
+    picks.forEach((pick) => {
+      const signal = bound.filter((s) => s.name === pick.param)[0];
+      if (!signal || datum[pick.field] === undefined || datum[pick.field] === null) return;
+      const value = allowed(signal.bind, datum[pick.field]);
+      if (value !== undefined && view.signal(signal.name) !== value) {
+        view.signal(signal.name, value);
+        moved = true;
+      }
+    });
+    if (moved) view.runAsync();
+    else if (item.mark && tops.indexOf(item.mark.name) >= 0 && typeof datum.id === 'number' && datum.id >= 0) {
+      followToken(datum.id);
+    }
+  });
+}
+
+// Each choice: the token linked across the charts, the description and the lens's select said again, the chosen
+// column brought into view.
+function followChoices(el, view, bound, key) {
+  bound.forEach((signal) => {
+    const isToken = TOKEN_PARAMS.indexOf(signal.name) >= 0;
+    view.addSignalListener(signal.name, (name, value) => {
+      if (el.vegaView !== view) return;  // drawn again since
+      if (isToken) linkToken(el, value);
+      view.runAfter(() => {
+        describe(el, view);
+        if (key === 'lens') offerFollows();
+        if (isToken) chosenInView(el);
+      });
+    });
+  });
+}
+
+// The embedded view made the chart's: its menu named, clicks and choices followed, the token chosen elsewhere taken.
+function embedded(el, view, spec, bound, tops) {
+  const key = el.getAttribute('data-live-chart');
+  el.vegaView = view;
+  const menu = el.querySelector('details > summary');
+  if (menu) menu.setAttribute('aria-label', 'Save the chart as SVG or PNG');
+  el.picks = (spec.usermeta && spec.usermeta[CLICKS_META]) || [];
+  followClicks(el, view, bound, tops);
+  followChoices(el, view, bound, key);
+  describe(el, view);
+  scrollBox(el);
+  // It opens at its left edge, where its title and axis are, unless a token was chosen for this text: then
+  // with that token's column in view (as after any choice).
+  if (state.chosenToken !== null) chosenInView(el);
+  const pending = el.pendingToken, param = tokenParam(el);  // chosen in another chart while this one was drawn
+  el.pendingToken = undefined;
+  if (pending !== undefined && param) {
+    const value = allowed(param.bind, pending);
+    if (value !== undefined && view.signal(param.name) !== value) view.signal(param.name, value);
+  }
+  el.setAttribute('data-rendered', 'true');
+  return view.runAsync();
+}
+
+// Draws the chart anew for `given` (givenFor), keeping the reader's choices in it where they still hold.
+export function draw(el, given) {
+  const kept = choices(el);
+  if (el.vegaView) el.vegaView.finalize();
+  el.vegaView = null;
+  el.removeAttribute('data-rendered');
+  el.hidden = false;
+  const placeholder = el.parentNode.querySelector('.chart-placeholder');
+  if (placeholder) placeholder.hidden = true;
+  const spec = specFor(el, given, kept);
+  const bound = spec.signals.filter((s) => s.bind);
+  el.boundSignals = bound;
+  el.given = given;
+  const key = el.getAttribute('data-live-chart');
+  const tops = el.topMarks = key === 'lens' ? topMarks(spec) : [];
+  const drawing = el.querySelector('.chart-drawing'), controls = el.querySelector('.control-bar .vega-bindings');
+  controls.textContent = '';
+  const actions = {export: true, source: false, compiled: false, editor: false};
+  return window.vegaEmbed(drawing, spec, {mode: 'vega', actions: actions, renderer: 'svg', bind: controls,
+                                          downloadFileName: 'gpt2-live-' + key})
+    .then((made) => embedded(el, made.view, spec, bound, tops))
+    .catch((error) => {
+      el.setAttribute('data-rendered', 'error');
+      drawing.textContent = 'The chart could not be drawn: ' + error.message;
+      console.error(error);
+    });
+}
+
+// What each chart is given for a result: its datasets and the params' texts.
+function givenFor(res, key, sameText) {
+  const followed = key === 'lens' ? lensToken(res) : res.target;
+  const datasets = {};
+  if (key === 'attention' || key === 'heads') datasets.panels = res.panelRows || (res.panelRows = panels(res, page.shape));
+  else {
+    datasets.top = res.topRowsCache || (res.topRowsCache = topRows(res, page.shape));
+    datasets.follow = followRows(res, followed, page.shape);
+  }
+  return {datasets: datasets, names: res.names, followName: tokenName(followed), followed: followed,
+          sameText: sameText};
+}
+
+// Draws every chart for the result; window.liveFigures.drawn keeps what each was given.
+export function drawAll(res, sameText) {
+  const drawn = {};
+  const all = page.charts.map((el) => {
+    const key = el.getAttribute('data-live-chart'), given = givenFor(res, key, sameText);
+    drawn[key] = {datasets: given.datasets, names: given.names, follow_name: given.followName,
+                  followed: given.followed};
+    return draw(el, given);
+  });
+  page.live.drawn = drawn;
+  return Promise.all(all);
+}
+
+// The charts drawn again for the text drawn (the reader's colours changed), or only those whose column crossed
+// NARROW_PX (onlyNarrowChanges: a resize); a drawing that comes to fit, or no longer fits, its column is told.
+export function redrawAll(onlyNarrowChanges) {
+  if (!page.live.result) return;
+  page.charts.forEach((el) => {
+    if (!el.vegaView || !el.given) return;
+    if (onlyNarrowChanges && wantsNarrow(el) === el.drawnNarrow) {
+      if (el.getAttribute('data-rendered') === 'true') scrollBox(el);
+      return;
+    }
+    el.given.sameText = true;
+    draw(el, el.given).then(() => {
+      if (el.getAttribute('data-live-chart') === 'lens') offerFollows();
+    });
+  });
+}

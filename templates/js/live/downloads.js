@@ -1,0 +1,125 @@
+// The downloads of the text drawn last: its raw numbers as JSON, and three CSV tables (every share, the top 10 at
+// every stage and position, the followed tokens). `shape` is the model's size ({nLayer, nHead, stages}).
+import {TOP_K} from './constants.js';
+import {f32, tokenName, tokenText} from './tokens.js';
+
+// A CSV cell: text quoted, and a text a spreadsheet would take for a formula led by "'".
+export function csvCell(value) {
+  let text = String(value);
+  if (/^[=+\-@\t\r]/.test(text) && typeof value === 'string') text = "'" + text;
+  return /[",\r\n]/.test(text) || typeof value === 'string' ? '"' + text.replace(/"/g, '""') + '"' : text;
+}
+
+export function csv(header, rows) {
+  const lines = [header.join(',')];
+  rows.forEach((row) => { lines.push(row.map(csvCell).join(',')); });
+  return lines.join('\r\n') + '\r\n';
+}
+
+// attention[layer][head][query][key], keys 0 to the query.
+function attentionOf(res, shape) {
+  const n = res.ids.length, attention = [];
+  for (let l = 0; l < shape.nLayer; l++) {
+    const heads = [];
+    for (let h = 0; h < shape.nHead; h++) {
+      const rows = [], base = (l * shape.nHead + h) * n * n;
+      for (let q = 0; q < n; q++) {
+        const row = [];
+        for (let k = 0; k <= q; k++) row.push(f32(res.shares[base + q * n + k]));
+        rows.push(row);
+      }
+      heads.push(rows);
+    }
+    attention.push(heads);
+  }
+  return attention;
+}
+
+// top[stage][position]: [{id, text, p}], most likely first.
+function topOf(res, shape) {
+  const n = res.ids.length, top = [];
+  for (let stage = 0; stage < shape.stages; stage++) {
+    const positions = [];
+    for (let p = 0; p < n; p++) {
+      const cell = [];
+      for (let r = 0; r < TOP_K; r++) {
+        const at = (stage * n + p) * TOP_K + r, id = Number(res.topIds[at]);
+        cell.push({id: id, text: tokenText(id), p: f32(res.topProbs[at])});
+      }
+      positions.push(cell);
+    }
+    top.push(positions);
+  }
+  return top;
+}
+
+// Each followed token: its p and rank [stage][position], and the figures that follow it (the read-out, the lens).
+function followedOf(res, shape, lens) {
+  const n = res.ids.length;
+  return res.followed.map((f) => {
+    const p = [], rank = [];
+    for (let s = 0; s < shape.stages; s++) {
+      p.push(Array.from(f.p.subarray(s * n, (s + 1) * n), f32));
+      rank.push(f.rank.slice(s * n, (s + 1) * n));
+    }
+    const figures = [];
+    if (f.id === res.target) figures.push('readout');
+    if (f.id === lens) figures.push('lens');
+    return {id: f.id, text: tokenText(f.id), figures: figures, p: p, rank: rank};
+  });
+}
+
+// The raw numbers as JSON: layers, heads, stages and positions from 0 (as the build's data files). lens: the token
+// the lens follows; graphSha256: the model's graph's.
+export function asJson(res, shape, lens, graphSha256) {
+  return JSON.stringify({
+    format: 'gpt2-live/1',
+    about: 'GPT-2 run in the page on this text. Layers, heads, stages and positions count from 0; stage 0 is after ' +
+           'the embedding, stage s after layer s. attention[layer][head][query][key]: the share of attention the ' +
+           'query gives the key (keys 0 to the query). top[stage][position]: the 10 most likely next tokens. ' +
+           'followed: tokens whose probability and rank (1 = most likely) are given at every stage and position.',
+    model: {n_layer: shape.nLayer, n_head: shape.nHead, graph_sha256: graphSha256},
+    text: res.text,
+    tokens: res.ids.map((id) => ({id: id, text: tokenText(id)})),
+    attention: attentionOf(res, shape), top: topOf(res, shape), followed: followedOf(res, shape, lens)});
+}
+
+export function sharesCsv(res, shape) {
+  const n = res.ids.length, rows = [];
+  for (let l = 0; l < shape.nLayer; l++) {
+    for (let h = 0; h < shape.nHead; h++) {
+      const base = (l * shape.nHead + h) * n * n;
+      for (let q = 0; q < n; q++) {
+        for (let k = 0; k <= q; k++) {
+          rows.push([l + 1, h + 1, q + 1, res.names[q], k + 1, res.names[k], f32(res.shares[base + q * n + k])]);
+        }
+      }
+    }
+  }
+  return csv(['layer', 'head', 'position', 'token', 'looks_at_position', 'looks_at_token', 'share'], rows);
+}
+
+export function topCsv(res, shape) {
+  const n = res.ids.length, rows = [];
+  for (let stage = 0; stage < shape.stages; stage++) {
+    for (let q = 0; q < n; q++) {
+      for (let r = 0; r < TOP_K; r++) {
+        const at = (stage * n + q) * TOP_K + r, id = Number(res.topIds[at]);
+        rows.push([stage, q + 1, res.names[q], r + 1, id, tokenName(id), f32(res.topProbs[at])]);
+      }
+    }
+  }
+  return csv(['after_layer', 'position', 'token', 'rank', 'next_token_id', 'next_token', 'probability'], rows);
+}
+
+export function followedCsv(res, shape) {
+  const n = res.ids.length, rows = [];
+  res.followed.forEach((f) => {
+    for (let stage = 0; stage < shape.stages; stage++) {
+      for (let q = 0; q < n; q++) {
+        rows.push([f.id, tokenName(f.id), stage, q + 1, res.names[q], f32(f.p[stage * n + q]), f.rank[stage * n + q]]);
+      }
+    }
+  });
+  return csv(['followed_id', 'followed_token', 'after_layer', 'position', 'token', 'probability', 'rank'], rows);
+}

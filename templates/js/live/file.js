@@ -1,0 +1,31 @@
+// From file:// a browser lets the page neither fetch the model nor start the runtime: one line says how to serve it.
+import {$, page, setState} from './page.js';
+
+// The folder to serve, as a shell writes it: file:///C:/... on Windows without its leading '/', quoted where needed.
+export function servedFolder(pathname) {
+  let folder = decodeURIComponent(pathname.replace(/[^/]*$/, ''));
+  if (/^\/[A-Za-z]:\//.test(folder)) folder = folder.slice(1);
+  folder = folder.length > 1 ? folder.replace(/\/$/, '') : folder;
+  if (/[\s"'$`\\]/.test(folder)) folder = '"' + folder.replace(/(["$`\\])/g, '\\$1') + '"';
+  return folder;
+}
+
+function code(words) {
+  const element = document.createElement('code');
+  element.textContent = words;
+  return element;
+}
+
+// Says how to serve the page, and hides what needs the model.
+export function servedOnly() {
+  const line = $('live-file');
+  line.textContent = '';
+  line.append('This page runs GPT-2 only when the site is served, not opened as a file: run ',
+              code('python -m http.server --directory ' + servedFolder(location.pathname)),
+              ' and open http://localhost:8000/live.html (or preview the site with ', code('python build.py --serve'), ').');
+  line.hidden = false;
+  $('live-load').hidden = true;
+  page.el.form.hidden = true;
+  Array.prototype.forEach.call(page.root.querySelectorAll('.chart-placeholder'), (p) => { p.hidden = true; });
+  setState('file');
+}

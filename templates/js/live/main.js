@@ -1,0 +1,125 @@
+// The live page (live.html, `python build.py --live`): the reader types a text, GPT-2 runs in the page
+// (onnxruntime-web, WebAssembly, on the reader's own computer: nothing is sent anywhere) and the page draws four
+// figures for that text: (l), every head, (i) and the lens. Bundled into one classic script (live/live.js).
+//
+// The modules: page.js (the configuration, the elements, window.liveFigures), state.js (what the page remembers),
+// store.js and model.js (the model's files in Cache Storage, the runtime), load.js, run.js (a text run),
+// datasets.js (the charts' datasets from the model's outputs), specs.js, charts.js, wide.js and lens.js (the
+// charts), downloads.js, address.js, asked.js and form.js (what the reader asks), file.js (opened from file://).
+// This one wires the page's events, in the order the page has always set them.
+import {askedBy, readAddress} from './address.js';
+import {linkToken, redrawAll} from './charts.js';
+import {asJson, followedCsv, sharesCsv, topCsv} from './downloads.js';
+import {servedOnly} from './file.js';
+import {count, countSoon, sayTarget} from './form.js';
+import {followToken, lensToken} from './lens.js';
+import {load} from './load.js';
+import {$, graphSha256, openPage, page, say, setState} from './page.js';
+import {submit} from './run.js';
+import {state} from './state.js';
+import {allKept} from './store.js';
+
+function listenToForm() {
+  const {followSelect, textBox, targetBox, form, loadButton} = page.el;
+  if (followSelect) followSelect.addEventListener('change', () => { followToken(Number(followSelect.value)); });
+  textBox.addEventListener('input', countSoon);
+  targetBox.addEventListener('input', sayTarget);
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    submit();
+  });
+  textBox.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      submit();
+    }
+  });
+  loadButton.addEventListener('click', () => { load(); });
+}
+
+function json(res) {
+  return asJson(res, page.shape, lensToken(res), graphSha256(page.model));
+}
+
+// Each link is given its file as it is clicked (a Blob's address), from the text drawn last.
+function offer(id, make, type) {
+  const link = $(id);
+  if (!link) return;
+  link.addEventListener('click', (event) => {
+    if (!page.live.result) {
+      event.preventDefault();
+      return;
+    }
+    if (link.objectUrl) URL.revokeObjectURL(link.objectUrl);
+    link.objectUrl = URL.createObjectURL(new Blob([make(page.live.result)], {type: type}));
+    link.href = link.objectUrl;
+  });
+}
+
+function offerDownloads() {
+  offer('live-download-json', json, 'application/json');
+  offer('live-download-shares', (res) => sharesCsv(res, page.shape), 'text/csv');
+  offer('live-download-top', (res) => topCsv(res, page.shape), 'text/csv');
+  offer('live-download-followed', (res) => followedCsv(res, page.shape), 'text/csv');
+  page.live.json = () => (page.live.result ? json(page.live.result) : null);
+}
+
+// The charts drawn again in the reader's colours when they change, and at the other width when a column crosses it.
+function listenToScreen() {
+  const darkScheme = page.darkScheme;
+  if (darkScheme && darkScheme.addEventListener) darkScheme.addEventListener('change', () => { redrawAll(false); });
+  let resizing = false;
+  window.addEventListener('resize', () => {
+    if (resizing) return;
+    resizing = true;
+    window.requestAnimationFrame(() => {
+      resizing = false;
+      redrawAll(true);
+    });
+  });
+}
+
+// A text in the address (live.html#text=...&target=...) fills the boxes; it runs once the reader loads GPT-2.
+// With &token=N the charts open on that token.
+function fromAddress() {
+  const asks = askedBy(readAddress());
+  if (!asks) return false;
+  page.el.textBox.value = asks.text;
+  if (asks.target !== undefined) page.el.targetBox.value = asks.target;
+  state.opening = asks.token !== null ? {text: asks.text, token: asks.token} : null;
+  if (asks.token !== null && page.live.result && page.live.result.text === asks.text) linkToken(null, asks.token);
+  count();
+  sayTarget();
+  return true;
+}
+
+const BROUGHT = 'This link brings a text: load GPT-2 with the button above to see its figures.';
+
+function open() {
+  if (fromAddress()) say(BROUGHT);
+  else {
+    count();
+    sayTarget();
+  }
+  window.addEventListener('hashchange', () => {
+    if (!fromAddress()) return;
+    if (state.session) submit();
+    else say(BROUGHT);
+  });
+  // A visit before kept the model in this browser: the button says so, and nothing about a download.
+  allKept().then((kept) => {
+    page.live.kept = kept;
+    if (kept && !state.loadAsked) page.el.loadButton.textContent = 'Start GPT-2 (already kept in this browser)';
+  });
+  setState('idle');
+}
+
+if (openPage()) {
+  if (location.protocol === 'file:') servedOnly();
+  else {
+    listenToForm();
+    offerDownloads();
+    listenToScreen();
+    open();
+  }
+}

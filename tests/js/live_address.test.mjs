@@ -1,0 +1,38 @@
+// The live page's address (templates/js/live/address.js): the text, the target and the chosen token written after
+// '#' come back as they were, whatever characters they hold.
+import assert from 'node:assert/strict';
+import {afterEach, test} from 'node:test';
+
+import {addressOf, askedBy, readAddress} from '../../templates/js/live/address.js';
+
+afterEach(() => { delete globalThis.location; });
+
+// What the page reads from an address it wrote.
+function readBack(hash) {
+  globalThis.location = {hash: hash};
+  return askedBy(readAddress());
+}
+
+test('a text, its target and its token come back from the address as they were written', () => {
+  const text = 'Maya & Léa =1+1 #x?y\n<b>%20 "', target = ' a&b=c%';
+  assert.deepEqual(readBack(addressOf(text, target, 7)), {text: text, target: target, token: 7});
+});
+
+test('without a chosen token the address names none, and reads back none', () => {
+  const hash = addressOf('a text', ' the', null);
+  assert.equal(hash, '#text=a%20text&target=%20the');
+  assert.deepEqual(readBack(hash), {text: 'a text', target: ' the', token: null});
+});
+
+test('an address without a text asks for nothing; one without a target leaves the target box as it is', () => {
+  assert.equal(readBack('#token=3'), null);
+  assert.equal(readBack(''), null);
+  assert.deepEqual(readBack('#text=abc'), {text: 'abc', target: undefined, token: null});
+});
+
+test('a token that is no number from 1 is none, and a broken escape loses only its own pair', () => {
+  assert.equal(readBack('#text=a&token=0').token, null);
+  assert.equal(readBack('#text=a&token=2x').token, null);
+  assert.deepEqual(readBack('#text=%E0%A4%A&target=b&token=4'), null);
+  assert.deepEqual(readBack('#target=%E0%A4%A&text=b&token=4'), {text: 'b', target: undefined, token: 4});
+});
