@@ -14,6 +14,8 @@ const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 // Each bundle: its entry module and the classic script it is written to, both from the project's folder.
 export const BUNDLES = [
   { entry: "templates/js/figures/main.js", out: "templates/static/figures.js" },
+  { entry: "templates/js/live/main.js", out: "templates/live/live.js" },
+  { entry: "templates/js/tokenize/main.js", out: "templates/live/tokenize.js" },
 ];
 
 export async function bundle(outDir) {

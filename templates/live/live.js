@@ -140,6 +140,10 @@
   var PICK = "pick_";
   var CACHE_PREFIX = "gpt2-live-";
 
+  // templates/js/shared/names.js
+  var LIVE_DATASETS = { "panels": ["l", "h", "u"], "top": ["stage", "q", "rank", "token", "id", "p"], "follow": ["stage", "q", "p", "rank"] };
+  var LIVE_TABLES = { "shares": ["layer", "head", "position", "token", "looks_at_position", "looks_at_token", "share"], "top": ["after_layer", "position", "token", "rank", "next_token_id", "next_token", "probability"], "followed": ["followed_id", "followed_token", "after_layer", "position", "token", "probability", "rank"] };
+
   // templates/js/live/tokens.js
   var ESCAPES = { "\n": "\\n", "	": "\\t", "\r": "\\r", "\v": "\\v", "\f": "\\f", "\0": "\\0" };
   function escapeCharacter(c) {
@@ -169,6 +173,13 @@
   }
 
   // templates/js/live/datasets.js
+  function rowOf(fields, values) {
+    const row = {};
+    fields.forEach((field, i) => {
+      row[field] = values[i];
+    });
+    return row;
+  }
   function result(text, ids, target, follow, out, shape) {
     const n = ids.length, k = follow.length, stages = shape.stages, followed = [];
     follow.forEach((id, j) => {
@@ -208,12 +219,15 @@
             layer[i] += s;
           }
         }
-        rows.push({ l, h, u });
+        rows.push(rowOf(LIVE_DATASETS.panels, [l, h, u]));
       }
-      rows.push({ l, h: nHead, u: Array.from(layer, (s) => Math.round(s / nHead * PER_SHARE)) });
+      rows.push(rowOf(LIVE_DATASETS.panels, [l, nHead, Array.from(layer, (s) => Math.round(s / nHead * PER_SHARE))]));
       for (let c = 0; c < cells; c++) all[c] += layer[c];
     }
-    rows.push({ l: nLayer, h: nHead, u: Array.from(all, (s) => Math.round(s / (nLayer * nHead) * PER_SHARE)) });
+    rows.push(rowOf(
+      LIVE_DATASETS.panels,
+      [nLayer, nHead, Array.from(all, (s) => Math.round(s / (nLayer * nHead) * PER_SHARE))]
+    ));
     return rows;
   }
   function topRows(res, shape) {
@@ -222,7 +236,7 @@
       for (let q = 0; q < n; q++) {
         for (let r = 0; r < TOP_K; r++) {
           const at = (stage * n + q) * TOP_K + r, id = Number(res.topIds[at]);
-          rows.push({ stage, q, rank: r + 1, token: tokenName(id), id, p: res.topProbs[at] });
+          rows.push(rowOf(LIVE_DATASETS.top, [stage, q, r + 1, tokenName(id), id, res.topProbs[at]]));
         }
       }
     }
@@ -232,7 +246,7 @@
     const n = res.ids.length, f = followedOf(res, id), rows = [];
     for (let stage = 0; stage < shape.stages; stage++) {
       for (let q = 0; q < n; q++) {
-        rows.push({ stage, q, p: f.p[stage * n + q], rank: f.rank[stage * n + q] });
+        rows.push(rowOf(LIVE_DATASETS.follow, [stage, q, f.p[stage * n + q], f.rank[stage * n + q]]));
       }
     }
     return rows;
@@ -874,7 +888,7 @@
         }
       }
     }
-    return csv(["layer", "head", "position", "token", "looks_at_position", "looks_at_token", "share"], rows);
+    return csv(LIVE_TABLES.shares, rows);
   }
   function topCsv(res, shape) {
     const n = res.ids.length, rows = [];
@@ -886,7 +900,7 @@
         }
       }
     }
-    return csv(["after_layer", "position", "token", "rank", "next_token_id", "next_token", "probability"], rows);
+    return csv(LIVE_TABLES.top, rows);
   }
   function followedCsv(res, shape) {
     const n = res.ids.length, rows = [];
@@ -897,7 +911,7 @@
         }
       }
     });
-    return csv(["followed_id", "followed_token", "after_layer", "position", "token", "probability", "rank"], rows);
+    return csv(LIVE_TABLES.followed, rows);
   }
 
   // templates/js/live/file.js

@@ -1,5 +1,7 @@
 // The downloads of the text drawn last: its raw numbers as JSON, and three CSV tables (every share, the top 10 at
-// every stage and position, the followed tokens). `shape` is the model's size ({nLayer, nHead, stages}).
+// every stage and position, the followed tokens), their columns as figsite/data/live_data.py declares them
+// (LIVE_TABLES, from shared/names.js). `shape` is the model's size ({nLayer, nHead, stages}).
+import {LIVE_TABLES} from '../shared/names.js';
 import {TOP_K} from './constants.js';
 import {f32, tokenName, tokenText} from './tokens.js';
 
@@ -96,7 +98,7 @@ export function sharesCsv(res, shape) {
       }
     }
   }
-  return csv(['layer', 'head', 'position', 'token', 'looks_at_position', 'looks_at_token', 'share'], rows);
+  return csv(LIVE_TABLES.shares, rows);
 }
 
 export function topCsv(res, shape) {
@@ -109,7 +111,7 @@ export function topCsv(res, shape) {
       }
     }
   }
-  return csv(['after_layer', 'position', 'token', 'rank', 'next_token_id', 'next_token', 'probability'], rows);
+  return csv(LIVE_TABLES.top, rows);
 }
 
 export function followedCsv(res, shape) {
@@ -121,5 +123,5 @@ export function followedCsv(res, shape) {
       }
     }
   });
-  return csv(['followed_id', 'followed_token', 'after_layer', 'position', 'token', 'probability', 'rank'], rows);
+  return csv(LIVE_TABLES.followed, rows);
 }

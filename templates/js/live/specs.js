@@ -1,5 +1,6 @@
 // A chart's spec for a text: a copy of the build's compiled Vega spec, in the reader's colours, its datasets and
-// params filled in (figures/live.py), each input kept at the reader's choice where the new text allows it.
+// params filled in (figsite/data/live_data.py, figures/toolkit/textless.py), each input kept at the reader's choice
+// where the new text allows it.
 import {NARROW_PX, PICK, TOKEN_PARAMS} from './constants.js';
 import {page} from './page.js';
 
