@@ -45,6 +45,7 @@ from typing import Callable
 
 from figsite.config import Field, Figure
 from figsite.data import paths
+from figsite.data.live_data import STAGE_COLUMN
 from figsite.data.run import Run
 
 # The places of the model a figure can read (Kind.READS), in the order the numbers pass them, as the chapter draws
@@ -150,8 +151,8 @@ class Kind:
 
     def tables(self, fig: Figure, run: Run, spec: dict) -> dict:
         """name -> rows: the figure's data as the downloads offer it. Default: the chart's datasets, a stage of the
-        read-out (the code's word) in a column called what readers call it, "after_layer" (0: before any layer)."""
-        return {name: [{("after_layer" if key == "stage" else key): value for key, value in row.items()}
+        read-out (the code's word) in a column called what readers call it, STAGE_COLUMN (0: before any layer)."""
+        return {name: [{(STAGE_COLUMN if key == "stage" else key): value for key, value in row.items()}
                        for row in rows] for name, rows in spec.get("datasets", {}).items()}
 
 

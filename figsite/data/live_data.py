@@ -16,7 +16,9 @@ from figsite.data.run import PER_SHARE
 
 MAX_TOKENS = 64  # the longest text the page reads (the lens's limit)
 PLACEHOLDER = "…"  # the one token of a chart with no text, until the page puts the reader's in
-STAGE_COLUMN = "after_layer"  # a stage of the read-out, as the downloads call it (0: before any layer)
+# A stage of the read-out as every download calls it, the build's (Kind.tables) and the live page's (0: before any
+# layer).
+STAGE_COLUMN = "after_layer"
 
 
 @dataclass(frozen=True)
