@@ -195,30 +195,41 @@ def top_rows(fig, run) -> list:
     return rows
 
 
-def _top_chart(target: str) -> alt.TopLevelMixin:
+def _top_chart(target: str | None) -> alt.TopLevelMixin:
     """The top tokens at the chosen stage, as bars with their probabilities, the target (`target`, as shown) in the
-    followed token's colour; the title names it where it is drawn below the top 3."""
+    followed token's colour; the title names it where it is drawn below the top 3. `target` None: with no text (the
+    live page's), the top TOP_K at the text's last token and the followed token below them where it is not among
+    them (_textless_tops), named by `follow_name`."""
     stage_label = after_layer_expr("stage")
-    # Ranks on the axis, token names drawn beside it: the tokens differ from stage to stage.
-    ranked = alt.Chart(alt.NamedData("top")).encode(
-        y=alt.Y("rank:O", title=None, axis=None),
-        tooltip=[alt.Tooltip("token:N"), alt.Tooltip("p:Q", title="chance", format=".2%")],  # the words' too
-    ).transform_filter("datum.stage == stage")
-    bars = ranked.mark_bar().encode(
-        x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
-                title="chance of being the next token"),
-        color=alt.condition("datum.target", alt.value(FOLLOWED), alt.value(DATA)),
-        tooltip=[alt.Tooltip("token:N"), alt.Tooltip("p:Q", title="chance", format=".2%")],
-    )
-    bar_labels = ranked.mark_text(align="left", dx=4, fontSize=12).encode(
-        x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("p:Q", format=".2%"),
-    )
-    # The target's name in bold: with its bar in the followed token's colour, its direct label.
-    names = ranked.mark_text(align="right", dx=-6, fontSize=13,
-                             fontWeight=alt.ExprRef("datum.target ? 'bold' : 'normal'")).encode(
-        x=alt.value(0), text="token:N",
-    )
-    return alt.layer(bars, bar_labels, names).properties(
+    y = alt.Y("rank:O", title=None, axis=None)
+    if target is None:
+        y = alt.Y("rank:O", scale=alt.Scale(domain=[*range(1, TOP_K + 1), OUTSIDE]), title=None, axis=None)
+    layers = []
+    for base in [alt.Chart(alt.NamedData("top"))] if target is not None else _textless_tops():
+        # Ranks on the axis, token names drawn beside it: the tokens differ from stage to stage.
+        ranked = base.encode(
+            y=y, tooltip=[alt.Tooltip("token:N"), alt.Tooltip("p:Q", title="chance", format=".2%")],  # the words' too
+        ).transform_filter("datum.stage == stage")
+        bars = ranked.mark_bar().encode(
+            x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
+                    title="chance of being the next token"),
+            color=alt.condition("datum.target", alt.value(FOLLOWED), alt.value(DATA)),
+            tooltip=[alt.Tooltip("token:N"), alt.Tooltip("p:Q", title="chance", format=".2%")],
+        )
+        bar_labels = ranked.mark_text(align="left", dx=4, fontSize=12).encode(
+            x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("p:Q", format=".2%"),
+        )
+        # The target's name in bold: with its bar in the followed token's colour, its direct label.
+        names = ranked.mark_text(align="right", dx=-6, fontSize=13,
+                                 fontWeight=alt.ExprRef("datum.target ? 'bold' : 'normal'")).encode(
+            x=alt.value(0), text="token:N",
+        )
+        layers += [bars, bar_labels, names]
+    if target is None:
+        return alt.layer(*layers).properties(width="container", height=alt.Step(20), title=alt.Title(charts.wrapped(
+            f"'The top {TOP_K} guesses after the last token (' + names[{textless.LAST}] + '), ' + "
+            f"{stage_label} + (outside ? ', and ' + follow_name : '')")))
+    return alt.layer(*layers).properties(
         width="container", height=120,
         title=alt.Title(alt.ExprRef(expr=f"'The top {TOP_SHOWN} ' + ({stage_label}) + (indexof(outside, stage) >= 0 "
                                          f"? {charts.literal(', and ' + target)} : '')")),
@@ -294,8 +305,8 @@ def _down_chart(target: str, n_layer: int) -> alt.TopLevelMixin:
 def textless_chart(n_layer: int, opening_stage: int | None = None) -> alt.TopLevelMixin:
     """Figure (i) with no text in it (the live page's), at the text's last token: the top TOP_K guesses after the
     chosen stage as bars (the followed token in its colour, drawn below them where it is not among them), and the
-    followed token's chance after each layer (_line_chart). Reads `top`, `follow` (figsite.data.live_data), `names`
-    and `follow_name`; the slider "stage" (`opening_stage`; None: the last)."""
+    followed token's chance after each layer: the build's _top_chart and _line_chart. Reads `top`, `follow`
+    (figsite.data.live_data), `names` and `follow_name`; the slider "stage" (`opening_stage`; None: the last)."""
     stage = charts.stage_slider(n_layer, n_layer if opening_stage is None else opening_stage)
     followed = textless.row_at("follow", "stage", textless.LAST)
     top3 = " + ', ' + ".join(f"{textless.row_at('top', 'stage', textless.LAST, r)}.token + ' ' + "
@@ -306,27 +317,15 @@ def textless_chart(n_layer: int, opening_stage: int | None = None) -> alt.TopLev
         f"{top3} + '; ' + follow_name + ' has ' + format({followed}.p, '.2%') + '.'"))
     outside = alt.param(name="outside", expr=f"{followed}.rank > {TOP_K}")
     return textless.finished(
-        charts.fits_column(alt.vconcat(_textless_top(), _line_chart(None, n_layer), spacing=28)),
+        charts.fits_column(alt.vconcat(_top_chart(None), _line_chart(None, n_layer), spacing=28)),
         [stage, *textless.texts(), outside, description], ("stage",), n_layer, 0, "top", "follow")
 
 
-def _textless_top() -> alt.TopLevelMixin:
-    """The top TOP_K at the chosen stage and the last token, and below them the followed token where it is not."""
-    here = f"datum.stage == stage && datum.q == {textless.LAST}"
-    y = alt.Y("row:O", scale=alt.Scale(domain=[*range(1, TOP_K + 1), OUTSIDE]), title=None, axis=None)
-    layers = []
-    for base in (alt.Chart(alt.NamedData("top")).transform_filter(here).transform_calculate(
-                     row="datum.rank", followed="datum.token == follow_name"),
-                 alt.Chart(alt.NamedData("follow")).transform_filter(f"{here} && datum.rank > {TOP_K}")
-                 .transform_calculate(row=str(OUTSIDE), token="follow_name", followed="true")):
-        base = base.encode(y=y, x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
-                                        title="chance of being the next token"))
-        tooltip = [alt.Tooltip("token:N"), alt.Tooltip("p:Q", title="chance", format=".2%"), alt.Tooltip("rank:Q")]
-        layers += [base.mark_bar().encode(color=alt.condition("datum.followed", alt.value(FOLLOWED), alt.value(DATA)),
-                                          tooltip=tooltip),
-                   base.mark_text(align="left", dx=4, fontSize=12).encode(text=alt.Text("p:Q", format=".2%")),
-                   base.mark_text(align="right", dx=-6, fontSize=13, fontWeight=alt.ExprRef(
-                       "datum.followed ? 'bold' : 'normal'")).encode(x=alt.value(0), text="token:N")]
-    return alt.layer(*layers).properties(width="container", height=alt.Step(20), title=alt.Title(charts.wrapped(
-        f"'The top {TOP_K} guesses after the last token (' + names[{textless.LAST}] + '), ' + "
-        f"{after_layer_expr('stage')} + (outside ? ', and ' + follow_name : '')")))
+def _textless_tops() -> list:
+    """With no text: the rows of `top` at the text's last token, and the followed token's row of `follow` there, as
+    rank OUTSIDE, where it is not among them; `target`: the followed token."""
+    here = f"datum.q == {textless.LAST}"
+    return [alt.Chart(alt.NamedData("top")).transform_filter(here).transform_calculate(
+                target=f"datum.token == {textless.FOLLOW_NAME}"),
+            alt.Chart(alt.NamedData("follow")).transform_filter(f"{here} && datum.rank > {TOP_K}").transform_calculate(
+                rank=str(OUTSIDE), token=textless.FOLLOW_NAME, target="true")]
