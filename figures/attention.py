@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from figsite.config import Field
 from figsite.data.run import JS_CALLBACK, LEFT_OUT, MIN_SHARE, SHARE_UNIT
-from figsite.data.shared_names import ATTENTION_META, DESCRIPTION, LEFT_OUT_SIGNAL, NAMES, SHARES, TOKEN, VIEW
+from figsite.data.shared_names import ATTENTION_META, DESCRIPTION, LEFT_OUT_SIGNAL, NAMES, SHARES, TOKEN
 from figures import attention_chart
 from figures.attention_chart import HEIGHT, SAID, above_bars
 from figures.kind import Kind
@@ -36,11 +36,10 @@ def views(fig, run, key: str = "views") -> list:
 
 def keyed_views(fig, run, key: str = "views") -> list:
     """Views as (key, label, rows); the key ('5-12', 'all') names the view in a permalink."""
-    text = fig["text"]
-    out = [(f"{layer}-{head}", f"layer {layer}, head {head}", run.head_rows(text, layer - 1, head - 1))
-           for layer, head in (fig.resolved[key] if key in fig.resolved else fig[key])]
-    out.append(("all", f"all {run.n_heads:,} heads, averaged", run.average_rows(text)))
-    return out
+    text, pairs = fig["text"], fig.resolved[key] if key in fig.resolved else fig[key]
+    rows = [run.head_rows(text, layer - 1, head - 1) for layer, head in pairs] + [run.average_rows(text)]
+    return [(view, label, view_rows) for (view, label), view_rows in zip(
+        attention_chart.view_choices(pairs, run.n_heads), rows)]
 
 
 def strongest_key(rows: list, query: int) -> tuple[int, float]:
@@ -84,9 +83,7 @@ def controls(fig, raw_tokens: list, all_views: list) -> list:
     token_values, token_labels = token_choices(raw_tokens)
     token = alt.param(name=TOKEN, value=fig.opening + 1,
                       bind=alt.binding_select(options=token_values, labels=token_labels, name="Looking from token "))
-    view = alt.param(name=VIEW, value=all_views[0][0],
-                     bind=alt.binding_radio(options=[key for key, _, _ in all_views],
-                                            labels=[label for _, label, _ in all_views], name="View "))
+    view = attention_chart.view_param([(key, label) for key, label, _ in all_views])
     return [token, view, alt.param(name=NAMES, value=[shown(t) for t in raw_tokens])]
 
 

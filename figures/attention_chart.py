@@ -64,6 +64,19 @@ def built(n: int) -> Source:
     return Source(shares, alt.Chart(alt.NamedData("keys")), n=n)
 
 
+def view_choices(pairs: list, n_heads: int) -> list:
+    """The views of figure (l), as (key, label): the [layer, head] `pairs` (from 1), then the average of all heads;
+    the key ('5-12', 'all') names the view in a permalink."""
+    return [(f"{layer}-{head}", f"layer {layer}, head {head}") for layer, head in pairs] + [
+        ("all", f"all {n_heads:,} heads, averaged")]
+
+
+def view_param(choices: list) -> alt.Parameter:
+    """The radio of the views (`choices`: view_choices'), opening on the first."""
+    return alt.param(name=VIEW, value=choices[0][0], bind=alt.binding_radio(
+        options=[key for key, _ in choices], labels=[label for _, label in choices], name="View "))
+
+
 def share_chart(source: Source, params: list, datasets: dict, sideways: bool = False) -> alt.TopLevelMixin:
     """Figure (l): upright bars, one column per token, or (sideways) one row per token with its label on the left,
     for a column narrower than 480 px; `params` and `datasets` put in once, at the top."""
@@ -157,10 +170,10 @@ def textless_chart(views: list, n_layer: int, n_head: int, opening_token: int | 
     """Figure (l) with no text in it (the live page's): the chosen view ([layer, head] from 1 of `views`, or 'all':
     `panels`' last row), upright or (narrow) sideways. Reads `panels`, `names`; the select "token" (opening on
     `opening_token`, from 1; None: the last) and the radio "view" ('5-4' ... 'all')."""
-    keyed = [(f"{l}-{h}", f"layer {l}, head {h}", [l - 1, h - 1, (l - 1) * (n_head + 1) + h - 1]) for l, h in views]
-    keyed.append(("all", f"all {n_layer * n_head:,} heads, averaged", [n_layer, n_head, n_layer * (n_head + 1)]))
-    view = alt.param(name=VIEW, value=keyed[0][0], bind=alt.binding_radio(
-        options=[key for key, _, _ in keyed], labels=[label for _, label, _ in keyed], name="View "))
+    choices = view_choices(views, n_layer * n_head)
+    places = [[l - 1, h - 1, (l - 1) * (n_head + 1) + h - 1] for l, h in views] + [[n_layer, n_head, n_layer * (n_head + 1)]]
+    keyed = [(key, label, at) for (key, label), at in zip(choices, places)]
+    view = view_param(choices)
     views_at = alt.param(name="views_at", value={key: [*at, label] for key, label, at in keyed})  # l, h, place, label
     ranked, words = textless.ranked("views_at[view][2]", LISTED)
     after = f"({textless.N} - at - 1)"
