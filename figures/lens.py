@@ -270,8 +270,10 @@ def _table(names: list | None, n_layer: int, cell: int | None = None, reads: Rea
     )
     # Fitted to the column, a cell's guess is cut short in a narrow cell and left out where no word would fit (the
     # tooltip says it whole); the narrow chart's cells fit every guess.
-    fitted = ({"limit": cell - 4} if reads.textless else {}) if cell else {"limit": alt.ExprRef(f"width / {n} - 2"),
-                              "opacity": alt.ExprRef(f"width / {n} >= 24 ? 1 : 0")}
+    # With no text, the view's width is textless.WIDTH's (640 px in a drawing made here, where `width` is 0).
+    width = textless.WIDTH if reads.textless else "width"
+    fitted = ({"limit": cell - 4} if reads.textless else {}) if cell else {"limit": alt.ExprRef(f"{width} / {n} - 2"),
+                                                                         "opacity": alt.ExprRef(f"{width} / {n} >= 24 ? 1 : 0")}
     table_text = table_base.mark_text(fontSize=10, cursor="pointer", **fitted).encode(
         text="top:N", color=alt.condition("datum.p < 0.45", alt.value(ON_DARK), alt.value(ON_LIGHT)))
     return alt.layer(table, table_text).properties(
