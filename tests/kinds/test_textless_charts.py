@@ -211,3 +211,14 @@ def test_gpt2s_heads_draw_a_text_of_64_tokens_labelling_every_few_tokens_where_a
     assert said(words).startswith("Looking from _t63 (token 64), layer 5, head 4: ")
     labelled = [name for name in names if name in words]  # 640 px: 570 for the bars, labels 17 px apart at least
     assert labelled == names[::2]
+
+
+def test_the_lens_table_writes_each_cells_top_guess_where_the_cells_are_wide_enough():
+    data = page_data(SHORT, seed=5)  # 3 tokens: a 640 px drawing gives each cell some 200 px
+    svg, words = drawn(filled(spec(KINDS["lens"].textless_chart(MODEL, {}, False)), SHORT, data))
+    tops = {r["token"] for r in data["top"] if r["rank"] == 1}
+    assert len(tops) == (MODEL["n_layer"] + 1) * len(SHORT)
+    # The table's words: one text mark a cell, said with its position ("q: 0; ..."), drawn (not see-through).
+    cells = re.findall(r'<text aria-label="q: [^>]*>[^<]*</text>', svg)
+    assert len(cells) == len(tops) and not [cell for cell in cells if 'opacity="0"' in cell]
+    assert {html.unescape(re.sub(r"<[^>]+>", "", cell)) for cell in cells} == tops
