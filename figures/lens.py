@@ -149,13 +149,21 @@ def lens_chart(fig, run, narrow: bool = False) -> alt.TopLevelMixin:
     n_layer = run.n_layer
     names = [f"{q + 1}: {shown(t)}" for q, t in enumerate(run.token_texts(fig["text"]))]
     cells, tops, follow = lens_rows(fig, run, names)
-    width = NARROW_WIDTH if narrow else "container"
-    # Each view's colours its own: the table's legend of chances sits just under the table, not under the stack.
-    stack = alt.vconcat(_table(names, n_layer, cell_width(cells) if narrow else None), _top_chart(width),
-                        *_follow_charts(n_layer, vocabulary_size(fig, run), width),
-                        spacing=24).resolve_scale(color="independent")
-    stack = charts.with_params(stack if narrow else charts.fits_column(stack), *_params(fig, run, names, cells))
+    stack = charts.with_params(_stack(names, n_layer, vocabulary_size(fig, run), cell_width(cells) if narrow else None),
+                               *_params(fig, run, names, cells))
     return charts.with_clicks(charts.with_data(stack, cells=cells, tops=tops, follow=follow), "stage", POSITION)
+
+
+def _stack(names: list | None, n_layer: int, vocabulary: int, cell: int | None, reads: "Reads | None" = None):
+    """The figure's parts, one above the other: the table, the chosen cell's top 10, the followed token's chance and
+    rank; fitted to the column, or (`cell`, px: narrow) the table's cells that wide and the charts below it
+    NARROW_WIDTH px. `reads`: the build's datasets and params (None: BUILT), or TEXTLESS."""
+    reads, width = reads or BUILT, NARROW_WIDTH if cell else "container"
+    # Each view's colours its own: the table's legend of chances sits just under the table, not under the stack.
+    stack = alt.vconcat(_table(names, n_layer, cell, reads), _top_chart(width, reads),
+                        *_follow_charts(n_layer, vocabulary, width, reads),
+                        spacing=24).resolve_scale(color="independent")
+    return stack if cell else charts.fits_column(stack)
 
 
 def vocabulary_size(fig, run) -> int:
@@ -360,9 +368,6 @@ def textless_chart(n_layer: int, vocabulary: int = GPT2_VOCABULARY, opening_stag
         f"{after_layer_expr('stage', capital=True)} + ', position ' + (at + 1) + ' (' + names[at] + '): the top guess "
         f"is ' + {cell}.token + ' with ' + format({cell}.p, '{charts.TIP_CHANCE}') + '; following ' + follow_name + ' ' + "
         "(where == 'one' ? 'at this position' : 'at every position') + '.'"))
-    width = NARROW_WIDTH if narrow else "container"
-    stack = alt.vconcat(_table(None, n_layer, NARROW_CELL if narrow else None, TEXTLESS), _top_chart(width, TEXTLESS),
-                        *_follow_charts(n_layer, vocabulary, width, TEXTLESS), spacing=24).resolve_scale(color="independent")
-    return textless.finished(stack if narrow else charts.fits_column(stack),
+    return textless.finished(_stack(None, n_layer, vocabulary, NARROW_CELL if narrow else None, TEXTLESS),
                              [stage, *textless.chosen(POSITION, opening_position, "Position ", follow=True), where,
                               description], ("stage", POSITION), n_layer, 0, "top", "follow")

@@ -173,10 +173,16 @@ class Readout(Kind):
         # The stages where the target is drawn below the top 3: the upper chart's title names it there.
         outside = alt.param(name="outside", value=sorted({row["stage"] for row in top if row["rank"] == OUTSIDE}))
         # Params and data go in once, at the top: Altair copies a chart's params and inline data at every step.
-        return charts.with_clicks(charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(
-            _top_chart(target), (_down_chart if sideways else _line_chart)(target, n_layer), spacing=28)),
-            stage, charts.chance_switch(), descriptions, description, outside),
+        return charts.with_clicks(charts.with_data(charts.with_params(
+            _stack(target, n_layer, sideways), stage, charts.chance_switch(), descriptions, description, outside),
             top=top, line=line_rows), "stage")
+
+
+def _stack(target: str | None, n_layer: int, sideways: bool = False) -> alt.TopLevelMixin:
+    """The top guesses above the target's chance layer by layer (`sideways`: the stages down the chart), fitted to
+    the column; `target` None: with no text (the live page's: _top_chart, _line_chart)."""
+    return charts.fits_column(alt.vconcat(
+        _top_chart(target), (_down_chart if sideways else _line_chart)(target, n_layer), spacing=28))
 
 
 def top_rows(fig, run) -> list:
@@ -317,7 +323,7 @@ def textless_chart(n_layer: int, opening_stage: int | None = None) -> alt.TopLev
         f"{top3} + '; ' + follow_name + ' has ' + format({followed}.p, '.2%') + '.'"))
     outside = alt.param(name="outside", expr=f"{followed}.rank > {TOP_K}")
     return textless.finished(
-        charts.fits_column(alt.vconcat(_top_chart(None), _line_chart(None, n_layer), spacing=28)),
+        _stack(None, n_layer),
         [stage, *textless.texts(), outside, description], ("stage",), n_layer, 0, "top", "follow")
 
 
