@@ -2,7 +2,8 @@
 
 Reads the text's tokens and shares (run.token_texts, run.head_rows, run.average_rows; a long text's head files
 by run.head_files). The reader picks the token to look from and one of the views: the config's (layer, head)
-pairs and the average of all heads.
+pairs and the average of all heads. A short text's chart is figures.attention_chart's, which gives the live page's
+chart too (Attention.textless_chart).
 """
 
 from __future__ import annotations

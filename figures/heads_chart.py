@@ -2,7 +2,9 @@
 and the chosen token's bars in it, as in figure (l); with the selects and the words a screen reader hears.
 
 Every part reads the page's data, "panels" (figures.heads.panel_rows: one row per square, its shares in units of
-1e-4), in the page: the chart carries each share once.
+1e-4), in the page: the chart carries each share once. With no text in it (Grid.textless: the live page's chart,
+textless_chart), the same parts read the live page's "panels" (figsite.data.live_data), and the grid is one rect per
+square, as the page draws no picture.
 """
 
 from __future__ import annotations
