@@ -22,10 +22,14 @@ from figsite.errors import BuildError
 from figsite.pipeline import Progress, Settings, build_site
 from figsite.site.render import TEMPLATES
 
+# The pages' ES modules: the build never reads them, only the bundles `npm run bundle` writes from them (in
+# templates/static/ and templates/live/, watched), so a change to a module calls for no rebuild until it is bundled.
+MODULES = TEMPLATES / "js"
+
 
 class Watched(watchfiles.DefaultFilter):
-    """The changes that call for a rebuild: the config file, and any file under templates/ (editors' swap and
-    backup files aside, as watchfiles leaves them out by default)."""
+    """The changes that call for a rebuild: the config file, and any file under templates/ but its ES modules (editors'
+    swap and backup files aside, as watchfiles leaves them out by default)."""
 
     def __init__(self, config: Path):
         super().__init__()
@@ -33,12 +37,14 @@ class Watched(watchfiles.DefaultFilter):
 
     def __call__(self, change: watchfiles.Change, path: str) -> bool:
         path = Path(path)
-        return super().__call__(change, str(path)) and (path == self.config or TEMPLATES in path.parents)
+        return super().__call__(change, str(path)) and (path == self.config or TEMPLATES in path.parents
+                                                        and path != MODULES and MODULES not in path.parents)
 
 
 def watched_folders(config: Path) -> list[Path]:
-    """The folders to watch, each on its own: the config's, templates/ and each folder below it."""
-    folders = [config.parent, TEMPLATES, *sorted(p for p in TEMPLATES.rglob("*") if p.is_dir())]
+    """The folders to watch, each on its own: the config's, templates/ and each folder below it but the modules'."""
+    below = sorted(p for p in TEMPLATES.rglob("*") if p.is_dir() and p != MODULES and MODULES not in p.parents)
+    folders = [config.parent, TEMPLATES, *below]
     return list(dict.fromkeys(folders))
 
 

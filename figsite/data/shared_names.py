@@ -12,7 +12,8 @@ import json
 import sys
 
 from figsite.data import live_data
-from figsite.data.run import LEFT_OUT, MIN_SHARE
+from figsite.data.format import TOP_K
+from figsite.data.run import LEFT_OUT, MIN_SHARE, PER_SHARE
 
 # Params that choose the token a figure looks from: on a page of one text, choosing it in one figure chooses
 # it in the others.
@@ -42,9 +43,11 @@ LIVE_DATASETS = {name: list(dataset.fields) for name, dataset in live_data.DATAS
 LIVE_TABLES = {name: list(table.columns) for name, table in live_data.TABLES.items()}
 
 # What templates/js/shared/names.js exports, each under its name here.
+# TOP_K (the read-out's tokens kept per stage and position) and PER_SHARE (a share's units) are the live page's: its
+# datasets and downloads lay out the model's outputs as the build's data files do.
 FOR_SCRIPTS = ("TOKEN_PARAMS", "TOKEN", "POSITION", "FROM", "DESCRIPTION", "VIEW", "NAMES", "LEFT_OUT_SIGNAL", "SHARES",
                "ATTENTION_META", "LOADS_META", "RENDERER_META", "CLICKS_META", "PICK", "NARROW_PX", "LEFT_OUT",
-               "MIN_SHARE", "LIVE_DATASETS", "LIVE_TABLES")
+               "MIN_SHARE", "TOP_K", "PER_SHARE", "LIVE_DATASETS", "LIVE_TABLES")
 
 
 def token_param(chart: dict) -> str | None:

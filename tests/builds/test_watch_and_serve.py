@@ -186,6 +186,7 @@ def test_a_change_to_a_template_or_a_static_file_calls_for_a_rebuild_and_the_sit
     assert wanted(Change.modified, str(config))
     assert wanted(Change.modified, str(TEMPLATES / "figure.html"))
     assert wanted(Change.added, str(STATIC / "site.css"))
+    assert not wanted(Change.modified, str(TEMPLATES / "js" / "figures" / "main.js"))  # until bundled into static/
     assert not wanted(Change.added, str(tmp_path / "site" / "index.html"))
     assert not wanted(Change.added, str(tmp_path / ".site-new-abc" / "index.html"))
     assert not wanted(Change.modified, str(tmp_path / "notes.toml"))

@@ -44,7 +44,8 @@ def test_bundling_twice_writes_the_same_bytes(tmp_path):
     needs("esbuild")
     for folder in ("a", "b"):
         assert run(NODE, "tools/bundle.mjs", "--out", tmp_path / folder).returncode == 0
-    assert (tmp_path / "a/templates/static/figures.js").read_bytes() == (tmp_path / "b/templates/static/figures.js").read_bytes()
+    first, second = (tmp_path / folder / "templates" / "static" / "figures.js" for folder in ("a", "b"))
+    assert first.read_bytes() == second.read_bytes()
 
 
 def test_eslint_finds_nothing_in_the_scripts_and_their_tests():

@@ -18,6 +18,9 @@ NAMES_MODULE = SCRIPTS / "shared" / "names.js"
 SCRIPT_SOURCES = sorted(path for path in SCRIPTS.rglob("*.js") if path != NAMES_MODULE)
 
 
+NUMBER = r"(?<![\w.])%s(?![\w.])"  # a number as a whole: 480, not 4800 or 0.480
+
+
 def spelled_names(source: str) -> list[str]:
     """The shared names (strings, in either quotes, and numbers) that a script's source spells itself."""
     found = []
@@ -25,7 +28,7 @@ def spelled_names(source: str) -> list[str]:
         for spelled in (value if isinstance(value, list) else [value]):
             if isinstance(spelled, str) and (f'"{spelled}"' in source or f"'{spelled}'" in source):
                 found.append(f"{spelled!r} ({name})")
-            elif isinstance(spelled, (int, float)) and re.search(r"(?<![\w.])%s(?![\w.])" % re.escape(str(spelled)), source):
+            elif isinstance(spelled, (int, float)) and re.search(NUMBER % re.escape(str(spelled)), source):
                 found.append(f"{spelled} ({name})")
     return found
 
@@ -46,18 +49,26 @@ def specs(site: Path) -> dict:
     return out
 
 
+# Where a script spells a shared name's value meaning something else, each with why (the test fails once it is gone).
+SPELLED_ON_PURPOSE = {
+    "live/run.js": ["'token' (TOKEN_PARAMS)", "'token' (TOKEN)"],  # the tokens row's CSS class (site.css .token)
+    "live/page.js": ["10 (TOP_K)"],  # megabytes: 10 MB or more written without a decimal, as figsite/site/live.py
+}
+
+
 @pytest.mark.parametrize("path", SCRIPT_SOURCES, ids=lambda path: str(path.relative_to(SCRIPTS)))
 def test_no_script_spells_a_shared_name_of_its_own(path):
     source = path.read_text(encoding="utf-8")
-    assert not spelled_names(source), f"{path.name} spells {', '.join(spelled_names(source))} itself"
+    expected = SPELLED_ON_PURPOSE.get(path.relative_to(SCRIPTS).as_posix(), [])
+    assert spelled_names(source) == expected, f"{path.name} spells {', '.join(spelled_names(source))} itself"
     assert "usermeta.attention" not in source and "usermeta.renderer" not in source
 
 
 def test_the_check_sees_every_script_and_finds_a_shared_name_spelled_in_either_quotes_or_as_a_number():
     assert {path.parent.name for path in SCRIPT_SOURCES} >= {"shared", "figures"}
     assert spelled_names('view.signal("description")') == ["'description' (DESCRIPTION)"]
-    assert spelled_names("var params = ['token', 'position'];") == ["'token' (TOKEN_PARAMS)", "'position' (TOKEN_PARAMS)",
-                                                                   "'token' (TOKEN)", "'position' (POSITION)"]
+    assert spelled_names("var params = ['token', 'position'];") == [
+        "'token' (TOKEN_PARAMS)", "'position' (TOKEN_PARAMS)", "'token' (TOKEN)", "'position' (POSITION)"]
     assert spelled_names("var NARROW_PX = 480;") == ["480 (NARROW_PX)"]
     assert spelled_names("el.getAttribute('data-token'); var width = 4800;") == []
 

@@ -1,32 +1,26 @@
 // The address (live.html#text=...&target=...&token=N) holds the text and target last run (or kept for the model),
-// and the token chosen in the charts: a link brings them back.
+// and the token chosen in the charts: a link brings them back. Read and written by shared/address.js.
+import {addressOf, writeAddress as writePairs} from '../shared/address.js';
+import {TOKEN} from '../shared/names.js';
 import {page} from './page.js';
 import {state} from './state.js';
 
-// The key=value pairs after '#', decoded (as figures.js reads them).
-export function readAddress() {
-  const fields = {};
-  location.hash.replace(/^#/, '').split('&').forEach((pair) => {
-    const at = pair.indexOf('=');
-    if (at <= 0) return;
-    try {
-      fields[decodeURIComponent(pair.slice(0, at))] = decodeURIComponent(pair.slice(at + 1));
-    } catch { /* a broken %-escape: ignore this pair */ }
-  });
-  return fields;
+// The pairs the address holds: the text, the target, and the token where one is chosen (under the name of the
+// charts' param that chooses it).
+function pairsOf(text, target, token) {
+  return [['text', text], ['target', target]].concat(token ? [[TOKEN, token]] : []);
 }
 
 // The address's part after the page's own: '#text=...&target=...', and '&token=N' where a token is chosen.
-export function addressOf(text, target, token) {
-  return '#text=' + encodeURIComponent(text) + '&target=' + encodeURIComponent(target) +
-         (token ? '&token=' + token : '');
+export function liveAddress(text, target, token) {
+  return addressOf(pairsOf(text, target, token));
 }
 
-// What an address asks for ({text, target, token}: target undefined where it names none, token a number from 1 or
-// null), or null where it brings no text.
+// What an address's pairs ask for ({text, target, token}: target undefined where it names none, token a number
+// from 1 or null), or null where it brings no text.
 export function askedBy(fields) {
   if (!('text' in fields)) return null;
-  const token = /^[1-9][0-9]*$/.test(fields.token || '') ? Number(fields.token) : null;
+  const token = /^[1-9][0-9]*$/.test(fields[TOKEN] || '') ? Number(fields[TOKEN]) : null;
   return {text: fields.text, target: 'target' in fields ? fields.target : undefined, token: token};
 }
 
@@ -37,5 +31,5 @@ export function writeAddress(text, target) {
   const result = page.live.result, opening = state.opening;
   const token = result && result.text === text ? state.chosenToken :
                 opening && opening.text === text ? opening.token : null;
-  history.replaceState(null, '', addressOf(text, target, token));
+  writePairs(pairsOf(text, target, token));
 }

@@ -1,16 +1,18 @@
 // The four charts drawn for a text, with vega-embed: (l) and every head from `panels`, (i) and the lens from `top`
-// and `follow`. Their token choices are linked, as on the site's text pages: choosing token N in (l) ("token")
-// chooses it in every head ("token") and as the lens's "position", and the other way round; the address keeps it
+// and `follow`. Their token choices are linked, as on the site's text pages: choosing token N in (l) (its TOKEN
+// param) chooses it in every head (TOKEN) and as the lens's POSITION, and the other way round; the address keeps it
 // (&token=N). The reader's text is only ever text here: Vega's text marks, never HTML.
+import {allowed} from '../shared/address.js';
+import {describe, draw as embed, tokenParam} from '../shared/charts.js';
+import {CLICKS_META, TOKEN_PARAMS} from '../shared/names.js';
+import {chosenInView, scrollBox} from '../shared/scroll.js';
 import {writeAddress} from './address.js';
-import {CLICKS_META, TOKEN_PARAMS} from './constants.js';
 import {followRows, panels, topRows} from './datasets.js';
 import {followToken, lensToken, offerFollows} from './lens.js';
-import {page} from './page.js';
-import {allowed, specFor, topMarks, wantsNarrow} from './specs.js';
+import {descriptionOf, page} from './page.js';
+import {specFor, topMarks, wantsNarrow} from './specs.js';
 import {state} from './state.js';
 import {tokenName} from './tokens.js';
-import {chosenInView, describe, scrollBox, tokenParam} from './wide.js';
 
 // A token chosen in one chart is chosen in the others (as figures.js does on a text page); a chart being drawn
 // takes it when it is. A chart that has it already is left alone, so the charts' listeners never loop.
@@ -37,7 +39,7 @@ export function linkToken(source, value) {
 function choices(el) {
   const out = {};
   if (!el.vegaView) return out;
-  (el.boundSignals || []).forEach((signal) => {
+  (el.boundParams || []).forEach((signal) => {
     try {
       out[signal.name] = el.vegaView.signal(signal.name);
     } catch { /* gone */ }
@@ -45,8 +47,8 @@ function choices(el) {
   return out;
 }
 
-// A click on a mark chooses what its datum carries (usermeta's clicks); a click on one of the lens's top 10 that
-// chooses nothing follows that token.
+// A click on a mark chooses what its datum carries (usermeta's clicks); a click on one of the lens's most likely
+// tokens that chooses nothing follows that token.
 function followClicks(el, view, bound, tops) {
   const picks = el.picks;
   view.addEventListener('click', (event, item) => {
@@ -78,7 +80,7 @@ function followChoices(el, view, bound, key) {
       if (el.vegaView !== view) return;  // drawn again since
       if (isToken) linkToken(el, value);
       view.runAfter(() => {
-        describe(el, view);
+        describe(descriptionOf(el), view);
         if (key === 'lens') offerFollows();
         if (isToken) chosenInView(el);
       });
@@ -86,16 +88,13 @@ function followChoices(el, view, bound, key) {
   });
 }
 
-// The embedded view made the chart's: its menu named, clicks and choices followed, the token chosen elsewhere taken.
+// The drawn view made the chart's: clicks and choices followed, the token chosen elsewhere taken.
 function embedded(el, view, spec, bound, tops) {
   const key = el.getAttribute('data-live-chart');
-  el.vegaView = view;
-  const menu = el.querySelector('details > summary');
-  if (menu) menu.setAttribute('aria-label', 'Save the chart as SVG or PNG');
   el.picks = (spec.usermeta && spec.usermeta[CLICKS_META]) || [];
   followClicks(el, view, bound, tops);
   followChoices(el, view, bound, key);
-  describe(el, view);
+  describe(descriptionOf(el), view);
   scrollBox(el);
   // It opens at its left edge, where its title and axis are, unless a token was chosen for this text: then
   // with that token's column in view (as after any choice).
@@ -121,28 +120,24 @@ export function draw(el, given) {
   if (placeholder) placeholder.hidden = true;
   const spec = specFor(el, given, kept);
   const bound = spec.signals.filter((s) => s.bind);
-  el.boundSignals = bound;
+  el.boundParams = bound;
   el.given = given;
   const key = el.getAttribute('data-live-chart');
   const tops = el.topMarks = key === 'lens' ? topMarks(spec) : [];
-  const drawing = el.querySelector('.chart-drawing'), controls = el.querySelector('.control-bar .vega-bindings');
-  controls.textContent = '';
-  const actions = {export: true, source: false, compiled: false, editor: false};
-  return window.vegaEmbed(drawing, spec, {mode: 'vega', actions: actions, renderer: 'svg', bind: controls,
-                                          downloadFileName: 'gpt2-live-' + key})
-    .then((made) => embedded(el, made.view, spec, bound, tops))
-    .catch((error) => {
-      el.setAttribute('data-rendered', 'error');
-      drawing.textContent = 'The chart could not be drawn: ' + error.message;
-      console.error(error);
-    });
+  return embed(el, spec, {renderer: 'svg', fileName: 'gpt2-live-' + key},
+               (view) => embedded(el, view, spec, bound, tops));
+}
+
+// Whether the chart's spec reads `panels` ((l) and every head do; (i) and the lens read `top` and `follow`).
+function readsPanels(key) {
+  return page.config.charts[key][0].data.some((d) => d.name === 'panels');
 }
 
 // What each chart is given for a result: its datasets and the params' texts.
 function givenFor(res, key, sameText) {
   const followed = key === 'lens' ? lensToken(res) : res.target;
   const datasets = {};
-  if (key === 'attention' || key === 'heads') datasets.panels = res.panelRows || (res.panelRows = panels(res, page.shape));
+  if (readsPanels(key)) datasets.panels = res.panelRows || (res.panelRows = panels(res, page.shape));
   else {
     datasets.top = res.topRowsCache || (res.topRowsCache = topRows(res, page.shape));
     datasets.follow = followRows(res, followed, page.shape);

@@ -2,8 +2,7 @@
 // `follow`, whose fields figsite/data/live_data.py declares (LIVE_DATASETS, from shared/names.js), as the kinds'
 // charts with no text in them read them (Kind.textless_chart). `shape` is the model's size:
 // {nLayer, nHead, stages} (stages = nLayer + 1: after the embedding, then after each layer).
-import {LIVE_DATASETS} from '../shared/names.js';
-import {PER_SHARE, TOP_K} from './constants.js';
+import {LIVE_DATASETS, PER_SHARE, TOP_K} from '../shared/names.js';
 import {tokenName} from './tokens.js';
 
 // A row of a dataset: its `fields` (LIVE_DATASETS', in their order) given the `values`, in the same order.

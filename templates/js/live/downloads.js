@@ -1,8 +1,7 @@
-// The downloads of the text drawn last: its raw numbers as JSON, and three CSV tables (every share, the top 10 at
-// every stage and position, the followed tokens), their columns as figsite/data/live_data.py declares them
-// (LIVE_TABLES, from shared/names.js). `shape` is the model's size ({nLayer, nHead, stages}).
-import {LIVE_TABLES} from '../shared/names.js';
-import {TOP_K} from './constants.js';
+// The downloads of the text drawn last: its raw numbers as JSON, and three CSV tables (every share, the TOP_K
+// most likely next tokens at every stage and position, the followed tokens), their columns as
+// figsite/data/live_data.py declares them (LIVE_TABLES). `shape` is the model's size ({nLayer, nHead, stages}).
+import {LIVE_TABLES, TOP_K} from '../shared/names.js';
 import {f32, tokenName, tokenText} from './tokens.js';
 
 // A CSV cell: text quoted, and a text a spreadsheet would take for a formula led by "'".
@@ -12,8 +11,9 @@ export function csvCell(value) {
   return /[",\r\n]/.test(text) || typeof value === 'string' ? '"' + text.replace(/"/g, '""') + '"' : text;
 }
 
+// The table: its header line as given, then a line per row; each line ends in CRLF.
 export function csv(header, rows) {
-  const lines = [header.join(',')];
+  const lines = [header];
   rows.forEach((row) => { lines.push(row.map(csvCell).join(',')); });
   return lines.join('\r\n') + '\r\n';
 }
@@ -78,7 +78,8 @@ export function asJson(res, shape, lens, graphSha256) {
     format: 'gpt2-live/1',
     about: 'GPT-2 run in the page on this text. Layers, heads, stages and positions count from 0; stage 0 is after ' +
            'the embedding, stage s after layer s. attention[layer][head][query][key]: the share of attention the ' +
-           'query gives the key (keys 0 to the query). top[stage][position]: the 10 most likely next tokens. ' +
+           'query gives the key (keys 0 to the query). top[stage][position]: the ' + TOP_K +
+           ' most likely next tokens. ' +
            'followed: tokens whose probability and rank (1 = most likely) are given at every stage and position.',
     model: {n_layer: shape.nLayer, n_head: shape.nHead, graph_sha256: graphSha256},
     text: res.text,
@@ -98,7 +99,7 @@ export function sharesCsv(res, shape) {
       }
     }
   }
-  return csv(LIVE_TABLES.shares, rows);
+  return csv(LIVE_TABLES.shares.join(','), rows);
 }
 
 export function topCsv(res, shape) {
@@ -111,7 +112,7 @@ export function topCsv(res, shape) {
       }
     }
   }
-  return csv(LIVE_TABLES.top, rows);
+  return csv(LIVE_TABLES.top.join(','), rows);
 }
 
 export function followedCsv(res, shape) {
@@ -123,5 +124,5 @@ export function followedCsv(res, shape) {
       }
     }
   });
-  return csv(LIVE_TABLES.followed, rows);
+  return csv(LIVE_TABLES.followed.join(','), rows);
 }

@@ -22,7 +22,8 @@ export function servedOnly() {
   line.textContent = '';
   line.append('This page runs GPT-2 only when the site is served, not opened as a file: run ',
               code('python -m http.server --directory ' + servedFolder(location.pathname)),
-              ' and open http://localhost:8000/live.html (or preview the site with ', code('python build.py --serve'), ').');
+              ' and open http://localhost:8000/live.html (or preview the site with ',
+              code('python build.py --serve'), ').');
   line.hidden = false;
   $('live-load').hidden = true;
   page.el.form.hidden = true;

@@ -1,11 +1,12 @@
 // The token the lens follows: the read-out's target, or another the reader chose in the select beside the lens
-// (the followed token, then the chosen cell's top 10) or by clicking one of the cell's top 10 in the lens.
+// (the followed token, then the chosen cell's TOP_K most likely) or by clicking one of those in the lens.
+import {describe} from '../shared/charts.js';
+import {POSITION} from '../shared/names.js';
 import {followRows, followedOf, result, topIdsAt} from './datasets.js';
 import {inTurn, infer} from './model.js';
-import {page, setState} from './page.js';
+import {descriptionOf, page, setState} from './page.js';
 import {state} from './state.js';
 import {tokenName} from './tokens.js';
-import {describe} from './wide.js';
 
 // The token the lens follows for this result.
 export function lensToken(res) {
@@ -16,12 +17,12 @@ function lensElement() {
   return page.charts.filter((el) => el.getAttribute('data-live-chart') === 'lens')[0];
 }
 
-// The select beside the lens: the followed token, then the chosen cell's top 10.
+// The select beside the lens: the followed token, then the chosen cell's most likely tokens.
 export function offerFollows() {
   const el = lensElement(), res = page.live.result, {followLine, followSelect} = page.el;
   if (!el || !el.vegaView || !res || !followSelect) return;
   const view = el.vegaView, n = res.ids.length;
-  const stage = view.signal('stage'), q = Math.min(Math.max(view.signal('position'), 1), n) - 1;
+  const stage = view.signal('stage'), q = Math.min(Math.max(view.signal(POSITION), 1), n) - 1;
   const now = lensToken(res), ids = [now];
   topIdsAt(res, stage, q).forEach((id) => {
     if (ids.indexOf(id) < 0) ids.push(id);
@@ -50,7 +51,7 @@ async function showFollowed(el, res, id) {
   el.given.datasets.follow = rows;
   el.given.followName = tokenName(id);
   el.given.followed = id;
-  describe(el, view);
+  describe(descriptionOf(el), view);
   offerFollows();
 }
 

@@ -4,10 +4,12 @@
 //
 // The modules: page.js (the configuration, the elements, window.liveFigures), state.js (what the page remembers),
 // store.js and model.js (the model's files in Cache Storage, the runtime), load.js, run.js (a text run),
-// datasets.js (the charts' datasets from the model's outputs), specs.js, charts.js, wide.js and lens.js (the
-// charts), downloads.js, address.js, asked.js and form.js (what the reader asks), file.js (opened from file://).
+// datasets.js (the charts' datasets from the model's outputs), specs.js, charts.js and lens.js (the charts),
+// downloads.js, address.js, asked.js and form.js (what the reader asks), file.js (opened from file://). Drawing,
+// scrolling, the address and the names shared with the build are the figure pages' too: ../shared/.
 // This one wires the page's events, in the order the page has always set them.
-import {askedBy, readAddress} from './address.js';
+import {readAddress} from '../shared/address.js';
+import {askedBy} from './address.js';
 import {linkToken, redrawAll} from './charts.js';
 import {asJson, followedCsv, sharesCsv, topCsv} from './downloads.js';
 import {servedOnly} from './file.js';

@@ -1,6 +1,6 @@
 // GPT-2 in the page: onnxruntime-web (WebAssembly, on the reader's own computer: nothing is sent anywhere) runs the
 // model exported by figsite/capture/live_export.py. Inputs input_ids int64 (1, T) and follow int64 (K,); outputs
-// shares (layers, heads, T, T), top_ids / top_probs (stages, T, 10), follow_probs / follow_ranks (stages, T, K).
+// shares (layers, heads, T, T), top_ids / top_probs (stages, T, TOP_K), follow_probs / follow_ranks (stages, T, K).
 import {megabytes, page} from './page.js';
 import {state} from './state.js';
 import {download, fromCache, keep, openCache} from './store.js';
@@ -30,7 +30,8 @@ async function modelFiles() {
         page.el.progressBar.value = done + bytes;
         if (mb !== shownMb) {
           shownMb = mb;
-          showProgress(done + bytes, total, 'Downloading GPT-2: ' + megabytes(done + bytes) + ' of ' + megabytes(total));
+          showProgress(done + bytes, total,
+                       'Downloading GPT-2: ' + megabytes(done + bytes) + ' of ' + megabytes(total));
         }
       });
       done += file.bytes;

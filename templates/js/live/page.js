@@ -3,7 +3,7 @@
 //
 // The configuration: the model's files {"path", "name", "bytes", "sha256"}, the graph's name, n_layer, n_head and
 // max_tokens; the charts (key -> [compiled Vega spec, the dark theme's changes], and "narrow-" + key for a column
-// under 480 px); the defaults (text, target, max_tokens).
+// under NARROW_PX); the defaults (text, target, max_tokens).
 //
 // window.liveFigures: {state, result (the raw numbers of the last text drawn), drawn (the datasets and params the
 // charts were given), timings, loadedFrom, kept (whether the model's files were all in Cache Storage when the page
@@ -50,6 +50,11 @@ export function openPage() {
 // The graph's SHA-256: it names the model's cache and goes into the JSON download.
 export function graphSha256(model) {
   return model.files.filter((f) => f.name === model.graph)[0].sha256;
+}
+
+// The element that says a chart's state in words, under it, for screen readers.
+export function descriptionOf(el) {
+  return $('live-description-' + el.getAttribute('data-live-chart'));
 }
 
 export function setState(state) {

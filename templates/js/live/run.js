@@ -13,7 +13,8 @@ import {state} from './state.js';
 function showTokens(res) {
   const tokensRow = page.el.tokensRow;
   Array.prototype.slice.call(tokensRow.querySelectorAll('.token')).forEach((t) => { t.remove(); });
-  $('live-tokens-label').textContent = 'Drawn for this text, in ' + res.ids.length + (res.ids.length === 1 ? ' token:' : ' tokens:');
+  const n = res.ids.length;
+  $('live-tokens-label').textContent = 'Drawn for this text, in ' + n + (n === 1 ? ' token:' : ' tokens:');
   res.names.forEach((name) => {
     const span = document.createElement('span');
     span.className = 'token';

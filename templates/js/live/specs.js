@@ -1,43 +1,17 @@
 // A chart's spec for a text: a copy of the build's compiled Vega spec, in the reader's colours, its datasets and
 // params filled in (figsite/data/live_data.py, figures/toolkit/textless.py), each input kept at the reader's choice
 // where the new text allows it.
-import {NARROW_PX, PICK, TOKEN_PARAMS} from './constants.js';
+import {allowed} from '../shared/address.js';
+import {changed, wantsNarrow as narrowWanted} from '../shared/charts.js';
+import {NAMES, PICK, TOKEN_PARAMS} from '../shared/names.js';
 import {page} from './page.js';
-
-// Changes written by the build ([path, value] to set, [path] to delete; figsite.site.drawing.differences), made
-// to a spec.
-export function changed(spec, changes) {
-  changes.forEach((change) => {
-    const path = change[0];
-    let at = spec;
-    for (let i = 0; i < path.length - 1; i++) at = at[path[i]];
-    if (change.length > 1) at[path[path.length - 1]] = change[1];
-    else delete at[path[path.length - 1]];
-  });
-  return spec;
-}
 
 function copy(value) {
   return window.structuredClone ? structuredClone(value) : JSON.parse(JSON.stringify(value));
 }
 
-// A value an input allows (figures.js's `allowed`): one of its options, or a step of its range; else undefined.
-export function allowed(bind, raw) {
-  if (bind.options) {
-    for (let i = 0; i < bind.options.length; i++) if (String(bind.options[i]) === String(raw)) return bind.options[i];
-    return undefined;
-  }
-  if (bind.input === 'range') {
-    const v = Number(raw);
-    if (raw === '' || !isFinite(v) || v < bind.min || v > bind.max) return undefined;
-    const step = bind.step || 1;
-    return bind.min + Math.round((v - bind.min) / step) * step;
-  }
-  return undefined;
-}
-
-// The names of the marks that draw the chosen cell's top 10 in the lens: those whose data come from `top` with
-// no transform that a click reads (the table's cells carry pick_ fields). Each is given a pointer.
+// The names of the marks that draw the chosen cell's most likely tokens in the lens: those whose data come from
+// `top` with no transform that a click reads (the table's cells carry pick_ fields). Each is given a pointer.
 export function topMarks(spec) {
   const byName = {};
   spec.data.forEach((d) => { byName[d.name] = d; });
@@ -63,8 +37,9 @@ export function topMarks(spec) {
   return found;
 }
 
+// Whether the chart draws its narrow spec: the build gave it one, and its column is narrow.
 export function wantsNarrow(el) {
-  return ('narrow-' + el.getAttribute('data-live-chart')) in page.config.charts && el.clientWidth < NARROW_PX;
+  return narrowWanted(el, ('narrow-' + el.getAttribute('data-live-chart')) in page.config.charts);
 }
 
 // A select of the text's tokens, given its options; at the token chosen in the other charts or by the address,
@@ -93,7 +68,7 @@ export function specFor(el, given, kept) {
     if (d.name in given.datasets) d.values = given.datasets[d.name];
   });
   spec.signals.forEach((signal) => {
-    if (signal.name === 'names') signal.value = given.names;
+    if (signal.name === NAMES) signal.value = given.names;
     else if (signal.name === 'follow_name') signal.value = given.followName;
     else if (TOKEN_PARAMS.indexOf(signal.name) >= 0 && signal.bind) tokenSelect(signal, el, given, kept);
     else if (signal.bind && kept && signal.name in kept) {

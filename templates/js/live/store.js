@@ -1,8 +1,9 @@
 // The model's files kept in this browser (Cache Storage): a cache named after the graph's SHA-256, each file under
 // its own SHA-256, so that the next visit loads them from there; and the download of a file not kept, its bytes
 // counted for the progress bar.
-import {CACHE_PREFIX} from './constants.js';
 import {graphSha256, page} from './page.js';
+
+const CACHE_PREFIX = 'gpt2-live-';  // this page's caches: this, then the graph's SHA-256
 
 function cacheKey(file) {
   const url = new URL(file.path, location.href);

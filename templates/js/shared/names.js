@@ -19,5 +19,7 @@ export const PICK = "pick_";
 export const NARROW_PX = 480;
 export const LEFT_OUT = "0.5%";
 export const MIN_SHARE = 0.005;
+export const TOP_K = 10;
+export const PER_SHARE = 10000;
 export const LIVE_DATASETS = {"panels": ["l", "h", "u"], "top": ["stage", "q", "rank", "token", "id", "p"], "follow": ["stage", "q", "p", "rank"]};
 export const LIVE_TABLES = {"shares": ["layer", "head", "position", "token", "looks_at_position", "looks_at_token", "share"], "top": ["after_layer", "position", "token", "rank", "next_token_id", "next_token", "probability"], "followed": ["followed_id", "followed_token", "after_layer", "position", "token", "probability", "rank"]};

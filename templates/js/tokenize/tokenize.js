@@ -3,7 +3,7 @@
 //
 // Reads gpt-tokenizer's r50k_base bundle (GPT-2's BPE, a plain script that sets the global
 // GPTTokenizer_r50k_base) when called. main.js beside this sets window.liveTokens from it; checked against the
-// build's tokenizer by tests/browser/test_live_tokenizer.py, and by tests/js/live_tokenize.test.mjs.
+// build's tokenizer by tests/browser/test_live_tokenizer.py, and by tests/js/live_tokenize.test.js.
 //
 // Two things of gpt-tokenizer are not used, on purpose:
 // - encode's allowedSpecial finds '<|endoftext|>' only at the start of the text or right after another (its

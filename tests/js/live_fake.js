@@ -1,6 +1,6 @@
 // A small fake run of the live page's model (2 layers, 2 heads, 3 tokens) and a fake tokenizer, for the tests of
 // the page's datasets and downloads: every number is made from where it lies, so a test can say what it expects.
-import {TOP_K} from '../../templates/js/live/constants.js';
+import {TOP_K} from '../../templates/js/shared/names.js';
 
 export const SHAPE = {nLayer: 2, nHead: 2, stages: 3};
 export const IDS = [11, 12, 13];

@@ -2,10 +2,10 @@
 import assert from 'node:assert/strict';
 import {before, test} from 'node:test';
 
-import {TOP_K} from '../../templates/js/live/constants.js';
+import {TOP_K} from '../../templates/js/shared/names.js';
 import {result} from '../../templates/js/live/datasets.js';
 import {asJson, csv, csvCell, followedCsv, sharesCsv, topCsv} from '../../templates/js/live/downloads.js';
-import {IDS, OTHER, SHAPE, TARGET, fakeOutput, fakeTokens, share} from './live_fake.mjs';
+import {IDS, OTHER, SHAPE, TARGET, fakeOutput, fakeTokens, share} from './live_fake.js';
 
 before(() => { globalThis.liveTokens = fakeTokens; });
 
@@ -27,7 +27,7 @@ test('a CSV quotes every text, doubles its quotes, and keeps a spreadsheet from 
   assert.equal(csvCell('=x'), '"\'=x"');
   assert.equal(csvCell('-1'), '"\'-1"');
   assert.equal(csvCell(-1), '-1');
-  assert.equal(csv(['a', 'b'], [[1, 'x'], [2, 'y,z']]), 'a,b\r\n1,"x"\r\n2,"y,z"\r\n');
+  assert.equal(csv('a,b', [[1, 'x'], [2, 'y,z']]), 'a,b\r\n1,"x"\r\n2,"y,z"\r\n');
 });
 
 test('the shares table has one row per head, position and key up to it, counted from 1', () => {

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import {afterEach, test} from 'node:test';
 
-import {addressOf, askedBy, readAddress} from '../../templates/js/live/address.js';
+import {readAddress} from '../../templates/js/shared/address.js';
+import {askedBy, liveAddress} from '../../templates/js/live/address.js';
 
 afterEach(() => { delete globalThis.location; });
 
@@ -15,12 +16,13 @@ function readBack(hash) {
 
 test('a text, its target and its token come back from the address as they were written', () => {
   const text = 'Maya & Léa =1+1 #x?y\n<b>%20 "', target = ' a&b=c%';
-  assert.deepEqual(readBack(addressOf(text, target, 7)), {text: text, target: target, token: 7});
+  assert.deepEqual(readBack(liveAddress(text, target, 7)), {text: text, target: target, token: 7});
 });
 
 test('without a chosen token the address names none, and reads back none', () => {
-  const hash = addressOf('a text', ' the', null);
+  const hash = liveAddress('a text', ' the', null);
   assert.equal(hash, '#text=a%20text&target=%20the');
+  assert.equal(liveAddress('a', 'b', 7), '#text=a&target=b&token=7');
   assert.deepEqual(readBack(hash), {text: 'a text', target: ' the', token: null});
 });
 

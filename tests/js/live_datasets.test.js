@@ -3,10 +3,9 @@
 import assert from 'node:assert/strict';
 import {before, test} from 'node:test';
 
-import {LIVE_DATASETS} from '../../templates/js/shared/names.js';
-import {PER_SHARE, TOP_K} from '../../templates/js/live/constants.js';
+import {LIVE_DATASETS, PER_SHARE, TOP_K} from '../../templates/js/shared/names.js';
 import {followRows, panels, result, topIdsAt, topRows} from '../../templates/js/live/datasets.js';
-import {IDS, OTHER, SHAPE, TARGET, fakeOutput, fakeTokens, share} from './live_fake.mjs';
+import {IDS, OTHER, SHAPE, TARGET, fakeOutput, fakeTokens, share} from './live_fake.js';
 
 before(() => { globalThis.liveTokens = fakeTokens; });
 
