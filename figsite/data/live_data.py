@@ -19,6 +19,7 @@ PLACEHOLDER = "…"  # the one token of a chart with no text, until the page put
 # A stage of the read-out as every download calls it, the build's (Kind.tables) and the live page's (0: before any
 # layer).
 STAGE_COLUMN = "after_layer"
+FOLLOW_NAME = "follow_name"  # the param of the followed token's text, as the pages write it ("_France")
 
 
 @dataclass(frozen=True)

@@ -12,13 +12,12 @@ read one past the text as its last).
 from __future__ import annotations
 
 from figsite.data.format import TOP_K
-from figsite.data.live_data import MAX_TOKENS, PLACEHOLDER, empty
+from figsite.data.live_data import FOLLOW_NAME, MAX_TOKENS, PLACEHOLDER, empty
 from figsite.data.run import MIN_SHARE, PER_SHARE
 from figsite.data.shared_names import NAMES
 from figures.toolkit import charts
 from figures.toolkit.charts import alt
 
-FOLLOW_NAME = "follow_name"  # the param of the followed token's text
 N = f"length({NAMES})"  # the text's length, in Vega
 LAST = f"({N} - 1)"
 START = "(at * (at + 1) / 2)"  # where the chosen token's row starts in a panel's "u"

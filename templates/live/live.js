@@ -55,6 +55,10 @@
   var PER_SHARE = 1e4;
   var LIVE_DATASETS = { "panels": ["l", "h", "u"], "top": ["stage", "q", "rank", "token", "id", "p"], "follow": ["stage", "q", "p", "rank"] };
   var LIVE_TABLES = { "shares": ["layer", "head", "position", "token", "looks_at_position", "looks_at_token", "share"], "top": ["after_layer", "position", "token", "rank", "next_token_id", "next_token", "probability"], "followed": ["followed_id", "followed_token", "after_layer", "position", "token", "probability", "rank"] };
+  var LIVE_PANELS = "panels";
+  var LIVE_TOP = "top";
+  var LIVE_FOLLOW = "follow";
+  var FOLLOW_NAME = "follow_name";
 
   // templates/js/live/page.js
   var $ = (id) => document.getElementById(id);
@@ -604,8 +608,8 @@
   }
   async function showFollowed(el, res, id) {
     const rows = followRows(res, id, page.shape), view = el.vegaView;
-    view.change("follow", view.changeset().remove(() => true).insert(rows));
-    view.signal("follow_name", tokenName(id));
+    view.change(LIVE_FOLLOW, view.changeset().remove(() => true).insert(rows));
+    view.signal(FOLLOW_NAME, tokenName(id));
     await view.runAsync();
     const drawn = page.live.drawn.lens;
     drawn.datasets.follow = rows;
@@ -648,7 +652,7 @@
     function fromTop(name) {
       for (let d = byName[name]; d; d = byName[d.source]) {
         if ((d.transform || []).some((t) => String(t.as).indexOf(PICK) === 0)) return false;
-        if (d.name === "top") return true;
+        if (d.name === LIVE_TOP) return true;
       }
       return false;
     }
@@ -690,7 +694,7 @@
     });
     spec.signals.forEach((signal) => {
       if (signal.name === NAMES) signal.value = given.names;
-      else if (signal.name === "follow_name") signal.value = given.followName;
+      else if (signal.name === FOLLOW_NAME) signal.value = given.followName;
       else if (TOKEN_PARAMS.indexOf(signal.name) >= 0 && signal.bind) tokenSelect(signal, el, given, kept);
       else if (signal.bind && kept && signal.name in kept) {
         const value = allowed(signal.bind, kept[signal.name]);
@@ -807,7 +811,7 @@
     );
   }
   function readsPanels(key) {
-    return page.config.charts[key][0].data.some((d) => d.name === "panels");
+    return page.config.charts[key][0].data.some((d) => d.name === LIVE_PANELS);
   }
   function givenFor(res, key, sameText) {
     const followed = key === "lens" ? lensToken(res) : res.target;

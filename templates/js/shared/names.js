@@ -23,3 +23,7 @@ export const TOP_K = 10;
 export const PER_SHARE = 10000;
 export const LIVE_DATASETS = {"panels": ["l", "h", "u"], "top": ["stage", "q", "rank", "token", "id", "p"], "follow": ["stage", "q", "p", "rank"]};
 export const LIVE_TABLES = {"shares": ["layer", "head", "position", "token", "looks_at_position", "looks_at_token", "share"], "top": ["after_layer", "position", "token", "rank", "next_token_id", "next_token", "probability"], "followed": ["followed_id", "followed_token", "after_layer", "position", "token", "probability", "rank"]};
+export const LIVE_PANELS = "panels";
+export const LIVE_TOP = "top";
+export const LIVE_FOLLOW = "follow";
+export const FOLLOW_NAME = "follow_name";
