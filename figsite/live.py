@@ -1,6 +1,8 @@
 """The live page's side of the build (--live): the model exported for the reader's browser, from the cache or
-exported now, and the page's charts gathered as every figure's are. build_site calls these after the run; the
-export itself is figsite.capture.live_export's (the only part that imports torch, and only when it runs)."""
+exported now, and the page's charts gathered as every figure's are: each covered kind's own chart function, asked
+for its chart with no text in it (Kind.textless_chart), which the page fills with the reader's text and the model's
+numbers (the datasets of figsite.data.live_data). build_site calls these after the run; the export itself is
+figsite.capture.live_export's (the only part that imports torch, and only when it runs)."""
 
 from __future__ import annotations
 
@@ -11,12 +13,13 @@ from importlib import metadata
 from pathlib import Path
 
 from figsite.config import Figure
-from figsite.data import cache
+from figsite.data import cache, live_data
 from figsite.errors import BuildError
 from figsite.site.live import COVERED_KINDS, LivePage
+from figures import KINDS
 from figures.toolkit import charts
 
-LIVE_TOKENS = 64  # the longest text the live page reads (the lens's limit): the export's positions
+LIVE_TOKENS = live_data.MAX_TOKENS  # the longest text the live page reads (the lens's limit): the export's positions
 LIVE_SOURCES = ("capture/live_export.py", "model/gpt2.py")  # the code that makes the live page's model
 
 
@@ -78,12 +81,10 @@ def _version(package: str) -> str | None:
 
 
 def gather_live(model: LiveModel, figures: list[Figure], pages) -> LivePage:
-    """The live page: its charts (figures.live) opening as the config's own figures open, compiled as every chart is
-    (their callables in pages.charts under "live-" + key, the narrow ones under "live-narrow-" + key), and what it
-    opens on: the text and target of the config's figure (i), else the text of its figure (l) or first figure of a
-    text."""
-    from figures import live as live_figures
-
+    """The live page: the charts of the kinds it covers (COVERED_KINDS: each kind's `textless_chart`), opening as the
+    config's own figures open, compiled as every chart is (their callables in pages.charts under "live-" + key, the
+    narrow ones under "live-narrow-" + key), and what it opens on: the text and target of the config's figure (i),
+    else the text of its figure (l) or first figure of a text."""
     first = {kind: next((fig for fig in figures if fig.kind == kind), None) for kind in COVERED_KINDS}
     texted = next((fig for fig in figures if "text" in fig.values), None)
     opening = {}
@@ -98,13 +99,15 @@ def gather_live(model: LiveModel, figures: list[Figure], pages) -> LivePage:
                 "target": readout.values["target"] if readout is not None else LIVE_TARGET}
     shape = {key: model.manifest[key] for key in ("n_layer", "n_head", "vocab_size")}
     out = []
-    for key, title, caption, chart in live_figures.LIVE_FIGURES:
-        wide, narrow = (chart(shape, opening, narrow) for narrow in (False, True))
+    for key in COVERED_KINDS:
+        kind = KINDS[key]
+        wide, narrow = (kind.textless_chart(shape, opening, narrow) for narrow in (False, True))
         pages.charts[f"live-{key}"] = pages.compiled(charts.spec(wide), f"the live page's {key} chart")
         if narrow is not None:
             pages.charts[f"live-narrow-{key}"] = pages.compiled(charts.spec(narrow),
                                                                f"the live page's narrow {key} chart")
-        out.append({"key": key, "title": title, "caption": caption, "narrow": narrow is not None})
+        out.append({"key": key, "title": kind.TITLE, "caption": kind.LIVE_CAPTION or kind.CAPTION,
+                    "narrow": narrow is not None})
     return LivePage(model.folder, model.manifest, out, {**defaults, "max_tokens": LIVE_TOKENS})
 
 

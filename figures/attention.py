@@ -2,7 +2,8 @@
 
 Reads the text's tokens and shares (run.token_texts, run.head_rows, run.average_rows; a long text's head files
 by run.head_files). The reader picks the token to look from and one of the views: the config's (layer, head)
-pairs and the average of all heads.
+pairs and the average of all heads. A short text's chart is figures.attention_chart's, which gives the live page's
+chart too (Attention.textless_chart).
 """
 
 from __future__ import annotations
@@ -10,18 +11,17 @@ from __future__ import annotations
 
 from figsite.config import Field
 from figsite.data.run import JS_CALLBACK, LEFT_OUT, MIN_SHARE, SHARE_UNIT
-from figsite.data.shared_names import ATTENTION_META, DESCRIPTION, LEFT_OUT_SIGNAL, NAMES, SHARES, TOKEN, VIEW
+from figsite.data.shared_names import ATTENTION_META, DESCRIPTION, LEFT_OUT_SIGNAL, NAMES, SHARES, TOKEN
+from figures import attention_chart
+from figures.attention_chart import HEIGHT, SAID, above_bars
 from figures.kind import Kind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
-from figures.toolkit.colours import ACCENT, MAIN, OUT_OF_REACH
+from figures.toolkit.colours import MAIN, OUT_OF_REACH
 from figures.toolkit.colours import CHOSEN_NAME
 from figures.toolkit.words import agrees, count, escaped, heading, said, shown, token_choices, token_label, whole_percent
 
-HEIGHT = 260
 SHARE_DECIMALS = 4  # what a page needs to show 0.01%; the data file keeps more
-# Each bar in words, for a screen reader (its `t`: the token's name): "_because: 11% of the attention".
-SAID = "datum.t + ': ' + format(datum.s, '.0%') + ' of the attention'"
 
 
 # ---------------------------------------------------------------------------------------------- data
@@ -37,11 +37,10 @@ def views(fig, run, key: str = "views") -> list:
 
 def keyed_views(fig, run, key: str = "views") -> list:
     """Views as (key, label, rows); the key ('5-12', 'all') names the view in a permalink."""
-    text = fig["text"]
-    out = [(f"{layer}-{head}", f"layer {layer}, head {head}", run.head_rows(text, layer - 1, head - 1))
-           for layer, head in (fig.resolved[key] if key in fig.resolved else fig[key])]
-    out.append(("all", f"all {run.n_heads:,} heads, averaged", run.average_rows(text)))
-    return out
+    text, pairs = fig["text"], fig.resolved[key] if key in fig.resolved else fig[key]
+    rows = [run.head_rows(text, layer - 1, head - 1) for layer, head in pairs] + [run.average_rows(text)]
+    return [(view, label, view_rows) for (view, label), view_rows in zip(
+        attention_chart.view_choices(pairs, run.n_heads), rows)]
 
 
 def strongest_key(rows: list, query: int) -> tuple[int, float]:
@@ -85,24 +84,8 @@ def controls(fig, raw_tokens: list, all_views: list) -> list:
     token_values, token_labels = token_choices(raw_tokens)
     token = alt.param(name=TOKEN, value=fig.opening + 1,
                       bind=alt.binding_select(options=token_values, labels=token_labels, name="Looking from token "))
-    view = alt.param(name=VIEW, value=all_views[0][0],
-                     bind=alt.binding_radio(options=[key for key, _, _ in all_views],
-                                            labels=[label for _, label, _ in all_views], name="View "))
+    view = attention_chart.view_param([(key, label) for key, label, _ in all_views])
     return [token, view, alt.param(name=NAMES, value=[shown(t) for t in raw_tokens])]
-
-
-HEADING_LINE = 16  # px: a line of the words above the bars
-
-
-def above_bars(expr: str) -> alt.Chart:
-    """The line above the bars, a Vega expression of the chosen token; it wraps to the chart's width, upwards."""
-    # Vega writes a text's further lines below its first: the first goes up a line for each, so that the last ends
-    # above the bars (and the pointer on the bars is never on the words).
-    return alt.Chart(alt.Data(values=[{}])).mark_text(
-        align="left", baseline="bottom", fontSize=13, fontWeight="bold", lineBreak="\n", lineHeight=HEADING_LINE,
-        dy=alt.ExprRef(f"-{HEADING_LINE} * (length(split(datum.heading, '\\n')) - 1)")).encode(
-        x=alt.value(0), y=alt.value(-8), text="heading:N",
-    ).transform_calculate(heading=charts.wrap_lines(f"({expr})", em=charts.TITLE_EM))
 
 
 def long_chart(fig, run) -> alt.TopLevelMixin:
@@ -231,14 +214,13 @@ class Attention(Kind):
         A long text has none: its keys lie on a number line, which drops no label."""
         return None if run.is_long(fig["text"]) else short_chart(fig, run, sideways=True)
 
+    def textless_chart(self, model: dict, opening: dict, narrow: bool = False) -> alt.TopLevelMixin:
+        """The same bars with no text in them (figures.attention_chart.textless_chart), upright or sideways."""
+        return attention_chart.textless_chart(opening.get("views", []), model["n_layer"], model["n_head"],
+                                              opening.get("token"), narrow=narrow)
+
 
 # ---------------------------------------------------------------------------------------------- a short text's chart
-
-PICKED = "datum.v == view && datum.q == token - 1"  # the shares of the chosen view, from the chosen token
-AFTER = "datum.k > token - 1"  # the keys after the chosen token: out of its reach
-ROW = 24  # px per token in the sideways chart: its label fits the row
-LABELLED = 24  # tokens up to which the upright chart's labels all fit a 480 px column, turned to 45 degrees
-
 
 def short_parts(fig, run) -> tuple[list, list, dict]:
     """What both charts of a short text share: the tokens as the chapter writes them, the params (token, view,
@@ -263,74 +245,7 @@ def short_parts(fig, run) -> tuple[list, list, dict]:
 
 def short_chart(fig, run, sideways: bool = False) -> alt.TopLevelMixin:
     """Figure (l) for a short text: upright bars, one column per token, or (sideways) one row per token with its
-    label on the left, for a column narrower than 480 px. Both have the same params, data, words and clicks."""
+    label on the left, for a column narrower than 480 px. Both have the same params, data, words and clicks
+    (figures.attention_chart.share_chart, the live page's chart too)."""
     tokens, params, datasets = short_parts(fig, run)
-    n = len(tokens)
-    marks = sideways_marks(n) if sideways else upright_marks(n)
-    heading = above_bars("'Looking from ' + names[token - 1] + ' (token ' + token + ')'")
-    layered = alt.layer(*marks, heading).add_params(*params).properties(
-        width="container", height=ROW * n if sideways else HEIGHT)
-    return charts.with_clicks(charts.with_data(layered, **datasets), TOKEN)
-
-
-def _bars(key, share) -> alt.Chart:
-    """The chosen token's shares, one bar per key, the chosen token's own in the chosen colour, each said in words;
-    a click on one looks from its token."""
-    return charts.clickable(alt.Chart(alt.NamedData("shares")).mark_bar(cursor="pointer").encode(
-        key, share, description="said:N",
-        color=alt.condition("datum.k == token - 1", alt.value(ACCENT), alt.value(MAIN)),
-        tooltip=[alt.Tooltip("t:N", title="token"), alt.Tooltip("s:Q", title="share", format=".1%")],
-    ).transform_filter(PICKED).transform_calculate(t="names[datum.k]").transform_calculate(said=SAID),
-        **{TOKEN: "datum.k + 1"})
-
-
-def _keys(**clicks) -> alt.Chart:
-    """One datum per token; with `clicks`, a click on it looks from that token (the token row: by keyboard)."""
-    return charts.clickable(alt.Chart(alt.NamedData("keys")), **clicks)
-
-
-def _share_words() -> alt.Chart:
-    """Each bar's share written by it: the bar's tooltip and click on its words too."""
-    return charts.clickable(alt.Chart(alt.NamedData("shares")).transform_filter(PICKED).transform_calculate(
-        t="names[datum.k]"), **{TOKEN: "datum.k + 1"}).encode(
-        tooltip=[alt.Tooltip("t:N", title="token"), alt.Tooltip("s:Q", title="share", format=".1%")])
-
-
-def upright_marks(n: int) -> list:
-    """The upright chart's layers: keys along x (labels turned 45 degrees; all of them for a text of up to LABELLED
-    tokens), shares up y; the keys after the chosen token shaded, "out of reach" written up their columns."""
-    x = alt.X("k:O", title=None, scale=alt.Scale(domain=list(range(n))),
-              axis=alt.Axis(labelExpr="names[datum.value]", labelAngle=-45, labelFontSize=12,
-                            labelOverlap=False if n <= LABELLED else "greedy"))
-    share = alt.Y("s:Q", scale=alt.Scale(domain=[0, 1]), title="share of attention",
-                  axis=alt.Axis(format="%", tickCount=5))
-    column = {"x": x, "y": alt.value(0), "y2": alt.value(HEIGHT)}
-    return [
-        _keys().mark_rect(color=OUT_OF_REACH, stroke=None, aria=False).encode(**column).transform_filter(AFTER),
-        _keys().mark_text(angle=270, align="right", dx=-10, fontSize=11, opacity=0.8, aria=False).encode(
-            x=x, y=alt.value(0), text=alt.value("out of reach")).transform_filter(AFTER),
-        _keys(**{TOKEN: "datum.k + 1"}).mark_rect(fill="transparent", cursor="pointer", aria=False).encode(**column),
-        _bars(x, share),
-        _share_words().mark_text(fontSize=11, aria=False, cursor="pointer", **charts.over_bars(n)).encode(
-            x=x, y=alt.Y("s:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("s:Q", format=".0%")),
-    ]
-
-
-def sideways_marks(n: int) -> list:
-    """The sideways chart's layers: one row per key, its token's label on the left (every one: none is dropped or
-    cut short), shares along x; the keys after the chosen token shaded, "out of reach" at the end of their rows."""
-    y = alt.Y("k:O", title=None, scale=alt.Scale(domain=list(range(n))),
-              axis=alt.Axis(labelExpr="names[datum.value]", labelFontSize=12, labelOverlap=False, labelLimit=0))
-    share = alt.X("s:Q", scale=alt.Scale(domain=[0, 1]), title="share of attention",
-                  axis=alt.Axis(format="%", tickCount=4))
-    row = {"y": y, "x": alt.value(0), "x2": alt.value("width")}
-    return [
-        _keys().mark_rect(color=OUT_OF_REACH, stroke=None, aria=False).encode(**row).transform_filter(AFTER),
-        _keys().mark_text(align="right", dx=-6, fontSize=11, opacity=0.8, aria=False).encode(
-            y=y, x=alt.value("width"), text=alt.value("out of reach")).transform_filter(AFTER),
-        _keys(**{TOKEN: "datum.k + 1"}).mark_rect(fill="transparent", cursor="pointer", aria=False).encode(**row),
-        _bars(y, share),
-        _share_words().mark_text(fontSize=11, align="left", dx=4, baseline="middle", aria=False,
-                                 cursor="pointer").encode(
-            y=y, x=alt.X("s:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("s:Q", format=".0%")),
-    ]
+    return attention_chart.share_chart(attention_chart.built(len(tokens)), params, datasets, sideways)

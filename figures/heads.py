@@ -21,8 +21,8 @@ import math
 
 from figsite.config import Field
 from figsite.data.run import LEFT_OUT, MIN_SHARE, PER_SHARE
-from figures.heads_chart import (AVERAGE, Grid, bars_chart, chart_params, chosen_square, detail_chart,
-                                 grid_chart)
+from figures.heads_chart import (AVERAGE, GRID_CAPTION, Grid, bars_chart, chart_params, chosen_square,
+                                 detail_chart, grid_chart, textless_chart)
 from figures.kind import Kind
 from figures.picture import png, viridis
 from figures.toolkit import charts, fields
@@ -237,6 +237,14 @@ class Heads(Kind):
         the chosen token's bars lying sideways, one row and one label per token, as in figure (l). Wider than a
         phone's column, the chart scrolls in its own box."""
         return heads_chart(fig, run, cell=NARROW_CELL, narrow=True)
+
+    LIVE_CAPTION = GRID_CAPTION
+
+    def textless_chart(self, model: dict, opening: dict, narrow: bool = False) -> alt.TopLevelMixin:
+        """The same chart with no text in it (figures.heads_chart.textless_chart): a rect per head, where the build
+        draws each head's pattern in a picture."""
+        return textless_chart(model["n_layer"], model["n_head"], opening.get("head", [1, 1]), opening.get("token"),
+                              narrow=narrow)
 
 
 def heads_chart(fig, run, cell: int = 0, narrow: bool = False) -> alt.TopLevelMixin:

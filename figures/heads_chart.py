@@ -2,7 +2,9 @@
 and the chosen token's bars in it, as in figure (l); with the selects and the words a screen reader hears.
 
 Every part reads the page's data, "panels" (figures.heads.panel_rows: one row per square, its shares in units of
-1e-4), in the page: the chart carries each share once.
+1e-4), in the page: the chart carries each share once. With no text in it (Grid.textless: the live page's chart,
+textless_chart), the same parts read the live page's "panels" (figsite.data.live_data), and the grid is one rect per
+square, as the page draws no picture.
 """
 
 from __future__ import annotations
@@ -12,9 +14,9 @@ from dataclasses import dataclass
 
 from figsite.data.run import MIN_SHARE, PER_SHARE
 from figsite.data.shared_names import DESCRIPTION, NAMES, TOKEN
-from figures.toolkit import charts
+from figures.toolkit import charts, textless
 from figures.toolkit.charts import alt
-from figures.toolkit.colours import ACCENT, MAIN, MASKED, OUT_OF_REACH, SEQUENTIAL
+from figures.toolkit.colours import ACCENT, CELL_LINE, MAIN, MASKED, ON_DARK, ON_LIGHT, OUT_OF_REACH, SEQUENTIAL
 
 AVERAGE = "avg"  # the head select's value for the layer's average (in a permalink: head=avg)
 SHARE_SCALE = {"scheme": SEQUENTIAL, "domain": [0, 1]}  # colour-blind safe; one scale for every square
@@ -44,6 +46,7 @@ class Grid:
     data: str = "panels"  # the dataset of the squares (panel_rows): another figure may show its own squares
     names_param: str = NAMES  # the param holding `names`, for the axes' labels
     label_every: int = 1  # every row and column labelled, or only every this many (a long pattern's)
+    textless: bool = False  # no text in the chart (the live page's, figures.toolkit.textless): n, names unknown
 
     @property
     def width(self):
@@ -80,32 +83,51 @@ class Grid:
 
     @property
     def row_q(self) -> str:  # the chosen token's row in a square
-        return f"floor((token - 1) / {self.size})"
+        return "at" if self.textless else f"floor((token - 1) / {self.size})"
 
     @property
     def from_words(self) -> str:
+        if self.textless:
+            return "names[at] + ' (token ' + (at + 1) + ')'"
         return f"names[{self.row_q}] + ' (token ' + token + ')'" if self.size == 1 else f"names[{self.row_q}]"
 
     @property
     def label(self) -> str:
-        """The axes' label of a row or column: its name, or every `label_every`th one's."""
+        """The axes' label of a row or column: its name, or every `label_every`th one's (with no text: `every`th)."""
         name = f"{self.names_param}[datum.value]"
+        if self.textless:
+            return textless.every_label(self.names_param)
         return name if self.label_every == 1 else f"datum.value % {self.label_every} == 0 ? {name} : ''"
 
     @property
-    def band(self) -> list:
-        return list(range(self.blocks))
+    def band(self) -> list:  # the rows of a square; with no text, the data's
+        return alt.Undefined if self.textless else list(range(self.blocks))
+
+    @property
+    def count(self):  # rows per square, as a number or (no text) a Vega expression
+        return textless.N if self.textless else self.blocks
+
+    def keys(self) -> alt.Chart:
+        """One datum per row of a square: k, from 0."""
+        return textless.every_token() if self.textless else alt.Chart(alt.Data(values=[{"k": k} for k in self.band]))
 
 
-def chart_params(grid: Grid, opening_head: list, opening: int, n_heads: int) -> list:
-    """The layer, head and token selects (opening on `opening_head`, [layer, head] from 1, and the 0-based token
-    `opening`), the row names, and the live description of the chosen state."""
-    n_layer, n_head, size = grid.n_layer, grid.n_head, grid.size
+def head_params(grid: Grid, opening_head: list) -> list:
+    """The layer and head selects, opening on `opening_head`, [layer, head] from 1."""
+    n_layer, n_head = grid.n_layer, grid.n_head
     layer_param = alt.param(name="layer", value=opening_head[0], bind=alt.binding_select(
         options=list(range(1, n_layer + 1)), name="Layer "))
     head_param = alt.param(name="head", value=opening_head[1], bind=alt.binding_select(
         options=list(range(1, n_head + 1)) + [AVERAGE],
         labels=[str(h) for h in range(1, n_head + 1)] + ["average of the layer's heads"], name="Head "))
+    return [layer_param, head_param]
+
+
+def chart_params(grid: Grid, opening_head: list, opening: int, n_heads: int) -> list:
+    """The layer and head selects (head_params), the token select (opening on the 0-based token `opening`), the
+    row names, and the live description of the chosen state."""
+    n_layer, n_head, size = grid.n_layer, grid.n_head, grid.size
+    layer_param, head_param = head_params(grid, opening_head)
     starts = list(range(1, grid.n + 1, size))
     token_labels = ([f"{i}: {name}" for i, name in zip(starts, grid.names)] if size == 1 else grid.names)
     token_param = alt.param(name=TOKEN, value=opening // size * size + 1, bind=alt.binding_select(
@@ -255,7 +277,7 @@ def bars_chart(grid: Grid, one: alt.Chart) -> alt.TopLevelMixin:
     keys = _key_y(grid) if sideways else key_x(grid)
     share = across("s:Q", scale=alt.Scale(domain=[0, 1]), title="share of attention",
                    axis=alt.Axis(format="%", tickCount=4 if sideways else 5))
-    out_of_reach = alt.Chart(alt.Data(values=[{"k": k} for k in grid.band])).transform_filter(
+    out_of_reach = grid.keys().transform_filter(
         f"datum.k > {row_q}").mark_rect(color=OUT_OF_REACH, aria=False).encode(
         **{key: keys, value: alt.value(0), value + "2": alt.value("width" if sideways else "height")})
     # Each bar in words for a screen reader: "_animal: 61% of the attention".
@@ -266,11 +288,12 @@ def bars_chart(grid: Grid, one: alt.Chart) -> alt.TopLevelMixin:
         color=alt.condition(f"datum.k == {row_q}", alt.value(ACCENT), alt.value(MAIN)),
         tooltip=tips,
     )
-    placed = {"align": "left", "dx": 4, "baseline": "middle"} if sideways else charts.over_bars(grid.blocks)
+    placed = {"align": "left", "dx": 4, "baseline": "middle"} if sideways else charts.over_bars(grid.count)
     bar_labels = picked.transform_filter(f"datum.s >= {MIN_SHARE}").mark_text(fontSize=11, aria=False, **placed).encode(
         **{key: keys, value: across("s:Q", scale=alt.Scale(domain=[0, 1]))}, text=alt.Text("s:Q", format=".0%"),
         tooltip=tips)  # a bar's share written by it shows the bar's tooltip
-    size = ({"width": NARROW_BARS if grid.cell else "container", "height": ROW * grid.blocks} if sideways
+    size = ({"width": NARROW_BARS if grid.cell else "container",
+             "height": alt.Step(ROW) if grid.textless else ROW * grid.blocks} if sideways
             else {"width": grid.width, "height": BARS_HEIGHT})
     return alt.layer(out_of_reach, bars, bar_labels).properties(**size, title=alt.Title(charts.wrapped(
         f"'Looking from ' + {grid.from_words} + ' in layer ' + layer + "
@@ -282,3 +305,72 @@ def _key_y(grid: Grid) -> alt.Y:
     return alt.Y("k:O", scale=alt.Scale(domain=grid.band), title=LOOKED_AT,
                  axis=alt.Axis(labelExpr=grid.label, labelFontSize=11, labelOverlap=False,
                                labelLimit=0))
+
+
+# ---------------------------------------------------------------------------------------------- with no text
+
+GRID_ROW = 24  # px per layer of the grid with no text: a row a finger can tap (charts.TAP)
+GIVES = "(at > 0 ? ') gives a token other than the first' : ') gives itself')"
+# The caption of the grid with no text: it draws one rect per head, where the build's draws each head's pattern.
+GRID_CAPTION = ("Each square is one head (the last column: each layer's average). Its colour shows the largest share "
+                "the chosen token gives any token but the first (many heads park their attention there), and the "
+                "square names that token where it fits.")
+LEGEND = {"orient": "bottom", "direction": "horizontal", "gradientLength": 160, "format": "%", "values": [0, 0.5, 1]}
+
+
+def textless_chart(n_layer: int, n_head: int, opening_head: list = (1, 1), opening_token: int | None = None,
+                   narrow: bool = False) -> alt.TopLevelMixin:
+    """The figure's chart with no text in it (the live page's): the grid of every head (one rect each,
+    GRID_CAPTION: the page draws no picture; a click chooses one), the chosen one's pattern larger (detail_chart)
+    and the chosen token's bars in it (bars_chart), upright or (narrow) sideways. Reads `panels`, `names`; the
+    selects "layer", "head" (1.., 'avg'), opening on `opening_head` ([layer, head] from 1), and "token"
+    (`opening_token`; None: the last)."""
+    grid = Grid(n_layer, n_head, 0, 1, 0, [], narrow=narrow, textless=True)
+    ranked, words = textless.ranked(f"(layer - 1) * {n_head + 1} + {grid.chosen_h}", 3)
+    description = alt.param(name=DESCRIPTION, expr=(
+        f"'All {n_layer * n_head:,} heads ({n_layer} layers of {n_head}) and each layer\\'s average, each coloured by "
+        f"the largest share ' + names[at] + ' (token ' + (at + 1) + {GIVES} + '. Shown larger: layer ' + layer + "
+        f"(head == '{AVERAGE}' ? ', the average of its {n_head} heads' : ', head ' + head) + '. Looking from ' + "
+        f"names[at] + ' there, the largest shares: ' + {words} + '.'"))
+    one = chosen_square(grid)
+    stack = alt.vconcat(_textless_grid(grid), detail_chart(grid, one), bars_chart(grid, one),
+                        spacing=30).resolve_scale(color="independent")
+    params = [*head_params(grid, list(opening_head)),
+              *textless.chosen(TOKEN, opening_token, "Looking from token ", DETAIL_HEIGHT), *ranked, description]
+    return textless.finished(charts.fits_column(stack), params, ("layer", "head"), n_layer, n_head, "panels")
+
+
+def _textless_grid(grid: Grid) -> alt.TopLevelMixin:
+    """One rect per head and layer's average, coloured by the largest share the chosen token gives a token other
+    than the first (the first token: itself), that token named in it where it fits; the chosen one outlined."""
+    n_layer, n_head, start = grid.n_layer, grid.n_head, textless.START
+    rest = "(at > 0 ? slice(datum.r, 1) : datum.r)"  # the shares to every token but the first (the first: itself)
+    squares = alt.Chart(alt.NamedData("panels")).transform_filter(f"datum.l < {n_layer}").transform_calculate(
+        r=f"slice(datum.u, {start}, {start} + at + 1)").transform_calculate(
+        best=f"extent({rest})[1]").transform_calculate(
+        k=f"indexof({rest}, datum.best) + (at > 0 ? 1 : 0)", s=f"datum.best / {PER_SHARE}",
+        first=f"datum.r[0] / {PER_SHARE}", looked_at="names[datum.k]",
+        view=f"'layer ' + (datum.l + 1) + (datum.h == {n_head} ? ', average of its heads' : ', head ' + (datum.h + 1))")
+    squares = charts.clickable(squares, layer="datum.l + 1", head=f"datum.h == {n_head} ? '{AVERAGE}' : datum.h + 1")
+    squares = squares.encode(
+        x=alt.X("h:O", scale=alt.Scale(domain=list(range(n_head + 1))), axis=alt.Axis(
+            orient="top", title="head", labelAngle=0, labelOverlap=False,
+            labelExpr=f"datum.value == {n_head} ? 'avg' : '' + (datum.value + 1)")),
+        y=alt.Y("l:O", scale=alt.Scale(domain=list(range(n_layer))), axis=alt.Axis(
+            title="layer", labelOverlap=False, labelExpr="'' + (datum.value + 1)")))
+    chosen = f"datum.l == layer - 1 && datum.h == {grid.chosen_h}"
+    tips = [alt.Tooltip("view:N", title="square"), alt.Tooltip("looked_at:N", title="looks hardest at"),
+            alt.Tooltip("s:Q", title="its share", format=".1%"),
+            alt.Tooltip("first:Q", title="share to the first token", format=".1%")]
+    rects = squares.mark_rect(cursor="pointer").encode(
+        color=alt.Color("s:Q", scale=charts.sequential(domain=[0, 1]), title="largest share",
+                        legend=alt.Legend(**LEGEND)),
+        stroke=alt.condition(chosen, alt.value(ACCENT), alt.value(CELL_LINE)),
+        strokeWidth=alt.condition(chosen, alt.value(3), alt.value(0.5)), tooltip=tips)
+    cell = f"{textless.WIDTH} / {n_head + 1}"  # px per square
+    words = squares.mark_text(fontSize=10, cursor="pointer", aria=False, limit=alt.ExprRef(f"{cell} - 4"),
+                              opacity=alt.ExprRef(f"{cell} >= 30 ? 1 : 0")).encode(
+        text="looked_at:N", color=alt.condition("datum.s < 0.45", alt.value(ON_DARK), alt.value(ON_LIGHT)), tooltip=tips)
+    heading = charts.literal(f"All {n_layer * n_head:,} heads, and each layer's average: the largest share ")
+    return alt.layer(rects, words).properties(width="container", height=alt.Step(GRID_ROW), title=alt.Title(
+        charts.wrapped(f"{heading} + names[at] + ' (token ' + (at + 1) + {GIVES}"), anchor="start"))

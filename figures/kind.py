@@ -27,6 +27,8 @@ figures/__init__.py. The build uses a kind in two phases (see figsite/pipeline.p
      means), which the page shows directly above the drawing, within the first screen; default KEY. A colour is
      named by its meaning's word in figures/toolkit/colours.py (HELPS_NAME, ...), never spelt here;
    - `narrow_chart(fig, run)`: the chart a column narrower than 480 px draws instead (default None: `chart`);
+   - `textless_chart(model, opening, narrow)`: the same chart function's chart with no text in it, which the live
+     page fills with the reader's text (default None: the live page does not draw the kind);
    - `context(fig, run)`: the words beside the chart (summary, "guess first" reveals, facts);
    - `tables(fig, run, spec)`: the data offered as CSV and JSON (default: the chart's datasets).
 
@@ -47,6 +49,7 @@ from typing import Callable
 from figsite.config import Field, Figure
 from figsite.data import paths
 from figsite.data.asks import Asks, config_of
+from figsite.data.live_data import STAGE_COLUMN
 from figsite.data.run import Run
 
 # The places of the model a figure can read (Kind.READS), in the order the numbers pass them, as the chapter draws
@@ -74,6 +77,7 @@ class Kind:
     TEXT_NAMES: tuple = ()  # what its page calls each of its texts above their rows of tokens (default "Text A"...)
     REACH: bool = False  # a token sees only itself and the tokens before it: the page's token row shades the rest
     READS: tuple = ()  # the places of the model (PLACES) the figure shows: where the index's map of the model lists it
+    LIVE_CAPTION: str = ""  # the live page's caption where CAPTION names what only the build shows (default CAPTION)
 
     # ------------------------------------------------------------------------------------ before the run
 
@@ -110,6 +114,14 @@ class Kind:
         width (the default)."""
         return None
 
+    def textless_chart(self, model: dict, opening: dict, narrow: bool = False):
+        """The kind's chart with no text in it, for the live page (figsite.live), which fills it with the reader's
+        text: its datasets figsite.data.live_data's, its text's params figures.toolkit.textless's. `model`:
+        {"n_layer", "n_head", "vocab_size"}; `opening`, each key optional, as readers count (from 1; None: the
+        last): "views" ([[layer, head]]), "token", "head" ([layer, head]), "stage", "position". None where the kind
+        has none (the default) or, `narrow`, where the wide one serves a phone too."""
+        return None
+
     def text_figure(self, fig: Figure, run: Run) -> str:
         raise self._lacks("text_figure(fig, run)")
 
@@ -135,8 +147,8 @@ class Kind:
 
     def tables(self, fig: Figure, run: Run, spec: dict) -> dict:
         """name -> rows: the figure's data as the downloads offer it. Default: the chart's datasets, a stage of the
-        read-out (the code's word) in a column called what readers call it, "after_layer" (0: before any layer)."""
-        return {name: [{("after_layer" if key == "stage" else key): value for key, value in row.items()}
+        read-out (the code's word) in a column called what readers call it, STAGE_COLUMN (0: before any layer)."""
+        return {name: [{(STAGE_COLUMN if key == "stage" else key): value for key, value in row.items()}
                        for row in rows] for name, rows in spec.get("datasets", {}).items()}
 
 

@@ -9,12 +9,13 @@ of the model's vocabulary, where the rank axis ends (run.shape).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from figsite.config import Field
 from figsite.data.asks import Asks
 from figsite.data.shared_names import DESCRIPTION, NAMES, POSITION
 from figures.kind import Kind
-from figures.toolkit import charts, fields
+from figures.toolkit import charts, fields, textless
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import ACCENT, FOLLOWED, MAIN, ON_DARK, ON_LIGHT
 from figures.toolkit.words import STAGE_AXIS, after_layer, after_layer_expr, escaped, heading, percent, said, shown, whole_percent
@@ -26,6 +27,10 @@ NARROW_WIDTH = 210  # px: the narrow chart's top 10 and followed token's charts,
 MIN_CELL = 32  # px: the narrow table's narrowest cell
 CELL_ROOM = 8  # px a cell keeps beside its word
 PHONE_TABLE = 240  # px: about the width the chart fitted to a 360 px phone's column leaves the table
+NARROW_CELL = 56  # px per position of the table with no text in a phone's chart (it scrolls in its own box)
+GPT2_VOCABULARY = 50_257
+# The caption of the chart with no text: it names what the live page shows, where the build's names figure labels.
+LIVE_CAPTION = "The same read-out as the chart above, at every token of the text at once, after each layer."
 
 
 def opening_track(fig, run) -> int:
@@ -114,6 +119,13 @@ class Lens(Kind):
                  for s in range(run.n_stages) for q in range(n)]
         return None if cell_width(cells) * n <= PHONE_TABLE else lens_chart(fig, run, narrow=True)
 
+    LIVE_CAPTION = LIVE_CAPTION
+
+    def textless_chart(self, model: dict, opening: dict, narrow: bool = False) -> alt.TopLevelMixin:
+        """The chart with no text in it (textless_chart); narrow, its table's cells NARROW_CELL px wide."""
+        return textless_chart(model["n_layer"], model.get("vocab_size", GPT2_VOCABULARY), opening.get("stage"),
+                              opening.get("position"), narrow=narrow)
+
 
 def first_top_words(fig, run) -> str:
     """When the followed token first becomes the most likely guess at the opening position, or that it never does;
@@ -135,13 +147,21 @@ def lens_chart(fig, run, narrow: bool = False) -> alt.TopLevelMixin:
     n_layer = run.n_layer
     names = [f"{q + 1}: {shown(t)}" for q, t in enumerate(run.token_texts(fig["text"]))]
     cells, tops, follow = lens_rows(fig, run, names)
-    width = NARROW_WIDTH if narrow else "container"
-    # Each view's colours its own: the table's legend of chances sits just under the table, not under the stack.
-    stack = alt.vconcat(_table(names, n_layer, cell_width(cells) if narrow else None), _top_chart(width),
-                        *_follow_charts(names, n_layer, vocabulary_size(fig, run), width),
-                        spacing=24).resolve_scale(color="independent")
-    stack = charts.with_params(stack if narrow else charts.fits_column(stack), *_params(fig, run, names, cells))
+    stack = charts.with_params(_stack(names, n_layer, vocabulary_size(fig, run), cell_width(cells) if narrow else None),
+                               *_params(fig, run, names, cells))
     return charts.with_clicks(charts.with_data(stack, cells=cells, tops=tops, follow=follow), "stage", POSITION)
+
+
+def _stack(names: list | None, n_layer: int, vocabulary: int, cell: int | None, reads: "Reads | None" = None):
+    """The figure's parts, one above the other: the table, the chosen cell's top 10, the followed token's chance and
+    rank; fitted to the column, or (`cell`, px: narrow) the table's cells that wide and the charts below it
+    NARROW_WIDTH px. `reads`: the build's datasets and params (None: BUILT), or TEXTLESS."""
+    reads, width = reads or BUILT, NARROW_WIDTH if cell else "container"
+    # Each view's colours its own: the table's legend of chances sits just under the table, not under the stack.
+    stack = alt.vconcat(_table(names, n_layer, cell, reads), _top_chart(width, reads),
+                        *_follow_charts(n_layer, vocabulary, width, reads),
+                        spacing=24).resolve_scale(color="independent")
+    return stack if cell else charts.fits_column(stack)
 
 
 def vocabulary_size(fig, run) -> int:
@@ -195,17 +215,53 @@ def _params(fig, run, names: list, cells: list) -> list:
             description]
 
 
-def _table(names: list, n_layer: int, cell: int | None = None) -> alt.TopLevelMixin:
+@dataclass(frozen=True)
+class Reads:
+    """What the lens's parts read the chosen cell and the followed token by: the build's datasets and params, or
+    (TEXTLESS) those of the chart with no text, which the live page fills (figsite.data.live_data)."""
+
+    tops: str = "tops"  # the dataset of each cell's top 10
+    q: str = "position - 1"  # the chosen position, from 0
+    position: str = "names[position - 1]"  # the chosen position in words: "9: _it"
+    followed: str = "vocab[track + '']"  # the followed token's name
+    follows: str = "datum.t == track && "  # the followed token's rows of `follow`, and...
+
+    @property
+    def textless(self) -> bool:
+        return self.tops != "tops"
+
+
+BUILT = Reads()
+TEXTLESS = Reads("top", "at", "(at + 1) + ': ' + names[at]", textless.FOLLOW_NAME, "")
+POSITION_NAME = "(datum.q + 1) + ': ' + names[datum.q]"  # a position in words, with no text
+
+
+def _cells(reads: Reads, names: list | None, cell: int | None):
+    """The table's cells (each cell's top guess) and its x: the build's `cells` by their position's name, or with
+    no text the top guesses of `top` by their position, labelled every `every`th (narrow: every one)."""
+    if not reads.textless:
+        n = len(names)
+        axis = alt.Axis(labelAngle=-40, orient="top", labelOverlap=False if cell or n <= LABELLED else "greedy")
+        return alt.Chart(alt.NamedData("cells")), alt.X("pos:N", sort=names, title=None, axis=axis), n
+    label = "(datum.value + 1) + ': ' + names[datum.value]"
+    axis = alt.Axis(labelAngle=-40, orient="top", labelOverlap=False,
+                    labelExpr=label if cell else f"datum.value % every == 0 ? {label} : ''")
+    top = alt.Chart(alt.NamedData(reads.tops)).transform_filter("datum.rank == 1").transform_calculate(
+        pos=POSITION_NAME, top="datum.token")
+    return top, alt.X("q:O", title=None, axis=axis), textless.N
+
+
+def _table(names: list | None, n_layer: int, cell: int | None = None, reads: Reads = BUILT) -> alt.TopLevelMixin:
     """The top guess of every cell, coloured by its chance; the chosen cell outlined. A click on a cell chooses its
     stage and position (the slider and the select: by keyboard).
 
     As wide as the column, each cell's guess cut short where the cell is narrow and left out where no word would
-    fit; or (narrow) each cell `cell` px wide, every guess whole and every position labelled."""
-    n = len(names)
-    position_axis = alt.Axis(labelAngle=-40, orient="top", labelOverlap=False if cell or n <= LABELLED else "greedy")
-    table_base = charts.clickable(charts.named_stages(alt.Chart(alt.NamedData("cells"))), stage="datum.stage",
+    fit; or (narrow) each cell `cell` px wide, every guess whole (with no text: cut short to the cell) and every
+    position labelled."""
+    cells, x, n = _cells(reads, names, cell)
+    table_base = charts.clickable(charts.named_stages(cells), stage="datum.stage",
                                   **{POSITION: "datum.q + 1"}).encode(
-        x=alt.X("pos:N", sort=names, title=None, axis=position_axis),
+        x=x,
         y=alt.Y("stage:O", title=STAGE_AXIS),
         # The cell's words say it too: the pointer on them shows it as on the rest of the cell.
         tooltip=[alt.Tooltip("pos:N", title="position"), charts.stage_tip(),
@@ -215,13 +271,15 @@ def _table(names: list, n_layer: int, cell: int | None = None) -> alt.TopLevelMi
         color=alt.Color("p:Q", scale=charts.sequential(domain=[0, 1]), title="chance",
                         legend=alt.Legend(orient="bottom", direction="horizontal", gradientLength=160, format="%",
                                           values=[0, 0.5, 1])),
-        stroke=alt.condition("datum.stage == stage && datum.q == position - 1", alt.value(ACCENT), alt.value(None)),
+        stroke=alt.condition(f"datum.stage == stage && datum.q == {reads.q}", alt.value(ACCENT), alt.value(None)),
         strokeWidth=alt.value(3),
     )
     # Fitted to the column, a cell's guess is cut short in a narrow cell and left out where no word would fit (the
     # tooltip says it whole); the narrow chart's cells fit every guess.
-    fitted = {} if cell else {"limit": alt.ExprRef(f"width / {n} - 2"),
-                              "opacity": alt.ExprRef(f"width / {n} >= 24 ? 1 : 0")}
+    # With no text, the view's width is textless.WIDTH's (640 px in a drawing made here, where `width` is 0).
+    width = textless.WIDTH if reads.textless else "width"
+    fitted = ({"limit": cell - 4} if reads.textless else {}) if cell else {"limit": alt.ExprRef(f"{width} / {n} - 2"),
+                                                                         "opacity": alt.ExprRef(f"{width} / {n} >= 24 ? 1 : 0")}
     table_text = table_base.mark_text(fontSize=10, cursor="pointer", **fitted).encode(
         text="top:N", color=alt.condition("datum.p < 0.45", alt.value(ON_DARK), alt.value(ON_LIGHT)))
     return alt.layer(table, table_text).properties(
@@ -231,15 +289,15 @@ def _table(names: list, n_layer: int, cell: int | None = None) -> alt.TopLevelMi
                         anchor="start"))
 
 
-def _top_chart(width) -> alt.TopLevelMixin:
+def _top_chart(width, reads: Reads = BUILT) -> alt.TopLevelMixin:
     """The chosen cell's top 10, as bars."""
-    top10 = alt.Chart(alt.NamedData("tops")).transform_filter(
-        "datum.stage == stage && datum.q == position - 1").encode(
+    top10 = alt.Chart(alt.NamedData(reads.tops)).transform_filter(
+        f"datum.stage == stage && datum.q == {reads.q}").encode(
         y=alt.Y("rank:O", title="rank"), x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"),
                                                 title="chance"),
         tooltip=[alt.Tooltip("rank:O"), alt.Tooltip("token:N"), alt.Tooltip("p:Q", title="chance", format=".3~p")],
     )
-    title = f"'The top 10 at position ' + names[position - 1] + ', ' + {after_layer_expr('stage')}"
+    title = f"'The top 10 at position ' + {reads.position} + ', ' + {after_layer_expr('stage')}"
     return alt.layer(top10.mark_bar(color=MAIN), top10.mark_text(align="left", dx=4).encode(text="token:N")).properties(
         width=width, height=180, title=alt.Title(charts.wrapped(title)))
 
@@ -254,35 +312,60 @@ def rank_ticks(vocabulary: int) -> list:
     return ticks + [vocabulary]
 
 
-def follow_title(what: str) -> alt.Title:
+def follow_title(what: str, reads: Reads = BUILT) -> alt.Title:
     """A title that names the followed token, as the chapter writes it, and where it is read: "_France's chance at
     position 9: _of" (`what`: "chance"), or "... at every position"."""
-    where = "(where == 'one' ? ' at position ' + names[position - 1] : ' at every position')"
-    return alt.Title(charts.wrapped(f"vocab[track + ''] + {charts.literal(chr(39) + 's ' + what)} + {where}"))
+    where = f"(where == 'one' ? ' at position ' + {reads.position} : ' at every position')"
+    return alt.Title(charts.wrapped(f"{reads.followed} + {charts.literal(chr(39) + 's ' + what)} + {where}"))
 
 
-def _follow_charts(names: list, n_layer: int, vocabulary: int, width) -> list:
+def _follow_charts(n_layer: int, vocabulary: int, width, reads: Reads = BUILT) -> list:
     """The followed token's chance and rank across the stages, at the chosen position or at all, each titled with
-    the token's name. The rank axis runs from 1 (the most likely) to the vocabulary's size (the least likely)."""
+    the token's name. The rank axis runs from 1 (the most likely) to the vocabulary's size (the least likely).
+    With no text, the chance's axis ends at the largest chance drawn (no switch)."""
     followed = charts.named_stages(alt.Chart(alt.NamedData("follow"))).transform_filter(
-        "datum.t == track && (where == 'all' || datum.q == position - 1)")
+        f"{reads.follows}(where == 'all' || datum.q == {reads.q})")
+    if reads.textless:
+        followed = followed.transform_calculate(pos=POSITION_NAME)
     stage_x = alt.X("stage:Q", scale=alt.Scale(domain=[0, n_layer]), axis=alt.Axis(format="d"),
                     title=STAGE_AXIS)
     # One line per position, in the data's colour; the chosen position's in the followed token's colour.
-    colour = alt.condition("datum.q == position - 1", alt.value(FOLLOWED), alt.value(MAIN))
+    colour = alt.condition(f"datum.q == {reads.q}", alt.value(FOLLOWED), alt.value(MAIN))
     where = [alt.Tooltip("pos:N", title="position"), charts.stage_tip()]
     p_line = followed.encode(
-        x=stage_x, y=alt.Y("p:Q", scale=charts.chance_scale(), axis=alt.Axis(format=charts.CHANCE_FORMAT),
-                           title="chance"), color=colour, detail="pos:N",
+        x=stage_x, y=alt.Y("p:Q", **({"axis": alt.Axis(format="%")} if reads.textless else {
+            "scale": charts.chance_scale(), "axis": alt.Axis(format=charts.CHANCE_FORMAT)}), title="chance"),
+        color=colour, detail="pos:N",
         tooltip=[*where, alt.Tooltip("p:Q", title="chance", format=".3~p"), alt.Tooltip("rank:Q", format=",")],
     )
     p_line = alt.layer(p_line.mark_line(point=True), charts.hit_points(p_line)).properties(
-        width=width, height=160, title=follow_title("chance"))
+        width=width, height=160, title=follow_title("chance", reads))
     rank_line = followed.encode(
         x=stage_x,
         y=alt.Y("rank:Q", scale=alt.Scale(type="log", reverse=True, domain=[1, vocabulary], nice=False),
                 axis=alt.Axis(values=rank_ticks(vocabulary), format=","), title="rank (1 = most likely)"),
         color=colour, detail="pos:N", tooltip=[*where, alt.Tooltip("rank:Q", format=",")])
     rank_line = alt.layer(rank_line.mark_line(point=True), charts.hit_points(rank_line)).properties(
-        width=width, height=160, title=follow_title(f"rank among all {vocabulary:,} tokens"))
+        width=width, height=160, title=follow_title(f"rank among all {vocabulary:,} tokens", reads))
     return [p_line, rank_line]
+
+
+# ---------------------------------------------------------------------------------------------- with no text
+
+def textless_chart(n_layer: int, vocabulary: int = GPT2_VOCABULARY, opening_stage: int | None = None,
+                   opening_position: int | None = None, narrow: bool = False) -> alt.TopLevelMixin:
+    """The lens with no text in it (the live page's): the table, the chosen cell's top 10 and the followed token's
+    chance and rank (1 to `vocabulary`), the build's parts reading TEXTLESS. Narrow: the table's cells NARROW_CELL px
+    wide (it scrolls). Reads `top`, `follow` (figsite.data.live_data), `names`, `follow_name`; "stage",
+    "position", "where"."""
+    stage = charts.stage_slider(n_layer, n_layer if opening_stage is None else opening_stage)
+    where = alt.param(name="where", value="one", bind=alt.binding_radio(
+        options=["one", "all"], labels=["at the chosen position", "at every position"], name="Follow the token "))
+    cell = textless.row_at("top", "stage", "at", 1)
+    description = alt.param(name=DESCRIPTION, expr=(
+        f"{after_layer_expr('stage', capital=True)} + ', position ' + (at + 1) + ' (' + names[at] + '): the top guess "
+        f"is ' + {cell}.token + ' with ' + format({cell}.p, '{charts.TIP_CHANCE}') + '; following ' + follow_name + ' ' + "
+        "(where == 'one' ? 'at this position' : 'at every position') + '.'"))
+    return textless.finished(_stack(None, n_layer, vocabulary, NARROW_CELL if narrow else None, TEXTLESS),
+                             [stage, *textless.chosen(POSITION, opening_position, "Position ", follow=True), where,
+                              description], ("stage", POSITION), n_layer, 0, "top", "follow")

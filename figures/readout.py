@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from figsite.config import Field
 from figsite.data.asks import Asks
+from figsite.data.format import TOP_K
 from figsite.data.run import LEFT_OUT, MIN_SHARE
 from figsite.data.shared_names import DESCRIPTION
 from figures.kind import Kind
-from figures.toolkit import charts, fields
+from figures.toolkit import charts, fields, textless
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import DATA, FOLLOWED, REFERENCE
 from figures.toolkit.colours import FOLLOWED_NAME
@@ -20,6 +21,8 @@ from figures.toolkit.words import after_layer, after_layer_expr, heading, percen
 
 TOP_SHOWN = 3  # the book prints the top 3
 OUTSIDE = 99  # the rank the page's data give the target where it is not among the top 3: drawn below them
+# The caption of the chart with no text: it names what the live page shows, where the build's names figure labels.
+LIVE_CAPTION = "After each layer, what the model would guess as the next token after the text's last token."
 
 
 # ---------------------------------------------------------------------------------------------- data
@@ -149,6 +152,12 @@ class Readout(Kind):
         side by side would lie 17 px apart)."""
         return self.chart(fig, run, sideways=True)
 
+    LIVE_CAPTION = LIVE_CAPTION
+
+    def textless_chart(self, model: dict, opening: dict, narrow: bool = False) -> alt.TopLevelMixin | None:
+        """The chart with no text in it (textless_chart), at the text's last token; the wide one serves a phone."""
+        return None if narrow else textless_chart(model["n_layer"], opening.get("stage"))
+
     def chart(self, fig, run, sideways: bool = False) -> alt.TopLevelMixin:
         """A slider over the stages: the top tokens at the chosen stage, and the target's probability across stages
         (`sideways`: the stages down the chart)."""
@@ -162,10 +171,16 @@ class Readout(Kind):
         # The stages where the target is drawn below the top 3: the upper chart's title names it there.
         outside = alt.param(name="outside", value=sorted({row["stage"] for row in top if row["rank"] == OUTSIDE}))
         # Params and data go in once, at the top: Altair copies a chart's params and inline data at every step.
-        return charts.with_clicks(charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(
-            _top_chart(target), (_down_chart if sideways else _line_chart)(target, n_layer), spacing=28)),
-            stage, charts.chance_switch(), descriptions, description, outside),
+        return charts.with_clicks(charts.with_data(charts.with_params(
+            _stack(target, n_layer, sideways), stage, charts.chance_switch(), descriptions, description, outside),
             top=top, line=line_rows), "stage")
+
+
+def _stack(target: str | None, n_layer: int, sideways: bool = False) -> alt.TopLevelMixin:
+    """The top guesses above the target's chance layer by layer (`sideways`: the stages down the chart), fitted to
+    the column; `target` None: with no text (the live page's: _top_chart, _line_chart)."""
+    return charts.fits_column(alt.vconcat(
+        _top_chart(target), (_down_chart if sideways else _line_chart)(target, n_layer), spacing=28))
 
 
 def top_rows(fig, run) -> list:
@@ -184,51 +199,72 @@ def top_rows(fig, run) -> list:
     return rows
 
 
-def _top_chart(target: str) -> alt.TopLevelMixin:
+def _top_chart(target: str | None) -> alt.TopLevelMixin:
     """The top tokens at the chosen stage, as bars with their probabilities, the target (`target`, as shown) in the
-    followed token's colour; the title names it where it is drawn below the top 3."""
+    followed token's colour; the title names it where it is drawn below the top 3. `target` None: with no text (the
+    live page's), the top TOP_K at the text's last token and the followed token below them where it is not among
+    them (_textless_tops), named by `follow_name`."""
     stage_label = after_layer_expr("stage")
-    # Ranks on the axis, token names drawn beside it: the tokens differ from stage to stage.
-    ranked = alt.Chart(alt.NamedData("top")).encode(
-        y=alt.Y("rank:O", title=None, axis=None),
-        tooltip=[alt.Tooltip("token:N"), alt.Tooltip("p:Q", title="chance", format=".2%")],  # the words' too
-    ).transform_filter("datum.stage == stage")
-    bars = ranked.mark_bar().encode(
-        x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
-                title="chance of being the next token"),
-        color=alt.condition("datum.target", alt.value(FOLLOWED), alt.value(DATA)),
-        tooltip=[alt.Tooltip("token:N"), alt.Tooltip("p:Q", title="chance", format=".2%")],
-    )
-    bar_labels = ranked.mark_text(align="left", dx=4, fontSize=12).encode(
-        x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("p:Q", format=".2%"),
-    )
-    # The target's name in bold: with its bar in the followed token's colour, its direct label.
-    names = ranked.mark_text(align="right", dx=-6, fontSize=13,
-                             fontWeight=alt.ExprRef("datum.target ? 'bold' : 'normal'")).encode(
-        x=alt.value(0), text="token:N",
-    )
-    return alt.layer(bars, bar_labels, names).properties(
+    y = alt.Y("rank:O", title=None, axis=None)
+    if target is None:
+        y = alt.Y("rank:O", scale=alt.Scale(domain=[*range(1, TOP_K + 1), OUTSIDE]), title=None, axis=None)
+    layers = []
+    for base in [alt.Chart(alt.NamedData("top"))] if target is not None else _textless_tops():
+        # Ranks on the axis, token names drawn beside it: the tokens differ from stage to stage.
+        ranked = base.encode(
+            y=y, tooltip=[alt.Tooltip("token:N"), alt.Tooltip("p:Q", title="chance", format=".2%")],  # the words' too
+        ).transform_filter("datum.stage == stage")
+        bars = ranked.mark_bar().encode(
+            x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
+                    title="chance of being the next token"),
+            color=alt.condition("datum.target", alt.value(FOLLOWED), alt.value(DATA)),
+            tooltip=[alt.Tooltip("token:N"), alt.Tooltip("p:Q", title="chance", format=".2%")],
+        )
+        bar_labels = ranked.mark_text(align="left", dx=4, fontSize=12).encode(
+            x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("p:Q", format=".2%"),
+        )
+        # The target's name in bold: with its bar in the followed token's colour, its direct label.
+        names = ranked.mark_text(align="right", dx=-6, fontSize=13,
+                                 fontWeight=alt.ExprRef("datum.target ? 'bold' : 'normal'")).encode(
+            x=alt.value(0), text="token:N",
+        )
+        layers += [bars, bar_labels, names]
+    if target is None:
+        return alt.layer(*layers).properties(width="container", height=alt.Step(20), title=alt.Title(charts.wrapped(
+            f"'The top {TOP_K} guesses after the last token (' + names[{textless.LAST}] + '), ' + "
+            f"{stage_label} + (outside ? ', and ' + follow_name : '')")))
+    return alt.layer(*layers).properties(
         width="container", height=120,
         title=alt.Title(alt.ExprRef(expr=f"'The top {TOP_SHOWN} ' + ({stage_label}) + (indexof(outside, stage) >= 0 "
                                          f"? {charts.literal(', and ' + target)} : '')")),
     )
 
 
-def _line_chart(target: str, n_layer: int) -> alt.TopLevelMixin:
-    """The target's probability across the stages (`target` as shown), the chosen stage marked."""
-    base = charts.named_stages(alt.Chart(alt.NamedData("line"))).encode(
+def _line_chart(target: str | None, n_layer: int) -> alt.TopLevelMixin:
+    """The target's probability across the stages (`target` as shown), the chosen stage marked. `target` None: with
+    no text (the live page's), the followed token's chance at the text's last token (live_data's `follow`), named by
+    the param `follow_name`, on an axis of 0 to 100% (no switch)."""
+    if target is None:
+        source = alt.Chart(alt.NamedData("follow")).transform_filter(f"datum.q == {textless.LAST}")
+        y = alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
+                  title="chance (the followed token's)")
+    else:
+        source = alt.Chart(alt.NamedData("line"))
+        y = alt.Y("p:Q", scale=charts.chance_scale(), axis=alt.Axis(format=charts.CHANCE_FORMAT, tickCount=5),
+                  title=f"chance of {target}")
+    base = charts.named_stages(source).encode(
         x=alt.X("stage:Q", title=["after layer", "(0: before any layer)"],
                 # Half a column's room either side: the first and last stages' points and columns are drawn whole.
                 scale=alt.Scale(domain=[-0.5, n_layer + 0.5], nice=False, zero=False),
                 axis=alt.Axis(values=list(range(n_layer + 1)), format="d")),
-        y=alt.Y("p:Q", scale=charts.chance_scale(), axis=alt.Axis(format=charts.CHANCE_FORMAT, tickCount=5),
-                title=f"chance of {target}"),
+        y=y,
     )
+    target_tip = target or "chance"
     # A point chooses its layer too (a tap lands on it before the column under it).
     line = base.mark_line(color=FOLLOWED) + charts.clickable(base, stage="datum.stage").mark_point(
         color=FOLLOWED, filled=True, cursor="pointer").encode(
         size=alt.condition("datum.stage == stage", alt.value(140), alt.value(30)),
-        tooltip=[charts.stage_tip(), alt.Tooltip("p:Q", title=target, format=".2%")],
+        tooltip=[charts.stage_tip(), alt.Tooltip("p:Q", title=target_tip, format=".2%")],
     )
     rule = alt.Chart(alt.Data(values=[{}])).mark_rule(color=REFERENCE, strokeDash=[4, 3]).encode(
         x=alt.X("stage:Q")).transform_calculate(stage="stage")  # the field takes the slider's value
@@ -236,10 +272,10 @@ def _line_chart(target: str, n_layer: int) -> alt.TopLevelMixin:
     columns = charts.clickable(base, stage="datum.stage").mark_rect(
         fill="transparent", cursor="pointer", aria=False, clip=True, width=alt.ExprRef(f"width / {n_layer + 1}")).encode(
         y=alt.value(0), y2=alt.value("height"),
-        tooltip=[charts.stage_tip(), alt.Tooltip("p:Q", title=target, format=".2%")])
-    return alt.layer(line, rule, columns).properties(
-        width="container", height=180, title=f"{target}'s chance, layer by layer",
-    )
+        tooltip=[charts.stage_tip(), alt.Tooltip("p:Q", title=target_tip, format=".2%")])
+    title = (f"{target}'s chance, layer by layer" if target is not None
+             else alt.Title(alt.ExprRef(f"{textless.FOLLOW_NAME} + '\\'s chance, layer by layer'")))
+    return alt.layer(line, rule, columns).properties(width="container", height=180, title=title)
 
 
 def _down_chart(target: str, n_layer: int) -> alt.TopLevelMixin:
@@ -264,3 +300,36 @@ def _down_chart(target: str, n_layer: int) -> alt.TopLevelMixin:
         y="top:Q", y2="bottom:Q", x=alt.value(0), x2=alt.value("width"), tooltip=tips)
     return alt.layer(line, rule, rows).properties(
         width="container", height=charts.TAP * (n_layer + 1), title=f"{target}'s chance, layer by layer")
+
+
+# ---------------------------------------------------------------------------------------------- with no text
+
+
+
+def textless_chart(n_layer: int, opening_stage: int | None = None) -> alt.TopLevelMixin:
+    """Figure (i) with no text in it (the live page's), at the text's last token: the top TOP_K guesses after the
+    chosen stage as bars (the followed token in its colour, drawn below them where it is not among them), and the
+    followed token's chance after each layer: the build's _top_chart and _line_chart. Reads `top`, `follow`
+    (figsite.data.live_data), `names` and `follow_name`; the slider "stage" (`opening_stage`; None: the last)."""
+    stage = charts.stage_slider(n_layer, n_layer if opening_stage is None else opening_stage)
+    followed = textless.row_at("follow", "stage", textless.LAST)
+    top3 = " + ', ' + ".join(f"{textless.row_at('top', 'stage', textless.LAST, r)}.token + ' ' + "
+                             f"format({textless.row_at('top', 'stage', textless.LAST, r)}.p, '{charts.TIP_CHANCE}')"
+                             for r in (1, 2, 3))
+    description = alt.param(name=DESCRIPTION, expr=(
+        f"{after_layer_expr('stage', capital=True)} + ': the top 3 guesses are ' + "
+        f"{top3} + '; ' + follow_name + ' has ' + format({followed}.p, '.2%') + '.'"))
+    outside = alt.param(name="outside", expr=f"{followed}.rank > {TOP_K}")
+    return textless.finished(
+        _stack(None, n_layer),
+        [stage, *textless.texts(), outside, description], ("stage",), n_layer, 0, "top", "follow")
+
+
+def _textless_tops() -> list:
+    """With no text: the rows of `top` at the text's last token, and the followed token's row of `follow` there, as
+    rank OUTSIDE, where it is not among them; `target`: the followed token."""
+    here = f"datum.q == {textless.LAST}"
+    return [alt.Chart(alt.NamedData("top")).transform_filter(here).transform_calculate(
+                target=f"datum.token == {textless.FOLLOW_NAME}"),
+            alt.Chart(alt.NamedData("follow")).transform_filter(f"{here} && datum.rank > {TOP_K}").transform_calculate(
+                rank=str(OUTSIDE), token=textless.FOLLOW_NAME, target="true")]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sys
 
+from figsite.data import live_data
 from figsite.data.format import TOP_K
 from figsite.data.run import LEFT_OUT, MIN_SHARE, PER_SHARE
 
@@ -37,12 +38,19 @@ PICK = "pick_"  # the datum field a clickable mark carries for the param it sets
 
 NARROW_PX = 480  # a column narrower than this (a phone) draws a figure's narrow chart (figures.kind narrow_chart)
 
+# The live page's datasets and downloads (figsite.data.live_data): {name: [its fields, in order]}, {name: [columns]}.
+LIVE_DATASETS = {name: list(dataset.fields) for name, dataset in live_data.DATASETS.items()}
+LIVE_TABLES = {name: list(table.columns) for name, table in live_data.TABLES.items()}
+LIVE_PANELS, LIVE_TOP, LIVE_FOLLOW = live_data.PANELS.name, live_data.TOP.name, live_data.FOLLOW.name  # their names
+FOLLOW_NAME = live_data.FOLLOW_NAME  # the param of the followed token's text
+
 # What templates/js/shared/names.js exports, each under its name here.
 # TOP_K (the read-out's tokens kept per stage and position) and PER_SHARE (a share's units) are the live page's: its
 # datasets and downloads lay out the model's outputs as the build's data files do.
 FOR_SCRIPTS = ("TOKEN_PARAMS", "TOKEN", "POSITION", "FROM", "DESCRIPTION", "VIEW", "NAMES", "LEFT_OUT_SIGNAL", "SHARES",
                "ATTENTION_META", "LOADS_META", "RENDERER_META", "CLICKS_META", "PICK", "NARROW_PX", "LEFT_OUT",
-               "MIN_SHARE", "TOP_K", "PER_SHARE")
+               "MIN_SHARE", "TOP_K", "PER_SHARE", "LIVE_DATASETS", "LIVE_TABLES",
+               "LIVE_PANELS", "LIVE_TOP", "LIVE_FOLLOW", "FOLLOW_NAME")
 
 
 def token_param(chart: dict) -> str | None:

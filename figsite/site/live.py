@@ -27,10 +27,8 @@ class LivePage:
 
     model_folder: Path  # holds the manifest's files
     manifest: dict  # figsite.capture.live_export.export's
-    # [{"key", "title", "caption", "narrow": bool}]: the charts it draws (figures.live.LIVE_FIGURES), their Vega
-    # compiled under "live-" + key in the pages' charts (and "live-narrow-" + key where "narrow"); their guides are
-    # written in templates/live.html (figsite.live.gather_live)
-    figures: list
+    figures: list  # [{"key", "title", "caption", "narrow"}]: the charts it draws, in COVERED_KINDS' order, each
+    # compiled under "live-" + key (and "live-narrow-" + key where "narrow") in the build's charts
     defaults: dict  # the text it opens on, the target, the views of figure (l)...: the config's
     charts: dict = field(default_factory=dict)  # key -> [Vega, dark changes]: given when written (writers.Live)
 

@@ -53,6 +53,12 @@
   var NARROW_PX = 480;
   var TOP_K = 10;
   var PER_SHARE = 1e4;
+  var LIVE_DATASETS = { "panels": ["l", "h", "u"], "top": ["stage", "q", "rank", "token", "id", "p"], "follow": ["stage", "q", "p", "rank"] };
+  var LIVE_TABLES = { "shares": ["layer", "head", "position", "token", "looks_at_position", "looks_at_token", "share"], "top": ["after_layer", "position", "token", "rank", "next_token_id", "next_token", "probability"], "followed": ["followed_id", "followed_token", "after_layer", "position", "token", "probability", "rank"] };
+  var LIVE_PANELS = "panels";
+  var LIVE_TOP = "top";
+  var LIVE_FOLLOW = "follow";
+  var FOLLOW_NAME = "follow_name";
 
   // templates/js/live/page.js
   var $ = (id) => document.getElementById(id);
@@ -325,6 +331,13 @@
   }
 
   // templates/js/live/datasets.js
+  function rowOf(fields, values) {
+    const row = {};
+    fields.forEach((field, i) => {
+      row[field] = values[i];
+    });
+    return row;
+  }
   function result(text, ids, target, follow, out, shape) {
     const n = ids.length, k = follow.length, stages = shape.stages, followed = [];
     follow.forEach((id, j) => {
@@ -364,12 +377,15 @@
             layer[i] += s;
           }
         }
-        rows.push({ l, h, u });
+        rows.push(rowOf(LIVE_DATASETS.panels, [l, h, u]));
       }
-      rows.push({ l, h: nHead, u: Array.from(layer, (s) => Math.round(s / nHead * PER_SHARE)) });
+      rows.push(rowOf(LIVE_DATASETS.panels, [l, nHead, Array.from(layer, (s) => Math.round(s / nHead * PER_SHARE))]));
       for (let c = 0; c < cells; c++) all[c] += layer[c];
     }
-    rows.push({ l: nLayer, h: nHead, u: Array.from(all, (s) => Math.round(s / (nLayer * nHead) * PER_SHARE)) });
+    rows.push(rowOf(
+      LIVE_DATASETS.panels,
+      [nLayer, nHead, Array.from(all, (s) => Math.round(s / (nLayer * nHead) * PER_SHARE))]
+    ));
     return rows;
   }
   function topRows(res, shape) {
@@ -378,7 +394,7 @@
       for (let q = 0; q < n; q++) {
         for (let r = 0; r < TOP_K; r++) {
           const at = (stage * n + q) * TOP_K + r, id = Number(res.topIds[at]);
-          rows.push({ stage, q, rank: r + 1, token: tokenName(id), id, p: res.topProbs[at] });
+          rows.push(rowOf(LIVE_DATASETS.top, [stage, q, r + 1, tokenName(id), id, res.topProbs[at]]));
         }
       }
     }
@@ -388,7 +404,7 @@
     const n = res.ids.length, f = followedOf(res, id), rows = [];
     for (let stage = 0; stage < shape.stages; stage++) {
       for (let q = 0; q < n; q++) {
-        rows.push({ stage, q, p: f.p[stage * n + q], rank: f.rank[stage * n + q] });
+        rows.push(rowOf(LIVE_DATASETS.follow, [stage, q, f.p[stage * n + q], f.rank[stage * n + q]]));
       }
     }
     return rows;
@@ -592,8 +608,8 @@
   }
   async function showFollowed(el, res, id) {
     const rows = followRows(res, id, page.shape), view = el.vegaView;
-    view.change("follow", view.changeset().remove(() => true).insert(rows));
-    view.signal("follow_name", tokenName(id));
+    view.change(LIVE_FOLLOW, view.changeset().remove(() => true).insert(rows));
+    view.signal(FOLLOW_NAME, tokenName(id));
     await view.runAsync();
     const drawn = page.live.drawn.lens;
     drawn.datasets.follow = rows;
@@ -636,7 +652,7 @@
     function fromTop(name) {
       for (let d = byName[name]; d; d = byName[d.source]) {
         if ((d.transform || []).some((t) => String(t.as).indexOf(PICK) === 0)) return false;
-        if (d.name === "top") return true;
+        if (d.name === LIVE_TOP) return true;
       }
       return false;
     }
@@ -678,7 +694,7 @@
     });
     spec.signals.forEach((signal) => {
       if (signal.name === NAMES) signal.value = given.names;
-      else if (signal.name === "follow_name") signal.value = given.followName;
+      else if (signal.name === FOLLOW_NAME) signal.value = given.followName;
       else if (TOKEN_PARAMS.indexOf(signal.name) >= 0 && signal.bind) tokenSelect(signal, el, given, kept);
       else if (signal.bind && kept && signal.name in kept) {
         const value = allowed(signal.bind, kept[signal.name]);
@@ -795,7 +811,7 @@
     );
   }
   function readsPanels(key) {
-    return page.config.charts[key][0].data.some((d) => d.name === "panels");
+    return page.config.charts[key][0].data.some((d) => d.name === LIVE_PANELS);
   }
   function givenFor(res, key, sameText) {
     const followed = key === "lens" ? lensToken(res) : res.target;
@@ -927,7 +943,7 @@
         }
       }
     }
-    return csv("layer,head,position,token,looks_at_position,looks_at_token,share", rows);
+    return csv(LIVE_TABLES.shares.join(","), rows);
   }
   function topCsv(res, shape) {
     const n = res.ids.length, rows = [];
@@ -939,7 +955,7 @@
         }
       }
     }
-    return csv("after_layer,position,token,rank,next_token_id,next_token,probability", rows);
+    return csv(LIVE_TABLES.top.join(","), rows);
   }
   function followedCsv(res, shape) {
     const n = res.ids.length, rows = [];
@@ -950,7 +966,7 @@
         }
       }
     });
-    return csv("followed_id,followed_token,after_layer,position,token,probability,rank", rows);
+    return csv(LIVE_TABLES.followed.join(","), rows);
   }
 
   // templates/js/live/file.js

@@ -296,7 +296,7 @@ def test_the_page_draws_the_builds_numbers_for_the_same_text(watched, server, si
             assert abs(target["p"][stage][q] - lens["p"][stage][q][k]) <= TOLERANCE, (stage, q)
             assert_same_rank(target["rank"][stage][q], lens["rank"][stage][q][k], f"stage {stage}, token {q + 1}")
 
-    # What was drawn is those numbers: the figures' datasets as figures/live.py has them.
+    # What was drawn is those numbers: the figures' datasets as figsite/data/live_data.py declares them.
     drawn = page.evaluate("window.liveFigures.drawn")
     names = [t["text"].replace(" ", "_", 1) if t["text"].startswith(" ") else t["text"] for t in data["tokens"]]
     assert all(drawn[key]["names"] == names for key in KEYS)

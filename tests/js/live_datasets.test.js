@@ -1,9 +1,9 @@
-// The live page's datasets (templates/js/live/datasets.js), built from a small fake run of the model: figures/live.py's
-// `panels`, `top` and `follow`, as the charts read them.
+// The live page's datasets (templates/js/live/datasets.js), built from a small fake run of the model: `panels`, `top`
+// and `follow`, with the fields figsite/data/live_data.py declares, as the kinds' charts with no text read them.
 import assert from 'node:assert/strict';
 import {before, test} from 'node:test';
 
-import {PER_SHARE, TOP_K} from '../../templates/js/shared/names.js';
+import {LIVE_DATASETS, PER_SHARE, TOP_K} from '../../templates/js/shared/names.js';
 import {followRows, panels, result, topIdsAt, topRows} from '../../templates/js/live/datasets.js';
 import {IDS, OTHER, SHAPE, TARGET, fakeOutput, fakeTokens, share} from './live_fake.js';
 
@@ -52,4 +52,14 @@ test('follow gives one followed token by stage, then position', () => {
   assert.equal(rows.length, SHAPE.stages * n);
   assert.deepEqual(rows[n + 2], {stage: 1, q: 2, p: res.followed[1].p[n + 2], rank: res.followed[1].rank[n + 2]});
   assert.notDeepEqual(followRows(res, TARGET, SHAPE), rows);
+});
+
+test('every row holds the fields figsite/data/live_data.py declares, in their order, and no other', () => {
+  const res = fakeResult();
+  const made = [[LIVE_DATASETS.panels, panels(res, SHAPE)], [LIVE_DATASETS.top, topRows(res, SHAPE)],
+                [LIVE_DATASETS.follow, followRows(res, OTHER, SHAPE)]];
+  made.forEach(([fields, rows]) => {
+    assert.ok(rows.length > 0);
+    rows.forEach((row) => assert.deepEqual(Object.keys(row), fields));
+  });
 });

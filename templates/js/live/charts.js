@@ -4,7 +4,7 @@
 // (&token=N). The reader's text is only ever text here: Vega's text marks, never HTML.
 import {allowed} from '../shared/address.js';
 import {describe, draw as embed, tokenParam} from '../shared/charts.js';
-import {CLICKS_META, TOKEN_PARAMS} from '../shared/names.js';
+import {CLICKS_META, LIVE_PANELS, TOKEN_PARAMS} from '../shared/names.js';
 import {chosenInView, scrollBox} from '../shared/scroll.js';
 import {writeAddress} from './address.js';
 import {followRows, panels, topRows} from './datasets.js';
@@ -130,7 +130,7 @@ export function draw(el, given) {
 
 // Whether the chart's spec reads `panels` ((l) and every head do; (i) and the lens read `top` and `follow`).
 function readsPanels(key) {
-  return page.config.charts[key][0].data.some((d) => d.name === 'panels');
+  return page.config.charts[key][0].data.some((d) => d.name === LIVE_PANELS);
 }
 
 // What each chart is given for a result: its datasets and the params' texts.

@@ -1,8 +1,16 @@
-// The numbers of one text, from the model's outputs, and the charts' datasets built from them: figures/live.py's
-// `panels`, `top` and `follow` (its module docstring is the contract). `shape` is the model's size:
+// The numbers of one text, from the model's outputs, and the charts' datasets built from them: `panels`, `top` and
+// `follow`, whose fields figsite/data/live_data.py declares (LIVE_DATASETS, from shared/names.js), as the kinds'
+// charts with no text in them read them (Kind.textless_chart). `shape` is the model's size:
 // {nLayer, nHead, stages} (stages = nLayer + 1: after the embedding, then after each layer).
-import {PER_SHARE, TOP_K} from '../shared/names.js';
+import {LIVE_DATASETS, PER_SHARE, TOP_K} from '../shared/names.js';
 import {tokenName} from './tokens.js';
+
+// A row of a dataset: its `fields` (LIVE_DATASETS', in their order) given the `values`, in the same order.
+export function rowOf(fields, values) {
+  const row = {};
+  fields.forEach((field, i) => { row[field] = values[i]; });
+  return row;
+}
 
 // The raw numbers of one text (what the downloads hold): the followed tokens' probabilities and ranks per token.
 export function result(text, ids, target, follow, out, shape) {
@@ -40,12 +48,13 @@ export function panels(res, shape) {
           layer[i] += s;
         }
       }
-      rows.push({l: l, h: h, u: u});
+      rows.push(rowOf(LIVE_DATASETS.panels, [l, h, u]));
     }
-    rows.push({l: l, h: nHead, u: Array.from(layer, (s) => Math.round(s / nHead * PER_SHARE))});
+    rows.push(rowOf(LIVE_DATASETS.panels, [l, nHead, Array.from(layer, (s) => Math.round(s / nHead * PER_SHARE))]));
     for (let c = 0; c < cells; c++) all[c] += layer[c];
   }
-  rows.push({l: nLayer, h: nHead, u: Array.from(all, (s) => Math.round(s / (nLayer * nHead) * PER_SHARE))});
+  rows.push(rowOf(LIVE_DATASETS.panels,
+                  [nLayer, nHead, Array.from(all, (s) => Math.round(s / (nLayer * nHead) * PER_SHARE))]));
   return rows;
 }
 
@@ -56,7 +65,7 @@ export function topRows(res, shape) {
     for (let q = 0; q < n; q++) {
       for (let r = 0; r < TOP_K; r++) {
         const at = (stage * n + q) * TOP_K + r, id = Number(res.topIds[at]);
-        rows.push({stage: stage, q: q, rank: r + 1, token: tokenName(id), id: id, p: res.topProbs[at]});
+        rows.push(rowOf(LIVE_DATASETS.top, [stage, q, r + 1, tokenName(id), id, res.topProbs[at]]));
       }
     }
   }
@@ -68,7 +77,7 @@ export function followRows(res, id, shape) {
   const n = res.ids.length, f = followedOf(res, id), rows = [];
   for (let stage = 0; stage < shape.stages; stage++) {
     for (let q = 0; q < n; q++) {
-      rows.push({stage: stage, q: q, p: f.p[stage * n + q], rank: f.rank[stage * n + q]});
+      rows.push(rowOf(LIVE_DATASETS.follow, [stage, q, f.p[stage * n + q], f.rank[stage * n + q]]));
     }
   }
   return rows;

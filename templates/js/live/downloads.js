@@ -1,7 +1,7 @@
 // The downloads of the text drawn last: its raw numbers as JSON, and three CSV tables (every share, the TOP_K
-// most likely next tokens at every stage and position, the followed tokens). `shape` is the model's size
-// ({nLayer, nHead, stages}).
-import {TOP_K} from '../shared/names.js';
+// most likely next tokens at every stage and position, the followed tokens), their columns as
+// figsite/data/live_data.py declares them (LIVE_TABLES). `shape` is the model's size ({nLayer, nHead, stages}).
+import {LIVE_TABLES, TOP_K} from '../shared/names.js';
 import {f32, tokenName, tokenText} from './tokens.js';
 
 // A CSV cell: text quoted, and a text a spreadsheet would take for a formula led by "'".
@@ -99,7 +99,7 @@ export function sharesCsv(res, shape) {
       }
     }
   }
-  return csv('layer,head,position,token,looks_at_position,looks_at_token,share', rows);
+  return csv(LIVE_TABLES.shares.join(','), rows);
 }
 
 export function topCsv(res, shape) {
@@ -112,7 +112,7 @@ export function topCsv(res, shape) {
       }
     }
   }
-  return csv('after_layer,position,token,rank,next_token_id,next_token,probability', rows);
+  return csv(LIVE_TABLES.top.join(','), rows);
 }
 
 export function followedCsv(res, shape) {
@@ -124,5 +124,5 @@ export function followedCsv(res, shape) {
       }
     }
   });
-  return csv('followed_id,followed_token,after_layer,position,token,probability,rank', rows);
+  return csv(LIVE_TABLES.followed.join(','), rows);
 }

@@ -1,7 +1,7 @@
 // The token the lens follows: the read-out's target, or another the reader chose in the select beside the lens
 // (the followed token, then the chosen cell's TOP_K most likely) or by clicking one of those in the lens.
 import {describe} from '../shared/charts.js';
-import {POSITION} from '../shared/names.js';
+import {FOLLOW_NAME, LIVE_FOLLOW, POSITION} from '../shared/names.js';
 import {followRows, followedOf, result, topIdsAt} from './datasets.js';
 import {inTurn, infer} from './model.js';
 import {descriptionOf, page, setState} from './page.js';
@@ -41,8 +41,8 @@ export function offerFollows() {
 // The lens's `follow` and `follow_name` changed in place (its other choices stay), and what the page keeps of them.
 async function showFollowed(el, res, id) {
   const rows = followRows(res, id, page.shape), view = el.vegaView;
-  view.change('follow', view.changeset().remove(() => true).insert(rows));
-  view.signal('follow_name', tokenName(id));
+  view.change(LIVE_FOLLOW, view.changeset().remove(() => true).insert(rows));
+  view.signal(FOLLOW_NAME, tokenName(id));
   await view.runAsync();
   const drawn = page.live.drawn.lens;
   drawn.datasets.follow = rows;

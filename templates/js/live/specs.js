@@ -1,8 +1,9 @@
 // A chart's spec for a text: a copy of the build's compiled Vega spec, in the reader's colours, its datasets and
-// params filled in (figures/live.py), each input kept at the reader's choice where the new text allows it.
+// params filled in (figsite/data/live_data.py, figures/toolkit/textless.py), each input kept at the reader's choice
+// where the new text allows it.
 import {allowed} from '../shared/address.js';
 import {changed, wantsNarrow as narrowWanted} from '../shared/charts.js';
-import {NAMES, PICK, TOKEN_PARAMS} from '../shared/names.js';
+import {FOLLOW_NAME, LIVE_TOP, NAMES, PICK, TOKEN_PARAMS} from '../shared/names.js';
 import {page} from './page.js';
 
 function copy(value) {
@@ -17,7 +18,7 @@ export function topMarks(spec) {
   function fromTop(name) {
     for (let d = byName[name]; d; d = byName[d.source]) {
       if ((d.transform || []).some((t) => String(t.as).indexOf(PICK) === 0)) return false;
-      if (d.name === 'top') return true;
+      if (d.name === LIVE_TOP) return true;
     }
     return false;
   }
@@ -68,7 +69,7 @@ export function specFor(el, given, kept) {
   });
   spec.signals.forEach((signal) => {
     if (signal.name === NAMES) signal.value = given.names;
-    else if (signal.name === 'follow_name') signal.value = given.followName;
+    else if (signal.name === FOLLOW_NAME) signal.value = given.followName;
     else if (TOKEN_PARAMS.indexOf(signal.name) >= 0 && signal.bind) tokenSelect(signal, el, given, kept);
     else if (signal.bind && kept && signal.name in kept) {
       const value = allowed(signal.bind, kept[signal.name]);

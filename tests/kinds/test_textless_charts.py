@@ -1,6 +1,7 @@
-"""The live page's charts (figures.live): one spec each, built with no text, drawn for texts of different lengths once
-the page's data are put in as the module's docstring says (here from seeded random shares and guesses, in the shape
-the page's script computes them from GPT-2's outputs). Drawn with vl-convert as the build draws (figsite.site.drawing),
+"""The kinds' charts with no text in them, which the live page draws ((l), every head, (i) and the lens: each kind's
+`textless_chart`, from the same chart functions as the build's): one spec each, drawn for texts of different lengths
+once the page's data are put in as figsite.data.live_data and figures.toolkit.textless say (here from seeded random
+shares and guesses, in the shape the page's script computes them from GPT-2's outputs). Drawn with vl-convert as the build draws (figsite.site.drawing),
 each drawing must name every token of its text, and the words a screen reader hears (the `description` signal, drawn
 here as a line of words under the chart) must say what the data hold, worked out again here.
 """
@@ -15,9 +16,11 @@ import re
 
 import pytest
 
+from figsite.data import live_data
 from figsite.data.run import PER_SHARE
+from figsite.live import COVERED_KINDS
 from figsite.site.drawing import fixed_width, vl_version
-from figures import live
+from figures import KINDS, attention_chart, heads_chart
 from figures.toolkit.charts import spec
 
 vlc = pytest.importorskip("vl_convert")
@@ -28,7 +31,7 @@ OPENING = {"views": [[2, 3], [1, 1]], "head": [2, 3]}
 SHORT = ["The", "_&", "'t"]  # 3 tokens: a sign and a quote that the drawing must escape
 LONG = "The _animal _didn 't _cross _the _street _because _it _was _too".split()  # 11 tokens
 FOLLOWED = "_France"
-CHARTS = {key: chart for key, _, _, chart in live.LIVE_FIGURES}
+CHARTS = {key: KINDS[key].textless_chart for key in COVERED_KINDS}
 WIDE_AND_NARROW = [(key, narrow) for key in CHARTS for narrow in (False, True)
                    if CHARTS[key](MODEL, OPENING, narrow) is not None]
 
@@ -149,10 +152,10 @@ def test_one_spec_draws_texts_of_3_and_11_tokens_naming_every_token_and_saying_w
 
 
 def test_the_attention_bars_follow_the_text_and_the_chosen_token_and_view():
-    chart_spec = spec(live.attention_chart([[2, 3]], MODEL["n_layer"], MODEL["n_head"]))
+    chart_spec = spec(attention_chart.textless_chart([[2, 3]], MODEL["n_layer"], MODEL["n_head"]))
     for names in (SHORT, LONG):
         data = page_data(names, seed=len(names))
-        for token, view in ((1, "all"), (2, "2-3"), (len(names), "all"), (live.MAX_TOKENS, "2-3")):
+        for token, view in ((1, "all"), (2, "2-3"), (len(names), "all"), (live_data.MAX_TOKENS, "2-3")):
             svg, words = drawn(filled(chart_spec, names, data, token=token, view=view))
             token = min(token, len(names))  # a token past the text reads as its last
             # One bar per token up to the chosen one, each said in words for a screen reader.
@@ -161,7 +164,7 @@ def test_the_attention_bars_follow_the_text_and_the_chosen_token_and_view():
 
 
 def test_the_grid_names_what_the_chosen_token_looks_at_hardest_besides_the_first():
-    chart_spec = spec(live.heads_chart(MODEL["n_layer"], MODEL["n_head"], [2, 3]))
+    chart_spec = spec(heads_chart.textless_chart(MODEL["n_layer"], MODEL["n_head"], [2, 3]))
     data = page_data(LONG, seed=3)
     for token in (1, 6):
         svg, words = drawn(filled(chart_spec, LONG, data, token=token))
@@ -175,32 +178,47 @@ def test_the_grid_names_what_the_chosen_token_looks_at_hardest_besides_the_first
 
 
 def test_the_page_finds_every_param_and_dataset_where_the_module_says():
-    for key, _, _, chart in live.LIVE_FIGURES:
+    for key, chart in CHARTS.items():
         for narrow in (False, True):
             made = chart(GPT2, {}, narrow)
             if made is None:
                 continue
             chart_spec = spec(made)
             params = {param["name"]: param for param in chart_spec["params"]}
-            assert params["names"]["value"] == [live.PLACEHOLDER]
+            assert params["names"]["value"] == [live_data.PLACEHOLDER]
             for select in {"token", "position"} & set(params):
                 assert params[select]["bind"]["options"] == [1] and params[select]["bind"]["labels"] == ["1"]
             wanted = {"panels"} if key in ("attention", "heads") else {"top", "follow"}
             assert set(chart_spec["datasets"]) == wanted
-            assert all(chart_spec["datasets"][name] == live.empty_data(12, 12)[name] for name in wanted)
+            assert all(chart_spec["datasets"][name] == live_data.empty(12, 12)[name] for name in wanted)
+            # Each dataset's rows hold the fields figsite.data.live_data declares, which the page's script fills by
+            # the same names (templates/js/shared/names.js).
+            assert all(list(row) == list(live_data.DATASETS[name].fields) for name in wanted
+                       for row in chart_spec["datasets"][name])
             if wanted == {"top", "follow"}:
-                assert params["follow_name"]["value"] == live.PLACEHOLDER
+                assert params["follow_name"]["value"] == live_data.PLACEHOLDER
             assert "description" in params and "expr" in params["description"]
             clicks = {"attention": ["token"], "heads": ["layer", "head"], "readout": ["stage"], "lens": ["stage", "position"]}
             assert [click["param"] for click in chart_spec["usermeta"]["clicks"]] == clicks[key]
 
 
 def test_gpt2s_heads_draw_a_text_of_64_tokens_labelling_every_few_tokens_where_all_would_run_together():
-    names = [f"_t{i}" for i in range(live.MAX_TOKENS)]
+    names = [f"_t{i}" for i in range(live_data.MAX_TOKENS)]
     data = page_data(names, GPT2, seed=64)
-    svg, words = drawn(filled(spec(live.heads_chart(12, 12, [5, 4])), names, data))
+    svg, words = drawn(filled(spec(heads_chart.textless_chart(12, 12, [5, 4])), names, data))
     assert "Shown larger: layer 5, head 4. Looking from _t63 there" in said(words)
-    svg, words = drawn(filled(spec(live.attention_chart([[5, 4]], 12, 12)), names, data))
+    svg, words = drawn(filled(spec(attention_chart.textless_chart([[5, 4]], 12, 12)), names, data))
     assert said(words).startswith("Looking from _t63 (token 64), layer 5, head 4: ")
     labelled = [name for name in names if name in words]  # 640 px: 570 for the bars, labels 17 px apart at least
     assert labelled == names[::2]
+
+
+def test_the_lens_table_writes_each_cells_top_guess_where_the_cells_are_wide_enough():
+    data = page_data(SHORT, seed=5)  # 3 tokens: a 640 px drawing gives each cell some 200 px
+    svg, words = drawn(filled(spec(KINDS["lens"].textless_chart(MODEL, {}, False)), SHORT, data))
+    tops = {r["token"] for r in data["top"] if r["rank"] == 1}
+    assert len(tops) == (MODEL["n_layer"] + 1) * len(SHORT)
+    # The table's words: one text mark a cell, said with its position ("q: 0; ..."), drawn (not see-through).
+    cells = re.findall(r'<text aria-label="q: [^>]*>[^<]*</text>', svg)
+    assert len(cells) == len(tops) and not [cell for cell in cells if 'opacity="0"' in cell]
+    assert {html.unescape(re.sub(r"<[^>]+>", "", cell)) for cell in cells} == tops
