@@ -132,3 +132,30 @@ def test_the_readme_counts_the_unit_tests_and_the_modules_as_they_are():
     modules = [path.stem for package in ("figsite", "figures") for path in (root / package).rglob("*.py")
                if path.name != "__init__.py"]
     assert [int(n) for n in said.groups()] == [len(tests), len(modules), len(set(tests) & set(modules))]
+
+
+def layout_block() -> list[str]:
+    """The README's drawing of the layout: the indented lines under "How the code is laid out"."""
+    section = README.split("## How the code is laid out", 1)[1].split("\n## ", 1)[0]
+    return [line[4:] for line in section.splitlines() if line.startswith("    ") and not line.startswith("     ")]
+
+
+def test_the_readme_draws_the_layers_in_the_order_the_import_contract_enforces():
+    """The layout lists figsite's sub-packages and figures/ from the top down exactly as .importlinter's layers
+    contract orders them, none left out: a layer added, removed or moved in the contract makes the drawing wrong."""
+    root = Path(__file__).resolve().parents[2]
+    contract = (root / ".importlinter").read_text(encoding="utf-8").split("type = layers", 1)[1]
+    layers = re.search(r"layers =\n((?:[ \t]+\S+\n)+)", contract).group(1).split()
+    drawn = [line.split()[0].removesuffix("/").removesuffix(".py").replace("/", ".") for line in layout_block()]
+    drawn = [name for name in drawn if name.split(".")[0] in ("figsite", "figures")]
+    assert drawn == layers
+
+
+def test_the_readme_layout_names_every_module_of_the_live_page():
+    """The live page's modules are in the drawing of the layers, as every other part of the build is."""
+    root = Path(__file__).resolve().parents[2]
+    section = README.split("## How the code is laid out", 1)[1].split("\n## ", 1)[0]
+    live = [path for package in ("figsite", "figures") for path in (root / package).rglob("*live*.py")]
+    assert live, "no module of the live page found: the test looks in the wrong place"
+    for path in live:
+        assert path.name in section or path.parent == root / "figsite" and "figsite/live.py" in section, path
