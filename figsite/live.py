@@ -85,18 +85,7 @@ def gather_live(model: LiveModel, figures: list[Figure], pages) -> LivePage:
     config's own figures open, compiled as every chart is (their callables in pages.charts under "live-" + key, the
     narrow ones under "live-narrow-" + key), and what it opens on: the text and target of the config's figure (i),
     else the text of its figure (l) or first figure of a text."""
-    first = {kind: next((fig for fig in figures if fig.kind == kind), None) for kind in COVERED_KINDS}
-    texted = next((fig for fig in figures if "text" in fig.values), None)
-    opening = {}
-    if first["attention"] is not None:
-        opening["views"] = first["attention"].resolved.get("views", first["attention"].values.get("views", []))
-    if first["heads"] is not None:
-        opening["head"] = first["heads"].values.get("head", [1, 1])
-    # (i) follows its target in its own text: the page opens on that text, so that the target fits it.
-    readout = first["readout"]
-    opens_on = readout or first["attention"] or texted
-    defaults = {"text": opens_on.values["text"] if opens_on is not None else LIVE_TEXT,
-                "target": readout.values["target"] if readout is not None else LIVE_TARGET}
+    opening, defaults = live_opening(figures)
     shape = {key: model.manifest[key] for key in ("n_layer", "n_head", "vocab_size")}
     out = []
     for key in COVERED_KINDS:
@@ -109,6 +98,22 @@ def gather_live(model: LiveModel, figures: list[Figure], pages) -> LivePage:
         out.append({"key": key, "title": kind.TITLE, "caption": kind.LIVE_CAPTION or kind.CAPTION,
                     "narrow": narrow is not None})
     return LivePage(model.folder, model.manifest, out, {**defaults, "max_tokens": LIVE_TOKENS})
+
+
+def live_opening(figures: list[Figure]) -> tuple[dict, dict]:
+    """How the live page opens, as the first figure of each covered kind says (Kind.live_opening): the charts'
+    `opening`, and the text and target (a text with a target first, then any covered figure's text, then the first
+    figure of a text, else LIVE_TEXT; the target, else LIVE_TARGET)."""
+    opening, said = {}, []
+    for name in COVERED_KINDS:
+        fig = next((fig for fig in figures if fig.kind == name), None)
+        given = {} if fig is None else KINDS[name].live_opening(fig)
+        opening |= {key: value for key, value in given.items() if key not in ("text", "target")}
+        said += [given] if "text" in given else []
+    texted = next((fig for fig in figures if "text" in fig.values), None)
+    said += [{"text": texted.values["text"]}] if texted is not None else []
+    chosen = next((given for given in said if "target" in given), said[0] if said else {})
+    return opening, {"text": chosen.get("text", LIVE_TEXT), "target": chosen.get("target", LIVE_TARGET)}
 
 
 LIVE_TEXT = "Maya lives in Paris, the capital of"  # where the config has no text...

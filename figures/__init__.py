@@ -25,3 +25,6 @@ REGISTRY: list[Kind] = [
 ]
 
 KINDS: dict[str, Kind] = {kind.KIND: kind for kind in REGISTRY}
+
+# The kinds whose charts the live page draws for the reader's text (Kind.LIVE), in the page's order.
+LIVE_KINDS: tuple = tuple(kind.KIND for kind in sorted((kind for kind in REGISTRY if kind.LIVE), key=lambda k: k.LIVE))

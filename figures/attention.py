@@ -214,6 +214,12 @@ class Attention(Kind):
         A long text has none: its keys lie on a number line, which drops no label."""
         return None if run.is_long(fig["text"]) else short_chart(fig, run, sideways=True)
 
+    LIVE = 1
+
+    def live_opening(self, fig) -> dict:
+        """The live page opens on this figure's text and views (where no figure (i) gives a text with a target)."""
+        return {"views": fig.resolved.get("views", fig.values.get("views", [])), "text": fig.values["text"]}
+
     def textless_chart(self, model: dict, opening: dict, narrow: bool = False) -> alt.TopLevelMixin:
         """The same bars with no text in them (figures.attention_chart.textless_chart), upright or sideways."""
         return attention_chart.textless_chart(opening.get("views", []), model["n_layer"], model["n_head"],

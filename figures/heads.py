@@ -239,6 +239,11 @@ class Heads(Kind):
         return heads_chart(fig, run, cell=NARROW_CELL, narrow=True)
 
     LIVE_CAPTION = GRID_CAPTION
+    LIVE = 2
+
+    def live_opening(self, fig) -> dict:
+        """The live page opens on this figure's head."""
+        return {"head": fig.values.get("head", [1, 1])}
 
     def textless_chart(self, model: dict, opening: dict, narrow: bool = False) -> alt.TopLevelMixin:
         """The same chart with no text in it (figures.heads_chart.textless_chart): a rect per head, where the build

@@ -78,6 +78,7 @@ class Kind:
     REACH: bool = False  # a token sees only itself and the tokens before it: the page's token row shades the rest
     READS: tuple = ()  # the places of the model (PLACES) the figure shows: where the index's map of the model lists it
     LIVE_CAPTION: str = ""  # the live page's caption where CAPTION names what only the build shows (default CAPTION)
+    LIVE: int = 0  # its chart's place on the live page (1 first; textless_chart draws it); 0: not on the live page
 
     # ------------------------------------------------------------------------------------ before the run
 
@@ -121,6 +122,12 @@ class Kind:
         last): "views" ([[layer, head]]), "token", "head" ([layer, head]), "stage", "position". None where the kind
         has none (the default) or, `narrow`, where the wide one serves a phone too."""
         return None
+
+    def live_opening(self, fig: Figure) -> dict:
+        """How the live page opens where the config has this figure (the first of its kind): keys of textless_chart's
+        `opening`, and "text" (the text the page opens on) with "target" (the token it follows) where the figure
+        follows one. A text with a target wins over one without. Default: nothing."""
+        return {}
 
     def text_figure(self, fig: Figure, run: Run) -> str:
         raise self._lacks("text_figure(fig, run)")

@@ -120,6 +120,7 @@ class Lens(Kind):
         return None if cell_width(cells) * n <= PHONE_TABLE else lens_chart(fig, run, narrow=True)
 
     LIVE_CAPTION = LIVE_CAPTION
+    LIVE = 4
 
     def textless_chart(self, model: dict, opening: dict, narrow: bool = False) -> alt.TopLevelMixin:
         """The chart with no text in it (textless_chart); narrow, its table's cells NARROW_CELL px wide."""

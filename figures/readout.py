@@ -153,6 +153,11 @@ class Readout(Kind):
         return self.chart(fig, run, sideways=True)
 
     LIVE_CAPTION = LIVE_CAPTION
+    LIVE = 3
+
+    def live_opening(self, fig) -> dict:
+        """(i) follows its target in its own text: the live page opens on both, so that the target fits the text."""
+        return {"text": fig.values["text"], "target": fig.values["target"]}
 
     def textless_chart(self, model: dict, opening: dict, narrow: bool = False) -> alt.TopLevelMixin | None:
         """The chart with no text in it (textless_chart), at the text's last token; the wide one serves a phone."""

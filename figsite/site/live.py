@@ -15,10 +15,11 @@ from pathlib import Path
 
 from figsite.data import paths
 from figsite.site import live_assets
+from figures import LIVE_KINDS
 
 LIVE_SCRIPT = "templates/live/live.js"  # the page's own script, bundled from templates/js/live/
 # The kinds whose figures the live page computes for the reader's text: their pages link to it.
-COVERED_KINDS = ("attention", "heads", "readout", "lens")
+COVERED_KINDS = LIVE_KINDS
 
 
 @dataclass(frozen=True)
