@@ -106,7 +106,14 @@ class Site:
     def common(self) -> dict:
         """What every template is given."""
         return {"run": self.run, "site": self.info, "pages": self.pages, "notice": notice(self.run),
-                "paths": paths, "text_pages": self.text_pages, "live": self.live, "live_kinds": COVERED_KINDS}
+                "paths": paths, "text_pages": self.text_pages, "live": self.live, "live_kinds": COVERED_KINDS,
+                "drawing_size": self.drawing_size}
+
+    def drawing_size(self, label: str) -> tuple[int, int]:
+        """The figure's drawing's width and height in whole pixels: the size its page gives the drawing it shows
+        until the live chart replaces it, so that nothing moves then."""
+        width, height = svg_size(self.drawn[label][0])
+        return round(width), round(height)
 
     @cached_property
     def env(self):
