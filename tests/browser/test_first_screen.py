@@ -197,7 +197,7 @@ def test_without_javascript_the_reading_key_stands_above_the_static_drawing(open
     visit = opener.open("figure-patching.html", context=opener.context(java_script_enabled=False),
                         wait_for_charts=False)
     visit.page.wait_for_load_state("load")
-    placed = visit.page.evaluate(KEY_ABOVE_THE_STATIC_DRAWING, "noscript img, img.static-chart:not(.print-only)")
+    placed = visit.page.evaluate(KEY_ABOVE_THE_STATIC_DRAWING, ".chart .first-drawing img")
     assert placed == {"key": True, "drawing": True, "above": True}, placed
 
 
