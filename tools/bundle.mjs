@@ -16,11 +16,16 @@ export const BUNDLES = [
   { entry: "templates/js/figures/main.js", out: "templates/static/figures.js" },
   { entry: "templates/js/live/main.js", out: "templates/live/live.js" },
   { entry: "templates/js/tokenize/main.js", out: "templates/live/tokenize.js" },
+  // Vega and vega-embed from node_modules (pinned by package-lock.json to the Vega that vl-convert compiles the
+  // charts for), without the Vega-Lite compiler: the pages draw Vega specs only. Minified: it is others' code.
+  { entry: "templates/js/vega/main.js", out: "templates/vega/vega.js", minify: true,
+    alias: { "vega-lite": "./templates/js/vega/no-vega-lite.js" } },
 ];
 
 export async function bundle(outDir) {
-  for (const { entry, out } of BUNDLES) {
+  for (const { entry, out, minify = false, alias = {} } of BUNDLES) {
     await esbuild.build({
+      minify, alias,
       entryPoints: [entry], absWorkingDir: ROOT, outfile: join(outDir, out), bundle: true, format: "iife",
       target: "es2017", charset: "utf8", logLevel: "warning",
       banner: { js: `// Written by \`npm run bundle\` (tools/bundle.mjs) from ${entry} and the modules it imports:\n` +
