@@ -124,7 +124,7 @@ def test_without_a_cache_nothing_is_kept():
     made.set_result([b"js"])
     asked = []
     for _ in range(2):
-        kept_or_asked(None, ["vega-bundle"], ["js"], lambda: asked.append(1) or made, "the bundle")()
+        kept_or_asked(None, ["a-drawing"], ["js"], lambda: asked.append(1) or made, "the drawing")()
     assert len(asked) == 2
 
 
