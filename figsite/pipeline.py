@@ -29,7 +29,7 @@ from figsite.site.drawing import Drawer, DrawingError
 from figsite.live import gather_live, live_model
 from figsite.site import live_assets
 from figsite.site.output import output_lock
-from figsite.site.render import CHART_THEMES, Page
+from figsite.site.render import CHART_THEMES, VEGA_SCRIPT, Page
 from figsite.site.writers import Site, write_site
 from figsite.data.run import Run
 from figsite.data.shared_names import ATTENTION_META
@@ -103,10 +103,8 @@ def build_site(settings: Settings, progress: Progress | None = None) -> Run:
     if settings.live:
         live_assets.check()  # the page's libraries from npm: one line naming ./setup.sh --live, before the model runs
     with output_lock(settings.out), Drawer() as drawer, tempfile.TemporaryDirectory(prefix="gpt2-live-") as scratch:
-        # The drawing processes make the Vega bundle while the model loads, and each figure's drawings as soon
-        # as its chart is built (see figsite.site.drawing): the cores work at once.
-        bundle = kept_or_asked(cache_dir, ["vega-bundle", *TOOL_VERSIONS], ["js"], drawer.bundle,
-                               "the Vega bundle")
+        # The drawing processes draw each figure as soon as its chart is built, while the model reads on (see
+        # figsite.site.drawing): the cores work at once.
         pages = Pages(drawer, cache_dir)
         run, figures, run_key, loaded = cached_run(settings, figures, asks, progress, on_miss=drawer.warm_up,
                                                    on_step=pages.gather_ready)
@@ -117,7 +115,7 @@ def build_site(settings: Settings, progress: Progress | None = None) -> Run:
             live = gather_live(live_model(settings, Path(scratch), progress, loaded), figures, pages)
         del loaded  # freed before the site is written
         with progress.phase("writing"):
-            write_site(settings.out, Site(run, pages.in_order(figures), lambda: bundle()[0], pages.drawings,
+            write_site(settings.out, Site(run, pages.in_order(figures), VEGA_SCRIPT.read_bytes, pages.drawings,
                                           pages.charts, pages.narrow, site, live))
     return run
 
@@ -162,7 +160,7 @@ class Pages:
         return [self.built[fig.label] for fig in figures]
 
 
-# What the bundle, the drawings and the charts depend on besides a chart's spec: the versions of vl-convert, and
+# What the drawings and the charts depend on besides a chart's spec: the versions of vl-convert, and
 # of Altair, which names the Vega-Lite version. Read without importing either (a rebuild may need neither).
 TOOL_VERSIONS = (metadata.version("vl-convert-python"), metadata.version("altair"))
 

@@ -1,7 +1,6 @@
-"""Drawing: the Vega bundle and each figure's static drawings, made by vl-convert in a process of its own.
+"""Drawing: each figure's chart compiled to Vega and its static drawings, made by vl-convert in a process of its own.
 
-None of this work needs the model: the bundle needs nothing at all and a drawing needs only its chart's spec.
-So other processes make the bundle while this one imports torch and runs the model, and draw each figure as
+None of this work needs the model: a drawing needs only its chart's spec. So other processes draw each figure as
 soon as its chart is built, while the next chart is being built: the cores work at once. They are started
 only when there is something to draw (a rebuild from the cache has it all already).
 
@@ -48,10 +47,6 @@ class Drawer:
 
     def __init__(self, processes: int = 2):
         self._workers = [_Worker() for _ in range(processes)]
-
-    def bundle(self) -> Future:
-        """Vega, Vega-Lite and vega-embed as one classic script: a Future of [bytes]."""
-        return self._workers[0].ask({"job": "bundle"})
 
     def warm_up(self) -> Future:
         """Starts the processes and pays vl-convert's first-drawing cost now, while the model runs: a Future of []."""
@@ -199,8 +194,6 @@ def one_line(message: str) -> str:
 
 
 def _do(vl_convert, request: dict) -> list[bytes]:
-    if request["job"] == "bundle":
-        return [vl_convert.javascript_bundle(vl_version=vl_version()).encode("utf-8")]
     if request["job"] == "warm":
         # The first drawing of a process takes half a second more than the next ones.
         vl_convert.vegalite_to_svg({"mark": "point", "data": {"values": [{}]}}, vl_version=vl_version())

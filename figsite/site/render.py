@@ -23,6 +23,9 @@ from figures.toolkit.words import escaped, shown
 ROOT = Path(__file__).resolve().parents[2]  # figsite/site/this.py -> the project folder (templates/ is there)
 TEMPLATES = ROOT / "templates"
 STATIC = TEMPLATES / "static"
+# Vega and vega-embed without the Vega-Lite compiler (the charts are compiled at build time), bundled from npm's
+# lockfile by `npm run bundle` (tools/bundle.mjs) and committed: written into every site as assets/vega.js.
+VEGA_SCRIPT = TEMPLATES / "vega" / "vega.js"
 CHART_THEMES = json.loads((TEMPLATES / "chart_themes.json").read_text(encoding="utf-8"))
 
 

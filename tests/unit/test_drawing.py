@@ -59,11 +59,6 @@ def test_a_charts_dark_theme_is_its_light_one_with_the_differences_applied(drawe
     assert differences(expected, expected) == []
 
 
-def test_the_bundle_is_vl_converts_javascript_bundle(drawer):
-    [bundle] = drawer.bundle().result(timeout=120)
-    assert bundle.decode("utf-8") == vl_convert.javascript_bundle(vl_version=vl_version())
-
-
 def test_a_spec_vl_convert_rejects_fails_that_drawing_only(drawer):
     broken = drawer.drawings({"mark": "no-such-mark", "data": {"values": []}}, {})
     after = drawer.drawings(BARS, {})
@@ -129,7 +124,7 @@ def test_without_a_cache_nothing_is_kept():
     made.set_result([b"js"])
     asked = []
     for _ in range(2):
-        kept_or_asked(None, ["vega-bundle"], ["js"], lambda: asked.append(1) or made, "the bundle")()
+        kept_or_asked(None, ["a-drawing"], ["js"], lambda: asked.append(1) or made, "the drawing")()
     assert len(asked) == 2
 
 

@@ -4,6 +4,7 @@ Each needs Node and the devDependencies (`./setup.sh --test` installs them; CI h
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -35,6 +36,7 @@ def test_each_committed_bundle_is_what_its_modules_make(tmp_path):
     assert done.returncode == 0, done.stderr
     bundles = sorted(path.relative_to(tmp_path) for path in tmp_path.rglob("*") if path.is_file())
     assert Path("templates/static/figures.js") in bundles
+    assert Path("templates/vega/vega.js") in bundles
     for bundle in bundles:
         assert (ROOT / bundle).read_bytes() == (tmp_path / bundle).read_bytes(), \
             f"{bundle} is not what its modules make: run `npm run bundle` and commit it"
@@ -46,6 +48,21 @@ def test_bundling_twice_writes_the_same_bytes(tmp_path):
         assert run(NODE, "tools/bundle.mjs", "--out", tmp_path / folder).returncode == 0
     first, second = (tmp_path / folder / "templates" / "static" / "figures.js" for folder in ("a", "b"))
     assert first.read_bytes() == second.read_bytes()
+
+
+def test_the_vega_bundle_is_vega_and_vega_embed_without_the_vega_lite_compiler():
+    bundle = (ROOT / "templates" / "vega" / "vega.js").read_text(encoding="utf-8")
+    pinned = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))["devDependencies"]
+    assert "window.vega=" in bundle and "window.vegaEmbed=" in bundle
+    assert f'"{pinned["vega"]}"' in bundle and f'"{pinned["vega-embed"]}"' in bundle  # their version strings
+    assert "compiled from Vega-Lite at build time" in bundle  # templates/js/vega/no-vega-lite.js, in its place
+    assert "Invalid specification" not in bundle  # one of Vega-Lite's messages: its compiler is not there
+
+
+def test_the_vega_bundle_draws_with_the_vega_vl_convert_compiles_the_charts_for():
+    vl_convert = pytest.importorskip("vl_convert")
+    pinned = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))["devDependencies"]
+    assert pinned["vega"] == vl_convert.get_vega_version(), "pin npm's vega to vl-convert's, then npm run bundle"
 
 
 def test_eslint_finds_nothing_in_the_scripts_and_their_tests():
