@@ -11,7 +11,9 @@ out once, when a writer first asks for it, into frozen values (render.ShownPage)
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
+import io
 import json
 import shutil
 from dataclasses import dataclass, field, replace
@@ -43,7 +45,8 @@ class Site:
     label -> returns the figure's chart compiled to Vega and its dark theme's changes (JSON bytes,
     figsite.site.drawing.Drawer.compiled), and the live page's under "live-" + its figures' keys; narrow: label
     -> the same of the figure's narrow chart, or None where it has none. Each is asked for when a writer needs
-    it, as late as can be. live: the live page (--live; figsite.site.live), or None.
+    it, as late as can be. live: the live page (--live; figsite.site.live), or None. cache_dir: the build's cache
+    folder, or None.
     """
 
     run: Run
@@ -54,6 +57,10 @@ class Site:
     narrow: dict = field(default_factory=dict)
     info: SiteInfo = field(default_factory=SiteInfo)  # the config's [site] table
     live: LivePage | None = None
+    cache_dir: Path | None = None  # the build's cache: the templates are kept there compiled (render.environment)
+    # kept(parts, names, compute): the files `names` kept in the build's cache for `parts`, else compute()'s, kept
+    # (figsite.data.cache.memo_each); without a cache, compute()'s
+    kept: Callable = field(default=lambda parts, names, compute: compute())
 
     @cached_property
     def data(self) -> dict:
@@ -110,7 +117,7 @@ class Site:
 
     @cached_property
     def env(self):
-        return environment()
+        return environment(self.cache_dir)
 
     def render(self, folder: Path, file: str, template: str, **values) -> None:
         """Writes the page `file` of the site from `template`, given `values` and what every template is given."""
@@ -152,28 +159,35 @@ class Data:
 
 class Downloads:
     """downloads/: each figure's data as JSON (every table, with the model and texts), its chart's spec, and one
-    CSV per table."""
+    CSV per table. A page computed from a cached run (render.Page.kept_as) keeps its files' bytes in the cache, so
+    that a rebuild writes them without serialising the tables again."""
 
     def write(self, folder: Path, site: Site) -> None:
         (folder / paths.DOWNLOADS).mkdir()
         for page in site.gathered:
-            content = {"figure": page.label, "kind": page.kind, "title": page.title, "model": site.run.model,
-                       "texts": page.texts, "tables": page.tables}
-            (folder / page.download()).write_text(json.dumps(content, ensure_ascii=False, separators=(",", ":")),
-                                                  encoding="utf-8")
-            (folder / paths.spec_download(page.label)).write_text(
-                json.dumps(page.spec, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
-            for name, rows in page.tables.items():
-                self.csv(folder / page.download(name), rows)
+            files = [page.download(), paths.spec_download(page.label), *(page.download(name) for name in page.tables)]
+            made = functools.partial(self.files, site, page)
+            kept = made() if page.kept_as is None else site.kept(["downloads", 1, page.kept_as], files, made)
+            for file, raw in zip(files, kept):
+                (folder / file).write_bytes(raw)
+
+    def files(self, site: Site, page: Page) -> list[bytes]:
+        """The page's downloads, in the order of write's `files`: the JSON of all tables, the spec, each CSV."""
+        content = {"figure": page.label, "kind": page.kind, "title": page.title, "model": site.run.model,
+                   "texts": page.texts, "tables": page.tables}
+        dumped = [json.dumps(content, ensure_ascii=False, separators=(",", ":")),
+                  json.dumps(page.spec, ensure_ascii=False, separators=(",", ":"))]
+        return [text.encode("utf-8") for text in dumped] + [self.csv(rows) for rows in page.tables.values()]
 
     @staticmethod
-    def csv(path: Path, rows: list[dict]) -> None:
+    def csv(rows: list[dict]) -> bytes:
         columns = list(dict.fromkeys(key for row in rows for key in row))
-        with open(path, "w", encoding="utf-8", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n")
-            writer.writeheader()
-            writer.writerows({k: (json.dumps(v) if isinstance(v, (list, dict)) else v) for k, v in row.items()}
-                             for row in rows)
+        out = io.StringIO(newline="")
+        writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows({k: (json.dumps(v) if isinstance(v, (list, dict)) else v) for k, v in row.items()}
+                         for row in rows)
+        return out.getvalue().encode("utf-8")
 
 
 class FiguresText:
