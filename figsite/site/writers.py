@@ -69,8 +69,15 @@ class Site:
         heads = {path for page in self.gathered for path in page.reads if paths.is_head_data(path)}
         out = {paths.in_data(path): content.encode("utf-8") for path, content in self.run.files(heads).items()}
         for page in self.gathered:
-            for path, payload in sorted((page.loads or {}).items()):
-                out[paths.in_data(path)] = head_file_text(payload).encode("utf-8")
+            loads = sorted((page.loads or {}).items())
+            files = [paths.in_data(path) for path, _ in loads]
+
+            def made(loads=loads) -> list[bytes]:
+                return [head_file_text(payload).encode("utf-8") for _, payload in loads]
+
+            # written from the page's content alone: kept in the cache with it, as its downloads are
+            out.update(zip(files, made() if page.kept_as is None or not loads else
+                           self.kept(["loads", 1, page.kept_as], files, made)))
         return out
 
     @cached_property
