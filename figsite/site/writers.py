@@ -92,11 +92,19 @@ class Site:
         return [self.shown(page) for page in self.gathered]
 
     def shown(self, page: Page) -> ShownPage:
-        chart, dark = (json.loads(raw) for raw in self.charts[page.label]())
+        raw_chart, raw_dark = self.charts[page.label]()
+        chart, dark = json.loads(raw_chart), json.loads(raw_dark)
         narrow = narrow_dark = None
         if self.narrow.get(page.label) is not None:
-            light, narrow_dark = (json.loads(raw) for raw in self.narrow[page.label]())
-            narrow = differences(chart, light)
+            light, raw_narrow_dark = self.narrow[page.label]()
+
+            def made() -> list[bytes]:
+                return [json.dumps(differences(chart, json.loads(light)), ensure_ascii=False).encode("utf-8")]
+
+            # the narrow chart as changes to the wide one: kept in the cache by the two charts' bytes
+            digests = [hashlib.sha256(raw).hexdigest() for raw in (raw_chart, light)]
+            narrow = json.loads(self.kept(["narrow", 1, *digests], ["differences"], made)[0])
+            narrow_dark = json.loads(raw_narrow_dark)
         address = public.address(self.info, page.file)
         files = [paths.in_data(paths.text_data(self.run.slugs[text])) for text in page.texts]
         files += [paths.in_data(path) for path in page.reads]
