@@ -29,8 +29,9 @@ What it measures, each in a fresh process started with this Python (`sys.executa
    floor); the best of 3 each. Target: the runs take at most 2 s (issue 24: what they add to a cold build).
 2. cached rebuild: `build.py --model DIR --out SITE --cache CACHE` into the cold build's site with its
    now warm cache, run 3 times as `python -c "runpy.run_path('build.py')"` so that the same process can say
-   afterwards whether torch, transformers and Altair were imported. Wall time from spawn to exit; the best of
-   3 is the figure. Targets: at most 1.0 s; torch not imported.
+   afterwards whether torch, transformers and Altair were imported. Wall time from spawn to exit; the median
+   of 3 is the figure, each run's phases as build.py prints them beside it. Targets: at most 0.5 s (issue 34);
+   torch not imported.
 3. long text: bench/long_text.toml (one English text of exactly 1,024 GPT-2 tokens, an attention figure with
    views [[5,4],[1,1]] and focus 700, a read-out figure with target " France"), its floor and its cold build
    like the chapter's in 1., with its own empty cache. Checked: the built data holds 1,024 tokens. Targets:
