@@ -29,8 +29,9 @@ What it measures, each in a fresh process started with this Python (`sys.executa
    floor); the best of 3 each. Target: the runs take at most 2 s (issue 24: what they add to a cold build).
 2. cached rebuild: `build.py --model DIR --out SITE --cache CACHE` into the cold build's site with its
    now warm cache, run 3 times as `python -c "runpy.run_path('build.py')"` so that the same process can say
-   afterwards whether torch, transformers and Altair were imported. Wall time from spawn to exit; the best of
-   3 is the figure. Targets: at most 1.0 s; torch not imported.
+   afterwards whether torch, transformers and Altair were imported. Wall time from spawn to exit; the median
+   of 3 is the figure, each run's phases as build.py prints them beside it. Targets: at most 0.5 s (issue 34);
+   torch not imported.
 3. long text: bench/long_text.toml (one English text of exactly 1,024 GPT-2 tokens, an attention figure with
    views [[5,4],[1,1]] and focus 700, a read-out figure with target " France"), its floor and its cold build
    like the chapter's in 1., with its own empty cache. Checked: the built data holds 1,024 tokens. Targets:
@@ -91,7 +92,7 @@ TARGET_RATIO = 1.3  # the chapter's cold build against its floor (issue 10 asked
 TARGET_LONG_RATIO = 1.5  # a 1,024-token text, GPT-2 small's shape and gpt2-xl's, against its floor
 TARGET_XL_MEMORY = 2 * 1024 ** 3  # bytes over the weights the xl build may take at its peak
 TARGET_XL_SITE = 67_000_000  # bytes: half the 134 MB the xl build wrote before the capture streamed
-TARGET_REBUILD_S = 1.0
+TARGET_REBUILD_S = 0.5  # issue 34: the cached rebuild of chapter.toml, as a whole process (median of 3)
 TARGET_LARGEST_BYTES = 5_000_000
 TARGET_FIRST_CHART_MS = 2000.0
 TARGET_PATCHING_S = 2.0  # what the patching figure's runs may add to a cold build (issue 24)
@@ -568,6 +569,7 @@ def run(work: Path, chapter_only: bool = False, xl: Path | None = None) -> int:
                       env, "the cached rebuild") for _ in range(3)]
     after = digests(chapter_site)
     best = min(rebuilds, key=lambda c: c.wall)
+    median = sorted(rebuilds, key=lambda c: c.wall)[len(rebuilds) // 2]
     torch_imported = [c.result["torch"] for c in rebuilds]
     print("2. cached rebuild: build.py --model DIR --out SITE --cache CACHE, fresh process each, warm cache:")
     for i, child in enumerate(rebuilds, 1):
@@ -577,7 +579,7 @@ def run(work: Path, chapter_only: bool = False, xl: Path | None = None) -> int:
               f"{'yes' if child.result['transformers'] else 'no'}, altair: {'yes' if child.result['altair'] else 'no'}; "
               f"build.py says: {line}")
     changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
-    print(f"  best of 3: {best.wall:.2f} s (target at most {TARGET_REBUILD_S:.1f} s); "
+    print(f"  median of 3: {median.wall:.2f} s (target at most {TARGET_REBUILD_S:.1f} s); best {best.wall:.2f} s; "
           f"all 3: {', '.join(f'{c.wall:.2f}' for c in rebuilds)} s")
     print(f"  the rebuilt site is {'byte for byte the cold build' if not changed else 'NOT the cold build: ' + ', '.join(changed[:5])}")
     print()
@@ -648,8 +650,8 @@ def run(work: Path, chapter_only: bool = False, xl: Path | None = None) -> int:
         ("cold build / floor, chapter.toml", f"<= {TARGET_RATIO}",
          f"{ratio:.2f} ({cold.wall:.1f} s / {floor.wall:.1f} s)", ratio <= TARGET_RATIO,
          f"{cold.cpu / floor.cpu:.2f} ({cold.cpu:.1f} s / {floor.cpu:.1f} s)"),
-        ("cached rebuild, best of 3", f"<= {TARGET_REBUILD_S:.1f} s", f"{best.wall:.2f} s",
-         best.wall <= TARGET_REBUILD_S, f"{best.cpu:.2f} s"),
+        ("cached rebuild, median of 3", f"<= {TARGET_REBUILD_S:.1f} s", f"{median.wall:.2f} s",
+         median.wall <= TARGET_REBUILD_S, f"{median.cpu:.2f} s"),
         ("cached rebuild imports torch", "no", f"{sum(torch_imported)} of 3 did", not any(torch_imported), ""),
         ("1,024 tokens, small: cold build / floor", f"<= {TARGET_LONG_RATIO}",
          f"{long_ratio:.2f} ({long.wall:.1f} s / {long_floor.wall:.1f} s)", long_ratio <= TARGET_LONG_RATIO,
@@ -676,7 +678,7 @@ def run(work: Path, chapter_only: bool = False, xl: Path | None = None) -> int:
     print("how: every figure is from processes started fresh by this script with "
           f"{Path(sys.executable).name} {platform.python_version()}, timed from just before spawn to exit;")
     print("     caches start empty (GPT2_FIGURES_CACHE and --cache point into the work folder). Details: the")
-    print("     docstring of bench/build.py. One run each, except the rebuild (best of 3) and the page (median of 3).")
+    print("     docstring of bench/build.py. One run each, except the rebuild and the page (median of 3).")
     print(f"machine: {platform.platform()}, {os.cpu_count()} CPUs (os.cpu_count()); torch "
           f"{record['environment']['torch']}, tokenizers {record['environment']['tokenizers']} (the builds "
           f"import no transformers; the floors do); "

@@ -116,7 +116,8 @@ def build_site(settings: Settings, progress: Progress | None = None) -> Run:
         del loaded  # freed before the site is written
         with progress.phase("writing"):
             write_site(settings.out, Site(run, pages.in_order(figures), VEGA_SCRIPT.read_bytes, pages.drawings,
-                                          pages.charts, pages.narrow, site, live))
+                                          pages.charts, pages.narrow, site, live, cache_dir,
+                                          functools.partial(cache.memo_each, cache_dir)))
     return run
 
 
@@ -168,7 +169,7 @@ TOOL_VERSIONS = (metadata.version("vl-convert-python"), metadata.version("altair
 def kept_or_asked(cache_dir: Path | None, parts: list, names: list, ask, what: str):
     """The bytes kept in the cache for `parts`, else asked of the drawing process now (`ask` returns a Future)
     and kept once they come. Returns a function that returns them as a list (one per name)."""
-    kept = [cache.recall(cache_dir, [*parts, name]) for name in names]
+    kept = cache.recall_each(cache_dir, parts, names)
     if all(raw is not None for raw in kept):
         return lambda: kept
     future = ask()
@@ -312,10 +313,12 @@ def gather_page(fig: Figure, run: Run, cache_dir: Path | None = None, run_key: s
     memo_dir = cache_dir if run_key is not None else None
     parts = ["page", run_key, fig.kind, fig.label, fig.values, fig.resolved, FIGURES_CODE, *TOOL_VERSIONS]
     computed = json.loads(cache.memo(memo_dir, parts, compute))
+    kept_as = None if memo_dir is None else hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
     return Page(label=fig.label, kind=fig.kind, title=kind.TITLE, caption=fig.caption or kind.CAPTION,
                 guide=kind.GUIDE, texts=kind.texts(fig), text_names=kind.TEXT_NAMES, explore=kind.EXPLORE,
                 printed=kind.PRINTED_IN_BOOK,                reach=kind.REACH, position=fig.resolved.get("opening"), number=fig.number, book_page=fig.page,
-                reads=(*kind.DATA_FILES, *loaded_on_demand(computed["spec"]), *computed["loads"]), **computed)
+                reads=(*kind.DATA_FILES, *loaded_on_demand(computed["spec"]), *computed["loads"]), kept_as=kept_as,
+                **computed)
 
 
 def loaded_on_demand(spec: dict) -> list[str]:

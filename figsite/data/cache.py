@@ -30,8 +30,8 @@ CACHE_FORMAT = "gpt2-figures-cache/1"  # the entries' own layout (manifest.json,
 # a changed constant never reuses an old entry. The code that computes the run is versioned by key()'s `versions`.
 CAPTURE_VERSION = format_version()
 
-__all__ = ["default_dir", "file_sha256", "key", "keep", "keep_folder", "load", "memo", "model_identity", "recall", "recall_folder",
-           "store"]
+__all__ = ["default_dir", "file_sha256", "key", "keep", "keep_folder", "load", "memo", "memo_each", "model_identity",
+           "recall", "recall_each", "recall_folder", "store"]
 
 
 def default_dir() -> Path:
@@ -126,11 +126,32 @@ def memo(folder: Path | None, parts: list, compute) -> bytes:
     return raw
 
 
+def memo_each(folder: Path | None, parts: list, names: list, compute) -> list[bytes]:
+    """memo for several files at once (a page's downloads): compute() returns the bytes of each of `names`, all
+    made again where any is missing."""
+    kept = recall_each(folder, parts, names)
+    if any(raw is None for raw in kept):
+        kept = compute()
+        for name, raw in zip(names, kept):
+            keep(folder, [*parts, name], raw)
+    return kept
+
+
 def recall(folder: Path | None, parts: list) -> bytes | None:
     """The bytes kept for `parts` (the Vega bundle, a chart's drawing), or None where none are, or they are damaged."""
     if folder is None:
         return None
-    path = _asset_path(folder, parts)
+    return _recall_at(folder, _asset_path(folder, parts))
+
+
+def recall_each(folder: Path | None, parts: list, names: list) -> list:
+    """recall(folder, [*parts, name]) for each of `names`, with `parts` (a chart's spec: large) serialised once."""
+    if folder is None:
+        return [None for _ in names]
+    return [_recall_at(folder, path) for path in _asset_paths(folder, parts, names)]
+
+
+def _recall_at(folder: Path, path: Path) -> bytes | None:
     checksum = path.with_suffix(".sha256")
     try:
         if path.is_file() and checksum.is_file():
@@ -207,5 +228,17 @@ def file_sha256(path: Path) -> str:
 
 
 def _asset_path(folder: Path, parts: list) -> Path:
-    name = hashlib.sha256(json.dumps(parts, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    return _named(folder, json.dumps(parts, sort_keys=True, ensure_ascii=False))
+
+
+def _asset_paths(folder: Path, parts: list, names: list) -> list[Path]:
+    """_asset_path(folder, [*parts, name]) for each name: the same JSON text, its long common part written once."""
+    if not parts:
+        return [_asset_path(folder, [name]) for name in names]
+    head = json.dumps(parts, sort_keys=True, ensure_ascii=False)[:-1]  # "[a, b" of "[a, b]"
+    return [_named(folder, f"{head}, {json.dumps(name, sort_keys=True, ensure_ascii=False)}]") for name in names]
+
+
+def _named(folder: Path, text: str) -> Path:
+    name = hashlib.sha256(text.encode()).hexdigest()
     return Path(folder) / "assets" / name[:2] / name

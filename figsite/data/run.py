@@ -57,6 +57,9 @@ class Run:
     comparisons: list = field(default_factory=list)  # {"texts": [a, b], "shared", "distance"} per pair compared
     parts: dict = field(default_factory=dict)  # data/parts.json: part name -> [entry, ...]; {} where none was asked
     _parsed: dict = field(default_factory=dict, repr=False, compare=False)  # head_payload's parsed files
+    # A run read back (from_files): path under data/ -> the text it was read from, which files() hands back as it
+    # is rather than writing the same content again (the cache's entries are files() of the run, byte for byte)
+    _read: dict = field(default_factory=dict, repr=False, compare=False)
 
     # ------------------------------------------------------------------------------------------ the model
 
@@ -282,15 +285,18 @@ class Run:
 
         heads: the head files (paths under data/) to write of a long text, where not all: a site holds only
         those its pages load, and its text's data file lists only those."""
-        out = {paths.RUN_RECORD: to_json(self.record())}
+        out = {paths.RUN_RECORD: self._read.get(paths.RUN_RECORD) or to_json(self.record())}
         for text, content in self.texts.items():
+            path = paths.text_data(self.slugs[text])
             if heads is not None and content["format"] == LONG_DATA_FORMAT:
                 slug = self.slugs[text]
                 kept = [name for name in content["attention"]["files"] if paths.head_data(slug, name) in heads]
                 content = {**content, "attention": {**content["attention"], "files": kept}}
-            out[paths.text_data(self.slugs[text])] = to_json(content)
+                out[path] = to_json(content)
+            else:
+                out[path] = self._read.get(path) or to_json(content)
         if self.parts:
-            out[paths.PARTS] = to_json(self.parts)
+            out[paths.PARTS] = self._read.get(paths.PARTS) or to_json(self.parts)
         for (text, name), payload in sorted(self.heads.items(), key=lambda item: (self.slugs[item[0][0]], item[0][1])):
             path = paths.head_data(self.slugs[text], name)
             if heads is None or path in heads:
@@ -312,9 +318,11 @@ class Run:
     @classmethod
     def from_files(cls, read) -> "Run":
         """A run read back from its data files; `read(path under data/)` returns a file's text."""
+        read = _Remembered(read)
         record = json.loads(read(paths.RUN_RECORD))
         run = cls(model=record["model"], parameters=record["parameters"], environment=record["environment"],
-                  vocab={int(i): t for i, t in record["vocab"].items()}, comparisons=record["comparisons"])
+                  vocab={int(i): t for i, t in record["vocab"].items()}, comparisons=record["comparisons"],
+                  _read=read.texts)
         if "parts" in record:
             run.parts = json.loads(read(paths.PARTS))
         for entry in record["texts"]:
@@ -328,6 +336,17 @@ class Run:
                 for name in run.texts[text]["attention"]["files"]:
                     run.heads[(text, name)] = read(paths.head_data(slug, name))
         return run
+
+
+class _Remembered:
+    """A from_files reader that remembers each text it returned (Run._read)."""
+
+    def __init__(self, read):
+        self.read, self.texts = read, {}
+
+    def __call__(self, path: str) -> str:
+        text = self.texts[path] = self.read(path)
+        return text
 
 
 def head_file_text(payload: dict) -> str:

@@ -13,9 +13,11 @@ The same address gives the same bytes in every build (no dates, no ids; the PNG'
 from __future__ import annotations
 
 import io
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-import segno
+if TYPE_CHECKING:
+    import segno
 
 ERROR = "m"
 BORDER = 4  # modules of quiet zone on each side, as the standard asks
@@ -38,6 +40,8 @@ def _code(address: str) -> segno.QRCode:
     """The QR code of `address`: regular QR, error correction M exactly (not raised), the smallest version."""
     if not address:
         raise ValueError("an empty address has no QR code")
+    import segno  # here, not above: it brings http and ssl with it, and a site without base_url has no QR code
+
     return segno.make_qr(address, error=ERROR, boost_error=False)
 
 

@@ -5,7 +5,9 @@ how it replaces the previous one, is figsite.site.output's.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,6 +73,8 @@ class Page:
     number: str | None = None  # the book's number of the figure ("3.4"), where the config gives one
     book_page: int | None = None  # the book's page it is printed on, where the config gives one
     live_target: str | None = None  # the token it follows, as text (figures.kind live_target), for its live link
+    kept_as: str | None = None  # a digest of what its content was computed from, where the cache keeps it: what
+    # is written from the content alone (its downloads) may be kept under it too; None: computed afresh, not kept
 
     @property
     def file(self) -> str:
@@ -158,17 +162,43 @@ class ShownPage(Page):
         return cls(**{field: getattr(page, field) for field in page.__dataclass_fields__}, **shown)
 
 
-def environment() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
+ENVIRONMENT = {"autoescape": True, "undefined": jinja2.StrictUndefined, "trim_blocks": True, "lstrip_blocks": True,
+               "keep_trailing_newline": True}
+
+
+def environment(cache_dir: Path | None = None) -> jinja2.Environment:
+    """The templates' environment. With a cache folder, the templates compiled to Python are kept there (jinja2
+    checks each against its source's checksum), so that a rebuild does not compile them again."""
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), bytecode_cache=_compiled_templates(cache_dir),
+                             **ENVIRONMENT)
     env.filters["chapter_words"] = chapter_words
     return env
+
+
+class _KeptTemplates(jinja2.FileSystemBytecodeCache):
+    """jinja2's cache of compiled templates, in the build's cache folder: one that cannot be read or written only
+    costs the compiling, as with the rest of the cache."""
+
+    def load_bytecode(self, bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except (OSError, EOFError, ValueError):
+            bucket.reset()
+
+    def dump_bytecode(self, bucket) -> None:
+        try:
+            os.makedirs(self.directory, exist_ok=True)
+            super().dump_bytecode(bucket)
+        except OSError:
+            pass
+
+
+def _compiled_templates(cache_dir: Path | None):
+    if cache_dir is None:
+        return None
+    # The compiled code depends on jinja2's version and the environment's options besides each template's source.
+    settings = hashlib.sha256(repr((jinja2.__version__, sorted(ENVIRONMENT.items(), key=str))).encode()).hexdigest()
+    return _KeptTemplates(str(Path(cache_dir) / "templates" / settings[:16]))
 
 
 # A chapter's number rather than its title: "3", "12b", "A", "IV", "A.2".

@@ -11,7 +11,9 @@ out once, when a writer first asks for it, into frozen values (render.ShownPage)
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
+import io
 import json
 import shutil
 from dataclasses import dataclass, field, replace
@@ -43,7 +45,8 @@ class Site:
     label -> returns the figure's chart compiled to Vega and its dark theme's changes (JSON bytes,
     figsite.site.drawing.Drawer.compiled), and the live page's under "live-" + its figures' keys; narrow: label
     -> the same of the figure's narrow chart, or None where it has none. Each is asked for when a writer needs
-    it, as late as can be. live: the live page (--live; figsite.site.live), or None.
+    it, as late as can be. live: the live page (--live; figsite.site.live), or None. cache_dir: the build's cache
+    folder, or None.
     """
 
     run: Run
@@ -54,6 +57,10 @@ class Site:
     narrow: dict = field(default_factory=dict)
     info: SiteInfo = field(default_factory=SiteInfo)  # the config's [site] table
     live: LivePage | None = None
+    cache_dir: Path | None = None  # the build's cache: the templates are kept there compiled (render.environment)
+    # kept(parts, names, compute): the files `names` kept in the build's cache for `parts`, else compute()'s, kept
+    # (figsite.data.cache.memo_each); without a cache, compute()'s
+    kept: Callable = field(default=lambda parts, names, compute: compute())
 
     @cached_property
     def data(self) -> dict:
@@ -62,8 +69,15 @@ class Site:
         heads = {path for page in self.gathered for path in page.reads if paths.is_head_data(path)}
         out = {paths.in_data(path): content.encode("utf-8") for path, content in self.run.files(heads).items()}
         for page in self.gathered:
-            for path, payload in sorted((page.loads or {}).items()):
-                out[paths.in_data(path)] = head_file_text(payload).encode("utf-8")
+            loads = sorted((page.loads or {}).items())
+            files = [paths.in_data(path) for path, _ in loads]
+
+            def made(loads=loads) -> list[bytes]:
+                return [head_file_text(payload).encode("utf-8") for _, payload in loads]
+
+            # written from the page's content alone: kept in the cache with it, as its downloads are
+            out.update(zip(files, made() if page.kept_as is None or not loads else
+                           self.kept(["loads", 1, page.kept_as], files, made)))
         return out
 
     @cached_property
@@ -78,11 +92,19 @@ class Site:
         return [self.shown(page) for page in self.gathered]
 
     def shown(self, page: Page) -> ShownPage:
-        chart, dark = (json.loads(raw) for raw in self.charts[page.label]())
+        raw_chart, raw_dark = self.charts[page.label]()
+        chart, dark = json.loads(raw_chart), json.loads(raw_dark)
         narrow = narrow_dark = None
         if self.narrow.get(page.label) is not None:
-            light, narrow_dark = (json.loads(raw) for raw in self.narrow[page.label]())
-            narrow = differences(chart, light)
+            light, raw_narrow_dark = self.narrow[page.label]()
+
+            def made() -> list[bytes]:
+                return [json.dumps(differences(chart, json.loads(light)), ensure_ascii=False).encode("utf-8")]
+
+            # the narrow chart as changes to the wide one: kept in the cache by the two charts' bytes
+            digests = [hashlib.sha256(raw).hexdigest() for raw in (raw_chart, light)]
+            narrow = json.loads(self.kept(["narrow", 1, *digests], ["differences"], made)[0])
+            narrow_dark = json.loads(raw_narrow_dark)
         address = public.address(self.info, page.file)
         files = [paths.in_data(paths.text_data(self.run.slugs[text])) for text in page.texts]
         files += [paths.in_data(path) for path in page.reads]
@@ -117,7 +139,7 @@ class Site:
 
     @cached_property
     def env(self):
-        return environment()
+        return environment(self.cache_dir)
 
     def render(self, folder: Path, file: str, template: str, **values) -> None:
         """Writes the page `file` of the site from `template`, given `values` and what every template is given."""
@@ -159,28 +181,35 @@ class Data:
 
 class Downloads:
     """downloads/: each figure's data as JSON (every table, with the model and texts), its chart's spec, and one
-    CSV per table."""
+    CSV per table. A page computed from a cached run (render.Page.kept_as) keeps its files' bytes in the cache, so
+    that a rebuild writes them without serialising the tables again."""
 
     def write(self, folder: Path, site: Site) -> None:
         (folder / paths.DOWNLOADS).mkdir()
         for page in site.gathered:
-            content = {"figure": page.label, "kind": page.kind, "title": page.title, "model": site.run.model,
-                       "texts": page.texts, "tables": page.tables}
-            (folder / page.download()).write_text(json.dumps(content, ensure_ascii=False, separators=(",", ":")),
-                                                  encoding="utf-8")
-            (folder / paths.spec_download(page.label)).write_text(
-                json.dumps(page.spec, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
-            for name, rows in page.tables.items():
-                self.csv(folder / page.download(name), rows)
+            files = [page.download(), paths.spec_download(page.label), *(page.download(name) for name in page.tables)]
+            made = functools.partial(self.files, site, page)
+            kept = made() if page.kept_as is None else site.kept(["downloads", 1, page.kept_as], files, made)
+            for file, raw in zip(files, kept):
+                (folder / file).write_bytes(raw)
+
+    def files(self, site: Site, page: Page) -> list[bytes]:
+        """The page's downloads, in the order of write's `files`: the JSON of all tables, the spec, each CSV."""
+        content = {"figure": page.label, "kind": page.kind, "title": page.title, "model": site.run.model,
+                   "texts": page.texts, "tables": page.tables}
+        dumped = [json.dumps(content, ensure_ascii=False, separators=(",", ":")),
+                  json.dumps(page.spec, ensure_ascii=False, separators=(",", ":"))]
+        return [text.encode("utf-8") for text in dumped] + [self.csv(rows) for rows in page.tables.values()]
 
     @staticmethod
-    def csv(path: Path, rows: list[dict]) -> None:
+    def csv(rows: list[dict]) -> bytes:
         columns = list(dict.fromkeys(key for row in rows for key in row))
-        with open(path, "w", encoding="utf-8", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n")
-            writer.writeheader()
-            writer.writerows({k: (json.dumps(v) if isinstance(v, (list, dict)) else v) for k, v in row.items()}
-                             for row in rows)
+        out = io.StringIO(newline="")
+        writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows({k: (json.dumps(v) if isinstance(v, (list, dict)) else v) for k, v in row.items()}
+                         for row in rows)
+        return out.getvalue().encode("utf-8")
 
 
 class FiguresText:
