@@ -25,7 +25,7 @@ from figsite.model import memory
 from figsite.data import paths
 from figsite.config import Figure, load_config, load_site
 from figsite.errors import BuildError
-from figsite.site.drawing import Drawer, DrawingError
+from figsite.site.drawing import NARROW_WIDTH, Drawer, DrawingError, fits_column
 from figsite.live import gather_live, live_model
 from figsite.site import live_assets
 from figsite.site.output import output_lock
@@ -116,7 +116,7 @@ def build_site(settings: Settings, progress: Progress | None = None) -> Run:
         del loaded  # freed before the site is written
         with progress.phase("writing"):
             write_site(settings.out, Site(run, pages.in_order(figures), VEGA_SCRIPT.read_bytes, pages.drawings,
-                                          pages.charts, pages.narrow, site, live, cache_dir,
+                                          pages.charts, pages.narrow, pages.first_drawings, site, live, cache_dir,
                                           functools.partial(cache.memo_each, cache_dir)))
     return run
 
@@ -130,8 +130,9 @@ class Pages:
 
     def __init__(self, drawer: Drawer, cache_dir: Path | None):
         self.drawer, self.cache_dir = drawer, cache_dir
-        # label -> Page; -> [SVG, PNG]; -> [Vega, dark]; -> [Vega, dark] of the narrow chart, or None (no narrow chart)
-        self.built, self.drawings, self.charts, self.narrow = {}, {}, {}, {}
+        # label -> Page; -> [SVG, PNG]; -> [Vega, dark]; -> [Vega, dark] of the narrow chart, or None (no narrow chart);
+        # -> {variant of paths.FIRST_DRAWINGS: [SVG]}
+        self.built, self.drawings, self.charts, self.narrow, self.first_drawings = {}, {}, {}, {}, {}
 
     def gather_ready(self, run: Run, figures: list[Figure], run_key: str | None, complete: bool = False) -> None:
         """Builds the page of each figure the run holds (all of them where it is `complete`: then the parts' registry,
@@ -149,6 +150,23 @@ class Pages:
                 self.cache_dir, ["drawing", 5, *TOOL_VERSIONS, page.spec, CHART_THEMES["light"]], ["svg", "png"],
                 functools.partial(self.drawer.drawings, page.spec, CHART_THEMES["light"]),
                 f"figure ({page.label})'s drawing")
+            # a narrow column draws the narrow chart, or the chart itself where its width is the column's
+            narrow = page.narrow_spec or (page.spec if fits_column(page.spec) else None)
+            self.first_drawings[page.label] = {variant: self.first_drawing(page, variant, narrow)
+                                               for variant in paths.FIRST_DRAWINGS
+                                               if narrow is not None or "narrow" not in variant}
+
+    def first_drawing(self, page: Page, variant: str, narrow_spec: dict | None):
+        """The drawing a page shows until its live chart replaces it, on a dark page, in a narrow column or both
+        (a variant of paths.FIRST_DRAWINGS; the narrow ones drawn from `narrow_spec`) as the live chart draws there,
+        on the page's own background (the light drawing, the one print and link previews show too, is `drawings`').
+        Kept in the cache as those are."""
+        narrow, theme = "narrow" in variant, CHART_THEMES["dark" if variant.endswith("dark") else "light"]
+        spec, width = (narrow_spec, NARROW_WIDTH) if narrow else (page.spec, None)
+        ask = functools.partial(self.drawer.drawings, spec, theme, png=False, background="transparent", fit=narrow,
+                                **({"width": width} if width else {}))
+        return kept_or_asked(self.cache_dir, ["first drawing", 2, *TOOL_VERSIONS, spec, theme, width], ["svg"], ask,
+                             f"figure ({page.label})'s {variant} drawing")
 
     def compiled(self, spec: dict, what: str):
         """A chart's spec compiled to Vega, with its dark theme's changes: kept in the cache by the spec's content,

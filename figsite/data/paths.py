@@ -46,6 +46,16 @@ def image(label: str) -> str:
     return f"{IMAGES}/figure-{label}"
 
 
+# The other drawings of a figure's opening state that its page shows until the live chart replaces it (the light
+# wide one is `image`'s): each named by what it is drawn for, after a dot, which no label holds.
+FIRST_DRAWINGS = ("dark", "narrow", "narrow-dark")
+
+
+def first_drawing(label: str, variant: str) -> str:
+    """A figure's drawing for a dark page, a narrow column or both (a variant of FIRST_DRAWINGS), as an SVG file."""
+    return f"{IMAGES}/figure-{label}.{variant}.svg"
+
+
 def qr_image(label: str) -> str:
     """A figure's QR code, which opens its page at the site's public address, without its extension (.svg, .png):
     written only where [site] gives a base_url."""

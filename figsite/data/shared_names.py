@@ -37,6 +37,10 @@ CLICKS_META = "clicks"  # what a click on a mark chooses: [{"field": a field of 
 PICK = "pick_"  # the datum field a clickable mark carries for the param it sets: "pick_token" (charts.clickable)
 
 NARROW_PX = 480  # a column narrower than this (a phone) draws a figure's narrow chart (figures.kind narrow_chart)
+# The hint above a drawing wider than its column: its words with a mouse and on a touch screen, then what it shows
+# where the marks stand for the text's tokens, or else (the build writes it above a phone's drawing, the script later).
+SCROLL_HINT = {"mouse": "Scroll sideways", "touch": "Swipe sideways", "columns": " to see every position",
+               "whole": " to see the whole chart"}
 
 # The live page's datasets and downloads (figsite.data.live_data): {name: [its fields, in order]}, {name: [columns]}.
 LIVE_DATASETS = {name: list(dataset.fields) for name, dataset in live_data.DATASETS.items()}
@@ -48,7 +52,7 @@ FOLLOW_NAME = live_data.FOLLOW_NAME  # the param of the followed token's text
 # TOP_K (the read-out's tokens kept per stage and position) and PER_SHARE (a share's units) are the live page's: its
 # datasets and downloads lay out the model's outputs as the build's data files do.
 FOR_SCRIPTS = ("TOKEN_PARAMS", "TOKEN", "POSITION", "FROM", "DESCRIPTION", "VIEW", "NAMES", "LEFT_OUT_SIGNAL", "SHARES",
-               "ATTENTION_META", "LOADS_META", "RENDERER_META", "CLICKS_META", "PICK", "NARROW_PX", "LEFT_OUT",
+               "ATTENTION_META", "LOADS_META", "RENDERER_META", "CLICKS_META", "PICK", "NARROW_PX", "SCROLL_HINT", "LEFT_OUT",
                "MIN_SHARE", "TOP_K", "PER_SHARE", "LIVE_DATASETS", "LIVE_TABLES",
                "LIVE_PANELS", "LIVE_TOP", "LIVE_FOLLOW", "FOLLOW_NAME")
 

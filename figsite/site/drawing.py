@@ -27,6 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]  # figsite/site/this.py -> the project folder (templates/ is there)
 STATIC_WIDTH = 640  # the width of the drawings made at build time, where no page gives a container
+NARROW_WIDTH = 344  # the width of a narrow chart's drawing: the column of a phone 360 px wide (site.css: 8 px a side)
 COUNT, LENGTH = struct.Struct(">I"), struct.Struct(">Q")
 
 
@@ -57,10 +58,14 @@ class Drawer:
         theme (JSON bytes), the changes that make it the dark theme's (JSON bytes; see `differences`)]."""
         return self._least_busy().ask({"job": "compile", "spec": spec, "themes": themes})
 
-    def drawings(self, spec: dict, theme: dict) -> Future:
-        """The chart's opening state drawn at `STATIC_WIDTH` in the given theme: a Future of [SVG bytes, PNG bytes].
-        The PNG is the small picture of it (the index's, a link preview's): its shapes without its words."""
-        return self._least_busy().ask({"job": "draw", "spec": spec, "theme": theme})
+    def drawings(self, spec: dict, theme: dict, width: int = STATIC_WIDTH, png: bool = True,
+                 background: str = "white", fit: bool = False) -> Future:
+        """The chart's opening state drawn `width` wide (where it says "container"; with `fit`, the whole fitted to
+        that width as on a page) in the given theme, on `background`: a Future of [SVG bytes, PNG bytes], or of
+        [SVG bytes] without `png`. The PNG is the small picture of it (the index's, a link preview's): its shapes
+        without its words."""
+        return self._least_busy().ask({"job": "draw", "spec": spec, "theme": theme, "width": width, "png": png,
+                                       "background": background, "fit": fit})
 
     def _least_busy(self) -> _Worker:
         """The first of the processes with the fewest jobs waiting (each vl-convert does one job at a time)."""
@@ -209,10 +214,13 @@ def _do(vl_convert, request: dict) -> list[bytes]:
     if request["job"] == "draw":
         # Laid out as Vega-Lite lays out views of a fixed width, without fitting the whole to a column: a page has
         # a column, a drawing has none, and fitting makes Vega lay the chart out twice (a third of the time).
-        spec = {key: value for key, value in fixed_width(request["spec"]).items() if key != "autosize"}
-        spec["config"] = {**request["theme"], "background": "white"}
+        # A narrow column's drawing (`fit`) is laid out as its live chart is, fitted to the phone's column: its size
+        # is the live chart's there.
+        spec = {key: value for key, value in fixed_width(request["spec"], request["width"]).items()
+                if key != "autosize" or request["fit"]}
+        spec["config"] = {**request["theme"], "background": request["background"]}
         svg = stable_ids(vl_convert.vegalite_to_svg(spec, vl_version=vl_version()))
-        return [svg.encode("utf-8"), vl_convert.svg_to_png(shapes_only(svg), scale=1)]
+        return [svg.encode("utf-8")] + ([vl_convert.svg_to_png(shapes_only(svg), scale=1)] if request["png"] else [])
     raise ValueError(f"no such job: {request['job']!r}")
 
 
@@ -255,12 +263,23 @@ def stable_ids(svg: str) -> str:
     return svg
 
 
-def fixed_width(node):
-    """A copy of a spec with every width "container" made a number: a drawing made at build time has no page."""
+def fits_column(node) -> bool:
+    """Whether a Vega-Lite spec has a view of width "container": one that takes its column's width (its data, which
+    can be large, are not read)."""
     if isinstance(node, dict):
-        return {k: (STATIC_WIDTH if k == "width" and v == "container" else fixed_width(v)) for k, v in node.items()}
+        return node.get("width") == "container" or any(fits_column(v) for k, v in node.items()
+                                                       if k not in ("datasets", "data", "values"))
     if isinstance(node, list):
-        return [fixed_width(v) for v in node]
+        return any(fits_column(v) for v in node)
+    return False
+
+
+def fixed_width(node, width: int = STATIC_WIDTH):
+    """A copy of a spec with every width "container" made `width`: a drawing made at build time has no page."""
+    if isinstance(node, dict):
+        return {k: (width if k == "width" and v == "container" else fixed_width(v, width)) for k, v in node.items()}
+    if isinstance(node, list):
+        return [fixed_width(v, width) for v in node]
     return node
 
 

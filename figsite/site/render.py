@@ -154,6 +154,7 @@ class ShownPage(Page):
     narrow_dark: list = None  # the changes that make the narrow chart the dark theme's
     token_param: str | None = None  # the chart's token choice, where it has one (shared_names.token_param)
     token_row: list = ()  # the row of tokens that chooses its token, where it has one (shared_names.token_row)
+    inputs: list | None = None  # the chart's inputs as Vega writes them, written at build time (figsite.site.inputs)
     text_rows: list = ()  # the texts it reads shown as plain rows of tokens, where it draws no row (text_rows)
     data_files: list = ()  # (path in the site, SHA-256) of the data files it reads
 

@@ -26,7 +26,8 @@ from figsite.data import paths
 from figsite.data import shared_names
 from figsite.data.run import Run, head_file_text
 from figsite.site import public
-from figsite.site.drawing import differences
+from figsite.site.drawing import NARROW_WIDTH, differences, fits_column
+from figsite.site.inputs import chart_inputs
 from figsite.site.index_page import Preview, index_parts, svg_size
 from figsite.site.live import COVERED_KINDS, LivePage, write_live_files
 from figsite.site.model_map import model_map
@@ -44,7 +45,9 @@ class Site:
     bundle: returns the Vega bundle (bytes); drawings: label -> returns the figure's [SVG, PNG] (bytes); charts:
     label -> returns the figure's chart compiled to Vega and its dark theme's changes (JSON bytes,
     figsite.site.drawing.Drawer.compiled), and the live page's under "live-" + its figures' keys; narrow: label
-    -> the same of the figure's narrow chart, or None where it has none. Each is asked for when a writer needs
+    -> the same of the figure's narrow chart, or None where it has none; first_drawings: label -> the drawings its
+    page shows until the live chart replaces them, on a dark page and in a narrow column (paths.FIRST_DRAWINGS),
+    each a callable that returns [SVG]. Each is asked for when a writer needs
     it, as late as can be. live: the live page (--live; figsite.site.live), or None. cache_dir: the build's cache
     folder, or None.
     """
@@ -55,6 +58,7 @@ class Site:
     drawings: dict
     charts: dict
     narrow: dict = field(default_factory=dict)
+    first_drawings: dict = field(default_factory=dict)  # label -> {variant of paths.FIRST_DRAWINGS: returns [SVG]}
     info: SiteInfo = field(default_factory=SiteInfo)  # the config's [site] table
     live: LivePage | None = None
     cache_dir: Path | None = None  # the build's cache: the templates are kept there compiled (render.environment)
@@ -108,10 +112,12 @@ class Site:
         address = public.address(self.info, page.file)
         files = [paths.in_data(paths.text_data(self.run.slugs[text])) for text in page.texts]
         files += [paths.in_data(path) for path in page.reads]
-        token_row = shared_names.token_row(chart)
+        token_row, token_param = shared_names.token_row(chart), shared_names.token_param(chart)
         return ShownPage.of(
             page, address=address, qr=public.qr_code(page.label, address), chart=chart, dark=dark, narrow=narrow,
-            narrow_dark=narrow_dark, token_param=shared_names.token_param(chart), token_row=token_row,
+            narrow_dark=narrow_dark, token_param=token_param, token_row=token_row,
+            # a token param is always chosen by a row of tokens: the figure's own, or its text page's
+            inputs=chart_inputs(chart, steered=token_param),
             text_rows=[] if token_row else text_rows(self.run, page),
             data_files=[(path, self.checksums[path]) for path in [*files, paths.in_data(paths.RUN_RECORD)]])
 
@@ -129,13 +135,33 @@ class Site:
         """What every template is given."""
         return {"run": self.run, "site": self.info, "pages": self.pages, "notice": notice(self.run),
                 "paths": paths, "text_pages": self.text_pages, "live": self.live, "live_kinds": COVERED_KINDS,
-                "drawing_size": self.drawing_size}
+                "first_drawing": self.first_drawing, "scroll_hint": shared_names.SCROLL_HINT}
 
-    def drawing_size(self, label: str) -> tuple[int, int]:
-        """The figure's drawing's width and height in whole pixels: the size its page gives the drawing it shows
-        until the live chart replaces it, so that nothing moves then."""
-        width, height = svg_size(self.drawn[label][0])
-        return round(width), round(height)
+    @cached_property
+    def gathered_by_label(self) -> dict:
+        return {page.label: page for page in self.gathered}
+
+    @cached_property
+    def first_drawn(self) -> dict:
+        """label -> {variant of paths.FIRST_DRAWINGS: SVG}: the figure's other first drawings (waiting for them)."""
+        return {page.label: {variant: drawn()[0] for variant, drawn in self.first_drawings.get(page.label, {}).items()}
+                for page in self.gathered}
+
+    def first_drawing(self, label: str) -> dict:
+        """What the figure's page shows in its chart's box until the live chart replaces it: for the wide chart and,
+        where the figure has one, the narrow chart, a FirstDrawing (the light drawing's address, the dark one's, and
+        their size in whole pixels, which the page gives them so that nothing moves when the chart goes live)."""
+        variants = self.first_drawn[label]
+        out = {"wide": FirstDrawing.of(paths.image(label) + ".svg", self.drawn[label][0],
+                                       variants.get("dark") and paths.first_drawing(label, "dark"))}
+        if "narrow" in variants:
+            # a narrow chart of a fixed width may be wider than a phone; a chart as wide as its column fits it
+            narrow_spec = self.gathered_by_label[label].narrow_spec
+            column = NARROW_WIDTH if narrow_spec is not None and not fits_column(narrow_spec) else None
+            out["narrow"] = FirstDrawing.of(paths.first_drawing(label, "narrow"), variants["narrow"],
+                                            "narrow-dark" in variants and paths.first_drawing(label, "narrow-dark"),
+                                            column)
+        return out
 
     @cached_property
     def env(self):
@@ -149,6 +175,23 @@ class Site:
     def preview(self, file: str, title: str, description: str, image: str):
         """The link preview of the page `file` (public.link_preview), or None without a base_url."""
         return public.link_preview(self.info, file, title, description, image)
+
+
+@dataclass(frozen=True)
+class FirstDrawing:
+    """One drawing a chart's box shows until the live chart is drawn: its address in the site (light), the address
+    of the same for a dark page (or None), and its width and height in whole pixels."""
+
+    src: str
+    dark: str | None
+    width: int
+    height: int
+    scrolls: bool = False  # wider than the column it is drawn for (a phone's): the page says it scrolls sideways
+
+    @classmethod
+    def of(cls, src: str, svg: bytes, dark: str | None, column: int | None = None) -> "FirstDrawing":
+        width, height = svg_size(svg)
+        return cls(src, dark or None, round(width), round(height), column is not None and width > column + 1)
 
 
 class Writer(Protocol):
@@ -239,6 +282,8 @@ class Drawings:
         for page in site.gathered:
             for suffix, drawing in zip(("svg", "png"), site.drawn[page.label]):
                 (folder / f"{page.image}.{suffix}").write_bytes(drawing)
+            for variant, drawing in site.first_drawn[page.label].items():
+                (folder / paths.first_drawing(page.label, variant)).write_bytes(drawing)
         public.write_qr_codes(folder, site.pages)
 
 
@@ -248,11 +293,10 @@ class TextPages:
     will be."""
 
     def write(self, folder: Path, site: Site) -> None:
-        heights = {label: round(svg_size(svg)[1]) for label, (svg, _) in site.drawn.items()}
         for text_page in site.text_pages:
             share = site.preview(text_page.file, f"Figures of “{text_page.text}”", text_page.description,
                                  f"{text_page.pages[0].image}.png")
-            site.render(folder, text_page.file, "text.html", text_page=text_page, heights=heights, share=share)
+            site.render(folder, text_page.file, "text.html", text_page=text_page, share=share)
 
 
 class Live:

@@ -51,6 +51,7 @@
   var CLICKS_META = "clicks";
   var PICK = "pick_";
   var NARROW_PX = 480;
+  var SCROLL_HINT = { "mouse": "Scroll sideways", "touch": "Swipe sideways", "columns": " to see every position", "whole": " to see the whole chart" };
   var TOP_K = 10;
   var PER_SHARE = 1e4;
   var LIVE_DATASETS = { "panels": ["l", "h", "u"], "top": ["stage", "q", "rank", "token", "id", "p"], "follow": ["stage", "q", "p", "rank"] };
@@ -208,15 +209,16 @@
   var ACTIONS = { export: true, source: false, compiled: false, editor: false };
   function draw(el, spec, options, drawn) {
     var drawing = el.querySelector(".chart-drawing"), controls = el.querySelector(".control-bar .vega-bindings");
-    controls.textContent = "";
+    var inputs = document.createElement("div");
     return window.vegaEmbed(drawing, spec, {
       mode: "vega",
       actions: ACTIONS,
       renderer: options.renderer || "svg",
-      bind: controls,
+      bind: inputs,
       downloadFileName: options.fileName
     }).then(function(result2) {
       var view = result2.view;
+      controls.replaceChildren.apply(controls, Array.prototype.slice.call(inputs.childNodes));
       el.vegaView = view;
       var menu = el.querySelector("details > summary");
       if (menu) menu.setAttribute("aria-label", "Save the chart as SVG or PNG");
@@ -277,10 +279,13 @@
   }
   function scrollHint(el) {
     var hint = el.querySelector(".scroll-hint");
-    if (hint) return hint;
+    if (hint) {
+      hint.classList.remove("first-hint");
+      return hint;
+    }
     hint = document.createElement("p");
     hint.className = "scroll-hint";
-    [["on-mouse", "Scroll sideways"], ["on-touch", "Swipe sideways"]].forEach(function(words) {
+    [["on-mouse", SCROLL_HINT.mouse], ["on-touch", SCROLL_HINT.touch]].forEach(function(words) {
       var span = hint.appendChild(document.createElement("span"));
       span.className = words[0];
       span.textContent = words[1];
@@ -288,6 +293,9 @@
     hint.appendChild(document.createTextNode(""));
     el.insertBefore(hint, el.querySelector(".chart-drawing"));
     return hint;
+  }
+  function sayHint(hint, columns) {
+    hint.lastChild.textContent = columns ? SCROLL_HINT.columns : SCROLL_HINT.whole;
   }
   function scrollBox(el, chosenInSight) {
     var box = el.querySelector(".chart-wrapper");
@@ -297,7 +305,7 @@
     else box.removeAttribute("tabindex");
     hint.hidden = !wide;
     var columns = param && tokenColumn(el, el.vegaView, param.name, el.vegaView.signal(param.name));
-    hint.lastChild.textContent = columns ? " to see every position" : " to see the whole chart";
+    sayHint(hint, columns);
     if (chosenInSight) chosenInView(el, true);
     fadeEdges(box);
   }

@@ -55,6 +55,7 @@
   var RENDERER_META = "renderer";
   var CLICKS_META = "clicks";
   var NARROW_PX = 480;
+  var SCROLL_HINT = { "mouse": "Scroll sideways", "touch": "Swipe sideways", "columns": " to see every position", "whole": " to see the whole chart" };
   var LEFT_OUT = "0.5%";
 
   // templates/js/shared/charts.js
@@ -85,15 +86,16 @@
   var ACTIONS = { export: true, source: false, compiled: false, editor: false };
   function draw(el, spec, options, drawn2) {
     var drawing = el.querySelector(".chart-drawing"), controls = el.querySelector(".control-bar .vega-bindings");
-    controls.textContent = "";
+    var inputs = document.createElement("div");
     return window.vegaEmbed(drawing, spec, {
       mode: "vega",
       actions: ACTIONS,
       renderer: options.renderer || "svg",
-      bind: controls,
+      bind: inputs,
       downloadFileName: options.fileName
     }).then(function(result) {
       var view = result.view;
+      controls.replaceChildren.apply(controls, Array.prototype.slice.call(inputs.childNodes));
       el.vegaView = view;
       var menu = el.querySelector("details > summary");
       if (menu) menu.setAttribute("aria-label", "Save the chart as SVG or PNG");
@@ -154,10 +156,13 @@
   }
   function scrollHint(el) {
     var hint = el.querySelector(".scroll-hint");
-    if (hint) return hint;
+    if (hint) {
+      hint.classList.remove("first-hint");
+      return hint;
+    }
     hint = document.createElement("p");
     hint.className = "scroll-hint";
-    [["on-mouse", "Scroll sideways"], ["on-touch", "Swipe sideways"]].forEach(function(words) {
+    [["on-mouse", SCROLL_HINT.mouse], ["on-touch", SCROLL_HINT.touch]].forEach(function(words) {
       var span = hint.appendChild(document.createElement("span"));
       span.className = words[0];
       span.textContent = words[1];
@@ -165,6 +170,9 @@
     hint.appendChild(document.createTextNode(""));
     el.insertBefore(hint, el.querySelector(".chart-drawing"));
     return hint;
+  }
+  function sayHint(hint, columns) {
+    hint.lastChild.textContent = columns ? SCROLL_HINT.columns : SCROLL_HINT.whole;
   }
   function scrollBox(el, chosenInSight) {
     var box = el.querySelector(".chart-wrapper");
@@ -174,7 +182,7 @@
     else box.removeAttribute("tabindex");
     hint.hidden = !wide;
     var columns = param && tokenColumn(el, el.vegaView, param.name, el.vegaView.signal(param.name));
-    hint.lastChild.textContent = columns ? " to see every position" : " to see the whole chart";
+    sayHint(hint, columns);
     if (chosenInSight) chosenInView(el, true);
     fadeEdges(box);
   }
@@ -313,6 +321,86 @@
       if (el.pendingToken !== void 0) pairs.push([tokenKey, el.pendingToken]);
     });
     writeAddress(pairs);
+  }
+
+  // templates/js/figures/early.js
+  function inputsNamed(el, name) {
+    return Array.prototype.filter.call(el.querySelectorAll(".vega-bindings [name]"), function(input) {
+      return input.getAttribute("name") === name;
+    });
+  }
+  function inputValue(el, name) {
+    var inputs = inputsNamed(el, name);
+    if (!inputs.length) return void 0;
+    if (inputs[0].type === "radio") {
+      var checked = inputs.filter(function(input) {
+        return input.checked;
+      })[0];
+      return checked ? checked.value : void 0;
+    }
+    if (inputs[0].type === "checkbox") return String(inputs[0].checked);
+    if (inputs[0].tagName === "SELECT" && inputs[0].selectedIndex < 0) return void 0;
+    return inputs[0].value;
+  }
+  function setInput(el, name, raw) {
+    inputsNamed(el, name).forEach(function(input) {
+      if (input.type === "radio") input.checked = input.value === raw;
+      else if (input.type === "checkbox") input.checked = raw === "true";
+      else if (input.tagName === "SELECT") {
+        if (Array.prototype.some.call(input.options, function(o) {
+          return o.value === raw;
+        })) input.value = raw;
+      } else {
+        input.value = raw;
+        if (input.type === "range" && input.nextElementSibling) input.nextElementSibling.textContent = input.value;
+      }
+    });
+  }
+  function showAddress(el) {
+    var state = readAddress();
+    Array.prototype.forEach.call(el.querySelectorAll(".vega-bindings [name]"), function(input) {
+      var name = input.getAttribute("name"), key = addressKey(el, name);
+      if (key in state) setInput(el, name, state[key]);
+    });
+  }
+  function followRanges(el) {
+    el.addEventListener("input", function(event) {
+      var input = event.target;
+      if (el.vegaView || input.type !== "range" || !input.nextElementSibling) return;
+      input.nextElementSibling.textContent = input.value;
+    });
+  }
+  function focusedInput(el) {
+    var input = document.activeElement;
+    if (!input || !el.contains(input) || !input.closest(".vega-bindings") || !input.getAttribute("name")) return null;
+    return { name: input.getAttribute("name"), value: input.value };
+  }
+  function focusAgain(el, focused) {
+    if (!focused) return;
+    var inputs = inputsNamed(el, focused.name);
+    var input = inputs.filter(function(i) {
+      return i.type !== "radio" || i.value === focused.value;
+    })[0];
+    if (input) input.focus({ preventScroll: true });
+  }
+  function keepClicks(el) {
+    var first = el.querySelector(".first-drawing");
+    if (!first) return;
+    first.addEventListener("click", function(event) {
+      var box = first.getBoundingClientRect();
+      el.earlyClick = { x: event.clientX - box.left, y: event.clientY - box.top };
+    });
+  }
+  function clickAgain(el) {
+    var click = el.earlyClick;
+    el.earlyClick = void 0;
+    if (!click) return;
+    var box = el.querySelector(".chart-drawing").getBoundingClientRect();
+    var x = box.left + click.x, y = box.top + click.y, target = document.elementFromPoint(x, y);
+    if (!target || !el.contains(target)) return;
+    ["mousemove", "mousedown", "mouseup", "click"].forEach(function(type) {
+      target.dispatchEvent(new MouseEvent(type, { bubbles: true, cancelable: true, clientX: x, clientY: y, view: window }));
+    });
   }
 
   // templates/js/figures/tokens.js
@@ -487,24 +575,23 @@
   }
   function restOfInputs(el) {
     var rest = el.querySelector(".more-bindings");
-    if (!rest) {
-      rest = document.createElement("div");
-      rest.className = "vega-bindings more-bindings";
-      el.insertBefore(rest, el.querySelector(".chart-drawing"));
-    }
     rest.textContent = "";
     return rest;
+  }
+  function placeFirstInputs(el) {
+    el.inputs = Array.prototype.slice.call(el.querySelectorAll(".control-bar .vega-bind"));
+    placeInputs(el);
   }
 
   // templates/js/figures/draw.js
   function describeChart(el, view) {
     describe(document.getElementById(el.getAttribute("data-description")), view);
   }
-  function openAtAddress(el, params) {
+  function openAtInputs(el, params) {
     var state = readAddress();
     params.forEach(function(p) {
-      var key = addressKey(el, p.name);
-      var raw = p.name === el.getAttribute("data-token-param") && el.pendingToken !== void 0 ? String(el.pendingToken) : state[key];
+      var key = addressKey(el, p.name), held = inputValue(el, p.name);
+      var raw = p.name === el.getAttribute("data-token-param") && el.pendingToken !== void 0 ? String(el.pendingToken) : held !== void 0 ? held : state[key];
       if (raw !== void 0) {
         var value = allowed(p.bind, raw);
         if (value !== void 0) p.value = value;
@@ -527,11 +614,12 @@
       });
     });
   }
-  function drawn(el, view, spec, params, controls) {
+  function drawn(el, view, spec, params, controls, focused) {
     describeChart(el, view);
     followClicks(el, view, spec);
     tooltipOnTap(view);
     el.inputs = Array.prototype.slice.call(controls.querySelectorAll(".vega-bind"));
+    restOfInputs(el);
     hideSteeredInput(el);
     placeInputs(el);
     var following = spec.usermeta && spec.usermeta[ATTENTION_META] ? followAttention(view, spec, function() {
@@ -540,9 +628,11 @@
     var chooser = tokenParam(el);
     if (chooser) showChosen(el, view.signal(chooser.name));
     listenToParams(el, view, params);
+    focusAgain(el, focused);
     return Promise.resolve(following).then(function() {
       scrollBox(el, true);
       el.setAttribute("data-rendered", "true");
+      clickAgain(el);
       return view;
     });
   }
@@ -552,12 +642,12 @@
     var spec = chartSpec(el, narrow);
     var params = boundParams(spec);
     el.boundParams = params;
-    openAtAddress(el, params);
+    openAtInputs(el, params);
+    var focused = focusedInput(el);
     var renderer = spec.usermeta && spec.usermeta[RENDERER_META] || "svg";
-    restOfInputs(el);
     el.picks = spec.usermeta && spec.usermeta[CLICKS_META] || [];
     return draw(el, spec, { renderer, fileName: el.id.replace(/^chart-/, "figure-") }, function(view, controls) {
-      return drawn(el, view, spec, params, controls);
+      return drawn(el, view, spec, params, controls, focused);
     });
   }
   function drawWhenNear(els) {
@@ -594,6 +684,7 @@
       var view = el.vegaView;
       if (!view) {
         el.pendingToken = void 0;
+        showAddress(el);
         return;
       }
       boundParams(el.boundParams ? { signals: el.boundParams } : chartSpec(el)).forEach(function(p) {
@@ -644,7 +735,16 @@
   listenToRows();
   listenToTaps();
   rowsInSight();
-  drawWhenNear(charts);
+  charts.forEach(function(el) {
+    placeFirstInputs(el);
+    showAddress(el);
+    followRanges(el);
+    keepClicks(el);
+  });
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", function() {
+    drawWhenNear(charts);
+  });
+  else drawWhenNear(charts);
   window.addEventListener("hashchange", followAddress);
   if (darkScheme && darkScheme.addEventListener) {
     darkScheme.addEventListener("change", function() {

@@ -5,6 +5,7 @@ import { describe, draw as drawChart, tokenParam, wantsNarrow } from "../shared/
 import { ATTENTION_META, CLICKS_META, LOADS_META, RENDERER_META } from "../shared/names.js";
 import { chosenInView, scrollBox } from "../shared/scroll.js";
 import { followAttention, followLoads } from "./loads.js";
+import { clickAgain, focusAgain, focusedInput, inputValue } from "./early.js";
 import { followClicks, hideSteeredInput, placeInputs, restOfInputs, tooltipOnTap } from "./inputs.js";
 import { addressKey, boundParams, chartSpec, writeChartsAddress } from "./page.js";
 import { follow, showChosen } from "./tokens.js";
@@ -14,13 +15,15 @@ function describeChart(el, view) {
   describe(document.getElementById(el.getAttribute("data-description")), view);
 }
 
-// Each param opens at the value the address gives it (or the token chosen in the text's other figures), where its
-// input allows that value.
-function openAtAddress(el, params) {
+// Each param opens at the value its input holds (the build's input, which shows what the address gives it and what
+// the reader chose before the chart was live, or the live chart's as it was), else at the address's, or at the
+// token chosen in the text's other figures: where its input allows that value.
+function openAtInputs(el, params) {
   var state = readAddress();
   params.forEach(function (p) {
-    var key = addressKey(el, p.name);
-    var raw = p.name === el.getAttribute("data-token-param") && el.pendingToken !== undefined ? String(el.pendingToken) : state[key];
+    var key = addressKey(el, p.name), held = inputValue(el, p.name);
+    var raw = p.name === el.getAttribute("data-token-param") && el.pendingToken !== undefined ? String(el.pendingToken)
+      : held !== undefined ? held : state[key];
     if (raw !== undefined) {
       var value = allowed(p.bind, raw);
       if (value !== undefined) p.value = value;
@@ -48,11 +51,12 @@ function listenToParams(el, view, params) {
 }
 
 // What a drawn chart does: its description, clicks, taps, inputs, data loaded on demand, the reader's choices.
-function drawn(el, view, spec, params, controls) {
+function drawn(el, view, spec, params, controls, focused) {
   describeChart(el, view);
   followClicks(el, view, spec);
   tooltipOnTap(view);
   el.inputs = Array.prototype.slice.call(controls.querySelectorAll(".vega-bind"));
+  restOfInputs(el);  // the inputs placed below the bar before: the live chart's take their place
   hideSteeredInput(el);
   placeInputs(el);
   var following = spec.usermeta && spec.usermeta[ATTENTION_META] ? followAttention(view, spec, function () { describeChart(el, view); }) :
@@ -60,9 +64,11 @@ function drawn(el, view, spec, params, controls) {
   var chooser = tokenParam(el);
   if (chooser) showChosen(el, view.signal(chooser.name));  // the address may have chosen another token
   listenToParams(el, view, params);
+  focusAgain(el, focused);
   return Promise.resolve(following).then(function () {
     scrollBox(el, true);
     el.setAttribute("data-rendered", "true");
+    clickAgain(el);
     return view;
   });
 }
@@ -73,13 +79,13 @@ export function draw(el) {
   var spec = chartSpec(el, narrow);
   var params = boundParams(spec);
   el.boundParams = params;
-  openAtAddress(el, params);
+  openAtInputs(el, params);
+  var focused = focusedInput(el);
   var renderer = (spec.usermeta && spec.usermeta[RENDERER_META]) || "svg";
   // The drawing goes in its own box, the inputs into the control bar above it (written afresh on each drawing).
-  restOfInputs(el);
   el.picks = (spec.usermeta && spec.usermeta[CLICKS_META]) || [];
   return drawChart(el, spec, { renderer: renderer, fileName: el.id.replace(/^chart-/, "figure-") }, function (view, controls) {
-    return drawn(el, view, spec, params, controls);
+    return drawn(el, view, spec, params, controls, focused);
   });
 }
 

@@ -83,14 +83,15 @@ export function placeInputs(el) {
   shown.forEach(function (bind) { if (bind.offsetTop > firstLine + 2) rest.appendChild(bind); });
 }
 
-// The box below the bar for those inputs, written afresh on each drawing.
+// The box below the bar for those inputs (the page has it, empty), emptied for each drawing.
 export function restOfInputs(el) {
   var rest = el.querySelector(".more-bindings");
-  if (!rest) {
-    rest = document.createElement("div");
-    rest.className = "vega-bindings more-bindings";
-    el.insertBefore(rest, el.querySelector(".chart-drawing"));
-  }
   rest.textContent = "";
   return rest;
+}
+
+// The build's inputs, before the chart is live: placed as the live chart's will be.
+export function placeFirstInputs(el) {
+  el.inputs = Array.prototype.slice.call(el.querySelectorAll(".control-bar .vega-bind"));
+  placeInputs(el);
 }

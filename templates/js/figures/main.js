@@ -5,7 +5,8 @@ import { allowed, readAddress } from "../shared/address.js";
 import { wantsNarrow } from "../shared/charts.js";
 import { scrollBox } from "../shared/scroll.js";
 import { drawWhenNear, redraw } from "./draw.js";
-import { listenToTaps, placeInputs } from "./inputs.js";
+import { followRanges, keepClicks, showAddress } from "./early.js";
+import { listenToTaps, placeFirstInputs, placeInputs } from "./inputs.js";
 import { addressKey, boundParams, chartSpec, charts, darkScheme } from "./page.js";
 import { listenToRows, rowsInSight } from "./tokens.js";
 
@@ -14,8 +15,9 @@ function followAddress() {
   var state = readAddress();
   charts.forEach(function (el) {
     var view = el.vegaView;
-    if (!view) {  // drawn later, from the address as it is then
+    if (!view) {  // drawn later, from its inputs: they show the address as it is now
       el.pendingToken = undefined;
+      showAddress(el);
       return;
     }
     boundParams(el.boundParams ? { signals: el.boundParams } : chartSpec(el)).forEach(function (p) {
@@ -67,10 +69,20 @@ function keepClearOfBars() {
   }
 }
 
+// At once, before Vega has loaded (figures.js is the page's first script): the build's inputs placed and showing the
+// address's state, and what the reader does to them, to the rows and to the drawings kept. Vega's script follows;
+// the charts are drawn once it has run.
 listenToRows();
 listenToTaps();
 rowsInSight();
-drawWhenNear(charts);
+charts.forEach(function (el) {
+  placeFirstInputs(el);
+  showAddress(el);
+  followRanges(el);
+  keepClicks(el);
+});
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", function () { drawWhenNear(charts); });
+else drawWhenNear(charts);
 window.addEventListener("hashchange", followAddress);
 // Light or dark follows the reader's setting, also when it changes while the page is open.
 if (darkScheme && darkScheme.addEventListener) {

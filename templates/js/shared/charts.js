@@ -44,11 +44,14 @@ var ACTIONS = { export: true, source: false, compiled: false, editor: false };
 // cannot be drawn says so in place of its drawing (data-rendered="error").
 export function draw(el, spec, options, drawn) {
   var drawing = el.querySelector(".chart-drawing"), controls = el.querySelector(".control-bar .vega-bindings");
-  controls.textContent = "";
+  // Vega writes the inputs aside; they take the place of those the bar holds (the build's, or the last drawing's) in
+  // the same task as `drawn` places them, so that the bar never shows both, nor Vega's before they are placed.
+  var inputs = document.createElement("div");
   return window.vegaEmbed(drawing, spec, { mode: "vega", actions: ACTIONS, renderer: options.renderer || "svg",
-                                           bind: controls, downloadFileName: options.fileName })
+                                           bind: inputs, downloadFileName: options.fileName })
     .then(function (result) {
       var view = result.view;
+      controls.replaceChildren.apply(controls, Array.prototype.slice.call(inputs.childNodes));
       el.vegaView = view;
       var menu = el.querySelector("details > summary");
       if (menu) menu.setAttribute("aria-label", "Save the chart as SVG or PNG");  // vega-embed leaves it nameless

@@ -17,6 +17,7 @@ export const RENDERER_META = "renderer";
 export const CLICKS_META = "clicks";
 export const PICK = "pick_";
 export const NARROW_PX = 480;
+export const SCROLL_HINT = {"mouse": "Scroll sideways", "touch": "Swipe sideways", "columns": " to see every position", "whole": " to see the whole chart"};
 export const LEFT_OUT = "0.5%";
 export const MIN_SHARE = 0.005;
 export const TOP_K = 10;

@@ -2,6 +2,7 @@
 // reach; a hint above it says so, the box fades at an edge with more beyond it (site.css), and the chosen token's
 // column is brought into view. Shared by the figure pages and the live page.
 import { tokenParam } from "./charts.js";
+import { SCROLL_HINT } from "./names.js";
 
 var EDGE_ROOM = 24;  // px: between the chosen column, opened at the right, and the box's fading edge
 
@@ -55,13 +56,18 @@ export function fadeEdges(box) {
   box.toggleAttribute("data-more-right", more > 1 && box.scrollLeft < more - 1);
 }
 
-// Said above a drawing wider than its box, where it scrolls: swiped on a touch screen, scrolled with a mouse.
+// Said above a drawing wider than its box, where it scrolls: swiped on a touch screen, scrolled with a mouse. The
+// build writes it above a phone's drawing that is wider than a phone (shown by site.css in a narrow column only,
+// until the live chart says where it is needed).
 export function scrollHint(el) {
   var hint = el.querySelector(".scroll-hint");
-  if (hint) return hint;
+  if (hint) {
+    hint.classList.remove("first-hint");
+    return hint;
+  }
   hint = document.createElement("p");
   hint.className = "scroll-hint";
-  [["on-mouse", "Scroll sideways"], ["on-touch", "Swipe sideways"]].forEach(function (words) {
+  [["on-mouse", SCROLL_HINT.mouse], ["on-touch", SCROLL_HINT.touch]].forEach(function (words) {
     var span = hint.appendChild(document.createElement("span"));
     span.className = words[0];
     span.textContent = words[1];
@@ -69,6 +75,11 @@ export function scrollHint(el) {
   hint.appendChild(document.createTextNode(""));
   el.insertBefore(hint, el.querySelector(".chart-drawing"));
   return hint;
+}
+
+// The hint's words after "Scroll sideways": where the chart's marks stand for its tokens, every position.
+function sayHint(hint, columns) {
+  hint.lastChild.textContent = columns ? SCROLL_HINT.columns : SCROLL_HINT.whole;
 }
 
 // A drawn chart's box: a keyboard stop and a hint where the drawing is wider than it, faded edges; with
@@ -81,7 +92,7 @@ export function scrollBox(el, chosenInSight) {
   else box.removeAttribute("tabindex");
   hint.hidden = !wide;
   var columns = param && tokenColumn(el, el.vegaView, param.name, el.vegaView.signal(param.name));
-  hint.lastChild.textContent = columns ? " to see every position" : " to see the whole chart";
+  sayHint(hint, columns);
   if (chosenInSight) chosenInView(el, true);
   fadeEdges(box);
 }
