@@ -90,7 +90,7 @@ class _Worker:
     def __init__(self):
         self.process = None
         self._waiting = deque()  # futures in the order of their requests
-        self._outbox = queue.SimpleQueue()  # request lines, in the same order, for the writer thread
+        self._outbox = queue.SimpleQueue()  # requests, in the same order, for the writer thread
         self.ended = False  # the process has gone: no answer will come
         self._lock = threading.Lock()  # guards _waiting, _outbox's order and ended
 
@@ -100,7 +100,6 @@ class _Worker:
 
     def ask(self, request: dict) -> Future:
         future = Future()
-        line = json.dumps(request, ensure_ascii=False).encode("utf-8") + b"\n"
         with self._lock:
             if self.ended:
                 future.set_exception(DrawingError("the drawing process ended before it answered"))
@@ -108,7 +107,7 @@ class _Worker:
             if self.process is None:
                 self._start()
             self._waiting.append(future)
-            self._outbox.put(line)
+            self._outbox.put(request)
         return future
 
     def _start(self) -> None:
@@ -121,9 +120,11 @@ class _Worker:
     def _write(self, stream) -> None:
         """Writes each request line as it comes; ends at None or when the process is gone (the reader then
         fails every future still waiting)."""
-        while (line := self._outbox.get()) is not None:
+        # Each written as JSON only when its turn comes: the lines of a long text's charts, several MB each, are not
+        # all held at once while the model still runs.
+        while (request := self._outbox.get()) is not None:
             try:
-                stream.write(line)
+                stream.write(json.dumps(request, ensure_ascii=False).encode("utf-8") + b"\n")
                 stream.flush()
             except (OSError, ValueError):  # the process ended, or its stdin was closed
                 return
