@@ -78,17 +78,21 @@ def snapshot(folder: Path) -> dict:
 
 
 def reserved_heights(site: Path) -> list[tuple[str, str, int, float]]:
-    """For each chart of each text page: (page, label, the height it keeps until drawn, its drawing's height as
-    its SVG says, read here and not by the build). Fails where a chart on a text page keeps no height."""
+    """For each first drawing of each chart of each text page (its light, dark and phone's drawings): (page, label,
+    the height the page gives it, which the chart keeps until drawn, the height its SVG says, read here and not by
+    the build). Fails where a chart on a text page shows no drawing or one without its height."""
     out = []
     for page in sorted(site.glob("text-*.html")):
         html = page.read_text(encoding="utf-8")
-        charts = re.findall(r'id="chart-([^"]+)"[^>]*?style="--chart-height: (\d+)px"', html, re.S)
-        assert len(charts) == html.count('class="chart '), f"{page.name}: a chart without its height"
-        for label, height in charts:
-            svg = (site / "img" / f"figure-{label}.svg").read_text(encoding="utf-8")
-            drawn = float(re.search(r'<svg\b[^>]*?\sheight="([0-9.]+)"', svg).group(1))
-            out.append((page.name, label, int(height), drawn))
+        charts = re.findall(r'id="chart-([^"]+)".*?<div class="first-drawing">(.*?)</div>', html, re.S)
+        assert charts and len(charts) == html.count('class="chart '), f"{page.name}: a chart without its drawing"
+        for label, drawings in charts:
+            shown = re.findall(r'(?:src|srcset)="(img/[^"]+)"[^>]*?height="(\d+)"', drawings)
+            assert shown, f"{page.name}: chart-{label} shows no drawing with its height"
+            for src, height in shown:
+                svg = (site / src).read_text(encoding="utf-8")
+                drawn = float(re.search(r'<svg\b[^>]*?\sheight="([0-9.]+)"', svg).group(1))
+                out.append((page.name, label, int(height), drawn))
     return out
 
 

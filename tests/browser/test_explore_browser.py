@@ -372,8 +372,10 @@ def charts_as_opened(page) -> list[dict]:
 
 
 def drawing_height(site: Path, label: str) -> float:
-    """The height of the figure's drawing made at build time, as its SVG says (read here, not by the build)."""
-    svg = (site / "img" / f"figure-{label}.svg").read_text(encoding="utf-8")
+    """The height of the figure's drawing made at build time that a phone shows (its phone's drawing, where it has
+    one), as its SVG says (read here, not by the build)."""
+    phone = site / "img" / f"figure-{label}.narrow.svg"
+    svg = (phone if phone.exists() else site / "img" / f"figure-{label}.svg").read_text(encoding="utf-8")
     return float(re.search(r'<svg[^>]*?\sheight="([0-9.]+)"', svg).group(1))
 
 

@@ -1,8 +1,8 @@
 """The figure is there at once (issue 34, point 1): each chart's box shows the build's drawing of its opening state
 before Vega has drawn anything, at the size the live chart takes, named for a screen reader by the chart's
 description; the live chart then replaces it in the same box, and the page does not jump: its cumulative layout
-shift, from file://, stays under 0.01 on a page whose chart has no inputs. Where vega-embed writes a chart's inputs
-into the bar above the drawing, that bar still grows when the chart goes live (an expected failure below)."""
+shift, from file://, stays under 0.01, also where the chart has inputs (the build writes them as Vega will) and on a
+phone (the box shows the narrow chart's drawing there)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ new PerformanceObserver(list => { for (const entry of list.getEntries()) {
 # The first chart's box: its drawing (the build's image or the live chart's SVG), where it lies and how tall it is,
 # and the image's name and whether it has loaded.
 FIRST_BOX = """() => {
-  const chart = document.querySelector('[data-spec]'), img = chart.querySelector('.chart-drawing img');
+  const chart = document.querySelector('[data-spec]');
+  const img = [...chart.querySelectorAll('.chart-drawing img')].find(i => i.checkVisibility());
   const svg = chart.querySelector('.chart-drawing svg.marks'), shown = img || svg;
   const box = shown && shown.getBoundingClientRect();
   return {img: !!img, svg: !!svg, height: box && Math.round(box.height), visible: !!shown && shown.checkVisibility(),
@@ -87,11 +88,21 @@ def test_nothing_moves_when_a_chart_without_inputs_goes_live(context, random_sit
     assert shift < MOST_SHIFT, f"{name}: cumulative layout shift {shift:.3f}"
 
 
-@pytest.mark.xfail(strict=True, reason="issue 34: the inputs vega-embed writes into the bar push the drawing down")
-def test_nothing_moves_when_a_chart_with_inputs_goes_live(context, random_site):
-    page = opened(context, random_site, "figure-lens.html")
-    page.wait_for_function(LIVE)
-    page.wait_for_timeout(200)
-    shift = page.evaluate("window.layoutShift")
-    page.close()
-    assert shift < MOST_SHIFT, f"figure-lens.html: cumulative layout shift {shift:.3f}"
+WITH_INPUTS = ["figure-lens.html", "figure-l.html", "figure-i.html", "figure-cost.html", "figure-knockout.html",
+               "figure-ledger.html", "figure-patching.html", "figure-head-roles.html", "figure-all-heads.html",
+               "figure-question-and-keys.html", "figure-find-head.html"]
+
+
+@pytest.mark.parametrize("width", [1100, 360])
+@pytest.mark.parametrize("name", WITH_INPUTS)
+def test_nothing_moves_when_a_chart_with_inputs_goes_live(browser, random_site, name, width):
+    """The build wrote the chart's inputs as Vega writes them, and on a phone the narrow chart's drawing."""
+    context = browser.browser.new_context(viewport={"width": width, "height": 800})
+    try:
+        page = opened(context, random_site, name)
+        page.wait_for_function(LIVE)
+        page.wait_for_timeout(200)
+        shift = page.evaluate("window.layoutShift")
+    finally:
+        context.close()
+    assert shift < MOST_SHIFT, f"{name} at {width} px: cumulative layout shift {shift:.3f}"
