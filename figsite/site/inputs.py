@@ -112,13 +112,13 @@ def js_string(value) -> str:
 
 
 def _js_number(value: float) -> str:
-    """A float as JavaScript's Number#toString writes it: integers without ".0", exponents past 1e21 and under
-    1e-6 as "1e+21" and "1e-7"."""
+    """A float as JavaScript's Number#toString writes it: the shortest digits that read back as the same number,
+    integers without ".0", exponents from 1e21 and under 1e-6 ("1e+21", "1e-7")."""
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
         return "Infinity" if value > 0 else "-Infinity"
-    if value.is_integer() and abs(value) < 1e21:
+    if value.is_integer() and abs(value) < 2 ** 53:  # exact: past 2**53 JavaScript writes the shortest digits
         return str(int(value))
     text = repr(value)  # the shortest text that reads back as the same float, as JavaScript's
     if "e" not in text:
