@@ -133,6 +133,7 @@ class Pages:
         # label -> Page; -> [SVG, PNG]; -> [Vega, dark]; -> [Vega, dark] of the narrow chart, or None (no narrow chart);
         # -> {variant of paths.FIRST_DRAWINGS: [SVG]}
         self.built, self.drawings, self.charts, self.narrow, self.first_drawings = {}, {}, {}, {}, {}
+        self._digests = {}  # id(spec) -> (spec, its digest): `digest`
 
     def gather_ready(self, run: Run, figures: list[Figure], run_key: str | None, complete: bool = False) -> None:
         """Builds the page of each figure the run holds (all of them where it is `complete`: then the parts' registry,
@@ -147,7 +148,8 @@ class Pages:
             self.narrow[page.label] = (None if page.narrow_spec is None else
                                        self.compiled(page.narrow_spec, f"figure ({page.label})'s narrow chart"))
             self.drawings[page.label] = kept_or_asked(
-                self.cache_dir, ["drawing", 5, *TOOL_VERSIONS, page.spec, CHART_THEMES["light"]], ["svg", "png"],
+                self.cache_dir, ["drawing", 6, *TOOL_VERSIONS, self.digest(page.spec), CHART_THEMES["light"]],
+                ["svg", "png"],
                 functools.partial(self.drawer.drawings, page.spec, CHART_THEMES["light"]),
                 f"figure ({page.label})'s drawing")
             # a narrow column draws the narrow chart, or the chart itself where its width is the column's
@@ -165,13 +167,23 @@ class Pages:
         spec, width = (narrow_spec, NARROW_WIDTH) if narrow else (page.spec, None)
         ask = functools.partial(self.drawer.drawings, spec, theme, png=False, background="transparent", fit=narrow,
                                 **({"width": width} if width else {}))
-        return kept_or_asked(self.cache_dir, ["first drawing", 2, *TOOL_VERSIONS, spec, theme, width], ["svg"], ask,
-                             f"figure ({page.label})'s {variant} drawing")
+        return kept_or_asked(self.cache_dir, ["first drawing", 3, *TOOL_VERSIONS, self.digest(spec), theme, width],
+                             ["svg"], ask, f"figure ({page.label})'s {variant} drawing")
+
+    def digest(self, spec: dict) -> str:
+        """The SHA-256 of a chart's spec as JSON, worked out once for all the cache keys that name it (a spec can be
+        several MB: a rebuild from the cache spent a third of its time writing specs as JSON for their keys)."""
+        kept = self._digests.get(id(spec))
+        if kept is None:  # the spec is kept beside its digest, so that its id names no other object later
+            text = json.dumps(spec, sort_keys=True, ensure_ascii=False)
+            kept = self._digests[id(spec)] = (spec, hashlib.sha256(text.encode("utf-8")).hexdigest())
+        return kept[1]
 
     def compiled(self, spec: dict, what: str):
         """A chart's spec compiled to Vega, with its dark theme's changes: kept in the cache by the spec's content,
         so that a narrow chart and a main chart are compiled and kept alike (kept_or_asked)."""
-        return kept_or_asked(self.cache_dir, ["chart", 1, *TOOL_VERSIONS, spec, CHART_THEMES], ["vega", "dark"],
+        return kept_or_asked(self.cache_dir, ["chart", 2, *TOOL_VERSIONS, self.digest(spec), CHART_THEMES],
+                             ["vega", "dark"],
                              functools.partial(self.drawer.compiled, spec, CHART_THEMES), what)
 
     def in_order(self, figures: list[Figure]) -> list[Page]:

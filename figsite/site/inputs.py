@@ -69,9 +69,11 @@ def _input(signal: dict, bind: dict, hidden: bool) -> Input | None:
     label = js_string(bind.get("name") or signal["name"])
     common = {"signal": signal["name"], "label": label, "kind": kind, "hidden": hidden}
     if kind in (SELECT, RADIO):
-        labels = bind.get("labels") or []
-        options = tuple(Option(js_string(option), js_string(labels[i] if i < len(labels) and labels[i] else option),
-                               _equal(option, value)) for i, option in enumerate(bind["options"]))
+        labels, chosen = bind.get("labels") or [], js_string(value)
+        texts = [js_string(option) for option in bind["options"]]
+        # vega-view's valuesEqual: the same value, or the same as text
+        options = tuple(Option(text, js_string(labels[i]) if i < len(labels) and labels[i] else text, text == chosen)
+                        for i, text in enumerate(texts))
         return Input(**common, options=options)
     if kind == RANGE:
         if any(key not in bind for key in ("min", "max", "step")) or not _number(value):
@@ -87,11 +89,6 @@ def _input(signal: dict, bind: dict, hidden: bool) -> Input | None:
 
 def _number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _equal(a, b) -> bool:
-    """vega-view's valuesEqual: the same value, or the same as text."""
-    return a == b and type(a) is type(b) or js_string(a) == js_string(b)
 
 
 def js_string(value) -> str:

@@ -21,6 +21,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Callable, Protocol
 
+from jinja2.utils import htmlsafe_json_dumps
+
 from figsite.config import SiteInfo
 from figsite.data import paths
 from figsite.data import shared_names
@@ -65,6 +67,7 @@ class Site:
     # kept(parts, names, compute): the files `names` kept in the build's cache for `parts`, else compute()'s, kept
     # (figsite.data.cache.memo_each); without a cache, compute()'s
     kept: Callable = field(default=lambda parts, names, compute: compute())
+    _json: dict = field(default_factory=dict, repr=False, compare=False)  # id(value) -> (value, as_json's text)
 
     @cached_property
     def data(self) -> dict:
@@ -135,7 +138,17 @@ class Site:
         """What every template is given."""
         return {"run": self.run, "site": self.info, "pages": self.pages, "notice": notice(self.run),
                 "paths": paths, "text_pages": self.text_pages, "live": self.live, "live_kinds": COVERED_KINDS,
-                "first_drawing": self.first_drawing, "scroll_hint": shared_names.SCROLL_HINT}
+                "first_drawing": self.first_drawing, "scroll_hint": shared_names.SCROLL_HINT, "as_json": self.as_json}
+
+    def as_json(self, value) -> str:
+        """`value` as the tojson filter writes it (markup-safe), into a <script type="application/json">: worked out once for every
+        page that carries it (a chart is on its figure's page, its bare page and its text's page)."""
+        kept = self._json.get(id(value))
+        if kept is None:  # the value is kept beside its JSON, so that its id names no other object later
+            policies = self.env.policies
+            text = htmlsafe_json_dumps(value, dumps=policies["json.dumps_function"], **policies["json.dumps_kwargs"])
+            kept = self._json[id(value)] = (value, text)
+        return kept[1]
 
     @cached_property
     def gathered_by_label(self) -> dict:
