@@ -343,18 +343,25 @@
     return inputs[0].value;
   }
   function setInput(el, name, raw) {
-    inputsNamed(el, name).forEach(function(input) {
-      if (input.type === "radio") input.checked = input.value === raw;
-      else if (input.type === "checkbox") input.checked = raw === "true";
-      else if (input.tagName === "SELECT") {
-        if (Array.prototype.some.call(input.options, function(o) {
-          return o.value === raw;
-        })) input.value = raw;
-      } else {
-        input.value = raw;
-        if (input.type === "range" && input.nextElementSibling) input.nextElementSibling.textContent = input.value;
-      }
-    });
+    var inputs = inputsNamed(el, name), first = inputs[0];
+    if (!first) return;
+    if (first.type === "radio") {
+      var match = inputs.filter(function(input) {
+        return input.value === raw;
+      })[0];
+      if (match) match.checked = true;
+    } else if (first.type === "checkbox") {
+      if (raw === "true" || raw === "false") first.checked = raw === "true";
+    } else if (first.tagName === "SELECT") {
+      if (Array.prototype.some.call(first.options, function(o) {
+        return o.value === raw;
+      })) first.value = raw;
+    } else if (first.type === "range") {
+      var value = allowed({ input: "range", min: +first.min, max: +first.max, step: +first.step }, raw);
+      if (value === void 0) return;
+      first.value = String(value);
+      if (first.nextElementSibling) first.nextElementSibling.textContent = first.value;
+    }
   }
   function showAddress(el) {
     var state = readAddress();

@@ -2,7 +2,7 @@
 // them (figsite/site/inputs.py), so the reader can already act. What they do then is kept: an input set is read
 // when the live chart opens (draw.js), an input focused is focused again in the live chart's bar, and a click or a
 // tap on the drawing is made again on the live chart, at the same place, once it is drawn there.
-import { readAddress } from "../shared/address.js";
+import { allowed, readAddress } from "../shared/address.js";
 import { addressKey } from "./page.js";
 
 function inputsNamed(el, name) {
@@ -25,18 +25,24 @@ export function inputValue(el, name) {
   return inputs[0].value;
 }
 
-// Sets the input `name` to `raw` where it has such a value; a range writes its value beside it, as Vega's does.
+// Sets the input `name` to `raw` where it allows that value (as the address's value is checked for the live chart:
+// address.js `allowed`), else leaves it as it is; a range writes its value beside it, as Vega's does.
 function setInput(el, name, raw) {
-  inputsNamed(el, name).forEach(function (input) {
-    if (input.type === "radio") input.checked = input.value === raw;
-    else if (input.type === "checkbox") input.checked = raw === "true";
-    else if (input.tagName === "SELECT") {
-      if (Array.prototype.some.call(input.options, function (o) { return o.value === raw; })) input.value = raw;
-    } else {
-      input.value = raw;
-      if (input.type === "range" && input.nextElementSibling) input.nextElementSibling.textContent = input.value;
-    }
-  });
+  var inputs = inputsNamed(el, name), first = inputs[0];
+  if (!first) return;
+  if (first.type === "radio") {
+    var match = inputs.filter(function (input) { return input.value === raw; })[0];
+    if (match) match.checked = true;
+  } else if (first.type === "checkbox") {
+    if (raw === "true" || raw === "false") first.checked = raw === "true";
+  } else if (first.tagName === "SELECT") {
+    if (Array.prototype.some.call(first.options, function (o) { return o.value === raw; })) first.value = raw;
+  } else if (first.type === "range") {
+    var value = allowed({ input: "range", min: +first.min, max: +first.max, step: +first.step }, raw);
+    if (value === undefined) return;
+    first.value = String(value);
+    if (first.nextElementSibling) first.nextElementSibling.textContent = first.value;
+  }
 }
 
 // The build's inputs show the state the page's address gives the chart, as the live chart will open.
