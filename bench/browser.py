@@ -16,8 +16,9 @@ before -> after; a page that only one of the two sites has is listed as such.
 Every page runs with its CPU slowed RATE times (the DevTools protocol's Emulation.setCPUThrottlingRate; default
 4, a slow phone; 1 for none), set before the page starts to load. Needs Playwright for Python and Debian's
 Chromium at /usr/bin/chromium (Playwright's own browser download is not used). On 2 cores shared with other work,
-one site (32 pages, 160 loads) took 4 to 5 minutes at a load average of 3 to 5, nearly all of it the pages' own
-opening at 4x; --before twice the loads and its build: 11 minutes at a load average of 7 to 12.
+one site (32 pages, 160 loads) took 4 minutes at a load average of 3 to 5, nearly all of it the pages' own opening
+at 4x (that was before SETTLE_MS was added to each load: about half a minute more now); --before doubles the loads
+and adds its build: 11 to 12 minutes at a load average of 7 to 15.
 
 Every HTML page of the site is opened from file:// with every request that is not file:// aborted (and counted).
 For each page, REPEATS loads, each in a fresh page (tab); the first load of a page is the first time the browser
