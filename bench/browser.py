@@ -63,8 +63,8 @@ other work); "FAIL (...)" when a median is over or a figure is missing (a load t
 not drawn); each names the figures over. With --before, both sites' tables, then the comparison: each page's
 medians of LCP, interactive and CLS before -> after, '!' after a median over its target and '^' after one within
 whose max is not, and the opening's result in each (FAIL*: max only). Exit status: 0 when every page of the site
-(the after one with --before) passes, 1 otherwise, 2 on bad input. bench/test_browser.py checks the tables'
-arithmetic on made-up loads (`python -m pytest bench/test_browser.py`; no browser).
+(the after one with --before) passes, 1 otherwise, 2 on bad input. tests/unit/test_bench_browser.py checks the
+tables' arithmetic on made-up loads (no browser).
 
 The live page (live.html, `build.py --live`) needs HTTP and runs GPT-2 in the page, so it is measured apart by
 bench/live.py: the model's load (first visit and from Cache Storage), Enter to charts drawn on a 20-token text (CPU

@@ -1,10 +1,16 @@
-"""bench/browser.py's arithmetic on made-up loads: which numbers its tables and verdicts take, with no browser and no
-timing. Not under tests/ (a benchmark's own check); run it with `python -m pytest bench/test_browser.py`."""
+"""bench/browser.py's arithmetic on made-up loads: which numbers its tables and verdicts take (medians, maxima,
+targets, the before -> after rows), with no browser and no timing."""
 
+import importlib.util
+import sys
 from pathlib import Path
 
-import browser
-from browser import Check, Row, opening_checks, verdict
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+sys.path.insert(0, str(BENCH))  # bench/browser.py imports its neighbours (before_after.py) by name
+_spec = importlib.util.spec_from_file_location("bench_browser", BENCH / "browser.py")
+browser = sys.modules["bench_browser"] = importlib.util.module_from_spec(_spec)  # its dataclasses look it up there
+_spec.loader.exec_module(browser)
+Check, Row, opening_checks, verdict = browser.Check, browser.Row, browser.opening_checks, browser.verdict
 
 
 def row(lcps, loads, cls, page="figure-heads.html") -> Row:
