@@ -29,7 +29,7 @@ from figsite.site.drawing import NARROW_WIDTH, Drawer, DrawingError, fits_column
 from figsite.live import gather_live, live_model
 from figsite.site import live_assets
 from figsite.site.output import output_lock
-from figsite.site.render import CHART_THEMES, VEGA_SCRIPT, Page
+from figsite.site.render import CHART_THEMES, VEGA_SCRIPT, Page, PerObject
 from figsite.site.writers import Site, write_site
 from figsite.data.run import Run
 from figsite.data.shared_names import ATTENTION_META
@@ -133,7 +133,9 @@ class Pages:
         # label -> Page; -> [SVG, PNG]; -> [Vega, dark]; -> [Vega, dark] of the narrow chart, or None (no narrow chart);
         # -> {variant of paths.FIRST_DRAWINGS: [SVG]}
         self.built, self.drawings, self.charts, self.narrow, self.first_drawings = {}, {}, {}, {}, {}
-        self._digests = {}  # id(spec) -> (spec, its digest): `digest`
+        # a spec's digest for its cache keys, worked out once (a spec can be several MB: a rebuild from the cache spent
+        # a third of its time writing specs as JSON for their keys)
+        self.digest = PerObject(spec_digest)
 
     def gather_ready(self, run: Run, figures: list[Figure], run_key: str | None, complete: bool = False) -> None:
         """Builds the page of each figure the run holds (all of them where it is `complete`: then the parts' registry,
@@ -170,15 +172,6 @@ class Pages:
         return kept_or_asked(self.cache_dir, ["first drawing", 3, *TOOL_VERSIONS, self.digest(spec), theme, width],
                              ["svg"], ask, f"figure ({page.label})'s {variant} drawing")
 
-    def digest(self, spec: dict) -> str:
-        """The SHA-256 of a chart's spec as JSON, worked out once for all the cache keys that name it (a spec can be
-        several MB: a rebuild from the cache spent a third of its time writing specs as JSON for their keys)."""
-        kept = self._digests.get(id(spec))
-        if kept is None:  # the spec is kept beside its digest, so that its id names no other object later
-            text = json.dumps(spec, sort_keys=True, ensure_ascii=False)
-            kept = self._digests[id(spec)] = (spec, hashlib.sha256(text.encode("utf-8")).hexdigest())
-        return kept[1]
-
     def compiled(self, spec: dict, what: str):
         """A chart's spec compiled to Vega, with its dark theme's changes: kept in the cache by the spec's content,
         so that a narrow chart and a main chart are compiled and kept alike (kept_or_asked)."""
@@ -194,6 +187,11 @@ class Pages:
 # What the drawings and the charts depend on besides a chart's spec: the versions of vl-convert, and
 # of Altair, which names the Vega-Lite version. Read without importing either (a rebuild may need neither).
 TOOL_VERSIONS = (metadata.version("vl-convert-python"), metadata.version("altair"))
+
+
+def spec_digest(spec: dict) -> str:
+    """The SHA-256 of a chart's spec as JSON, keys sorted: what names it in the cache."""
+    return hashlib.sha256(json.dumps(spec, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
 def kept_or_asked(cache_dir: Path | None, parts: list, names: list, ask, what: str):

@@ -34,6 +34,7 @@ __all__ = ["default_dir", "file_sha256", "key", "keep", "keep_folder", "load", "
            "recall", "recall_each", "recall_folder", "store"]
 
 
+
 def default_dir() -> Path:
     """$GPT2_FIGURES_CACHE, else gpt2-chapter-figures in the user's cache folder."""
     if os.environ.get("GPT2_FIGURES_CACHE"):

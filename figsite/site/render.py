@@ -162,6 +162,20 @@ class ShownPage(Page):
     def of(cls, page: Page, **shown) -> "ShownPage":
         return cls(**{field: getattr(page, field) for field in page.__dataclass_fields__}, **shown)
 
+class PerObject:
+    """What `compute` makes of an object (a chart's spec: large), worked out once per object for a build: a spec's
+    digest for every cache key that names it, a chart's JSON for every page that carries it. Each object is kept
+    beside its result, so that its id names no other object later."""
+
+    def __init__(self, compute):
+        self._compute, self._kept = compute, {}
+
+    def __call__(self, value):
+        kept = self._kept.get(id(value))
+        if kept is None:
+            kept = self._kept[id(value)] = (value, self._compute(value))
+        return kept[1]
+
 
 ENVIRONMENT = {"autoescape": True, "undefined": jinja2.StrictUndefined, "trim_blocks": True, "lstrip_blocks": True,
                "keep_trailing_newline": True}

@@ -34,7 +34,7 @@ from figsite.site.index_page import Preview, index_parts, svg_size
 from figsite.site.live import COVERED_KINDS, LivePage, write_live_files
 from figsite.site.model_map import model_map
 from figsite.site.output import publish
-from figsite.site.render import STATIC, Page, ShownPage, TextPage, environment, notice, text_pages, text_rows
+from figsite.site.render import STATIC, Page, PerObject, ShownPage, TextPage, environment, notice, text_pages, text_rows
 
 ABOUT_DESCRIPTION = ("How these figures were computed: the model and its revision, the libraries, and every data "
                      "file with its checksum.")
@@ -67,7 +67,6 @@ class Site:
     # kept(parts, names, compute): the files `names` kept in the build's cache for `parts`, else compute()'s, kept
     # (figsite.data.cache.memo_each); without a cache, compute()'s
     kept: Callable = field(default=lambda parts, names, compute: compute())
-    _json: dict = field(default_factory=dict, repr=False, compare=False)  # id(value) -> (value, as_json's text)
 
     @cached_property
     def data(self) -> dict:
@@ -140,15 +139,13 @@ class Site:
                 "paths": paths, "text_pages": self.text_pages, "live": self.live, "live_kinds": COVERED_KINDS,
                 "first_drawing": self.first_drawing, "scroll_hint": shared_names.SCROLL_HINT, "as_json": self.as_json}
 
-    def as_json(self, value) -> str:
-        """`value` as the tojson filter writes it (markup-safe), into a <script type="application/json">: worked out once for every
-        page that carries it (a chart is on its figure's page, its bare page and its text's page)."""
-        kept = self._json.get(id(value))
-        if kept is None:  # the value is kept beside its JSON, so that its id names no other object later
-            policies = self.env.policies
-            text = htmlsafe_json_dumps(value, dumps=policies["json.dumps_function"], **policies["json.dumps_kwargs"])
-            kept = self._json[id(value)] = (value, text)
-        return kept[1]
+    @cached_property
+    def as_json(self) -> PerObject:
+        """A value as the tojson filter writes it (markup-safe), into a <script type="application/json">: worked out
+        once for every page that carries it (a chart is on its figure's page, its bare page and its text's page)."""
+        policies = self.env.policies
+        return PerObject(lambda value: htmlsafe_json_dumps(value, dumps=policies["json.dumps_function"],
+                                                           **policies["json.dumps_kwargs"]))
 
     @cached_property
     def gathered_by_label(self) -> dict:

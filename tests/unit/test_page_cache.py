@@ -128,3 +128,12 @@ def test_a_narrow_charts_changes_are_the_same_read_from_the_cache(tmp_path):
                                                                                                     names, make))
         shown.append(site.shown(page).narrow)
     assert shown[0] == shown[1] == [[["width"], 300]]
+
+
+def test_a_spec_is_worked_out_once_per_object_and_again_for_another_object_equal_to_it():
+    calls = []
+    digest = render.PerObject(lambda spec: calls.append(1) or len(calls))
+    spec, twin = {"mark": "bar"}, {"mark": "bar"}
+    assert [digest(spec), digest(spec), digest(twin), digest(spec)] == [1, 1, 2, 1]
+    del twin  # kept by the memo: a new object never takes its id and its result
+    assert digest({"mark": "bar"}) == 3
