@@ -264,15 +264,17 @@ def stable_ids(svg: str) -> str:
     return svg
 
 
-def fits_column(node) -> bool:
-    """Whether a Vega-Lite spec has a view of width "container": one that takes its column's width (its data, which
-    can be large, are not read)."""
-    if isinstance(node, dict):
-        return node.get("width") == "container" or any(fits_column(v) for k, v in node.items()
-                                                       if k not in ("datasets", "data", "values"))
-    if isinstance(node, list):
-        return any(fits_column(v) for v in node)
-    return False
+VIEWS = ("layer", "hconcat", "vconcat", "concat", "spec")  # where a Vega-Lite spec holds its views
+
+
+def fits_column(spec: dict) -> bool:
+    """Whether a Vega-Lite spec has a view of width "container": one that takes its column's width (its views only
+    are read: its data and encodings, which can be large, are not)."""
+    if spec.get("width") == "container":
+        return True
+    inner = [spec.get(key) for key in VIEWS]
+    return any(fits_column(view) for views in inner if views for view in (views if isinstance(views, list) else [views])
+               if isinstance(view, dict))
 
 
 def fixed_width(node, width: int = STATIC_WIDTH):

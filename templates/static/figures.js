@@ -739,6 +739,21 @@
       });
     }
   }
+  var VEGA = document.currentScript && document.currentScript.getAttribute("data-vega");
+  function loadVega(then) {
+    var script = document.createElement("script");
+    script.src = VEGA;
+    script.onload = then;
+    script.onerror = function() {
+      console.error("Vega could not be loaded from " + VEGA + ": the drawings stay");
+    };
+    document.body.appendChild(script);
+  }
+  function afterFirstPaint(then) {
+    window.requestAnimationFrame(function() {
+      setTimeout(then, 0);
+    });
+  }
   listenToRows();
   listenToTaps();
   rowsInSight();
@@ -748,10 +763,11 @@
     followRanges(el);
     keepClicks(el);
   });
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", function() {
-    drawWhenNear(charts);
+  afterFirstPaint(function() {
+    loadVega(function() {
+      drawWhenNear(charts);
+    });
   });
-  else drawWhenNear(charts);
   window.addEventListener("hashchange", followAddress);
   if (darkScheme && darkScheme.addEventListener) {
     darkScheme.addEventListener("change", function() {

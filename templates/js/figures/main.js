@@ -69,9 +69,23 @@ function keepClearOfBars() {
   }
 }
 
-// At once, before Vega has loaded (figures.js is the page's first script): the build's inputs placed and showing the
-// address's state, and what the reader does to them, to the rows and to the drawings kept. Vega's script follows;
-// the charts are drawn once it has run.
+// Vega's script (assets/vega.js, named by this script's data-vega), loaded once the page has been painted: its
+// evaluation, a tenth of a second on a slow phone, does not hold back the first paint, where the build's drawings
+// already show each figure. The charts are drawn once it has run; where it cannot load, the drawings stay.
+var VEGA = document.currentScript && document.currentScript.getAttribute("data-vega");
+function loadVega(then) {
+  var script = document.createElement("script");
+  script.src = VEGA;
+  script.onload = then;
+  script.onerror = function () { console.error("Vega could not be loaded from " + VEGA + ": the drawings stay"); };
+  document.body.appendChild(script);
+}
+function afterFirstPaint(then) {
+  window.requestAnimationFrame(function () { setTimeout(then, 0); });  // the frame is painted before the timeout runs
+}
+
+// At once, before Vega has loaded: the build's inputs placed and showing the address's state, and what the reader
+// does to them, to the rows and to the drawings kept.
 listenToRows();
 listenToTaps();
 rowsInSight();
@@ -81,8 +95,7 @@ charts.forEach(function (el) {
   followRanges(el);
   keepClicks(el);
 });
-if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", function () { drawWhenNear(charts); });
-else drawWhenNear(charts);
+afterFirstPaint(function () { loadVega(function () { drawWhenNear(charts); }); });
 window.addEventListener("hashchange", followAddress);
 // Light or dark follows the reader's setting, also when it changes while the page is open.
 if (darkScheme && darkScheme.addEventListener) {
