@@ -148,3 +148,14 @@ def test_a_chart_spec_never_holds_a_character_xml_cannot_hold_so_its_drawing_is_
     assert spec["data"]["values"] == [{"word": "a\\vb\\x1b"}] and spec["title"] == "tab\there, line\nbreak"
     svg, _ = drawer.drawings(spec, {}).result(timeout=120)
     assert b"a\\vb\\x1b" in svg
+
+
+def test_a_spec_fits_its_column_where_a_view_of_it_is_as_wide_as_the_column_whatever_its_data_say():
+    from figsite.site.drawing import fits_column
+
+    assert fits_column({"vconcat": [{"mark": "bar"}, {"layer": [{"width": "container"}]}]})
+    assert fits_column({"spec": {"width": "container"}, "facet": {"row": {"field": "layer"}}})
+    assert not fits_column({"hconcat": [{"width": 300}, {"width": 120}]})
+    # a datum or an encoding that says "container" is no view's width
+    assert not fits_column({"width": 300, "data": {"values": [{"width": "container"}]},
+                            "encoding": {"x": {"field": "width", "title": "container"}}})
