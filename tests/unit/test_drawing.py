@@ -8,7 +8,7 @@ from concurrent.futures import Future
 import pytest
 import vl_convert
 
-from figsite.site.drawing import (STATIC_WIDTH, Drawer, DrawingError, differences, fixed_width, one_line, shapes_only,
+from figsite.site.drawing import (NARROW_WIDTH, STATIC_WIDTH, Drawer, DrawingError, differences, fixed_width, one_line, shapes_only,
                              stable_ids, vl_version)
 from figsite.errors import BuildError
 from figsite.pipeline import kept_or_asked
@@ -33,6 +33,16 @@ def test_a_drawing_is_vl_converts_own_svg_and_its_png(drawer):
     assert svg.decode("utf-8") == expected
     assert png == vl_convert.svg_to_png(shapes_only(expected), scale=1)  # the small picture: shapes, no words
     assert fixed_width(BARS)["width"] == STATIC_WIDTH  # a container's width became the drawing's
+
+
+def test_a_phones_first_drawing_is_the_chart_fitted_to_a_phones_column_on_the_pages_background(drawer):
+    theme = CHART_THEMES["dark"]
+    (svg,) = drawer.drawings({**BARS, "autosize": {"type": "fit-x", "contains": "padding"}}, theme, width=NARROW_WIDTH,
+                             png=False, background="transparent", fit=True).result(timeout=120)
+    spec = {**fixed_width(BARS, NARROW_WIDTH), "autosize": {"type": "fit-x", "contains": "padding"},
+            "config": {**theme, "background": "transparent"}}
+    assert svg.decode("utf-8") == stable_ids(vl_convert.vegalite_to_svg(spec, vl_version=vl_version()))
+    assert f'width="{NARROW_WIDTH}"' in svg.decode("utf-8")  # fitted: the whole drawing as wide as the column
 
 
 def test_the_small_picture_keeps_every_shape_of_the_drawing_and_none_of_its_words():
