@@ -8,8 +8,8 @@ from concurrent.futures import Future
 import pytest
 import vl_convert
 
-from figsite.site.drawing import (NARROW_WIDTH, STATIC_WIDTH, Drawer, DrawingError, differences, fixed_width, one_line, shapes_only,
-                             stable_ids, vl_version)
+from figsite.site.drawing import (NARROW_WIDTH, STATIC_WIDTH, Drawer, DrawingError, differences, fixed_width, one_line,
+                                  shapes_only, stable_ids, vl_version)
 from figsite.errors import BuildError
 from figsite.pipeline import kept_or_asked
 from figsite.site.render import CHART_THEMES
@@ -37,8 +37,9 @@ def test_a_drawing_is_vl_converts_own_svg_and_its_png(drawer):
 
 def test_a_phones_first_drawing_is_the_chart_fitted_to_a_phones_column_on_the_pages_background(drawer):
     theme = CHART_THEMES["dark"]
-    (svg,) = drawer.drawings({**BARS, "autosize": {"type": "fit-x", "contains": "padding"}}, theme, width=NARROW_WIDTH,
-                             png=False, background="transparent", fit=True).result(timeout=120)
+    fitted = {**BARS, "autosize": {"type": "fit-x", "contains": "padding"}}
+    (svg,) = drawer.drawings(fitted, theme, width=NARROW_WIDTH, png=False, background="transparent",
+                             fit=True).result(timeout=120)
     spec = {**fixed_width(BARS, NARROW_WIDTH), "autosize": {"type": "fit-x", "contains": "padding"},
             "config": {**theme, "background": "transparent"}}
     assert svg.decode("utf-8") == stable_ids(vl_convert.vegalite_to_svg(spec, vl_version=vl_version()))
