@@ -25,7 +25,7 @@ from figsite.model import memory
 from figsite.data import paths
 from figsite.config import Figure, load_config, load_site
 from figsite.errors import BuildError
-from figsite.site.drawing import NARROW_WIDTH, Drawer, DrawingError, fits_column
+from figsite.site.drawing import NARROW_WIDTH, WIDE_WIDTH, Drawer, DrawingError, fits_column
 from figsite.live import gather_live, live_model
 from figsite.site import live_assets
 from figsite.site.output import output_lock
@@ -154,22 +154,19 @@ class Pages:
                 ["svg", "png"],
                 functools.partial(self.drawer.drawings, page.spec, CHART_THEMES["light"]),
                 f"figure ({page.label})'s drawing")
-            # a narrow column draws the narrow chart, or the chart itself where its width is the column's
-            narrow = page.narrow_spec or (page.spec if fits_column(page.spec) else None)
-            self.first_drawings[page.label] = {variant: self.first_drawing(page, variant, narrow)
-                                               for variant in paths.FIRST_DRAWINGS
-                                               if narrow is not None or "narrow" not in variant}
+            self.first_drawings[page.label] = {variant: self.first_drawing(page, variant)
+                                               for variant in first_variants(page)}
 
-    def first_drawing(self, page: Page, variant: str, narrow_spec: dict | None):
-        """The drawing a page shows until its live chart replaces it, on a dark page, in a narrow column or both
-        (a variant of paths.FIRST_DRAWINGS; the narrow ones drawn from `narrow_spec`) as the live chart draws there,
-        on the page's own background (the light drawing, the one print and link previews show too, is `drawings`').
-        Kept in the cache as those are."""
-        narrow, theme = "narrow" in variant, CHART_THEMES["dark" if variant.endswith("dark") else "light"]
-        spec, width = (narrow_spec, NARROW_WIDTH) if narrow else (page.spec, None)
-        ask = functools.partial(self.drawer.drawings, spec, theme, png=False, background="transparent", fit=narrow,
-                                **({"width": width} if width else {}))
-        return kept_or_asked(self.cache_dir, ["first drawing", 3, *TOOL_VERSIONS, self.digest(spec), theme, width],
+    def first_drawing(self, page: Page, variant: str):
+        """The drawing a page shows until its live chart replaces it (a variant of paths.FIRST_DRAWINGS): drawn as the
+        live chart draws in a desktop's column or a phone's (the narrow chart, where the figure has one), on the page's
+        own background. Kept in the cache as the light drawing (the one print and link previews show) is."""
+        theme = CHART_THEMES["dark" if variant.endswith("dark") else "light"]
+        narrow = "narrow" in variant
+        spec, width = (page.narrow_spec or page.spec, NARROW_WIDTH) if narrow else (page.spec, WIDE_WIDTH)
+        ask = functools.partial(self.drawer.drawings, spec, theme, width=width, png=False, background="transparent",
+                                fit=True)
+        return kept_or_asked(self.cache_dir, ["first drawing", 4, *TOOL_VERSIONS, self.digest(spec), theme, width],
                              ["svg"], ask, f"figure ({page.label})'s {variant} drawing")
 
     def compiled(self, spec: dict, what: str):
@@ -187,6 +184,13 @@ class Pages:
 # What the drawings and the charts depend on besides a chart's spec: the versions of vl-convert, and
 # of Altair, which names the Vega-Lite version. Read without importing either (a rebuild may need neither).
 TOOL_VERSIONS = (metadata.version("vl-convert-python"), metadata.version("altair"))
+
+
+def first_variants(page: Page) -> list[str]:
+    """The first drawings a figure's page shows (paths.FIRST_DRAWINGS): for a desktop's column, light and dark, and
+    for a phone's where the figure draws otherwise there (its narrow chart, or its chart at the column's width)."""
+    narrow = page.narrow_spec is not None or fits_column(page.spec)
+    return [variant for variant in paths.FIRST_DRAWINGS if narrow or "narrow" not in variant]
 
 
 def spec_digest(spec: dict) -> str:

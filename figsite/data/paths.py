@@ -46,13 +46,14 @@ def image(label: str) -> str:
     return f"{IMAGES}/figure-{label}"
 
 
-# The other drawings of a figure's opening state that its page shows until the live chart replaces it (the light
-# wide one is `image`'s): each named by what it is drawn for, after a dot, which no label holds.
-FIRST_DRAWINGS = ("dark", "narrow", "narrow-dark")
+# The drawings of a figure's opening state that its page shows until the live chart replaces it, for a desktop's
+# column and a phone's, light and dark (a chart of a fixed width shows `image`'s drawing on a desktop, in light):
+# each named by what it is drawn for, after a dot, which no label holds.
+FIRST_DRAWINGS = ("wide", "dark", "narrow", "narrow-dark")
 
 
 def first_drawing(label: str, variant: str) -> str:
-    """A figure's drawing for a dark page, a narrow column or both (a variant of FIRST_DRAWINGS), as an SVG file."""
+    """A figure's drawing for a desktop's column or a phone's, light or dark (a variant of FIRST_DRAWINGS), as SVG."""
     return f"{IMAGES}/figure-{label}.{variant}.svg"
 
 

@@ -27,7 +27,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]  # figsite/site/this.py -> the project folder (templates/ is there)
 STATIC_WIDTH = 640  # the width of the drawings made at build time, where no page gives a container
-NARROW_WIDTH = 344  # the width of a narrow chart's drawing: the column of a phone 360 px wide (site.css: 8 px a side)
+# The first drawings (what a page shows until its live chart is drawn) are drawn as wide as the live chart draws in a
+# column of a desktop's page (site.css: 58 rem) and of a phone 360 px wide (8 px a side), less the room vega-embed
+# keeps at the column's right for its menu (its .has-actions' padding).
+MENU_ROOM = 38
+WIDE_WIDTH = 928 - MENU_ROOM
+NARROW_WIDTH = 344 - MENU_ROOM
 COUNT, LENGTH = struct.Struct(">I"), struct.Struct(">Q")
 
 
@@ -215,10 +220,12 @@ def _do(vl_convert, request: dict) -> list[bytes]:
     if request["job"] == "draw":
         # Laid out as Vega-Lite lays out views of a fixed width, without fitting the whole to a column: a page has
         # a column, a drawing has none, and fitting makes Vega lay the chart out twice (a third of the time).
-        # A narrow column's drawing (`fit`) is laid out as its live chart is, fitted to the phone's column: its size
-        # is the live chart's there.
+        # A first drawing (`fit`) is laid out as its live chart is, fitted to its column: its size is the live chart's
+        # there. A view as wide as its column is fitted to it by Vega-Lite, which a width in numbers no longer says.
         spec = {key: value for key, value in fixed_width(request["spec"], request["width"]).items()
                 if key != "autosize" or request["fit"]}
+        if request["fit"] and request["spec"].get("width") == "container" and "autosize" not in spec:
+            spec["autosize"] = {"type": "fit-x", "contains": "padding"}
         spec["config"] = {**request["theme"], "background": request["background"]}
         svg = stable_ids(vl_convert.vegalite_to_svg(spec, vl_version=vl_version()))
         return [svg.encode("utf-8")] + ([vl_convert.svg_to_png(shapes_only(svg), scale=1)] if request["png"] else [])

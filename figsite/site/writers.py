@@ -137,7 +137,8 @@ class Site:
         """What every template is given."""
         return {"run": self.run, "site": self.info, "pages": self.pages, "notice": notice(self.run),
                 "paths": paths, "text_pages": self.text_pages, "live": self.live, "live_kinds": COVERED_KINDS,
-                "first_drawing": self.first_drawing, "scroll_hint": shared_names.SCROLL_HINT, "as_json": self.as_json}
+                "first_drawing": self.first_drawing, "scroll_hint": shared_names.SCROLL_HINT, "as_json": self.as_json,
+                "clicks_meta": shared_names.CLICKS_META}
 
     @cached_property
     def as_json(self) -> PerObject:
@@ -158,19 +159,18 @@ class Site:
                 for page in self.gathered}
 
     def first_drawing(self, label: str) -> dict:
-        """What the figure's page shows in its chart's box until the live chart replaces it: for the wide chart and,
-        where the figure has one, the narrow chart, a FirstDrawing (the light drawing's address, the dark one's, and
-        their size in whole pixels, which the page gives them so that nothing moves when the chart goes live)."""
-        variants = self.first_drawn[label]
-        out = {"wide": FirstDrawing.of(paths.image(label) + ".svg", self.drawn[label][0],
-                                       variants.get("dark") and paths.first_drawing(label, "dark"))}
+        """What the figure's page shows in its chart's box until the live chart replaces it: for a desktop's column
+        and, where the figure draws otherwise on a phone, a phone's, a FirstDrawing (the light drawing's address, the
+        dark one's, their size in whole pixels, which the page gives them so that nothing moves when the chart goes
+        live, and whether a phone's is wider than the phone)."""
+        variants, page = self.first_drawn[label], self.gathered_by_label[label]
+        out = {"wide": FirstDrawing.of(paths.first_drawing(label, "wide"), variants["wide"],
+                                       paths.first_drawing(label, "dark"))}
         if "narrow" in variants:
             # a narrow chart of a fixed width may be wider than a phone; a chart as wide as its column fits it
-            narrow_spec = self.gathered_by_label[label].narrow_spec
-            column = NARROW_WIDTH if narrow_spec is not None and not fits_column(narrow_spec) else None
+            fixed = page.narrow_spec is not None and not fits_column(page.narrow_spec)
             out["narrow"] = FirstDrawing.of(paths.first_drawing(label, "narrow"), variants["narrow"],
-                                            "narrow-dark" in variants and paths.first_drawing(label, "narrow-dark"),
-                                            column)
+                                            paths.first_drawing(label, "narrow-dark"), NARROW_WIDTH if fixed else None)
         return out
 
     @cached_property

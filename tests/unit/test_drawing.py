@@ -36,9 +36,10 @@ def test_a_drawing_is_vl_converts_own_svg_and_its_png(drawer):
 
 
 def test_a_phones_first_drawing_is_the_chart_fitted_to_a_phones_column_on_the_pages_background(drawer):
+    """A view as wide as its column (BARS) is fitted to it by Vega-Lite: drawn at a width in numbers, it is fitted
+    still, as the live chart is."""
     theme = CHART_THEMES["dark"]
-    fitted = {**BARS, "autosize": {"type": "fit-x", "contains": "padding"}}
-    (svg,) = drawer.drawings(fitted, theme, width=NARROW_WIDTH, png=False, background="transparent",
+    (svg,) = drawer.drawings(BARS, theme, width=NARROW_WIDTH, png=False, background="transparent",
                              fit=True).result(timeout=120)
     spec = {**fixed_width(BARS, NARROW_WIDTH), "autosize": {"type": "fit-x", "contains": "padding"},
             "config": {**theme, "background": "transparent"}}
