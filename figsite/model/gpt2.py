@@ -172,10 +172,8 @@ class Attention(nn.Module):
         q, k, v = (hook(t).transpose(1, 2) for hook, t in ((self.hook_q, q), (self.hook_k, k), (self.hook_v, v)))
         if past is not None:  # each now (batch, heads, earlier + position, d_head)
             k, v = (torch.cat([kept.expand(len(x), -1, -1, -1), t], dim=2) for kept, t in zip(past, (k, v)))
-        # Scaled and masked in place: the same numbers, and one (heads, query, key) array the fewer held at once
-        # (100 MiB a layer for gpt2-xl's shape over 1,024 tokens).
-        fits = torch.matmul(q, k.transpose(-1, -2)).mul_(self.scaling)  # (batch, heads, query, key)
-        fits.add_(causal_mask(x.size(1), fits) if attention_mask is None else attention_mask)
+        fits = torch.matmul(q, k.transpose(-1, -2)) * self.scaling  # (batch, heads, query, key)
+        fits = fits + (causal_mask(x.size(1), fits) if attention_mask is None else attention_mask)
         shares = self.hook_pattern(F.softmax(self.hook_attn_scores(fits), dim=-1))  # (batch, heads, query, key)
         z = self.hook_z(torch.matmul(shares, v).transpose(1, 2))  # (batch, position, heads, d_head)
         mixed = z.reshape(*z.shape[:-2], -1).contiguous()  # (batch, position, d_model): heads side by side
