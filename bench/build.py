@@ -35,8 +35,9 @@ What it measures, each in a fresh process started with this Python (`sys.executa
 3. long text: bench/long_text.toml (one English text of exactly 1,024 GPT-2 tokens, an attention figure with
    views [[5,4],[1,1]] and focus 700, a read-out figure with target " France"), its floor and its cold build
    like the chapter's in 1., with its own empty cache. Checked: the built data holds 1,024 tokens. Targets:
-   cold / floor at most 1.5, and the build's peak resident memory at most the floor's (each process reads its
-   own: getrusage's ru_maxrss). Then:
+   cold / floor at most 0.8 (issue 34: where it was before the model interface), and the build's peak resident
+   memory at most the weights plus 1 GiB (each process reads its own: getrusage's ru_maxrss; the weights
+   counted from config.json, 4 bytes each). Then:
    - the largest file a page of that site loads at once: the page's HTML, its scripts, styles and images,
      and the head files its attention chart may load on demand (spec usermeta.attention.files); counted
      from disk for every page, and from what Chromium really loaded on the attention page. Target: < 5 MB.
@@ -45,8 +46,9 @@ What it measures, each in a fresh process started with this Python (`sys.executa
      until the first [data-spec] element gets data-rendered="true", noted by a MutationObserver injected
      before the page's own scripts. The median of 3 is the figure. Target: at most 2 s.
 3 (xl), with --xl: the same text, floor and cold build, on gpt2-xl's shape (48 layers, 25 heads, 1,600 wide,
-   1,557,611,200 weights, 5.8 GiB). Targets: cold / floor at most 1.5; the build's peak at most the weights
-   plus 2 GiB; the site at most 67 MB (half of the 134 MB the build wrote before its capture streamed); no
+   1,557,611,200 weights, 5.8 GiB). Targets: cold / floor at most 0.8; the build's peak at most the weights
+   plus 1 GiB (issue 34; the peaks swing by half a GiB from run to run: run it more than once); the site at
+   most 67 MB (half of the 134 MB the build wrote before its capture streamed); no
    file a page loads at once of 5 MB or more.
 4. bytes of the chapter site: the whole folder, and for each HTML page the on-disk sizes of every file://
    response of one load in the same browser (HTML + scripts + styles + images + data it loads), beside the
@@ -89,8 +91,8 @@ LOADS = 3
 BROWSER_TIMEOUT_MS = 60_000
 
 TARGET_RATIO = 1.3  # the chapter's cold build against its floor (issue 10 asked 1.5, issue 11 1.3)
-TARGET_LONG_RATIO = 1.5  # a 1,024-token text, GPT-2 small's shape and gpt2-xl's, against its floor
-TARGET_XL_MEMORY = 2 * 1024 ** 3  # bytes over the weights the xl build may take at its peak
+TARGET_LONG_RATIO = 0.8  # a 1,024-token text, GPT-2 small's shape and gpt2-xl's, against its floor (issue 34)
+TARGET_LONG_MEMORY = 1024 ** 3  # bytes over the weights a 1,024-token build may take at its peak, small or xl
 TARGET_XL_SITE = 67_000_000  # bytes: half the 134 MB the xl build wrote before the capture streamed
 TARGET_REBUILD_S = 0.5  # issue 34: the cached rebuild of chapter.toml, as a whole process (median of 3)
 TARGET_LARGEST_BYTES = 5_000_000
@@ -414,12 +416,12 @@ class XlCase:
 
     def rows(self) -> list:
         ratio = self.cold.wall / self.floor.wall
-        allowed = self.weights + TARGET_XL_MEMORY
+        allowed = self.weights + TARGET_LONG_MEMORY
         return [
             ("1,024 tokens, xl: cold build / floor", f"<= {TARGET_LONG_RATIO}",
              f"{ratio:.2f} ({self.cold.wall:.0f} s / {self.floor.wall:.0f} s)", ratio <= TARGET_LONG_RATIO,
              f"{self.cold.cpu / self.floor.cpu:.2f} ({self.cold.cpu:.0f} s / {self.floor.cpu:.0f} s)"),
-            ("1,024 tokens, xl: peak memory", "<= w + 2 GiB",
+            ("1,024 tokens, xl: peak memory", "<= w + 1 GiB",
              f"{gib(peak(self.cold))} (weights {gib(self.weights)}, floor {gib(peak(self.floor))})",
              peak(self.cold) <= allowed, ""),
             ("1,024 tokens, xl: site", f"<= {TARGET_XL_SITE / 1e6:.0f} MB", mb(self.site_bytes),
@@ -427,6 +429,13 @@ class XlCase:
             ("1,024 tokens, xl: largest file a page loads", "< 5 MB", mb(self.largest),
              self.largest < TARGET_LARGEST_BYTES, ""),
         ]
+
+
+def weight_bytes(model_dir: Path) -> int:
+    """The bytes of a GPT-2's weights in float32, counted from its config.json (the unembedding tied)."""
+    config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
+    d, layers = config["n_embd"], config["n_layer"]
+    return 4 * (config["vocab_size"] * d + config["n_positions"] * d + layers * (12 * d * d + 13 * d) + 2 * d)
 
 
 def xl_case(model_dir: Path, texts: list[str], work: Path, env: dict) -> XlCase:
@@ -437,9 +446,7 @@ def xl_case(model_dir: Path, texts: list[str], work: Path, env: dict) -> XlCase:
               flush=True)
         saved = spawn(SAVE, [str(model_dir), json.dumps(XL_SHAPE)], env, "saving the xl model")
         print(f"  saved in {saved.wall:.0f} s")
-    config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
-    d, layers = config["n_embd"], config["n_layer"]
-    weights = 4 * (config["vocab_size"] * d + config["n_positions"] * d + layers * (12 * d * d + 13 * d) + 2 * d)
+    weights = weight_bytes(model_dir)
     site, cache = work / "xl-site", work / "cache-xl"
     floor, cold = versus(LONG_CONFIG, texts, model_dir, site, cache, env)
     site_bytes, _ = folder_bytes(site)
@@ -595,12 +602,14 @@ def run(work: Path, chapter_only: bool = False, xl: Path | None = None) -> int:
     long_bytes, long_files = folder_bytes(long_site)
     largest_bytes, largest_file = largest_named(long_site)
     long_ratio = long.wall / long_floor.wall
+    small_weights = weight_bytes(model_dir)
     print(f"3. a text of {n_tokens:,} tokens ({LONG_CONFIG.relative_to(ROOT)}: an attention figure, views [5,4] "
           f"[1,1], focus 700; a read-out figure, target \" France\"), data format {data['format']}, GPT-2 "
           "small's shape from its directory:")
     print_versus(long_floor, long)
     print(f"  cold / floor = {long.wall:.2f} s / {long_floor.wall:.2f} s = {long_ratio:.2f}   (target at most "
-          f"{TARGET_LONG_RATIO}); peak memory {gib(peak(long))} against the floor's {gib(peak(long_floor))}")
+          f"{TARGET_LONG_RATIO}); peak memory {gib(peak(long))} against the floor's {gib(peak(long_floor))}, "
+          f"the weights' {gib(small_weights)}")
     print(f"  site: {long_bytes:,} bytes in {long_files} files")
     print(f"  largest file a page may load at once (from disk, every page, head files included): "
           f"{largest_file} {largest_bytes:,} bytes")
@@ -656,8 +665,9 @@ def run(work: Path, chapter_only: bool = False, xl: Path | None = None) -> int:
         ("1,024 tokens, small: cold build / floor", f"<= {TARGET_LONG_RATIO}",
          f"{long_ratio:.2f} ({long.wall:.1f} s / {long_floor.wall:.1f} s)", long_ratio <= TARGET_LONG_RATIO,
          f"{long.cpu / long_floor.cpu:.2f} ({long.cpu:.1f} s / {long_floor.cpu:.1f} s)"),
-        ("1,024 tokens, small: peak memory", "<= floor", f"{gib(peak(long))} (floor {gib(peak(long_floor))})",
-         peak(long) <= peak(long_floor), ""),
+        ("1,024 tokens, small: peak memory", "<= w + 1 GiB",
+         f"{gib(peak(long))} (weights {gib(small_weights)}, floor {gib(peak(long_floor))})",
+         peak(long) <= small_weights + TARGET_LONG_MEMORY, ""),
         ("largest file a page loads at once", "< 5 MB", mb(largest), largest < TARGET_LARGEST_BYTES, ""),
         ("first chart, 1,024-token page, median", f"<= {TARGET_FIRST_CHART_MS / 1000:.0f} s",
          "-" if first_median is None else f"{first_median / 1000:.2f} s",

@@ -256,7 +256,9 @@ def fresh_run(settings: Settings, figures: list[Figure], asks: Asks, progress: P
     `on_step(run so far, resolved figures)` after each.
 
     Returns the run, the resolved figures, the tokens of every string the figures named (for the cache), and the
-    model (capture.Loaded: a --live build exports it for the live page without loading it again)."""
+    model (capture.Loaded) where the build exports it for the live page (--live: without loading it again), else
+    None: the weights are freed once the model has run, before the run is kept in the cache and the site written
+    (for gpt2-xl's shape, the 6 GiB of weights and the run's 134 MB of files would be held at once)."""
     with progress.phase("imports"):
         from figsite.capture import api as capture  # torch loads only when the model must run
     with progress.phase("model load"):
@@ -270,7 +272,7 @@ def fresh_run(settings: Settings, figures: list[Figure], asks: Asks, progress: P
         run = capture.capture_run(loaded, with_parts(asks, figures),
                                   lambda texts: progress.items(texts, "reading the texts"),
                                   on_step=lambda run: on_step(run, figures))
-    return run, figures, checks.tokens, loaded
+    return run, figures, checks.tokens, loaded if settings.live else None
 
 
 class BeforeWeights:

@@ -11,20 +11,31 @@ from figures.toolkit.words import STAGE_AXIS, after_layer_expr, has_non_xml, xml
 
 
 class LazyModule:
-    """A module imported when one of its names is first used.
+    """A module imported when one of its names is first used, and `prepared(module)` called once then.
 
     Altair takes a third of a second to import, and a rebuild from the cache builds no chart: the figures
     use `alt` from here, so that only a build that draws pays for it.
     """
 
-    def __init__(self, name: str):
-        self._name = name
+    def __init__(self, name: str, prepared=lambda module: None):
+        self._name, self._prepared = name, prepared
 
     def __getattr__(self, attribute: str):
-        return getattr(importlib.import_module(self._name), attribute)
+        module = importlib.import_module(self._name)
+        if self._prepared is not None:
+            self._prepared(module)
+            self._prepared = None
+        return getattr(module, attribute)
 
 
-alt = LazyModule("altair")
+def _unchecked(altair) -> None:
+    """Altair's debug mode off: it checks each object against Vega-Lite's schema as it is made, a tenth of the
+    time the chapter's charts take. The specs are checked whole instead (tests/builds/test_site.py validates
+    each one); what a chart's spec holds is the same either way."""
+    altair.utils.schemapi.disable_debug_mode()
+
+
+alt = LazyModule("altair", _unchecked)
 
 
 # ---------------------------------------------------------------------------------------------- data and params
@@ -91,12 +102,17 @@ def spec(chart) -> dict:
     """The chart's Vega-Lite spec as plain data, as pages embed it (tests/builds/test_site.py validates each one).
 
     The datasets go in after the conversion: they are plain data already, and Altair would walk every row and
-    value of them, which for the larger figures takes longer than converting all the rest of the chart.
+    value of them, which for the larger figures takes longer than converting all the rest of the chart. They are
+    taken off the chart itself for the conversion and put back after, not off a copy: a copy of a layered or
+    concatenated chart is made anew, and Altair deep-copies every one of its subcharts to make it (a third of
+    the conversion's time).
     """
     datasets = chart.datasets
-    bare = chart.copy(deep=False)
-    bare.datasets = alt.Undefined
-    out = bare.to_dict(validate=False)
+    chart.datasets = alt.Undefined
+    try:
+        out = chart.to_dict(validate=False)
+    finally:
+        chart.datasets = datasets
     if datasets is not alt.Undefined:
         out["datasets"] = datasets
     # A character that XML cannot hold (a control character in a text) would make vl-convert refuse the drawing.
