@@ -56,6 +56,8 @@ class _MarkupLoads(HTMLParser):
         attributes = {name: value or "" for name, value in attrs}
         rel = set(attributes.get("rel", "").lower().split())
         self.loads += [attributes[name] for name in ("src", "poster", "data", "background") if name in attributes]
+        # the script the page's script loads once the page is painted (Vega: figures/main.js reads data-vega)
+        self.loads += [attributes["data-vega"]] if tag == "script" and "data-vega" in attributes else []
         if tag not in ("a", "area", "base") and not (tag == "link" and rel and rel <= NAMES_ONLY):
             self.loads += [attributes[name] for name in ("href", "xlink:href") if name in attributes]
         for name in ("srcset", "imagesrcset"):
