@@ -166,7 +166,7 @@ class Pages:
         spec, width = (page.narrow_spec or page.spec, NARROW_WIDTH) if narrow else (page.spec, WIDE_WIDTH)
         ask = functools.partial(self.drawer.drawings, spec, theme, width=width, png=False, background="transparent",
                                 fit=True)
-        return kept_or_asked(self.cache_dir, ["first drawing", 4, *TOOL_VERSIONS, self.digest(spec), theme, width],
+        return kept_or_asked(self.cache_dir, ["first drawing", 5, *TOOL_VERSIONS, self.digest(spec), theme, width],
                              ["svg"], ask, f"figure ({page.label})'s {variant} drawing")
 
     def compiled(self, spec: dict, what: str):

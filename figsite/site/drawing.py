@@ -226,6 +226,8 @@ def _do(vl_convert, request: dict) -> list[bytes]:
                 if key != "autosize" or request["fit"]}
         if request["fit"] and request["spec"].get("width") == "container" and "autosize" not in spec:
             spec["autosize"] = {"type": "fit-x", "contains": "padding"}
+        if request["fit"]:  # its words wrap to its column as the live chart's do (figures.toolkit.charts.wrap_lines)
+            spec = in_column(spec, request["width"])
         spec["config"] = {**request["theme"], "background": request["background"]}
         svg = stable_ids(vl_convert.vegalite_to_svg(spec, vl_version=vl_version()))
         return [svg.encode("utf-8")] + ([vl_convert.svg_to_png(shapes_only(svg), scale=1)] if request["png"] else [])
@@ -282,6 +284,12 @@ def fits_column(spec: dict) -> bool:
     inner = [spec.get(key) for key in VIEWS]
     return any(fits_column(view) for views in inner if views for view in (views if isinstance(views, list) else [views])
                if isinstance(view, dict))
+
+
+def in_column(spec: dict, width: int) -> dict:
+    """A spec whose expressions read the width of its column (containerSize(), which a drawing made at build time
+    has none of) read `width` instead."""
+    return json.loads(json.dumps(spec, ensure_ascii=False).replace("containerSize()[0]", str(width)))
 
 
 def fixed_width(node, width: int = STATIC_WIDTH):
