@@ -171,3 +171,11 @@ def test_a_spec_fits_its_column_where_a_view_of_it_is_as_wide_as_the_column_what
     # a datum or an encoding that says "container" is no view's width
     assert not fits_column({"width": 300, "data": {"values": [{"width": "container"}]},
                             "encoding": {"x": {"field": "width", "title": "container"}}})
+
+
+def test_a_first_drawings_words_wrap_to_the_column_it_is_drawn_for():
+    from figsite.site.drawing import in_column
+
+    spec = {"title": {"text": {"expr": "containerSize()[0] > 0 ? containerSize()[0] - 40 : width"}}, "width": 306}
+    assert in_column(spec, 306)["title"]["text"]["expr"] == "306 > 0 ? 306 - 40 : width"
+    assert spec["title"]["text"]["expr"].startswith("containerSize()")  # the caller's spec is left as it was
