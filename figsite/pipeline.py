@@ -149,10 +149,12 @@ class Pages:
             self.charts[page.label] = self.compiled(page.spec, f"figure ({page.label})'s chart")
             self.narrow[page.label] = (None if page.narrow_spec is None else
                                        self.compiled(page.narrow_spec, f"figure ({page.label})'s narrow chart"))
+            # the drawing print and link previews show, and a light page's chart box until the chart is live: drawn
+            # as the live chart draws in a desktop's column
             self.drawings[page.label] = kept_or_asked(
-                self.cache_dir, ["drawing", 6, *TOOL_VERSIONS, self.digest(page.spec), CHART_THEMES["light"]],
-                ["svg", "png"],
-                functools.partial(self.drawer.drawings, page.spec, CHART_THEMES["light"]),
+                self.cache_dir, ["drawing", 7, *TOOL_VERSIONS, self.digest(page.spec), CHART_THEMES["light"],
+                                 WIDE_WIDTH], ["svg", "png"],
+                functools.partial(self.drawer.drawings, page.spec, CHART_THEMES["light"], width=WIDE_WIDTH, fit=True),
                 f"figure ({page.label})'s drawing")
             self.first_drawings[page.label] = {variant: self.first_drawing(page, variant)
                                                for variant in first_variants(page)}
@@ -160,7 +162,7 @@ class Pages:
     def first_drawing(self, page: Page, variant: str):
         """The drawing a page shows until its live chart replaces it (a variant of paths.FIRST_DRAWINGS): drawn as the
         live chart draws in a desktop's column or a phone's (the narrow chart, where the figure has one), on the page's
-        own background. Kept in the cache as the light drawing (the one print and link previews show) is."""
+        own background (a desktop's light drawing is `drawings`'). Kept in the cache as that one is."""
         theme = CHART_THEMES["dark" if variant.endswith("dark") else "light"]
         narrow = "narrow" in variant
         spec, width = (page.narrow_spec or page.spec, NARROW_WIDTH) if narrow else (page.spec, WIDE_WIDTH)
@@ -187,8 +189,9 @@ TOOL_VERSIONS = (metadata.version("vl-convert-python"), metadata.version("altair
 
 
 def first_variants(page: Page) -> list[str]:
-    """The first drawings a figure's page shows (paths.FIRST_DRAWINGS): for a desktop's column, light and dark, and
-    for a phone's where the figure draws otherwise there (its narrow chart, or its chart at the column's width)."""
+    """The first drawings a figure's page shows besides its light drawing (paths.FIRST_DRAWINGS): for a desktop's
+    column in dark, and for a phone's, light and dark, where the figure draws otherwise there (its narrow chart, or its
+    chart at the column's width)."""
     narrow = page.narrow_spec is not None or fits_column(page.spec)
     return [variant for variant in paths.FIRST_DRAWINGS if narrow or "narrow" not in variant]
 

@@ -42,18 +42,19 @@ def text_page(slug: str) -> str:
 
 
 def image(label: str) -> str:
-    """The drawing of a figure's opening state, without its extension (.svg, .png)."""
+    """The drawing of a figure's opening state (as its chart draws in a desktop's column, light), without its
+    extension (.svg, .png): print and link previews show it, and a light page until the chart is live."""
     return f"{IMAGES}/figure-{label}"
 
 
-# The drawings of a figure's opening state that its page shows until the live chart replaces it, for a desktop's
-# column and a phone's, light and dark (a chart of a fixed width shows `image`'s drawing on a desktop, in light):
-# each named by what it is drawn for, after a dot, which no label holds.
-FIRST_DRAWINGS = ("wide", "dark", "narrow", "narrow-dark")
+# The drawings of a figure's opening state that its page shows until the live chart replaces it, besides `image`'s
+# (a desktop's, light): a desktop's in dark, and a phone's, light and dark: each named by what it is drawn for,
+# after a dot, which no label holds.
+FIRST_DRAWINGS = ("dark", "narrow", "narrow-dark")
 
 
 def first_drawing(label: str, variant: str) -> str:
-    """A figure's drawing for a desktop's column or a phone's, light or dark (a variant of FIRST_DRAWINGS), as SVG."""
+    """A figure's drawing for a dark page, a phone's column or both (a variant of FIRST_DRAWINGS), as SVG."""
     return f"{IMAGES}/figure-{label}.{variant}.svg"
 
 

@@ -230,7 +230,10 @@ def _do(vl_convert, request: dict) -> list[bytes]:
             spec = in_column(spec, request["width"])
         spec["config"] = {**request["theme"], "background": request["background"]}
         svg = stable_ids(vl_convert.vegalite_to_svg(spec, vl_version=vl_version()))
-        return [svg.encode("utf-8")] + ([vl_convert.svg_to_png(shapes_only(svg), scale=1)] if request["png"] else [])
+        # the small picture about STATIC_WIDTH wide: large enough for a link preview, small for the index
+        scale = min(1.0, STATIC_WIDTH / request["width"])
+        png = [vl_convert.svg_to_png(shapes_only(svg), scale=scale)] if request["png"] else []
+        return [svg.encode("utf-8"), *png]
     raise ValueError(f"no such job: {request['job']!r}")
 
 

@@ -164,7 +164,7 @@ class Site:
         dark one's, their size in whole pixels, which the page gives them so that nothing moves when the chart goes
         live, and whether a phone's is wider than the phone)."""
         variants, page = self.first_drawn[label], self.gathered_by_label[label]
-        out = {"wide": FirstDrawing.of(paths.first_drawing(label, "wide"), variants["wide"],
+        out = {"wide": FirstDrawing.of(paths.image(label) + ".svg", self.drawn[label][0],
                                        paths.first_drawing(label, "dark"))}
         if "narrow" in variants:
             # a narrow chart of a fixed width may be wider than a phone; a chart as wide as its column fits it

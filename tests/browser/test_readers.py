@@ -577,8 +577,7 @@ def test_without_javascript_a_figure_page_shows_the_static_drawing_and_the_text_
     assert len(shown) == 1, f"figure-{label}.html without JavaScript shows {len(shown)} static drawings: {shown}"
     assert shown[0]["inChartBox"], shown  # the drawing every page shows first, in the chart's box (issue 34)
     assert shown[0]["naturalWidth"] > 0 and shown[0]["width"] > 0, f"the static drawing did not load: {shown[0]}"
-    # the chart's drawing for a desktop's column (the print drawing is img/figure-<label>.svg)
-    assert page.locator(".chart .first-drawing").inner_html().count(f'src="img/figure-{label}.wide.svg"') == 1
+    assert page.locator(".chart .first-drawing").inner_html().count(f'src="img/figure-{label}.svg"') == 1
     pre = page.locator(".text-figure pre")
     assert pre.is_visible() and pre.text_content().startswith(page.text_content("h1.figure-title").strip() + "\n")
 
