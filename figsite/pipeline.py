@@ -23,7 +23,7 @@ from figsite.data import cache
 from figsite.data.asks import Asks, merged_config
 from figsite.model import memory
 from figsite.data import paths
-from figsite.config import Figure, load_config, load_site
+from figsite.config import Figure, PrintInfo, load_config, load_print, load_site
 from figsite.errors import BuildError
 from figsite.site.drawing import NARROW_WIDTH, WIDE_WIDTH, Drawer, DrawingError, fits_column
 from figsite.live import gather_live, live_model
@@ -96,6 +96,7 @@ def build_site(settings: Settings, progress: Progress | None = None) -> Run:
     progress = progress or Progress()
     figures = load_config(settings.config, KINDS)
     site = load_site(settings.config)  # what [site] shows is the pages' alone: not part of any cache key
+    print_info = load_print(settings.config)  # None without [print]: then nothing is drawn for print
     if settings.revision is not None and (settings.model == "random" or Path(settings.model).expanduser().is_dir()):
         raise BuildError(f"--revision: {settings.model} has no revisions; allowed: --revision with a hub id only")
     asks = gather_asks(figures)
@@ -105,7 +106,7 @@ def build_site(settings: Settings, progress: Progress | None = None) -> Run:
     with output_lock(settings.out), Drawer() as drawer, tempfile.TemporaryDirectory(prefix="gpt2-live-") as scratch:
         # The drawing processes draw each figure as soon as its chart is built, while the model reads on (see
         # figsite.site.drawing): the cores work at once.
-        pages = Pages(drawer, cache_dir)
+        pages = Pages(drawer, cache_dir, print_info)
         run, figures, run_key, loaded = cached_run(settings, figures, asks, progress, on_miss=drawer.warm_up,
                                                    on_step=pages.gather_ready)
         with progress.phase("figures"):
@@ -117,7 +118,7 @@ def build_site(settings: Settings, progress: Progress | None = None) -> Run:
         with progress.phase("writing"):
             write_site(settings.out, Site(run, pages.in_order(figures), VEGA_SCRIPT.read_bytes, pages.drawings,
                                           pages.charts, pages.narrow, pages.first_drawings, site, live, cache_dir,
-                                          functools.partial(cache.memo_each, cache_dir)))
+                                          functools.partial(cache.memo_each, cache_dir), pages.printed, print_info))
     return run
 
 
@@ -128,8 +129,9 @@ class Pages:
     first figures while the model reads on; a run from the cache is complete at once.
     """
 
-    def __init__(self, drawer: Drawer, cache_dir: Path | None):
-        self.drawer, self.cache_dir = drawer, cache_dir
+    def __init__(self, drawer: Drawer, cache_dir: Path | None, print_info: PrintInfo | None = None):
+        self.drawer, self.cache_dir, self.print_info = drawer, cache_dir, print_info
+        self.printed = {}  # label -> [SVG, PDF] for the book, with a [print] table only
         # label -> Page; -> [SVG, PNG]; -> [Vega, dark]; -> [Vega, dark] of the narrow chart, or None (no narrow chart);
         # -> {variant of paths.FIRST_DRAWINGS: [SVG]}
         self.built, self.drawings, self.charts, self.narrow, self.first_drawings = {}, {}, {}, {}, {}
@@ -158,6 +160,22 @@ class Pages:
                 f"figure ({page.label})'s drawing")
             self.first_drawings[page.label] = {variant: self.first_drawing(page, variant)
                                                for variant in first_variants(page)}
+            if self.print_info is not None:
+                self.printed[page.label] = self.printed_drawing(fig, page)
+
+    def printed_drawing(self, fig: Figure, page: Page):
+        """The figure drawn for the book ([print]; figsite.site.printing): its printed state (Kind.printed_spec) at
+        the column's width in the config's font, with its number and title where `captions` asks. Kept in the cache
+        by the spec and every setting of [print], the font by its bytes."""
+        info = self.print_info
+        spec = KINDS[fig.kind].printed_spec(fig, page.spec)
+        caption = page.full_name if info.captions else None
+        settings = {"font": str(info.font), "family": info.font_family, "width_pt": info.width_pt,
+                    "font_size_pt": info.font_size_pt, "caption": caption}
+        theme = CHART_THEMES["light"]
+        ask = functools.partial(self.drawer.printed, spec, theme, settings)
+        return kept_or_asked(self.cache_dir, ["print", 1, *TOOL_VERSIONS, self.digest(spec), theme, info.key(),
+                                              caption], ["svg", "pdf"], ask, f"figure ({page.label})'s print drawing")
 
     def first_drawing(self, page: Page, variant: str):
         """The drawing a page shows until its live chart replaces it (a variant of paths.FIRST_DRAWINGS): drawn as the

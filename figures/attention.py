@@ -171,6 +171,19 @@ class Attention(Kind):
             resolved["guess"] = fields.resolve_position(fig, "guess_token", fig["guess_token"], text_tokens)
         return resolved
 
+    def printed_spec(self, fig, spec: dict) -> dict:
+        """The chart on the first view the book prints (printed_views'; the average where it prints no head), where
+        the chart holds it (a printed view the reader cannot pick is not in the chart's data)."""
+        printed = fig.resolved.get("printed_views", fig["views"])
+        first = f"{printed[0][0]}-{printed[0][1]}" if printed else "all"
+        params = spec.get("params", [])
+        options = next((param["bind"]["options"] for param in params if param.get("name") == attention_chart.VIEW
+                        and "bind" in param), [])
+        if first not in options:
+            return spec
+        return {**spec, "params": [{**param, "value": first} if param.get("name") == attention_chart.VIEW else param
+                                   for param in params]}
+
     def text_figure(self, fig, run) -> str:
         """The figure in the book's printed format: one line per view, shares below 0.5% left out."""
         tokens = run.token_texts(fig["text"])

@@ -109,6 +109,11 @@ class Kind:
         background, on what its marks mean (default: KEY; a kind whose words depend on the data overrides it)."""
         return self.KEY
 
+    def printed_spec(self, fig: Figure, spec: dict) -> dict:
+        """The chart's spec (`spec`, Vega-Lite's) in the state the book prints ([print]): default, the state it
+        opens in."""
+        return spec
+
     def narrow_chart(self, fig: Figure, run: Run):
         """The chart for columns narrower than 480 px (a phone), with the same bound params, names and options as
         `chart`, so that the reader's choices carry over when the page switches; None where `chart` serves every

@@ -16,6 +16,8 @@ VEGA_BUNDLE = f"{ASSETS}/vega.js"
 DATA = "data"  # the run's data files (see README, "What the build writes")
 IMAGES = "img"  # each figure's opening state drawn as SVG and PNG
 DOWNLOADS = "downloads"  # each figure's tables as JSON and CSV
+PRINT = "print"  # with a [print] table only: each figure as PDF and SVG for the book, and the contact sheet
+CONTACT_SHEET = f"{PRINT}/figures.pdf"  # every figure, one a page, with its number, label and data checksum
 
 LIVE_PAGE = "live.html"  # with --live only: the reader's own text, GPT-2 run in the page
 LIVE = "live"  # with --live only: what the live page loads (figsite/site/live.py)
@@ -56,6 +58,11 @@ FIRST_DRAWINGS = ("dark", "narrow", "narrow-dark")
 def first_drawing(label: str, variant: str) -> str:
     """A figure's drawing for a dark page, a phone's column or both (a variant of FIRST_DRAWINGS), as SVG."""
     return f"{IMAGES}/figure-{label}.{variant}.svg"
+
+
+def printed(label: str, suffix: str) -> str:
+    """A figure's drawing for the book ([print]), as `suffix` ("pdf", "svg")."""
+    return f"{PRINT}/figure-{label}.{suffix}"
 
 
 def qr_image(label: str) -> str:

@@ -25,6 +25,8 @@ from collections import deque
 from concurrent.futures import Future
 from pathlib import Path
 
+from figsite.site import printing
+
 ROOT = Path(__file__).resolve().parents[2]  # figsite/site/this.py -> the project folder (templates/ is there)
 STATIC_WIDTH = 640  # the width of the drawings made at build time, where no page gives a container
 # The first drawings (what a page shows until its live chart is drawn) are drawn as wide as the live chart draws in a
@@ -71,6 +73,11 @@ class Drawer:
         without its words."""
         return self._least_busy().ask({"job": "draw", "spec": spec, "theme": theme, "width": width, "png": png,
                                        "background": background, "fit": fit})
+
+    def printed(self, spec: dict, theme: dict, settings: dict) -> Future:
+        """The chart drawn for print (figsite.site.printing): a Future of [SVG bytes, PDF bytes]. `settings`: the
+        font file and its family, width_pt, font_size_pt, and the caption above it (or None)."""
+        return self._least_busy().ask({"job": "print", "spec": spec, "theme": theme, **settings})
 
     def _least_busy(self) -> _Worker:
         """The first of the processes with the fewest jobs waiting (each vl-convert does one job at a time)."""
@@ -234,7 +241,33 @@ def _do(vl_convert, request: dict) -> list[bytes]:
         scale = min(1.0, STATIC_WIDTH / request["width"])
         png = [vl_convert.svg_to_png(shapes_only(svg), scale=scale)] if request["png"] else []
         return [svg.encode("utf-8"), *png]
+    if request["job"] == "print":
+        return print_drawings(vl_convert, request)
     raise ValueError(f"no such job: {request['job']!r}")
+
+
+def laid_out(spec: dict, width: int) -> dict:
+    """A spec laid out as its live chart is in a column `width` wide: its views of width "container" that wide, the
+    whole fitted to it, its words wrapped to it."""
+    out = fixed_width(spec, width)
+    if spec.get("width") == "container" and "autosize" not in out:
+        out["autosize"] = {"type": "fit-x", "contains": "padding"}
+    return in_column(out, width)
+
+
+def print_drawings(vl_convert, request: dict) -> list[bytes]:
+    """The print edition's drawings of a chart (figsite.site.printing): [SVG, PDF] at the column's width, in the
+    config's font, embedded in the PDF."""
+    printing.register_font(vl_convert, request["font"])
+    width = round(request["width_pt"] * printing.BASE_SIZE / request["font_size_pt"])
+    spec = printing.plain_face(printing.with_caption(laid_out(request["spec"], width), request["caption"]))
+    spec["config"] = printing.print_config(request["theme"], request["family"])
+    svg = stable_ids(vl_convert.vegalite_to_svg(spec, vl_version=vl_version()))
+    scale = printing.scale_for(svg, request["width_pt"], request["font_size_pt"])
+    width_px, height_px = printing.svg_size(svg)
+    pdf = printing.canonical_pdf(vl_convert.svg_to_pdf(printing.sized(svg, width_px * scale, height_px * scale)))
+    mm = scale * printing.MM_PER_PT
+    return [printing.sized(svg, width_px * mm, height_px * mm, "mm").encode("utf-8"), pdf]
 
 
 def differences(old, new, path=()) -> list:

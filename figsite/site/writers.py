@@ -23,7 +23,7 @@ from typing import Callable, Protocol
 
 from jinja2.utils import htmlsafe_json_dumps
 
-from figsite.config import SiteInfo
+from figsite.config import PrintInfo, SiteInfo
 from figsite.data import paths
 from figsite.data import shared_names
 from figsite.data.run import Run, head_file_text
@@ -67,6 +67,8 @@ class Site:
     # kept(parts, names, compute): the files `names` kept in the build's cache for `parts`, else compute()'s, kept
     # (figsite.data.cache.memo_each); without a cache, compute()'s
     kept: Callable = field(default=lambda parts, names, compute: compute())
+    printed: dict = field(default_factory=dict)  # label -> returns the figure's [SVG, PDF] for the book ([print])
+    print_info: PrintInfo | None = None  # the config's [print] table, or None: no print/ folder
 
     @cached_property
     def data(self) -> dict:
@@ -297,6 +299,19 @@ class Drawings:
         public.write_qr_codes(folder, site.pages)
 
 
+class PrintEdition:
+    """print/ (with a [print] table only): each figure drawn for the book as PDF and SVG (figsite.site.printing)."""
+
+    def write(self, folder: Path, site: Site) -> None:
+        if site.print_info is None:
+            return
+        (folder / paths.PRINT).mkdir()
+        for page in site.gathered:
+            svg, pdf = site.printed[page.label]()
+            (folder / paths.printed(page.label, "svg")).write_bytes(svg)
+            (folder / paths.printed(page.label, "pdf")).write_bytes(pdf)
+
+
 class TextPages:
     """A page for each text that two or more figures read (render.text_pages). It draws each chart as the reader
     comes near it: until then the chart keeps the height of its drawing, so that the charts below stay where they
@@ -347,8 +362,8 @@ class Index:
 
 
 # In order: the files that cost nothing first, then what waits on the drawing processes; the index last.
-WRITERS: list[Writer] = [Assets(), Data(), Downloads(), FiguresText(), FigurePages(), Drawings(), TextPages(), Live(),
-                         About(), Index()]
+WRITERS: list[Writer] = [Assets(), Data(), Downloads(), FiguresText(), FigurePages(), Drawings(), PrintEdition(),
+                         TextPages(), Live(), About(), Index()]
 
 
 def write_site(out: Path, site: Site) -> None:

@@ -1,0 +1,99 @@
+"""The print edition's drawings (the config's [print] table): each figure as a vector PDF and SVG at the book's column
+width, in the book's font, embedded, and byte-identical from build to build. Worked out in a drawing process
+(figsite.site.drawing's "print" job) from the chart's spec, as the site's drawings are.
+
+Sizes: Vega lays a chart out in pixels, and svg2pdf (vl-convert's) makes a PDF page a point per pixel. The chart is
+laid out `font_size_pt / BASE_SIZE` times narrower than the column, so that its words of Vega-Lite's usual
+size (BASE_SIZE px) come out `font_size_pt` points high once the drawing is scaled to the column. A chart of a fixed
+width wider than that is scaled down to fit the column.
+
+One face: the drawings' words are all in the one font the config names, at its own weight (bold and italic are
+set as the plain face): a second face would be taken from the system, and svg2pdf numbers the fonts of a PDF in an
+order that changes from run to run.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+BASE_SIZE = 10  # Vega-Lite's size for an axis's labels, in pixels: the size that becomes font_size_pt
+MM_PER_PT = 25.4 / 72
+_REGISTERED: dict = {}  # font file -> the folder it was registered from, in this drawing process
+
+
+def register_font(vl_convert, font: str) -> None:
+    """Makes the font file `font` known to vl-convert, once per process (a folder of its own, so that no other file
+    beside it is registered too)."""
+    if font in _REGISTERED:
+        return
+    folder = tempfile.mkdtemp(prefix="gpt2-print-font-")
+    shutil.copyfile(font, Path(folder) / Path(font).name)
+    vl_convert.register_font_directory(folder)
+    _REGISTERED[font] = folder
+
+
+def plain_face(node):
+    """A copy of a spec with every font weight and style the plain face's."""
+    if isinstance(node, dict):
+        return {key: ("normal" if re.search(r"(^f|F)ont(Weight|Style)$", key) else plain_face(value))
+                for key, value in node.items()}
+    if isinstance(node, list):
+        return [plain_face(value) for value in node]
+    return node
+
+
+def print_config(theme: dict, family: str) -> dict:
+    """The chart's config for print: the theme's colours on white, every word in `family`'s plain face."""
+    plain = {"fontWeight": "normal"}
+    return {**theme, "background": "white", "font": family,
+            "title": {**theme.get("title", {}), **plain, "subtitleFontWeight": "normal"},
+            "axis": {**theme.get("axis", {}), "titleFontWeight": "normal", "labelFontWeight": "normal"},
+            "legend": {**theme.get("legend", {}), "titleFontWeight": "normal", "labelFontWeight": "normal"},
+            "header": {"titleFontWeight": "normal", "labelFontWeight": "normal"}}
+
+
+def with_caption(spec: dict, caption: str | None) -> dict:
+    """The spec with the figure's number and title above it, as the book sets them (None: without)."""
+    if not caption:
+        return spec
+    return {**spec, "title": {"text": caption, "anchor": "start", "fontSize": BASE_SIZE + 1, "offset": 8}}
+
+
+SIZE = re.compile(r'(<svg\b[^>]*?)\swidth="([\d.]+)" height="([\d.]+)"')
+
+
+def svg_size(svg: str) -> tuple[float, float]:
+    found = SIZE.search(svg)
+    return float(found.group(2)), float(found.group(3))
+
+
+def scale_for(svg: str, width_pt: float, font_size_pt: float) -> float:
+    """How much the drawing is scaled for print: words of BASE_SIZE px to font_size_pt, no wider than the column."""
+    width, _ = svg_size(svg)
+    return min(font_size_pt / BASE_SIZE, width_pt / width)
+
+
+def sized(svg: str, width: float, height: float, unit: str = "") -> str:
+    """The SVG with its outer size `width` x `height` (in `unit`), its viewBox (what it draws) as it was."""
+    return SIZE.sub(lambda m: f'{m.group(1)} width="{width:.2f}{unit}" height="{height:.2f}{unit}"', svg, count=1)
+
+
+REFERENCE = re.compile(rb"^ +/[A-Za-z0-9]+ \d+ 0 R$")
+
+
+def canonical_pdf(pdf: bytes) -> bytes:
+    """svg2pdf's PDF with the entries of its resource dictionaries (one `/name N 0 R` a line) in one order: it writes
+    them in an order that changes from run to run. Lines trade places within their dictionary, so every object keeps
+    its length and the cross-reference table its offsets."""
+    lines, out, run = pdf.split(b"\n"), [], []
+    for line in lines:
+        if REFERENCE.match(line):
+            run.append(line)
+            continue
+        out += sorted(run)
+        run = []
+        out.append(line)
+    return b"\n".join(out + sorted(run))
