@@ -30,11 +30,16 @@ if [ "${1:-}" = "--live" ]; then
 elif [ "${1:-}" = "--test" ]; then
     "$PY" -m pip install --quiet -e ".[test]"
     npm_live  # all of package.json: the devDependencies too (esbuild, ESLint, vnu-jar)
-    # Debian's packages the tests use: Chromium (tests/browser), and the zbar library that pyzbar loads to
-    # decode the QR codes (tests/unit/test_qr.py). Installed only where missing.
+    # Debian's packages the tests use: Chromium (tests/browser), the zbar library that pyzbar loads to
+    # decode the QR codes (tests/unit/test_qr.py), and poppler's pdffonts, pdftotext and pdftoppm, which read the
+    # print edition's PDFs (tests/builds/test_print_edition.py). Installed only where missing.
     APT=()
     [ -x /usr/bin/chromium ] || APT+=(chromium)
     "$PY" -c "import pyzbar.pyzbar" 2>/dev/null || APT+=(libzbar0)
+    command -v pdffonts >/dev/null && command -v pdftotext >/dev/null && command -v pdftoppm >/dev/null \
+        || APT+=(poppler-utils)
+    # DejaVu Sans, the print edition's default font, and DejaVu Serif, the font its tests name in a config
+    [ -f /usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf ] || APT+=(fonts-dejavu-core)
     if [ ${#APT[@]} -gt 0 ]; then
         SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
         $SUDO apt-get update -qq

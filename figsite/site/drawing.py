@@ -259,11 +259,11 @@ def print_drawings(vl_convert, request: dict) -> list[bytes]:
     """The print edition's drawings of a chart (figsite.site.printing): [SVG, PDF] at the column's width, in the
     config's font, embedded in the PDF."""
     printing.register_font(vl_convert, request["font"])
-    width = round(request["width_pt"] * printing.BASE_SIZE / request["font_size_pt"])
-    spec = printing.plain_face(printing.with_caption(laid_out(request["spec"], width), request["caption"]))
+    width = printing.layout_width(request["width_pt"], request["font_size_pt"])
+    spec = printing.plain_face(printing.with_caption(laid_out(request["spec"], width), request["caption"], width))
     spec["config"] = printing.print_config(request["theme"], request["family"])
     svg = stable_ids(vl_convert.vegalite_to_svg(spec, vl_version=vl_version()))
-    scale = printing.scale_for(svg, request["width_pt"], request["font_size_pt"])
+    scale = printing.scale_for(svg, request["width_pt"], width)
     width_px, height_px = printing.svg_size(svg)
     pdf = printing.canonical_pdf(vl_convert.svg_to_pdf(printing.sized(svg, width_px * scale, height_px * scale)))
     mm = scale * printing.MM_PER_PT

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
+import textwrap
 from pathlib import Path
 
 BASE_SIZE = 10  # Vega-Lite's size for an axis's labels, in pixels: the size that becomes font_size_pt
@@ -55,11 +56,18 @@ def print_config(theme: dict, family: str) -> dict:
             "header": {"titleFontWeight": "normal", "labelFontWeight": "normal"}}
 
 
-def with_caption(spec: dict, caption: str | None) -> dict:
-    """The spec with the figure's number and title above it, as the book sets them (None: without)."""
+CAPTION_SIZE = BASE_SIZE + 1
+EM = 0.6  # a character's width, on average, in ems: what a caption's lines are broken at
+
+
+def with_caption(spec: dict, caption: str | None, width: int) -> dict:
+    """The spec with the figure's number and title above it, as the book sets them (None: without), in lines that
+    fit a chart laid out `width` px wide (a title's words are not wrapped by Vega, and would be cut at its edge)."""
     if not caption:
         return spec
-    return {**spec, "title": {"text": caption, "anchor": "start", "fontSize": BASE_SIZE + 1, "offset": 8}}
+    per_line = max(20, int(width / (CAPTION_SIZE * EM)))
+    lines = textwrap.wrap(caption, per_line, break_long_words=True) or [caption]
+    return {**spec, "title": {"text": lines, "anchor": "start", "fontSize": CAPTION_SIZE, "offset": 8}}
 
 
 SIZE = re.compile(r'(<svg\b[^>]*?)\swidth="([\d.]+)" height="([\d.]+)"')
@@ -70,10 +78,17 @@ def svg_size(svg: str) -> tuple[float, float]:
     return float(found.group(2)), float(found.group(3))
 
 
-def scale_for(svg: str, width_pt: float, font_size_pt: float) -> float:
-    """How much the drawing is scaled for print: words of BASE_SIZE px to font_size_pt, no wider than the column."""
+def layout_width(width_pt: float, font_size_pt: float) -> int:
+    """The width in pixels a chart is laid out at for print: the column's, as many times wider as BASE_SIZE px
+    words are larger than font_size_pt."""
+    return round(width_pt * BASE_SIZE / font_size_pt)
+
+
+def scale_for(svg: str, width_pt: float, laid_out: int) -> float:
+    """How much the drawing is scaled for print: a chart laid out `laid_out` px wide to the column's width (its words
+    of BASE_SIZE px to about font_size_pt), and one wider than that to the column too."""
     width, _ = svg_size(svg)
-    return min(font_size_pt / BASE_SIZE, width_pt / width)
+    return width_pt / max(width, laid_out)
 
 
 def sized(svg: str, width: float, height: float, unit: str = "") -> str:

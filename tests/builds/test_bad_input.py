@@ -82,6 +82,22 @@ BAD_CONFIGS = {
     "a malformed config": ("[[figure]\nkind = \n", ["chapter.toml", "not valid TOML"]),
     "a config with no figures": ("# nothing here\n", ["chapter.toml", "no figures"]),
     "an unknown top-level key": ("title = 'x'\n" + figure(kind="numbers", label="n"), ["'title'", "top level"]),
+    "a [print] key at the top level": ("width_mm = 120\n" + figure(kind="numbers", label="n"),
+                                       ["'width_mm'", "top level", "[print]"]),
+    "a column too narrow": (figure(kind="numbers", label="n") + "[print]\nwidth_mm = 5\n",
+                            ["[print]", "'width_mm'", "5", "30 to 400"]),
+    "a column width in words": (figure(kind="numbers", label="n") + "[print]\nwidth_mm = '12 cm'\n",
+                                ["[print]", "'width_mm'", "not a number", "millimetres"]),
+    "a font that is not there": (figure(kind="numbers", label="n") + "[print]\nfont = 'fonts/Missing.ttf'\n",
+                                 ["[print]", "'font'", "fonts/Missing.ttf", "does not exist", ".ttf or .otf"]),
+    "a font that is no font file": (figure(kind="numbers", label="n") + "[print]\nfont = 'chapter.toml'\n",
+                                    ["[print]", "'font'", "chapter.toml", "not a .ttf or .otf"]),
+    "a font size too large": (figure(kind="numbers", label="n") + "[print]\nfont_size_pt = 72\n",
+                              ["[print]", "'font_size_pt'", "72", "4 to 24"]),
+    "greyscale as a word": (figure(kind="numbers", label="n") + "[print]\ngreyscale = 'yes'\n",
+                            ["[print]", "'greyscale'", "true or false"]),
+    "a misspelt [print] key": (figure(kind="numbers", label="n") + "[print]\nwidth = 100\n",
+                               ["[print]", "'width'", "did you mean 'width_mm'?", "font_size_pt"]),
 }
 
 

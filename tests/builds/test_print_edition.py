@@ -1,0 +1,170 @@
+"""The print edition ([print]): each figure as a vector PDF and SVG under print/, at the column's width, in the
+config's font embedded, its words extractable, byte-identical and kept in the cache; and no print/ folder at all
+for a config without the table. The PDFs are read with poppler's own tools (pdffonts, pdfinfo, pdftotext), which
+the build does not use."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import snapshot
+
+from build import cli
+
+DEJAVU = Path("/usr/share/fonts/truetype/dejavu")
+SERIF = DEJAVU / "DejaVuSerif.ttf"  # Debian's fonts-dejavu-core (setup.sh --test installs it where missing)
+
+# Texts and figures unlike the chapter's: a text of its own, a printed view that is not the first the reader picks,
+# a book number, and a font that is not the default one.
+FIGURES = '''\
+[[figure]]
+kind = "attention"
+label = "owls"
+number = "7.2"
+text = "Bright owls hunt quietly over frozen meadows"
+focus = 5
+views = [[1, 2], [3, 1]]
+printed_views = [[3, 1]]
+
+[[figure]]
+kind = "readout"
+label = "capital"
+text = "Tokyo is the capital of"
+target = " Japan"
+'''
+PRINT = '''
+[print]
+width_mm = 90
+font = "fonts/Book.ttf"
+font_size_pt = 7
+captions = true
+'''
+WIDTH_PT = 90 / 25.4 * 72  # the column, in the unit of a PDF page
+
+
+def tool(*args: str) -> str:
+    return subprocess.run(args, check=True, capture_output=True, text=True).stdout
+
+
+def build(small_model_dir: Path, folder: Path, config_text: str, out: str = "site", *args: str) -> Path:
+    config = folder / "book.toml"
+    config.write_text(config_text, encoding="utf-8")
+    result = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(config),
+                                      "--out", str(folder / out), "--cache", str(folder / "cache"), "--quiet", *args])
+    assert result.exit_code == 0, result.output
+    return folder / out
+
+
+@pytest.fixture(scope="module")
+def printed(small_model_dir, tmp_path_factory):
+    """A site built with [print]: its folder, and the folder of its config (the font is beside it)."""
+    folder = tmp_path_factory.mktemp("print-edition")
+    (folder / "fonts").mkdir()
+    shutil.copyfile(SERIF, folder / "fonts" / "Book.ttf")
+    return build(small_model_dir, folder, FIGURES + PRINT), folder
+
+
+def test_a_config_without_a_print_table_writes_no_print_folder(small_model_dir, tmp_path):
+    site = build(small_model_dir, tmp_path, FIGURES)
+    assert (site / "index.html").is_file()
+    assert not (site / "print").exists()
+
+
+def test_every_figure_has_a_pdf_and_an_svg_in_print(printed):
+    site, _ = printed
+    assert sorted(p.name for p in (site / "print").iterdir()) == [
+        "figure-capital.pdf", "figure-capital.svg", "figure-owls.pdf", "figure-owls.svg"]
+    for label in ("owls", "capital"):
+        assert (site / "print" / f"figure-{label}.pdf").read_bytes().startswith(b"%PDF-")
+        assert b"<svg" in (site / "print" / f"figure-{label}.svg").read_bytes()[:200]
+
+
+def test_a_chart_as_wide_as_its_column_is_printed_at_the_column_width(printed):
+    site, _ = printed
+    size = re.search(r"Page size:\s+([\d.]+) x ([\d.]+) pts", tool("pdfinfo", str(site / "print/figure-owls.pdf")))
+    assert float(size.group(1)) == pytest.approx(WIDTH_PT, abs=0.02)
+    svg = (site / "print/figure-owls.svg").read_text(encoding="utf-8")
+    assert re.search(r'<svg[^>]* width="90.00mm"', svg)
+    for label in ("owls", "capital"):  # no figure is wider than the column
+        info = tool("pdfinfo", str(site / f"print/figure-{label}.pdf"))
+        assert float(re.search(r"Page size:\s+([\d.]+)", info).group(1)) <= WIDTH_PT + 0.02
+
+
+def test_the_configs_font_is_embedded_and_no_other(printed):
+    site, _ = printed
+    for label in ("owls", "capital"):
+        rows = tool("pdffonts", str(site / f"print/figure-{label}.pdf")).splitlines()[2:]
+        assert rows, "no font in the PDF"
+        for row in rows:
+            name, emb = row.split()[0], row.split()[-5]
+            assert name.split("+")[-1] == "DejaVuSerif", row  # the config's font, subset
+            assert emb == "yes", row
+
+
+def test_every_token_of_the_text_and_the_caption_can_be_read_out_of_the_pdf(printed):
+    site, _ = printed
+    # -raw: in the order the words are drawn (the tokens' labels are turned, one glyph placed at a time)
+    text = re.sub(r"\s+", "", tool("pdftotext", "-raw", str(site / "print/figure-owls.pdf"), "-"))
+    tokens = json.loads(next((site / "data").glob("bright-owls*.json")).read_text(encoding="utf-8"))["tokens"]
+    shown = [("_" + t["text"][1:]) if t["text"].startswith(" ") else t["text"] for t in tokens]
+    assert len(shown) >= 7
+    for token in shown:
+        assert token in text, f"{token!r} not in the PDF's text"
+    # captions = true: the number and the title as the book sets them; the printed view's state
+    assert "Figure7.2Attention:whichearliertokensdoesonetokenlookat?" in text
+    readout = tool("pdftotext", str(site / "print/figure-capital.pdf"), "-")
+    assert "_Japan" in readout
+
+
+def test_the_pdfs_carry_no_date_and_two_builds_write_the_same_bytes(printed, small_model_dir, tmp_path):
+    site, folder = printed
+    for pdf in (site / "print").glob("*.pdf"):
+        raw = pdf.read_bytes()
+        assert b"/CreationDate" not in raw and b"/ModDate" not in raw
+    (tmp_path / "fonts").mkdir()
+    shutil.copyfile(SERIF, tmp_path / "fonts" / "Book.ttf")
+    again = build(small_model_dir, tmp_path, FIGURES + PRINT, "site", "--no-cache")
+    assert snapshot(again / "print") == snapshot(site / "print")
+
+
+def test_a_rebuild_takes_the_print_drawings_from_the_cache(printed, small_model_dir, monkeypatch):
+    site, folder = printed
+    before = snapshot(site / "print")
+    from figsite.site.drawing import Drawer
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a print drawing was asked of vl-convert again")
+
+    monkeypatch.setattr(Drawer, "printed", refuse)
+    build(small_model_dir, folder, FIGURES + PRINT)
+    assert snapshot(site / "print") == before
+
+
+def test_a_wider_column_draws_a_wider_page(small_model_dir, tmp_path):
+    site = build(small_model_dir, tmp_path, FIGURES + "\n[print]\nwidth_mm = 150\n")
+    size = re.search(r"Page size:\s+([\d.]+)", tool("pdfinfo", str(site / "print/figure-owls.pdf")))
+    assert float(size.group(1)) == pytest.approx(150 / 25.4 * 72, abs=0.02)
+    rows = tool("pdffonts", str(site / "print/figure-owls.pdf")).splitlines()[2:]
+    assert all(row.split()[0].split("+")[-1] == "DejaVuSans" for row in rows)  # the default font
+    text = tool("pdftotext", str(site / "print/figure-owls.pdf"), "-")
+    assert "Figure 7.2" not in text  # no caption unless asked
+
+
+def test_the_attention_figure_is_printed_on_its_printed_view_not_the_one_it_opens_on(printed):
+    site, _ = printed
+    data = json.loads(next((site / "data").glob("bright-owls*.json")).read_text(encoding="utf-8"))
+    focus = 5 - 1
+
+    def percents(layer: int, head: int) -> list[int]:  # the shares from the focus, as the bars are labelled
+        return [round(share * 100) for share in data["attention"][layer - 1][head - 1][focus]]
+
+    svg = (site / "print/figure-owls.svg").read_text(encoding="utf-8")
+    drawn = [int(n) for n in re.findall(r'aria-label="[^"]*: (\d+)% of the attention"', svg)]
+    assert drawn == percents(3, 1)  # printed_views = [[3, 1]]
+    assert percents(3, 1) != percents(1, 2)  # the view it opens on draws other bars: the test could fail
