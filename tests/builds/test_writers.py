@@ -19,7 +19,8 @@ MODEL = {"name": "random (seed 0)", "revision": None, "n_layer": 2, "n_head": 3,
          "n_ctx": 1024}
 OWNED = {  # what each writer's files are: a name, or a folder's
     "Assets": ["assets/"], "Data": ["data/"], "Downloads": ["downloads/"], "FiguresText": ["figures.txt"],
-    "FigurePages": ["figure-", "embed-"], "Drawings": ["img/", "assets/vega"], "TextPages": ["text-"],
+    "FigurePages": ["figure-", "embed-"], "Drawings": ["img/", "assets/vega"], "PrintEdition": ["print/"],
+    "TextPages": ["text-"],
     "Live": ["live"], "About": ["about.html"], "Index": ["index.html"],
 }
 
@@ -62,7 +63,8 @@ def test_each_writer_writes_only_its_own_files_and_together_they_write_the_whole
     assert list(wrote) == list(OWNED)
     for name, files in wrote.items():
         assert all(file.startswith(tuple(OWNED[name])) for file in files), (name, files)
-        assert files or name in ("TextPages", "Live"), name  # the small config has no text page, no --live
+        # the small config has no text page, no --live, no [print]
+        assert files or name in ("TextPages", "Live", "PrintEdition"), name
     assert set().union(*wrote.values()) == set(snapshot(site)) - {".gpt2-figures-site"}
     assert sum(len(files) for files in wrote.values()) == len(set().union(*wrote.values()))
 

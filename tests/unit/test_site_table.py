@@ -183,7 +183,8 @@ def test_a_site_that_is_not_one_table_is_refused(tmp_path, text):
 def test_load_config_refuses_a_bad_site_table_and_other_top_level_keys_as_before(tmp_path):
     with pytest.raises(BuildError, match=r"\[site\], key 'base_url': 'ftp://x.org' is not an http"):
         load_config(config(tmp_path, "[site]\nbase_url = 'ftp://x.org'\n" + FIGURE), KINDS)
-    with pytest.raises(BuildError, match=r"unknown key 'sight' at the top level; allowed: \[\[figure\]\] tables and "):
+    with pytest.raises(BuildError, match=r"unknown key 'sight' at the top level; allowed: \[\[figure\]\] tables, one \[site\] "
+                                         r"table and one \[print\] table"):
         load_config(config(tmp_path, "[sight]\ntitle = 'x'\n" + FIGURE), KINDS)
     with pytest.raises(BuildError, match=r"unknown key 'title' at the top level \(a key of \[site\]: write it under"):
         load_config(config(tmp_path, "title = 'x'\n" + FIGURE), KINDS)
