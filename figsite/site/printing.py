@@ -19,6 +19,7 @@ import shutil
 import tempfile
 import textwrap
 from pathlib import Path
+from xml.sax.saxutils import escape
 
 BASE_SIZE = 10  # Vega-Lite's size for an axis's labels, in pixels: the size that becomes font_size_pt
 MM_PER_PT = 25.4 / 72
@@ -70,7 +71,7 @@ def with_caption(spec: dict, caption: str | None, width: int) -> dict:
     return {**spec, "title": {"text": lines, "anchor": "start", "fontSize": CAPTION_SIZE, "offset": 8}}
 
 
-SIZE = re.compile(r'(<svg\b[^>]*?)\swidth="([\d.]+)" height="([\d.]+)"')
+SIZE = re.compile(r'(<svg\b[^>]*?)\swidth="([\d.]+)(?:mm)?" height="([\d.]+)(?:mm)?"')
 
 
 def svg_size(svg: str) -> tuple[float, float]:
@@ -112,3 +113,50 @@ def canonical_pdf(pdf: bytes) -> bytes:
         run = []
         out.append(line)
     return b"\n".join(out + sorted(run))
+
+
+# ---------------------------------------------------------------------------------------------- the contact sheet
+
+PAGE = (595.28, 841.89)  # A4, in points
+MARGIN = 42.5  # 15 mm
+SHEET_SIZE = 9  # the header's words, in points
+VIEWBOX = re.compile(r'viewBox="0 0 ([\d.]+) ([\d.]+)"')
+
+
+def sheet_page(lines: list[str], svg: str, family: str) -> str:
+    """One page of the contact sheet as SVG, a point a unit: `lines` at its top (the figure's number and title, its
+    label, its data's checksum), then the figure's print drawing (`svg`, sized in mm) at its printed size, or smaller
+    where it would not fit the page."""
+    per_line = int((PAGE[0] - 2 * MARGIN) / (SHEET_SIZE * EM))
+    lines = [part for line in lines for part in textwrap.wrap(line, per_line, break_long_words=True)]
+    width_mm, height_mm = svg_size(svg)
+    width, height = width_mm / MM_PER_PT, height_mm / MM_PER_PT
+    top = MARGIN + SHEET_SIZE * 1.5 * len(lines) + SHEET_SIZE
+    room = (PAGE[0] - 2 * MARGIN, PAGE[1] - top - MARGIN)
+    fit = min(1.0, room[0] / width, room[1] / height)
+    figure = sized(svg, width * fit, height * fit).replace("<svg ", f'<svg x="{MARGIN}" y="{top:.2f}" ', 1)
+    words = "".join(f'<text x="{MARGIN}" y="{MARGIN + SHEET_SIZE * (1 + 1.5 * i):.2f}">{escape(line)}</text>'
+                    for i, line in enumerate(lines))
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" version="1.1" '
+            f'width="{PAGE[0]}" height="{PAGE[1]}" viewBox="0 0 {PAGE[0]} {PAGE[1]}">'
+            f'<rect width="{PAGE[0]}" height="{PAGE[1]}" fill="white"/>'
+            f'<g font-family="{escape(family)}" font-size="{SHEET_SIZE}" fill="#000">{words}</g>{figure}</svg>')
+
+
+def contact_sheet(pages: list[tuple[list[str], str]], font: str, family: str) -> bytes:
+    """print/figures.pdf: one page a figure (sheet_page; `pages`: each its header's lines and its print SVG), in
+    the config's font, the pages' PDFs made by vl-convert's svg2pdf and put together by pypdf, with no date or id."""
+    import io
+
+    import vl_convert
+    from pypdf import PdfReader, PdfWriter
+
+    register_font(vl_convert, font)
+    writer = PdfWriter()
+    for lines, svg in pages:
+        one = canonical_pdf(vl_convert.svg_to_pdf(sheet_page(lines, svg, family)))
+        writer.add_page(PdfReader(io.BytesIO(one)).pages[0])
+    writer.add_metadata({"/Producer": "build.py (vl-convert, pypdf)", "/Title": "The figures, one a page"})
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()

@@ -18,12 +18,13 @@ import json
 import shutil
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from importlib import metadata
 from pathlib import Path
 from typing import Callable, Protocol
 
 from jinja2.utils import htmlsafe_json_dumps
 
-from figsite.config import PrintInfo, SiteInfo
+from figsite.config import PrintInfo, SiteInfo, figure_name
 from figsite.data import paths
 from figsite.data import shared_names
 from figsite.data.run import Run, head_file_text
@@ -300,16 +301,35 @@ class Drawings:
 
 
 class PrintEdition:
-    """print/ (with a [print] table only): each figure drawn for the book as PDF and SVG (figsite.site.printing)."""
+    """print/ (with a [print] table only): each figure drawn for the book as PDF and SVG (figsite.site.printing), and
+    the contact sheet for the editor, figures.pdf: every figure one a page, headed by its number and title as the book
+    sets them, its label, and the SHA-256 of its data (its download, every table of it). After Downloads."""
 
     def write(self, folder: Path, site: Site) -> None:
-        if site.print_info is None:
+        info = site.print_info
+        if info is None:
             return
         (folder / paths.PRINT).mkdir()
+        sheet = []
         for page in site.gathered:
             svg, pdf = site.printed[page.label]()
             (folder / paths.printed(page.label, "svg")).write_bytes(svg)
             (folder / paths.printed(page.label, "pdf")).write_bytes(pdf)
+            data = hashlib.sha256((folder / page.download()).read_bytes()).hexdigest()
+            sheet.append(([f"{figure_name(page.label, page.number)} {page.title}",
+                           f"label: {page.label} (page {page.file})",
+                           f"data: {page.download()}, its SHA-256:", data],
+                          svg.decode("utf-8")))
+
+        def made() -> list[bytes]:
+            from figsite.site.printing import contact_sheet  # vl-convert and pypdf: imported only for [print]
+
+            return [contact_sheet(sheet, str(info.font), info.font_family)]
+
+        parts = [[lines, hashlib.sha256(svg.encode("utf-8")).hexdigest()] for lines, svg in sheet]
+        tools = [metadata.version(name) for name in ("vl-convert-python", "pypdf")]
+        kept = site.kept(["contact sheet", 1, *tools, info.key(), parts], ["pdf"], made)
+        (folder / paths.CONTACT_SHEET).write_bytes(kept[0])
 
 
 class TextPages:

@@ -5,6 +5,7 @@ the build does not use."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -79,7 +80,7 @@ def test_a_config_without_a_print_table_writes_no_print_folder(small_model_dir, 
 def test_every_figure_has_a_pdf_and_an_svg_in_print(printed):
     site, _ = printed
     assert sorted(p.name for p in (site / "print").iterdir()) == [
-        "figure-capital.pdf", "figure-capital.svg", "figure-owls.pdf", "figure-owls.svg"]
+        "figure-capital.pdf", "figure-capital.svg", "figure-owls.pdf", "figure-owls.svg", "figures.pdf"]
     for label in ("owls", "capital"):
         assert (site / "print" / f"figure-{label}.pdf").read_bytes().startswith(b"%PDF-")
         assert b"<svg" in (site / "print" / f"figure-{label}.svg").read_bytes()[:200]
@@ -168,3 +169,17 @@ def test_the_attention_figure_is_printed_on_its_printed_view_not_the_one_it_open
     drawn = [int(n) for n in re.findall(r'aria-label="[^"]*: (\d+)% of the attention"', svg)]
     assert drawn == percents(3, 1)  # printed_views = [[3, 1]]
     assert percents(3, 1) != percents(1, 2)  # the view it opens on draws other bars: the test could fail
+
+
+def test_the_contact_sheet_has_every_figure_one_a_page_with_its_number_label_and_data_checksum(printed):
+    site, _ = printed
+    sheet = site / "print" / "figures.pdf"
+    info = tool("pdfinfo", str(sheet))
+    assert re.search(r"Pages:\s+2\n", info)
+    assert "CreationDate" not in info and "ModDate" not in info
+    for number, (label, heading) in enumerate([("owls", "Figure 7.2 Attention"), ("capital", "(capital) ")], start=1):
+        words = tool("pdftotext", "-raw", "-f", str(number), "-l", str(number), str(sheet), "-")
+        checksum = hashlib.sha256((site / "downloads" / f"figure-{label}.json").read_bytes()).hexdigest()
+        assert heading in words and f"label: {label}" in words and checksum in words, words
+    rows = tool("pdffonts", str(sheet)).splitlines()[2:]
+    assert rows and all(row.split()[0].split("+")[-1] == "DejaVuSerif" and row.split()[-5] == "yes" for row in rows)
