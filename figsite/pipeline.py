@@ -27,7 +27,7 @@ from figsite.config import Figure, PrintInfo, load_config, load_print, load_site
 from figsite.errors import BuildError
 from figsite.site.drawing import NARROW_WIDTH, WIDE_WIDTH, Drawer, DrawingError, fits_column
 from figsite.live import gather_live, live_model
-from figsite.site import live_assets
+from figsite.site import live_assets, printing
 from figsite.site.output import output_lock
 from figsite.site.render import CHART_THEMES, VEGA_SCRIPT, Page, PerObject
 from figsite.site.writers import Site, write_site
@@ -169,6 +169,8 @@ class Pages:
         by the spec and every setting of [print], the font by its bytes."""
         info = self.print_info
         spec = KINDS[fig.kind].printed_spec(fig, page.spec)
+        if info.greyscale:
+            spec = printing.in_greys(spec)
         caption = page.full_name if info.captions else None
         settings = {"font": str(info.font), "family": info.font_family, "width_pt": info.width_pt,
                     "font_size_pt": info.font_size_pt, "caption": caption}

@@ -14,6 +14,7 @@ order that changes from run to run.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import tempfile
@@ -160,3 +161,20 @@ def contact_sheet(pages: list[tuple[list[str], str]], font: str, family: str) ->
     out = io.BytesIO()
     writer.write(out)
     return out.getvalue()
+
+
+# ---------------------------------------------------------------------------------------------- in greys
+
+HEX = re.compile(r"#[0-9A-Fa-f]{3,8}\b")
+
+
+def in_greys(spec: dict) -> dict:
+    """The spec with each meaning's colour its grey (figures.toolkit.colours.GREYS), wherever it is spelt (a mark's
+    colour, a scale's range, an expression's string), and the sequential scale in greys."""
+    from figures.toolkit.colours import GREY_SCHEME, GREYS, SEQUENTIAL
+
+    greys = {colour.lower(): grey for colour, grey in GREYS.items()}
+    text = json.dumps(spec, ensure_ascii=False)
+    text = HEX.sub(lambda found: greys.get(found.group().lower(), found.group()), text)
+    text = text.replace(f'"scheme": "{SEQUENTIAL}"', f'"scheme": "{GREY_SCHEME}"')
+    return json.loads(text)

@@ -101,3 +101,16 @@ ACCENT = CHOSEN
 GREY = REFERENCE
 POSITIVE, POSITIVE_NAME = ABOVE_ZERO, ABOVE_ZERO_NAME  # a plain number's sides of zero
 NEGATIVE, NEGATIVE_NAME = BELOW_ZERO, BELOW_ZERO_NAME
+
+# ---------------------------------------------------------------------------------------------- in black ink
+
+# The print edition in greys ([print] greyscale = true; figsite.site.printing.in_greys): each meaning with a hue
+# drawn in a grey of its own, the meanings that meet in one chart apart in lightness by a fifth of the way from
+# black to white or more (the data's dark against the chosen one's light, the followed token's between them; what
+# helps darkest, what hurts light; a plain number's sides dark and light), so that black ink tells them apart. The
+# greys already (the reference, what is out of reach, zero, the words and lines) stay as they are.
+GREYS = {DATA: "#404040", CHOSEN: "#b0b0b0", FOLLOWED: "#787878", HELPS: "#1e1e1e", HURTS: "#a4a4a4",
+         BELOW_ZERO: "#383838", ABOVE_ZERO: "#b8b8b8",
+         ROLE_COLOURS["previous"]: "#202020", ROLE_COLOURS["first"]: "#f0f0f0", ROLE_COLOURS["self"]: "#c8c8c8",
+         ROLE_COLOURS["duplicate"]: "#5a5a5a", ROLE_COLOURS["induction"]: "#909090"}
+GREY_SCHEME = "greys"  # the sequential scale in greys: light for little, dark for most (its legend says so)

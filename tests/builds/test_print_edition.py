@@ -183,3 +183,50 @@ def test_the_contact_sheet_has_every_figure_one_a_page_with_its_number_label_and
         assert heading in words and f"label: {label}" in words and checksum in words, words
     rows = tool("pdffonts", str(sheet)).splitlines()[2:]
     assert rows and all(row.split()[0].split("+")[-1] == "DejaVuSerif" and row.split()[-5] == "yes" for row in rows)
+
+
+# In greys ([print] greyscale = true) -----------------------------------------------------------------------------
+
+FIFTH = 255 / 5  # two meanings' greys in one figure: a fifth of the way from black to white apart, or more
+
+
+@pytest.fixture(scope="module")
+def greyed(small_model_dir, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("print-in-greys")
+    return build(small_model_dir, folder, FIGURES + "\n[print]\ngreyscale = true\n"), folder
+
+
+def pixels(pdf: Path, folder: Path, grey: bool = True) -> list:
+    """The PDF's page drawn by poppler at 150 dpi: each pixel's grey level (0 black, 255 white), or its (r, g, b)."""
+    from PIL import Image
+
+    stem = folder / (pdf.stem + ("-grey" if grey else "-colour"))
+    tool("pdftoppm", "-r", "150", "-gray" if grey else "-png", "-singlefile", str(pdf), str(stem))
+    with Image.open(f"{stem}.{'pgm' if grey else 'png'}") as image:
+        return list(image.convert("L" if grey else "RGB").get_flattened_data())
+
+
+@pytest.mark.parametrize("label", ["owls", "capital"])
+def test_in_greys_the_meanings_a_figure_draws_are_apart_in_black_ink(greyed, label, tmp_path):
+    from figures.toolkit.colours import GREYS
+
+    site, _ = greyed
+    # the meanings with a hue the figure's chart draws on its page (its spec as the site offers it)
+    spec = (site / "downloads" / f"figure-{label}.vega-lite.json").read_text(encoding="utf-8")
+    meanings = sorted({found.lower() for found in re.findall(r"#[0-9A-Fa-f]{6}\b", spec)} & set(GREYS))
+    assert len(meanings) >= 2, meanings
+    levels = {colour: int(GREYS[colour][1:3], 16) for colour in meanings}
+    drawn = pixels(site / "print" / f"figure-{label}.pdf", tmp_path)
+    for colour, level in levels.items():
+        assert drawn.count(level) >= 50, f"{colour}'s grey {level} is not in the drawing"
+    for a in meanings:
+        for b in meanings:
+            assert a == b or abs(levels[a] - levels[b]) >= FIFTH, (a, b, levels)
+    colour = pixels(site / "print" / f"figure-{label}.pdf", tmp_path, grey=False)
+    assert all(max(rgb) - min(rgb) <= 2 for rgb in colour), "a pixel with a hue"
+
+
+def test_in_colour_the_same_figure_has_hues(printed, tmp_path):
+    site, _ = printed
+    colour = pixels(site / "print" / "figure-owls.pdf", tmp_path, grey=False)
+    assert any(max(rgb) - min(rgb) > 50 for rgb in colour)  # the greys test above could fail
