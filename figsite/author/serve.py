@@ -128,97 +128,105 @@ def with_author_box(html_bytes: bytes, site: Path, name: str) -> bytes:
     return html_bytes[:at] + box + html_bytes[at:]
 
 
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    """Files of `site`, its HTML with the live script (and a figure's author box) added, SCRIPT and ENDPOINT;
+    handler_for makes the class for one site."""
+
+    site: Path
+    state: LiveState
+    log = None  # a function taking one line, or None for quiet
+
+    # The live page's runtime: import() takes a module only as JavaScript, and WebAssembly compiles while it
+    # downloads only as application/wasm; a system's own MIME list may lack either.
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                      ".mjs": "text/javascript", ".wasm": "application/wasm"}
+
+    # A client that connects and then sends nothing, or reads nothing, lets go of its thread after this long.
+    timeout = CLIENT_TIMEOUT_S
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, directory=str(self.site), **kwargs)
+
+    def do_GET(self):
+        address = urlsplit(self.path)
+        if address.path == ENDPOINT:
+            if address.query.startswith("as=js"):
+                return self._send(200, "text/javascript", b"window.__liveReload(" + self.state.as_json() + b");\n")
+            return self._send(200, "application/json", self.state.as_json())
+        if address.path == SCRIPT:
+            return self._send(200, "text/javascript", LIVE_SCRIPT)
+        page = self._html_file()
+        if page is None:
+            return super().do_GET()
+        build = self.state.as_json()  # read before the file: a page never claims a newer build than it shows
+        try:
+            body = page.read_bytes()
+        except OSError:
+            return super().do_GET()  # swapped away while we looked: the ordinary 404
+        self._policy = policy_of(body)
+        body = with_author_box(body, self.site, page.name)
+        return self._send(200, "text/html; charset=utf-8", with_live_script(body, json.loads(build)["build"]))
+
+    def send_head(self):
+        # Every file answered (GET or HEAD) is checked here first: one outside the site is not found.
+        if not self._inside_site():
+            self.send_error(404, "File not found")
+            return None
+        return super().send_head()
+
+    def _inside_site(self) -> bool:
+        """Whether the file asked for is in the site's folder once every link is followed: http.server drops
+        `..` from the path, and this refuses a link inside the site that leads out of it."""
+        local = Path(self.translate_path(urlsplit(self.path).path))
+        try:
+            return local.resolve().is_relative_to(self.site)
+        except (OSError, RuntimeError):  # a loop of links
+            return False
+
+    def _html_file(self) -> Path | None:
+        """The HTML file a GET asks for (a folder's index.html) inside the site, or None for anything else."""
+        path = urlsplit(self.path).path
+        local = Path(self.translate_path(path))  # unquoted there
+        if local.is_dir() and path.endswith("/"):
+            local = local / "index.html"
+        inside = local.suffix == ".html" and local.is_file() and self._inside_site()
+        return local if inside else None
+
+    def _send(self, code: int, content_type: str, body: bytes) -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def end_headers(self):
+        self.send_header("Cache-Control", "no-store")  # a reload must show the new build
+        self.send_header("X-Content-Type-Options", "nosniff")  # a file is only ever taken as its type
+        policy = getattr(self, "_policy", None)
+        if policy:  # an HTML page's own policy, as a header too
+            self.send_header("Content-Security-Policy", policy)
+            self._policy = None
+        # Cross-origin isolated, the live page's runtime may use several threads (every file is the site's own).
+        self.send_header("Cross-Origin-Opener-Policy", "same-origin")
+        self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
+        super().end_headers()
+
+    def log_message(self, format, *args):  # noqa: A002 - http.server's name
+        if self.log is not None:
+            self.log(f"serve: {format % args}")
+
+    def handle_one_request(self):
+        # A client gone or too slow mid-answer is its own affair: no traceback, the server serves on.
+        try:
+            super().handle_one_request()
+        except (ConnectionError, TimeoutError):
+            self.close_connection = True
+
+
+
 def handler_for(site: Path, state: LiveState, log=None):
-    """The request handler class: files of `site`, the HTML with the script added, and ENDPOINT."""
-
-    class Handler(http.server.SimpleHTTPRequestHandler):
-        # The live page's runtime: import() takes a module only as JavaScript, and WebAssembly compiles while it
-        # downloads only as application/wasm; a system's own MIME list may lack either.
-        extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                          ".mjs": "text/javascript", ".wasm": "application/wasm"}
-
-        # A client that connects and then sends nothing, or reads nothing, lets go of its thread after this long.
-        timeout = CLIENT_TIMEOUT_S
-
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, directory=str(site), **kwargs)
-
-        def do_GET(self):
-            address = urlsplit(self.path)
-            if address.path == ENDPOINT:
-                if address.query.startswith("as=js"):
-                    return self._send(200, "text/javascript", b"window.__liveReload(" + state.as_json() + b");\n")
-                return self._send(200, "application/json", state.as_json())
-            if address.path == SCRIPT:
-                return self._send(200, "text/javascript", LIVE_SCRIPT)
-            page = self._html_file()
-            if page is None:
-                return super().do_GET()
-            build = state.as_json()  # read before the file: a page never claims a newer build than it shows
-            try:
-                body = page.read_bytes()
-            except OSError:
-                return super().do_GET()  # swapped away while we looked: the ordinary 404
-            self._policy = policy_of(body)
-            body = with_author_box(body, site, page.name)
-            return self._send(200, "text/html; charset=utf-8", with_live_script(body, json.loads(build)["build"]))
-
-        def send_head(self):
-            # Every file answered (GET or HEAD) is checked here first: one outside the site is not found.
-            if not self._inside_site():
-                self.send_error(404, "File not found")
-                return None
-            return super().send_head()
-
-        def _inside_site(self) -> bool:
-            """Whether the file asked for is in the site's folder once every link is followed: http.server drops
-            `..` from the path, and this refuses a link inside the site that leads out of it."""
-            local = Path(self.translate_path(urlsplit(self.path).path))
-            try:
-                return local.resolve().is_relative_to(site)
-            except (OSError, RuntimeError):  # a loop of links
-                return False
-
-        def _html_file(self) -> Path | None:
-            """The HTML file a GET asks for (a folder's index.html) inside the site, or None for anything else."""
-            path = urlsplit(self.path).path
-            local = Path(self.translate_path(path))  # unquoted there
-            if local.is_dir() and path.endswith("/"):
-                local = local / "index.html"
-            inside = local.suffix == ".html" and local.is_file() and self._inside_site()
-            return local if inside else None
-
-        def _send(self, code: int, content_type: str, body: bytes) -> None:
-            self.send_response(code)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def end_headers(self):
-            self.send_header("Cache-Control", "no-store")  # a reload must show the new build
-            self.send_header("X-Content-Type-Options", "nosniff")  # a file is only ever taken as its type
-            policy = getattr(self, "_policy", None)
-            if policy:  # an HTML page's own policy, as a header too
-                self.send_header("Content-Security-Policy", policy)
-                self._policy = None
-            # Cross-origin isolated, the live page's runtime may use several threads (every file is the site's own).
-            self.send_header("Cross-Origin-Opener-Policy", "same-origin")
-            self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
-            super().end_headers()
-
-        def log_message(self, format, *args):  # noqa: A002 - http.server's name
-            if log is not None:
-                log(f"serve: {format % args}")
-
-        def handle_one_request(self):
-            # A client gone or too slow mid-answer is its own affair: no traceback, the server serves on.
-            try:
-                super().handle_one_request()
-            except (ConnectionError, TimeoutError):
-                self.close_connection = True
-
-    return Handler
+    """The request handler class for `site`: its files, the HTML with the script added, and ENDPOINT."""
+    return type("Handler", (_Handler,), {"site": site, "state": state, "log": staticmethod(log) if log else None})
 
 
 class _Threads(http.server.ThreadingHTTPServer):
