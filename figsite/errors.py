@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import errno
+import re
 import sys
 from pathlib import Path
 
@@ -41,6 +42,14 @@ def reason(exc: OSError) -> str:
 def fault(exc: OSError, what: str, where: Path, then: str) -> FaultError:
     """One line for an OSError of our own writes: what failed, where, why, and what is kept or to do."""
     return FaultError(f"{what} {where}: {reason(exc)}; {then}")
+
+
+def one_line(exc: BaseException, limit: int = 300) -> str:
+    """A library's error as one short line, 'ValueError: what it said': its message's lines joined, a Rust
+    stack backtrace or a Python traceback it carries cut off, and the whole cut to `limit` characters."""
+    message = re.split(r"\s*(?:Stack backtrace:|Traceback \(most recent call last\))", str(exc), maxsplit=1)[0]
+    line = " ".join(f"{type(exc).__name__}: {message}".split()).rstrip(":")
+    return line if len(line) <= limit else line[:limit - 1].rstrip() + "…"
 
 
 _warned: set = set()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from figsite.config import Figure
 from figsite.data import cache, live_data
-from figsite.errors import BuildError
+from figsite.errors import BuildError, one_line
 from figsite.site.live import COVERED_KINDS, LivePage
 from figures import KINDS
 from figures.toolkit import charts
@@ -59,6 +59,9 @@ def live_model(settings, scratch: Path, progress, loaded=None) -> LiveModel:
         except ImportError as exc:  # onnx or onnxscript not installed, or a torch without the exporter's scan
             raise BuildError(f"--live: the model's export to ONNX needs {exc.name or exc}, which is not installed; "
                              f"run ./setup.sh --live (torch {_version('torch')}: 2.13.0 is known to work)") from None
+        except Exception as exc:  # noqa: BLE001 - the exporter's errors span pages: one line, naming the export
+            raise BuildError(f"--live: the model could not be exported to ONNX for the live page "
+                             f"({one_line(exc)}); the previous site is unchanged") from None
     kept = cache.keep_folder(settings.cache_dir, parts, scratch) if identity else None
     if kept is None:
         return LiveModel(scratch, manifest)

@@ -17,6 +17,7 @@ import http.server
 import json
 import os
 import re
+import sys
 import threading
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -29,11 +30,17 @@ HOST = "127.0.0.1"  # localhost only: the preview is the author's, not the netwo
 DEFAULT_PORT = 8000
 ENDPOINT = "/__live"  # what the added script polls; no file of the site has this name
 POLL_MS = 300
+CLIENT_TIMEOUT_S = 10  # a connection idle this long is closed (a slow or stuck client holds no thread for ever)
 
-# Added to served HTML only. Inline, with nothing from the network; BUILD is the build the page was served from.
-LIVE_SCRIPT = """<script id="live-reload">/* added by build.py --serve; not in the site on disk */
+# Added to served HTML only: a script tag naming the build the page was served from. The script is a file the server
+# sends (SCRIPT), not an inline one, and it asks for the state by loading it as a script (ENDPOINT?as=js), not with
+# fetch: the pages' Content Security Policy allows only the site's own script files and no connection at all
+# (figsite/site/policy.py), and the server sends that same policy (POLICY_META).
+SCRIPT = "/__live.js"  # no file of the site has this name either
+SCRIPT_TAG = '<script id="live-reload" src="{script}" data-build="{build}"></script>\n'
+LIVE_SCRIPT = """/* added by build.py --serve; not in the site on disk */
 (() => {
-  const served = BUILD;
+  const served = Number(document.currentScript.dataset.build);
   const show = (error) => {
     let banner = document.getElementById('live-reload-error');
     if (!error) { if (banner) banner.remove(); return; }
@@ -41,24 +48,38 @@ LIVE_SCRIPT = """<script id="live-reload">/* added by build.py --serve; not in t
       banner = document.createElement('p');
       banner.id = 'live-reload-error';
       banner.setAttribute('role', 'alert');
-      banner.style.cssText = 'position:fixed;left:0;right:0;bottom:0;margin:0;padding:.6em 1em;z-index:1000;' +
-        'background:#fde8e8;color:#7a0b0b;border-top:2px solid #b42318;font:14px/1.4 monospace;white-space:pre-wrap';
+      // Set through the style object (CSSOM), which the policy allows; a style attribute it would refuse.
+      Object.assign(banner.style, {position: 'fixed', left: '0', right: '0', bottom: '0', margin: '0',
+        padding: '.6em 1em', zIndex: '1000', background: '#fde8e8', color: '#7a0b0b',
+        borderTop: '2px solid #b42318', font: '14px/1.4 monospace', whiteSpace: 'pre-wrap'});
       document.body.append(banner);
     }
     banner.textContent = error + '\\n(the page shows the last good site; fix the error and it reloads)';
   };
-  const poll = async () => {
-    try {
-      const state = await (await fetch('ENDPOINT', {cache: 'no-store'})).json();
-      if (state.build !== served) { location.reload(); return; }
-      show(state.error);
-    } catch (e) { /* the server is gone or restarting: ask again */ }
-    setTimeout(poll, POLL_MS);
+  let asked = 0;
+  window.__liveReload = (state) => {
+    if (state.build !== served) { location.reload(); return; }
+    show(state.error);
+  };
+  const poll = () => {
+    const script = document.createElement('script');
+    script.src = 'ENDPOINT?as=js&n=' + (asked += 1);
+    // Whether it answered or not (the server is gone or restarting), ask again.
+    script.onload = script.onerror = () => { script.remove(); setTimeout(poll, POLL_MS); };
+    document.head.append(script);
   };
   setTimeout(poll, POLL_MS);
 })();
-</script>
-""".replace("ENDPOINT", ENDPOINT).replace("POLL_MS", str(POLL_MS))
+""".replace("ENDPOINT", ENDPOINT).replace("POLL_MS", str(POLL_MS)).encode("utf-8")
+
+# The policy a page carries in its head, sent again as a header (the same words: it cannot differ from the page's).
+POLICY_META = re.compile(rb'<meta http-equiv="Content-Security-Policy" content="([^"]*)">')
+
+
+def policy_of(html_bytes: bytes) -> str | None:
+    """The Content Security Policy a page's own meta tag gives, or None for a page without one."""
+    found = POLICY_META.search(html_bytes[:html_bytes.find(b"</head>")])
+    return html.unescape(found.group(1).decode("utf-8")) if found else None
 
 
 class LiveState:
@@ -83,8 +104,8 @@ class LiveState:
 
 
 def with_live_script(html: bytes, build: int) -> bytes:
-    """The page with the live-reload script added before its last </body> (at its end where it has none)."""
-    script = LIVE_SCRIPT.replace("BUILD", str(build)).encode("utf-8")
+    """The page with the live-reload script's tag added before its last </body> (at its end where it has none)."""
+    script = SCRIPT_TAG.format(script=SCRIPT, build=build).encode("utf-8")
     at = html.rfind(b"</body>")
     return html + script if at < 0 else html[:at] + script + html[at:]
 
@@ -107,59 +128,123 @@ def with_author_box(html_bytes: bytes, site: Path, name: str) -> bytes:
     return html_bytes[:at] + box + html_bytes[at:]
 
 
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    """Files of `site`, its HTML with the live script (and a figure's author box) added, SCRIPT and ENDPOINT;
+    handler_for makes the class for one site."""
+
+    site: Path
+    state: LiveState
+    log = None  # a function taking one line, or None for quiet
+
+    # The live page's runtime: import() takes a module only as JavaScript, and WebAssembly compiles while it
+    # downloads only as application/wasm; a system's own MIME list may lack either.
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                      ".mjs": "text/javascript", ".wasm": "application/wasm"}
+
+    # A client that connects and then sends nothing, or reads nothing, lets go of its thread after this long.
+    timeout = CLIENT_TIMEOUT_S
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, directory=str(self.site), **kwargs)
+
+    def do_GET(self):
+        address = urlsplit(self.path)
+        if address.path == ENDPOINT:
+            if address.query.startswith("as=js"):
+                return self._send(200, "text/javascript", b"window.__liveReload(" + self.state.as_json() + b");\n")
+            return self._send(200, "application/json", self.state.as_json())
+        if address.path == SCRIPT:
+            return self._send(200, "text/javascript", LIVE_SCRIPT)
+        page = self._html_file()
+        if page is None:
+            return super().do_GET()
+        build = self.state.as_json()  # read before the file: a page never claims a newer build than it shows
+        try:
+            body = page.read_bytes()
+        except OSError:
+            return super().do_GET()  # swapped away while we looked: the ordinary 404
+        self._policy = policy_of(body)
+        body = with_author_box(body, self.site, page.name)
+        return self._send(200, "text/html; charset=utf-8", with_live_script(body, json.loads(build)["build"]))
+
+    def send_head(self):
+        # Every file answered (GET or HEAD) is checked here first: one outside the site is not found.
+        if not self._inside_site():
+            self.send_error(404, "File not found")
+            return None
+        return super().send_head()
+
+    def _inside_site(self) -> bool:
+        """Whether the file asked for is in the site's folder once every link is followed: http.server drops
+        `..` from the path, and this refuses a link inside the site that leads out of it."""
+        local = Path(self.translate_path(urlsplit(self.path).path))
+        try:
+            return local.resolve().is_relative_to(self.site)
+        except (OSError, RuntimeError):  # a loop of links
+            return False
+
+    def _html_file(self) -> Path | None:
+        """The HTML file a GET asks for (a folder's index.html) inside the site, or None for anything else."""
+        path = urlsplit(self.path).path
+        local = Path(self.translate_path(path))  # unquoted there
+        if local.is_dir() and path.endswith("/"):
+            local = local / "index.html"
+        inside = local.suffix == ".html" and local.is_file() and self._inside_site()
+        return local if inside else None
+
+    def _send(self, code: int, content_type: str, body: bytes) -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def end_headers(self):
+        self.send_header("Cache-Control", "no-store")  # a reload must show the new build
+        self.send_header("X-Content-Type-Options", "nosniff")  # a file is only ever taken as its type
+        policy = getattr(self, "_policy", None)
+        if policy:  # an HTML page's own policy, as a header too
+            self.send_header("Content-Security-Policy", policy)
+            self._policy = None
+        # Cross-origin isolated, the live page's runtime may use several threads (every file is the site's own).
+        self.send_header("Cross-Origin-Opener-Policy", "same-origin")
+        self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
+        super().end_headers()
+
+    def log_message(self, format, *args):  # noqa: A002 - http.server's name
+        if self.log is not None:
+            self.log(f"serve: {format % args}")
+
+    def handle_one_request(self):
+        # A client gone or too slow mid-answer is its own affair: no traceback, the server serves on.
+        try:
+            super().handle_one_request()
+        except (ConnectionError, TimeoutError):
+            self.close_connection = True
+
+
+
 def handler_for(site: Path, state: LiveState, log=None):
-    """The request handler class: files of `site`, the HTML with the script added, and ENDPOINT."""
+    """The request handler class for `site`: its files, the HTML with the script added, and ENDPOINT."""
+    return type("Handler", (_Handler,), {"site": site, "state": state, "log": staticmethod(log) if log else None})
 
-    class Handler(http.server.SimpleHTTPRequestHandler):
-        # The live page's runtime: import() takes a module only as JavaScript, and WebAssembly compiles while it
-        # downloads only as application/wasm; a system's own MIME list may lack either.
-        extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                          ".mjs": "text/javascript", ".wasm": "application/wasm"}
 
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, directory=str(site), **kwargs)
+class _Threads(http.server.ThreadingHTTPServer):
+    """http.server's threads, one a connection, ready for a flood: a longer queue of connections waiting to be
+    taken (a burst of parallel requests is answered, not refused), threads that end with the server, and an error
+    in one connection logged in a line, not a traceback."""
 
-        def do_GET(self):
-            if urlsplit(self.path).path == ENDPOINT:
-                return self._send(200, "application/json", state.as_json())
-            page = self._html_file()
-            if page is None:
-                return super().do_GET()
-            build = state.as_json()  # read before the file: a page never claims a newer build than it shows
-            try:
-                body = page.read_bytes()
-            except OSError:
-                return super().do_GET()  # swapped away while we looked: the ordinary 404
-            body = with_author_box(body, site, page.name)
-            return self._send(200, "text/html; charset=utf-8", with_live_script(body, json.loads(build)["build"]))
+    request_queue_size = 256
+    daemon_threads = True
 
-        def _html_file(self) -> Path | None:
-            """The HTML file a GET asks for (a folder's index.html), or None for anything else."""
-            path = urlsplit(self.path).path
-            local = Path(self.translate_path(path))  # unquoted there
-            if local.is_dir() and path.endswith("/"):
-                local = local / "index.html"
-            return local if local.suffix == ".html" and local.is_file() else None
+    def __init__(self, address, handler, log=None):
+        self.log = log
+        super().__init__(address, handler)
 
-        def _send(self, code: int, content_type: str, body: bytes) -> None:
-            self.send_response(code)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def end_headers(self):
-            self.send_header("Cache-Control", "no-store")  # a reload must show the new build
-            # Cross-origin isolated, the live page's runtime may use several threads (every file is the site's own).
-            self.send_header("Cross-Origin-Opener-Policy", "same-origin")
-            self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
-            super().end_headers()
-
-        def log_message(self, format, *args):  # noqa: A002 - http.server's name
-            if log is not None:
-                log(f"serve: {format % args}")
-
-    return Handler
+    def handle_error(self, request, client_address):
+        error = sys.exc_info()[1]
+        if self.log is not None:
+            self.log(f"serve: {client_address[0]}: {type(error).__name__}: {error}".splitlines()[0])
 
 
 class Server:
@@ -167,7 +252,7 @@ class Server:
 
     def __init__(self, site: Path, port: int, state: LiveState, log=None):
         try:
-            self.httpd = http.server.ThreadingHTTPServer((HOST, port), handler_for(Path(site).resolve(), state, log))
+            self.httpd = _Threads((HOST, port), handler_for(Path(site).resolve(), state, log), log)
         except OSError as exc:
             if exc.errno == errno.EADDRINUSE:
                 raise BuildError(f"--serve: port {port} on {HOST} is in use; allowed: a free port, such as "
@@ -175,7 +260,6 @@ class Server:
                                  "free one") from None
             raise BuildError(f"--serve: cannot listen on {HOST} port {port} ({os.strerror(exc.errno or 0).lower()}); "
                              "allowed: a free port from 1024 to 65535, or 0 for any free one") from None
-        self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, name="serve", daemon=True)
 
     @property

@@ -13,6 +13,8 @@ import json
 import re
 from pathlib import Path
 
+from figsite.errors import BuildError, one_line
+
 END_OF_TEXT = "<|endoftext|>"
 
 
@@ -61,13 +63,22 @@ class Tokenizer:
         return cls(backend)
 
     def encode(self, text: str) -> list[int]:
-        return self.backend.encode(text, add_special_tokens=False).ids
+        try:
+            return self.backend.encode(text, add_special_tokens=False).ids
+        except Exception as exc:  # noqa: BLE001 - the tokenizers library's errors: one line naming the text
+            shown = text if len(text) <= 60 else text[:59] + "…"
+            raise BuildError(f"the tokenizer could not read the text {shown!r} ({one_line(exc)}); allowed: a text "
+                             "the model's tokenizer reads; the previous site is unchanged") from None
 
     def __call__(self, text: str) -> dict:
         return {"input_ids": self.encode(text)}
 
     def decode(self, ids: list[int]) -> str:
-        return self.backend.decode(list(ids), skip_special_tokens=False)
+        try:
+            return self.backend.decode(list(ids), skip_special_tokens=False)
+        except Exception as exc:  # noqa: BLE001 - one line naming the tokens
+            raise BuildError(f"the tokenizer could not decode the tokens {list(ids)} ({one_line(exc)}); the "
+                             "previous site is unchanged") from None
 
     def convert_ids_to_tokens(self, token_id: int) -> str | None:
         return self.backend.id_to_token(token_id)

@@ -198,7 +198,10 @@ def serve(requests=None, answers=None) -> None:
                 raise RuntimeError(f"vl-convert cannot be loaded ({missing})")
             parts = _do(vl_convert, request)
             status = b"+"
-        except Exception as exc:  # noqa: BLE001 - every failure goes back to the build, which names the figure
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # noqa: BLE001 - every failure goes back to the build, which names the figure
+            # (a Rust panic in vl-convert comes as pyo3's PanicException, a BaseException: it must not end the process)
             parts, status = [one_line(f"{type(exc).__name__}: {exc}").encode("utf-8")], b"-"
         answers.write(status + COUNT.pack(len(parts)) + b"".join(LENGTH.pack(len(p)) + p for p in parts))
         answers.flush()

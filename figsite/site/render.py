@@ -17,7 +17,7 @@ import jinja2
 
 from figsite.config import figure_name
 from figsite.data import paths
-from figsite.site import public
+from figsite.site import policy, public
 from figsite.site.qr import qr_size_mm
 from figsite.data.run import Run
 from figures.toolkit.words import escaped, shown
@@ -187,6 +187,7 @@ def environment(cache_dir: Path | None = None) -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), bytecode_cache=_compiled_templates(cache_dir),
                              **ENVIRONMENT)
     env.filters["chapter_words"] = chapter_words
+    env.globals["policies"] = {"PAGE": policy.PAGE_POLICY, "LIVE": policy.LIVE_POLICY}
     return env
 
 

@@ -84,16 +84,22 @@
     }
   }
   var ACTIONS = { export: true, source: false, compiled: false, editor: false };
+  var EMBED = {
+    mode: "vega",
+    actions: ACTIONS,
+    ast: true,
+    defaultStyle: false,
+    forceActionsMenu: true,
+    tooltip: { disableDefaultStyle: true }
+  };
   function draw(el, spec, options, drawn2) {
     var drawing = el.querySelector(".chart-drawing"), controls = el.querySelector(".control-bar .vega-bindings");
     var inputs = document.createElement("div");
-    return window.vegaEmbed(drawing, spec, {
-      mode: "vega",
-      actions: ACTIONS,
+    return window.vegaEmbed(drawing, spec, Object.assign({
       renderer: options.renderer || "svg",
       bind: inputs,
       downloadFileName: options.fileName
-    }).then(function(result) {
+    }, EMBED)).then(function(result) {
       var view = result.view;
       controls.replaceChildren.apply(controls, Array.prototype.slice.call(inputs.childNodes));
       el.vegaView = view;

@@ -53,6 +53,7 @@ class Visit:
     console_errors: list[str] = field(default_factory=list)
     page_errors: list[str] = field(default_factory=list)
     vega_warnings: list[str] = field(default_factory=list)
+    policy_violations: list[str] = field(default_factory=list)  # what the page's Content Security Policy refused
     opened: float = 0.0  # time.monotonic() when the page was sent to its address (Opener.open)
 
     def assert_clean(self, what: str | None = None) -> None:
@@ -60,6 +61,14 @@ class Visit:
         assert self.refused == [], f"{what}: requests outside file://: {self.refused}"
         assert self.console_errors == [], f"{what}: console errors: {self.console_errors}"
         assert self.page_errors == [], f"{what}: page errors: {self.page_errors}"
+        assert self.policy_violations == [], f"{what}: refused by the page's policy: {self.policy_violations}"
+
+
+# Every page watched reports what its Content Security Policy refuses (figsite/site/policy.py), as a console line of
+# its own: an init script runs before the page's own and is not held to its policy.
+VIOLATION = "securitypolicyviolation: "
+REPORT_VIOLATIONS = """document.addEventListener('securitypolicyviolation', (e) => console.warn(%s + [
+  e.effectiveDirective, e.blockedURI, (e.sourceFile || '') + ':' + e.lineNumber, e.sample].join(' ')));""" % repr(VIOLATION)
 
 
 class Watcher:
@@ -68,13 +77,15 @@ class Watcher:
 
     def __init__(self, page):
         self.visit: Visit | None = None
+        self.served: str | None = None  # the address of a site served on 127.0.0.1, let through as file: is
+        page.add_init_script(REPORT_VIOLATIONS)
         page.route("**/*", self.route)
         page.on("console", self.on_console)
         page.on("pageerror", self.on_page_error)
 
     def route(self, route) -> None:
         url = route.request.url
-        if url.startswith("file:"):
+        if url.startswith("file:") or (self.served and url.startswith(self.served)):
             route.continue_()
         else:
             if self.visit is not None:
@@ -84,7 +95,9 @@ class Watcher:
     def on_console(self, message) -> None:
         if self.visit is None:
             return
-        if message.type == "error":
+        if message.text.startswith(VIOLATION):
+            self.visit.policy_violations.append(message.text[len(VIOLATION):])
+        elif message.type == "error":
             self.visit.console_errors.append(message.text)
         elif message.type == "warning" and message.text.startswith("WARN"):
             self.visit.vega_warnings.append(message.text)
@@ -94,10 +107,11 @@ class Watcher:
             self.visit.page_errors.append(str(error))
 
 
-def watch(page, name: str = "", watcher: Watcher | None = None) -> Visit:
-    """Routes a page (file: through, all else aborted and recorded) and collects its errors and warnings; a
-    page used again keeps its watcher, and its new Visit starts here."""
+def watch(page, name: str = "", watcher: Watcher | None = None, served: str | None = None) -> Visit:
+    """Routes a page (file: through, and a site `served` on 127.0.0.1; all else aborted and recorded) and collects
+    its errors and warnings; a page used again keeps its watcher, and its new Visit starts here."""
     watcher = watcher or Watcher(page)
+    watcher.served = served
     watcher.visit = Visit(page, name)
     return watcher.visit
 
@@ -240,11 +254,12 @@ class Opener:
         """A context with these options (Playwright's new_context options); the session keeps it."""
         return self.browser.context(**options)
 
-    def open(self, target: str, context=None, wait_for_charts: bool = True) -> Visit:
-        """Opens a site page by name (``figure-l.html#token=7``) or a full URL, and waits for its charts."""
+    def open(self, target: str, context=None, wait_for_charts: bool = True, served: str | None = None) -> Visit:
+        """Opens a site page by name (``figure-l.html#token=7``) or a full URL, and waits for its charts. With
+        `served` (a site's address on 127.0.0.1), that site's requests go through too."""
         context = context or self.browser.context()
         held = self.browser.page(context)
-        visit = watch(held[0], target, watcher=held[1])
+        visit = watch(held[0], target, watcher=held[1], served=served)
         self.visits.append(visit)
         self._held[id(visit)] = (context, held)
         url = target if re.match(r"^[a-z]+:", target) else self.url(target)

@@ -6,7 +6,8 @@ import sys
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
-sys.path.insert(0, str(BENCH))  # bench/browser.py imports its neighbours (before_after.py) by name
+# bench/browser.py imports its neighbours (before_after.py) by name; after the project, whose build.py is not bench's
+sys.path.append(str(BENCH))
 _spec = importlib.util.spec_from_file_location("bench_browser", BENCH / "browser.py")
 browser = sys.modules["bench_browser"] = importlib.util.module_from_spec(_spec)  # its dataclasses look it up there
 _spec.loader.exec_module(browser)

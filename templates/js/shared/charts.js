@@ -38,6 +38,13 @@ export function describe(target, view) {
 // The chart's menu saves it as SVG or PNG, drawn in the page: it works offline.
 var ACTIONS = { export: true, source: false, compiled: false, editor: false };
 
+// What every chart is embedded with, for the pages' Content Security Policy (figsite/site/policy.py): with `ast`,
+// Vega parses its expressions and vega-embed runs them through vega-interpreter (which it bundles) instead of
+// compiling them with `new Function`; vega-embed's and vega-tooltip's rules come from assets/vega.css instead of a
+// <style> they would write into the page (so the menu, which comes with their style, is asked for).
+var EMBED = { mode: "vega", actions: ACTIONS, ast: true, defaultStyle: false, forceActionsMenu: true,
+              tooltip: { disableDefaultStyle: true } };
+
 // Draws `spec` into the chart with vega-embed: the drawing into its .chart-drawing, its inputs into its control bar
 // (emptied first). options: {renderer ("svg" or "canvas"), fileName (of the saved SVG or PNG)}. Once drawn,
 // el.vegaView is the view and `drawn(view, controls)` carries on; what it returns is draw's promise's. A chart that
@@ -47,8 +54,8 @@ export function draw(el, spec, options, drawn) {
   // Vega writes the inputs aside; they take the place of those the bar holds (the build's, or the last drawing's) in
   // the same task as `drawn` places them, so that the bar never shows both, nor Vega's before they are placed.
   var inputs = document.createElement("div");
-  return window.vegaEmbed(drawing, spec, { mode: "vega", actions: ACTIONS, renderer: options.renderer || "svg",
-                                           bind: inputs, downloadFileName: options.fileName })
+  return window.vegaEmbed(drawing, spec, Object.assign({ renderer: options.renderer || "svg", bind: inputs,
+                                                         downloadFileName: options.fileName }, EMBED))
     .then(function (result) {
       var view = result.view;
       controls.replaceChildren.apply(controls, Array.prototype.slice.call(inputs.childNodes));
