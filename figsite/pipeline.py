@@ -173,10 +173,10 @@ class Pages:
             spec = printing.in_greys(spec)
         caption = page.full_name if info.captions else None
         settings = {"font": str(info.font), "family": info.font_family, "width_pt": info.width_pt,
-                    "font_size_pt": info.font_size_pt, "caption": caption}
+                    "font_size_pt": info.font_size_pt, "caption": caption, "greyscale": info.greyscale}
         theme = CHART_THEMES["light"]
         ask = functools.partial(self.drawer.printed, spec, theme, settings)
-        return kept_or_asked(self.cache_dir, ["print", 1, *TOOL_VERSIONS, self.digest(spec), theme, info.key(),
+        return kept_or_asked(self.cache_dir, ["print", 2, *TOOL_VERSIONS, self.digest(spec), theme, info.key(),
                                               caption], ["svg", "pdf"], ask, f"figure ({page.label})'s print drawing")
 
     def first_drawing(self, page: Page, variant: str):

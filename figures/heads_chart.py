@@ -16,7 +16,8 @@ from figsite.data.run import MIN_SHARE, PER_SHARE
 from figsite.data.shared_names import DESCRIPTION, NAMES, TOKEN
 from figures.toolkit import charts, textless
 from figures.toolkit.charts import alt
-from figures.toolkit.colours import ACCENT, CELL_LINE, MAIN, MASKED, ON_DARK, ON_LIGHT, OUT_OF_REACH, SEQUENTIAL
+from figures.toolkit.colours import (ACCENT, CELL_LINE, MAIN, MASKED, MASKED_KEY, ON_DARK, ON_LIGHT, OUT_OF_REACH,
+                                     SEQUENTIAL)
 
 AVERAGE = "avg"  # the head select's value for the layer's average (in a permalink: head=avg)
 SHARE_SCALE = {"scheme": SEQUENTIAL, "domain": [0, 1]}  # colour-blind safe; one scale for every square
@@ -213,7 +214,7 @@ def _grey_note(grid_h: str) -> list:
         y2=alt.value(alt.ExprRef(f"{grid_h} + 22")))
     note = alt.Chart(alt.Data(values=[{}])).mark_text(align="left", baseline="top", fontSize=11, lineBreak="\n").encode(
         x=alt.value(18), y=alt.value(alt.ExprRef(f"{grid_h} + 10")),
-        text=alt.value("grey: out of reach\n(a token cannot see the tokens after it)"))
+        text=alt.value(f"{MASKED_KEY}\n(a token cannot see the tokens after it)"))
     return [swatch, note]
 
 

@@ -18,7 +18,13 @@ VIRIDIS_STOPS = ("440154470e61481a6c482575472f7d443a834144873d4e8a39568c35608d31
 
 def viridis(t: float) -> tuple:
     """The colour Vega's viridis scale gives t in [0, 1], as (r, g, b)."""
-    stops = [tuple(int(VIRIDIS_STOPS[i + j:i + j + 2], 16) for j in (0, 2, 4)) for i in range(0, len(VIRIDIS_STOPS), 6)]
+    return stops_colour(VIRIDIS_STOPS, t)
+
+
+def stops_colour(hex_stops: str, t: float) -> tuple:
+    """The colour a scheme of Vega's (its stops as one string of hex colours) gives t in [0, 1], as (r, g, b):
+    the stops interpolated piecewise in RGB, as vega-scale does."""
+    stops = [tuple(int(hex_stops[i + j:i + j + 2], 16) for j in (0, 2, 4)) for i in range(0, len(hex_stops), 6)]
     x = min(max(t, 0.0), 1.0) * (len(stops) - 1)
     i = min(int(x), len(stops) - 2)
     return tuple(round(a + (b - a) * (x - i)) for a, b in zip(stops[i], stops[i + 1]))

@@ -26,6 +26,7 @@ from concurrent.futures import Future
 from pathlib import Path
 
 from figsite.site import printing
+from figsite.site.vector_pictures import vector_pictures
 
 ROOT = Path(__file__).resolve().parents[2]  # figsite/site/this.py -> the project folder (templates/ is there)
 STATIC_WIDTH = 640  # the width of the drawings made at build time, where no page gives a container
@@ -266,6 +267,7 @@ def print_drawings(vl_convert, request: dict) -> list[bytes]:
     spec = printing.plain_face(printing.with_caption(laid_out(request["spec"], width), request["caption"], width))
     spec["config"] = printing.print_config(request["theme"], request["family"])
     svg = stable_ids(vl_convert.vegalite_to_svg(spec, vl_version=vl_version()))
+    svg = vector_pictures(svg, request["greyscale"])
     scale = printing.scale_for(svg, request["width_pt"], width)
     width_px, height_px = printing.svg_size(svg)
     pdf = printing.canonical_pdf(vl_convert.svg_to_pdf(printing.sized(svg, width_px * scale, height_px * scale)))

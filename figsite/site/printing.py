@@ -121,32 +121,36 @@ def canonical_pdf(pdf: bytes) -> bytes:
 PAGE = (595.28, 841.89)  # A4, in points
 MARGIN = 42.5  # 15 mm
 SHEET_SIZE = 9  # the header's words, in points
-VIEWBOX = re.compile(r'viewBox="0 0 ([\d.]+) ([\d.]+)"')
 
 
-def sheet_page(lines: list[str], svg: str, family: str) -> str:
-    """One page of the contact sheet as SVG, a point a unit: `lines` at its top (the figure's number and title, its
-    label, its data's checksum), then the figure's print drawing (`svg`, sized in mm) at its printed size, or smaller
-    where it would not fit the page."""
+def sheet_header(lines: list[str], family: str) -> tuple[str, float]:
+    """The top of one page of the contact sheet as SVG, a point a unit: `lines` (the figure's number and title, its
+    label, its data's checksum), wrapped to the page; and where below them the figure may start, in points."""
     per_line = int((PAGE[0] - 2 * MARGIN) / (SHEET_SIZE * EM))
     lines = [part for line in lines for part in textwrap.wrap(line, per_line, break_long_words=True)]
-    width_mm, height_mm = svg_size(svg)
-    width, height = width_mm / MM_PER_PT, height_mm / MM_PER_PT
-    top = MARGIN + SHEET_SIZE * 1.5 * len(lines) + SHEET_SIZE
-    room = (PAGE[0] - 2 * MARGIN, PAGE[1] - top - MARGIN)
-    fit = min(1.0, room[0] / width, room[1] / height)
-    figure = sized(svg, width * fit, height * fit).replace("<svg ", f'<svg x="{MARGIN}" y="{top:.2f}" ', 1)
     words = "".join(f'<text x="{MARGIN}" y="{MARGIN + SHEET_SIZE * (1 + 1.5 * i):.2f}">{escape(line)}</text>'
                     for i, line in enumerate(lines))
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" version="1.1" '
-            f'width="{PAGE[0]}" height="{PAGE[1]}" viewBox="0 0 {PAGE[0]} {PAGE[1]}">'
-            f'<rect width="{PAGE[0]}" height="{PAGE[1]}" fill="white"/>'
-            f'<g font-family="{escape(family)}" font-size="{SHEET_SIZE}" fill="#000">{words}</g>{figure}</svg>')
+    svg = (f'<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="{PAGE[0]}" height="{PAGE[1]}" '
+           f'viewBox="0 0 {PAGE[0]} {PAGE[1]}"><rect width="{PAGE[0]}" height="{PAGE[1]}" fill="white"/>'
+           f'<g font-family="{escape(family)}" font-size="{SHEET_SIZE}" fill="#000">{words}</g></svg>')
+    return svg, MARGIN + SHEET_SIZE * 1.5 * len(lines) + SHEET_SIZE
 
 
-def contact_sheet(pages: list[tuple[list[str], str]], font: str, family: str) -> bytes:
-    """print/figures.pdf: one page a figure (sheet_page; `pages`: each its header's lines and its print SVG), in
-    the config's font, the pages' PDFs made by vl-convert's svg2pdf and put together by pypdf, with no date or id."""
+def placement(figure_size: tuple[float, float], top: float):
+    """Where a figure's PDF page (`figure_size`, in points) goes on a contact sheet's page whose header ends at `top`:
+    pypdf's Transformation, at its printed size or smaller where it would not fit the page."""
+    from pypdf import Transformation
+
+    width, height = figure_size
+    fit = min(1.0, (PAGE[0] - 2 * MARGIN) / width, (PAGE[1] - top - MARGIN) / height)
+    # A PDF page counts from its bottom left corner.
+    return Transformation().scale(fit, fit).translate(MARGIN, PAGE[1] - top - height * fit)
+
+
+def contact_sheet(pages: list[tuple[list[str], bytes]], font: str, family: str) -> bytes:
+    """print/figures.pdf: one page a figure (`pages`: each its header's lines and its print PDF), its header in the
+    config's font (a PDF of vl-convert's svg2pdf), the figure's own PDF page laid over it by pypdf (as it is, not
+    drawn again: its vectors and fonts are the figure file's), with no date or id."""
     import io
 
     import vl_convert
@@ -154,9 +158,12 @@ def contact_sheet(pages: list[tuple[list[str], str]], font: str, family: str) ->
 
     register_font(vl_convert, font)
     writer = PdfWriter()
-    for lines, svg in pages:
-        one = canonical_pdf(vl_convert.svg_to_pdf(sheet_page(lines, svg, family)))
-        writer.add_page(PdfReader(io.BytesIO(one)).pages[0])
+    for lines, pdf in pages:
+        header, top = sheet_header(lines, family)
+        page = writer.add_page(PdfReader(io.BytesIO(canonical_pdf(vl_convert.svg_to_pdf(header)))).pages[0])
+        figure = PdfReader(io.BytesIO(pdf)).pages[0]
+        size = (float(figure.mediabox.width), float(figure.mediabox.height))
+        page.merge_transformed_page(figure, placement(size, top))
     writer.add_metadata({"/Producer": "build.py (vl-convert, pypdf)", "/Title": "The figures, one a page"})
     out = io.BytesIO()
     writer.write(out)
@@ -170,11 +177,13 @@ HEX = re.compile(r"#[0-9A-Fa-f]{3,8}\b")
 
 def in_greys(spec: dict) -> dict:
     """The spec with each meaning's colour its grey (figures.toolkit.colours.GREYS), wherever it is spelt (a mark's
-    colour, a scale's range, an expression's string), and the sequential scale in greys."""
-    from figures.toolkit.colours import GREY_SCHEME, GREYS, SEQUENTIAL
+    colour, a scale's range, an expression's string), the sequential scale in greys, and the key to what is out of
+    reach naming its hatch."""
+    from figures.toolkit.colours import GREY_SCHEME, GREYS, MASKED_KEY, MASKED_KEY_IN_GREYS, SEQUENTIAL
 
     greys = {colour.lower(): grey for colour, grey in GREYS.items()}
     text = json.dumps(spec, ensure_ascii=False)
     text = HEX.sub(lambda found: greys.get(found.group().lower(), found.group()), text)
     text = text.replace(f'"scheme": "{SEQUENTIAL}"', f'"scheme": "{GREY_SCHEME}"')
+    text = text.replace(MASKED_KEY, MASKED_KEY_IN_GREYS)  # drawn hatched (figsite.site.vector_pictures)
     return json.loads(text)

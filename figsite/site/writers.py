@@ -25,6 +25,7 @@ from typing import Callable, Protocol
 from jinja2.utils import htmlsafe_json_dumps
 
 from figsite.config import PrintInfo, SiteInfo, figure_name
+from figsite.errors import BuildError, one_line
 from figsite.data import paths
 from figsite.data import shared_names
 from figsite.data.run import Run, head_file_text
@@ -318,17 +319,20 @@ class PrintEdition:
             data = hashlib.sha256((folder / page.download()).read_bytes()).hexdigest()
             sheet.append(([f"{figure_name(page.label, page.number)} {page.title}",
                            f"label: {page.label} (page {page.file})",
-                           f"data: {page.download()}, its SHA-256:", data],
-                          svg.decode("utf-8")))
+                           f"data: {page.download()}, its SHA-256:", data], pdf))
 
         def made() -> list[bytes]:
             from figsite.site.printing import contact_sheet  # vl-convert and pypdf: imported only for [print]
 
-            return [contact_sheet(sheet, str(info.font), info.font_family)]
+            try:
+                return [contact_sheet(sheet, str(info.font), info.font_family)]
+            except Exception as exc:  # noqa: BLE001 - vl-convert's or pypdf's fault: one line, the last site kept
+                raise BuildError(f"{paths.CONTACT_SHEET} (the contact sheet): cannot be made: "
+                                 f"{one_line(exc)}") from None
 
-        parts = [[lines, hashlib.sha256(svg.encode("utf-8")).hexdigest()] for lines, svg in sheet]
+        parts = [[lines, hashlib.sha256(pdf).hexdigest()] for lines, pdf in sheet]
         tools = [metadata.version(name) for name in ("vl-convert-python", "pypdf")]
-        kept = site.kept(["contact sheet", 1, *tools, info.key(), parts], ["pdf"], made)
+        kept = site.kept(["contact sheet", 2, *tools, info.key(), parts], ["pdf"], made)
         (folder / paths.CONTACT_SHEET).write_bytes(kept[0])
 
 

@@ -113,4 +113,6 @@ GREYS = {DATA: "#404040", CHOSEN: "#b0b0b0", FOLLOWED: "#787878", HELPS: "#1e1e1
          BELOW_ZERO: "#383838", ABOVE_ZERO: "#b8b8b8",
          ROLE_COLOURS["previous"]: "#202020", ROLE_COLOURS["first"]: "#f0f0f0", ROLE_COLOURS["self"]: "#c8c8c8",
          ROLE_COLOURS["duplicate"]: "#5a5a5a", ROLE_COLOURS["induction"]: "#909090"}
+# What is out of reach (MASKED) is hatched in greys (figsite.site.vector_pictures), and its key says so.
+MASKED_KEY, MASKED_KEY_IN_GREYS = "grey: out of reach", "hatched: out of reach"
 GREY_SCHEME = "greys"  # the sequential scale in greys: light for little, dark for most (its legend says so)

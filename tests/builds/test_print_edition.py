@@ -230,3 +230,46 @@ def test_in_colour_the_same_figure_has_hues(printed, tmp_path):
     site, _ = printed
     colour = pixels(site / "print" / "figure-owls.pdf", tmp_path, grey=False)
     assert any(max(rgb) - min(rgb) > 50 for rgb in colour)  # the greys test above could fail
+
+
+# Every kind ---------------------------------------------------------------------------------------------------------
+
+EVERY_KIND = Path(__file__).resolve().parents[1] / "every_kind.toml"
+
+
+@pytest.fixture(scope="module")
+def every_kind_in_greys(small_model_dir, tmp_path_factory):
+    """tests/every_kind.toml (every registered kind) built with [print] in greys: its site, and its figures' labels."""
+    folder = tmp_path_factory.mktemp("print-every-kind")
+    text = EVERY_KIND.read_text(encoding="utf-8")
+    labels = re.findall(r'^label = "([^"]+)"', text, flags=re.MULTILINE)
+    return build(small_model_dir, folder, text + "\n[print]\ngreyscale = true\n"), labels
+
+
+def test_every_kinds_print_drawing_is_all_vectors_with_no_picture_in_it(every_kind_in_greys):
+    site, labels = every_kind_in_greys
+    for label in labels:
+        assert "<image" not in (site / "print" / f"figure-{label}.svg").read_text(encoding="utf-8"), label
+        listed = tool("pdfimages", "-list", str(site / "print" / f"figure-{label}.pdf")).splitlines()
+        assert len(listed) == 2, f"{label}: {listed[2:]}"  # pdfimages' two header lines, and no image
+
+
+def test_in_greys_no_figure_of_any_kind_prints_a_hue(every_kind_in_greys, tmp_path):
+    site, labels = every_kind_in_greys
+    for label in labels:
+        colour = pixels(site / "print" / f"figure-{label}.pdf", tmp_path, grey=False)
+        assert all(max(rgb) - min(rgb) <= 2 for rgb in colour), f"{label}: a pixel with a hue"
+
+
+def test_in_greys_the_heads_grid_hatches_what_is_out_of_reach_and_its_key_says_so(every_kind_in_greys):
+    site, _ = every_kind_in_greys
+    svg = (site / "print" / "figure-grid.svg").read_text(encoding="utf-8")
+    assert 'fill="url(#out-of-reach)"' in svg and "hatched: out of reach" in svg and "grey: out of reach" not in svg
+
+
+def test_the_contact_sheet_of_every_kind_has_a_page_for_each_figure(every_kind_in_greys):
+    site, labels = every_kind_in_greys
+    info = tool("pdfinfo", str(site / "print" / "figures.pdf"))
+    assert re.search(r"^Pages:\s+(\d+)$", info, flags=re.MULTILINE).group(1) == str(len(labels))
+    words = tool("pdftotext", "-layout", str(site / "print" / "figures.pdf"), "-")
+    assert all(f"label: {label} " in words for label in labels)
