@@ -34,14 +34,14 @@ def number_order(number: str) -> tuple:
     return tuple(groups)
 
 
-PREVIEW_WIDTH = 160  # px: the index's small picture of a figure, as wide as this...
-PREVIEW_HEIGHT = 120  # ...and at most this high: a taller drawing is shown from its top
-
-
 @dataclass
 class Preview:
-    """The index's small picture of a figure: its drawing (the PNG, lighter than the SVG on a phone), the size it
-    takes on the page, and words for those who do not see it."""
+    """The index's small picture of a figure: its drawing (the PNG, lighter than the SVG on a phone), its own size in
+    pixels, and words for those who do not see it.
+
+    The page is given the picture's exact size, not a rounded smaller one: the browser keeps the room of that exact
+    shape before the picture loads, so nothing moves when it comes in; site.css scales it to the index's column and
+    cuts a tall one to its top (a strict CSP allows no per-picture style in the page)."""
 
     src: str
     alt: str
@@ -51,9 +51,7 @@ class Preview:
     @classmethod
     def of(cls, page, png: bytes) -> Preview:
         width, height = png_size(png)
-        shown_height = min(PREVIEW_HEIGHT, max(1, round(PREVIEW_WIDTH * height / width)))
-        return cls(f"{page.image}.png", f"A small picture of the figure: {page.context['summary']}", PREVIEW_WIDTH,
-                   shown_height)
+        return cls(f"{page.image}.png", f"A small picture of the figure: {page.context['summary']}", width, height)
 
 
 def svg_size(svg: bytes) -> tuple[float, float]:
