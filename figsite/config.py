@@ -13,9 +13,7 @@ raw HTML, no images, links only to http(s), mailto and relative addresses.
 from __future__ import annotations
 
 import difflib
-import hashlib
 import re
-import struct
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -23,12 +21,9 @@ from urllib.parse import urlsplit
 
 from markupsafe import Markup
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib
-
+from figsite.config_file import read_toml
 from figsite.errors import BuildError
+from figsite.print_config import PRINT_KEYS, read_print
 
 LABEL_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 # A book's figure number: letters and digits in groups joined by single dots ("3.4", "12", "A.2", "3.4b").
@@ -119,7 +114,7 @@ class Figure:
 def load_config(path: Path, kinds: dict) -> list[Figure]:
     """Reads and checks the config at `path`. `kinds` maps each kind to its figure module (with FIELDS).
     A `[site]` table is checked too (its errors come first), but read with `load_site`."""
-    source, raw = _read_toml(path)
+    source, raw = read_toml(path)
     unknown = sorted(set(raw) - {"figure", "site", "print"})
     if unknown:
         hint = (" (a key of [site]: write it under a line '[site]')" if unknown[0] in SITE_KEYS else
@@ -141,21 +136,6 @@ def load_config(path: Path, kinds: dict) -> list[Figure]:
                 raise fig.error(key, f"'{value}' is already the {key} of figure {seen[value]}", f"a {key} used once")
             seen[value] = fig.index
     return figures
-
-
-def _read_toml(path: Path) -> tuple[str, dict]:
-    """The config's file name (for messages) and its TOML, or a one-line error."""
-    path = Path(path)
-    source = path.name
-    if path.is_dir():
-        raise BuildError(f"--config: {path} is a folder; allowed: a TOML file with [[figure]] tables, such as "
-                         f"{path / 'chapter.toml'}")
-    if not path.is_file():
-        raise BuildError(f"--config: {path} does not exist; allowed: a TOML file with [[figure]] tables")
-    try:
-        return source, tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise BuildError(f"{source}: not valid TOML ({exc}); allowed: a TOML file with [[figure]] tables")
 
 
 def _read_figure(source: str, index: int, table: dict, kinds: dict) -> Figure:
@@ -294,7 +274,7 @@ def _inline_html(line: str | None) -> Markup | None:
 
 def load_site(path: Path) -> SiteInfo:
     """Reads the `[site]` table of the config at `path` (defaults where it has none), or a one-line BuildError."""
-    source, raw = _read_toml(path)
+    source, raw = read_toml(path)
     return read_site(raw.get("site"), source)
 
 
@@ -400,175 +380,3 @@ def render_markdown(text: str, inline: bool = False) -> tuple[str, tuple[str, ..
     md.validateLink = validate
     html = md.renderInline(text) if inline else md.render(text)
     return html, tuple(refused)
-
-
-# The [print] table ---------------------------------------------------------------------------------------------
-
-# The free fonts the build finds on the system where [print] names none, the first found: DejaVu Sans (Debian's
-# fonts-dejavu-core, on nearly every Linux), then Liberation Sans, Noto Sans and URW's Nimbus Sans.
-DEFAULT_FONTS = (
-    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
-    "/usr/share/fonts/TTF/DejaVuSans.ttf",
-    "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
-    "/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf",
-    "/usr/share/fonts/opentype/urw-base35/NimbusSans-Regular.otf",
-    "/Library/Fonts/DejaVuSans.ttf",
-)
-FONT_LIMIT = 50 * 2**20  # a font file larger than this is no font a figure needs
-
-
-@dataclass(frozen=True)
-class PrintKey:
-    """One key of [print]: its type (number, bool, font), its range, and what is allowed."""
-
-    type: str
-    allowed: str
-    low: float = 0
-    high: float = 0
-
-
-PRINT_KEYS = {
-    "width_mm": PrintKey("number", "the book's column width in millimetres: a number from 30 to 400 (default 120)",
-                         30, 400),
-    "font": PrintKey("font", "a TrueType or OpenType font file (.ttf or .otf), its path relative to the config's "
-                             "folder (default: DejaVu Sans, found on the system)"),
-    "font_size_pt": PrintKey("number", "the size of the figures' words in points: a number from 4 to 24 (default 8)",
-                             4, 24),
-    "greyscale": PrintKey("bool", "true or false (default false): the figures drawn in greys, for black ink"),
-    "captions": PrintKey("bool", "true or false (default false): each figure drawn with its number and title"),
-}
-
-
-@dataclass(frozen=True)
-class PrintInfo:
-    """The config's [print] table, checked, with the defaults for the keys it leaves out.
-
-    font: the font file; font_family: the family its name table gives (what the drawings ask for); font_digest: the
-    SHA-256 of its bytes (what the print drawings are kept in the cache by)."""
-
-    font: Path
-    font_family: str
-    font_digest: str
-    width_mm: float = 120
-    font_size_pt: float = 8
-    greyscale: bool = False
-    captions: bool = False
-
-    @property
-    def width_pt(self) -> float:
-        """The column's width in points (1/72 inch), the unit of a PDF page."""
-        return self.width_mm / 25.4 * 72
-
-    def key(self) -> list:
-        """What the print drawings depend on besides the chart: every setting, the font by its bytes."""
-        return [self.width_mm, self.font_family, self.font_digest, self.font_size_pt, self.greyscale, self.captions]
-
-
-def load_print(path: Path) -> PrintInfo | None:
-    """Reads the `[print]` table of the config at `path`: None where it has none, else a PrintInfo (or a one-line
-    BuildError)."""
-    source, raw = _read_toml(path)
-    return read_print(raw.get("print"), source, Path(path).parent)
-
-
-def read_print(table: dict | None, source: str, folder: Path) -> PrintInfo | None:
-    """Checks a [print] table as TOML gave it (None: the config has none); a font's path is read from `folder`."""
-    if table is None:
-        return None
-    if not isinstance(table, dict):
-        raise BuildError(f"{source}: [print] is not a table; allowed: one [print] table with the keys "
-                         f"{', '.join(PRINT_KEYS)}")
-    values = {}
-    for key, value in table.items():
-        if key not in PRINT_KEYS:
-            near = difflib.get_close_matches(key, PRINT_KEYS, n=1)
-            hint = f" (did you mean '{near[0]}'?)" if near else ""
-            raise BuildError(f"{source}: [print], key '{key}': not a key of [print]{hint}; allowed: "
-                             f"{', '.join(PRINT_KEYS)}")
-        values[key] = _print_value(source, key, value, folder)
-    font = values.pop("font", None)
-    if font is None:
-        found = next((Path(known) for known in DEFAULT_FONTS if Path(known).is_file()), None)
-        if found is None:
-            raise BuildError(f"{source}: [print], key 'font': no font given and none of the free fonts the build "
-                             f"looks for is on this system (DejaVu Sans, Liberation Sans, Noto Sans, Nimbus Sans); "
-                             f"allowed: {PRINT_KEYS['font'].allowed}, or install DejaVu Sans (Debian: "
-                             f"apt-get install fonts-dejavu-core)")
-        font = _font(source, found, found)
-    return PrintInfo(*font, **values)
-
-
-def _print_value(source: str, key: str, value, folder: Path):
-    spec = PRINT_KEYS[key]
-
-    def refuse(problem: str) -> BuildError:
-        return BuildError(f"{source}: [print], key '{key}': {problem}; allowed: {spec.allowed}")
-
-    shown = "a table" if isinstance(value, dict) else str(value).lower() if isinstance(value, bool) else repr(value)
-    if spec.type == "bool":
-        if not isinstance(value, bool):
-            raise refuse(f"{shown} is not true or false")
-        return value
-    if spec.type == "number":
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise refuse(f"{shown} is not a number")
-        if not spec.low <= value <= spec.high:
-            raise refuse(f"{value} is out of range")
-        return value
-    if not isinstance(value, str) or not value.strip():
-        raise refuse(f"{shown} is not the path of a font file")
-    written = Path(value).expanduser()
-    try:
-        return _font(source, folder / written, written)
-    except OSError as exc:
-        raise refuse(f"{value!r} could not be read ({exc.strerror or exc})") from None
-
-
-def _font(source: str, path: Path, written: Path) -> tuple[Path, str, str]:
-    """The font file at `path` (as the config wrote it: `written`), its family and digest, or a one-line error."""
-    allowed = PRINT_KEYS["font"].allowed
-
-    def refuse(problem: str) -> BuildError:
-        return BuildError(f"{source}: [print], key 'font': '{written}' {problem}; allowed: {allowed}")
-
-    if path.is_dir():
-        raise refuse("is a folder")
-    if not path.is_file():
-        raise refuse("does not exist")
-    if path.suffix.lower() not in (".ttf", ".otf"):
-        raise refuse("is not a .ttf or .otf file")
-    if path.stat().st_size > FONT_LIMIT:
-        raise refuse(f"is larger than {FONT_LIMIT // 2**20} MiB")
-    raw = path.read_bytes()
-    family = font_family(raw)
-    if family is None:
-        raise refuse("is not a TrueType or OpenType font (no family name in its name table)")
-    return path.resolve(), family, hashlib.sha256(raw).hexdigest()
-
-
-def font_family(raw: bytes) -> str | None:
-    """The family name of a TrueType or OpenType font (its name table's typographic family, else its family, as
-    the drawings' font library matches it), or None where `raw` is no such font."""
-    try:
-        if raw[:4] not in (b"\x00\x01\x00\x00", b"OTTO", b"true"):
-            return None
-        (tables,) = struct.unpack(">H", raw[4:6])
-        offset = next(struct.unpack(">I", raw[at + 8:at + 12])[0] for at in range(12, 12 + 16 * tables, 16)
-                      if raw[at:at + 4] == b"name")
-        _, count, strings = struct.unpack(">HHH", raw[offset:offset + 6])
-        names = {}
-        for at in range(offset + 6, offset + 6 + 12 * count, 12):
-            platform, encoding, language, name_id, length, start = struct.unpack(">HHHHHH", raw[at:at + 12])
-            if name_id not in (1, 16) or platform not in (1, 3):
-                continue
-            data = raw[offset + strings + start:offset + strings + start + length]
-            text = data.decode("utf-16-be" if platform == 3 else "latin-1").strip()
-            # English first (Windows' 0x409, the Mac's 0), Windows' names before the Mac's
-            rank = (name_id != 16, language not in (0x409, 0), platform != 3)
-            if text and (name_id not in names or rank < names[name_id][0]):
-                names[name_id] = (rank, text)
-        best = sorted(names.values())
-        return best[0][1] if best else None
-    except (StopIteration, struct.error, UnicodeDecodeError):
-        return None

@@ -19,11 +19,11 @@ import click
 
 # The parts' registry imports no torch until a part is asked of (registered()): a cached rebuild reads versions() only.
 from figsite.capture.parts import asked, merge, registered, versions as capture_versions
-from figsite.data import cache
+from figsite.data import cache, paths
 from figsite.data.asks import Asks, merged_config
 from figsite.model import memory
-from figsite.data import paths
-from figsite.config import Figure, PrintInfo, load_config, load_print, load_site
+from figsite.config import Figure, load_config, load_site
+from figsite.print_config import PrintInfo, load_print
 from figsite.errors import BuildError
 from figsite.site.drawing import NARROW_WIDTH, WIDE_WIDTH, Drawer, DrawingError, fits_column
 from figsite.live import gather_live, live_model

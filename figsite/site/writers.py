@@ -18,16 +18,14 @@ import json
 import shutil
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from importlib import metadata
 from pathlib import Path
 from typing import Callable, Protocol
 
 from jinja2.utils import htmlsafe_json_dumps
 
-from figsite.config import PrintInfo, SiteInfo, figure_name
-from figsite.errors import BuildError, one_line
-from figsite.data import paths
-from figsite.data import shared_names
+from figsite.config import SiteInfo
+from figsite.print_config import PrintInfo
+from figsite.data import paths, shared_names
 from figsite.data.run import Run, head_file_text
 from figsite.site import public
 from figsite.site.drawing import NARROW_WIDTH, differences, fits_column
@@ -36,6 +34,7 @@ from figsite.site.index_page import Preview, index_parts, svg_size
 from figsite.site.live import COVERED_KINDS, LivePage, write_live_files
 from figsite.site.model_map import model_map
 from figsite.site.output import publish
+from figsite.site.print_edition import PrintEdition, print_files
 from figsite.site.render import STATIC, Page, PerObject, ShownPage, TextPage, environment, notice, text_pages, text_rows
 
 ABOUT_DESCRIPTION = ("How these figures were computed: the model and its revision, the libraries, and every data "
@@ -301,41 +300,6 @@ class Drawings:
         public.write_qr_codes(folder, site.pages)
 
 
-class PrintEdition:
-    """print/ (with a [print] table only): each figure drawn for the book as PDF and SVG (figsite.site.printing), and
-    the contact sheet for the editor, figures.pdf: every figure one a page, headed by its number and title as the book
-    sets them, its label, and the SHA-256 of its data (its download, every table of it). After Downloads."""
-
-    def write(self, folder: Path, site: Site) -> None:
-        info = site.print_info
-        if info is None:
-            return
-        (folder / paths.PRINT).mkdir()
-        sheet = []
-        for page in site.gathered:
-            svg, pdf = site.printed[page.label]()
-            (folder / paths.printed(page.label, "svg")).write_bytes(svg)
-            (folder / paths.printed(page.label, "pdf")).write_bytes(pdf)
-            data = hashlib.sha256((folder / page.download()).read_bytes()).hexdigest()
-            sheet.append(([f"{figure_name(page.label, page.number)} {page.title}",
-                           f"label: {page.label} (page {page.file})",
-                           f"data: {page.download()}, its SHA-256:", data], pdf))
-
-        def made() -> list[bytes]:
-            from figsite.site.printing import contact_sheet  # vl-convert and pypdf: imported only for [print]
-
-            try:
-                return [contact_sheet(sheet, str(info.font), info.font_family)]
-            except Exception as exc:  # noqa: BLE001 - vl-convert's or pypdf's fault: one line, the last site kept
-                raise BuildError(f"{paths.CONTACT_SHEET} (the contact sheet): cannot be made: "
-                                 f"{one_line(exc)}") from None
-
-        parts = [[lines, hashlib.sha256(pdf).hexdigest()] for lines, pdf in sheet]
-        tools = [metadata.version(name) for name in ("vl-convert-python", "pypdf")]
-        kept = site.kept(["contact sheet", 2, *tools, info.key(), parts], ["pdf"], made)
-        (folder / paths.CONTACT_SHEET).write_bytes(kept[0])
-
-
 class TextPages:
     """A page for each text that two or more figures read (render.text_pages). It draws each chart as the reader
     comes near it: until then the chart keeps the height of its drawing, so that the charts below stay where they
@@ -370,7 +334,8 @@ class About:
 
     def write(self, folder: Path, site: Site) -> None:
         share = site.preview(paths.ABOUT, "About these figures", ABOUT_DESCRIPTION, f"{site.gathered[0].image}.png")
-        site.render(folder, paths.ABOUT, "about.html", checksums=site.checksums, share=share)
+        printed = print_files(folder, [page.label for page in site.gathered]) if site.print_info else []
+        site.render(folder, paths.ABOUT, "about.html", checksums=site.checksums, share=share, printed=printed)
 
 
 class Index:

@@ -86,6 +86,20 @@ def test_every_figure_has_a_pdf_and_an_svg_in_print(printed):
         assert b"<svg" in (site / "print" / f"figure-{label}.svg").read_bytes()[:200]
 
 
+def test_the_about_page_lists_every_print_file_with_its_checksum_and_a_site_without_print_lists_none(
+        printed, small_model_dir, tmp_path):
+    site, _ = printed
+    about = (site / "about.html").read_text(encoding="utf-8")
+    listed = re.findall(r'<a href="(print/[^"]+)" download>[^<]+</a> \(SHA-256 <code class="checksum">([0-9a-f]{64})',
+                        about)
+    assert [path for path, _ in listed] == ["print/figures.pdf", "print/figure-owls.pdf", "print/figure-owls.svg",
+                                            "print/figure-capital.pdf", "print/figure-capital.svg"]
+    for path, checksum in listed:
+        assert hashlib.sha256((site / path).read_bytes()).hexdigest() == checksum, path
+    plain = build(small_model_dir, tmp_path, FIGURES)
+    assert "print/" not in (plain / "about.html").read_text(encoding="utf-8")
+
+
 def test_a_chart_as_wide_as_its_column_is_printed_at_the_column_width(printed):
     site, _ = printed
     size = re.search(r"Page size:\s+([\d.]+) x ([\d.]+) pts", tool("pdfinfo", str(site / "print/figure-owls.pdf")))

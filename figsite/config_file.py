@@ -1,0 +1,27 @@
+"""Opens a config file: its name for messages and its TOML, each fault one line that says what is allowed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+from figsite.errors import BuildError
+
+
+def read_toml(path: Path) -> tuple[str, dict]:
+    """The config's file name (for messages) and its TOML, or a one-line error."""
+    path = Path(path)
+    source = path.name
+    if path.is_dir():
+        raise BuildError(f"--config: {path} is a folder; allowed: a TOML file with [[figure]] tables, such as "
+                         f"{path / 'chapter.toml'}")
+    if not path.is_file():
+        raise BuildError(f"--config: {path} does not exist; allowed: a TOML file with [[figure]] tables")
+    try:
+        return source, tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise BuildError(f"{source}: not valid TOML ({exc}); allowed: a TOML file with [[figure]] tables")
