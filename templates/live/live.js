@@ -511,15 +511,19 @@
   function hex(buffer) {
     return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
   }
-  async function intact(file, blob, subtle) {
+  function checkable(subtle) {
     if (!subtle || !subtle.digest) {
       throw new LoadError("unchecked", "This browser cannot check GPT-2's files here (it does so only on https:// pages or from this computer), so this page does not run them.");
     }
+  }
+  async function intact(file, blob, subtle) {
+    checkable(subtle);
     if (blob.size !== file.bytes) return false;
     return hex(await subtle.digest("SHA-256", await blob.arrayBuffer())) === file.sha256;
   }
   var DAMAGED = "A file of GPT-2 (NAME) came with other bytes than this site was built with, again when fetched once more, so this page will not run it; the site's host may be serving a broken copy.";
   async function fetchFile(file, io) {
+    checkable(io.subtle);
     const cached = await io.cached();
     let downloads = 2;
     if (cached) {

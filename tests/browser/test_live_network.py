@@ -356,3 +356,14 @@ def test_the_tabs_memory_refused_is_one_sentence_and_the_rest_of_the_page_works(
     page.fill("#live-text", "One two three")  # the box still counts tokens, with no model
     page.wait_for_function("() => document.getElementById('live-count').textContent.startsWith('3 of ')")
     assert_policy_kept(visit)
+
+
+def test_where_the_browser_cannot_check_the_files_nothing_runs(opened, host):
+    # crypto.subtle is there only in a secure context (https://, localhost, 127.0.0.1, and file:// in Chromium, from
+    # where the page runs nothing anyway): as if the page were served over plain http:// from another address.
+    visit = opened("Object.defineProperty(Crypto.prototype, 'subtle', {get: () => undefined});")
+    assert_did_not_run(visit, load(visit))
+    words = message(visit)
+    assert words.startswith("This browser cannot check GPT-2's files here") and one_sentence(words), words
+    assert host.asked == []  # nothing downloaded that could not be run
+    assert_policy_kept(visit)

@@ -167,6 +167,7 @@ test('a store that refuses the file still gives its bytes, not kept', async () =
 test('without crypto.subtle nothing can be checked, and nothing runs', async () => {
   const given = io([{}], null, {subtle: null});
   await assert.rejects(fetchFile(FILE, given), (e) => e.kind === 'unchecked' && /cannot check/.test(e.said));
+  assert.deepEqual(given.asked, []);  // nothing downloaded that could not be run
   await assert.rejects(intact(FILE, new Blob([BYTES]), undefined), (e) => e.kind === 'unchecked');
   assert.equal(await intact(FILE, new Blob([BYTES.slice(1)]), globalThis.crypto.subtle), false);
 });

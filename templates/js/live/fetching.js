@@ -105,13 +105,17 @@ function hex(buffer) {
   return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-// Whether the blob is the build's file: its size and its SHA-256. Without crypto.subtle (a page not served over
-// https:// or from this computer) nothing can be checked, and nothing runs.
-export async function intact(file, blob, subtle) {
+function checkable(subtle) {
   if (!subtle || !subtle.digest) {
     throw new LoadError('unchecked', 'This browser cannot check GPT-2\'s files here (it does so only on https:// ' +
                         'pages or from this computer), so this page does not run them.');
   }
+}
+
+// Whether the blob is the build's file: its size and its SHA-256. Without crypto.subtle (a page not served over
+// https:// or from this computer) nothing can be checked, and nothing runs.
+export async function intact(file, blob, subtle) {
+  checkable(subtle);
   if (blob.size !== file.bytes) return false;
   return hex(await subtle.digest('SHA-256', await blob.arrayBuffer())) === file.sha256;
 }
@@ -121,6 +125,7 @@ const DAMAGED = 'A file of GPT-2 (NAME) came with other bytes than this site was
 
 // The file checked: {blob, from: 'cache' or 'network', kept: whether it is kept in the browser now}.
 export async function fetchFile(file, io) {
+  checkable(io.subtle);  // before anything is downloaded
   const cached = await io.cached();
   let downloads = 2;
   if (cached) {
