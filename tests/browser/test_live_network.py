@@ -60,6 +60,7 @@ class How:
     damaged: bool = False
     isolated: bool = False
     wrong_type: str = ""  # ".wasm" or ".mjs"
+    sent_wrong: int = 0  # files sent with the wrong type
     asked: list = field(default_factory=list)  # (path, Range header or None) of each request of the model
 
 
@@ -73,6 +74,7 @@ class Host(http.server.SimpleHTTPRequestHandler):
 
     def guess_type(self, path):
         if self.how.wrong_type and str(path).endswith(self.how.wrong_type):
+            self.how.sent_wrong += 1
             return "application/octet-stream"
         return super().guess_type(path)
 
@@ -157,6 +159,8 @@ def opened(browser, server):
         contexts.append(context)
         page = context.new_page()
         visit = watch(page, "live.html", served=server[0])
+        visit.console = []  # every console line, of any type
+        page.on("console", lambda line: visit.console.append(line.text))
         page.add_init_script(RECORD_SAID)
         if init_script:
             page.add_init_script(init_script)
@@ -310,13 +314,16 @@ def test_without_cross_origin_isolation_the_model_runs_on_one_thread(opened, hos
     threads = visit.page.evaluate("ort.env.wasm.numThreads")
     assert (threads > 1) if isolated else (threads == 1), threads
     assert ("threads" in visit.page.text_content("#live-load-status")) is isolated
+    # The page asked for one thread itself (onnxruntime-web would fall back to one, warning that it must).
+    assert not any("numThreads is set to" in line for line in visit.console), visit.console
     assert_policy_kept(visit)
 
 
 def test_wasm_sent_with_the_wrong_type_still_runs(opened, host):
     host.wrong_type = ".wasm"
     visit = opened()
-    assert_ran(visit, load(visit))
+    assert_ran(visit, load(visit))  # onnxruntime-web compiles it from its bytes instead of streaming it
+    assert host.sent_wrong >= 1
     assert_policy_kept(visit)
 
 
@@ -324,6 +331,7 @@ def test_the_runtimes_module_sent_with_the_wrong_type_says_what_the_host_must_se
     host.wrong_type = ".mjs"
     visit = opened()
     assert_did_not_run(visit, load(visit))
+    assert host.sent_wrong >= 1
     words = message(visit)
     assert HOST_MUST_SEND in words and one_sentence(words), words
     assert_policy_kept(visit)
