@@ -429,6 +429,117 @@
     return ids;
   }
 
+  // templates/js/live/fetching.js
+  var TRIES = 3;
+  var BACKOFF_MS = [400, 1200];
+  var LoadError = class extends Error {
+    constructor(kind, said, message) {
+      super(message || said);
+      this.name = "LoadError";
+      this.kind = kind;
+      this.said = said;
+    }
+  };
+  var Cut = class extends Error {
+  };
+  function cutShort(response) {
+    return response.status >= 500 || response.status === 408 || response.status === 429;
+  }
+  function rangeStart(response) {
+    const match = /^bytes (\d+)-/.exec(response.headers.get("Content-Range") || "");
+    return match ? Number(match[1]) : -1;
+  }
+  async function readInto(part, response, onBytes) {
+    if (!response.body || !response.body.getReader) {
+      const whole = new Uint8Array(await response.arrayBuffer());
+      part.chunks.push(whole);
+      part.got += whole.byteLength;
+      onBytes(part.got);
+      return;
+    }
+    const reader = response.body.getReader();
+    for (; ; ) {
+      let step;
+      try {
+        step = await reader.read();
+      } catch (e) {
+        throw new Cut(e.message);
+      }
+      if (step.done) return;
+      part.chunks.push(step.value);
+      part.got += step.value.byteLength;
+      onBytes(part.got);
+    }
+  }
+  async function oneTry(file, io, part, httpCache) {
+    const resume = part.got > 0 && part.ranges;
+    if (!resume) Object.assign(part, { chunks: [], got: 0 });
+    let response;
+    try {
+      response = await io.fetch(io.url, { cache: httpCache, headers: resume ? { Range: "bytes=" + part.got + "-" } : {} });
+    } catch (e) {
+      throw new Cut(e.message);
+    }
+    if (response.status === 206 && rangeStart(response) === part.got) part.ranges = true;
+    else if (response.ok && response.status !== 206) {
+      Object.assign(part, { chunks: [], got: 0, ranges: /bytes/i.test(response.headers.get("Accept-Ranges") || "") });
+    } else if (response.status === 206 || cutShort(response)) {
+      part.ranges = false;
+      throw new Cut("the server answered " + response.status);
+    } else {
+      throw new LoadError("status", "The server did not send a file of GPT-2 (" + file.name + ": it answered " + response.status + "); the button tries again.");
+    }
+    await readInto(part, response, io.onBytes);
+    if (part.got < file.bytes) throw new Cut(file.name + " came incomplete: " + part.got + " of " + file.bytes);
+  }
+  async function download(file, io, httpCache) {
+    const part = { chunks: [], got: 0, ranges: false };
+    for (let n = 1; ; n++) {
+      try {
+        await oneTry(file, io, part, httpCache);
+        return new Blob(part.chunks, { type: "application/octet-stream" });
+      } catch (e) {
+        if (!(e instanceof Cut)) throw e;
+        if (n === TRIES) {
+          throw new LoadError("cut", "The download of GPT-2 was cut " + TRIES + " times; check the connection, then the button tries again.", e.message);
+        }
+        io.onRetry(n + 1, TRIES);
+        await io.sleep(BACKOFF_MS[n - 1]);
+      }
+    }
+  }
+  function hex(buffer) {
+    return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+  function checkable(subtle) {
+    if (!subtle || !subtle.digest) {
+      throw new LoadError("unchecked", "This browser cannot check GPT-2's files here (it does so only on https:// pages or from this computer), so this page does not run them.");
+    }
+  }
+  async function intact(file, blob, subtle) {
+    checkable(subtle);
+    if (blob.size !== file.bytes) return false;
+    return hex(await subtle.digest("SHA-256", await blob.arrayBuffer())) === file.sha256;
+  }
+  var DAMAGED = "A file of GPT-2 (NAME) came with other bytes than this site was built with, again when fetched once more, so this page will not run it; the site's host may be serving a broken copy.";
+  async function fetchFile(file, io) {
+    checkable(io.subtle);
+    const cached = await io.cached();
+    let downloads = 2;
+    if (cached) {
+      if (await intact(file, cached, io.subtle)) return { blob: cached, from: "cache", kept: true };
+      await io.drop();
+      io.onDamaged();
+      downloads = 1;
+    }
+    for (let n = 1; n <= downloads; n++) {
+      const blob = await download(file, io, n === 1 && !cached ? io.httpCache || "default" : "reload");
+      if (await intact(file, blob, io.subtle)) return { blob, from: "network", kept: await io.put(blob) };
+      if (n < downloads) io.onDamaged();
+    }
+    throw new LoadError("damaged", DAMAGED.replace("NAME", file.name));
+  }
+
   // templates/js/live/store.js
   var CACHE_PREFIX = "gpt2-live-";
   function cacheKey(file) {
@@ -466,38 +577,25 @@
       return null;
     }
   }
-  async function download(file, store, onBytes) {
-    const response = await fetch(new URL(file.path, location.href).href, { cache: store ? "no-store" : "default" });
-    if (!response.ok) throw new Error(file.name + ": the server answered " + response.status);
-    const chunks = [];
-    let got = 0;
-    if (response.body && response.body.getReader) {
-      const reader = response.body.getReader();
-      for (; ; ) {
-        const step = await reader.read();
-        if (step.done) break;
-        chunks.push(step.value);
-        got += step.value.byteLength;
-        onBytes(got);
-      }
-    } else {
-      const whole = new Uint8Array(await response.arrayBuffer());
-      chunks.push(whole);
-      got = whole.byteLength;
-      onBytes(got);
-    }
-    if (got !== file.bytes) throw new Error(file.name + " came incomplete: " + got + " of " + file.bytes + " bytes");
-    return new Blob(chunks, { type: "application/octet-stream" });
-  }
   async function keep(store, file, blob) {
-    if (!store) return;
+    if (!store) return false;
     try {
       await store.put(cacheKey(file), new Response(blob, { headers: {
         "Content-Type": "application/octet-stream",
         "Content-Length": String(blob.size)
       } }));
+      return true;
     } catch (e) {
       console.warn("The model could not be kept in this browser (" + e.message + "): the next visit downloads it again.");
+      return false;
+    }
+  }
+  async function drop(store, file) {
+    if (!store) return;
+    try {
+      await store.delete(cacheKey(file));
+    } catch (e) {
+      console.warn("A damaged copy of " + file.name + " could not be deleted from this browser: " + e.message);
     }
   }
   async function allKept() {
@@ -526,47 +624,65 @@
     progressBar.value = done;
     progressWords.textContent = words;
   }
+  function fileIo(file, store, done) {
+    let shownMb = -1;
+    return {
+      url: new URL(file.path, location.href).href,
+      httpCache: store ? "no-store" : "default",
+      fetch: (url, init) => window.fetch(url, init),
+      sleep: (ms) => new Promise((resolve) => {
+        setTimeout(resolve, ms);
+      }),
+      subtle: window.crypto && window.crypto.subtle ? window.crypto.subtle : null,
+      cached: () => fromCache(store, file),
+      drop: () => drop(store, file),
+      put: (blob) => keep(store, file, blob),
+      onBytes: (bytes) => {
+        const mb = Math.floor((done + bytes) / 1e6);
+        page.el.progressBar.value = done + bytes;
+        if (mb === shownMb) return;
+        shownMb = mb;
+        showProgress(
+          done + bytes,
+          page.model.bytes,
+          "Downloading GPT-2: " + megabytes(done + bytes) + " of " + megabytes(page.model.bytes)
+        );
+      },
+      onRetry: (n, tries) => {
+        say("The download was cut; trying again (" + n + " of " + tries + ")…");
+      },
+      onDamaged: () => {
+        say("A file of GPT-2 came damaged; fetching it once more…");
+      }
+    };
+  }
   async function modelFiles() {
     const store = await openCache(), total = page.model.bytes, blobs = {};
-    let done = 0, downloaded = 0, shownMb = -1;
+    let done = 0, downloaded = 0, kept = store !== null;
     for (const file of page.model.files) {
-      let blob = await fromCache(store, file);
-      if (blob) {
-        done += file.bytes;
+      const got = await fetchFile(file, fileIo(file, store, done));
+      done += file.bytes;
+      if (got.from === "cache") {
         showProgress(done, total, "Loading GPT-2 from this browser's storage: " + megabytes(done) + " of " + megabytes(total));
-      } else {
-        blob = await download(file, store, (bytes) => {
-          const mb = Math.floor((done + bytes) / 1e6);
-          page.el.progressBar.value = done + bytes;
-          if (mb !== shownMb) {
-            shownMb = mb;
-            showProgress(
-              done + bytes,
-              total,
-              "Downloading GPT-2: " + megabytes(done + bytes) + " of " + megabytes(total)
-            );
-          }
-        });
-        done += file.bytes;
-        downloaded += file.bytes;
-        await keep(store, file, blob);
-      }
-      blobs[file.name] = blob;
+      } else downloaded += file.bytes;
+      kept = kept && got.kept;
+      blobs[file.name] = got.blob;
     }
-    return { blobs, downloaded };
+    return { blobs, downloaded, kept };
   }
   async function openModel() {
     const ort = window.ort, model = page.model, live = page.live;
     if (!ort) throw new Error("onnxruntime-web did not load (live/ort/ort.wasm.min.js)");
     ort.env.wasm.wasmPaths = new URL("live/ort/", location.href).href;
     ort.env.wasm.numThreads = window.crossOriginIsolated ? Math.min(4, navigator.hardwareConcurrency || 1) : 1;
-    const { blobs, downloaded } = await modelFiles(), total = model.bytes;
+    const { blobs, downloaded, kept } = await modelFiles(), total = model.bytes;
     showProgress(total, total, "Starting GPT-2 in this page…");
     const graph = new Uint8Array(await blobs[model.graph].arrayBuffer());
     const external = model.files.filter((f) => f.name !== model.graph).map((f) => ({ path: f.name, data: blobs[f.name] }));
     const created = await ort.InferenceSession.create(graph, { executionProviders: ["wasm"], externalData: external });
     live.loadedFrom = downloaded === 0 ? "cache" : downloaded === total ? "network" : "both";
     live.downloadedBytes = downloaded;
+    live.keptNow = kept;
     return created;
   }
   var queue = Promise.resolve();
@@ -1160,13 +1276,36 @@
     return compute(text, target);
   }
 
+  // templates/js/live/trouble.js
+  var MEMORY = /allocation failed|out of memory|cannot allocate|Aborted\(OOM\)|bad_alloc|could not grow|failed to grow/i;
+  var TYPE = /MIME type|dynamically imported module|module script/i;
+  var HOST_MUST_SEND = "the host must send .wasm files as application/wasm and .mjs files as text/javascript";
+  function isMemory(error) {
+    return Boolean(error) && (error.name === "RangeError" || MEMORY.test(String(error.message || error)));
+  }
+  function sentenceFor(error, size) {
+    if (error && error.said) return error.said;
+    if (isMemory(error)) {
+      return "This browser tab was refused the memory GPT-2 needs (some " + size + " and more): close other tabs, or use a computer with more memory, then the button tries again; the rest of the site works as before.";
+    }
+    const message = String(error && error.message || error);
+    if (TYPE.test(message)) {
+      return "GPT-2's runtime could not start from this site's host (a file of live/ort/ missing, or sent with the wrong type): " + HOST_MUST_SEND + ".";
+    }
+    return "GPT-2 could not be loaded in this page (" + message + "); the button tries again.";
+  }
+
   // templates/js/live/load.js
+  var NOT_KEPT = " This browser would not keep it (a private window, or its storage full or refused): it runs from memory now, and the next visit downloads it again.";
   function loaded(started) {
     const live = page.live, threads = window.ort.env.wasm.numThreads;
     live.timings.loadMs = performance.now() - started;
     page.el.progress.hidden = true;
     page.el.loadButton.hidden = true;
-    page.el.loadStatus.textContent = "GPT-2 is loaded in this page (" + (live.loadedFrom === "cache" ? "from this browser's storage" : "downloaded") + ", " + (live.timings.loadMs / 1e3).toFixed(1) + " s" + (threads > 1 ? ", " + threads + " threads" : "") + ").";
+    page.el.loadStatus.textContent = "GPT-2 is loaded in this page (" + (live.loadedFrom === "cache" ? "from this browser's storage" : "downloaded") + ", " + (live.timings.loadMs / 1e3).toFixed(1) + " s" + (threads > 1 ? ", " + threads + " threads" : "") + ")." + (live.keptNow ? "" : NOT_KEPT);
+    if (!window.crossOriginIsolated) {
+      console.info("GPT-2 runs on one thread: for several, the host must send Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp.");
+    }
     setState("ready");
   }
   function load() {
@@ -1185,7 +1324,7 @@
       page.el.loadButton.disabled = false;
       page.el.progress.hidden = true;
       setState("error");
-      say("GPT-2 could not be loaded in this page (" + error.message + "); the button tries again.", "error");
+      say(sentenceFor(error, megabytes(page.model.bytes)), "error");
       console.error(error);
     });
     return state.loading;

@@ -1,9 +1,14 @@
 // Loading GPT-2 in the page, when the reader asks (the button, or a text submitted before): the model's files from
 // Cache Storage or the network (model.js), then the text in the boxes runs.
 import {openModel} from './model.js';
-import {page, say, setState} from './page.js';
+import {megabytes, page, say, setState} from './page.js';
 import {submit} from './run.js';
 import {state} from './state.js';
+import {sentenceFor} from './trouble.js';
+
+// Said after the load where the browser would not keep the files (a private window, storage full or refused).
+export const NOT_KEPT = ' This browser would not keep it (a private window, or its storage full or refused): it ' +
+                        'runs from memory now, and the next visit downloads it again.';
 
 function loaded(started) {
   const live = page.live, threads = window.ort.env.wasm.numThreads;
@@ -12,7 +17,11 @@ function loaded(started) {
   page.el.loadButton.hidden = true;
   page.el.loadStatus.textContent = 'GPT-2 is loaded in this page (' + (live.loadedFrom === 'cache' ?
     'from this browser\'s storage' : 'downloaded') + ', ' + (live.timings.loadMs / 1000).toFixed(1) + ' s' +
-    (threads > 1 ? ', ' + threads + ' threads' : '') + ').';
+    (threads > 1 ? ', ' + threads + ' threads' : '') + ').' + (live.keptNow ? '' : NOT_KEPT);
+  if (!window.crossOriginIsolated) {
+    console.info('GPT-2 runs on one thread: for several, the host must send Cross-Origin-Opener-Policy: ' +
+                 'same-origin and Cross-Origin-Embedder-Policy: require-corp.');
+  }
   setState('ready');
 }
 
@@ -32,7 +41,7 @@ export function load() {
     page.el.loadButton.disabled = false;
     page.el.progress.hidden = true;
     setState('error');
-    say('GPT-2 could not be loaded in this page (' + error.message + '); the button tries again.', 'error');
+    say(sentenceFor(error, megabytes(page.model.bytes)), 'error');
     console.error(error);
   });
   return state.loading;

@@ -3,7 +3,8 @@
 // figures for that text: (l), every head, (i) and the lens. Bundled into one classic script (live/live.js).
 //
 // The modules: page.js (the configuration, the elements, window.liveFigures), state.js (what the page remembers),
-// store.js and model.js (the model's files in Cache Storage, the runtime), load.js, run.js (a text run),
+// store.js, fetching.js and model.js (the model's files in Cache Storage, each one downloaded, resumed and checked,
+// the runtime), load.js and trouble.js (the load, and the one sentence of a failure), run.js (a text run),
 // datasets.js (the charts' datasets from the model's outputs), specs.js, charts.js and lens.js (the charts),
 // downloads.js, address.js, asked.js and form.js (what the reader asks), file.js (opened from file://). Drawing,
 // scrolling, the address and the names shared with the build are the figure pages' too: ../shared/.

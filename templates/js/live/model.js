@@ -1,9 +1,10 @@
 // GPT-2 in the page: onnxruntime-web (WebAssembly, on the reader's own computer: nothing is sent anywhere) runs the
 // model exported by figsite/capture/live_export.py. Inputs input_ids int64 (1, T) and follow int64 (K,); outputs
 // shares (layers, heads, T, T), top_ids / top_probs (stages, T, TOP_K), follow_probs / follow_ranks (stages, T, K).
-import {megabytes, page} from './page.js';
+import {fetchFile} from './fetching.js';
+import {megabytes, page, say} from './page.js';
 import {state} from './state.js';
-import {download, fromCache, keep, openCache} from './store.js';
+import {drop, fromCache, keep, openCache} from './store.js';
 
 function showProgress(done, total, words) {
   const {progress, progressBar, progressWords} = page.el;
@@ -13,34 +14,45 @@ function showProgress(done, total, words) {
   progressWords.textContent = words;
 }
 
-// Each file of the model, from the cache or downloaded (and then kept), the progress bar counting their bytes:
-// {blobs: name -> Blob, downloaded: bytes downloaded}.
+// What fetching.js needs for one file: this page's fetch, the browser's storage and crypto.subtle, and the words
+// and the progress bar it shows (done: the bytes of the files before this one).
+function fileIo(file, store, done) {
+  let shownMb = -1;
+  return {
+    url: new URL(file.path, location.href).href, httpCache: store ? 'no-store' : 'default',
+    fetch: (url, init) => window.fetch(url, init),
+    sleep: (ms) => new Promise((resolve) => { setTimeout(resolve, ms); }),
+    subtle: window.crypto && window.crypto.subtle ? window.crypto.subtle : null,
+    cached: () => fromCache(store, file), drop: () => drop(store, file), put: (blob) => keep(store, file, blob),
+    onBytes: (bytes) => {
+      const mb = Math.floor((done + bytes) / 1e6);
+      page.el.progressBar.value = done + bytes;
+      if (mb === shownMb) return;
+      shownMb = mb;
+      showProgress(done + bytes, page.model.bytes,
+                   'Downloading GPT-2: ' + megabytes(done + bytes) + ' of ' + megabytes(page.model.bytes));
+    },
+    onRetry: (n, tries) => { say('The download was cut; trying again (' + n + ' of ' + tries + ')…'); },
+    onDamaged: () => { say('A file of GPT-2 came damaged; fetching it once more…'); },
+  };
+}
+
+// Each file of the model, from the cache or downloaded (and then kept), checked, the progress bar counting their
+// bytes: {blobs: name -> Blob, downloaded: bytes downloaded, kept: whether every file is kept in the browser now}.
 async function modelFiles() {
   const store = await openCache(), total = page.model.bytes, blobs = {};
-  let done = 0, downloaded = 0, shownMb = -1;
+  let done = 0, downloaded = 0, kept = store !== null;
   for (const file of page.model.files) {
-    let blob = await fromCache(store, file);
-    if (blob) {
-      done += file.bytes;
+    const got = await fetchFile(file, fileIo(file, store, done));
+    done += file.bytes;
+    if (got.from === 'cache') {
       showProgress(done, total, 'Loading GPT-2 from this browser\'s storage: ' + megabytes(done) + ' of ' +
                                 megabytes(total));
-    } else {
-      blob = await download(file, store, (bytes) => {
-        const mb = Math.floor((done + bytes) / 1e6);
-        page.el.progressBar.value = done + bytes;
-        if (mb !== shownMb) {
-          shownMb = mb;
-          showProgress(done + bytes, total,
-                       'Downloading GPT-2: ' + megabytes(done + bytes) + ' of ' + megabytes(total));
-        }
-      });
-      done += file.bytes;
-      downloaded += file.bytes;
-      await keep(store, file, blob);
-    }
-    blobs[file.name] = blob;
+    } else downloaded += file.bytes;
+    kept = kept && got.kept;
+    blobs[file.name] = got.blob;
   }
-  return {blobs: blobs, downloaded: downloaded};
+  return {blobs: blobs, downloaded: downloaded, kept: kept};
 }
 
 // The runtime's session on the model's files; notes in window.liveFigures where they came from.
@@ -49,7 +61,7 @@ export async function openModel() {
   if (!ort) throw new Error('onnxruntime-web did not load (live/ort/ort.wasm.min.js)');
   ort.env.wasm.wasmPaths = new URL('live/ort/', location.href).href;
   ort.env.wasm.numThreads = window.crossOriginIsolated ? Math.min(4, navigator.hardwareConcurrency || 1) : 1;
-  const {blobs, downloaded} = await modelFiles(), total = model.bytes;
+  const {blobs, downloaded, kept} = await modelFiles(), total = model.bytes;
   showProgress(total, total, 'Starting GPT-2 in this page…');
   const graph = new Uint8Array(await blobs[model.graph].arrayBuffer());
   const external = model.files.filter((f) => f.name !== model.graph)
@@ -57,6 +69,7 @@ export async function openModel() {
   const created = await ort.InferenceSession.create(graph, {executionProviders: ['wasm'], externalData: external});
   live.loadedFrom = downloaded === 0 ? 'cache' : downloaded === total ? 'network' : 'both';
   live.downloadedBytes = downloaded;
+  live.keptNow = kept;
   return created;
 }
 

@@ -7,8 +7,9 @@
 //
 // window.liveFigures: {state, result (the raw numbers of the last text drawn), drawn (the datasets and params the
 // charts were given), timings, loadedFrom, kept (whether the model's files were all in Cache Storage when the page
-// opened: null until known)}, and later downloadedBytes and json(); #live's data-state says the state too (idle,
-// file, loading, ready, running, drawn, refused, error).
+// opened: null until known)}, and later downloadedBytes, keptNow (whether they are all kept there after the load:
+// false where the browser refused) and json(); #live's data-state says the state too (idle, file, loading, ready,
+// running, drawn, refused, error).
 
 export const $ = (id) => document.getElementById(id);
 

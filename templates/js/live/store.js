@@ -1,6 +1,7 @@
 // The model's files kept in this browser (Cache Storage): a cache named after the graph's SHA-256, each file under
-// its own SHA-256, so that the next visit loads them from there; and the download of a file not kept, its bytes
-// counted for the progress bar.
+// its own SHA-256, so that the next visit loads them from there (fetching.js checks each one's bytes). Storage
+// refused (a private window, a full disk: caches.open or cache.put throwing) is no failure: the model runs from
+// memory, and is not kept.
 import {graphSha256, page} from './page.js';
 
 const CACHE_PREFIX = 'gpt2-live-';  // this page's caches: this, then the graph's SHA-256
@@ -48,38 +49,26 @@ export async function fromCache(store, file) {
   }
 }
 
-// One file, read chunk by chunk to count its bytes; onBytes(bytes so far).
-export async function download(file, store, onBytes) {
-  const response = await fetch(new URL(file.path, location.href).href, {cache: store ? 'no-store' : 'default'});
-  if (!response.ok) throw new Error(file.name + ': the server answered ' + response.status);
-  const chunks = [];
-  let got = 0;
-  if (response.body && response.body.getReader) {
-    const reader = response.body.getReader();
-    for (;;) {
-      const step = await reader.read();
-      if (step.done) break;
-      chunks.push(step.value);
-      got += step.value.byteLength;
-      onBytes(got);
-    }
-  } else {
-    const whole = new Uint8Array(await response.arrayBuffer());
-    chunks.push(whole);
-    got = whole.byteLength;
-    onBytes(got);
-  }
-  if (got !== file.bytes) throw new Error(file.name + ' came incomplete: ' + got + ' of ' + file.bytes + ' bytes');
-  return new Blob(chunks, {type: 'application/octet-stream'});
-}
-
+// Keeps the file; whether it was kept.
 export async function keep(store, file, blob) {
-  if (!store) return;
+  if (!store) return false;
   try {
     await store.put(cacheKey(file), new Response(blob, {headers: {'Content-Type': 'application/octet-stream',
                                                                    'Content-Length': String(blob.size)}}));
+    return true;
   } catch (e) {
     console.warn('The model could not be kept in this browser (' + e.message + '): the next visit downloads it again.');
+    return false;
+  }
+}
+
+// Deletes the kept copy of a file (its bytes were not the build's).
+export async function drop(store, file) {
+  if (!store) return;
+  try {
+    await store.delete(cacheKey(file));
+  } catch (e) {
+    console.warn('A damaged copy of ' + file.name + ' could not be deleted from this browser: ' + e.message);
   }
 }
 

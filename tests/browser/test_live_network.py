@@ -1,0 +1,377 @@
+"""The live page against a host that misbehaves on purpose (issue 35, point 2): a download cut in the middle (resumed
+with a Range request where the host takes them, started again where not), bytes that differ from the build's
+SHA-256 (on the wire, or kept in Cache Storage), Cache Storage refused, no cross-origin isolation, the runtime's
+files sent with the wrong type, and the tab's memory refused. Each case says one sentence on the page and either runs
+the model or does not, and the test checks both; none does anything the page's policy refuses.
+
+The small model's site is built with --live and served from 127.0.0.1 by a handler whose `how` the test sets; each
+test has a context of its own (its own Cache Storage), every request off that server refused and recorded.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from conftest import built
+from figsite.site import live_assets
+
+from .browsing import playwright_or_skip, watch
+
+pytest.importorskip("onnx", reason="the live page's model is exported with onnx (pip install onnx)")
+pytest.importorskip("onnxscript", reason="torch's ONNX exporter needs onnxscript (pip install onnxscript)")
+
+CONFIG = '''\
+[[figure]]
+kind = "readout"
+label = "i"
+text = "The rain came down on the harbour"
+target = " rain"
+'''
+TIMEOUT_MS = 60_000
+RETRIED = "The download was cut; trying again (2 of 3)…"
+DAMAGED_AGAIN = "A file of GPT-2 came damaged; fetching it once more…"
+NOT_KEPT = "This browser would not keep it (a private window, or its storage full or refused)"
+HOST_MUST_SEND = "the host must send .wasm files as application/wasm and .mjs files as text/javascript"
+
+# Every text the page's message line (#live-message) shows, in turn, in window.said (an init script is not held to
+# the page's policy).
+RECORD_SAID = """window.said = [];
+document.addEventListener('DOMContentLoaded', () => {
+  const line = document.getElementById('live-message');
+  if (line) new MutationObserver(() => { window.said.push(line.textContent); })
+    .observe(line, {childList: true, characterData: true, subtree: true});
+});"""
+
+
+@dataclass
+class How:
+    """How the host misbehaves now: `cuts` downloads of the largest model file cut halfway, Range requests taken
+    or not, that file's bytes damaged, COOP/COEP sent, .wasm or .mjs sent with the wrong type."""
+
+    cuts: int = 0
+    ranges: bool = False
+    damaged: bool = False
+    isolated: bool = False
+    wrong_type: str = ""  # ".wasm" or ".mjs"
+    sent_wrong: int = 0  # files sent with the wrong type
+    asked: list = field(default_factory=list)  # (path, Range header or None) of each request of the model
+
+
+class Host(http.server.SimpleHTTPRequestHandler):
+    """The site, misbehaving as `how` says (set by the `host` fixture before each test)."""
+
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                      ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm"}
+    how = How()
+    largest = ""  # the URL path of the largest file of the model
+
+    def guess_type(self, path):
+        if self.how.wrong_type and str(path).endswith(self.how.wrong_type):
+            self.how.sent_wrong += 1
+            return "application/octet-stream"
+        return super().guess_type(path)
+
+    def end_headers(self):
+        if self.how.isolated:
+            self.send_header("Cross-Origin-Opener-Policy", "same-origin")
+            self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
+        super().end_headers()
+
+    def do_GET(self):
+        path = self.path.split("?")[0]
+        if "/live/model/" not in path:
+            return super().do_GET()
+        self.how.asked.append((path, self.headers.get("Range")))
+        data = Path(self.translate_path(path)).read_bytes()
+        target = path == self.largest
+        if target and self.how.damaged:
+            data = data[:100] + bytes([data[100] ^ 1]) + data[101:]
+        start = self.range_start() if self.how.ranges else None
+        self.send_response(206 if start is not None else 200)
+        self.send_header("Content-Type", "application/octet-stream")
+        if self.how.ranges:
+            self.send_header("Accept-Ranges", "bytes")
+        if start is not None:
+            self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+        body = data[start or 0:]
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if target and self.how.cuts > 0:
+            self.how.cuts -= 1
+            self.wfile.write(body[:len(body) // 2])  # and the connection closes: the rest never comes
+            self.close_connection = True
+            return None
+        self.wfile.write(body)
+        return None
+
+    def range_start(self) -> int | None:
+        match = re.fullmatch(r"bytes=(\d+)-", self.headers.get("Range") or "")
+        return int(match.group(1)) if match else None
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def site(small_model_dir, tmp_path_factory) -> Path:
+    missing = live_assets.problems()
+    if missing:
+        pytest.skip(f"the live page's libraries are not installed ({'; '.join(missing)}): run ./setup.sh --live")
+    return built(small_model_dir, CONFIG, tmp_path_factory.mktemp("live-network"), "--live")
+
+
+@pytest.fixture(scope="module")
+def server(site):
+    """The site's address on 127.0.0.1 and its handler class."""
+    largest = max((site / "live" / "model").iterdir(), key=lambda p: p.stat().st_size)
+    handler = type("ThisHost", (Host,), {"largest": "/" + largest.relative_to(site).as_posix()})
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(site)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_port}/", handler
+    httpd.shutdown()
+    httpd.server_close()
+    thread.join()
+
+
+@pytest.fixture
+def host(server):
+    """The host's How for this test (it behaves until the test sets otherwise)."""
+    server[1].how = How()
+    return server[1].how
+
+
+@pytest.fixture
+def opened(browser, server):
+    """opened(init_script=None): the live page in a context of its own, watched; closed after the test."""
+    playwright_or_skip()
+    contexts = []
+
+    def _open(init_script: str | None = None):
+        context = browser.browser.new_context(viewport={"width": 1100, "height": 900})
+        contexts.append(context)
+        page = context.new_page()
+        visit = watch(page, "live.html", served=server[0])
+        visit.console = []  # every console line, of any type
+        page.on("console", lambda line: visit.console.append(line.text))
+        page.add_init_script(RECORD_SAID)
+        if init_script:
+            page.add_init_script(init_script)
+        page.goto(server[0] + "live.html")
+        page.wait_for_function("() => window.liveFigures && window.liveFigures.kept !== null")
+        return visit
+
+    yield _open
+    for context in contexts:
+        context.close()
+
+
+def load(visit) -> str:
+    """Clicks the button and waits until the text is drawn or the load failed; the state then."""
+    page = visit.page
+    page.click("#live-load-button")
+    page.wait_for_function("() => ['drawn', 'error'].includes(window.liveFigures.state)", timeout=TIMEOUT_MS)
+    return page.evaluate("window.liveFigures.state")
+
+
+def said(visit) -> list[str]:
+    return visit.page.evaluate("window.said")
+
+
+def message(visit) -> str:
+    return visit.page.text_content("#live-message")
+
+
+def assert_ran(visit, state: str) -> None:
+    assert state == "drawn", message(visit)
+    assert visit.page.evaluate("window.liveFigures.result !== null && window.liveFigures.loadedFrom !== null")
+
+
+def assert_did_not_run(visit, state: str) -> None:
+    assert state == "error"
+    assert visit.page.evaluate("window.liveFigures.result === null && window.liveFigures.loadedFrom === null")
+    assert visit.page.is_enabled("#live-load-button")  # the way out: the button tries again
+
+
+def assert_policy_kept(visit) -> None:
+    assert visit.policy_violations == [], visit.policy_violations
+    assert visit.refused == [] and visit.page_errors == [], (visit.refused, visit.page_errors)
+
+
+def one_sentence(words: str) -> bool:
+    return words.endswith(".") and ". " not in words[:-1]
+
+
+def model_asks(how: How, largest: str) -> list:
+    return [range_ for path, range_ in how.asked if path == largest]
+
+
+def test_a_cut_download_resumes_with_a_range_request_and_says_so(opened, host, server):
+    host.cuts, host.ranges = 1, True
+    visit = opened()
+    assert_ran(visit, load(visit))
+    assert RETRIED in said(visit)
+    asks = model_asks(host, server[1].largest)
+    assert len(asks) == 2 and asks[0] is None and re.fullmatch(r"bytes=[1-9]\d*-", asks[1]), asks
+    assert visit.page.evaluate("window.liveFigures.keptNow") is True
+    assert all("ERR_CONTENT_LENGTH_MISMATCH" in line for line in visit.console_errors), visit.console_errors
+    assert_policy_kept(visit)
+
+
+def test_a_cut_download_starts_again_where_the_host_takes_no_ranges(opened, host, server):
+    host.cuts = 2
+    visit = opened()
+    assert_ran(visit, load(visit))
+    assert RETRIED in said(visit) and "The download was cut; trying again (3 of 3)…" in said(visit)
+    assert model_asks(host, server[1].largest) == [None, None, None]
+    assert_policy_kept(visit)
+
+
+def test_a_download_cut_every_time_is_one_sentence_and_nothing_runs(opened, host):
+    host.cuts, host.ranges = 3, True
+    visit = opened()
+    assert_did_not_run(visit, load(visit))
+    words = message(visit)
+    assert words.startswith("The download of GPT-2 was cut 3 times") and one_sentence(words), words
+    assert_policy_kept(visit)
+
+
+def test_damaged_bytes_are_fetched_once_more_then_refused_in_one_sentence_and_never_run(opened, host, server):
+    host.damaged = True
+    visit = opened()
+    assert_did_not_run(visit, load(visit))
+    words, name = message(visit), server[1].largest.rsplit("/", 1)[1]
+    assert words.startswith(f"A file of GPT-2 ({name}) came with other bytes") and one_sentence(words), words
+    assert "will not run it" in words and DAMAGED_AGAIN in said(visit)
+    assert len(model_asks(host, server[1].largest)) == 2
+    kept = visit.page.evaluate("async () => { let n = 0; for (const name of await caches.keys()) "
+                               "n += (await (await caches.open(name)).keys()).length; return n; }")
+    files = len(visit.page.evaluate("JSON.parse(document.getElementById('live-config').textContent).model.files"))
+    assert kept == files - 1  # every other file is kept; the damaged one never
+    assert_policy_kept(visit)
+
+
+# Damages the kept copy of the largest file: the same entry, one byte changed.
+DAMAGE_KEPT = """async (largest) => {
+  for (const name of await caches.keys()) {
+    const cache = await caches.open(name);
+    for (const request of await cache.keys()) {
+      if (new URL(request.url).pathname !== largest) continue;
+      const bytes = new Uint8Array(await (await cache.match(request)).arrayBuffer());
+      bytes[100] ^= 1;
+      await cache.put(request, new Response(bytes, {headers: {'Content-Length': String(bytes.length)}}));
+      return true;
+    }
+  }
+  return false;
+}"""
+
+
+def test_a_damaged_copy_in_the_browsers_storage_is_deleted_fetched_again_and_then_runs(opened, host, server):
+    visit = opened()
+    assert_ran(visit, load(visit))
+    page, largest = visit.page, server[1].largest
+    assert page.evaluate(DAMAGE_KEPT, largest)
+    host.asked.clear()
+    page.reload()
+    page.wait_for_function("() => window.liveFigures && window.liveFigures.kept !== null")
+    assert_ran(visit, load(visit))
+    assert DAMAGED_AGAIN in said(visit)
+    assert [path for path, _ in host.asked] == [largest]  # only the damaged file, once
+    assert page.evaluate("window.liveFigures.loadedFrom") == "both"
+    assert_policy_kept(visit)
+
+
+REFUSE_STORAGE = {
+    "caches.open": "CacheStorage.prototype.open = () => Promise.reject(new DOMException('refused', 'SecurityError'));",
+    "cache.put": "Cache.prototype.put = () => Promise.reject(new DOMException('full', 'QuotaExceededError'));",
+}
+
+
+@pytest.mark.parametrize("refused", sorted(REFUSE_STORAGE))
+def test_storage_refused_runs_from_memory_and_says_it_will_not_be_kept(opened, host, refused):
+    visit = opened(REFUSE_STORAGE[refused])
+    assert_ran(visit, load(visit))
+    status = visit.page.text_content("#live-load-status")
+    assert status.startswith("GPT-2 is loaded in this page (downloaded") and NOT_KEPT in status, status
+    assert visit.page.evaluate("window.liveFigures.keptNow") is False
+    assert_policy_kept(visit)
+
+
+@pytest.mark.parametrize("isolated", [False, True], ids=["no COOP/COEP", "COOP/COEP"])
+def test_without_cross_origin_isolation_the_model_runs_on_one_thread(opened, host, isolated):
+    host.isolated = isolated
+    visit = opened()
+    assert visit.page.evaluate("crossOriginIsolated") is isolated
+    assert_ran(visit, load(visit))
+    threads = visit.page.evaluate("ort.env.wasm.numThreads")
+    assert (threads > 1) if isolated else (threads == 1), threads
+    assert ("threads" in visit.page.text_content("#live-load-status")) is isolated
+    # The page asked for one thread itself (onnxruntime-web would fall back to one, warning that it must).
+    assert not any("numThreads is set to" in line for line in visit.console), visit.console
+    assert_policy_kept(visit)
+
+
+def test_wasm_sent_with_the_wrong_type_still_runs(opened, host):
+    host.wrong_type = ".wasm"
+    visit = opened()
+    assert_ran(visit, load(visit))  # onnxruntime-web compiles it from its bytes instead of streaming it
+    assert host.sent_wrong >= 1
+    assert_policy_kept(visit)
+
+
+def test_the_runtimes_module_sent_with_the_wrong_type_says_what_the_host_must_send(opened, host):
+    host.wrong_type = ".mjs"
+    visit = opened()
+    assert_did_not_run(visit, load(visit))
+    assert host.sent_wrong >= 1
+    words = message(visit)
+    assert HOST_MUST_SEND in words and one_sentence(words), words
+    assert_policy_kept(visit)
+
+
+REFUSE_MEMORY = {
+    "wasm memory": """(() => {
+      const refuse = () => Promise.reject(new RangeError(
+        'WebAssembly.instantiate(): Out of memory: Cannot allocate Wasm memory for new instance'));
+      WebAssembly.instantiate = refuse;
+      WebAssembly.instantiateStreaming = refuse;
+    })();""",
+    "array buffer": """(() => {
+      const arrayBuffer = Blob.prototype.arrayBuffer;
+      Blob.prototype.arrayBuffer = function () {
+        return this.size > 1e6 ? Promise.reject(new RangeError('Array buffer allocation failed'))
+                               : arrayBuffer.call(this);
+      };
+    })();""",
+}
+
+
+@pytest.mark.parametrize("refused", sorted(REFUSE_MEMORY))
+def test_the_tabs_memory_refused_is_one_sentence_and_the_rest_of_the_page_works(opened, host, refused):
+    visit = opened(REFUSE_MEMORY[refused])
+    assert_did_not_run(visit, load(visit))
+    words = message(visit)
+    assert words.startswith("This browser tab was refused the memory GPT-2 needs") and one_sentence(words), words
+    page = visit.page
+    page.fill("#live-text", "One two three")  # the box still counts tokens, with no model
+    page.wait_for_function("() => document.getElementById('live-count').textContent.startsWith('3 of ')")
+    assert_policy_kept(visit)
+
+
+def test_where_the_browser_cannot_check_the_files_nothing_runs(opened, host):
+    # crypto.subtle is there only in a secure context (https://, localhost, 127.0.0.1, and file:// in Chromium, from
+    # where the page runs nothing anyway): as if the page were served over plain http:// from another address.
+    visit = opened("Object.defineProperty(Crypto.prototype, 'subtle', {get: () => undefined});")
+    assert_did_not_run(visit, load(visit))
+    words = message(visit)
+    assert words.startswith("This browser cannot check GPT-2's files here") and one_sentence(words), words
+    assert host.asked == []  # nothing downloaded that could not be run
+    assert_policy_kept(visit)
