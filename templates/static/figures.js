@@ -495,6 +495,31 @@
       if (rowCharts(row).indexOf(el) >= 0) markRow(row, value);
     });
   }
+  function addressToken(row, state) {
+    var tokens = rowTokens(row).map(function(token) {
+      return token.getAttribute("data-token");
+    });
+    var keys = rowCharts(row).filter(function(el) {
+      return el.hasAttribute("data-token-param");
+    }).map(function(el) {
+      return addressKey(el, el.getAttribute("data-token-param"));
+    });
+    var key = keys.filter(function(k) {
+      return tokens.indexOf(state[k]) >= 0;
+    })[0];
+    return key === void 0 ? void 0 : state[key];
+  }
+  function showAddressInRows() {
+    var state = readAddress();
+    rows.forEach(function(row) {
+      var value = addressToken(row, state);
+      if (value === void 0) return;
+      markRow(row, value);
+      rowCharts(row).forEach(function(el) {
+        setToken(el, value);
+      });
+    });
+  }
   function choose(row, value) {
     markRow(row, value);
     rowCharts(row).forEach(function(el) {
@@ -720,6 +745,7 @@
       });
       view.runAsync();
     });
+    showAddressInRows();
   }
   var resizing = false;
   function resized() {
@@ -773,13 +799,14 @@
   }
   listenToRows();
   listenToTaps();
-  rowsInSight();
   charts.forEach(function(el) {
     placeFirstInputs(el);
     showAddress(el);
     followRanges(el);
     keepClicks(el);
   });
+  showAddressInRows();
+  rowsInSight();
   afterFirstPaint(function() {
     loadVega(function() {
       drawWhenNear(charts);
