@@ -78,6 +78,7 @@ def _input(signal: dict, bind: dict, hidden: bool) -> Input | None:
     if kind == RANGE:
         if any(key not in bind for key in ("min", "max", "step")) or not _number(value):
             return None  # vega-view would work out the missing ones from d3's ticks
+        value = on_step(value, bind["min"], bind["max"], bind["step"])
         attributes = tuple((key, js_string(bind[key])) for key in ("min", "max", "step")) + (("value", js_string(value)),)
         return Input(**common, attributes=attributes, shown=js_string(value))
     if kind == CHECKBOX:
@@ -85,6 +86,23 @@ def _input(signal: dict, bind: dict, hidden: bool) -> Input | None:
     skipped = {"input", "name", "element", "debounce", "signal"}
     attributes = (("type", kind),) + tuple((key, js_string(v)) for key, v in bind.items() if key not in skipped)
     return Input(**common, attributes=attributes + (("value", js_string(value)),))
+
+
+def on_step(value: float, low: float, high: float, step: float) -> float:
+    """The step of a range nearest `value` (low and a whole number of steps, at most high), with no more digits than
+    low and step have: as the page's script takes a range's value (templates/js/shared/address.js `onStep`, which
+    rounds alike), so that the build's input shows 1.5 where its spec says 1.5000000000000002."""
+    step = step or 1
+    steps = max(0, min(math.floor((value - low) / step + 0.5), math.floor((high - low) / step + 1e-9)))  # JS's round
+    digits = max(_decimals(low), _decimals(step))
+    return float(f"{low + steps * step:.{digits}f}")
+
+
+def _decimals(number: float) -> int:
+    """The digits after the point JavaScript writes a number with: 2 for 0.05, 0 for 3, 7 for 1e-7."""
+    mantissa, _, exponent = js_string(number).lower().partition("e")
+    _, _, fraction = mantissa.partition(".")
+    return max(0, len(fraction) - int(exponent or 0))
 
 
 def _number(value) -> bool:

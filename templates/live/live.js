@@ -36,10 +36,21 @@
     if (bind.input === "range") {
       var v = Number(raw);
       if (raw === "" || !isFinite(v) || v < bind.min || v > bind.max) return void 0;
-      var step = bind.step || 1;
-      return bind.min + Math.round((v - bind.min) / step) * step;
+      return onStep(bind, v);
     }
     return void 0;
+  }
+  function decimals(x) {
+    var parts = /^-?\d*(?:\.(\d+))?(?:e([+-]\d+))?$/i.exec(String(x));
+    if (!parts) return 0;
+    return Math.max(0, (parts[1] ? parts[1].length : 0) - (parts[2] ? Number(parts[2]) : 0));
+  }
+  function onStep(bind, v) {
+    var min = Number(bind.min) || 0, step = Number(bind.step) || 1;
+    var max = bind.max === void 0 ? Infinity : Number(bind.max);
+    var steps = Math.max(0, Math.min(Math.round((v - min) / step), Math.floor((max - min) / step + 1e-9)));
+    var digits = Math.min(100, Math.max(decimals(min), decimals(step)));
+    return Number((min + steps * step).toFixed(digits));
   }
 
   // templates/js/shared/names.js

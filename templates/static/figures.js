@@ -36,10 +36,21 @@
     if (bind.input === "range") {
       var v = Number(raw);
       if (raw === "" || !isFinite(v) || v < bind.min || v > bind.max) return void 0;
-      var step = bind.step || 1;
-      return bind.min + Math.round((v - bind.min) / step) * step;
+      return onStep(bind, v);
     }
     return void 0;
+  }
+  function decimals(x) {
+    var parts = /^-?\d*(?:\.(\d+))?(?:e([+-]\d+))?$/i.exec(String(x));
+    if (!parts) return 0;
+    return Math.max(0, (parts[1] ? parts[1].length : 0) - (parts[2] ? Number(parts[2]) : 0));
+  }
+  function onStep(bind, v) {
+    var min = Number(bind.min) || 0, step = Number(bind.step) || 1;
+    var max = bind.max === void 0 ? Infinity : Number(bind.max);
+    var steps = Math.max(0, Math.min(Math.round((v - min) / step), Math.floor((max - min) / step + 1e-9)));
+    var digits = Math.min(100, Math.max(decimals(min), decimals(step)));
+    return Number((min + steps * step).toFixed(digits));
   }
 
   // templates/js/shared/names.js
@@ -484,6 +495,31 @@
       if (rowCharts(row).indexOf(el) >= 0) markRow(row, value);
     });
   }
+  function addressToken(row, state) {
+    var tokens = rowTokens(row).map(function(token) {
+      return token.getAttribute("data-token");
+    });
+    var keys = rowCharts(row).filter(function(el) {
+      return el.hasAttribute("data-token-param");
+    }).map(function(el) {
+      return addressKey(el, el.getAttribute("data-token-param"));
+    });
+    var key = keys.filter(function(k) {
+      return tokens.indexOf(state[k]) >= 0;
+    })[0];
+    return key === void 0 ? void 0 : state[key];
+  }
+  function showAddressInRows() {
+    var state = readAddress();
+    rows.forEach(function(row) {
+      var value = addressToken(row, state);
+      if (value === void 0) return;
+      markRow(row, value);
+      rowCharts(row).forEach(function(el) {
+        setToken(el, value);
+      });
+    });
+  }
   function choose(row, value) {
     markRow(row, value);
     rowCharts(row).forEach(function(el) {
@@ -709,6 +745,7 @@
       });
       view.runAsync();
     });
+    showAddressInRows();
   }
   var resizing = false;
   function resized() {
@@ -762,13 +799,14 @@
   }
   listenToRows();
   listenToTaps();
-  rowsInSight();
   charts.forEach(function(el) {
     placeFirstInputs(el);
     showAddress(el);
     followRanges(el);
     keepClicks(el);
   });
+  showAddressInRows();
+  rowsInSight();
   afterFirstPaint(function() {
     loadVega(function() {
       drawWhenNear(charts);

@@ -8,7 +8,7 @@ import { drawWhenNear, redraw } from "./draw.js";
 import { followRanges, keepClicks, showAddress } from "./early.js";
 import { listenToTaps, placeFirstInputs, placeInputs } from "./inputs.js";
 import { addressKey, boundParams, chartSpec, charts, darkScheme } from "./page.js";
-import { listenToRows, rowsInSight } from "./tokens.js";
+import { listenToRows, rowsInSight, showAddressInRows } from "./tokens.js";
 
 // A link within the page (#token=7&view=5-12) sets the figure without reloading it.
 function followAddress() {
@@ -29,6 +29,7 @@ function followAddress() {
     });
     view.runAsync();
   });
+  showAddressInRows();
 }
 
 // A column that crosses NARROW_PX (a phone turned, a window resized) draws the other width's chart; a drawing
@@ -88,13 +89,14 @@ function afterFirstPaint(then) {
 // does to them, to the rows and to the drawings kept.
 listenToRows();
 listenToTaps();
-rowsInSight();
 charts.forEach(function (el) {
   placeFirstInputs(el);
   showAddress(el);
   followRanges(el);
   keepClicks(el);
 });
+showAddressInRows();
+rowsInSight();
 afterFirstPaint(function () { loadVega(function () { drawWhenNear(charts); }); });
 window.addEventListener("hashchange", followAddress);
 // Light or dark follows the reader's setting, also when it changes while the page is open.
