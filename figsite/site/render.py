@@ -298,7 +298,7 @@ def notice(run: Run) -> str | None:
     if not run.is_random:
         return None
     name = model_names.capital(model_names.full_name(run.model))
-    return f"{name}: the figures work, but their numbers say nothing about GPT-2."
+    return f"{name}: its numbers say nothing about GPT-2."  # two lines on a phone
 
 
 def model_name(run: Run) -> dict:

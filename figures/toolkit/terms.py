@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 # The sentences that explain a term where a page first uses it. The pages say them as they are here.
 
-# The chapter's notation for a token that begins with a space, said on every page that shows tokens.
-SPACE = 'A _ at the start of a token is a space: _France is " France", the word with the space before it.'
+# The chapter's notation for a token that begins with a space, said on every page that shows tokens (one line on a
+# phone: the chart stays within the first screen).
+SPACE = "In a token, _ is a space: _France is “ France”."
 # The number the model gives each token before it picks the next one (the ledger's caption, patching's details).
 SCORE = ("Before it picks a next token, the model gives every token in its vocabulary a score; the higher the "
          "score, the more likely the token.")
@@ -69,4 +70,4 @@ TERMS = (
     Term("attribution", r"attribution", instead='"who wrote the answer"'),
 )
 # The chapter's notation for a space ("_France"): a token a page shows with its space as "_", first said in SPACE.
-SPACE_TERM = Term("_ (a space)", r"(?<![\w\"'])_(?=[^\W_])", ("at the start of a token is a space",))
+SPACE_TERM = Term("_ (a space)", r"(?<![\w\"'])_(?=[^\W_])", ("In a token, _ is a space",))
