@@ -362,14 +362,14 @@ def side_colour(target: str):
 def panel(group: str, title: str, x_title: str, target: str, scale, axis, bar: int = 0):
     """One kind of part: a bar per layer (or head) from zero, the intact model, to the change its removal makes; as
     wide as the column, or `bar` px a bar's column."""
-    base = alt.Chart(alt.NamedData("runs")).transform_filter(f"datum.group == '{group}'").transform_calculate(
-        v=VALUE).transform_calculate(side=f"datum.v < 0 ? {charts.literal(LESS.format(target=target))} "
-                                          f": {charts.literal(MORE.format(target=target))}")
+    side = f"datum.v < 0 ? {charts.literal(LESS.format(target=target))} : {charts.literal(MORE.format(target=target))}"
+    base = charts.said_chance(alt.Chart(alt.NamedData("runs"))).transform_filter(
+        f"datum.group == '{group}'").transform_calculate(v=VALUE).transform_calculate(side=side)
     # A click on a bar names its part in words and highlights it (the "Highlight" select: by keyboard).
     clicked = charts.clickable(base, part="datum.key").encode(
         x=alt.X("x:O", title=x_title, axis=alt.Axis(labelAngle=0)),
         tooltip=[alt.Tooltip("name:N", title="taken out"),
-                 alt.Tooltip("p:Q", title=f"chance of {target}", format=".4p"),
+                 charts.chance_tip(f"chance of {target}"),
                  alt.Tooltip("change:N", title="against the intact model"),
                  alt.Tooltip("rank:Q", title="rank (1 = most likely)", format=","),
                  alt.Tooltip("dr:Q", title="places moved up (+) or down (-)", format="+,")])

@@ -18,7 +18,8 @@ from figures.kind import Kind
 from figures.toolkit import charts, fields, textless
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import ACCENT, FOLLOWED, MAIN, ON_DARK, ON_LIGHT
-from figures.toolkit.words import STAGE_AXIS, after_layer, after_layer_expr, escaped, heading, percent, said, shown, whole_percent
+from figures.toolkit.words import (STAGE_AXIS, after_layer, after_layer_expr, escaped, heading, percent, percent_expr,
+                                   said, shown, whole_percent)
 
 MAX_TOKENS = 64  # the lens keeps every position's guesses: a page per text of at most this many tokens
 TOP_SHOWN = 10
@@ -179,9 +180,10 @@ def lens_rows(fig, run, names: list) -> tuple[list, list, list]:
     """The page's data: each cell's top guess, each cell's top 10, and each followed token at every cell."""
     text, n = fig["text"], len(names)
     cells_at = [(s, q) for s in range(run.n_stages) for q in range(n)]
-    cells = [{"stage": s, "q": q, "pos": names[q], "top": shown(run.token_text(i)), "p": round(p, 5)}
+    cells = [{"stage": s, "q": q, "pos": names[q], "top": shown(run.token_text(i)), "p": charts.kept_chance(p)}
              for s, q in cells_at for i, p in [run.top_guess(text, s, q)]]
-    tops = [{"stage": s, "q": q, "rank": r + 1, "token": shown(run.token_text(i)), "p": round(p, 5)}
+    tops = [{"stage": s, "q": q, "rank": r + 1, "token": shown(run.token_text(i)),
+             "p": charts.kept_chance(p)}
             for s, q in cells_at for r, (i, p) in enumerate(run.readout(text, s, q)[:TOP_SHOWN])]
     follow = [{"stage": s, "q": q, "pos": names[q], "t": token_id, "p": charts.kept_chance(p), "rank": rank}
               for token_id in run.followed(text) for s in range(run.n_stages) for q in range(n)
@@ -260,13 +262,13 @@ def _table(names: list | None, n_layer: int, cell: int | None = None, reads: Rea
     fit; or (narrow) each cell `cell` px wide, every guess whole (with no text: cut short to the cell) and every
     position labelled."""
     cells, x, n = _cells(reads, names, cell)
-    table_base = charts.clickable(charts.named_stages(cells), stage="datum.stage",
+    table_base = charts.clickable(charts.said_chance(charts.named_stages(cells)), stage="datum.stage",
                                   **{POSITION: "datum.q + 1"}).encode(
         x=x,
         y=alt.Y("stage:O", title=STAGE_AXIS),
         # The cell's words say it too: the pointer on them shows it as on the rest of the cell.
         tooltip=[alt.Tooltip("pos:N", title="position"), charts.stage_tip(),
-                 alt.Tooltip("top:N", title="top guess"), alt.Tooltip("p:Q", title="chance", format=charts.TIP_CHANCE)],
+                 alt.Tooltip("top:N", title="top guess"), charts.chance_tip()],
     )
     table = table_base.mark_rect(cursor="pointer").encode(
         color=alt.Color("p:Q", scale=charts.sequential(domain=[0, 1]), title="chance",
@@ -292,11 +294,11 @@ def _table(names: list | None, n_layer: int, cell: int | None = None, reads: Rea
 
 def _top_chart(width, reads: Reads = BUILT) -> alt.TopLevelMixin:
     """The chosen cell's top 10, as bars."""
-    top10 = alt.Chart(alt.NamedData(reads.tops)).transform_filter(
+    top10 = charts.said_chance(alt.Chart(alt.NamedData(reads.tops))).transform_filter(
         f"datum.stage == stage && datum.q == {reads.q}").encode(
         y=alt.Y("rank:O", title="rank"), x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"),
                                                 title="chance"),
-        tooltip=[alt.Tooltip("rank:O"), alt.Tooltip("token:N"), alt.Tooltip("p:Q", title="chance", format=".3~p")],
+        tooltip=[alt.Tooltip("rank:O"), alt.Tooltip("token:N"), charts.chance_tip()],
     )
     title = f"'The top 10 at position ' + {reads.position} + ', ' + {after_layer_expr('stage')}"
     return alt.layer(top10.mark_bar(color=MAIN), top10.mark_text(align="left", dx=4).encode(text="token:N")).properties(
@@ -324,7 +326,7 @@ def _follow_charts(n_layer: int, vocabulary: int, width, reads: Reads = BUILT) -
     """The followed token's chance and rank across the stages, at the chosen position or at all, each titled with
     the token's name. The rank axis runs from 1 (the most likely) to the vocabulary's size (the least likely).
     With no text, the chance's axis ends at the largest chance drawn (no switch)."""
-    followed = charts.named_stages(alt.Chart(alt.NamedData("follow"))).transform_filter(
+    followed = charts.said_chance(charts.named_stages(alt.Chart(alt.NamedData("follow")))).transform_filter(
         f"{reads.follows}(where == 'all' || datum.q == {reads.q})")
     if reads.textless:
         followed = followed.transform_calculate(pos=POSITION_NAME)
@@ -337,7 +339,7 @@ def _follow_charts(n_layer: int, vocabulary: int, width, reads: Reads = BUILT) -
         x=stage_x, y=alt.Y("p:Q", **({"axis": alt.Axis(format="%")} if reads.textless else {
             "scale": charts.chance_scale(), "axis": alt.Axis(format=charts.CHANCE_FORMAT)}), title="chance"),
         color=colour, detail="pos:N",
-        tooltip=[*where, alt.Tooltip("p:Q", title="chance", format=".3~p"), alt.Tooltip("rank:Q", format=",")],
+        tooltip=[*where, charts.chance_tip(), alt.Tooltip("rank:Q", format=",")],
     )
     p_line = alt.layer(p_line.mark_line(point=True), charts.hit_points(p_line)).properties(
         width=width, height=160, title=follow_title("chance", reads))
@@ -365,7 +367,7 @@ def textless_chart(n_layer: int, vocabulary: int = GPT2_VOCABULARY, opening_stag
     cell = textless.row_at("top", "stage", "at", 1)
     description = alt.param(name=DESCRIPTION, expr=(
         f"{after_layer_expr('stage', capital=True)} + ', position ' + (at + 1) + ' (' + names[at] + '): the top guess "
-        f"is ' + {cell}.token + ' with ' + format({cell}.p, '{charts.TIP_CHANCE}') + '; following ' + follow_name + ' ' + "
+        f"is ' + {cell}.token + ' with ' + {percent_expr(cell + '.p')} + '; following ' + follow_name + ' ' + "
         "(where == 'one' ? 'at this position' : 'at every position') + '.'"))
     return textless.finished(_stack(None, n_layer, vocabulary, NARROW_CELL if narrow else None, TEXTLESS),
                              [stage, *textless.chosen(POSITION, opening_position, "Position ", follow=True), where,

@@ -7,7 +7,7 @@ import importlib
 
 from figsite.data.shared_names import CLICKS_META, PICK
 from figures.toolkit.colours import DIVERGING, HELPS, HELPS_OR_HURTS, HURTS, SEQUENTIAL
-from figures.toolkit.words import STAGE_AXIS, after_layer_expr, has_non_xml, xml_safe
+from figures.toolkit.words import STAGE_AXIS, after_layer_expr, has_non_xml, percent_expr, xml_safe
 
 
 class LazyModule:
@@ -140,7 +140,17 @@ def stage_tip():
 # the switch zooms in, the axis then ending at the largest chance drawn.
 CHANCE_SWITCH = "chance_scale"
 CHANCE_FORMAT = ".2~p"  # percent to 2 significant digits: '20%' on the whole scale, '0.0000002%' zoomed in
-TIP_CHANCE = ".3p"  # a chance in a tooltip, to 3 significant digits as words.percent writes them below 1%: '0.0195%'
+
+
+def said_chance(chart, field: str = "p"):
+    """The chart with the field `field` + "_said": the chance in `field` as the page's sentences write it
+    (words.percent: '28.81%', '0.0195%'), for its tooltips (chance_tip) and labels."""
+    return chart.transform_calculate(**{f"{field}_said": percent_expr(f"datum.{field}")})
+
+
+def chance_tip(title: str = "chance", field: str = "p"):
+    """A chance in a tooltip, in the digits of the page's sentences (a chart with said_chance)."""
+    return alt.Tooltip(f"{field}_said:N", title=title)
 
 
 def chance_switch(value: str = "whole"):
