@@ -87,14 +87,12 @@ def picture(rects: list) -> str:
     width, height = max(r[2] for r in rects) - x0, max(r[3] for r in rects) - y0
     colours = list(dict.fromkeys(r[4] for r in rects))
     few = len(colours) < 256
-    if few:
-        index = {rgb: bytes([i + 1]) for i, rgb in enumerate(colours)}
-    else:
-        index = {rgb: bytes([*rgb, 255]) for rgb in colours}
+    # Each colour's pixel: its palette index, or its RGBA; a pixel no rectangle covers stays 0, see-through.
+    pixel = {rgb: bytes([i + 1]) if few else bytes([*rgb, 255]) for i, rgb in enumerate(colours)}
     size = 1 if few else 4
     rows = [bytearray(width * size) for _ in range(height)]
-    for left, top, right, bottom, rgb in rects:
-        run = index[rgb] * (right - left)
+    for left, top, right, bottom, rgb in rects:  # in drawing order: a later one over an earlier
+        run = pixel[rgb] * (right - left)
         for row in rows[top - y0:bottom - y0]:
             row[(left - x0) * size:(right - x0) * size] = run
     raw = filtered(rows)

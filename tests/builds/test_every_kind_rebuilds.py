@@ -116,8 +116,8 @@ def test_no_page_of_any_kind_shows_a_first_drawing_over_200_kb(book_sized):
     """Every drawing a page shows until its chart is live (light and dark, a desktop's and a phone's: the files the
     pages name) is at most 200 KB: a dense grid is one picture in it (figsite.site.lighter), its words vectors."""
     site = book_sized
-    shown = sorted({name for page in site.glob("*.html")
-                    for name in re.findall(r'(?:src|srcset)="img/(figure-[^"]+\.svg)"', page.read_text(encoding="utf-8"))})
+    shown = sorted({name for page in site.glob("*.html") for name in
+                    re.findall(r'(?:src|srcset)="img/(figure-[^"]+\.svg)"', page.read_text(encoding="utf-8"))})
     labels = {path.name.removeprefix("figure-").removesuffix(".html") for path in site.glob("figure-*.html")}
     assert {name.removeprefix("figure-").split(".")[0] for name in shown} == labels  # every figure's drawings
     assert any(".narrow" in name for name in shown) and any(".dark" in name for name in shown)

@@ -17,7 +17,8 @@ WIDTH = 791  # head-roles' pattern in a desktop's column: 80 columns of 9.8875 p
 
 def heatmap(rows: int, cols: int, colours: int, **mark) -> str:
     """vl-convert's SVG of a heatmap of rows x cols cells, WIDTH wide, its shares in `colours` steps of viridis."""
-    cells = [{"q": q, "k": k, "s": (q * 7 + k * 13) % colours / (colours - 1)} for q in range(rows) for k in range(cols)]
+    cells = [{"q": q, "k": k, "s": (q * 7 + k * 13) % colours / (colours - 1)}
+             for q in range(rows) for k in range(cols)]
     spec = {"data": {"values": cells}, "mark": {"type": "rect", **mark}, "width": WIDTH, "height": 10 * rows,
             "encoding": {"x": {"field": "k", "type": "ordinal"}, "y": {"field": "q", "type": "ordinal"},
                          "color": {"field": "s", "type": "quantitative", "scale": {"scheme": "viridis"}},
