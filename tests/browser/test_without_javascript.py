@@ -29,6 +29,8 @@ SEEN = """() => {
       .filter(a => !document.getElementById(decodeURIComponent(a.getAttribute('href').slice(1))))
       .map(a => a.outerHTML),
     wide: document.scrollingElement.scrollWidth - innerWidth,
+    heading: document.querySelector('h1') ? document.querySelector('h1').textContent : '',
+    said: [...document.querySelectorAll('main > noscript > .noscript-note')].filter(shown).map(note => note.textContent),
   };
 }"""
 
@@ -49,7 +51,7 @@ def without_javascript(browser, every_kind_site):
 def test_with_javascript_off_no_control_shows_and_every_drawing_stands(without_javascript, every_kind_site, width,
                                                                          height):
     context = without_javascript.context(viewport={"width": width, "height": height}, java_script_enabled=False)
-    names, failures, noted = site_pages(every_kind_site), {}, 0
+    names, failures, noted, cut = site_pages(every_kind_site), {}, 0, 0
     for kind, label in every_kinds_figure():  # every registered kind has its page here
         assert f"figure-{label}.html" in names and f"embed-{label}.html" in names, kind
     assert any(name.startswith("text-") for name in names), names
@@ -70,6 +72,12 @@ def test_with_javascript_off_no_control_shows_and_every_drawing_stands(without_j
             noted += chart["note"]
         if seen["nowhere"]:
             problems.append(f"links that need JavaScript: {seen['nowhere']}")
+        if name.startswith("text-") and "…" in seen["heading"]:  # the row that held the text whole is hidden
+            start = seen["heading"].split("“", 1)[1].rstrip("…”")
+            if len(seen["said"]) != 1 or not seen["said"][0].startswith(f"The text: “{start}") or \
+                    len(seen["said"][0]) <= len(seen["heading"]):
+                problems.append(f"a text cut short in the heading is not said whole: {seen['said']}")
+            cut += 1
         if seen["wide"] > 0:
             problems.append(f"the page scrolls sideways by {seen['wide']} px")
         if visit.refused or visit.console_errors or visit.page_errors:
@@ -79,6 +87,7 @@ def test_with_javascript_off_no_control_shows_and_every_drawing_stands(without_j
         without_javascript.done(visit)
     assert failures == {}, failures
     assert noted >= len(every_kinds_figure()), noted  # the figures with controls, on their pages and bare pages
+    assert cut >= 1  # tests/every_kind.toml's text of Grace Hopper is longer than a heading says
 
 
 def test_with_javascript_on_the_sheet_is_never_loaded_and_the_controls_show(open_once):
