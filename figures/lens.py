@@ -24,6 +24,7 @@ from figures.toolkit.words import (STAGE_AXIS, after_layer, after_layer_expr, es
 MAX_TOKENS = 64  # the lens keeps every position's guesses: a page per text of at most this many tokens
 TOP_SHOWN = 10
 LABELLED = 24  # positions up to which the table's labels all fit a 480 px column, turned; more: some are left out
+TOP_ENDS = "top_ends"  # the param of the largest chance in each cell's top 10
 NARROW_WIDTH = 210  # px: the narrow chart's top 10 and followed token's charts, which fit a 320 px column
 MIN_CELL = 32  # px: the narrow table's narrowest cell
 CELL_ROOM = 8  # px a cell keeps beside its word
@@ -149,18 +150,21 @@ def lens_chart(fig, run, narrow: bool = False) -> alt.TopLevelMixin:
     n_layer = run.n_layer
     names = [f"{q + 1}: {shown(t)}" for q, t in enumerate(run.token_texts(fig["text"]))]
     cells, tops, follow = lens_rows(fig, run, names)
-    stack = charts.with_params(_stack(names, n_layer, vocabulary_size(fig, run), cell_width(cells) if narrow else None),
-                               *_params(fig, run, names, cells))
+    room = charts.words_room([row["token"] for row in tops])
+    stack = charts.with_params(_stack(names, n_layer, vocabulary_size(fig, run), cell_width(cells) if narrow else None,
+                                      room=room), *_params(fig, run, names, cells), top_ends(tops, len(names)))
     return charts.with_clicks(charts.with_data(stack, cells=cells, tops=tops, follow=follow), "stage", POSITION)
 
 
-def _stack(names: list | None, n_layer: int, vocabulary: int, cell: int | None, reads: "Reads | None" = None):
-    """The figure's parts, one above the other: the table, the chosen cell's top 10, the followed token's chance and
-    rank; fitted to the column, or (`cell`, px: narrow) the table's cells that wide and the charts below it
-    NARROW_WIDTH px. `reads`: the build's datasets and params (None: BUILT), or TEXTLESS."""
+def _stack(names: list | None, n_layer: int, vocabulary: int, cell: int | None, reads: "Reads | None" = None,
+           room: int = 0):
+    """The figure's parts, one above the other: the table, the chosen cell's top 10 (`room` px for the words past
+    its bars), the followed token's chance and rank; fitted to the column, or (`cell`, px: narrow) the table's cells
+    that wide and the charts below it NARROW_WIDTH px. `reads`: the build's datasets and params (None: BUILT), or
+    TEXTLESS."""
     reads, width = reads or BUILT, NARROW_WIDTH if cell else "container"
     # Each view's colours its own: the table's legend of chances sits just under the table, not under the stack.
-    stack = alt.vconcat(_table(names, n_layer, cell, reads), _top_chart(width, reads),
+    stack = alt.vconcat(_table(names, n_layer, cell, reads), _top_chart(width, reads, room),
                         *_follow_charts(n_layer, vocabulary, width, reads),
                         spacing=24).resolve_scale(color="independent")
     return stack if cell else charts.fits_column(stack)
@@ -182,8 +186,7 @@ def lens_rows(fig, run, names: list) -> tuple[list, list, list]:
     cells_at = [(s, q) for s in range(run.n_stages) for q in range(n)]
     cells = [{"stage": s, "q": q, "pos": names[q], "top": shown(run.token_text(i)), "p": charts.kept_chance(p)}
              for s, q in cells_at for i, p in [run.top_guess(text, s, q)]]
-    tops = [{"stage": s, "q": q, "rank": r + 1, "token": shown(run.token_text(i)),
-             "p": charts.kept_chance(p)}
+    tops = [{"stage": s, "q": q, "rank": r + 1, "token": shown(run.token_text(i)), "p": charts.kept_chance(p)}
             for s, q in cells_at for r, (i, p) in enumerate(run.readout(text, s, q)[:TOP_SHOWN])]
     follow = [{"stage": s, "q": q, "pos": names[q], "t": token_id, "p": charts.kept_chance(p), "rank": rank}
               for token_id in run.followed(text) for s in range(run.n_stages) for q in range(n)
@@ -292,12 +295,27 @@ def _table(names: list | None, n_layer: int, cell: int | None = None, reads: Rea
                         anchor="start"))
 
 
-def _top_chart(width, reads: Reads = BUILT) -> alt.TopLevelMixin:
-    """The chosen cell's top 10, as bars."""
+def top_ends(tops: list, n: int) -> "alt.Parameter":
+    """The param TOP_ENDS: the largest chance of each cell's top 10, cell by cell (stage by stage, position by
+    position, as the expression _top_chart reads it by)."""
+    ends = [0.0] * (max(row["stage"] for row in tops) + 1) * n
+    for row in tops:
+        at = row["stage"] * n + row["q"]
+        ends[at] = max(ends[at], row["p"])
+    return alt.param(name=TOP_ENDS, value=ends)
+
+
+def _top_chart(width, reads: Reads = BUILT, room: int = 0) -> alt.TopLevelMixin:
+    """The chosen cell's top 10, as bars, on a chance axis that follows the switch (zoomed in, the cell's largest
+    bar, its TOP_ENDS, leaves `room` px for its token's name); with no text (no switch), from 0 to 100%."""
+    scale, axis = alt.Scale(domain=[0, 1]), alt.Axis(format="%")
+    if not reads.textless:
+        scale = charts.chance_scale(f"{TOP_ENDS}[stage * length({NAMES}) + {reads.q}]", room,
+                                    width if isinstance(width, int) else "width")
+        axis = alt.Axis(format=charts.CHANCE_FORMAT, tickCount=5)
     top10 = charts.said_chance(alt.Chart(alt.NamedData(reads.tops))).transform_filter(
         f"datum.stage == stage && datum.q == {reads.q}").encode(
-        y=alt.Y("rank:O", title="rank"), x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"),
-                                                title="chance"),
+        y=alt.Y("rank:O", title="rank"), x=alt.X("p:Q", scale=scale, axis=axis, title="chance"),
         tooltip=[alt.Tooltip("rank:O"), alt.Tooltip("token:N"), charts.chance_tip()],
     )
     title = f"'The top 10 at position ' + {reads.position} + ', ' + {after_layer_expr('stage')}"

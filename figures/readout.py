@@ -21,6 +21,7 @@ from figures.toolkit.words import (after_layer, after_layer_expr, heading, perce
                                    token_label, whole_percent)
 
 TOP_SHOWN = 3  # the book prints the top 3
+TOP_ENDS = "top_ends"  # the param of the largest chance among the top bars at each stage
 OUTSIDE = 99  # the rank the page's data give the target where it is not among the top 3: drawn below them
 # The caption of the chart with no text: it names what the live page shows, where the build's names figure labels.
 LIVE_CAPTION = "After each layer, what the model would guess as the next token after the text's last token."
@@ -175,17 +176,21 @@ class Readout(Kind):
         top = top_rows(fig, run)
         # The stages where the target is drawn below the top 3: the upper chart's title names it there.
         outside = alt.param(name="outside", value=sorted({row["stage"] for row in top if row["rank"] == OUTSIDE}))
+        ends = alt.param(name=TOP_ENDS, value=[max(row["p"] for row in top if row["stage"] == s)
+                                               for s in range(n_layer + 1)])
+        room = charts.words_room([percent(row["p"]) for row in top])
         # Params and data go in once, at the top: Altair copies a chart's params and inline data at every step.
         return charts.with_clicks(charts.with_data(charts.with_params(
-            _stack(target, n_layer, sideways), stage, charts.chance_switch(), descriptions, description, outside),
-            top=top, line=line_rows), "stage")
+            _stack(target, n_layer, sideways, room), stage, charts.chance_switch(), descriptions, description,
+            outside, ends), top=top, line=line_rows), "stage")
 
 
-def _stack(target: str | None, n_layer: int, sideways: bool = False) -> alt.TopLevelMixin:
+def _stack(target: str | None, n_layer: int, sideways: bool = False, room: int = 0) -> alt.TopLevelMixin:
     """The top guesses above the target's chance layer by layer (`sideways`: the stages down the chart), fitted to
-    the column; `target` None: with no text (the live page's: _top_chart, _line_chart)."""
+    the column, `room` px for the words past a top bar; `target` None: with no text (the live page's: _top_chart,
+    _line_chart)."""
     return charts.fits_column(alt.vconcat(
-        _top_chart(target), (_down_chart if sideways else _line_chart)(target, n_layer), spacing=28))
+        _top_chart(target, room), (_down_chart if sideways else _line_chart)(target, n_layer), spacing=28))
 
 
 def top_rows(fig, run) -> list:
@@ -205,15 +210,19 @@ def top_rows(fig, run) -> list:
     return rows
 
 
-def _top_chart(target: str | None) -> alt.TopLevelMixin:
+def _top_chart(target: str | None, room: int = 0) -> alt.TopLevelMixin:
     """The top tokens at the chosen stage, as bars with their probabilities, the target (`target`, as shown) in the
-    followed token's colour; the title names it where it is drawn below the top 3. `target` None: with no text (the
-    live page's), the top TOP_K at the text's last token and the followed token below them where it is not among
-    them (_textless_tops), named by `follow_name`."""
+    followed token's colour; the title names it where it is drawn below the top 3. Its chance axis follows the
+    switch as the line's does, zoomed in ending where the stage's largest bar (the param `top_ends`) leaves `room`
+    px for its words. `target` None: with no text (the live page's, which has no switch), the top TOP_K at the
+    text's last token and the followed token below them where it is not among them (_textless_tops), named by
+    `follow_name`, on an axis of 0 to 100%."""
     stage_label = after_layer_expr("stage")
     y = alt.Y("rank:O", title=None, axis=None)
+    scale, axis = charts.chance_scale(f"{TOP_ENDS}[stage]", room), alt.Axis(format=charts.CHANCE_FORMAT, tickCount=5)
     if target is None:
         y = alt.Y("rank:O", scale=alt.Scale(domain=[*range(1, TOP_K + 1), OUTSIDE]), title=None, axis=None)
+        scale, axis = alt.Scale(domain=[0, 1]), alt.Axis(format="%", tickCount=5)
     layers = []
     for base in [alt.Chart(alt.NamedData("top"))] if target is not None else _textless_tops():
         # Ranks on the axis, token names drawn beside it: the tokens differ from stage to stage.
@@ -221,13 +230,12 @@ def _top_chart(target: str | None) -> alt.TopLevelMixin:
             y=y, tooltip=[alt.Tooltip("token:N"), charts.chance_tip()],  # the words' digits too
         ).transform_filter("datum.stage == stage")
         bars = ranked.mark_bar().encode(
-            x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
-                    title="chance of being the next token"),
+            x=alt.X("p:Q", scale=scale, axis=axis, title="chance of being the next token"),
             color=alt.condition("datum.target", alt.value(FOLLOWED), alt.value(DATA)),
             tooltip=[alt.Tooltip("token:N"), charts.chance_tip()],
         )
         bar_labels = ranked.mark_text(align="left", dx=4, fontSize=12).encode(
-            x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("p_said:N"),
+            x=alt.X("p:Q", scale=scale), text=alt.Text("p_said:N"),
         )
         # The target's name in bold: with its bar in the followed token's colour, its direct label.
         names = ranked.mark_text(align="right", dx=-6, fontSize=13,

@@ -254,9 +254,15 @@ class TextPage:
     def heading(self) -> str:
         """The page's heading: it names its text, a long one cut short at a space (the row of tokens holds it all)."""
         text = " ".join(self.text.split())
-        if len(text) > HEADING_TEXT:
+        if self.cut:
             text = text[:HEADING_TEXT].rsplit(" ", 1)[0].rstrip(",;:.") + "…"
         return f"Every figure of “{text}”"
+
+    @property
+    def cut(self) -> bool:
+        """Whether the heading cuts its text short: where JavaScript is off, the page says it whole instead of its row
+        of tokens (a control, hidden there)."""
+        return len(" ".join(self.text.split())) > HEADING_TEXT
 
     @property
     def description(self) -> str:

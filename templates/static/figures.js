@@ -65,6 +65,7 @@
   var LOADS_META = "loads";
   var RENDERER_META = "renderer";
   var CLICKS_META = "clicks";
+  var WITHIN_META = "within";
   var NARROW_PX = 480;
   var SCROLL_HINT = { "mouse": "Scroll sideways", "touch": "Swipe sideways", "columns": " to see every position", "whole": " to see the whole chart" };
   var LEFT_OUT = "0.5%";
@@ -427,11 +428,52 @@
     });
   }
 
+  // templates/js/figures/within.js
+  function limitOptions(el, name, most) {
+    var past = false;
+    Array.prototype.forEach.call(el.querySelectorAll(".vega-bindings select[name='" + name + "']"), function(select) {
+      Array.prototype.forEach.call(select.options, function(option) {
+        var beyond = Number(option.value) > Number(most);
+        option.hidden = beyond;
+        option.disabled = beyond;
+      });
+      past = past || Number(select.value) > Number(most);
+    });
+    return past;
+  }
+  function limitFirstInputs(el) {
+    var token = el.getAttribute("data-token-param");
+    Array.prototype.forEach.call(el.querySelectorAll(".vega-bindings select[data-within]"), function(select) {
+      var other = select.getAttribute("data-within");
+      var most = other === token && el.pendingToken !== void 0 ? String(el.pendingToken) : inputValue(el, other);
+      if (most !== void 0 && limitOptions(el, select.getAttribute("name"), most)) select.value = most;
+    });
+  }
+  function followWithin(el, view, spec) {
+    var within = spec.usermeta && spec.usermeta[WITHIN_META] || {};
+    Object.keys(within).forEach(function(name) {
+      function keep() {
+        var most = view.signal(within[name]);
+        limitOptions(el, name, most);
+        if (view.signal(name) > most) view.signal(name, most).runAsync();
+      }
+      keep();
+      var key = addressKey(el, name), state = readAddress();
+      if (key in state && state[key] !== String(view.signal(name))) writeChartsAddress();
+      [name, within[name]].forEach(function(signal) {
+        view.addSignalListener(signal, function() {
+          view.runAfter(keep);
+        });
+      });
+    });
+  }
+
   // templates/js/figures/tokens.js
   var rows = Array.prototype.slice.call(document.querySelectorAll(".token-row"));
   function setToken(el, value) {
     if (!el.vegaView) {
       if (el.hasAttribute("data-token-param")) el.pendingToken = value;
+      limitFirstInputs(el);
       return;
     }
     var param = tokenParam(el);
@@ -671,6 +713,7 @@
     restOfInputs(el);
     hideSteeredInput(el);
     placeInputs(el);
+    followWithin(el, view, spec);
     var following = spec.usermeta && spec.usermeta[ATTENTION_META] ? followAttention(view, spec, function() {
       describeChart(el, view);
     }) : spec.usermeta && spec.usermeta[LOADS_META] ? followLoads(view, spec) : null;
@@ -734,6 +777,7 @@
       if (!view) {
         el.pendingToken = void 0;
         showAddress(el);
+        limitFirstInputs(el);
         return;
       }
       boundParams(el.boundParams ? { signals: el.boundParams } : chartSpec(el)).forEach(function(p) {
@@ -802,6 +846,7 @@
   charts.forEach(function(el) {
     placeFirstInputs(el);
     showAddress(el);
+    limitFirstInputs(el);
     followRanges(el);
     keepClicks(el);
   });

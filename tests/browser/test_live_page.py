@@ -564,3 +564,19 @@ def test_from_file_the_page_says_in_one_line_how_to_serve_it(browser, site):
         assert held.errors == [] and held.refused == [] and held.dialogs == []
     finally:
         held.close()
+
+
+def test_with_javascript_off_the_page_says_it_needs_it_and_shows_nothing_to_use(browser, site):
+    """GPT-2 runs in the page's script: where JavaScript is off, one line says so and no control shows."""
+    playwright_or_skip()
+    context = browser.browser.new_context(java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.goto((site / "live.html").as_uri())
+        notes = [line for line in page.locator(".notice").all_inner_texts() if "JavaScript" in line]
+        assert notes == ["JavaScript is off: this page needs it to run GPT-2."]
+        shown = page.evaluate("() => [...document.querySelectorAll('input, select, textarea, button, progress')]"
+                              ".filter(el => el.checkVisibility()).map(el => el.outerHTML.slice(0, 80))")
+        assert shown == [] and not page.is_visible(".chart-placeholder")
+    finally:
+        context.close()

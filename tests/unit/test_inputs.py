@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from figsite.data.shared_names import WITHIN_META
 from figsite.site.inputs import Input, Option, chart_inputs, js_string, on_step
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,6 +52,18 @@ def test_a_radio_group_keeps_its_order_and_the_steered_token_is_hidden():
     assert (view.kind, view.label, [o.chosen for o in view.options], view.hidden) == ("radio", "view", [False, True],
                                                                                        False)
     assert token.hidden and [o.chosen for o in token.options] == [False, True]
+
+
+def test_a_select_within_another_params_value_hides_the_options_past_it():
+    """Find-head's token looked back to stays at or before the token that looks (usermeta "within"): the build writes
+    the options past it as beyond (hidden and disabled), as the page's script then keeps them."""
+    chart = {"signals": [signal("from", 3, input="select", options=[1, 2, 3, 4]),
+                         signal("to", 2, input="select", options=[1, 2, 3, 4])],
+             "usermeta": {WITHIN_META: {"to": "from"}}}
+    looking, looked_at = chart_inputs(chart, steered="from")
+    assert looked_at.within == "from" and [o.beyond for o in looked_at.options] == [False, False, False, True]
+    assert looking.within == "" and not any(o.beyond for o in looking.options)
+    assert not any(o.beyond for made in chart_inputs({"signals": chart["signals"]}) for o in made.options)
 
 
 def test_a_range_writes_its_bounds_step_and_value_as_javascript_does():

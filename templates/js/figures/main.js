@@ -9,6 +9,7 @@ import { followRanges, keepClicks, showAddress } from "./early.js";
 import { listenToTaps, placeFirstInputs, placeInputs } from "./inputs.js";
 import { addressKey, boundParams, chartSpec, charts, darkScheme } from "./page.js";
 import { listenToRows, rowsInSight, showAddressInRows } from "./tokens.js";
+import { limitFirstInputs } from "./within.js";
 
 // A link within the page (#token=7&view=5-12) sets the figure without reloading it.
 function followAddress() {
@@ -18,6 +19,7 @@ function followAddress() {
     if (!view) {  // drawn later, from its inputs: they show the address as it is now
       el.pendingToken = undefined;
       showAddress(el);
+      limitFirstInputs(el);
       return;
     }
     boundParams(el.boundParams ? { signals: el.boundParams } : chartSpec(el)).forEach(function (p) {
@@ -92,6 +94,7 @@ listenToTaps();
 charts.forEach(function (el) {
   placeFirstInputs(el);
   showAddress(el);
+  limitFirstInputs(el);
   followRanges(el);
   keepClicks(el);
 });

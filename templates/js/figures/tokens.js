@@ -6,6 +6,7 @@ import { allowed, readAddress } from "../shared/address.js";
 import { tokenParam } from "../shared/charts.js";
 import { fadeEdges } from "../shared/scroll.js";
 import { addressKey, charts, writeChartsAddress } from "./page.js";
+import { limitFirstInputs } from "./within.js";
 
 export var rows = Array.prototype.slice.call(document.querySelectorAll(".token-row"));
 
@@ -13,6 +14,7 @@ export var rows = Array.prototype.slice.call(document.querySelectorAll(".token-r
 function setToken(el, value) {
   if (!el.vegaView) {
     if (el.hasAttribute("data-token-param")) el.pendingToken = value;
+    limitFirstInputs(el);
     return;
   }
   var param = tokenParam(el);
