@@ -154,7 +154,7 @@ class Pages:
             # the drawing print and link previews show, and a light page's chart box until the chart is live: drawn
             # as the live chart draws in a desktop's column
             self.drawings[page.label] = kept_or_asked(
-                self.cache_dir, ["drawing", 7, *TOOL_VERSIONS, self.digest(page.spec), CHART_THEMES["light"],
+                self.cache_dir, ["drawing", 8, *TOOL_VERSIONS, self.digest(page.spec), CHART_THEMES["light"],
                                  WIDE_WIDTH], ["svg", "png"],
                 functools.partial(self.drawer.drawings, page.spec, CHART_THEMES["light"], width=WIDE_WIDTH, fit=True),
                 f"figure ({page.label})'s drawing")
