@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import importlib
 
-from figsite.data.shared_names import CLICKS_META, PICK
+from figsite.data.shared_names import BACKDROP, CLICKS_META, PICK
 from figures.toolkit.colours import DIVERGING, HELPS, HELPS_OR_HURTS, HURTS, SEQUENTIAL
 from figures.toolkit.words import STAGE_AXIS, after_layer_expr, has_non_xml, xml_safe
 
@@ -86,6 +86,16 @@ def hit_points(chart):
     """Transparent points a tap wide over each of `chart`'s points (its tooltip encoded): laid over a curve, they
     catch the pointer near a small point, so that its tooltip shows where the reader points."""
     return chart.mark_point(size=TAP * TAP, filled=True, aria=False).encode(color=alt.value("transparent"))
+
+
+def backdrop(left: int, top: int):
+    """A transparent rect behind a grid's axis on its left, `left` px wide, from `top` px above the view (its axis
+    on top) to its foot, drawn over the grid's marks and under that axis (give the top axis zindex 0). Where the
+    grid is wider than a phone's column and scrolls in its own box, the page keeps that axis, with the views beside
+    the grid, in view over the grid (scroll.js) and fills this rect with its own colour (site.css), so that the
+    cells slide under the axis; elsewhere, and in a drawing, nothing shows."""
+    return alt.Chart(alt.Data(values=[{}])).mark_rect(fill="transparent", aria=False).encode(
+        x=alt.value(-left), x2=alt.value(0), y=alt.value(-top), y2=alt.value("height")).properties(name=BACKDROP)
 
 
 def with_clicks(chart, *params):
