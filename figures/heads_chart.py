@@ -289,14 +289,17 @@ def bars_chart(grid: Grid, one: alt.Chart) -> alt.TopLevelMixin:
         color=alt.condition(f"datum.k == {row_q}", alt.value(ACCENT), alt.value(MAIN)),
         tooltip=tips,
     )
-    placed = {"align": "left", "dx": 4, "baseline": "middle"} if sideways else charts.over_bars(grid.count)
-    bar_labels = picked.transform_filter(f"datum.s >= {MIN_SHARE}").mark_text(fontSize=11, aria=False, **placed).encode(
+    bar_labels = picked.transform_filter(f"datum.s >= {MIN_SHARE}").encode(
         **{key: keys, value: across("s:Q", scale=alt.Scale(domain=[0, 1]))}, text=alt.Text("s:Q", format=".0%"),
         tooltip=tips)  # a bar's share written by it shows the bar's tooltip
+    inside = alt.condition(f"datum.k == {row_q}", alt.value(ON_LIGHT), alt.value(ON_DARK))
+    bar_labels = (charts.at_bar_ends(bar_labels, "s", NARROW_BARS if grid.cell else "width", inside=inside, fontSize=11,
+                                     aria=False) if sideways else
+                  [bar_labels.mark_text(fontSize=11, aria=False, **charts.over_bars(grid.count))])
     size = ({"width": NARROW_BARS if grid.cell else "container",
              "height": alt.Step(ROW) if grid.textless else ROW * grid.blocks} if sideways
             else {"width": grid.width, "height": BARS_HEIGHT})
-    return alt.layer(out_of_reach, bars, bar_labels).properties(**size, title=alt.Title(charts.wrapped(
+    return alt.layer(out_of_reach, bars, *bar_labels).properties(**size, title=alt.Title(charts.wrapped(
         f"'Looking from ' + {grid.from_words} + ' in layer ' + layer + "
         f"(head == '{AVERAGE}' ? ', average' : ', head ' + head)")))
 

@@ -312,8 +312,11 @@ def _top_chart(width, reads: Reads = BUILT) -> alt.TopLevelMixin:
         tooltip=[alt.Tooltip("rank:O"), alt.Tooltip("token:N"), alt.Tooltip("p:Q", title="chance", format=".3~p")],
     )
     title = f"'The top 10 at position ' + {reads.position} + ', ' + {after_layer_expr('stage')}"
-    return alt.layer(top10.mark_bar(color=MAIN), top10.mark_text(align="left", dx=4).encode(text="token:N")).properties(
-        width=width, height=180, title=alt.Title(charts.wrapped(title)))
+    # Each token after its bar, or inside a bar too long to leave it room (about TEXT_EM px a character).
+    words = charts.at_bar_ends(top10.encode(text="token:N"), "p", NARROW_WIDTH if width == NARROW_WIDTH else "width",
+                               room=f"length(datum.token) * {charts.TEXT_EM} + 8")
+    return alt.layer(top10.mark_bar(color=MAIN), *words).properties(width=width, height=180,
+                                                                    title=alt.Title(charts.wrapped(title)))
 
 
 def rank_ticks(vocabulary: int) -> list:

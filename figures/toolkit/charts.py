@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib
 
 from figsite.data.shared_names import BACKDROP, CLICKS_META, PICK
-from figures.toolkit.colours import DIVERGING, HELPS, HELPS_OR_HURTS, HURTS, SEQUENTIAL
+from figures.toolkit.colours import DIVERGING, HELPS, HELPS_OR_HURTS, HURTS, ON_DARK, SEQUENTIAL
 from figures.toolkit.words import STAGE_AXIS, after_layer_expr, has_non_xml, xml_safe
 
 
@@ -86,6 +86,22 @@ def hit_points(chart):
     """Transparent points a tap wide over each of `chart`'s points (its tooltip encoded): laid over a curve, they
     catch the pointer near a small point, so that its tooltip shows where the reader points."""
     return chart.mark_point(size=TAP * TAP, filled=True, aria=False).encode(color=alt.value("transparent"))
+
+
+SHARE_ROOM = "30"  # px after a bar for its share in words ("100%", 11 px), and the gap before it
+
+
+def at_bar_ends(words, length: str, width="width", room: str = SHARE_ROOM, inside=ON_DARK, **mark) -> list:
+    """Words at the ends of bars lying sideways, as two layers: `words` (their chart, encoded but for its mark) by
+    bars from 0 to the field `length`, 0 to 1 of the view's `width` (px, or an expression of them). Each stands after
+    its bar where `room` px (an expression of the datum) are left before the view's right edge, else just inside the
+    bar's end, in `inside` (a colour, or a condition of the datum): no word is cut by the drawing's edge, whatever
+    its bar's length."""
+    after = f"datum.{length} * {width} + {room} <= {width}"
+    inside = alt.value(inside) if isinstance(inside, str) else inside
+    return [words.transform_filter(after).mark_text(align="left", dx=4, baseline="middle", **mark),
+            words.transform_filter(f"!({after})").mark_text(align="right", dx=-4, baseline="middle", **mark).encode(
+                color=inside)]
 
 
 def backdrop(left: int, top: int):

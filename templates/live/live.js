@@ -219,6 +219,8 @@
   function draw(el, spec, options, drawn) {
     var drawing = el.querySelector(".chart-drawing"), controls = el.querySelector(".control-bar .vega-bindings");
     var inputs = document.createElement("div");
+    var size = spec.autosize;
+    spec.autosize = Object.assign({ type: "pad" }, typeof size === "string" ? { type: size } : size, { resize: true });
     return window.vegaEmbed(drawing, spec, Object.assign({
       renderer: options.renderer || "svg",
       bind: inputs,

@@ -96,6 +96,8 @@
   function draw(el, spec, options, drawn2) {
     var drawing = el.querySelector(".chart-drawing"), controls = el.querySelector(".control-bar .vega-bindings");
     var inputs = document.createElement("div");
+    var size = spec.autosize;
+    spec.autosize = Object.assign({ type: "pad" }, typeof size === "string" ? { type: size } : size, { resize: true });
     return window.vegaEmbed(drawing, spec, Object.assign({
       renderer: options.renderer || "svg",
       bind: inputs,
@@ -566,7 +568,7 @@
           moved = true;
         }
       });
-      if (moved) view.runAsync();
+      if (moved) event.redrawn = view.runAsync();
     });
   }
   var touchedAt = -Infinity;
@@ -578,14 +580,31 @@
     var handler = view.tooltip();
     if (handler) handler.call(view, view._handler, event, item, value);
   }
+  function hasTip(item) {
+    var value = item && item.tooltip;
+    return value !== void 0 && value !== null && value !== "";
+  }
+  function markAt(view, event) {
+    var handler = view._handler;
+    if (handler && handler.pickEvent) return handler.pickEvent(event);
+    var node = document.elementFromPoint(event.clientX, event.clientY);
+    return node && node.__data__ && node.__data__.mark ? node.__data__ : null;
+  }
   function tooltipOnTap(view) {
     view.addEventListener("click", function(event, item) {
-      var value = item && item.tooltip;
-      if (!byTouch(event) || value === void 0 || value === null || value === "") return;
+      if (!byTouch(event) || !hasTip(item)) return;
       if (tapShown && tapShown !== view) tapTooltip(tapShown, event, null, null);
-      tapTooltip(view, event, item, value);
       tapShown = view;
       event.tooltipShown = true;
+      if (!event.redrawn) {
+        tapTooltip(view, event, item, item.tooltip);
+        return;
+      }
+      tapTooltip(view, event, null, null);
+      event.redrawn.then(function() {
+        var now = markAt(view, event);
+        if (tapShown === view && hasTip(now)) tapTooltip(view, event, now, now.tooltip);
+      });
     });
   }
   function listenToTaps() {
