@@ -260,9 +260,10 @@ def detail_chart(grid: Grid, one: alt.Chart, title: str | None = None, outline: 
     detail_bg = alt.Chart(alt.Data(values=[{}])).mark_rect(color=MASKED, aria=False).encode(
         x=alt.value(0), x2=alt.value("width"), y=alt.value(0), y2=alt.value("height"))
     detail_row = chosen_row(grid, alt.Scale(domain=grid.band), {})
+    start = "start" if grid.cell else alt.Undefined  # a phone's square scrolls where it is wide: its title in view
     return alt.layer(detail_bg, square_cells(one, key_x(grid), query_axis(grid)), *([detail_row] if outline else []),
                      *extra).properties(width=grid.width, height=grid.width if grid.cell else DETAIL_HEIGHT,
-                                        title=alt.Title(charts.wrapped(title or LARGER_TITLE)))
+                                        title=alt.Title(charts.wrapped(title or LARGER_TITLE), anchor=start))
 
 
 LARGER_TITLE = f"'Layer ' + layer + (head == '{AVERAGE}' ? ', average of its heads' : ', head ' + head) + ', larger'"

@@ -284,7 +284,7 @@
       (root.items || []).forEach(function(mark) {
         var group = mark.items && mark.items[0];
         if (mark.role === "legend" || mark.role === "title") parts.push(mark);
-        else if (mark.role === "scope" && group && group.bounds.width() <= box.clientWidth) parts.push(mark);
+        else if (mark.role === "scope" && group && fits(group.bounds, view.origin()[0] + root.x, box)) parts.push(mark);
         else if (mark.role === "scope" && group) {
           var kept = gridParts(group);
           if (kept.axis) covered = Math.max(covered, view.origin()[0] + root.x + group.x);
@@ -297,6 +297,9 @@
       if (mark._svg && !mark._svg.style.translate) mark._svg.style.translate = "var(--scrolled, 0px) 0";
     });
     return covered;
+  }
+  function fits(bounds, x, box) {
+    return x + bounds.x1 >= -1 && x + bounds.x2 <= box.clientWidth + 1;
   }
   function gridParts(group) {
     var marks = group.items || [], backdrop = marks.filter(function(mark) {

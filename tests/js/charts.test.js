@@ -47,21 +47,22 @@ function drawing(marks, room, width) {
   return { el: { vegaView: view, querySelector: () => box }, attributes: attributes };
 }
 const mark = (role, name, items) => ({ role: role, name: name, items: items, _svg: { style: {} } });
-const group = (x, width, marks) => ({ x: x, bounds: { width: () => width }, items: marks });
+const group = (x, width, marks) => ({ x: x, bounds: { x1: 0, x2: width }, items: marks });
 
-test("in a drawing wider than its box only a grid scrolls: the views beside it, its title, legend and axis stay", () => {
+test("in a drawing wider than its box only a grid scrolls: the views within the box, its title, legend and axis stay", () => {
   const axis = (orient) => mark("axis", undefined, [{ orient: orient }]);
   const [left, top, backdrop, title, cells] = [axis("left"), axis("top"), mark("mark", BACKDROP + "_0_marks", []),
     mark("title", undefined, []), mark("mark", "cells", [])];
   const grid = mark("scope", "concat_0_group", [group(40, 900, [cells, backdrop, left, top, title])]);
   const below = mark("scope", "concat_1_group", [group(0, 250, [])]);
+  const past = mark("scope", "concat_2_group", [{ x: 90, bounds: { x1: 60, x2: 345 }, items: [] }]);  // past the box
   const legend = mark("legend", undefined, []);
-  const { el, attributes } = drawing([grid, below, legend], 340, 940);
+  const { el, attributes } = drawing([grid, below, past, legend], 340, 940);
   assert.equal(pin(el), 43);  // the grid's left edge, right of its axis: the box's origin and the group's x
   assert.equal(attributes["data-pinned"], true);
   const kept = [left, backdrop, title, below, legend].map((part) => part._svg.style.translate);
   assert.deepEqual(kept, Array(5).fill("var(--scrolled, 0px) 0"));
-  assert.deepEqual([cells, top, grid].map((part) => part._svg.style.translate), [undefined, undefined, undefined]);
+  assert.deepEqual([cells, top, grid, past].map((part) => part._svg.style.translate), Array(4).fill(undefined));
 });
 
 test("a grid without a backdrop keeps its axis with it, and a drawing that fits its box keeps nothing", () => {

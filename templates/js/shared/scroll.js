@@ -48,8 +48,9 @@ export function chosenInView(el, nearest) {
 }
 
 // A drawing wider than its box scrolls its grid alone: the parts beside and under the grid stay in view, moved along
-// as far as the box is scrolled (--scrolled, set as it scrolls: fadeEdges). They are the views narrower than the box
-// (the lens's charts under its table), the legends, and the grid's own title and legends; and, where the chart draws
+// as far as the box is scrolled (--scrolled, set as it scrolls: fadeEdges). They are the views that lie within the box
+// as it opens (the lens's charts under its table), the legends, and the other views' own titles and legends (the
+// grids', which scroll: wider than the box, or reaching past it); and, where the chart draws
 // a backdrop behind the grid's axis on its left (charts.backdrop in the figures' Python), that axis and its backdrop,
 // which the page fills with its colour (site.css), so that the cells slide under them. Returns how many px on the
 // box's left they cover (0: none): the grid shows its columns right of that.
@@ -61,7 +62,7 @@ export function pin(el) {
     (root.items || []).forEach(function (mark) {
       var group = mark.items && mark.items[0];
       if (mark.role === "legend" || mark.role === "title") parts.push(mark);
-      else if (mark.role === "scope" && group && group.bounds.width() <= box.clientWidth) parts.push(mark);
+      else if (mark.role === "scope" && group && fits(group.bounds, view.origin()[0] + root.x, box)) parts.push(mark);
       else if (mark.role === "scope" && group) {
         var kept = gridParts(group);
         if (kept.axis) covered = Math.max(covered, view.origin()[0] + root.x + group.x);
@@ -74,6 +75,11 @@ export function pin(el) {
     if (mark._svg && !mark._svg.style.translate) mark._svg.style.translate = "var(--scrolled, 0px) 0";
   });
   return covered;
+}
+
+// Whether a view's bounds (from `x` px of the drawing's left edge) lie within its box as it opens, unscrolled.
+function fits(bounds, x, box) {
+  return x + bounds.x1 >= -1 && x + bounds.x2 <= box.clientWidth + 1;
 }
 
 // What of a grid's view stays in view: its title and legends; its axis on the left and its backdrop where it has one.
