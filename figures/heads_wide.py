@@ -1,8 +1,8 @@
 """The heads figure's chart in a column of NARROW_PX or more (figures.heads): the grid of every head and the chosen
 head larger side by side in one view, so that a desktop's first screen shows both and the grid takes the width the
 larger head leaves it (a phone's chart stacks them: figures.heads_chart.grid_chart); the chosen token's bars below.
-The parts are figures.heads_chart's, placed here: the grid on the left, as large as SIDE_HEIGHT or half the width
-left by the larger head's labels allows; the larger head from its labels to the view's right edge, SIDE_HEIGHT high.
+The parts are figures.heads_chart's, placed here: the grid on the left, as large as SIDE_HEIGHT or GRID_SHARE of the
+width left by the larger head's labels allows; the larger head from its labels to the view's right edge, SIDE_HEIGHT high.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from figures.toolkit.colours import MASKED
 
 SIDE_HEIGHT = 360  # px: the larger head's height, and the most the grid's may be
 LABEL_ROOM = 40  # px left of the larger head's labels: its axis's title, and a gap from the grid
+GRID_SHARE = 0.55  # of the width the larger head's labels leave, the most the grid takes: the larger head the rest
 
 
 def side_by_side(grid: Grid, picture: str, n_heads: int, one: alt.Chart) -> alt.TopLevelMixin:
@@ -24,7 +25,7 @@ def side_by_side(grid: Grid, picture: str, n_heads: int, one: alt.Chart) -> alt.
     a view as wide as the column, each on scales of its own; the note on grey under the grid."""
     units_x, units_y = grid.units
     labels = math.ceil(charts.TEXT_EM * max(len(name) for name in grid.names)) + LABEL_ROOM
-    grid_w = f"min({SIDE_HEIGHT * units_x / units_y:.6g}, (width - {labels}) / 2)"
+    grid_w = f"min({SIDE_HEIGHT * units_x / units_y:.6g}, (width - {labels}) * {GRID_SHARE})"
     left = f"({grid_w}) + {labels}"  # px: where the larger head starts
     both = alt.layer(alt.layer(*grid_layers(grid, picture, grid_w)), alt.layer(*larger_layers(grid, one, left)))
     return both.resolve_scale(x="independent", y="independent").properties(
