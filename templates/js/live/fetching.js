@@ -7,7 +7,8 @@
 // Nothing here reads the page: what it needs comes in `io` (tests/js/live_fetching.test.js gives its own):
 //   url, httpCache (fetch's `cache` for a first download), fetch(url, init), sleep(ms), subtle (crypto.subtle, or null where the browser has none),
 //   cached() -> Blob or null, drop() (the kept copy deleted), put(blob) -> whether it was kept,
-//   onBytes(bytes of this file so far), onRetry(try, TRIES) before each new try, onDamaged() before a fetch again.
+//   onBytes(bytes of this file so far), onRetry(try, TRIES) before each new try, onDamaged() before a fetch again,
+//   onRecovered() once the file is checked after a retry or a fetch again (the page's line about it is then untrue).
 
 export const TRIES = 3;
 export const BACKOFF_MS = [400, 1200];  // the wait before the 2nd and the 3rd try
@@ -101,11 +102,11 @@ export async function download(file, io, httpCache) {
   }
 }
 
-function hex(buffer) {
+export function hex(buffer) {
   return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-function checkable(subtle) {
+export function checkable(subtle) {
   if (!subtle || !subtle.digest) {
     throw new LoadError('unchecked', 'This browser cannot check GPT-2\'s files here (it does so only on https:// ' +
                         'pages or from this computer), so this page does not run them.');
@@ -123,8 +124,20 @@ export async function intact(file, blob, subtle) {
 const DAMAGED = 'A file of GPT-2 (NAME) came with other bytes than this site was built with, again when fetched ' +
                 'once more, so this page will not run it; the site\'s host may be serving a broken copy.';
 
-// The file checked: {blob, from: 'cache' or 'network', kept: whether it is kept in the browser now}.
+// The file checked: {blob, from: 'cache' or 'network', kept: whether it is kept in the browser now}. After a retry or
+// a fetch again, io.onRecovered() once it is.
 export async function fetchFile(file, io) {
+  let troubled = false;
+  const told = Object.assign({}, io, {
+    onRetry: (n, tries) => { troubled = true; io.onRetry(n, tries); },
+    onDamaged: () => { troubled = true; io.onDamaged(); },
+  });
+  const got = await checkedFile(file, told);
+  if (troubled && io.onRecovered) io.onRecovered();
+  return got;
+}
+
+async function checkedFile(file, io) {
   checkable(io.subtle);  // before anything is downloaded
   const cached = await io.cached();
   let downloads = 2;

@@ -11,6 +11,10 @@ const TYPE = /MIME type|dynamically imported module|module script/i;
 
 export const HOST_MUST_SEND = 'the host must send .wasm files as application/wasm and .mjs files as text/javascript';
 
+// A file of the runtime (live/) missing, or its module sent with a type no browser runs (runtime.js, or the browser).
+export const UNSTARTED = 'GPT-2\'s runtime could not start from this site\'s host (a file of live/ missing, or sent ' +
+                         'with the wrong type): ' + HOST_MUST_SEND + '.';
+
 export function isMemory(error) {
   return Boolean(error) && (error.name === 'RangeError' || MEMORY.test(String(error.message || error)));
 }
@@ -23,9 +27,6 @@ export function sentenceFor(error, size) {
            'use a computer with more memory, then the button tries again; the rest of the site works as before.';
   }
   const message = String((error && error.message) || error);
-  if (TYPE.test(message)) {
-    return 'GPT-2\'s runtime could not start from this site\'s host (a file of live/ort/ missing, or sent with the ' +
-           'wrong type): ' + HOST_MUST_SEND + '.';
-  }
+  if (TYPE.test(message)) return UNSTARTED;
   return 'GPT-2 could not be loaded in this page (' + message + '); the button tries again.';
 }
