@@ -245,10 +245,11 @@ def query_axis(grid: Grid) -> alt.Y:
 
 
 def detail_chart(grid: Grid, one: alt.Chart, title: str | None = None, outline: bool = True,
-                 extra: list = ()) -> alt.TopLevelMixin:
+                 extra: list = (), note: str | None = None) -> alt.TopLevelMixin:
     """The chosen square, larger: every share on hover, the chosen token's row outlined (`outline`: the chart has a
     token param). `title`: a Vega expression for its title, else "Layer 5, head 4, larger"; `extra`: layers drawn
-    over it, on its scales."""
+    over it, on its scales; `note`: words under the title (the key to what is out of reach, where no other says
+    it)."""
     share_color = alt.Color("s:Q", scale=alt.Scale(**SHARE_SCALE), title="share of attention",  # one legend
                             legend=alt.Legend(format="%", orient="top", direction="horizontal", gradientLength=160))
     query_y = query_axis(grid)
@@ -265,7 +266,8 @@ def detail_chart(grid: Grid, one: alt.Chart, title: str | None = None, outline: 
     title = title or (f"'Layer ' + layer + (head == '{AVERAGE}' ? ', average of its heads' : ', head ' + head) + "
                       "', larger'")
     return alt.layer(detail_bg, detail_cells, *([detail_row] if outline else []), *extra).properties(
-        width=grid.width, height=grid.width if grid.cell else DETAIL_HEIGHT, title=alt.Title(charts.wrapped(title)))
+        width=grid.width, height=grid.width if grid.cell else DETAIL_HEIGHT,
+        title=alt.Title(charts.wrapped(title), **({"subtitle": note} if note else {})))
 
 
 def bars_chart(grid: Grid, one: alt.Chart) -> alt.TopLevelMixin:

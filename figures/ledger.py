@@ -23,7 +23,7 @@ from figures.kind import PartKind
 from figures.ledger_chart import SIZES, TOTAL, curve_charts, inside_chart, split_chart
 from figures.toolkit import charts, fields, terms
 from figures.toolkit.charts import alt
-from figures.toolkit.colours import FOLLOWED_NAME, HELPS_NAME, HURTS_NAME
+from figures.toolkit.colours import DATA_NAME, FOLLOWED_NAME, HELPS_NAME, HURTS_NAME
 from figures.toolkit.words import STAGE_0, count, escaped, heading, said, shown, token_label
 
 DECIMALS = 4  # what the page and the printed figure show of a score
@@ -152,10 +152,10 @@ class Ledger(PartKind):
                "one from each layer's attention and feed-forward step, and a fixed part, the same for every text. "
                "Here one token's score is taken apart, so you can see which layers wrote the answer.")
     GUIDE = ("Choose whose score to split: the target's alone, or how far it is ahead of its rival. Each bar "
-             "starts where the one above it ended, so the last bar (in " + FOLLOWED_NAME + ") is the model's score: in " + HELPS_NAME + ", a part "
+             "starts where the one above it ended, so the last bar (in " + DATA_NAME + ") is the model's score: in " + HELPS_NAME + ", a part "
              "that raises the score and so helps the answer; in " + HURTS_NAME + ", one that lowers it and works "
              "against the answer. Choose a layer's attention or feed-forward part to see it split into its heads or "
-             "its neurons. The curves follow the target's chance after every half-layer (in " + FOLLOWED_NAME + " too), "
+             "its neurons. The curves follow the target's chance after every half-layer (in " + FOLLOWED_NAME + "), "
              "and how large each correction is next to the numbers it is added to. Choose a layer's bar (click or tap) to see it split; the \"Look inside\" "
              "menu does the same from the keyboard.")
     KEY = f"Each bar starts where the one above ended: {HELPS_NAME} raises the score, {HURTS_NAME} lowers it."

@@ -18,10 +18,11 @@ LOWERS = HURTS_WORDS + ": lowers its score"
 
 def sign_colour():
     """What a part does for the answer: the colour of what helps it where the part raises the score, of what works
-    against it where it lowers the score, the followed token's colour for the total (the target's score, or its lead:
-    the data's blue already means the corrections' size below); one scale for the waterfall and the drill-down,
-    whose one legend sits above the waterfall, the first chart."""
-    return alt.Color("effect:N", scale=charts.sides(RAISES, LOWERS, **{TOTAL: FOLLOWED}),
+    against it where it lowers the score, the data's blue for the total (the target's score, or its lead), which is
+    on neither side: a number, as the corrections' sizes below are (the followed token's purple is its chance's, on
+    this page as on every other, issue 44); one scale for the waterfall and the drill-down, whose one legend sits
+    above the waterfall, the first chart."""
+    return alt.Color("effect:N", scale=charts.sides(RAISES, LOWERS, **{TOTAL: DATA}),
                      legend=alt.Legend(title=None, orient="top", direction="vertical", symbolType="square",
                                        labelFontSize=11, labelLimit=300,
                                        # "helps the answer" over "raises its score": two short lines fit a phone

@@ -181,8 +181,9 @@ class Patching(PartKind):
                "text, put back one piece of what it worked out for the original text, and see how much of the "
                "original answer comes back. Where a piece brings it back, that piece carries the fact.")
     GUIDE = ("Each square is one run of the model on the changed text with one piece of the original's put back. "
-             f"{HELPS_NAME.capitalize()}: that piece brings the original answer back (the darker, the more); "
-             f"{HURTS_NAME}: it pushes the answer further away; pale: it changes little. The first grid puts "
+             f"{HELPS_NAME.capitalize()}: that piece brings the original answer back (the stronger the colour, the "
+             f"more); {HURTS_NAME}: it pushes the answer further away; faint, near the page's own colour: it changes "
+             "little. The first grid puts "
              "back one token's numbers after a layer; the next two, one layer's attention or feed-forward step at "
              "one token; the last, one head at every token. {Hover} a square for "
              "its numbers. Choose a square (click or tap) to see the chance of the answer in that run beside the "

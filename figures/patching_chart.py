@@ -13,7 +13,7 @@ import math
 from figsite.data.shared_names import DESCRIPTION
 from figures.toolkit import charts
 from figures.toolkit.charts import alt
-from figures.toolkit.colours import CELL_LINE, CHOSEN, REFERENCE
+from figures.toolkit.colours import CELL_LINE, CHOSEN, DATA
 
 CELL = 18  # px: the height of a grid's row
 BARS = 26  # px: the height of a bar of the chosen run's chart
@@ -127,14 +127,15 @@ def grid(o, piece: str, rows: list, colours, square: int = 0) -> alt.LayerChart:
 
 
 def chosen_chart(o, width="container") -> alt.LayerChart:
-    """The chosen run's chance of the target, beside the original and the changed text's."""
+    """The chosen run's chance of the target, beside the original and the changed text's: theirs in the data's blue
+    (a chance, on no side), the chosen run's in the chosen orange."""
     fixed = charts.said_chance(alt.Chart(alt.Data(values=[{"run": RUNS[0], "p": o.original["p"]},
                                                          {"run": RUNS[1], "p": o.changed["p"]}])))
     y = alt.Y("run:N", sort=list(RUNS), scale=alt.Scale(domain=list(RUNS)), title=None)
     top = max(o.original["p"], o.changed["p"], *(p for grid in o.grids.values() for row in grid["p"] for p in row))
     x = alt.X("p:Q", title=f"chance of {o.target}", scale=alt.Scale(domain=[0, max(top, 1e-9)]),
               axis=alt.Axis(format=f".{max(0, -math.floor(math.log10(max(top, 1e-9) * 100)) + 1)}~%", tickCount=4))
-    texts = fixed.mark_bar(color=REFERENCE).encode(x=x, y=y, tooltip=[charts.chance_tip()])
+    texts = fixed.mark_bar(color=DATA).encode(x=x, y=y, tooltip=[charts.chance_tip()])
     runs = charts.said_chance(alt.Chart(alt.NamedData("runs")))
     run = runs.transform_filter("datum.key == cell").transform_calculate(run=charts.literal(RUNS[2])).mark_bar(color=CHOSEN).encode(x=x, y=y, tooltip=[
             alt.Tooltip("name:N", title="put back"), charts.chance_tip()])

@@ -45,3 +45,15 @@ def truecolour_png(width: int, height: int, raw: bytes) -> bytes:
 
 def _chunk(tag: bytes, body: bytes) -> bytes:
     return struct.pack(">I", len(body)) + tag + body + struct.pack(">I", zlib.crc32(tag + body) & 0xFFFFFFFF)
+
+
+def repaletted(picture: bytes, colours: dict) -> bytes:
+    """A palette PNG (as `png` writes it) with some of its palette's colours changed, {(r, g, b): (r, g, b)}: the
+    same picture drawn otherwise (a dark page's, figsite.site.schemes). Any other PNG comes back as it was."""
+    at = picture.find(b"PLTE")
+    if picture[:8] != b"\x89PNG\r\n\x1a\n" or at < 12:
+        return picture
+    length = struct.unpack(">I", picture[at - 4:at])[0]
+    old = picture[at + 4:at + 4 + length]
+    body = b"".join(bytes(colours.get(tuple(old[i:i + 3]), tuple(old[i:i + 3]))) for i in range(0, length, 3))
+    return picture[:at - 4] + _chunk(b"PLTE", body) + picture[at + 8 + length:]

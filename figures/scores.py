@@ -69,9 +69,10 @@ class Scores(PartKind):
                "description: a list of numbers too. Multiplying them number by number and adding up says how well "
                "each token fits the question; the fits become shares that add up to 100%.")
     GUIDE = (f"The strips show the question and each token's description, one cell per number: {NEGATIVE_NAME} "
-             f"below zero, {POSITIVE_NAME} above, pale near zero; below them, their products. Choose a token to "
-             f"see its description: drawn in {CHOSEN_NAME}, its name marked {FOLLOWED_MARK.strip()}. The bars "
-             "give how well each description fits the question, and the share of attention it earns.")
+             f"below zero, {POSITIVE_NAME} above, faint near zero (the page's own colour); below them, their "
+             f"products. Choose a token to see its description: drawn in {CHOSEN_NAME}, its name marked "
+             f"{FOLLOWED_MARK.strip()}. The bars give how well each description fits the question, and the share of "
+             "attention it earns.")
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "focus": fields.token_field("the token that asks"),

@@ -198,14 +198,15 @@ def sides(helps: str, hurts: str, **others: str):
 
 
 def diverging(**options):
-    """The colour scale of plain numbers either side of zero, which neither help nor hurt: one colour below, a
-    pale grey at zero, another above (interpolated in CIELAB, so that the steps look even)."""
+    """The colour scale of plain numbers either side of zero, which neither help nor hurt: one colour below, the
+    page's own colour at zero (colours.ZERO; a dark page's on a dark page), another above (interpolated in CIELAB,
+    so that the steps look even)."""
     return alt.Scale(domainMid=0, range=list(DIVERGING), interpolate="lab", **options)
 
 
 def helps_or_hurts(**options):
     """The colour scale of how much a piece helps the answer, centred on 0 (no help): the colour of what works
-    against the answer below, a pale grey at 0, the colour of what helps it above."""
+    against the answer below, the page's own colour at 0 (colours.ZERO), the colour of what helps it above."""
     return alt.Scale(domainMid=0, range=list(HELPS_OR_HURTS), interpolate="lab", **options)
 
 

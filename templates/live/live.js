@@ -221,10 +221,11 @@
       return TOKEN_PARAMS.indexOf(p.name) >= 0;
     })[0];
   }
-  function describe(target, view) {
+  function describe(target, view, name) {
     if (!target) return;
     try {
-      target.textContent = view.signal(DESCRIPTION);
+      var words = view.signal(name || DESCRIPTION);
+      if (typeof words === "string" && target.textContent !== words) target.textContent = words;
     } catch (e) {
     }
   }

@@ -57,6 +57,7 @@
   var TOKEN_PARAMS = ["token", "position", "from"];
   var TOKEN = "token";
   var DESCRIPTION = "description";
+  var KEY_WORDS = "key_words";
   var VIEW = "view";
   var NAMES = "names";
   var LEFT_OUT_SIGNAL = "left_out";
@@ -88,10 +89,11 @@
       return TOKEN_PARAMS.indexOf(p.name) >= 0;
     })[0];
   }
-  function describe(target, view) {
+  function describe(target, view, name) {
     if (!target) return;
     try {
-      target.textContent = view.signal(DESCRIPTION);
+      var words = view.signal(name || DESCRIPTION);
+      if (typeof words === "string" && target.textContent !== words) target.textContent = words;
     } catch (e) {
     }
   }
@@ -677,6 +679,7 @@
   // templates/js/figures/draw.js
   function describeChart(el, view) {
     describe(document.getElementById(el.getAttribute("data-description")), view);
+    describe(document.getElementById(el.getAttribute("data-key")), view, KEY_WORDS);
   }
   function openAtInputs(el, params) {
     var state = readAddress();

@@ -7,6 +7,7 @@ export const TOKEN = "token";
 export const POSITION = "position";
 export const FROM = "from";
 export const DESCRIPTION = "description";
+export const KEY_WORDS = "key_words";
 export const VIEW = "view";
 export const NAMES = "names";
 export const LEFT_OUT_SIGNAL = "left_out";
