@@ -154,7 +154,7 @@ class Pages:
             # the drawing print and link previews show, and a light page's chart box until the chart is live: drawn
             # as the live chart draws in a desktop's column
             self.drawings[page.label] = kept_or_asked(
-                self.cache_dir, ["drawing", 7, *TOOL_VERSIONS, self.digest(page.spec), CHART_THEMES["light"],
+                self.cache_dir, ["drawing", 8, *TOOL_VERSIONS, self.digest(page.spec), CHART_THEMES["light"],
                                  WIDE_WIDTH], ["svg", "png"],
                 functools.partial(self.drawer.drawings, page.spec, CHART_THEMES["light"], width=WIDE_WIDTH, fit=True),
                 f"figure ({page.label})'s drawing")
@@ -188,7 +188,7 @@ class Pages:
         spec, width = (page.narrow_spec or page.spec, NARROW_WIDTH) if narrow else (page.spec, WIDE_WIDTH)
         ask = functools.partial(self.drawer.drawings, spec, theme, width=width, png=False, background="transparent",
                                 fit=True)
-        return kept_or_asked(self.cache_dir, ["first drawing", 5, *TOOL_VERSIONS, self.digest(spec), theme, width],
+        return kept_or_asked(self.cache_dir, ["first drawing", 6, *TOOL_VERSIONS, self.digest(spec), theme, width],
                              ["svg"], ask, f"figure ({page.label})'s {variant} drawing")
 
     def compiled(self, spec: dict, what: str):

@@ -77,10 +77,10 @@ def curve_charts(target: str, n_layer: int) -> list:
               axis=alt.Axis(values=list(range(n_layer + 1)), format="d"))
     chosen = alt.Chart(alt.Data(values=[{}])).transform_calculate(x="part_x[part]").mark_rule(
         color=REFERENCE, strokeDash=[4, 3]).encode(x=alt.X("x:Q"))
-    p = alt.Chart(alt.NamedData("layers")).encode(
+    p = charts.said_chance(alt.Chart(alt.NamedData("layers"))).encode(
         x=x, y=alt.Y("p:Q", title=f"chance of {target}", scale=alt.Scale(domain=[0, 1]),
                      axis=alt.Axis(format="%", tickCount=5)),
-        tooltip=[alt.Tooltip("after:N"), alt.Tooltip("p:Q", title=target, format=".2%")])
+        tooltip=[alt.Tooltip("after:N"), charts.chance_tip(target)])
     probability = alt.layer(p.mark_line(color=FOLLOWED), p.mark_point(color=FOLLOWED, filled=True), chosen,
                             charts.hit_points(p)).properties(
         width="container", height=180,

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from figsite.config import Field
 from figures import patching_chart
 from figures.kind import PartKind
-from figures.toolkit import charts, fields
+from figures.toolkit import charts, fields, terms
 from figures.toolkit.colours import HELPS_NAME, HURTS_NAME
 from figures.toolkit.words import after_layer, heading, percent, quoted, said as token_said, shown
 
@@ -143,8 +143,8 @@ def summary(o: Patched) -> str:
     start = (f"With the original text, the model gives {o.target} a chance of {percent(o.original['p'])}; with the "
              f"changed text, {percent(o.changed['p'])}.")
     if not o.differs:
-        return (f"{start} Against {o.versus}, the two texts answer nearly alike, so there is nothing to bring back: "
-                "the grids show how far each run moves the answer (its score difference: see More detail).")
+        return (f"{start} Against {o.versus}, the two texts answer nearly alike, so there is nothing to bring back. "
+                f"{terms.SCORE} The grids show how far each run moves the score of {o.target} less that of {o.versus}.")
     best = o.strongest("resid_pre")
     return f"{start} {carried(o) or said(o, best)}"
 
@@ -162,9 +162,7 @@ def reveal(o: Patched) -> dict:
 def details(o: Patched) -> list:
     """What the words on the chart leave out, one sentence each: score, logit, lead, and how "comes back" is
     measured from them."""
-    return ["Score: before it picks the next token, the model gives every token of its vocabulary a number, its "
-            "score; the higher a token's score, the more likely it is.",
-            "Logit: the name researchers give that score (it is what the model's last step turns into chances).",
+    return [terms.SCORE, terms.LOGIT,
             f"Lead: how far {o.target}'s score is ahead of {o.versus}'s, the score of one minus that of the other; "
             f"the original text gives a lead of {o.original['diff']:+.3f}, the changed text {o.changed['diff']:+.3f}.",
             "How much comes back: a run's lead, measured from the changed text's (0%) to the original's (100%); "

@@ -1,4 +1,4 @@
-"""Pictures drawn in Python: a palette PNG, and the colours of Vega's viridis scale.
+"""Pictures drawn in Python: palette and RGBA PNGs, and the colours of Vega's viridis scale.
 
 A grid of thousands of cells is one picture in a page rather than thousands of marks, which would take the
 browser seconds to draw (figures.heads). Its colours must be the ones Vega gives the same shares elsewhere.
@@ -32,8 +32,16 @@ def stops_colour(hex_stops: str, t: float) -> tuple:
 
 def png(width: int, height: int, raw: bytes, palette: list) -> bytes:
     """A palette PNG (8 bits per pixel, index 0 transparent) from its filtered rows."""
-    def chunk(tag: bytes, body: bytes) -> bytes:
-        return struct.pack(">I", len(body)) + tag + body + struct.pack(">I", zlib.crc32(tag + body) & 0xFFFFFFFF)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0))
-            + chunk(b"PLTE", bytes(c for rgb in palette for c in rgb)) + chunk(b"tRNS", b"\x00")
-            + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
+    return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0))
+            + _chunk(b"PLTE", bytes(c for rgb in palette for c in rgb)) + _chunk(b"tRNS", b"\x00")
+            + _chunk(b"IDAT", zlib.compress(raw, 9)) + _chunk(b"IEND", b""))
+
+
+def truecolour_png(width: int, height: int, raw: bytes) -> bytes:
+    """An RGBA PNG (8 bits a channel) from its filtered rows: for a picture of more colours than a palette holds."""
+    return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0))
+            + _chunk(b"IDAT", zlib.compress(raw, 9)) + _chunk(b"IEND", b""))
+
+
+def _chunk(tag: bytes, body: bytes) -> bytes:
+    return struct.pack(">I", len(body)) + tag + body + struct.pack(">I", zlib.crc32(tag + body) & 0xFFFFFFFF)

@@ -21,7 +21,7 @@ from figures.kind import PartKind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import CELL_LINE, CHOSEN, ON_DARK, ROLE_COLOURS, ROLE_NAMES
-from figures.toolkit.words import count, heading, quoted
+from figures.toolkit.words import count, heading, quoted, whole_percent
 
 MIN_TOKENS = 8
 STRONGEST = "strongest"  # the `show` choice that colours each head by its strongest role
@@ -120,14 +120,15 @@ class Roles(PartKind):
         return [fig["text"], fig.resolved["repeat_length"], fig.resolved["seed"]]
 
     def text_figure(self, fig, run) -> str:
-        """The text, the repeated sequence's length, then each role's top heads with their scores."""
+        """The text, the repeated sequence's length, then each role's top heads with their shares on it, in words:
+        'layer 1 head 6 22%'."""
         entry, n = self.entry(fig, run), run.n_tokens(fig["text"])
         rows = head_rows(entry)
         lines = [heading(fig, self.TITLE), f"  {quoted(fig['text'], n)}",
-                 f"  and {entry['repeat_length']} random tokens said twice (seed {fig.resolved['seed']})"]
+                 f"  and {entry['repeat_length']} random tokens said twice"]
         for role, (name, _) in ROLES.items():
             where = "the text" if entry["measured_on"][role] == "text" else "the random tokens"
-            top = ", ".join(f"{row['layer'] + 1}.{row['head'] + 1} {row[role]:.2f}" for row in ranked(rows, role))
+            top = ", ".join(f"{head_name(row)} {whole_percent(row[role])}%" for row in ranked(rows, role))
             lines.append(f"  {name + ' (on ' + where + ')':<40} {top}")
         return "\n".join(lines) + "\n"
 
@@ -214,8 +215,8 @@ class Roles(PartKind):
 
 
 # The words the page leaves to "More detail", one sentence each: how strong a habit is, and researchers' names.
-DETAILS = ("Score: how strong a habit is in a head, the share of its attention that goes where the habit looks, on "
-           "average over the tokens (the downloads give it as a number from 0 to 1: 0.90 is 90%).",
+DETAILS = ("How strong a habit is in a head: the share of its attention that goes where the habit looks, on average "
+           "over the tokens (the downloads give it as a number from 0 to 1: 0.90 is 90%).",
            "Duplicate token: researchers' name for the habit of looking at an earlier copy of the same token.",
            "Induction: researchers' name for the habit of looking at the token that came after the earlier copy of "
            "the current one; on random tokens said twice, which carry no meaning, a head can only do that by "
@@ -347,7 +348,8 @@ def _grid(rows: list, square: int = 0):
         color=alt.Color("name:N", title="its strongest habit: looking at", scale=alt.Scale(
             domain=[name for name, _ in ROLES.values()], range=[ROLE_COLOURS[role] for role in ROLES]),
             legend=alt.Legend(orient="top", direction="horizontal", columns=2, **shown_when(f"show == '{STRONGEST}'"))),
-        opacity=alt.Opacity("score:Q", scale=alt.Scale(domain=[0, 1], range=[0.25, 1]), legend=None), tooltip=tips)
+        opacity=alt.Opacity("score:Q", title="share of its attention", scale=alt.Scale(domain=[0, 1], range=[0.25, 1]),
+                            legend=None), tooltip=tips)
     # Empty while the strongest habits show: hidden from screen readers, whom the tooltip's words serve instead.
     one = clicked.transform_filter("datum.role == show").mark_rect(
         stroke=CELL_LINE, strokeWidth=0.5, cursor="pointer", aria=False).encode(

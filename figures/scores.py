@@ -16,7 +16,7 @@ import textwrap
 from figsite.config import Field
 from figsite.data.shared_names import DESCRIPTION
 from figures.kind import PartKind
-from figures.toolkit import charts, fields
+from figures.toolkit import charts, fields, terms
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import ASIDE, CHOSEN, CHOSEN_NAME, DATA, NEGATIVE_NAME, POSITIVE_NAME
 from figures.toolkit.words import agrees, count, escaped, heading, said, shown, token_label
@@ -132,9 +132,7 @@ class Scores(PartKind):
             f"the shares agree with the model's own attention to within {max(gap, 1e-9):.0e}.",
             f"Each fit is divided by {math.sqrt(width):g}, the square root of the {width} numbers a head works with: "
             "without it, wide heads would give fits so large that one token would take almost everything.",
-            "The \"Spread the shares\" slider sets the temperature T, which divides every divided fit by T again "
-            "before the fits become shares (the softmax): above 1 the shares even out, below 1 they sharpen towards "
-            "the best fit. The model itself always works at T = 1.",
+            terms.SPREAD,
         ]
         if q + 1 < len(tokens):
             after = len(tokens) - q - 1
@@ -198,8 +196,8 @@ def chart_params(tokens: list, q: int, rows: list, names: list) -> list:
         min=0.1, max=4, step=0.05, name="Spread the shares (1: the model's) "))
     said = alt.param(name="keys_said", value={str(row["key"] + 1): describe(tokens, q, row) for row in rows})
     description = alt.param(name=DESCRIPTION, expr=(
-        "keys_said[key + ''] + (T == 1 ? ', as the model gives it.' : ' as the model gives it; with the spread "
-        "(temperature) at ' + T + ' the fits are divided by ' + T + ' before they become shares.')"))
+        "keys_said[key + ''] + (T == 1 ? ', as the model gives it.' : ' as the model gives it; with the shares spread "
+        "at ' + T + ' the fits are divided by ' + T + ' before they become shares.')"))
     return [key, temperature, said, description]
 
 

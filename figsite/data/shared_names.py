@@ -34,6 +34,9 @@ LOADS_META = "loads"  # a figure's files loaded on demand: {"on": [params], "key
 # "data": the dataset they fill, "opening": {param: value} the page's data already hold, "callback"}
 RENDERER_META = "renderer"  # "svg" (default) or "canvas"
 CLICKS_META = "clicks"  # what a click on a mark chooses: [{"field": a field of its datum, "param": a bound param}]
+# A menu that offers only what the figure can use: {param: the param whose value it stays at or before}, as find-head's
+# token looked back to stays at or before the token that looks (no token looks to the right).
+WITHIN_META = "within"
 PICK = "pick_"  # the datum field a clickable mark carries for the param it sets: "pick_token" (charts.clickable)
 
 NARROW_PX = 480  # a column narrower than this (a phone) draws a figure's narrow chart (figures.kind narrow_chart)
@@ -52,7 +55,7 @@ FOLLOW_NAME = live_data.FOLLOW_NAME  # the param of the followed token's text
 # TOP_K (the read-out's tokens kept per stage and position) and PER_SHARE (a share's units) are the live page's: its
 # datasets and downloads lay out the model's outputs as the build's data files do.
 FOR_SCRIPTS = ("TOKEN_PARAMS", "TOKEN", "POSITION", "FROM", "DESCRIPTION", "VIEW", "NAMES", "LEFT_OUT_SIGNAL", "SHARES",
-               "ATTENTION_META", "LOADS_META", "RENDERER_META", "CLICKS_META", "PICK", "NARROW_PX", "SCROLL_HINT", "LEFT_OUT",
+               "ATTENTION_META", "LOADS_META", "RENDERER_META", "CLICKS_META", "WITHIN_META", "PICK", "NARROW_PX", "SCROLL_HINT", "LEFT_OUT",
                "MIN_SHARE", "TOP_K", "PER_SHARE", "LIVE_DATASETS", "LIVE_TABLES",
                "LIVE_PANELS", "LIVE_TOP", "LIVE_FOLLOW", "FOLLOW_NAME")
 

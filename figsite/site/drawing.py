@@ -26,6 +26,7 @@ from concurrent.futures import Future
 from pathlib import Path
 
 from figsite.site import printing
+from figsite.site.lighter import lighter
 from figsite.site.vector_pictures import vector_pictures
 
 ROOT = Path(__file__).resolve().parents[2]  # figsite/site/this.py -> the project folder (templates/ is there)
@@ -71,7 +72,7 @@ class Drawer:
         """The chart's opening state drawn `width` wide (where it says "container"; with `fit`, the whole fitted to
         that width as on a page) in the given theme, on `background`: a Future of [SVG bytes, PNG bytes], or of
         [SVG bytes] without `png`. The PNG is the small picture of it (the index's, a link preview's): its shapes
-        without its words."""
+        without its words. A page's drawing (`fit`) is made light (figsite.site.lighter)."""
         return self._least_busy().ask({"job": "draw", "spec": spec, "theme": theme, "width": width, "png": png,
                                        "background": background, "fit": fit})
 
@@ -241,6 +242,8 @@ def _do(vl_convert, request: dict) -> list[bytes]:
             spec = in_column(spec, request["width"])
         spec["config"] = {**request["theme"], "background": request["background"]}
         svg = stable_ids(vl_convert.vegalite_to_svg(spec, vl_version=vl_version()))
+        if request["fit"]:  # a page's drawing, shown until its live chart is: as light as it can be
+            svg = lighter(svg)
         # the small picture about STATIC_WIDTH wide: large enough for a link preview, small for the index
         scale = min(1.0, STATIC_WIDTH / request["width"])
         png = [vl_convert.svg_to_png(shapes_only(svg), scale=scale)] if request["png"] else []

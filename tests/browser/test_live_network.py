@@ -36,7 +36,7 @@ target = " rain"
 '''
 TIMEOUT_MS = 60_000
 RETRIED = "The download was cut; trying again (2 of 3)…"
-DAMAGED_AGAIN = "A file of GPT-2 came damaged; fetching it once more…"
+DAMAGED_AGAIN = "A file of the model came damaged; fetching it once more…"
 NOT_KEPT = "This browser would not keep it (a private window, or its storage full or refused)"
 HOST_MUST_SEND = "the host must send .wasm files as application/wasm and .mjs files as text/javascript"
 
@@ -239,7 +239,7 @@ def test_a_download_cut_every_time_is_one_sentence_and_nothing_runs(opened, host
     visit = opened()
     assert_did_not_run(visit, load(visit))
     words = message(visit)
-    assert words.startswith("The download of GPT-2 was cut 3 times") and one_sentence(words), words
+    assert words.startswith("The download of the model was cut 3 times") and one_sentence(words), words
     assert_policy_kept(visit)
 
 
@@ -248,7 +248,7 @@ def test_damaged_bytes_are_fetched_once_more_then_refused_in_one_sentence_and_ne
     visit = opened()
     assert_did_not_run(visit, load(visit))
     words, name = message(visit), server[1].largest.rsplit("/", 1)[1]
-    assert words.startswith(f"A file of GPT-2 ({name}) came with other bytes") and one_sentence(words), words
+    assert words.startswith(f"A file of the model ({name}) came with other bytes") and one_sentence(words), words
     assert "will not run it" in words and DAMAGED_AGAIN in said(visit)
     assert len(model_asks(host, server[1].largest)) == 2
     kept = visit.page.evaluate("async () => { let n = 0; for (const name of await caches.keys()) "
@@ -300,7 +300,7 @@ def test_storage_refused_runs_from_memory_and_says_it_will_not_be_kept(opened, h
     visit = opened(REFUSE_STORAGE[refused])
     assert_ran(visit, load(visit))
     status = visit.page.text_content("#live-load-status")
-    assert status.startswith("GPT-2 is loaded in this page (downloaded") and NOT_KEPT in status, status
+    assert status.startswith("The model is loaded in this page (downloaded") and NOT_KEPT in status, status
     assert visit.page.evaluate("window.liveFigures.keptNow") is False
     assert_policy_kept(visit)
 
@@ -359,7 +359,7 @@ def test_the_tabs_memory_refused_is_one_sentence_and_the_rest_of_the_page_works(
     visit = opened(REFUSE_MEMORY[refused])
     assert_did_not_run(visit, load(visit))
     words = message(visit)
-    assert words.startswith("This browser tab was refused the memory GPT-2 needs") and one_sentence(words), words
+    assert words.startswith("This browser tab was refused the memory the model needs") and one_sentence(words), words
     page = visit.page
     page.fill("#live-text", "One two three")  # the box still counts tokens, with no model
     page.wait_for_function("() => document.getElementById('live-count').textContent.startsWith('3 of ')")
@@ -372,6 +372,6 @@ def test_where_the_browser_cannot_check_the_files_nothing_runs(opened, host):
     visit = opened("Object.defineProperty(Crypto.prototype, 'subtle', {get: () => undefined});")
     assert_did_not_run(visit, load(visit))
     words = message(visit)
-    assert words.startswith("This browser cannot check GPT-2's files here") and one_sentence(words), words
+    assert words.startswith("This browser cannot check the files of the model here") and one_sentence(words), words
     assert host.asked == []  # nothing downloaded that could not be run
     assert_policy_kept(visit)

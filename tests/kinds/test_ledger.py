@@ -26,7 +26,7 @@ TEXT = "Maya lives in Paris, the capital of"
 TOLERANCE = {"score": 1e-4, "probability": 1e-5}
 N_LAYER, N_HEAD = 3, 4  # conftest's small model
 N_PARTS = 2 + 2 * N_LAYER + 1  # the two embeddings, each layer's attention and feed-forward, the bias
-FIXED = "a fixed last term"  # the page's words for a bias (the caption's: "...and a fixed last term")
+FIXED = "the fixed part"  # the page's words for a bias (the caption's: "...and a fixed part, the same for every text")
 SAID = {"final layer norm bias": FIXED}  # the reference's names of the parts, as the page says them
 
 CONFIG = f'''\
@@ -313,7 +313,7 @@ def test_the_kind_follows_the_contract():
 def test_the_page_says_the_bias_in_the_captions_words_and_the_downloads_speak_of_layers_not_stages(site):
     words = html.unescape(page(site, "who"))
     assert "bias" not in json.dumps(spec(site, "who")["datasets"]) and "stage" not in json.dumps(tables(site, "who"))
-    assert "a fixed last term" in words and "layer norm bias" not in words
+    assert "a fixed part, the same for every text" in words and FIXED in words and "layer norm bias" not in words
     assert list(tables(site, "who")) == ["parts", "heads", "neurons", "layers"]
     sizes = next(view for view in spec(site, "who")["vconcat"][1]["vconcat"][1]["layer"]
                  if view["encoding"]["y"]["field"] == "size")

@@ -82,7 +82,7 @@ def more_detail(text: str) -> str:
 def test_researchers_words_are_in_more_detail_one_sentence_each_and_nowhere_else_on_the_page(site):
     text = page(site)
     detail = more_detail(text)
-    for word in ("Score:", "Duplicate token:", "Induction:"):
+    for word in ("How strong a habit is in a head:", "Duplicate token:", "Induction:"):
         assert detail.count(word) == 1, word
     rest = text.replace(detail, "")
     shown = rest[rest.index("<main"):rest.index('<section class="text-figure"')] if "<main" in rest else rest

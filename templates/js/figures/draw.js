@@ -9,6 +9,7 @@ import { clickAgain, focusAgain, focusedInput, inputValue } from "./early.js";
 import { followClicks, hideSteeredInput, placeInputs, restOfInputs, tooltipOnTap } from "./inputs.js";
 import { addressKey, boundParams, chartSpec, writeChartsAddress } from "./page.js";
 import { follow, showChosen } from "./tokens.js";
+import { followWithin } from "./within.js";
 
 // The chart's description, in the element its data-description names.
 function describeChart(el, view) {
@@ -59,6 +60,7 @@ function drawn(el, view, spec, params, controls, focused) {
   restOfInputs(el);  // the inputs placed below the bar before: the live chart's take their place
   hideSteeredInput(el);
   placeInputs(el);
+  followWithin(el, view, spec);
   var following = spec.usermeta && spec.usermeta[ATTENTION_META] ? followAttention(view, spec, function () { describeChart(el, view); }) :
     spec.usermeta && spec.usermeta[LOADS_META] ? followLoads(view, spec) : null;
   var chooser = tokenParam(el);

@@ -2,7 +2,7 @@
 // model exported by figsite/capture/live_export.py. Inputs input_ids int64 (1, T) and follow int64 (K,); outputs
 // shares (layers, heads, T, T), top_ids / top_probs (stages, T, TOP_K), follow_probs / follow_ranks (stages, T, K).
 import {fetchFile} from './fetching.js';
-import {megabytes, page, say} from './page.js';
+import {megabytes, modelName, page, say} from './page.js';
 import {state} from './state.js';
 import {drop, fromCache, keep, openCache} from './store.js';
 
@@ -30,10 +30,12 @@ function fileIo(file, store, done) {
       if (mb === shownMb) return;
       shownMb = mb;
       showProgress(done + bytes, page.model.bytes,
-                   'Downloading GPT-2: ' + megabytes(done + bytes) + ' of ' + megabytes(page.model.bytes));
+                   'Downloading ' + modelName() + ': ' + megabytes(done + bytes) + ' of ' +
+                   megabytes(page.model.bytes));
     },
     onRetry: (n, tries) => { say('The download was cut; trying again (' + n + ' of ' + tries + ')…'); },
-    onDamaged: () => { say('A file of GPT-2 came damaged; fetching it once more…'); },
+    onDamaged: () => { say('A file of ' + modelName() + ' came damaged; fetching it once more…'); },
+    name: modelName(),
   };
 }
 
@@ -46,8 +48,8 @@ async function modelFiles() {
     const got = await fetchFile(file, fileIo(file, store, done));
     done += file.bytes;
     if (got.from === 'cache') {
-      showProgress(done, total, 'Loading GPT-2 from this browser\'s storage: ' + megabytes(done) + ' of ' +
-                                megabytes(total));
+      showProgress(done, total, 'Loading ' + modelName() + ' from this browser\'s storage: ' + megabytes(done) +
+                                ' of ' + megabytes(total));
     } else downloaded += file.bytes;
     kept = kept && got.kept;
     blobs[file.name] = got.blob;
@@ -62,7 +64,7 @@ export async function openModel() {
   ort.env.wasm.wasmPaths = new URL('live/ort/', location.href).href;
   ort.env.wasm.numThreads = window.crossOriginIsolated ? Math.min(4, navigator.hardwareConcurrency || 1) : 1;
   const {blobs, downloaded, kept} = await modelFiles(), total = model.bytes;
-  showProgress(total, total, 'Starting GPT-2 in this page…');
+  showProgress(total, total, 'Starting ' + modelName() + ' in this page…');
   const graph = new Uint8Array(await blobs[model.graph].arrayBuffer());
   const external = model.files.filter((f) => f.name !== model.graph)
                               .map((f) => ({path: f.name, data: blobs[f.name]}));

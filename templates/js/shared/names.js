@@ -15,6 +15,7 @@ export const ATTENTION_META = "attention";
 export const LOADS_META = "loads";
 export const RENDERER_META = "renderer";
 export const CLICKS_META = "clicks";
+export const WITHIN_META = "within";
 export const PICK = "pick_";
 export const NARROW_PX = 480;
 export const SCROLL_HINT = {"mouse": "Scroll sideways", "touch": "Swipe sideways", "columns": " to see every position", "whole": " to see the whole chart"};
