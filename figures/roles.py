@@ -373,4 +373,5 @@ def _grid(rows: list, square: int = 0):
     return alt.layer(strongest, one, chosen).resolve_scale(color="independent").properties(
         width=alt.Step(square) if square else "container",
         height=alt.Step(square) if square else max(120, 16 * n_layer),
-        title=f"Every head of the {n_layer} layers, {n_head} each")
+        # A phone's grid, which scrolls where it is wider than the column: its title at its left, in view.
+        title=alt.Title(f"Every head of the {n_layer} layers, {n_head} each", anchor="start" if square else alt.Undefined))
