@@ -27,7 +27,7 @@ from figsite.print_config import PrintInfo, load_print
 from figsite.errors import BuildError
 from figsite.site.drawing import NARROW_WIDTH, WIDE_WIDTH, Drawer, DrawingError, fits_column
 from figsite.live import gather_live, live_model
-from figsite.site import live_assets, printing
+from figsite.site import live_assets, printing, schemes
 from figsite.site.output import output_lock
 from figsite.site.render import CHART_THEMES, VEGA_SCRIPT, Page, PerObject
 from figsite.site.writers import Site, write_site
@@ -154,7 +154,7 @@ class Pages:
             # the drawing print and link previews show, and a light page's chart box until the chart is live: drawn
             # as the live chart draws in a desktop's column
             self.drawings[page.label] = kept_or_asked(
-                self.cache_dir, ["drawing", 7, *TOOL_VERSIONS, self.digest(page.spec), CHART_THEMES["light"],
+                self.cache_dir, ["drawing", 8, *TOOL_VERSIONS, self.digest(page.spec), CHART_THEMES["light"],
                                  WIDE_WIDTH], ["svg", "png"],
                 functools.partial(self.drawer.drawings, page.spec, CHART_THEMES["light"], width=WIDE_WIDTH, fit=True),
                 f"figure ({page.label})'s drawing")
@@ -183,19 +183,19 @@ class Pages:
         """The drawing a page shows until its live chart replaces it (a variant of paths.FIRST_DRAWINGS): drawn as the
         live chart draws in a desktop's column or a phone's (the narrow chart, where the figure has one), on the page's
         own background (a desktop's light drawing is `drawings`'). Kept in the cache as that one is."""
-        theme = CHART_THEMES["dark" if variant.endswith("dark") else "light"]
-        narrow = "narrow" in variant
+        dark, narrow = variant.endswith("dark"), "narrow" in variant
+        theme = CHART_THEMES["dark" if dark else "light"]
         spec, width = (page.narrow_spec or page.spec, NARROW_WIDTH) if narrow else (page.spec, WIDE_WIDTH)
         ask = functools.partial(self.drawer.drawings, spec, theme, width=width, png=False, background="transparent",
-                                fit=True)
-        return kept_or_asked(self.cache_dir, ["first drawing", 5, *TOOL_VERSIONS, self.digest(spec), theme, width],
-                             ["svg"], ask, f"figure ({page.label})'s {variant} drawing")
+                                fit=True, dark=dark)  # a dark page's own colours too (figsite.site.schemes)
+        return kept_or_asked(self.cache_dir, ["first drawing", 6, *TOOL_VERSIONS, self.digest(spec), theme, width,
+                                              schemes.CACHE_KEY], ["svg"], ask, f"figure ({page.label})'s {variant} drawing")
 
     def compiled(self, spec: dict, what: str):
         """A chart's spec compiled to Vega, with its dark theme's changes: kept in the cache by the spec's content,
         so that a narrow chart and a main chart are compiled and kept alike (kept_or_asked)."""
-        return kept_or_asked(self.cache_dir, ["chart", 2, *TOOL_VERSIONS, self.digest(spec), CHART_THEMES],
-                             ["vega", "dark"],
+        return kept_or_asked(self.cache_dir, ["chart", 3, *TOOL_VERSIONS, self.digest(spec), CHART_THEMES,
+                                              schemes.CACHE_KEY], ["vega", "dark"],
                              functools.partial(self.drawer.compiled, spec, CHART_THEMES), what)
 
     def in_order(self, figures: list[Figure]) -> list[Page]:

@@ -141,7 +141,7 @@ class Attention(Kind):
              "Tokens after the chosen one are shaded: it cannot see them. Choose a token's bar (click or tap) to "
              "look from that token; the row of tokens does the same from the keyboard.")
     KEY = (f"Each bar is the share of attention the chosen token (in {CHOSEN_NAME}) gives one token: itself or an "
-           "earlier one. The grey part is what it cannot see.")
+           "earlier one. The shaded part is what it cannot see.")
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "focus": fields.FOCUS_FIELD,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from figsite.config import Field
 from figsite.data.run import LEFT_OUT, MIN_SHARE, PER_SHARE
-from figsite.data.shared_names import DESCRIPTION, FROM, NAMES
+from figsite.data.shared_names import DESCRIPTION, FROM, NAMES, WITHIN_META
 from figures.kind import Kind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
@@ -223,7 +223,7 @@ class FindHead(Kind):
             said=charts.wrap_lines(f"({refusal(line_break)})", em=7.4)).mark_text(
             align="left", baseline="top", fontSize=13, lineBreak="\n").encode(
             x=alt.value(0), y=alt.value(4), text="said:N")
-        return charts.with_data(alt.layer(bars, values, message).add_params(
+        layered = charts.with_data(alt.layer(bars, values, message).add_params(
             looking, looked_at, names, offsets_param, said, description,
         ).properties(
             width="container", height=top * BAR_HEIGHT,
@@ -231,3 +231,7 @@ class FindHead(Kind):
                 "(to > from ? 'No token looks to the right' : 'From ' + names[from - 1] + ' (token ' + from + ') back to ' "
                 f"+ names[to - 1] + ' (token ' + to + '): the top {top} of all {run.n_heads:,} heads')")),
         ), heads=heads_rows)
+        # The menu of the token looked back to offers those at or before the token that looks (the page's script
+        # hides the others and moves a choice past it back to it); the words for one past it stay, for an address.
+        layered.usermeta = {WITHIN_META: {"to": FROM}}
+        return layered

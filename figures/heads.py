@@ -140,10 +140,10 @@ class Heads(Kind):
     TITLE = "Every head at a glance: who looks at whom, in each layer and head"
     CAPTION = ("Every head of every layer at once, each drawn as a small picture of who looks at whom; the last "
                "column is each layer's average.")
-    GUIDE = ("Choose a layer and a head (or the layer's average) to see its pattern larger ({hover} a cell for its share), "
-             "and a token to see how it shares out its attention in that head. Grey cells are out of reach: a token "
-             "cannot see the tokens after it. Choose a square of the grid (click or tap) to see it larger; the "
-             "layer and head menus do the same from the keyboard.")
+    GUIDE = ("Choose a layer and a head (or the layer's average) to see its pattern larger ({hover} a cell for its "
+             "share), and a token to see how it shares out its attention in that head. Grey cells (black on a dark "
+             "page, darker than any share) are out of reach: a token cannot see the tokens after it. Choose a square "
+             "of the grid (click or tap) to see it larger; the layer and head menus do the same from the keyboard.")
     KEY = ("Each small square is one head: a row for each token that looks, a column for each token looked at; the "
            "brighter a cell, the larger the share.")
     FIELDS = {

@@ -16,7 +16,6 @@ import textwrap
 from dataclasses import dataclass
 
 from figsite.config import Field
-from figsite.data.asks import Asks
 from figsite.data.shared_names import DESCRIPTION
 from figures.kind import PartKind
 from figures.toolkit import charts, fields
@@ -192,9 +191,8 @@ class Knockout(PartKind):
     EXPLORE = True
     PART = "knockouts"
 
-    def asks(self, fig) -> Asks:
-        return Asks(texts={fig["text"]: None}, named=(fig["target"],), parts=self.part_asks(fig),
-                    config=self.config_of(fig, "text", "target", "position", "heads_of"))
+    def named(self, fig) -> tuple:
+        return (fig["target"],)
 
     def check(self, fig, tokens, model: dict) -> dict:
         """The read token ("opening") and the layer whose heads are taken out ("heads_of"), 0-based."""
@@ -289,17 +287,17 @@ class Knockout(PartKind):
 def chart_rows(o: Outcome) -> list:
     """One row per run, as the bars draw it: group, the bar's place (layer or head, from 1), the numbers, and the
     two changes the bars show: "dp", the chance without the part less the intact model's, and "dr", the places the
-    target moved up the ranking (both below zero where the target got less likely)."""
-    whole = o.whole
+    target moved up the ranking (both below zero where the target got less likely); "said", the bar in words."""
+    whole, target = o.whole, o.target
     rows = []
     for r in o.runs:
         d = r["p"] - whole["p"]
         moved = "none" if change(r["p"], whole["p"]) == 0 else ("+" if d > 0 else "-") + percent(abs(d))
-        place = (r["head"] if r["part"] == "head" else r["layer"]) + 1
-        rows.append({"key": part_key(r), "group": r["part"], "x": place, "name": part_label(r),
-                     "p": float(f"{r['p']:.4g}"), "rank": r["rank"], "change": moved,
+        rows.append({"key": part_key(r), "group": r["part"], "x": r["head" if r["part"] == "head" else "layer"] + 1,
+                     "name": part_label(r), "p": float(f"{r['p']:.4g}"), "rank": r["rank"], "change": moved,
                      "dp": float(f"{d:.4g}") if change(r["p"], whole["p"]) else 0.0,
-                     "dr": whole["rank"] - r["rank"]})  # places moved up: rank 1 to rank 7 is -6
+                     "dr": whole["rank"] - r["rank"],  # places moved up: rank 1 to rank 7 is -6
+                     "said": f"without {part_name(r)}: {target} {percent(r['p'])}, change {moved}, rank {r['rank']:,}"})
     return rows
 
 
@@ -362,19 +360,19 @@ def side_colour(target: str):
 def panel(group: str, title: str, x_title: str, target: str, scale, axis, bar: int = 0):
     """One kind of part: a bar per layer (or head) from zero, the intact model, to the change its removal makes; as
     wide as the column, or `bar` px a bar's column."""
-    base = alt.Chart(alt.NamedData("runs")).transform_filter(f"datum.group == '{group}'").transform_calculate(
-        v=VALUE).transform_calculate(side=f"datum.v < 0 ? {charts.literal(LESS.format(target=target))} "
-                                          f": {charts.literal(MORE.format(target=target))}")
+    side = f"datum.v < 0 ? {charts.literal(LESS.format(target=target))} : {charts.literal(MORE.format(target=target))}"
+    base = charts.said_chance(alt.Chart(alt.NamedData("runs"))).transform_filter(
+        f"datum.group == '{group}'").transform_calculate(v=VALUE).transform_calculate(side=side)
     # A click on a bar names its part in words and highlights it (the "Highlight" select: by keyboard).
     clicked = charts.clickable(base, part="datum.key").encode(
         x=alt.X("x:O", title=x_title, axis=alt.Axis(labelAngle=0)),
         tooltip=[alt.Tooltip("name:N", title="taken out"),
-                 alt.Tooltip("p:Q", title=f"chance of {target}", format=".4p"),
+                 charts.chance_tip(f"chance of {target}"),
                  alt.Tooltip("change:N", title="against the intact model"),
                  alt.Tooltip("rank:Q", title="rank (1 = most likely)", format=","),
                  alt.Tooltip("dr:Q", title="places moved up (+) or down (-)", format="+,")])
     bars = clicked.mark_bar(cursor="pointer").encode(
-        y=alt.Y("v:Q", scale=scale, axis=axis), y2=alt.datum(0), color=side_colour(target))
+        y=alt.Y("v:Q", scale=scale, axis=axis), y2=alt.datum(0), color=side_colour(target), description="said:N")
     # A bar of a change near zero is drawn a pixel tall or less: its whole column catches the pointer.
     hits = charts.hit_band(clicked)
     zero = alt.Chart(alt.Data(values=[{"v": 0}])).mark_rule(color=REFERENCE, strokeWidth=1.5).encode(

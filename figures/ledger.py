@@ -17,19 +17,19 @@ figures.ledger_chart.
 from __future__ import annotations
 
 from figsite.config import Field
-from figsite.data.asks import Asks
 from figsite.data.shared_names import DESCRIPTION
 from figures.kind import PartKind
 from figures.ledger_chart import SIZES, TOTAL, curve_charts, inside_chart, split_chart
-from figures.toolkit import charts, fields
+from figures.toolkit import charts, fields, terms
 from figures.toolkit.charts import alt
-from figures.toolkit.colours import FOLLOWED_NAME, HELPS_NAME, HURTS_NAME
+from figures.toolkit.colours import DATA_NAME, FOLLOWED_NAME, HELPS_NAME, HURTS_NAME
 from figures.toolkit.words import STAGE_0, count, escaped, heading, said, shown, token_label
 
 DECIMALS = 4  # what the page and the printed figure show of a score
 # The bias a part adds after all else, the same whatever the text (the final layer norm's, or a layer part's own), in
-# the words of the figure's caption: the capture names the final one "final layer norm bias".
-FIXED = "a fixed last term"
+# the words of the figure's caption ("a fixed part, the same for every text"): the capture names the final one "final
+# layer norm bias".
+FIXED = "the fixed part"
 SAID = {"final layer norm bias": FIXED}
 KEPT = 6  # what the page's data keep of a score: finer than what it shows
 
@@ -43,7 +43,7 @@ def part_key(part: str, layer) -> str:
 
 
 def part_name(part: str, layer) -> str:
-    """A part as readers read it: 'layer 5 attention', 'token embedding', 'a fixed last term'."""
+    """A part as readers read it: 'layer 5 attention', 'token embedding', 'the fixed part'."""
     return f"layer {layer + 1} {part}" if layer is not None else SAID.get(part, part)
 
 
@@ -117,7 +117,7 @@ def inside(ledger: dict, key: str, score: str, others: int) -> list:
 def inside_title(ledger: dict, key: str, score: str) -> str:
     """The drill-down's heading: what the chosen part is split into, and what it adds to the score."""
     row = next(r for r in rows(ledger) if r["key"] == key)
-    into = f"its heads and {FIXED}" if row["kind"] == "attention" else f"its neurons and {FIXED}"
+    into = "its heads and its fixed part" if row["kind"] == "attention" else "its neurons and its fixed part"
     return f"Inside {row['part']} ({signed(row[score])}): {into}"
 
 
@@ -147,15 +147,14 @@ class Ledger(PartKind):
     READS = ("attention", "feed-forward")  # what each part adds to the score
     KIND = "ledger"
     TITLE = "Each layer adds a correction: who wrote the answer?"
-    CAPTION = ("Before it picks a next token, the model gives every token in its vocabulary a score; the higher the "
-               "score, the more likely the token. That score is a sum: a part from the token's own embedding, one "
-               "from its position, one from each layer's attention and feed-forward step, and a fixed last term. "
+    CAPTION = (f"{terms.SCORE} That score is a sum: a part from the token's own embedding, one from its position, "
+               "one from each layer's attention and feed-forward step, and a fixed part, the same for every text. "
                "Here one token's score is taken apart, so you can see which layers wrote the answer.")
     GUIDE = ("Choose whose score to split: the target's alone, or how far it is ahead of its rival. Each bar "
-             "starts where the one above it ended, so the last bar (in " + FOLLOWED_NAME + ") is the model's score: in " + HELPS_NAME + ", a part "
+             "starts where the one above it ended, so the last bar (in " + DATA_NAME + ") is the model's score: in " + HELPS_NAME + ", a part "
              "that raises the score and so helps the answer; in " + HURTS_NAME + ", one that lowers it and works "
              "against the answer. Choose a layer's attention or feed-forward part to see it split into its heads or "
-             "its neurons. The curves follow the target's chance after every half-layer (in " + FOLLOWED_NAME + " too), "
+             "its neurons. The curves follow the target's chance after every half-layer (in " + FOLLOWED_NAME + "), "
              "and how large each correction is next to the numbers it is added to. Choose a layer's bar (click or tap) to see it split; the \"Look inside\" "
              "menu does the same from the keyboard.")
     KEY = f"Each bar starts where the one above ended: {HELPS_NAME} raises the score, {HURTS_NAME} lowers it."
@@ -169,10 +168,8 @@ class Ledger(PartKind):
     EXPLORE = True
     PART = "ledgers"
 
-    def asks(self, fig) -> Asks:
-        return Asks(texts={fig["text"]: None}, parts=self.part_asks(fig),
-                    named=(fig["target"], *([fig["versus"]] if "versus" in fig.values else [])),
-                    config=self.config_of(fig, "text", "target", "position", "versus"))
+    def named(self, fig) -> tuple:
+        return (fig["target"], *([fig["versus"]] if "versus" in fig.values else []))
 
     def ask(self, fig) -> list:
         """The read position (0-based), the target, and the versus token or None (the model's top other guess)."""
@@ -276,8 +273,8 @@ def _scale_fact(ledger: dict) -> str:
 def _reveals(ledger: dict, target: str, versus: str) -> list:
     """Guess first: which layer part adds most to the target's score, and to its lead over the versus token."""
     out = []
-    for score, question in (("target", f"Which layer's part adds most to {target}'s score?"),
-                            ("difference", f"Which layer's part does most to put {target} ahead of {versus}?")):
+    for score, question in (("target", f"which layer's part adds most to {target}'s score?"),
+                            ("difference", f"which layer's part does most to put {target} ahead of {versus}?")):
         top = largest(ledger, score)
         if top[score] > 0:
             answer = f"{top['part'].capitalize()}: it adds {signed(top[score])}."

@@ -18,10 +18,11 @@ LOWERS = HURTS_WORDS + ": lowers its score"
 
 def sign_colour():
     """What a part does for the answer: the colour of what helps it where the part raises the score, of what works
-    against it where it lowers the score, the followed token's colour for the total (the target's score, or its lead:
-    the data's blue already means the corrections' size below); one scale for the waterfall and the drill-down,
-    whose one legend sits above the waterfall, the first chart."""
-    return alt.Color("effect:N", scale=charts.sides(RAISES, LOWERS, **{TOTAL: FOLLOWED}),
+    against it where it lowers the score, the data's blue for the total (the target's score, or its lead), which is
+    on neither side: a number, as the corrections' sizes below are (the followed token's purple is its chance's, on
+    this page as on every other, issue 44); one scale for the waterfall and the drill-down, whose one legend sits
+    above the waterfall, the first chart."""
+    return alt.Color("effect:N", scale=charts.sides(RAISES, LOWERS, **{TOTAL: DATA}),
                      legend=alt.Legend(title=None, orient="top", direction="vertical", symbolType="square",
                                        labelFontSize=11, labelLimit=300,
                                        # "helps the answer" over "raises its score": two short lines fit a phone
@@ -77,10 +78,10 @@ def curve_charts(target: str, n_layer: int) -> list:
               axis=alt.Axis(values=list(range(n_layer + 1)), format="d"))
     chosen = alt.Chart(alt.Data(values=[{}])).transform_calculate(x="part_x[part]").mark_rule(
         color=REFERENCE, strokeDash=[4, 3]).encode(x=alt.X("x:Q"))
-    p = alt.Chart(alt.NamedData("layers")).encode(
+    p = charts.said_chance(alt.Chart(alt.NamedData("layers"))).encode(
         x=x, y=alt.Y("p:Q", title=f"chance of {target}", scale=alt.Scale(domain=[0, 1]),
                      axis=alt.Axis(format="%", tickCount=5)),
-        tooltip=[alt.Tooltip("after:N"), alt.Tooltip("p:Q", title=target, format=".2%")])
+        tooltip=[alt.Tooltip("after:N"), charts.chance_tip(target)])
     probability = alt.layer(p.mark_line(color=FOLLOWED), p.mark_point(color=FOLLOWED, filled=True), chosen,
                             charts.hit_points(p)).properties(
         width="container", height=180,

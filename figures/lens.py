@@ -18,11 +18,13 @@ from figures.kind import Kind
 from figures.toolkit import charts, fields, textless
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import ACCENT, FOLLOWED, MAIN, ON_DARK, ON_LIGHT
-from figures.toolkit.words import STAGE_AXIS, after_layer, after_layer_expr, escaped, heading, percent, said, shown, whole_percent
+from figures.toolkit.words import (STAGE_AXIS, after_layer, after_layer_expr, escaped, heading, percent, percent_expr,
+                                   said, shown, whole_percent)
 
 MAX_TOKENS = 64  # the lens keeps every position's guesses: a page per text of at most this many tokens
 TOP_SHOWN = 10
 LABELLED = 24  # positions up to which the table's labels all fit a 480 px column, turned; more: some are left out
+TOP_ENDS = "top_ends"  # the param of the largest chance in each cell's top 10
 NARROW_WIDTH = 210  # px: the narrow chart's top 10 and followed token's charts, which fit a 320 px column
 MIN_CELL = 32  # px: the narrow table's narrowest cell
 CELL_ROOM = 8  # px a cell keeps beside its word
@@ -151,18 +153,21 @@ def lens_chart(fig, run, narrow: bool = False) -> alt.TopLevelMixin:
     n_layer = run.n_layer
     names = [f"{q + 1}: {shown(t)}" for q, t in enumerate(run.token_texts(fig["text"]))]
     cells, tops, follow = lens_rows(fig, run, names)
-    stack = charts.with_params(_stack(names, n_layer, vocabulary_size(fig, run), cell_width(cells) if narrow else None),
-                               *_params(fig, run, names, cells))
+    room = charts.words_room([row["token"] for row in tops])
+    stack = charts.with_params(_stack(names, n_layer, vocabulary_size(fig, run), cell_width(cells) if narrow else None,
+                                      room=room), *_params(fig, run, names, cells), top_ends(tops, len(names)))
     return charts.with_clicks(charts.with_data(stack, cells=cells, tops=tops, follow=follow), "stage", POSITION)
 
 
-def _stack(names: list | None, n_layer: int, vocabulary: int, cell: int | None, reads: "Reads | None" = None):
-    """The figure's parts, one above the other: the table, the chosen cell's top 10, the followed token's chance and
-    rank; fitted to the column, or (`cell`, px: narrow) the table's cells that wide and the charts below it
-    NARROW_WIDTH px. `reads`: the build's datasets and params (None: BUILT), or TEXTLESS."""
+def _stack(names: list | None, n_layer: int, vocabulary: int, cell: int | None, reads: "Reads | None" = None,
+           room: int = 0):
+    """The figure's parts, one above the other: the table, the chosen cell's top 10 (`room` px for the words past
+    its bars), the followed token's chance and rank; fitted to the column, or (`cell`, px: narrow) the table's cells
+    that wide and the charts below it NARROW_WIDTH px. `reads`: the build's datasets and params (None: BUILT), or
+    TEXTLESS."""
     reads, width = reads or BUILT, NARROW_WIDTH if cell else "container"
     # Each view's colours its own: the table's legend of chances sits just under the table, not under the stack.
-    stack = alt.vconcat(_table(names, n_layer, cell, reads), _top_chart(width, reads),
+    stack = alt.vconcat(_table(names, n_layer, cell, reads), _top_chart(width, reads, room),
                         *_follow_charts(n_layer, vocabulary, width, reads),
                         spacing=24).resolve_scale(color="independent")
     if cell:  # the backdrop behind the table's layer numbers reaches the drawing's left edge (charts.backdrop)
@@ -184,9 +189,9 @@ def lens_rows(fig, run, names: list) -> tuple[list, list, list]:
     """The page's data: each cell's top guess, each cell's top 10, and each followed token at every cell."""
     text, n = fig["text"], len(names)
     cells_at = [(s, q) for s in range(run.n_stages) for q in range(n)]
-    cells = [{"stage": s, "q": q, "pos": names[q], "top": shown(run.token_text(i)), "p": round(p, 5)}
+    cells = [{"stage": s, "q": q, "pos": names[q], "top": shown(run.token_text(i)), "p": charts.kept_chance(p)}
              for s, q in cells_at for i, p in [run.top_guess(text, s, q)]]
-    tops = [{"stage": s, "q": q, "rank": r + 1, "token": shown(run.token_text(i)), "p": round(p, 5)}
+    tops = [{"stage": s, "q": q, "rank": r + 1, "token": shown(run.token_text(i)), "p": charts.kept_chance(p)}
             for s, q in cells_at for r, (i, p) in enumerate(run.readout(text, s, q)[:TOP_SHOWN])]
     follow = [{"stage": s, "q": q, "pos": names[q], "t": token_id, "p": charts.kept_chance(p), "rank": rank}
               for token_id in run.followed(text) for s in range(run.n_stages) for q in range(n)
@@ -266,13 +271,13 @@ def _table(names: list | None, n_layer: int, cell: int | None = None, reads: Rea
     fit; or (narrow) each cell `cell` px wide, every guess whole (with no text: cut short to the cell) and every
     position labelled."""
     cells, x, n = _cells(reads, names, cell)
-    table_base = charts.clickable(charts.named_stages(cells), stage="datum.stage",
+    table_base = charts.clickable(charts.said_chance(charts.named_stages(cells)), stage="datum.stage",
                                   **{POSITION: "datum.q + 1"}).encode(
         x=x,
         y=alt.Y("stage:O", title=STAGE_AXIS),
         # The cell's words say it too: the pointer on them shows it as on the rest of the cell.
         tooltip=[alt.Tooltip("pos:N", title="position"), charts.stage_tip(),
-                 alt.Tooltip("top:N", title="top guess"), alt.Tooltip("p:Q", title="chance", format=charts.TIP_CHANCE)],
+                 alt.Tooltip("top:N", title="top guess"), charts.chance_tip()],
     )
     table = table_base.mark_rect(cursor="pointer").encode(
         color=alt.Color("p:Q", scale=charts.sequential(domain=[0, 1]), title="chance",
@@ -303,13 +308,28 @@ def _phone_table(table, cell: int, n_layer: int):
     return table.properties(width=alt.Step(cell), height=charts.TAP * (n_layer + 1))
 
 
-def _top_chart(width, reads: Reads = BUILT) -> alt.TopLevelMixin:
-    """The chosen cell's top 10, as bars."""
-    top10 = alt.Chart(alt.NamedData(reads.tops)).transform_filter(
+def top_ends(tops: list, n: int) -> "alt.Parameter":
+    """The param TOP_ENDS: the largest chance of each cell's top 10, cell by cell (stage by stage, position by
+    position, as the expression _top_chart reads it by)."""
+    ends = [0.0] * (max(row["stage"] for row in tops) + 1) * n
+    for row in tops:
+        at = row["stage"] * n + row["q"]
+        ends[at] = max(ends[at], row["p"])
+    return alt.param(name=TOP_ENDS, value=ends)
+
+
+def _top_chart(width, reads: Reads = BUILT, room: int = 0) -> alt.TopLevelMixin:
+    """The chosen cell's top 10, as bars, on a chance axis that follows the switch (zoomed in, the cell's largest
+    bar, its TOP_ENDS, leaves `room` px for its token's name); with no text (no switch), from 0 to 100%."""
+    scale, axis = alt.Scale(domain=[0, 1]), alt.Axis(format="%")
+    if not reads.textless:
+        scale = charts.chance_scale(f"{TOP_ENDS}[stage * length({NAMES}) + {reads.q}]", room,
+                                    width if isinstance(width, int) else "width")
+        axis = alt.Axis(format=charts.CHANCE_FORMAT, tickCount=5)
+    top10 = charts.said_chance(alt.Chart(alt.NamedData(reads.tops))).transform_filter(
         f"datum.stage == stage && datum.q == {reads.q}").encode(
-        y=alt.Y("rank:O", title="rank"), x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"),
-                                                title="chance"),
-        tooltip=[alt.Tooltip("rank:O"), alt.Tooltip("token:N"), alt.Tooltip("p:Q", title="chance", format=".3~p")],
+        y=alt.Y("rank:O", title="rank"), x=alt.X("p:Q", scale=scale, axis=axis, title="chance"),
+        tooltip=[alt.Tooltip("rank:O"), alt.Tooltip("token:N"), charts.chance_tip()],
     )
     title = f"'The top 10 at position ' + {reads.position} + ', ' + {after_layer_expr('stage')}"
     # Each token after its bar, or inside a bar too long to leave it room (about TEXT_EM px a character).
@@ -340,7 +360,7 @@ def _follow_charts(n_layer: int, vocabulary: int, width, reads: Reads = BUILT) -
     """The followed token's chance and rank across the stages, at the chosen position or at all, each titled with
     the token's name. The rank axis runs from 1 (the most likely) to the vocabulary's size (the least likely).
     With no text, the chance's axis ends at the largest chance drawn (no switch)."""
-    followed = charts.named_stages(alt.Chart(alt.NamedData("follow"))).transform_filter(
+    followed = charts.said_chance(charts.named_stages(alt.Chart(alt.NamedData("follow")))).transform_filter(
         f"{reads.follows}(where == 'all' || datum.q == {reads.q})")
     if reads.textless:
         followed = followed.transform_calculate(pos=POSITION_NAME)
@@ -353,7 +373,7 @@ def _follow_charts(n_layer: int, vocabulary: int, width, reads: Reads = BUILT) -
         x=stage_x, y=alt.Y("p:Q", **({"axis": alt.Axis(format="%")} if reads.textless else {
             "scale": charts.chance_scale(), "axis": alt.Axis(format=charts.CHANCE_FORMAT)}), title="chance"),
         color=colour, detail="pos:N",
-        tooltip=[*where, alt.Tooltip("p:Q", title="chance", format=".3~p"), alt.Tooltip("rank:Q", format=",")],
+        tooltip=[*where, charts.chance_tip(), alt.Tooltip("rank:Q", format=",")],
     )
     p_line = alt.layer(p_line.mark_line(point=True), charts.hit_points(p_line)).properties(
         width=width, height=160, title=follow_title("chance", reads))
@@ -381,7 +401,7 @@ def textless_chart(n_layer: int, vocabulary: int = GPT2_VOCABULARY, opening_stag
     cell = textless.row_at("top", "stage", "at", 1)
     description = alt.param(name=DESCRIPTION, expr=(
         f"{after_layer_expr('stage', capital=True)} + ', position ' + (at + 1) + ' (' + names[at] + '): the top guess "
-        f"is ' + {cell}.token + ' with ' + format({cell}.p, '{charts.TIP_CHANCE}') + '; following ' + follow_name + ' ' + "
+        f"is ' + {cell}.token + ' with ' + {percent_expr(cell + '.p')} + '; following ' + follow_name + ' ' + "
         "(where == 'one' ? 'at this position' : 'at every position') + '.'"))
     return textless.finished(_stack(None, n_layer, vocabulary, NARROW_CELL if narrow else None, TEXTLESS),
                              [stage, *textless.chosen(POSITION, opening_position, "Position ", follow=True), where,

@@ -18,10 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from figsite.config import Field
-from figsite.data.asks import Asks
 from figures import patching_chart
 from figures.kind import PartKind
-from figures.toolkit import charts, fields
+from figures.toolkit import charts, fields, terms
 from figures.toolkit.colours import HELPS_NAME, HURTS_NAME
 from figures.toolkit.words import after_layer, heading, percent, quoted, said as token_said, shown
 
@@ -144,8 +143,8 @@ def summary(o: Patched) -> str:
     start = (f"With the original text, the model gives {o.target} a chance of {percent(o.original['p'])}; with the "
              f"changed text, {percent(o.changed['p'])}.")
     if not o.differs:
-        return (f"{start} Against {o.versus}, the two texts answer nearly alike, so there is nothing to bring back: "
-                "the grids show how far each run moves the answer (its score difference: see More detail).")
+        return (f"{start} Against {o.versus}, the two texts answer nearly alike, so there is nothing to bring back. "
+                f"{terms.SCORE} The grids show how far each run moves the score of {o.target} less that of {o.versus}.")
     best = o.strongest("resid_pre")
     return f"{start} {carried(o) or said(o, best)}"
 
@@ -163,9 +162,7 @@ def reveal(o: Patched) -> dict:
 def details(o: Patched) -> list:
     """What the words on the chart leave out, one sentence each: score, logit, lead, and how "comes back" is
     measured from them."""
-    return ["Score: before it picks the next token, the model gives every token of its vocabulary a number, its "
-            "score; the higher a token's score, the more likely it is.",
-            "Logit: the name researchers give that score (it is what the model's last step turns into chances).",
+    return [terms.SCORE, terms.LOGIT,
             f"Lead: how far {o.target}'s score is ahead of {o.versus}'s, the score of one minus that of the other; "
             f"the original text gives a lead of {o.original['diff']:+.3f}, the changed text {o.changed['diff']:+.3f}.",
             "How much comes back: a run's lead, measured from the changed text's (0%) to the original's (100%); "
@@ -183,8 +180,9 @@ class Patching(PartKind):
                "text, put back one piece of what it worked out for the original text, and see how much of the "
                "original answer comes back. Where a piece brings it back, that piece carries the fact.")
     GUIDE = ("Each square is one run of the model on the changed text with one piece of the original's put back. "
-             f"{HELPS_NAME.capitalize()}: that piece brings the original answer back (the darker, the more); "
-             f"{HURTS_NAME}: it pushes the answer further away; pale: it changes little. The first grid puts "
+             f"{HELPS_NAME.capitalize()}: that piece brings the original answer back (the stronger the colour, the "
+             f"more); {HURTS_NAME}: it pushes the answer further away; faint, near the page's own colour: it changes "
+             "little. The first grid puts "
              "back one token's numbers after a layer; the next two, one layer's attention or feed-forward step at "
              "one token; the last, one head at every token. {Hover} a square for "
              "its numbers. Choose a square (click or tap) to see the chance of the answer in that run beside the "
@@ -206,10 +204,8 @@ class Patching(PartKind):
     def texts(self, fig) -> list:
         return [fig["clean"], fig["corrupted"]]
 
-    def asks(self, fig) -> Asks:
-        return Asks(texts={fig["clean"]: None, fig["corrupted"]: None}, named=(fig["target"], fig["versus"]),
-                    parts=self.part_asks(fig),
-                    config=self.config_of(fig, "clean", "corrupted", "target", "versus", "position"))
+    def named(self, fig) -> tuple:
+        return (fig["target"], fig["versus"])
 
     def check(self, fig, tokens, model: dict) -> dict:
         """Both texts the same length and not the same; target and versus one token each, and not the same; the

@@ -13,7 +13,7 @@ import math
 from figsite.data.shared_names import DESCRIPTION
 from figures.toolkit import charts
 from figures.toolkit.charts import alt
-from figures.toolkit.colours import CELL_LINE, CHOSEN, REFERENCE
+from figures.toolkit.colours import CELL_LINE, CHOSEN, DATA
 
 CELL = 18  # px: the height of a grid's row
 BARS = 26  # px: the height of a bar of the chosen run's chart
@@ -107,7 +107,7 @@ def grid(o, piece: str, rows: list, colours, square: int = 0) -> alt.LayerChart:
     as the column, or (a phone's) `square` px a run."""
     names = [str(h + 1) for h in range(len(o.grids["z"]["diff"][0]))] if piece == "z" else position_names(o)
     layers = [str(r if piece == "resid_pre" else r + 1) for r in range(len(o.grids[piece]["diff"]))]
-    base = alt.Chart(alt.NamedData("runs")).transform_filter(f"datum.piece == '{piece}'").encode(
+    base = charts.said_chance(alt.Chart(alt.NamedData("runs"))).transform_filter(f"datum.piece == '{piece}'").encode(
         x=alt.X("x:N", sort=names, title="head" if piece == "z" else None,
                 axis=alt.Axis(labelAngle=0 if piece == "z" else -40, labelLimit=140)),
         y=alt.Y("y:N", sort=layers, title=ROWS_TITLE[piece]))
@@ -118,7 +118,7 @@ def grid(o, piece: str, rows: list, colours, square: int = 0) -> alt.LayerChart:
             alt.Tooltip("diff:Q", title=f"score of {o.target} minus score of {o.versus}", format=".3f")]
     squares = charts.clickable(base, cell="datum.key").mark_rect(stroke=CELL_LINE, strokeWidth=0.5,
                                                                   cursor="pointer").encode(
-        color=colours, tooltip=tips + [alt.Tooltip("p:Q", title="chance of " + o.target, format=charts.TIP_CHANCE)])
+        color=colours, tooltip=tips + [charts.chance_tip("chance of " + o.target)])
     chosen = base.transform_filter("datum.key == cell").mark_rect(fill=None, stroke=CHOSEN, strokeWidth=2.5,
                                                                   aria=False)  # its square says it already
     return alt.layer(squares, chosen).properties(width=alt.Step(square) if square else "container",
@@ -128,16 +128,18 @@ def grid(o, piece: str, rows: list, colours, square: int = 0) -> alt.LayerChart:
 
 
 def chosen_chart(o, width="container") -> alt.LayerChart:
-    """The chosen run's chance of the target, beside the original and the changed text's."""
-    fixed = alt.Chart(alt.Data(values=[{"run": RUNS[0], "p": o.original["p"]}, {"run": RUNS[1], "p": o.changed["p"]}]))
+    """The chosen run's chance of the target, beside the original and the changed text's: theirs in the data's blue
+    (a chance, on no side), the chosen run's in the chosen orange."""
+    fixed = charts.said_chance(alt.Chart(alt.Data(values=[{"run": RUNS[0], "p": o.original["p"]},
+                                                         {"run": RUNS[1], "p": o.changed["p"]}])))
     y = alt.Y("run:N", sort=list(RUNS), scale=alt.Scale(domain=list(RUNS)), title=None)
     top = max(o.original["p"], o.changed["p"], *(p for grid in o.grids.values() for row in grid["p"] for p in row))
     x = alt.X("p:Q", title=f"chance of {o.target}", scale=alt.Scale(domain=[0, max(top, 1e-9)]),
               axis=alt.Axis(format=f".{max(0, -math.floor(math.log10(max(top, 1e-9) * 100)) + 1)}~%", tickCount=4))
-    texts = fixed.mark_bar(color=REFERENCE).encode(x=x, y=y, tooltip=[alt.Tooltip("p:Q", title="chance", format=charts.TIP_CHANCE)])
-    run = alt.Chart(alt.NamedData("runs")).transform_filter("datum.key == cell").transform_calculate(
-        run=charts.literal(RUNS[2])).mark_bar(color=CHOSEN).encode(x=x, y=y, tooltip=[
-            alt.Tooltip("name:N", title="put back"), alt.Tooltip("p:Q", title="chance", format=charts.TIP_CHANCE)])
+    texts = fixed.mark_bar(color=DATA).encode(x=x, y=y, tooltip=[charts.chance_tip()])
+    runs = charts.said_chance(alt.Chart(alt.NamedData("runs")))
+    run = runs.transform_filter("datum.key == cell").transform_calculate(run=charts.literal(RUNS[2])).mark_bar(color=CHOSEN).encode(x=x, y=y, tooltip=[
+            alt.Tooltip("name:N", title="put back"), charts.chance_tip()])
     title = alt.Title(charts.wrapped(charts.literal(f"The chance of {o.target} in each text, and with the chosen "
                                                     "piece put back")))
     return alt.layer(texts, run).properties(width=width, height=BARS * len(RUNS), title=title)

@@ -1,4 +1,4 @@
-"""Pictures drawn in Python: a palette PNG, and the colours of Vega's viridis scale.
+"""Pictures drawn in Python: palette and RGBA PNGs, and the colours of Vega's viridis scale.
 
 A grid of thousands of cells is one picture in a page rather than thousands of marks, which would take the
 browser seconds to draw (figures.heads). Its colours must be the ones Vega gives the same shares elsewhere.
@@ -32,8 +32,28 @@ def stops_colour(hex_stops: str, t: float) -> tuple:
 
 def png(width: int, height: int, raw: bytes, palette: list) -> bytes:
     """A palette PNG (8 bits per pixel, index 0 transparent) from its filtered rows."""
-    def chunk(tag: bytes, body: bytes) -> bytes:
-        return struct.pack(">I", len(body)) + tag + body + struct.pack(">I", zlib.crc32(tag + body) & 0xFFFFFFFF)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0))
-            + chunk(b"PLTE", bytes(c for rgb in palette for c in rgb)) + chunk(b"tRNS", b"\x00")
-            + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
+    return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0))
+            + _chunk(b"PLTE", bytes(c for rgb in palette for c in rgb)) + _chunk(b"tRNS", b"\x00")
+            + _chunk(b"IDAT", zlib.compress(raw, 9)) + _chunk(b"IEND", b""))
+
+
+def truecolour_png(width: int, height: int, raw: bytes) -> bytes:
+    """An RGBA PNG (8 bits a channel) from its filtered rows: for a picture of more colours than a palette holds."""
+    return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0))
+            + _chunk(b"IDAT", zlib.compress(raw, 9)) + _chunk(b"IEND", b""))
+
+
+def _chunk(tag: bytes, body: bytes) -> bytes:
+    return struct.pack(">I", len(body)) + tag + body + struct.pack(">I", zlib.crc32(tag + body) & 0xFFFFFFFF)
+
+
+def repaletted(picture: bytes, colours: dict) -> bytes:
+    """A palette PNG (as `png` writes it) with some of its palette's colours changed, {(r, g, b): (r, g, b)}: the
+    same picture drawn otherwise (a dark page's, figsite.site.schemes). Any other PNG comes back as it was."""
+    at = picture.find(b"PLTE")
+    if picture[:8] != b"\x89PNG\r\n\x1a\n" or at < 12:
+        return picture
+    length = struct.unpack(">I", picture[at - 4:at])[0]
+    old = picture[at + 4:at + 4 + length]
+    body = b"".join(bytes(colours.get(tuple(old[i:i + 3]), tuple(old[i:i + 3]))) for i in range(0, length, 3))
+    return picture[:at - 4] + _chunk(b"PLTE", body) + picture[at + 8 + length:]

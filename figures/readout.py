@@ -17,9 +17,11 @@ from figures.toolkit import charts, fields, textless
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import DATA, FOLLOWED, ON_DARK, ON_LIGHT, REFERENCE
 from figures.toolkit.colours import FOLLOWED_NAME
-from figures.toolkit.words import after_layer, after_layer_expr, heading, percent, said, shown, token_label, whole_percent
+from figures.toolkit.words import (after_layer, after_layer_expr, heading, percent, percent_expr, said, shown,
+                                   token_label, whole_percent)
 
 TOP_SHOWN = 3  # the book prints the top 3
+TOP_ENDS = "top_ends"  # the param of the largest chance among the top bars at each stage
 OUTSIDE = 99  # the rank the page's data give the target where it is not among the top 3: drawn below them
 # The caption of the chart with no text: it names what the live page shows, where the build's names figure labels.
 LIVE_CAPTION = "After each layer, what the model would guess as the next token after the text's last token."
@@ -64,7 +66,7 @@ def describe(fig, run, stage: int) -> str:
     at = stages(fig, run)[stage]
     top = ", ".join(f"{said(run.token_text(i))} {percent(p)}" for i, p in at["top"][:TOP_SHOWN])
     return (f"{name}: the top {TOP_SHOWN} guesses are {top}; "
-            f"{said(run.target(fig['text'])['text'])} has {at['p'] * 100:.2f}%.")
+            f"{said(run.target(fig['text'])['text'])} has {percent(at['p'])}.")
 
 
 class Readout(Kind):
@@ -124,13 +126,12 @@ class Readout(Kind):
         target = said(run.target(fig["text"])["text"])
         last = stages(fig, run)[-1]
         summary = (f"The read-out of {token_label(tokens, q)}: after all {n_layer} layers the model gives "
-                   f"{target} {last['p'] * 100:.2f}%.")
+                   f"{target} {percent(last['p'])}.")
         entry = entry_stage(fig, run)
         if entry is None:
             answer = f"In this run {target} never enters the top three."
         else:
-            answer = (f"{after_layer(entry, capital=True)}: {target} has "
-                      f"{stages(fig, run)[entry]['p'] * 100:.2f}% there.")
+            answer = f"{after_layer(entry, capital=True)}: {target} has {percent(stages(fig, run)[entry]['p'])} there."
         reveal = {"question": f"Guess first: at which layer does {target} enter the top three?", "answer": answer}
         if entry is not None:
             reveal.update(link=f"#stage={entry}", link_text=f"Show {after_layer(entry)}")
@@ -175,17 +176,21 @@ class Readout(Kind):
         top = top_rows(fig, run)
         # The stages where the target is drawn below the top 3: the upper chart's title names it there.
         outside = alt.param(name="outside", value=sorted({row["stage"] for row in top if row["rank"] == OUTSIDE}))
+        ends = alt.param(name=TOP_ENDS, value=[max(row["p"] for row in top if row["stage"] == s)
+                                               for s in range(n_layer + 1)])
+        room = charts.words_room([percent(row["p"]) for row in top])
         # Params and data go in once, at the top: Altair copies a chart's params and inline data at every step.
         return charts.with_clicks(charts.with_data(charts.with_params(
-            _stack(target, n_layer, sideways), stage, charts.chance_switch(), descriptions, description, outside),
-            top=top, line=line_rows), "stage")
+            _stack(target, n_layer, sideways, room), stage, charts.chance_switch(), descriptions, description,
+            outside, ends), top=top, line=line_rows), "stage")
 
 
-def _stack(target: str | None, n_layer: int, sideways: bool = False) -> alt.TopLevelMixin:
+def _stack(target: str | None, n_layer: int, sideways: bool = False, room: int = 0) -> alt.TopLevelMixin:
     """The top guesses above the target's chance layer by layer (`sideways`: the stages down the chart), fitted to
-    the column; `target` None: with no text (the live page's: _top_chart, _line_chart)."""
+    the column, `room` px for the words past a top bar; `target` None: with no text (the live page's: _top_chart,
+    _line_chart)."""
     return charts.fits_column(alt.vconcat(
-        _top_chart(target), (_down_chart if sideways else _line_chart)(target, n_layer), spacing=28))
+        _top_chart(target, room), (_down_chart if sideways else _line_chart)(target, n_layer), spacing=28))
 
 
 def top_rows(fig, run) -> list:
@@ -197,37 +202,41 @@ def top_rows(fig, run) -> list:
     for s, stage in enumerate(stages(fig, run)):
         top = stage["top"][:TOP_SHOWN]
         for rank, (token_id, p) in enumerate(top, start=1):
-            rows.append({"stage": s, "rank": rank, "token": shown(run.token_text(token_id)), "p": round(p, 5),
+            rows.append({"stage": s, "rank": rank, "token": shown(run.token_text(token_id)), "p": charts.kept_chance(p),
                          "target": token_id == target_id})
         if target_id not in [i for i, _ in top]:
-            rows.append({"stage": s, "rank": OUTSIDE, "token": target, "p": round(stage["p"], 5), "target": True})
+            rows.append({"stage": s, "rank": OUTSIDE, "token": target, "p": charts.kept_chance(stage["p"]),
+                         "target": True})
     return rows
 
 
-def _top_chart(target: str | None) -> alt.TopLevelMixin:
+def _top_chart(target: str | None, room: int = 0) -> alt.TopLevelMixin:
     """The top tokens at the chosen stage, as bars with their probabilities, the target (`target`, as shown) in the
-    followed token's colour; the title names it where it is drawn below the top 3. `target` None: with no text (the
-    live page's), the top TOP_K at the text's last token and the followed token below them where it is not among
-    them (_textless_tops), named by `follow_name`."""
+    followed token's colour; the title names it where it is drawn below the top 3. Its chance axis follows the
+    switch as the line's does, zoomed in ending where the stage's largest bar (the param `top_ends`) leaves `room`
+    px for its words. `target` None: with no text (the live page's, which has no switch), the top TOP_K at the
+    text's last token and the followed token below them where it is not among them (_textless_tops), named by
+    `follow_name`, on an axis of 0 to 100%."""
     stage_label = after_layer_expr("stage")
     y = alt.Y("rank:O", title=None, axis=None)
+    scale, axis = charts.chance_scale(f"{TOP_ENDS}[stage]", room), alt.Axis(format=charts.CHANCE_FORMAT, tickCount=5)
     if target is None:
         y = alt.Y("rank:O", scale=alt.Scale(domain=[*range(1, TOP_K + 1), OUTSIDE]), title=None, axis=None)
+        scale, axis = alt.Scale(domain=[0, 1]), alt.Axis(format="%", tickCount=5)
     layers = []
     for base in [alt.Chart(alt.NamedData("top"))] if target is not None else _textless_tops():
         # Ranks on the axis, token names drawn beside it: the tokens differ from stage to stage.
-        ranked = base.encode(
-            y=y, tooltip=[alt.Tooltip("token:N"), alt.Tooltip("p:Q", title="chance", format=".2%")],  # the words' too
+        ranked = charts.said_chance(base).encode(
+            y=y, tooltip=[alt.Tooltip("token:N"), charts.chance_tip()],  # the words' digits too
         ).transform_filter("datum.stage == stage")
         bars = ranked.mark_bar().encode(
-            x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
-                    title="chance of being the next token"),
+            x=alt.X("p:Q", scale=scale, axis=axis, title="chance of being the next token"),
             color=alt.condition("datum.target", alt.value(FOLLOWED), alt.value(DATA)),
-            tooltip=[alt.Tooltip("token:N"), alt.Tooltip("p:Q", title="chance", format=".2%")],
+            tooltip=[alt.Tooltip("token:N"), charts.chance_tip()],
         )
         # A chance after its bar, or inside a bar that leaves it no room ("99.20%", 12 px), on the bar's colour.
         bar_labels = charts.at_bar_ends(ranked.encode(
-            x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("p:Q", format=".2%")), "p", room="52",
+            x=alt.X("p:Q", scale=scale), text=alt.Text("p_said:N")), "p", room="52",
             inside=alt.condition("datum.target", alt.value(ON_LIGHT), alt.value(ON_DARK)), fontSize=12)
         # The target's name in bold: with its bar in the followed token's colour, its direct label.
         names = ranked.mark_text(align="right", dx=-6, fontSize=13,
@@ -258,7 +267,7 @@ def _line_chart(target: str | None, n_layer: int) -> alt.TopLevelMixin:
         source = alt.Chart(alt.NamedData("line"))
         y = alt.Y("p:Q", scale=charts.chance_scale(), axis=alt.Axis(format=charts.CHANCE_FORMAT, tickCount=5),
                   title=f"chance of {target}")
-    base = charts.named_stages(source).encode(
+    base = charts.said_chance(charts.named_stages(source)).encode(
         x=alt.X("stage:Q", title=["after layer", "(0: before any layer)"],
                 # Half a column's room either side: the first and last stages' points and columns are drawn whole.
                 scale=alt.Scale(domain=[-0.5, n_layer + 0.5], nice=False, zero=False),
@@ -270,7 +279,7 @@ def _line_chart(target: str | None, n_layer: int) -> alt.TopLevelMixin:
     line = base.mark_line(color=FOLLOWED) + charts.clickable(base, stage="datum.stage").mark_point(
         color=FOLLOWED, filled=True, cursor="pointer").encode(
         size=alt.condition("datum.stage == stage", alt.value(140), alt.value(30)),
-        tooltip=[charts.stage_tip(), alt.Tooltip("p:Q", title=target_tip, format=".2%")],
+        tooltip=[charts.stage_tip(), charts.chance_tip(target_tip)],
     )
     rule = alt.Chart(alt.Data(values=[{}])).mark_rule(color=REFERENCE, strokeDash=[4, 3]).encode(
         x=alt.X("stage:Q")).transform_calculate(stage="stage")  # the field takes the slider's value
@@ -278,7 +287,7 @@ def _line_chart(target: str | None, n_layer: int) -> alt.TopLevelMixin:
     columns = charts.clickable(base, stage="datum.stage").mark_rect(
         fill="transparent", cursor="pointer", aria=False, clip=True, width=alt.ExprRef(f"width / {n_layer + 1}")).encode(
         y=alt.value(0), y2=alt.value("height"),
-        tooltip=[charts.stage_tip(), alt.Tooltip("p:Q", title=target_tip, format=".2%")])
+        tooltip=[charts.stage_tip(), charts.chance_tip(target_tip)])
     title = (f"{target}'s chance, layer by layer" if target is not None
              else alt.Title(alt.ExprRef(f"{textless.FOLLOW_NAME} + '\\'s chance, layer by layer'")))
     return alt.layer(line, rule, columns).properties(width="container", height=180, title=title)
@@ -288,14 +297,14 @@ def _down_chart(target: str, n_layer: int) -> alt.TopLevelMixin:
     """The target's probability across the stages, the stages down the chart from the first, as the lens has them,
     each in a row of charts.TAP px that a tap anywhere in chooses (the slider: by keyboard); the chosen stage
     marked."""
-    base = charts.named_stages(alt.Chart(alt.NamedData("line"))).encode(
+    base = charts.said_chance(charts.named_stages(alt.Chart(alt.NamedData("line")))).encode(
         y=alt.Y("stage:Q", title=["after layer", "(0: before any layer)"],
                 scale=alt.Scale(domain=[-0.5, n_layer + 0.5], nice=False, zero=False, reverse=True),
                 axis=alt.Axis(values=list(range(n_layer + 1)), tickCount=n_layer + 1, labelOverlap=False, format="d",
                               grid=False)),
         x=alt.X("p:Q", scale=charts.chance_scale(), axis=alt.Axis(format=charts.CHANCE_FORMAT, tickCount=4),
                 title=f"chance of {target}"))
-    tips = [charts.stage_tip(), alt.Tooltip("p:Q", title=target, format=".2%")]
+    tips = [charts.stage_tip(), charts.chance_tip(target)]
     line = base.mark_line(color=FOLLOWED).encode(order="stage:Q") + charts.clickable(
         base, stage="datum.stage").mark_point(color=FOLLOWED, filled=True, cursor="pointer").encode(
         size=alt.condition("datum.stage == stage", alt.value(140), alt.value(30)), tooltip=tips)
@@ -320,11 +329,11 @@ def textless_chart(n_layer: int, opening_stage: int | None = None) -> alt.TopLev
     stage = charts.stage_slider(n_layer, n_layer if opening_stage is None else opening_stage)
     followed = textless.row_at("follow", "stage", textless.LAST)
     top3 = " + ', ' + ".join(f"{textless.row_at('top', 'stage', textless.LAST, r)}.token + ' ' + "
-                             f"format({textless.row_at('top', 'stage', textless.LAST, r)}.p, '{charts.TIP_CHANCE}')"
+                             f"{percent_expr(textless.row_at('top', 'stage', textless.LAST, r) + '.p')}"
                              for r in (1, 2, 3))
     description = alt.param(name=DESCRIPTION, expr=(
         f"{after_layer_expr('stage', capital=True)} + ': the top 3 guesses are ' + "
-        f"{top3} + '; ' + follow_name + ' has ' + format({followed}.p, '.2%') + '.'"))
+        f"{top3} + '; ' + follow_name + ' has ' + {percent_expr(followed + '.p')} + '.'"))
     outside = alt.param(name="outside", expr=f"{followed}.rank > {TOP_K}")
     return textless.finished(
         _stack(None, n_layer),

@@ -12,17 +12,16 @@ import math
 from dataclasses import replace
 
 from figsite.config import Field
-from figsite.data.asks import Asks
 from figsite.data import paths
 from figsite.data.run import JS_CALLBACK
-from figsite.data.shared_names import DESCRIPTION, LOADS_META, NAMES
+from figsite.data.shared_names import DESCRIPTION, KEY_WORDS, LOADS_META, NAMES
 from figures import heads
 from figures.heads_chart import DETAIL_HEIGHT, Grid, chosen_square, detail_chart, key_x, query_axis
 from figures.kind import PartKind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
-from figures.toolkit.colours import CELL_LINE, CHOSEN, ON_DARK, ROLE_COLOURS, ROLE_NAMES
-from figures.toolkit.words import count, heading, quoted
+from figures.toolkit.colours import CELL_LINE, CHOSEN, MASKED_KEY, ON_DARK, ROLE_COLOURS, ROLE_NAMES
+from figures.toolkit.words import count, heading, quoted, whole_percent
 
 MIN_TOKENS = 8
 STRONGEST = "strongest"  # the `show` choice that colours each head by its strongest role
@@ -84,15 +83,17 @@ class Roles(PartKind):
     CAPTION = ("Some heads have clear habits: they look at the token just before, or at the first token, or at an "
                "earlier copy of the same token, or at the token that came after that copy. Here every head is "
                "scored on each habit, and coloured by its strongest one.")
-    GUIDE = ("Each square is one head: its colour is its strongest habit, and the stronger it is, the deeper the "
-             "colour. Choose a habit in \"Colour by\" to see how strong it is in every head. Choose a square (click "
-             "or tap) to see that head's pattern below: on the text, and on random tokens said twice, where the "
-             f"outlines mark the earlier copy of each token ({ROLE_NAMES['duplicate']}, solid) and the token after "
-             f"it ({ROLE_NAMES['induction']}, dashed, inside the cell). The \"Layer\" and \"Head\" menus do the "
-             "same from the keyboard. {Hover} a square for its habits{mouse:, or a cell of a pattern for its "
-             "share}.")
-    KEY = ("Each square is one head, coloured by its strongest habit; the deeper the colour, the stronger the "
-           "habit.")
+    GUIDE = ("Each square is one head, in the colour of its strongest habit. Choose a habit in \"Colour by\" to see "
+             "how strong it is in every head: the brighter the square, the stronger. Choose a square (click or tap) "
+             "to see that head's pattern below: on the text, and on random tokens said twice, where the outlines "
+             f"mark the earlier copy of each token ({ROLE_NAMES['duplicate']}, solid) and the token after it "
+             f"({ROLE_NAMES['induction']}, dashed, inside the cell). The \"Layer\" and \"Head\" menus do the same "
+             "from the keyboard. {Hover} a square for its habits{mouse:, or a cell of a pattern for its share}.")
+    # The key says how the grid is coloured: by each head's strongest habit (KEY, as the page opens), or by the habit
+    # chosen in "Colour by" (KEY_ONE): the chart's KEY_WORDS param, which the page writes in place of the key.
+    KEY = "Each square is one head, in the colour of its strongest habit."
+    KEY_ONE = ("Each square is one head: the brighter it is, the more of its attention goes where the chosen habit "
+               "looks.")
     FIELDS = {
         "text": fields.TEXT_FIELD,  # of MIN_TOKENS or more: `check` says so
         "repeat_length": Field("int", "how many random tokens are said twice: 2 or more, and twice that fits the "
@@ -117,22 +118,19 @@ class Roles(PartKind):
             raise fig.error("seed", f"{seed} is negative", "0 or more")
         return {"repeat_length": length, "seed": seed}
 
-    def asks(self, fig) -> Asks:
-        return Asks(texts={fig["text"]: None}, parts=self.part_asks(fig),
-                    config=self.config_of(fig, "text", "repeat_length", "seed"))
-
     def ask(self, fig) -> list:
         return [fig["text"], fig.resolved["repeat_length"], fig.resolved["seed"]]
 
     def text_figure(self, fig, run) -> str:
-        """The text, the repeated sequence's length, then each role's top heads with their scores."""
+        """The text, the repeated sequence's length, then each role's top heads with their shares on it, in words:
+        'layer 1 head 6 22%'."""
         entry, n = self.entry(fig, run), run.n_tokens(fig["text"])
         rows = head_rows(entry)
         lines = [heading(fig, self.TITLE), f"  {quoted(fig['text'], n)}",
-                 f"  and {entry['repeat_length']} random tokens said twice (seed {fig.resolved['seed']})"]
+                 f"  and {entry['repeat_length']} random tokens said twice"]
         for role, (name, _) in ROLES.items():
             where = "the text" if entry["measured_on"][role] == "text" else "the random tokens"
-            top = ", ".join(f"{row['layer'] + 1}.{row['head'] + 1} {row[role]:.2f}" for row in ranked(rows, role))
+            top = ", ".join(f"{head_name(row)} {whole_percent(row[role])}%" for row in ranked(rows, role))
             lines.append(f"  {name + ' (on ' + where + ')':<40} {top}")
         return "\n".join(lines) + "\n"
 
@@ -197,7 +195,8 @@ class Roles(PartKind):
         stack = alt.vconcat(
             _grid(rows, square),
             detail_chart(on_text, chosen_square(on_text), outline=False,
-                         title="'Layer ' + layer + ', head ' + head + ' on the text: who looks at whom'"),
+                         title="'Layer ' + layer + ', head ' + head + ' on the text: who looks at whom'",
+                         note=f"{MASKED_KEY} (a token cannot see the tokens after it)"),
             repeats_chart(on_repeats, length, square),
             spacing=24).resolve_scale(color="independent")  # each pattern with its own legend of shares
         chart = charts.with_data(charts.with_params(stack if square else charts.fits_column(stack), *params),
@@ -219,8 +218,8 @@ class Roles(PartKind):
 
 
 # The words the page leaves to "More detail", one sentence each: how strong a habit is, and researchers' names.
-DETAILS = ("Score: how strong a habit is in a head, the share of its attention that goes where the habit looks, on "
-           "average over the tokens (the downloads give it as a number from 0 to 1: 0.90 is 90%).",
+DETAILS = ("How strong a habit is in a head: the share of its attention that goes where the habit looks, on average "
+           "over the tokens (the downloads give it as a number from 0 to 1: 0.90 is 90%).",
            "Duplicate token: researchers' name for the habit of looking at an earlier copy of the same token.",
            "Induction: researchers' name for the habit of looking at the token that came after the earlier copy of "
            "the current one; on random tokens said twice, which carry no meaning, a head can only do that by "
@@ -235,12 +234,14 @@ LABELS = 24  # the random tokens' pattern labels about this many of its rows and
 
 def described(rows: list) -> list:
     """The chart's description after any change: the chosen head in words (head_words), and the habit the grid is
-    coloured by where one is chosen."""
+    coloured by where one is chosen; and the key, which says how the grid is coloured (Roles.KEY, KEY_ONE)."""
     said = alt.param(name="head_words",
                      value={f"{row['layer'] + 1}-{row['head'] + 1}": head_words(row) for row in rows})
     colouring = alt.param(name="colour_words", value={role: f"The grid shows how much every head looks at {goes}."
                                                       for role, (_, goes) in ROLES.items()})
-    return [said, colouring, alt.param(name=DESCRIPTION, expr=(
+    key = alt.param(name=KEY_WORDS, expr=(
+        f"show == '{STRONGEST}' ? {charts.literal(Roles.KEY)} : {charts.literal(Roles.KEY_ONE)}"))
+    return [said, colouring, key, alt.param(name=DESCRIPTION, expr=(
         f"head_words[layer + '-' + head] + (show == '{STRONGEST}' ? '' : ' ' + colour_words[show])"))]
 
 
@@ -330,16 +331,24 @@ def _grid_rows(rows: list) -> list:
 
 def shown_when(test: str) -> dict:
     """A legend's properties that show it only while the Vega expression `test` holds: each legend of the grid
-    applies to one way of colouring it, and the other is not drawn (its room stays, so nothing jumps)."""
+    applies to one way of colouring it, and the other is not drawn."""
     seen = alt.ExprRef(f"{test} ? 1 : 0")
-    return {"titleOpacity": seen, "labelOpacity": seen, "symbolOpacity": seen, "gradientOpacity": seen,
-            "aria": alt.ExprRef(test)}
+    return {"titleOpacity": seen, "labelOpacity": seen, "symbolOpacity": seen, "aria": alt.ExprRef(test)}
+
+
+# The grid's two legends, one for each way of colouring it, lie in one place above it, of one size (five squares in
+# two columns): the one shown takes the other's room, and nothing above the grid opens or moves (issue 44).
+LEGEND_ROOM = 60  # px above the grid: a legend's title and three rows, and a gap of about 8
+KEY_PLACE = {"orient": "none", "legendX": 0, "legendY": -LEGEND_ROOM, "direction": "horizontal", "columns": 2,
+             "symbolType": "square", "symbolSize": 121, "symbolStrokeWidth": 0, "labelLimit": 200}
+STEPS = [0, 0.25, 0.5, 0.75, 1]  # the shares the legend of one habit shows, five as the habits are
 
 
 def _grid(rows: list, square: int = 0):
-    """Layers down, heads across: a square per head, in its strongest role's colour (deeper: stronger), or with a
-    role chosen, that role's score on the sequential scale; the chosen head framed. As wide as the column, or
-    `square` px a head."""
+    """Layers down, heads across: a square per head, in its strongest role's colour, or with a role chosen, that
+    role's score on the sequential scale; the chosen head framed. As wide as the column, or `square` px a head.
+    Each square is drawn in its legend's colour, whole (not faded by its score, which on a dark page would turn it
+    a colour the legend lacks): the legend's swatches are the squares' pixels, light and dark."""
     n_layer, n_head = rows[-1]["layer"] + 1, rows[-1]["head"] + 1
     base = alt.Chart(alt.NamedData("heads")).encode(
         x=alt.X("h:O", title="head", axis=alt.Axis(labelAngle=0)), y=alt.Y("l:O", title="layer"))
@@ -351,14 +360,13 @@ def _grid(rows: list, square: int = 0):
         stroke=CELL_LINE, strokeWidth=0.5, cursor="pointer").encode(
         color=alt.Color("name:N", title="its strongest habit: looking at", scale=alt.Scale(
             domain=[name for name, _ in ROLES.values()], range=[ROLE_COLOURS[role] for role in ROLES]),
-            legend=alt.Legend(orient="top", direction="horizontal", columns=2, **shown_when(f"show == '{STRONGEST}'"))),
-        opacity=alt.Opacity("score:Q", scale=alt.Scale(domain=[0, 1], range=[0.25, 1]), legend=None), tooltip=tips)
+            legend=alt.Legend(**KEY_PLACE, **shown_when(f"show == '{STRONGEST}'"))), tooltip=tips)
     # Empty while the strongest habits show: hidden from screen readers, whom the tooltip's words serve instead.
     one = clicked.transform_filter("datum.role == show").mark_rect(
         stroke=CELL_LINE, strokeWidth=0.5, cursor="pointer", aria=False).encode(
-        color=alt.Color("score:Q", title="share on that habit",
+        color=alt.Color("score:Q", title="share of its attention there",
                         scale=charts.sequential(domain=[0, 1]),
-                        legend=alt.Legend(orient="bottom", direction="horizontal", gradientLength=120, format="%",
+                        legend=alt.Legend(**KEY_PLACE, type="symbol", values=STEPS, format="%",
                                           **shown_when(f"show != '{STRONGEST}'"))), tooltip=tips)
     chosen = base.transform_filter("datum.best && datum.l == layer && datum.h == head").mark_rect(
         fill=None, stroke=CHOSEN, strokeWidth=2.5, aria=False)

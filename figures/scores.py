@@ -14,10 +14,9 @@ import math
 import textwrap
 
 from figsite.config import Field
-from figsite.data.asks import Asks
 from figsite.data.shared_names import DESCRIPTION
 from figures.kind import PartKind
-from figures.toolkit import charts, fields
+from figures.toolkit import charts, fields, terms
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import ASIDE, CHOSEN, CHOSEN_NAME, DATA, NEGATIVE_NAME, POSITIVE_NAME
 from figures.toolkit.words import agrees, count, escaped, heading, said, shown, token_label
@@ -69,9 +68,10 @@ class Scores(PartKind):
                "description: a list of numbers too. Multiplying them number by number and adding up says how well "
                "each token fits the question; the fits become shares that add up to 100%.")
     GUIDE = (f"The strips show the question and each token's description, one cell per number: {NEGATIVE_NAME} "
-             f"below zero, {POSITIVE_NAME} above, pale near zero; below them, their products. Choose a token to "
-             f"see its description: drawn in {CHOSEN_NAME}, its name marked {FOLLOWED_MARK.strip()}. The bars "
-             "give how well each description fits the question, and the share of attention it earns.")
+             f"below zero, {POSITIVE_NAME} above, faint near zero (the page's own colour); below them, their "
+             f"products. Choose a token to see its description: drawn in {CHOSEN_NAME}, its name marked "
+             f"{FOLLOWED_MARK.strip()}. The bars give how well each description fits the question, and the share of "
+             "attention it earns.")
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "focus": fields.token_field("the token that asks"),
@@ -86,10 +86,6 @@ class Scores(PartKind):
         fields.check_text(fig, "text", text_tokens, model["n_ctx"])
         layer, head = fields.check_view(fig, "head", fig["head"], model)
         return {"opening": fields.opening(fig, "focus", text_tokens), "layer": layer - 1, "head": head - 1}
-
-    def asks(self, fig) -> Asks:
-        return Asks(texts={fig["text"]: None}, parts=self.part_asks(fig),
-                    config=self.config_of(fig, "text", "focus", "head"))
 
     def ask(self, fig) -> list:
         """The head (0-based layer and head) and the asking token."""
@@ -137,9 +133,7 @@ class Scores(PartKind):
             f"the shares agree with the model's own attention to within {max(gap, 1e-9):.0e}.",
             f"Each fit is divided by {math.sqrt(width):g}, the square root of the {width} numbers a head works with: "
             "without it, wide heads would give fits so large that one token would take almost everything.",
-            "The \"Spread the shares\" slider sets the temperature T, which divides every divided fit by T again "
-            "before the fits become shares (the softmax): above 1 the shares even out, below 1 they sharpen towards "
-            "the best fit. The model itself always works at T = 1.",
+            terms.SPREAD,
         ]
         if q + 1 < len(tokens):
             after = len(tokens) - q - 1
@@ -203,8 +197,8 @@ def chart_params(tokens: list, q: int, rows: list, names: list) -> list:
         min=0.1, max=4, step=0.05, name="Spread the shares (1: the model's) "))
     said = alt.param(name="keys_said", value={str(row["key"] + 1): describe(tokens, q, row) for row in rows})
     description = alt.param(name=DESCRIPTION, expr=(
-        "keys_said[key + ''] + (T == 1 ? ', as the model gives it.' : ' as the model gives it; with the spread "
-        "(temperature) at ' + T + ' the fits are divided by ' + T + ' before they become shares.')"))
+        "keys_said[key + ''] + (T == 1 ? ', as the model gives it.' : ' as the model gives it; with the shares spread "
+        "at ' + T + ' the fits are divided by ' + T + ' before they become shares.')"))
     return [key, temperature, said, description]
 
 

@@ -237,10 +237,11 @@ def ledger(weights: Weights, ids: list[int], position: int, target: int, versus:
 
 
 def knockout(weights: Weights, ids: list[int], position: int, target: int, part: str, layer: int,
-             head: int | None = None) -> tuple[float, int]:
+             head: int | None = None, again: bool = False) -> tuple[float, int]:
     """The target's probability and rank at `position` when one part's output is zero at every position:
     part "attention" or "feed-forward" of `layer`, or "head" `head` of `layer` (its mixed values zero before
-    the output projection, whose bias stays)."""
+    the output projection, whose bias stays). again: the same part taken out at every later layer too, which no
+    figure shows: what a knockout left in place would compute, for a test to show its text tells the two apart."""
     eps = weights.eps
     ids_t = torch.tensor(ids, dtype=torch.long)
     x = weights["transformer.wte.weight"][ids_t] + weights["transformer.wpe.weight"][torch.arange(len(ids))]
@@ -248,17 +249,18 @@ def knockout(weights: Weights, ids: list[int], position: int, target: int, part:
         p = f"transformer.h.{l}"
         normed = layer_norm(x, weights[p + ".ln_1.weight"], weights[p + ".ln_1.bias"], eps)
         attn_out, pattern = attention_layer(normed, weights, l)
-        if part == "head" and l == layer:
+        out = l == layer or (again and l > layer)  # the part taken out in this layer
+        if part == "head" and out:
             d_model = normed.shape[-1]
             d_head = d_model // weights.n_head
             v = conv1d(normed, weights, p + ".attn.c_attn")[:, 2 * d_model:]
             mixed = torch.cat([pattern[h] @ v[:, h * d_head:(h + 1) * d_head] for h in range(weights.n_head)], dim=-1)
             mixed[:, head * d_head:(head + 1) * d_head] = 0.0
             attn_out = conv1d(mixed, weights, p + ".attn.c_proj")
-        if not (part == "attention" and l == layer):
+        if not (part == "attention" and out):
             x = x + attn_out
         mlp_out = mlp_layer(layer_norm(x, weights[p + ".ln_2.weight"], weights[p + ".ln_2.bias"], eps), weights, l)
-        if not (part == "feed-forward" and l == layer):
+        if not (part == "feed-forward" and out):
             x = x + mlp_out
     normed = layer_norm(x[position], weights["transformer.ln_f.weight"], weights["transformer.ln_f.bias"], eps)
     logits = normed @ weights["transformer.wte.weight"].T  # (vocab,)
@@ -273,12 +275,12 @@ PATCH_SITES = ("resid_pre", "attn_out", "mlp_out", "z")  # what one patched run 
 
 def _put_back(site: str, layer: int, here: torch.Tensor, kept: dict, patch) -> torch.Tensor:
     """Keeps this run's activation `here` of `site` at `layer` in `kept`, and returns it with the clean run's put
-    back where `patch` = (site, layer, index, clean kept) aims: one position, or one head at every position for
-    "z" (here (position, heads, d_head))."""
+    back where `patch` = (site, layer, index, clean kept, again) aims: one position, or one head at every position
+    for "z" (here (position, heads, d_head)); with `again`, at that site of every later layer too (see patched)."""
     kept[(site, layer)] = here
-    if patch is None or patch[:2] != (site, layer):
+    if patch is None or patch[0] != site or not (layer == patch[1] or (patch[4] and layer > patch[1])):
         return here
-    _, _, index, clean = patch
+    _, _, index, clean, _ = patch
     here = here.clone()
     if site == "z":
         here[:, index] = clean[(site, layer)][:, index]
@@ -333,15 +335,18 @@ def unpatched(weights: Weights, ids: list[int], position: int, target: int, vers
 
 
 def patched(weights: Weights, clean_ids: list[int], corrupted_ids: list[int], position: int, target: int,
-            versus: int, site: str, layer: int, index: int, clean: dict | None = None) -> tuple[float, float]:
+            versus: int, site: str, layer: int, index: int, clean: dict | None = None,
+            again: bool = False) -> tuple[float, float]:
     """The corrupted run with one activation of the clean run put back: `site` in PATCH_SITES at `layer`
     (0-based; resid_pre also at n_layer, the stream after the last layer), at position `index`, or head `index`
     at every position for "z". `clean`: the clean run's kept activations (patch_run's second value), to save
-    running it again. Returns (logit difference, target probability) at `position`."""
+    running it again. again: put back at that site of every later layer too, which no figure shows: what a
+    patch left in place would compute, for a test to show its texts tell the two apart. Returns (logit
+    difference, target probability) at `position`."""
     assert site in PATCH_SITES
     if clean is None:
         clean = patch_run(weights, clean_ids)[1]
-    final, _ = patch_run(weights, corrupted_ids, (site, layer, index, clean))
+    final, _ = patch_run(weights, corrupted_ids, (site, layer, index, clean, again))
     return diff_and_p(weights, final, position, target, versus)
 
 

@@ -155,42 +155,47 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             return self._send(200, "application/json", self.state.as_json())
         if address.path == SCRIPT:
             return self._send(200, "text/javascript", LIVE_SCRIPT)
-        page = self._html_file()
-        if page is None:
-            return super().do_GET()
+        asked = self._asked()
+        real = self._inside_site(asked)
+        if real is None or asked.suffix != ".html" or not real.is_file():
+            return super().do_GET()  # every other file; and a way out of the site, which send_head refuses
         build = self.state.as_json()  # read before the file: a page never claims a newer build than it shows
         try:
-            body = page.read_bytes()
+            body = real.read_bytes()  # the file checked, not the link to it (which a rebuild may point elsewhere)
         except OSError:
             return super().do_GET()  # swapped away while we looked: the ordinary 404
         self._policy = policy_of(body)
-        body = with_author_box(body, self.site, page.name)
+        body = with_author_box(body, self.site, asked.name)
         return self._send(200, "text/html; charset=utf-8", with_live_script(body, json.loads(build)["build"]))
 
     def send_head(self):
         # Every file answered (GET or HEAD) is checked here first: one outside the site is not found.
-        if not self._inside_site():
+        if self._inside_site(self._asked()) is None:
             self.send_error(404, "File not found")
             return None
         return super().send_head()
 
-    def _inside_site(self) -> bool:
-        """Whether the file asked for is in the site's folder once every link is followed: http.server drops
-        `..` from the path, and this refuses a link inside the site that leads out of it."""
-        local = Path(self.translate_path(urlsplit(self.path).path))
-        try:
-            return local.resolve().is_relative_to(self.site)
-        except (OSError, RuntimeError):  # a loop of links
-            return False
+    def _asked(self) -> Path:
+        """The file http.server sends for this request, found as it finds it: the whole request line's path
+        translated (unquoted, `..` and empty names dropped), and for a folder asked with a trailing slash its
+        index.html or index.htm. The check and both branches (HTML and the rest) use this one answer: a check
+        on the path as urlsplit reads it (`up:/secret.txt` has the scheme "up") or on a folder rather than its
+        index would let a link of the site that leads out through."""
+        local = Path(self.translate_path(self.path))
+        if local.is_dir() and urlsplit(self.path).path.endswith("/"):
+            for index in ("index.html", "index.htm"):  # http.server's own order
+                if (local / index).is_file():
+                    return local / index
+        return local
 
-    def _html_file(self) -> Path | None:
-        """The HTML file a GET asks for (a folder's index.html) inside the site, or None for anything else."""
-        path = urlsplit(self.path).path
-        local = Path(self.translate_path(path))  # unquoted there
-        if local.is_dir() and path.endswith("/"):
-            local = local / "index.html"
-        inside = local.suffix == ".html" and local.is_file() and self._inside_site()
-        return local if inside else None
+    def _inside_site(self, local: Path) -> Path | None:
+        """`local` once every link is followed, where that is in the site's folder; None where it leads out
+        (or round a loop of links)."""
+        try:
+            real = local.resolve()
+        except (OSError, RuntimeError):  # a loop of links
+            return None
+        return real if real.is_relative_to(self.site) else None
 
     def _send(self, code: int, content_type: str, body: bytes) -> None:
         self.send_response(code)

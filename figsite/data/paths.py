@@ -14,6 +14,7 @@ PAGE_SCRIPT = f"{ASSETS}/figures.js"
 ICON = f"{ASSETS}/icon.svg"  # the pages' icon, so that no browser asks for /favicon.ico, outside the site's folder
 VEGA_BUNDLE = f"{ASSETS}/vega.js"
 VEGA_STYLES = f"{ASSETS}/vega.css"  # vega-embed's and vega-tooltip's rules (tools/bundle.mjs), for the policy
+NOSCRIPT_STYLES = f"{ASSETS}/noscript.css"  # where JavaScript is off: the controls hidden, the drawings standing
 DATA = "data"  # the run's data files (see README, "What the build writes")
 IMAGES = "img"  # each figure's opening state drawn as SVG and PNG
 DOWNLOADS = "downloads"  # each figure's tables as JSON and CSV

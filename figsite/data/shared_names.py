@@ -23,6 +23,8 @@ FROM = "from"  # find-head
 TOKEN_PARAMS = (TOKEN, POSITION, FROM)
 
 DESCRIPTION = "description"  # the signal holding the chart's state in words, read out to screen readers
+KEY_WORDS = "key_words"  # a signal holding the chart's key in words where the reader's choices change it (the
+# page writes it in place of the key above the chart)
 VIEW = "view"  # the attention figure's head (a key such as '5-12', or 'all')
 NAMES = "names"  # the tokens as the chart writes them
 LEFT_OUT_SIGNAL = "left_out"  # a long text: the share left out of the chosen row
@@ -34,6 +36,9 @@ LOADS_META = "loads"  # a figure's files loaded on demand: {"on": [params], "key
 # "data": the dataset they fill, "opening": {param: value} the page's data already hold, "callback"}
 RENDERER_META = "renderer"  # "svg" (default) or "canvas"
 CLICKS_META = "clicks"  # what a click on a mark chooses: [{"field": a field of its datum, "param": a bound param}]
+# A menu that offers only what the figure can use: {param: the param whose value it stays at or before}, as find-head's
+# token looked back to stays at or before the token that looks (no token looks to the right).
+WITHIN_META = "within"
 PICK = "pick_"  # the datum field a clickable mark carries for the param it sets: "pick_token" (charts.clickable)
 # The mark behind a grid's axis on its left (charts.backdrop): where the grid scrolls in its box, the page keeps that
 # axis in view over it (scroll.js), filled with the page's colour (site.css).
@@ -54,8 +59,9 @@ FOLLOW_NAME = live_data.FOLLOW_NAME  # the param of the followed token's text
 # What templates/js/shared/names.js exports, each under its name here.
 # TOP_K (the read-out's tokens kept per stage and position) and PER_SHARE (a share's units) are the live page's: its
 # datasets and downloads lay out the model's outputs as the build's data files do.
-FOR_SCRIPTS = ("TOKEN_PARAMS", "TOKEN", "POSITION", "FROM", "DESCRIPTION", "VIEW", "NAMES", "LEFT_OUT_SIGNAL", "SHARES",
-               "ATTENTION_META", "LOADS_META", "RENDERER_META", "CLICKS_META", "PICK", "BACKDROP", "NARROW_PX", "SCROLL_HINT", "LEFT_OUT",
+FOR_SCRIPTS = ("TOKEN_PARAMS", "TOKEN", "POSITION", "FROM", "DESCRIPTION", "KEY_WORDS", "VIEW", "NAMES",
+               "LEFT_OUT_SIGNAL", "SHARES", "ATTENTION_META", "LOADS_META", "RENDERER_META", "CLICKS_META", "WITHIN_META",
+               "PICK", "BACKDROP", "NARROW_PX", "SCROLL_HINT", "LEFT_OUT",
                "MIN_SHARE", "TOP_K", "PER_SHARE", "LIVE_DATASETS", "LIVE_TABLES",
                "LIVE_PANELS", "LIVE_TOP", "LIVE_FOLLOW", "FOLLOW_NAME")
 

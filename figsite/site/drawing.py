@@ -25,7 +25,8 @@ from collections import deque
 from concurrent.futures import Future
 from pathlib import Path
 
-from figsite.site import printing
+from figsite.site import printing, schemes
+from figsite.site.lighter import lighter
 from figsite.site.vector_pictures import vector_pictures
 
 ROOT = Path(__file__).resolve().parents[2]  # figsite/site/this.py -> the project folder (templates/ is there)
@@ -67,13 +68,14 @@ class Drawer:
         return self._least_busy().ask({"job": "compile", "spec": spec, "themes": themes})
 
     def drawings(self, spec: dict, theme: dict, width: int = STATIC_WIDTH, png: bool = True,
-                 background: str = "white", fit: bool = False) -> Future:
+                 background: str = "white", fit: bool = False, dark: bool = False) -> Future:
         """The chart's opening state drawn `width` wide (where it says "container"; with `fit`, the whole fitted to
-        that width as on a page) in the given theme, on `background`: a Future of [SVG bytes, PNG bytes], or of
-        [SVG bytes] without `png`. The PNG is the small picture of it (the index's, a link preview's): its shapes
-        without its words."""
+        that width as on a page) in the given theme, on `background`, with a dark page's colours (`dark`:
+        figsite.site.schemes): a Future of [SVG bytes, PNG bytes], or of [SVG bytes] without `png`. The PNG is the
+        small picture of it (the index's, a link preview's): its shapes without its words. A page's drawing (`fit`)
+        is made light (figsite.site.lighter)."""
         return self._least_busy().ask({"job": "draw", "spec": spec, "theme": theme, "width": width, "png": png,
-                                       "background": background, "fit": fit})
+                                       "background": background, "fit": fit, "dark": dark})
 
     def printed(self, spec: dict, theme: dict, settings: dict) -> Future:
         """The chart drawn for print (figsite.site.printing): a Future of [SVG bytes, PDF bytes]. `settings`: the
@@ -221,9 +223,11 @@ def _do(vl_convert, request: dict) -> list[bytes]:
         vl_convert.vegalite_to_svg({"mark": "point", "data": {"values": [{}]}}, vl_version=vl_version())
         return []
     if request["job"] == "compile":
-        # Each theme's colours are compiled into the marks: the dark spec is sent as its differences only.
-        light, dark = (vl_convert.vegalite_to_vega({**request["spec"], "config": request["themes"][name]},
-                                                   vl_version=vl_version()) for name in ("light", "dark"))
+        # Each theme's colours are compiled into the marks, and the dark page's own (schemes.in_dark): the dark spec
+        # is sent as its differences only.
+        light, dark = (vl_convert.vegalite_to_vega({**spec, "config": request["themes"][name]},
+                                                   vl_version=vl_version())
+                       for name, spec in (("light", request["spec"]), ("dark", schemes.in_dark(request["spec"]))))
         if "usermeta" in request["spec"]:  # what the page's script reads (a long text's head files...)
             light["usermeta"] = dark["usermeta"] = request["spec"]["usermeta"]
         return [json.dumps(light, ensure_ascii=False).encode("utf-8"),
@@ -233,7 +237,8 @@ def _do(vl_convert, request: dict) -> list[bytes]:
         # a column, a drawing has none, and fitting makes Vega lay the chart out twice (a third of the time).
         # A first drawing (`fit`) is laid out as its live chart is, fitted to its column: its size is the live chart's
         # there. A view as wide as its column is fitted to it by Vega-Lite, which a width in numbers no longer says.
-        spec = {key: value for key, value in fixed_width(request["spec"], request["width"]).items()
+        spec = schemes.in_dark(request["spec"]) if request.get("dark") else request["spec"]
+        spec = {key: value for key, value in fixed_width(spec, request["width"]).items()
                 if key != "autosize" or request["fit"]}
         if request["fit"] and request["spec"].get("width") == "container" and "autosize" not in spec:
             spec["autosize"] = {"type": "fit-x", "contains": "padding"}
@@ -241,6 +246,8 @@ def _do(vl_convert, request: dict) -> list[bytes]:
             spec = in_column(spec, request["width"])
         spec["config"] = {**request["theme"], "background": request["background"]}
         svg = stable_ids(vl_convert.vegalite_to_svg(spec, vl_version=vl_version()))
+        if request["fit"]:  # a page's drawing, shown until its live chart is: as light as it can be
+            svg = lighter(svg)
         # the small picture about STATIC_WIDTH wide: large enough for a link preview, small for the index
         scale = min(1.0, STATIC_WIDTH / request["width"])
         png = [vl_convert.svg_to_png(shapes_only(svg), scale=scale)] if request["png"] else []

@@ -13,7 +13,9 @@ from __future__ import annotations
 import json
 import math
 from decimal import Decimal
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from figsite.data.shared_names import WITHIN_META
 
 # The input types vega-view draws; any other is an <input> of that type.
 SELECT, RADIO, RANGE, CHECKBOX = "select", "radio", "range", "checkbox"
@@ -26,6 +28,7 @@ class Option:
     value: str
     label: str
     chosen: bool
+    beyond: bool = False  # past the value of the param its select stays within (hidden and disabled)
 
 
 @dataclass(frozen=True)
@@ -35,7 +38,8 @@ class Input:
     signal: the signal's name (the input's name); label: the words before it; kind: its input type; options: the
     choices of a select or radio; attributes: a range's min, max, step and value, an <input>'s own; shown: the value
     a range writes beside it; hidden: a token choice that the page's row of tokens makes instead (figures.js hides
-    Vega's input where a row steers the chart, and the build hides this one alike)."""
+    Vega's input where a row steers the chart, and the build hides this one alike); within: the signal whose value
+    a select's value stays at or before (the chart's usermeta WITHIN_META), its options past it `beyond`."""
 
     signal: str
     label: str
@@ -45,17 +49,21 @@ class Input:
     shown: str = ""
     checked: bool = False
     hidden: bool = False
+    within: str = ""
 
 
 def chart_inputs(chart: dict, steered: str | None = None) -> list[Input] | None:
     """The inputs of a chart compiled to Vega, in the order Vega writes them (its signals' order); `steered` names
     the signal a row of tokens chooses (hidden). None where a bound signal's input cannot be known before Vega runs
     its expressions."""
-    inputs = []
+    inputs, within = [], chart.get("usermeta", {}).get(WITHIN_META, {})
+    values = {signal["name"]: signal.get("value") for signal in chart.get("signals", [])}
     for signal in chart.get("signals", []):
         if "bind" not in signal:
             continue
         made = _input(signal, signal["bind"], signal["name"] == steered)
+        if made is not None and signal["name"] in within:
+            made = _within(made, signal["bind"], within[signal["name"]], values.get(within[signal["name"]]))
         if made is None:
             return None
         inputs.append(made)
@@ -78,6 +86,7 @@ def _input(signal: dict, bind: dict, hidden: bool) -> Input | None:
     if kind == RANGE:
         if any(key not in bind for key in ("min", "max", "step")) or not _number(value):
             return None  # vega-view would work out the missing ones from d3's ticks
+        value = on_step(value, bind["min"], bind["max"], bind["step"])
         attributes = tuple((key, js_string(bind[key])) for key in ("min", "max", "step")) + (("value", js_string(value)),)
         return Input(**common, attributes=attributes, shown=js_string(value))
     if kind == CHECKBOX:
@@ -85,6 +94,31 @@ def _input(signal: dict, bind: dict, hidden: bool) -> Input | None:
     skipped = {"input", "name", "element", "debounce", "signal"}
     attributes = (("type", kind),) + tuple((key, js_string(v)) for key, v in bind.items() if key not in skipped)
     return Input(**common, attributes=attributes + (("value", js_string(value)),))
+
+
+def on_step(value: float, low: float, high: float, step: float) -> float:
+    """The step of a range nearest `value` (low and a whole number of steps, at most high), with no more digits than
+    low and step have: as the page's script takes a range's value (templates/js/shared/address.js `onStep`, which
+    rounds alike), so that the build's input shows 1.5 where its spec says 1.5000000000000002."""
+    step = step or 1
+    steps = max(0, min(math.floor((value - low) / step + 0.5), math.floor((high - low) / step + 1e-9)))  # JS's round
+    digits = max(_decimals(low), _decimals(step))
+    return float(f"{low + steps * step:.{digits}f}")
+
+
+def _decimals(number: float) -> int:
+    """The digits after the point JavaScript writes a number with: 2 for 0.05, 0 for 3, 7 for 1e-7."""
+    mantissa, _, exponent = js_string(number).lower().partition("e")
+    _, _, fraction = mantissa.partition(".")
+    return max(0, len(fraction) - int(exponent or 0))
+
+
+def _within(made: Input, bind: dict, other: str, most) -> Input:
+    """A select that stays at or before the signal `other`'s value `most` (a number): its options past it beyond."""
+    if made.kind != SELECT or not _number(most):
+        return made
+    options = tuple(replace(option, beyond=_number(raw) and raw > most) for option, raw in zip(made.options, bind["options"]))
+    return replace(made, options=options, within=other)
 
 
 def _number(value) -> bool:

@@ -79,8 +79,8 @@ def model_map(model: dict, pages: list) -> ModelMap:
         "numbers": Step("numbers", "The numbers after the layer",
                         f"{model['d_model']:,} for each token: the same shape, other values",
                         "into the next layer; after the last one, to the read-out"),
-        "read-out": Step("read-out", "Read-out", f"a score for each of the {model['vocab_size']:,} tokens: "
-                         "the guess for the next token"),
+        "read-out": Step("read-out", "Read-out", f"a score for each of the {model['vocab_size']:,} tokens (the higher "
+                         "the score, the more likely the token): the guess for the next token"),
         MODEL: Step(MODEL, "The whole model", "from the tokens to the read-out"),
     }
     for page in pages:

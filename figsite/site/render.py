@@ -17,9 +17,10 @@ import jinja2
 
 from figsite.config import figure_name
 from figsite.data import paths
-from figsite.site import policy, public
+from figsite.site import model_names, policy, public
 from figsite.site.qr import qr_size_mm
 from figsite.data.run import Run
+from figures.toolkit import terms
 from figures.toolkit.words import escaped, shown
 
 ROOT = Path(__file__).resolve().parents[2]  # figsite/site/this.py -> the project folder (templates/ is there)
@@ -188,6 +189,7 @@ def environment(cache_dir: Path | None = None) -> jinja2.Environment:
                              **ENVIRONMENT)
     env.filters["chapter_words"] = chapter_words
     env.globals["policies"] = {"PAGE": policy.PAGE_POLICY, "LIVE": policy.LIVE_POLICY}
+    env.globals["terms"] = terms  # the sentences that explain a term where a page first uses it
     return env
 
 
@@ -252,9 +254,15 @@ class TextPage:
     def heading(self) -> str:
         """The page's heading: it names its text, a long one cut short at a space (the row of tokens holds it all)."""
         text = " ".join(self.text.split())
-        if len(text) > HEADING_TEXT:
+        if self.cut:
             text = text[:HEADING_TEXT].rsplit(" ", 1)[0].rstrip(",;:.") + "…"
         return f"Every figure of “{text}”"
+
+    @property
+    def cut(self) -> bool:
+        """Whether the heading cuts its text short: where JavaScript is off, the page says it whole instead of its row
+        of tokens (a control, hidden there)."""
+        return len(" ".join(self.text.split())) > HEADING_TEXT
 
     @property
     def description(self) -> str:
@@ -295,8 +303,12 @@ def notice(run: Run) -> str | None:
     """The warning every page of a random model carries: its numbers are not GPT-2's."""
     if not run.is_random:
         return None
-    # The model's name is "random (seed 0)": the notice says "random" once, "random weights (seed 0)".
-    name = run.model["name"]
-    which = name.removeprefix("random ") if name.startswith("random (") else f"({name})"
-    return (f"A model of GPT-2 small's shape with random weights {which}: the figures work, but their "
-            "numbers say nothing about GPT-2.")
+    name = model_names.capital(model_names.full_name(run.model))
+    return f"{name}: its numbers say nothing about GPT-2."  # two lines on a phone
+
+
+def model_name(run: Run) -> dict:
+    """The model as the templates name it (figsite.site.model_names): in full (the footer; `full_version`: with the
+    version's every digit), in a running sentence (`short`), and where a random model's weights come from (`seed`)."""
+    return {"full": model_names.full_name(run.model), "full_version": model_names.full_name(run.model, digits=40),
+            "short": model_names.short_name(run.model), "seed": model_names.seed_sentence(run.model)}

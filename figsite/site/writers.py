@@ -35,10 +35,10 @@ from figsite.site.live import COVERED_KINDS, LivePage, write_live_files
 from figsite.site.model_map import model_map
 from figsite.site.output import publish
 from figsite.site.print_edition import PrintEdition, print_files
-from figsite.site.render import STATIC, Page, PerObject, ShownPage, TextPage, environment, notice, text_pages, text_rows
+from figsite.site.render import (STATIC, Page, PerObject, ShownPage, TextPage, environment, model_name, notice,
+                                 text_pages, text_rows)
 
-ABOUT_DESCRIPTION = ("How these figures were computed: the model and its revision, the libraries, and every data "
-                     "file with its checksum.")
+ABOUT_DESCRIPTION = "How these figures were computed: the model, the libraries and the data files."
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,7 @@ class Site:
     @cached_property
     def common(self) -> dict:
         """What every template is given."""
-        return {"run": self.run, "site": self.info, "pages": self.pages, "notice": notice(self.run),
+        return {"run": self.run, "site": self.info, "pages": self.pages, "notice": notice(self.run), "model_name": model_name(self.run),
                 "paths": paths, "text_pages": self.text_pages, "live": self.live, "live_kinds": COVERED_KINDS,
                 "first_drawing": self.first_drawing, "scroll_hint": shared_names.SCROLL_HINT, "as_json": self.as_json,
                 "clicks_meta": shared_names.CLICKS_META}

@@ -4,10 +4,11 @@ spec as plain data, and the column's width that every chart takes, with words th
 from __future__ import annotations
 
 import importlib
+import math
 
 from figsite.data.shared_names import BACKDROP, CLICKS_META, PICK
 from figures.toolkit.colours import DIVERGING, HELPS, HELPS_OR_HURTS, HURTS, ON_DARK, SEQUENTIAL
-from figures.toolkit.words import STAGE_AXIS, after_layer_expr, has_non_xml, xml_safe
+from figures.toolkit.words import STAGE_AXIS, after_layer_expr, has_non_xml, percent_expr, xml_safe
 
 
 class LazyModule:
@@ -166,7 +167,17 @@ def stage_tip():
 # the switch zooms in, the axis then ending at the largest chance drawn.
 CHANCE_SWITCH = "chance_scale"
 CHANCE_FORMAT = ".2~p"  # percent to 2 significant digits: '20%' on the whole scale, '0.0000002%' zoomed in
-TIP_CHANCE = ".3p"  # a chance in a tooltip, to 3 significant digits as words.percent writes them below 1%: '0.0195%'
+
+
+def said_chance(chart, field: str = "p"):
+    """The chart with the field `field` + "_said": the chance in `field` as the page's sentences write it
+    (words.percent: '28.81%', '0.0195%'), for its tooltips (chance_tip) and labels."""
+    return chart.transform_calculate(**{f"{field}_said": percent_expr(f"datum.{field}")})
+
+
+def chance_tip(title: str = "chance", field: str = "p"):
+    """A chance in a tooltip, in the digits of the page's sentences (a chart with said_chance)."""
+    return alt.Tooltip(f"{field}_said:N", title=title)
 
 
 def chance_switch(value: str = "whole"):
@@ -182,9 +193,21 @@ def kept_chance(p: float) -> float:
     return round(p, 5) if p >= 1e-3 else float(f"{p:.3g}")
 
 
-def chance_scale() -> "alt.Scale":
-    """The chance axis's scale, which follows chance_switch: 0 to 1, or 0 to the largest chance drawn."""
-    return alt.Scale(zero=True, domainMin=0, domainMax=alt.ExprRef(f"{CHANCE_SWITCH} == 'whole' ? 1 : null"))
+def chance_scale(largest: str | None = None, room: int = 0, width: int | str = "width") -> "alt.Scale":
+    """The chance axis's scale, which follows chance_switch: 0 to 1, or 0 to the largest chance drawn.
+
+    Bars with words past their ends (a chance, a token) give `largest`, a Vega expression of the largest chance the
+    view draws in its state (its data's extent counts what is filtered out too): zoomed in, the axis then ends
+    where that bar leaves `room` px for its words (at most half the view), in a view `width` px wide (a number, or
+    the signal of a view as wide as its column; where it reads 0, a drawing of fixed width, half the view), and
+    never past 100%."""
+    zoomed = "null" if largest is None else f"min(1, ({largest}) / max(1 - {room} / max({width}, 1), 0.5))"
+    return alt.Scale(zero=True, domainMin=0, domainMax=alt.ExprRef(f"{CHANCE_SWITCH} == 'whole' ? 1 : {zoomed}"))
+
+
+def words_room(words: list) -> int:
+    """px: the room the longest of `words` (of 11 to 12 px) takes past a bar's end, drawn 4 px after it."""
+    return math.ceil(max(map(len, words), default=0) * TEXT_EM) + 4
 
 
 # ---------------------------------------------------------------------------------------------- colour scales
@@ -201,14 +224,15 @@ def sides(helps: str, hurts: str, **others: str):
 
 
 def diverging(**options):
-    """The colour scale of plain numbers either side of zero, which neither help nor hurt: one colour below, a
-    pale grey at zero, another above (interpolated in CIELAB, so that the steps look even)."""
+    """The colour scale of plain numbers either side of zero, which neither help nor hurt: one colour below, the
+    page's own colour at zero (colours.ZERO; a dark page's on a dark page), another above (interpolated in CIELAB,
+    so that the steps look even)."""
     return alt.Scale(domainMid=0, range=list(DIVERGING), interpolate="lab", **options)
 
 
 def helps_or_hurts(**options):
     """The colour scale of how much a piece helps the answer, centred on 0 (no help): the colour of what works
-    against the answer below, a pale grey at 0, the colour of what helps it above."""
+    against the answer below, the page's own colour at 0 (colours.ZERO), the colour of what helps it above."""
     return alt.Scale(domainMid=0, range=list(HELPS_OR_HURTS), interpolate="lab", **options)
 
 

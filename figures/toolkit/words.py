@@ -153,12 +153,20 @@ def heading(fig: Figure, title: str) -> str:
 
 
 def percent(p: float, more: int = 0) -> str:
-    """A probability in percent: two decimals from 1% up ('28.81%'), three significant digits below ('0.00203%');
+    """A chance in percent, the one rule of every sentence and chart (a chart's: percent_expr): two decimals from 1%
+    up ('28.81%'), three significant digits below ('0.00203%', never '0.00%'), and one that rounds to 1% so: '1.00%';
     `more` digits besides."""
     if p * 100 >= 1 or p <= 0:
         return f"{p * 100:.{2 + more}f}%"
     decimals = 2 + more - math.floor(math.log10(p * 100))
-    return f"{p * 100:.{decimals}f}%"
+    small = f"{p * 100:.{decimals}f}"
+    return f"{p * 100:.{2 + more}f}%" if float(small) >= 1 else f"{small}%"
+
+
+def percent_expr(p: str) -> str:
+    """percent as a Vega expression of the number expression `p`, for a chart's tooltips and labels: d3's '.2%' from
+    1% up, its '.3p' (three significant digits) below, which write what percent writes."""
+    return f"({p} >= 0.01 || {p} <= 0 ? format({p}, '.2%') : format({p}, '.3p'))"
 
 
 def percents_apart(before: float, after: float) -> tuple[str, str]:

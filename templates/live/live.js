@@ -36,10 +36,21 @@
     if (bind.input === "range") {
       var v = Number(raw);
       if (raw === "" || !isFinite(v) || v < bind.min || v > bind.max) return void 0;
-      var step = bind.step || 1;
-      return bind.min + Math.round((v - bind.min) / step) * step;
+      return onStep(bind, v);
     }
     return void 0;
+  }
+  function decimals(x) {
+    var parts = /^-?\d*(?:\.(\d+))?(?:e([+-]\d+))?$/i.exec(String(x));
+    if (!parts) return 0;
+    return Math.max(0, (parts[1] ? parts[1].length : 0) - (parts[2] ? Number(parts[2]) : 0));
+  }
+  function onStep(bind, v) {
+    var min = Number(bind.min) || 0, step = Number(bind.step) || 1;
+    var max = bind.max === void 0 ? Infinity : Number(bind.max);
+    var steps = Math.max(0, Math.min(Math.round((v - min) / step), Math.floor((max - min) / step + 1e-9)));
+    var digits = Math.min(100, Math.max(decimals(min), decimals(step)));
+    return Number((min + steps * step).toFixed(digits));
   }
 
   // templates/js/shared/names.js
@@ -139,9 +150,20 @@
     page.el.messageLine.textContent = words || "";
     page.el.messageLine.setAttribute("data-kind", kind || "info");
   }
+  function modelName(capital) {
+    return capitalised(page.model && page.model.name || "the model", capital);
+  }
+  function capitalised(words, capital) {
+    return capital ? words.charAt(0).toUpperCase() + words.slice(1) : words;
+  }
   function megabytes(bytes) {
     const mb = bytes / 1e6;
     return (mb >= 10 ? mb.toFixed(0) : mb.toFixed(1)) + " MB";
+  }
+  function fromWhere(downloaded, total) {
+    if (downloaded === 0) return "from this browser's storage";
+    if (downloaded >= total) return "downloaded";
+    return megabytes(downloaded) + " downloaded, " + megabytes(total - downloaded) + " from this browser's storage";
   }
 
   // templates/js/live/state.js
@@ -200,10 +222,11 @@
       return TOKEN_PARAMS.indexOf(p.name) >= 0;
     })[0];
   }
-  function describe(target, view) {
+  function describe(target, view, name) {
     if (!target) return;
     try {
-      target.textContent = view.signal(DESCRIPTION);
+      var words = view.signal(name || DESCRIPTION);
+      if (typeof words === "string" && target.textContent !== words) target.textContent = words;
     } catch (e) {
     }
   }
@@ -530,7 +553,7 @@
       part.ranges = false;
       throw new Cut("the server answered " + response.status);
     } else {
-      throw new LoadError("status", "The server did not send a file of GPT-2 (" + file.name + ": it answered " + response.status + "); the button tries again.");
+      throw new LoadError("status", "The server did not send a file of " + nameOf(io) + " (" + file.name + ": it answered " + response.status + "); the button tries again.");
     }
     await readInto(part, response, io.onBytes);
     if (part.got < file.bytes) throw new Cut(file.name + " came incomplete: " + part.got + " of " + file.bytes);
@@ -544,7 +567,7 @@
       } catch (e) {
         if (!(e instanceof Cut)) throw e;
         if (n === TRIES) {
-          throw new LoadError("cut", "The download of GPT-2 was cut " + TRIES + " times; check the connection, then the button tries again.", e.message);
+          throw new LoadError("cut", "The download of " + nameOf(io) + " was cut " + TRIES + " times; check the connection, then the button tries again.", e.message);
         }
         io.onRetry(n + 1, TRIES);
         await io.sleep(BACKOFF_MS[n - 1]);
@@ -554,9 +577,12 @@
   function hex(buffer) {
     return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
   }
-  function checkable(subtle) {
+  function nameOf(io) {
+    return io.name || "the model";
+  }
+  function checkable(subtle, name) {
     if (!subtle || !subtle.digest) {
-      throw new LoadError("unchecked", "This browser cannot check GPT-2's files here (it does so only on https:// pages or from this computer), so this page does not run them.");
+      throw new LoadError("unchecked", "This browser cannot check the files of " + (name || "the model") + " here (it does so only on https:// pages or from this computer), so this page does not run them.");
     }
   }
   async function intact(file, blob, subtle) {
@@ -564,9 +590,25 @@
     if (blob.size !== file.bytes) return false;
     return hex(await subtle.digest("SHA-256", await blob.arrayBuffer())) === file.sha256;
   }
-  var DAMAGED = "A file of GPT-2 (NAME) came with other bytes than this site was built with, again when fetched once more, so this page will not run it; the site's host may be serving a broken copy.";
+  var DAMAGED = "A file of MODEL (NAME) came with other bytes than this site was built with, again when fetched once more, so this page will not run it; the site's host may be serving a broken copy.";
   async function fetchFile(file, io) {
-    checkable(io.subtle);
+    let troubled = false;
+    const told = Object.assign({}, io, {
+      onRetry: (n, tries) => {
+        troubled = true;
+        io.onRetry(n, tries);
+      },
+      onDamaged: () => {
+        troubled = true;
+        io.onDamaged();
+      }
+    });
+    const got = await checkedFile(file, told);
+    if (troubled && io.onRecovered) io.onRecovered();
+    return got;
+  }
+  async function checkedFile(file, io) {
+    checkable(io.subtle, io.name);
     const cached = await io.cached();
     let downloads = 2;
     if (cached) {
@@ -580,7 +622,58 @@
       if (await intact(file, blob, io.subtle)) return { blob, from: "network", kept: await io.put(blob) };
       if (n < downloads) io.onDamaged();
     }
-    throw new LoadError("damaged", DAMAGED.replace("NAME", file.name));
+    throw new LoadError("damaged", DAMAGED.replace("MODEL", nameOf(io)).replace("NAME", file.name));
+  }
+
+  // templates/js/live/trouble.js
+  var MEMORY = /allocation failed|out of memory|cannot allocate|Aborted\(OOM\)|bad_alloc|could not grow|failed to grow/i;
+  var TYPE = /MIME type|dynamically imported module|module script/i;
+  var HOST_MUST_SEND = "the host must send .wasm files as application/wasm and .mjs files as text/javascript";
+  var UNSTARTED = "The page's runtime could not start from this site's host (a file of live/ missing, or sent with the wrong type): " + HOST_MUST_SEND + ".";
+  function isMemory(error) {
+    return Boolean(error) && (error.name === "RangeError" || MEMORY.test(String(error.message || error)));
+  }
+  function sentenceFor(error, size, name) {
+    const model = name || "the model";
+    if (error && error.said) return error.said;
+    if (isMemory(error)) {
+      return "This browser tab was refused the memory " + model + " needs (some " + size + " and more): close other tabs, or use a computer with more memory, then the button tries again; the rest of the site works as before.";
+    }
+    const message = String(error && error.message || error);
+    if (TYPE.test(message)) return UNSTARTED;
+    return capitalised(model, true) + " could not be loaded in this page (" + message + "); the button tries again.";
+  }
+
+  // templates/js/live/runtime.js
+  var MODULE_TYPE = /^\s*(text|application)\/(x-)?(javascript|ecmascript)\s*(;|$)/i;
+  var DAMAGED2 = "A file of the page's runtime (NAME) came with other bytes than this site was built with, so this page will not run it; the site's host may be serving a broken copy.";
+  function rightType(path, contentType) {
+    return !/\.mjs$/.test(path) || MODULE_TYPE.test(contentType || "");
+  }
+  async function checkRuntime(files, io) {
+    checkable(io.subtle);
+    const answers = [];
+    for (const file of files) {
+      let response;
+      try {
+        response = await io.fetch(file.path, { cache: "default" });
+      } catch (e) {
+        throw new LoadError("runtime", UNSTARTED, file.path + ": " + e.message);
+      }
+      if (!response.ok || !rightType(file.path, response.headers.get("Content-Type"))) {
+        throw new LoadError("runtime", UNSTARTED, file.path + ": " + response.status + " " + response.headers.get("Content-Type"));
+      }
+      answers.push(response);
+    }
+    const checked = {};
+    for (let i = 0; i < files.length; i++) {
+      const file = files[i], bytes = await answers[i].arrayBuffer();
+      if (bytes.byteLength !== file.bytes || hex(await io.subtle.digest("SHA-256", bytes)) !== file.sha256) {
+        throw new LoadError("runtime-damaged", DAMAGED2.replace("NAME", file.path));
+      }
+      checked[file.path] = bytes;
+    }
+    return checked;
   }
 
   // templates/js/live/store.js
@@ -668,7 +761,11 @@
     progressWords.textContent = words;
   }
   function fileIo(file, store, done) {
-    let shownMb = -1;
+    let shownMb = -1, told = null;
+    const tell = (words) => {
+      told = words;
+      say(words);
+    };
     return {
       url: new URL(file.path, location.href).href,
       httpCache: store ? "no-store" : "default",
@@ -688,14 +785,19 @@
         showProgress(
           done + bytes,
           page.model.bytes,
-          "Downloading GPT-2: " + megabytes(done + bytes) + " of " + megabytes(page.model.bytes)
+          "Downloading " + modelName() + ": " + megabytes(done + bytes) + " of " + megabytes(page.model.bytes)
         );
       },
       onRetry: (n, tries) => {
-        say("The download was cut; trying again (" + n + " of " + tries + ")…");
+        tell("The download was cut; trying again (" + n + " of " + tries + ")…");
       },
       onDamaged: () => {
-        say("A file of GPT-2 came damaged; fetching it once more…");
+        tell("A file of " + modelName() + " came damaged; fetching it once more…");
+      },
+      name: modelName(),
+      // The file came whole after all: the line about its trouble, if nothing replaced it, goes.
+      onRecovered: () => {
+        if (told !== null && page.el.messageLine.textContent === told) say("");
       }
     };
   }
@@ -706,7 +808,7 @@
       const got = await fetchFile(file, fileIo(file, store, done));
       done += file.bytes;
       if (got.from === "cache") {
-        showProgress(done, total, "Loading GPT-2 from this browser's storage: " + megabytes(done) + " of " + megabytes(total));
+        showProgress(done, total, "Loading " + modelName() + " from this browser's storage: " + megabytes(done) + " of " + megabytes(total));
       } else downloaded += file.bytes;
       kept = kept && got.kept;
       blobs[file.name] = got.blob;
@@ -715,11 +817,19 @@
   }
   async function openModel() {
     const ort = window.ort, model = page.model, live = page.live;
+    const runtime = page.config.runtime || [];
+    const checked = await checkRuntime(runtime, {
+      fetch: (path, init) => window.fetch(new URL(path, location.href).href, init),
+      subtle: window.crypto && window.crypto.subtle ? window.crypto.subtle : null
+    });
     if (!ort) throw new Error("onnxruntime-web did not load (live/ort/ort.wasm.min.js)");
     ort.env.wasm.wasmPaths = new URL("live/ort/", location.href).href;
+    runtime.filter((f) => /\.wasm$/.test(f.path)).forEach((f) => {
+      ort.env.wasm.wasmBinary = checked[f.path];
+    });
     ort.env.wasm.numThreads = window.crossOriginIsolated ? Math.min(4, navigator.hardwareConcurrency || 1) : 1;
     const { blobs, downloaded, kept } = await modelFiles(), total = model.bytes;
-    showProgress(total, total, "Starting GPT-2 in this page…");
+    showProgress(total, total, "Starting " + modelName() + " in this page…");
     const graph = new Uint8Array(await blobs[model.graph].arrayBuffer());
     const external = model.files.filter((f) => f.name !== model.graph).map((f) => ({ path: f.name, data: blobs[f.name] }));
     const created = await ort.InferenceSession.create(graph, { executionProviders: ["wasm"], externalData: external });
@@ -1095,7 +1205,7 @@
   function asJson(res, shape, lens, graphSha2562) {
     return JSON.stringify({
       format: "gpt2-live/1",
-      about: "GPT-2 run in the page on this text. Layers, heads, stages and positions count from 0; stage 0 is after the embedding, stage s after layer s. attention[layer][head][query][key]: the share of attention the query gives the key (keys 0 to the query). top[stage][position]: the " + TOP_K + " most likely next tokens. followed: tokens whose probability and rank (1 = most likely) are given at every stage and position.",
+      about: "The model run in the page on this text (graph_sha256 names it). Layers, heads, stages and positions count from 0; stage 0 is after the embedding, stage s after layer s. attention[layer][head][query][key]: the share of attention the query gives the key (keys 0 to the query). top[stage][position]: the " + TOP_K + " most likely next tokens. followed: tokens whose probability and rank (1 = most likely) are given at every stage and position.",
       model: { n_layer: shape.nLayer, n_head: shape.nHead, graph_sha256: graphSha2562 },
       text: res.text,
       tokens: res.ids.map((id) => ({ id, text: tokenText(id) })),
@@ -1159,7 +1269,7 @@
     const line = $("live-file");
     line.textContent = "";
     line.append(
-      "This page runs GPT-2 only when the site is served, not opened as a file: run ",
+      "This page runs " + modelName() + " only when the site is served, not opened as a file: run ",
       code("python -m http.server --directory " + servedFolder(location.pathname)),
       " and open http://localhost:8000/live.html (or preview the site with ",
       code("python build.py --serve"),
@@ -1283,7 +1393,7 @@
     state.finished = number;
     if (number !== state.runs) return;
     setState("drawn");
-    say("GPT-2 read your " + ask.ids.length + (ask.ids.length === 1 ? " token" : " tokens") + " in " + ((read - started) / 1e3).toFixed(1) + " s: the figures below are for your text.");
+    say(modelName(true) + " read your " + ask.ids.length + (ask.ids.length === 1 ? " token" : " tokens") + " in " + ((read - started) / 1e3).toFixed(1) + " s: the figures below are for your text.");
   }
   function compute(text, target) {
     const ask = asked(text, target, page.maxTokens);
@@ -1293,14 +1403,14 @@
     }
     const number = ++state.runs;
     setState("running");
-    say("GPT-2 is reading your text…");
+    say(modelName(true) + " is reading your text…");
     const started = performance.now();
     return inTurn(async () => {
       if (number !== state.runs) return;
       await runText(text, ask, number, started);
     }).catch((error) => {
       setState("error");
-      say("GPT-2 could not read this text (" + error.message + ").", "error");
+      say(modelName(true) + " could not read this text (" + error.message + ").", "error");
       console.error(error);
     });
   }
@@ -1313,29 +1423,10 @@
     }
     writeAddress2(text, target);
     if (!state.session) {
-      say(state.loading ? "GPT-2 is still loading: your text runs as soon as it is ready." : "Load GPT-2 first, with the button above: your text runs as soon as it is ready.");
+      say(state.loading ? modelName(true) + " is still loading: your text runs as soon as it is ready." : "Load " + modelName() + " first, with the button above: your text runs as soon as it is ready.");
       return Promise.resolve();
     }
     return compute(text, target);
-  }
-
-  // templates/js/live/trouble.js
-  var MEMORY = /allocation failed|out of memory|cannot allocate|Aborted\(OOM\)|bad_alloc|could not grow|failed to grow/i;
-  var TYPE = /MIME type|dynamically imported module|module script/i;
-  var HOST_MUST_SEND = "the host must send .wasm files as application/wasm and .mjs files as text/javascript";
-  function isMemory(error) {
-    return Boolean(error) && (error.name === "RangeError" || MEMORY.test(String(error.message || error)));
-  }
-  function sentenceFor(error, size) {
-    if (error && error.said) return error.said;
-    if (isMemory(error)) {
-      return "This browser tab was refused the memory GPT-2 needs (some " + size + " and more): close other tabs, or use a computer with more memory, then the button tries again; the rest of the site works as before.";
-    }
-    const message = String(error && error.message || error);
-    if (TYPE.test(message)) {
-      return "GPT-2's runtime could not start from this site's host (a file of live/ort/ missing, or sent with the wrong type): " + HOST_MUST_SEND + ".";
-    }
-    return "GPT-2 could not be loaded in this page (" + message + "); the button tries again.";
   }
 
   // templates/js/live/load.js
@@ -1345,9 +1436,9 @@
     live.timings.loadMs = performance.now() - started;
     page.el.progress.hidden = true;
     page.el.loadButton.hidden = true;
-    page.el.loadStatus.textContent = "GPT-2 is loaded in this page (" + (live.loadedFrom === "cache" ? "from this browser's storage" : "downloaded") + ", " + (live.timings.loadMs / 1e3).toFixed(1) + " s" + (threads > 1 ? ", " + threads + " threads" : "") + ")." + (live.keptNow ? "" : NOT_KEPT);
+    page.el.loadStatus.textContent = modelName(true) + " is loaded in this page (" + fromWhere(live.downloadedBytes, page.model.bytes) + ", " + (live.timings.loadMs / 1e3).toFixed(1) + " s" + (threads > 1 ? ", " + threads + " threads" : "") + ")." + (live.keptNow ? "" : NOT_KEPT);
     if (!window.crossOriginIsolated) {
-      console.info("GPT-2 runs on one thread: for several, the host must send Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp.");
+      console.info(modelName(true) + " runs on one thread: for several, the host must send Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp.");
     }
     setState("ready");
   }
@@ -1367,7 +1458,7 @@
       page.el.loadButton.disabled = false;
       page.el.progress.hidden = true;
       setState("error");
-      say(sentenceFor(error, megabytes(page.model.bytes)), "error");
+      say(sentenceFor(error, megabytes(page.model.bytes), modelName()), "error");
       console.error(error);
     });
     return state.loading;
@@ -1444,9 +1535,9 @@
     sayTarget();
     return true;
   }
-  var BROUGHT = "This link brings a text: load GPT-2 with the button above to see its figures.";
+  var brought = () => "This link brings a text: load " + modelName() + " with the button above to see its figures.";
   function open() {
-    if (fromAddress()) say(BROUGHT);
+    if (fromAddress()) say(brought());
     else {
       count();
       sayTarget();
@@ -1454,11 +1545,13 @@
     window.addEventListener("hashchange", () => {
       if (!fromAddress()) return;
       if (state.session) submit();
-      else say(BROUGHT);
+      else say(brought());
     });
     allKept().then((kept) => {
       page.live.kept = kept;
-      if (kept && !state.loadAsked) page.el.loadButton.textContent = "Start GPT-2 (already kept in this browser)";
+      if (kept && !state.loadAsked) {
+        page.el.loadButton.textContent = "Start " + modelName() + " (already kept in this browser)";
+      }
     });
     setState("idle");
   }

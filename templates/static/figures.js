@@ -36,16 +36,28 @@
     if (bind.input === "range") {
       var v = Number(raw);
       if (raw === "" || !isFinite(v) || v < bind.min || v > bind.max) return void 0;
-      var step = bind.step || 1;
-      return bind.min + Math.round((v - bind.min) / step) * step;
+      return onStep(bind, v);
     }
     return void 0;
+  }
+  function decimals(x) {
+    var parts = /^-?\d*(?:\.(\d+))?(?:e([+-]\d+))?$/i.exec(String(x));
+    if (!parts) return 0;
+    return Math.max(0, (parts[1] ? parts[1].length : 0) - (parts[2] ? Number(parts[2]) : 0));
+  }
+  function onStep(bind, v) {
+    var min = Number(bind.min) || 0, step = Number(bind.step) || 1;
+    var max = bind.max === void 0 ? Infinity : Number(bind.max);
+    var steps = Math.max(0, Math.min(Math.round((v - min) / step), Math.floor((max - min) / step + 1e-9)));
+    var digits = Math.min(100, Math.max(decimals(min), decimals(step)));
+    return Number((min + steps * step).toFixed(digits));
   }
 
   // templates/js/shared/names.js
   var TOKEN_PARAMS = ["token", "position", "from"];
   var TOKEN = "token";
   var DESCRIPTION = "description";
+  var KEY_WORDS = "key_words";
   var VIEW = "view";
   var NAMES = "names";
   var LEFT_OUT_SIGNAL = "left_out";
@@ -54,6 +66,7 @@
   var LOADS_META = "loads";
   var RENDERER_META = "renderer";
   var CLICKS_META = "clicks";
+  var WITHIN_META = "within";
   var BACKDROP = "backdrop";
   var NARROW_PX = 480;
   var SCROLL_HINT = { "mouse": "Scroll sideways", "touch": "Swipe sideways", "columns": " to see every position", "whole": " to see the whole chart" };
@@ -77,10 +90,11 @@
       return TOKEN_PARAMS.indexOf(p.name) >= 0;
     })[0];
   }
-  function describe(target, view) {
+  function describe(target, view, name) {
     if (!target) return;
     try {
-      target.textContent = view.signal(DESCRIPTION);
+      var words = view.signal(name || DESCRIPTION);
+      if (typeof words === "string" && target.textContent !== words) target.textContent = words;
     } catch (e) {
     }
   }
@@ -459,11 +473,52 @@
     });
   }
 
+  // templates/js/figures/within.js
+  function limitOptions(el, name, most) {
+    var past = false;
+    Array.prototype.forEach.call(el.querySelectorAll(".vega-bindings select[name='" + name + "']"), function(select) {
+      Array.prototype.forEach.call(select.options, function(option) {
+        var beyond = Number(option.value) > Number(most);
+        option.hidden = beyond;
+        option.disabled = beyond;
+      });
+      past = past || Number(select.value) > Number(most);
+    });
+    return past;
+  }
+  function limitFirstInputs(el) {
+    var token = el.getAttribute("data-token-param");
+    Array.prototype.forEach.call(el.querySelectorAll(".vega-bindings select[data-within]"), function(select) {
+      var other = select.getAttribute("data-within");
+      var most = other === token && el.pendingToken !== void 0 ? String(el.pendingToken) : inputValue(el, other);
+      if (most !== void 0 && limitOptions(el, select.getAttribute("name"), most)) select.value = most;
+    });
+  }
+  function followWithin(el, view, spec) {
+    var within = spec.usermeta && spec.usermeta[WITHIN_META] || {};
+    Object.keys(within).forEach(function(name) {
+      function keep() {
+        var most = view.signal(within[name]);
+        limitOptions(el, name, most);
+        if (view.signal(name) > most) view.signal(name, most).runAsync();
+      }
+      keep();
+      var key = addressKey(el, name), state = readAddress();
+      if (key in state && state[key] !== String(view.signal(name))) writeChartsAddress();
+      [name, within[name]].forEach(function(signal) {
+        view.addSignalListener(signal, function() {
+          view.runAfter(keep);
+        });
+      });
+    });
+  }
+
   // templates/js/figures/tokens.js
   var rows = Array.prototype.slice.call(document.querySelectorAll(".token-row"));
   function setToken(el, value) {
     if (!el.vegaView) {
       if (el.hasAttribute("data-token-param")) el.pendingToken = value;
+      limitFirstInputs(el);
       return;
     }
     var param = tokenParam(el);
@@ -525,6 +580,31 @@
   function showChosen(el, value) {
     rows.forEach(function(row) {
       if (rowCharts(row).indexOf(el) >= 0) markRow(row, value);
+    });
+  }
+  function addressToken(row, state) {
+    var tokens = rowTokens(row).map(function(token) {
+      return token.getAttribute("data-token");
+    });
+    var keys = rowCharts(row).filter(function(el) {
+      return el.hasAttribute("data-token-param");
+    }).map(function(el) {
+      return addressKey(el, el.getAttribute("data-token-param"));
+    });
+    var key = keys.filter(function(k) {
+      return tokens.indexOf(state[k]) >= 0;
+    })[0];
+    return key === void 0 ? void 0 : state[key];
+  }
+  function showAddressInRows() {
+    var state = readAddress();
+    rows.forEach(function(row) {
+      var value = addressToken(row, state);
+      if (value === void 0) return;
+      markRow(row, value);
+      rowCharts(row).forEach(function(el) {
+        setToken(el, value);
+      });
     });
   }
   function choose(row, value) {
@@ -659,6 +739,7 @@
   // templates/js/figures/draw.js
   function describeChart(el, view) {
     describe(document.getElementById(el.getAttribute("data-description")), view);
+    describe(document.getElementById(el.getAttribute("data-key")), view, KEY_WORDS);
   }
   function openAtInputs(el, params) {
     var state = readAddress();
@@ -696,6 +777,7 @@
     restOfInputs(el);
     hideSteeredInput(el);
     placeInputs(el);
+    followWithin(el, view, spec);
     var following = spec.usermeta && spec.usermeta[ATTENTION_META] ? followAttention(view, spec, function() {
       describeChart(el, view);
     }) : spec.usermeta && spec.usermeta[LOADS_META] ? followLoads(view, spec) : null;
@@ -759,6 +841,7 @@
       if (!view) {
         el.pendingToken = void 0;
         showAddress(el);
+        limitFirstInputs(el);
         return;
       }
       boundParams(el.boundParams ? { signals: el.boundParams } : chartSpec(el)).forEach(function(p) {
@@ -770,6 +853,7 @@
       });
       view.runAsync();
     });
+    showAddressInRows();
   }
   var resizing = false;
   function resized() {
@@ -823,13 +907,15 @@
   }
   listenToRows();
   listenToTaps();
-  rowsInSight();
   charts.forEach(function(el) {
     placeFirstInputs(el);
     showAddress(el);
+    limitFirstInputs(el);
     followRanges(el);
     keepClicks(el);
   });
+  showAddressInRows();
+  rowsInSight();
   afterFirstPaint(function() {
     loadVega(function() {
       drawWhenNear(charts);

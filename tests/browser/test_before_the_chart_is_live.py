@@ -18,13 +18,15 @@ INPUTS = """(chart) => [...document.querySelectorAll(`#${chart} .vega-bindings .
   words: bind.textContent, hidden: bind.hidden, inBar: !!bind.closest('.control-bar'),
   inputs: [...bind.querySelectorAll('input, select')].map(input => ({tag: input.tagName, type: input.type,
     name: input.name, value: input.value, checked: input.checked,
-    options: input.tagName === 'SELECT' ? [...input.options].map(o => [o.value, o.text, o.selected]) : null}))}))"""
+    options: input.tagName === 'SELECT' ? [...input.options].map(o => [o.value, o.text, o.selected, o.hidden, o.disabled])
+      : null}))}))"""
 CHARTS = "() => [...document.querySelectorAll('[data-spec]')].map(el => el.id)"
 SHOWN_DRAWING = """(chart) => { const img = [...document.querySelectorAll(`#${chart} .first-drawing img`)]
   .find(i => i.checkVisibility()); return img ? {src: img.currentSrc, width: img.offsetWidth, height: img.offsetHeight}
   : null; }"""
 FIGURES = ["figure-l.html", "figure-lens.html", "figure-i.html", "figure-knockout.html", "figure-cost.html",
-           "figure-question-and-keys.html", "figure-head-roles.html", "figure-patching.html", "figure-ledger.html"]
+           "figure-question-and-keys.html", "figure-head-roles.html", "figure-patching.html", "figure-ledger.html",
+           "figure-find-head.html"]
 
 
 class HeldVega:

@@ -20,6 +20,7 @@ from urllib.parse import unquote
 
 import pytest
 from conftest import CONFIG_FIGURES, SMALL_SHAPE, built, gpt2_tokenizer
+from figsite.site import model_names
 from .browsing import (CHANGE_TIMEOUT_MS, RENDER_TIMEOUT_MS, Opener, chart_svg, chart_texts, choose_in_select,
                        description, playwright_or_skip, signal, wait_for_signal, wait_for_svg_change)
 
@@ -556,11 +557,9 @@ def test_every_figure_page_footer_names_the_model_and_links_to_the_about_page_wi
     page = visit.page
     footer = " ".join(page.locator("footer.site-footer").inner_text().split())
     model, environment = run_record["model"], run_record["environment"]
-    assert model["name"] in footer, footer
+    assert f"Computed in one run of {model_names.full_name(model)}." in footer, footer
     if model["revision"]:
-        assert model["revision"][:12] in footer, f"the revision {model['revision']} is not named: {footer}"
-    else:
-        assert "no revision" in footer, f"the footer should say the run has no revision: {footer}"
+        assert model["revision"][:12] in footer, f"the version {model['revision']} is not named: {footer}"
     assert page.locator("footer.site-footer a[href='about.html']").count() == 1, "the footer does not link to about.html"
     visit.assert_clean()
 
@@ -568,7 +567,7 @@ def test_every_figure_page_footer_names_the_model_and_links_to_the_about_page_wi
     visit = open_once("about.html")
     page = visit.page
     about = " ".join(page.locator("main").inner_text().split())
-    assert model["name"] in about and (model["revision"] or "no revision") in about, about
+    assert model_names.full_name(model, digits=40) in about, about
     for words in [f"torch {environment['torch']}", f"tokenizers {environment['tokenizers']}",
                   f"on {environment['device']}", f"in {environment['dtype']}"]:
         assert words in about, f"{words!r} not on the About page: {about}"

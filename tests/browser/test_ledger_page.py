@@ -44,11 +44,12 @@ LEGENDS_AND_FIRST_BAR = """id => {
 def test_the_waterfalls_colours_have_their_legend_above_it_in_the_palettes_sides(site, browser):  # noqa: F811
     """The first chart's legend sits above it, and says which colour raises the score and which lowers it, in the
     chapter's words: the colours of what helps the answer and what works against it (figures/toolkit/colours.py),
-    as on the knockout and patching pages, not the chosen token's colour."""
+    as on the knockout and patching pages, not the chosen token's colour; the model's score, a number on neither side,
+    in the data's blue, not the followed token's purple (issue 44)."""
     from coloraide import Color
 
     from figures.ledger_chart import LOWERS, RAISES
-    from figures.toolkit.colours import CHOSEN, FOLLOWED, HELPS, HURTS
+    from figures.toolkit.colours import CHOSEN, DATA, FOLLOWED, HELPS, HURTS
 
     opener = Opener(browser, site)
     try:
@@ -58,7 +59,7 @@ def test_the_waterfalls_colours_have_their_legend_above_it_in_the_palettes_sides
         fills = {entry: Color(fill).to_string(hex=True) for entry, fill in zip(sides["entries"], sides["fills"])}
         assert RAISES == "helps the answer: raises its score" and LOWERS.startswith("works against the answer")
         assert fills == {RAISES: Color(HELPS).to_string(hex=True), LOWERS: Color(HURTS).to_string(hex=True),
-                         "the model's score": Color(FOLLOWED).to_string(hex=True)}
-        assert Color(CHOSEN).to_string(hex=True) not in fills.values()
+                         "the model's score": Color(DATA).to_string(hex=True)}
+        assert not {Color(CHOSEN).to_string(hex=True), Color(FOLLOWED).to_string(hex=True)} & set(fills.values())
     finally:
         opener.close()

@@ -62,7 +62,7 @@ KEYS = ("attention", "heads", "readout", "lens")
 MODEL_PATH = "/live/model/"  # under the site's sub-path (server)
 TIMEOUT_MS = 60_000
 STILL = " The figures below are still for your last text."
-KEPT = "Start GPT-2 (already kept in this browser)"
+KEPT = "Start the model (already kept in this browser)"  # the small model of a folder: "the model"
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -228,7 +228,8 @@ def test_nothing_downloads_before_the_reader_asks_and_the_button_says_how_much(w
     megabytes = config["model"]["bytes"] / 1e6
     size = f"{megabytes:.0f} MB" if megabytes >= 10 else f"{megabytes:.1f} MB"
     assert page.evaluate("window.liveFigures.kept") is False
-    assert page.text_content("#live-load-button") == f"Load GPT-2 in this page: {size}, once"
+    # The small model of a folder is "the model" (figsite/site/model_names.py): never called GPT-2.
+    assert page.text_content("#live-load-button") == f"Load the model in this page: {size}, once"
     assert page.is_visible("#live-load-button")
     assert not any(MODEL_PATH in path for path in asked), asked
     assert page.input_value("#live-text") == TEXT and page.input_value("#live-target") == TARGET
@@ -563,3 +564,19 @@ def test_from_file_the_page_says_in_one_line_how_to_serve_it(browser, site):
         assert held.errors == [] and held.refused == [] and held.dialogs == []
     finally:
         held.close()
+
+
+def test_with_javascript_off_the_page_says_it_needs_it_and_shows_nothing_to_use(browser, site):
+    """GPT-2 runs in the page's script: where JavaScript is off, one line says so and no control shows."""
+    playwright_or_skip()
+    context = browser.browser.new_context(java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.goto((site / "live.html").as_uri())
+        notes = [line for line in page.locator(".notice").all_inner_texts() if "JavaScript" in line]
+        assert notes == ["JavaScript is off: this page needs it to run the model."]  # a folder's: "the model"
+        shown = page.evaluate("() => [...document.querySelectorAll('input, select, textarea, button, progress')]"
+                              ".filter(el => el.checkVisibility()).map(el => el.outerHTML.slice(0, 80))")
+        assert shown == [] and not page.is_visible(".chart-placeholder")
+    finally:
+        context.close()

@@ -99,6 +99,24 @@ def test_on_a_text_page_one_row_steers_every_figure_of_the_text(opener, random_s
     visit.assert_clean()
 
 
+def test_a_text_page_opened_from_its_address_shows_its_token_in_the_row_at_once_and_every_chart_opens_on_it(
+        opener, random_site):
+    # On a phone only the first chart is drawn at first: the address names the token of one drawn only once the
+    # reader scrolls to it. The row shows it at once, and the chart on top opens on it, as after a choice in the row.
+    (path,) = random_site.glob("text-the-animal*.html")
+    context = opener.context(viewport={"width": 360, "height": 800})
+    visit = opener.open(path.name + "#all-heads.token=4", context=context, wait_for_charts=False)
+    page = visit.page
+    assert page.eval_on_selector("#chart-all-heads", "e => !e.vegaView"), "the chart below was drawn at once"
+    assert chosen(page) == 4, "the row does not show the token the address chose"
+    wait_for_signal(page, "l", "token", 4, "though the address chose token 4 for the text")
+    assert chosen(page) == 4
+    page.locator("#chart-all-heads").scroll_into_view_if_needed()
+    wait_for_signal(page, "all-heads", "token", 4, "once drawn")
+    assert chosen(page) == 4
+    visit.assert_clean()
+
+
 # ---------------------------------------------------------------------------------------------- reach
 
 

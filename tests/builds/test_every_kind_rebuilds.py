@@ -96,3 +96,34 @@ def test_the_text_pages_of_both_builds_keep_the_room_of_each_chart_drawing_and_n
         hopper = next(site.glob("text-grace-hopper*.html")).read_text(encoding="utf-8")
         for label in ("att", "grid"):  # both choose a token, by the param named token
             assert re.search(r'id="chart-%s"[^>]*?data-token-param="token"' % label, hopper, re.S), (name, label)
+
+
+
+FIRST_DRAWING_BYTES = 200_000  # issue 44: head-roles' first drawing of 708 KB held its page's first paint back
+
+
+@pytest.fixture(scope="module")
+def book_sized(tmp_path_factory) -> Path:
+    """The config built with `--model random`: GPT-2 small's shape (12 layers of 12 heads of 64 numbers), whose
+    grids have the cells the book's have (the small model's are a tenth of that)."""
+    out = tmp_path_factory.mktemp("every-kind-random") / "site"
+    result = CliRunner().invoke(cli, ["--model", "random", "--config", str(CONFIG), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_no_page_of_any_kind_shows_a_first_drawing_over_200_kb(book_sized):
+    """Every drawing a page shows until its chart is live (light and dark, a desktop's and a phone's: the files the
+    pages name) is at most 200 KB: a dense grid is one picture in it (figsite.site.lighter), its words vectors."""
+    site = book_sized
+    shown = sorted({name for page in site.glob("*.html") for name in
+                    re.findall(r'(?:src|srcset)="img/(figure-[^"]+\.svg)"', page.read_text(encoding="utf-8"))})
+    labels = {path.name.removeprefix("figure-").removesuffix(".html") for path in site.glob("figure-*.html")}
+    assert {name.removeprefix("figure-").split(".")[0] for name in shown} == labels  # every figure's drawings
+    assert any(".narrow" in name for name in shown) and any(".dark" in name for name in shown)
+    sizes = {name: (site / "img" / name).stat().st_size for name in shown}
+    assert not {name: size for name, size in sizes.items() if size > FIRST_DRAWING_BYTES}, sizes
+    # The scores' grids (640 cells a side here) are pictures, their words still words.
+    for name in ("figure-fit.svg", "figure-fit.narrow-dark.svg"):
+        svg = (site / "img" / name).read_text(encoding="utf-8")
+        assert "<image" in svg and ">5: _Vienna</text>" in svg, name

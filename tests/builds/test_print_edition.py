@@ -148,6 +148,63 @@ def test_the_pdfs_carry_no_date_and_two_builds_write_the_same_bytes(printed, sma
     assert snapshot(again / "print") == snapshot(site / "print")
 
 
+RESOURCE_KINDS = ("/Font", "/XObject", "/ExtGState", "/Pattern", "/Shading", "/ColorSpace", "/Properties")
+
+
+def resource_tables(pdf: Path) -> list[tuple[str, list[str]]]:
+    """Every resource table of a PDF (the fonts, forms, graphic states, patterns... that a page, a form or a
+    pattern names), each as (its kind, its names in the order the file holds them), read with pypdf's parser: every
+    object of the file that has /Resources, whatever svg2pdf's layout of the lines."""
+    from pypdf import PdfReader
+    from pypdf.generic import DictionaryObject
+
+    reader = PdfReader(pdf)
+    tables = []
+    for number in sorted({number for numbers in reader.xref.values() for number in numbers}):
+        found = reader.get_object(number)
+        resources = found.get("/Resources") if isinstance(found, DictionaryObject) else None
+        for kind, table in (resources.get_object().items() if resources is not None else []):
+            if kind in RESOURCE_KINDS:
+                tables.append((kind, list(table.get_object().keys())))
+    return tables
+
+
+def test_every_resource_table_of_every_pdf_is_in_the_order_of_its_names(printed):
+    """svg2pdf writes a resource table's entries in an order that changes from run to run; the build puts them in
+    one (figsite.site.printing.canonical_pdf). Checked here directly, not only by two builds that may happen to
+    agree: every table in the order of its names, in every PDF, with tables of several entries among them."""
+    site, _ = printed
+    pdfs = sorted((site / "print").glob("*.pdf"))
+    assert len(pdfs) == 3  # two figures and the contact sheet
+    several = 0
+    for pdf in pdfs:
+        for kind, names in resource_tables(pdf):
+            assert names == sorted(names), (pdf.name, kind, names)
+            several += len(names) > 1
+    assert several >= len(pdfs), "too few tables of several entries for their order to tell"
+
+
+def test_a_pdf_whose_tables_svg2pdf_wrote_in_another_order_is_written_as_the_build_wrote_it(printed, tmp_path):
+    """The same check without waiting for svg2pdf to change its order: the figure's PDF with every table's entries
+    reversed (one a line, as svg2pdf writes them) is out of order, and canonical_pdf gives back the very bytes the
+    build wrote."""
+    from figsite.site.printing import canonical_pdf
+
+    site, _ = printed
+    written = (site / "print/figure-owls.pdf").read_bytes()
+    lines, reversed_, run = written.split(b"\n"), [], []
+    for line in lines + [b""]:
+        if re.fullmatch(rb" +/\w+ \d+ 0 R", line):
+            run.append(line)
+            continue
+        reversed_ += run[::-1] + [line]
+        run = []
+    shuffled = tmp_path / "shuffled.pdf"
+    shuffled.write_bytes(b"\n".join(reversed_[:-1]))
+    assert any(names != sorted(names) for _, names in resource_tables(shuffled))
+    assert canonical_pdf(shuffled.read_bytes()) == written
+
+
 def test_a_rebuild_takes_the_print_drawings_from_the_cache(printed, small_model_dir, monkeypatch):
     site, folder = printed
     before = snapshot(site / "print")

@@ -12,6 +12,7 @@ import socket
 import time
 import urllib.request
 from html import unescape
+from pathlib import Path
 
 import pytest
 from conftest import SMALL_CONFIG
@@ -25,14 +26,11 @@ SECRET = b"the author's private notes, outside the site"
 
 @pytest.fixture
 def site(small_build, tmp_path):
-    """A copy of the small build under tmp_path/site, a secret file beside it, and links inside it that lead out."""
+    """A copy of the small build under tmp_path/site (a test may add to it)."""
     import shutil
 
     folder = tmp_path / "site"
     shutil.copytree(small_build, folder)
-    (tmp_path / "secret.txt").write_bytes(SECRET)
-    (folder / "out-file.txt").symlink_to(tmp_path / "secret.txt")
-    (folder / "out-folder").symlink_to(tmp_path, target_is_directory=True)
     return folder
 
 
@@ -40,18 +38,6 @@ def site(small_build, tmp_path):
 def server(site):
     with Server(site, 0, LiveState()) as running:
         yield running
-
-
-def raw_get(server, path: str) -> tuple[int, bytes]:
-    """A GET with the path sent exactly as written (urllib would tidy it first)."""
-    connection = http.client.HTTPConnection(HOST, server.port, timeout=10)
-    try:
-        connection.putrequest("GET", path, skip_host=False, skip_accept_encoding=True)
-        connection.endheaders()
-        response = connection.getresponse()
-        return response.status, response.read()
-    finally:
-        connection.close()
 
 
 def get(url: str):
@@ -67,14 +53,133 @@ def test_the_preview_listens_on_127_0_0_1_only(server):
         socket.create_connection(("127.0.0.2", server.port), timeout=5).close()
 
 
-@pytest.mark.parametrize("path", [
-    "/../secret.txt", "/%2e%2e/secret.txt", "/%2E%2E%2Fsecret.txt", "/assets/../../secret.txt",
-    "/..%2fsecret.txt", "//../secret.txt", "/out-file.txt", "/out-folder/secret.txt", "/out-folder/",
-])
-def test_no_path_reaches_a_file_outside_the_site(server, path):
-    status, body = raw_get(server, path)
-    assert SECRET not in body
-    assert status in (400, 404), (path, status)
+# Every type of file a site holds (test_every_type_the_build_writes_is_tried checks the list against the build):
+# its pages, which the server reads itself to add the live script, and every other type, which http.server sends.
+TYPES = (".html", ".css", ".js", ".mjs", ".json", ".csv", ".svg", ".png", ".txt", ".pdf", ".wasm", ".onnx", ".bin",
+         "")  # "": live/gpt-tokenizer/LICENSE, .gpt2-figures-site
+INSIDE = b"a file of the site, reached through a link"
+
+# How a request may name a file outside the site: `..` written out and percent-encoded (with / and \ encoded too),
+# absolute paths in every spelling, and links of the site that lead out, to a file, a folder or another link.
+OUTSIDE = [
+    "/../secret{t}", "/assets/../../secret{t}", "/./../secret{t}", "//../secret{t}",
+    "/%2e%2e/secret{t}", "/%2E%2E%2Fsecret{t}", "/..%2fsecret{t}", "/assets%2f..%2f..%2fsecret{t}",
+    "/..%5csecret{t}", "/%2e%2e%5csecret{t}", "/..\\secret{t}", "/%252e%252e/secret{t}",
+    "{root}/secret{t}", "/{root}/secret{t}", "/%2f{root}/secret{t}", "{root}%2fsecret{t}",
+    "http://127.0.0.1/../secret{t}", "file://{root}/secret{t}",
+    "/out{t}", "/abs-out{t}", "/chain{t}", "/%6fut{t}", "//out{t}", "/out{t}?x=1", "/out{t}#top", "/out{t}/",
+    "/out-folder/secret{t}", "/abs-out-folder/secret{t}", "//out-folder/secret{t}", "/out-folder/site/../secret{t}",
+    "up:/secret{t}",  # a link named like a scheme: urlsplit reads "/secret…" where http.server opens up:/secret…
+]
+FOLDERS_OUTSIDE = ["/out-index/", "/out-htm/", "/out-folder/", "/abs-out-folder/", "/out-folder", "/loop", "/loop/"]
+INSIDE_LINKS = ["/in{t}", "/abs-in{t}", "/in-folder/file{t}", "/own/file{t}", "/%69n{t}", "/in-folder/../in{t}"]
+
+
+def secret(kind: str) -> bytes:
+    page = b"<!DOCTYPE html><html><head><title>notes</title></head><body>%s</body></html>"
+    return page % SECRET if kind == ".html" else SECRET + kind.encode()
+
+
+def link(at: Path, to) -> None:
+    at.parent.mkdir(parents=True, exist_ok=True)
+    at.symlink_to(to)
+
+
+@pytest.fixture(scope="module")
+def guarded(small_build, tmp_path_factory):
+    """root/site, a copy of the small build, with a secret file of every type in root beside it, links in the site
+    that lead out (to a file, a folder, another link, a folder's index) and links that stay in; and root/linked, a
+    link to the site, given as --out."""
+    import shutil
+
+    root = tmp_path_factory.mktemp("guarded")
+    site = root / "site"
+    shutil.copytree(small_build, site)
+    for kind in TYPES:
+        (root / f"secret{kind}").write_bytes(secret(kind))
+        link(site / f"out{kind}", f"../secret{kind}")
+        link(site / f"abs-out{kind}", root / f"secret{kind}")
+        link(site / f"chain{kind}", f"out{kind}")  # a link to a link that leads out
+        (site / "own").mkdir(exist_ok=True)
+        (site / "own" / f"file{kind}").write_bytes(INSIDE + kind.encode())
+        link(site / f"in{kind}", f"own/file{kind}")
+        link(site / f"abs-in{kind}", site / "own" / f"file{kind}")
+    link(site / "out-folder", "..")
+    link(site / "abs-out-folder", root)
+    link(site / "up:", root)
+    link(site / "in-folder", "own")
+    link(site / "out-index" / "index.html", root / "secret.html")  # a folder of the site whose page leads out
+    link(site / "out-htm" / "index.htm", root / "secret.html")
+    link(site / "in-index" / "index.html", site / "own" / "file.html")
+    link(site / "loop", "loop")
+    link(root / "linked", site)
+    return root
+
+
+@pytest.fixture(scope="module", params=["folder", "linked"])
+def guarded_server(guarded, request):
+    """The server of the guarded site, given as --out as the folder itself and as a link to it."""
+    with Server(guarded / ("site" if request.param == "folder" else "linked"), 0, LiveState()) as running:
+        yield running
+
+
+def ask(server, path: str, method: str = "GET") -> tuple[int, str, bytes]:
+    """The status, Content-Type and body of a request with the path sent exactly as written."""
+    connection = http.client.HTTPConnection(HOST, server.port, timeout=10)
+    try:
+        connection.putrequest(method, path, skip_host=False, skip_accept_encoding=True)
+        connection.endheaders()
+        response = connection.getresponse()
+        return response.status, response.getheader("Content-Type", ""), response.read()
+    finally:
+        connection.close()
+
+
+def test_every_type_the_build_writes_is_tried(small_build):
+    from figsite.capture import live_export
+    from figsite.data import paths
+    from figsite.site import live_assets
+
+    written = {path.suffix for path in small_build.rglob("*") if path.is_file()}
+    live_and_print = [*live_assets.LIVE_ASSETS, *live_assets.LIVE_SCRIPTS, live_export.GRAPH_FILE,
+                      live_export.WEIGHTS_FILE, paths.LIVE_SCRIPT, paths.CONTACT_SHEET, paths.printed("l", "pdf")]
+    written |= {Path(name).suffix for name in live_and_print}
+    assert written <= set(TYPES), f"types served but never tried by these tests: {sorted(written - set(TYPES))}"
+
+
+@pytest.mark.parametrize("kind", TYPES)
+def test_no_path_reaches_a_file_outside_the_site_whatever_its_type(guarded_server, guarded, kind):
+    leaks = []
+    for path in [spelling.format(t=kind, root=guarded) for spelling in OUTSIDE]:
+        for method in ("GET", "HEAD"):
+            status, _, body = ask(guarded_server, path, method)
+            if status != 404 or SECRET in body:
+                leaks.append(f"{method} {path}: {status}")
+    assert not leaks, "answered from outside the site: " + ", ".join(leaks)
+
+
+def test_no_folder_outside_the_site_nor_a_page_that_leads_out_is_answered(guarded_server):
+    leaks = [f"{path}: {status}" for path in FOLDERS_OUTSIDE
+             for status, _, body in [ask(guarded_server, path)] if status != 404 or SECRET in body]
+    assert not leaks, "answered from outside the site: " + ", ".join(leaks)
+
+
+@pytest.mark.parametrize("kind", TYPES)
+def test_links_that_stay_in_the_site_are_followed(guarded_server, kind):
+    for path in [spelling.format(t=kind) for spelling in INSIDE_LINKS]:
+        status, content_type, body = ask(guarded_server, path)
+        assert (status, body.startswith(INSIDE + kind.encode())) == (200, True), path
+        # A page is answered by the branch that reads it and adds the live script; every other file as it is.
+        assert (b'id="live-reload"' in body) == (kind == ".html"), path
+    if kind == ".html":
+        status, content_type, body = ask(guarded_server, "/in-index/")
+        assert status == 200 and body.startswith(INSIDE) and content_type.startswith("text/html")
+
+
+def test_the_site_given_through_a_link_is_served_whole(guarded, guarded_server):
+    for name in ("index.html", "figure-l.html", "assets/site.css", "assets/figures.js", "data/run.json"):
+        status, _, body = ask(guarded_server, "/" + name)
+        assert status == 200 and body.startswith((guarded / "site" / name).read_bytes()[:200]), name
 
 
 def test_a_page_is_sent_with_its_own_policy_as_a_header_and_every_file_with_its_type_not_sniffed(server, site):

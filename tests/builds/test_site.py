@@ -134,7 +134,7 @@ def test_vega_is_written_once_and_shared_by_every_figure_page(random_site, pages
 def test_every_page_of_a_random_model_says_its_numbers_are_not_gpt2s(pages):
     for name, html in pages.items():
         assert "Not GPT-2." in html, name
-        assert "random (seed 0)" in html, name
+        assert "A model of GPT-2 small&#39;s shape with random weights: its numbers say nothing about GPT-2." in html, name
 
 
 def test_pages_and_data_record_the_model(random_site, pages):
@@ -148,7 +148,7 @@ def test_pages_and_data_record_the_model(random_site, pages):
     about = (random_site / "about.html").read_text(encoding="utf-8")
     assert "torch " + run["environment"]["torch"] in about
     for html in pages.values():
-        assert "random (seed 0)" in html and 'href="about.html"' in html
+        assert "of a model of GPT-2 small&#39;s shape with random weights." in html and 'href="about.html"' in html
 
 
 def test_the_model_runs_once_per_distinct_text(random_site):

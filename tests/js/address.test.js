@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { beforeEach, describe, test } from "node:test";
 
-import { addressOf, allowed, parseAddress, readAddress, writeAddress } from "../../templates/js/shared/address.js";
+import { addressOf, allowed, decimals, onStep, parseAddress, readAddress, writeAddress } from "../../templates/js/shared/address.js";
 
 // The page's address, as the browser keeps it: history.replaceState sets location.hash.
 function fakeAddress(hash) {
@@ -44,5 +44,26 @@ describe("the address state", () => {
     assert.equal(allowed(bind, ""), undefined);
     assert.equal(allowed(bind, "x"), undefined);
     assert.equal(allowed({ input: "checkbox" }, "true"), undefined);
+  });
+
+  test("writes a range's value with its step's digits, never a float's tail", () => {
+    const bind = { input: "range", min: 0.1, max: 4, step: 0.05 };
+    assert.equal(0.1 + 28 * 0.05, 1.5000000000000002);  // what min + steps gives
+    assert.equal(String(allowed(bind, "1.5")), "1.5");
+    assert.equal(String(allowed(bind, "1.5000000000000002")), "1.5");
+    assert.equal(String(allowed(bind, "1.52")), "1.5");
+    for (let k = 0; k <= 78; k++) {
+      const value = allowed(bind, String(0.1 + k * 0.05));
+      assert.equal(String(value), ((10 + 5 * k) / 100).toString(), "step " + k);
+    }
+  });
+
+  test("takes a value past the last step of a range whose max is off its steps to that last step", () => {
+    assert.equal(onStep({ min: 0, max: 11, step: 2 }, 11), 10);
+    assert.equal(onStep({ min: 0, max: 1, step: 0.3 }, 1), 0.9);
+  });
+
+  test("counts the digits a number is written with", () => {
+    assert.deepEqual([0.05, 3, 1e-7, 1.5e-7, 1e21, -0.25].map(decimals), [2, 0, 7, 8, 0, 2]);
   });
 });

@@ -184,7 +184,7 @@ test('the tab\'s memory refused is told apart, and so is a host sending the wron
                   new Error("Can't create a session. ERROR_MESSAGE: std::bad_alloc")];
   memory.forEach((e) => {
     assert.ok(isMemory(e), e.message);
-    assert.match(sentenceFor(e, '495 MB'), /refused the memory GPT-2 needs \(some 495 MB/);
+    assert.match(sentenceFor(e, '495 MB', 'GPT-2'), /refused the memory GPT-2 needs \(some 495 MB/);
   });
   [new TypeError('Expected a JavaScript module script but the server responded with a MIME type of "text/plain".'),
    new Error('no available backend found. ERR: [wasm] TypeError: Failed to fetch dynamically imported module: ' +
@@ -193,6 +193,7 @@ test('the tab\'s memory refused is told apart, and so is a host sending the wron
     assert.ok(sentenceFor(e, '1 MB').includes(HOST_MUST_SEND), e.message);
   });
   assert.equal(sentenceFor({said: 'As said.'}, '1 MB'), 'As said.');
-  assert.equal(sentenceFor(new Error('odd'), '1 MB'), 'GPT-2 could not be loaded in this page (odd); the button ' +
-                                                       'tries again.');
+  assert.equal(sentenceFor(new Error('odd'), '1 MB', 'the random model'), 'The random model could not be loaded in ' +
+                                                                          'this page (odd); the button tries again.');
+  assert.ok(sentenceFor(new Error('odd'), '1 MB').startsWith('The model could not be loaded'));  // no name given
 });

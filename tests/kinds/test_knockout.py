@@ -46,9 +46,20 @@ label = "k2"
 text = "{TEXT}"
 target = " Paris"
 position = "Paris"
+
+[[figure]]
+kind = "knockout"
+label = "k3"
+text = "{TEXT}"
+target = " of"
+heads_of = 2
 '''
 SMALL = {"n_layer": 3, "n_head": 4}
 PROBABILITY = 1e-5
+# k3 reads the small model's own first guess (" of" again, 4.6%), which every part moves: a part taken out again at
+# every later layer moves it by 10 times PROBABILITY or more, so the comparison with the reference cannot miss that.
+# (" France" is so unlikely there, 2e-5, that such a slip moved it by about PROBABILITY only.)
+MARGIN = 10
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -100,21 +111,35 @@ def printed_block(site, label: str) -> list:
 
 
 # figure, read position (0-based: 'Maya' is two tokens, so ' Paris' is token 5), target
-FIGURES = [("k", 8, " France"), ("k2", 4, " Paris")]
+FIGURES = [("k", 8, " France"), ("k2", 4, " Paris"), ("k3", 8, " of")]
+HEADS = {"k": 4, "k2": 0, "k3": 4}  # the runs of one layer's heads (heads_of)
 
 
 @pytest.mark.parametrize("label, position, target", FIGURES)
 def test_every_run_is_the_references_probability_and_rank(site, weights, ids, label, position, target):
     target_id = gpt2_tokenizer().encode(target)[0]
     rows = table(site, label)[1:]
-    heads = 4 if label == "k" else 0
-    assert len(rows) == 3 + 3 + heads
+    assert len(rows) == 3 + 3 + HEADS[label]
     for row in rows:
         part, layer = row["taken_out"], row["layer"] - 1
         head = None if row["head"] is None else row["head"] - 1
         p, rank = ref_lib.knockout(weights, ids, position, target_id, part, layer, head)
         assert abs(row["probability"] - p) < PROBABILITY, row
         assert abs(row["rank"] - rank) <= 1, row  # float32 against float64: a near tie may swap
+
+
+def test_a_part_taken_out_again_at_every_later_layer_would_move_k3s_target_by_10_times_the_tolerance(site, weights,
+                                                                                                       ids):
+    """The margin the comparison above stands on, for every run whose part has a later layer to be taken out of
+    again: each kind of part (attention, feed-forward, head) taken out twice is told from once."""
+    target_id = gpt2_tokenizer().encode(" of")[0]
+    runs = [row for row in table(site, "k3")[1:] if row["layer"] < SMALL["n_layer"]]
+    assert {row["taken_out"] for row in runs} == {"attention", "feed-forward", "head"}
+    for row in runs:
+        part, layer, head = row["taken_out"], row["layer"] - 1, None if row["head"] is None else row["head"] - 1
+        once = ref_lib.knockout(weights, ids, 8, target_id, part, layer, head)[0]
+        again = ref_lib.knockout(weights, ids, 8, target_id, part, layer, head, again=True)[0]
+        assert abs(again - once) >= MARGIN * PROBABILITY, (row, once, again)
 
 
 def test_the_intact_model_is_the_readout_of_the_same_text_and_target(site):
@@ -261,7 +286,7 @@ def test_the_words_and_the_legend_say_the_bars_direction(site):
 
 def test_the_reveal_links_to_a_state_of_the_chart(site):
     text = page(site, "k")
-    link = re.search(r'<details class="reveal[^>]*>.*?<a href="#part=([^"]+)"', text, re.S).group(1)
+    link = re.search(r'<details class="reveal[^>]*>.*?<a [^>]*?href="#part=([^"]+)"', text, re.S).group(1)
     assert link in spec(site, "k")["params"][1]["bind"]["options"]
 
 

@@ -26,7 +26,7 @@ TEXT = "Maya lives in Paris, the capital of"
 TOLERANCE = {"score": 1e-4, "probability": 1e-5}
 N_LAYER, N_HEAD = 3, 4  # conftest's small model
 N_PARTS = 2 + 2 * N_LAYER + 1  # the two embeddings, each layer's attention and feed-forward, the bias
-FIXED = "a fixed last term"  # the page's words for a bias (the caption's: "...and a fixed last term")
+FIXED = "the fixed part"  # the page's words for a bias (the caption's: "...and a fixed part, the same for every text")
 SAID = {"final layer norm bias": FIXED}  # the reference's names of the parts, as the page says them
 
 CONFIG = f'''\
@@ -287,7 +287,7 @@ def test_the_part_select_and_score_radio_are_bound_and_the_guess_links_to_a_stat
     assert params["part"]["bind"]["input"] == "select" and params["part"]["bind"]["options"] == keys
     assert params["part"]["bind"]["labels"][0] == "layer 1 attention"
     assert params["part"]["value"] in keys and "description" in params
-    links = re.findall(r'<a href="#score=(\w+)&amp;part=([\w-]+)">', page(site, "who"))
+    links = re.findall(r'<a [^>]*?href="#score=(\w+)&amp;part=([\w-]+)">', page(site, "who"))
     assert len(links) == 2 and all(score in ("target", "difference") and part in keys for score, part in links)
 
 
@@ -313,7 +313,7 @@ def test_the_kind_follows_the_contract():
 def test_the_page_says_the_bias_in_the_captions_words_and_the_downloads_speak_of_layers_not_stages(site):
     words = html.unescape(page(site, "who"))
     assert "bias" not in json.dumps(spec(site, "who")["datasets"]) and "stage" not in json.dumps(tables(site, "who"))
-    assert "a fixed last term" in words and "layer norm bias" not in words
+    assert "a fixed part, the same for every text" in words and FIXED in words and "layer norm bias" not in words
     assert list(tables(site, "who")) == ["parts", "heads", "neurons", "layers"]
     sizes = next(view for view in spec(site, "who")["vconcat"][1]["vconcat"][1]["layer"]
                  if view["encoding"]["y"]["field"] == "size")

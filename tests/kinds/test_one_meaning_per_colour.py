@@ -1,13 +1,17 @@
-"""One meaning per colour, site-wide (issue 32): every kind's chart, walked as the pages carry it.
+"""One meaning per colour, site-wide (issues 32 and 44): every kind's chart, walked as the pages carry it.
 
 tests/every_kind.toml (every kind) is built over the small seeded model, and each figure's page is read: its chart's
 specs (the Vega-Lite download, the page's main and narrow charts, the theme aside) are walked, and every colour
 found in marks, encodings, scale ranges and conditions must be one that figures/toolkit/colours.py declares for a
 meaning (or one that carries none: words on a mark, the lines between cells; the sequential scheme is a name, not
-a colour). A legend that says a meaning in the chapter's words ("helps the answer", "works against the answer")
-draws it in that meaning's colour, and no legend's words stand for two colours on one page. The three "who did it"
-figures (ledger, knockout, patching) draw both sides in the same two colours. The unit tests at the end show the
-walk failing on hand-made specs that break each rule.
+a colour). So must the dark page's charts (the page's changes for the dark scheme put in), in the colours a dark
+page draws them. Every two meanings the pages draw, the sequential scale's ends and the diverging scales' among them,
+look apart by perceived difference, not by colour string: a CIEDE2000 of 20 or more as a reader sees them on a light
+and on a dark page (tests/seen_colours.py), and a meaning drawn in two colours draws two that look alike. A legend
+that says a meaning in the chapter's words ("helps the answer", "works against the answer") draws it in that
+meaning's colour, and no legend's words stand for two colours on one page. The three "who did it" figures (ledger,
+knockout, patching) draw both sides in the same two colours. The unit tests at the end show the walk failing on
+hand-made specs that break each rule.
 """
 
 from __future__ import annotations
@@ -22,16 +26,26 @@ import pytest
 from conftest import built
 from figures.toolkit import colours
 
+pytest.importorskip("coloraide")  # the test extras install it (pyproject.toml): tests/seen_colours.py's ΔE00
+from seen_colours import PAGES, too_close  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 EVERY_KIND = ROOT / "tests" / "every_kind.toml"
 HEX = re.compile(r"^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$")
-# The page's charts, as it draws them (compiled to Vega): the main one and the narrow one; their dark versions are the
-# theme's colours put in (templates/chart_themes.json), which belong to no meaning.
-SCRIPT = re.compile(r'<script type="application/json" id="(?:spec|narrow)-(?!dark-)[^"]+">(.*?)</script>', re.S)
+# The page's charts, as it draws them (compiled to Vega): the main one and the narrow one; and the changes that make
+# each the dark page's (the theme's colours, templates/chart_themes.json, which belong to no meaning, and the dark
+# page's own: colours.IN_DARK).
+SCRIPT = re.compile(r'<script type="application/json" id="((?:narrow-)?dark|spec|narrow)-(?!dark-)[^"]+">(.*?)</script>',
+                    re.S)
+DARK_OF = {"spec": "dark", "narrow": "narrow-dark"}  # each chart's script, and that of its changes for a dark page
 SKIPPED = {"datasets", "data", "params", "config", "usermeta"}  # the data, the reader's choices, the theme
 # The meanings a legend says in the chapter's words, and their colours.
 WORDS = {colours.HELPS_WORDS: colours.HELPS, colours.HURTS_WORDS: colours.HURTS}
 WHO_DID_IT = ("ledger", "knockout", "patching")
+# The colour of each meaning on a dark page (colours.IN_DARK put in), and the meaning of each such colour.
+MEANINGS_IN_DARK = {**{colour: meaning for meaning, colour in colours.ROLES_IN_DARK.items()},
+                    colours.IN_DARK[colours.OUT_OF_REACH]: "out of reach"}
+MEANINGS_BY_SCHEME = {"light": colours.MEANINGS, "dark": MEANINGS_IN_DARK}
 
 
 def colours_in(spec, path: str = "") -> list:
@@ -74,10 +88,10 @@ def theme_colours() -> set:
     return {value for _, value in colours_in({"theme": themes})}
 
 
-def undeclared(spec) -> list:
-    """The colours a spec draws that no meaning declares (and that are not one of the colours with no meaning, nor
-    the theme's)."""
-    declared = set(colours.MEANINGS) | set(colours.NO_MEANING) | theme_colours()
+def undeclared(spec, scheme: str = "light") -> list:
+    """The colours a spec draws on the scheme's page that no meaning declares (and that are not one of the colours
+    with no meaning, nor the theme's)."""
+    declared = set(MEANINGS_BY_SCHEME[scheme]) | set(colours.NO_MEANING) | theme_colours()
     return [(path, value) for path, value in colours_in(spec) if value not in declared]
 
 
@@ -100,13 +114,52 @@ def meanings_drawn(spec) -> set:
     return {colours.MEANINGS[value] for _, value in colours_in(spec) if value in colours.MEANINGS}
 
 
+def schemes_in(spec) -> set:
+    """The names of the colour schemes the spec's scales take their colours from."""
+    if isinstance(spec, dict):
+        found = {spec["scheme"]} if isinstance(spec.get("scheme"), str) else set()
+        return found.union(*(schemes_in(value) for key, value in spec.items() if key not in SKIPPED))
+    if isinstance(spec, list):
+        return set().union(*(schemes_in(value) for value in spec))
+    return set()
+
+
+def drawn_by_meaning(specs: list, scheme: str) -> dict:
+    """Every meaning the specs draw in the scheme: meaning -> {its colours as spelt}, the sequential scale's two ends
+    where a scale takes its scheme."""
+    meanings, drawn = MEANINGS_BY_SCHEME[scheme], {}
+    for spec in specs:
+        for _, value in colours_in(spec):
+            if value in meanings:
+                drawn.setdefault(meanings[value], set()).add(value)
+        if colours.SEQUENTIAL in schemes_in(spec):
+            drawn.update({f"sequential: {end}": {colour} for end, colour in colours.SEQUENTIAL_ENDS.items()})
+    return drawn
+
+
+def changed(spec, changes: list):
+    """The spec with the page's changes for a dark page made ([path, value] to set, [path] to delete), as the page's
+    script makes them (templates/js/shared/charts.js `changed`)."""
+    spec = json.loads(json.dumps(spec))
+    for change in changes:
+        *path, last = change[0]
+        at = spec
+        for key in path:
+            at = at[key]
+        if len(change) > 1:
+            at[last] = change[1]
+        else:
+            del at[last]
+    return spec
+
+
 # ---------------------------------------------------------------------------------------------- every kind
 
 
 @pytest.fixture(scope="module")
-def pages(small_model_dir, tmp_path_factory) -> dict:
-    """Each figure of tests/every_kind.toml: kind -> its charts' specs: the Vega-Lite download, and the page's
-    compiled main and narrow ones."""
+def schemes(small_model_dir, tmp_path_factory) -> dict:
+    """Each figure of tests/every_kind.toml: kind -> {scheme: its charts' specs}: light, the Vega-Lite download and
+    the page's compiled main and narrow ones; dark, the page's two with their changes for a dark page made."""
     import tomllib
 
     site = built(small_model_dir, EVERY_KIND.read_text(encoding="utf-8"), tmp_path_factory.mktemp("every-kind"))
@@ -114,9 +167,21 @@ def pages(small_model_dir, tmp_path_factory) -> dict:
     for figure in tomllib.loads(EVERY_KIND.read_text(encoding="utf-8"))["figure"]:
         page = (site / f"figure-{figure['label']}.html").read_text(encoding="utf-8")
         download = site / "downloads" / f"figure-{figure['label']}.vega-lite.json"
-        out[figure["kind"]] = [json.loads(download.read_text(encoding="utf-8"))] + [
-            json.loads(html.unescape(text)) for text in SCRIPT.findall(page)]
+        scripts = {name: json.loads(html.unescape(text)) for name, text in SCRIPT.findall(page)}
+        # The narrow chart is carried as the changes that make it of the main one.
+        charts = {"spec": scripts["spec"]}
+        if "narrow" in scripts:
+            charts["narrow"] = changed(scripts["spec"], scripts["narrow"])
+        out[figure["kind"]] = {
+            "light": [json.loads(download.read_text(encoding="utf-8")), *charts.values()],
+            "dark": [changed(chart, scripts[DARK_OF[name]]) for name, chart in charts.items()]}
     return out
+
+
+@pytest.fixture(scope="module")
+def pages(schemes) -> dict:
+    """kind -> its charts' specs on a light page."""
+    return {kind: specs["light"] for kind, specs in schemes.items()}
 
 
 def test_every_kinds_page_carries_its_charts(pages):
@@ -126,9 +191,39 @@ def test_every_kinds_page_carries_its_charts(pages):
     assert all(pages[kind] for kind in pages), [kind for kind in pages if not pages[kind]]
 
 
-def test_every_colour_a_chart_draws_is_a_declared_meanings(pages):
-    found = {kind: undeclared(spec) for kind, specs in pages.items() for spec in specs if undeclared(spec)}
-    assert not found, f"colours that figures/toolkit/colours.py declares for no meaning: {found}"
+@pytest.mark.parametrize("scheme", PAGES)
+def test_every_colour_a_chart_draws_is_a_declared_meanings(schemes, scheme):
+    found = {kind: undeclared(spec, scheme) for kind, specs in schemes.items() for spec in specs[scheme]
+             if undeclared(spec, scheme)}
+    assert not found, f"colours that figures/toolkit/colours.py declares for no meaning on a {scheme} page: {found}"
+
+
+def test_the_dark_pages_charts_carry_the_dark_pages_own_colours(schemes):
+    """A dark page's charts draw the middle of a diverging scale in its background and what is out of reach black,
+    and never the light page's colours for them."""
+    dark = set().union(*(drawn_by_meaning(specs["dark"], "dark").get("out of reach", set())
+                         for specs in schemes.values()))
+    assert dark == {colours.IN_DARK[colours.MASKED], colours.IN_DARK[colours.OUT_OF_REACH]}, dark
+    zero = [kind for kind, specs in schemes.items() if "zero" in drawn_by_meaning(specs["dark"], "dark")]
+    assert sorted(zero) == ["patching", "scores"], zero
+    light = {kind: value for kind, specs in schemes.items() for spec in specs["dark"] for _, value in colours_in(spec)
+             if value in colours.IN_DARK}
+    assert not light, light
+
+
+@pytest.mark.parametrize("scheme", PAGES)
+def test_every_two_meanings_the_pages_draw_look_apart_on_a_light_and_a_dark_page(schemes, scheme):
+    """By perceived difference, not by colour string: every two meanings drawn anywhere on the site (the sequential
+    scale's ends and the diverging scales' among them) differ by a ΔE00 of 20 or more as a reader sees them on the
+    page, and a meaning drawn in two colours (a cell out of reach, the shade over one) draws two that look alike."""
+    drawn = {}
+    for specs in schemes.values():
+        for meaning, found in drawn_by_meaning(specs[scheme], scheme).items():
+            drawn.setdefault(meaning, set()).update(found)
+    assert {"data", "chosen", "followed", "helps", "hurts", "below zero", "above zero", "reference", "out of reach",
+            "sequential: little", "sequential: most"} <= set(drawn), sorted(drawn)
+    close = too_close(drawn, scheme)
+    assert not close, f"on a {scheme} page, meanings closer than they must be (ΔE00): {close}"
 
 
 def test_a_legend_that_says_a_meaning_draws_it_in_that_meanings_colour_and_no_words_in_two(pages):
@@ -165,6 +260,25 @@ def test_head_roles_draws_its_habits_and_no_colour_that_means_something_else_but
 
 
 # ---------------------------------------------------------------------------------------------- the walk can fail
+
+
+def test_the_walk_finds_two_meanings_that_look_alike_on_a_dark_page_only():
+    """Issue 44's dark page: a grey out of reach the colour of a share's, and a diverging scale centred on white."""
+    spec = {"layer": [{"mark": {"type": "rect", "color": "#2a1a3a"}},
+                      {"encoding": {"color": {"scale": {"scheme": colours.SEQUENTIAL}}}}]}
+    drawn = drawn_by_meaning([spec], "dark")
+    assert drawn == {"sequential: little": {colours.SEQUENTIAL_ENDS["little"]},
+                     "sequential: most": {colours.SEQUENTIAL_ENDS["most"]}}
+    drawn["out of reach"] = {"#2a1a3a"}  # as a grey out of reach would be drawn, were it this near a share's colour
+    assert [close[:2] for close in too_close(drawn, "dark")] == [("out of reach", "sequential: little")]
+    assert undeclared({"mark": {"color": colours.MASKED}}, "dark") == [(".mark.color", colours.MASKED)]
+    assert undeclared({"mark": {"color": colours.MASKED}}, "light") == []
+
+
+def test_a_dark_pages_changes_are_made_as_the_page_makes_them():
+    spec = {"a": [{"fill": "#d4d4d4"}, {"fill": "#111"}], "b": 1}
+    assert changed(spec, [[["a", 0, "fill"], "#000000"], [["b"]]]) == {"a": [{"fill": "#000000"}, {"fill": "#111"}]}
+    assert spec["a"][0]["fill"] == "#d4d4d4"  # the page's spec itself is left as it was
 
 
 def test_the_walk_finds_a_colour_no_meaning_declares():

@@ -182,8 +182,8 @@ def test_score_lead_and_logit_are_in_more_detail_one_sentence_each_and_the_guide
 
     text = page(site)
     detail = text[text.index('<details class="more-detail">'):].split("</details>")[0]
-    for word in ("Score:", "Logit:", "Lead:"):
-        assert detail.count(word) == 1, word
+    for words in ("the higher the score, the more likely the token", "Logit:", "Lead:"):
+        assert detail.count(words) == 1, words
     summary = text[text.index('class="chart-description'):].split("</p>")[0]
     assert "lead" not in summary and "score" not in summary
     assert "the model gives _them a chance of" in summary

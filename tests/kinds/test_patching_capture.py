@@ -4,7 +4,8 @@ unpatched), which runs the clean text keeping its activations and then the corru
 
 Three pairs: the chapter's (the texts differ at one token in the middle, read at the last position), one whose
 texts differ at the first two tokens and read at a middle position, and one whose texts differ only at the read
-position (there, putting back the clean stream at any layer gives the clean answer)."""
+position (there, putting back the clean stream at any layer gives the clean answer). Together they tell a patch
+put back once from one put back again at every later layer by 10 times the tolerance in every row of every grid."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from figsite.capture import api as capture
 from figsite.capture.parts import patchings as patchings_module
 
 DIFF, PROBABILITY = 1e-4, 1e-5
+MARGIN = 10  # a patch put back again at every later layer moves some pair's cell by this many times DIFF or more
 RELATIVE = 1e-3  # a probability also within 0.1% (and the data's rounding, 5e-9): the chapter's p are near 3e-6
 N_LAYER, N_HEAD = 3, 4  # the small model's (tests/conftest.py SMALL_SHAPE)
 PAIRS = {
@@ -122,6 +124,40 @@ def test_in_the_reference_each_layers_patch_is_told_apart_from_every_other_layer
             continue
         for a, b in combinations(range(len(grid)), 2):
             assert max(abs(x[0] - y[0]) for x, y in zip(grid[a], grid[b])) > 3 * DIFF, (site, a, b)
+
+
+def moves_of_a_patch_put_back_again(loaded, weights, site: str, row: int):
+    """How far the score difference moves when the patch at (site, row) is put back again at every later layer
+    too (a patch left in place), cell after cell: pair after pair, from the read position back."""
+    for clean_text, corrupted_text, position, target, versus in PAIRS.values():
+        clean, corrupted = capture.token_ids(loaded, clean_text), capture.token_ids(loaded, corrupted_text)
+        (target,), (versus,) = capture.token_ids(loaded, target), capture.token_ids(loaded, versus)
+        position %= len(clean)
+        clean_kept = ref_lib.patch_run(weights, clean)[1]
+        first = next(q for q, (a, b) in enumerate(zip(clean, corrupted)) if a != b)
+        # The positions a patch can move the answer from: not before the texts differ, nor after the read position.
+        columns = range(N_HEAD) if site == "z" else range(position, first - 1, -1)
+        for col in columns:
+            once, again = (ref_lib.patched(weights, clean, corrupted, position, target, versus, site, row, col,
+                                           clean_kept, again=twice)[0] for twice in (False, True))
+            yield abs(again - once)
+
+
+@pytest.mark.parametrize("site, rows", [("resid_pre", N_LAYER), ("attn_out", N_LAYER - 1), ("mlp_out", N_LAYER - 1),
+                                        ("z", N_LAYER - 1)])  # the rows with a later layer to put it back in
+def test_a_patch_put_back_again_at_every_later_layer_would_move_a_cell_of_every_row_by_10_times_the_tolerance(
+        loaded, weights, site, rows):
+    """The margin the comparison above stands on: in every row of every grid, some pair's cell moves by MARGIN
+    times DIFF or more when the patch is put back again at every later layer, so the comparison cannot miss such a
+    slip. Each pair alone need not: where only the read position differs, the stream put back once already makes
+    every later layer the clean run's."""
+    for row in range(rows):
+        largest = 0.0
+        for moved in moves_of_a_patch_put_back_again(loaded, weights, site, row):
+            largest = max(largest, moved)
+            if largest >= MARGIN * DIFF:
+                break
+        assert largest >= MARGIN * DIFF, (site, row, largest)
 
 
 def test_the_reference_unpatched_run_is_the_reference_forward_pass(weights):

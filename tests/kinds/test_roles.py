@@ -14,8 +14,10 @@ import json
 import pytest
 from conftest import assert_bad_config_keeps_the_site, built
 from figsite.data.run import Run, read_head_file
+from figsite.data.shared_names import KEY_WORDS
 from figures import roles
 from figures.heads_chart import DETAIL_HEIGHT
+from figures.toolkit import charts
 
 TEXT = "A rose is a rose is a rose, and a cat is a cat"
 CONFIG = f'''\
@@ -82,7 +84,7 @@ def more_detail(text: str) -> str:
 def test_researchers_words_are_in_more_detail_one_sentence_each_and_nowhere_else_on_the_page(site):
     text = page(site)
     detail = more_detail(text)
-    for word in ("Score:", "Duplicate token:", "Induction:"):
+    for word in ("How strong a habit is in a head:", "Duplicate token:", "Induction:"):
         assert detail.count(word) == 1, word
     rest = text.replace(detail, "")
     shown = rest[rest.index("<main"):rest.index('<section class="text-figure"')] if "<main" in rest else rest
@@ -90,17 +92,34 @@ def test_researchers_words_are_in_more_detail_one_sentence_each_and_nowhere_else
         assert word not in shown.lower().replace('"induction"', "").replace("'induction'", ""), word
 
 
-def test_the_grid_shows_only_the_legend_of_the_chosen_colouring(site):
+def test_the_grid_shows_only_the_legend_of_the_chosen_colouring_in_one_place(site):
     """The habits' legend while each head shows its strongest habit; the shares' legend while one habit is chosen:
-    each legend drawn only while its test holds (its words, marks and screen reader's label)."""
+    each legend drawn only while its test holds (its words, marks and screen reader's label), both in one place above
+    the grid and of one size (five squares in two columns), so that a change of colouring opens no gap (issue 44)."""
     grid = spec(site)["vconcat"][0]["layer"]
     legends = [layer["encoding"]["color"]["legend"] for layer in grid[:2]]
     tests = [f"show == '{roles.STRONGEST}'", f"show != '{roles.STRONGEST}'"]
     for legend, test in zip(legends, tests):
         assert legend["aria"] == {"expr": test}
-        for part in ("titleOpacity", "labelOpacity", "symbolOpacity", "gradientOpacity"):
+        for part in ("titleOpacity", "labelOpacity", "symbolOpacity"):
             assert legend[part] == {"expr": f"{test} ? 1 : 0"}
+        assert {key: legend[key] for key in roles.KEY_PLACE} == roles.KEY_PLACE
+    assert legends[1]["type"] == "symbol" and len(legends[1]["values"]) == len(roles.ROLES)
     assert "score" not in json.dumps(legends)
+
+
+def test_each_square_is_drawn_whole_in_its_legends_colour_and_the_key_follows_the_colouring(site):
+    """No square faded by its score (on a dark page a faded square is a colour its legend lacks); the key's words
+    are the chart's `key_words`, which say how the colouring chosen reads (issue 44)."""
+    chart = spec(site)
+    grid = chart["vconcat"][0]["layer"]
+    assert all("opacity" not in layer["encoding"] and "opacity" not in layer["mark"] for layer in grid[:2])
+    key = {p["name"]: p for p in chart["params"]}[KEY_WORDS]["expr"]
+    assert key == (f"show == '{roles.STRONGEST}' ? {charts.literal(roles.Roles.KEY)} : "
+                   f"{charts.literal(roles.Roles.KEY_ONE)}")
+    assert "deeper" not in roles.Roles.KEY + roles.Roles.KEY_ONE and "brighter" in roles.Roles.KEY_ONE
+    shown = page(site)
+    assert f'<p class="reading-key" id="key-habits">{roles.Roles.KEY}</p>' in shown and 'data-key="key-habits"' in shown
 
 
 def test_the_description_follows_the_chosen_head_and_the_chosen_habit(site):

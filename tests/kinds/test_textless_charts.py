@@ -22,6 +22,7 @@ from figsite.live import COVERED_KINDS
 from figsite.site.drawing import fixed_width, vl_version
 from figures import KINDS, attention_chart, heads_chart
 from figures.toolkit.charts import spec
+from figures.toolkit.words import percent
 
 vlc = pytest.importorskip("vl_convert")
 
@@ -129,10 +130,11 @@ def expected(key: str, names: list, data: dict, token: int, view: str = "2-3") -
     top = [r for r in data["top"] if r["stage"] == n_layer and r["q"] == q]
     follow = next(r for r in data["follow"] if r["stage"] == n_layer and r["q"] == q)
     if key == "readout":
-        guesses = ", ".join(f"{r['token']} {r['p'] * 100:.1f}%" for r in top[:3])
-        return f"After layer {n_layer}: the top 3 guesses are {guesses}; {FOLLOWED} has {follow['p'] * 100:.2f}%."
+        # A chance as every sentence writes it (words.percent), in the page's expression as in the build's words.
+        guesses = ", ".join(f"{r['token']} {percent(r['p'])}" for r in top[:3])
+        return f"After layer {n_layer}: the top 3 guesses are {guesses}; {FOLLOWED} has {percent(follow['p'])}."
     return (f"After layer {n_layer}, position {q + 1} ({names[q]}): the top guess is {top[0]['token']} with "
-            f"{top[0]['p'] * 100:.1f}%; following {FOLLOWED} at this position.")
+            f"{percent(top[0]['p'])}; following {FOLLOWED} at this position.")
 
 
 # ---------------------------------------------------------------------------------------------- tests

@@ -120,6 +120,25 @@ def test_figure_i_has_the_same_chance_switch_with_the_same_words(site):
     assert 0.98 * max(row["p"] for row in line) * 100 <= float(top) < 100
 
 
+@pytest.mark.parametrize("label, title, rows", [("i", "chance of being the next token", "top"),
+                                                 ("never", "chance", "tops")])
+def test_the_switch_zooms_the_top_guesses_bars_too(site, label, title, rows):
+    """Every chance axis of the page follows the one switch: the bars of the top guesses too, zoomed in to the
+    largest bar of the chosen stage (and position), that it stays whole."""
+    chart = spec(site, label)
+    axis = rf"X-axis titled '{title}' for a linear scale with values from 0% to ([0-9.]+)%"
+    assert re.findall(axis, drawn(chart).replace("&#39;", "'")) == ["100"]
+    params = {p["name"]: p["value"] for p in chart["params"] if "value" in p}
+    stage, q = 1, params.get("position", 1) - 1
+    drawn_rows = [row for row in chart["datasets"][rows] if row["stage"] == stage and row.get("q", q) == q]
+    largest = max(row["p"] for row in drawn_rows)
+    assert 0 < largest < 0.5, drawn_rows  # the small model's fact: the zoom has room to show
+    assert all(row["p"] > 0 for row in drawn_rows)  # kept to 3 significant digits, not rounded to 0
+    top, = re.findall(axis, drawn(chart, chance_scale="zoom", stage=stage).replace("&#39;", "'"))
+    # At or above the largest bar (its label: 2 significant digits), with room for the words past it.
+    assert 0.98 * largest * 100 <= float(top) < 100
+
+
 def test_the_lens_names_stage_0_as_every_page_does(site):
     text = page(site, "never")
     assert "after the embedding" not in text.lower()

@@ -135,9 +135,9 @@ def test_the_lens_quotes_a_comma_and_writes_small_chances_with_three_digits(comm
         assert sentence.endswith(f"with {percent(shown / 100)}") or shown >= 1
 
 
-def test_the_random_model_notice_says_random_once():
-    notice = _notice(SimpleNamespace(is_random=True, model={"name": "random (seed 0)"}))
-    assert "random weights (seed 0)" in notice and "(random (" not in notice
+def test_the_random_model_notice_names_it_as_every_page_does_and_says_random_once():
+    notice = _notice(SimpleNamespace(is_random=True, model={"name": "random (seed 0)", "revision": None}))
+    assert notice == "A model of GPT-2 small's shape with random weights: its numbers say nothing about GPT-2."
 
 
 def test_patching_names_a_comma_in_quotes_in_its_menu_and_tooltips(every_kind):

@@ -19,7 +19,9 @@ from conftest import built
 from build import cli
 from builds.test_names import labels_shown
 from figsite.site import live_assets
+from figures.toolkit import terms
 from figures.toolkit.words import shown
+from reader_pages import pages_of, reader_text, unexplained
 
 pytest.importorskip("onnx", reason="--live exports the model with onnx (pip install -e '.[live]')")
 if live_assets.problems():
@@ -151,6 +153,18 @@ def test_no_page_of_a_live_site_names_a_figure_by_its_config_label(live_site):
     labels = re.findall(r'^label = "([^"]+)"', CONFIG, re.M)
     assert len(labels) == 5 and (live_site / "live.html").is_file()
     assert labels_shown(live_site, labels) == {}
+
+
+def test_the_live_page_explains_every_term_it_uses_and_names_its_model_as_every_page_does(live_site):
+    """The term list (figures/toolkit/terms.py) holds the live page and the index that links it as every other page
+    (tests/kinds/test_terms.py); the model, from a folder here, is "the model", never GPT-2 (GPT-2's own is only
+    the way the text is cut into tokens)."""
+    pages = pages_of(live_site)
+    assert not {name: found for name, html in pages.items() if (found := unexplained(html))}
+    live = " ".join(reader_text(pages["live.html"])[0].split())
+    assert "Load the model in this page" in live and "Run the model on this text" in live
+    assert "GPT-2" not in live.replace("as GPT-2 does", "") and terms.SPACE in live
+    assert "the guess at every position for it" in reader_text(pages["index.html"])[0]
 
 
 def test_a_build_without_live_has_no_live_page_no_model_and_no_link(small_model_dir, tmp_path):

@@ -1,7 +1,9 @@
-"""One meaning per colour, site-wide (figures/toolkit/colours.py): the meanings are distinct colours, readers who see
-colours otherwise can still tell apart the meanings that meet in one chart, every meaning a mark is drawn in stands
-out on a light and a dark page, each is named by a word readers would use for its colour, and no module of figures/
-spells a colour or a colour scheme of its own (tests/kinds/test_one_meaning_per_colour.py checks the charts).
+"""One meaning per colour, site-wide (figures/toolkit/colours.py): every two meanings (the sequential scale's ends
+among them) look apart on a light and a dark page, readers who see colours otherwise can still tell apart the
+meanings that meet in one chart, a dark page's own colours are what they must be (out of reach darker than any share,
+the middle of a diverging scale the page's background), every meaning a mark is drawn in stands out on a light and a
+dark page, each is named by a word readers would use for its colour, and no module of figures/ spells a colour or a
+colour scheme of its own (tests/kinds/test_one_meaning_per_colour.py checks the charts, light and dark).
 
 Colour-blind readers are simulated with Machado, Oliveira and Fernandes (2009) at full severity (protanopia,
 deuteranopia, tritanopia), as the library coloraide implements it; the difference of two colours is CIEDE2000
@@ -22,7 +24,9 @@ coloraide = pytest.importorskip("coloraide")  # the test extras install it (pypr
 from coloraide import Color  # noqa: E402
 from coloraide.css import color_names  # noqa: E402
 
+from figures.picture import VIRIDIS_STOPS  # noqa: E402
 from figures.toolkit import colours  # noqa: E402
+from seen_colours import PAGES, declared, too_close  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 FIGURES = ROOT / "figures"
@@ -33,9 +37,6 @@ DEFICIENCIES = ("protan", "deutan", "tritan")
 # 5 is needed before half of viewers see one (Stone, Szafir and Setlur, "An engineering model for color
 # difference as a function of size", 2014). Twice that: told apart at a glance, not on a close look.
 APART = 10
-# With full colour vision every role with a hue is a different colour by name, not a shade of another: a hue of
-# its own. The greys (a reference line, out of reach, the zero of a diverging scale) differ in lightness only.
-APART_SEEN_FULLY = 20
 HABITS = [f"habit: {role}" for role in colours.ROLE_COLOURS]
 HUES = ("data", "chosen", "followed", "helps", "hurts", "below zero", "above zero", *HABITS)
 
@@ -97,14 +98,52 @@ def test_the_older_names_are_the_same_meanings():
     assert (colours.POSITIVE, colours.NEGATIVE) == (colours.ABOVE_ZERO, colours.BELOW_ZERO)
 
 
-def test_with_full_colour_vision_every_role_is_a_colour_of_its_own():
-    """Each role with a hue is far from every other role; the greys are apart from one another."""
-    close = []
-    for a, b in combinations(colours.ROLES, 2):
-        needed = APART_SEEN_FULLY if a in HUES or b in HUES else APART
-        if difference(colours.ROLES[a], colours.ROLES[b]) < needed:
-            close.append((a, b, round(difference(colours.ROLES[a], colours.ROLES[b]), 1), needed))
-    assert not close, f"roles closer than they must be (ΔE00): {close}"
+@pytest.mark.parametrize("scheme", PAGES)
+def test_with_full_colour_vision_every_two_meanings_are_apart_on_a_light_and_a_dark_page(scheme):
+    """Every two meanings, the sequential scale's ends and the diverging scales' among them, differ by a ΔE00 of
+    tests/seen_colours.py's APART or more as a reader sees them on the scheme's page (issue 44: the first token's
+    yellow was the sequential scale's most)."""
+    close = too_close(declared(scheme), scheme)
+    assert not close, f"meanings closer than they must be on a {scheme} page (ΔE00): {close}"
+
+
+def test_the_check_of_two_meanings_finds_a_habit_in_the_sequential_scales_yellow():
+    drawn = {**declared("light"), "habit: first": {"#eeee00"}}
+    assert [close[:2] for close in too_close(drawn, "light")] == [("habit: first", "sequential: most")]
+
+
+def test_the_sequential_scales_ends_are_viridis_ends():
+    assert colours.SEQUENTIAL == "viridis"
+    assert colours.SEQUENTIAL_ENDS == {"little": "#" + VIRIDIS_STOPS[:6], "most": "#" + VIRIDIS_STOPS[-6:]}
+
+
+def test_on_a_dark_page_out_of_reach_is_darker_than_any_share_and_zero_is_the_page():
+    """Issue 44: the light grey of what is out of reach was the brightest thing on a dark page's grids, and the
+    diverging scales' white middle a glare."""
+    dark = colours.ROLES_IN_DARK
+    lightness = {colour: Color(colour).convert("lab-d65").coords()[0]
+                 for colour in (dark["out of reach"], colours.SEQUENTIAL_ENDS["little"])}
+    assert lightness[dark["out of reach"]] < lightness[colours.SEQUENTIAL_ENDS["little"]], lightness
+    assert dark["zero"] == colours.PAPER["dark"] and colours.ROLES["zero"] == colours.PAPER["light"]
+    assert set(colours.IN_DARK) == {colours.MASKED, colours.OUT_OF_REACH, colours.ZERO}
+    assert colours.MASKED_KEY_IN_DARK.startswith("black") and "darker than any share" in colours.MASKED_KEY_IN_DARK
+
+
+def test_in_greys_every_meaning_with_a_hue_has_a_grey_and_the_habits_are_a_fifth_apart():
+    """The print edition in greys ([print] greyscale = true): each meaning with a hue is printed in a grey of its
+    own, and the habits, side by side in head roles' grid, a fifth of the way from black to white apart or more
+    (tests/builds/test_print_edition.py prints them)."""
+    assert set(colours.GREYS) == set(colours.NAMES)
+    assert all(Color(grey).convert("srgb").coords()[0] == Color(grey).convert("srgb").coords()[2]
+               for grey in colours.GREYS.values())
+    levels = sorted(int(colours.GREYS[colour][1:3], 16) for colour in colours.ROLE_COLOURS.values())
+    assert min(b - a for a, b in zip(levels, levels[1:])) >= 255 / 5, levels
+
+
+def test_the_pages_background_is_the_one_site_css_gives_it():
+    page = page_colours()
+    assert {scheme: Color(page[scheme]).to_string(hex=True) for scheme in PAGES} == \
+        {scheme: Color(colours.PAPER[scheme]).to_string(hex=True) for scheme in PAGES}
 
 
 @pytest.mark.parametrize("deficiency", DEFICIENCIES)
@@ -145,10 +184,13 @@ def test_every_role_a_mark_is_drawn_in_stands_out_on_the_page(scheme):
 # must point at a mark they would call green. Wine red: a dark red leaning to purple, not a light pink.
 HUES_NAMED = {"blue": (220, 275), "orange": (30, 75), "green": (125, 180), "wine red": (330, 380),
               "purple": (285, 330), "brown": (40, 95), "cyan": (195, 235), "periwinkle blue": (250, 290),
-              "yellow": (95, 120), "pink": (330, 375), "dark teal": (160, 200), "indigo": (265, 300)}
-# And the lightness (OKLCh, 0 to 1) some names need: brown and wine red are dark, pink and periwinkle light.
+              "yellow": (95, 120), "pink": (330, 375), "dark teal": (160, 200), "indigo": (265, 300),
+              "tan": (60, 95), "navy": (240, 275)}
+# And the lightness (OKLCh, 0 to 1) some names need: brown and wine red are dark, pink and periwinkle light, tan a
+# light brown of little colour.
 LIGHTNESS_NAMED = {"wine red": (0, 0.6), "brown": (0, 0.6), "dark teal": (0, 0.5), "indigo": (0, 0.5),
-                   "pink": (0.7, 1), "periwinkle blue": (0.6, 1), "yellow": (0.8, 1)}
+                   "pink": (0.7, 1), "periwinkle blue": (0.6, 1), "yellow": (0.8, 1), "tan": (0.6, 0.85),
+                   "navy": (0, 0.4)}
 
 
 def named_right(colour: str, name: str) -> bool:

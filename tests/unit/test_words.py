@@ -2,6 +2,9 @@
 them (12.5% is 13%), not to the even neighbour as Python's round() does (round(12.5) == 12).
 
 The reference here is exact rational arithmetic (fractions.Fraction), so no float rounding of its own.
+
+And a chance (words.percent): one rule for sentences and charts, two decimals from 1% up, three significant digits
+below, the same digits from Vega's format on a chart (words.percent_expr).
 """
 
 from __future__ import annotations
@@ -101,3 +104,31 @@ def test_two_different_chances_are_never_written_the_same():
     before, after = percents_apart(1.3e-5, 1.30004e-5)
     assert before != after and float(before[:-1]) < float(after[:-1])  # ...the pair can, in the right order
     assert percents_apart(0.2881, 0.0302) == ("28.81%", "3.02%")  # digits are added only where needed
+
+
+# Chances of every size a figure shows, with those near the rule's edges: 1%, and just below it, which rounds to 1%.
+CHANCES = [0.0, 2e-9, 2.03e-7, 1.3e-5, 1.69e-4, 0.000123456, 0.00837, 0.0099996, 0.01, 0.0302, 0.2881, 0.87644, 1.0]
+
+
+def test_a_small_chance_is_written_with_three_significant_digits_never_as_zero():
+    from figures.toolkit.words import percent
+
+    assert [percent(p) for p in CHANCES] == [
+        "0.00%", "0.000000200%", "0.0000203%", "0.00130%", "0.0169%", "0.0123%", "0.837%", "1.00%", "1.00%", "3.02%",
+        "28.81%", "87.64%", "100.00%"]
+
+
+def test_a_chart_writes_a_chance_with_the_digits_of_a_sentence():
+    """The one rule of figures/toolkit/words.py: percent in the sentences, percent_expr in a chart's tooltips and
+    labels (charts.said_chance), worked out here by Vega itself."""
+    import re
+
+    import vl_convert
+
+    from figures.toolkit.words import percent, percent_expr
+
+    for p in CHANCES:
+        svg = vl_convert.vegalite_to_svg({"data": {"values": [{"p": p}]}, "mark": "text",
+                                          "transform": [{"calculate": percent_expr("datum.p"), "as": "said"}],
+                                          "encoding": {"text": {"field": "said", "type": "nominal"}}})
+        assert re.search(r"<text[^>]*>([^<]*)</text>", svg).group(1) == percent(p), p

@@ -2,17 +2,20 @@
 // built, so the page does no compiling), at the state the page's address gives it.
 import { allowed, readAddress } from "../shared/address.js";
 import { describe, draw as drawChart, tokenParam, wantsNarrow } from "../shared/charts.js";
-import { ATTENTION_META, CLICKS_META, LOADS_META, RENDERER_META } from "../shared/names.js";
+import { ATTENTION_META, CLICKS_META, KEY_WORDS, LOADS_META, RENDERER_META } from "../shared/names.js";
 import { chosenInView, pin, scrollBox } from "../shared/scroll.js";
 import { followAttention, followLoads } from "./loads.js";
 import { clickAgain, focusAgain, focusedInput, inputValue } from "./early.js";
 import { followClicks, hideSteeredInput, placeInputs, restOfInputs, tooltipOnTap } from "./inputs.js";
 import { addressKey, boundParams, chartSpec, writeChartsAddress } from "./page.js";
 import { follow, showChosen } from "./tokens.js";
+import { followWithin } from "./within.js";
 
-// The chart's description, in the element its data-description names.
+// The chart's description, in the element its data-description names; and its key, in the element its data-key
+// names, where the chart says it in words that follow the reader's choices (a KEY_WORDS param).
 function describeChart(el, view) {
   describe(document.getElementById(el.getAttribute("data-description")), view);
+  describe(document.getElementById(el.getAttribute("data-key")), view, KEY_WORDS);
 }
 
 // Each param opens at the value its input holds (the build's input, which shows what the address gives it and what
@@ -60,6 +63,7 @@ function drawn(el, view, spec, params, controls, focused) {
   restOfInputs(el);  // the inputs placed below the bar before: the live chart's take their place
   hideSteeredInput(el);
   placeInputs(el);
+  followWithin(el, view, spec);
   var following = spec.usermeta && spec.usermeta[ATTENTION_META] ? followAttention(view, spec, function () { describeChart(el, view); }) :
     spec.usermeta && spec.usermeta[LOADS_META] ? followLoads(view, spec) : null;
   var chooser = tokenParam(el);

@@ -8,7 +8,8 @@ import { drawWhenNear, redraw } from "./draw.js";
 import { followRanges, keepClicks, showAddress } from "./early.js";
 import { listenToTaps, placeFirstInputs, placeInputs } from "./inputs.js";
 import { addressKey, boundParams, chartSpec, charts, darkScheme } from "./page.js";
-import { listenToRows, rowsInSight } from "./tokens.js";
+import { listenToRows, rowsInSight, showAddressInRows } from "./tokens.js";
+import { limitFirstInputs } from "./within.js";
 
 // A link within the page (#token=7&view=5-12) sets the figure without reloading it.
 function followAddress() {
@@ -18,6 +19,7 @@ function followAddress() {
     if (!view) {  // drawn later, from its inputs: they show the address as it is now
       el.pendingToken = undefined;
       showAddress(el);
+      limitFirstInputs(el);
       return;
     }
     boundParams(el.boundParams ? { signals: el.boundParams } : chartSpec(el)).forEach(function (p) {
@@ -29,6 +31,7 @@ function followAddress() {
     });
     view.runAsync();
   });
+  showAddressInRows();
 }
 
 // A column that crosses NARROW_PX (a phone turned, a window resized) draws the other width's chart; a drawing
@@ -88,13 +91,15 @@ function afterFirstPaint(then) {
 // does to them, to the rows and to the drawings kept.
 listenToRows();
 listenToTaps();
-rowsInSight();
 charts.forEach(function (el) {
   placeFirstInputs(el);
   showAddress(el);
+  limitFirstInputs(el);
   followRanges(el);
   keepClicks(el);
 });
+showAddressInRows();
+rowsInSight();
 afterFirstPaint(function () { loadVega(function () { drawWhenNear(charts); }); });
 window.addEventListener("hashchange", followAddress);
 // Light or dark follows the reader's setting, also when it changes while the page is open.

@@ -2,10 +2,11 @@
 // above the chart (on a text page, above every chart of the text): choosing one chooses the token of the charts it
 // steers; it shows the token chosen, however it was chosen. One radio group: the arrow keys (and Home, End) move the
 // choice, as for any radio group.
-import { allowed } from "../shared/address.js";
+import { allowed, readAddress } from "../shared/address.js";
 import { tokenParam } from "../shared/charts.js";
 import { fadeEdges } from "../shared/scroll.js";
-import { charts, writeChartsAddress } from "./page.js";
+import { addressKey, charts, writeChartsAddress } from "./page.js";
+import { limitFirstInputs } from "./within.js";
 
 export var rows = Array.prototype.slice.call(document.querySelectorAll(".token-row"));
 
@@ -13,6 +14,7 @@ export var rows = Array.prototype.slice.call(document.querySelectorAll(".token-r
 function setToken(el, value) {
   if (!el.vegaView) {
     if (el.hasAttribute("data-token-param")) el.pendingToken = value;
+    limitFirstInputs(el);
     return;
   }
   var param = tokenParam(el);
@@ -85,6 +87,30 @@ export function rowsInSight() {
 
 export function showChosen(el, value) {
   rows.forEach(function (row) { if (rowCharts(row).indexOf(el) >= 0) markRow(row, value); });
+}
+
+// The token the page's address chooses for the row's figures: the first (in the page's order) that the address gives
+// one of them and that is one of the row's tokens; undefined where it gives none.
+function addressToken(row, state) {
+  var tokens = rowTokens(row).map(function (token) { return token.getAttribute("data-token"); });
+  var keys = rowCharts(row).filter(function (el) { return el.hasAttribute("data-token-param"); }).map(function (el) {
+    return addressKey(el, el.getAttribute("data-token-param"));
+  });
+  var key = keys.filter(function (k) { return tokens.indexOf(state[k]) >= 0; })[0];
+  return key === undefined ? undefined : state[key];
+}
+
+// The address's state in every row and in every chart a row steers, drawn or not: a page opened from its address
+// shows its token chosen at once, not when the charts below are drawn (on a text page, as the reader scrolls to
+// them), and where Vega never loads. The row's charts open on that token, as after a choice in the row.
+export function showAddressInRows() {
+  var state = readAddress();
+  rows.forEach(function (row) {
+    var value = addressToken(row, state);
+    if (value === undefined) return;
+    markRow(row, value);
+    rowCharts(row).forEach(function (el) { setToken(el, value); });
+  });
 }
 
 function choose(row, value) {

@@ -76,9 +76,9 @@ function followedOf(res, shape, lens) {
 export function asJson(res, shape, lens, graphSha256) {
   return JSON.stringify({
     format: 'gpt2-live/1',
-    about: 'GPT-2 run in the page on this text. Layers, heads, stages and positions count from 0; stage 0 is after ' +
-           'the embedding, stage s after layer s. attention[layer][head][query][key]: the share of attention the ' +
-           'query gives the key (keys 0 to the query). top[stage][position]: the ' + TOP_K +
+    about: 'The model run in the page on this text (graph_sha256 names it). Layers, heads, stages and positions ' +
+           'count from 0; stage 0 is after the embedding, stage s after layer s. attention[layer][head][query][key]: ' +
+           'the share of attention the query gives the key (keys 0 to the query). top[stage][position]: the ' + TOP_K +
            ' most likely next tokens. ' +
            'followed: tokens whose probability and rank (1 = most likely) are given at every stage and position.',
     model: {n_layer: shape.nLayer, n_head: shape.nHead, graph_sha256: graphSha256},

@@ -7,7 +7,9 @@
 // Nothing here reads the page: what it needs comes in `io` (tests/js/live_fetching.test.js gives its own):
 //   url, httpCache (fetch's `cache` for a first download), fetch(url, init), sleep(ms), subtle (crypto.subtle, or null where the browser has none),
 //   cached() -> Blob or null, drop() (the kept copy deleted), put(blob) -> whether it was kept,
-//   onBytes(bytes of this file so far), onRetry(try, TRIES) before each new try, onDamaged() before a fetch again.
+//   onBytes(bytes of this file so far), onRetry(try, TRIES) before each new try, onDamaged() before a fetch again;
+//   name: the model as the page's sentences name it ('GPT-2', 'the random model'; page.js modelName).
+//   onRecovered() once the file is checked after a retry or a fetch again (the page's line about it is then untrue).
 
 export const TRIES = 3;
 export const BACKOFF_MS = [400, 1200];  // the wait before the 2nd and the 3rd try
@@ -75,8 +77,8 @@ async function oneTry(file, io, part, httpCache) {
     part.ranges = false;  // a range it did not ask for, or a server in trouble: the next try starts again
     throw new Cut('the server answered ' + response.status);
   } else {
-    throw new LoadError('status', 'The server did not send a file of GPT-2 (' + file.name + ': it answered ' +
-                        response.status + '); the button tries again.');
+    throw new LoadError('status', 'The server did not send a file of ' + nameOf(io) + ' (' + file.name +
+                        ': it answered ' + response.status + '); the button tries again.');
   }
   await readInto(part, response, io.onBytes);
   if (part.got < file.bytes) throw new Cut(file.name + ' came incomplete: ' + part.got + ' of ' + file.bytes);
@@ -92,8 +94,8 @@ export async function download(file, io, httpCache) {
     } catch (e) {
       if (!(e instanceof Cut)) throw e;
       if (n === TRIES) {
-        throw new LoadError('cut', 'The download of GPT-2 was cut ' + TRIES + ' times; check the connection, ' +
-                            'then the button tries again.', e.message);
+        throw new LoadError('cut', 'The download of ' + nameOf(io) + ' was cut ' + TRIES + ' times; check the ' +
+                            'connection, then the button tries again.', e.message);
       }
       io.onRetry(n + 1, TRIES);
       await io.sleep(BACKOFF_MS[n - 1]);
@@ -101,14 +103,19 @@ export async function download(file, io, httpCache) {
   }
 }
 
-function hex(buffer) {
+export function hex(buffer) {
   return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-function checkable(subtle) {
+// The model's name in a sentence, as io gives it.
+function nameOf(io) {
+  return io.name || 'the model';
+}
+
+export function checkable(subtle, name) {
   if (!subtle || !subtle.digest) {
-    throw new LoadError('unchecked', 'This browser cannot check GPT-2\'s files here (it does so only on https:// ' +
-                        'pages or from this computer), so this page does not run them.');
+    throw new LoadError('unchecked', 'This browser cannot check the files of ' + (name || 'the model') + ' here (it ' +
+                        'does so only on https:// pages or from this computer), so this page does not run them.');
   }
 }
 
@@ -120,12 +127,24 @@ export async function intact(file, blob, subtle) {
   return hex(await subtle.digest('SHA-256', await blob.arrayBuffer())) === file.sha256;
 }
 
-const DAMAGED = 'A file of GPT-2 (NAME) came with other bytes than this site was built with, again when fetched ' +
+const DAMAGED = 'A file of MODEL (NAME) came with other bytes than this site was built with, again when fetched ' +
                 'once more, so this page will not run it; the site\'s host may be serving a broken copy.';
 
-// The file checked: {blob, from: 'cache' or 'network', kept: whether it is kept in the browser now}.
+// The file checked: {blob, from: 'cache' or 'network', kept: whether it is kept in the browser now}. After a retry or
+// a fetch again, io.onRecovered() once it is.
 export async function fetchFile(file, io) {
-  checkable(io.subtle);  // before anything is downloaded
+  let troubled = false;
+  const told = Object.assign({}, io, {
+    onRetry: (n, tries) => { troubled = true; io.onRetry(n, tries); },
+    onDamaged: () => { troubled = true; io.onDamaged(); },
+  });
+  const got = await checkedFile(file, told);
+  if (troubled && io.onRecovered) io.onRecovered();
+  return got;
+}
+
+async function checkedFile(file, io) {
+  checkable(io.subtle, io.name);  // before anything is downloaded
   const cached = await io.cached();
   let downloads = 2;
   if (cached) {
@@ -139,5 +158,5 @@ export async function fetchFile(file, io) {
     if (await intact(file, blob, io.subtle)) return {blob: blob, from: 'network', kept: await io.put(blob)};
     if (n < downloads) io.onDamaged();
   }
-  throw new LoadError('damaged', DAMAGED.replace('NAME', file.name));
+  throw new LoadError('damaged', DAMAGED.replace('MODEL', nameOf(io)).replace('NAME', file.name));
 }

@@ -1,5 +1,5 @@
 // From file:// a browser lets the page neither fetch the model nor start the runtime: one line says how to serve it.
-import {$, page, setState} from './page.js';
+import {$, modelName, page, setState} from './page.js';
 
 // The folder to serve, as a shell writes it: file:///C:/... on Windows without its leading '/', quoted where needed.
 export function servedFolder(pathname) {
@@ -20,7 +20,7 @@ function code(words) {
 export function servedOnly() {
   const line = $('live-file');
   line.textContent = '';
-  line.append('This page runs GPT-2 only when the site is served, not opened as a file: run ',
+  line.append('This page runs ' + modelName() + ' only when the site is served, not opened as a file: run ',
               code('python -m http.server --directory ' + servedFolder(location.pathname)),
               ' and open http://localhost:8000/live.html (or preview the site with ',
               code('python build.py --serve'), ').');

@@ -17,7 +17,7 @@ import {servedOnly} from './file.js';
 import {count, countSoon, sayTarget} from './form.js';
 import {followToken, lensToken} from './lens.js';
 import {load} from './load.js';
-import {$, graphSha256, openPage, page, say, setState} from './page.js';
+import {$, graphSha256, modelName, openPage, page, say, setState} from './page.js';
 import {submit} from './run.js';
 import {state} from './state.js';
 import {allKept} from './store.js';
@@ -96,10 +96,11 @@ function fromAddress() {
   return true;
 }
 
-const BROUGHT = 'This link brings a text: load GPT-2 with the button above to see its figures.';
+// Said where the address brings a text and the model is not loaded yet.
+const brought = () => 'This link brings a text: load ' + modelName() + ' with the button above to see its figures.';
 
 function open() {
-  if (fromAddress()) say(BROUGHT);
+  if (fromAddress()) say(brought());
   else {
     count();
     sayTarget();
@@ -107,12 +108,14 @@ function open() {
   window.addEventListener('hashchange', () => {
     if (!fromAddress()) return;
     if (state.session) submit();
-    else say(BROUGHT);
+    else say(brought());
   });
   // A visit before kept the model in this browser: the button says so, and nothing about a download.
   allKept().then((kept) => {
     page.live.kept = kept;
-    if (kept && !state.loadAsked) page.el.loadButton.textContent = 'Start GPT-2 (already kept in this browser)';
+    if (kept && !state.loadAsked) {
+      page.el.loadButton.textContent = 'Start ' + modelName() + ' (already kept in this browser)';
+    }
   });
   setState('idle');
 }

@@ -2,7 +2,8 @@
 // model exported by figsite/capture/live_export.py. Inputs input_ids int64 (1, T) and follow int64 (K,); outputs
 // shares (layers, heads, T, T), top_ids / top_probs (stages, T, TOP_K), follow_probs / follow_ranks (stages, T, K).
 import {fetchFile} from './fetching.js';
-import {megabytes, page, say} from './page.js';
+import {megabytes, modelName, page, say} from './page.js';
+import {checkRuntime} from './runtime.js';
 import {state} from './state.js';
 import {drop, fromCache, keep, openCache} from './store.js';
 
@@ -17,7 +18,11 @@ function showProgress(done, total, words) {
 // What fetching.js needs for one file: this page's fetch, the browser's storage and crypto.subtle, and the words
 // and the progress bar it shows (done: the bytes of the files before this one).
 function fileIo(file, store, done) {
-  let shownMb = -1;
+  let shownMb = -1, told = null;
+  const tell = (words) => {
+    told = words;
+    say(words);
+  };
   return {
     url: new URL(file.path, location.href).href, httpCache: store ? 'no-store' : 'default',
     fetch: (url, init) => window.fetch(url, init),
@@ -30,10 +35,14 @@ function fileIo(file, store, done) {
       if (mb === shownMb) return;
       shownMb = mb;
       showProgress(done + bytes, page.model.bytes,
-                   'Downloading GPT-2: ' + megabytes(done + bytes) + ' of ' + megabytes(page.model.bytes));
+                   'Downloading ' + modelName() + ': ' + megabytes(done + bytes) + ' of ' +
+                   megabytes(page.model.bytes));
     },
-    onRetry: (n, tries) => { say('The download was cut; trying again (' + n + ' of ' + tries + ')…'); },
-    onDamaged: () => { say('A file of GPT-2 came damaged; fetching it once more…'); },
+    onRetry: (n, tries) => { tell('The download was cut; trying again (' + n + ' of ' + tries + ')…'); },
+    onDamaged: () => { tell('A file of ' + modelName() + ' came damaged; fetching it once more…'); },
+    name: modelName(),
+    // The file came whole after all: the line about its trouble, if nothing replaced it, goes.
+    onRecovered: () => { if (told !== null && page.el.messageLine.textContent === told) say(''); },
   };
 }
 
@@ -46,8 +55,8 @@ async function modelFiles() {
     const got = await fetchFile(file, fileIo(file, store, done));
     done += file.bytes;
     if (got.from === 'cache') {
-      showProgress(done, total, 'Loading GPT-2 from this browser\'s storage: ' + megabytes(done) + ' of ' +
-                                megabytes(total));
+      showProgress(done, total, 'Loading ' + modelName() + ' from this browser\'s storage: ' + megabytes(done) +
+                                ' of ' + megabytes(total));
     } else downloaded += file.bytes;
     kept = kept && got.kept;
     blobs[file.name] = got.blob;
@@ -58,11 +67,17 @@ async function modelFiles() {
 // The runtime's session on the model's files; notes in window.liveFigures where they came from.
 export async function openModel() {
   const ort = window.ort, model = page.model, live = page.live;
+  const runtime = page.config.runtime || [];
+  const checked = await checkRuntime(runtime, {
+    fetch: (path, init) => window.fetch(new URL(path, location.href).href, init),
+    subtle: window.crypto && window.crypto.subtle ? window.crypto.subtle : null});
   if (!ort) throw new Error('onnxruntime-web did not load (live/ort/ort.wasm.min.js)');
   ort.env.wasm.wasmPaths = new URL('live/ort/', location.href).href;
+  // The runtime runs the .wasm's checked bytes, not a second copy it would fetch itself.
+  runtime.filter((f) => /\.wasm$/.test(f.path)).forEach((f) => { ort.env.wasm.wasmBinary = checked[f.path]; });
   ort.env.wasm.numThreads = window.crossOriginIsolated ? Math.min(4, navigator.hardwareConcurrency || 1) : 1;
   const {blobs, downloaded, kept} = await modelFiles(), total = model.bytes;
-  showProgress(total, total, 'Starting GPT-2 in this page…');
+  showProgress(total, total, 'Starting ' + modelName() + ' in this page…');
   const graph = new Uint8Array(await blobs[model.graph].arrayBuffer());
   const external = model.files.filter((f) => f.name !== model.graph)
                               .map((f) => ({path: f.name, data: blobs[f.name]}));

@@ -69,7 +69,25 @@ export function say(words, kind) {
   page.el.messageLine.setAttribute('data-kind', kind || 'info');
 }
 
+// The model as the page's sentences name it (the build's figsite/site/model_names.py): 'GPT-2', 'the random model',
+// 'the model'; capital: at a sentence's start. A random model is never called GPT-2.
+export function modelName(capital) {
+  return capitalised((page.model && page.model.name) || 'the model', capital);
+}
+
+export function capitalised(words, capital) {
+  return capital ? words.charAt(0).toUpperCase() + words.slice(1) : words;
+}
+
 export function megabytes(bytes) {
   const mb = bytes / 1e6;
   return (mb >= 10 ? mb.toFixed(0) : mb.toFixed(1)) + ' MB';
+}
+
+// Where the model's bytes came from, as the load's line says it: downloaded, from this browser's storage, or how much
+// from each where both (a damaged or missing kept file fetched again).
+export function fromWhere(downloaded, total) {
+  if (downloaded === 0) return 'from this browser\'s storage';
+  if (downloaded >= total) return 'downloaded';
+  return megabytes(downloaded) + ' downloaded, ' + megabytes(total - downloaded) + ' from this browser\'s storage';
 }

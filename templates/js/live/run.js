@@ -7,7 +7,7 @@ import {result} from './datasets.js';
 import {sayTarget} from './form.js';
 import {offerFollows} from './lens.js';
 import {inTurn, infer} from './model.js';
-import {$, page, say, setState} from './page.js';
+import {$, modelName, page, say, setState} from './page.js';
 import {state} from './state.js';
 
 function showTokens(res) {
@@ -64,7 +64,7 @@ async function runText(text, ask, number, started) {
   state.finished = number;
   if (number !== state.runs) return;
   setState('drawn');
-  say('GPT-2 read your ' + ask.ids.length + (ask.ids.length === 1 ? ' token' : ' tokens') + ' in ' +
+  say(modelName(true) + ' read your ' + ask.ids.length + (ask.ids.length === 1 ? ' token' : ' tokens') + ' in ' +
       ((read - started) / 1000).toFixed(1) + ' s: the figures below are for your text.');
 }
 
@@ -76,14 +76,14 @@ function compute(text, target) {
   }
   const number = ++state.runs;
   setState('running');
-  say('GPT-2 is reading your text…');
+  say(modelName(true) + ' is reading your text…');
   const started = performance.now();
   return inTurn(async () => {
     if (number !== state.runs) return;  // a newer text is waiting
     await runText(text, ask, number, started);
   }).catch((error) => {
     setState('error');
-    say('GPT-2 could not read this text (' + error.message + ').', 'error');
+    say(modelName(true) + ' could not read this text (' + error.message + ').', 'error');
     console.error(error);
   });
 }
@@ -99,8 +99,9 @@ export function submit() {
   }
   writeAddress(text, target);
   if (!state.session) {
-    say(state.loading ? 'GPT-2 is still loading: your text runs as soon as it is ready.'
-                      : 'Load GPT-2 first, with the button above: your text runs as soon as it is ready.');
+    say(state.loading ? modelName(true) + ' is still loading: your text runs as soon as it is ready.'
+                      : 'Load ' + modelName() + ' first, with the button above: your text runs as soon as it is ' +
+                        'ready.');
     return Promise.resolve();
   }
   return compute(text, target);

@@ -1,4 +1,6 @@
-// The one sentence the page says when GPT-2 could not be loaded, in plain words, with the way out: a failure of
+import {capitalised} from './page.js';
+
+// The one sentence the page says when the model could not be loaded, in plain words, with the way out: a failure of
 // fetching.js says its own (error.said); a tab refused the memory, or a host sending the runtime's files with the
 // wrong type, is told from the browser's message; anything else is quoted. The rest of the page works on.
 
@@ -11,21 +13,25 @@ const TYPE = /MIME type|dynamically imported module|module script/i;
 
 export const HOST_MUST_SEND = 'the host must send .wasm files as application/wasm and .mjs files as text/javascript';
 
+// A file of the runtime (live/) missing, or its module sent with a type no browser runs (runtime.js, or the browser).
+export const UNSTARTED = 'The page\'s runtime could not start from this site\'s host (a file of live/ missing, or sent ' +
+                         'with the wrong type): ' + HOST_MUST_SEND + '.';
+
 export function isMemory(error) {
   return Boolean(error) && (error.name === 'RangeError' || MEMORY.test(String(error.message || error)));
 }
 
-// The sentence for `error`; size: the model's size in words ("495 MB").
-export function sentenceFor(error, size) {
+// The sentence for `error`; size: the model's size in words ("495 MB"); name: the model as the page's sentences name
+// it ('GPT-2', 'the random model'; page.js modelName).
+export function sentenceFor(error, size, name) {
+  const model = name || 'the model';
   if (error && error.said) return error.said;
   if (isMemory(error)) {
-    return 'This browser tab was refused the memory GPT-2 needs (some ' + size + ' and more): close other tabs, or ' +
-           'use a computer with more memory, then the button tries again; the rest of the site works as before.';
+    return 'This browser tab was refused the memory ' + model + ' needs (some ' + size + ' and more): close other ' +
+           'tabs, or use a computer with more memory, then the button tries again; the rest of the site works as ' +
+           'before.';
   }
   const message = String((error && error.message) || error);
-  if (TYPE.test(message)) {
-    return 'GPT-2\'s runtime could not start from this site\'s host (a file of live/ort/ missing, or sent with the ' +
-           'wrong type): ' + HOST_MUST_SEND + '.';
-  }
-  return 'GPT-2 could not be loaded in this page (' + message + '); the button tries again.';
+  if (TYPE.test(message)) return UNSTARTED;
+  return capitalised(model, true) + ' could not be loaded in this page (' + message + '); the button tries again.';
 }

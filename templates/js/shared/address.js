@@ -32,7 +32,7 @@ export function writeAddress(pairs) {
 }
 
 // A value from the address (or a click, or another chart), made into one the input `bind` allows: one of its options,
-// or a step of its range; undefined when it allows no such value.
+// or a step of its range (onStep); undefined when it allows no such value.
 export function allowed(bind, raw) {
   if (bind.options) {
     for (var i = 0; i < bind.options.length; i++) {
@@ -43,8 +43,27 @@ export function allowed(bind, raw) {
   if (bind.input === "range") {
     var v = Number(raw);
     if (raw === "" || !isFinite(v) || v < bind.min || v > bind.max) return undefined;
-    var step = bind.step || 1;
-    return bind.min + Math.round((v - bind.min) / step) * step;
+    return onStep(bind, v);
   }
   return undefined;
+}
+
+// The digits after the point a number is written with: 2 for 0.05, 0 for 3, 7 for 1e-7.
+export function decimals(x) {
+  var parts = /^-?\d*(?:\.(\d+))?(?:e([+-]\d+))?$/i.exec(String(x));
+  if (!parts) return 0;
+  return Math.max(0, (parts[1] ? parts[1].length : 0) - (parts[2] ? Number(parts[2]) : 0));
+}
+
+// The step of the range `bind` ({min, max, step}) nearest `v`, as the range input itself would hold it: min and a
+// whole number of steps, at most max, written with no more digits than its min and step have. Every value a range
+// takes from an address, a click or another chart comes through here (and the build's, figsite/site/inputs.py
+// `on_step`), so that it shows as its step writes it: 1.5, never min + 28 steps = 1.5000000000000002, on the slider,
+// in the address and in the sentences that say it.
+export function onStep(bind, v) {
+  var min = Number(bind.min) || 0, step = Number(bind.step) || 1;
+  var max = bind.max === undefined ? Infinity : Number(bind.max);
+  var steps = Math.max(0, Math.min(Math.round((v - min) / step), Math.floor((max - min) / step + 1e-9)));
+  var digits = Math.min(100, Math.max(decimals(min), decimals(step)));
+  return Number((min + steps * step).toFixed(digits));
 }

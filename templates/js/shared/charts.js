@@ -27,12 +27,14 @@ export function tokenParam(el) {
   return (el.boundParams || []).filter(function (p) { return TOKEN_PARAMS.indexOf(p.name) >= 0; })[0];
 }
 
-// Writes the chart's state in words (its description signal) into `target`, read out to screen readers.
-export function describe(target, view) {
+// Writes the chart's state in words (its description signal, or the signal `name`) into `target`, read out to
+// screen readers.
+export function describe(target, view, name) {
   if (!target) return;
   try {
-    target.textContent = view.signal(DESCRIPTION);
-  } catch (e) { /* a chart without a description param keeps the words written before */ }
+    var words = view.signal(name || DESCRIPTION);
+    if (typeof words === "string" && target.textContent !== words) target.textContent = words;
+  } catch (e) { /* a chart without the param keeps the words written before */ }
 }
 
 // The chart's menu saves it as SVG or PNG, drawn in the page: it works offline.
