@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from figsite.config_file import read_toml
@@ -69,9 +69,10 @@ class PrintInfo:
         """The column's width in points (1/72 inch), the unit of a PDF page."""
         return self.width_mm / 25.4 * 72
 
-    def key(self) -> list:
-        """What the print drawings depend on besides the chart: every setting, the font by its bytes."""
-        return [self.width_mm, self.font_family, self.font_digest, self.font_size_pt, self.greyscale, self.captions]
+    def key(self) -> dict:
+        """What the print drawings depend on besides the chart: every field, so that a key added to [print] keys the
+        cache by being added here; the font by its bytes (font_digest), not by where it lies."""
+        return {name.name: getattr(self, name.name) for name in fields(self) if name.name != "font"}
 
 
 def load_print(path: Path) -> PrintInfo | None:

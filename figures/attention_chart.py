@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from figsite.data.shared_names import DESCRIPTION, TOKEN, VIEW
 from figures.toolkit import charts, textless
 from figures.toolkit.charts import alt
-from figures.toolkit.colours import ACCENT, MAIN, OUT_OF_REACH
+from figures.toolkit.colours import ACCENT, MAIN, ON_DARK, ON_LIGHT, OUT_OF_REACH
 
 HEIGHT = 260
 ROW = 24  # px per token in the sideways chart: its label fits the row
@@ -157,9 +157,11 @@ def sideways_marks(source: Source) -> list:
         _keys(source, **{TOKEN: "datum.k + 1"}).mark_rect(fill="transparent", cursor="pointer", aria=False).encode(
             **row),
         _bars(source, y, share),
-        _share_words(source).mark_text(fontSize=11, align="left", dx=4, baseline="middle", aria=False,
-                                       cursor="pointer").encode(
-            y=y, x=alt.X("s:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("s:Q", format=".0%")),
+        # A share after its bar, or inside a bar that reaches the edge ("100%"), on the bar's colour.
+        *charts.at_bar_ends(_share_words(source).encode(
+            y=y, x=alt.X("s:Q", scale=alt.Scale(domain=[0, 1])), text=alt.Text("s:Q", format=".0%")), "s",
+            inside=alt.condition(f"datum.k == {source.chosen}", alt.value(ON_LIGHT), alt.value(ON_DARK)),
+            fontSize=11, aria=False, cursor="pointer"),
     ]
 
 

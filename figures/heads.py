@@ -23,6 +23,7 @@ from figsite.config import Field
 from figsite.data.run import LEFT_OUT, MIN_SHARE, PER_SHARE
 from figures.heads_chart import (AVERAGE, GRID_CAPTION, Grid, bars_chart, chart_params, chosen_square,
                                  detail_chart, grid_chart, textless_chart)
+from figures.heads_wide import side_by_side
 from figures.kind import Kind
 from figures.picture import png, viridis
 from figures.toolkit import charts, fields
@@ -261,8 +262,10 @@ def heads_chart(fig, run, cell: int = 0, narrow: bool = False) -> alt.TopLevelMi
     all_squares = squares(fig, run)
     picture = grid_picture(all_squares, grid.n_layer, grid.n_head, blocks, grid.gap, grid.pixels)
     one = chosen_square(grid)
-    stack = alt.vconcat(grid_chart(grid, picture, run.n_heads), detail_chart(grid, one), bars_chart(grid, one),
-                        spacing=30)
+    # A phone's chart stacks the grid and the larger head; a wider column's sets them side by side (heads_wide).
+    top = ([grid_chart(grid, picture, run.n_heads), detail_chart(grid, one)] if narrow else
+           [side_by_side(grid, picture, run.n_heads, one)])
+    stack = alt.vconcat(*top, bars_chart(grid, one), spacing=30)
     return charts.with_clicks(charts.with_data(charts.with_params(
         stack if cell else charts.fits_column(stack), *chart_params(grid, fig["head"], fig.opening, run.n_heads)),
         panels=panel_rows(grid, all_squares)), "layer", "head")

@@ -120,7 +120,8 @@ def head_params(grid: Grid, opening_head: list) -> list:
         options=list(range(1, n_layer + 1)), name="Layer "))
     head_param = alt.param(name="head", value=opening_head[1], bind=alt.binding_select(
         options=list(range(1, n_head + 1)) + [AVERAGE],
-        labels=[str(h) for h in range(1, n_head + 1)] + ["average of the layer's heads"], name="Head "))
+        # "average": the menu is as wide as its longest choice, here a word beside two-digit numbers.
+        labels=[str(h) for h in range(1, n_head + 1)] + ["average"], name="Head "))
     return [layer_param, head_param]
 
 
@@ -150,18 +151,31 @@ def chart_params(grid: Grid, opening_head: list, opening: int, n_heads: int) -> 
 
 
 def grid_chart(grid: Grid, picture: str, n_heads: int) -> alt.TopLevelMixin:
-    """Every square as one picture (`picture`, a PNG data URL: figures.heads.grid_picture), with each square's
-    outline (its tooltip, the axes) and the chosen one.
+    """A phone's grid (grid.narrow), alone in its view: as wide as squares of charts.TAP px, which a finger can tap,
+    make it (wider than the column: the chart scrolls in its own box), the view ending just below the note under it,
+    with no room left empty where the column is narrower than the grid is tall. Else as wide as the view or as
+    GRID_HEIGHT allows. (A wider column's chart sets the grid beside the chosen square: figures.heads_wide.)"""
+    units_x, units_y = grid.units
+    tapped = math.ceil(charts.TAP * units_x / grid.blocks)  # px: the grid's width on a phone
+    grid_w = f"{tapped}" if grid.narrow else f"min(width, {GRID_HEIGHT * units_x / units_y:.6g})"
+    width = tapped if grid.narrow else "container"
+    height = math.ceil(tapped * units_y / units_x) + NOTE_ROOM if grid.narrow else GRID_HEIGHT
+    return alt.layer(*grid_layers(grid, picture, grid_w)).properties(
+        width=width, height=height, view=alt.ViewBackground(stroke=None), title=grid_title(n_heads))
 
-    The view is as wide as the column; the grid keeps its squares square, as wide as the view or as GRID_HEIGHT
-    allows, whichever is less (the expressions `grid_w` and `grid_h`, in px). In a phone's chart the grid and its
-    view are as wide as squares of charts.TAP px, which a finger can tap, make it (wider than the column: the chart
-    scrolls in its own box), and the view ends just below it."""
+
+def grid_title(n_heads: int) -> alt.Title:
+    """The grid's title, anchored at the left: where the grid is wider than a phone's column, it shows."""
+    return alt.Title(charts.wrapped(charts.literal(f"All {n_heads:,} heads, and each layer's average")), anchor="start")
+
+
+def grid_layers(grid: Grid, picture: str, grid_w: str) -> list:
+    """Every square as one picture (`picture`, a PNG data URL: figures.heads.grid_picture), `grid_w` px wide (an
+    expression), with each square's outline (its tooltip, the axes) and the chosen one; under it, what grey means.
+    The grid keeps its squares square: its height (`grid_h`) follows its width."""
     panels, n_head, blocks, step, gap = alt.NamedData("panels"), grid.n_head, grid.blocks, grid.step, grid.gap
     units_x, units_y = grid.units
-    tapped = math.ceil(charts.TAP * units_x / blocks)  # px: the grid's width on a phone
-    grid_w = f"{tapped}" if grid.narrow else f"min(width, {GRID_HEIGHT * units_x / units_y:.6g})"
-    grid_h = f"{grid_w} * {units_y / units_x:.6g}"
+    grid_h = f"({grid_w}) * {units_y / units_x:.6g}"
     x_scale = alt.Scale(domain=[0, units_x], nice=False, zero=False, range=[0, alt.ExprRef(grid_w)])
     y_scale = alt.Scale(domain=[0, units_y], nice=False, zero=False, range=[0, alt.ExprRef(grid_h)])
     centre = blocks / 2
@@ -198,13 +212,7 @@ def grid_chart(grid: Grid, picture: str, n_heads: int) -> alt.TopLevelMixin:
         gx2=f"datum.gx + {blocks + 1}", gy2=f"datum.gy + {blocks + 1}").mark_rect(
         fill=None, stroke=ACCENT, strokeWidth=2.5, aria=False).encode(
         x=alt.X("gx:Q", scale=x_scale), x2="gx2:Q", y=alt.Y("gy:Q", scale=y_scale), y2="gy2:Q")
-    # A phone's chart knows the grid's size: its view ends below the note under the grid (NOTE_ROOM), with no room
-    # left empty where the column is narrower than the grid is tall.
-    width = tapped if grid.narrow else "container"
-    height = math.ceil(tapped * units_y / units_x) + NOTE_ROOM if grid.narrow else GRID_HEIGHT
-    return alt.layer(picture, outlines, chosen, *_grey_note(grid_h)).properties(
-        width=width, height=height, view=alt.ViewBackground(stroke=None), title=alt.Title(charts.wrapped(
-            charts.literal(f"All {n_heads:,} heads, and each layer's average")), anchor="start"))
+    return [picture, outlines, chosen, *_grey_note(grid_h)]
 
 
 def _grey_note(grid_h: str) -> list:
@@ -250,24 +258,36 @@ def detail_chart(grid: Grid, one: alt.Chart, title: str | None = None, outline: 
     token param). `title`: a Vega expression for its title, else "Layer 5, head 4, larger"; `extra`: layers drawn
     over it, on its scales; `note`: words under the title (the key to what is out of reach, where no other says
     it)."""
-    share_color = alt.Color("s:Q", scale=alt.Scale(**SHARE_SCALE), title="share of attention",  # one legend
-                            legend=alt.Legend(format="%", orient="top", direction="horizontal", gradientLength=160))
-    query_y = query_axis(grid)
     detail_bg = alt.Chart(alt.Data(values=[{}])).mark_rect(color=MASKED, aria=False).encode(
         x=alt.value(0), x2=alt.value("width"), y=alt.value(0), y2=alt.value("height"))
-    detail_cells = one.transform_calculate(
+    detail_row = chosen_row(grid, alt.Scale(domain=grid.band), {})
+    start = "start" if grid.cell else alt.Undefined  # a phone's square scrolls where it is wide: its title in view
+    return alt.layer(detail_bg, square_cells(one, key_x(grid), query_axis(grid)), *([detail_row] if outline else []),
+                     *extra).properties(width=grid.width, height=grid.width if grid.cell else DETAIL_HEIGHT,
+                                        title=alt.Title(charts.wrapped(title or LARGER_TITLE), anchor=start,
+                                                             **({"subtitle": note} if note else {})))
+
+
+LARGER_TITLE = f"'Layer ' + layer + (head == '{AVERAGE}' ? ', average of its heads' : ', head ' + head) + ', larger'"
+
+
+def square_cells(one: alt.Chart, x: alt.X, y: alt.Y) -> alt.Chart:
+    """The chosen square's cells (`one`: chosen_square), keys along `x` and queries down `y`, coloured by their share
+    (one legend for every square), each said in words and its share on hover."""
+    share_color = alt.Color("s:Q", scale=alt.Scale(**SHARE_SCALE), title="share of attention",
+                            legend=alt.Legend(format="%", orient="top", direction="horizontal", gradientLength=160))
+    return one.transform_calculate(
         said="datum.looking + ' looks at ' + datum.looked_at + ': ' + format(datum.s, '.2%')").mark_rect().encode(
-        x=key_x(grid), y=query_y, color=share_color, description="said:N",
+        x=x, y=y, color=share_color, description="said:N",
         tooltip=[alt.Tooltip("looking:N", title="looking"), alt.Tooltip("looked_at:N", title="looked at"),
-                 alt.Tooltip("s:Q", title="share", format=".2%")],
-    )
-    detail_row = alt.Chart(alt.Data(values=[{}])).transform_calculate(q=grid.row_q).mark_rect(
-        fill=None, stroke=ACCENT, strokeWidth=2, aria=False).encode(y=alt.Y("q:O", scale=alt.Scale(domain=grid.band)))
-    title = title or (f"'Layer ' + layer + (head == '{AVERAGE}' ? ', average of its heads' : ', head ' + head) + "
-                      "', larger'")
-    return alt.layer(detail_bg, detail_cells, *([detail_row] if outline else []), *extra).properties(
-        width=grid.width, height=grid.width if grid.cell else DETAIL_HEIGHT,
-        title=alt.Title(charts.wrapped(title), **({"subtitle": note} if note else {})))
+                 alt.Tooltip("s:Q", title="share", format=".2%")])
+
+
+def chosen_row(grid: Grid, scale: alt.Scale, across: dict) -> alt.Chart:
+    """The chosen token's row of the square, outlined: on the queries' `scale`, across the view or as `across` says
+    (its x and x2)."""
+    return alt.Chart(alt.Data(values=[{}])).transform_calculate(q=grid.row_q).mark_rect(
+        fill=None, stroke=ACCENT, strokeWidth=2, aria=False).encode(y=alt.Y("q:O", scale=scale), **across)
 
 
 def bars_chart(grid: Grid, one: alt.Chart) -> alt.TopLevelMixin:
@@ -291,14 +311,17 @@ def bars_chart(grid: Grid, one: alt.Chart) -> alt.TopLevelMixin:
         color=alt.condition(f"datum.k == {row_q}", alt.value(ACCENT), alt.value(MAIN)),
         tooltip=tips,
     )
-    placed = {"align": "left", "dx": 4, "baseline": "middle"} if sideways else charts.over_bars(grid.count)
-    bar_labels = picked.transform_filter(f"datum.s >= {MIN_SHARE}").mark_text(fontSize=11, aria=False, **placed).encode(
+    bar_labels = picked.transform_filter(f"datum.s >= {MIN_SHARE}").encode(
         **{key: keys, value: across("s:Q", scale=alt.Scale(domain=[0, 1]))}, text=alt.Text("s:Q", format=".0%"),
         tooltip=tips)  # a bar's share written by it shows the bar's tooltip
+    inside = alt.condition(f"datum.k == {row_q}", alt.value(ON_LIGHT), alt.value(ON_DARK))
+    bar_labels = (charts.at_bar_ends(bar_labels, "s", NARROW_BARS if grid.cell else "width", inside=inside, fontSize=11,
+                                     aria=False) if sideways else
+                  [bar_labels.mark_text(fontSize=11, aria=False, **charts.over_bars(grid.count))])
     size = ({"width": NARROW_BARS if grid.cell else "container",
              "height": alt.Step(ROW) if grid.textless else ROW * grid.blocks} if sideways
             else {"width": grid.width, "height": BARS_HEIGHT})
-    return alt.layer(out_of_reach, bars, bar_labels).properties(**size, title=alt.Title(charts.wrapped(
+    return alt.layer(out_of_reach, bars, *bar_labels).properties(**size, title=alt.Title(charts.wrapped(
         f"'Looking from ' + {grid.from_words} + ' in layer ' + layer + "
         f"(head == '{AVERAGE}' ? ', average' : ', head ' + head)")))
 

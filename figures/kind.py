@@ -179,10 +179,15 @@ class PartKind(Kind):
         raise self._lacks("ask(fig)")
 
     def asks(self, fig: Figure) -> Asks:
-        """Its texts, its `ask` of its part once resolved, and as `config` every key of its figure: a kind whose ask
-        is worked out from fewer names them (`config_of`), so that a change of another reuses the run."""
-        return Asks(texts={text: None for text in self.texts(fig)}, parts=self.part_asks(fig),
+        """Its texts, the strings it names (`named`), its `ask` of its part once resolved, and as `config` every key
+        of its kind (FIELDS): the run's cache key then holds each, a key added to the kind included, with no list
+        to keep by hand (tests/builds/test_cache_keys.py changes each and rebuilds)."""
+        return Asks(texts={text: None for text in self.texts(fig)}, named=self.named(fig), parts=self.part_asks(fig),
                     config=self.config_of(fig, *self.FIELDS))
+
+    def named(self, fig: Figure) -> tuple:
+        """The strings it names besides its texts, to be tokenized (a target, a token to weigh it against)."""
+        return ()
 
     def part_asks(self, fig: Figure) -> dict:
         """`Asks.parts`: its `ask` of its part, once the figure is resolved ({} before: `ask` reads what was

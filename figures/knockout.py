@@ -16,7 +16,6 @@ import textwrap
 from dataclasses import dataclass
 
 from figsite.config import Field
-from figsite.data.asks import Asks
 from figsite.data.shared_names import DESCRIPTION
 from figures.kind import PartKind
 from figures.toolkit import charts, fields
@@ -192,9 +191,8 @@ class Knockout(PartKind):
     EXPLORE = True
     PART = "knockouts"
 
-    def asks(self, fig) -> Asks:
-        return Asks(texts={fig["text"]: None}, named=(fig["target"],), parts=self.part_asks(fig),
-                    config=self.config_of(fig, "text", "target", "position", "heads_of"))
+    def named(self, fig) -> tuple:
+        return (fig["target"],)
 
     def check(self, fig, tokens, model: dict) -> dict:
         """The read token ("opening") and the layer whose heads are taken out ("heads_of"), 0-based."""

@@ -17,7 +17,6 @@ figures.ledger_chart.
 from __future__ import annotations
 
 from figsite.config import Field
-from figsite.data.asks import Asks
 from figsite.data.shared_names import DESCRIPTION
 from figures.kind import PartKind
 from figures.ledger_chart import SIZES, TOTAL, curve_charts, inside_chart, split_chart
@@ -169,10 +168,8 @@ class Ledger(PartKind):
     EXPLORE = True
     PART = "ledgers"
 
-    def asks(self, fig) -> Asks:
-        return Asks(texts={fig["text"]: None}, parts=self.part_asks(fig),
-                    named=(fig["target"], *([fig["versus"]] if "versus" in fig.values else [])),
-                    config=self.config_of(fig, "text", "target", "position", "versus"))
+    def named(self, fig) -> tuple:
+        return (fig["target"], *([fig["versus"]] if "versus" in fig.values else []))
 
     def ask(self, fig) -> list:
         """The read position (0-based), the target, and the versus token or None (the model's top other guess)."""

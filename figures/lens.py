@@ -30,6 +30,9 @@ MIN_CELL = 32  # px: the narrow table's narrowest cell
 CELL_ROOM = 8  # px a cell keeps beside its word
 PHONE_TABLE = 240  # px: about the width the chart fitted to a 360 px phone's column leaves the table
 NARROW_CELL = 56  # px per position of the table with no text in a phone's chart (it scrolls in its own box)
+AXIS_ROOM, TOP_LABELS = 64, 64  # px: a phone's table's layer numbers, left of it; its positions' labels, above it
+# A phone's table's legend: above it, its title beside it, close to the positions' labels (in the chart's first screen).
+PHONE_LEGEND = {"orient": "top", "titleOrient": "left", "titleAnchor": "middle", "offset": 4}
 GPT2_VOCABULARY = 50_257
 # The caption of the chart with no text: it names what the live page shows, where the build's names figure labels.
 LIVE_CAPTION = "The same read-out as the chart above, at every token of the text at once, after each layer."
@@ -167,6 +170,8 @@ def _stack(names: list | None, n_layer: int, vocabulary: int, cell: int | None, 
     stack = alt.vconcat(_table(names, n_layer, cell, reads), _top_chart(width, reads, room),
                         *_follow_charts(n_layer, vocabulary, width, reads),
                         spacing=24).resolve_scale(color="independent")
+    if cell:  # the backdrop behind the table's layer numbers reaches the drawing's left edge (charts.backdrop)
+        stack.padding = {"left": 0, "top": 5, "right": 5, "bottom": 5}
     return stack if cell else charts.fits_column(stack)
 
 
@@ -247,10 +252,11 @@ def _cells(reads: Reads, names: list | None, cell: int | None):
     no text the top guesses of `top` by their position, labelled every `every`th (narrow: every one)."""
     if not reads.textless:
         n = len(names)
-        axis = alt.Axis(labelAngle=-40, orient="top", labelOverlap=False if cell or n <= LABELLED else "greedy")
+        axis = alt.Axis(labelAngle=-40, orient="top", labelOverlap=False if cell or n <= LABELLED else "greedy",
+                        zindex=0 if cell else alt.Undefined)
         return alt.Chart(alt.NamedData("cells")), alt.X("pos:N", sort=names, title=None, axis=axis), n
     label = "(datum.value + 1) + ': ' + names[datum.value]"
-    axis = alt.Axis(labelAngle=-40, orient="top", labelOverlap=False,
+    axis = alt.Axis(labelAngle=-40, orient="top", labelOverlap=False, zindex=0 if cell else alt.Undefined,
                     labelExpr=label if cell else f"datum.value % every == 0 ? {label} : ''")
     top = alt.Chart(alt.NamedData(reads.tops)).transform_filter("datum.rank == 1").transform_calculate(
         pos=POSITION_NAME, top="datum.token")
@@ -275,8 +281,8 @@ def _table(names: list | None, n_layer: int, cell: int | None = None, reads: Rea
     )
     table = table_base.mark_rect(cursor="pointer").encode(
         color=alt.Color("p:Q", scale=charts.sequential(domain=[0, 1]), title="chance",
-                        legend=alt.Legend(orient="bottom", direction="horizontal", gradientLength=160, format="%",
-                                          values=[0, 0.5, 1])),
+                        legend=alt.Legend(direction="horizontal", gradientLength=160, format="%", values=[0, 0.5, 1],
+                                          **PHONE_LEGEND if cell else {"orient": "bottom"})),
         stroke=alt.condition(f"datum.stage == stage && datum.q == {reads.q}", alt.value(ACCENT), alt.value(None)),
         strokeWidth=alt.value(3),
     )
@@ -288,11 +294,18 @@ def _table(names: list | None, n_layer: int, cell: int | None = None, reads: Rea
                                                                          "opacity": alt.ExprRef(f"{width} / {n} >= 24 ? 1 : 0")}
     table_text = table_base.mark_text(fontSize=10, cursor="pointer", **fitted).encode(
         text="top:N", color=alt.condition("datum.p < 0.45", alt.value(ON_DARK), alt.value(ON_LIGHT)))
-    return alt.layer(table, table_text).properties(
-        width=alt.Step(cell) if cell else "container", height=charts.TAP * (n_layer + 1),
-        # Anchored at the start: where the table is wider than a phone's column (its box scrolls), the title shows.
-        title=alt.Title(charts.wrapped(charts.literal("The top guess at every position, after every layer")),
-                        anchor="start"))
+    if cell:  # a phone's: see _phone_table
+        return _phone_table(alt.layer(table, table_text, charts.backdrop(AXIS_ROOM, TOP_LABELS)), cell, n_layer)
+    return alt.layer(table, table_text).properties(width="container", height=charts.TAP * (n_layer + 1), title=alt.Title(
+        charts.wrapped(charts.literal("The top guess at every position, after every layer")), anchor="start"))
+
+
+def _phone_table(table, cell: int, n_layer: int):
+    """A phone's table, its cells `cell` px wide: wider than the column, it scrolls in its box under its layer numbers,
+    which stay in view over a backdrop (charts.backdrop), as do its legend above it and the charts below. It has no
+    title: the figure's heading and key just above say what it is, and the chart's first screen, from the key, holds
+    the legend, every layer and the chosen cell."""
+    return table.properties(width=alt.Step(cell), height=charts.TAP * (n_layer + 1))
 
 
 def top_ends(tops: list, n: int) -> "alt.Parameter":
@@ -319,8 +332,11 @@ def _top_chart(width, reads: Reads = BUILT, room: int = 0) -> alt.TopLevelMixin:
         tooltip=[alt.Tooltip("rank:O"), alt.Tooltip("token:N"), charts.chance_tip()],
     )
     title = f"'The top 10 at position ' + {reads.position} + ', ' + {after_layer_expr('stage')}"
-    return alt.layer(top10.mark_bar(color=MAIN), top10.mark_text(align="left", dx=4).encode(text="token:N")).properties(
-        width=width, height=180, title=alt.Title(charts.wrapped(title)))
+    # Each token after its bar, or inside a bar too long to leave it room (about TEXT_EM px a character).
+    words = charts.at_bar_ends(top10.encode(text="token:N"), "p", NARROW_WIDTH if width == NARROW_WIDTH else "width",
+                               room=f"length(datum.token) * {charts.TEXT_EM} + 8")
+    return alt.layer(top10.mark_bar(color=MAIN), *words).properties(width=width, height=180,
+                                                                    title=alt.Title(charts.wrapped(title)))
 
 
 def rank_ticks(vocabulary: int) -> list:

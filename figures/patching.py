@@ -18,7 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from figsite.config import Field
-from figsite.data.asks import Asks
 from figures import patching_chart
 from figures.kind import PartKind
 from figures.toolkit import charts, fields, terms
@@ -205,10 +204,8 @@ class Patching(PartKind):
     def texts(self, fig) -> list:
         return [fig["clean"], fig["corrupted"]]
 
-    def asks(self, fig) -> Asks:
-        return Asks(texts={fig["clean"]: None, fig["corrupted"]: None}, named=(fig["target"], fig["versus"]),
-                    parts=self.part_asks(fig),
-                    config=self.config_of(fig, "clean", "corrupted", "target", "versus", "position"))
+    def named(self, fig) -> tuple:
+        return (fig["target"], fig["versus"])
 
     def check(self, fig, tokens, model: dict) -> dict:
         """Both texts the same length and not the same; target and versus one token each, and not the same; the

@@ -123,7 +123,8 @@ def grid(o, piece: str, rows: list, colours, square: int = 0) -> alt.LayerChart:
                                                                   aria=False)  # its square says it already
     return alt.layer(squares, chosen).properties(width=alt.Step(square) if square else "container",
                                                  height=alt.Step(square) if square else CELL * len(layers),
-                                                 title=alt.Title(charts.wrapped(charts.literal(TITLES[piece]))))
+                                                 title=alt.Title(charts.wrapped(charts.literal(TITLES[piece])),
+                                                                 anchor="start" if square else alt.Undefined))
 
 
 def chosen_chart(o, width="container") -> alt.LayerChart:

@@ -15,7 +15,7 @@ from figsite.data.shared_names import DESCRIPTION
 from figures.kind import Kind
 from figures.toolkit import charts, fields, textless
 from figures.toolkit.charts import alt
-from figures.toolkit.colours import DATA, FOLLOWED, REFERENCE
+from figures.toolkit.colours import DATA, FOLLOWED, ON_DARK, ON_LIGHT, REFERENCE
 from figures.toolkit.colours import FOLLOWED_NAME
 from figures.toolkit.words import (after_layer, after_layer_expr, heading, percent, percent_expr, said, shown,
                                    token_label, whole_percent)
@@ -234,23 +234,24 @@ def _top_chart(target: str | None, room: int = 0) -> alt.TopLevelMixin:
             color=alt.condition("datum.target", alt.value(FOLLOWED), alt.value(DATA)),
             tooltip=[alt.Tooltip("token:N"), charts.chance_tip()],
         )
-        bar_labels = ranked.mark_text(align="left", dx=4, fontSize=12).encode(
-            x=alt.X("p:Q", scale=scale), text=alt.Text("p_said:N"),
-        )
+        # A chance after its bar, or inside a bar that leaves it no room ("99.20%", 12 px), on the bar's colour.
+        bar_labels = charts.at_bar_ends(ranked.encode(
+            x=alt.X("p:Q", scale=scale), text=alt.Text("p_said:N")), "p", room="52",
+            inside=alt.condition("datum.target", alt.value(ON_LIGHT), alt.value(ON_DARK)), fontSize=12)
         # The target's name in bold: with its bar in the followed token's colour, its direct label.
         names = ranked.mark_text(align="right", dx=-6, fontSize=13,
                                  fontWeight=alt.ExprRef("datum.target ? 'bold' : 'normal'")).encode(
             x=alt.value(0), text="token:N",
         )
-        layers += [bars, bar_labels, names]
+        layers += [bars, *bar_labels, names]
     if target is None:
         return alt.layer(*layers).properties(width="container", height=alt.Step(20), title=alt.Title(charts.wrapped(
             f"'The top {TOP_K} guesses after the last token (' + names[{textless.LAST}] + '), ' + "
             f"{stage_label} + (outside ? ', and ' + follow_name : '')")))
     return alt.layer(*layers).properties(
         width="container", height=120,
-        title=alt.Title(alt.ExprRef(expr=f"'The top {TOP_SHOWN} ' + ({stage_label}) + (indexof(outside, stage) >= 0 "
-                                         f"? {charts.literal(', and ' + target)} : '')")),
+        title=alt.Title(charts.wrapped(f"'The top {TOP_SHOWN} ' + ({stage_label}) + (indexof(outside, stage) >= 0 "
+                                       f"? {charts.literal(', and ' + target)} : '')")),
     )
 
 

@@ -12,7 +12,6 @@ import math
 from dataclasses import replace
 
 from figsite.config import Field
-from figsite.data.asks import Asks
 from figsite.data import paths
 from figsite.data.run import JS_CALLBACK
 from figsite.data.shared_names import DESCRIPTION, KEY_WORDS, LOADS_META, NAMES
@@ -118,10 +117,6 @@ class Roles(PartKind):
         if seed < 0:
             raise fig.error("seed", f"{seed} is negative", "0 or more")
         return {"repeat_length": length, "seed": seed}
-
-    def asks(self, fig) -> Asks:
-        return Asks(texts={fig["text"]: None}, parts=self.part_asks(fig),
-                    config=self.config_of(fig, "text", "repeat_length", "seed"))
 
     def ask(self, fig) -> list:
         return [fig["text"], fig.resolved["repeat_length"], fig.resolved["seed"]]
@@ -378,4 +373,5 @@ def _grid(rows: list, square: int = 0):
     return alt.layer(strongest, one, chosen).resolve_scale(color="independent").properties(
         width=alt.Step(square) if square else "container",
         height=alt.Step(square) if square else max(120, 16 * n_layer),
-        title=f"Every head of the {n_layer} layers, {n_head} each")
+        # A phone's grid, which scrolls where it is wider than the column: its title at its left, in view.
+        title=alt.Title(f"Every head of the {n_layer} layers, {n_head} each", anchor="start" if square else alt.Undefined))

@@ -14,7 +14,6 @@ import math
 import textwrap
 
 from figsite.config import Field
-from figsite.data.asks import Asks
 from figsite.data.shared_names import DESCRIPTION
 from figures.kind import PartKind
 from figures.toolkit import charts, fields, terms
@@ -87,10 +86,6 @@ class Scores(PartKind):
         fields.check_text(fig, "text", text_tokens, model["n_ctx"])
         layer, head = fields.check_view(fig, "head", fig["head"], model)
         return {"opening": fields.opening(fig, "focus", text_tokens), "layer": layer - 1, "head": head - 1}
-
-    def asks(self, fig) -> Asks:
-        return Asks(texts={fig["text"]: None}, parts=self.part_asks(fig),
-                    config=self.config_of(fig, "text", "focus", "head"))
 
     def ask(self, fig) -> list:
         """The head (0-based layer and head) and the asking token."""

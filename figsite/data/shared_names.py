@@ -40,6 +40,9 @@ CLICKS_META = "clicks"  # what a click on a mark chooses: [{"field": a field of 
 # token looked back to stays at or before the token that looks (no token looks to the right).
 WITHIN_META = "within"
 PICK = "pick_"  # the datum field a clickable mark carries for the param it sets: "pick_token" (charts.clickable)
+# The mark behind a grid's axis on its left (charts.backdrop): where the grid scrolls in its box, the page keeps that
+# axis in view over it (scroll.js), filled with the page's colour (site.css).
+BACKDROP = "backdrop"
 
 NARROW_PX = 480  # a column narrower than this (a phone) draws a figure's narrow chart (figures.kind narrow_chart)
 # The hint above a drawing wider than its column: its words with a mouse and on a touch screen, then what it shows
@@ -58,7 +61,7 @@ FOLLOW_NAME = live_data.FOLLOW_NAME  # the param of the followed token's text
 # datasets and downloads lay out the model's outputs as the build's data files do.
 FOR_SCRIPTS = ("TOKEN_PARAMS", "TOKEN", "POSITION", "FROM", "DESCRIPTION", "KEY_WORDS", "VIEW", "NAMES",
                "LEFT_OUT_SIGNAL", "SHARES", "ATTENTION_META", "LOADS_META", "RENDERER_META", "CLICKS_META", "WITHIN_META",
-               "PICK", "NARROW_PX", "SCROLL_HINT", "LEFT_OUT",
+               "PICK", "BACKDROP", "NARROW_PX", "SCROLL_HINT", "LEFT_OUT",
                "MIN_SHARE", "TOP_K", "PER_SHARE", "LIVE_DATASETS", "LIVE_TABLES",
                "LIVE_PANELS", "LIVE_TOP", "LIVE_FOLLOW", "FOLLOW_NAME")
 

@@ -9,6 +9,8 @@ from file:// fetch files or start the runtime's workers, and the page says so th
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +49,40 @@ class LivePage:
         """The model's files as the page fetches them: {"path" in the site, "name" the graph knows, "bytes",
         "sha256"}."""
         return [{"path": f"{paths.LIVE_MODEL}/{entry['name']}", **entry} for entry in self.manifest["files"]]
+
+    def runtime_files(self) -> list[dict]:
+        """The runtime's files and the page's scripts as the page checks them before it fetches the model: {"path"
+        in the site, "bytes", "sha256"}, the runtime's module first (its type is checked before any bytes)."""
+        return [{"path": path, "bytes": len(raw), "sha256": hashlib.sha256(raw).hexdigest()}
+                for path, raw in runtime_bytes().items()]
+
+    def integrity(self, path: str) -> str:
+        """The `integrity` attribute of the page's <script> for `path` (Subresource Integrity): the browser runs
+        no other bytes."""
+        return "sha256-" + base64.b64encode(hashlib.sha256(runtime_bytes()[path]).digest()).decode("ascii")
+
+
+def runtime_sources() -> dict[str, Path]:
+    """Site path -> source of every file of the live page that runs: onnxruntime-web's .mjs and .wasm, then the
+    scripts (the libraries', the tokenizer's glue, the page's own)."""
+    assets = {site: live_assets.NODE_MODULES / node for site, node in live_assets.LIVE_ASSETS.items()}
+    sources = {site: assets[site] for site in sorted(assets, key=lambda s: (not s.endswith(".mjs"), s))
+               if site.endswith((".mjs", ".wasm", ".js"))}
+    sources.update({site: live_assets.ROOT / path for site, path in live_assets.LIVE_SCRIPTS.items()})
+    sources[paths.LIVE_SCRIPT] = live_assets.ROOT / LIVE_SCRIPT
+    return sources
+
+
+def runtime_bytes() -> dict[str, bytes]:
+    """runtime_sources' bytes, read once a build (the page's config and its <script> tags both need them)."""
+    sources = runtime_sources()
+    key = tuple((site, source.stat().st_mtime_ns, source.stat().st_size) for site, source in sources.items())
+    if _read.get("key") != key:
+        _read.update(key=key, raw={site: source.read_bytes() for site, source in sources.items()})
+    return _read["raw"]
+
+
+_read: dict = {}
 
 
 def write_live_files(folder: Path, live: LivePage) -> None:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import importlib
 import math
 
-from figsite.data.shared_names import CLICKS_META, PICK
-from figures.toolkit.colours import DIVERGING, HELPS, HELPS_OR_HURTS, HURTS, SEQUENTIAL
+from figsite.data.shared_names import BACKDROP, CLICKS_META, PICK
+from figures.toolkit.colours import DIVERGING, HELPS, HELPS_OR_HURTS, HURTS, ON_DARK, SEQUENTIAL
 from figures.toolkit.words import STAGE_AXIS, after_layer_expr, has_non_xml, percent_expr, xml_safe
 
 
@@ -87,6 +87,32 @@ def hit_points(chart):
     """Transparent points a tap wide over each of `chart`'s points (its tooltip encoded): laid over a curve, they
     catch the pointer near a small point, so that its tooltip shows where the reader points."""
     return chart.mark_point(size=TAP * TAP, filled=True, aria=False).encode(color=alt.value("transparent"))
+
+
+SHARE_ROOM = "30"  # px after a bar for its share in words ("100%", 11 px), and the gap before it
+
+
+def at_bar_ends(words, length: str, width="width", room: str = SHARE_ROOM, inside=ON_DARK, **mark) -> list:
+    """Words at the ends of bars lying sideways, as two layers: `words` (their chart, encoded but for its mark) by
+    bars from 0 to the field `length`, 0 to 1 of the view's `width` (px, or an expression of them). Each stands after
+    its bar where `room` px (an expression of the datum) are left before the view's right edge, else just inside the
+    bar's end, in `inside` (a colour, or a condition of the datum): no word is cut by the drawing's edge, whatever
+    its bar's length."""
+    after = f"datum.{length} * {width} + {room} <= {width}"
+    inside = alt.value(inside) if isinstance(inside, str) else inside
+    return [words.transform_filter(after).mark_text(align="left", dx=4, baseline="middle", **mark),
+            words.transform_filter(f"!({after})").mark_text(align="right", dx=-4, baseline="middle", **mark).encode(
+                color=inside)]
+
+
+def backdrop(left: int, top: int):
+    """A transparent rect behind a grid's axis on its left, `left` px wide, from `top` px above the view (its axis
+    on top) to its foot, drawn over the grid's marks and under that axis (give the top axis zindex 0). Where the
+    grid is wider than a phone's column and scrolls in its own box, the page keeps that axis, with the views beside
+    the grid, in view over the grid (scroll.js) and fills this rect with its own colour (site.css), so that the
+    cells slide under the axis; elsewhere, and in a drawing, nothing shows."""
+    return alt.Chart(alt.Data(values=[{}])).mark_rect(fill="transparent", aria=False).encode(
+        x=alt.value(-left), x2=alt.value(0), y=alt.value(-top), y2=alt.value("height")).properties(name=BACKDROP)
 
 
 def with_clicks(chart, *params):

@@ -61,6 +61,7 @@
   var NAMES = "names";
   var CLICKS_META = "clicks";
   var PICK = "pick_";
+  var BACKDROP = "backdrop";
   var NARROW_PX = 480;
   var SCROLL_HINT = { "mouse": "Scroll sideways", "touch": "Swipe sideways", "columns": " to see every position", "whole": " to see the whole chart" };
   var TOP_K = 10;
@@ -159,6 +160,11 @@
     const mb = bytes / 1e6;
     return (mb >= 10 ? mb.toFixed(0) : mb.toFixed(1)) + " MB";
   }
+  function fromWhere(downloaded, total) {
+    if (downloaded === 0) return "from this browser's storage";
+    if (downloaded >= total) return "downloaded";
+    return megabytes(downloaded) + " downloaded, " + megabytes(total - downloaded) + " from this browser's storage";
+  }
 
   // templates/js/live/state.js
   var state = {
@@ -236,6 +242,8 @@
   function draw(el, spec, options, drawn) {
     var drawing = el.querySelector(".chart-drawing"), controls = el.querySelector(".control-bar .vega-bindings");
     var inputs = document.createElement("div");
+    var size = spec.autosize;
+    spec.autosize = Object.assign({ type: "pad" }, typeof size === "string" ? { type: size } : size, { resize: true });
     return window.vegaEmbed(drawing, spec, Object.assign({
       renderer: options.renderer || "svg",
       bind: inputs,
@@ -286,9 +294,47 @@
     var span = tokenColumn(el, view, param.name, view.signal(param.name));
     if (!span) return;
     var at = drawing.getBoundingClientRect().left - box.getBoundingClientRect().left + box.scrollLeft;
-    if (at + span[0] < box.scrollLeft || at + span[1] > box.scrollLeft + box.clientWidth) {
-      box.scrollLeft = nearest ? at + span[1] - box.clientWidth + EDGE_ROOM : at + (span[0] + span[1] - box.clientWidth) / 2;
+    var covered = pin(el);
+    if (at + span[0] < box.scrollLeft + covered || at + span[1] > box.scrollLeft + box.clientWidth) {
+      box.scrollLeft = nearest ? at + span[1] - box.clientWidth + EDGE_ROOM : at + (span[0] + span[1] - box.clientWidth - covered) / 2;
     }
+  }
+  function pin(el) {
+    var box = el.querySelector(".chart-wrapper"), view = el.vegaView;
+    if (!box || !view) return 0;
+    var parts = [], covered = 0, root = view.scenegraph().root.items[0];
+    if (box.scrollWidth > box.clientWidth + 1) {
+      (root.items || []).forEach(function(mark) {
+        var group = mark.items && mark.items[0];
+        if (mark.role === "legend" || mark.role === "title") parts.push(mark);
+        else if (mark.role === "scope" && group && fits(group.bounds, view.origin()[0] + root.x, box)) parts.push(mark);
+        else if (mark.role === "scope" && group) {
+          var kept = gridParts(group);
+          if (kept.axis) covered = Math.max(covered, view.origin()[0] + root.x + group.x);
+          parts = parts.concat(kept.parts);
+        }
+      });
+    }
+    box.toggleAttribute("data-pinned", parts.length > 0);
+    parts.forEach(function(mark) {
+      if (mark._svg && !mark._svg.style.translate) mark._svg.style.translate = "var(--scrolled, 0px) 0";
+    });
+    return covered;
+  }
+  function fits(bounds, x, box) {
+    return x + bounds.x1 >= -1 && x + bounds.x2 <= box.clientWidth + 1;
+  }
+  function gridParts(group) {
+    var marks = group.items || [], backdrop = marks.filter(function(mark) {
+      return String(mark.name).indexOf(BACKDROP) === 0;
+    });
+    var axis = backdrop.length ? marks.filter(function(mark) {
+      return mark.role === "axis" && mark.items[0] && mark.items[0].orient === "left";
+    }) : [];
+    var own = marks.filter(function(mark) {
+      return mark.role === "title" || mark.role === "legend";
+    });
+    return { parts: own.concat(backdrop, axis), axis: axis.length > 0 };
   }
   function fadeEdges(box) {
     var more = box.scrollWidth - box.clientWidth;
@@ -298,7 +344,8 @@
         fadeEdges(box);
       }, { passive: true });
     }
-    box.toggleAttribute("data-more-left", more > 1 && box.scrollLeft > 1);
+    box.style.setProperty("--scrolled", box.scrollLeft + "px");
+    box.toggleAttribute("data-more-left", more > 1 && box.scrollLeft > 1 && !box.hasAttribute("data-pinned"));
     box.toggleAttribute("data-more-right", more > 1 && box.scrollLeft < more - 1);
   }
   function scrollHint(el) {
@@ -330,6 +377,7 @@
     hint.hidden = !wide;
     var columns = param && tokenColumn(el, el.vegaView, param.name, el.vegaView.signal(param.name));
     sayHint(hint, columns);
+    pin(el);
     if (chosenInSight) chosenInView(el, true);
     fadeEdges(box);
   }
@@ -544,6 +592,22 @@
   }
   var DAMAGED = "A file of MODEL (NAME) came with other bytes than this site was built with, again when fetched once more, so this page will not run it; the site's host may be serving a broken copy.";
   async function fetchFile(file, io) {
+    let troubled = false;
+    const told = Object.assign({}, io, {
+      onRetry: (n, tries) => {
+        troubled = true;
+        io.onRetry(n, tries);
+      },
+      onDamaged: () => {
+        troubled = true;
+        io.onDamaged();
+      }
+    });
+    const got = await checkedFile(file, told);
+    if (troubled && io.onRecovered) io.onRecovered();
+    return got;
+  }
+  async function checkedFile(file, io) {
     checkable(io.subtle, io.name);
     const cached = await io.cached();
     let downloads = 2;
@@ -559,6 +623,57 @@
       if (n < downloads) io.onDamaged();
     }
     throw new LoadError("damaged", DAMAGED.replace("MODEL", nameOf(io)).replace("NAME", file.name));
+  }
+
+  // templates/js/live/trouble.js
+  var MEMORY = /allocation failed|out of memory|cannot allocate|Aborted\(OOM\)|bad_alloc|could not grow|failed to grow/i;
+  var TYPE = /MIME type|dynamically imported module|module script/i;
+  var HOST_MUST_SEND = "the host must send .wasm files as application/wasm and .mjs files as text/javascript";
+  var UNSTARTED = "The page's runtime could not start from this site's host (a file of live/ missing, or sent with the wrong type): " + HOST_MUST_SEND + ".";
+  function isMemory(error) {
+    return Boolean(error) && (error.name === "RangeError" || MEMORY.test(String(error.message || error)));
+  }
+  function sentenceFor(error, size, name) {
+    const model = name || "the model";
+    if (error && error.said) return error.said;
+    if (isMemory(error)) {
+      return "This browser tab was refused the memory " + model + " needs (some " + size + " and more): close other tabs, or use a computer with more memory, then the button tries again; the rest of the site works as before.";
+    }
+    const message = String(error && error.message || error);
+    if (TYPE.test(message)) return UNSTARTED;
+    return capitalised(model, true) + " could not be loaded in this page (" + message + "); the button tries again.";
+  }
+
+  // templates/js/live/runtime.js
+  var MODULE_TYPE = /^\s*(text|application)\/(x-)?(javascript|ecmascript)\s*(;|$)/i;
+  var DAMAGED2 = "A file of the page's runtime (NAME) came with other bytes than this site was built with, so this page will not run it; the site's host may be serving a broken copy.";
+  function rightType(path, contentType) {
+    return !/\.mjs$/.test(path) || MODULE_TYPE.test(contentType || "");
+  }
+  async function checkRuntime(files, io) {
+    checkable(io.subtle);
+    const answers = [];
+    for (const file of files) {
+      let response;
+      try {
+        response = await io.fetch(file.path, { cache: "default" });
+      } catch (e) {
+        throw new LoadError("runtime", UNSTARTED, file.path + ": " + e.message);
+      }
+      if (!response.ok || !rightType(file.path, response.headers.get("Content-Type"))) {
+        throw new LoadError("runtime", UNSTARTED, file.path + ": " + response.status + " " + response.headers.get("Content-Type"));
+      }
+      answers.push(response);
+    }
+    const checked = {};
+    for (let i = 0; i < files.length; i++) {
+      const file = files[i], bytes = await answers[i].arrayBuffer();
+      if (bytes.byteLength !== file.bytes || hex(await io.subtle.digest("SHA-256", bytes)) !== file.sha256) {
+        throw new LoadError("runtime-damaged", DAMAGED2.replace("NAME", file.path));
+      }
+      checked[file.path] = bytes;
+    }
+    return checked;
   }
 
   // templates/js/live/store.js
@@ -646,7 +761,11 @@
     progressWords.textContent = words;
   }
   function fileIo(file, store, done) {
-    let shownMb = -1;
+    let shownMb = -1, told = null;
+    const tell = (words) => {
+      told = words;
+      say(words);
+    };
     return {
       url: new URL(file.path, location.href).href,
       httpCache: store ? "no-store" : "default",
@@ -670,12 +789,16 @@
         );
       },
       onRetry: (n, tries) => {
-        say("The download was cut; trying again (" + n + " of " + tries + ")…");
+        tell("The download was cut; trying again (" + n + " of " + tries + ")…");
       },
       onDamaged: () => {
-        say("A file of " + modelName() + " came damaged; fetching it once more…");
+        tell("A file of " + modelName() + " came damaged; fetching it once more…");
       },
-      name: modelName()
+      name: modelName(),
+      // The file came whole after all: the line about its trouble, if nothing replaced it, goes.
+      onRecovered: () => {
+        if (told !== null && page.el.messageLine.textContent === told) say("");
+      }
     };
   }
   async function modelFiles() {
@@ -694,8 +817,16 @@
   }
   async function openModel() {
     const ort = window.ort, model = page.model, live = page.live;
+    const runtime = page.config.runtime || [];
+    const checked = await checkRuntime(runtime, {
+      fetch: (path, init) => window.fetch(new URL(path, location.href).href, init),
+      subtle: window.crypto && window.crypto.subtle ? window.crypto.subtle : null
+    });
     if (!ort) throw new Error("onnxruntime-web did not load (live/ort/ort.wasm.min.js)");
     ort.env.wasm.wasmPaths = new URL("live/ort/", location.href).href;
+    runtime.filter((f) => /\.wasm$/.test(f.path)).forEach((f) => {
+      ort.env.wasm.wasmBinary = checked[f.path];
+    });
     ort.env.wasm.numThreads = window.crossOriginIsolated ? Math.min(4, navigator.hardwareConcurrency || 1) : 1;
     const { blobs, downloaded, kept } = await modelFiles(), total = model.bytes;
     showProgress(total, total, "Starting " + modelName() + " in this page…");
@@ -1298,26 +1429,6 @@
     return compute(text, target);
   }
 
-  // templates/js/live/trouble.js
-  var MEMORY = /allocation failed|out of memory|cannot allocate|Aborted\(OOM\)|bad_alloc|could not grow|failed to grow/i;
-  var TYPE = /MIME type|dynamically imported module|module script/i;
-  var HOST_MUST_SEND = "the host must send .wasm files as application/wasm and .mjs files as text/javascript";
-  function isMemory(error) {
-    return Boolean(error) && (error.name === "RangeError" || MEMORY.test(String(error.message || error)));
-  }
-  function sentenceFor(error, size, name) {
-    const model = name || "the model";
-    if (error && error.said) return error.said;
-    if (isMemory(error)) {
-      return "This browser tab was refused the memory " + model + " needs (some " + size + " and more): close other tabs, or use a computer with more memory, then the button tries again; the rest of the site works as before.";
-    }
-    const message = String(error && error.message || error);
-    if (TYPE.test(message)) {
-      return "The runtime of " + model + " could not start from this site's host (a file of live/ort/ missing, or sent with the wrong type): " + HOST_MUST_SEND + ".";
-    }
-    return capitalised(model, true) + " could not be loaded in this page (" + message + "); the button tries again.";
-  }
-
   // templates/js/live/load.js
   var NOT_KEPT = " This browser would not keep it (a private window, or its storage full or refused): it runs from memory now, and the next visit downloads it again.";
   function loaded(started) {
@@ -1325,7 +1436,7 @@
     live.timings.loadMs = performance.now() - started;
     page.el.progress.hidden = true;
     page.el.loadButton.hidden = true;
-    page.el.loadStatus.textContent = modelName(true) + " is loaded in this page (" + (live.loadedFrom === "cache" ? "from this browser's storage" : "downloaded") + ", " + (live.timings.loadMs / 1e3).toFixed(1) + " s" + (threads > 1 ? ", " + threads + " threads" : "") + ")." + (live.keptNow ? "" : NOT_KEPT);
+    page.el.loadStatus.textContent = modelName(true) + " is loaded in this page (" + fromWhere(live.downloadedBytes, page.model.bytes) + ", " + (live.timings.loadMs / 1e3).toFixed(1) + " s" + (threads > 1 ? ", " + threads + " threads" : "") + ")." + (live.keptNow ? "" : NOT_KEPT);
     if (!window.crossOriginIsolated) {
       console.info(modelName(true) + " runs on one thread: for several, the host must send Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp.");
     }

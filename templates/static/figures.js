@@ -67,6 +67,7 @@
   var RENDERER_META = "renderer";
   var CLICKS_META = "clicks";
   var WITHIN_META = "within";
+  var BACKDROP = "backdrop";
   var NARROW_PX = 480;
   var SCROLL_HINT = { "mouse": "Scroll sideways", "touch": "Swipe sideways", "columns": " to see every position", "whole": " to see the whole chart" };
   var LEFT_OUT = "0.5%";
@@ -109,6 +110,8 @@
   function draw(el, spec, options, drawn2) {
     var drawing = el.querySelector(".chart-drawing"), controls = el.querySelector(".control-bar .vega-bindings");
     var inputs = document.createElement("div");
+    var size = spec.autosize;
+    spec.autosize = Object.assign({ type: "pad" }, typeof size === "string" ? { type: size } : size, { resize: true });
     return window.vegaEmbed(drawing, spec, Object.assign({
       renderer: options.renderer || "svg",
       bind: inputs,
@@ -159,9 +162,47 @@
     var span = tokenColumn(el, view, param.name, view.signal(param.name));
     if (!span) return;
     var at = drawing.getBoundingClientRect().left - box.getBoundingClientRect().left + box.scrollLeft;
-    if (at + span[0] < box.scrollLeft || at + span[1] > box.scrollLeft + box.clientWidth) {
-      box.scrollLeft = nearest ? at + span[1] - box.clientWidth + EDGE_ROOM : at + (span[0] + span[1] - box.clientWidth) / 2;
+    var covered = pin(el);
+    if (at + span[0] < box.scrollLeft + covered || at + span[1] > box.scrollLeft + box.clientWidth) {
+      box.scrollLeft = nearest ? at + span[1] - box.clientWidth + EDGE_ROOM : at + (span[0] + span[1] - box.clientWidth - covered) / 2;
     }
+  }
+  function pin(el) {
+    var box = el.querySelector(".chart-wrapper"), view = el.vegaView;
+    if (!box || !view) return 0;
+    var parts = [], covered = 0, root = view.scenegraph().root.items[0];
+    if (box.scrollWidth > box.clientWidth + 1) {
+      (root.items || []).forEach(function(mark) {
+        var group = mark.items && mark.items[0];
+        if (mark.role === "legend" || mark.role === "title") parts.push(mark);
+        else if (mark.role === "scope" && group && fits(group.bounds, view.origin()[0] + root.x, box)) parts.push(mark);
+        else if (mark.role === "scope" && group) {
+          var kept = gridParts(group);
+          if (kept.axis) covered = Math.max(covered, view.origin()[0] + root.x + group.x);
+          parts = parts.concat(kept.parts);
+        }
+      });
+    }
+    box.toggleAttribute("data-pinned", parts.length > 0);
+    parts.forEach(function(mark) {
+      if (mark._svg && !mark._svg.style.translate) mark._svg.style.translate = "var(--scrolled, 0px) 0";
+    });
+    return covered;
+  }
+  function fits(bounds, x, box) {
+    return x + bounds.x1 >= -1 && x + bounds.x2 <= box.clientWidth + 1;
+  }
+  function gridParts(group) {
+    var marks = group.items || [], backdrop = marks.filter(function(mark) {
+      return String(mark.name).indexOf(BACKDROP) === 0;
+    });
+    var axis = backdrop.length ? marks.filter(function(mark) {
+      return mark.role === "axis" && mark.items[0] && mark.items[0].orient === "left";
+    }) : [];
+    var own = marks.filter(function(mark) {
+      return mark.role === "title" || mark.role === "legend";
+    });
+    return { parts: own.concat(backdrop, axis), axis: axis.length > 0 };
   }
   function fadeEdges(box) {
     var more = box.scrollWidth - box.clientWidth;
@@ -171,7 +212,8 @@
         fadeEdges(box);
       }, { passive: true });
     }
-    box.toggleAttribute("data-more-left", more > 1 && box.scrollLeft > 1);
+    box.style.setProperty("--scrolled", box.scrollLeft + "px");
+    box.toggleAttribute("data-more-left", more > 1 && box.scrollLeft > 1 && !box.hasAttribute("data-pinned"));
     box.toggleAttribute("data-more-right", more > 1 && box.scrollLeft < more - 1);
   }
   function scrollHint(el) {
@@ -203,6 +245,7 @@
     hint.hidden = !wide;
     var columns = param && tokenColumn(el, el.vegaView, param.name, el.vegaView.signal(param.name));
     sayHint(hint, columns);
+    pin(el);
     if (chosenInSight) chosenInView(el, true);
     fadeEdges(box);
   }
@@ -608,7 +651,7 @@
           moved = true;
         }
       });
-      if (moved) view.runAsync();
+      if (moved) event.redrawn = view.runAsync();
     });
   }
   var touchedAt = -Infinity;
@@ -620,14 +663,31 @@
     var handler = view.tooltip();
     if (handler) handler.call(view, view._handler, event, item, value);
   }
+  function hasTip(item) {
+    var value = item && item.tooltip;
+    return value !== void 0 && value !== null && value !== "";
+  }
+  function markAt(view, event) {
+    var handler = view._handler;
+    if (handler && handler.pickEvent) return handler.pickEvent(event);
+    var node = document.elementFromPoint(event.clientX, event.clientY);
+    return node && node.__data__ && node.__data__.mark ? node.__data__ : null;
+  }
   function tooltipOnTap(view) {
     view.addEventListener("click", function(event, item) {
-      var value = item && item.tooltip;
-      if (!byTouch(event) || value === void 0 || value === null || value === "") return;
+      if (!byTouch(event) || !hasTip(item)) return;
       if (tapShown && tapShown !== view) tapTooltip(tapShown, event, null, null);
-      tapTooltip(view, event, item, value);
       tapShown = view;
       event.tooltipShown = true;
+      if (!event.redrawn) {
+        tapTooltip(view, event, item, item.tooltip);
+        return;
+      }
+      tapTooltip(view, event, null, null);
+      event.redrawn.then(function() {
+        var now = markAt(view, event);
+        if (tapShown === view && hasTip(now)) tapTooltip(view, event, now, now.tooltip);
+      });
     });
   }
   function listenToTaps() {
@@ -704,6 +764,7 @@
         view.runAfter(function() {
           describeChart(el, view);
           if (p === tokenParam(el)) chosenInView(el);
+          else pin(el);
         });
       });
     });

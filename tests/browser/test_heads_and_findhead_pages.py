@@ -83,3 +83,35 @@ def test_the_find_head_page_ranks_another_pair_and_offers_no_token_after_the_one
     assert page.evaluate("location.hash") == "#from=3&to=3"
     visit.assert_clean()
     assert visit.vega_warnings == [], visit.vega_warnings
+
+
+# The every-head chart as drawn: the grid's picture, the larger head's cells, the drawing, the head menu.
+LAYOUT = """() => {
+  const svg = document.querySelector('#chart-all-heads svg.marks'), rect = el => el.getBoundingClientRect();
+  const cells = Array.from(svg.querySelectorAll('[aria-label*=" looks at "]')).map(rect);
+  return {grid: rect(svg.querySelector('image')), drawing: rect(svg), height: innerHeight,
+          larger: {left: Math.min(...cells.map(c => c.left)), right: Math.max(...cells.map(c => c.right)),
+                   top: Math.min(...cells.map(c => c.top)), bottom: Math.max(...cells.map(c => c.bottom))},
+          menu: rect(document.querySelector('#chart-all-heads select[name="head"]')).width};
+}"""
+
+
+def test_every_head_on_a_desktop_uses_the_width_with_the_larger_head_beside_the_grid_in_the_first_screen(browser,
+                                                                                                     random_site):
+    """GPT-2 small's 144 heads at 1280 x 900 (issue 44, point 8): the grid and the chosen head larger side by side
+    across the drawing, the grid's squares larger than on a third of it, the larger head whole in the first screen;
+    the head menu as wide as its words, a word beside two-digit numbers."""
+    opener = Opener(browser, random_site)
+    try:
+        visit = opener.open("figure-all-heads.html", context=opener.context(viewport={"width": 1280, "height": 900}))
+        seen = visit.page.evaluate(LAYOUT)
+        grid, larger, drawing = seen["grid"], seen["larger"], seen["drawing"]
+        assert grid["right"] < larger["left"], "the larger head stands beside the grid"
+        assert larger["right"] >= drawing["right"] - 60, "the larger head reaches the drawing's right edge"
+        assert grid["width"] >= 0.4 * drawing["width"], f"the grid takes {grid['width']:.0f} of {drawing['width']:.0f} px"
+        assert 0 <= larger["top"] and larger["bottom"] <= seen["height"], f"the larger head lies at {larger}"
+        assert grid["bottom"] <= seen["height"], "the grid is in the first screen"
+        assert seen["menu"] <= 120, f"the head menu is {seen['menu']:.0f} px wide"
+        visit.assert_clean()
+    finally:
+        opener.close()

@@ -11,7 +11,9 @@ test has a context of its own (its own Cache Storage), every request off that se
 from __future__ import annotations
 
 import functools
+import hashlib
 import http.server
+import json
 import re
 import threading
 from dataclasses import dataclass, field
@@ -61,6 +63,7 @@ class How:
     isolated: bool = False
     wrong_type: str = ""  # ".wasm" or ".mjs"
     sent_wrong: int = 0  # files sent with the wrong type
+    damaged_runtime: str = ""  # the URL path of a file of the runtime (or a script of the page) sent damaged
     asked: list = field(default_factory=list)  # (path, Range header or None) of each request of the model
 
 
@@ -86,6 +89,8 @@ class Host(http.server.SimpleHTTPRequestHandler):
 
     def do_GET(self):
         path = self.path.split("?")[0]
+        if path == self.how.damaged_runtime:
+            return self.send_damaged(path)
         if "/live/model/" not in path:
             return super().do_GET()
         self.how.asked.append((path, self.headers.get("Range")))
@@ -111,6 +116,16 @@ class Host(http.server.SimpleHTTPRequestHandler):
         self.wfile.write(body)
         return None
 
+    def send_damaged(self, path: str) -> None:
+        """The file with its 100th byte changed, its type as ever."""
+        data = bytearray(Path(self.translate_path(path)).read_bytes())
+        data[100] ^= 1
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(path))
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(bytes(data))
+
     def range_start(self) -> int | None:
         match = re.fullmatch(r"bytes=(\d+)-", self.headers.get("Range") or "")
         return int(match.group(1)) if match else None
@@ -131,7 +146,7 @@ def site(small_model_dir, tmp_path_factory) -> Path:
 def server(site):
     """The site's address on 127.0.0.1 and its handler class."""
     largest = max((site / "live" / "model").iterdir(), key=lambda p: p.stat().st_size)
-    handler = type("ThisHost", (Host,), {"largest": "/" + largest.relative_to(site).as_posix()})
+    handler = type("ThisHost", (Host,), {"largest": "/" + largest.relative_to(site).as_posix(), "site": str(site)})
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(site)))
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
@@ -209,6 +224,13 @@ def one_sentence(words: str) -> bool:
     return words.endswith(".") and ". " not in words[:-1]
 
 
+def replaced_once_whole(lines: list[str], trouble: str) -> bool:
+    """Whether the line about a file's trouble went as soon as the file came whole: the next line said is empty,
+    not the run's (a stale "trying again" would stay on screen while the other files load, until the text runs)."""
+    at = len(lines) - 1 - lines[::-1].index(trouble)
+    return lines[at + 1:at + 2] == [""]
+
+
 def model_asks(how: How, largest: str) -> list:
     return [range_ for path, range_ in how.asked if path == largest]
 
@@ -217,7 +239,7 @@ def test_a_cut_download_resumes_with_a_range_request_and_says_so(opened, host, s
     host.cuts, host.ranges = 1, True
     visit = opened()
     assert_ran(visit, load(visit))
-    assert RETRIED in said(visit)
+    assert RETRIED in said(visit) and replaced_once_whole(said(visit), RETRIED)
     asks = model_asks(host, server[1].largest)
     assert len(asks) == 2 and asks[0] is None and re.fullmatch(r"bytes=[1-9]\d*-", asks[1]), asks
     assert visit.page.evaluate("window.liveFigures.keptNow") is True
@@ -230,6 +252,7 @@ def test_a_cut_download_starts_again_where_the_host_takes_no_ranges(opened, host
     visit = opened()
     assert_ran(visit, load(visit))
     assert RETRIED in said(visit) and "The download was cut; trying again (3 of 3)…" in said(visit)
+    assert replaced_once_whole(said(visit), "The download was cut; trying again (3 of 3)…"), said(visit)
     assert model_asks(host, server[1].largest) == [None, None, None]
     assert_policy_kept(visit)
 
@@ -283,9 +306,14 @@ def test_a_damaged_copy_in_the_browsers_storage_is_deleted_fetched_again_and_the
     page.reload()
     page.wait_for_function("() => window.liveFigures && window.liveFigures.kept !== null")
     assert_ran(visit, load(visit))
-    assert DAMAGED_AGAIN in said(visit)
+    assert DAMAGED_AGAIN in said(visit) and replaced_once_whole(said(visit), DAMAGED_AGAIN), said(visit)
     assert [path for path, _ in host.asked] == [largest]  # only the damaged file, once
     assert page.evaluate("window.liveFigures.loadedFrom") == "both"
+    # How much came from each: the largest file downloaded again, the others from the browser's storage.
+    status, size = page.text_content("#live-load-status"), (server_site(server) / largest.lstrip("/")).stat().st_size
+    mb = size / 1e6
+    assert f"({mb:.0f} MB downloaded, " in status or f"({mb:.1f} MB downloaded, " in status, status
+    assert "MB from this browser's storage" in status, status
     assert_policy_kept(visit)
 
 
@@ -322,8 +350,8 @@ def test_without_cross_origin_isolation_the_model_runs_on_one_thread(opened, hos
 def test_wasm_sent_with_the_wrong_type_still_runs(opened, host):
     host.wrong_type = ".wasm"
     visit = opened()
-    assert_ran(visit, load(visit))  # onnxruntime-web compiles it from its bytes instead of streaming it
-    assert host.sent_wrong >= 1
+    assert_ran(visit, load(visit))  # the runtime runs the bytes the page checked: the .wasm is fetched once
+    assert host.sent_wrong == 1
     assert_policy_kept(visit)
 
 
@@ -332,6 +360,7 @@ def test_the_runtimes_module_sent_with_the_wrong_type_says_what_the_host_must_se
     visit = opened()
     assert_did_not_run(visit, load(visit))
     assert host.sent_wrong >= 1
+    assert host.asked == []  # told before any file of the model was fetched
     words = message(visit)
     assert HOST_MUST_SEND in words and one_sentence(words), words
     assert_policy_kept(visit)
@@ -375,3 +404,66 @@ def test_where_the_browser_cannot_check_the_files_nothing_runs(opened, host):
     assert words.startswith("This browser cannot check the files of the model here") and one_sentence(words), words
     assert host.asked == []  # nothing downloaded that could not be run
     assert_policy_kept(visit)
+
+
+def server_site(server) -> Path:
+    """The folder the test's host serves."""
+    return Path(server[1].site)
+
+
+def test_a_second_visit_says_the_model_came_from_this_browsers_storage(opened, host):
+    visit = opened()
+    assert_ran(visit, load(visit))
+    assert visit.page.text_content("#live-load-status").startswith("GPT-2 is loaded in this page (downloaded, ")
+    host.asked.clear()
+    visit.page.reload()
+    visit.page.wait_for_function("() => window.liveFigures && window.liveFigures.kept !== null")
+    assert_ran(visit, load(visit))
+    status = visit.page.text_content("#live-load-status")
+    assert status.startswith("GPT-2 is loaded in this page (from this browser's storage, "), status
+    assert host.asked == []
+    assert_policy_kept(visit)
+
+
+RUNTIME = ["live/ort/ort-wasm-simd-threaded.mjs", "live/ort/ort-wasm-simd-threaded.wasm"]
+
+
+@pytest.mark.parametrize("path", RUNTIME)
+def test_a_damaged_runtime_file_is_refused_in_one_sentence_before_the_model_is_fetched(opened, host, path):
+    host.damaged_runtime = "/" + path
+    visit = opened()
+    assert_did_not_run(visit, load(visit))
+    words = message(visit)
+    assert words.startswith(f"A file of the page's runtime ({path}) came with other bytes") and one_sentence(words), words
+    assert host.asked == []  # nothing of the model fetched for a runtime that will not run
+    assert_policy_kept(visit)
+
+
+def test_every_script_of_the_page_carries_the_builds_sha256(site):
+    html = (site / "live.html").read_text(encoding="utf-8")
+    scripts = re.findall(r'<script src="([^"]+)"( integrity="sha256-[^"]+")?', html)
+    live = [src for src, _ in scripts if src.startswith("live/")]
+    assert live and all(integrity for src, integrity in scripts if src.startswith("live/")), scripts
+    config = json.loads(re.search(r'id="live-config">(.*?)</script>', html, re.S).group(1))
+    checked = {entry["path"]: entry for entry in config["runtime"]}
+    assert set(live + RUNTIME) <= set(checked), (live, sorted(checked))
+    for path, entry in checked.items():
+        data = (site / path).read_bytes()
+        assert (len(data), hashlib.sha256(data).hexdigest()) == (entry["bytes"], entry["sha256"]), path
+
+
+@pytest.mark.parametrize("path", ["live/live.js", "live/tokenize.js"])
+def test_a_damaged_script_of_the_page_never_runs(browser, server, host, path):
+    playwright_or_skip()
+    host.damaged_runtime = "/" + path
+    context = browser.browser.new_context()
+    try:
+        page = context.new_page()
+        visit = watch(page, "live.html", served=server[0])
+        page.goto(server[0] + "live.html")
+        page.wait_for_load_state("load")
+        global_name = "liveFigures" if path == "live/live.js" else "liveTokens"
+        assert page.evaluate(f"typeof window.{global_name}") == "undefined"  # the browser refused its bytes
+        assert any("integrity" in line for line in visit.console_errors), visit.console_errors
+    finally:
+        context.close()

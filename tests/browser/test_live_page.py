@@ -574,7 +574,7 @@ def test_with_javascript_off_the_page_says_it_needs_it_and_shows_nothing_to_use(
         page = context.new_page()
         page.goto((site / "live.html").as_uri())
         notes = [line for line in page.locator(".notice").all_inner_texts() if "JavaScript" in line]
-        assert notes == ["JavaScript is off: this page needs it to run GPT-2."]
+        assert notes == ["JavaScript is off: this page needs it to run the model."]  # a folder's: "the model"
         shown = page.evaluate("() => [...document.querySelectorAll('input, select, textarea, button, progress')]"
                               ".filter(el => el.checkVisibility()).map(el => el.outerHTML.slice(0, 80))")
         assert shown == [] and not page.is_visible(".chart-placeholder")

@@ -33,8 +33,9 @@ def figure_labels(site: Path) -> list[str]:
 # it is a hand: its item's cursor), grouped by what a click there chooses. For each choice: its largest element (where the pointer
 # chooses it: the mark, or a transparent hit mark under it) must be `least` px both ways, hold the middle of every
 # drawn mark of that choice, and be the choice's wherever the pointer lands in it (its middle and, 3 px in, its
-# corners: document.elementFromPoint, scrolled into view). Returns what fails, and how many choices were tried.
-HIT_AREAS = """([id, least]) => {
+# corners: document.elementFromPoint, scrolled into view, a frame later). Returns what fails, and how many choices
+# were tried.
+HIT_AREAS = """async ([id, least]) => {
   const chart = document.getElementById(id), svg = chart.querySelector('svg.marks');
   const fields = (chart.picks || []).map(pick => pick.field);
   const choice = el => { const d = el && el.__data__ && el.__data__.datum;
@@ -62,6 +63,8 @@ HIT_AREAS = """([id, least]) => {
     const area = r => r.width * r.height;
     const largest = els.reduce((a, b) => area(a.getBoundingClientRect()) >= area(b.getBoundingClientRect()) ? a : b);
     largest.scrollIntoView({block: 'center', inline: 'center'});
+    // As the reader sees it once scrolled: the parts a scrolling box keeps in view follow its scroll event.
+    await new Promise(resolve => requestAnimationFrame(() => resolve()));
     const r = shown(largest);
     if (r.width < least - 0.01 || r.height < least - 0.01) {
       failed.push(`${id} ${key}: hit over ${r.width.toFixed(1)} x ${r.height.toFixed(1)} px`);

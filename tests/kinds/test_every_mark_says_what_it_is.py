@@ -25,6 +25,7 @@ DECORATION = {
     ("scores", "text", None): "'out of reach: comes after' written over the cells out of reach",
     ("scores", "text", "running"): "each row's share written at its end: the words are the value",
     ("heads", "text", None): "the key under the grid ('grey: out of reach ...'), words of a legend",
+    ("heads", "text", "title"): "the larger head's title beside the grid ('Layer 5, head 4, larger'), a title's words",
     ("find-head", "text", "said"): "the sentence written in the chart when no token can look right, a title's words",
 }
 

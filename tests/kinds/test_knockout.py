@@ -286,7 +286,7 @@ def test_the_words_and_the_legend_say_the_bars_direction(site):
 
 def test_the_reveal_links_to_a_state_of_the_chart(site):
     text = page(site, "k")
-    link = re.search(r'<details class="reveal[^>]*>.*?<a href="#part=([^"]+)"', text, re.S).group(1)
+    link = re.search(r'<details class="reveal[^>]*>.*?<a [^>]*?href="#part=([^"]+)"', text, re.S).group(1)
     assert link in spec(site, "k")["params"][1]["bind"]["options"]
 
 

@@ -287,7 +287,7 @@ def test_the_part_select_and_score_radio_are_bound_and_the_guess_links_to_a_stat
     assert params["part"]["bind"]["input"] == "select" and params["part"]["bind"]["options"] == keys
     assert params["part"]["bind"]["labels"][0] == "layer 1 attention"
     assert params["part"]["value"] in keys and "description" in params
-    links = re.findall(r'<a href="#score=(\w+)&amp;part=([\w-]+)">', page(site, "who"))
+    links = re.findall(r'<a [^>]*?href="#score=(\w+)&amp;part=([\w-]+)">', page(site, "who"))
     assert len(links) == 2 and all(score in ("target", "difference") and part in keys for score, part in links)
 
 

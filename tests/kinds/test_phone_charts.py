@@ -21,6 +21,7 @@ import reference as ref_lib
 from conftest import built, gpt2_tokenizer
 from figsite.config import load_config
 from figsite.data.run import Run
+from figsite.data.shared_names import BACKDROP
 from figures import KINDS
 from figures.toolkit.charts import spec
 
@@ -250,18 +251,32 @@ def test_the_lens_on_a_phone_keeps_each_guess_whole_in_a_cell_as_wide_as_the_lon
     assert words["encoding"]["x"]["axis"]["labelOverlap"] is False  # every position labelled
 
 
-def test_the_lens_legend_of_chances_sits_with_its_table_in_percent_and_the_tables_title_starts_at_its_left(charts_of):
+def test_the_lens_legend_of_chances_sits_with_its_table_in_percent_and_a_phones_table_keeps_its_axis_in_view(charts_of):
     """The table's colours are its own (resolved apart from the charts below): its legend, "chance" from 0% to 100%,
-    is drawn just under the table rather than under the whole stack; its title is anchored at the left, where a
-    table wider than a phone's column (its box scrolls) starts."""
-    for chart in charts_of["lens"]:
+    is drawn with the table rather than under the whole stack: under it on a desktop, where its title is anchored at
+    the left; above it on a phone, its title beside it, where the table has no title (the heading and the key just
+    above say what it is) and the first screen of the chart holds the legend with the table's first rows. There the
+    table, wider than the column, scrolls under its layer numbers: a backdrop lies behind that axis and over the
+    positions' labels, which are drawn under it (zindex 0), and it reaches the drawing's left edge (no padding)."""
+    wide, narrow = charts_of["lens"]
+    for chart, orient in ((wide, "bottom"), (narrow, "top")):
         assert chart["resolve"] == {"scale": {"color": "independent"}}
         table = chart["vconcat"][0]
         [legend] = [view["encoding"]["color"] for view in views(table)
                     if view.get("encoding", {}).get("color", {}).get("field") == "p"]
         assert legend["title"] == "chance" and legend["legend"]["format"] == "%"
         assert legend["legend"]["values"] == [0, 0.5, 1] and legend["scale"]["domain"] == [0, 1]
-        assert table["title"]["anchor"] == "start"
+        assert legend["legend"]["orient"] == orient
+    assert wide["vconcat"][0]["title"]["anchor"] == "start" and "title" not in narrow["vconcat"][0]
+    def backdrops(chart):  # Altair numbers a view's name: "backdrop_0"
+        return [view for view in views(chart) if str(view.get("name", "")).startswith(BACKDROP)]
+
+    [backdrop] = backdrops(narrow)
+    assert narrow["vconcat"][0]["layer"][-1] is backdrop and narrow["padding"]["left"] == 0 and backdrops(wide) == []
+    assert backdrop["encoding"]["x"]["value"] < 0 and backdrop["encoding"]["x2"]["value"] == 0
+    assert backdrop["encoding"]["y"]["value"] < 0 and backdrop["encoding"]["y2"]["value"] == "height"
+    [words] = layers(narrow["vconcat"][0], "text")
+    assert words["encoding"]["x"]["axis"]["zindex"] == 0 and words["encoding"]["x"]["axis"]["orient"] == "top"
 
 
 @pytest.mark.parametrize("label", ["l", "grid"])

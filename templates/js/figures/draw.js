@@ -3,7 +3,7 @@
 import { allowed, readAddress } from "../shared/address.js";
 import { describe, draw as drawChart, tokenParam, wantsNarrow } from "../shared/charts.js";
 import { ATTENTION_META, CLICKS_META, KEY_WORDS, LOADS_META, RENDERER_META } from "../shared/names.js";
-import { chosenInView, scrollBox } from "../shared/scroll.js";
+import { chosenInView, pin, scrollBox } from "../shared/scroll.js";
 import { followAttention, followLoads } from "./loads.js";
 import { clickAgain, focusAgain, focusedInput, inputValue } from "./early.js";
 import { followClicks, hideSteeredInput, placeInputs, restOfInputs, tooltipOnTap } from "./inputs.js";
@@ -48,6 +48,7 @@ function listenToParams(el, view, params) {
       view.runAfter(function () {
         describeChart(el, view);
         if (p === tokenParam(el)) chosenInView(el);
+        else pin(el);  // a part drawn anew stays in view as the others
       });
     });
   });

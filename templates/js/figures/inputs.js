@@ -24,13 +24,16 @@ export function followClicks(el, view, spec) {
         moved = true;
       }
     });
-    if (moved) view.runAsync();
+    // The tap's tooltip is then the new state's (tooltipOnTap, which this click reaches next).
+    if (moved) event.redrawn = view.runAsync();
   });
 }
 
 // A tap on a touch screen sends no pointer move, the event that shows a mark's tooltip under a mouse: a tap on a
 // mark shows its tooltip through the view's own tooltip handler (vega-tooltip's, placed at the tap), and the next
-// tap elsewhere hides it. A swipe (a scrolling box) sends no click, so it leaves the tooltip as it is.
+// tap elsewhere hides it. A swipe (a scrolling box) sends no click, so it leaves the tooltip as it is. A tap that
+// chooses (followClicks) shows the tooltip of the mark under the finger once the chart is drawn in its new state, or
+// none: never the values of the state it left.
 var touchedAt = -Infinity, tapShown = null;  // when the screen was last touched; the view whose tooltip a tap shows
 function byTouch(event) {
   return event.pointerType === "touch" || Date.now() - touchedAt < 1000;
@@ -39,14 +42,32 @@ function tapTooltip(view, event, item, value) {
   var handler = view.tooltip();
   if (handler) handler.call(view, view._handler, event, item, value);
 }
+function hasTip(item) {
+  var value = item && item.tooltip;
+  return value !== undefined && value !== null && value !== "";
+}
+// The mark now drawn under the event's point: the canvas's pick, or the SVG element there and the item it draws.
+function markAt(view, event) {
+  var handler = view._handler;
+  if (handler && handler.pickEvent) return handler.pickEvent(event);
+  var node = document.elementFromPoint(event.clientX, event.clientY);
+  return node && node.__data__ && node.__data__.mark ? node.__data__ : null;
+}
 export function tooltipOnTap(view) {
   view.addEventListener("click", function (event, item) {
-    var value = item && item.tooltip;
-    if (!byTouch(event) || value === undefined || value === null || value === "") return;
+    if (!byTouch(event) || !hasTip(item)) return;
     if (tapShown && tapShown !== view) tapTooltip(tapShown, event, null, null);
-    tapTooltip(view, event, item, value);
     tapShown = view;
     event.tooltipShown = true;  // read by the page's own listener below, which the same click reaches next
+    if (!event.redrawn) {
+      tapTooltip(view, event, item, item.tooltip);
+      return;
+    }
+    tapTooltip(view, event, null, null);
+    event.redrawn.then(function () {
+      var now = markAt(view, event);
+      if (tapShown === view && hasTip(now)) tapTooltip(view, event, now, now.tooltip);
+    });
   });
 }
 // The page's listeners: when the screen was last touched, and a tap elsewhere hiding the tooltip a tap showed.

@@ -9,6 +9,7 @@
 //   cached() -> Blob or null, drop() (the kept copy deleted), put(blob) -> whether it was kept,
 //   onBytes(bytes of this file so far), onRetry(try, TRIES) before each new try, onDamaged() before a fetch again;
 //   name: the model as the page's sentences name it ('GPT-2', 'the random model'; page.js modelName).
+//   onRecovered() once the file is checked after a retry or a fetch again (the page's line about it is then untrue).
 
 export const TRIES = 3;
 export const BACKOFF_MS = [400, 1200];  // the wait before the 2nd and the 3rd try
@@ -102,7 +103,7 @@ export async function download(file, io, httpCache) {
   }
 }
 
-function hex(buffer) {
+export function hex(buffer) {
   return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
@@ -111,7 +112,7 @@ function nameOf(io) {
   return io.name || 'the model';
 }
 
-function checkable(subtle, name) {
+export function checkable(subtle, name) {
   if (!subtle || !subtle.digest) {
     throw new LoadError('unchecked', 'This browser cannot check the files of ' + (name || 'the model') + ' here (it ' +
                         'does so only on https:// pages or from this computer), so this page does not run them.');
@@ -129,8 +130,20 @@ export async function intact(file, blob, subtle) {
 const DAMAGED = 'A file of MODEL (NAME) came with other bytes than this site was built with, again when fetched ' +
                 'once more, so this page will not run it; the site\'s host may be serving a broken copy.';
 
-// The file checked: {blob, from: 'cache' or 'network', kept: whether it is kept in the browser now}.
+// The file checked: {blob, from: 'cache' or 'network', kept: whether it is kept in the browser now}. After a retry or
+// a fetch again, io.onRecovered() once it is.
 export async function fetchFile(file, io) {
+  let troubled = false;
+  const told = Object.assign({}, io, {
+    onRetry: (n, tries) => { troubled = true; io.onRetry(n, tries); },
+    onDamaged: () => { troubled = true; io.onDamaged(); },
+  });
+  const got = await checkedFile(file, told);
+  if (troubled && io.onRecovered) io.onRecovered();
+  return got;
+}
+
+async function checkedFile(file, io) {
   checkable(io.subtle, io.name);  // before anything is downloaded
   const cached = await io.cached();
   let downloads = 2;

@@ -1,7 +1,7 @@
 // Loading GPT-2 in the page, when the reader asks (the button, or a text submitted before): the model's files from
 // Cache Storage or the network (model.js), then the text in the boxes runs.
 import {openModel} from './model.js';
-import {megabytes, modelName, page, say, setState} from './page.js';
+import {fromWhere, megabytes, modelName, page, say, setState} from './page.js';
 import {submit} from './run.js';
 import {state} from './state.js';
 import {sentenceFor} from './trouble.js';
@@ -15,8 +15,8 @@ function loaded(started) {
   live.timings.loadMs = performance.now() - started;
   page.el.progress.hidden = true;
   page.el.loadButton.hidden = true;
-  page.el.loadStatus.textContent = modelName(true) + ' is loaded in this page (' + (live.loadedFrom === 'cache' ?
-    'from this browser\'s storage' : 'downloaded') + ', ' + (live.timings.loadMs / 1000).toFixed(1) + ' s' +
+  page.el.loadStatus.textContent = modelName(true) + ' is loaded in this page (' +
+    fromWhere(live.downloadedBytes, page.model.bytes) + ', ' + (live.timings.loadMs / 1000).toFixed(1) + ' s' +
     (threads > 1 ? ', ' + threads + ' threads' : '') + ').' + (live.keptNow ? '' : NOT_KEPT);
   if (!window.crossOriginIsolated) {
     console.info(modelName(true) + ' runs on one thread: for several, the host must send Cross-Origin-Opener-Policy: ' +

@@ -3,6 +3,7 @@
 // shares (layers, heads, T, T), top_ids / top_probs (stages, T, TOP_K), follow_probs / follow_ranks (stages, T, K).
 import {fetchFile} from './fetching.js';
 import {megabytes, modelName, page, say} from './page.js';
+import {checkRuntime} from './runtime.js';
 import {state} from './state.js';
 import {drop, fromCache, keep, openCache} from './store.js';
 
@@ -17,7 +18,11 @@ function showProgress(done, total, words) {
 // What fetching.js needs for one file: this page's fetch, the browser's storage and crypto.subtle, and the words
 // and the progress bar it shows (done: the bytes of the files before this one).
 function fileIo(file, store, done) {
-  let shownMb = -1;
+  let shownMb = -1, told = null;
+  const tell = (words) => {
+    told = words;
+    say(words);
+  };
   return {
     url: new URL(file.path, location.href).href, httpCache: store ? 'no-store' : 'default',
     fetch: (url, init) => window.fetch(url, init),
@@ -33,9 +38,11 @@ function fileIo(file, store, done) {
                    'Downloading ' + modelName() + ': ' + megabytes(done + bytes) + ' of ' +
                    megabytes(page.model.bytes));
     },
-    onRetry: (n, tries) => { say('The download was cut; trying again (' + n + ' of ' + tries + ')…'); },
-    onDamaged: () => { say('A file of ' + modelName() + ' came damaged; fetching it once more…'); },
+    onRetry: (n, tries) => { tell('The download was cut; trying again (' + n + ' of ' + tries + ')…'); },
+    onDamaged: () => { tell('A file of ' + modelName() + ' came damaged; fetching it once more…'); },
     name: modelName(),
+    // The file came whole after all: the line about its trouble, if nothing replaced it, goes.
+    onRecovered: () => { if (told !== null && page.el.messageLine.textContent === told) say(''); },
   };
 }
 
@@ -60,8 +67,14 @@ async function modelFiles() {
 // The runtime's session on the model's files; notes in window.liveFigures where they came from.
 export async function openModel() {
   const ort = window.ort, model = page.model, live = page.live;
+  const runtime = page.config.runtime || [];
+  const checked = await checkRuntime(runtime, {
+    fetch: (path, init) => window.fetch(new URL(path, location.href).href, init),
+    subtle: window.crypto && window.crypto.subtle ? window.crypto.subtle : null});
   if (!ort) throw new Error('onnxruntime-web did not load (live/ort/ort.wasm.min.js)');
   ort.env.wasm.wasmPaths = new URL('live/ort/', location.href).href;
+  // The runtime runs the .wasm's checked bytes, not a second copy it would fetch itself.
+  runtime.filter((f) => /\.wasm$/.test(f.path)).forEach((f) => { ort.env.wasm.wasmBinary = checked[f.path]; });
   ort.env.wasm.numThreads = window.crossOriginIsolated ? Math.min(4, navigator.hardwareConcurrency || 1) : 1;
   const {blobs, downloaded, kept} = await modelFiles(), total = model.bytes;
   showProgress(total, total, 'Starting ' + modelName() + ' in this page…');

@@ -83,3 +83,11 @@ export function megabytes(bytes) {
   const mb = bytes / 1e6;
   return (mb >= 10 ? mb.toFixed(0) : mb.toFixed(1)) + ' MB';
 }
+
+// Where the model's bytes came from, as the load's line says it: downloaded, from this browser's storage, or how much
+// from each where both (a damaged or missing kept file fetched again).
+export function fromWhere(downloaded, total) {
+  if (downloaded === 0) return 'from this browser\'s storage';
+  if (downloaded >= total) return 'downloaded';
+  return megabytes(downloaded) + ' downloaded, ' + megabytes(total - downloaded) + ' from this browser\'s storage';
+}

@@ -13,6 +13,10 @@ const TYPE = /MIME type|dynamically imported module|module script/i;
 
 export const HOST_MUST_SEND = 'the host must send .wasm files as application/wasm and .mjs files as text/javascript';
 
+// A file of the runtime (live/) missing, or its module sent with a type no browser runs (runtime.js, or the browser).
+export const UNSTARTED = 'The page\'s runtime could not start from this site\'s host (a file of live/ missing, or sent ' +
+                         'with the wrong type): ' + HOST_MUST_SEND + '.';
+
 export function isMemory(error) {
   return Boolean(error) && (error.name === 'RangeError' || MEMORY.test(String(error.message || error)));
 }
@@ -28,9 +32,6 @@ export function sentenceFor(error, size, name) {
            'before.';
   }
   const message = String((error && error.message) || error);
-  if (TYPE.test(message)) {
-    return 'The runtime of ' + model + ' could not start from this site\'s host (a file of live/ort/ missing, or ' +
-           'sent with the wrong type): ' + HOST_MUST_SEND + '.';
-  }
+  if (TYPE.test(message)) return UNSTARTED;
   return capitalised(model, true) + ' could not be loaded in this page (' + message + '); the button tries again.';
 }

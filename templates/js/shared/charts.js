@@ -56,6 +56,10 @@ export function draw(el, spec, options, drawn) {
   // Vega writes the inputs aside; they take the place of those the bar holds (the build's, or the last drawing's) in
   // the same task as `drawn` places them, so that the bar never shows both, nor Vega's before they are placed.
   var inputs = document.createElement("div");
+  // The drawing follows its content's size at every change, not at its first drawing only (Vega's autosize resize):
+  // a title that wraps to another line, a view that grows with the part chosen, never cut by the drawing's edge.
+  var size = spec.autosize;
+  spec.autosize = Object.assign({ type: "pad" }, typeof size === "string" ? { type: size } : size, { resize: true });
   return window.vegaEmbed(drawing, spec, Object.assign({ renderer: options.renderer || "svg", bind: inputs,
                                                          downloadFileName: options.fileName }, EMBED))
     .then(function (result) {

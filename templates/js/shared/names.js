@@ -18,6 +18,7 @@ export const RENDERER_META = "renderer";
 export const CLICKS_META = "clicks";
 export const WITHIN_META = "within";
 export const PICK = "pick_";
+export const BACKDROP = "backdrop";
 export const NARROW_PX = 480;
 export const SCROLL_HINT = {"mouse": "Scroll sideways", "touch": "Swipe sideways", "columns": " to see every position", "whole": " to see the whole chart"};
 export const LEFT_OUT = "0.5%";
