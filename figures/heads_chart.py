@@ -256,16 +256,14 @@ def detail_chart(grid: Grid, one: alt.Chart, title: str | None = None, outline: 
                  extra: list = (), note: list | None = None) -> alt.TopLevelMixin:
     """The chosen square, larger: every share on hover, the chosen token's row outlined (`outline`: the chart has a
     token param). `title`: a Vega expression for its title, else "Layer 5, head 4, larger"; `extra`: layers drawn
-    over it, on its scales; `note`: lines under the title (the key to what is out of reach, where no other says
-    it; short lines, as a phone's column takes them)."""
+    over it, on its scales; `note`: short lines under the title (a key to what is out of reach, where none is)."""
     detail_bg = alt.Chart(alt.Data(values=[{}])).mark_rect(color=MASKED, aria=False).encode(
         x=alt.value(0), x2=alt.value("width"), y=alt.value(0), y2=alt.value("height"))
     detail_row = chosen_row(grid, alt.Scale(domain=grid.band), {})
     start = "start" if grid.cell else alt.Undefined  # a phone's square scrolls where it is wide: its title in view
     return alt.layer(detail_bg, square_cells(one, key_x(grid), query_axis(grid)), *([detail_row] if outline else []),
-                     *extra).properties(width=grid.width, height=grid.width if grid.cell else DETAIL_HEIGHT,
-                                        title=alt.Title(charts.wrapped(title or LARGER_TITLE), anchor=start,
-                                                             **({"subtitle": note} if note else {})))
+                     *extra).properties(width=grid.width, height=grid.width if grid.cell else DETAIL_HEIGHT, title=alt.Title(
+        charts.wrapped(title or LARGER_TITLE), anchor=start, **({"subtitle": note} if note else {})))
 
 
 LARGER_TITLE = f"'Layer ' + layer + (head == '{AVERAGE}' ? ', average of its heads' : ', head ' + head) + ', larger'"
