@@ -24,7 +24,7 @@ from figures.toolkit.words import (STAGE_AXIS, after_layer, after_layer_expr, es
 MAX_TOKENS = 64  # the lens keeps every position's guesses: a page per text of at most this many tokens
 TOP_SHOWN = 10
 LABELLED = 24  # positions up to which the table's labels all fit a 480 px column, turned; more: some are left out
-TOP_ENDS = "top_ends"  # the param of the largest chance in each cell's top 10
+TOP_ENDS = charts.TOP_ENDS  # the param of the largest chance in each cell's top 10 (charts.top_ends)
 NARROW_WIDTH = 210  # px: the narrow chart's top 10 and followed token's charts, which fit a 320 px column
 MIN_CELL = 32  # px: the narrow table's narrowest cell
 CELL_ROOM = 8  # px a cell keeps beside its word
@@ -155,7 +155,7 @@ def lens_chart(fig, run, narrow: bool = False) -> alt.TopLevelMixin:
     cells, tops, follow = lens_rows(fig, run, names)
     room = charts.words_room([row["token"] for row in tops])
     stack = charts.with_params(_stack(names, n_layer, vocabulary_size(fig, run), cell_width(cells) if narrow else None,
-                                      room=room), *_params(fig, run, names, cells), top_ends(tops, len(names)))
+                                      room=room), *_params(fig, run, names, cells), charts.top_ends(tops, len(names)))
     return charts.with_clicks(charts.with_data(stack, cells=cells, tops=tops, follow=follow), "stage", POSITION)
 
 
@@ -306,16 +306,6 @@ def _phone_table(table, cell: int, n_layer: int):
     title: the figure's heading and key just above say what it is, and the chart's first screen, from the key, holds
     the legend, every layer and the chosen cell."""
     return table.properties(width=alt.Step(cell), height=charts.TAP * (n_layer + 1))
-
-
-def top_ends(tops: list, n: int) -> "alt.Parameter":
-    """The param TOP_ENDS: the largest chance of each cell's top 10, cell by cell (stage by stage, position by
-    position, as the expression _top_chart reads it by)."""
-    ends = [0.0] * (max(row["stage"] for row in tops) + 1) * n
-    for row in tops:
-        at = row["stage"] * n + row["q"]
-        ends[at] = max(ends[at], row["p"])
-    return alt.param(name=TOP_ENDS, value=ends)
 
 
 def _top_chart(width, reads: Reads = BUILT, room: int = 0) -> alt.TopLevelMixin:
