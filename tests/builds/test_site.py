@@ -148,7 +148,8 @@ def test_pages_and_data_record_the_model(random_site, pages):
     about = (random_site / "about.html").read_text(encoding="utf-8")
     assert "torch " + run["environment"]["torch"] in about
     for html in pages.values():
-        assert "of a model of GPT-2 small&#39;s shape with random weights." in html and 'href="about.html"' in html
+        assert "Computed in one run of <strong>a model of GPT-2 small&#39;s shape with random weights</strong>." in html
+        assert 'href="about.html"' in html
 
 
 def test_the_model_runs_once_per_distinct_text(random_site):
@@ -227,7 +228,7 @@ def test_the_about_page_names_the_libraries_its_run_was_made_with_also_for_a_run
               environment=environment, slugs={"A text": "a-text"})
     html = render.environment().get_template("about.html").render(run=run, paths=paths, notice=None, pages=[],
                                                                   checksums={}, site=SiteInfo(), share=None,
-                                                                  printed=[])
+                                                                  printed=[], model_name=render.model_name(run))
     assert said in " ".join(html.split())
 
 

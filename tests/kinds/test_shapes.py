@@ -10,6 +10,7 @@ import json
 import re
 
 import pytest
+import vl_convert
 
 from conftest import gpt2_tokenizer
 
@@ -30,9 +31,11 @@ def sizes(small_model_dir) -> dict:
 
 @pytest.fixture(scope="module")
 def blocks(small_build) -> dict:
-    """Each block of figure (f)'s drawing: its step -> (what it says, x, y, width, height) in px; a block drawn in
-    pieces (a cut one) has them all, in order."""
-    svg = (small_build / "img" / "figure-f.svg").read_text(encoding="utf-8")
+    """Each block of figure (f)'s chart, as the spec a reader downloads draws it 880 px wide: its step -> (what it
+    says, x, y, width, height) in px; a block drawn in pieces (a cut one) has them all, in order. (The page's first
+    drawing leaves the marks' words for screen readers out: figsite.site.lighter.)"""
+    spec = json.loads((small_build / "downloads" / "figure-f.vega-lite.json").read_text(encoding="utf-8"))
+    svg = vl_convert.vegalite_to_svg({**spec, "width": 880})
     out = {}
     for label, *box in BLOCK.findall(svg):
         step, said = html.unescape(label).split(": ", 1)
