@@ -253,11 +253,11 @@ def query_axis(grid: Grid) -> alt.Y:
 
 
 def detail_chart(grid: Grid, one: alt.Chart, title: str | None = None, outline: bool = True,
-                 extra: list = (), note: str | None = None) -> alt.TopLevelMixin:
+                 extra: list = (), note: list | None = None) -> alt.TopLevelMixin:
     """The chosen square, larger: every share on hover, the chosen token's row outlined (`outline`: the chart has a
     token param). `title`: a Vega expression for its title, else "Layer 5, head 4, larger"; `extra`: layers drawn
-    over it, on its scales; `note`: words under the title (the key to what is out of reach, where no other says
-    it)."""
+    over it, on its scales; `note`: words under the title, its lines (the key to what is out of reach, where no other
+    says it)."""
     detail_bg = alt.Chart(alt.Data(values=[{}])).mark_rect(color=MASKED, aria=False).encode(
         x=alt.value(0), x2=alt.value("width"), y=alt.value(0), y2=alt.value("height"))
     detail_row = chosen_row(grid, alt.Scale(domain=grid.band), {})
