@@ -151,10 +151,8 @@ def chart_params(grid: Grid, opening_head: list, opening: int, n_heads: int) -> 
 
 
 def grid_chart(grid: Grid, picture: str, n_heads: int) -> alt.TopLevelMixin:
-    """A phone's grid (grid.narrow), alone in its view: as wide as squares of charts.TAP px, which a finger can tap,
-    make it (wider than the column: the chart scrolls in its own box), the view ending just below the note under it,
-    with no room left empty where the column is narrower than the grid is tall. Else as wide as the view or as
-    GRID_HEIGHT allows. (A wider column's chart sets the grid beside the chosen square: figures.heads_wide.)"""
+    """The grid alone in its view: a phone's (grid.narrow) with squares of charts.TAP px, a finger's tap (it scrolls
+    where it is wider than the column), the view ending below the note under it; else GRID_HEIGHT high at most."""
     units_x, units_y = grid.units
     tapped = math.ceil(charts.TAP * units_x / grid.blocks)  # px: the grid's width on a phone
     grid_w = f"{tapped}" if grid.narrow else f"min(width, {GRID_HEIGHT * units_x / units_y:.6g})"

@@ -31,8 +31,7 @@ CELL_ROOM = 8  # px a cell keeps beside its word
 PHONE_TABLE = 240  # px: about the width the chart fitted to a 360 px phone's column leaves the table
 NARROW_CELL = 56  # px per position of the table with no text in a phone's chart (it scrolls in its own box)
 AXIS_ROOM, TOP_LABELS = 64, 64  # px: a phone's table's layer numbers, left of it; its positions' labels, above it
-# A phone's table's legend: above it, its title beside it, close to the positions' labels (in the chart's first screen).
-PHONE_LEGEND = {"orient": "top", "titleOrient": "left", "titleAnchor": "middle", "offset": 4}
+PHONE_LEGEND = {"orient": "top", "titleOrient": "left", "titleAnchor": "middle", "offset": 4}  # over a phone's table
 GPT2_VOCABULARY = 50_257
 # The caption of the chart with no text: it names what the live page shows, where the build's names figure labels.
 LIVE_CAPTION = "The same read-out as the chart above, at every token of the text at once, after each layer."
@@ -165,13 +164,11 @@ def _stack(names: list | None, n_layer: int, vocabulary: int, cell: int | None, 
     its bars), the followed token's chance and rank; fitted to the column, or (`cell`, px: narrow) the table's cells
     that wide and the charts below it NARROW_WIDTH px. `reads`: the build's datasets and params (None: BUILT), or
     TEXTLESS."""
-    reads, width = reads or BUILT, NARROW_WIDTH if cell else "container"
-    # Each view's colours its own: the table's legend of chances sits just under the table, not under the stack.
+    reads, width = reads or BUILT, NARROW_WIDTH if cell else "container"  # each view's colours its own (the table's)
     stack = alt.vconcat(_table(names, n_layer, cell, reads), _top_chart(width, reads, room),
                         *_follow_charts(n_layer, vocabulary, width, reads),
                         spacing=24).resolve_scale(color="independent")
-    if cell:  # the backdrop behind the table's layer numbers reaches the drawing's left edge (charts.backdrop)
-        stack.padding = {"left": 0, "top": 5, "right": 5, "bottom": 5}
+    stack.padding = {"left": 0, "top": 5, "right": 5, "bottom": 5}  # a phone's table's backdrop reaches the edge
     return stack if cell else charts.fits_column(stack)
 
 
@@ -294,18 +291,13 @@ def _table(names: list | None, n_layer: int, cell: int | None = None, reads: Rea
                                                                          "opacity": alt.ExprRef(f"{width} / {n} >= 24 ? 1 : 0")}
     table_text = table_base.mark_text(fontSize=10, cursor="pointer", **fitted).encode(
         text="top:N", color=alt.condition("datum.p < 0.45", alt.value(ON_DARK), alt.value(ON_LIGHT)))
-    if cell:  # a phone's: see _phone_table
-        return _phone_table(alt.layer(table, table_text, charts.backdrop(AXIS_ROOM, TOP_LABELS)), cell, n_layer)
+    # A phone's table scrolls in its box under its layer numbers, kept in view over a backdrop with its legend and the
+    # charts below; untitled (the heading and key above say it), its first screen from the key holds every layer.
+    if cell:
+        return alt.layer(table, table_text, charts.backdrop(AXIS_ROOM, TOP_LABELS)).properties(
+            width=alt.Step(cell), height=charts.TAP * (n_layer + 1))
     return alt.layer(table, table_text).properties(width="container", height=charts.TAP * (n_layer + 1), title=alt.Title(
         charts.wrapped(charts.literal("The top guess at every position, after every layer")), anchor="start"))
-
-
-def _phone_table(table, cell: int, n_layer: int):
-    """A phone's table, its cells `cell` px wide: wider than the column, it scrolls in its box under its layer numbers,
-    which stay in view over a backdrop (charts.backdrop), as do its legend above it and the charts below. It has no
-    title: the figure's heading and key just above say what it is, and the chart's first screen, from the key, holds
-    the legend, every layer and the chosen cell."""
-    return table.properties(width=alt.Step(cell), height=charts.TAP * (n_layer + 1))
 
 
 def top_ends(tops: list, n: int) -> "alt.Parameter":
