@@ -151,8 +151,10 @@ def chart_params(grid: Grid, opening_head: list, opening: int, n_heads: int) -> 
 
 
 def grid_chart(grid: Grid, picture: str, n_heads: int) -> alt.TopLevelMixin:
-    """The grid alone in its view: a phone's (grid.narrow) with squares of charts.TAP px, a finger's tap (it scrolls
-    where it is wider than the column), the view ending below the note under it; else GRID_HEIGHT high at most."""
+    """A phone's grid (grid.narrow), alone in its view: as wide as squares of charts.TAP px, which a finger can tap,
+    make it (wider than the column: the chart scrolls in its own box), the view ending just below the note under it,
+    with no room left empty where the column is narrower than the grid is tall. Else as wide as the view or as
+    GRID_HEIGHT allows. (A wider column's chart sets the grid beside the chosen square: figures.heads_wide.)"""
     units_x, units_y = grid.units
     tapped = math.ceil(charts.TAP * units_x / grid.blocks)  # px: the grid's width on a phone
     grid_w = f"{tapped}" if grid.narrow else f"min(width, {GRID_HEIGHT * units_x / units_y:.6g})"
@@ -254,16 +256,14 @@ def detail_chart(grid: Grid, one: alt.Chart, title: str | None = None, outline: 
                  extra: list = (), note: list | None = None) -> alt.TopLevelMixin:
     """The chosen square, larger: every share on hover, the chosen token's row outlined (`outline`: the chart has a
     token param). `title`: a Vega expression for its title, else "Layer 5, head 4, larger"; `extra`: layers drawn
-    over it, on its scales; `note`: words under the title, its lines (the key to what is out of reach, where no other
-    says it)."""
+    over it, on its scales; `note`: short lines under the title (a key to what is out of reach, where none is)."""
     detail_bg = alt.Chart(alt.Data(values=[{}])).mark_rect(color=MASKED, aria=False).encode(
         x=alt.value(0), x2=alt.value("width"), y=alt.value(0), y2=alt.value("height"))
     detail_row = chosen_row(grid, alt.Scale(domain=grid.band), {})
     start = "start" if grid.cell else alt.Undefined  # a phone's square scrolls where it is wide: its title in view
     return alt.layer(detail_bg, square_cells(one, key_x(grid), query_axis(grid)), *([detail_row] if outline else []),
-                     *extra).properties(width=grid.width, height=grid.width if grid.cell else DETAIL_HEIGHT,
-                                        title=alt.Title(charts.wrapped(title or LARGER_TITLE), anchor=start,
-                                                             **({"subtitle": note} if note else {})))
+                     *extra).properties(width=grid.width, height=grid.width if grid.cell else DETAIL_HEIGHT, title=alt.Title(
+        charts.wrapped(title or LARGER_TITLE), anchor=start, **({"subtitle": note} if note else {})))
 
 
 LARGER_TITLE = f"'Layer ' + layer + (head == '{AVERAGE}' ? ', average of its heads' : ', head ' + head) + ', larger'"

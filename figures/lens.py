@@ -24,14 +24,15 @@ from figures.toolkit.words import (STAGE_AXIS, after_layer, after_layer_expr, es
 MAX_TOKENS = 64  # the lens keeps every position's guesses: a page per text of at most this many tokens
 TOP_SHOWN = 10
 LABELLED = 24  # positions up to which the table's labels all fit a 480 px column, turned; more: some are left out
-TOP_ENDS = "top_ends"  # the param of the largest chance in each cell's top 10
+TOP_ENDS = charts.TOP_ENDS  # the param of the largest chance in each cell's top 10 (charts.top_ends)
 NARROW_WIDTH = 210  # px: the narrow chart's top 10 and followed token's charts, which fit a 320 px column
 MIN_CELL = 32  # px: the narrow table's narrowest cell
 CELL_ROOM = 8  # px a cell keeps beside its word
 PHONE_TABLE = 240  # px: about the width the chart fitted to a 360 px phone's column leaves the table
 NARROW_CELL = 56  # px per position of the table with no text in a phone's chart (it scrolls in its own box)
 AXIS_ROOM, TOP_LABELS = 64, 64  # px: a phone's table's layer numbers, left of it; its positions' labels, above it
-PHONE_LEGEND = {"orient": "top", "titleOrient": "left", "titleAnchor": "middle", "offset": 4}  # over a phone's table
+# A phone's table's legend: above it, its title beside it, close to the positions' labels (in the chart's first screen).
+PHONE_LEGEND = {"orient": "top", "titleOrient": "left", "titleAnchor": "middle", "offset": 4}
 GPT2_VOCABULARY = 50_257
 # The caption of the chart with no text: it names what the live page shows, where the build's names figure labels.
 LIVE_CAPTION = "The same read-out as the chart above, at every token of the text at once, after each layer."
@@ -154,7 +155,7 @@ def lens_chart(fig, run, narrow: bool = False) -> alt.TopLevelMixin:
     cells, tops, follow = lens_rows(fig, run, names)
     room = charts.words_room([row["token"] for row in tops])
     stack = charts.with_params(_stack(names, n_layer, vocabulary_size(fig, run), cell_width(cells) if narrow else None,
-                                      room=room), *_params(fig, run, names, cells), top_ends(tops, len(names)))
+                                      room=room), *_params(fig, run, names, cells), charts.top_ends(tops, len(names)))
     return charts.with_clicks(charts.with_data(stack, cells=cells, tops=tops, follow=follow), "stage", POSITION)
 
 
@@ -164,11 +165,13 @@ def _stack(names: list | None, n_layer: int, vocabulary: int, cell: int | None, 
     its bars), the followed token's chance and rank; fitted to the column, or (`cell`, px: narrow) the table's cells
     that wide and the charts below it NARROW_WIDTH px. `reads`: the build's datasets and params (None: BUILT), or
     TEXTLESS."""
-    reads, width = reads or BUILT, NARROW_WIDTH if cell else "container"  # each view's colours its own (the table's)
+    reads, width = reads or BUILT, NARROW_WIDTH if cell else "container"
+    # Each view's colours its own: the table's legend of chances sits just under the table, not under the stack.
     stack = alt.vconcat(_table(names, n_layer, cell, reads), _top_chart(width, reads, room),
                         *_follow_charts(n_layer, vocabulary, width, reads),
                         spacing=24).resolve_scale(color="independent")
-    stack.padding = {"left": 0, "top": 5, "right": 5, "bottom": 5}  # a phone's table's backdrop reaches the edge
+    if cell:  # the backdrop behind the table's layer numbers reaches the drawing's left edge (charts.backdrop)
+        stack.padding = {"left": 0, "top": 5, "right": 5, "bottom": 5}
     return stack if cell else charts.fits_column(stack)
 
 
@@ -291,23 +294,18 @@ def _table(names: list | None, n_layer: int, cell: int | None = None, reads: Rea
                                                                          "opacity": alt.ExprRef(f"{width} / {n} >= 24 ? 1 : 0")}
     table_text = table_base.mark_text(fontSize=10, cursor="pointer", **fitted).encode(
         text="top:N", color=alt.condition("datum.p < 0.45", alt.value(ON_DARK), alt.value(ON_LIGHT)))
-    # A phone's table scrolls in its box under its layer numbers, kept in view over a backdrop with its legend and the
-    # charts below; untitled (the heading and key above say it), its first screen from the key holds every layer.
-    if cell:
-        return alt.layer(table, table_text, charts.backdrop(AXIS_ROOM, TOP_LABELS)).properties(
-            width=alt.Step(cell), height=charts.TAP * (n_layer + 1))
+    if cell:  # a phone's: see _phone_table
+        return _phone_table(alt.layer(table, table_text, charts.backdrop(AXIS_ROOM, TOP_LABELS)), cell, n_layer)
     return alt.layer(table, table_text).properties(width="container", height=charts.TAP * (n_layer + 1), title=alt.Title(
         charts.wrapped(charts.literal("The top guess at every position, after every layer")), anchor="start"))
 
 
-def top_ends(tops: list, n: int) -> "alt.Parameter":
-    """The param TOP_ENDS: the largest chance of each cell's top 10, cell by cell (stage by stage, position by
-    position, as the expression _top_chart reads it by)."""
-    ends = [0.0] * (max(row["stage"] for row in tops) + 1) * n
-    for row in tops:
-        at = row["stage"] * n + row["q"]
-        ends[at] = max(ends[at], row["p"])
-    return alt.param(name=TOP_ENDS, value=ends)
+def _phone_table(table, cell: int, n_layer: int):
+    """A phone's table, its cells `cell` px wide: wider than the column, it scrolls in its box under its layer numbers,
+    which stay in view over a backdrop (charts.backdrop), as do its legend above it and the charts below. It has no
+    title: the figure's heading and key just above say what it is, and the chart's first screen, from the key, holds
+    the legend, every layer and the chosen cell."""
+    return table.properties(width=alt.Step(cell), height=charts.TAP * (n_layer + 1))
 
 
 def _top_chart(width, reads: Reads = BUILT, room: int = 0) -> alt.TopLevelMixin:

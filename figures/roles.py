@@ -196,7 +196,7 @@ class Roles(PartKind):
             _grid(rows, square),
             detail_chart(on_text, chosen_square(on_text), outline=False,
                          title="'Layer ' + layer + ', head ' + head + ' on the text: who looks at whom'",
-                         note=[MASKED_KEY, "(a token cannot see the tokens after it)"]),  # a phone's width
+                         note=[MASKED_KEY, "(a token cannot see the tokens after it)"]),
             repeats_chart(on_repeats, length, square),
             spacing=24).resolve_scale(color="independent")  # each pattern with its own legend of shares
         chart = charts.with_data(charts.with_params(stack if square else charts.fits_column(stack), *params),

@@ -9,7 +9,6 @@ from file:// fetch files or start the runtime's workers, and the page says so th
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import shutil
 from dataclasses import dataclass, field
@@ -56,10 +55,6 @@ class LivePage:
         return [{"path": path, "bytes": len(raw), "sha256": hashlib.sha256(raw).hexdigest()}
                 for path, raw in runtime_bytes().items()]
 
-    def integrity(self, path: str) -> str:
-        """The `integrity` attribute of the page's <script> for `path` (Subresource Integrity): the browser runs
-        no other bytes."""
-        return "sha256-" + base64.b64encode(hashlib.sha256(runtime_bytes()[path]).digest()).decode("ascii")
 
 
 def runtime_sources() -> dict[str, Path]:

@@ -187,6 +187,19 @@ def chance_switch(value: str = "whole"):
         options=["whole", "zoom"], labels=["0 to 100%", "zoomed in"], name="Chance axis "))
 
 
+TOP_ENDS = "top_ends"  # the lens's param: the largest chance of each cell's top 10
+
+
+def top_ends(tops: list, n: int) -> "alt.Parameter":
+    """The lens's param TOP_ENDS: the largest chance of each cell's top 10 (`tops`: rows of "stage", "q", "p"), cell
+    by cell (stage by stage, `n` positions each, as the lens's top-10 chart reads it)."""
+    ends = [0.0] * (max(row["stage"] for row in tops) + 1) * n
+    for row in tops:
+        at = row["stage"] * n + row["q"]
+        ends[at] = max(ends[at], row["p"])
+    return alt.param(name=TOP_ENDS, value=ends)
+
+
 def kept_chance(p: float) -> float:
     """A chance as a chart with the switch keeps it: to 5 decimals, and a smaller one to 3 significant digits, which
     the zoomed-in axis draws (rounded to 5 decimals, 2e-9 would be 0)."""

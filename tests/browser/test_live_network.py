@@ -414,17 +414,19 @@ def server_site(server) -> Path:
 def test_a_second_visit_says_the_model_came_from_this_browsers_storage(opened, host):
     visit = opened()
     assert_ran(visit, load(visit))
-    assert visit.page.text_content("#live-load-status").startswith("GPT-2 is loaded in this page (downloaded, ")
+    assert visit.page.text_content("#live-load-status").startswith(f"{MODEL} is loaded in this page (downloaded, ")
     host.asked.clear()
     visit.page.reload()
     visit.page.wait_for_function("() => window.liveFigures && window.liveFigures.kept !== null")
     assert_ran(visit, load(visit))
     status = visit.page.text_content("#live-load-status")
-    assert status.startswith("GPT-2 is loaded in this page (from this browser's storage, "), status
+    assert status.startswith(f"{MODEL} is loaded in this page (from this browser's storage, "), status
     assert host.asked == []
     assert_policy_kept(visit)
 
 
+# The model as this site's pages name it: a small model from a folder, neither GPT-2 nor the random one.
+MODEL = "The model"
 RUNTIME = ["live/ort/ort-wasm-simd-threaded.mjs", "live/ort/ort-wasm-simd-threaded.wasm"]
 
 
@@ -439,11 +441,11 @@ def test_a_damaged_runtime_file_is_refused_in_one_sentence_before_the_model_is_f
     assert_policy_kept(visit)
 
 
-def test_every_script_of_the_page_carries_the_builds_sha256(site):
+def test_every_script_of_the_page_is_checked_against_the_builds_sha256(site):
     html = (site / "live.html").read_text(encoding="utf-8")
-    scripts = re.findall(r'<script src="([^"]+)"( integrity="sha256-[^"]+")?', html)
-    live = [src for src, _ in scripts if src.startswith("live/")]
-    assert live and all(integrity for src, integrity in scripts if src.startswith("live/")), scripts
+    live = [src for src in re.findall(r'<script src="([^"]+)"', html) if src.startswith("live/")]
+    # No integrity attribute: from file:// Chromium would refuse the scripts, and the page could say nothing.
+    assert live and "integrity=" not in html, live
     config = json.loads(re.search(r'id="live-config">(.*?)</script>', html, re.S).group(1))
     checked = {entry["path"]: entry for entry in config["runtime"]}
     assert set(live + RUNTIME) <= set(checked), (live, sorted(checked))
@@ -452,18 +454,12 @@ def test_every_script_of_the_page_carries_the_builds_sha256(site):
         assert (len(data), hashlib.sha256(data).hexdigest()) == (entry["bytes"], entry["sha256"]), path
 
 
-@pytest.mark.parametrize("path", ["live/live.js", "live/tokenize.js"])
-def test_a_damaged_script_of_the_page_never_runs(browser, server, host, path):
-    playwright_or_skip()
+def test_a_damaged_script_of_the_page_is_refused_in_one_sentence_before_the_model_is_fetched(opened, host):
+    path = "live/tokenize.js"
     host.damaged_runtime = "/" + path
-    context = browser.browser.new_context()
-    try:
-        page = context.new_page()
-        visit = watch(page, "live.html", served=server[0])
-        page.goto(server[0] + "live.html")
-        page.wait_for_load_state("load")
-        global_name = "liveFigures" if path == "live/live.js" else "liveTokens"
-        assert page.evaluate(f"typeof window.{global_name}") == "undefined"  # the browser refused its bytes
-        assert any("integrity" in line for line in visit.console_errors), visit.console_errors
-    finally:
-        context.close()
+    visit = opened()
+    assert_did_not_run(visit, load(visit))
+    words = message(visit)
+    assert words.startswith(f"A file of the page's runtime ({path}) came with other bytes") and one_sentence(words), words
+    assert host.asked == []  # nothing of the model fetched
+    assert_policy_kept(visit)

@@ -130,8 +130,10 @@ def background(page, selector: str) -> str:
 
 
 def as_computed(colour: str) -> str:
-    """A '#rgba' colour (colours.py) as Chromium computes it: 'rgba(136, 136, 136, 0.2)'."""
-    r, g, b, a = (int(digit * 2, 16) for digit in colour.lstrip("#"))
+    """A '#rgba' or '#rrggbbaa' colour (colours.py) as Chromium computes it: 'rgba(136, 136, 136, 0.2)'."""
+    hexes = colour.lstrip("#")
+    pairs = [digit * 2 for digit in hexes] if len(hexes) == 4 else [hexes[i:i + 2] for i in range(0, 8, 2)]
+    r, g, b, a = (int(pair, 16) for pair in pairs)
     return f"rgba({r}, {g}, {b}, {round(a / 255, 2):g})"
 
 
