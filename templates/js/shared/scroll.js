@@ -94,8 +94,8 @@ function gridParts(group) {
   return { parts: own.concat(backdrop, axis), axis: axis.length > 0 };
 }
 
-// A box that scrolls sideways fades at each edge with more beyond it (site.css), as the reader scrolls it too.
-// Where parts of the drawing are kept in view on the left (pin), the grid slides under them and that edge does not fade.
+// A box that scrolls sideways fades at each edge with more beyond it (site.css), as the reader scrolls it too. Where
+// parts of the drawing are kept in view on its left (pin), the grid slides under them: that edge casts a shadow instead.
 export function fadeEdges(box) {
   var more = box.scrollWidth - box.clientWidth;
   if (!box.fading) {
@@ -103,7 +103,7 @@ export function fadeEdges(box) {
     box.addEventListener("scroll", function () { fadeEdges(box); }, { passive: true });
   }
   box.style.setProperty("--scrolled", box.scrollLeft + "px");
-  box.toggleAttribute("data-more-left", more > 1 && box.scrollLeft > 1 && !box.hasAttribute("data-pinned"));
+  box.toggleAttribute("data-more-left", more > 1 && box.scrollLeft > 1);
   box.toggleAttribute("data-more-right", more > 1 && box.scrollLeft < more - 1);
 }
 
