@@ -97,7 +97,7 @@ def at_bar_ends(words, length: str, width="width", room: str = SHARE_ROOM, insid
     bars from 0 to the field `length`, 0 to 1 of the view's `width` (px, or an expression of them). Each stands after
     its bar where `room` px (an expression of the datum) are left before the view's right edge, else just inside the
     bar's end, in `inside` (a colour, or a condition of the datum): no word is cut by the drawing's edge, whatever
-    its bar's length."""
+    its bar's length. (A zoomed chance axis, chance_scale, leaves its longest bar room for its words: they go after.)"""
     after = f"datum.{length} * {width} + {room} <= {width}"
     inside = alt.value(inside) if isinstance(inside, str) else inside
     return [words.transform_filter(after).mark_text(align="left", dx=4, baseline="middle", **mark),

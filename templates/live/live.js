@@ -345,7 +345,7 @@
       }, { passive: true });
     }
     box.style.setProperty("--scrolled", box.scrollLeft + "px");
-    box.toggleAttribute("data-more-left", more > 1 && box.scrollLeft > 1 && !box.hasAttribute("data-pinned"));
+    box.toggleAttribute("data-more-left", more > 1 && box.scrollLeft > 1);
     box.toggleAttribute("data-more-right", more > 1 && box.scrollLeft < more - 1);
   }
   function scrollHint(el) {

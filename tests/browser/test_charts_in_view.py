@@ -153,6 +153,9 @@ def test_the_lens_first_screen_on_a_phone_shows_its_key_legend_layer_numbers_and
                           " return (el.closest('g[class*=\"role-\"]') || el).getAttribute('class'); }",
                           [moved["axis"]["right"] - 3, moved["layers"][6][1]["top"] + 5])
     assert "backdrop" in under or "role-axis" in under, f"under the layer numbers: {under}"
+    # More positions on both sides: the box says so (its right edge fades, the backdrop casts a shadow: site.css).
+    assert page.eval_on_selector("#chart-lens .chart-wrapper", "b => b.hasAttribute('data-more-left') && "
+                                 "b.hasAttribute('data-more-right') && b.hasAttribute('data-pinned')")
     visit.assert_clean()
 
 

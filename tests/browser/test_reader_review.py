@@ -148,8 +148,6 @@ LENS_BOX = """() => { const chart = document.getElementById('chart-lens'), box =
           moreLeft: box.hasAttribute('data-more-left'), moreRight: box.hasAttribute('data-more-right')}; }"""
 
 
-@pytest.mark.xfail(reason="since the lens's layer numbers stay in view over its scrolling table (issue 44, point 1), "
-                   "neither fade at the table's edges shows on a phone: not yet mended", strict=False)
 def test_on_a_phone_the_lens_grid_opens_on_its_chosen_column_follows_the_choice_and_says_it_scrolls(opener):
     visit = opener.open("figure-lens.html", context=opener.context(**PHONE))
     page = visit.page

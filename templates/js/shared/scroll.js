@@ -48,12 +48,12 @@ export function chosenInView(el, nearest) {
 }
 
 // A drawing wider than its box scrolls its grid alone: the parts beside and under the grid stay in view, moved along
-// as far as the box is scrolled (--scrolled, set as it scrolls: fadeEdges). They are the views that lie within the box
-// as it opens (the lens's charts under its table), the legends, and the other views' own titles and legends (the
-// grids', which scroll: wider than the box, or reaching past it); and, where the chart draws
-// a backdrop behind the grid's axis on its left (charts.backdrop in the figures' Python), that axis and its backdrop,
-// which the page fills with its colour (site.css), so that the cells slide under them. Returns how many px on the
-// box's left they cover (0: none): the grid shows its columns right of that.
+// as far as the box is scrolled (--scrolled, set as it scrolls: fadeEdges). They are the views that lie within the
+// box as it opens (the lens's charts under its table), the legends, and the other views' (the grids', which scroll:
+// wider than the box, or reaching past it) own titles and legends; and, where the chart draws a backdrop behind a
+// grid's axis on its left (charts.backdrop in the figures' Python), that axis and its backdrop, which the page fills
+// with its colour (site.css), so that the cells slide under them. Returns how many px on the box's left they cover
+// (0: none): the grid shows its columns right of that.
 export function pin(el) {
   var box = el.querySelector(".chart-wrapper"), view = el.vegaView;
   if (!box || !view) return 0;
@@ -94,8 +94,8 @@ function gridParts(group) {
   return { parts: own.concat(backdrop, axis), axis: axis.length > 0 };
 }
 
-// A box that scrolls sideways fades at each edge with more beyond it (site.css), as the reader scrolls it too.
-// Where parts of the drawing are kept in view on the left (pin), the grid slides under them and that edge does not fade.
+// A box that scrolls sideways fades at each edge with more beyond it (site.css), as the reader scrolls it too. Where
+// parts of the drawing are kept in view on its left (pin), the grid slides under them: that edge casts a shadow instead.
 export function fadeEdges(box) {
   var more = box.scrollWidth - box.clientWidth;
   if (!box.fading) {
@@ -103,7 +103,7 @@ export function fadeEdges(box) {
     box.addEventListener("scroll", function () { fadeEdges(box); }, { passive: true });
   }
   box.style.setProperty("--scrolled", box.scrollLeft + "px");
-  box.toggleAttribute("data-more-left", more > 1 && box.scrollLeft > 1 && !box.hasAttribute("data-pinned"));
+  box.toggleAttribute("data-more-left", more > 1 && box.scrollLeft > 1);
   box.toggleAttribute("data-more-right", more > 1 && box.scrollLeft < more - 1);
 }
 
