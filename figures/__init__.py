@@ -1,6 +1,6 @@
 """The figures: each kind turns the run's plain data into a printed figure, an Altair chart and the words beside
 it, with pure functions. The contract every kind follows is figures.kind.Kind; a new kind is a module with a
-Kind subclass and one line in this registry (see README, "Adding a kind").
+Kind subclass and one line in this registry (see docs/kinds.md).
 """
 
 from figures import (attention, compare, cost, findhead, heads, knockout, ledger, lens, numbers, patching, readout,

@@ -1,5 +1,5 @@
 """The writers of the data files' form: what the capture hands over as plain lists and numbers, put in the shape
-and rounding the formats promise (README, "What the build writes"). No torch here: the capture does the tensor
+and rounding the formats promise (docs/output.md). No torch here: the capture does the tensor
 work and hands lists over; figsite.data.run reads what these write.
 
 - a text's data file (gpt2-figures/1, or /3 for a long text): `text_file`, with format 1's attention lists

@@ -4,7 +4,7 @@ It holds the data files' contents (one per distinct text) and the run record (th
 shapes measured on the way, the software that ran it). Nothing here imports torch: a run can be written to
 files, read back from them (the cache does), and rendered again.
 
-Two data formats (see README, "What the build writes"):
+Two data formats (see docs/output.md):
 - gpt2-figures/1 keeps every attention share in the text's JSON file: `attention[layer][head][query]`.
 - gpt2-figures/3 is for long texts, whose shares would not fit in one file a page can load: each head's
   shares lie in a file of their own (`<slug>/layer-LL-head-HH.js`, plus `<slug>/average.js`), loaded on
