@@ -176,8 +176,8 @@ def llama_dir(directory: Path, family: str = "llama", seed: int = 3, **shape) ->
                 param.copy_(1.0 + 0.25 * noise)
             elif name.endswith(".bias"):
                 param.copy_(0.1 * noise)
-            elif name == "model.embed_tokens.weight":
-                param.copy_(0.5 * noise)  # read-outs far from flat
+            else:  # the init's 0.02 would leave every share and read-out nearly flat
+                param.copy_((0.5 if param.dim() == 2 and param.shape[0] == config.vocab_size else 0.15) * noise)
     model.eval().save_pretrained(directory)
     start_tokenizer(directory, config.vocab_size)
     return directory
