@@ -135,26 +135,30 @@ TOKENIZER_CORPUS = ["The animal didn't cross the street because it was too tired
                     "A cat sat on the mat; the dog lay by the door and the bird sang."] * 20
 
 
-def start_tokenizer(directory: Path, vocab_size: int = LLAMA_SHAPE["vocab_size"]):
-    """A Llama-style tokenizer trained here and saved as directory/tokenizer.json: BPE over words marked with '▁',
+def start_tokenizer(directory: Path, vocab_size: int = LLAMA_SHAPE["vocab_size"], corpus=TOKENIZER_CORPUS):
+    """A Llama-style tokenizer trained here and saved as directory/tokenizer.json: BPE over words marked with '▁'
+    (punctuation apart),
     a byte-fallback piece (<0x00> .. <0xFF>) for every byte it has no piece for, and <s> put in front of every
     text by its post-processor."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
 
     tokenizer = Tokenizer(models.BPE(unk_token="<unk>", byte_fallback=True))
-    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="first")
-    tokenizer.decoder = decoders.Sequence([decoders.ByteFallback(), decoders.Fuse(),
-                                           decoders.Metaspace(replacement="\u2581", prepend_scheme="first")])
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Metaspace(replacement="\u2581",
+                                                                               prepend_scheme="first"),
+                                                      pre_tokenizers.Punctuation()])
+    # A Llama's own decoder: '▁' back to a space, the bytes into characters, the text's first space dropped.
+    tokenizer.decoder = decoders.Sequence([decoders.Replace("\u2581", " "), decoders.ByteFallback(), decoders.Fuse(),
+                                           decoders.Strip(" ", 1, 0)])
     special = ["<unk>", "<s>", "</s>", *(f"<0x{byte:02X}>" for byte in range(256))]
     trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=special, show_progress=False)
-    tokenizer.train_from_iterator(TOKENIZER_CORPUS, trainer)
+    tokenizer.train_from_iterator(corpus, trainer)
     tokenizer.post_processor = processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 1)])
     directory.mkdir(parents=True, exist_ok=True)
     tokenizer.save(str(directory / "tokenizer.json"))
     return tokenizer
 
 
-def llama_dir(directory: Path, family: str = "llama", seed: int = 3, **shape) -> Path:
+def llama_dir(directory: Path, family: str = "llama", seed: int = 3, corpus=TOKENIZER_CORPUS, **shape) -> Path:
     """A seeded random model of transformers' own Llama-style class (family: llama, qwen2, qwen3, mistral) saved
     with save_pretrained, with a start tokenizer. Norm gains and every bias are drawn too (the default init leaves
     them at 1 and 0, which would hide a norm applied twice or a bias left out)."""
@@ -179,7 +183,7 @@ def llama_dir(directory: Path, family: str = "llama", seed: int = 3, **shape) ->
             else:  # the init's 0.02 would leave every share and read-out nearly flat
                 param.copy_((0.5 if param.dim() == 2 and param.shape[0] == config.vocab_size else 0.15) * noise)
     model.eval().save_pretrained(directory)
-    start_tokenizer(directory, config.vocab_size)
+    start_tokenizer(directory, config.vocab_size, corpus)
     return directory
 
 
