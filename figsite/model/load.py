@@ -46,8 +46,11 @@ class Loaded:
 
 def model_info(config: GPT2Config, name: str | None = None, revision: str | None = None) -> dict:
     """A model's identity and size as the data files write it (and as the figures' checks read it)."""
-    return {"name": name, "revision": revision, "n_layer": config.n_layer, "n_head": config.n_head,
+    info = {"name": name, "revision": revision, "n_layer": config.n_layer, "n_head": config.n_head,
             "d_model": config.n_embd, "vocab_size": config.vocab_size, "n_ctx": config.n_positions}
+    if getattr(config, "n_kv_head", config.n_head) != config.n_head:  # heads that share their keys (not GPT-2)
+        info["n_kv_head"] = config.n_kv_head
+    return info
 
 
 def load(model: str, revision: str | None, seed: int, device: str,

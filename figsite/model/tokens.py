@@ -149,10 +149,18 @@ def token_bytes(loaded, token_id: int) -> bytes | None:
     return piece_bytes(loaded.tokenizer, token_id)
 
 
-def tokenized(tokenizer: Tokenizer, strings: list[str]) -> dict:
+def tokenized(tokenizer: Tokenizer, strings: list[str], texts=()) -> dict:
     """Each string -> the texts of its tokens, e.g. {" France": [" France"]}: what the figures' checks read, and
-    what the cache keeps so that a rebuild can check them without the tokenizer."""
-    return {string: [decoded(tokenizer, i) for i in tokenizer(string)["input_ids"]] for string in strings}
+    what the cache keeps so that a rebuild can check them without the tokenizer. A string among `texts` (one the
+    model reads) has the start token in front where the tokenizer has one, as the run reads it: the positions the
+    checks resolve are the run's."""
+    start = getattr(tokenizer, "start_id", None)
+
+    def ids(string: str) -> list[int]:
+        own = tokenizer(string)["input_ids"]
+        return [start, *own] if start is not None and string in texts else own
+
+    return {string: [decoded(tokenizer, i) for i in ids(string)] for string in strings}
 
 
 def decoded(tokenizer: Tokenizer, token_id: int) -> str:
