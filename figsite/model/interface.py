@@ -140,8 +140,8 @@ class LanguageModel(nn.Module, metaclass=abc.ABCMeta):
     def run_layers(self, stream: torch.Tensor, start: int, stop: int, past: dict | None = None) -> torch.Tensor:
         """Layers start..stop-1 over `stream` (batch, position, d_model), each layer's hook points firing; the
         stream after them, raw. past: {layer: (keys, values)} of positions before the stream's (the same for
-        every row), each (1, earlier, heads, d_head) as blocks.L.attn.hook_k and hook_v pass them: the stream's
-        positions are then earlier.. earlier + position - 1."""
+        every row), each (1, earlier, key/value heads, d_head) as blocks.L.attn.hook_k and hook_v pass them (a
+        rotary family's before the rotation): the stream's positions are then earlier.. earlier + position - 1."""
 
     @abc.abstractmethod
     def final_norm(self, stream: torch.Tensor) -> torch.Tensor:
