@@ -23,6 +23,15 @@ except ModuleNotFoundError:  # Python 3.10
 # The figures chapter.toml lists, as the build reads them: tests follow the config rather than repeat it.
 CONFIG_FIGURES = tomllib.loads((REPO_ROOT / "chapter.toml").read_text(encoding="utf-8"))["figure"]
 
+# The documentation: README.md, the newcomer's page, and docs/, the rest by topic; tests read each against the code.
+DOCS = REPO_ROOT / "docs"
+
+
+def read_doc(name: str) -> str:
+    """A page of the documentation: "README.md" at the root, any other ("config.md", ...) in docs/."""
+    return (REPO_ROOT / name if name == "README.md" else DOCS / name).read_text(encoding="utf-8")
+
+
 # Two figures of two texts on a small model: what the bad-input and rebuild tests build and break.
 TWO_FIGURES = '''\
 [[figure]]

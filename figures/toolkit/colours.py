@@ -133,8 +133,9 @@ NEGATIVE, NEGATIVE_NAME = BELOW_ZERO, BELOW_ZERO_NAME
 # greys already (the reference, what is out of reach, zero, the words and lines) stay as they are.
 # The habits, which meet in one grid, a fifth apart each, their greys running as their colours' lightness does (the
 # navy darkest, the pink and the tan lightest).
-GREYS = {DATA: "#404040", CHOSEN: "#b0b0b0", FOLLOWED: "#787878", HELPS: "#1e1e1e", HURTS: "#a4a4a4",
-         BELOW_ZERO: "#383838", ABOVE_ZERO: "#b8b8b8",
+# The ledger draws four of them side by side (the data, the followed token, what helps, what hurts): 30, 90, 150, 210.
+GREYS = {DATA: "#5a5a5a", CHOSEN: "#b0b0b0", FOLLOWED: "#969696", HELPS: "#1e1e1e", HURTS: "#d2d2d2",
+         BELOW_ZERO: "#222222", ABOVE_ZERO: "#b8b8b8",
          ROLE_COLOURS["previous"]: "#7e7e7e", ROLE_COLOURS["first"]: "#ececec", ROLE_COLOURS["self"]: "#b5b5b5",
          ROLE_COLOURS["duplicate"]: "#101010", ROLE_COLOURS["induction"]: "#474747"}
 # The key to what is out of reach: grey on a light page, black on a dark one (IN_DARK), hatched in greys

@@ -1,5 +1,5 @@
-"""Faults of the machine and of the files around the build end in one clear line (see README, "When something
-goes wrong"): a full disk, a cache that cannot be written, damaged weights, a config that is a folder, SIGTERM.
+"""Faults of the machine and of the files around the build end in one clear line (see docs/command.md, "When
+something goes wrong"): a full disk, a cache that cannot be written, damaged weights, a config that is a folder, SIGTERM.
 
 Each runs the real command in a process of its own and checks its exit code, that stderr is one line with no
 traceback, that the previous site is kept byte for byte, and that no staging folder or drawing process is left.

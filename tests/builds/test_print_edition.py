@@ -332,6 +332,28 @@ def test_in_greys_no_figure_of_any_kind_prints_a_hue(every_kind_in_greys, tmp_pa
         assert all(max(rgb) - min(rgb) <= 2 for rgb in colour), f"{label}: a pixel with a hue"
 
 
+def test_in_greys_the_meanings_every_kind_fills_side_by_side_are_a_fifth_apart(every_kind_in_greys, tmp_path):
+    """Every kind, every pair of meanings its print drawing fills marks with (bars, cells, blocks, swatches: an
+    outline around the chosen mark is told apart by its line, not its grey)."""
+    from figures.toolkit.colours import GREYS
+
+    site, labels = every_kind_in_greys
+    greys = {grey: colour for colour, grey in GREYS.items()}
+    pairs = 0
+    for label in labels:
+        svg = (site / "print" / f"figure-{label}.svg").read_text(encoding="utf-8").lower()
+        filled = sorted({greys[grey] for grey in re.findall(r'<path [^>]*fill="(#[0-9a-f]{6})"', svg) if grey in greys})
+        levels = {colour: int(GREYS[colour][1:3], 16) for colour in filled}
+        drawn = pixels(site / "print" / f"figure-{label}.pdf", tmp_path)
+        for colour, level in levels.items():
+            assert drawn.count(level) >= 20, f"{label}: {colour}'s grey {level} is not in the drawing"
+        for i, a in enumerate(filled):
+            for b in filled[i + 1:]:
+                assert abs(levels[a] - levels[b]) >= FIFTH, (label, a, b, levels)
+                pairs += 1
+    assert pairs >= len(labels) // 2, f"only {pairs} pairs: too few for this test to say much"
+
+
 def test_in_greys_the_heads_grid_hatches_what_is_out_of_reach_and_its_key_says_so(every_kind_in_greys):
     site, _ = every_kind_in_greys
     svg = (site / "print" / "figure-grid.svg").read_text(encoding="utf-8")

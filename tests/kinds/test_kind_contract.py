@@ -1,6 +1,6 @@
 """The written contract for figure kinds (figures/kind.py): a new kind is one module and one line in the
 registry, and a kind that needs a new activation one more module, a captured part, and one line in its registry.
-The README's examples are taken from the README itself, registered, and built into a site."""
+docs/kinds.md's examples are taken from that page itself, registered, and built into a site."""
 
 from __future__ import annotations
 
@@ -9,34 +9,34 @@ import json
 import re
 import sys
 import types
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 import figures
 from build import cli
+from conftest import read_doc
 from figsite.config import Figure
 from figures.kind import Kind
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+ADDING_A_KIND = read_doc("kinds.md")
 TEXT = "Snow falls in the mountains of"
 
 
 def readme_blocks() -> list[str]:
-    """The ```python blocks of the README's "Adding a kind": the tokens kind, the firing part, the firing kind."""
-    section = README[README.index("## Adding a kind"):]
+    """The ```python blocks of docs/kinds.md, "Adding a kind": the tokens kind, the firing part, the firing kind."""
+    section = ADDING_A_KIND[ADDING_A_KIND.index("# Adding a kind"):]
     return re.findall(r"```python\n(.*?)```", section, re.S)
 
 
 def as_module(code: str, name: str) -> types.ModuleType:
     module = types.ModuleType(name)
-    exec(compile(code, f"README.md (Adding a kind: {name})", "exec"), module.__dict__)
+    exec(compile(code, f"docs/kinds.md (Adding a kind: {name})", "exec"), module.__dict__)
     return module
 
 
 def readme_example() -> types.ModuleType:
-    """The README's first example, the tokens kind, as a module."""
+    """docs/kinds.md's first example, the tokens kind, as a module."""
     return as_module(readme_blocks()[0], "figures.tokens")
 
 
@@ -96,7 +96,7 @@ def test_every_registered_kind_follows_the_contract():
 
 @pytest.fixture
 def firing(monkeypatch, tmp_path) -> Kind:
-    """The README's second example: the part figsite/capture/parts/firing.py (from a file, as a module of the
+    """docs/kinds.md's second example: the part figsite/capture/parts/firing.py (from a file, as a module of the
     parts' package) with its line in NAMES, and the kind figures/firing.py with its line in the registry."""
     from figsite.capture import parts
 

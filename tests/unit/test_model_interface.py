@@ -15,6 +15,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from conftest import read_doc  # noqa: E402
 from model_state import changes, model_state  # noqa: E402
 
 from figsite.capture.hooks import point  # noqa: E402
@@ -213,10 +214,11 @@ def test_the_comparison_sees_a_hook_left_behind_a_changed_weight_and_a_changed_m
 
 
 def test_the_readme_says_what_a_second_family_implements():
-    """"Adding a model family" names every method of the interface, and "Hook points and words" its pieces."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    family = readme[readme.index("## Adding a model family"):readme.index("## Adding a kind")]
-    words = readme[readme.index("## Hook points and words"):readme.index("## Adding a model family")]
+    """docs/model.md: "Adding a model family" names every method of the interface, and "Hook points and words" its
+    pieces."""
+    page = read_doc("model.md")
+    family = page[page.index("## Adding a model family"):]
+    words = page[page.index("## Hook points and words"):page.index("## Adding a model family")]
     methods = sorted(LanguageModel.__abstractmethods__ | {"hooks", "read_out", "run_with_cache"})
     assert [name for name in methods if f"`{name}" not in family] == []
     assert all(f"`{call}" in words for call in ("embed(ids)", "run_layers(", "read_out(", "run_with_cache("))

@@ -1,25 +1,25 @@
-"""The README's table of hook points is the model's: every hook point of layer 0 and of the model has a row, every
+"""docs/model.md's table of hook points is the model's: every hook point of layer 0 and of the model has a row, every
 row names a hook point, and the shape each row gives is the shape that passes there on a small model."""
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 torch = pytest.importorskip("torch")
 
+from conftest import read_doc  # noqa: E402
 from figsite.model.gpt2 import GPT2Config  # noqa: E402
 from figsite.model.load import random_model  # noqa: E402
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+MODEL_DOC = read_doc("model.md")
 SIZES = {"batch": 2, "position": 5, "query": 5, "key": 5, "d_model": 12, "heads": 3, "d_head": 4, "d_mlp": 48}
 
 
 def table_rows() -> dict:
-    """hook point name (layer 0) -> the shape the README gives, as a tuple of words."""
-    section = README[README.index("## Hook points and words"):]
+    """hook point name (layer 0) -> the shape docs/model.md gives, as a tuple of words."""
+    section = MODEL_DOC[MODEL_DOC.index("## Hook points and words"):]
     rows = {}
     for names, shape in re.findall(r"^\| (`[^|]+) \| \(([^)]*)\) \|", section, re.M):
         first, *others = re.findall(r"`([^`]+)`", names)

@@ -16,6 +16,7 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
+from conftest import read_doc
 from figsite.config import (DEFAULT_INTRODUCTION, DEFAULT_TITLE, SITE_KEYS, SiteInfo, figure_name, link_allowed,
                             load_config, load_site, read_site, render_markdown)
 from figsite.errors import BuildError
@@ -85,9 +86,9 @@ def test_the_full_tables_markdown_becomes_paragraphs_emphasis_lists_and_links():
 
 
 def test_the_readmes_example_site_table_is_accepted_as_it_stands():
-    readme = (TESTS.parent / "README.md").read_text(encoding="utf-8")
-    example = readme[readme.index("### The `[site]` table"):].split("```toml\n", 1)[1].split("```", 1)[0]
-    site = read_site(tomllib.loads(example)["site"], "README.md")
+    page = read_doc("config.md")
+    example = page[page.index("## The `[site]` table"):].split("```toml\n", 1)[1].split("```", 1)[0]
+    site = read_site(tomllib.loads(example)["site"], "docs/config.md")
     assert site.base_url == "https://example.org/attention/" and site.chapter == "3"
 
 
