@@ -312,7 +312,7 @@ class BeforeWeights:
         from figsite.capture import api as capture
 
         # The same tokens the cache keeps: a kind that forgot to declare a string fails here, cold, not on a rebuild.
-        self.tokens = capture.tokenized(tokenizer, self.asks.strings)
+        self.tokens = capture.tokenized(tokenizer, self.asks.strings, self.asks.texts)
         self.resolved = resolve(self.figures, self.tokens, capture.model_info(config))
         asks = with_parts(self.asks, self.resolved)
         lengths = {text: len(tokenizer(text)["input_ids"]) for text in asks.texts}

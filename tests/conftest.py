@@ -135,6 +135,73 @@ def small_model_dir(tmp_path_factory) -> Path:
     return directory
 
 
+# A small Llama-style model (grouped-query attention: 8 query heads share 2 key/value heads), and the start
+# token and byte fallback of a Llama's tokenizer.
+LLAMA_SHAPE = dict(vocab_size=400, hidden_size=64, intermediate_size=128, num_hidden_layers=4, num_attention_heads=8,
+                   num_key_value_heads=2, max_position_embeddings=64)
+TOKENIZER_CORPUS = ["The animal didn't cross the street because it was too tired.",
+                    "Maya lives in Paris, the capital of France.", "When Mary and John went to the store, John gave",
+                    "A cat sat on the mat; the dog lay by the door and the bird sang."] * 20
+
+
+def start_tokenizer(directory: Path, vocab_size: int = LLAMA_SHAPE["vocab_size"], corpus=TOKENIZER_CORPUS):
+    """A Llama-style tokenizer trained here and saved as directory/tokenizer.json: BPE over words marked with '▁'
+    (punctuation apart),
+    a byte-fallback piece (<0x00> .. <0xFF>) for every byte it has no piece for, and <s> put in front of every
+    text by its post-processor."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+
+    tokenizer = Tokenizer(models.BPE(unk_token="<unk>", byte_fallback=True))
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Metaspace(replacement="\u2581",
+                                                                               prepend_scheme="first"),
+                                                      pre_tokenizers.Punctuation()])
+    # A Llama's own decoder: '▁' back to a space, the bytes into characters, the text's first space dropped.
+    tokenizer.decoder = decoders.Sequence([decoders.Replace("\u2581", " "), decoders.ByteFallback(), decoders.Fuse(),
+                                           decoders.Strip(" ", 1, 0)])
+    special = ["<unk>", "<s>", "</s>", *(f"<0x{byte:02X}>" for byte in range(256))]
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=special, show_progress=False)
+    tokenizer.train_from_iterator(corpus, trainer)
+    tokenizer.post_processor = processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 1)])
+    directory.mkdir(parents=True, exist_ok=True)
+    tokenizer.save(str(directory / "tokenizer.json"))
+    return tokenizer
+
+
+def llama_dir(directory: Path, family: str = "llama", seed: int = 3, corpus=TOKENIZER_CORPUS, **shape) -> Path:
+    """A seeded random model of transformers' own Llama-style class (family: llama, qwen2, qwen3, mistral) saved
+    with save_pretrained, with a start tokenizer. Norm gains and every bias are drawn too (the default init leaves
+    them at 1 and 0, which would hide a norm applied twice or a bias left out)."""
+    import torch
+    import transformers
+
+    classes = {"llama": ("LlamaConfig", "LlamaForCausalLM"), "qwen2": ("Qwen2Config", "Qwen2ForCausalLM"),
+               "qwen3": ("Qwen3Config", "Qwen3ForCausalLM"), "mistral": ("MistralConfig", "MistralForCausalLM")}
+    config_class, model_class = (getattr(transformers, name) for name in classes[family])
+    torch.manual_seed(seed)
+    config = config_class(**{**LLAMA_SHAPE, "tie_word_embeddings": False, "bos_token_id": 1, "eos_token_id": 2,
+                             **shape}, attn_implementation="eager")
+    model = model_class(config)
+    generator = torch.Generator().manual_seed(seed + 1)
+    with torch.no_grad():
+        for name, param in model.named_parameters():
+            noise = torch.randn(param.shape, generator=generator)
+            if "norm" in name:
+                param.copy_(1.0 + 0.25 * noise)
+            elif name.endswith(".bias"):
+                param.copy_(0.1 * noise)
+            else:  # the init's 0.02 would leave every share and read-out nearly flat
+                param.copy_((0.5 if param.dim() == 2 and param.shape[0] == config.vocab_size else 0.15) * noise)
+    model.eval().save_pretrained(directory)
+    start_tokenizer(directory, config.vocab_size, corpus)
+    return directory
+
+
+@pytest.fixture(scope="session")
+def llama_model_dir(tmp_path_factory) -> Path:
+    """The small Llama (4 layers, 8 query heads, 2 key/value heads, untied) saved with save_pretrained."""
+    return llama_dir(tmp_path_factory.mktemp("small-llama"))
+
+
 @pytest.fixture(scope="session")
 def small_build(small_model_dir, tmp_path_factory) -> Path:
     """Runs the build once over the small model with three figures; returns the output folder."""

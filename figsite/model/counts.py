@@ -22,7 +22,7 @@ def parameter_counts(loaded: Loaded) -> dict:
         "total": sum(counts.values()),
         "feed_forward_in": list(weights.W_in.shape),  # (d_model, d_mlp)
         "feed_forward_out": list(weights.W_out.shape),  # (d_mlp, d_model)
-        "head_width": model.config.n_embd // model.config.n_head,
+        "head_width": model.config.d_head,
     }
 
 

