@@ -31,7 +31,7 @@ from figsite.site import live_assets, printing, schemes
 from figsite.site.output import output_lock
 from figsite.site.render import CHART_THEMES, VEGA_SCRIPT, Page, PerObject
 from figsite.site.writers import Site, write_site
-from figsite.data.run import Run
+from figsite.data.run import Run, TokenTexts
 from figsite.data.shared_names import ATTENTION_META
 from figures import KINDS
 from figures.toolkit import charts
@@ -243,8 +243,16 @@ def kept_or_asked(cache_dir: Path | None, parts: list, names: list, ask, what: s
 
 
 def resolve(figures: list[Figure], tokens: dict, model: dict) -> list[Figure]:
-    """Each figure checked against the tokens and the model's size, with what its kind's check resolved."""
-    return [fig.with_resolved(KINDS[fig.kind].check(fig, tokens.__getitem__, model)) for fig in figures]
+    """Each figure checked against the tokens and the model's size, with what its kind's check resolved. A string
+    whose first token is the model's start token (every text, where the tokenizer puts one in front; never GPT-2)
+    is handed to the checks as TokenTexts that know it: the config counts the reader's tokens only."""
+    start = model.get("start_token")
+
+    def texts(string: str) -> TokenTexts:
+        found = tokens[string]
+        return TokenTexts(found, int(start is not None and found[:1] == [start]))
+
+    return [fig.with_resolved(KINDS[fig.kind].check(fig, texts, model)) for fig in figures]
 
 
 def cached_run(settings: Settings, figures: list[Figure], asks: Asks, progress: Progress,
@@ -313,7 +321,7 @@ class BeforeWeights:
 
         # The same tokens the cache keeps: a kind that forgot to declare a string fails here, cold, not on a rebuild.
         self.tokens = capture.tokenized(tokenizer, self.asks.strings, self.asks.texts)
-        self.resolved = resolve(self.figures, self.tokens, capture.model_info(config))
+        self.resolved = resolve(self.figures, self.tokens, capture.model_info(config, tokenizer=tokenizer))
         asks = with_parts(self.asks, self.resolved)
         lengths = {text: len(tokenizer(text)["input_ids"]) for text in asks.texts}
         memory.check(self.name, memory.Shape.of(config), lengths, [part.memory for part in asked(asks)])

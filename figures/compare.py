@@ -87,7 +87,8 @@ class Compare(Kind):
         a, b = (tokens(text) for text in fig["texts"])
         for text_tokens in (a, b):
             fields.check_text(fig, "texts", text_tokens, model["n_ctx"])
-        if a[0] != b[0]:
+        start = fields.start_of(a)  # the model's start token leads both: the texts' own first tokens must agree
+        if a[start] != b[start]:
             raise fig.error("texts", "the two texts begin with different tokens",
                             "two texts that share at least their first token")
         shared = shared_count(a, b)
@@ -96,8 +97,8 @@ class Compare(Kind):
             return {"opening": asked[0] if len(asked) == 1 else shared - 1}
         focus = fields.resolve_position(fig, "focus", fig["focus"], a)
         if focus >= len(b):
-            raise fig.error("focus", f"token {focus + 1} is past the end of the second text",
-                            f"a token both texts have: 1 to {len(b)}")
+            raise fig.error("focus", f"token {focus + 1 - start} is past the end of the second text",
+                            f"a token both texts have: 1 to {len(b) - start}")
         return {"opening": focus}
 
     def text_figure(self, fig, run) -> str:

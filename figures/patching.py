@@ -214,8 +214,9 @@ class Patching(PartKind):
         for key, found in (("clean", clean), ("corrupted", corrupted)):
             fields.check_text(fig, key, found, min(model["n_ctx"], MAX_TOKENS))
         if len(clean) != len(corrupted):
-            raise fig.error("corrupted", f"{len(corrupted)} tokens ({' '.join(map(shown, corrupted))}) against "
-                                         f"clean's {len(clean)} ({' '.join(map(shown, clean))})",
+            start = fields.start_of(clean)  # the model's start token is no token of either text
+            raise fig.error("corrupted", f"{len(corrupted) - start} tokens ({' '.join(map(shown, corrupted[start:]))}) "
+                                         f"against clean's {len(clean) - start} ({' '.join(map(shown, clean[start:]))})",
                             "a text of as many tokens as `clean`")
         if fig["clean"] == fig["corrupted"]:
             raise fig.error("corrupted", "the same text as `clean`", "a text that differs from `clean`")

@@ -106,8 +106,8 @@ class Roles(PartKind):
     def check(self, fig, tokens, model: dict) -> dict:
         text = tokens(fig["text"])
         fields.check_text(fig, "text", text, model["n_ctx"])
-        if len(text) < MIN_TOKENS:
-            raise fig.error("text", f"the text is {len(text)} tokens long", f"a text of {MIN_TOKENS} tokens or more")
+        if len(text) - fields.start_of(text) < MIN_TOKENS:
+            raise fig.error("text", f"the text is {len(text) - fields.start_of(text)} tokens long", f"a text of {MIN_TOKENS} tokens or more")
         length, seed = fig.values.get("repeat_length", 40), fig.values.get("seed", 0)
         if not 2 <= length <= model["n_ctx"] // 2:
             problem = (f"{length} is too short" if length < 2 else

@@ -62,9 +62,10 @@ def text_file(model: dict, text: str, tokens: list, attention: list, readout: li
     return data
 
 
-def token(token_id: int, text: str) -> dict:
-    """A token as the data name it: {"id", "text"} (text: the token decoded alone)."""
-    return {"id": token_id, "text": text}
+def token(token_id: int, text: str, start: bool = False) -> dict:
+    """A token as the data name it: {"id", "text"} (text: the token decoded alone); the start token a model's
+    tokenizer puts in front of every text (a Llama's <s>, no word of the reader's) with "start": true."""
+    return {"id": token_id, "text": text, **({"start": True} if start else {})}
 
 
 def attention_lists(heads: list) -> list:

@@ -43,6 +43,23 @@ LEFT_OUT = f"{MIN_SHARE:.1%}"  # the same, as the words of every page say it: "0
 JS_CALLBACK = "gpt2Attention"  # the function a head file calls: works with <script src> from file://
 
 
+class TokenTexts(list):
+    """A text's tokens as texts, in the order the model reads them, and `start`: how many of them lead (1: the
+    model's start token, a Llama's <s>, which the tokenizer puts in front of every text; 0: none, as on GPT-2).
+    Readers count the tokens of their text from 1 after it (`number`); positions stay the model's."""
+
+    def __init__(self, texts=(), start: int = 0):
+        super().__init__(texts)
+        self.start = start
+
+    def number(self, position: int) -> int:
+        """The token at a position (0-based, the model's) as readers number it: from 1, the start token 0."""
+        return position + 1 - self.start
+
+    def is_start(self, position: int) -> bool:
+        return position < self.start
+
+
 @dataclass
 class Run:
     model: dict  # name, revision, n_layer, n_head, d_model, vocab_size, n_ctx
@@ -130,9 +147,11 @@ class Run:
         """The text's tokens as records, {"id": int, "text": str}, in order."""
         return self.texts[text]["tokens"]
 
-    def token_texts(self, text: str) -> list:
-        """Each token of the text decoded alone, e.g. ["The", " animal", ...]."""
-        return [token["text"] for token in self.texts[text]["tokens"]]
+    def token_texts(self, text: str) -> TokenTexts:
+        """Each token of the text decoded alone, e.g. ["The", " animal", ...], knowing whether the first is the
+        model's start token (TokenTexts.start)."""
+        tokens = self.texts[text]["tokens"]
+        return TokenTexts([token["text"] for token in tokens], int(bool(tokens and tokens[0].get("start"))))
 
     def n_tokens(self, text: str) -> int:
         return len(self.texts[text]["tokens"])

@@ -21,7 +21,7 @@ from safetensors import SafetensorError
 
 from figsite.errors import BuildError
 from figsite.model.hub import GPT2_SMALL, hub_reachable, is_commit
-from figsite.model.tokens import Tokenizer, gpt2_tokenizer
+from figsite.model.tokens import Tokenizer, decoded, gpt2_tokenizer
 
 
 # config.json's model_type -> the family's config class (its module holds the model).
@@ -41,15 +41,19 @@ class Loaded:
     @property
     def info(self) -> dict:
         """The model's identity and size, as written into every data file."""
-        return model_info(self.model.config, self.name, self.revision)
+        return model_info(self.model.config, self.name, self.revision, self.tokenizer)
 
 
-def model_info(config: GPT2Config, name: str | None = None, revision: str | None = None) -> dict:
-    """A model's identity and size as the data files write it (and as the figures' checks read it)."""
+def model_info(config: GPT2Config, name: str | None = None, revision: str | None = None, tokenizer=None) -> dict:
+    """A model's identity and size as the data files write it (and as the figures' checks read it); where the
+    tokenizer puts a start token in front of every text (not GPT-2's), its text, which the checks and the pages
+    keep apart from the reader's tokens."""
     info = {"name": name, "revision": revision, "n_layer": config.n_layer, "n_head": config.n_head,
             "d_model": config.n_embd, "vocab_size": config.vocab_size, "n_ctx": config.n_positions}
     if getattr(config, "n_kv_head", config.n_head) != config.n_head:  # heads that share their keys (not GPT-2)
         info["n_kv_head"] = config.n_kv_head
+    if getattr(tokenizer, "start_id", None) is not None:
+        info["start_token"] = decoded(tokenizer, tokenizer.start_id)
     return info
 
 

@@ -26,13 +26,21 @@ POSITION_FIELD = token_field("the token whose next-token guess is read")  # read
 # ---------------------------------------------------------------------------------------------- checks
 
 
+def start_of(tokens: list) -> int:
+    """How many of a text's tokens lead it as the model's own (1: a start token, figsite.data.run.TokenTexts), not
+    the reader's: the config counts the reader's tokens from 1 after them."""
+    return getattr(tokens, "start", 0)
+
+
 def check_text(fig: Figure, key: str, tokens: list, n_ctx: int) -> None:
-    """A text must hold at least one token and fit the model's positions."""
-    if not tokens:
-        raise fig.error(key, "the text has no tokens", f"a text of 1 to {n_ctx:,} tokens")
+    """A text must hold at least one token of its own and fit the model's positions (the start token's too)."""
+    room = n_ctx - start_of(tokens)
+    if len(tokens) <= start_of(tokens):
+        raise fig.error(key, "the text has no tokens", f"a text of 1 to {room:,} tokens")
     if len(tokens) > n_ctx:
-        raise fig.error(key, f"the text is {len(tokens):,} tokens long",
-                        f"at most {n_ctx:,} tokens, the model's context")
+        raise fig.error(key, f"the text is {len(tokens) - start_of(tokens):,} tokens long",
+                        f"at most {room:,} tokens, the model's context" + (" after its start token" if room < n_ctx
+                                                                           else ""))
 
 
 def check_layer(fig: Figure, key: str, layer, n_layer: int) -> None:
@@ -55,7 +63,11 @@ def check_view(fig: Figure, key: str, pair: list, model: dict) -> tuple[int, int
 
 
 def check_one_token(fig: Figure, key: str, tokens: list) -> None:
-    """A token given by its text (a target, a followed token) must be exactly one token."""
+    """A token given by its text (a target, a followed token) must be exactly one token, and not the model's start
+    token (which the model puts before every text: no word of the reader's, never a guess worth following)."""
+    if start_of(tokens):
+        raise fig.error(key, f"{fig[key]!r} is the model's start token, which it puts before every text",
+                        "one token of the text's words, e.g. ' France'")
     if len(tokens) != 1:
         raise fig.error(key, f"{fig[key]!r} is {len(tokens)} tokens ({' '.join(shown(t) for t in tokens) or 'none'})",
                         "exactly one token; mind the leading space, as in ' France'")
@@ -74,22 +86,27 @@ def check_read_target(fig: Figure, tokens, model: dict) -> tuple[list, list, int
 
 def opening(fig: Figure, key: str, tokens: list) -> int:
     """The 0-based position of the token a figure opens on: the one `key` names, else the last."""
-    return resolve_position(fig, key, fig.values.get(key, len(tokens)), tokens)
+    return resolve_position(fig, key, fig.values.get(key, len(tokens) - start_of(tokens)), tokens)
 
 
 def resolve_position(fig: Figure, key: str, ref, tokens: list) -> int:
-    """A token named in the config, by 1-based position or by its text ('street'), as a 0-based position."""
-    n = len(tokens)
+    """A token named in the config, by 1-based position or by its text ('street'), as a 0-based position of the
+    model's. Both count the reader's tokens only: a start token ahead of them (start_of) is never one of them."""
+    start = start_of(tokens)
+    n = len(tokens) - start
     if isinstance(ref, int):
         if not 1 <= ref <= n:
             raise fig.error(key, f"token {ref} is outside the text", f"a token number from 1 to {n}")
-        return ref - 1
-    matches = [i for i, t in enumerate(tokens) if t.strip() == ref.strip()]
+        return ref - 1 + start
+    if start and ref.strip() == tokens[0].strip():
+        raise fig.error(key, f"{ref!r} is the model's start token, which it puts before every text",
+                        "a token of the text's words, by its text or its number (1 = the first)")
+    matches = [i + start for i, t in enumerate(tokens[start:]) if t.strip() == ref.strip()]
     if not matches:
         raise fig.error(key, f"no token of the text reads {ref!r}",
-                        "the text of one token, e.g. " + ", ".join(repr(t.strip()) for t in tokens[:4])
+                        "the text of one token, e.g. " + ", ".join(repr(t.strip()) for t in tokens[start:start + 4])
                         + ", or its number")
     if len(matches) > 1:
-        raise fig.error(key, f"{ref!r} is tokens " + " and ".join(str(i + 1) for i in matches),
+        raise fig.error(key, f"{ref!r} is tokens " + " and ".join(str(i + 1 - start) for i in matches),
                         "the token's number, to say which one")
     return matches[0]

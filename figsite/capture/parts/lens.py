@@ -16,7 +16,7 @@ from figsite.capture.parts import Part, PassPlan, Reading
 from figsite.capture.readout import log_softmax_total, scores_of
 from figsite.data.format import probability
 from figsite.model.interface import LanguageModel
-from figsite.model.tokens import token_ids
+from figsite.model.tokens import one_token_id
 
 LENS_TOKENS = 24  # tokens a lens figure tracks at most: the most frequent among the cells' top 3
 
@@ -41,7 +41,7 @@ class Lens(Part):
             return
         data, loaded = capture.data, reading.loaded
         ids = [data["target"]["id"]] if "target" in data else []
-        ids += [token_ids(loaded, token)[0] for token in followed[text]]
+        ids += [one_token_id(loaded, token) for token in followed[text]]  # the token's own id, never a start token
         reading.run.lens[text] = lens(loaded.model, capture.stages, data["readout"], ids)
         yield
 
