@@ -34,7 +34,7 @@ from figsite.site.writers import Site, write_site
 from figsite.data.run import Run, TokenTexts
 from figsite.data.shared_names import ATTENTION_META
 from figures import KINDS
-from figures.toolkit import charts
+from figures.toolkit import charts, family
 
 
 @dataclass
@@ -370,7 +370,7 @@ def gather_page(fig: Figure, run: Run, cache_dir: Path | None = None, run_key: s
         spec, narrow = charts.spec(kind.chart(fig, run)), kind.narrow_chart(fig, run)
         return json.dumps({"text_figure": kind.text_figure(fig, run), "spec": spec,
                            "narrow_spec": None if narrow is None else charts.spec(narrow),
-                           "tables": kind.tables(fig, run, spec), "context": kind.context(fig, run),
+                           "tables": kind.tables(fig, run, spec), "context": family_context(kind, fig, run),
                            "key": kind.key(fig, run),
                            "loads": kind.loads(fig, run), "live_target": kind.live_target(fig, run)},
                           ensure_ascii=False).encode("utf-8")
@@ -379,11 +379,20 @@ def gather_page(fig: Figure, run: Run, cache_dir: Path | None = None, run_key: s
     parts = ["page", run_key, fig.kind, fig.label, fig.values, fig.resolved, FIGURES_CODE, *TOOL_VERSIONS]
     computed = json.loads(cache.memo(memo_dir, parts, compute))
     kept_as = None if memo_dir is None else hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
-    return Page(label=fig.label, kind=fig.kind, title=kind.TITLE, caption=fig.caption or kind.CAPTION,
+    return Page(label=fig.label, kind=fig.kind, title=kind.TITLE, caption=fig.caption or kind.caption(run.model),
                 guide=kind.GUIDE, texts=kind.texts(fig), text_names=kind.TEXT_NAMES, explore=kind.EXPLORE,
                 printed=kind.PRINTED_IN_BOOK,                reach=kind.REACH, position=fig.resolved.get("opening"), number=fig.number, book_page=fig.page,
                 reads=(*kind.DATA_FILES, *loaded_on_demand(computed["spec"]), *computed["loads"]), kept_as=kept_as,
                 **computed)
+
+
+def family_context(kind, fig: Figure, run: Run) -> dict:
+    """The kind's words beside the chart, and after its facts what the model's family changes on this figure
+    (figures.toolkit.family: a start token, shared descriptions, turned positions; nothing on GPT-2)."""
+    context = kind.context(fig, run)
+    starts = any(run.token_texts(text).start for text in kind.texts(fig))
+    added = family.facts(kind.KIND, starts, run.model)
+    return {**context, "facts": [*context.get("facts", []), *added]} if added else context
 
 
 def loaded_on_demand(spec: dict) -> list[str]:

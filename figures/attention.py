@@ -19,7 +19,8 @@ from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import MAIN, OUT_OF_REACH
 from figures.toolkit.colours import CHOSEN_NAME
-from figures.toolkit.words import agrees, count, escaped, heading, said, shown, token_choices, token_label, whole_percent
+from figures.toolkit.words import (agrees, count, escaped, heading, number_expr, said, shown, token_choices, token_label,
+                                   whole_percent)
 
 SHARE_DECIMALS = 4  # what a page needs to show 0.01%; the data file keeps more
 
@@ -53,10 +54,12 @@ def strongest_key(rows: list, query: int) -> tuple[int, float]:
 # ---------------------------------------------------------------------------------------------- print
 
 
-def _reach(query: int) -> str:
-    if query == 0:
-        return "It can only see itself, never the tokens after it."
-    return f"It can only see the {query + 1} tokens up to itself, never the ones after."
+def _reach(query: int, start: int = 0) -> str:
+    """What the token at `query` can see; a model's start token (start: 1) is counted apart from the text's."""
+    if query == start:
+        return ("It can only see itself" + (" and the start token" if start else "") + ", never the tokens after it.")
+    before = "the start token and " if start else ""
+    return f"It can only see {before}the {query + 1 - start} tokens up to itself, never the ones after."
 
 
 # ---------------------------------------------------------------------------------------------- page
@@ -119,7 +122,9 @@ def long_chart(fig, run) -> alt.TopLevelMixin:
         tooltip=[alt.Tooltip("t:N", title="token"), alt.Tooltip("k:Q", title="position (from 0)"),
                  alt.Tooltip("s:Q", title="share", format=".2%")],
     )
-    said = above_bars("'Looking from ' + names[token - 1] + ' (token ' + token + ' of ' + length(names) + '); "
+    start = run.token_texts(fig["text"]).start  # a start token is no token of the reader's: not counted
+    said = above_bars(f"'Looking from ' + names[token - 1] + ' (token ' + {number_expr('token', start)} + ' of ' + "
+                      f"{number_expr('length(names)', start)} + '); "
                       f"shares below {LEFT_OUT}, left out, add up to ' + format(left_out, '.1%')")
     layered = alt.layer(reach, bars, said).add_params(token, view, names, left_out, description).properties(
         width="container", height=HEIGHT,
@@ -188,7 +193,8 @@ class Attention(Kind):
         """The figure in the book's printed format: one line per view, shares below 0.5% left out."""
         tokens = run.token_texts(fig["text"])
         q = fig.opening
-        lines = [heading(fig, self.TITLE), f'  "{escaped(fig["text"])}"', f"  looking from {token_label(tokens, q)}. {_reach(q)}"]
+        lines = [heading(fig, self.TITLE), f'  "{escaped(fig["text"])}"',
+                 f"  looking from {token_label(tokens, q)}. {_reach(q, tokens.start)}"]
         for label, rows in views(fig, run, "printed_views"):
             parts = [f"{shown(tokens[k])} {whole_percent(s)}%" for k, s in enumerate(rows[q]) if s * 100 >= 0.5]
             lines.append(f"     {label + ':':<28}" + "  ".join(parts))
@@ -267,4 +273,5 @@ def short_chart(fig, run, sideways: bool = False) -> alt.TopLevelMixin:
     label on the left, for a column narrower than 480 px. Both have the same params, data, words and clicks
     (figures.attention_chart.share_chart, the live page's chart too)."""
     tokens, params, datasets = short_parts(fig, run)
-    return attention_chart.share_chart(attention_chart.built(len(tokens)), params, datasets, sideways)
+    start = run.token_texts(fig["text"]).start
+    return attention_chart.share_chart(attention_chart.built(len(tokens), start), params, datasets, sideways)

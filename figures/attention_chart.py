@@ -15,6 +15,7 @@ from figsite.data.shared_names import DESCRIPTION, TOKEN, VIEW
 from figures.toolkit import charts, textless
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import ACCENT, MAIN, ON_DARK, ON_LIGHT, OUT_OF_REACH
+from figures.toolkit.words import number_expr
 
 HEIGHT = 260
 ROW = 24  # px per token in the sideways chart: its label fits the row
@@ -58,10 +59,11 @@ class Source:
         return {"labelExpr": "names[datum.value]", "labelOverlap": False if self.n <= LABELLED else "greedy"}
 
 
-def built(n: int) -> Source:
-    """The build's source: the datasets `shares` ({v, q, k, s}) and `keys` ({k, t}) of a text of `n` tokens."""
+def built(n: int, start: int = 0) -> Source:
+    """The build's source: the datasets `shares` ({v, q, k, s}) and `keys` ({k, t}) of a text of `n` tokens, the
+    first `start` of them the model's start token (readers number their tokens after it)."""
     shares = alt.Chart(alt.NamedData("shares")).transform_filter(PICKED).transform_calculate(t="names[datum.k]")
-    return Source(shares, alt.Chart(alt.NamedData("keys")), n=n)
+    return Source(shares, alt.Chart(alt.NamedData("keys")), number=number_expr("token", start), n=n)
 
 
 def view_choices(pairs: list, n_heads: int) -> list:

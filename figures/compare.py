@@ -17,7 +17,7 @@ from figures.kind import Kind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import ASIDE, CELL_LINE
-from figures.toolkit.words import count, escaped, heading, said, shown, token_label
+from figures.toolkit.words import count, escaped, heading, number, said, shown, token_label
 
 MARK = "\u25b6 "  # before the name of the row the question asks about: "▶ 9: _it"
 ASKED = " it"  # the token the chapter's question asks about, where the config names none and the texts share it
@@ -46,12 +46,13 @@ def sentence(fig, run) -> str:
     zero_until = next((q for q in range(len(distance[0])) if any(row[q] != 0 for row in distance)), len(distance[0]))
     n_layer = len(distance) - 1
     words = []
-    if zero_until > 0:
-        words.append(f"Up to token {zero_until} ({said(a[zero_until - 1])}) the numbers of both texts are "
+    if zero_until > a.start:  # the start token alone is no text of the reader's to be the same in
+        words.append(f"Up to token {number(a, zero_until - 1)} ({said(a[zero_until - 1])}) the numbers of both texts are "
                      f"exactly the same before and after every layer: no token looks to the right, so what comes later "
                      f"cannot change them.")
     if zero_until < len(distance[0]):
-        words.append(f"From token {zero_until + 1} on they differ; after layer {n_layer} token {zero_until + 1} "
+        first = number(a, zero_until)
+        words.append(f"From token {first} on they differ; after layer {n_layer} token {first} "
                      f"is {distance[-1][zero_until]:.3g} apart.")
     if zero_until != shared:
         words.append(f"(The texts share {count(shared, 'token')}.)")
@@ -111,7 +112,7 @@ class Compare(Kind):
         lines.append("  " + " " * 24 + "".join(f"{s:>9}" for s in range(stages)))
         for q in range(len(distance[0])):
             cells = "".join(f"{distance[s][q]:>9.3g}" if distance[s][q] else f"{'0':>9}" for s in range(stages))
-            lines.append(f"  {q + 1:>3} {label(a[q], b[q])[:20]:<20}" + cells)
+            lines.append(f"  {number(a, q):>3} {label(a[q], b[q])[:20]:<20}" + cells)
         lines.append("  " + sentence(fig, run))
         return "\n".join(lines) + "\n"
 

@@ -21,7 +21,8 @@ from figures.kind import Kind
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import DATA
-from figures.toolkit.words import LONG_TEXT_FACT, heading, quoted, said, shown, token_choices, token_label, whole_percent
+from figures.toolkit.words import (LONG_TEXT_FACT, heading, number, number_expr, quoted, said, shown, token_choices,
+                                   token_label, whole_percent)
 
 MAX_TOKENS = 24  # a text of up to this many tokens offers every pair; a longer one keeps its 'from' token
 BAR_HEIGHT = 24
@@ -107,9 +108,9 @@ class FindHead(Kind):
         looking = fields.opening(fig, "from", text_tokens)
         looked_at = fields.resolve_position(fig, "to", fig.values.get("to", 1), text_tokens)
         if looked_at > looking:
-            raise fig.error("to", f"token {looked_at + 1} ({said(text_tokens[looked_at])}) comes after the 'from' "
-                                  f"token {looking + 1} ({said(text_tokens[looking])})",
-                            f"a token at or before token {looking + 1}: no token looks to the right")
+            raise fig.error("to", f"token {number(text_tokens, looked_at)} ({said(text_tokens[looked_at])}) comes "
+                                  f"after the 'from' token {number(text_tokens, looking)} ({said(text_tokens[looking])})",
+                            f"a token at or before token {number(text_tokens, looking)}: no token looks to the right")
         n_heads = model["n_layer"] * model["n_head"]
         if not 1 <= fig["top"] <= n_heads:
             raise fig.error("top", f"{fig['top']} heads is not a number the model's heads can fill",
@@ -228,8 +229,9 @@ class FindHead(Kind):
         ).properties(
             width="container", height=top * BAR_HEIGHT,
             title=alt.Title(charts.wrapped(
-                "(to > from ? 'No token looks to the right' : 'From ' + names[from - 1] + ' (token ' + from + ') back to ' "
-                f"+ names[to - 1] + ' (token ' + to + '): the top {top} of all {run.n_heads:,} heads')")),
+                "(to > from ? 'No token looks to the right' : 'From ' + names[from - 1] + ' (token ' + "
+                f"{number_expr('from', raw_tokens.start)} + ') back to ' + names[to - 1] + ' (token ' + "
+                f"{number_expr('to', raw_tokens.start)} + '): the top {top} of all {run.n_heads:,} heads')")),
         ), heads=heads_rows)
         # The menu of the token looked back to offers those at or before the token that looks (the page's script
         # hides the others and moves a choice past it back to it); the words for one past it stay, for an address.

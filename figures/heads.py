@@ -258,7 +258,8 @@ def heads_chart(fig, run, cell: int = 0, narrow: bool = False) -> alt.TopLevelMi
     Reads the text's tokens and every head's shares (squares)."""
     raw_tokens = run.token_texts(fig["text"])
     size, blocks = blocking(len(raw_tokens))
-    grid = Grid(run.n_layer, run.n_head, len(raw_tokens), size, blocks, block_names(raw_tokens, size), cell, narrow)
+    grid = Grid(run.n_layer, run.n_head, len(raw_tokens), size, blocks, block_names(raw_tokens, size), cell, narrow,
+                start=raw_tokens.start)
     all_squares = squares(fig, run)
     picture = grid_picture(all_squares, grid.n_layer, grid.n_head, blocks, grid.gap, grid.pixels)
     one = chosen_square(grid)

@@ -18,6 +18,7 @@ from figures.toolkit import charts, textless
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import (ACCENT, CELL_LINE, MAIN, MASKED, MASKED_KEY, ON_DARK, ON_LIGHT, OUT_OF_REACH,
                                      SEQUENTIAL)
+from figures.toolkit.words import number_expr
 
 AVERAGE = "avg"  # the head select's value for the layer's average (in a permalink: head=avg)
 SHARE_SCALE = {"scheme": SEQUENTIAL, "domain": [0, 1]}  # colour-blind safe; one scale for every square
@@ -48,6 +49,7 @@ class Grid:
     names_param: str = NAMES  # the param holding `names`, for the axes' labels
     label_every: int = 1  # every row and column labelled, or only every this many (a long pattern's)
     textless: bool = False  # no text in the chart (the live page's, figures.toolkit.textless): n, names unknown
+    start: int = 0  # 1 where the model's start token leads the text: readers number their tokens after it
 
     @property
     def width(self):
@@ -90,7 +92,8 @@ class Grid:
     def from_words(self) -> str:
         if self.textless:
             return "names[at] + ' (token ' + (at + 1) + ')'"
-        return f"names[{self.row_q}] + ' (token ' + token + ')'" if self.size == 1 else f"names[{self.row_q}]"
+        number = number_expr("token", self.start)
+        return f"names[{self.row_q}] + ' (token ' + {number} + ')'" if self.size == 1 else f"names[{self.row_q}]"
 
     @property
     def label(self) -> str:

@@ -104,6 +104,11 @@ class Kind:
     def chart(self, fig: Figure, run: Run):
         raise self._lacks("chart(fig, run)")
 
+    def caption(self, model: dict) -> str:
+        """The caption where the config gives none, for the run's model (its record: a kind whose caption names
+        GPT-2's parts says what another family has instead). Default: CAPTION."""
+        return self.CAPTION
+
     def key(self, fig: Figure, run: Run) -> str:
         """The reading key shown directly above the chart: one or two short sentences, for a reader with no
         background, on what its marks mean (default: KEY; a kind whose words depend on the data overrides it)."""

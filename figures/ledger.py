@@ -158,6 +158,21 @@ class Ledger(PartKind):
              "and how large each correction is next to the numbers it is added to. Choose a layer's bar (click or tap) to see it split; the \"Look inside\" "
              "menu does the same from the keyboard.")
     KEY = f"Each bar starts where the one above ended: {HELPS_NAME} raises the score, {HURTS_NAME} lowers it."
+
+    def caption(self, model: dict) -> str:
+        """CAPTION, or for a model that adds no position numbers (its positions turned into the question and the
+        description) and whose layer normalisation adds no fixed part, the parts it has."""
+        if model.get("positions") != "rotary" and model.get("norm") != "rmsnorm":
+            return self.CAPTION
+        parts = ["a part from the token's own embedding"]
+        if model.get("positions") != "rotary":
+            parts.append("one from its position")
+        parts.append("one from each layer's attention and feed-forward step")
+        if model.get("norm") != "rmsnorm":
+            parts.append("and a fixed part, the same for every text")
+        return self.CAPTION.replace("a part from the token's own embedding, one from its position, one from each "
+                                    "layer's attention and feed-forward step, and a fixed part, the same for every "
+                                    "text", ", ".join(parts))
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "target": fields.TARGET_FIELD,

@@ -19,7 +19,7 @@ from figures.toolkit import charts, fields, textless
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import ACCENT, FOLLOWED, MAIN, ON_DARK, ON_LIGHT
 from figures.toolkit.words import (STAGE_AXIS, after_layer, after_layer_expr, escaped, heading, percent, percent_expr,
-                                   said, shown, whole_percent)
+                                   said, shown, token_label, token_name, whole_percent)
 
 MAX_TOKENS = 64  # the lens keeps every position's guesses: a page per text of at most this many tokens
 TOP_SHOWN = 10
@@ -103,10 +103,9 @@ class Lens(Kind):
 
     def context(self, fig, run) -> dict:
         text = fig["text"]
-        tokens = [said(t) for t in run.token_texts(text)]
-        q = fig.opening
+        tokens, q = run.token_texts(text), fig.opening
         top = run.top_guess(text, run.n_layer, q)
-        return {"summary": f"After the last layer, the guess after {tokens[q]} (token {q + 1}) is "
+        return {"summary": f"After the last layer, the guess after {token_label(tokens, q)} is "
                            f"{said(run.token_text(top[0]))} with {percent(top[1])}. {first_top_words(fig, run)}".strip(),
                 "reveals": [], "facts": []}
 
@@ -151,7 +150,8 @@ def lens_chart(fig, run, narrow: bool = False) -> alt.TopLevelMixin:
     """The figure's chart, fitted to its column or (narrow) with cells that keep their words whole. Reads the text's
     tokens, its read-out and its followed tokens (lens_rows), and the vocabulary's size (vocabulary_size)."""
     n_layer = run.n_layer
-    names = [f"{q + 1}: {shown(t)}" for q, t in enumerate(run.token_texts(fig["text"]))]
+    tokens = run.token_texts(fig["text"])
+    names = [token_name(tokens, q) for q in range(len(tokens))]
     cells, tops, follow = lens_rows(fig, run, names)
     room = charts.words_room([row["token"] for row in tops])
     stack = charts.with_params(_stack(names, n_layer, vocabulary_size(fig, run), cell_width(cells) if narrow else None,

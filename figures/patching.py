@@ -41,6 +41,7 @@ class Patched:
     original: dict  # {diff, p} of the original (clean) text
     changed: dict  # {diff, p} of the changed (corrupted) text
     grids: dict  # piece -> {"diff": rows, "p": rows}
+    start: int = 0  # 1 where the model's start token leads both texts: readers count their tokens after it
 
     @property
     def differs(self) -> bool:
@@ -94,7 +95,7 @@ def comes_back(back: float) -> str:
 def token_at(o: Patched, q: int) -> str:
     """A position as a page names it: '_Paris / _Rome (token 5)' where the texts differ, else '_of (token 9)'."""
     both = o.clean[q] if o.clean[q] == o.corrupted[q] else f"{o.clean[q]} / {o.corrupted[q]}"
-    return f"{both} (token {q + 1})"
+    return f"{both} (token {q + 1 - o.start})"
 
 
 def piece_name(o: Patched, cell: dict) -> str:
@@ -235,7 +236,7 @@ class Patching(PartKind):
         return Patched([token_said(t) for t in run.token_texts(fig["clean"])],
                        [token_said(t) for t in run.token_texts(fig["corrupted"])], fig.opening,
                        token_said(found["target"]["text"]), token_said(found["versus"]["text"]), found["clean"],
-                       found["corrupted"], found["grids"])
+                       found["corrupted"], found["grids"], run.token_texts(fig["clean"]).start)
 
     def text_figure(self, fig, run) -> str:
         """Both texts, the two answers, then the first grid as a table of how much comes back (or of differences),
@@ -264,7 +265,7 @@ class Patching(PartKind):
         for cell in o.cells():
             stream = cell["piece"] == "resid_pre"
             rows.append({"piece": cell["piece"], ("after_layer" if stream else "layer"): cell["row"] + (not stream),
-                         "position": None if cell["piece"] == "z" else cell["col"] + 1,
+                         "position": None if cell["piece"] == "z" else cell["col"] + 1 - o.start,
                          "head": cell["col"] + 1 if cell["piece"] == "z" else None,
                          "score_difference": cell["diff"], "back": cell["back"], "probability": cell["p"]})
         return {"runs": rows}

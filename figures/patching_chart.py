@@ -30,7 +30,8 @@ RUNS = ("original text", "changed text", "changed, piece put back")
 
 def position_names(o) -> list:
     """Each position as a grid's axis names it: '9: _of', or where the texts differ '5: _Paris / _Rome'."""
-    return [f"{q + 1}: {a}" if a == b else f"{q + 1}: {a} / {b}" for q, (a, b) in enumerate(zip(o.clean, o.corrupted))]
+    return [f"{q + 1 - o.start}: {a}" if a == b else f"{q + 1 - o.start}: {a} / {b}"
+            for q, (a, b) in enumerate(zip(o.clean, o.corrupted))]
 
 
 def colour_value(o, cell: dict) -> float:
@@ -169,7 +170,7 @@ def text_table(o) -> list:
     n = len(o.clean)
     lines = ["  put back one token's numbers: " + ("how much of the original comes back, in %" if o.differs
                                                      else "the score difference")]
-    lines.append("  after layer  " + "".join(f"{q + 1:>7}" for q in range(n)))
+    lines.append("  after layer  " + "".join(f"{q + 1 - o.start:>7}" for q in range(n)))
     for r, row in enumerate(o.grids["resid_pre"]["diff"]):
         values = [o.back(d) * 100 if o.differs else d for d in row]
         lines.append(f"  {r:>11}  " + "".join(f"{v:>7.0f}" if o.differs else f"{v:>7.2f}" for v in values))

@@ -17,7 +17,7 @@ from figures.toolkit import charts, fields, textless
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import DATA, FOLLOWED, ON_DARK, ON_LIGHT, REFERENCE
 from figures.toolkit.colours import FOLLOWED_NAME
-from figures.toolkit.words import (after_layer, after_layer_expr, heading, percent, percent_expr, said, shown,
+from figures.toolkit.words import (after_layer, after_layer_expr, heading, number, percent, percent_expr, said, shown,
                                    token_label, whole_percent)
 
 TOP_SHOWN = 3  # the book prints the top 3
@@ -100,7 +100,8 @@ class Readout(Kind):
         if "look_back_to" in fig.values:
             back = fields.resolve_position(fig, "look_back_to", fig["look_back_to"], text_tokens)
             if back > resolved["opening"]:
-                raise fig.error("look_back_to", f"token {back + 1} comes after the read token {resolved['opening'] + 1}",
+                raise fig.error("look_back_to", f"token {number(text_tokens, back)} comes after the read token "
+                                f"{number(text_tokens, resolved['opening'])}",
                                 "a token at or before the read token: no token looks to the right")
             resolved["back"] = back
         return resolved

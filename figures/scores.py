@@ -19,7 +19,7 @@ from figures.kind import PartKind
 from figures.toolkit import charts, fields, terms
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import ASIDE, CHOSEN, CHOSEN_NAME, DATA, NEGATIVE_NAME, POSITIVE_NAME
-from figures.toolkit.words import agrees, count, escaped, heading, said, shown, token_label
+from figures.toolkit.words import agrees, count, escaped, heading, number, said, shown, token_label, token_name
 
 ROW_HEIGHT = 20
 QUESTION = "the question"  # the strips' row of the asking token's query
@@ -101,7 +101,7 @@ class Scores(PartKind):
         tokens, q, found = run.token_texts(fig["text"]), fig.opening, self.entry(fig, run)
         rows, width = rows_of(found), len(found["q"])
         root = math.sqrt(width)
-        names = [f"{j + 1}: {shown(t)}" for j, t in enumerate(tokens)]
+        names = [token_name(tokens, j) for j in range(len(tokens))]
         name_width = max(12, *(len(n) + 2 for n in names))
         divided = f"fit / {root:g}"
         lines = [heading(fig, self.TITLE), f'  "{escaped(fig["text"])}"',
@@ -143,20 +143,20 @@ class Scores(PartKind):
         reveal = {"question": f"Guess first: which token gets the largest share of {token_label(tokens, q)}'s "
                               f"attention in layer {layer}, head {head}?",
                   "answer": f"{token_label(tokens, best['key'])}, with {best['share'] * 100:.2f}%.",
-                  "link": f"#key={best['key'] + 1}", "link_text": f"Show token {best['key'] + 1}'s description"}
+                  "link": f"#key={best['key'] + 1}", "link_text": f"Show token {number(tokens, best['key'])}'s description"}
         return {"summary": summary, "reveals": [reveal], "facts": facts, "details": details}
 
     def tables(self, fig, run, spec: dict) -> dict:
         """The downloads: each token's fit, scaled fit, share and running total; the query's and keys' numbers."""
         tokens, found = run.token_texts(fig["text"]), self.entry(fig, run)
         return {
-            "shares": [{"token": row["key"] + 1, "text": shown(tokens[row["key"]]), "fit": round(row["fit"], 6),
+            "shares": [{"token": number(tokens, row["key"]), "text": shown(tokens[row["key"]]), "fit": round(row["fit"], 6),
                         "scaled": round(row["scaled"], 6), "share": round(row["share"], 8),
                         "running_total": round(row["running"], 8), "model_share": row["model_share"]}
                        for row in rows_of(found)],
-            "vectors": [{"vector": "query", "token": fig.opening + 1, "number": i + 1, "value": v}
+            "vectors": [{"vector": "query", "token": number(tokens, fig.opening), "number": i + 1, "value": v}
                         for i, v in enumerate(found["q"])]
-            + [{"vector": "key", "token": j + 1, "number": i + 1, "value": v}
+            + [{"vector": "key", "token": number(tokens, j), "number": i + 1, "value": v}
                for j, k in enumerate(found["k"]) for i, v in enumerate(k)],
         }
 
@@ -165,7 +165,7 @@ class Scores(PartKind):
         tokens, q = run.token_texts(fig["text"]), fig.opening
         found = self.entry(fig, run)
         rows = rows_of(found)
-        names = [f"{j + 1}: {shown(t)}" for j, t in enumerate(tokens)]
+        names = [token_name(tokens, j) for j in range(len(tokens))]
         strips, products, bars = chart_rows(found, rows, names, q)
         params = chart_params(tokens, q, rows, names)
         return charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(

@@ -75,14 +75,23 @@ def token_param(chart: dict) -> str | None:
 def token_row(chart: dict) -> list[dict]:
     """The text as a row of tokens that chooses the chart's token (the page's token row): each option of the
     token param, {"value": its number, "text": the token as the chapter writes it ("_it"), "chosen": whether the
-    chart opens on it}; [] where the chart chooses no token."""
+    chart opens on it, "number": its number as readers count, "start": whether it is the model's start token};
+    [] where the chart chooses no token."""
     name = token_param(chart)
     if name is None:
         return []
     signal = next(signal for signal in chart["signals"] if signal["name"] == name)
     options, labels = signal["bind"]["options"], signal["bind"].get("labels") or signal["bind"]["options"]
-    return [{"value": value, "text": str(label).split(": ", 1)[-1], "chosen": value == signal.get("value")}
+    return [{"value": value, "text": str(label).split(": ", 1)[-1], "chosen": value == signal.get("value"),
+             "number": _number(value, label), "start": str(label).startswith("0: ")}  # readers number a start token 0
             for value, label in zip(options, labels)]
+
+
+def _number(value, label) -> int:
+    """An option's token as readers number it: its label's number ('6: _compiler'; after a start token, one less than
+    the option's value), else the value."""
+    head = str(label).split(": ", 1)[0]
+    return int(head) if ": " in str(label) and head.isdigit() else value
 
 
 def for_script() -> dict:

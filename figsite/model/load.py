@@ -52,8 +52,23 @@ def model_info(config: GPT2Config, name: str | None = None, revision: str | None
             "d_model": config.n_embd, "vocab_size": config.vocab_size, "n_ctx": config.n_positions}
     if getattr(config, "n_kv_head", config.n_head) != config.n_head:  # heads that share their keys (not GPT-2)
         info["n_kv_head"] = config.n_kv_head
+    info.update(family_info(config))
     if getattr(tokenizer, "start_id", None) is not None:
         info["start_token"] = decoded(tokenizer, tokenizer.start_id)
+    return info
+
+
+def family_info(config) -> dict:
+    """What a family changes from GPT-2, for the pages to say (GPT-2's own record has none of these keys): the
+    family (config.json's model_type), its norm ("rmsnorm"), its positions ("rotary", on rotary_dim of d_head
+    numbers of each head), a gated feed-forward step, parallel attention and feed-forward."""
+    if config.model_type == "gpt2":
+        return {}
+    info = {"family": config.model_type, "norm": getattr(config, "norm", "layernorm"),
+            "positions": getattr(config, "positions", "learned"), "gated": getattr(config, "gated", False),
+            "parallel": getattr(config, "parallel", False)}
+    if info["positions"] == "rotary":
+        info["rotary_dim"], info["d_head"] = config.rotary_dim, config.d_head
     return info
 
 

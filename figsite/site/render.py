@@ -20,8 +20,8 @@ from figsite.data import paths
 from figsite.site import model_names, policy, public
 from figsite.site.qr import qr_size_mm
 from figsite.data.run import Run
-from figures.toolkit import terms
-from figures.toolkit.words import escaped, shown
+from figures.toolkit import family, terms
+from figures.toolkit.words import escaped, number, shown
 
 ROOT = Path(__file__).resolve().parents[2]  # figsite/site/this.py -> the project folder (templates/ is there)
 TEMPLATES = ROOT / "templates"
@@ -293,7 +293,7 @@ def text_rows(run: Run, page: Page) -> list[dict]:
                 "The text" if len(page.texts) == 1 else f"Text {'AB'[n] if n < 2 else n + 1}")
         label = f"{name}, token by token"
         if read is not None and 0 <= read < len(tokens):
-            label += f"; the figure's token, {shown(tokens[read])} (token {read + 1}), is marked"
+            label += f"; the figure's token, {shown(tokens[read])} (token {number(tokens, read)}), is marked"
         rows.append({"label": label, "tokens": [{"text": shown(token), "read": i == read}
                                                 for i, token in enumerate(tokens)]})
     return rows
@@ -309,6 +309,8 @@ def notice(run: Run) -> str | None:
 
 def model_name(run: Run) -> dict:
     """The model as the templates name it (figsite.site.model_names): in full (the footer; `full_version`: with the
-    version's every digit), in a running sentence (`short`), and where a random model's weights come from (`seed`)."""
+    version's every digit), in a running sentence (`short`), where a random model's weights come from (`seed`), and
+    its family with what it changes from GPT-2's design (`family`; None for GPT-2)."""
     return {"full": model_names.full_name(run.model), "full_version": model_names.full_name(run.model, digits=40),
-            "short": model_names.short_name(run.model), "seed": model_names.seed_sentence(run.model)}
+            "short": model_names.short_name(run.model), "seed": model_names.seed_sentence(run.model),
+            "family": family.family_name(run.model)}

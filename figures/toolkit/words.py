@@ -77,9 +77,29 @@ def said(token: str) -> str:
     return shown(token) if any(c.isalnum() for c in token) else f'"{shown(token)}"'
 
 
+def number(tokens: list, position: int) -> int:
+    """A token's number as readers count the tokens of their text: from 1; a model's start token ahead of them
+    (a Llama's <s>: figsite.data.run.TokenTexts.start) is token 0, the model's own."""
+    return position + 1 - getattr(tokens, "start", 0)
+
+
+def number_expr(expr: str, start: int) -> str:
+    """A Vega expression of a token's number from 1 as the model counts (the page's address) -> as readers count
+    (`number`): unchanged where no start token leads the text."""
+    return f"({expr} - {start})" if start else expr
+
+
+def token_name(tokens: list, position: int) -> str:
+    """A token as a chart's row or option names it: '9: _it' (the start token '0: <s>')."""
+    return f"{number(tokens, position)}: {shown(tokens[position])}"
+
+
 def token_label(tokens: list, position: int) -> str:
-    """A token as the words on a page name it: '_it (token 9)', numbered from 1 as readers count."""
-    return f"{said(tokens[position])} (token {position + 1})"
+    """A token as the words on a page name it: '_it (token 9)', numbered from 1 as readers count; a model's start
+    token '<s> (the start token)'."""
+    if position < getattr(tokens, "start", 0):
+        return f"{said(tokens[position])} (the start token)"
+    return f"{said(tokens[position])} (token {number(tokens, position)})"
 
 
 # Stage 0 of the read-out, the embedding alone, by one name on every page, chart and download (the book's printed
@@ -121,8 +141,9 @@ def agrees(n: int, one: str, many: str) -> str:
 
 
 def token_choices(tokens: list) -> tuple[list, list]:
-    """Options and labels for a token picker: values 1..n as readers count, labels '9: _it'."""
-    return list(range(1, len(tokens) + 1)), [f"{i}: {shown(t)}" for i, t in enumerate(tokens, start=1)]
+    """Options and labels for a token picker: values 1..n, the model's positions from 1 (the page's address keeps
+    them), labels '9: _it' as readers count (token_name: a start token '0: <s>')."""
+    return list(range(1, len(tokens) + 1)), [token_name(tokens, q) for q in range(len(tokens))]
 
 
 def whole_percent(share: float) -> int:

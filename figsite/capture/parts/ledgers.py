@@ -13,8 +13,8 @@ unembedding. With s held fixed, every part p of r adds ((p - mean(p)) / s) . (g 
 b . u_t is one more part: the parts add up to the score exactly.
 
 A family whose final norm is RMSNorm (Llama-style: RMS(r) = g * r / s, s = sqrt(mean(r^2) + eps), no mean taken
-away, no bias) splits the same way without the centring: part p adds (p / s) . (g * u_t), and the bias's part
-is 0. A family with rotary positions adds no position embedding to the stream: that part is left out.
+away, no bias) splits the same way without the centring: part p adds (p / s) . (g * u_t), and there is no bias
+row. A family with rotary positions adds no position embedding to the stream: that part is left out.
 
 Read at hook_embed and hook_pos_embed (the two embeddings, (batch, position, d_model)), each layer's
 blocks.L.hook_attn_out and hook_mlp_out (the parts, (batch, position, d_model)),
@@ -97,8 +97,10 @@ def ledger(loaded: Loaded, ids: list[int], position: int, target_id: int, versus
     contributions = through(torch.stack([vector for _, _, vector in parts]))  # (parts, 2)
     rows = [{"part": name, "layer": layer, "target": number(c[0]), "versus": number(c[1])}
             for (name, layer, _), c in zip(parts, contributions.tolist())]
-    beta = (bias @ unembedding).tolist()
-    rows.append({"part": "final layer norm bias", "layer": None, "target": number(beta[0]), "versus": number(beta[1])})
+    if norm.bias is not None:  # a norm with no bias (RMSNorm) has no fixed part: no row of 0 to show
+        beta = (bias @ unembedding).tolist()
+        rows.append({"part": "final layer norm bias", "layer": None, "target": number(beta[0]),
+                     "versus": number(beta[1])})
     return {"position": position, "target": token(target_id, token_text(loaded, target_id)),
             "versus": token(versus_id, token_text(loaded, versus_id)), "sigma": number(sigma.item()),
             "score": {"target": number(logits[target_id].item()), "versus": number(logits[versus_id].item())},
