@@ -19,7 +19,7 @@ import click
 
 # The parts' registry imports no torch until a part is asked of (registered()): a cached rebuild reads versions() only.
 from figsite.capture.parts import asked, merge, registered, versions as capture_versions
-from figsite.data import cache, paths
+from figsite.data import cache, paths, token_texts
 from figsite.data.asks import Asks, merged_config
 from figsite.model import memory
 from figsite.config import Figure, load_config, load_site
@@ -31,7 +31,7 @@ from figsite.site import live_assets, printing, schemes
 from figsite.site.output import output_lock
 from figsite.site.render import CHART_THEMES, VEGA_SCRIPT, Page, PerObject
 from figsite.site.writers import Site, write_site
-from figsite.data.run import Run, TokenTexts
+from figsite.data.run import Run
 from figsite.data.shared_names import ATTENTION_META
 from figures import KINDS
 from figures.toolkit import charts, family
@@ -243,16 +243,8 @@ def kept_or_asked(cache_dir: Path | None, parts: list, names: list, ask, what: s
 
 
 def resolve(figures: list[Figure], tokens: dict, model: dict) -> list[Figure]:
-    """Each figure checked against the tokens and the model's size, with what its kind's check resolved. A string
-    whose first token is the model's start token (every text, where the tokenizer puts one in front; never GPT-2)
-    is handed to the checks as TokenTexts that know it: the config counts the reader's tokens only."""
-    start = model.get("start_token")
-
-    def texts(string: str) -> TokenTexts:
-        found = tokens[string]
-        return TokenTexts(found, int(start is not None and found[:1] == [start]))
-
-    return [fig.with_resolved(KINDS[fig.kind].check(fig, texts, model)) for fig in figures]
+    """Each figure checked against the tokens (token_texts.reader) and the model's size, with what it resolved."""
+    return [fig.with_resolved(KINDS[fig.kind].check(fig, token_texts.reader(tokens, model), model)) for fig in figures]
 
 
 def cached_run(settings: Settings, figures: list[Figure], asks: Asks, progress: Progress,
@@ -370,7 +362,7 @@ def gather_page(fig: Figure, run: Run, cache_dir: Path | None = None, run_key: s
         spec, narrow = charts.spec(kind.chart(fig, run)), kind.narrow_chart(fig, run)
         return json.dumps({"text_figure": kind.text_figure(fig, run), "spec": spec,
                            "narrow_spec": None if narrow is None else charts.spec(narrow),
-                           "tables": kind.tables(fig, run, spec), "context": family_context(kind, fig, run),
+                           "tables": kind.tables(fig, run, spec), "context": family.context(kind, fig, run),
                            "key": kind.key(fig, run),
                            "loads": kind.loads(fig, run), "live_target": kind.live_target(fig, run)},
                           ensure_ascii=False).encode("utf-8")
@@ -384,15 +376,6 @@ def gather_page(fig: Figure, run: Run, cache_dir: Path | None = None, run_key: s
                 printed=kind.PRINTED_IN_BOOK,                reach=kind.REACH, position=fig.resolved.get("opening"), number=fig.number, book_page=fig.page,
                 reads=(*kind.DATA_FILES, *loaded_on_demand(computed["spec"]), *computed["loads"]), kept_as=kept_as,
                 **computed)
-
-
-def family_context(kind, fig: Figure, run: Run) -> dict:
-    """The kind's words beside the chart, and after its facts what the model's family changes on this figure
-    (figures.toolkit.family: a start token, shared descriptions, turned positions; nothing on GPT-2)."""
-    context = kind.context(fig, run)
-    starts = any(run.token_texts(text).start for text in kind.texts(fig))
-    added = family.facts(kind.KIND, starts, run.model)
-    return {**context, "facts": [*context.get("facts", []), *added]} if added else context
 
 
 def loaded_on_demand(spec: dict) -> list[str]:

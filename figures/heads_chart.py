@@ -18,7 +18,6 @@ from figures.toolkit import charts, textless
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import (ACCENT, CELL_LINE, MAIN, MASKED, MASKED_KEY, ON_DARK, ON_LIGHT, OUT_OF_REACH,
                                      SEQUENTIAL)
-from figures.toolkit.words import number_expr
 
 AVERAGE = "avg"  # the head select's value for the layer's average (in a permalink: head=avg)
 SHARE_SCALE = {"scheme": SEQUENTIAL, "domain": [0, 1]}  # colour-blind safe; one scale for every square
@@ -92,7 +91,7 @@ class Grid:
     def from_words(self) -> str:
         if self.textless:
             return "names[at] + ' (token ' + (at + 1) + ')'"
-        number = number_expr("token", self.start)
+        number = f"(token - {self.start})" if self.start else "token"  # readers number the tokens after a start token
         return f"names[{self.row_q}] + ' (token ' + {number} + ')'" if self.size == 1 else f"names[{self.row_q}]"
 
     @property
@@ -194,10 +193,8 @@ def grid_layers(grid: Grid, picture: str, grid_w: str) -> list:
     # The grid is one picture drawn here, a pixel block per cell: thousands of marks would take the browser
     # seconds to draw. Over it: each square's outline (for its tooltip and the axes) and the chosen square.
     picture = alt.Chart(alt.Data(values=[{}])).mark_image(
-        url=picture,
-        width=alt.ExprRef(grid_w), height=alt.ExprRef(grid_h), align="left", baseline="top", aspect=False,
-        smooth=False, aria=False,
-    ).encode(x=alt.value(0), y=alt.value(0))
+        url=picture, width=alt.ExprRef(grid_w), height=alt.ExprRef(grid_h), align="left", baseline="top",
+        aspect=False, smooth=False, aria=False).encode(x=alt.value(0), y=alt.value(0))
     # A click on a square chooses its layer and head (their selects: by keyboard).
     outlines = charts.clickable(alt.Chart(panels).transform_calculate(
         gx=grid.x0, gy=grid.y0).transform_calculate(

@@ -30,6 +30,7 @@ from pathlib import Path
 from figsite.data import paths
 from figsite.data.asks import Asks
 from figsite.data.paths import AVERAGE_FILE, head_file
+from figsite.data.token_texts import TokenTexts
 
 RUN_FORMAT = "gpt2-figures-run/1"
 DATA_FORMAT = "gpt2-figures/1"
@@ -41,23 +42,6 @@ PER_SHARE = round(1 / SHARE_UNIT)  # 10,000 units make a share of 1; pages carry
 MIN_SHARE = 0.005  # gpt2-figures/3 leaves out shares below this
 LEFT_OUT = f"{MIN_SHARE:.1%}"  # the same, as the words of every page say it: "0.5%"
 JS_CALLBACK = "gpt2Attention"  # the function a head file calls: works with <script src> from file://
-
-
-class TokenTexts(list):
-    """A text's tokens as texts, in the order the model reads them, and `start`: how many of them lead (1: the
-    model's start token, a Llama's <s>, which the tokenizer puts in front of every text; 0: none, as on GPT-2).
-    Readers count the tokens of their text from 1 after it (`number`); positions stay the model's."""
-
-    def __init__(self, texts=(), start: int = 0):
-        super().__init__(texts)
-        self.start = start
-
-    def number(self, position: int) -> int:
-        """The token at a position (0-based, the model's) as readers number it: from 1, the start token 0."""
-        return position + 1 - self.start
-
-    def is_start(self, position: int) -> bool:
-        return position < self.start
 
 
 @dataclass

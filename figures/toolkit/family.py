@@ -81,3 +81,12 @@ def family_name(model: dict) -> str | None:
     changes = [sentence for sentence in (shared_keys(model), turned(model), root_mean_square(model),
                                          start_token(model)) if sentence]
     return " ".join([f"The model is of the {name} family's design, not GPT-2's.", *changes])
+
+
+def context(kind, fig, run) -> dict:
+    """A kind's words beside its chart (Kind.context) and, after its facts, what the model's family changes on this
+    figure (`facts`); on GPT-2 the kind's words as they are."""
+    said = kind.context(fig, run)
+    starts = any(run.token_texts(text).start for text in kind.texts(fig))
+    added = facts(kind.KIND, starts, run.model)
+    return {**said, "facts": [*said.get("facts", []), *added]} if added else said
