@@ -24,38 +24,54 @@ from figures.toolkit.words import agrees, count, escaped, heading, number, said,
 ROW_HEIGHT = 20
 QUESTION = "the question"  # the strips' row of the asking token's query
 OUT_OF_REACH = "out of reach: comes after"  # written in the bars' rows of the tokens after the asking one
+OUT_OF_WINDOW = "out of reach: too far back"  # a key the model hides (a sliding window: it sees so many tokens back)
 SUBTITLE_LINE = 48  # characters: a line of a subtitle (11 px) fits a 360 px phone's column
 FOLLOWED_MARK = "\u25b6 "  # before the followed description's name, in every chart: "▶ 5: _Vienna"
 
 
 # ---------------------------------------------------------------------------------------------- data
 
-def worked_out(q: list, keys: list) -> list:
-    """For each key: its fit q . k (the sum of the products), the fit scaled by the square root of the width,
-    its share (the softmax of the scaled fits) and the running total of the shares, in float64."""
+def worked_out(q: list, keys: list, scores: list | None = None) -> list:
+    """For each key: its fit q . k (the sum of the products), the fit scaled (by the square root of the width, or
+    the model's own scaled fits `scores`, None for a key the model hides: "hidden"), its share (the softmax of the
+    scaled fits) and the running total of the shares, in float64."""
     root = math.sqrt(len(q))
     fits = [math.fsum(a * b for a, b in zip(q, k)) for k in keys]
-    scaled = [fit / root for fit in fits]
-    top = max(scaled)
-    weights = [math.exp(s - top) for s in scaled]
+    scaled = [fit / root for fit in fits] if scores is None else scores
+    top = max(s for s in scaled if s is not None)
+    weights = [0.0 if s is None else math.exp(s - top) for s in scaled]
     total = math.fsum(weights)
     rows, running = [], 0.0
     for j, (fit, s, w) in enumerate(zip(fits, scaled, weights)):
         running += w / total
-        rows.append({"key": j, "fit": fit, "scaled": s, "share": w / total, "running": running})
+        rows.append({"key": j, "fit": fit, "scaled": s, "share": w / total, "running": running,
+                     **({"hidden": True} if s is None else {})})
     return rows
+
+
+def divisor(found: dict) -> float:
+    """What the model divides each fit by: the square root of the head's width, or where the entry holds the model's
+    own scores (a GPT-2 that divides by the layer's number too), the fit over the score of the key it scores
+    furthest from 0."""
+    if "scores" not in found:
+        return math.sqrt(len(found["q"]))
+    rows = worked_out(found["q"], found["k"])
+    j = max((j for j, s in enumerate(found["scores"]) if s is not None), key=lambda j: abs(found["scores"][j]))
+    return rows[j]["fit"] / found["scores"][j] if found["scores"][j] else math.sqrt(len(found["q"]))
 
 
 def rows_of(found: dict) -> list:
     """worked_out for the figure's head and token (its entry), with the model's own share beside each computed one."""
-    rows = worked_out(found["q"], found["k"])
+    rows = worked_out(found["q"], found["k"], found.get("scores"))
     for row, model_share in zip(rows, found["shares"]):
         row["model_share"] = model_share
     return rows
 
 
 def describe(tokens: list, query: int, row: dict) -> str:
-    """One key in words: how well it fits the asking token, and its share."""
+    """One key in words: how well it fits the asking token, and its share (a key the model hides: too far back)."""
+    if row["scaled"] is None:
+        return f"{token_label(tokens, row['key'])}: {OUT_OF_WINDOW} for {token_label(tokens, query)}, share 0%"
     return (f"{token_label(tokens, row['key'])}: fit {row['fit']:.3f}, scaled {row['scaled']:.3f}, "
             f"share {row['share'] * 100:.2f}% of what {token_label(tokens, query)} takes in")
 
@@ -99,17 +115,18 @@ class Scores(PartKind):
     def text_figure(self, fig, run) -> str:
         """The table: token | fit | fit divided by the root of the width | share; tokens after the asking one masked."""
         tokens, q, found = run.token_texts(fig["text"]), fig.opening, self.entry(fig, run)
-        rows, width = rows_of(found), len(found["q"])
-        root = math.sqrt(width)
+        rows, width, scale = rows_of(found), len(found["q"]), divisor(found)
         names = [token_name(tokens, j) for j in range(len(tokens))]
         name_width = max(12, *(len(n) + 2 for n in names))
-        divided = f"fit / {root:g}"
+        divided = f"fit / {scale:g}"
         lines = [heading(fig, self.TITLE), f'  "{escaped(fig["text"])}"',
                  f"  {token_label(tokens, q)} asks in layer {fig['head'][0]}, head {fig['head'][1]}: "
-                 f"fit = question . description over {width} numbers, divided by the square root of {width}, {root:g}",
+                 f"fit = question . description over {width} numbers, {divided_by(width, scale)}",
                  f"  {'token':<{name_width}}{'fit':>10}{divided:>12}{'share':>10}"]
         for j, name in enumerate(names):
-            if j <= q:
+            if j <= q and rows[j].get("hidden"):
+                lines.append(f"  {name:<{name_width}}{OUT_OF_WINDOW:>32}")
+            elif j <= q:
                 row = rows[j]
                 lines.append(f"  {name:<{name_width}}{row['fit']:>10.3f}{row['scaled']:>12.3f}{row['share'] * 100:>9.2f}%")
             else:
@@ -131,8 +148,9 @@ class Scores(PartKind):
         details = [
             f"Worked out here from the {width} numbers of the question (the query) and of each description (a key), "
             f"the shares agree with the model's own attention to within {max(gap, 1e-9):.0e}.",
-            f"Each fit is divided by {math.sqrt(width):g}, the square root of the {width} numbers a head works with: "
-            "without it, wide heads would give fits so large that one token would take almost everything.",
+            (f"Each fit is divided by {math.sqrt(width):g}, the square root of the {width} numbers a head works with"
+             if divisor(found) == math.sqrt(width) else f"Each fit is {divided_by(width, divisor(found))}")
+            + ": without it, wide heads would give fits so large that one token would take almost everything.",
             terms.SPREAD,
         ]
         if q + 1 < len(tokens):
@@ -151,7 +169,7 @@ class Scores(PartKind):
         tokens, found = run.token_texts(fig["text"]), self.entry(fig, run)
         return {
             "shares": [{"token": number(tokens, row["key"]), "text": shown(tokens[row["key"]]), "fit": round(row["fit"], 6),
-                        "scaled": round(row["scaled"], 6), "share": round(row["share"], 8),
+                        "scaled": None if row["scaled"] is None else round(row["scaled"], 6), "share": round(row["share"], 8),
                         "running_total": round(row["running"], 8), "model_share": row["model_share"]}
                        for row in rows_of(found)],
             "vectors": [{"vector": "query", "token": number(tokens, fig.opening), "number": i + 1, "value": v}
@@ -170,7 +188,7 @@ class Scores(PartKind):
         params = chart_params(tokens, q, rows, names)
         return charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(
             _strips_chart(names, q, len(found["q"])), _products_chart(names, q, len(found["q"])),
-            *_bars_charts(names, len(found["q"])), spacing=24,
+            *_bars_charts(names, len(found["q"]), divisor(found), "scores" in found), spacing=24,
         )), *params), strips=strips, products=products, bars=bars)
 
 
@@ -182,8 +200,9 @@ def chart_rows(found: dict, rows: list, names: list, q: int) -> tuple[list, list
                for j, k in enumerate(found["k"]) for i, v in enumerate(k)]
     products = [{"row": names[j], "j": j + 1, "i": i + 1, "v": round(found["q"][i] * k[i], 5)}
                 for j, k in enumerate(found["k"]) for i in range(width)]
-    bars = [{"row": names[j], "j": j + 1, "masked": j > q,
-             **({"fit": round(rows[j]["fit"], 6), "scaled": round(rows[j]["scaled"], 9)} if j <= q else {})}
+    bars = [{"row": names[j], "j": j + 1, "masked": j > q or "hidden" in rows[j],
+             **({"fit": round(rows[j]["fit"], 6), "scaled": round(rows[j]["scaled"], 9)} if j <= q and
+                "hidden" not in rows[j] else {}), **({"far": True} if j <= q and "hidden" in rows[j] else {})}
             for j in range(len(names))]
     return strips, products, bars
 
@@ -275,17 +294,29 @@ def _share_bars(reach: alt.Chart, y) -> list:
     return [bars, running]
 
 
-def why_divided(width: int) -> str:
+def divided_by(width: int, scale: float) -> str:
+    """What each fit is divided by, in words: the square root of the head's width, or the model's own scale."""
+    root = math.sqrt(width)
+    if scale == root:
+        return f"divided by the square root of {width}, {root:g}"
+    return f"divided by {scale:.6g}: the square root of {width}, {root:g}, times {scale / root:.4g}, the model's own scale"
+
+
+def why_divided(width: int, scale: float | None = None) -> str:
     """Why the fits are divided by the square root of the head's width, in words, with the numbers of this head."""
     root = math.sqrt(width)
+    if scale is not None and scale != root:
+        return (f"Why {scale:.4g}: the square root of the head's {width} numbers, {root:g}, times {scale / root:.4g}, "
+                "this model's own further scale. Dividing keeps the fits small enough that the shares do not give "
+                "nearly everything to one token.")
     return (f"Why {root:g}: it is the square root of the head's {width} numbers. Dividing keeps the fits small "
             "enough that the shares do not give nearly everything to one token.")
 
 
-def _bars_charts(names: list, width: int) -> list:
-    """Each token's fit, its fit divided by the root of the head's width (and why, under its title), and its share
-    at the chosen temperature with the running total of the shares; the tokens after the asking one out of reach."""
-    root = math.sqrt(width)
+def _bars_charts(names: list, width: int, root: float, own: bool = False) -> list:
+    """Each token's fit, its fit divided by the root of the head's width or the model's own scale `root` (and why,
+    under its title), and its share at the chosen temperature with the running total of the shares; the tokens after
+    the asking one out of reach, and (`own`: the model's own scores, a sliding window) those too far back."""
     y = _rows_y(names)
     reach = alt.Chart(alt.NamedData("bars")).transform_filter("!datum.masked")
     fit = reach.mark_bar().encode(
@@ -297,9 +328,10 @@ def _bars_charts(names: list, width: int) -> list:
     # Words that stand aside: the theme's colour for words, faded (colours.ASIDE), which reads on both pages.
     masked = alt.Chart(alt.NamedData("bars")).transform_filter("datum.masked").mark_text(
         align="left", fontSize=11, fontStyle="italic", opacity=ASIDE).encode(
-        x=alt.value(0), y=y, text=alt.value(OUT_OF_REACH))
+        x=alt.value(0), y=y, text=alt.condition("datum.far", alt.value(OUT_OF_WINDOW), alt.value(OUT_OF_REACH))
+        if own else alt.value(OUT_OF_REACH))
     size = {"width": "container", "height": ROW_HEIGHT * len(names)}
     return [alt.layer(fit, masked).properties(title="Fit", **size),
             alt.layer(scaled, masked).properties(title=alt.Title(  # a subtitle is fixed: lines that fit a phone
-                f"Fit divided by {root:g}", subtitle=textwrap.wrap(why_divided(width), SUBTITLE_LINE)), **size),
+                f"Fit divided by {root:g}", subtitle=textwrap.wrap(why_divided(width, root), SUBTITLE_LINE)), **size),
             alt.layer(*_share_bars(reach, y), masked).properties(title="Share, and the running total", **size)]

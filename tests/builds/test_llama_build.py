@@ -10,7 +10,7 @@ import tomllib
 
 import pytest
 
-from conftest import REPO_ROOT, built, llama_dir
+from conftest import REPO_ROOT, assert_bad_config_keeps_the_site, built, llama_dir
 
 EVERY_KIND = (REPO_ROOT / "tests" / "every_kind.toml").read_text(encoding="utf-8")
 
@@ -41,9 +41,9 @@ def test_every_kind_builds_a_page(site):
 def test_the_start_token_leads_every_text_and_no_file_holds_a_replacement_character(site):
     for path in (site / "data").glob("*.json"):
         data = json.loads(path.read_text(encoding="utf-8"))
-        if "tokens" in data:
-            assert data["tokens"][0] == {"id": 1, "text": "<s>"}
-            assert all(token["text"] != "<s>" for token in data["tokens"][1:])
+        if "tokens" in data:  # marked as the model's own: the pages count the reader's tokens after it
+            assert data["tokens"][0] == {"id": 1, "text": "<s>", "start": True}
+            assert all(token["text"] != "<s>" and "start" not in token for token in data["tokens"][1:])
     damaged = [path.name for path in site.rglob("*") if path.is_file() and "\ufffd".encode() in path.read_bytes()]
     assert not damaged
 
@@ -55,3 +55,56 @@ def test_the_ledgers_parts_add_up_to_the_score(site):
     assert "position embedding" not in names
     for side in ("target", "versus"):
         assert sum(row[side] for row in entry["parts"]) == pytest.approx(entry["score"][side], abs=1e-4)
+
+
+def figure(label: str) -> dict:
+    return next(fig for fig in tomllib.loads(EVERY_KIND)["figure"] if fig["label"] == label)
+
+
+def test_the_configs_token_numbers_count_the_readers_tokens_only(site):
+    """every_kind.toml names tokens by number (heads: focus = 4; ledger: position = 4) and by text (attention:
+    focus = "compiler"): each is the reader's own token of that number, numbered so on the page, as on GPT-2."""
+    printed = (site / "figures.txt").read_text(encoding="utf-8")
+    run = json.loads((site / "data" / "run.json").read_text(encoding="utf-8"))
+    assert run["model"]["start_token"] == "<s>"
+    for label in ("grid", "split"):
+        fig = figure(label)
+        number = fig.get("focus", fig.get("position"))
+        word = fig["text"].split()[number - 1]  # the toy tokenizer gives each word of these texts a token
+        assert f"_{word} (token {number})" in printed, label
+    words = figure("att")["text"].split()
+    assert f"_compiler (token {words.index('compiler') + 1})" in printed
+
+
+def test_pages_say_what_the_family_changes(site):
+    about = (site / "about.html").read_text(encoding="utf-8")
+    assert "Llama family" in about and "4 heads share each set of keys" in about
+    attention = (site / "figure-att.html").read_text(encoding="utf-8")
+    for words in ("is the start token: the model puts it in front of every text", "4 heads share each set of keys",
+                  "the positions are turned into the question and the description rather than added",
+                  'data-start title="the start token'):
+        assert words in attention, words
+    ledger = (site / "figure-split.html").read_text(encoding="utf-8")
+    assert "takes no mean away and adds no fixed part" in ledger and "one from its position" not in ledger
+    parts = json.loads((site / "data" / "parts.json").read_text(encoding="utf-8"))
+    assert "final layer norm bias" not in [row["part"] for row in parts["ledgers"][0]["parts"]]
+
+
+SHORT = '''[[figure]]
+kind = "readout"
+label = "bad"
+text = "The river runs through Vienna, the capital of"
+target = " Austria"
+'''
+
+
+@pytest.mark.parametrize("key, value, words", [
+    ("target", '"<s>"', ["the model's start token"]),
+    ("position", '"<s>"', ["the model's start token", "a token of the text's words"]),
+    ("position", "0", ["token 0 is outside the text", "1 to 8"]),
+])
+def test_the_start_token_is_never_a_target_or_a_token_of_the_text(tmp_path_factory, key, value, words):
+    model = llama_dir(tmp_path_factory.mktemp("start-llama"), corpus=config_strings() * 30, vocab_size=700)
+    lines = [line for line in SHORT.splitlines() if not line.startswith(f"{key} =")]
+    bad = "\n".join([*lines, f"{key} = {value}"]) + "\n"
+    assert_bad_config_keeps_the_site(model, tmp_path_factory.mktemp("start-bad"), SHORT, bad, key, words)
