@@ -22,6 +22,14 @@ def share(run, part: str) -> float:
     return run.weights(part) / run.weights()
 
 
+def _gate(run, d_in: int, d_ff: int) -> list:
+    """A gated feed-forward step's second matrix (a Llama's: the run's model record says "gated"), as the printed
+    figure lists it after the bend; none for GPT-2's."""
+    if not run.model.get("gated"):
+        return []
+    return ["  " + _matrix("W3", d_in, d_ff) + "a second answer per neuron: the two are multiplied (the gate)"]
+
+
 def _matrix(name: str, rows: int, cols: int) -> str:
     """'W1           768 x 3,072' padded so that the notes after it line up, as in the book."""
     return f"{name:<11}{thousands(rows):>5} x {thousands(cols)}".ljust(35)
@@ -51,6 +59,7 @@ class Numbers(Kind):
             f"  {'in':<11}{thousands(d_in):>5} numbers of one token",
             "  " + _matrix("W1", d_in, d_ff) + f"widen: {thousands(d_ff)} neurons each ask one question",
             f"  {'bend':<13}negative answers are pushed towards 0",
+            *_gate(run, d_in, d_ff),
             "  " + _matrix("W2", d_ff2, d_out) + f"narrow again: back to {thousands(d_out)} numbers",
             f"  {'out':<11}{thousands(d_out):>5} numbers, added to what the token had before",
             "",

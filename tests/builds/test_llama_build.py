@@ -90,10 +90,11 @@ def test_pages_say_what_the_family_changes(site):
     assert "final layer norm bias" not in [row["part"] for row in parts["ledgers"][0]["parts"]]
 
 
-SHORT = '''[[figure]]
+READOUT_TEXT = "The river runs through Vienna, the capital of"
+SHORT = f'''[[figure]]
 kind = "readout"
 label = "bad"
-text = "The river runs through Vienna, the capital of"
+text = "{READOUT_TEXT}"
 target = " Austria"
 '''
 
@@ -101,7 +102,8 @@ target = " Austria"
 @pytest.mark.parametrize("key, value, words", [
     ("target", '"<s>"', ["the model's start token"]),
     ("position", '"<s>"', ["the model's start token", "a token of the text's words"]),
-    ("position", "0", ["token 0 is outside the text", "1 to 8"]),
+    ("position", "0", ["token 0 is outside the text",  # the reader's tokens: each word and the comma, no <s>
+                       f"1 to {len(READOUT_TEXT.replace(',', ' ,').split())}"]),
 ])
 def test_the_start_token_is_never_a_target_or_a_token_of_the_text(tmp_path_factory, key, value, words):
     model = llama_dir(tmp_path_factory.mktemp("start-llama"), corpus=config_strings() * 30, vocab_size=700)
