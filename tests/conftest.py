@@ -202,6 +202,24 @@ def llama_model_dir(tmp_path_factory) -> Path:
     return llama_dir(tmp_path_factory.mktemp("small-llama"))
 
 
+def every_kind_strings() -> list:
+    """The texts and tokens tests/every_kind.toml names: a Llama's toy tokenizer trained on them gives each target a
+    token of its own."""
+    found = []
+    for fig in tomllib.loads((REPO_ROOT / "tests" / "every_kind.toml").read_text(encoding="utf-8"))["figure"]:
+        found += [fig[key] for key in ("text", "clean", "corrupted", "target", "versus", "track") if key in fig]
+        found += fig.get("texts", [])
+    return found
+
+
+@pytest.fixture(scope="session")
+def llama_every_kind_site(tmp_path_factory) -> Path:
+    """tests/every_kind.toml built once over a small Llama (llama_dir) whose tokenizer is trained on its strings."""
+    model = llama_dir(tmp_path_factory.mktemp("every-kind-llama"), corpus=every_kind_strings() * 30, vocab_size=700)
+    return built(model, (REPO_ROOT / "tests" / "every_kind.toml").read_text(encoding="utf-8"),
+                 tmp_path_factory.mktemp("every-kind-llama-site"))
+
+
 @pytest.fixture(scope="session")
 def small_build(small_model_dir, tmp_path_factory) -> Path:
     """Runs the build once over the small model with three figures; returns the output folder."""

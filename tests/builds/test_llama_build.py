@@ -1,7 +1,8 @@
 """Every figure kind builds on a Llama-style model (tests/every_kind.toml over a seeded random LlamaForCausalLM of
 transformers' saved with save_pretrained, with a start tokenizer trained on the config's own texts): the start
-token is the first token of every text the model reads, no page or file holds U+FFFD, and the ledger's parts add
-up to the score."""
+token is the first token of every text the model reads, marked as the model's own, never counted among the reader's
+tokens nor taken as a target; no page or file holds U+FFFD; the ledger's parts add up to the score; the pages say
+what the family changes."""
 
 from __future__ import annotations
 
@@ -10,25 +11,14 @@ import tomllib
 
 import pytest
 
-from conftest import REPO_ROOT, assert_bad_config_keeps_the_site, built, llama_dir
+from conftest import REPO_ROOT, assert_bad_config_keeps_the_site, every_kind_strings as config_strings, llama_dir
 
 EVERY_KIND = (REPO_ROOT / "tests" / "every_kind.toml").read_text(encoding="utf-8")
 
 
-def config_strings() -> list:
-    """The texts and tokens every_kind.toml names: the toy tokenizer is trained on them, so each target is one
-    token of its own."""
-    found = []
-    for fig in tomllib.loads(EVERY_KIND)["figure"]:
-        found += [fig[key] for key in ("text", "clean", "corrupted", "target", "versus", "track") if key in fig]
-        found += fig.get("texts", [])
-    return found
-
-
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    model = llama_dir(tmp_path_factory.mktemp("every-kind-llama"), corpus=config_strings() * 30, vocab_size=700)
-    return built(model, EVERY_KIND, tmp_path_factory.mktemp("every-kind-llama-site"))
+def site(llama_every_kind_site):
+    return llama_every_kind_site
 
 
 def test_every_kind_builds_a_page(site):

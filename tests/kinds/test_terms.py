@@ -4,8 +4,9 @@ every page that shows one, before it shows one. And what the list cannot catch: 
 on in lower case, as the chapter writes it; shares add up to 100%, never to 1; the model is named by
 figsite/site/model_names.py, and a random model is never called GPT-2.
 
-The sites: conftest's random_site (the chapter's figures on GPT-2 small's shape), and tests/every_kind.toml and
-tests/site_table.toml on conftest's small model. The page's words are read as tests/reader_pages.py says."""
+The sites: conftest's random_site (the chapter's figures on GPT-2 small's shape), tests/every_kind.toml and
+tests/site_table.toml on conftest's small model, and tests/every_kind.toml on a small Llama (what its pages say of
+its family: the start token, the shared keys, the turned positions, the norm). The page's words are read as tests/reader_pages.py says."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from figsite.site import model_names
 from reader_pages import pages_of, reader_text, unexplained
 
 EVERY_KIND = Path(__file__).resolve().parents[1] / "every_kind.toml"
-SITES = ["random_site", "every_kind", "site_table_build"]
+SITES = ["random_site", "every_kind", "site_table_build", "llama_every_kind_site"]
 
 
 @pytest.fixture(scope="module")
