@@ -169,14 +169,16 @@ class FindHead(Kind):
         """The downloadable data: for every pair the chart offers, each head's share and its rank (1 = hardest).
         A long text's data keep only shares of 0.5% or more: only those are listed."""
         text = fig["text"]
-        tokens = [shown(t) for t in run.token_texts(text)]
+        raw_tokens = run.token_texts(text)
+        tokens = [shown(t) for t in raw_tokens]
         long = run.is_long(text)
         rows = []
         for f in offered_froms(fig, run):
             for t in range(f + 1):
                 for rank, (layer, head, share) in enumerate(ranking(run, text, f, t), start=1):
                     if not long or share >= MIN_SHARE:
-                        rows.append({"from_token": f + 1, "from": tokens[f], "to_token": t + 1, "to": tokens[t],
+                        rows.append({"from_token": number(raw_tokens, f), "from": tokens[f],
+                                     "to_token": number(raw_tokens, t), "to": tokens[t],
                                      "rank": rank, "layer": layer, "head": head, "share": round(share, 6)})
         return {"shares": rows}
 

@@ -29,7 +29,8 @@ from figures.picture import png, viridis
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import MASKED
-from figures.toolkit.words import LONG_TEXT_FACT, agrees, heading, quoted, said, shown, token_label, whole_percent
+from figures.toolkit.words import (LONG_TEXT_FACT, agrees, heading, number, quoted, said, shown, token_label,
+                                   whole_percent)
 
 MAX_BLOCKS = 24  # a text of more tokens is shown in blocks of tokens: at most this many rows per square
 NARROW_CELL = charts.TAP  # px per row and column of the larger pattern on a phone: a cell a finger can tap (the guide
@@ -57,8 +58,8 @@ def block_names(tokens: list, size: int) -> list:
     """What each row and column of a square is called: the token ('_it'), or a block ('tokens 25-48')."""
     if size == 1:
         return [shown(t) for t in tokens]
-    n = len(tokens)
-    return [f"tokens {start + 1}-{min(n, start + size)}" for start in range(0, n, size)]
+    n, first = len(tokens), 1 - getattr(tokens, "start", 0)  # readers number a start token 0
+    return [f"tokens {start + first}-{min(n, start + size) - 1 + first}" for start in range(0, n, size)]
 
 
 def square(head_rows: list, n: int, size: int) -> list:
@@ -224,7 +225,8 @@ class Heads(Kind):
         n_head = run.n_head
         return {"shares": [
             {"layer": layer + 1, "head": AVERAGE if head == n_head else head + 1,
-             "from_token": q * size + 1, "from": names[q], "to_token": k * size + 1, "to": names[k], "share": round(s, 6)}
+             "from_token": number(raw_tokens, q * size), "from": names[q], "to_token": number(raw_tokens, k * size),
+             "to": names[k], "share": round(s, 6)}
             for (layer, head), cells in squares(fig, run).items() for q, row_ in enumerate(cells) for k, s in enumerate(row_)
         ]}
 
