@@ -141,9 +141,9 @@ class Compare(Kind):
 
 def grid_chart(fig, run, narrow: bool = False) -> alt.TopLevelMixin:
     """The token x layer grid of the two texts' distances (rows), its legend beside it or (narrow) under it."""
-    data = rows(fig, run)
+    data, first = rows(fig, run), run.token_texts(fig["texts"][0])
     for row in data:
-        row["name"] = f"{row['position'] + 1}: {row['token']}"
+        row["name"] = f"{number(first, row['position'])}: {row['token']}"
     labels = sorted({row["name"] for row in data}, key=lambda name: int(name.split(":")[0]))
     asked = f"datum.value == {charts.literal(labels[fig.opening])}"
     base = charts.named_stages(alt.Chart(alt.NamedData("cells"))).encode(
