@@ -139,7 +139,14 @@ def test_the_token_row_lists_the_token_params_options_as_written_after_their_num
     chart = {"signals": [{"name": "view", "value": "all", "bind": {"input": "radio", "options": ["all"]}},
                          {"name": "position", "value": 2,
                           "bind": {"input": "select", "options": [1, 2, 3], "labels": ["1: Ice", "2: _melts", "3: _1: 2"]}}]}
-    assert shared_names.token_row(chart) == [{"value": 1, "text": "Ice", "chosen": False},
-                                             {"value": 2, "text": "_melts", "chosen": True},
-                                             {"value": 3, "text": "_1: 2", "chosen": False}]
+    assert shared_names.token_row(chart) == [
+        {"value": 1, "text": "Ice", "chosen": False, "number": 1, "start": False},
+        {"value": 2, "text": "_melts", "chosen": True, "number": 2, "start": False},
+        {"value": 3, "text": "_1: 2", "chosen": False, "number": 3, "start": False}]
+    # After a model's start token (readers number it 0) the options' values stay the model's, the numbers the reader's.
+    started = {"signals": [{"name": "token", "value": 2,
+                            "bind": {"input": "select", "options": [1, 2], "labels": ["0: <s>", "1: Ice"]}}]}
+    assert shared_names.token_row(started) == [
+        {"value": 1, "text": "<s>", "chosen": False, "number": 0, "start": True},
+        {"value": 2, "text": "Ice", "chosen": True, "number": 1, "start": False}]
     assert shared_names.token_row({"signals": [{"name": "stage", "value": 0, "bind": {"input": "range"}}]}) == []
