@@ -25,7 +25,7 @@ from figsite.capture.readout import StageReader
 from figsite.data.format import attention_lists, head_files, is_long, shapes_record, text_file, token
 from figsite.data.paths import AVERAGE_FILE, head_file
 from figsite.data.run import MIN_SHARE, SHARE_UNIT
-from figsite.model.tokens import token_ids, token_text
+from figsite.model.tokens import one_token_id, token_ids, token_text
 
 
 @dataclass
@@ -53,7 +53,7 @@ def run_text(loaded: Loaded, text: str, target: str | None = None, positions: li
     ids = token_ids(loaded, text)
     n, n_layer, n_head = len(ids), model.config.n_layer, model.config.n_head
     long = is_long(n_layer, n_head, n)
-    target_id = token_ids(loaded, target)[0] if target is not None else None
+    target_id = one_token_id(loaded, target)  # the target alone: no start token in front
     read = sorted(set(positions)) if long and positions is not None else list(range(n))
     attention = AttentionSink(n_layer, n_head, long)
     reader = StageReader(model, n, read, target_id, keep=keep_stages)
