@@ -451,6 +451,8 @@ def xl_case(model_dir: Path, texts: list[str], work: Path, env: dict) -> XlCase:
     floor, cold = versus(LONG_CONFIG, texts, model_dir, site, cache, env)
     site_bytes, _ = folder_bytes(site)
     largest, largest_file = largest_named(site)
+    config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
+    layers, d = config["n_layer"], config["n_embd"]
     print(f"3 (xl). the same text with gpt2-xl's shape ({layers} layers, {config['n_head']} heads, {d} wide; "
           f"weights {gib(weights)}) from {model_dir}:")
     print_versus(floor, cold)
