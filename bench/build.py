@@ -177,7 +177,7 @@ built = time.perf_counter()
 print("BENCH " + json.dumps({"start": start, "imported": imported, "built": built, "phases": progress.phases,
                              "torch": "torch" in sys.modules,
                              "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
-# As build.py ends (build.end): the site is written; torch's teardown serves no one.
+# As build.py ends (figsite.cli.end): the site is written; torch's teardown serves no one.
 import os
 sys.stdout.flush()
 os._exit(0)
