@@ -306,3 +306,23 @@ def test_a_llama_style_export_gives_the_builds_own_numbers(llama_loaded, llama_e
     vocab = llama_loaded.model.config.vocab_size
     live_llama = session(llama_exported[0])
     assert_the_builds_numbers(llama_loaded, live_llama, text, lambda ids: ids + list(range(3, vocab, 37)))
+
+
+def test_a_llama_style_export_gives_transformers_own_shares_and_output(llama_model_dir, llama_loaded, llama_exported):
+    """Against transformers' LlamaForCausalLM itself, float64, eager attention (not our code): every query head's
+    shares, and the last stage's chances (the model's output), within 1e-5."""
+    from transformers import AutoModelForCausalLM
+
+    from figsite.capture.api import token_ids
+    from figsite.capture.live_export import session
+
+    reference = AutoModelForCausalLM.from_pretrained(llama_model_dir, torch_dtype=torch.float64,
+                                                     attn_implementation="eager").eval()
+    ids = token_ids(llama_loaded, "When Mary and John went to the store, John gave €")
+    with torch.no_grad():
+        out = reference(torch.tensor([ids]), output_attentions=True)
+    outputs = run(session(llama_exported[0]), ids, list(range(llama_loaded.model.config.vocab_size)))
+    shares = torch.from_numpy(outputs["shares"]).double()
+    assert (shares - torch.cat(out.attentions)).abs().max() < SHARE_TOLERANCE
+    chances = out.logits[0].softmax(dim=-1)  # (position, vocab)
+    assert (torch.from_numpy(outputs["follow_probs"][-1]).double() - chances).abs().max() < PROBABILITY_TOLERANCE
