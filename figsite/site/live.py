@@ -1,4 +1,4 @@
-"""The live page (python build.py --live): live.html, where a reader types a text and GPT-2 runs in the page, and
+"""The live page (python build.py --live): live.html, where a reader types a text and the model runs in the page, and
 the files it loads: the model exported to ONNX (figsite.capture.live_export, its weights in files under 100 MB), the
 model's own tokenizer.json as a classic script (paths.LIVE_TOKENIZER: it sets `liveTokenizerJson`, which the page's
 tokenizer, Tokenizers.js bundled into live/tokenize.js, reads), onnxruntime-web from npm (figsite.site.live_assets),
