@@ -19,7 +19,7 @@
     return a;
   };
 
-  // ../../main/node_modules/@huggingface/tokenizers/dist/tokenizers.mjs
+  // node_modules/@huggingface/tokenizers/dist/tokenizers.mjs
   var DictionarySplitter = class {
     /**
      * @param dictionary The dictionary of words to use for splitting.
