@@ -17,7 +17,7 @@ if ! "$PY" -c "import torch" 2>/dev/null; then
         || "$PY" -m pip install --quiet "torch==2.13.0" --index-url https://download.pytorch.org/whl/cpu
 fi
 
-# The live page's libraries (onnxruntime-web, gpt-tokenizer) from npm, exactly as package-lock.json pins them;
+# The live page's libraries (onnxruntime-web, Tokenizers.js) from npm, exactly as package-lock.json pins them;
 # --omit=dev leaves out the tools CI alone uses. No install scripts run.
 npm_live() {
     command -v npm >/dev/null || { echo "error: --live needs npm (Node.js 18 or newer) for the live page's libraries" >&2; exit 1; }

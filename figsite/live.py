@@ -20,7 +20,9 @@ from figures import KINDS
 from figures.toolkit import charts
 
 LIVE_TOKENS = live_data.MAX_TOKENS  # the longest text the live page reads (the lens's limit): the export's positions
-LIVE_SOURCES = ("capture/live_export.py", "model/gpt2.py")  # the code that makes the live page's model
+# The code that makes the live page's model and its tokenizer.json: the export, and every family's module (which
+# family a cached export is of is not known before the model loads).
+LIVE_SOURCES = ("capture/live_export.py", "model/*.py")
 
 
 @dataclass(frozen=True)
@@ -39,12 +41,13 @@ def live_model(settings, scratch: Path, progress, loaded=None) -> LiveModel:
     rebuild with the export cached loads nothing. `settings`, `progress`: figsite.pipeline's."""
     identity = cache.model_identity(settings.model, settings.revision, settings.seed) \
         if settings.cache_dir is not None else None
-    parts = ["live-model", 1, identity, _live_code(), LIVE_TOKENS, _version("torch"), _version("onnx")]
+    parts = ["live-model", 2, identity, _live_code(), LIVE_TOKENS, _version("torch"), _version("onnx")]
     if identity:
         raw = cache.recall(settings.cache_dir, [*parts, "manifest"])
         if raw is not None:
             manifest = json.loads(raw)
-            kept = cache.recall_folder(settings.cache_dir, parts, {f["name"]: f["sha256"] for f in manifest["files"]})
+            files = [*manifest["files"], manifest["tokenizer"]]
+            kept = cache.recall_folder(settings.cache_dir, parts, {f["name"]: f["sha256"] for f in files})
             if kept is not None:
                 progress.log("cache: using the stored export of the model for the live page")
                 return LiveModel(kept, manifest)
@@ -70,9 +73,9 @@ def live_model(settings, scratch: Path, progress, loaded=None) -> LiveModel:
 
 
 def _live_code() -> str:
-    digest = hashlib.sha256()
-    for name in LIVE_SOURCES:
-        digest.update(name.encode() + (Path(__file__).resolve().parent / name).read_bytes())
+    digest, here = hashlib.sha256(), Path(__file__).resolve().parent
+    for path in sorted(path for pattern in LIVE_SOURCES for path in here.glob(pattern)):
+        digest.update(path.relative_to(here).as_posix().encode() + path.read_bytes())
     return digest.hexdigest()
 
 

@@ -1,35 +1,38 @@
-"""GPT-2 exported to ONNX for a page that runs it in the reader's browser (onnxruntime-web) and works out, for
-the reader's own text, the numbers the build works out for the chapter's: every head's shares and the read-out
-of every stage (stage 0: after the embedding, stage s: after layer s; the final layer norm, the unembedding and
-a softmax, as figsite.capture.readout reads it).
+"""A model of any family exported to ONNX for a page that runs it in the reader's browser (onnxruntime-web) and
+works out, for the reader's own text, the numbers the build works out for the chapter's: every head's shares and the
+read-out of every stage (stage 0: after the embedding, stage s: after layer s; the final norm, the unembedding and a
+softmax, as figsite.capture.readout reads it); and the model's own tokenizer.json beside it, which the page's
+tokenizer reads (figsite.site.live).
 
-    export(loaded, folder, max_tokens=64) -> manifest    writes the graph and its weights into `folder`
+    export(loaded, folder, max_tokens=64) -> manifest    writes the graph, its weights and tokenizer.json into `folder`
     run(folder, ids, follow) -> {output name: array}     runs the export with onnxruntime (CPU), as a page would
 
 The graph is the build's own model traced by torch's exporter (torch.onnx.export, the torch.export-based one,
-which needs `onnxscript`), run through the model interface (figsite.model.interface: embed, run_layers, final_norm,
-unembed) and read at the same hook points as the capture. Its inputs:
+which needs `onnxscript`), run through the model interface only (figsite.model.interface: embed, run_layers,
+final_norm, unembed, export_copy, checkpoint_names), whatever its family, and read at the same hook points as the
+capture. Its inputs:
 
-    input_ids  int64 (1, T), 1 <= T <= max_tokens     the text's tokens
+    input_ids  int64 (1, T), 1 <= T <= max_tokens     the text's tokens, the start token first where the model has one
     follow     int64 (K,), K >= 1                      tokens whose probability and rank are asked for
 
 and its outputs (S = n_layer + 1 stages):
 
-    shares        float32 (n_layer, n_head, T, T)   the attention pattern, 0 right of the diagonal
+    shares        float32 (n_layer, n_head, T, T)   the attention pattern of each query head, 0 right of the diagonal
     top_ids       int64   (S, T, TOP_K)             the most likely tokens, highest first (equal scores: lower id first)
     top_probs     float32 (S, T, TOP_K)             their probabilities
     follow_probs  float32 (S, T, K)                 the probability of each `follow` token
     follow_ranks  int64   (S, T, K)                 its rank: 1 + how many scores of its position are higher
 
-The 50,257 scores of a stage and position are never an output. The softmax's total is taken with the largest
-score subtracted first, one stage at a time, and the ranks are counted one stage and one followed token at a
+The scores of a stage and position (the vocabulary's) are never an output. The softmax's total is taken with the
+largest score subtracted first, one stage at a time, and the ranks are counted one stage and one followed token at a
 time (two ONNX Scans, torch's prototype `scan`): besides the scores, (S, T, vocab), what is held at once is one
 stage's (T, vocab), whatever K is.
 
 The weights are ONNX external data, float32, in files each under `file_bytes` (100 MB): a tensor larger than
-that (the token embedding, 154 MB in GPT-2 small) is stored as blocks of rows that the graph concatenates. The
-unembedding is the token embedding (tied), stored once. Only the first max_tokens positions' embeddings are
-kept, so a longer text is an error in onnxruntime (a Gather out of bounds) rather than a silent wrong answer.
+that (the token embedding, 154 MB in GPT-2 small) is stored as blocks of rows that the graph concatenates. A tied
+unembedding is the token embedding, stored once. Where the family adds learned positions (GPT-2), only the first
+max_tokens positions' embeddings are kept, so a longer text is an error in onnxruntime (a Gather out of bounds)
+rather than a silent wrong answer; a rotary family has no table to cut, and the page refuses a longer text itself.
 The same model gives byte-identical files: the exporter's source locations and stack traces are stripped.
 """
 
@@ -49,9 +52,10 @@ from figsite.capture.hooks import at_each_layer, point
 from figsite.data.cache import file_sha256
 from figsite.data.format import TOP_K
 
-FORMAT = "gpt2-live/1"
-GRAPH_FILE = "gpt2.onnx"
-WEIGHTS_FILE = "gpt2-weights-{}.bin"  # the external data's files, numbered from 0
+FORMAT = "live-model/2"
+GRAPH_FILE = "model.onnx"
+WEIGHTS_FILE = "model-weights-{}.bin"  # the external data's files, numbered from 0
+TOKENIZER_FILE = "tokenizer.json"  # the model's own tokenizer, as the `tokenizers` library saves it
 FILE_BYTES = 100_000_000  # each file of weights is smaller than this
 ALIGN = 4096  # each tensor starts at a multiple of this in its file (a page: onnxruntime can map it)
 OPSET = 20
@@ -59,8 +63,8 @@ INPUTS = ("input_ids", "follow")
 OUTPUTS = ("shares", "top_ids", "top_probs", "follow_probs", "follow_ranks")
 
 
-class LiveGPT2(nn.Module):
-    """The build's model with the read-out of every stage on top: (input_ids (1, T), follow (K,)) -> OUTPUTS."""
+class LiveModel(nn.Module):
+    """The build's model (any family, through the interface) with the read-out of every stage on top: (input_ids (1, T), follow (K,)) -> OUTPUTS."""
 
     def __init__(self, model: LanguageModel):
         super().__init__()
@@ -128,12 +132,14 @@ def _ranks(logits: torch.Tensor, chosen: torch.Tensor) -> torch.Tensor:
 
 
 def export(loaded: Loaded, folder: Path, max_tokens: int = 64, *, file_bytes: int = FILE_BYTES) -> dict:
-    """Writes GRAPH_FILE and its weights' files into `folder` (made if missing; an earlier export's weights' files
-    are removed, other files left alone) and returns the manifest: {"format", "model" (loaded.info), "n_layer",
-    "n_head", "vocab_size", "max_tokens", "top_k", "stages", "opset", "graph", "files": [{"name", "bytes",
-    "sha256"}] (the graph first, then the weights' files in the order their tensors come), "inputs" and
-    "outputs": [{"name", "dtype", "shape"}] (a shape's "T" and "K" vary by run)}. Nothing in it varies between
-    two exports of the same model. ValueError: max_tokens outside 1..n_positions."""
+    """Writes GRAPH_FILE, its weights' files and TOKENIZER_FILE (loaded.tokenizer's) into `folder` (made if missing;
+    an earlier export's weights' files are removed, other files left alone) and returns the manifest: {"format",
+    "model" (loaded.info), "n_layer", "n_head" (query heads), "vocab_size", "max_tokens", "top_k", "stages",
+    "opset", "graph", "files": [{"name", "bytes", "sha256"}] (the graph first, then the weights' files in the order
+    their tensors come: what the page fetches), "tokenizer": {"name", "bytes", "sha256"}, "start_id" (the token put
+    in front of every text, or None), "inputs" and "outputs": [{"name", "dtype", "shape"}] (a shape's "T" and "K"
+    vary by run)}. Nothing in it varies between two exports of the same model. ValueError: max_tokens outside
+    1..n_positions."""
     config = loaded.model.config
     if not 1 <= max_tokens <= config.n_positions:
         raise ValueError(f"max_tokens {max_tokens}; allowed: 1 to {config.n_positions}")
@@ -153,22 +159,32 @@ def export(loaded: Loaded, folder: Path, max_tokens: int = 64, *, file_bytes: in
     import onnx
 
     onnx.checker.check_model(str(folder / GRAPH_FILE))
-    files = [{"name": name, "bytes": (folder / name).stat().st_size, "sha256": file_sha256(folder / name)}
-             for name in [GRAPH_FILE, *data_files]]
+    (folder / TOKENIZER_FILE).write_text(loaded.tokenizer.backend.to_str(), encoding="utf-8")
+    files = [_described_file(folder, name) for name in [GRAPH_FILE, *data_files]]
+    described = _described_values(config)
+    return {"format": FORMAT, "model": loaded.info, "n_layer": config.n_layer, "n_head": config.n_head,
+            "vocab_size": config.vocab_size, "max_tokens": max_tokens, "top_k": TOP_K, "stages": config.n_layer + 1,
+            "opset": OPSET, "graph": GRAPH_FILE, "files": files, "tokenizer": _described_file(folder, TOKENIZER_FILE),
+            "start_id": getattr(loaded.tokenizer, "start_id", None),
+            "inputs": described[:len(INPUTS)], "outputs": described[len(INPUTS):]}
+
+
+def _described_file(folder: Path, name: str) -> dict:
+    return {"name": name, "bytes": (folder / name).stat().st_size, "sha256": file_sha256(folder / name)}
+
+
+def _described_values(config) -> list[dict]:
+    """The graph's inputs and outputs, [{"name", "dtype", "shape"}], INPUTS then OUTPUTS."""
     stages = config.n_layer + 1
     shapes = {"input_ids": ("int64", [1, "T"]), "follow": ("int64", ["K"]),
               "shares": ("float32", [config.n_layer, config.n_head, "T", "T"]),
               "top_ids": ("int64", [stages, "T", TOP_K]), "top_probs": ("float32", [stages, "T", TOP_K]),
               "follow_probs": ("float32", [stages, "T", "K"]), "follow_ranks": ("int64", [stages, "T", "K"])}
-    described = [{"name": name, "dtype": shapes[name][0], "shape": shapes[name][1]} for name in INPUTS + OUTPUTS]
-    return {"format": FORMAT, "model": loaded.info, "n_layer": config.n_layer, "n_head": config.n_head,
-            "vocab_size": config.vocab_size, "max_tokens": max_tokens, "top_k": TOP_K, "stages": stages,
-            "opset": OPSET, "graph": GRAPH_FILE, "files": files,
-            "inputs": described[:len(INPUTS)], "outputs": described[len(INPUTS):]}
+    return [{"name": name, "dtype": shapes[name][0], "shape": shapes[name][1]} for name in INPUTS + OUTPUTS]
 
 
 def _traced(model: LanguageModel, max_tokens: int):
-    """The ONNX ModelProto of LiveGPT2(model), T and K dynamic, weights inside (raw_data)."""
+    """The ONNX ModelProto of LiveModel(model), T and K dynamic, weights inside (raw_data)."""
     import logging
     import warnings
 
@@ -183,7 +199,7 @@ def _traced(model: LanguageModel, max_tokens: int):
     try:
         with warnings.catch_warnings(), torch.no_grad():
             warnings.simplefilter("ignore")
-            program = torch.onnx.export(LiveGPT2(model).eval(), (ids, follow), dynamo=True, verbose=False,
+            program = torch.onnx.export(LiveModel(model).eval(), (ids, follow), dynamo=True, verbose=False,
                                         opset_version=OPSET, input_names=list(INPUTS), output_names=list(OUTPUTS),
                                         dynamic_shapes=dynamic, optimize=True)
     finally:
@@ -204,7 +220,7 @@ def _graphs(graph):
 
 def _tidy(proto, renames: dict) -> None:
     """Strips what would differ between two checkouts or machines (the exporter's stack traces, source lines,
-    module paths) and renames the weights to the checkpoint's names (`renames`: LiveGPT2's parameter names ->
+    module paths) and renames the weights to the checkpoint's names (`renames`: LiveModel's parameter names ->
     the model's checkpoint_names, a tied weight's to the one stored), everywhere they are read, subgraphs too."""
     del proto.metadata_props[:]
     proto.doc_string = ""

@@ -25,6 +25,7 @@ LIVE_PAGE = "live.html"  # with --live only: the reader's own text, GPT-2 run in
 LIVE = "live"  # with --live only: what the live page loads (figsite/site/live.py)
 LIVE_MODEL = f"{LIVE}/model"  # the model exported to ONNX, its weights in files under 100 MB
 LIVE_SCRIPT = f"{LIVE}/live.js"
+LIVE_TOKENIZER = f"{LIVE}/tokenizer.js"  # the model's tokenizer.json, as a script that the page's tokenizer reads
 
 RUN_RECORD = "run.json"  # under data/
 PARTS = "parts.json"  # under data/: what the scores, ledger, knockout, patching and head-roles figures read

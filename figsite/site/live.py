@@ -1,7 +1,8 @@
-"""The live page (python build.py --live): live.html, where a reader types a text and GPT-2 runs in the page, and
-the files it loads: the model exported to ONNX (figsite.capture.live_export, its weights in files under 100 MB),
-onnxruntime-web and GPT-2's tokenizer from npm (figsite.site.live_assets), and its own script (a classic script
-bundled from the ES modules of templates/js/live/, entry main.js).
+"""The live page (python build.py --live): live.html, where a reader types a text and the model runs in the page, and
+the files it loads: the model exported to ONNX (figsite.capture.live_export, its weights in files under 100 MB), the
+model's own tokenizer.json as a classic script (paths.LIVE_TOKENIZER: it sets `liveTokenizerJson`, which the page's
+tokenizer, Tokenizers.js bundled into live/tokenize.js, reads), onnxruntime-web from npm (figsite.site.live_assets),
+and its own script (a classic script bundled from the ES modules of templates/js/live/, entry main.js).
 
 The page runs only over http(s) (a server, a static host, `python build.py --serve`): a browser lets no page
 from file:// fetch files or start the runtime's workers, and the page says so there, in one line.
@@ -10,6 +11,7 @@ from file:// fetch files or start the runtime's workers, and the page says so th
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,9 +53,24 @@ class LivePage:
 
     def runtime_files(self) -> list[dict]:
         """The runtime's files and the page's scripts as the page checks them before it fetches the model: {"path"
-        in the site, "bytes", "sha256"}, the runtime's module first (its type is checked before any bytes)."""
+        in the site, "bytes", "sha256"}, the runtime's module first (its type is checked before any bytes), the
+        model's tokenizer last."""
+        scripts = {**runtime_bytes(), paths.LIVE_TOKENIZER: self.tokenizer_script()}
         return [{"path": path, "bytes": len(raw), "sha256": hashlib.sha256(raw).hexdigest()}
-                for path, raw in runtime_bytes().items()]
+                for path, raw in scripts.items()]
+
+    def tokenizer_script(self) -> bytes:
+        """paths.LIVE_TOKENIZER's bytes: the export's tokenizer.json (the model's own), as a script."""
+        return tokenizer_script((self.model_folder / self.manifest["tokenizer"]["name"]).read_text(encoding="utf-8"))
+
+
+def tokenizer_script(tokenizer_json: str) -> bytes:
+    """A tokenizer.json as the classic script the live page loads before live/tokenize.js: it sets the global
+    liveTokenizerJson to the JSON's value (written in ASCII, so that the script reads the same whatever charset a
+    host sends it with)."""
+    value = json.dumps(json.loads(tokenizer_json), ensure_ascii=True, separators=(",", ":"))
+    return (f"// The model's own tokenizer.json, for {paths.LIVE}/tokenize.js (Tokenizers.js). Written by the build "
+            f"(figsite/site/live.py).\nglobalThis.liveTokenizerJson = {value};\n").encode("ascii")
 
 
 
@@ -81,8 +98,9 @@ _read: dict = {}
 
 
 def write_live_files(folder: Path, live: LivePage) -> None:
-    """The model's files, the libraries from npm, and the page's scripts, under live/ in the site."""
+    """The model's files, its tokenizer, the libraries from npm, and the page's scripts, under live/ in the site."""
     live_assets.copy_into(folder)
+    (folder / paths.LIVE_TOKENIZER).write_bytes(live.tokenizer_script())
     model = folder / paths.LIVE_MODEL
     model.mkdir(parents=True, exist_ok=True)
     for entry in live.manifest["files"]:

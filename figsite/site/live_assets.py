@@ -1,4 +1,4 @@
-"""The files of the live page (GPT-2 run in the reader's browser) that come from npm: where each goes in the
+"""The files of the live page (the model run in the reader's browser) that come from npm: where each goes in the
 site, from where in node_modules/ (installed from package.json's "dependencies", pinned exactly), and the check
 that they are there, of the pinned versions, before a build copies them. No torch here.
 
@@ -6,11 +6,12 @@ that they are there, of the pinned versions, before a build copies them. No torc
   ort-wasm-simd-threaded.mjs with import() and that loads ort-wasm-simd-threaded.wasm, both from the folder
   `ort.env.wasm.wasmPaths` names (so the three stay together, under these names). import() and fetch() do not
   work from file://: the live page must be served over http(s).
-- gpt-tokenizer's r50k_base encoding (GPT-2's BPE), its one plain-script bundle (sets the global
-  `GPTTokenizer_r50k_base`); gpt-tokenizer 4 publishes ES modules only, hence 3.4.0.
+- Tokenizers.js (@huggingface/tokenizers), which runs the model's own tokenizer.json: bundled (`npm run bundle`) into
+  the project's templates/live/tokenize.js, so that only its LICENSE is copied from node_modules/.
 - LIVE_SCRIPTS: the project's own glue, templates/live/tokenize.js (window.liveTokens: ids and token texts as
-  figsite.model.tokens has them), a classic script bundled from the ES modules of templates/js/tokenize/. It is
-  not in templates/static/, whose every entry each build copies into the site's assets as a file.
+  figsite.model.tokens has them), a classic script bundled from the ES modules of templates/js/tokenize/ and
+  Tokenizers.js. It is not in templates/static/, whose every entry each build copies into the site's assets as a
+  file. The tokenizer.json it reads is the build's (figsite.site.live).
 """
 
 from __future__ import annotations
@@ -29,8 +30,7 @@ LIVE_ASSETS = {
     "live/ort/ort.wasm.min.js": "onnxruntime-web/dist/ort.wasm.min.js",
     "live/ort/ort-wasm-simd-threaded.mjs": "onnxruntime-web/dist/ort-wasm-simd-threaded.mjs",
     "live/ort/ort-wasm-simd-threaded.wasm": "onnxruntime-web/dist/ort-wasm-simd-threaded.wasm",
-    "live/gpt-tokenizer/r50k_base.js": "gpt-tokenizer/dist/r50k_base.js",
-    "live/gpt-tokenizer/LICENSE": "gpt-tokenizer/LICENSE",
+    "live/tokenizers/LICENSE": "@huggingface/tokenizers/LICENSE",  # its code is in live/tokenize.js
 }
 
 # site path -> path in the project
@@ -47,7 +47,7 @@ def pinned(root: Path = ROOT) -> dict[str, str]:
 
 
 def package_of(node_path: str) -> str:
-    """'gpt-tokenizer/dist/r50k_base.js' -> 'gpt-tokenizer' (a scope, '@scope/name/...', keeps both parts)."""
+    """'onnxruntime-web/dist/ort.wasm.min.js' -> 'onnxruntime-web' (a scope, '@scope/name/...', keeps both parts)."""
     parts = node_path.split("/")
     return "/".join(parts[:2]) if parts[0].startswith("@") else parts[0]
 
@@ -80,7 +80,7 @@ def check(packages: tuple[str, ...] | None = None, node_modules: Path | None = N
     """BuildError, one line that names `./setup.sh --live`, unless every file of the live page is there."""
     found = problems(packages, node_modules, root)
     if found:
-        raise BuildError(f"--live: the live page needs onnxruntime-web and gpt-tokenizer from npm, and "
+        raise BuildError(f"--live: the live page needs onnxruntime-web and Tokenizers.js from npm, and "
                          f"{'; '.join(found)}; run {SETUP} (it runs npm ci) and build again")
 
 

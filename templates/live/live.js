@@ -1285,16 +1285,22 @@
   }
 
   // templates/js/live/asked.js
+  function startId() {
+    return globalThis.liveTokens.startId ? globalThis.liveTokens.startId() : null;
+  }
+  function room(maxTokens) {
+    return maxTokens - (startId() === null ? 0 : 1);
+  }
   function asked(text, target, maxTokens) {
     if (text === "") return { refused: "Type a text first: the box is empty." };
     if (!/\S/.test(text)) return { refused: "Your text is only spaces; type a word or more." };
-    const ids = globalThis.liveTokens.encode(text);
-    if (ids.length > maxTokens) {
-      return { refused: "Your text is " + ids.length + " tokens long; this page reads at most " + maxTokens + "." };
+    const own = globalThis.liveTokens.encode(text), most = room(maxTokens), start = startId();
+    if (own.length > most) {
+      return { refused: "Your text is " + own.length + " tokens long; this page reads at most " + most + "." };
     }
     const followed = followedToken(target);
     if (followed.refused) return followed;
-    return { ids, target: followed.id };
+    return { ids: start === null ? own : [start].concat(own), own: own.length, target: followed.id };
   }
   function followedToken(target) {
     if (target === "") return { refused: "Type the token to follow in the read-out: its box is empty." };
@@ -1312,6 +1318,9 @@
         said = "Following " + tokenName(found[0]) + " (the token without a space before it).";
       }
     }
+    if (found.length === 1 && found[0] === startId()) {
+      return { refused: "The token to follow cannot be the start token " + tokenName(found[0]) + ": it stands before every text, and the model never guesses it." };
+    }
     if (found.length !== 1) {
       return { refused: 'The token to follow must be one token, and "' + target + '" is ' + found.length + " (" + found.map(tokenName).join(" ") + "): try a shorter or more common word, with the space before it." };
     }
@@ -1322,8 +1331,9 @@
   var counting = false;
   function count() {
     counting = false;
-    const countLine = page.el.countLine, maxTokens = page.maxTokens;
+    const countLine = page.el.countLine;
     if (!countLine || !window.liveTokens) return;
+    const maxTokens = room(page.maxTokens);
     const n = window.liveTokens.encode(page.el.textBox.value).length, over = n > maxTokens;
     countLine.textContent = n + " of " + maxTokens + " tokens" + (over ? ": " + (n - maxTokens) + " too many" : "");
     countLine.toggleAttribute("data-over", over);
@@ -1342,15 +1352,15 @@
 
   // templates/js/live/run.js
   function showTokens(res) {
-    const tokensRow = page.el.tokensRow;
+    const tokensRow = page.el.tokensRow, start = startId() !== null && res.ids[0] === startId() ? 1 : 0;
     Array.prototype.slice.call(tokensRow.querySelectorAll(".token")).forEach((t) => {
       t.remove();
     });
-    const n = res.ids.length;
-    $("live-tokens-label").textContent = "Drawn for this text, in " + n + (n === 1 ? " token:" : " tokens:");
-    res.names.forEach((name) => {
+    const n = res.ids.length - start;
+    $("live-tokens-label").textContent = "Drawn for this text, in " + n + (n === 1 ? " token" : " tokens") + (start ? " after the start token " + res.names[0] + ":" : ":");
+    res.names.forEach((name, i) => {
       const span = document.createElement("span");
-      span.className = "token";
+      span.className = i < start ? "token token-start" : "token";
       span.textContent = name;
       tokensRow.appendChild(span);
     });
@@ -1393,7 +1403,7 @@
     state.finished = number;
     if (number !== state.runs) return;
     setState("drawn");
-    say(modelName(true) + " read your " + ask.ids.length + (ask.ids.length === 1 ? " token" : " tokens") + " in " + ((read - started) / 1e3).toFixed(1) + " s: the figures below are for your text.");
+    say(modelName(true) + " read your " + ask.own + (ask.own === 1 ? " token" : " tokens") + " in " + ((read - started) / 1e3).toFixed(1) + " s: the figures below are for your text.");
   }
   function compute(text, target) {
     const ask = asked(text, target, page.maxTokens);

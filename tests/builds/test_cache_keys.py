@@ -305,13 +305,15 @@ def stand_in_export(loaded, folder: Path, max_tokens: int = 64, **_) -> dict:
         digest.update(name.encode() + tensor.detach().cpu().contiguous().numpy().tobytes())
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "gpt2.onnx").write_text(f"a stand-in for the export of the weights {digest.hexdigest()}\n")
+    (folder / "model.onnx").write_text(f"a stand-in for the export of the weights {digest.hexdigest()}\n")
+    (folder / "tokenizer.json").write_text(loaded.tokenizer.backend.to_str(), encoding="utf-8")
     config = loaded.model.config
-    raw = (folder / "gpt2.onnx").read_bytes()
-    return {"format": "gpt2-live/1", "model": loaded.info, "n_layer": config.n_layer, "n_head": config.n_head,
+    described = {name: {"name": name, "bytes": len(raw := (folder / name).read_bytes()),
+                        "sha256": hashlib.sha256(raw).hexdigest()} for name in ("model.onnx", "tokenizer.json")}
+    return {"format": "live-model/2", "model": loaded.info, "n_layer": config.n_layer, "n_head": config.n_head,
             "vocab_size": config.vocab_size, "max_tokens": max_tokens, "top_k": 10, "stages": config.n_layer + 1,
-            "opset": 20, "graph": "gpt2.onnx", "inputs": [], "outputs": [],
-            "files": [{"name": "gpt2.onnx", "bytes": len(raw), "sha256": hashlib.sha256(raw).hexdigest()}]}
+            "opset": 20, "graph": "model.onnx", "inputs": [], "outputs": [], "start_id": None,
+            "files": [described["model.onnx"]], "tokenizer": described["tokenizer.json"]}
 
 
 def other_model(small_model_dir: Path, folder: Path) -> Path:

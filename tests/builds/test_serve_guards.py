@@ -56,7 +56,7 @@ def test_the_preview_listens_on_127_0_0_1_only(server):
 # Every type of file a site holds (test_every_type_the_build_writes_is_tried checks the list against the build):
 # its pages, which the server reads itself to add the live script, and every other type, which http.server sends.
 TYPES = (".html", ".css", ".js", ".mjs", ".json", ".csv", ".svg", ".png", ".txt", ".pdf", ".wasm", ".onnx", ".bin",
-         "")  # "": live/gpt-tokenizer/LICENSE, .gpt2-figures-site
+         "")  # "": live/tokenizers/LICENSE, .gpt2-figures-site
 INSIDE = b"a file of the site, reached through a link"
 
 # How a request may name a file outside the site: `..` written out and percent-encoded (with / and \ encoded too),

@@ -112,6 +112,19 @@ def test_the_live_page_carries_its_libraries_from_npm_and_loads_nothing_from_the
     assert live_config(live_site)["defaults"]["target"] == " the"
 
 
+def test_the_live_page_reads_the_models_own_tokenizer_json(live_site, small_model_dir):
+    from figsite.data import paths
+    from figsite.model.tokens import Tokenizer
+
+    script = (live_site / paths.LIVE_TOKENIZER).read_text(encoding="ascii")
+    value = json.loads(re.search(r"^globalThis\.liveTokenizerJson = (.*);$", script, re.M).group(1))
+    assert value == json.loads(Tokenizer.from_directory(small_model_dir).backend.to_str())
+    page = (live_site / "live.html").read_text(encoding="utf-8")
+    scripts = re.findall(r'<script src="([^"]+)"', page)
+    assert scripts.index(paths.LIVE_TOKENIZER) < scripts.index("live/tokenize.js") < scripts.index("live/live.js")
+    assert "gpt-tokenizer" not in page and not (live_site / "live" / "gpt-tokenizer").exists()
+
+
 def test_the_index_and_the_pages_of_the_figures_it_covers_link_the_live_page(live_site):
     assert 'href="live.html"' in (live_site / "index.html").read_text(encoding="utf-8")
     live_page = (live_site / "live.html").read_text(encoding="utf-8")

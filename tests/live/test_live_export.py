@@ -1,8 +1,10 @@
-"""GPT-2 exported to ONNX for the live page (figsite.capture.live_export), run with onnxruntime on the CPU and
+"""A model exported to ONNX for the live page (figsite.capture.live_export), run with onnxruntime on the CPU and
 checked against the independent float64 reference (tests/reference.py) and against the build's own capture.
 
 The model is the small seeded GPT-2 of conftest (3 layers, 4 heads, width 64, GPT-2's vocabulary); its token
-embedding (12.9 MB) is made to need splitting by a file limit of 5 MB.
+embedding (12.9 MB) is made to need splitting by a file limit of 5 MB. A Llama-style model (conftest's: rotary,
+grouped-query attention, RMSNorm, a start token) is exported through the same interface and checked against the
+build's numbers too.
 """
 
 from __future__ import annotations
@@ -95,9 +97,10 @@ def run(live, ids, follow=(13,)):
 def test_the_manifest_lists_every_file_with_its_size_and_digest_and_each_is_under_the_limit(exported):
     folder, manifest = exported
     names = [entry["name"] for entry in manifest["files"]]
-    assert sorted(path.name for path in folder.iterdir()) == sorted(names)
-    assert names[0] == manifest["graph"] == "gpt2.onnx" and len(names) >= 3
-    for entry in manifest["files"]:
+    assert sorted(path.name for path in folder.iterdir()) == sorted([*names, manifest["tokenizer"]["name"]])
+    assert names[0] == manifest["graph"] == "model.onnx" and len(names) >= 3
+    assert manifest["tokenizer"]["name"] == "tokenizer.json" and manifest["start_id"] is None
+    for entry in [*manifest["files"], manifest["tokenizer"]]:
         data = (folder / entry["name"]).read_bytes()
         assert len(data) == entry["bytes"] < FILE_BYTES
         assert hashlib.sha256(data).hexdigest() == entry["sha256"]
@@ -128,7 +131,7 @@ def test_the_graph_has_exactly_those_inputs_and_outputs_and_no_scores(exported, 
 
 def test_the_token_embedding_is_stored_once_in_row_blocks_that_the_graph_joins(exported, weights):
     folder = exported[0]
-    graph = onnx.load(str(folder / "gpt2.onnx"), load_external_data=False).graph
+    graph = onnx.load(str(folder / "model.onnx"), load_external_data=False).graph
     blocks = [t for t in graph.initializer if t.name.startswith("transformer.wte.weight")]
     assert len(blocks) >= 3 and sum(t.dims[0] for t in blocks) == 50257
     assert not [t for t in graph.initializer if "lm_head" in t.name]
@@ -222,13 +225,18 @@ def test_followed_tokens_probabilities_and_ranks_are_the_references(loaded, live
 
 def test_the_export_gives_the_builds_own_numbers(loaded, live):
     """The build's capture of the same text (its data file's shares and read-out, the lens's p and rank)."""
+    assert_the_builds_numbers(loaded, live, TEXTS["German"], lambda ids: followed(ids))
+
+
+def assert_the_builds_numbers(loaded, live, text: str, following) -> None:
+    """The export's outputs for `text` (read with the start token where the model has one, as the build reads it)
+    are the build's capture's within 1e-5; following(ids) -> the tokens to follow."""
     from figsite.capture.api import run_text
     from figsite.capture.parts.lens import lens
 
-    text = TEXTS["German"]
     capture = run_text(loaded, text, keep_stages=True)
     ids = [token["id"] for token in capture.data["tokens"]]
-    follow = followed(ids)
+    follow = following(ids)
     outputs = run(live, ids, follow)
     for layer, heads in enumerate(capture.data["attention"]):
         for head, rows in enumerate(heads):
@@ -249,3 +257,72 @@ def test_the_export_gives_the_builds_own_numbers(loaded, live):
     got = torch.from_numpy(outputs["follow_ranks"])
     assert (got[rank <= 100] == rank[rank <= 100]).all()
     assert (got - rank).abs().max() <= 2  # past 100: float32's near-ties, in the build's and the export's scores
+
+
+def test_the_export_carries_the_models_own_tokenizer(loaded, exported):
+    from tokenizers import Tokenizer
+
+    folder, manifest = exported
+    written = Tokenizer.from_file(str(folder / manifest["tokenizer"]["name"]))
+    for text in [*TEXTS.values(), "日本語 😀<|endoftext|>x"]:
+        assert written.encode(text, add_special_tokens=False).ids == loaded.tokenizer.encode(text)
+    assert written.to_str() == loaded.tokenizer.backend.to_str()
+
+
+# ---------------------------------------------------------------------------------------------- a Llama-style model
+
+@pytest.fixture(scope="module")
+def llama_loaded(llama_model_dir):
+    from figsite.capture.api import load
+
+    return load(str(llama_model_dir), None, 0, "cpu")
+
+
+@pytest.fixture(scope="module")
+def llama_exported(llama_loaded, tmp_path_factory):
+    from figsite.capture.live_export import export
+
+    folder = tmp_path_factory.mktemp("live-llama")
+    return folder, export(llama_loaded, folder, MAX_TOKENS)
+
+
+def test_a_llama_style_model_exports_through_the_interface_with_its_start_token(llama_loaded, llama_exported):
+    folder, manifest = llama_exported
+    config = llama_loaded.model.config
+    assert manifest["start_id"] == llama_loaded.tokenizer.start_id is not None
+    assert (manifest["n_layer"], manifest["n_head"], manifest["vocab_size"]) == (config.n_layer, config.n_head,
+                                                                               config.vocab_size)
+    assert config.n_head > getattr(config, "n_kv_head", config.n_head)  # query heads share key heads
+    from figsite.capture.live_export import session
+
+    outputs = run(session(folder), [manifest["start_id"], 5, 6], [7])
+    assert outputs["shares"].shape == (config.n_layer, config.n_head, 3, 3)
+
+
+@pytest.mark.parametrize("text", ["Maya lives in Paris, the capital of France.", "The animal didn't cross €"])
+def test_a_llama_style_export_gives_the_builds_own_numbers(llama_loaded, llama_exported, text):
+    from figsite.capture.live_export import session
+
+    vocab = llama_loaded.model.config.vocab_size
+    live_llama = session(llama_exported[0])
+    assert_the_builds_numbers(llama_loaded, live_llama, text, lambda ids: ids + list(range(3, vocab, 37)))
+
+
+def test_a_llama_style_export_gives_transformers_own_shares_and_output(llama_model_dir, llama_loaded, llama_exported):
+    """Against transformers' LlamaForCausalLM itself, float64, eager attention (not our code): every query head's
+    shares, and the last stage's chances (the model's output), within 1e-5."""
+    from transformers import AutoModelForCausalLM
+
+    from figsite.capture.api import token_ids
+    from figsite.capture.live_export import session
+
+    reference = AutoModelForCausalLM.from_pretrained(llama_model_dir, torch_dtype=torch.float64,
+                                                     attn_implementation="eager").eval()
+    ids = token_ids(llama_loaded, "When Mary and John went to the store, John gave €")
+    with torch.no_grad():
+        out = reference(torch.tensor([ids]), output_attentions=True)
+    outputs = run(session(llama_exported[0]), ids, list(range(llama_loaded.model.config.vocab_size)))
+    shares = torch.from_numpy(outputs["shares"]).double()
+    assert (shares - torch.cat(out.attentions)).abs().max() < SHARE_TOLERANCE
+    chances = out.logits[0].softmax(dim=-1)  # (position, vocab)
+    assert (torch.from_numpy(outputs["follow_probs"][-1]).double() - chances).abs().max() < PROBABILITY_TOLERANCE

@@ -81,8 +81,8 @@ def test_eslint_holds_the_scripts_to_60_lines_a_function():
 
 def test_the_unit_tests_of_the_scripts_pass():
     needs()
-    if not (ROOT / "node_modules" / "gpt-tokenizer").exists():
-        pytest.skip("gpt-tokenizer not in node_modules: run ./setup.sh --test (npm ci) first")
+    if not (ROOT / "node_modules" / "@huggingface" / "tokenizers").exists():
+        pytest.skip("Tokenizers.js not in node_modules: run ./setup.sh --test (npm ci) first")
     done = run(NODE, "--test", "tests/js/")
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr
     assert "# fail 0" in done.stdout and "# pass 0" not in done.stdout

@@ -1,18 +1,30 @@
 // What the reader asks: the text's token ids and the token to follow in the read-out, or one sentence that refuses
-// them. The tokenizer is window.liveTokens (tokenize.js).
+// them. The tokenizer is window.liveTokens (tokenize.js), the model's own: where it puts a start token in front of
+// every text (a Llama's <s>), the model reads it first, and it is never counted as a token of the reader's text.
 import {tokenName} from './tokens.js';
 
-// The text's token ids and the target's id, or {refused: one sentence}.
+// The start token's id, or null where the model has none (GPT-2).
+export function startId() {
+  return globalThis.liveTokens.startId ? globalThis.liveTokens.startId() : null;
+}
+
+// How many tokens of the reader's own text the page reads: the model's positions, less one for a start token.
+export function room(maxTokens) {
+  return maxTokens - (startId() === null ? 0 : 1);
+}
+
+// The ids the model reads (the start token first where there is one), how many of them are the text's own, and the
+// target's id; or {refused: one sentence}.
 export function asked(text, target, maxTokens) {
   if (text === '') return {refused: 'Type a text first: the box is empty.'};
   if (!/\S/.test(text)) return {refused: 'Your text is only spaces; type a word or more.'};
-  const ids = globalThis.liveTokens.encode(text);
-  if (ids.length > maxTokens) {
-    return {refused: 'Your text is ' + ids.length + ' tokens long; this page reads at most ' + maxTokens + '.'};
+  const own = globalThis.liveTokens.encode(text), most = room(maxTokens), start = startId();
+  if (own.length > most) {
+    return {refused: 'Your text is ' + own.length + ' tokens long; this page reads at most ' + most + '.'};
   }
   const followed = followedToken(target);
   if (followed.refused) return followed;
-  return {ids: ids, target: followed.id};
+  return {ids: start === null ? own : [start].concat(own), own: own.length, target: followed.id};
 }
 
 // The token the target box names: {id, said (one line on which token it is, or '')}, or {refused: one sentence}.
@@ -35,6 +47,10 @@ export function followedToken(target) {
     } else if (found.length === 1) {
       said = 'Following ' + tokenName(found[0]) + ' (the token without a space before it).';
     }
+  }
+  if (found.length === 1 && found[0] === startId()) {
+    return {refused: 'The token to follow cannot be the start token ' + tokenName(found[0]) + ': it stands before ' +
+                     'every text, and the model never guesses it.'};
   }
   if (found.length !== 1) {
     return {refused: 'The token to follow must be one token, and "' + target + '" is ' + found.length +

@@ -1,14 +1,15 @@
 // The lines under the boxes, said as the reader types: the text's length in tokens ("11 of 64 tokens": the
 // tokenizer is enough, no model needed), and which token a word typed without its space is taken for.
-import {followedToken} from './asked.js';
+import {followedToken, room} from './asked.js';
 import {page} from './page.js';
 
 let counting = false;  // a frame is asked for to count the text
 
 export function count() {
   counting = false;
-  const countLine = page.el.countLine, maxTokens = page.maxTokens;
+  const countLine = page.el.countLine;
   if (!countLine || !window.liveTokens) return;
+  const maxTokens = room(page.maxTokens);  // the text's own tokens: a start token is not counted
   const n = window.liveTokens.encode(page.el.textBox.value).length, over = n > maxTokens;
   countLine.textContent = n + ' of ' + maxTokens + ' tokens' + (over ? ': ' + (n - maxTokens) + ' too many' : '');
   countLine.toggleAttribute('data-over', over);

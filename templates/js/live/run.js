@@ -1,7 +1,7 @@
 // A text run: the reader's text and target checked, the model run on them, the tokens shown and the charts drawn,
 // one sentence saying how it went. Runs are queued (model.js inTurn); a newer text wins over one still waiting.
 import {writeAddress} from './address.js';
-import {asked} from './asked.js';
+import {asked, startId} from './asked.js';
 import {drawAll} from './charts.js';
 import {result} from './datasets.js';
 import {sayTarget} from './form.js';
@@ -10,14 +10,16 @@ import {inTurn, infer} from './model.js';
 import {$, modelName, page, say, setState} from './page.js';
 import {state} from './state.js';
 
+// The tokens drawn: the text's own, counted, after the start token where the model reads one (shown, not counted).
 function showTokens(res) {
-  const tokensRow = page.el.tokensRow;
+  const tokensRow = page.el.tokensRow, start = startId() !== null && res.ids[0] === startId() ? 1 : 0;
   Array.prototype.slice.call(tokensRow.querySelectorAll('.token')).forEach((t) => { t.remove(); });
-  const n = res.ids.length;
-  $('live-tokens-label').textContent = 'Drawn for this text, in ' + n + (n === 1 ? ' token:' : ' tokens:');
-  res.names.forEach((name) => {
+  const n = res.ids.length - start;
+  $('live-tokens-label').textContent = 'Drawn for this text, in ' + n + (n === 1 ? ' token' : ' tokens') +
+    (start ? ' after the start token ' + res.names[0] + ':' : ':');
+  res.names.forEach((name, i) => {
     const span = document.createElement('span');
-    span.className = 'token';
+    span.className = i < start ? 'token token-start' : 'token';
     span.textContent = name;
     tokensRow.appendChild(span);
   });
@@ -64,7 +66,7 @@ async function runText(text, ask, number, started) {
   state.finished = number;
   if (number !== state.runs) return;
   setState('drawn');
-  say(modelName(true) + ' read your ' + ask.ids.length + (ask.ids.length === 1 ? ' token' : ' tokens') + ' in ' +
+  say(modelName(true) + ' read your ' + ask.own + (ask.own === 1 ? ' token' : ' tokens') + ' in ' +
       ((read - started) / 1000).toFixed(1) + ' s: the figures below are for your text.');
 }
 

@@ -1,9 +1,13 @@
-// GPT-2's tokenizer for the live page, bundled into the classic script live/tokenize.js. Load it after gpt-tokenizer's
-// r50k_base bundle; both work from file:// too. In the site (figsite/site/live_assets.py):
-//   <script src="live/gpt-tokenizer/r50k_base.js"></script><script src="live/tokenize.js"></script>
-// Sets window.liveTokens = {encode, tokenBytes, tokenText, decode, END_OF_TEXT, END_OF_TEXT_ID}, which the live
-// page's script (live/live.js) reads.
-import {END_OF_TEXT, END_OF_TEXT_ID, decode, encode, tokenBytes, tokenText} from './tokenize.js';
+// The model's tokenizer for the live page, bundled with Tokenizers.js into the classic script live/tokenize.js. Load
+// it after live/tokenizer.js (the model's tokenizer.json, written by the build); both work from file:// too. In the
+// site (figsite/site/live.py):
+//   <script src="live/tokenizer.js"></script><script src="live/tokenize.js"></script>
+// Sets window.liveTokens = {encode, modelIds, tokenBytes, tokenText, decode, startId, END_OF_TEXT, END_OF_TEXT_ID},
+// which the live page's script (live/live.js) reads. The tokenizer is made when first asked (not as the page opens).
+import {END_OF_TEXT, decode, encode, endOfTextId, modelIds, startId, tokenBytes, tokenText} from './tokenize.js';
 
-globalThis.liveTokens = {encode: encode, tokenBytes: tokenBytes, tokenText: tokenText, decode: decode,
-                         END_OF_TEXT: END_OF_TEXT, END_OF_TEXT_ID: END_OF_TEXT_ID};
+globalThis.liveTokens = {
+  encode: encode, modelIds: modelIds, tokenBytes: tokenBytes, tokenText: tokenText, decode: decode, startId: startId,
+  END_OF_TEXT: END_OF_TEXT,
+  get END_OF_TEXT_ID() { return endOfTextId(); },
+};

@@ -1,55 +1,132 @@
-// GPT-2's tokenizer in the browser, as the build's figsite/model/tokens.py has it: a text's token ids, and
-// each token's text as the data files write it (' animal', '<E2 80>' for the bytes of part of a character).
+// The model's own tokenizer in the browser, as the build's figsite/model/tokens.py has it: a text's token ids, the
+// start token a Llama puts in front, and each token's text as the data files write it (' animal', '<E2 80>' for the
+// bytes of part of a character).
 //
-// Reads gpt-tokenizer's r50k_base bundle (GPT-2's BPE, a plain script that sets the global
-// GPTTokenizer_r50k_base) when called. main.js beside this sets window.liveTokens from it; checked against the
-// build's tokenizer by tests/browser/test_live_tokenizer.py, and by tests/js/live_tokenize.test.js.
+// Tokenizers.js (@huggingface/tokenizers, pinned in package.json and bundled in) runs the model's tokenizer.json,
+// which the build writes into the site as live/tokenizer.js, a classic script that sets the global
+// liveTokenizerJson: a script, not a file fetched, so that the tokenizer is there, ready, before the page's own
+// script runs (and from file:// too). main.js beside this sets window.liveTokens; checked against the build's
+// tokenizer by tests/browser/test_live_tokenizer.py, and by tests/js/live_tokenize.test.js.
 //
-// Two things of gpt-tokenizer are not used, on purpose:
-// - encode's allowedSpecial finds '<|endoftext|>' only at the start of the text or right after another (its
-//   search is a sticky regex), so the text is split on it here and each piece encoded alone: '<|endoftext|>'
-//   typed anywhere is token 50256, as the build's tokenizer (an added special token of `tokenizers`) has it;
-// - decode streams bytes through one shared TextDecoder, so a token that is part of a character decodes to ''
-//   and leaves its bytes for the next call; the bytes are taken token by token here and decoded anew each time.
+// The ids come from Tokenizers.js; a token's bytes and text are worked out here from its piece, as the build does:
+// a byte-level piece ('âĢ': GPT-2's printable characters for bytes), a byte-fallback piece ('<0xE2>'), a '▁' for the
+// space before a word.
+import {ByteFallbackDecoder, Tokenizer} from '@huggingface/tokenizers';
+
 export const END_OF_TEXT = '<|endoftext|>';
-export const END_OF_TEXT_ID = 50256;
+const WORD_START = '\u2581';
 
-function bpe() {
-  var found = globalThis.GPTTokenizer_r50k_base;
-  if (!found || typeof found.encode !== 'function') {
-    throw new Error("GPT-2's tokenizer is missing: load gpt-tokenizer's r50k_base.js before tokenize.js");
+let made = null;  // {json, tokenizer, startId}: the tokenizer of the JSON it was made from
+
+// Tokenizers.js's tokenizer of the model's tokenizer.json (made once, when first asked).
+export function tokenizer() {
+  const json = globalThis.liveTokenizerJson;
+  if (!json || typeof json !== 'object') {
+    throw new Error("the model's tokenizer is missing: load live/tokenizer.js before live/tokenize.js");
   }
-  return found;
+  if (made === null || made.json !== json) {
+    const built = new Tokenizer(json, {});
+    asTheBuildDecodesBytes(built.decoder);
+    made = {json: json, tokenizer: built, startId: findStart(built)};
+  }
+  return made.tokenizer;
 }
 
-// The text's token ids, as the model reads them (no token added in front).
+// Tokenizers.js's byte-fallback decoder turns a run of byte pieces ('<0xE2>') that is no whole text into text with
+// U+FFFD where the bytes break; the `tokenizers` library (Rust) gives one U+FFFD for each byte of such a run. The
+// build's rule, put in place of Tokenizers.js's in the decoder (alone or in a Sequence).
+function asTheBuildDecodesBytes(decoder) {
+  if (!decoder) return;
+  (decoder.decoders || []).forEach(asTheBuildDecodesBytes);
+  if (decoder instanceof ByteFallbackDecoder) decoder.decode_chain = byteFallbackChain;
+}
+
+function byteFallbackChain(tokens) {
+  const out = [], strict = new TextDecoder('utf-8', {fatal: true, ignoreBOM: true});
+  let run = [];
+  const flush = () => {
+    if (!run.length) return;
+    try {
+      out.push(strict.decode(Uint8Array.from(run)));
+    } catch {
+      run.forEach(() => { out.push('\ufffd'); });
+    }
+    run = [];
+  };
+  tokens.forEach((token) => {
+    const byte = /^<0x([0-9A-Fa-f]{2})>$/.exec(token);
+    if (byte) run.push(parseInt(byte[1], 16));
+    else flush(), out.push(token);
+  });
+  flush();
+  return out;
+}
+
+// The start token the tokenizer's post-processor puts in front of a text (a Llama's <s>), else null: the build's
+// tokens._start_id.
+function findStart(built) {
+  const plain = built.encode('a', {add_special_tokens: false}).ids, marked = built.encode('a').ids;
+  const rest = marked.slice(1, 1 + plain.length);
+  return marked.length > plain.length && rest.every((id, i) => id === plain[i]) ? marked[0] : null;
+}
+
+// The start token's id, or null where the model reads a text as it is (GPT-2).
+export function startId() {
+  tokenizer();
+  return made.startId;
+}
+
+// The id of '<|endoftext|>' where the vocabulary has it (GPT-2's 50256), else null.
+export function endOfTextId() {
+  const id = tokenizer().token_to_id(END_OF_TEXT);
+  return id === undefined ? null : id;
+}
+
+// The text's own token ids (no start token: modelIds puts it in front), as the build's tokenizer.encode.
 export function encode(text) {
-  var tokenizer = bpe(), ids = [], pieces = String(text).split(END_OF_TEXT);
-  for (var i = 0; i < pieces.length; i++) {
-    if (i > 0) ids.push(END_OF_TEXT_ID);
-    if (pieces[i] === '') continue;
-    var found = tokenizer.encode(pieces[i], {disallowedSpecial: new Set()});
-    for (var j = 0; j < found.length; j++) ids.push(found[j]);
-  }
-  return ids;
+  return tokenizer().encode(String(text), {add_special_tokens: false}).ids;
 }
 
-var utf8 = new TextEncoder();
+// The ids the model reads for a text: the start token in front where the tokenizer has one (the build's token_ids).
+export function modelIds(text) {
+  const ids = encode(text), start = startId();
+  return start === null ? ids : [start].concat(ids);
+}
 
-// The bytes a token stands for (a Uint8Array); those of its letters for '<|endoftext|>', as the build's
-// piece_bytes has them; null for an id out of range.
+function pieceOf(id) {
+  const piece = Number.isInteger(id) ? tokenizer().id_to_token(id) : undefined;
+  if (piece === undefined) throw new Error('no token ' + id + " in the model's vocabulary");
+  return piece;
+}
+
+// GPT-2's byte-level pieces write each of the 256 bytes as a printable character; this maps them back.
+function byteOfChar() {
+  const chars = new Map();
+  let extra = 0;
+  for (let byte = 0; byte < 256; byte++) {
+    const printable = (byte >= 0x21 && byte <= 0x7e) || (byte >= 0xa1 && byte <= 0xac) || byte >= 0xae;
+    chars.set(String.fromCharCode(printable ? byte : 256 + extra++), byte);
+  }
+  return chars;
+}
+
+const BYTE_OF_CHAR = byteOfChar();
+
+// The bytes a token stands for (a Uint8Array), from its byte-level piece or its byte-fallback piece; null where its
+// piece is neither (a special token of other characters), as the build's piece_bytes.
 export function tokenBytes(id) {
-  if (id === END_OF_TEXT_ID) return utf8.encode(END_OF_TEXT);
-  var core = bpe().bytePairEncodingCoreProcessor;
-  var parts = Array.from(core.decodeNativeGenerator([id]));
-  if (parts.length !== 1) return null;
-  return typeof parts[0] === 'string' ? utf8.encode(parts[0]) : new Uint8Array(parts[0]);
+  const piece = pieceOf(id), fallback = /^<0x([0-9A-Fa-f]{2})>$/.exec(piece);
+  if (fallback) return new Uint8Array([parseInt(fallback[1], 16)]);
+  const chars = Array.from(piece);
+  if (!chars.every((c) => BYTE_OF_CHAR.has(c))) return null;
+  return new Uint8Array(chars.map((c) => BYTE_OF_CHAR.get(c)));
 }
 
 // The length of the well-formed UTF-8 character at bytes[i], or of its longest well-formed start (as a
 // negative number) where it is cut short or broken: Unicode's "maximal subpart", as Python decodes.
 function characterLength(bytes, i) {
-  var first = bytes[i], need, low = 0x80, high = 0xbf;
+  const first = bytes[i];
+  let need, low = 0x80, high = 0xbf;
   if (first < 0x80) return 1;
   if (first >= 0xc2 && first <= 0xdf) need = 1;
   else if (first >= 0xe0 && first <= 0xef) {
@@ -61,8 +138,8 @@ function characterLength(bytes, i) {
     if (first === 0xf0) low = 0x90;
     if (first === 0xf4) high = 0x8f;
   } else return -1;
-  for (var k = 1; k <= need; k++) {
-    var next = bytes[i + k];
+  for (let k = 1; k <= need; k++) {
+    const next = bytes[i + k];
     if (next === undefined || next < low || next > high) return -k;
     low = 0x80, high = 0xbf;
   }
@@ -75,15 +152,16 @@ function hex(byte) {
 
 // Bytes as text; each run of bytes that are no whole character written in hex, '<E2 80>'.
 function escaped(bytes) {
-  var out = '', run = [], i = 0, whole = new TextDecoder('utf-8');
+  let out = '', run = [], i = 0;
+  const whole = new TextDecoder('utf-8', {ignoreBOM: true});
   while (i < bytes.length) {
-    var length = characterLength(bytes, i);
+    const length = characterLength(bytes, i);
     if (length > 0) {
       if (run.length) out += '<' + run.join(' ') + '>', run = [];
       out += whole.decode(bytes.subarray(i, i + length));
       i += length;
     } else {
-      for (var k = 0; k < -length; k++) run.push(hex(bytes[i + k]));
+      for (let k = 0; k < -length; k++) run.push(hex(bytes[i + k]));
       i += -length;
     }
   }
@@ -91,23 +169,23 @@ function escaped(bytes) {
   return out;
 }
 
-// One token decoded alone, as the build writes it: ' animal', '<|endoftext|>', ' <E6>'.
+// One token decoded alone, as the build writes it (tokens.decoded): ' animal', '<|endoftext|>', '<s>', ' <E6>'. A
+// word's token keeps its space where a Llama's decoder drops a text's first; the bytes of part of a character are
+// written in hex.
 export function tokenText(id) {
-  var bytes = tokenBytes(id);
-  if (bytes === null) throw new Error('no token ' + id + " in GPT-2's vocabulary");
-  return escaped(bytes);
+  const piece = pieceOf(id);
+  let text = tokenizer().decode([id], {skip_special_tokens: false, clean_up_tokenization_spaces: false});
+  if (piece.charAt(0) === WORD_START && text.charAt(0) !== ' ') text = ' ' + text;
+  if (text.indexOf('\ufffd') < 0) return text;
+  const bytes = tokenBytes(id);
+  return bytes === null ? text : escaped(bytes);
 }
 
-// Token ids back to text, as the build's tokenizer.decode: all the tokens' bytes ('<|endoftext|>' as its
-// letters) decoded at once, each run of bytes that is no whole character as one U+FFFD.
+// Token ids back to text, as the build's tokenizer.decode: special tokens as their letters, each run of bytes
+// that is no whole character as one U+FFFD.
 export function decode(ids) {
-  var parts = [], total = 0, i;
-  for (i = 0; i < ids.length; i++) {
-    var bytes = tokenBytes(ids[i]);
-    if (bytes === null) throw new Error('no token ' + ids[i] + " in GPT-2's vocabulary");
-    parts.push(bytes), total += bytes.length;
-  }
-  var all = new Uint8Array(total), at = 0;
-  for (i = 0; i < parts.length; i++) all.set(parts[i], at), at += parts[i].length;
-  return new TextDecoder('utf-8').decode(all);
+  ids = Array.from(ids);
+  ids.forEach(pieceOf);
+  if (!ids.length) return '';
+  return tokenizer().decode(ids, {skip_special_tokens: false, clean_up_tokenization_spaces: false});
 }
