@@ -10,8 +10,8 @@ import math
 
 import pytest
 import torch
-
 from conftest import SMALL_SEED, gpt2_tokenizer, llama_dir
+
 from figsite.capture.parts.scores import scores
 from figsite.model.load import load
 from figsite.model.tokens import token_ids
