@@ -12,8 +12,8 @@ import json
 import sys
 
 from figsite.data import live_data
-from figsite.data.format import TOP_K
-from figsite.data.run import LEFT_OUT, MIN_SHARE, PER_SHARE
+from figsite.data.format import TOP_K  # noqa: F401 - written into names.js by its name (the list below)
+from figsite.data.run import LEFT_OUT, MIN_SHARE, PER_SHARE  # noqa: F401 - likewise
 
 # Params that choose the token a figure looks from: on a page of one text, choosing it in one figure chooses
 # it in the others.
