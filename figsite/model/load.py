@@ -15,6 +15,7 @@ from pathlib import Path
 from figsite.model.checkpoint import WEIGHT_FILES, from_weights
 from figsite.model.gpt2 import GPT2Config, GPT2LMHeadModel
 from figsite.model.llama import MODEL_TYPES as LLAMA_TYPES, LlamaConfig
+from figsite.model.neox import MODEL_TYPES as NEOX_TYPES, NeoXConfig
 
 import torch
 from safetensors import SafetensorError
@@ -25,7 +26,8 @@ from figsite.model.tokens import Tokenizer, gpt2_tokenizer
 
 
 # config.json's model_type -> the family's config class (its module holds the model).
-FAMILIES = {"gpt2": GPT2Config, **{kind: LlamaConfig for kind in LLAMA_TYPES}}
+FAMILIES = {"gpt2": GPT2Config, **{kind: LlamaConfig for kind in LLAMA_TYPES},
+            **{kind: NeoXConfig for kind in NEOX_TYPES}}
 
 
 @dataclass
@@ -142,7 +144,7 @@ def _load_checkpoint(folder: Path, name: str, revision: str | None, device: str,
     return Loaded(model, tokenizer, name, revision, device)
 
 
-def _config_of(folder: Path, name: str, local: bool) -> GPT2Config | LlamaConfig:
+def _config_of(folder: Path, name: str, local: bool) -> GPT2Config | LlamaConfig | NeoXConfig:
     """The config of the family config.json's model_type names; one line for a family not supported."""
     try:
         values = json.loads((folder / "config.json").read_text(encoding="utf-8"))
@@ -156,7 +158,7 @@ def _config_of(folder: Path, name: str, local: bool) -> GPT2Config | LlamaConfig
     except (ValueError, KeyError) as exc:  # a config this family's code cannot be
         shown = f"lacks {exc}" if isinstance(exc, KeyError) else f"is {exc}"
         raise BuildError(f"--model: {name} {shown}; allowed: models of the families {', '.join(FAMILIES)} "
-                         "(gpt2, distilgpt2, gpt2-medium, Llama, Mistral, Qwen2, Qwen3, SmolLM ...)") from None
+                         "(gpt2, distilgpt2, gpt2-medium, Llama, Mistral, Qwen2, Qwen3, SmolLM, Pythia ...)") from None
 
 
 def _hub_snapshot(repo: str, revision: str | None) -> Path:
@@ -185,7 +187,10 @@ def _hub_snapshot(repo: str, revision: str | None) -> Path:
         raise OSError(f"the hub's {repo} has none of " + ", ".join(" and ".join(files) for files in choices))
 
     config = first_of(("config.json",))
-    first_of(*[(file,) for file in WEIGHT_FILES])
+    weights = first_of(*[(file,) for file in WEIGHT_FILES])
+    if weights.name.endswith(".index.json"):  # shards: each file the index names
+        for shard in sorted(set(json.loads(weights.read_text(encoding="utf-8"))["weight_map"].values())):
+            first_of((shard,))
     first_of(("tokenizer.json",), ("vocab.json", "merges.txt"))
     return config.parent
 
