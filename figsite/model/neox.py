@@ -95,6 +95,17 @@ class NeoXConfig:
                    bool(values.get("attention_bias", True)), activation,
                    bool(values.get("tie_word_embeddings", False)))
 
+    @property
+    def n_weights(self) -> int:
+        """How many numbers the model holds (the memory estimate's, before they load): the token embedding and
+        the unembedding (one matrix if tied), each layer's query_key_value and output projection (biases with
+        attention_bias), feed-forward step with its biases and two layer norms, and the final layer norm."""
+        d, inner = self.n_embd, self.n_inner
+        attention = 4 * d * d + (4 * d if self.attention_bias else 0)
+        per_layer = attention + 2 * d * inner + inner + d + 4 * d
+        unembedding = 0 if self.tie_word_embeddings else self.vocab_size * d
+        return self.vocab_size * d + unembedding + self.n_layer * per_layer + 2 * d
+
     @classmethod
     def from_file(cls, path: Path) -> NeoXConfig:
         return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
