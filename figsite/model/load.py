@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # First: figsite.model.interface (through gpt2) sets the BLAS's settings before torch loads it.
-from figsite.model.checkpoint import WEIGHT_FILES, from_weights
+from figsite.model.checkpoint import NAMED, WEIGHT_FILES, from_weights
 from figsite.model.gpt2 import GPT2Config, GPT2LMHeadModel
 from figsite.model.llama import MODEL_TYPES as LLAMA_TYPES, LlamaConfig
 from figsite.model.neox import MODEL_TYPES as NEOX_TYPES, NeoXConfig
@@ -28,6 +28,16 @@ from figsite.model.tokens import Tokenizer, gpt2_tokenizer
 # config.json's model_type -> the family's config class (its module holds the model).
 FAMILIES = {"gpt2": GPT2Config, **{kind: LlamaConfig for kind in LLAMA_TYPES},
             **{kind: NeoXConfig for kind in NEOX_TYPES}}
+
+
+def register_family(model_types: tuple, config_class: type, model_class: type) -> None:
+    """Adds a model family (docs/model.md, "Adding a model family"): a config.json whose model_type is one of
+    `model_types` is read by config_class.from_dict(values) (ValueError or KeyError: a config the family cannot
+    be; the config gives the interface's shape names and n_weights), and its checkpoint's weights, stored under
+    the model's own names (model_class(config).checkpoint_names()), go into model_class, a LanguageModel."""
+    for kind in model_types:
+        FAMILIES[kind] = config_class
+    NAMED[config_class] = model_class
 
 
 @dataclass
