@@ -71,7 +71,8 @@ class Layer(nn.Module):
 
     def attend(self, x: torch.Tensor, past: tuple | None) -> torch.Tensor:
         shape = (*x.shape[:-1], self.config.n_head, self.config.d_head)
-        q, k, v = self.hook_q(self.q(x).view(shape)), self.hook_k(self.k(x).view(shape)), self.hook_v(self.v(x).view(shape))
+        q, k, v = (hook(linear(x).view(shape)) for hook, linear in
+                   ((self.hook_q, self.q), (self.hook_k, self.k), (self.hook_v, self.v)))
         if past is not None:
             k, v = (torch.cat([kept.expand(len(x), -1, -1, -1), t], dim=1) for kept, t in zip(past, (k, v)))
         q, k, v = (t.transpose(1, 2) for t in (q, k, v))  # (batch, heads, position, d_head)

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 # First: figsite.model.interface (through gpt2) sets the BLAS's settings before torch loads it.
-from figsite.model.gpt2 import GPT2Config, GPT2LMHeadModel
+from figsite.model.gpt2 import GPT2LMHeadModel
 from figsite.model.llama import LlamaConfig, LlamaForCausalLM
 from figsite.model.neox import GPTNeoXForCausalLM, NeoXConfig
 

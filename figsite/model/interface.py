@@ -20,8 +20,8 @@ A family implements the abstract methods below and provides every hook point of 
 `read_out` and `run_with_cache` come with the interface. Its `config` gives the shape under GPT-2's names:
 n_layer, n_head, n_embd (d_model), vocab_size, n_positions (the context), n_inner (d_mlp; None: 4 x n_embd),
 d_head, and n_weights (how many numbers its weights hold, counted from the config before they load, for the
-memory estimate: figsite.model.memory); a family whose key/value heads are fewer than its query heads says so with n_kv_head (absent:
-n_head; `kv_heads(config)`). hook_pos_embed is there only where the family adds position vectors (GPT-2); a
+memory estimate: figsite.model.memory); a family whose key/value heads are fewer than its query heads says so
+with n_kv_head (absent: n_head; `kv_heads(config)`). hook_pos_embed is there only where the family adds position vectors (GPT-2); a
 rotary family turns the query and key instead (blocks.L.attn.hook_rot_q, hook_rot_k).
 """
 

@@ -152,7 +152,8 @@ def test_knocking_out_a_layers_attention_matches_transformers_with_its_own_hook(
     position = len(ids) - 1
     target = int(reference(theirs, ids).logits[0, position].argmax())  # the top guess: a knockout moves it
     ours = knockouts(loaded, ids, position, target, None)
-    for part, module in (("attention", theirs.gpt_neox.layers[1].attention), ("feed-forward", theirs.gpt_neox.layers[2].mlp)):
+    layers = theirs.gpt_neox.layers
+    for part, module in (("attention", layers[1].attention), ("feed-forward", layers[2].mlp)):
         zero = (lambda _m, _i, out: (torch.zeros_like(out[0]), *out[1:])) if part == "attention" else (
             lambda _m, _i, out: torch.zeros_like(out))
         handle = module.register_forward_hook(zero)
