@@ -84,3 +84,20 @@ def test_a_missing_or_wrong_shaped_tensor_is_one_line_naming_it(family, folders,
             load(str(folder), None, 0, "cpu")
         message = str(caught.value)
         assert words in message and "\n" not in message, message
+
+
+def test_pythias_older_layout_loads_its_buffers_left_out_and_its_unembedding_under_either_name(folders, tmp_path):
+    # Older GPT-NeoX checkpoints (Pythia's) also store each layer's causal mask, a masked_bias and the rotation's
+    # frequencies, which are no weights; a checkpoint may name the unembedding lm_head, as transformers 5 does.
+    source = folders["neox"]
+
+    def older(tensors: dict) -> dict:
+        for layer in (0, 1):
+            prefix = f"gpt_neox.layers.{layer}.attention."
+            tensors[prefix + "bias"] = torch.ones(1, 1, 8, 8, dtype=torch.bool).tril()
+            tensors[prefix + "masked_bias"] = torch.tensor(-1e9)
+            tensors[prefix + "rotary_emb.inv_freq"] = torch.ones(1)
+        tensors["lm_head.weight"] = tensors.pop("embed_out.weight")
+        return tensors
+
+    assert torch.equal(scores(rewritten(source, tmp_path / "older", older)), scores(source))
