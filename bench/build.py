@@ -177,7 +177,7 @@ built = time.perf_counter()
 print("BENCH " + json.dumps({"start": start, "imported": imported, "built": built, "phases": progress.phases,
                              "torch": "torch" in sys.modules,
                              "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
-# As build.py ends (build.end): the site is written; torch's teardown serves no one.
+# As build.py ends (figsite.cli.end): the site is written; torch's teardown serves no one.
 import os
 sys.stdout.flush()
 os._exit(0)
@@ -451,6 +451,8 @@ def xl_case(model_dir: Path, texts: list[str], work: Path, env: dict) -> XlCase:
     floor, cold = versus(LONG_CONFIG, texts, model_dir, site, cache, env)
     site_bytes, _ = folder_bytes(site)
     largest, largest_file = largest_named(site)
+    config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
+    layers, d = config["n_layer"], config["n_embd"]
     print(f"3 (xl). the same text with gpt2-xl's shape ({layers} layers, {config['n_head']} heads, {d} wide; "
           f"weights {gib(weights)}) from {model_dir}:")
     print_versus(floor, cold)

@@ -188,3 +188,23 @@ def test_a_good_rebuild_replaces_the_site(small_model_dir, built, tmp_path):
     # Put the first site back for the tests that follow in this module.
     result = build_with(small_model_dir, built, tmp_path, GOOD)
     assert result.exit_code == 0 and snapshot(out) == before
+
+
+def test_the_installed_command_is_build_py_with_the_same_options_and_the_same_one_line_errors(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from conftest import REPO_ROOT
+
+    command = Path(sys.executable).parent / "figsite-build"
+    assert command.is_file(), "the package's [project.scripts] command is not installed (pip install -e .)"
+    runs = [[str(command)], [sys.executable, str(REPO_ROOT / "build.py")]]
+    helps = [subprocess.run([*run, "--help"], capture_output=True, text=True, cwd=tmp_path, timeout=120) for run in runs]
+    assert helps[0].returncode == helps[1].returncode == 0
+    assert helps[0].stdout.split("\n", 1)[1] == helps[1].stdout.split("\n", 1)[1]  # all but "Usage: <name>"
+    wrong = [subprocess.run([*run, "--seed", "many"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+             for run in runs]
+    assert [w.returncode for w in wrong] == [2, 2]
+    assert wrong[0].stderr == wrong[1].stderr and len(wrong[0].stderr.strip().splitlines()) == 1, wrong[0].stderr
+    assert "--seed" in wrong[0].stderr

@@ -134,6 +134,7 @@ def test_in_greys_every_meaning_with_a_hue_has_a_grey_and_the_habits_are_a_fifth
     own, and the habits, side by side in head roles' grid, a fifth of the way from black to white apart or more
     (tests/builds/test_print_edition.py prints them)."""
     assert set(colours.GREYS) == set(colours.NAMES)
+    assert len(set(colours.GREYS.values())) == len(colours.GREYS), "two meanings printed in one grey"
     assert all(Color(grey).convert("srgb").coords()[0] == Color(grey).convert("srgb").coords()[2]
                for grey in colours.GREYS.values())
     levels = sorted(int(colours.GREYS[colour][1:3], 16) for colour in colours.ROLE_COLOURS.values())
