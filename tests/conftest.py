@@ -219,10 +219,9 @@ def byte_tokenizer(directory: Path, vocab_size: int = NEOX_SHAPE["vocab_size"], 
     return tokenizer
 
 
-def neox_dir(directory: Path, seed: int = 5, corpus=TOKENIZER_CORPUS, shard: str | None = None, **shape) -> Path:
+def neox_dir(directory: Path, seed: int = 5, corpus=TOKENIZER_CORPUS, **shape) -> Path:
     """A seeded random GPTNeoXForCausalLM of transformers' saved with save_pretrained (parallel layers unless
-    use_parallel_residual=False; in shards of at most `shard`, "100KB", where given), with a byte-level tokenizer.
-    Norms and biases drawn too, as llama_dir's."""
+    use_parallel_residual=False), with a byte-level tokenizer. Norms and biases drawn too, as llama_dir's."""
     import torch
     import transformers
 
@@ -240,7 +239,7 @@ def neox_dir(directory: Path, seed: int = 5, corpus=TOKENIZER_CORPUS, shard: str
                 param.copy_(0.1 * noise)
             else:  # the init's 0.02 would leave every share and read-out nearly flat
                 param.copy_((0.5 if param.dim() == 2 and param.shape[0] == config.vocab_size else 0.15) * noise)
-    model.eval().save_pretrained(directory, **({"max_shard_size": shard} if shard else {}))
+    model.eval().save_pretrained(directory)
     byte_tokenizer(directory, config.vocab_size, corpus)
     return directory
 
