@@ -17,7 +17,9 @@ What it changes from GPT-2 (figsite.model.gpt2):
 The hook points carry TransformerLens's names, as GPT-2's do (see figsite.model.interface), less hook_pos_embed
 (blocks.0.hook_resid_pre is the token embedding) and with blocks.L.attn.hook_rot_q and hook_rot_k after the
 rotation (hook_q and hook_k before it), as the Llama-style family's. A parallel layer's hook_resid_mid passes the
-stream plus the attention's output, which the feed-forward step does not read (figsite.model.interface's rule).
+stream plus the attention's output, which the feed-forward step does not read (docs/model.md's rule; TransformerLens
+passes nothing there in a parallel layer); patching it changes the layer's output, not what its feed-forward step
+reads.
 
 The modules and parameters keep transformers' names (gpt_neox.layers.3.attention.query_key_value.weight, ...), so
 a GPTNeoXForCausalLM's save_pretrained directory and Pythia's checkpoints load as they are
