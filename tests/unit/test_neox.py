@@ -187,3 +187,21 @@ def test_a_config_of_another_rotation_or_shape_is_one_line(tmp_path, pair):
         with pytest.raises(BuildError) as caught:
             load(str(directory), None, 0, "cpu")
         assert words in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_the_live_pages_export_runs_a_gpt_neox_model_as_the_build_does(tmp_path):
+    # figsite.capture.live_export goes through the model interface only: a GPT-NeoX model's ONNX graph gives the
+    # shares and the read-outs the build's model gives.
+    from figsite.capture import live_export
+
+    loaded = load(str(neox_dir(tmp_path / "model", num_hidden_layers=2)), None, 0, "cpu")
+    manifest = live_export.export(loaded, tmp_path / "export", max_tokens=24)
+    ids = token_ids(loaded, TEXT)[:20]
+    out = live_export.run(tmp_path / "export", ids, [ids[2]])
+    names = [point(layer, "attn.hook_pattern") for layer in range(2)]
+    cache = loaded.model.run_with_cache(torch.tensor([ids]), names)
+    with torch.no_grad():
+        top = loaded.model(torch.tensor([ids]))[0].softmax(-1).max(-1).values
+    assert manifest["n_layer"] == 2 and manifest["n_head"] == 8
+    assert (torch.from_numpy(out["shares"]) - torch.stack([cache[name][0] for name in names])).abs().max() < TOLERANCE
+    assert (torch.from_numpy(out["top_probs"][-1][:, 0]) - top).abs().max() < TOLERANCE
