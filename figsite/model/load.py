@@ -14,6 +14,7 @@ from pathlib import Path
 # First: figsite.model.interface (through gpt2) sets the BLAS's settings before torch loads it.
 from figsite.model.checkpoint import NAMED, WEIGHT_FILES, from_weights
 from figsite.model.gpt2 import GPT2Config, GPT2LMHeadModel
+from figsite.model.interface import LanguageModel
 from figsite.model.llama import MODEL_TYPES as LLAMA_TYPES, LlamaConfig
 from figsite.model.neox import MODEL_TYPES as NEOX_TYPES, NeoXConfig
 
@@ -44,7 +45,7 @@ def register_family(model_types: tuple, config_class: type, model_class: type) -
 class Loaded:
     """A model ready to run, with its tokenizer and where it came from."""
 
-    model: GPT2LMHeadModel
+    model: LanguageModel  # a family's model (figsite.model.interface)
     tokenizer: Tokenizer
     name: str
     revision: str | None
@@ -56,7 +57,7 @@ class Loaded:
         return model_info(self.model.config, self.name, self.revision)
 
 
-def model_info(config: GPT2Config, name: str | None = None, revision: str | None = None) -> dict:
+def model_info(config, name: str | None = None, revision: str | None = None) -> dict:
     """A model's identity and size as the data files write it (and as the figures' checks read it)."""
     info = {"name": name, "revision": revision, "n_layer": config.n_layer, "n_head": config.n_head,
             "d_model": config.n_embd, "vocab_size": config.vocab_size, "n_ctx": config.n_positions}
