@@ -634,7 +634,7 @@ def run(work: Path, chapter_only: bool = False, xl: Path | None = None) -> int:
         print(f"    load {i}: first chart drawn at {'-' if l.first_ms is None else f'{l.first_ms:.0f}'} ms, "
               f"{l.charts} chart(s), {len(l.files)} files, {sum(l.files.values()):,} bytes loaded"
               + (f"; not drawn: {l.errors}" if l.errors else "") + (f"; {l.note}" if l.note else ""))
-    print(f"    files of load 1: " + ", ".join(f"{Path(rel).name} {size:,}" for rel, size in
+    print("    files of load 1: " + ", ".join(f"{Path(rel).name} {size:,}" for rel, size in
                                                   sorted(long_loads[0].files.items(), key=lambda kv: -kv[1])))
     print(f"  median first chart: {'-' if first_median is None else f'{first_median:.0f} ms'} "
           f"(target at most {TARGET_FIRST_CHART_MS:.0f} ms); largest file Chromium loaded: "

@@ -24,4 +24,4 @@ def read_toml(path: Path) -> tuple[str, dict]:
     try:
         return source, tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise BuildError(f"{source}: not valid TOML ({exc}); allowed: a TOML file with [[figure]] tables")
+        raise BuildError(f"{source}: not valid TOML ({exc}); allowed: a TOML file with [[figure]] tables") from None

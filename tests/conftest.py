@@ -196,6 +196,54 @@ def llama_dir(directory: Path, family: str = "llama", seed: int = 3, corpus=TOKE
     return directory
 
 
+# A small GPT-NeoX (Pythia's design: parallel layers, a quarter of each head turned), and a Pythia-like
+# tokenizer: GPT-2's byte-level BPE, no start token.
+NEOX_SHAPE = dict(vocab_size=400, hidden_size=64, intermediate_size=128, num_hidden_layers=4, num_attention_heads=8,
+                  max_position_embeddings=64, rotary_pct=0.25)
+
+
+def byte_tokenizer(directory: Path, vocab_size: int = NEOX_SHAPE["vocab_size"], corpus=TOKENIZER_CORPUS):
+    """A Pythia-like tokenizer trained here and saved as directory/tokenizer.json: byte-level BPE (every byte a
+    piece of its own, as GPT-2's), <|endoftext|> its one special token, and no start token put in front."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    tokenizer.post_processor = processors.ByteLevel(trim_offsets=False)
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=["<|endoftext|>"], show_progress=False,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    tokenizer.train_from_iterator(corpus, trainer)
+    directory.mkdir(parents=True, exist_ok=True)
+    tokenizer.save(str(directory / "tokenizer.json"))
+    return tokenizer
+
+
+def neox_dir(directory: Path, seed: int = 5, corpus=TOKENIZER_CORPUS, **shape) -> Path:
+    """A seeded random GPTNeoXForCausalLM of transformers' saved with save_pretrained (parallel layers unless
+    use_parallel_residual=False), with a byte-level tokenizer. Norms and biases drawn too, as llama_dir's."""
+    import torch
+    import transformers
+
+    torch.manual_seed(seed)
+    config = transformers.GPTNeoXConfig(**{**NEOX_SHAPE, "bos_token_id": 0, "eos_token_id": 0, **shape},
+                                        attn_implementation="eager")
+    model = transformers.GPTNeoXForCausalLM(config)
+    generator = torch.Generator().manual_seed(seed + 1)
+    with torch.no_grad():
+        for name, param in model.named_parameters():
+            noise = torch.randn(param.shape, generator=generator)
+            if "norm" in name:
+                param.copy_(1.0 + 0.25 * noise)
+            elif name.endswith(".bias"):
+                param.copy_(0.1 * noise)
+            else:  # the init's 0.02 would leave every share and read-out nearly flat
+                param.copy_((0.5 if param.dim() == 2 and param.shape[0] == config.vocab_size else 0.15) * noise)
+    model.eval().save_pretrained(directory)
+    byte_tokenizer(directory, config.vocab_size, corpus)
+    return directory
+
+
 @pytest.fixture(scope="session")
 def llama_model_dir(tmp_path_factory) -> Path:
     """The small Llama (4 layers, 8 query heads, 2 key/value heads, untied) saved with save_pretrained."""

@@ -95,6 +95,16 @@ class GPT2Config:
     def d_head(self) -> int:
         return self.n_embd // self.n_head
 
+    @property
+    def n_weights(self) -> int:
+        """How many numbers the model holds (the memory estimate's, before they load): the token and position
+        embeddings (the unembedding too unless tied), each layer's attention (4 d x d and biases), feed-forward
+        (2 d x d_mlp and biases) and two layer norms, and the final layer norm."""
+        d, inner = self.n_embd, self.n_inner or 4 * self.n_embd
+        per_layer = 4 * d * d + 4 * d + 2 * d * inner + inner + d + 4 * d
+        unembedding = 0 if self.tie_word_embeddings else self.vocab_size * d
+        return self.vocab_size * d + unembedding + self.n_positions * d + self.n_layer * per_layer + 2 * d
+
 
 class Embedding(nn.Embedding):
     """A table of vectors made without drawing them: they come from a checkpoint, or from GPT-2's initialisation

@@ -19,8 +19,9 @@ holds fewer positions (export_copy) and the names the checkpoint stores the weig
 A family implements the abstract methods below and provides every hook point of the README's table; `hooks`,
 `read_out` and `run_with_cache` come with the interface. Its `config` gives the shape under GPT-2's names:
 n_layer, n_head, n_embd (d_model), vocab_size, n_positions (the context), n_inner (d_mlp; None: 4 x n_embd),
-and d_head; a family whose key/value heads are fewer than its query heads says so with n_kv_head (absent:
-n_head; `kv_heads(config)`). hook_pos_embed is there only where the family adds position vectors (GPT-2); a
+d_head, and n_weights (how many numbers its weights hold, counted from the config before they load, for the
+memory estimate: figsite.model.memory); a family whose key/value heads are fewer than its query heads says so
+with n_kv_head (absent: n_head; `kv_heads(config)`). hook_pos_embed is there only where the family adds position vectors (GPT-2); a
 rotary family turns the query and key instead (blocks.L.attn.hook_rot_q, hook_rot_k).
 """
 
@@ -119,7 +120,8 @@ class LanguageModel(nn.Module, metaclass=abc.ABCMeta):
     """A model as the capture reads it (see the module's docstring). Subclasses set `config` and implement the
     abstract methods; each reads its own modules and weights, which nothing outside its family's module names."""
 
-    config: object  # the shape: n_layer, n_head, n_embd, vocab_size, n_positions, n_inner, d_head (n_kv_head)
+    config: object  # the shape: n_layer, n_head, n_embd, vocab_size, n_positions, n_inner, d_head, n_weights
+    # (and n_kv_head)
 
     @property
     @abc.abstractmethod

@@ -98,6 +98,18 @@ class LlamaConfig:
                    int(d_head * factor), bias or kind == "qwen2", bias, bool(values.get("mlp_bias", False)),
                    kind == "qwen3", window, activation, bool(values.get("tie_word_embeddings", False)))
 
+    @property
+    def n_weights(self) -> int:
+        """How many numbers the model holds (the memory estimate's, before they load): the token embedding (the
+        unembedding too unless tied), each layer's q, k, v and output projections with the biases it has, Qwen3's
+        norms of the query and key, the gated feed-forward step's three matrices, two norms, and the final norm."""
+        d, inner, q, kv = self.n_embd, self.n_inner, self.n_head * self.d_head, self.n_kv_head * self.d_head
+        attention = d * (q + 2 * kv) + q * d + (q + 2 * kv if self.qkv_bias else 0) + (d if self.o_bias else 0)
+        feed_forward = 3 * d * inner + (2 * inner + d if self.mlp_bias else 0)
+        per_layer = attention + (2 * self.d_head if self.qk_norm else 0) + feed_forward + 2 * d
+        unembedding = 0 if self.tie_word_embeddings else self.vocab_size * d
+        return self.vocab_size * d + unembedding + self.n_layer * per_layer + d
+
     @classmethod
     def from_file(cls, path: Path) -> LlamaConfig:
         return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))

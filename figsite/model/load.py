@@ -12,9 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # First: figsite.model.interface (through gpt2) sets the BLAS's settings before torch loads it.
-from figsite.model.checkpoint import WEIGHT_FILES, from_weights
+from figsite.model.checkpoint import NAMED, WEIGHT_FILES, from_weights
 from figsite.model.gpt2 import GPT2Config, GPT2LMHeadModel
+from figsite.model.interface import LanguageModel
 from figsite.model.llama import MODEL_TYPES as LLAMA_TYPES, LlamaConfig
+from figsite.model.neox import MODEL_TYPES as NEOX_TYPES, NeoXConfig
 
 import torch
 from safetensors import SafetensorError
@@ -25,14 +27,25 @@ from figsite.model.tokens import Tokenizer, decoded, gpt2_tokenizer
 
 
 # config.json's model_type -> the family's config class (its module holds the model).
-FAMILIES = {"gpt2": GPT2Config, **{kind: LlamaConfig for kind in LLAMA_TYPES}}
+FAMILIES = {"gpt2": GPT2Config, **{kind: LlamaConfig for kind in LLAMA_TYPES},
+            **{kind: NeoXConfig for kind in NEOX_TYPES}}
+
+
+def register_family(model_types: tuple, config_class: type, model_class: type) -> None:
+    """Adds a model family (docs/model.md, "Adding a model family"): a config.json whose model_type is one of
+    `model_types` is read by config_class.from_dict(values) (ValueError or KeyError: a config the family cannot
+    be; the config gives the interface's shape names and n_weights), and its checkpoint's weights, stored under
+    the model's own names (model_class(config).checkpoint_names()), go into model_class, a LanguageModel."""
+    for kind in model_types:
+        FAMILIES[kind] = config_class
+    NAMED[config_class] = model_class
 
 
 @dataclass
 class Loaded:
     """A model ready to run, with its tokenizer and where it came from."""
 
-    model: GPT2LMHeadModel
+    model: LanguageModel  # a family's model (figsite.model.interface)
     tokenizer: Tokenizer
     name: str
     revision: str | None
@@ -44,7 +57,7 @@ class Loaded:
         return model_info(self.model.config, self.name, self.revision, self.tokenizer)
 
 
-def model_info(config: GPT2Config, name: str | None = None, revision: str | None = None, tokenizer=None) -> dict:
+def model_info(config, name: str | None = None, revision: str | None = None, tokenizer=None) -> dict:
     """A model's identity and size as the data files write it (and as the figures' checks read it); where the
     tokenizer puts a start token in front of every text (not GPT-2's), its text, which the checks and the pages
     keep apart from the reader's tokens."""
@@ -62,9 +75,10 @@ def family_info(config) -> dict:
     """What a family changes from GPT-2, for the pages to say (GPT-2's own record has none of these keys): the
     family (config.json's model_type), its norm ("rmsnorm"), its positions ("rotary", on rotary_dim of d_head
     numbers of each head), a gated feed-forward step, parallel attention and feed-forward."""
-    if config.model_type == "gpt2":
+    family = getattr(config, "model_type", "gpt2")
+    if family == "gpt2":
         return {}
-    info = {"family": config.model_type, "norm": getattr(config, "norm", "layernorm"),
+    info = {"family": family, "norm": getattr(config, "norm", "layernorm"),
             "positions": getattr(config, "positions", "learned"), "gated": getattr(config, "gated", False),
             "parallel": getattr(config, "parallel", False)}
     if info["positions"] == "rotary":
@@ -161,7 +175,7 @@ def _load_checkpoint(folder: Path, name: str, revision: str | None, device: str,
     return Loaded(model, tokenizer, name, revision, device)
 
 
-def _config_of(folder: Path, name: str, local: bool) -> GPT2Config | LlamaConfig:
+def _config_of(folder: Path, name: str, local: bool) -> GPT2Config | LlamaConfig | NeoXConfig:
     """The config of the family config.json's model_type names; one line for a family not supported."""
     try:
         values = json.loads((folder / "config.json").read_text(encoding="utf-8"))
@@ -175,7 +189,7 @@ def _config_of(folder: Path, name: str, local: bool) -> GPT2Config | LlamaConfig
     except (ValueError, KeyError) as exc:  # a config this family's code cannot be
         shown = f"lacks {exc}" if isinstance(exc, KeyError) else f"is {exc}"
         raise BuildError(f"--model: {name} {shown}; allowed: models of the families {', '.join(FAMILIES)} "
-                         "(gpt2, distilgpt2, gpt2-medium, Llama, Mistral, Qwen2, Qwen3, SmolLM ...)") from None
+                         "(gpt2, distilgpt2, gpt2-medium, Llama, Mistral, Qwen2, Qwen3, SmolLM, Pythia ...)") from None
 
 
 def _hub_snapshot(repo: str, revision: str | None) -> Path:
@@ -204,7 +218,10 @@ def _hub_snapshot(repo: str, revision: str | None) -> Path:
         raise OSError(f"the hub's {repo} has none of " + ", ".join(" and ".join(files) for files in choices))
 
     config = first_of(("config.json",))
-    first_of(*[(file,) for file in WEIGHT_FILES])
+    weights = first_of(*[(file,) for file in WEIGHT_FILES])
+    if weights.name.endswith(".index.json"):  # shards: each file the index names
+        for shard in sorted(set(json.loads(weights.read_text(encoding="utf-8"))["weight_map"].values())):
+            first_of((shard,))
     first_of(("tokenizer.json",), ("vocab.json", "merges.txt"))
     return config.parent
 

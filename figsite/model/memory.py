@@ -1,8 +1,9 @@
 """How much memory a build will take, worked out before the model's weights load, so that a build that would
 not fit stops at once with one line instead of being killed by the kernel halfway through.
 
-Pure Python: the model's shape comes from its config, the texts' lengths from its tokenizer. The estimate is
-the sum of what the build holds at its peak (figsite.capture.text_pass runs the model layer by layer):
+Pure Python: the model's shape comes from its config (each family counts its own weights: the config's n_weights),
+the texts' lengths from its tokenizer. The estimate is the sum of what the build holds at its peak
+(figsite.capture.text_pass runs the model layer by layer):
 
 - the libraries (torch, tokenizers, Altair...) once imported: BASE;
 - the weights, 4 bytes each (float32);
@@ -35,7 +36,7 @@ DENSE_LIMIT = 1_000_000  # figsite.data.format.DENSE_LIMIT: above it a text is l
 
 @dataclass(frozen=True)
 class Shape:
-    """What the estimate needs of a GPT-2 config."""
+    """What the estimate needs of a model's config (any family's: the interface's names)."""
 
     n_layer: int
     n_head: int
@@ -43,17 +44,21 @@ class Shape:
     vocab: int
     n_ctx: int
     d_inner: int
+    n_weights: int | None = None  # the family's own count (its config's n_weights); None: GPT-2's, tied
 
     @classmethod
     def of(cls, config) -> "Shape":
         return cls(config.n_layer, config.n_head, config.n_embd, config.vocab_size, config.n_positions,
-                   getattr(config, "n_inner", None) or 4 * config.n_embd)
+                   getattr(config, "n_inner", None) or 4 * config.n_embd, config.n_weights)
 
     @property
     def weights(self) -> int:
-        """GPT-2's weights: token and position embeddings (the unembedding is the same matrix), each layer's
-        attention (4 d x d and biases), feed-forward (2 d x d_inner and biases) and two layer norms, and the
-        final layer norm."""
+        """The family's count where the config gave it (each family counts its own: gated feed-forward steps,
+        key/value heads, untied unembeddings, no position table); else GPT-2's weights: token and position
+        embeddings (the unembedding is the same matrix), each layer's attention (4 d x d and biases),
+        feed-forward (2 d x d_inner and biases) and two layer norms, and the final layer norm."""
+        if self.n_weights is not None:
+            return self.n_weights
         d = self.d_model
         per_layer = 4 * d * d + 4 * d + 2 * d * self.d_inner + self.d_inner + d + 4 * d
         return self.vocab * d + self.n_ctx * d + self.n_layer * per_layer + 2 * d

@@ -30,6 +30,7 @@ class Tokenizer:
     def __init__(self, backend):
         self.backend = backend
         self.start_id = _start_id(backend)
+        self.byte_level = _byte_level(backend)
 
     @classmethod
     def from_directory(cls, directory: Path) -> Tokenizer:
@@ -201,13 +202,27 @@ def _byte_of_char() -> dict:
 BYTE_OF_CHAR = _byte_of_char()
 
 
+def _byte_level(backend) -> bool:
+    """Whether the tokenizer writes every byte as one of GPT-2's printable characters (its decoder is ByteLevel,
+    alone or in a Sequence: GPT-2's, Pythia's), rather than pieces of text with byte-fallback pieces (a Llama's)."""
+    decoder = backend.decoder
+    if decoder is None:
+        return False
+    return '"type":"ByteLevel"' in json.dumps(json.loads(decoder.__getstate__()), separators=(",", ":"))
+
+
 def piece_bytes(tokenizer: Tokenizer, token_id: int) -> bytes | None:
-    """The bytes a token stands for, from its byte-level piece ('âĢ' -> b'\\xe2\\x80') or its byte-fallback
-    piece ('<0xE2>' -> b'\\xe2'); None for a special token."""
+    """The bytes a token stands for, from its byte-level piece ('âĢ' -> b'\\xe2\\x80'), its byte-fallback piece
+    ('<0xE2>' -> b'\\xe2') or, in a tokenizer of text pieces, its text ('▁é' -> ' é' in UTF-8); None for a special
+    token."""
     piece = tokenizer.convert_ids_to_tokens(token_id)
     fallback = re.fullmatch(r"<0x([0-9A-Fa-f]{2})>", piece) if isinstance(piece, str) else None
     if fallback:
         return bytes([int(fallback.group(1), 16)])
+    if isinstance(piece, str) and not getattr(tokenizer, "byte_level", True):
+        added = tokenizer.backend.get_added_tokens_decoder().get(token_id)
+        special = added is not None and added.special
+        return None if special else piece.replace(WORD_START, " ").encode("utf-8")
     if not isinstance(piece, str) or not all(c in BYTE_OF_CHAR for c in piece):
         return None
     return bytes(BYTE_OF_CHAR[c] for c in piece)

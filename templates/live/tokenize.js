@@ -3087,9 +3087,18 @@
     return chars;
   }
   var BYTE_OF_CHAR = byteOfChar();
+  function byteLevel() {
+    tokenizer();
+    return JSON.stringify(made.json.decoder || null).indexOf('"type":"ByteLevel"') >= 0;
+  }
+  function special(id) {
+    tokenizer();
+    return (made.json.added_tokens || []).some((added) => added.id === id && added.special);
+  }
   function tokenBytes(id) {
     const piece = pieceOf(id), fallback = /^<0x([0-9A-Fa-f]{2})>$/.exec(piece);
     if (fallback) return new Uint8Array([parseInt(fallback[1], 16)]);
+    if (!byteLevel()) return special(id) ? null : new TextEncoder().encode(piece.split(WORD_START).join(" "));
     const chars = Array.from(piece);
     if (!chars.every((c) => BYTE_OF_CHAR.has(c))) return null;
     return new Uint8Array(chars.map((c) => BYTE_OF_CHAR.get(c)));

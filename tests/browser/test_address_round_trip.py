@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from .browsing import CHANGE_TIMEOUT_MS, Opener, wait_for_charts
+from .browsing import CHANGE_TIMEOUT_MS, Opener
 
 # Every chart's bound params: what each allows and the value it has now.
 PARAMS = """() => Array.from(document.querySelectorAll('[data-spec]')).flatMap(el => (el.boundParams || []).map(p => ({

@@ -333,7 +333,7 @@ def test_choosing_a_token_in_one_figure_of_a_text_page_chooses_it_in_the_others_
             == 1, f"{path.name}: figures of more than one text"
         common = [v for v in options_of(linked[0][1]) if all(v in options_of(p) for _, p in linked[1:])]
         assert len(common) >= 2, f"{path.name}: the linked choices share fewer than two values: {linked}"
-        for source, target in [(0, -1), (-1, 0)]:  # from the first chart, then back from the last
+        for source in (0, -1):  # from the first chart, then back from the last
             current = [signal(page, label, param["name"]) for label, param in linked]
             value = next((v for v in reversed(common) if v not in current), None)
             if value is None:

@@ -114,7 +114,7 @@ def test_an_address_past_the_token_that_looks_opens_on_it_and_says_so(kinds, bro
         held = HeldVega(context, (every_kind_site / f"figure-{FIND_HEAD}.html").as_uri() + "#from=4&to=9")
         offered = held.page.evaluate(OFFERED, [f"chart-{FIND_HEAD}", "to"])
         chosen = held.page.locator(f"#chart-{FIND_HEAD} select[name='to']").input_value()
-        held.page.locator(f".token-row [data-token='2']").click()  # the row, before the chart is live
+        held.page.locator(".token-row [data-token='2']").click()  # the row, before the chart is live
         then = held.page.evaluate(OFFERED, [f"chart-{FIND_HEAD}", "to"])
         held.release()
         live = (signal(held.page, FIND_HEAD, "from"), signal(held.page, FIND_HEAD, "to"))

@@ -18,7 +18,7 @@ import figures
 from conftest import built
 from figures.kind import Kind
 from figures.toolkit import fields
-from figures.toolkit.charts import alt, with_clicks, with_data
+from figures.toolkit.charts import alt, with_data
 from figures.toolkit.words import heading, shown, token_choices
 
 from .browsing import Opener, wait_for_signal

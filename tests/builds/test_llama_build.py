@@ -1,8 +1,9 @@
-"""Every figure kind builds on a Llama-style model (tests/every_kind.toml over a seeded random LlamaForCausalLM of
-transformers' saved with save_pretrained, with a start tokenizer trained on the config's own texts): the start
-token is the first token of every text the model reads, marked as the model's own, never counted among the reader's
-tokens nor taken as a target; no page or file holds U+FFFD; the ledger's parts add up to the score; the pages say
-what the family changes."""
+"""Every figure kind builds on a Llama-style model and on a GPT-NeoX one (tests/every_kind.toml over a seeded random
+LlamaForCausalLM or GPTNeoXForCausalLM of transformers' saved with save_pretrained, with a tokenizer trained on the
+config's own texts: a Llama's start tokenizer, Pythia's byte-level one with no start token): a Llama's start token
+is the first token of every text the model reads, marked as the model's own, never counted among the reader's
+tokens nor taken as a target; Pythia's texts begin with their own first token; no page or file holds U+FFFD; the
+ledger's parts add up to the score; the pages say what each family changes."""
 
 from __future__ import annotations
 
@@ -11,34 +12,49 @@ import tomllib
 
 import pytest
 
-from conftest import REPO_ROOT, assert_bad_config_keeps_the_site, every_kind_strings as config_strings, llama_dir
+from conftest import REPO_ROOT, assert_bad_config_keeps_the_site, built, every_kind_strings as config_strings
+from conftest import llama_dir, neox_dir
 
 EVERY_KIND = (REPO_ROOT / "tests" / "every_kind.toml").read_text(encoding="utf-8")
 
 
-@pytest.fixture(scope="module")
-def site(llama_every_kind_site):
-    return llama_every_kind_site
+@pytest.fixture(scope="module", params=["llama", "neox"])
+def site(request, tmp_path_factory):
+    """(family, the every-kind site on it): the Llama's is conftest's llama_every_kind_site, built once."""
+    family = request.param
+    if family == "llama":
+        return family, request.getfixturevalue("llama_every_kind_site")
+    model = neox_dir(tmp_path_factory.mktemp("every-kind-neox"), corpus=config_strings() * 30, vocab_size=700)
+    return family, built(model, EVERY_KIND, tmp_path_factory.mktemp("every-kind-neox-site"))
 
 
 def test_every_kind_builds_a_page(site):
+    family, site = site
     labels = [fig["label"] for fig in tomllib.loads(EVERY_KIND)["figure"]]
     assert sorted(path.name for path in site.glob("figure-*.html")) == sorted(f"figure-{label}.html" for label in labels)
     run = json.loads((site / "data" / "run.json").read_text(encoding="utf-8"))
-    assert run["model"]["n_head"] == 8 and run["model"]["n_kv_head"] == 2
+    assert run["model"]["n_head"] == 8 and run["model"].get("n_kv_head") == (2 if family == "llama" else None)
 
 
-def test_the_start_token_leads_every_text_and_no_file_holds_a_replacement_character(site):
+def test_the_start_token_leads_every_text_where_there_is_one_and_no_file_holds_a_replacement_character(site):
+    family, site = site
+    special = {"llama": "<s>", "neox": "<|endoftext|>"}[family]
+    texts = 0
     for path in (site / "data").glob("*.json"):
         data = json.loads(path.read_text(encoding="utf-8"))
-        if "tokens" in data:  # marked as the model's own: the pages count the reader's tokens after it
-            assert data["tokens"][0] == {"id": 1, "text": "<s>", "start": True}
-            assert all(token["text"] != "<s>" and "start" not in token for token in data["tokens"][1:])
+        if "tokens" in data:  # a start token marked as the model's own: the pages count the reader's tokens after it
+            texts += 1
+            if family == "llama":
+                assert data["tokens"][0] == {"id": 1, "text": "<s>", "start": True}
+            assert all(token["text"] != special and "start" not in token
+                       for token in data["tokens"][family == "llama":])
+    assert texts
     damaged = [path.name for path in site.rglob("*") if path.is_file() and "\ufffd".encode() in path.read_bytes()]
     assert not damaged
 
 
 def test_the_ledgers_parts_add_up_to_the_score(site):
+    site = site[1]
     parts = json.loads((site / "data" / "parts.json").read_text(encoding="utf-8"))
     (entry,) = parts["ledgers"]
     names = [row["part"] for row in entry["parts"]]
@@ -51,7 +67,8 @@ def figure(label: str) -> dict:
     return next(fig for fig in tomllib.loads(EVERY_KIND)["figure"] if fig["label"] == label)
 
 
-def test_the_configs_token_numbers_count_the_readers_tokens_only(site):
+def test_the_configs_token_numbers_count_the_readers_tokens_only(llama_every_kind_site):
+    site = llama_every_kind_site
     """every_kind.toml names tokens by number (heads: focus = 4; ledger: position = 4) and by text (attention:
     focus = "compiler"): each is the reader's own token of that number, numbered so on the page, as on GPT-2."""
     printed = (site / "figures.txt").read_text(encoding="utf-8")
@@ -66,7 +83,8 @@ def test_the_configs_token_numbers_count_the_readers_tokens_only(site):
     assert f"_compiler (token {words.index('compiler') + 1})" in printed
 
 
-def test_pages_say_what_the_family_changes(site):
+def test_a_llamas_pages_say_what_its_family_changes(llama_every_kind_site):
+    site = llama_every_kind_site
     about = (site / "about.html").read_text(encoding="utf-8")
     assert "Llama family" in about and "4 heads share each set of keys" in about
     attention = (site / "figure-att.html").read_text(encoding="utf-8")

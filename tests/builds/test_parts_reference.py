@@ -66,13 +66,13 @@ def test_the_versus_token_is_the_top_guess_other_than_the_target(loaded, ledgers
 
 def test_each_layers_heads_and_neurons_are_the_references_and_add_up_to_its_part(ledgers):
     got, want = ledgers
-    for layer, (heads, bias) in enumerate(want.heads):
+    for layer, (heads, _bias) in enumerate(want.heads):
         split = got["heads"][layer]
         for head, pair in enumerate(split["heads"]):
             assert max(abs(a - b) for a, b in zip(pair, heads[head].tolist())) < TOLERANCE["score"]
         part = next(r for r in got["parts"] if r["part"] == "attention" and r["layer"] == layer)
         assert abs(sum(p[0] for p in split["heads"]) + split["bias"][0] - part["target"]) < TOLERANCE["score"]
-    for layer, (rows, bias) in enumerate(want.neurons):
+    for layer, (rows, _bias) in enumerate(want.neurons):
         split = got["neurons"][layer]
         for neuron in split["target"]["top"]:
             assert abs(neuron["target"] - rows[neuron["neuron"], 0].item()) < TOLERANCE["score"]

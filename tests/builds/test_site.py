@@ -115,8 +115,8 @@ def test_the_network_check_finds_a_load_written_in_any_of_the_ways_a_browser_rea
 
 
 def test_every_local_link_and_script_points_to_a_file_in_the_site(random_site, pages):
-    for name, html in pages.items():
-        for url in re.findall(r'(?:src|href)="([^"#]+)"', html):
+    for name, page in pages.items():
+        for url in re.findall(r'(?:src|href)="([^"#]+)"', page):
             assert (random_site / url).is_file(), f"{name} points to missing {url}"
 
 
@@ -125,16 +125,16 @@ def test_vega_is_written_once_and_shared_by_every_figure_page(random_site, pages
     bundles = [p for p in random_site.rglob("*.js") if p.stat().st_size > 100_000
                and p.relative_to(random_site).parts[0] != "data"]
     assert [p.relative_to(random_site).as_posix() for p in bundles] == ["assets/vega.js"]
-    for name, html in pages.items():
+    for name, page in pages.items():
         if name != "index.html":  # named once by the page's script, which loads it once the page is painted
-            assert html.count('<script src="assets/figures.js" data-vega="assets/vega.js"></script>') == 1, name
+            assert page.count('<script src="assets/figures.js" data-vega="assets/vega.js"></script>') == 1, name
     assert "vegaEmbed" in (random_site / "assets" / "vega.js").read_text(encoding="utf-8")
 
 
 def test_every_page_of_a_random_model_says_its_numbers_are_not_gpt2s(pages):
-    for name, html in pages.items():
-        assert "Not GPT-2." in html, name
-        assert "A model of GPT-2 small&#39;s shape with random weights: its numbers say nothing about GPT-2." in html, name
+    for name, page in pages.items():
+        assert "Not GPT-2." in page, name
+        assert "A model of GPT-2 small&#39;s shape with random weights: its numbers say nothing about GPT-2." in page, name
 
 
 def test_pages_and_data_record_the_model(random_site, pages):
@@ -147,9 +147,9 @@ def test_pages_and_data_record_the_model(random_site, pages):
     # Every page's footer names the model and links to the About page, which names the libraries.
     about = (random_site / "about.html").read_text(encoding="utf-8")
     assert "torch " + run["environment"]["torch"] in about
-    for html in pages.values():
-        assert "Computed in one run of <strong>a model of GPT-2 small&#39;s shape with random weights</strong>." in html
-        assert 'href="about.html"' in html
+    for page in pages.values():
+        assert "Computed in one run of <strong>a model of GPT-2 small&#39;s shape with random weights</strong>." in page
+        assert 'href="about.html"' in page
 
 
 def test_the_model_runs_once_per_distinct_text(random_site):
@@ -200,12 +200,12 @@ def test_every_chart_spec_is_valid_vega_lite_and_the_page_carries_it_compiled_to
     import jsonschema
 
     schema = alt.vegalite.v6.schema.core.load_schema()
-    for name, html in pages.items():
+    for name, page in pages.items():
         if name.startswith("figure-"):
             label = name[len("figure-"):-len(".html")]
             spec = json.loads((random_site / "downloads" / f"figure-{label}.vega-lite.json").read_text("utf-8"))
             jsonschema.validate(spec, schema)
-            compiled = embedded_spec(html, label)
+            compiled = embedded_spec(page, label)
             assert compiled["$schema"].startswith("https://vega.github.io/schema/vega/v"), compiled["$schema"]
             assert "marks" in compiled and "params" not in compiled, sorted(compiled)
 

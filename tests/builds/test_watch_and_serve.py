@@ -82,7 +82,7 @@ class Served:
         so, and an edit made in between goes unseen."""
         for _ in range(tries):
             edit()
-            if (found := self.said(pattern, lines, 5)) or self.process.poll() is not None:
+            if self.said(pattern, lines, 5) or self.process.poll() is not None:
                 break
         return self.wait_for(pattern, lines, 1)
 

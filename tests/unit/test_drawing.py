@@ -55,6 +55,14 @@ def test_the_small_picture_keeps_every_shape_of_the_drawing_and_none_of_its_word
     assert shapes_only(svg) == '<svg><g class="mark-rect"><path d="M0,0h5v5h-5Z"></path></g><g class="role-axis-label"></g></svg>'
 
 
+def test_the_small_picture_takes_an_empty_label_alone_and_keeps_the_groups_after_it():
+    # Vega writes a label with no text (a token shown as nothing) as <text .../>, which must not reach the next
+    # group's </text>: the picture's XML would lose a </g> and vl-convert refuse it.
+    svg = ('<svg><g class="a"><text x="1" opacity="1"/></g><g class="b"><path d="M0,0h5"></path>'
+           '<text x="2">two</text></g></svg>')
+    assert shapes_only(svg) == '<svg><g class="a"></g><g class="b"><path d="M0,0h5"></path></g></svg>'
+
+
 def test_a_charts_dark_theme_is_its_light_one_with_the_differences_applied(drawer):
     vega, dark = drawer.compiled(BARS, CHART_THEMES).result(timeout=120)
     light, changes = json.loads(vega), json.loads(dark)

@@ -104,3 +104,35 @@ def test_the_weights_are_counted_as_gpt2_counts_them():
     # GPT-2 small and gpt2-xl as published: 124,439,808 and 1,557,611,200 weights.
     assert memory.Shape(12, 12, 768, 50257, 1024, 3072).weights == 124_439_808
     assert memory.Shape(48, 25, 1600, 50257, 1024, 6400).weights == 1_557_611_200
+
+
+# Configs of every family unlike one another: biases or none, tied or not, key/value heads shared, Qwen3's norms.
+FAMILY_CONFIGS = [
+    ("GPT2Config", dict(n_layer=3, n_head=4, n_embd=64, n_positions=128, vocab_size=500, n_inner=96)),
+    ("GPT2Config", dict(n_layer=2, n_head=4, n_embd=64, n_positions=128, vocab_size=500, tie_word_embeddings=False)),
+    ("LlamaConfig", dict(vocab_size=400, hidden_size=64, intermediate_size=128, num_hidden_layers=4,
+                         num_attention_heads=8, num_key_value_heads=2, tie_word_embeddings=False)),
+    ("Qwen2Config", dict(vocab_size=400, hidden_size=64, intermediate_size=96, num_hidden_layers=2,
+                         num_attention_heads=8, num_key_value_heads=4, tie_word_embeddings=True)),
+    ("Qwen3Config", dict(vocab_size=400, hidden_size=64, intermediate_size=96, num_hidden_layers=2, head_dim=12,
+                         num_attention_heads=8, num_key_value_heads=2, attention_bias=True)),
+    ("GPTNeoXConfig", dict(vocab_size=400, hidden_size=64, intermediate_size=128, num_hidden_layers=3,
+                           num_attention_heads=8)),
+    ("GPTNeoXConfig", dict(vocab_size=400, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                           num_attention_heads=8, attention_bias=False, tie_word_embeddings=True)),
+]
+
+
+@pytest.mark.parametrize("class_name, values", FAMILY_CONFIGS, ids=lambda v: v if isinstance(v, str) else "")
+def test_each_family_counts_its_weights_as_transformers_model_of_that_config_holds_them(class_name, values):
+    import torch
+    import transformers
+
+    from figsite.model.load import FAMILIES
+
+    config = getattr(transformers, class_name)(**values)
+    with torch.device("meta"):  # the reference: transformers' own model, its weights never drawn
+        theirs = transformers.AutoModelForCausalLM.from_config(config)
+    held = sum(param.numel() for param in theirs.parameters())  # a tied weight once
+    ours = FAMILIES[config.model_type].from_dict(config.to_dict())
+    assert memory.Shape.of(ours).weights == ours.n_weights == held

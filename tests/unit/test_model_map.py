@@ -58,7 +58,9 @@ def test_each_page_is_listed_once_in_the_index_order_at_the_step_its_kind_reads(
 
 
 def test_the_map_says_the_models_own_sizes_in_words_true_for_one_layer_and_one_head():
-    words = lambda model: " ".join(f"{step.name} {step.does}" for step in model_map(model, []).steps())
+    def words(model) -> str:
+        return " ".join(f"{step.name} {step.does}" for step in model_map(model, []).steps())
+
     small = words(GPT2_SMALL)
     for said in ("A layer, 12 times", "Attention (12 heads)", "768 numbers", "50,257 tokens"):
         assert said in small

@@ -19,6 +19,24 @@ TEXT = "The animal didn’t cross the street"
 REPLACEMENT = "\ufffd"
 
 
+def test_a_llama_style_tokenizer_s_pieces_are_text_and_their_bytes_make_the_text_again(tmp_path):
+    """A tokenizer of text pieces (a Llama's: '▁' before a word, byte-fallback pieces for what it has no piece for)
+    is no byte-level one: a piece's bytes are its text's UTF-8 ('é' is C3 A9, not GPT-2's byte E9), the start
+    token has none, and a text's pieces, joined, are its UTF-8 with the word-start space in front."""
+    from conftest import start_tokenizer
+    from figsite.model.tokens import Tokenizer, piece_bytes
+
+    start_tokenizer(tmp_path)
+    tokenizer = Tokenizer.from_directory(tmp_path)
+    assert not tokenizer.byte_level and capture.gpt2_tokenizer().byte_level
+    text = "The cat sat in a café, naïve ’€"
+    ids = tokenizer(text)["input_ids"]
+    pieces = [tokenizer.convert_ids_to_tokens(i) for i in ids]
+    assert any(p.startswith("<0x") for p in pieces) and any(p.startswith("\u2581") for p in pieces), pieces
+    assert b"".join(piece_bytes(tokenizer, i) for i in ids) == (" " + text).encode("utf-8")
+    assert piece_bytes(tokenizer, tokenizer.start_id) is None
+
+
 @pytest.fixture(scope="module")
 def tokenizer_only():
     return capture.Loaded(None, capture.gpt2_tokenizer(), "tokenizer", None, "cpu")

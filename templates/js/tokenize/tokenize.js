@@ -112,11 +112,25 @@ function byteOfChar() {
 
 const BYTE_OF_CHAR = byteOfChar();
 
-// The bytes a token stands for (a Uint8Array), from its byte-level piece or its byte-fallback piece; null where its
-// piece is neither (a special token of other characters), as the build's piece_bytes.
+// Whether the tokenizer writes every byte as one of GPT-2's printable characters (a ByteLevel decoder, alone or in a
+// Sequence: GPT-2's, Pythia's), rather than pieces of text with byte-fallback pieces (a Llama's): tokens._byte_level.
+function byteLevel() {
+  tokenizer();
+  return JSON.stringify(made.json.decoder || null).indexOf('"type":"ByteLevel"') >= 0;
+}
+
+// Whether a token is one of the tokenizer's special tokens (<s>, <|endoftext|>).
+function special(id) {
+  tokenizer();
+  return (made.json.added_tokens || []).some((added) => added.id === id && added.special);
+}
+
+// The bytes a token stands for (a Uint8Array), from its byte-level piece, its byte-fallback piece or, in a tokenizer
+// of text pieces, its text ('▁é' -> ' é' in UTF-8); null for a special token, as the build's piece_bytes.
 export function tokenBytes(id) {
   const piece = pieceOf(id), fallback = /^<0x([0-9A-Fa-f]{2})>$/.exec(piece);
   if (fallback) return new Uint8Array([parseInt(fallback[1], 16)]);
+  if (!byteLevel()) return special(id) ? null : new TextEncoder().encode(piece.split(WORD_START).join(' '));
   const chars = Array.from(piece);
   if (!chars.every((c) => BYTE_OF_CHAR.has(c))) return null;
   return new Uint8Array(chars.map((c) => BYTE_OF_CHAR.get(c)));
