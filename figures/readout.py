@@ -76,7 +76,7 @@ class Readout(Kind):
     TITLE = "The guess takes shape layer by layer (the final read-out applied after each layer)"
     CAPTION = ("After each layer we apply the model's last step to the numbers of one token and ask what it "
                "would guess as the next token at that point.")
-    GUIDE = ("Move the slider through the layers: after layer N (0: before any layer, 12: after the last one). "
+    GUIDE = ("Move the slider through the layers: after layer N (0: before any layer; its last number: after the last layer). "
              "The upper chart shows the top three guesses after that layer, the lower one how the tracked token's "
              "chance rises and falls. Choose a point or its column (click or tap) to go to that layer; the slider "
              "does the same from the keyboard.")

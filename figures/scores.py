@@ -119,18 +119,20 @@ class Scores(PartKind):
         names = [token_name(tokens, j) for j in range(len(tokens))]
         name_width = max(12, *(len(n) + 2 for n in names))
         divided = f"fit / {scale:g}"
+        column = max(12, len(divided) + 2)  # 'fit / 11.3137' (heads of 128 numbers) keeps a gap before it
         lines = [heading(fig, self.TITLE), f'  "{escaped(fig["text"])}"',
                  f"  {token_label(tokens, q)} asks in layer {fig['head'][0]}, head {fig['head'][1]}: "
                  f"fit = question . description over {width} numbers, {divided_by(width, scale)}",
-                 f"  {'token':<{name_width}}{'fit':>10}{divided:>12}{'share':>10}"]
+                 f"  {'token':<{name_width}}{'fit':>10}{divided:>{column}}{'share':>10}"]
         for j, name in enumerate(names):
             if j <= q and rows[j].get("hidden"):
-                lines.append(f"  {name:<{name_width}}{OUT_OF_WINDOW:>32}")
+                lines.append(f"  {name:<{name_width}}{OUT_OF_WINDOW:>{column + 20}}")
             elif j <= q:
                 row = rows[j]
-                lines.append(f"  {name:<{name_width}}{row['fit']:>10.3f}{row['scaled']:>12.3f}{row['share'] * 100:>9.2f}%")
+                lines.append(f"  {name:<{name_width}}{row['fit']:>10.3f}{row['scaled']:>{column}.3f}"
+                             f"{row['share'] * 100:>9.2f}%")
             else:
-                lines.append(f"  {name:<{name_width}}{'out of reach: it comes after':>32}")
+                lines.append(f"  {name:<{name_width}}{'out of reach: it comes after':>{column + 20}}")
         return "\n".join(lines) + "\n"
 
     def context(self, fig, run) -> dict:

@@ -8,6 +8,7 @@ ledger's parts add up to the score; the pages say what each family changes."""
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 
 import pytest
@@ -118,3 +119,14 @@ def test_the_start_token_is_never_a_target_or_a_token_of_the_text(tmp_path_facto
     lines = [line for line in SHORT.splitlines() if not line.startswith(f"{key} =")]
     bad = "\n".join([*lines, f"{key} = {value}"]) + "\n"
     assert_bad_config_keeps_the_site(model, tmp_path_factory.mktemp("start-bad"), SHORT, bad, key, words)
+
+
+def test_every_printed_table_keeps_its_column_headings_apart(site):
+    """A head of 8 numbers divides by 2.82843: the scores' table heads its column 'fit / 2.82843', wider than
+    GPT-2's 'fit / 8', and it must not run into the 'fit' before it."""
+    _, site = site
+    printed = (site / "figures.txt").read_text(encoding="utf-8")
+    headings = [line for line in printed.splitlines() if line.lstrip().startswith("token ") and "fit /" in line]
+    assert headings, "no scores table in figures.txt"
+    for line in headings:
+        assert re.search(r"\bfit\s+fit / [0-9.]+\s+share$", line), line
