@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 from figures.toolkit import terms
+from figures.toolkit.family import FAMILY_NAMES
 
 # GPT-2's four sizes by their hub ids (with the owner's name too), as the book names them.
 SIZES = {"gpt2": "GPT-2 small", "gpt2-medium": "GPT-2 medium", "gpt2-large": "GPT-2 large", "gpt2-xl": "GPT-2 XL"}
@@ -35,7 +36,8 @@ def full_name(model: dict, digits: int = 12) -> str:
     if seed(model) is not None:
         return RANDOM_NAME
     if not from_hub(model):
-        return f"the model in the folder {Path(name).name or name}"
+        family = FAMILY_NAMES.get(model.get("family"), model.get("family"))  # GPT-2's record names none
+        return f"the {family + ' ' if family else ''}model in the folder {Path(name).name or name}"
     source = f"Hugging Face's {name}" + (f", version {revision[:digits]}" if revision else "")
     return f"{HUB_NAMES[name]} ({source})" if name in HUB_NAMES else source
 

@@ -133,5 +133,9 @@ def test_the_model_names_say_where_a_model_comes_from():
     assert model_names.seed_sentence(gpt2) is None
     folder = {"name": "/tmp/models/small-gpt2", "revision": None}
     assert model_names.full_name(folder) == "the model in the folder small-gpt2"
+    # Another family's folder says which family it is (a Llama's footer named no design at all).
+    assert model_names.full_name({**folder, "name": "/m/tiny", "family": "llama"}) == "the Llama model in the folder tiny"
+    assert model_names.full_name({**folder, "name": "/m/p", "family": "gpt_neox"}) == \
+        "the GPT-NeoX (Pythia) model in the folder p"
     assert model_names.short_name(folder) == "the model"
     assert model_names.full_name({"name": "someone/tiny", "revision": "abc"}) == "Hugging Face's someone/tiny, version abc"
