@@ -19,8 +19,8 @@ from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import MAIN, OUT_OF_REACH
 from figures.toolkit.colours import CHOSEN_NAME
-from figures.toolkit.words import (agrees, count, escaped, heading, number_expr, said, shown, token_choices, token_label,
-                                   whole_percent)
+from figures.toolkit.words import (agrees, count, escaped, heading, number, number_expr, said, shown, token_choices,
+                                   token_label, whole_percent)
 
 SHARE_DECIMALS = 4  # what a page needs to show 0.01%; the data file keeps more
 
@@ -218,7 +218,7 @@ class Attention(Kind):
                 "answer": (f"{token_label(tokens, key)}, with {whole_percent(share)}% of its attention."
                            if share >= MIN_SHARE else f"No token gets {LEFT_OUT} or more of its attention there."),
                 "link": f"#token={g + 1}&view={layer}-{head}",
-                "link_text": f"Show token {g + 1} in layer {layer}, head {head}",
+                "link_text": f"Show token {number(tokens, g)} in layer {layer}, head {head}",  # as readers count
             })
         return {"summary": summary, "reveals": reveals, "facts": []}
 

@@ -130,3 +130,12 @@ def test_every_printed_table_keeps_its_column_headings_apart(site):
     assert headings, "no scores table in figures.txt"
     for line in headings:
         assert re.search(r"\bfit\s+fit / [0-9.]+\s+share$", line), line
+
+
+def test_the_guess_first_answer_names_the_token_as_readers_count_it(llama_every_kind_site):
+    """The answer's link says the token's number as the page's words count it (the start token is token 0), while
+    its address counts as the model does (the start token is 1), as every address of the page does."""
+    page = (llama_every_kind_site / "figure-att.html").read_text(encoding="utf-8")
+    link = re.search(r'href="#token=(\d+)&amp;view=[^"]+"[^>]*>Show token (\d+) in', page)
+    assert link, "no guess-first answer with its link on the attention page"
+    assert int(link.group(2)) == int(link.group(1)) - 1
