@@ -137,8 +137,9 @@ class Shapes(Kind):
 
     def context(self, fig, run) -> dict:
         n, width, widened = run.n_tokens(fig["text"]), run.d_model, run.n_neurons
-        rows = count(n, "row")
-        return {"summary": f"{count(n, 'token')} {agrees(n, 'goes', 'go')} in; every layer takes {rows} of {width:,} "
+        rows, start = count(n, "row"), run.token_texts(fig["text"]).start  # a Llama's <s> goes in too
+        going = count(n - start, "token") + (" and the start token" if start else "")
+        return {"summary": f"{going} {agrees(n, 'goes', 'go')} in; every layer takes {rows} of {width:,} "
                            f"numbers and gives back {rows} of {width:,}: the same shape, other values. Inside each layer's feed-forward "
                            f"step the rows widen to {widened:,} numbers, then narrow back to {width:,}.",
                 "reveals": [], "facts": []}

@@ -139,3 +139,11 @@ def test_the_guess_first_answer_names_the_token_as_readers_count_it(llama_every_
     link = re.search(r'href="#token=(\d+)&amp;view=[^"]+"[^>]*>Show token (\d+) in', page)
     assert link, "no guess-first answer with its link on the attention page"
     assert int(link.group(2)) == int(link.group(1)) - 1
+
+
+def test_the_shapes_say_the_start_token_goes_in_beside_the_readers_tokens(llama_every_kind_site):
+    """The rows of every block count the start token; the words count the reader's tokens and name it apart."""
+    page = (llama_every_kind_site / "figure-sizes.html").read_text(encoding="utf-8")
+    said = re.search(r"(\d+) tokens and the start token go in; every layer takes (\d+) rows", page)
+    assert said, "the shapes page does not name the start token beside the reader's tokens"
+    assert int(said.group(2)) == int(said.group(1)) + 1
