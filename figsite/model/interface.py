@@ -185,6 +185,11 @@ class LanguageModel(nn.Module, metaclass=abc.ABCMeta):
         """{hook point name: function or [functions]} added while a `with` block runs (hooks_added)."""
         return hooks_added(self.hook_points, functions)
 
+    def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
+        """Token ids (batch, position) -> scores (batch, position, vocab): every layer, then the read-out (a family
+        may keep its checkpoint's own forward instead, as GPT-2's does)."""
+        return self.read_out(self.run_layers(self.embed(input_ids), 0, self.config.n_layer))
+
     def read_out(self, stream: torch.Tensor) -> torch.Tensor:
         """A stage's scores: the final norm and the unembedding, (..., d_model) -> (..., vocab)."""
         return self.unembed(self.final_norm(stream))

@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 # First: figsite.model.interface sets the BLAS's settings before torch loads it.
-from figsite.model.interface import HookPoint, LanguageModel, LayerWeights, NormWeights, hooks_added
+from figsite.model.interface import HookPoint, LanguageModel, LayerWeights, NormWeights
 
 import torch
 from torch import nn
@@ -285,13 +285,6 @@ class LlamaForCausalLM(LanguageModel):
     @property
     def device(self) -> torch.device:
         return self.model.embed_tokens.weight.device
-
-    def hooks(self, functions: dict):
-        return hooks_added(self.hook_points, functions)
-
-    def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
-        """Token ids (batch, position) -> scores (batch, position, vocab)."""
-        return self.read_out(self.run_layers(self.embed(input_ids), 0, self.config.n_layer))
 
     def embed(self, ids: torch.Tensor) -> torch.Tensor:
         return self.model.hook_embed(self.model.embed_tokens(ids))

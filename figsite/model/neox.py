@@ -233,10 +233,6 @@ class GPTNeoXForCausalLM(LanguageModel):
     def device(self) -> torch.device:
         return self.gpt_neox.embed_in.weight.device
 
-    def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
-        """Token ids (batch, position) -> scores (batch, position, vocab)."""
-        return self.read_out(self.run_layers(self.embed(input_ids), 0, self.config.n_layer))
-
     def embed(self, ids: torch.Tensor) -> torch.Tensor:
         return self.gpt_neox.hook_embed(self.gpt_neox.embed_in(ids))
 
