@@ -35,7 +35,7 @@ NUMBER_LENGTH = 20
 class Field:
     """One key of a figure: its type, whether it must be given, and a phrase saying what is allowed."""
 
-    type: str  # text | str | int | int_list | pair_list | position_or_text | text_pair
+    type: str  # text | str | int | int_list | pair_list | position_or_text | text_pair | text_list
     allowed: str
     required: bool = False
     default: object = None
@@ -49,6 +49,9 @@ COMMON_FIELDS = {
                            f"digits in groups joined by single dots, at most {NUMBER_LENGTH} characters, without the "
                            f"word 'Figure', unique in the config"),
     "page": Field("int", "the book's page the figure is printed on: a whole number from 1"),
+    "model": Field("text", "the model the figure reads, if not the command's --model: a hub id, a directory saved "
+                           "with save_pretrained, or 'random'; for a hub id optionally '@' and a revision, for "
+                           "'random' '@' and a seed"),
 }
 
 
@@ -70,6 +73,7 @@ class Figure:
     caption: str | None
     values: dict = field(default_factory=dict)  # the config's keys as written (and defaults), checked for form
     resolved: dict = field(default_factory=dict)  # what the kind's check resolved (figures.kind), 0-based
+    model: str | None = None  # the model it reads as the config writes it (figsite.data.model_choice); None: --model
 
     def __getitem__(self, key):
         return self.values[key]
@@ -171,6 +175,8 @@ def _read_figure(source: str, index: int, table: dict, kinds: dict) -> Figure:
             raise fig.error(key, f"{value} is not a page", spec.allowed)
         elif key == "caption":
             fig.caption = value
+        elif key == "model":
+            fig.model = value
         elif key != "kind":
             fig.values[key] = value
     return fig
@@ -189,6 +195,7 @@ def _check_type(fig: Figure, key: str, spec: Field, value):
         "pair_list": lambda v: isinstance(v, list)
         and all(isinstance(p, list) and len(p) == 2 and all(_is_int(x) for x in p) for p in v),
         "position_or_text": lambda v: _is_int(v) or (isinstance(v, str) and v.strip() != ""),
+        "text_list": lambda v: isinstance(v, list) and all(isinstance(t, str) and t.strip() for t in v),
         "text_pair": lambda v: isinstance(v, list) and len(v) == 2
         and all(isinstance(t, str) and t.strip() for t in v) and v[0] != v[1],
     }[spec.type](value)

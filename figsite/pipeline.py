@@ -3,38 +3,35 @@
 from __future__ import annotations
 
 import functools
-import hashlib
 import importlib
-import json
 import sys
 import tempfile
 import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from importlib import metadata
 from pathlib import Path
 
 import click
 
 # The parts' registry imports no torch until a part is asked of (registered()): a cached rebuild reads versions() only.
-from figsite.capture.parts import asked, merge, registered, versions as capture_versions
-from figsite.data import cache, paths, token_texts
-from figsite.data.asks import Asks, merged_config
-from figsite.model import memory
+from figsite.capture.parts import asked, merge, versions as capture_versions
 from figsite.config import Figure, load_config, load_site
-from figsite.print_config import PrintInfo, load_print
-from figsite.errors import BuildError
-from figsite.site.drawing import NARROW_WIDTH, WIDE_WIDTH, Drawer, DrawingError, fits_column
-from figsite.live import gather_live, live_model
-from figsite.site import live_assets, printing, schemes
-from figsite.site.output import output_lock
-from figsite.site.render import CHART_THEMES, VEGA_SCRIPT, Page, PerObject
-from figsite.site.writers import Site, write_site
+from figsite.data import cache, model_choice, token_texts
+from figsite.data.asks import Asks, merged_config
 from figsite.data.run import Run
-from figsite.data.shared_names import ATTENTION_META
+from figsite.data.side_by_side import Member, Runs
+from figsite.errors import BuildError
+from figsite.live import gather_live, live_model
+from figsite.model import memory
+from figsite.pages import TOOL_VERSIONS, Pages, gather_page, kept_or_asked  # noqa: F401 - tests read them here
+from figsite.print_config import load_print
+from figsite.site import live_assets
+from figsite.site.drawing import Drawer
+from figsite.site.output import output_lock
+from figsite.site.render import VEGA_SCRIPT
+from figsite.site.writers import Site, write_site
 from figures import KINDS
-from figures.toolkit import charts, family
 
 
 @dataclass
@@ -45,7 +42,8 @@ class Progress:
     """
 
     verbosity: int = 1
-    phases: dict = field(default_factory=dict)
+    phases: dict = field(default_factory=dict)  # name -> seconds, summed over every model's (a phase runs per model)
+    models: int = 1  # how many models the build read (figsite.data.model_choice)
 
     @contextmanager
     def phase(self, name: str):
@@ -54,8 +52,8 @@ class Progress:
         try:
             yield
         finally:
-            self.phases[name] = time.perf_counter() - start
-            self.log(f"{name}: {self.phases[name]:.2f} s")
+            self.phases[name] = self.phases.get(name, 0) + time.perf_counter() - start
+            self.log(f"{name}: {time.perf_counter() - start:.2f} s")
 
     def log(self, message: str) -> None:
         if self.verbosity >= 2:
@@ -91,15 +89,17 @@ class Settings:
 
 
 def build_site(settings: Settings, progress: Progress | None = None) -> Run:
-    """Reads the config, runs the model once per distinct text (or reads the run from the cache), and
-    writes the site into `settings.out`."""
+    """Reads the config, runs each model the figures read once per distinct text (or reads its run from the cache),
+    and writes the site into `settings.out`. Returns the main model's run (ModelGroup)."""
     progress = progress or Progress()
     figures = load_config(settings.config, KINDS)
     site = load_site(settings.config)  # what [site] shows is the pages' alone: not part of any cache key
     print_info = load_print(settings.config)  # None without [print]: then nothing is drawn for print
     if settings.revision is not None and (settings.model == "random" or Path(settings.model).expanduser().is_dir()):
         raise BuildError(f"--revision: {settings.model} has no revisions; allowed: --revision with a hub id only")
-    asks = gather_asks(figures)
+    groups = model_groups(figures, settings)
+    progress.models = len(groups)
+    asks = [gather_asks(group.all) for group in groups]  # every model's, checked before any model loads
     cache_dir = settings.cache_dir
     if settings.live:
         live_assets.check()  # the page's libraries from npm: one line naming ./setup.sh --live, before the model runs
@@ -107,139 +107,105 @@ def build_site(settings: Settings, progress: Progress | None = None) -> Run:
         # The drawing processes draw each figure as soon as its chart is built, while the model reads on (see
         # figsite.site.drawing): the cores work at once.
         pages = Pages(drawer, cache_dir, print_info)
-        run, figures, run_key, loaded = cached_run(settings, figures, asks, progress, on_miss=drawer.warm_up,
-                                                   on_step=pages.gather_ready)
+        loaded = None
+        for group, group_asks in zip(groups, asks):
+            loaded = group.gather(settings, group_asks, progress, pages, drawer.warm_up) or loaded
         with progress.phase("figures"):
-            pages.gather_ready(run, figures, run_key, complete=True)
+            for group in groups:
+                pages.gather_ready(group.run, group.own(), group.run_key, complete=True)
+            by_choice = {group.choice: group for group in groups}
+            for fig in figures:
+                if KINDS[fig.kind].SIDE_BY_SIDE:
+                    read = [by_choice[choice] for choice in figure_models(fig, settings)]
+                    runs = Runs(tuple(group.member(fig) for group in read))
+                    pages.add(fig, gather_page(fig, runs, cache_dir, tuple(group.run_key for group in read)))
+        main = groups[0]
         live = None
         if settings.live:  # the model the run loaded, if it ran: the export loads none of its own
-            live = gather_live(live_model(settings, Path(scratch), progress, loaded), figures, pages)
+            live = gather_live(live_model(main.settings(settings), Path(scratch), progress, loaded), main.own(),
+                               pages)
         del loaded  # freed before the site is written
         with progress.phase("writing"):
-            write_site(settings.out, Site(run, pages.in_order(figures), VEGA_SCRIPT.read_bytes, pages.drawings,
-                                          pages.charts, pages.narrow, pages.first_drawings, site, live, cache_dir,
-                                          functools.partial(cache.memo_each, cache_dir), pages.printed, print_info))
-    return run
+            write_site(settings.out, Site(
+                main.run, pages.in_order(figures), VEGA_SCRIPT.read_bytes, pages.drawings, pages.charts, pages.narrow,
+                pages.first_drawings, site, live, cache_dir, functools.partial(cache.memo_each, cache_dir),
+                pages.printed, print_info, others=tuple(group.run for group in groups[1:])))
+    return main.run
 
 
-class Pages:
-    """Each figure's page, built as soon as the run holds its data, and its drawings asked for at once.
+@dataclass
+class ModelGroup:
+    """The figures that read one model, and the run the build gathers of it: the figures of that model alone
+    (`figures`), and the side-by-side figures that read it among others (`members`, figures.kind SIDE_BY_SIDE)."""
 
-    A fresh run calls gather_ready after each text the model reads, so that the drawing processes draw the
-    first figures while the model reads on; a run from the cache is complete at once.
-    """
+    choice: model_choice.ModelChoice
+    folder: str  # where its data files lie under data/ (Run.folder): "" for the site's main model
+    figures: list = field(default_factory=list)
+    members: list = field(default_factory=list)
+    run: Run | None = None
+    run_key: str | None = None
+    resolved: dict = field(default_factory=dict)  # label -> the figure resolved against this model
 
-    def __init__(self, drawer: Drawer, cache_dir: Path | None, print_info: PrintInfo | None = None):
-        self.drawer, self.cache_dir, self.print_info = drawer, cache_dir, print_info
-        self.printed = {}  # label -> [SVG, PDF] for the book, with a [print] table only
-        # label -> Page; -> [SVG, PNG]; -> [Vega, dark]; -> [Vega, dark] of the narrow chart, or None (no narrow chart);
-        # -> {variant of paths.FIRST_DRAWINGS: [SVG]}
-        self.built, self.drawings, self.charts, self.narrow, self.first_drawings = {}, {}, {}, {}, {}
-        # a spec's digest for its cache keys, worked out once (a spec can be several MB: a rebuild from the cache spent
-        # a third of its time writing specs as JSON for their keys)
-        self.digest = PerObject(spec_digest)
+    @property
+    def all(self) -> list[Figure]:
+        return [*self.figures, *self.members]
 
-    def gather_ready(self, run: Run, figures: list[Figure], run_key: str | None, complete: bool = False) -> None:
-        """Builds the page of each figure the run holds (all of them where it is `complete`: then the parts' registry,
-        which a run the model is still filling asks, is not imported, nor torch with it)."""
-        # The explore kinds' drawings take longest: asked for first, they are drawn while the main thread
-        # builds the other charts, and the build does not end waiting for them.
-        for fig in sorted(figures, key=lambda fig: not KINDS[fig.kind].EXPLORE):
-            if fig.label in self.built or not (complete or run.holds(KINDS[fig.kind].asks(fig), registered())):
-                continue
-            page = self.built[fig.label] = gather_page(fig, run, self.cache_dir, run_key)
-            self.charts[page.label] = self.compiled(page.spec, f"figure ({page.label})'s chart")
-            self.narrow[page.label] = (None if page.narrow_spec is None else
-                                       self.compiled(page.narrow_spec, f"figure ({page.label})'s narrow chart"))
-            # the drawing print and link previews show, and a light page's chart box until the chart is live: drawn
-            # as the live chart draws in a desktop's column
-            self.drawings[page.label] = kept_or_asked(
-                self.cache_dir, ["drawing", 8, *TOOL_VERSIONS, self.digest(page.spec), CHART_THEMES["light"],
-                                 WIDE_WIDTH], ["svg", "png"],
-                functools.partial(self.drawer.drawings, page.spec, CHART_THEMES["light"], width=WIDE_WIDTH, fit=True),
-                f"figure ({page.label})'s drawing")
-            self.first_drawings[page.label] = {variant: self.first_drawing(page, variant)
-                                               for variant in first_variants(page)}
-            if self.print_info is not None:
-                self.printed[page.label] = self.printed_drawing(fig, page)
+    def own(self) -> list[Figure]:
+        """Its figures of this model alone, resolved."""
+        return [self.resolved[fig.label] for fig in self.figures]
 
-    def printed_drawing(self, fig: Figure, page: Page):
-        """The figure drawn for the book ([print]; figsite.site.printing): its printed state (Kind.printed_spec) at
-        the column's width in the config's font, with its number and title where `captions` asks. Kept in the cache
-        by the spec and every setting of [print], the font by its bytes."""
-        info = self.print_info
-        spec = KINDS[fig.kind].printed_spec(fig, page.spec)
-        if info.greyscale:
-            spec = printing.in_greys(spec)
-        caption = page.full_name if info.captions else None
-        settings = {"font": str(info.font), "family": info.font_family, "width_pt": info.width_pt,
-                    "font_size_pt": info.font_size_pt, "caption": caption, "greyscale": info.greyscale}
-        theme = CHART_THEMES["light"]
-        ask = functools.partial(self.drawer.printed, spec, theme, settings)
-        return kept_or_asked(self.cache_dir, ["print", 2, *TOOL_VERSIONS, self.digest(spec), theme, info.key(),
-                                              caption], ["svg", "pdf"], ask, f"figure ({page.label})'s print drawing")
+    def member(self, fig: Figure) -> Member:
+        return Member(self.resolved[fig.label], self.run, self.choice)
 
-    def first_drawing(self, page: Page, variant: str):
-        """The drawing a page shows until its live chart replaces it (a variant of paths.FIRST_DRAWINGS): drawn as the
-        live chart draws in a desktop's column or a phone's (the narrow chart, where the figure has one), on the page's
-        own background (a desktop's light drawing is `drawings`'). Kept in the cache as that one is."""
-        dark, narrow = variant.endswith("dark"), "narrow" in variant
-        theme = CHART_THEMES["dark" if dark else "light"]
-        spec, width = (page.narrow_spec or page.spec, NARROW_WIDTH) if narrow else (page.spec, WIDE_WIDTH)
-        ask = functools.partial(self.drawer.drawings, spec, theme, width=width, png=False, background="transparent",
-                                fit=True, dark=dark)  # a dark page's own colours too (figsite.site.schemes)
-        return kept_or_asked(self.cache_dir, ["first drawing", 6, *TOOL_VERSIONS, self.digest(spec), theme, width,
-                                              schemes.CACHE_KEY], ["svg"], ask, f"figure ({page.label})'s {variant} drawing")
+    def settings(self, settings: Settings) -> Settings:
+        """The command's settings with this model: the live page's export is of the main model."""
+        return replace(settings, model=self.choice.name, revision=self.choice.revision, seed=self.choice.seed,
+                       live=settings.live and not self.folder)
 
-    def compiled(self, spec: dict, what: str):
-        """A chart's spec compiled to Vega, with its dark theme's changes: kept in the cache by the spec's content,
-        so that a narrow chart and a main chart are compiled and kept alike (kept_or_asked)."""
-        return kept_or_asked(self.cache_dir, ["chart", 3, *TOOL_VERSIONS, self.digest(spec), CHART_THEMES,
-                                              schemes.CACHE_KEY], ["vega", "dark"],
-                             functools.partial(self.drawer.compiled, spec, CHART_THEMES), what)
+    def gather(self, settings: Settings, asks: Asks, progress: Progress, pages: Pages, on_miss) -> object:
+        """Runs the model (or reads its run from the cache) and gathers the pages of its own figures as they are
+        ready. Returns the model where the live page exports it (capture.Loaded), else None."""
+        own = {fig.label for fig in self.figures}
 
-    def in_order(self, figures: list[Figure]) -> list[Page]:
-        """The pages in the config's order."""
-        return [self.built[fig.label] for fig in figures]
+        def on_step(run: Run, figures: list[Figure], run_key: str | None) -> None:
+            run.folder = self.folder  # before any chart names its files (Run.in_data)
+            pages.gather_ready(run, [fig for fig in figures if fig.label in own], run_key)
+
+        run, figures, self.run_key, loaded = cached_run(self.settings(settings), self.all, asks, progress,
+                                                        on_miss=on_miss, on_step=on_step)
+        run.folder = self.folder
+        self.run, self.resolved = run, {fig.label: fig for fig in figures}
+        return loaded
 
 
-# What the drawings and the charts depend on besides a chart's spec: the versions of vl-convert, and
-# of Altair, which names the Vega-Lite version. Read without importing either (a rebuild may need neither).
-TOOL_VERSIONS = (metadata.version("vl-convert-python"), metadata.version("altair"))
+def model_groups(figures: list[Figure], settings: Settings) -> list[ModelGroup]:
+    """The figures by the model they read (figure_models), the main model first: the command's --model where any
+    figure reads it, else the first figure's. A side-by-side figure is in the group of each model it reads."""
+    default = model_choice.ModelChoice(settings.model, settings.revision, settings.seed)
+    named = [(fig, figure_models(fig, settings)) for fig in figures]  # (figure, the models it reads)
+    order = list(dict.fromkeys(choice for _, choices in named for choice in choices))
+    main = default if default in order else order[0]
+    folders = model_choice.folders(order, main)
+    groups = {choice: ModelGroup(choice, folders[choice]) for choice in [main, *order]}
+    for fig, choices in named:
+        for choice in choices:
+            (groups[choice].members if KINDS[fig.kind].SIDE_BY_SIDE else groups[choice].figures).append(fig)
+    return list(groups.values())
 
 
-def first_variants(page: Page) -> list[str]:
-    """The first drawings a figure's page shows besides its light drawing (paths.FIRST_DRAWINGS): for a desktop's
-    column in dark, and for a phone's, light and dark, where the figure draws otherwise there (its narrow chart, or its
-    chart at the column's width)."""
-    narrow = page.narrow_spec is not None or fits_column(page.spec)
-    return [variant for variant in paths.FIRST_DRAWINGS if narrow or "narrow" not in variant]
-
-
-def spec_digest(spec: dict) -> str:
-    """The SHA-256 of a chart's spec as JSON, keys sorted: what names it in the cache."""
-    return hashlib.sha256(json.dumps(spec, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
-
-
-def kept_or_asked(cache_dir: Path | None, parts: list, names: list, ask, what: str):
-    """The bytes kept in the cache for `parts`, else asked of the drawing process now (`ask` returns a Future)
-    and kept once they come. Returns a function that returns them as a list (one per name)."""
-    kept = cache.recall_each(cache_dir, parts, names)
-    if all(raw is not None for raw in kept):
-        return lambda: kept
-    future = ask()
-
-    @functools.cache
-    def result() -> list:
-        try:
-            made = future.result()
-        except DrawingError as exc:
-            raise BuildError(f"{what} could not be made with vl-convert: {exc}") from None
-        for name, raw in zip(names, made):
-            cache.keep(cache_dir, [*parts, name], raw)
-        return made
-
-    return result
+def figure_models(fig: Figure, settings: Settings) -> list[model_choice.ModelChoice]:
+    """The models a figure reads: its `model` (default the command's), or a side-by-side figure's `models`."""
+    default = model_choice.ModelChoice(settings.model, settings.revision, settings.seed)
+    key, written = ("models", fig["models"]) if KINDS[fig.kind].SIDE_BY_SIDE else ("model", [fig.model])
+    try:
+        choices = [default if each is None else model_choice.parse(each, default) for each in written]
+    except ValueError as exc:
+        raise fig.error(key, str(exc), model_choice.ALLOWED) from None
+    if not choices:
+        raise fig.error(key, "no model", model_choice.ALLOWED)
+    if len(set(choices)) < len(choices):
+        raise fig.error(key, "a model is named twice", "each model once")
+    return choices
 
 
 def resolve(figures: list[Figure], tokens: dict, model: dict) -> list[Figure]:
@@ -348,53 +314,6 @@ def with_parts(asks: Asks, figures: list[Figure]) -> Asks:
     """`asks` with what the resolved figures ask of the captured parts, merged part by part (figsite.capture.parts:
     each part says how its asks merge)."""
     return replace(asks, parts=merge([KINDS[fig.kind].asks(fig) for fig in figures]))
-
-
-def gather_page(fig: Figure, run: Run, cache_dir: Path | None = None, run_key: str | None = None) -> Page:
-    """Everything one figure's page shows, computed from the run with the figure kind's pure functions.
-
-    What the figure computes depends only on the run, the figure's keys, the figures' code and Altair's version:
-    with a cached run it is kept too, so that a rebuild after a template or caption change skips the charts.
-    """
-    kind = KINDS[fig.kind]
-
-    def compute() -> bytes:
-        spec, narrow = charts.spec(kind.chart(fig, run)), kind.narrow_chart(fig, run)
-        return json.dumps({"text_figure": kind.text_figure(fig, run), "spec": spec,
-                           "narrow_spec": None if narrow is None else charts.spec(narrow),
-                           "tables": kind.tables(fig, run, spec), "context": family.context(kind, fig, run),
-                           "key": kind.key(fig, run),
-                           "loads": kind.loads(fig, run), "live_target": kind.live_target(fig, run)},
-                          ensure_ascii=False).encode("utf-8")
-
-    memo_dir = cache_dir if run_key is not None else None
-    parts = ["page", run_key, fig.kind, fig.label, fig.values, fig.resolved, FIGURES_CODE, *TOOL_VERSIONS]
-    computed = json.loads(cache.memo(memo_dir, parts, compute))
-    kept_as = None if memo_dir is None else hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
-    return Page(label=fig.label, kind=fig.kind, title=kind.TITLE, caption=fig.caption or kind.caption(run.model),
-                guide=kind.GUIDE, texts=kind.texts(fig), text_names=kind.TEXT_NAMES, explore=kind.EXPLORE,
-                printed=kind.PRINTED_IN_BOOK,                reach=kind.REACH, position=fig.resolved.get("opening"), number=fig.number, book_page=fig.page,
-                reads=(*kind.DATA_FILES, *loaded_on_demand(computed["spec"]), *computed["loads"]), kept_as=kept_as,
-                **computed)
-
-
-def loaded_on_demand(spec: dict) -> list[str]:
-    """The data files (paths under data/) a page loads when the reader asks: a long text's head files, named
-    in its chart's spec (assets/figures.js loads them). The site holds only these of a long text's heads."""
-    files = spec.get("usermeta", {}).get(ATTENTION_META, {}).get("files", {})
-    return sorted({path.removeprefix(paths.in_data("")) for path in files.values()})
-
-
-def _code_digest(*folders: Path) -> str:
-    """A digest of the Python files that compute the figures: a change to them must not reuse old pages."""
-    digest = hashlib.sha256()
-    for folder in folders:
-        for path in sorted(folder.rglob("*.py")):  # sub-packages too (figsite/site/, ...)
-            digest.update(str(path.relative_to(folder)).encode() + path.read_bytes())
-    return digest.hexdigest()
-
-
-FIGURES_CODE = _code_digest(Path(__file__).resolve().parent.parent / "figures", Path(__file__).resolve().parent)
 
 
 __all__ = ["build_site", "BuildError", "Settings"]

@@ -4,7 +4,7 @@ Kind subclass and one line in this registry (see docs/kinds.md).
 """
 
 from figures import (attention, compare, cost, findhead, heads, knockout, ledger, lens, numbers, patching, readout,
-                     roles, scores, shapes)
+                     roles, scores, shapes, side_by_side)
 from figures.kind import Kind
 
 REGISTRY: list[Kind] = [
@@ -22,6 +22,7 @@ REGISTRY: list[Kind] = [
     knockout.Knockout(),
     patching.Patching(),
     roles.Roles(),
+    side_by_side.SideBySide(),
 ]
 
 KINDS: dict[str, Kind] = {kind.KIND: kind for kind in REGISTRY}

@@ -17,7 +17,8 @@ from figsite.capture.parts import PassPlan, Reading, registered
 from figsite.capture.text_pass import TextCapture, run_text
 from figsite.data.asks import Asks
 from figsite.data.format import named_tokens, parts_file
-from figsite.data.run import Run, slugs_for
+from figsite.data.paths import slugs_for
+from figsite.data.run import Run
 from figsite.model.counts import environment, parameter_counts
 from figsite.model.tokens import token_ids, token_text
 

@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from figsite.data.asks import Asks
@@ -94,7 +95,7 @@ def store(folder: Path, entry_key: str, run: Run, tokens: dict) -> None:
         _not_kept(folder, exc)
         return
     try:
-        files = run.write_files(staging / "data")
+        files = replace(run, folder="").write_files(staging / "data")  # kept as the main model's
         manifest = {"format": CACHE_FORMAT, "key": entry_key, "files": files, "tokens": tokens}
         (staging / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False), encoding="utf-8")
         entry = folder / entry_key

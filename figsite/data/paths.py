@@ -5,6 +5,9 @@ Data files index layers and heads from 0, as all data files do. Nothing else spe
 
 from __future__ import annotations
 
+import re
+import unicodedata
+
 INDEX = "index.html"
 ABOUT = "about.html"  # how the figures were made: the model, the libraries, the data files and their checksums
 FIGURES_TEXT = "figures.txt"  # every printed figure, in config order
@@ -110,6 +113,26 @@ def is_head_data(path: str) -> bool:
     return "/" in path and path.endswith(".js")
 
 
+def model_folder(slug: str) -> str:
+    """Where the data files of a model besides the site's main one lie, under data/ (its run's `folder`)."""
+    return f"models/{slug}/"
+
+
 def in_data(path: str) -> str:
     """A path under data/ as a path in the site."""
     return f"{DATA}/{path}"
+
+
+def slugs_for(texts: list[str]) -> dict:
+    """A readable file name for each distinct text, e.g. 'maya-lives-in-paris-the-capital-of'."""
+    slugs, taken = {}, set()
+    for text in texts:
+        ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+        words = re.findall(r"[a-z0-9]+", ascii_text.lower().replace("'", ""))
+        base = "-".join(words)[:60].strip("-") or "text"
+        slug, n = base, 2
+        while slug in taken:  # two texts that differ only in punctuation or case
+            slug, n = f"{base}-{n}", n + 1
+        taken.add(slug)
+        slugs[text] = slug
+    return slugs

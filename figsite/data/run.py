@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,6 +55,8 @@ class Run:
     lens: dict = field(default_factory=dict)  # text -> {"tokens": followed ids, "p", "rank": [stage][position][k]}
     comparisons: list = field(default_factory=list)  # {"texts": [a, b], "shared", "distance"} per pair compared
     parts: dict = field(default_factory=dict)  # data/parts.json: part name -> [entry, ...]; {} where none was asked
+    # where its files lie under the site's data/: "" for the site's main model, "models/<slug>/" for another's
+    folder: str = ""
     _parsed: dict = field(default_factory=dict, repr=False, compare=False)  # head_payload's parsed files
     # A run read back (from_files): path under data/ -> the text it was read from, which files() hands back as it
     # is rather than writing the same content again (the cache's entries are files() of the run, byte for byte)
@@ -265,10 +265,14 @@ class Run:
     def head_files(self, text: str) -> dict:
         """For a long text: each head file's path in the site, by view ('5-4' is layer 5, head 4; 'all')."""
         slug = self.slugs[text]
-        files = {f"{l + 1}-{h + 1}": paths.in_data(paths.head_data(slug, head_file(l, h)))
+        files = {f"{l + 1}-{h + 1}": self.in_data(paths.head_data(slug, head_file(l, h)))
                  for l in range(self.model["n_layer"]) for h in range(self.model["n_head"])}
-        files["all"] = paths.in_data(paths.head_data(slug, AVERAGE_FILE))
+        files["all"] = self.in_data(paths.head_data(slug, AVERAGE_FILE))
         return files
+
+    def in_data(self, path: str) -> str:
+        """A file of this run (a path of `files`) as the site holds it: under data/, in the run's folder."""
+        return paths.in_data(self.folder + path)
 
     # ------------------------------------------------------------------------------------------ files
 
@@ -277,18 +281,19 @@ class Run:
         return {"format": RUN_FORMAT, "model": self.model, "environment": self.environment,
                 "parameters": self.parameters,
                 "vocab": {str(i): t for i, t in sorted(self.vocab.items())},
-                "texts": [{"text": t, "data": paths.in_data(paths.text_data(self.slugs[t])), "shapes": self.shapes[t],
+                "texts": [{"text": t, "data": self.in_data(paths.text_data(self.slugs[t])), "shapes": self.shapes[t],
                            **({"lens": self.lens[t]} if t in self.lens else {})}
                           for t in self.texts],
                 "comparisons": self.comparisons,
-                **({"parts": paths.in_data(paths.PARTS)} if self.parts else {})}
+                **({"parts": self.in_data(paths.PARTS)} if self.parts else {})}
 
     def files(self, heads: set | None = None) -> dict:
         """Every data file of the run, path under data/ -> text, in a fixed order with fixed formatting.
 
         heads: the head files (paths under data/) to write of a long text, where not all: a site holds only
         those its pages load, and its text's data file lists only those."""
-        out = {paths.RUN_RECORD: self._read.get(paths.RUN_RECORD) or to_json(self.record())}
+        # a record read back names the files where they lay then: in another folder, they are named anew
+        out = {paths.RUN_RECORD: (None if self.folder else self._read.get(paths.RUN_RECORD)) or to_json(self.record())}
         for text, content in self.texts.items():
             path = paths.text_data(self.slugs[text])
             if heads is not None and content["format"] == LONG_DATA_FORMAT:
@@ -378,18 +383,3 @@ def dense_rows(payload: dict) -> list:
 def to_json(content) -> str:
     # Compact, in the order the dicts were built: the same run gives the same bytes, and diffs stay small.
     return json.dumps(content, ensure_ascii=False, separators=(",", ":"))
-
-
-def slugs_for(texts: list[str]) -> dict:
-    """A readable file name for each distinct text, e.g. 'maya-lives-in-paris-the-capital-of'."""
-    slugs, taken = {}, set()
-    for text in texts:
-        ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-        words = re.findall(r"[a-z0-9]+", ascii_text.lower().replace("'", ""))
-        base = "-".join(words)[:60].strip("-") or "text"
-        slug, n = base, 2
-        while slug in taken:  # two texts that differ only in punctuation or case
-            slug, n = f"{base}-{n}", n + 1
-        taken.add(slug)
-        slugs[text] = slug
-    return slugs

@@ -17,7 +17,8 @@ import jinja2
 
 from figsite.config import figure_name
 from figsite.data import paths
-from figsite.site import model_names, policy, public
+from figsite.site import policy, public
+from figures.toolkit import model_names
 from figsite.site.qr import qr_size_mm
 from figsite.data.run import Run
 from figures.toolkit import family, terms
@@ -74,6 +75,7 @@ class Page:
     number: str | None = None  # the book's number of the figure ("3.4"), where the config gives one
     book_page: int | None = None  # the book's page it is printed on, where the config gives one
     live_target: str | None = None  # the token it follows, as text (figures.kind live_target), for its live link
+    runs: tuple = ("",)  # the folders (Run.folder) of the runs it reads: "" the site's main model's; several side by side
     kept_as: str | None = None  # a digest of what its content was computed from, where the cache keeps it: what
     # is written from the content alone (its downloads) may be kept under it too; None: computed afresh, not kept
 
@@ -158,6 +160,7 @@ class ShownPage(Page):
     inputs: list | None = None  # the chart's inputs as Vega writes them, written at build time (figsite.site.inputs)
     text_rows: list = ()  # the texts it reads shown as plain rows of tokens, where it draws no row (text_rows)
     data_files: list = ()  # (path in the site, SHA-256) of the data files it reads
+    model_names: list = ()  # the models it reads (model_name) where not the site's main model alone: its footer's
 
     @classmethod
     def of(cls, page: Page, **shown) -> "ShownPage":
@@ -281,17 +284,18 @@ def text_pages(run: Run, pages: list[Page]) -> list[TextPage]:
     return out
 
 
-def text_rows(run: Run, page: Page) -> list[dict]:
+def text_rows(run: Run, page: Page, named: bool = False) -> list[dict]:
     """The texts a figure reads but chooses no token of, shown on top of it as plain rows of their tokens in the
     chapter's notation ("_it"): {"label": words above the row, "tokens": [{"text", "read"}]}, "read" marking the
-    token the figure reads at (its `position`), where it has one."""
+    token the figure reads at (its `position`), where it has one. `named`: the label names the run's model (a
+    side-by-side figure shows each model's tokens: each cuts the text by its own tokenizer)."""
     rows = []
     for n, text in enumerate(page.texts):
         tokens = run.token_texts(text)
         read = page.position if len(page.texts) == 1 and page.position is not None else None
         name = (page.text_names[n] if n < len(page.text_names) else
                 "The text" if len(page.texts) == 1 else f"Text {'AB'[n] if n < 2 else n + 1}")
-        label = f"{name}, token by token"
+        label = f"{name}, token by token" + (f", as {model_names.full_name(run.model)} cuts it" if named else "")
         if read is not None and 0 <= read < len(tokens):
             label += f"; the figure's token, {shown(tokens[read])} (token {number(tokens, read)}), is marked"
         rows.append({"label": label, "tokens": [{"text": shown(token), "read": i == read}
@@ -308,7 +312,7 @@ def notice(run: Run) -> str | None:
 
 
 def model_name(run: Run) -> dict:
-    """The model as the templates name it (figsite.site.model_names): in full (the footer; `full_version`: with the
+    """The model as the templates name it (figures.toolkit.model_names): in full (the footer; `full_version`: with the
     version's every digit), in a running sentence (`short`), where a random model's weights come from (`seed`), and
     its family with what it changes from GPT-2's design (`family`; None for GPT-2)."""
     return {"full": model_names.full_name(run.model), "full_version": model_names.full_name(run.model, digits=40),

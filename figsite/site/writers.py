@@ -70,13 +70,22 @@ class Site:
     kept: Callable = field(default=lambda parts, names, compute: compute())
     printed: dict = field(default_factory=dict)  # label -> returns the figure's [SVG, PDF] for the book ([print])
     print_info: PrintInfo | None = None  # the config's [print] table, or None: no print/ folder
+    others: tuple = ()  # the runs of the other models the figures read (each in its folder under data/, Run.folder)
+
+    @cached_property
+    def runs(self) -> dict:
+        """folder (Run.folder) -> run: the main model's ("") and every other's."""
+        return {run.folder: run for run in (self.run, *self.others)}
 
     @cached_property
     def data(self) -> dict:
         """Every data file of the site, path in the site -> bytes: the run's (of a long text's heads, those its
         pages load: each page names its own in `reads`) and the files the pages load on demand."""
         heads = {path for page in self.gathered for path in page.reads if paths.is_head_data(path)}
-        out = {paths.in_data(path): content.encode("utf-8") for path, content in self.run.files(heads).items()}
+        out = {}
+        for run in self.runs.values():
+            own = {path.removeprefix(run.folder) for path in heads if path.startswith(run.folder)}
+            out.update({run.in_data(path): content.encode("utf-8") for path, content in run.files(own).items()})
         for page in self.gathered:
             loads = sorted((page.loads or {}).items())
             files = [paths.in_data(path) for path, _ in loads]
@@ -115,20 +124,23 @@ class Site:
             narrow = json.loads(self.kept(["narrow", 1, *digests], ["differences"], made)[0])
             narrow_dark = json.loads(raw_narrow_dark)
         address = public.address(self.info, page.file)
-        files = [paths.in_data(paths.text_data(self.run.slugs[text])) for text in page.texts]
+        runs = [self.runs[folder] for folder in page.runs]
+        files = [run.in_data(paths.text_data(run.slugs[text])) for run in runs for text in page.texts]
         files += [paths.in_data(path) for path in page.reads]
+        files += [run.in_data(paths.RUN_RECORD) for run in runs]
         token_row, token_param = shared_names.token_row(chart), shared_names.token_param(chart)
         return ShownPage.of(
             page, address=address, qr=public.qr_code(page.label, address), chart=chart, dark=dark, narrow=narrow,
             narrow_dark=narrow_dark, token_param=token_param, token_row=token_row,
             # a token param is always chosen by a row of tokens: the figure's own, or its text page's
             inputs=chart_inputs(chart, steered=token_param),
-            text_rows=[] if token_row else text_rows(self.run, page),
-            data_files=[(path, self.checksums[path]) for path in [*files, paths.in_data(paths.RUN_RECORD)]])
+            text_rows=[] if token_row else [row for run in runs for row in text_rows(run, page, len(runs) > 1)],
+            model_names=[model_name(run) for run in runs] if page.runs != ("",) else [],
+            data_files=[(path, self.checksums[path]) for path in files])
 
     @cached_property
     def text_pages(self) -> list[TextPage]:
-        return text_pages(self.run, self.pages)
+        return text_pages(self.run, [page for page in self.pages if page.runs == ("",)])
 
     @cached_property
     def drawn(self) -> dict:
@@ -138,7 +150,7 @@ class Site:
     @cached_property
     def common(self) -> dict:
         """What every template is given."""
-        return {"run": self.run, "site": self.info, "pages": self.pages, "notice": notice(self.run), "model_name": model_name(self.run),
+        return {"run": self.run, "others": [(run, model_name(run)) for run in self.others], "site": self.info, "pages": self.pages, "notice": notice(self.run), "model_name": model_name(self.run),
                 "paths": paths, "text_pages": self.text_pages, "live": self.live, "live_kinds": COVERED_KINDS,
                 "first_drawing": self.first_drawing, "scroll_hint": shared_names.SCROLL_HINT, "as_json": self.as_json,
                 "clicks_meta": shared_names.CLICKS_META}
@@ -251,7 +263,9 @@ class Downloads:
 
     def files(self, site: Site, page: Page) -> list[bytes]:
         """The page's downloads, in the order of write's `files`: the JSON of all tables, the spec, each CSV."""
-        content = {"figure": page.label, "kind": page.kind, "title": page.title, "model": site.run.model,
+        models = [site.runs[folder].model for folder in page.runs]
+        content = {"figure": page.label, "kind": page.kind, "title": page.title,
+                   **({"model": models[0]} if len(models) == 1 else {"models": models}),
                    "texts": page.texts, "tables": page.tables}
         dumped = [json.dumps(content, ensure_ascii=False, separators=(",", ":")),
                   json.dumps(page.spec, ensure_ascii=False, separators=(",", ":"))]

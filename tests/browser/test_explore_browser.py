@@ -20,7 +20,7 @@ from urllib.parse import unquote
 
 import pytest
 from conftest import CONFIG_FIGURES, SMALL_SHAPE, built, gpt2_tokenizer
-from figsite.site import model_names
+from figures.toolkit import model_names
 from .browsing import (CHANGE_TIMEOUT_MS, RENDER_TIMEOUT_MS, Opener, chart_svg, chart_texts, choose_in_select,
                        description, playwright_or_skip, signal, wait_for_signal, wait_for_svg_change)
 

@@ -228,7 +228,7 @@ def test_nothing_downloads_before_the_reader_asks_and_the_button_says_how_much(w
     megabytes = config["model"]["bytes"] / 1e6
     size = f"{megabytes:.0f} MB" if megabytes >= 10 else f"{megabytes:.1f} MB"
     assert page.evaluate("window.liveFigures.kept") is False
-    # The small model of a folder is "the model" (figsite/site/model_names.py): never called GPT-2.
+    # The small model of a folder is "the model" (figures/toolkit/model_names.py): never called GPT-2.
     assert page.text_content("#live-load-button") == f"Load the model in this page: {size}, once"
     assert page.is_visible("#live-load-button")
     assert not any(MODEL_PATH in path for path in asked), asked

@@ -2,7 +2,7 @@
 explained in the sentence where the page first uses it; the "_" of a token that begins with a space is said on
 every page that shows one, before it shows one. And what the list cannot catch: a question after "Guess first:" goes
 on in lower case, as the chapter writes it; shares add up to 100%, never to 1; the model is named by
-figsite/site/model_names.py, and a random model is never called GPT-2.
+figures/toolkit/model_names.py, and a random model is never called GPT-2.
 
 The sites: conftest's random_site (the chapter's figures on GPT-2 small's shape), tests/every_kind.toml and
 tests/site_table.toml on conftest's small model, and tests/every_kind.toml on a small Llama (what its pages say of
@@ -17,7 +17,7 @@ import pytest
 
 from conftest import built
 from figures.toolkit import terms
-from figsite.site import model_names
+from figures.toolkit import model_names
 from reader_pages import pages_of, reader_text, unexplained
 
 EVERY_KIND = Path(__file__).resolve().parents[1] / "every_kind.toml"

@@ -1,0 +1,206 @@
+"""Each figure's page, gathered from its run with its kind's pure functions, and its drawings and compiled charts
+asked of the drawing processes at once (figsite.site.drawing); the pipeline calls these as the runs come in."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from importlib import metadata
+from pathlib import Path
+
+# The parts' registry imports no torch until a part is asked of (registered()): a cached rebuild reads versions() only.
+from figsite.capture.parts import registered
+from figsite.config import Figure
+from figsite.data import cache, paths
+from figsite.data.run import Run
+from figsite.data.shared_names import ATTENTION_META
+from figsite.data.side_by_side import Runs
+from figsite.errors import BuildError
+from figsite.print_config import PrintInfo
+from figsite.site import printing, schemes
+from figsite.site.drawing import NARROW_WIDTH, WIDE_WIDTH, Drawer, DrawingError, fits_column
+from figsite.site.render import CHART_THEMES, Page, PerObject
+from figures import KINDS
+from figures.toolkit import charts, family
+
+
+class Pages:
+    """Each figure's page, built as soon as the run holds its data, and its drawings asked for at once.
+
+    A fresh run calls gather_ready after each text the model reads, so that the drawing processes draw the
+    first figures while the model reads on; a run from the cache is complete at once.
+    """
+
+    def __init__(self, drawer: Drawer, cache_dir: Path | None, print_info: PrintInfo | None = None):
+        self.drawer, self.cache_dir, self.print_info = drawer, cache_dir, print_info
+        self.printed = {}  # label -> [SVG, PDF] for the book, with a [print] table only
+        # label -> Page; -> [SVG, PNG]; -> [Vega, dark]; -> [Vega, dark] of the narrow chart, or None (no narrow chart);
+        # -> {variant of paths.FIRST_DRAWINGS: [SVG]}
+        self.built, self.drawings, self.charts, self.narrow, self.first_drawings = {}, {}, {}, {}, {}
+        # a spec's digest for its cache keys, worked out once (a spec can be several MB: a rebuild from the cache spent
+        # a third of its time writing specs as JSON for their keys)
+        self.digest = PerObject(spec_digest)
+
+    def gather_ready(self, run: Run, figures: list[Figure], run_key: str | None, complete: bool = False) -> None:
+        """Builds the page of each figure the run holds (all of them where it is `complete`: then the parts' registry,
+        which a run the model is still filling asks, is not imported, nor torch with it)."""
+        # The explore kinds' drawings take longest: asked for first, they are drawn while the main thread
+        # builds the other charts, and the build does not end waiting for them.
+        for fig in sorted(figures, key=lambda fig: not KINDS[fig.kind].EXPLORE):
+            if fig.label in self.built or not (complete or run.holds(KINDS[fig.kind].asks(fig), registered())):
+                continue
+            self.add(fig, gather_page(fig, run, self.cache_dir, run_key))
+
+    def add(self, fig: Figure, page: Page) -> None:
+        """Takes a gathered page, and asks for its compiled charts and drawings (kept in the cache by their spec)."""
+        self.built[fig.label] = page
+        self.charts[page.label] = self.compiled(page.spec, f"figure ({page.label})'s chart")
+        self.narrow[page.label] = (None if page.narrow_spec is None else
+                                   self.compiled(page.narrow_spec, f"figure ({page.label})'s narrow chart"))
+        # the drawing print and link previews show, and a light page's chart box until the chart is live: drawn
+        # as the live chart draws in a desktop's column
+        self.drawings[page.label] = kept_or_asked(
+            self.cache_dir, ["drawing", 8, *TOOL_VERSIONS, self.digest(page.spec), CHART_THEMES["light"],
+                             WIDE_WIDTH], ["svg", "png"],
+            functools.partial(self.drawer.drawings, page.spec, CHART_THEMES["light"], width=WIDE_WIDTH, fit=True),
+            f"figure ({page.label})'s drawing")
+        self.first_drawings[page.label] = {variant: self.first_drawing(page, variant)
+                                           for variant in first_variants(page)}
+        if self.print_info is not None:
+            self.printed[page.label] = self.printed_drawing(fig, page)
+
+    def printed_drawing(self, fig: Figure, page: Page):
+        """The figure drawn for the book ([print]; figsite.site.printing): its printed state (Kind.printed_spec) at
+        the column's width in the config's font, with its number and title where `captions` asks. Kept in the cache
+        by the spec and every setting of [print], the font by its bytes."""
+        info = self.print_info
+        spec = KINDS[fig.kind].printed_spec(fig, page.spec)
+        if info.greyscale:
+            spec = printing.in_greys(spec)
+        caption = page.full_name if info.captions else None
+        settings = {"font": str(info.font), "family": info.font_family, "width_pt": info.width_pt,
+                    "font_size_pt": info.font_size_pt, "caption": caption, "greyscale": info.greyscale}
+        theme = CHART_THEMES["light"]
+        ask = functools.partial(self.drawer.printed, spec, theme, settings)
+        return kept_or_asked(self.cache_dir, ["print", 2, *TOOL_VERSIONS, self.digest(spec), theme, info.key(),
+                                              caption], ["svg", "pdf"], ask, f"figure ({page.label})'s print drawing")
+
+    def first_drawing(self, page: Page, variant: str):
+        """The drawing a page shows until its live chart replaces it (a variant of paths.FIRST_DRAWINGS): drawn as the
+        live chart draws in a desktop's column or a phone's (the narrow chart, where the figure has one), on the page's
+        own background (a desktop's light drawing is `drawings`'). Kept in the cache as that one is."""
+        dark, narrow = variant.endswith("dark"), "narrow" in variant
+        theme = CHART_THEMES["dark" if dark else "light"]
+        spec, width = (page.narrow_spec or page.spec, NARROW_WIDTH) if narrow else (page.spec, WIDE_WIDTH)
+        ask = functools.partial(self.drawer.drawings, spec, theme, width=width, png=False, background="transparent",
+                                fit=True, dark=dark)  # a dark page's own colours too (figsite.site.schemes)
+        return kept_or_asked(self.cache_dir, ["first drawing", 6, *TOOL_VERSIONS, self.digest(spec), theme, width,
+                                              schemes.CACHE_KEY], ["svg"], ask, f"figure ({page.label})'s {variant} drawing")
+
+    def compiled(self, spec: dict, what: str):
+        """A chart's spec compiled to Vega, with its dark theme's changes: kept in the cache by the spec's content,
+        so that a narrow chart and a main chart are compiled and kept alike (kept_or_asked)."""
+        return kept_or_asked(self.cache_dir, ["chart", 3, *TOOL_VERSIONS, self.digest(spec), CHART_THEMES,
+                                              schemes.CACHE_KEY], ["vega", "dark"],
+                             functools.partial(self.drawer.compiled, spec, CHART_THEMES), what)
+
+    def in_order(self, figures: list[Figure]) -> list[Page]:
+        """The pages in the config's order."""
+        return [self.built[fig.label] for fig in figures]
+
+
+# What the drawings and the charts depend on besides a chart's spec: the versions of vl-convert, and
+# of Altair, which names the Vega-Lite version. Read without importing either (a rebuild may need neither).
+TOOL_VERSIONS = (metadata.version("vl-convert-python"), metadata.version("altair"))
+
+
+def first_variants(page: Page) -> list[str]:
+    """The first drawings a figure's page shows besides its light drawing (paths.FIRST_DRAWINGS): for a desktop's
+    column in dark, and for a phone's, light and dark, where the figure draws otherwise there (its narrow chart, or its
+    chart at the column's width)."""
+    narrow = page.narrow_spec is not None or fits_column(page.spec)
+    return [variant for variant in paths.FIRST_DRAWINGS if narrow or "narrow" not in variant]
+
+
+def spec_digest(spec: dict) -> str:
+    """The SHA-256 of a chart's spec as JSON, keys sorted: what names it in the cache."""
+    return hashlib.sha256(json.dumps(spec, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
+def kept_or_asked(cache_dir: Path | None, parts: list, names: list, ask, what: str):
+    """The bytes kept in the cache for `parts`, else asked of the drawing process now (`ask` returns a Future)
+    and kept once they come. Returns a function that returns them as a list (one per name)."""
+    kept = cache.recall_each(cache_dir, parts, names)
+    if all(raw is not None for raw in kept):
+        return lambda: kept
+    future = ask()
+
+    @functools.cache
+    def result() -> list:
+        try:
+            made = future.result()
+        except DrawingError as exc:
+            raise BuildError(f"{what} could not be made with vl-convert: {exc}") from None
+        for name, raw in zip(names, made):
+            cache.keep(cache_dir, [*parts, name], raw)
+        return made
+
+    return result
+
+
+def gather_page(fig: Figure, run: Run | Runs, cache_dir: Path | None = None, run_key=None) -> Page:
+    """Everything one figure's page shows, computed from the run with the figure kind's pure functions (a
+    side-by-side figure's from its runs, figsite.data.side_by_side).
+
+    What the figure computes depends only on the run, the figure's keys, the figures' code and Altair's version:
+    with a cached run it is kept too, so that a rebuild after a template or caption change skips the charts.
+    `run_key`: the run's cache key (a side-by-side figure's: its runs', in order); None where it can't be cached.
+    """
+    kind = KINDS[fig.kind]
+    runs = run.members if isinstance(run, Runs) else ()
+
+    def compute() -> bytes:
+        spec, narrow = charts.spec(kind.chart(fig, run)), kind.narrow_chart(fig, run)
+        context = kind.context(fig, run) if runs else family.context(kind, fig, run)
+        return json.dumps({"text_figure": kind.text_figure(fig, run), "spec": spec,
+                           "narrow_spec": None if narrow is None else charts.spec(narrow),
+                           "tables": kind.tables(fig, run, spec), "context": context,
+                           "key": kind.key(fig, run),
+                           "loads": kind.loads(fig, run), "live_target": kind.live_target(fig, run)},
+                          ensure_ascii=False).encode("utf-8")
+
+    cached = run_key is not None and not (isinstance(run_key, tuple) and None in run_key)
+    memo_dir = cache_dir if cached else None
+    resolved = [member.fig.resolved for member in runs] if runs else fig.resolved
+    parts = ["page", run_key, fig.kind, fig.label, fig.values, resolved, FIGURES_CODE, *TOOL_VERSIONS]
+    computed = json.loads(cache.memo(memo_dir, parts, compute))
+    kept_as = None if memo_dir is None else hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+    folders = tuple(member.run.folder for member in runs) if runs else (run.folder,)
+    return Page(label=fig.label, kind=fig.kind, title=kind.TITLE, caption=fig.caption or kind.caption(run.model),
+                guide=kind.GUIDE, texts=kind.texts(fig), text_names=kind.TEXT_NAMES, explore=kind.EXPLORE,
+                printed=kind.PRINTED_IN_BOOK, reach=kind.REACH, position=fig.resolved.get("opening"),
+                number=fig.number, book_page=fig.page, runs=folders, kept_as=kept_as,
+                reads=(*(folders[0] + path for path in kind.DATA_FILES), *loaded_on_demand(computed["spec"]),
+                       *computed["loads"]), **computed)
+
+
+def loaded_on_demand(spec: dict) -> list[str]:
+    """The data files (paths under data/) a page loads when the reader asks: a long text's head files, named
+    in its chart's spec (assets/figures.js loads them). The site holds only these of a long text's heads."""
+    files = spec.get("usermeta", {}).get(ATTENTION_META, {}).get("files", {})
+    return sorted({path.removeprefix(paths.in_data("")) for path in files.values()})
+
+
+def _code_digest(*folders: Path) -> str:
+    """A digest of the Python files that compute the figures: a change to them must not reuse old pages."""
+    digest = hashlib.sha256()
+    for folder in folders:
+        for path in sorted(folder.rglob("*.py")):  # sub-packages too (figsite/site/, ...)
+            digest.update(str(path.relative_to(folder)).encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+FIGURES_CODE = _code_digest(Path(__file__).resolve().parent.parent / "figures", Path(__file__).resolve().parent)
+
+

@@ -1,0 +1,132 @@
+"""Several models read one text side by side: the chance each gives the followed token after each of its layers (0:
+before any layer), at the text's last token, one line per model, so that a reader sees where they agree.
+
+A side-by-side kind (Kind.SIDE_BY_SIDE): `run` is a figsite.data.side_by_side.Runs, each member a model's run with
+the figure resolved against that model (its tokenizer cuts the text its own way). Reads each run's target and its
+chance at the read position after every stage (run.target, run.target_p), and its number of layers (run.n_layer).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from figsite.config import Field
+from figsite.data.asks import Asks
+from figsite.data.live_data import STAGE_COLUMN
+from figsite.data.model_choice import is_directory
+from figsite.data.side_by_side import Member, Runs
+from figures.kind import Kind
+from figures.toolkit import charts, fields, model_names
+from figures.toolkit.charts import alt
+from figures.toolkit.colours import FOLLOWED, FOLLOWED_NAME
+from figures.toolkit.words import after_layer, heading, percent, said, shown
+
+MAX_MODELS = 4
+# One line per model, all in the followed token's colour (what each line is), told apart by its dashes and points.
+DASHES = [[1, 0], [6, 3], [2, 2], [8, 3, 2, 3]]
+SHAPES = ["circle", "square", "triangle-up", "diamond"]
+MODELS_FIELD = Field("text_list", f"2 to {MAX_MODELS} models, each a hub id, a directory saved with save_pretrained "
+                                  "or 'random', optionally with '@' and a hub revision ('EleutherAI/pythia-160m@step3000') "
+                                  "or a random model's seed ('random@7')", required=True)
+
+
+def label(member: Member) -> str:
+    """A model as the chart's legend names it, short: 'GPT-2 small', 'tiny' (a folder), 'pythia-160m@step3000' (a
+    revision the config names, not the commit it resolved to)."""
+    name, revision = member.choice.name, member.choice.revision
+    if model_names.seed(member.run.model) is not None:
+        return f"random model {model_names.seed(member.run.model)}"  # the page explains no seed
+    short = model_names.HUB_NAMES.get(name) or (Path(name).name if is_directory(name) else name.rpartition("/")[2])
+    return f"{short}@{revision}" if revision else short
+
+
+def labels(runs: Runs) -> list[str]:
+    """Each model's label (`label`), made unique where two would read the same."""
+    out: list[str] = []
+    for member in runs.members:
+        name, n = label(member), 2
+        while name in out:
+            name, n = f"{label(member)} ({n})", n + 1
+        out.append(name)
+    return out
+
+
+def lines(fig, runs: Runs) -> list[dict]:
+    """One row per model and stage: the followed token's chance there at the read position."""
+    rows = []
+    for member, name in zip(runs.members, labels(runs)):
+        run, text, q = member.run, fig["text"], member.fig.opening
+        rows += [{"model": name, "stage": s, "p": run.target_p(text, s, q)} for s in range(run.n_stages)]
+    return rows
+
+
+class SideBySide(Kind):
+    KIND = "side-by-side"
+    READS = ("read-out",)
+    SIDE_BY_SIDE = True
+    EXPLORE = True
+    TITLE = "Several models read one sentence"
+    CAPTION = ("The same sentence read by several models: the chance each gives one next token after each of its "
+               "layers, side by side, so that you can see where they agree.")
+    GUIDE = "{Hover} a point to read that model's chance after that layer. The models may have different numbers of layers."
+    FIELDS = {"text": fields.TEXT_FIELD, "target": fields.TARGET_FIELD, "models": MODELS_FIELD}
+
+    def asks(self, fig) -> Asks:
+        return Asks(texts={fig["text"]: fig["target"]})
+
+    def check(self, fig, tokens, model: dict) -> dict:
+        """The read token ("opening"): the text's last, as this model cuts the text."""
+        if not 2 <= len(fig["models"]) <= MAX_MODELS:
+            raise fig.error("models", f"{len(fig['models'])} models", MODELS_FIELD.allowed)
+        return {"opening": fields.check_read_target(fig, tokens, model)[2]}
+
+    def key(self, fig, runs: Runs) -> str:
+        return (f"Each line is one model: the chance it gives {shown(fig['target'])} ({FOLLOWED_NAME}) after each of "
+                "its layers, told apart by their dashes and points.")
+
+    def chart(self, fig, runs: Runs) -> alt.TopLevelMixin:
+        names, target = labels(runs), shown(fig["target"])
+        n_layer = max(member.run.n_layer for member in runs.members)
+        base = charts.said_chance(charts.named_stages(alt.Chart(alt.Data(values=lines(fig, runs))))).encode(
+            x=alt.X("stage:Q", title=["after layer", "(0: before any layer)"],
+                    scale=alt.Scale(domain=[0, n_layer], nice=False), axis=alt.Axis(tickMinStep=1, format="d")),
+            y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
+                    title=f"chance of {target}"),
+            strokeDash=alt.StrokeDash("model:N", scale=alt.Scale(domain=names, range=DASHES[:len(names)]),
+                                      legend=alt.Legend(title="model", orient="bottom", direction="vertical")),
+        )
+        points = base.mark_point(color=FOLLOWED, filled=True, size=50).encode(
+            shape=alt.Shape("model:N", scale=alt.Scale(domain=names, range=SHAPES[:len(names)]),
+                            legend=alt.Legend(title="model", orient="bottom", direction="vertical")),
+            tooltip=[alt.Tooltip("model:N"), charts.stage_tip(), charts.chance_tip(target)])
+        return alt.layer(base.mark_line(color=FOLLOWED), points).properties(
+            width="container", height=240, title=f"{target}'s chance, layer by layer, in each model")
+
+    def tables(self, fig, runs: Runs, spec: dict) -> dict:
+        """Each model's chance of the target after each layer (0: before any layer)."""
+        return {"chances": [{"model": row["model"], STAGE_COLUMN: row["stage"], "p": row["p"]}
+                            for row in lines(fig, runs)]}
+
+    def text_figure(self, fig, runs: Runs) -> str:
+        """One line per model: its chance of the target after every layer, in percent to two decimals."""
+        names, rows = labels(runs), lines(fig, runs)
+        width = max(len(name) for name in names) + 2
+        out = [heading(fig, self.TITLE), f"  {shown(fig['target'])} after each layer (0: before any layer)"]
+        for name in names:
+            chances = "  ".join(f"{row['stage']}: {row['p'] * 100:.2f}%" for row in rows if row["model"] == name)
+            out.append(f"  {name:<{width}}{chances}")
+        return "\n".join(out) + "\n"
+
+    def context(self, fig, runs: Runs) -> dict:
+        names, target = labels(runs), said(fig["target"])
+        last = [(name, m.run.target_p(fig["text"], m.run.n_layer, m.fig.opening), m.run.n_layer)
+                for name, m in zip(names, runs.members)]
+        ends = ", ".join(f"{name} {percent(p)} after its {n} layers" for name, p, n in last)
+        surest = max(last, key=lambda item: item[1])
+        facts = [f"{name} cuts the text into {len(m.run.token_texts(fig['text']))} tokens"
+                 f"{' (its start token among them)' if m.run.token_texts(fig['text']).start else ''}."
+                 for name, m in zip(names, runs.members)]
+        return {"summary": f"The chance of {target} as the next token at the end of the text: {ends}.",
+                "reveals": [{"question": f"Guess first: which model is surest of {target} at the end?",
+                             "answer": f"{surest[0]}, with {percent(surest[1])} {after_layer(surest[2])}."}],
+                "facts": facts}
