@@ -77,7 +77,8 @@ class SideBySide(Kind):
     def check(self, fig, tokens, model: dict) -> dict:
         """The read token ("opening"): the text's last, as this model cuts the text."""
         if not 2 <= len(fig["models"]) <= MAX_MODELS:
-            raise fig.error("models", f"{len(fig['models'])} models", MODELS_FIELD.allowed)
+            count = len(fig["models"])
+            raise fig.error("models", f"{count} model{'s' if count != 1 else ''}", MODELS_FIELD.allowed)
         return {"opening": fields.check_read_target(fig, tokens, model)[2]}
 
     def key(self, fig, runs: Runs) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -372,3 +373,32 @@ def weights(small_model_dir):
     import reference
 
     return reference.load_weights(small_model_dir)
+
+
+def other_model(small_model_dir: Path, folder: Path) -> Path:
+    """The small model with every weight moved a little: another model of the same shape."""
+    import torch
+    from transformers import GPT2LMHeadModel
+
+    model = GPT2LMHeadModel.from_pretrained(small_model_dir)
+    generator = torch.Generator().manual_seed(99)
+    with torch.no_grad():
+        for param in model.parameters():
+            param.add_(0.05 * torch.randn(param.shape, generator=generator))
+    model.save_pretrained(folder)
+    for name in ("tokenizer.json", "tokenizer_config.json", "vocab.json", "merges.txt", "special_tokens_map.json"):
+        if (small_model_dir / name).is_file():
+            shutil.copyfile(small_model_dir / name, folder / name)
+    return folder
+
+
+def hub_cache(folder: Path, hub_id: str, revisions: dict) -> Path:
+    """A Hugging Face cache that holds `hub_id` as the hub lays it out: refs/<revision> names a commit, whose files
+    snapshots/<commit>/ holds (each revision's files copied from its model folder)."""
+    repo = folder / f"models--{hub_id.replace('/', '--')}"
+    (repo / "refs").mkdir(parents=True)
+    for number, (revision, source) in enumerate(revisions.items()):
+        commit = f"{number + 1:x}" * 40
+        shutil.copytree(source, repo / "snapshots" / commit)
+        (repo / "refs" / revision).write_text(commit, encoding="utf-8")
+    return folder

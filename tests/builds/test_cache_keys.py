@@ -23,13 +23,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import SITE_TABLE, snapshot
+from conftest import SITE_TABLE, hub_cache, other_model, snapshot
 
 import build
 from figsite.config import COMMON_FIELDS, SITE_KEYS
@@ -77,6 +76,7 @@ FIGURES = {
     "shapes": {"text": CAT, "layers": [3, 1]},
     "numbers": {},
     "cost": {"lengths": [3, 50]},
+    "side-by-side": {"text": RIVER, "target": " Austria", "models": ["{small model}", "{other model}"]},
     "heads": {"text": CAT, "focus": 4, "head": [3, 4]},
     "lens": {"text": f"{ICE} warm", "position": "melts", "track": " cold"},
     "compare": {"texts": [f"{ICE} warm", f"{ICE} hot"]},  # its focus: the default first, then one given
@@ -135,12 +135,16 @@ CHANGES = {
     "head-roles.text": ("head-roles", figure(text="A dog is a dog is a dog")),
     "head-roles.repeat_length": ("head-roles", figure(repeat_length=5)),
     "head-roles.seed": ("head-roles", figure(seed=8)),
+    "side-by-side.text": ("side-by-side", figure(text=CAT)),
+    "side-by-side.target": ("side-by-side", figure(target=" Paris")),
+    "side-by-side.models": ("side-by-side", figure(models=["{other model}", "{small model}"])),
     # the keys every figure has, in the tables' config (its figure has each, and [print] draws its number and title)
     "figure.kind": ("tables", figure(kind="heads")),
     "figure.label": ("tables", figure(label="again")),
     "figure.caption": ("tables", figure(caption="Another caption in the author's words.")),
     "figure.number": ("tables", figure(number="3.5")),
     "figure.page": ("tables", figure(page=13)),
+    "figure.model": ("directory", figure(model="{other model}")),
     "print.width_mm": ("tables", printed(width_mm=100)),
     "print.font": ("tables", printed(font=str(DEJAVU / "DejaVuSansMono.ttf"))),
     "print.font_size_pt": ("tables", printed(font_size_pt=14)),
@@ -263,7 +267,10 @@ class Builder:
     def build(self, group: str, change: dict | None, folder: Path, cache: Path | None) -> Path:
         tables, options = changed(group, change)
         folder.mkdir(parents=True)
-        (folder / "book.toml").write_text(toml(tables), encoding="utf-8")
+        text = toml(tables)
+        for name, path in self.models.items():  # a figure's model, as an option's, by its name ("{other model}")
+            text = text.replace("{" + name + "}", path)
+        (folder / "book.toml").write_text(text, encoding="utf-8")
         args = ["--config", str(folder / "book.toml"), "--out", str(folder / "site"), "--quiet"]
         args += ["--no-cache"] if cache is None else ["--cache", str(cache)]
         for name, value in options.items():
@@ -316,35 +323,6 @@ def stand_in_export(loaded, folder: Path, max_tokens: int = 64, **_) -> dict:
             "files": [described["model.onnx"]], "tokenizer": described["tokenizer.json"]}
 
 
-def other_model(small_model_dir: Path, folder: Path) -> Path:
-    """The small model with every weight moved a little: another model of the same shape."""
-    import torch
-    from transformers import GPT2LMHeadModel
-
-    model = GPT2LMHeadModel.from_pretrained(small_model_dir)
-    generator = torch.Generator().manual_seed(99)
-    with torch.no_grad():
-        for param in model.parameters():
-            param.add_(0.05 * torch.randn(param.shape, generator=generator))
-    model.save_pretrained(folder)
-    for name in ("tokenizer.json", "tokenizer_config.json", "vocab.json", "merges.txt", "special_tokens_map.json"):
-        if (small_model_dir / name).is_file():
-            shutil.copyfile(small_model_dir / name, folder / name)
-    return folder
-
-
-def hub_cache(folder: Path, revisions: dict) -> Path:
-    """A Hugging Face cache that holds HUB_ID as the hub lays it out: refs/<revision> names a commit, whose files
-    snapshots/<commit>/ holds (each revision's files copied from its model folder)."""
-    repo = folder / f"models--{HUB_ID.replace('/', '--')}"
-    (repo / "refs").mkdir(parents=True)
-    for number, (revision, source) in enumerate(revisions.items()):
-        commit = f"{number + 1:x}" * 40
-        shutil.copytree(source, repo / "snapshots" / commit)
-        (repo / "refs" / revision).write_text(commit, encoding="utf-8")
-    return folder
-
-
 @pytest.fixture(scope="module")
 def builder(small_model_dir, tmp_path_factory):
     """The Builder, with the drawing processes kept from build to build and the live page's export stood in for."""
@@ -354,7 +332,7 @@ def builder(small_model_dir, tmp_path_factory):
 
     work = tmp_path_factory.mktemp("cache-keys")
     other = other_model(small_model_dir, work / "other-model")
-    hub = hub_cache(work / "hub", {"main": small_model_dir, "v2": other})
+    hub = hub_cache(work / "hub", HUB_ID, {"main": small_model_dir, "v2": other})
     with Drawer() as drawer, pytest.MonkeyPatch.context() as patch:
         patch.setattr(pipeline, "Drawer", lambda: _Kept(drawer))
         patch.setattr(live_export, "export", stand_in_export)
