@@ -56,7 +56,8 @@ def lines(fig, runs: Runs) -> list[dict]:
     rows = []
     for member, name in zip(runs.members, labels(runs)):
         run, text, q = member.run, fig["text"], member.fig.opening
-        rows += [{"model": name, "stage": s, "p": run.target_p(text, s, q)} for s in range(run.n_stages)]
+        rows += [{"model": name, "stage": s, "p": charts.kept_chance(run.target_p(text, s, q))}
+                 for s in range(run.n_stages)]
     return rows
 
 
@@ -68,7 +69,8 @@ class SideBySide(Kind):
     TITLE = "Several models read one sentence"
     CAPTION = ("The same sentence read by several models: the chance each gives one next token after each of its "
                "layers, side by side, so that you can see where they agree.")
-    GUIDE = "{Hover} a point to read that model's chance after that layer. The models may have different numbers of layers."
+    GUIDE = ("{Hover} a point to read that model's chance after that layer; the chance axis zooms in on small chances. "
+             "The models may have different numbers of layers.")
     FIELDS = {"text": fields.TEXT_FIELD, "target": fields.TARGET_FIELD, "models": MODELS_FIELD}
 
     def asks(self, fig) -> Asks:
@@ -91,7 +93,8 @@ class SideBySide(Kind):
         base = charts.said_chance(charts.named_stages(alt.Chart(alt.Data(values=lines(fig, runs))))).encode(
             x=alt.X("stage:Q", title=["after layer", "(0: before any layer)"],
                     scale=alt.Scale(domain=[0, n_layer], nice=False), axis=alt.Axis(tickMinStep=1, format="d")),
-            y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
+            # the whole scale at first, where a chance of 2e-9 is the nothing it is; the switch zooms in
+            y=alt.Y("p:Q", scale=charts.chance_scale(), axis=alt.Axis(format=charts.CHANCE_FORMAT, tickCount=5),
                     title=f"chance of {target}"),
             strokeDash=alt.StrokeDash("model:N", scale=alt.Scale(domain=names, range=DASHES[:len(names)]),
                                       legend=alt.Legend(title="model", orient="bottom", direction="vertical")),
@@ -100,8 +103,8 @@ class SideBySide(Kind):
             shape=alt.Shape("model:N", scale=alt.Scale(domain=names, range=SHAPES[:len(names)]),
                             legend=alt.Legend(title="model", orient="bottom", direction="vertical")),
             tooltip=[alt.Tooltip("model:N"), charts.stage_tip(), charts.chance_tip(target)])
-        return alt.layer(base.mark_line(color=FOLLOWED), points).properties(
-            width="container", height=240, title=f"{target}'s chance, layer by layer, in each model")
+        return alt.layer(base.mark_line(color=FOLLOWED), points).add_params(charts.chance_switch()).properties(
+            width="container", height=240, title=f"{target}'s chance in each model")
 
     def tables(self, fig, runs: Runs, spec: dict) -> dict:
         """Each model's chance of the target after each layer (0: before any layer)."""
@@ -109,14 +112,18 @@ class SideBySide(Kind):
                             for row in lines(fig, runs)]}
 
     def text_figure(self, fig, runs: Runs) -> str:
-        """One line per model: its chance of the target after every layer, in percent to two decimals."""
+        """A column per model, a line per stage: its chance of the target there, in percent to two decimals (blank past
+        a model's last layer)."""
         names, rows = labels(runs), lines(fig, runs)
-        width = max(len(name) for name in names) + 2
-        out = [heading(fig, self.TITLE), f"  {shown(fig['target'])} after each layer (0: before any layer)"]
-        for name in names:
-            chances = "  ".join(f"{row['stage']}: {row['p'] * 100:.2f}%" for row in rows if row["model"] == name)
-            out.append(f"  {name:<{width}}{chances}")
-        return "\n".join(out) + "\n"
+        chance = {(row["model"], row["stage"]): row["p"] for row in rows}
+        widths = [max(len(name), 8) for name in names]
+        out = [heading(fig, self.TITLE), f"  the chance of {shown(fig['target'])} at the text's last token",
+               "  after layer     " + "  ".join(f"{name:>{width}}" for name, width in zip(names, widths))]
+        for stage in range(max(row["stage"] for row in rows) + 1):
+            cells = [f"{chance[name, stage] * 100:.2f} %" if (name, stage) in chance else "" for name in names]
+            first = f"{stage} (before)" if stage == 0 else str(stage)
+            out.append(f"  {first:<14}  " + "  ".join(f"{cell:>{width}}" for cell, width in zip(cells, widths)))
+        return "\n".join(line.rstrip() for line in out) + "\n"
 
     def context(self, fig, runs: Runs) -> dict:
         names, target = labels(runs), said(fig["target"])
