@@ -122,7 +122,7 @@ def cli(model, revision, config, out, seed, device, rerun, cache_dir, no_cache, 
         size = sum(p.stat().st_size for p in Path(out).rglob("*") if p.is_file())
         others = f" and {progress.models - 1} other model{'s' if progress.models > 2 else ''}" \
             if progress.models > 1 else ""
-        click.echo(f"wrote {out}/ ({size / 1e6:.1f} MB) from {len(run.texts)} texts read by {run.model['name']}"
+        click.echo(f"wrote {out}/ ({size / 1e6:.1f} MB) from {len(run.texts)} text{'s' if len(run.texts) != 1 else ''} read by {run.model['name']}"
                    f"{others}: {progress}")
 
 

@@ -181,7 +181,7 @@ def gather_page(fig: Figure, run: Run | Runs, cache_dir: Path | None = None, run
                 guide=kind.GUIDE, texts=kind.texts(fig), text_names=kind.TEXT_NAMES, explore=kind.EXPLORE,
                 printed=kind.PRINTED_IN_BOOK, reach=kind.REACH, position=fig.resolved.get("opening"),
                 number=fig.number, book_page=fig.page, runs=folders, kept_as=kept_as,
-                reads=(*(folders[0] + path for path in kind.DATA_FILES), *loaded_on_demand(computed["spec"]),
+                reads=(*(folder + path for folder in folders for path in kind.DATA_FILES), *loaded_on_demand(computed["spec"]),
                        *computed["loads"]), **computed)
 
 

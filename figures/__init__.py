@@ -3,7 +3,7 @@ it, with pure functions. The contract every kind follows is figures.kind.Kind; a
 Kind subclass and one line in this registry (see docs/kinds.md).
 """
 
-from figures import (attention, compare, cost, findhead, heads, knockout, ledger, lens, numbers, patching, readout,
+from figures import (attention, compare, cost, findhead, habits, heads, knockout, ledger, lens, numbers, patching, readout,
                      roles, scores, shapes, side_by_side)
 from figures.kind import Kind
 
@@ -23,6 +23,7 @@ REGISTRY: list[Kind] = [
     patching.Patching(),
     roles.Roles(),
     side_by_side.SideBySide(),
+    habits.HabitSideBySide(),
 ]
 
 KINDS: dict[str, Kind] = {kind.KIND: kind for kind in REGISTRY}

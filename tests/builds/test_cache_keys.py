@@ -77,6 +77,8 @@ FIGURES = {
     "numbers": {},
     "cost": {"lengths": [3, 50]},
     "side-by-side": {"text": RIVER, "target": " Austria", "models": ["{small model}", "{other model}"]},
+    "habit-side-by-side": {"text": "A rose is a rose is a rose, and a cat is a cat", "models": ["{small model}",
+                           "{other model}"], "role": "previous", "head": [3, 2], "repeat_length": 6, "seed": 1},
     "heads": {"text": CAT, "focus": 4, "head": [3, 4]},
     "lens": {"text": f"{ICE} warm", "position": "melts", "track": " cold"},
     "compare": {"texts": [f"{ICE} warm", f"{ICE} hot"]},  # its focus: the default first, then one given
@@ -138,6 +140,12 @@ CHANGES = {
     "side-by-side.text": ("side-by-side", figure(text=CAT)),
     "side-by-side.target": ("side-by-side", figure(target=" Paris")),
     "side-by-side.models": ("side-by-side", figure(models=["{other model}", "{small model}"])),
+    "habit-side-by-side.text": ("habit-side-by-side", figure(text="A dog is a dog is a dog")),
+    "habit-side-by-side.models": ("habit-side-by-side", figure(models=["{other model}", "{small model}"])),
+    "habit-side-by-side.role": ("habit-side-by-side", figure(role="self")),
+    "habit-side-by-side.head": ("habit-side-by-side", figure(head=[1, 2])),
+    "habit-side-by-side.repeat_length": ("habit-side-by-side", figure(repeat_length=5)),
+    "habit-side-by-side.seed": ("habit-side-by-side", figure(seed=8)),
     # the keys every figure has, in the tables' config (its figure has each, and [print] draws its number and title)
     "figure.kind": ("tables", figure(kind="heads")),
     "figure.label": ("tables", figure(label="again")),

@@ -127,6 +127,34 @@ def test_two_revisions_of_one_hub_model_side_by_side(small_model_dir, tmp_path, 
     assert download(site, "late")["model"]["revision"] == "2" * 40
 
 
+ROSE = "A rose is a rose is a rose, and a cat is a cat"
+
+
+def roles_figure(label: str, model: str) -> str:
+    return (f'[[figure]]\nkind = "head-roles"\nlabel = "{label}"\ntext = "{ROSE}"\nrepeat_length = 6\n'
+            f'model = "{model}"\n')
+
+
+def test_a_habit_across_two_revisions_scores_each_as_its_own_head_roles_figure_does(small_model_dir, tmp_path,
+                                                                                  monkeypatch):
+    hub = hub_cache(tmp_path / "hub", "tiny/steps", {"step1": small_model_dir,
+                                                     "step2": other_model(small_model_dir, tmp_path / "other")})
+    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_CACHE", str(hub))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    habit = (f'[[figure]]\nkind = "habit-side-by-side"\nlabel = "habit"\ntext = "{ROSE}"\nrepeat_length = 6\n'
+             'role = "previous"\nhead = [2, 3]\nmodels = ["tiny/steps@step1", "tiny/steps@step2"]\n')
+    site = built("random", habit + roles_figure("early", "tiny/steps@step1") + roles_figure("late", "tiny/steps@step2"),
+                 tmp_path, "--no-cache")
+    rows = download(site, "habit")["tables"]["shares"]
+    assert [row["model"] for row in rows] == ["steps@step1", "steps@step2"]
+    for row, label in zip(rows, ("early", "late")):
+        heads = download(site, label)["tables"]["heads"]
+        assert row["chosen"] == next(h["previous"] for h in heads if (h["layer"], h["head"]) == (2, 3))
+        assert row["strongest"] == max(h["previous"] for h in heads)
+    assert rows[0]["chosen"] != rows[1]["chosen"]
+    assert "random" not in (site / "figure-habit.html").read_text(encoding="utf-8").split("<footer")[1]
+
+
 GOOD = readout("good")
 
 
@@ -135,6 +163,8 @@ GOOD = readout("good")
     (readout("bad", "@main"), "model", ["no model or no revision"]),
     (side_by_side("bad", ["random"]), "models", ["1 model", "2 to 4 models"]),
     (side_by_side("bad", ["random", "random@0"]), "models", ["a model is named twice"]),
+    ('[[figure]]\nkind = "habit-side-by-side"\nlabel = "bad"\ntext = "A rose is a rose is a rose, and a cat"\n'
+     'models = ["random", "random@1"]\nrole = "sleep"\n', "role", ["'sleep' is not a habit", "'induction'"]),
 ])
 def test_a_bad_model_is_one_line_naming_the_field_and_the_site_stays(small_model_dir, tmp_path, bad, field, words):
     assert_bad_config_keeps_the_site(small_model_dir, tmp_path, GOOD, GOOD + bad, field, words)

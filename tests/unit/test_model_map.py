@@ -44,7 +44,8 @@ def test_the_chapters_kinds_sit_where_the_chapter_says_they_read():
     expected = {"attention": "attention", "heads": "attention", "find-head": "attention", "scores": "attention",
                 "head-roles": "attention", "cost": "attention", "readout": "read-out", "lens": "read-out",
                 "compare": "numbers", "ledger": LAYER, "knockout": LAYER, "patching": LAYER, "shapes": MODEL,
-                "numbers": MODEL, "side-by-side": "read-out"}
+                "numbers": MODEL, "side-by-side": "read-out",
+                "habit-side-by-side": "attention"}
     assert {kind: place_of(KINDS[kind].READS) for kind in KINDS} == expected
 
 
