@@ -6,7 +6,7 @@ import globals from "globals";
 
 export default [
   // Bundles written by `npm run bundle` (their modules are linted) and the libraries are not the project's code.
-  { ignores: ["node_modules/", "templates/static/", "templates/live/", "site/", "build/"] },
+  { ignores: ["node_modules/", "templates/generated/", "site/", "build/"] },
   js.configs.recommended,
   {
     files: ["**/*.js", "**/*.mjs"],

@@ -14,15 +14,15 @@ const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 
 // Each bundle: its entry module and the classic script it is written to, both from the project's folder.
 export const BUNDLES = [
-  { entry: "templates/js/figures/main.js", out: "templates/static/figures.js" },
-  { entry: "templates/js/live/main.js", out: "templates/live/live.js" },
-  { entry: "templates/js/tokenize/main.js", out: "templates/live/tokenize.js" },
+  { entry: "templates/js/figures/main.js", out: "templates/generated/assets/figures.js" },
+  { entry: "templates/js/live/main.js", out: "templates/generated/live/live.js" },
+  { entry: "templates/js/tokenize/main.js", out: "templates/generated/live/tokenize.js" },
   // Vega and vega-embed from node_modules (pinned by package-lock.json to the Vega that vl-convert compiles the
   // charts for), without the Vega-Lite compiler: the pages draw Vega specs only. Minified: it is others' code.
   // Written for ES2020 (the vl-convert bundle the pages had before already needed it): to ES2017, esbuild rewrites
   // Vega's spreads and async generators into helpers. (V8's compile hint, a first line "//# allFunctionsCalledOnLoad",
   // was tried: it compiles all of Vega, most of which a page never calls, and cost CPU time on a simple page.)
-  { entry: "templates/js/vega/main.js", out: "templates/vega/vega.js", minify: true, target: "es2020",
+  { entry: "templates/js/vega/main.js", out: "templates/generated/vega.js", minify: true, target: "es2020",
     alias: { "vega-lite": "./templates/js/vega/no-vega-lite.js" } },
 ];
 
@@ -40,8 +40,8 @@ export async function bundle(outDir) {
 
 // The rules vega-embed and vega-tooltip would write into each page as a <style> element, which the pages' Content
 // Security Policy refuses (figsite/site/policy.py: styles only from the site's files): the same rules, as a file of
-// the site's own (templates/static/vega.css, copied into assets/). The pages embed with defaultStyle false.
-export const STYLES = "templates/static/vega.css";
+// the site's own (templates/generated/assets/vega.css, copied into assets/). The pages embed with defaultStyle false.
+export const STYLES = "templates/generated/assets/vega.css";
 
 function vegaStyles() {
   // vega-embed keeps its rules as the one template literal of src/style.ts (it exports no string of them).

@@ -20,7 +20,7 @@ from figsite.data import paths
 from figsite.site import live_assets
 from figures import LIVE_KINDS
 
-LIVE_SCRIPT = "templates/live/live.js"  # the page's own script, bundled from templates/js/live/
+LIVE_SCRIPT = "templates/generated/live/live.js"  # the page's own script, bundled from templates/js/live/
 # The kinds whose figures the live page computes for the reader's text: their pages link to it.
 COVERED_KINDS = LIVE_KINDS
 

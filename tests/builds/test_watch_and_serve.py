@@ -209,8 +209,8 @@ def test_a_change_to_a_template_or_a_static_file_calls_for_a_rebuild_and_the_sit
     assert not wanted(Change.modified, str(tmp_path / "notes.toml"))
     assert not wanted(Change.modified, str(TEMPLATES / ".figure.html.swp"))
     code = {path.parent for package in ("figures", "figsite") for path in (REPO / package).rglob("*.py")}
-    assert set(watched_folders(config)) == {tmp_path, TEMPLATES, STATIC, TEMPLATES / "live", TEMPLATES / "vega", REPO, *code}  # live/: the
-    # live page's; REPO: build.py's
+    generated = {TEMPLATES / "generated", TEMPLATES / "generated" / "assets", TEMPLATES / "generated" / "live"}
+    assert set(watched_folders(config)) == {tmp_path, TEMPLATES, STATIC, *generated, REPO, *code}  # REPO: build.py's
 
 
 def test_a_change_to_a_python_file_of_the_project_calls_for_a_rebuild_and_one_elsewhere_does_not(tmp_path):

@@ -1,4 +1,4 @@
-// The live page's tokenizer (templates/live/tokenize.js, a classic script bundling Tokenizers.js), loaded as the page
+// The live page's tokenizer (templates/generated/live/tokenize.js, a classic script bundling Tokenizers.js), loaded as the page
 // loads it: after live/tokenizer.js, which sets the model's tokenizer.json as the global liveTokenizerJson, in a
 // fresh global scope. Two small tokenizers made with the `tokenizers` library (tests/js/fixtures/): a byte-level BPE
 // as GPT-2's, with <|endoftext|>, and a Llama-style one with a start token and byte-fallback pieces.
@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import vm from "node:vm";
 
-const BUNDLE = readFileSync(new URL("../../templates/live/tokenize.js", import.meta.url), "utf8");
+const BUNDLE = readFileSync(new URL("../../templates/generated/live/tokenize.js", import.meta.url), "utf8");
 
 function pageWith(fixture) {
   const page = vm.createContext({ TextDecoder, TextEncoder });

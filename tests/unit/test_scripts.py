@@ -35,8 +35,8 @@ def test_each_committed_bundle_is_what_its_modules_make(tmp_path):
     done = run(NODE, "tools/bundle.mjs", "--out", tmp_path)
     assert done.returncode == 0, done.stderr
     bundles = sorted(path.relative_to(tmp_path) for path in tmp_path.rglob("*") if path.is_file())
-    assert Path("templates/static/figures.js") in bundles
-    assert Path("templates/vega/vega.js") in bundles
+    assert Path("templates/generated/assets/figures.js") in bundles
+    assert Path("templates/generated/vega.js") in bundles
     for bundle in bundles:
         assert (ROOT / bundle).read_bytes() == (tmp_path / bundle).read_bytes(), \
             f"{bundle} is not what its modules make: run `npm run bundle` and commit it"
@@ -46,12 +46,12 @@ def test_bundling_twice_writes_the_same_bytes(tmp_path):
     needs("esbuild")
     for folder in ("a", "b"):
         assert run(NODE, "tools/bundle.mjs", "--out", tmp_path / folder).returncode == 0
-    first, second = (tmp_path / folder / "templates" / "static" / "figures.js" for folder in ("a", "b"))
+    first, second = (tmp_path / folder / "templates" / "generated" / "assets" / "figures.js" for folder in ("a", "b"))
     assert first.read_bytes() == second.read_bytes()
 
 
 def test_the_vega_bundle_is_vega_and_vega_embed_without_the_vega_lite_compiler():
-    bundle = (ROOT / "templates" / "vega" / "vega.js").read_text(encoding="utf-8")
+    bundle = (ROOT / "templates" / "generated" / "vega.js").read_text(encoding="utf-8")
     pinned = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))["devDependencies"]
     assert "window.vega=" in bundle and "window.vegaEmbed=" in bundle
     assert f'"{pinned["vega"]}"' in bundle and f'"{pinned["vega-embed"]}"' in bundle  # their version strings

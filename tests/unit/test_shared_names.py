@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from figsite.data import shared_names
-from figsite.site.render import STATIC, TEMPLATES
+from figsite.site.render import GENERATED, STATIC, TEMPLATES
 
 SCRIPTS = TEMPLATES / "js"
 NAMES_MODULE = SCRIPTS / "shared" / "names.js"
@@ -102,7 +102,7 @@ def test_every_chart_names_its_description_and_token_params_as_the_script_reads_
 
 
 def test_the_site_carries_the_page_script_bundled_from_the_modules(random_site):
-    assert (random_site / "assets" / "figures.js").read_bytes() == (STATIC / "figures.js").read_bytes()
+    assert (random_site / "assets" / "figures.js").read_bytes() == (GENERATED / "assets" / "figures.js").read_bytes()
 
 
 def test_each_chart_on_a_page_names_the_param_that_chooses_its_token_as_its_spec_binds_it(random_site):

@@ -1,4 +1,4 @@
-// The figure pages' script (bundled into templates/static/figures.js, assets/figures.js of the site, by
+// The figure pages' script (bundled into templates/generated/assets/figures.js, assets/figures.js of the site, by
 // `npm run bundle`): draws every chart on the page from the Vega spec embedded beside it; no network, works from
 // file://. The state of a figure (token, view, stage...) lives in the page address after '#', so a link can open it.
 import { allowed, readAddress } from "../shared/address.js";
