@@ -5,7 +5,7 @@ tokenizer or the model's size (a focus inside the text, a layer the model has) i
 own module once the model is loaded, before it runs.
 
 The optional `[site]` table (titles, author, introduction, a link to the book, licence, how to cite, the public
-address) is read by `load_site` into a `SiteInfo`, with a default for every key. What the author writes there
+address) is read by `read_config` into a `SiteInfo`, with a default for every key. What the author writes there
 reaches a page as text for jinja2 to escape, or as the sanitised HTML of a safe subset of Markdown (`*_html`): no
 raw HTML, no images, links only to http(s), mailto and relative addresses.
 """
@@ -115,9 +115,23 @@ class Figure:
         return [self.values["text"]] if "text" in self.values else []
 
 
+@dataclass(frozen=True)
+class Config:
+    """A config read once (read_config): its figures, its [site] table and its [print] table (None: none)."""
+
+    figures: list
+    site: "SiteInfo"
+    print: object = None  # figsite.print_config.PrintInfo
+
+
 def load_config(path: Path, kinds: dict) -> list[Figure]:
-    """Reads and checks the config at `path`. `kinds` maps each kind to its figure module (with FIELDS).
-    A `[site]` table is checked too (its errors come first), but read with `load_site`."""
+    """The figures of the config at `path`, read and checked with the rest of it (read_config)."""
+    return read_config(path, kinds).figures
+
+
+def read_config(path: Path, kinds: dict) -> Config:
+    """Reads and checks the config at `path`, parsed once: its [[figure]] tables (`kinds` maps each kind to its figure
+    module, with FIELDS), then its [site] and [print] tables, whose errors come first."""
     source, raw = read_toml(path)
     unknown = sorted(set(raw) - {"figure", "site", "print"})
     if unknown:
@@ -125,8 +139,7 @@ def load_config(path: Path, kinds: dict) -> list[Figure]:
                 " (a key of [print]: write it under a line '[print]')" if unknown[0] in PRINT_KEYS else "")
         raise BuildError(f"{source}: unknown key '{unknown[0]}' at the top level{hint}; allowed: [[figure]] tables, "
                          f"one [site] table and one [print] table")
-    read_site(raw.get("site"), source)
-    read_print(raw.get("print"), source, Path(path).parent)
+    site, printed = read_site(raw.get("site"), source), read_print(raw.get("print"), source, Path(path).parent)
     tables = raw.get("figure")
     if not isinstance(tables, list) or not tables or not all(isinstance(t, dict) for t in tables):
         raise BuildError(f"{source}: no figures; allowed: one or more [[figure]] tables")
@@ -139,7 +152,7 @@ def load_config(path: Path, kinds: dict) -> list[Figure]:
             if value is not None and value in seen:
                 raise fig.error(key, f"'{value}' is already the {key} of figure {seen[value]}", f"a {key} used once")
             seen[value] = fig.index
-    return figures
+    return Config(figures, site, printed)
 
 
 def _read_figure(source: str, index: int, table: dict, kinds: dict) -> Figure:
@@ -277,12 +290,6 @@ class SiteInfo:
 
 def _inline_html(line: str | None) -> Markup | None:
     return None if line is None else Markup(render_markdown(line, inline=True)[0])
-
-
-def load_site(path: Path) -> SiteInfo:
-    """Reads the `[site]` table of the config at `path` (defaults where it has none), or a one-line BuildError."""
-    source, raw = read_toml(path)
-    return read_site(raw.get("site"), source)
 
 
 def read_site(table: dict | None, source: str) -> SiteInfo:

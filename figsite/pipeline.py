@@ -16,7 +16,7 @@ import click
 
 # The parts' registry imports no torch until a part is asked of (registered()): a cached rebuild reads versions() only.
 from figsite.capture.parts import asked, merge, versions as capture_versions
-from figsite.config import Figure, load_config, load_site
+from figsite.config import Figure, read_config
 from figsite.data import cache, model_choice, token_texts
 from figsite.data.asks import Asks, merged_config
 from figsite.data.run import Run
@@ -25,7 +25,6 @@ from figsite.errors import BuildError
 from figsite.live import gather_live, live_model
 from figsite.model import memory
 from figsite.pages import TOOL_VERSIONS, Pages, gather_page, kept_or_asked  # noqa: F401 - tests read them here
-from figsite.print_config import load_print
 from figsite.site import live_assets
 from figsite.site.drawing import Drawer
 from figsite.site.output import output_lock
@@ -92,9 +91,9 @@ def build_site(settings: Settings, progress: Progress | None = None) -> Run:
     """Reads the config, runs each model the figures read once per distinct text (or reads its run from the cache),
     and writes the site into `settings.out`. Returns the main model's run (ModelGroup)."""
     progress = progress or Progress()
-    figures = load_config(settings.config, KINDS)
-    site = load_site(settings.config)  # what [site] shows is the pages' alone: not part of any cache key
-    print_info = load_print(settings.config)  # None without [print]: then nothing is drawn for print
+    config = read_config(settings.config, KINDS)
+    # what [site] shows is the pages' alone (not part of any cache key); without [print], nothing is drawn for print
+    figures, site, print_info = config.figures, config.site, config.print
     if settings.revision is not None and (settings.model == "random" or Path(settings.model).expanduser().is_dir()):
         raise BuildError(f"--revision: {settings.model} has no revisions; allowed: --revision with a hub id only")
     groups = model_groups(figures, settings)
@@ -127,9 +126,10 @@ def build_site(settings: Settings, progress: Progress | None = None) -> Run:
         del loaded  # freed before the site is written
         with progress.phase("writing"):
             write_site(settings.out, Site(
-                main.run, pages.in_order(figures), VEGA_SCRIPT.read_bytes, pages.drawings, pages.charts, pages.narrow,
-                pages.first_drawings, site, live, cache_dir, functools.partial(cache.memo_each, cache_dir),
-                pages.printed, print_info, others=tuple(group.run for group in groups[1:])))
+                run=main.run, others=tuple(group.run for group in groups[1:]), gathered=pages.in_order(figures),
+                bundle=VEGA_SCRIPT.read_bytes, drawings=pages.drawings, charts=pages.charts, narrow=pages.narrow,
+                first_drawings=pages.first_drawings, printed=pages.printed, info=site, print_info=print_info,
+                live=live, cache_dir=cache_dir, kept=functools.partial(cache.memo_each, cache_dir)))
     return main.run
 
 

@@ -9,7 +9,6 @@ import struct
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from figsite.config_file import read_toml
 from figsite.errors import BuildError
 
 
@@ -73,13 +72,6 @@ class PrintInfo:
         """What the print drawings depend on besides the chart: every field, so that a key added to [print] keys the
         cache by being added here; the font by its bytes (font_digest), not by where it lies."""
         return {name.name: getattr(self, name.name) for name in fields(self) if name.name != "font"}
-
-
-def load_print(path: Path) -> PrintInfo | None:
-    """Reads the `[print]` table of the config at `path`: None where it has none, else a PrintInfo (or a one-line
-    BuildError)."""
-    source, raw = read_toml(path)
-    return read_print(raw.get("print"), source, Path(path).parent)
 
 
 def read_print(table: dict | None, source: str, folder: Path) -> PrintInfo | None:

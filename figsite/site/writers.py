@@ -41,7 +41,7 @@ from figsite.site.render import (GENERATED, STATIC, Page, PerObject, ShownPage, 
 ABOUT_DESCRIPTION = "How these figures were computed: the model, the libraries and the data files."
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Site:
     """What the writers write from, the same for every writer.
 

@@ -123,9 +123,9 @@ def test_a_narrow_charts_changes_are_the_same_read_from_the_cache(tmp_path):
                                 Run(model=MODEL), tmp_path, "run-key")
     shown = []
     for _ in range(2):
-        site = Site(Run(model=MODEL), [page], lambda: b"", {}, {"c": lambda: [raw[0], raw[0]]},
-                    {"c": lambda: [raw[1], raw[1]]}, kept=lambda parts, names, make: cache.memo_each(tmp_path, parts,
-                                                                                                    names, make))
+        site = Site(run=Run(model=MODEL), gathered=[page], bundle=lambda: b"", drawings={},
+                    charts={"c": lambda: [raw[0], raw[0]]}, narrow={"c": lambda: [raw[1], raw[1]]},
+                    kept=lambda parts, names, make: cache.memo_each(tmp_path, parts, names, make))
         shown.append(site.shown(page).narrow)
     assert shown[0] == shown[1] == [[["width"], 300]]
 

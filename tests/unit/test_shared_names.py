@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from figsite.data import shared_names
-from figsite.site.render import GENERATED, STATIC, TEMPLATES
+from figsite.site.render import GENERATED, TEMPLATES
 
 SCRIPTS = TEMPLATES / "js"
 NAMES_MODULE = SCRIPTS / "shared" / "names.js"

@@ -18,7 +18,7 @@ except ModuleNotFoundError:  # Python 3.10
 
 from conftest import read_doc
 from figsite.config import (DEFAULT_INTRODUCTION, DEFAULT_TITLE, SITE_KEYS, SiteInfo, figure_name, link_allowed,
-                            load_config, load_site, read_site, render_markdown)
+                            load_config, read_config, read_site, render_markdown)
 from figsite.errors import BuildError
 from figures import KINDS
 
@@ -26,6 +26,11 @@ TESTS = Path(__file__).resolve().parents[1]
 SITE_TABLE = TESTS / "site_table.toml"
 CHAPTER = TESTS.parent / "chapter.toml"
 FIGURE = '[[figure]]\nkind = "numbers"\nlabel = "heads"\n'
+
+
+def load_site(path):
+    """The [site] of the config at `path`, read as the build reads it (read_config)."""
+    return read_config(path, KINDS).site
 
 
 def config(tmp_path: Path, text: str) -> Path:
