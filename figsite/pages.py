@@ -61,7 +61,7 @@ class Pages:
         # the drawing print and link previews show, and a light page's chart box until the chart is live: drawn
         # as the live chart draws in a desktop's column
         self.drawings[page.label] = kept_or_asked(
-            self.cache_dir, ["drawing", 8, *TOOL_VERSIONS, self.digest(page.spec), CHART_THEMES["light"],
+            self.cache_dir, ["drawing", 8, *tool_versions(), self.digest(page.spec), CHART_THEMES["light"],
                              WIDE_WIDTH], ["svg", "png"],
             functools.partial(self.drawer.drawings, page.spec, CHART_THEMES["light"], width=WIDE_WIDTH, fit=True),
             f"figure ({page.label})'s drawing")
@@ -83,7 +83,7 @@ class Pages:
                     "font_size_pt": info.font_size_pt, "caption": caption, "greyscale": info.greyscale}
         theme = CHART_THEMES["light"]
         ask = functools.partial(self.drawer.printed, spec, theme, settings)
-        return kept_or_asked(self.cache_dir, ["print", 2, *TOOL_VERSIONS, self.digest(spec), theme, info.key(),
+        return kept_or_asked(self.cache_dir, ["print", 2, *tool_versions(), self.digest(spec), theme, info.key(),
                                               caption], ["svg", "pdf"], ask, f"figure ({page.label})'s print drawing")
 
     def first_drawing(self, page: Page, variant: str):
@@ -95,13 +95,13 @@ class Pages:
         spec, width = (page.narrow_spec or page.spec, NARROW_WIDTH) if narrow else (page.spec, WIDE_WIDTH)
         ask = functools.partial(self.drawer.drawings, spec, theme, width=width, png=False, background="transparent",
                                 fit=True, dark=dark)  # a dark page's own colours too (figsite.site.schemes)
-        return kept_or_asked(self.cache_dir, ["first drawing", 6, *TOOL_VERSIONS, self.digest(spec), theme, width,
+        return kept_or_asked(self.cache_dir, ["first drawing", 6, *tool_versions(), self.digest(spec), theme, width,
                                               schemes.CACHE_KEY], ["svg"], ask, f"figure ({page.label})'s {variant} drawing")
 
     def compiled(self, spec: dict, what: str):
         """A chart's spec compiled to Vega, with its dark theme's changes: kept in the cache by the spec's content,
         so that a narrow chart and a main chart are compiled and kept alike (kept_or_asked)."""
-        return kept_or_asked(self.cache_dir, ["chart", 3, *TOOL_VERSIONS, self.digest(spec), CHART_THEMES,
+        return kept_or_asked(self.cache_dir, ["chart", 3, *tool_versions(), self.digest(spec), CHART_THEMES,
                                               schemes.CACHE_KEY], ["vega", "dark"],
                              functools.partial(self.drawer.compiled, spec, CHART_THEMES), what)
 
@@ -112,7 +112,10 @@ class Pages:
 
 # What the drawings and the charts depend on besides a chart's spec: the versions of vl-convert, and
 # of Altair, which names the Vega-Lite version. Read without importing either (a rebuild may need neither).
-TOOL_VERSIONS = (metadata.version("vl-convert-python"), metadata.version("altair"))
+@functools.cache
+def tool_versions() -> tuple[str, str]:
+    """The versions of vl-convert and Altair, read when first asked."""
+    return metadata.version("vl-convert-python"), metadata.version("altair")
 
 
 def first_variants(page: Page) -> list[str]:
@@ -173,7 +176,7 @@ def gather_page(fig: Figure, run: Run | Runs, cache_dir: Path | None = None, run
     cached = run_key is not None and not (isinstance(run_key, tuple) and None in run_key)
     memo_dir = cache_dir if cached else None
     resolved = [member.fig.resolved for member in runs] if runs else fig.resolved
-    parts = ["page", run_key, fig.kind, fig.label, fig.values, resolved, FIGURES_CODE, *TOOL_VERSIONS]
+    parts = ["page", run_key, fig.kind, fig.label, fig.values, resolved, figures_code(), *tool_versions()]
     computed = json.loads(cache.memo(memo_dir, parts, compute))
     kept_as = None if memo_dir is None else hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
     folders = tuple(member.run.folder for member in runs) if runs else (run.folder,)
@@ -201,6 +204,9 @@ def _code_digest(*folders: Path) -> str:
     return digest.hexdigest()
 
 
-FIGURES_CODE = _code_digest(Path(__file__).resolve().parent.parent / "figures", Path(__file__).resolve().parent)
+@functools.cache
+def figures_code() -> str:
+    """The digest of the code that computes the figures (figures/ and figsite/), worked out when first asked."""
+    return _code_digest(Path(__file__).resolve().parent.parent / "figures", Path(__file__).resolve().parent)
 
 

@@ -9,3 +9,5 @@
 
 Importing this package imports no torch; its modules do (figsite.capture.parts's registry aside).
 """
+
+import figsite.model  # noqa: F401 - the model package makes the BLAS's settings before any capture module loads torch

@@ -38,7 +38,6 @@ The same model gives byte-identical files: the exporter's source locations and s
 
 from __future__ import annotations
 
-# First: figsite.model.interface sets the BLAS's settings before torch loads it.
 from figsite.model.interface import LanguageModel
 from figsite.model.load import Loaded
 

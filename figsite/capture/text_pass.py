@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# First: figsite.model.interface (through load) sets the BLAS's settings before torch loads it.
 from figsite.model.load import Loaded
 
 import numpy  # counts booleans along an axis ten times faster than torch; torch hands its tensors over without a copy

@@ -11,7 +11,6 @@ import json
 import re
 from pathlib import Path
 
-# First: figsite.model.interface (through gpt2) sets the BLAS's settings before torch loads it.
 from figsite.model.gpt2 import GPT2LMHeadModel
 from figsite.model.llama import LlamaConfig, LlamaForCausalLM
 from figsite.model.neox import GPTNeoXForCausalLM, NeoXConfig

@@ -31,7 +31,6 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-# First: figsite.model.interface sets the BLAS's settings before torch loads it.
 from figsite.model.interface import HookPoint, LanguageModel, LayerWeights, NormWeights, hooks_added
 
 import torch

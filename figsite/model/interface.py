@@ -28,19 +28,11 @@ rotary family turns the query and key instead (blocks.L.attn.hook_rot_q, hook_ro
 from __future__ import annotations
 
 import abc
-import os
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-# The same inputs must give the same bytes. Intel's BLAS may otherwise pick its thread count by the machine's
-# load and its code path by memory alignment, and a last-bit difference can flip a rounded share. These must
-# be set before torch loads the library: every module of figsite.model that imports torch imports this first.
-os.environ.setdefault("MKL_DYNAMIC", "FALSE")
-os.environ.setdefault("OMP_DYNAMIC", "FALSE")
-os.environ.setdefault("MKL_CBWR", "AUTO,STRICT")
-
-import torch  # noqa: E402
-from torch import nn  # noqa: E402
+import torch
+from torch import nn
 
 FINAL_NORM = "ln_final."  # the hook points of the final norm start so; they fire only where a stage is read out
 

@@ -30,7 +30,6 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-# First: figsite.model.interface sets the BLAS's settings before torch loads it.
 from figsite.model.interface import HookPoint, LanguageModel, LayerWeights, NormWeights
 
 import torch

@@ -11,7 +11,6 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-# First: figsite.model.interface (through gpt2) sets the BLAS's settings before torch loads it.
 from figsite.model.checkpoint import NAMED, WEIGHT_FILES, from_weights
 from figsite.model.gpt2 import GPT2Config, GPT2LMHeadModel
 from figsite.model.interface import LanguageModel

@@ -41,9 +41,9 @@ def test_a_figure_is_computed_once_then_read_from_the_cache(charts_built, tmp_pa
 
 def test_another_altair_version_computes_the_page_again(charts_built, tmp_path, monkeypatch):
     pipeline.gather_page(cost_figure(), Run(model=MODEL), tmp_path, "run-key")
-    vl_convert, _ = pipeline.TOOL_VERSIONS
-    assert pipeline.TOOL_VERSIONS == (metadata.version("vl-convert-python"), metadata.version("altair"))
-    monkeypatch.setattr(pipeline, "TOOL_VERSIONS", (vl_convert, "0.0-another"))
+    vl_convert, _ = pipeline.tool_versions()
+    assert pipeline.tool_versions() == (metadata.version("vl-convert-python"), metadata.version("altair"))
+    monkeypatch.setattr(pipeline, "tool_versions", lambda: (vl_convert, "0.0-another"))
     pipeline.gather_page(cost_figure(), Run(model=MODEL), tmp_path, "run-key")
     assert charts_built == ["c", "c"]
 
