@@ -106,19 +106,26 @@ def inside(ledger: dict, key: str, score: str, others: int) -> list:
     if part == "attention":
         split = ledger["heads"][layer]
         return ([(f"head {h}", value(pair)) for h, pair in enumerate(split["heads"], start=1)]
-                + [(FIXED, value(split["bias"]))])
+                + [(FIXED, value(split["bias"]))] * has_bias(split))
     split = ledger["neurons"][layer]
     picked = split[score]
     return ([(f"neuron {n['neuron'] + 1}", value((n["target"], n["versus"]))) for n in picked["top"]]
-            + [(f"the other {count(others - len(picked['top']), 'neuron')}", value(picked["others"])),
-               (FIXED, value(split["bias"]))])
+            + [(f"the other {count(others - len(picked['top']), 'neuron')}", value(picked["others"]))]
+            + [(FIXED, value(split["bias"]))] * has_bias(split))
+
+
+def has_bias(split: dict) -> bool:
+    """Whether a layer part adds a fixed part: its bias (a family whose parts have none, such as Llama's, reads a bias
+    of exactly zero from the model's interface: no fixed part to show)."""
+    return any(value != 0 for value in split["bias"])
 
 
 def inside_title(ledger: dict, key: str, score: str) -> str:
     """The drill-down's heading: what the chosen part is split into, and what it adds to the score."""
     row = next(r for r in rows(ledger) if r["key"] == key)
-    into = "its heads and its fixed part" if row["kind"] == "attention" else "its neurons and its fixed part"
-    return f"Inside {row['part']} ({signed(row[score])}): {into}"
+    split = ledger["heads" if row["kind"] == "attention" else "neurons"][int(key.rsplit("-", 1)[1]) - 1]
+    into = "its heads" if row["kind"] == "attention" else "its neurons"
+    return f"Inside {row['part']} ({signed(row[score])}): {into}" + (" and its fixed part" if has_bias(split) else "")
 
 
 def describe(run, ledger: dict, score: str, key: str) -> str:
@@ -235,7 +242,7 @@ class Ledger(PartKind):
                  f"{sums['score'][key]:.{DECIMALS}f}."
                  for key, name in (("target", f"The score of {target}"), ("versus", f"The score of {versus}"),
                                    ("difference", f"{target} minus {versus}"))]
-        details = [_scale_fact(ledger)]  # technical: folded away under "More detail" on the page
+        details = [_scale_fact(ledger, run.model)]  # technical: folded away under "More detail" on the page
         return {"summary": summary, "reveals": _reveals(ledger, target, versus), "facts": facts, "details": details}
 
     def tables(self, fig, run, spec: dict) -> dict:
@@ -275,10 +282,14 @@ def opening_part(ledger: dict) -> str:
     return largest(ledger, "target", by_size=True)["key"]
 
 
-def _scale_fact(ledger: dict) -> str:
-    """What the split holds fixed, and why the curve can tell another story, in words for any reader."""
+def _scale_fact(ledger: dict, model: dict) -> str:
+    """What the split holds fixed, and why the curve can tell another story, in words for any reader: the divisor is
+    the numbers' σ where the last normalisation centres them (LayerNorm), their root mean square where it does not
+    (RMSNorm)."""
+    sigma = f"{ledger['sigma']:.{DECIMALS}f}"
+    divisor = (f"their root mean square, {sigma}" if model.get("norm") == "rmsnorm" else f"σ = {sigma}")
     return ("The split holds one thing fixed: before the model reads its scores, it brings the token's numbers "
-            f"to a standard size (its last layer normalisation; here it divides them by σ = {ledger['sigma']:.{DECIMALS}f}). The split "
+            f"to a standard size (its last layer normalisation; here it divides them by {divisor}). The split "
             "divides every part by that same number, so the parts add up exactly. The chance curve instead "
             "works the scale out again after every half-layer, as if the model stopped there. So a part can add "
             "a lot to the final score while the curve hardly moves, or the other way round: the split says who "
@@ -304,7 +315,7 @@ def _reveals(ledger: dict, target: str, versus: str) -> list:
 def _head_table(ledger: dict) -> list:
     out = []
     for layer, split in enumerate(ledger["heads"], start=1):
-        for head, (t, v) in [*enumerate(split["heads"], start=1), (None, split["bias"])]:
+        for head, (t, v) in [*enumerate(split["heads"], start=1), *[(None, split["bias"])] * has_bias(split)]:
             out.append({"layer": layer, "head": head, "item": FIXED if head is None else f"head {head}",
                         "target": t, "versus": v, "difference": t - v})
     return out
@@ -318,7 +329,7 @@ def _neuron_table(ledger: dict) -> list:
         for by in ("target", "difference"):
             picked = split[by]
             items = [(n["neuron"] + 1, f"neuron {n['neuron'] + 1}", n["target"], n["versus"]) for n in picked["top"]]
-            items += [(None, "the others", *picked["others"]), (None, FIXED, *split["bias"])]
+            items += [(None, "the others", *picked["others"])] + [(None, FIXED, *split["bias"])] * has_bias(split)
             out += [{"layer": layer, "by": by, "neuron": neuron, "item": item, "target": t, "versus": v,
                      "difference": t - v} for neuron, item, t, v in items]
     return out

@@ -147,3 +147,15 @@ def test_the_shapes_say_the_start_token_goes_in_beside_the_readers_tokens(llama_
     said = re.search(r"(\d+) tokens and the start token go in; every layer takes (\d+) rows", page)
     assert said, "the shapes page does not name the start token beside the reader's tokens"
     assert int(said.group(2)) == int(said.group(1)) + 1
+
+
+def test_a_ledger_shows_no_fixed_part_a_family_lacks_and_names_its_norms_divisor(site):
+    family, site = site
+    tables = json.loads((site / "downloads" / "figure-split.json").read_text(encoding="utf-8"))["tables"]
+    fixed = [row for name in ("heads", "neurons") for row in tables[name] if row["item"] == "the fixed part"]
+    page = (site / "figure-split.html").read_text(encoding="utf-8")
+    if family == "llama":  # no bias in its attention's output or its feed-forward step, and RMSNorm
+        assert not fixed and "root mean square" in page and "σ =" not in page
+        assert "its heads and its fixed part" not in page
+    else:  # Pythia's parts have biases, and its norm is LayerNorm
+        assert fixed and "σ =" in page and "root mean square," not in page
