@@ -169,10 +169,14 @@ def decoded(tokenizer: Tokenizer, token_id: int) -> str:
 
     A token that holds part of a character (GPT-2 cuts '’' into two tokens of bytes E2 80 and 99) decodes to
     no text: those bytes are written in hex, '<E2 80>' (' <E6>' with a leading space), the same way on every
-    page, in figures.txt and in the downloads. Its id stays as it is.
+    page, in figures.txt and in the downloads. Its id stays as it is. An id the tokenizer lacks (a model's vocabulary
+    padded past its tokenizer's, as Pythia's and Qwen's are: rows the model can score but no text ever gives) is
+    written '<unused 50280>', so that no label is blank.
     """
-    text = tokenizer.decode([token_id])
     piece = tokenizer.convert_ids_to_tokens(token_id)
+    if piece is None:
+        return f"<unused {token_id}>"
+    text = tokenizer.decode([token_id])
     if isinstance(piece, str) and piece.startswith(WORD_START) and not text.startswith(" "):
         text = " " + text  # a Llama's decoder drops a text's first space: a word's token alone keeps it
     if "\ufffd" not in text:

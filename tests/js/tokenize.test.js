@@ -72,7 +72,15 @@ test("bytes that are no whole text decode as the tokenizers library has it: one 
   assert.equal(llamaLike.decode([e2, x82]), "\ufffd\ufffd");
 });
 
-test("a token the vocabulary lacks, or a missing tokenizer, is said in one sentence", () => {
-  assert.throws(() => llamaLike.tokenText(100000), /no token 100000 in the model's vocabulary/);
+test("a token that is no id, or a missing tokenizer, is said in one sentence", () => {
+  assert.throws(() => llamaLike.tokenText(-1), /no token -1 in the model's vocabulary/);
+  assert.throws(() => llamaLike.tokenBytes(100000), /no token 100000 in the model's vocabulary/);
   assert.throws(() => pageWith(null).encode("a"), /load live\/tokenizer.js before live\/tokenize.js/);
+});
+
+test("an id past the tokenizer's vocabulary (a model's padded rows) is named as the build names it", () => {
+  for (const page of [gptLike, llamaLike]) {
+    assert.equal(page.tokenText(100000), "<unused 100000>");
+    assert.throws(() => page.decode([100000]), /no token 100000/);
+  }
 });

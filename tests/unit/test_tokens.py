@@ -43,7 +43,8 @@ def tokenizer_only():
 
 
 @pytest.mark.parametrize("token_id, text", [(447, "<E2 80>"), (247, "<99>"), (10545, " <E6>"), (17312, "<E6 9C>"),
-                                            (851, " —"), (2634, "é"), (4881, " France")])
+                                            (851, " —"), (2634, "é"), (4881, " France"),
+                                            (50257, "<unused 50257>"), (50303, "<unused 50303>")])
 def test_a_token_is_its_text_or_else_its_bytes_in_hex(tokenizer_only, token_id, text):
     assert capture.token_text(tokenizer_only, token_id) == text
 

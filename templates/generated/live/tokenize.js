@@ -3145,6 +3145,7 @@
     return out;
   }
   function tokenText(id) {
+    if (Number.isInteger(id) && id >= 0 && tokenizer().id_to_token(id) === void 0) return "<unused " + id + ">";
     const piece = pieceOf(id);
     let text = tokenizer().decode([id], { skip_special_tokens: false, clean_up_tokenization_spaces: false });
     if (piece.charAt(0) === WORD_START && text.charAt(0) !== " ") text = " " + text;

@@ -187,6 +187,9 @@ function escaped(bytes) {
 // word's token keeps its space where a Llama's decoder drops a text's first; the bytes of part of a character are
 // written in hex.
 export function tokenText(id) {
+  // An id past the tokenizer's vocabulary (a model's padded rows, as Pythia's and Qwen's: scored, never typed) is
+  // named as the build names it (figsite.model.tokens.decoded), so that no label is blank.
+  if (Number.isInteger(id) && id >= 0 && tokenizer().id_to_token(id) === undefined) return '<unused ' + id + '>';
   const piece = pieceOf(id);
   let text = tokenizer().decode([id], {skip_special_tokens: false, clean_up_tokenization_spaces: false});
   if (piece.charAt(0) === WORD_START && text.charAt(0) !== ' ') text = ' ' + text;
