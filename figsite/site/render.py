@@ -164,6 +164,7 @@ class ShownPage(Page):
     text_rows: list = ()  # the texts it reads shown as plain rows of tokens, where it draws no row (text_rows)
     data_files: list = ()  # (path in the site, SHA-256) of the data files it reads
     model_names: list = ()  # the models it reads (model_name) where not the site's main model alone: its footer's
+    notice: str | None = None  # where model_names: the warning of its random model (notice), instead of the site's
 
     @classmethod
     def of(cls, page: Page, **shown) -> "ShownPage":
@@ -301,7 +302,8 @@ def text_rows(run: Run, page: Page, named: bool = False) -> list[dict]:
         label = f"{name}, token by token" + (f", as {model_names.full_name(run.model)} cuts it" if named else "")
         if read is not None and 0 <= read < len(tokens):
             label += f"; the figure's token, {shown(tokens[read])} (token {number(tokens, read)}), is marked"
-        rows.append({"label": label, "tokens": [{"text": shown(token), "read": i == read}
+        start = getattr(tokens, "start", 0)  # the model's own tokens ahead of the reader's (TokenTexts)
+        rows.append({"label": label, "tokens": [{"text": shown(token), "read": i == read, "start": i < start}
                                                 for i, token in enumerate(tokens)]})
     return rows
 

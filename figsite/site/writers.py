@@ -136,6 +136,7 @@ class Site:
             inputs=chart_inputs(chart, steered=token_param),
             text_rows=[] if token_row else [row for run in runs for row in text_rows(run, page, len(runs) > 1)],
             model_names=[model_name(run) for run in runs] if page.runs != ("",) else [],
+            notice=next((notice(run) for run in runs if notice(run)), None),
             data_files=[(path, self.checksums[path]) for path in files])
 
     @cached_property

@@ -173,3 +173,15 @@ def test_a_bad_model_is_one_line_naming_the_field_and_the_site_stays(small_model
 def test_a_folders_model_with_a_revision_is_refused(small_model_dir, llama, tmp_path):
     bad = readout("bad", f"{llama}@main")
     assert_bad_config_keeps_the_site(small_model_dir, tmp_path, GOOD, GOOD + bad, "model", ["has no revisions"])
+
+
+def test_a_page_warns_of_its_own_models_random_weights_not_of_the_sites(llama, tmp_path):
+    site = built("random", readout("main") + readout("other", str(llama)), tmp_path, "--no-cache")
+    assert "Not GPT-2." in (site / "figure-main.html").read_text(encoding="utf-8")
+    other = (site / "figure-other.html").read_text(encoding="utf-8")
+    assert "Not GPT-2." not in other and "random weights" not in other.split("<footer")[1]
+
+
+def test_a_start_token_is_set_apart_in_a_row_of_tokens(sites):
+    page = (sites["cold"] / "figure-both.html").read_text(encoding="utf-8")
+    assert page.count("data-start") == 1  # the Llama's <s>; GPT-2 has none
