@@ -6,7 +6,6 @@ figsite.capture.live_export's (the only part that imports torch, and only when i
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from importlib import metadata
@@ -14,15 +13,13 @@ from pathlib import Path
 
 from figsite.config import Figure
 from figsite.data import cache, live_data
+from figsite.data.versions import version
 from figsite.errors import BuildError, one_line
 from figsite.site.live import COVERED_KINDS, LivePage
 from figures import KINDS
 from figures.toolkit import charts
 
 LIVE_TOKENS = live_data.MAX_TOKENS  # the longest text the live page reads (the lens's limit): the export's positions
-# The code that makes the live page's model and its tokenizer.json: the export, and every family's module (which
-# family a cached export is of is not known before the model loads).
-LIVE_SOURCES = ("capture/live_export.py", "model/*.py")
 
 
 @dataclass(frozen=True)
@@ -41,7 +38,7 @@ def live_model(settings, scratch: Path, progress, loaded=None) -> LiveModel:
     rebuild with the export cached loads nothing. `settings`, `progress`: figsite.pipeline's."""
     identity = cache.model_identity(settings.model, settings.revision, settings.seed) \
         if settings.cache_dir is not None else None
-    parts = ["live-model", 2, identity, _live_code(), LIVE_TOKENS, _version("torch"), _version("onnx")]
+    parts = ["live-model", version("live-model"), identity, LIVE_TOKENS, _version("torch"), _version("onnx")]
     if identity:
         raw = cache.recall(settings.cache_dir, [*parts, "manifest"])
         if raw is not None:
@@ -70,13 +67,6 @@ def live_model(settings, scratch: Path, progress, loaded=None) -> LiveModel:
         return LiveModel(scratch, manifest)
     cache.keep(settings.cache_dir, [*parts, "manifest"], json.dumps(manifest, sort_keys=True).encode("utf-8"))
     return LiveModel(kept, manifest)
-
-
-def _live_code() -> str:
-    digest, here = hashlib.sha256(), Path(__file__).resolve().parent
-    for path in sorted(path for pattern in LIVE_SOURCES for path in here.glob(pattern)):
-        digest.update(path.relative_to(here).as_posix().encode() + path.read_bytes())
-    return digest.hexdigest()
 
 
 def _version(package: str) -> str | None:

@@ -6,23 +6,21 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from importlib import metadata
 from pathlib import Path
 
 # The parts' registry imports no torch until a part is asked of (registered()): a cached rebuild reads versions() only.
 from figsite.capture.parts import registered
 from figsite.config import Figure
 from figsite.data import cache, paths
+from figsite.data.versions import version
 from figsite.data.run import Run
-from figsite.data.shared_names import ATTENTION_META
-from figsite.data.side_by_side import Runs
 from figsite.errors import BuildError
 from figsite.print_config import PrintInfo
 from figsite.site import printing, schemes
 from figsite.site.drawing import NARROW_WIDTH, WIDE_WIDTH, Drawer, DrawingError, fits_column
 from figsite.site.render import CHART_THEMES, Page, PerObject
+from figsite.content import gather_page, tool_versions
 from figures import KINDS
-from figures.toolkit import charts, family
 
 
 class Pages:
@@ -61,7 +59,7 @@ class Pages:
         # the drawing print and link previews show, and a light page's chart box until the chart is live: drawn
         # as the live chart draws in a desktop's column
         self.drawings[page.label] = kept_or_asked(
-            self.cache_dir, ["drawing", 8, *tool_versions(), self.digest(page.spec), CHART_THEMES["light"],
+            self.cache_dir, ["drawing", version("drawing"), *tool_versions(), self.digest(page.spec), CHART_THEMES["light"],
                              WIDE_WIDTH], ["svg", "png"],
             functools.partial(self.drawer.drawings, page.spec, CHART_THEMES["light"], width=WIDE_WIDTH, fit=True),
             f"figure ({page.label})'s drawing")
@@ -83,7 +81,7 @@ class Pages:
                     "font_size_pt": info.font_size_pt, "caption": caption, "greyscale": info.greyscale}
         theme = CHART_THEMES["light"]
         ask = functools.partial(self.drawer.printed, spec, theme, settings)
-        return kept_or_asked(self.cache_dir, ["print", 2, *tool_versions(), self.digest(spec), theme, info.key(),
+        return kept_or_asked(self.cache_dir, ["print", version("print"), *tool_versions(), self.digest(spec), theme, info.key(),
                                               caption], ["svg", "pdf"], ask, f"figure ({page.label})'s print drawing")
 
     def first_drawing(self, page: Page, variant: str):
@@ -95,27 +93,19 @@ class Pages:
         spec, width = (page.narrow_spec or page.spec, NARROW_WIDTH) if narrow else (page.spec, WIDE_WIDTH)
         ask = functools.partial(self.drawer.drawings, spec, theme, width=width, png=False, background="transparent",
                                 fit=True, dark=dark)  # a dark page's own colours too (figsite.site.schemes)
-        return kept_or_asked(self.cache_dir, ["first drawing", 6, *tool_versions(), self.digest(spec), theme, width,
+        return kept_or_asked(self.cache_dir, ["first drawing", version("first drawing"), *tool_versions(), self.digest(spec), theme, width,
                                               schemes.CACHE_KEY], ["svg"], ask, f"figure ({page.label})'s {variant} drawing")
 
     def compiled(self, spec: dict, what: str):
         """A chart's spec compiled to Vega, with its dark theme's changes: kept in the cache by the spec's content,
         so that a narrow chart and a main chart are compiled and kept alike (kept_or_asked)."""
-        return kept_or_asked(self.cache_dir, ["chart", 3, *tool_versions(), self.digest(spec), CHART_THEMES,
+        return kept_or_asked(self.cache_dir, ["chart", version("chart"), *tool_versions(), self.digest(spec), CHART_THEMES,
                                               schemes.CACHE_KEY], ["vega", "dark"],
                              functools.partial(self.drawer.compiled, spec, CHART_THEMES), what)
 
     def in_order(self, figures: list[Figure]) -> list[Page]:
         """The pages in the config's order."""
         return [self.built[fig.label] for fig in figures]
-
-
-# What the drawings and the charts depend on besides a chart's spec: the versions of vl-convert, and
-# of Altair, which names the Vega-Lite version. Read without importing either (a rebuild may need neither).
-@functools.cache
-def tool_versions() -> tuple[str, str]:
-    """The versions of vl-convert and Altair, read when first asked."""
-    return metadata.version("vl-convert-python"), metadata.version("altair")
 
 
 def first_variants(page: Page) -> list[str]:
@@ -150,63 +140,3 @@ def kept_or_asked(cache_dir: Path | None, parts: list, names: list, ask, what: s
         return made
 
     return result
-
-
-def gather_page(fig: Figure, run: Run | Runs, cache_dir: Path | None = None, run_key=None) -> Page:
-    """Everything one figure's page shows, computed from the run with the figure kind's pure functions (a
-    side-by-side figure's from its runs, figsite.data.side_by_side).
-
-    What the figure computes depends only on the run, the figure's keys, the figures' code and Altair's version:
-    with a cached run it is kept too, so that a rebuild after a template or caption change skips the charts.
-    `run_key`: the run's cache key (a side-by-side figure's: its runs', in order); None where it can't be cached.
-    """
-    kind = KINDS[fig.kind]
-    runs = run.members if isinstance(run, Runs) else ()
-
-    def compute() -> bytes:
-        spec, narrow = charts.spec(kind.chart(fig, run)), kind.narrow_chart(fig, run)
-        context = kind.context(fig, run) if runs else family.context(kind, fig, run)
-        return json.dumps({"text_figure": kind.text_figure(fig, run), "spec": spec,
-                           "narrow_spec": None if narrow is None else charts.spec(narrow),
-                           "tables": kind.tables(fig, run, spec), "context": context,
-                           "key": kind.key(fig, run),
-                           "loads": kind.loads(fig, run), "live_target": kind.live_target(fig, run)},
-                          ensure_ascii=False).encode("utf-8")
-
-    cached = run_key is not None and not (isinstance(run_key, tuple) and None in run_key)
-    memo_dir = cache_dir if cached else None
-    resolved = [member.fig.resolved for member in runs] if runs else fig.resolved
-    parts = ["page", run_key, fig.kind, fig.label, fig.values, resolved, figures_code(), *tool_versions()]
-    computed = json.loads(cache.memo(memo_dir, parts, compute))
-    kept_as = None if memo_dir is None else hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
-    folders = tuple(member.run.folder for member in runs) if runs else (run.folder,)
-    return Page(label=fig.label, kind=fig.kind, title=kind.TITLE, caption=fig.caption or kind.caption(run.model),
-                guide=kind.GUIDE, texts=kind.texts(fig), text_names=kind.TEXT_NAMES, explore=kind.EXPLORE,
-                printed=kind.PRINTED_IN_BOOK, reach=kind.REACH, position=fig.resolved.get("opening"),
-                number=fig.number, book_page=fig.page, runs=folders, kept_as=kept_as,
-                reads=(*(folder + path for folder in folders for path in kind.DATA_FILES), *loaded_on_demand(computed["spec"]),
-                       *computed["loads"]), **computed)
-
-
-def loaded_on_demand(spec: dict) -> list[str]:
-    """The data files (paths under data/) a page loads when the reader asks: a long text's head files, named
-    in its chart's spec (assets/figures.js loads them). The site holds only these of a long text's heads."""
-    files = spec.get("usermeta", {}).get(ATTENTION_META, {}).get("files", {})
-    return sorted({path.removeprefix(paths.in_data("")) for path in files.values()})
-
-
-def _code_digest(*folders: Path) -> str:
-    """A digest of the Python files that compute the figures: a change to them must not reuse old pages."""
-    digest = hashlib.sha256()
-    for folder in folders:
-        for path in sorted(folder.rglob("*.py")):  # sub-packages too (figsite/site/, ...)
-            digest.update(str(path.relative_to(folder)).encode() + path.read_bytes())
-    return digest.hexdigest()
-
-
-@functools.cache
-def figures_code() -> str:
-    """The digest of the code that computes the figures (figures/ and figsite/), worked out when first asked."""
-    return _code_digest(Path(__file__).resolve().parent.parent / "figures", Path(__file__).resolve().parent)
-
-

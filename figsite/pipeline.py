@@ -24,7 +24,8 @@ from figsite.data.side_by_side import Member, Runs
 from figsite.errors import BuildError
 from figsite.live import gather_live, live_model
 from figsite.model import memory
-from figsite.pages import Pages, gather_page, kept_or_asked  # noqa: F401 - tests read them here
+from figsite.content import gather_page
+from figsite.pages import Pages, kept_or_asked  # noqa: F401 - tests read it here
 from figsite.site import live_assets
 from figsite.site.drawing import Drawer
 from figsite.site.output import output_lock

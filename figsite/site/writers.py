@@ -27,6 +27,7 @@ from figsite.config import SiteInfo
 from figsite.print_config import PrintInfo
 from figsite.data import paths, shared_names
 from figsite.data.run import Run, head_file_text
+from figsite.data.versions import version
 from figsite.site import public
 from figsite.site.drawing import NARROW_WIDTH, differences, fits_column
 from figsite.site.inputs import chart_inputs
@@ -95,7 +96,7 @@ class Site:
 
             # written from the page's content alone: kept in the cache with it, as its downloads are
             out.update(zip(files, made() if page.kept_as is None or not loads else
-                           self.kept(["loads", 1, page.kept_as], files, made)))
+                           self.kept(["loads", version("loads"), page.kept_as], files, made)))
         return out
 
     @cached_property
@@ -121,7 +122,7 @@ class Site:
 
             # the narrow chart as changes to the wide one: kept in the cache by the two charts' bytes
             digests = [hashlib.sha256(raw).hexdigest() for raw in (raw_chart, light)]
-            narrow = json.loads(self.kept(["narrow", 1, *digests], ["differences"], made)[0])
+            narrow = json.loads(self.kept(["narrow", version("narrow"), *digests], ["differences"], made)[0])
             narrow_dark = json.loads(raw_narrow_dark)
         address = public.address(self.info, page.file)
         runs = [self.runs[folder] for folder in page.runs]
@@ -258,7 +259,7 @@ class Downloads:
         for page in site.gathered:
             files = [page.download(), paths.spec_download(page.label), *(page.download(name) for name in page.tables)]
             made = functools.partial(self.files, site, page)
-            kept = made() if page.kept_as is None else site.kept(["downloads", 1, page.kept_as], files, made)
+            kept = made() if page.kept_as is None else site.kept(["downloads", version("downloads"), page.kept_as], files, made)
             for file, raw in zip(files, kept):
                 (folder / file).write_bytes(raw)
 

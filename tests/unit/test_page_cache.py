@@ -10,7 +10,7 @@ from importlib import metadata
 import pytest
 
 import figures
-from figsite import pages as pipeline  # where the pages are gathered
+from figsite import content as pipeline  # where the pages are gathered
 from figsite.config import Figure
 from figsite.data import cache, paths
 from figsite.data.run import Run

@@ -1,0 +1,63 @@
+"""The cache's one registry of versions (figsite/data/versions.py): each namespace's version is derived from the
+source of the modules that compute it and of those they import, so that an edit to a file, made in a copy of the
+project, changes exactly the namespaces whose code reads it, and an edit elsewhere changes none."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from figsite.data import versions
+
+ROOT = versions.ROOT
+
+
+@pytest.fixture()
+def copy(tmp_path) -> Path:
+    """figsite/ and figures/ copied, to be edited."""
+    for package in versions.PACKAGES:
+        shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path
+
+
+def changed_by(copy: Path, file: str) -> set[str]:
+    """The namespaces whose version changes when `file` (a path in the project) is edited in the copy."""
+    before = {namespace: versions.version(namespace, copy) for namespace in versions.NAMESPACES}
+    with (copy / file).open("a", encoding="utf-8") as handle:
+        handle.write("\n# an edit\n")
+    return {namespace for namespace in versions.NAMESPACES if versions.version(namespace, copy) != before[namespace]}
+
+
+DRAWN = {"chart", "drawing", "first drawing", "print", "narrow"}
+
+
+@pytest.mark.parametrize("file, namespaces", [
+    ("figsite/site/lighter.py", DRAWN | {"downloads"}),  # the writers' module imports the drawing processes'
+    ("figsite/site/printing.py", DRAWN | {"downloads"}),
+    ("figures/roles.py", {"page"}),  # a kind: its pages alone (their downloads are the pages' tables, kept by them)
+    ("figsite/content.py", {"page"}),
+    ("figsite/pages.py", set()),  # it asks for drawings and keys them: it computes none
+    ("figsite/model/llama.py", {"live-model"}),
+    ("figsite/model/__init__.py", {"live-model", "page"}),  # the BLAS's settings; the page's cache reads model.hub
+    ("figsite/capture/live_export.py", {"live-model"}),
+    ("figsite/data/run.py", {"page", "downloads", "loads", "live-model"}),
+    ("figsite/author/serve.py", set()),
+    ("figsite/cli.py", set()),
+])
+def test_an_edit_changes_exactly_the_namespaces_whose_code_reads_the_file(copy, file, namespaces):
+    assert changed_by(copy, file) == namespaces
+
+
+def test_every_file_of_a_namespace_changes_its_version_when_edited(copy):
+    for namespace in versions.NAMESPACES:
+        for path in versions.sources(namespace, copy)[:3]:  # a few per namespace: each edit re-reads its sources
+            before = versions.version(namespace, copy)
+            path.write_text(path.read_text(encoding="utf-8") + "\n# an edit\n", encoding="utf-8")
+            assert versions.version(namespace, copy) != before, (namespace, path)
+
+
+def test_the_registry_names_modules_that_exist():
+    for namespace, modules in versions.NAMESPACES.items():
+        assert len(versions.sources(namespace)) >= len(modules), namespace
