@@ -95,7 +95,8 @@ class HabitSideBySide(Kind):
         return alt.layer(base.mark_line(), base.mark_point(filled=True, size=60).encode(
             tooltip=[alt.Tooltip("model:N"), alt.Tooltip("line:N", title="which"), alt.Tooltip("head:N"),
                      alt.Tooltip("share:Q", format=".0%")])).properties(
-            width="container", height=220, title=f"Looking at {roles.ROLES[fig['role']][1]}, model by model")
+            # two short lines: a phone's column holds each
+            width="container", height=220, title=["One habit, model by model:", roles.ROLES[fig["role"]][0]])
 
     def head_name(self, fig, runs: Runs) -> str:
         entry = roles.Roles().entry(runs.members[-1].fig, runs.members[-1].run)

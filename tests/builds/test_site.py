@@ -226,7 +226,7 @@ def test_the_about_page_names_the_libraries_its_run_was_made_with_also_for_a_run
 
     run = Run(model={"name": "gpt2", "revision": None, "n_layer": 12, "n_head": 12, "d_model": 768},
               environment=environment, slugs={"A text": "a-text"})
-    html = render.environment().get_template("about.html").render(run=run, paths=paths, notice=None, pages=[],
+    html = render.environment().get_template("about.html").render(run=run, others=[], paths=paths, notice=None, pages=[],
                                                                   checksums={}, site=SiteInfo(), share=None,
                                                                   printed=[], model_name=render.model_name(run))
     assert said in " ".join(html.split())
