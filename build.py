@@ -1,6 +1,6 @@
-"""Builds the chapter's figure site: `python build.py --help` (the command itself: figsite.cli)."""
+"""Builds the chapter's figure site: `python build.py --help` (the command itself: sitegen.cli)."""
 
-from figsite.cli import cli, main
+from sitegen.cli import cli, main
 
 __all__ = ["cli", "main"]
 

@@ -156,7 +156,7 @@ def builds(pair: list[Checkout], repeats: int, warmup: int) -> tuple[dict, list[
     results = {c.name: {"cold": [], "cached": []} for c in pair}
     sites = {}
     for checkout in pair:
-        timed([sys.executable, "-m", "compileall", "-q", "figsite", "figures", "build.py"], checkout.folder,
+        timed([sys.executable, "-m", "compileall", "-q", "figsite", "figures", "sitegen", "build.py"], checkout.folder,
               checkout.env)
     for round_ in range(warmup + repeats):
         order = pair if round_ % 2 == 0 else pair[::-1]

@@ -17,9 +17,9 @@ What it measures, each in a fresh process started with this Python (`sys.executa
 1. floor: what any build must pay. A fresh process imports torch and transformers, loads the model and
    tokenizer from that directory (eager attention) and runs one forward pass with output_attentions=True and
    output_hidden_states=True (under torch.no_grad) over each distinct text of chapter.toml. Nothing is written.
-   cold build: a fresh process imports figsite.pipeline and calls build_site(Settings(chapter.toml, model=that
+   cold build: a fresh process imports sitegen.pipeline and calls build_site(Settings(chapter.toml, model=that
    directory, ...)) with an empty cache folder, then ends as build.py does (os._exit once the site is written);
-   its phases are figsite.pipeline.Progress.phases (a cold build builds each figure, and asks for its drawing,
+   its phases are sitegen.pipeline.Progress.phases (a cold build builds each figure, and asks for its drawing,
    as soon as the run holds its data: the run phase holds most of it). The ratio without either process's
    exit is printed too. Both are timed from just before the process is spawned (interpreter start and every
    import included) to the moment it has exited; the phases come from time.perf_counter() marks in the child
@@ -167,7 +167,7 @@ import time
 start = time.perf_counter()
 import json, resource, sys
 from pathlib import Path
-from figsite.pipeline import Progress, Settings, build_site
+from sitegen.pipeline import Progress, Settings, build_site
 imported = time.perf_counter()
 config, out, cache, model = sys.argv[1:5]
 live = sys.argv[5:6] == ["--live"]
@@ -177,7 +177,7 @@ built = time.perf_counter()
 print("BENCH " + json.dumps({"start": start, "imported": imported, "built": built, "phases": progress.phases,
                              "torch": "torch" in sys.modules,
                              "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
-# As build.py ends (figsite.cli.end): the site is written; torch's teardown serves no one.
+# As build.py ends (sitegen.cli.end): the site is written; torch's teardown serves no one.
 import os
 sys.stdout.flush()
 os._exit(0)
@@ -252,7 +252,7 @@ def cold_phases(child: Child) -> list[tuple[str, float]]:
     """The cold build's wall time, split: interpreter start, imports, build_site's phases, the rest, exit."""
     r = child.result
     phases = [("interpreter start (spawn to first line)", r["start"] - child.spawned),
-              ("import figsite.pipeline (click, jinja2, altair, figures)", r["imported"] - r["start"])]
+              ("import sitegen.pipeline (click, jinja2, altair, figures)", r["imported"] - r["start"])]
     names = {"imports": "imports (torch; the build does not import transformers)", "figures": "figures (each drawing asked for at once)",
              "writing": "writing (waits for the last drawings)"}
     phases += [(f"build_site: {names.get(name, name)}", s) for name, s in r["phases"].items()]
@@ -511,7 +511,7 @@ def patching_case(model_dir: Path, env: dict) -> float:
 def live_case(model_dir: Path, work: Path, cold: Child, chapter_site: Path, env: dict) -> None:
     """1c. The chapter's cold build with --live (the model exported to ONNX for the live page, onnxruntime-web and the
     tokenizer copied) into its own empty cache, against part 1's cold build: what --live adds, in time and bytes."""
-    from figsite.site import live_assets
+    from sitegen.site import live_assets
 
     if live_assets.problems():
         print("1c. --live: skipped (the live page's npm libraries are missing: ./setup.sh --live)")
@@ -529,7 +529,7 @@ def live_case(model_dir: Path, work: Path, cold: Child, chapter_site: Path, env:
 
 def run(work: Path, chapter_only: bool = False, xl: Path | None = None) -> int:
     from figsite.config import load_config
-    from figsite.pipeline import gather_asks
+    from sitegen.pipeline import gather_asks
     from figures import KINDS
 
     run_start = time.perf_counter()

@@ -58,7 +58,7 @@ COMMON_FIELDS = {
 def figure_name(label: str, number: str | None) -> str:
     """How the printed figure names itself on its first line (figures.txt, --check-book): "Figure 3.4" where the book
     numbers it, else its label in parentheses, "(l)", as the book prints it. The pages never show a label
-    (figsite.site.render.Page.name)."""
+    (sitegen.site.render.Page.name)."""
     return f"Figure {number}" if number else f"({label})"
 
 

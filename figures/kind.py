@@ -1,7 +1,7 @@
 """The contract every figure kind follows: what the build asks of a kind, and in which order.
 
 A kind is a subclass of `Kind` in a module of its own under figures/, registered with one line in
-figures/__init__.py. The build uses a kind in two phases (see figsite/pipeline.py):
+figures/__init__.py. The build uses a kind in two phases (see sitegen/pipeline.py):
 
 1. Before the model runs, for each [[figure]] of the config:
    - `FIELDS` says which keys the figure may have; figsite.config checks their form.
@@ -36,7 +36,7 @@ Where a figure reads the model: `READS` names the places of the chapter's pictur
 tokens, the embedding, a layer's attention and feed-forward parts, the numbers a layer hands on, the read-out) that
 the figure shows. The index's map of the model lists each figure at the one step it reads; a figure that reads
 several is listed with the layer where they are all parts of a layer, else with the whole model
-(figsite/site/model_map.py).
+(sitegen/site/model_map.py).
 
 Names that mean the same thing in every kind: `opening` is the 0-based position of the token a figure opens
 on (the attention's focus, the read-out's position, find-head's 'from'); readers see it numbered from 1.
@@ -130,7 +130,7 @@ class Kind:
         return None
 
     def textless_chart(self, model: dict, opening: dict, narrow: bool = False):
-        """The kind's chart with no text in it, for the live page (figsite.live), which fills it with the reader's
+        """The kind's chart with no text in it, for the live page (sitegen.live), which fills it with the reader's
         text: its datasets figsite.data.live_data's, its text's params figures.toolkit.textless's. `model`:
         {"n_layer", "n_head", "vocab_size"}; `opening`, each key optional, as readers count (from 1; None: the
         last): "views" ([[layer, head]]), "token", "head" ([layer, head]), "stage", "position". None where the kind

@@ -49,7 +49,7 @@ def _chunk(tag: bytes, body: bytes) -> bytes:
 
 def repaletted(picture: bytes, colours: dict) -> bytes:
     """A palette PNG (as `png` writes it) with some of its palette's colours changed, {(r, g, b): (r, g, b)}: the
-    same picture drawn otherwise (a dark page's, figsite.site.schemes). Any other PNG comes back as it was."""
+    same picture drawn otherwise (a dark page's, sitegen.site.schemes). Any other PNG comes back as it was."""
     at = picture.find(b"PLTE")
     if picture[:8] != b"\x89PNG\r\n\x1a\n" or at < 12:
         return picture

@@ -39,7 +39,7 @@ export async function bundle(outDir) {
 }
 
 // The rules vega-embed and vega-tooltip would write into each page as a <style> element, which the pages' Content
-// Security Policy refuses (figsite/site/policy.py: styles only from the site's files): the same rules, as a file of
+// Security Policy refuses (sitegen/site/policy.py: styles only from the site's files): the same rules, as a file of
 // the site's own (templates/generated/assets/vega.css, copied into assets/). The pages embed with defaultStyle false.
 export const STYLES = "templates/generated/assets/vega.css";
 

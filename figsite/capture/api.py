@@ -1,4 +1,4 @@
-"""The capture's entry points in one place: what figsite.pipeline calls once the model must run (and what a test
+"""The capture's entry points in one place: what sitegen.pipeline calls once the model must run (and what a test
 calls to run it without a build). Importing this imports torch; figsite.capture.parts's registry and versions
 do not, so a cached rebuild reads them without it.
 

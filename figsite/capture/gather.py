@@ -27,7 +27,7 @@ SHORT_TEXT = 128  # tokens: a text up to this long is short for _threads_left_fo
 
 def capture_run(loaded: Loaded, asks: Asks, each=lambda texts: texts, on_step=lambda run: None) -> Run:
     """Runs the model once per distinct text and gathers the Run: what every figure asks, merged
-    (figsite.pipeline.gather_asks): its texts, each with the target it tracks or None, and its parts, by part name
+    (sitegen.pipeline.gather_asks): its texts, each with the target it tracks or None, and its parts, by part name
     (figsite.capture.parts). `each` wraps the list of texts, for a progress display.
 
     The run grows text by text: each text's data, then what each part computes of that text. `on_step(run)` is

@@ -2,7 +2,7 @@
 works out, for the reader's own text, the numbers the build works out for the chapter's: every head's shares and the
 read-out of every stage (stage 0: after the embedding, stage s: after layer s; the final norm, the unembedding and a
 softmax, as figsite.capture.readout reads it); and the model's own tokenizer.json beside it, which the page's
-tokenizer reads (figsite.site.live).
+tokenizer reads (sitegen.site.live).
 
     export(loaded, folder, max_tokens=64) -> manifest    writes the graph, its weights and tokenizer.json into `folder`
     run(folder, ids, follow) -> {output name: array}     runs the export with onnxruntime (CPU), as a page would

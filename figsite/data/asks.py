@@ -1,7 +1,7 @@
 """What a figure asks of the model run: one word, "asks", and one type, `Asks`, from the config to the cache key.
 
 A figure's kind says what the figure asks (figures.kind.Kind.asks); the build merges every figure's into the run's
-(figsite.pipeline.gather_asks), which the capture answers (figsite.capture.gather reads the texts; each part of
+(sitegen.pipeline.gather_asks), which the capture answers (figsite.capture.gather reads the texts; each part of
 figsite.capture.parts answers what is asked of it, merged by the part), which keys the run's cache entry
 (figsite.data.cache.key), and which a run holds once it holds every answer (figsite.data.run.Run.holds).
 

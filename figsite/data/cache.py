@@ -46,7 +46,7 @@ def default_dir() -> Path:
 
 def key(identity: dict, asks: Asks, device: str, versions: dict | None = None) -> str:
     """The entry's name: a digest of everything that determines the run. `asks`: what the figures ask of it, merged
-    (figsite.pipeline.gather_asks), keyed before the figures are resolved (Asks.key). `versions`: the versions of
+    (sitegen.pipeline.gather_asks), keyed before the figures are resolved (Asks.key). `versions`: the versions of
     the code that computes the run, derived from its source (figsite.capture.parts.versions)."""
     inputs = {**asks.key(), "cache": CACHE_FORMAT, "capture": CAPTURE_VERSION, "versions": versions or {},
               "model": identity, "device": device}

@@ -25,7 +25,7 @@ PRINT = "print"  # with a [print] table only: each figure as PDF and SVG for the
 CONTACT_SHEET = f"{PRINT}/figures.pdf"  # every figure, one a page, with its number, label and data checksum
 
 LIVE_PAGE = "live.html"  # with --live only: the reader's own text, GPT-2 run in the page
-LIVE = "live"  # with --live only: what the live page loads (figsite/site/live.py)
+LIVE = "live"  # with --live only: what the live page loads (sitegen/site/live.py)
 LIVE_MODEL = f"{LIVE}/model"  # the model exported to ONNX, its weights in files under 100 MB
 LIVE_SCRIPT = f"{LIVE}/live.js"
 LIVE_TOKENIZER = f"{LIVE}/tokenizer.js"  # the model's tokenizer.json, as a script that the page's tokenizer reads

@@ -14,19 +14,19 @@ import functools
 import hashlib
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]  # the project: figsite/ and figures/
-PACKAGES = ("figsite", "figures")
+ROOT = Path(__file__).resolve().parents[2]  # the project: figsite/, figures/ and sitegen/
+PACKAGES = ("figsite", "figures", "sitegen")
 
-# namespace -> the modules that compute what it keeps (keyed by figsite.content, figsite.pages, figsite.site.writers,
-# figsite.live)
+# namespace -> the modules that compute what it keeps (keyed by sitegen.content, sitegen.pages, sitegen.site.writers,
+# sitegen.live)
 NAMESPACES: dict[str, tuple[str, ...]] = {
-    "page": ("figures", "figsite.content"),  # a figure's page content: its kind's pure functions and gather_page
-    "chart": ("figsite.site.drawing",),  # a chart compiled to Vega, with its dark theme's changes
-    "drawing": ("figsite.site.drawing",),  # a figure's light drawing, SVG and PNG
-    "first drawing": ("figsite.site.drawing",),  # the drawings a page shows until its chart is live
-    "print": ("figsite.site.drawing", "figsite.site.printing"),  # the book's drawings ([print])
-    "narrow": ("figsite.site.drawing",),  # the narrow chart as changes to the wide one (drawing.differences)
-    "downloads": ("figsite.site.writers",),  # a figure's JSON and CSV downloads
+    "page": ("figures", "sitegen.content"),  # a figure's page content: its kind's pure functions and gather_page
+    "chart": ("sitegen.site.drawing",),  # a chart compiled to Vega, with its dark theme's changes
+    "drawing": ("sitegen.site.drawing",),  # a figure's light drawing, SVG and PNG
+    "first drawing": ("sitegen.site.drawing",),  # the drawings a page shows until its chart is live
+    "print": ("sitegen.site.drawing", "sitegen.site.printing"),  # the book's drawings ([print])
+    "narrow": ("sitegen.site.drawing",),  # the narrow chart as changes to the wide one (drawing.differences)
+    "downloads": ("sitegen.site.writers",),  # a figure's JSON and CSV downloads
     "loads": ("figsite.data.run",),  # the files a page loads when asked (head_file_text)
     "live-model": ("figsite.capture.live_export",),  # the model exported for the live page, and its tokenizer.json
 }
@@ -70,8 +70,8 @@ def sources(namespace: str, root: Path = ROOT) -> list[Path]:
 
 
 def imported(path: Path) -> set[str]:
-    """The project's modules a file imports, by name: 'figsite.site.printing' for `from figsite.site import printing`
-    as for `import figsite.site.printing`; at the top or inside a function (a lazy import computes as much)."""
+    """The project's modules a file imports, by name: 'sitegen.site.printing' for `from sitegen.site import printing`
+    as for `import sitegen.site.printing`; at the top or inside a function (a lazy import computes as much)."""
     names = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):

@@ -274,7 +274,7 @@ def literal(text: str) -> str:
 # width "container", a stack of views (vconcat) with every view "container" and the stack fitted to the column
 # (FIT_COLUMN), so that axes and legends fit inside it too. Views side by side (hconcat) cannot follow the
 # column, so the figures stack their views instead. Words drawn in a chart wrap to its width (wrapped), and the
-# drawings made at build time (figsite.site.drawing) give "container" a fixed width.
+# drawings made at build time (sitegen.site.drawing) give "container" a fixed width.
 
 FIT_COLUMN = {"type": "fit-x", "contains": "padding"}
 TITLE_EM = 7.5  # about how wide a character of a chart's title (13 px, bold) is, in px

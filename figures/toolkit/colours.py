@@ -102,7 +102,7 @@ MEANINGS = {**{colour: meaning for meaning, colour in ROLES.items()}, OUT_OF_REA
 
 # ---------------------------------------------------------------------------------------------- on a dark page
 
-# The colours a dark page draws otherwise (figsite.site.schemes.in_dark puts them in the dark scheme's charts and
+# The colours a dark page draws otherwise (sitegen.site.schemes.in_dark puts them in the dark scheme's charts and
 # pictures): the middle of a diverging scale is the page's background, not a white glare, and what is out of reach is
 # black, darker than any share of the sequential scale (its darkest, SEQUENTIAL_ENDS["little"], is a dark purple), so
 # that "the brighter, the larger" holds for every cell; its key says so (MASKED_KEY_IN_DARK).
@@ -126,7 +126,7 @@ NEGATIVE, NEGATIVE_NAME = BELOW_ZERO, BELOW_ZERO_NAME
 
 # ---------------------------------------------------------------------------------------------- in black ink
 
-# The print edition in greys ([print] greyscale = true; figsite.site.printing.in_greys): each meaning with a hue
+# The print edition in greys ([print] greyscale = true; sitegen.site.printing.in_greys): each meaning with a hue
 # drawn in a grey of its own, the meanings that meet in one chart apart in lightness by a fifth of the way from
 # black to white or more (the data's dark against the chosen one's light, the followed token's between them; what
 # helps darkest, what hurts light; a plain number's sides dark and light), so that black ink tells them apart. The
@@ -139,7 +139,7 @@ GREYS = {DATA: "#5a5a5a", CHOSEN: "#b0b0b0", FOLLOWED: "#969696", HELPS: "#1e1e1
          ROLE_COLOURS["previous"]: "#7e7e7e", ROLE_COLOURS["first"]: "#ececec", ROLE_COLOURS["self"]: "#b5b5b5",
          ROLE_COLOURS["duplicate"]: "#101010", ROLE_COLOURS["induction"]: "#474747"}
 # The key to what is out of reach: grey on a light page, black on a dark one (IN_DARK), hatched in greys
-# (figsite.site.vector_pictures); each edition's charts say so in these words (figsite.site.schemes, printing).
+# (sitegen.site.vector_pictures); each edition's charts say so in these words (sitegen.site.schemes, printing).
 MASKED_KEY = "grey: out of reach"
 MASKED_KEY_IN_DARK = "black, darker than any share: out of reach"
 MASKED_KEY_IN_GREYS = "hatched: out of reach"

@@ -64,7 +64,7 @@ class Visit:
         assert self.policy_violations == [], f"{what}: refused by the page's policy: {self.policy_violations}"
 
 
-# Every page watched reports what its Content Security Policy refuses (figsite/site/policy.py), as a console line of
+# Every page watched reports what its Content Security Policy refuses (sitegen/site/policy.py), as a console line of
 # its own: an init script runs before the page's own and is not held to its policy.
 VIOLATION = "securitypolicyviolation: "
 REPORT_VIOLATIONS = """document.addEventListener('securitypolicyviolation', (e) => console.warn(%s + [

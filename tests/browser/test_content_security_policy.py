@@ -1,4 +1,4 @@
-"""The pages' Content Security Policy (figsite/site/policy.py) refuses nothing the site does, and refuses what an
+"""The pages' Content Security Policy (sitegen/site/policy.py) refuses nothing the site does, and refuses what an
 escaping bug would let in: every page of the every-kind site, from file:// and served, light and dark, drawn to the
 end with no `securitypolicyviolation`; the live page, served, running the model under its own policy; and a page
 whose escaping is broken on purpose, which runs none of what was injected into it."""
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from figsite.site import live_assets
+from sitegen.site import live_assets
 from tests.browser.browsing import Opener, playwright_or_skip, wait_for_charts
 from tests.conftest import built
 

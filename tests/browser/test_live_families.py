@@ -52,7 +52,7 @@ text = "{BYTES_TEXT}"
 
 @pytest.fixture(scope="module")
 def site(llama_model_dir, tmp_path_factory):
-    from figsite.site import live_assets
+    from sitegen.site import live_assets
 
     missing = live_assets.problems()
     if missing:

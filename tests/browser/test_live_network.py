@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from conftest import built
-from figsite.site import live_assets
+from sitegen.site import live_assets
 
 from .browsing import playwright_or_skip, watch
 

@@ -1,4 +1,4 @@
-"""onnxruntime-web, wasm only, as the live page will run GPT-2: its files copied as figsite/site/live_assets.py
+"""onnxruntime-web, wasm only, as the live page will run GPT-2: its files copied as sitegen/site/live_assets.py
 says, served from 127.0.0.1 (import() and fetch() do not work from file://), a small ONNX model (MatMul, Add,
 Softmax) whose weights are in an external data file, run in headless Chromium and compared with numpy. One
 thread where the page is not cross-origin isolated; worker threads where it is (COOP and COEP headers). No
@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from figsite.site import live_assets
+from sitegen.site import live_assets
 
 onnx = pytest.importorskip("onnx", reason="the runtime test builds its model with onnx (pip install onnx)")
 

@@ -14,8 +14,8 @@ import random
 import re
 import pytest
 
-from figsite.site import live_assets
-from figsite.site.live import tokenizer_script
+from sitegen.site import live_assets
+from sitegen.site.live import tokenizer_script
 from conftest import CONFIG_FIGURES, REPO_ROOT, TOKENIZER_CORPUS, start_tokenizer
 
 from .browsing import watch

@@ -22,7 +22,7 @@ from pyzbar.pyzbar import ZBarSymbol, decode
 
 from build import cli
 from conftest import SITE_TABLE, SMALL_CONFIG, snapshot
-from figsite.site.qr import PNG_DPI
+from sitegen.site.qr import PNG_DPI
 
 try:
     import tomllib
@@ -260,8 +260,8 @@ def test_check_book_names_a_numbered_figure_by_its_number_in_its_diff_and_a_numb
 
 
 def served_page(site, name: str) -> bytes:
-    """A page of `site` as `build.py --serve` sends it (figsite.author.serve, on any free port)."""
-    from figsite.author.serve import LiveState, Server
+    """A page of `site` as `build.py --serve` sends it (sitegen.author.serve, on any free port)."""
+    from sitegen.author.serve import LiveState, Server
 
     with Server(site, 0, LiveState()) as server, urllib.request.urlopen(server.url + name, timeout=10) as response:
         return response.read()

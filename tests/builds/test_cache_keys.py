@@ -33,7 +33,7 @@ from conftest import SITE_TABLE, hub_cache, other_model, snapshot
 import build
 from figsite.config import COMMON_FIELDS, SITE_KEYS
 from figsite.print_config import PRINT_KEYS
-from figsite.site import live_assets
+from sitegen.site import live_assets
 from figures import KINDS
 
 try:
@@ -334,9 +334,9 @@ def stand_in_export(loaded, folder: Path, max_tokens: int = 64, **_) -> dict:
 @pytest.fixture(scope="module")
 def builder(small_model_dir, tmp_path_factory):
     """The Builder, with the drawing processes kept from build to build and the live page's export stood in for."""
-    from figsite import pipeline
+    from sitegen import pipeline
     from figsite.capture import live_export
-    from figsite.site.drawing import Drawer
+    from sitegen.site.drawing import Drawer
 
     work = tmp_path_factory.mktemp("cache-keys")
     other = other_model(small_model_dir, work / "other-model")

@@ -114,7 +114,7 @@ def test_a_missing_book_or_one_without_a_printed_figure_of_the_config_is_one_lin
 
 
 def test_a_printed_figure_is_its_label_line_and_the_indented_and_blank_lines_after_it():
-    from figsite.author.book import printed_figures
+    from sitegen.author.book import printed_figures
 
     text = ("(l) not a figure: no indented line follows\nWords.\n\n(f) A figure\n  one\n\n  two   \n\n"
             "Words again.\n  an indented line of the words\n")
@@ -131,7 +131,7 @@ def test_with_gpt2s_real_weights_all_three_of_the_chapters_printed_figures_match
 
 
 def test_the_chapters_text_prints_l_f_and_i_as_the_books_program_wrote_them(chapter_text, chapter_blocks):
-    from figsite.author.book import printed_figures
+    from sitegen.author.book import printed_figures
 
     found = printed_figures(chapter_text.read_text(encoding="utf-8"))
     assert {figure.label: figure.lines for figure in found} == {label: chapter_blocks[label] for label in "lfi"}

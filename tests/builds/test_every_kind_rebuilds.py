@@ -114,7 +114,7 @@ def book_sized(tmp_path_factory) -> Path:
 
 def test_no_page_of_any_kind_shows_a_first_drawing_over_200_kb(book_sized):
     """Every drawing a page shows until its chart is live (light and dark, a desktop's and a phone's: the files the
-    pages name) is at most 200 KB: a dense grid is one picture in it (figsite.site.lighter), its words vectors."""
+    pages name) is at most 200 KB: a dense grid is one picture in it (sitegen.site.lighter), its words vectors."""
     site = book_sized
     shown = sorted({name for page in site.glob("*.html") for name in
                     re.findall(r'(?:src|srcset)="img/(figure-[^"]+\.svg)"', page.read_text(encoding="utf-8"))})

@@ -102,7 +102,7 @@ def test_a_full_disk_under_the_site_ends_in_one_line_and_keeps_the_previous_site
     if small_disk is None:  # no tmpfs here: fail the site's writes from inside this process instead
         from click.testing import CliRunner
 
-        import figsite.site.writers
+        import sitegen.site.writers
         from build import cli
 
         out = tmp_path / "site"
@@ -114,7 +114,7 @@ def test_a_full_disk_under_the_site_ends_in_one_line_and_keeps_the_previous_site
                 (folder / "index.html").write_text("half", encoding="utf-8")
                 raise OSError(28, "No space left on device", str(folder / "data"))
 
-        monkeypatch.setattr(figsite.site.writers, "WRITERS", [*figsite.site.writers.WRITERS[:2], NoSpace()])
+        monkeypatch.setattr(sitegen.site.writers, "WRITERS", [*sitegen.site.writers.WRITERS[:2], NoSpace()])
         result = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(config), "--out", str(out),
                                           "--no-cache"])
         assert result.exit_code == 1 and "the disk is full" in result.stderr, result.output

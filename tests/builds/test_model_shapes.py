@@ -84,7 +84,7 @@ def build_in_process(model, config_text: str, tmp_path) -> tuple:
     """The run and every figure's page, gathered in this process from an in-memory model: the build's own
     phases (config, checks, capture, figures) without saving the model, drawing or writing a site."""
     from figsite.capture import api as capture
-    from figsite import pipeline
+    from sitegen import pipeline
     from figsite.config import load_config
     from figures import KINDS
 

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import CONFIG_FIGURES, SITE_TABLE
-from figsite.site.index_page import index_parts, number_order
+from sitegen.site.index_page import index_parts, number_order
 
 try:
     import tomllib

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from conftest import SMALL_CONFIG, built
 
-from figsite import pipeline
+from sitegen import pipeline
 
 
 def test_a_cold_build_resolves_the_figures_once_and_a_rebuild_from_the_cache_once(small_model_dir, tmp_path,

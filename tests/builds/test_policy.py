@@ -1,4 +1,4 @@
-"""Every page the build writes carries the Content Security Policy (figsite/site/policy.py) first in its head, and
+"""Every page the build writes carries the Content Security Policy (sitegen/site/policy.py) first in its head, and
 holds nothing the policy would refuse: no inline script (a JSON island is data, not script), no event handler
 attribute, no javascript: address, no <style> and no style attribute. The browser tests check the same in Chromium
 (tests/browser/test_content_security_policy.py); these read every written page of two sites."""
@@ -9,7 +9,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from figsite.site import policy
+from sitegen.site import policy
 
 REQUIRED = {"default-src": "'none'", "script-src": "'self'", "object-src": "'none'", "base-uri": "'none'",
             "form-action": "'none'"}

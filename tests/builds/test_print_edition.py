@@ -171,7 +171,7 @@ def resource_tables(pdf: Path) -> list[tuple[str, list[str]]]:
 
 def test_every_resource_table_of_every_pdf_is_in_the_order_of_its_names(printed):
     """svg2pdf writes a resource table's entries in an order that changes from run to run; the build puts them in
-    one (figsite.site.printing.canonical_pdf). Checked here directly, not only by two builds that may happen to
+    one (sitegen.site.printing.canonical_pdf). Checked here directly, not only by two builds that may happen to
     agree: every table in the order of its names, in every PDF, with tables of several entries among them."""
     site, _ = printed
     pdfs = sorted((site / "print").glob("*.pdf"))
@@ -188,7 +188,7 @@ def test_a_pdf_whose_tables_svg2pdf_wrote_in_another_order_is_written_as_the_bui
     """The same check without waiting for svg2pdf to change its order: the figure's PDF with every table's entries
     reversed (one a line, as svg2pdf writes them) is out of order, and canonical_pdf gives back the very bytes the
     build wrote."""
-    from figsite.site.printing import canonical_pdf
+    from sitegen.site.printing import canonical_pdf
 
     site, _ = printed
     written = (site / "print/figure-owls.pdf").read_bytes()
@@ -208,7 +208,7 @@ def test_a_pdf_whose_tables_svg2pdf_wrote_in_another_order_is_written_as_the_bui
 def test_a_rebuild_takes_the_print_drawings_from_the_cache(printed, small_model_dir, monkeypatch):
     site, folder = printed
     before = snapshot(site / "print")
-    from figsite.site.drawing import Drawer
+    from sitegen.site.drawing import Drawer
 
     def refuse(*args, **kwargs):
         raise AssertionError("a print drawing was asked of vl-convert again")

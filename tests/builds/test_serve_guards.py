@@ -18,8 +18,8 @@ import pytest
 from conftest import SMALL_CONFIG
 
 from builds.test_watch_and_serve import NEW_CAPTION, REBUILT, served, with_caption, write  # noqa: F401
-from figsite.author.serve import HOST, LiveState, Server, policy_of
-from figsite.site import policy
+from sitegen.author.serve import HOST, LiveState, Server, policy_of
+from sitegen.site import policy
 
 SECRET = b"the author's private notes, outside the site"
 
@@ -138,7 +138,7 @@ def ask(server, path: str, method: str = "GET") -> tuple[int, str, bytes]:
 def test_every_type_the_build_writes_is_tried(small_build):
     from figsite.capture import live_export
     from figsite.data import paths
-    from figsite.site import live_assets
+    from sitegen.site import live_assets
 
     written = {path.suffix for path in small_build.rglob("*") if path.is_file()}
     live_and_print = [*live_assets.LIVE_ASSETS, *live_assets.LIVE_SCRIPTS, live_export.GRAPH_FILE,

@@ -47,7 +47,7 @@ def test_every_page_the_config_names_is_written(random_site):
 def every_kind_live_site(small_model_dir, tmp_path_factory) -> Path:
     """tests/every_kind.toml (every registered kind) built over the small model with the live page (`--live`):
     its live.html, its scripts and the model's runtime are files of the site too."""
-    from figsite.site import live_assets
+    from sitegen.site import live_assets
 
     missing = live_assets.problems()
     if missing:
@@ -222,7 +222,7 @@ def test_the_about_page_names_the_libraries_its_run_was_made_with_also_for_a_run
     from figsite.config import SiteInfo
     from figsite.data import paths
     from figsite.data.run import Run
-    from figsite.site import render
+    from sitegen.site import render
 
     run = Run(model={"name": "gpt2", "revision": None, "n_layer": 12, "n_head": 12, "d_model": 768},
               environment=environment, slugs={"A text": "a-text"})
@@ -252,7 +252,7 @@ def map_of_the_model(index: str) -> dict:
 
 
 def test_the_index_maps_every_figure_once_beside_the_step_of_the_model_its_kind_reads(pages):
-    from figsite.site.model_map import place_of
+    from sitegen.site.model_map import place_of
     from figures import KINDS
 
     steps = map_of_the_model(pages["index.html"])

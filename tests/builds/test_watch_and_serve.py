@@ -162,9 +162,9 @@ def test_a_port_in_use_is_one_line_and_exit_2(small_model_dir, tmp_path):
 def test_a_failed_rebuild_says_its_one_line_error_keeps_the_last_good_site_and_the_watch_goes_on(
         small_model_dir, tmp_path, capsys):
     from figsite.data import cache
-    from figsite.pipeline import Settings
-    from figsite.site.render import TEMPLATES
-    from figsite.author.watch import shown, watch_site
+    from sitegen.pipeline import Settings
+    from sitegen.site.render import TEMPLATES
+    from sitegen.author.watch import shown, watch_site
 
     config, out = tmp_path / "chapter.toml", tmp_path / "site"
     config.write_text(SMALL_CONFIG, encoding="utf-8")
@@ -195,8 +195,8 @@ def test_a_change_to_a_template_or_a_static_file_calls_for_a_rebuild_and_the_sit
         tmp_path):
     from watchfiles import Change
 
-    from figsite.site.render import STATIC, TEMPLATES
-    from figsite.author.watch import Watched, watched_folders
+    from sitegen.site.render import STATIC, TEMPLATES
+    from sitegen.author.watch import Watched, watched_folders
 
     config = tmp_path / "chapter.toml"
     wanted = Watched(config)
@@ -208,7 +208,7 @@ def test_a_change_to_a_template_or_a_static_file_calls_for_a_rebuild_and_the_sit
     assert not wanted(Change.added, str(tmp_path / ".site-new-abc" / "index.html"))
     assert not wanted(Change.modified, str(tmp_path / "notes.toml"))
     assert not wanted(Change.modified, str(TEMPLATES / ".figure.html.swp"))
-    code = {path.parent for package in ("figures", "figsite") for path in (REPO / package).rglob("*.py")}
+    code = {path.parent for package in ("figures", "figsite", "sitegen") for path in (REPO / package).rglob("*.py")}
     generated = {TEMPLATES / "generated", TEMPLATES / "generated" / "assets", TEMPLATES / "generated" / "live"}
     assert set(watched_folders(config)) == {tmp_path, TEMPLATES, STATIC, *generated, REPO, *code}  # REPO: build.py's
 
@@ -216,11 +216,11 @@ def test_a_change_to_a_template_or_a_static_file_calls_for_a_rebuild_and_the_sit
 def test_a_change_to_a_python_file_of_the_project_calls_for_a_rebuild_and_one_elsewhere_does_not(tmp_path):
     from watchfiles import Change
 
-    from figsite.author.watch import Watched, is_code
+    from sitegen.author.watch import Watched, is_code
 
     wanted = Watched(tmp_path / "chapter.toml")
     for path in (REPO / "build.py", REPO / "figures" / "attention.py", REPO / "figures" / "toolkit" / "words.py",
-                 REPO / "figsite" / "pipeline.py", REPO / "figsite" / "site" / "render.py"):
+                 REPO / "sitegen" / "pipeline.py", REPO / "sitegen" / "site" / "render.py"):
         assert is_code(path) and wanted(Change.modified, str(path)), path
     assert not wanted(Change.modified, str(tmp_path / "notes.py"))
     assert not wanted(Change.modified, str(REPO / "tests" / "conftest.py"))
@@ -230,8 +230,8 @@ def test_a_change_to_a_python_file_of_the_project_calls_for_a_rebuild_and_one_el
 def test_a_change_to_the_code_restarts_the_watch_on_the_same_port_after_the_build_it_had_counted(
         small_model_dir, tmp_path, capsys):
     from figsite.data import cache
-    from figsite.pipeline import Settings
-    from figsite.author.watch import watch_site
+    from sitegen.pipeline import Settings
+    from sitegen.author.watch import watch_site
 
     config, out = tmp_path / "chapter.toml", tmp_path / "site"
     config.write_text(SMALL_CONFIG, encoding="utf-8")
@@ -252,7 +252,7 @@ def test_a_change_to_the_code_restarts_the_watch_on_the_same_port_after_the_buil
 
 def project_copy(folder: Path) -> Path:
     """The project's code, templates and build.py, copied into `folder` (a test edits the copy, not the tree)."""
-    for name in ("figures", "figsite", "templates"):
+    for name in ("figures", "figsite", "sitegen", "templates"):
         shutil.copytree(REPO / name, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copyfile(REPO / "build.py", folder / "build.py")
     return folder

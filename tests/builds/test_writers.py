@@ -1,4 +1,4 @@
-"""The site's outputs are writers (figsite/site/writers.py): each owns its files, none sets anything on a page, and
+"""The site's outputs are writers (sitegen/site/writers.py): each owns its files, none sets anything on a page, and
 a new output (a print edition) is one writer appended to WRITERS, leaving every other file as it was."""
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ import dataclasses
 import pytest
 from conftest import SMALL_CONFIG, built, snapshot
 
-from figsite import pipeline
+from sitegen import pipeline
 from figsite.config import load_config
 from figsite.data.run import Run
-from figsite.site import writers
-from figsite.site.render import Page, ShownPage
+from sitegen.site import writers
+from sitegen.site.render import Page, ShownPage
 from figures import KINDS
 
 MODEL = {"name": "random (seed 0)", "revision": None, "n_layer": 2, "n_head": 3, "d_model": 12, "vocab_size": 50257,

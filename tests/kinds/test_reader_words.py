@@ -149,7 +149,7 @@ def test_a_guide_reads_right_with_a_mouse_and_on_a_touch_screen(kind):
 
 def guide_as_read(guide: str, touch: bool) -> str:
     """The guide's words as a page shows them with a mouse or on a touch screen (Page.guide_parts)."""
-    from figsite.site.render import BY_DEVICE_PATTERN, by_device
+    from sitegen.site.render import BY_DEVICE_PATTERN, by_device
 
     pieces = BY_DEVICE_PATTERN.split(guide)
     return "".join(piece if n % 2 == 0 else by_device(piece)[touch] for n, piece in enumerate(pieces))

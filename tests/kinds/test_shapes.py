@@ -33,7 +33,7 @@ def sizes(small_model_dir) -> dict:
 def blocks(small_build) -> dict:
     """Each block of figure (f)'s chart, as the spec a reader downloads draws it 880 px wide: its step -> (what it
     says, x, y, width, height) in px; a block drawn in pieces (a cut one) has them all, in order. (The page's first
-    drawing leaves the marks' words for screen readers out: figsite.site.lighter.)"""
+    drawing leaves the marks' words for screen readers out: sitegen.site.lighter.)"""
     spec = json.loads((small_build / "downloads" / "figure-f.vega-lite.json").read_text(encoding="utf-8"))
     svg = vl_convert.vegalite_to_svg({**spec, "width": 880})
     out = {}

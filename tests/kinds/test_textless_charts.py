@@ -1,7 +1,7 @@
 """The kinds' charts with no text in them, which the live page draws ((l), every head, (i) and the lens: each kind's
 `textless_chart`, from the same chart functions as the build's): one spec each, drawn for texts of different lengths
 once the page's data are put in as figsite.data.live_data and figures.toolkit.textless say (here from seeded random
-shares and guesses, in the shape the page's script computes them from GPT-2's outputs). Drawn with vl-convert as the build draws (figsite.site.drawing),
+shares and guesses, in the shape the page's script computes them from GPT-2's outputs). Drawn with vl-convert as the build draws (sitegen.site.drawing),
 each drawing must name every token of its text, and the words a screen reader hears (the `description` signal, drawn
 here as a line of words under the chart) must say what the data hold, worked out again here.
 """
@@ -18,8 +18,8 @@ import pytest
 
 from figsite.data import live_data
 from figsite.data.run import PER_SHARE
-from figsite.live import COVERED_KINDS
-from figsite.site.drawing import fixed_width, vl_version
+from sitegen.live import COVERED_KINDS
+from sitegen.site.drawing import fixed_width, vl_version
 from figures import KINDS, attention_chart, heads_chart
 from figures.toolkit.charts import spec
 from figures.toolkit.words import percent
@@ -89,7 +89,7 @@ def filled(chart_spec: dict, names: list, data: dict, **values) -> dict:
 
 
 def drawn(chart_spec: dict) -> tuple[str, list]:
-    """The drawing as the build makes it (figsite.site.drawing: fixed widths, no fitting), and its words."""
+    """The drawing as the build makes it (sitegen.site.drawing: fixed widths, no fitting), and its words."""
     svg = vlc.vegalite_to_svg({k: v for k, v in fixed_width(chart_spec).items() if k != "autosize"},
                               vl_version=vl_version())
     return svg, [html.unescape(re.sub(r"<[^>]+>", "", text)) for text in re.findall(r"<text\b[^>]*>(.*?)</text>", svg, re.S)]

@@ -16,7 +16,7 @@ import vl_convert
 
 from conftest import built
 from figsite.data.shared_names import DESCRIPTION
-from figsite.site.render import notice as _notice
+from sitegen.site.render import notice as _notice
 from figures.toolkit.words import STAGE_0, percent
 
 EVERY_KIND = Path(__file__).resolve().parents[1] / "every_kind.toml"

@@ -18,7 +18,7 @@ from conftest import built
 
 from build import cli
 from builds.test_names import labels_shown
-from figsite.site import live_assets
+from sitegen.site import live_assets
 from figures.toolkit import terms
 from figures.toolkit.words import shown
 from reader_pages import pages_of, reader_text, unexplained

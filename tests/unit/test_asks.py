@@ -1,5 +1,5 @@
 """What the figures ask of the run (figsite.data.asks.Asks), gathered from the config before the model loads
-(figsite.pipeline.gather_asks) and keying the run's cache entry: the same config gives the same key, and a change
+(sitegen.pipeline.gather_asks) and keying the run's cache entry: the same config gives the same key, and a change
 of anything asked gives another, while a change the run does not depend on keeps it."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from figsite.config import load_config
 from figsite.data import cache
 from figsite.data.asks import Asks
 from figsite.errors import BuildError
-from figsite.pipeline import gather_asks
+from sitegen.pipeline import gather_asks
 from figures import KINDS
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -67,7 +67,7 @@ def test_the_texts_are_read_once_each_in_the_configs_order_with_the_one_target_e
     readout = next(fig for fig in figures if fig.kind == "readout")
     assert asks.texts[readout["text"]] == readout["target"]
     assert set(asks.strings) >= {*asks.texts, readout["target"], " cold"}  # " cold": the lens's track, named by text
-    assert asks.parts == {}  # the parts come once the figures are resolved (figsite.pipeline.with_parts)
+    assert asks.parts == {}  # the parts come once the figures are resolved (sitegen.pipeline.with_parts)
 
 
 def test_two_targets_for_one_text_are_refused_by_field(tmp_path):

@@ -11,7 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULE_LINES, FUNCTION_LINES = 400, 60
-SOURCES = sorted(path for package in ("figsite", "figures") for path in (ROOT / package).rglob("*.py"))
+SOURCES = sorted(path for package in ("figsite", "figures", "sitegen") for path in (ROOT / package).rglob("*.py"))
 # The pages' ES modules; not the bundles npm run bundle writes from them (templates/generated/).
 SCRIPTS = sorted((ROOT / "templates" / "js").rglob("*.js"))
 

@@ -8,12 +8,12 @@ from concurrent.futures import Future
 import pytest
 import vl_convert
 
-from figsite.site.drawing import (NARROW_WIDTH, STATIC_WIDTH, Drawer, DrawingError, differences, fixed_width, one_line,
+from sitegen.site.drawing import (NARROW_WIDTH, STATIC_WIDTH, Drawer, DrawingError, differences, fixed_width, one_line,
                                   shapes_only, stable_ids, vl_version)
 from figsite.errors import BuildError
-from figsite.pipeline import kept_or_asked
-from figsite.site.lighter import lighter
-from figsite.site.render import CHART_THEMES
+from sitegen.pipeline import kept_or_asked
+from sitegen.site.lighter import lighter
+from sitegen.site.render import CHART_THEMES
 
 BARS = {"data": {"values": [{"a": "x", "b": 1}, {"a": "y", "b": 3}]}, "mark": "bar", "width": "container",
         "encoding": {"x": {"field": "a", "type": "nominal"}, "y": {"field": "b", "type": "quantitative"}}}
@@ -44,7 +44,7 @@ def test_a_phones_first_drawing_is_the_chart_fitted_to_a_phones_column_on_the_pa
                              fit=True).result(timeout=120)
     spec = {**fixed_width(BARS, NARROW_WIDTH), "autosize": {"type": "fit-x", "contains": "padding"},
             "config": {**theme, "background": "transparent"}}
-    # made light, as every page's drawing is (figsite.site.lighter)
+    # made light, as every page's drawing is (sitegen.site.lighter)
     assert svg.decode("utf-8") == lighter(stable_ids(vl_convert.vegalite_to_svg(spec, vl_version=vl_version())))
     assert f'width="{NARROW_WIDTH}"' in svg.decode("utf-8")  # fitted: the whole drawing as wide as the column
 
@@ -173,7 +173,7 @@ def test_a_chart_spec_never_holds_a_character_xml_cannot_hold_so_its_drawing_is_
 
 
 def test_a_spec_fits_its_column_where_a_view_of_it_is_as_wide_as_the_column_whatever_its_data_say():
-    from figsite.site.drawing import fits_column
+    from sitegen.site.drawing import fits_column
 
     assert fits_column({"vconcat": [{"mark": "bar"}, {"layer": [{"width": "container"}]}]})
     assert fits_column({"spec": {"width": "container"}, "facet": {"row": {"field": "layer"}}})
@@ -184,7 +184,7 @@ def test_a_spec_fits_its_column_where_a_view_of_it_is_as_wide_as_the_column_what
 
 
 def test_a_first_drawings_words_wrap_to_the_column_it_is_drawn_for():
-    from figsite.site.drawing import in_column
+    from sitegen.site.drawing import in_column
 
     spec = {"title": {"text": {"expr": "containerSize()[0] > 0 ? containerSize()[0] - 40 : width"}}, "width": 306}
     assert in_column(spec, 306)["title"]["text"]["expr"] == "306 > 0 ? 306 - 40 : width"

@@ -140,7 +140,7 @@ def test_a_build_imports_neither_transformers_nor_its_gpt2(tmp_path):
     """What the model of our own is for: importing transformers' GPT-2 takes two seconds of every build."""
     config = tmp_path / "figures.toml"
     config.write_text('[[figure]]\nkind = "readout"\nlabel = "i"\ntext = "Maya lives in Paris"\ntarget = " France"\n')
-    script = ("import json, sys; from pathlib import Path; from figsite.pipeline import Settings, build_site; "
+    script = ("import json, sys; from pathlib import Path; from sitegen.pipeline import Settings, build_site; "
               f"build_site(Settings(config=Path({str(config)!r}), model='random', out=Path({str(tmp_path / 'site')!r}))); "
               "print(json.dumps({'torch': 'torch' in sys.modules, "
               "'transformers': [m for m in sys.modules if m.split('.')[0] == 'transformers']}))")

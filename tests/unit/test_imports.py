@@ -44,7 +44,7 @@ def test_the_blas_settings_are_made_before_torch_loads_whichever_module_comes_fi
 
 def test_importing_the_build_loads_no_torch_and_reads_no_versions():
     probe = ("import sys, importlib.metadata as m; calls = []; real = m.version; "
-             "m.version = lambda name: calls.append(name) or real(name); import figsite.pipeline; "
+             "m.version = lambda name: calls.append(name) or real(name); import sitegen.pipeline; "
              "print('torch' in sys.modules, calls)")
     result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False []"

@@ -1,4 +1,4 @@
-"""The inputs the build writes into a chart's bar (figsite.site.inputs) are Vega's: the values written as JavaScript
+"""The inputs the build writes into a chart's bar (sitegen.site.inputs) are Vega's: the values written as JavaScript
 writes them (checked against Node itself), a range's value on its step as the page puts it (address.js `onStep`,
 run in Node), the options, labels, chosen values and ranges as the spec gives them, and
 none where Vega would work an input out from an expression. tests/browser/test_before_the_chart_is_live.py compares
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from figsite.data.shared_names import WITHIN_META
-from figsite.site.inputs import Input, Option, chart_inputs, js_string, on_step
+from sitegen.site.inputs import Input, Option, chart_inputs, js_string, on_step
 
 ROOT = Path(__file__).resolve().parents[2]
 NUMBERS = [0, 1, -3, 2.5, 0.1, 0.05, 1 / 3, 1e-7, 1.5e-7, 1e-6, 0.000123, 123456.789, 1e21, 1.5e300, 2.0 ** 60, -0.0,

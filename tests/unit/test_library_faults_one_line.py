@@ -37,7 +37,7 @@ def answers(stream: bytes) -> list[tuple[bytes, list[bytes]]]:
 
 @pytest.mark.parametrize("error", [ValueError(MANY_LINES), RuntimeError(MANY_LINES), PanicException(MANY_LINES)])
 def test_the_drawing_process_answers_a_vl_convert_error_or_panic_in_one_line_and_draws_on(monkeypatch, error):
-    from figsite.site import drawing
+    from sitegen.site import drawing
 
     calls = []
 
@@ -59,7 +59,7 @@ def test_the_drawing_process_answers_a_vl_convert_error_or_panic_in_one_line_and
 
 def test_a_drawing_process_that_dies_fails_its_figure_in_one_line(monkeypatch, tmp_path):
     """The build side: a worker that ends at once (os._exit) leaves every future it owed a DrawingError."""
-    from figsite.site import drawing
+    from sitegen.site import drawing
 
     fake = tmp_path / "fake"
     fake.mkdir()
@@ -97,9 +97,9 @@ def test_a_tokenizer_that_fails_names_the_text_in_one_line():
 
 def test_an_onnx_export_that_fails_is_one_line_naming_the_live_page(monkeypatch, tmp_path):
     pytest.importorskip("torch")
-    from figsite import live
+    from sitegen import live
     from figsite.capture import live_export
-    from figsite.pipeline import Progress, Settings
+    from sitegen.pipeline import Progress, Settings
 
     def export(*args, **kwargs):
         raise RuntimeError("Failed to export the model with torch.export.\n" + "  frame\n" * 50)

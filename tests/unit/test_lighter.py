@@ -1,4 +1,4 @@
-"""A page's drawing made light (figsite.site.lighter): the same picture in fewer bytes, its words still vectors."""
+"""A page's drawing made light (sitegen.site.lighter): the same picture in fewer bytes, its words still vectors."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 import vl_convert
 from PIL import Image
 
-from figsite.site.drawing import fixed_width, vl_version
-from figsite.site.lighter import DENSE, PIXELS, lighter
+from sitegen.site.drawing import fixed_width, vl_version
+from sitegen.site.lighter import DENSE, PIXELS, lighter
 
 WIDTH = 791  # head-roles' pattern in a desktop's column: 80 columns of 9.8875 px, edges at sums with odd last bits
 

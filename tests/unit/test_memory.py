@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from build import cli
 from conftest import gpt2_tokenizer, snapshot
 from figsite.model import memory
-from figsite.site.output import MARKER
+from sitegen.site.output import MARKER
 from builds.test_long_text import english_text, toml_string
 
 REPO = Path(__file__).resolve().parents[2]
@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parents[2]
 MEASURE = r"""
 import json, re, runpy, sys
 from figsite.model import memory
-from figsite.site.output import MARKER
+from sitegen.site.output import MARKER
 said = []
 check = memory.check
 def noting(name, shape, lengths, knockouts, room=None):

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from figsite.site.model_map import LAYER, MODEL, model_map, place_of
+from sitegen.site.model_map import LAYER, MODEL, model_map, place_of
 from figures import KINDS
 from figures.kind import PLACES
 

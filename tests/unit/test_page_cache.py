@@ -10,11 +10,11 @@ from importlib import metadata
 import pytest
 
 import figures
-from figsite import content as pipeline  # where the pages are gathered
+from sitegen import content as pipeline  # where the pages are gathered
 from figsite.config import Figure
 from figsite.data import cache, paths
 from figsite.data.run import Run
-from figsite.site import render
+from sitegen.site import render
 
 MODEL = {"name": "random (seed 0)", "revision": None, "n_layer": 2, "n_head": 3, "d_model": 12, "vocab_size": 50257,
          "n_ctx": 1024}
@@ -115,7 +115,7 @@ def test_templates_are_compiled_as_ever_where_the_cache_cannot_be_written(tmp_pa
 
 
 def test_a_narrow_charts_changes_are_the_same_read_from_the_cache(tmp_path):
-    from figsite.site.writers import Site
+    from sitegen.site.writers import Site
 
     wide, narrow = {"width": 600, "data": [1, 2]}, {"width": 300, "data": [1, 2]}
     raw = [json.dumps(wide).encode(), json.dumps(narrow).encode()]

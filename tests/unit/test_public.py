@@ -1,4 +1,4 @@
-"""What the site's public address adds (figsite/site/public.py): absolute addresses only where [site] gives a
+"""What the site's public address adds (sitegen/site/public.py): absolute addresses only where [site] gives a
 base_url, link previews with short descriptions, and each figure's address under it in figures.txt."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from figsite.author.book import printed_figures
+from sitegen.author.book import printed_figures
 from figsite.config import SiteInfo
-from figsite.site import public
-from figsite.site.render import chapter_words
+from sitegen.site import public
+from sitegen.site.render import chapter_words
 
 BASE = "https://example.org/books/attention/"
 

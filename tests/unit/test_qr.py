@@ -1,4 +1,4 @@
-"""A figure's QR code (figsite/site/qr.py): each code, SVG and PNG, decodes to its address (read with zbar, which
+"""A figure's QR code (sitegen/site/qr.py): each code, SVG and PNG, decodes to its address (read with zbar, which
 `setup.sh --test` installs), is sized for print, and is the same bytes in every build."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import vl_convert
 from PIL import Image
 from pyzbar.pyzbar import ZBarSymbol, decode
 
-from figsite.site.qr import BORDER, MODULE_MM, PNG_DPI, PNG_SCALE, figure_address, qr_png, qr_size_mm, qr_svg
+from sitegen.site.qr import BORDER, MODULE_MM, PNG_DPI, PNG_SCALE, figure_address, qr_png, qr_size_mm, qr_svg
 
 ADDRESSES = [
     "https://example.org/book/figure-l.html",
@@ -50,7 +50,7 @@ def test_the_decoder_reads_nothing_in_a_picture_without_a_code():
 @pytest.mark.parametrize("address", ADDRESSES[:2])
 def test_the_same_address_gives_the_same_bytes_in_another_process(address):
     here = hashlib.sha256(qr_svg(address) + qr_png(address)).hexdigest()
-    script = ("import hashlib, sys; from figsite.site.qr import qr_png, qr_svg; a = sys.argv[1]; "
+    script = ("import hashlib, sys; from sitegen.site.qr import qr_png, qr_svg; a = sys.argv[1]; "
               "print(hashlib.sha256(qr_svg(a) + qr_png(a)).hexdigest())")
     there = subprocess.run([sys.executable, "-c", script, address], capture_output=True, text=True, check=True)
     assert there.stdout.strip() == here

@@ -125,14 +125,14 @@ def test_the_option_table_has_a_row_for_each_option_of_build_py_and_names_no_oth
 
 
 def test_the_docs_count_the_unit_tests_and_the_modules_as_they_are():
-    """The layout's line on tests/unit/ counts its files and the modules of figsite/ and figures/ (no __init__.py),
+    """The layout's line on tests/unit/ counts its files and the modules of figsite/, figures/ and sitegen/ (no __init__.py),
     and the files named after a module are as many as it says: a module or a test added makes it say so."""
     root = Path(__file__).resolve().parents[2]
-    said = re.search(r"`unit/` \((\d+) files for the (\d+) modules of `figsite/` and `figures/`:\s+(\d+) named after",
+    said = re.search(r"`unit/` \((\d+) files for the (\d+) modules of `figsite/`, `figures/` and `sitegen/`:\s+(\d+) named after",
                      CODE)
     assert said, "docs/code.md's layout no longer counts tests/unit/'s files"
     tests = sorted(path.stem[len("test_"):] for path in (root / "tests" / "unit").glob("test_*.py"))
-    modules = [path.stem for package in ("figsite", "figures") for path in (root / package).rglob("*.py")
+    modules = [path.stem for package in ("figsite", "figures", "sitegen") for path in (root / package).rglob("*.py")
                if path.name != "__init__.py"]
     assert [int(n) for n in said.groups()] == [len(tests), len(modules), len(set(tests) & set(modules))]
 
@@ -150,7 +150,7 @@ def test_the_docs_draw_the_layers_in_the_order_the_import_contract_enforces():
     contract = (root / ".importlinter").read_text(encoding="utf-8").split("type = layers", 1)[1]
     layers = re.search(r"layers =\n((?:[ \t]+\S+\n)+)", contract).group(1).split()
     drawn = [line.split()[0].removesuffix("/").removesuffix(".py").replace("/", ".") for line in layout_block()]
-    drawn = [name for name in drawn if name.split(".")[0] in ("figsite", "figures")]
+    drawn = [name for name in drawn if name.split(".")[0] in ("figsite", "figures", "sitegen")]
     assert drawn == layers
 
 
@@ -158,10 +158,10 @@ def test_the_docs_layout_names_every_module_of_the_live_page():
     """The live page's modules are in the drawing of the layers, as every other part of the build is."""
     root = Path(__file__).resolve().parents[2]
     section = CODE.split("# How the code is laid out", 1)[1].split("\n## ", 1)[0]
-    live = [path for package in ("figsite", "figures") for path in (root / package).rglob("*live*.py")]
+    live = [path for package in ("figsite", "figures", "sitegen") for path in (root / package).rglob("*live*.py")]
     assert live, "no module of the live page found: the test looks in the wrong place"
     for path in live:
-        assert path.name in section or path.parent == root / "figsite" and "figsite/live.py" in section, path
+        assert path.name in section or path.parent == root / "sitegen" and "sitegen/live.py" in section, path
 
 
 def pages() -> dict:

@@ -1,8 +1,8 @@
-"""A text page's heading (figsite.site.render.TextPage.heading): it names its text, a long one cut short at a space."""
+"""A text page's heading (sitegen.site.render.TextPage.heading): it names its text, a long one cut short at a space."""
 
 from __future__ import annotations
 
-from figsite.site.render import HEADING_TEXT, TextPage
+from sitegen.site.render import HEADING_TEXT, TextPage
 
 
 def heading(text: str) -> str:

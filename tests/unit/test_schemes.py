@@ -1,7 +1,7 @@
-"""A chart as a dark page draws it (figsite.site.schemes): the colours that are the page's own (colours.IN_DARK) put
+"""A chart as a dark page draws it (sitegen.site.schemes): the colours that are the page's own (colours.IN_DARK) put
 in wherever the chart spells them, and in the heads grid's picture, the key to what is out of reach saying what it is
 in the dark, the chart's data and every other colour left as they are; and the build's dark chart and dark first
-drawing made from it (figsite.site.drawing)."""
+drawing made from it (sitegen.site.drawing)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import json
 import pytest
 import vl_convert
 
-from figsite.site.drawing import Drawer, differences, vl_version
-from figsite.site.render import CHART_THEMES
-from figsite.site.schemes import PALETTE, in_dark, rgb
-from figsite.site.vector_pictures import decoded
+from sitegen.site.drawing import Drawer, differences, vl_version
+from sitegen.site.render import CHART_THEMES
+from sitegen.site.schemes import PALETTE, in_dark, rgb
+from sitegen.site.vector_pictures import decoded
 from figures.picture import png, repaletted
 from figures.toolkit import colours
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from figsite.data import shared_names
-from figsite.site.render import GENERATED, TEMPLATES
+from sitegen.site.render import GENERATED, TEMPLATES
 
 SCRIPTS = TEMPLATES / "js"
 NAMES_MODULE = SCRIPTS / "shared" / "names.js"
@@ -52,7 +52,7 @@ def specs(site: Path) -> dict:
 # Where a script spells a shared name's value meaning something else, each with why (the test fails once it is gone).
 SPELLED_ON_PURPOSE = {
     "live/run.js": ["'token' (TOKEN_PARAMS)", "'token' (TOKEN)"],  # the tokens row's CSS class (site.css .token)
-    "live/page.js": ["10 (TOP_K)"],  # megabytes: 10 MB or more written without a decimal, as figsite/site/live.py
+    "live/page.js": ["10 (TOP_K)"],  # megabytes: 10 MB or more written without a decimal, as sitegen/site/live.py
 }
 
 

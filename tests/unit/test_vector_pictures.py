@@ -1,4 +1,4 @@
-"""The print edition's pictures as vectors (figsite.site.vector_pictures): a PNG picture in a drawing's SVG redrawn
+"""The print edition's pictures as vectors (sitegen.site.vector_pictures): a PNG picture in a drawing's SVG redrawn
 as rectangles that cover exactly its pixels, in its colours (or print's greys), and nothing else changed. The
 rectangles are checked by painting them back into pixels here and comparing with the picture's own pixels."""
 
@@ -12,7 +12,7 @@ import pytest
 
 from figures.picture import png, stops_colour, viridis
 from figures.toolkit.colours import MASKED
-from figsite.site.vector_pictures import GREYS_STOPS, HATCH_ID, vector_pictures
+from sitegen.site.vector_pictures import GREYS_STOPS, HATCH_ID, vector_pictures
 
 PALETTE = [(0, 0, 0), tuple(int(MASKED[i:i + 2], 16) for i in (1, 3, 5)), viridis(0.0), viridis(0.5), viridis(1.0)]
 RECT = re.compile(r'<rect x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)" fill="([^"]+)"/>')

@@ -5,7 +5,7 @@ A kind asks for parts by name in the `parts` of its figure's asks (figures.kind.
 `Part`: how the figures' asks merge, what the text's pass must do for it (its `PassPlan`), how it is computed (on the
 model's named hook points, figsite.capture.hooks), whether a run holds its answer, the token ids it adds to the
 run's vocabulary, its share of the memory estimate, and, derived from its source, its cache version. Adding a part is
-one module here and one line in NAMES; figsite.capture.gather, figsite.pipeline and figsite.data.run take every part
+one module here and one line in NAMES; figsite.capture.gather, sitegen.pipeline and figsite.data.run take every part
 from here and name none.
 
 This module imports no torch (the parts' modules do, when `registered()` first imports them): a cached rebuild

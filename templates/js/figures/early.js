@@ -1,5 +1,5 @@
 // Before a chart is live: its box shows the build's drawing and its bar the inputs the build wrote as Vega writes
-// them (figsite/site/inputs.py), so the reader can already act. What they do then is kept: an input set is read
+// them (sitegen/site/inputs.py), so the reader can already act. What they do then is kept: an input set is read
 // when the live chart opens (draw.js), an input focused is focused again in the live chart's bar, and a click or a
 // tap on the drawing is made again on the live chart, at the same place, once it is drawn there.
 import { allowed, readAddress } from "../shared/address.js";

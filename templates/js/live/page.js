@@ -69,7 +69,7 @@ export function say(words, kind) {
   page.el.messageLine.setAttribute('data-kind', kind || 'info');
 }
 
-// The model as the page's sentences name it (the build's figsite/site/model_names.py): 'GPT-2', 'the random model',
+// The model as the page's sentences name it (the build's sitegen/site/model_names.py): 'GPT-2', 'the random model',
 // 'the model'; capital: at a sentence's start. A random model is never called GPT-2.
 export function modelName(capital) {
   return capitalised((page.model && page.model.name) || 'the model', capital);

@@ -57,7 +57,7 @@ export function decimals(x) {
 
 // The step of the range `bind` ({min, max, step}) nearest `v`, as the range input itself would hold it: min and a
 // whole number of steps, at most max, written with no more digits than its min and step have. Every value a range
-// takes from an address, a click or another chart comes through here (and the build's, figsite/site/inputs.py
+// takes from an address, a click or another chart comes through here (and the build's, sitegen/site/inputs.py
 // `on_step`), so that it shows as its step writes it: 1.5, never min + 28 steps = 1.5000000000000002, on the slider,
 // in the address and in the sentences that say it.
 export function onStep(bind, v) {

@@ -10,7 +10,7 @@ export function wantsNarrow(el, hasNarrow) {
   return hasNarrow && el.clientWidth < NARROW_PX;
 }
 
-// Changes written by the build ([path, value] to set, [path] to delete; figsite.site.drawing.differences), made
+// Changes written by the build ([path, value] to set, [path] to delete; sitegen.site.drawing.differences), made
 // to a spec; returns the spec.
 export function changed(spec, changes) {
   changes.forEach(function (change) {
@@ -40,7 +40,7 @@ export function describe(target, view, name) {
 // The chart's menu saves it as SVG or PNG, drawn in the page: it works offline.
 var ACTIONS = { export: true, source: false, compiled: false, editor: false };
 
-// What every chart is embedded with, for the pages' Content Security Policy (figsite/site/policy.py): with `ast`,
+// What every chart is embedded with, for the pages' Content Security Policy (sitegen/site/policy.py): with `ast`,
 // Vega parses its expressions and vega-embed runs them through vega-interpreter (which it bundles) instead of
 // compiling them with `new Function`; vega-embed's and vega-tooltip's rules come from assets/vega.css instead of a
 // <style> they would write into the page (so the menu, which comes with their style, is asked for).

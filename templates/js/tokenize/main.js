@@ -1,6 +1,6 @@
 // The model's tokenizer for the live page, bundled with Tokenizers.js into the classic script live/tokenize.js. Load
 // it after live/tokenizer.js (the model's tokenizer.json, written by the build); both work from file:// too. In the
-// site (figsite/site/live.py):
+// site (sitegen/site/live.py):
 //   <script src="live/tokenizer.js"></script><script src="live/tokenize.js"></script>
 // Sets window.liveTokens = {encode, modelIds, tokenBytes, tokenText, decode, startId, END_OF_TEXT, END_OF_TEXT_ID},
 // which the live page's script (live/live.js) reads. The tokenizer is made when first asked (not as the page opens).

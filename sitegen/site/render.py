@@ -1,6 +1,6 @@
 """Rendering: owns jinja2, the templates, and what a page of the site shows (Page, ShownPage, TextPage). The
-files of the site are written by figsite.site.writers, each output by its writer; where the site is written, and
-how it replaces the previous one, is figsite.site.output's.
+files of the site are written by sitegen.site.writers, each output by its writer; where the site is written, and
+how it replaces the previous one, is sitegen.site.output's.
 """
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ import jinja2
 
 from figsite.config import figure_name
 from figsite.data import paths
-from figsite.site import policy, public
+from sitegen.site import policy, public
 from figures.toolkit import model_names
-from figsite.site.qr import qr_size_mm
+from sitegen.site.qr import qr_size_mm
 from figsite.data.run import Run
 from figures.toolkit import family, terms
 from figures.toolkit.words import escaped, number, shown
 
-ROOT = Path(__file__).resolve().parents[2]  # figsite/site/this.py -> the project folder (templates/ is there)
+ROOT = Path(__file__).resolve().parents[2]  # sitegen/site/this.py -> the project folder (templates/ is there)
 TEMPLATES = ROOT / "templates"
 STATIC = TEMPLATES / "static"
 # What `npm run bundle` writes from templates/js/ (tools/bundle.mjs), committed and marked generated (.gitattributes):
@@ -52,7 +52,7 @@ def by_device(written: str) -> tuple[str, str]:
 
 @dataclass(frozen=True)
 class Page:
-    """One figure's page as the run and its kind make it, built once (figsite.pipeline.gather_page) before anything
+    """One figure's page as the run and its kind make it, built once (sitegen.pipeline.gather_page) before anything
     is written. What only the writing knows (its chart compiled, its address, its data files' checksums) is
     ShownPage's."""
 
@@ -149,18 +149,18 @@ class Page:
 @dataclass(frozen=True)
 class ShownPage(Page):
     """A figure's page as the site shows it: the Page, and what is known only once the site is written, built once
-    by the writers (figsite.site.writers.Site.pages) from the compiled charts, [site] and the data files."""
+    by the writers (sitegen.site.writers.Site.pages) from the compiled charts, [site] and the data files."""
 
     address: str | None = None  # its page's public address, where [site] gives a base_url (public.address)
     qr: public.QrCode | None = None  # its QR code, with the address
     chart: dict = None  # the chart as the page draws it, compiled to Vega
-    dark: list = None  # the changes that make `chart` the dark theme's (figsite.site.drawing.differences)
+    dark: list = None  # the changes that make `chart` the dark theme's (sitegen.site.drawing.differences)
     narrow: list = None  # the changes that make `chart` the narrow chart, where the figure has one (their data are
     # the same: the page carries them once)
     narrow_dark: list = None  # the changes that make the narrow chart the dark theme's
     token_param: str | None = None  # the chart's token choice, where it has one (shared_names.token_param)
     token_row: list = ()  # the row of tokens that chooses its token, where it has one (shared_names.token_row)
-    inputs: list | None = None  # the chart's inputs as Vega writes them, written at build time (figsite.site.inputs)
+    inputs: list | None = None  # the chart's inputs as Vega writes them, written at build time (sitegen.site.inputs)
     text_rows: list = ()  # the texts it reads shown as plain rows of tokens, where it draws no row (text_rows)
     data_files: list = ()  # (path in the site, SHA-256) of the data files it reads
     model_names: list = ()  # the models it reads (model_name) where not the site's main model alone: its footer's
@@ -237,7 +237,7 @@ def chapter_words(chapter: str) -> str:
 
 def for_the_book(label: str, address: str) -> str:
     """The author's box of a figure's page: its address and QR code, to print under the figure. Not in the site:
-    build.py --serve adds it to the page as it serves it (figsite.author.serve)."""
+    build.py --serve adds it to the page as it serves it (sitegen.author.serve)."""
     qr = public.QrCode(paths.qr_image(label), qr_size_mm(address))
     return environment().get_template("_for_the_book.html").render(address=address, qr=qr)
 

@@ -11,7 +11,7 @@ that they are there, of the pinned versions, before a build copies them. No torc
 - LIVE_SCRIPTS: the project's own glue, templates/generated/live/tokenize.js (window.liveTokens: ids and token texts as
   figsite.model.tokens has them), a classic script bundled from the ES modules of templates/js/tokenize/ and
   Tokenizers.js. It is not in templates/static/, whose every entry each build copies into the site's assets as a
-  file. The tokenizer.json it reads is the build's (figsite.site.live).
+  file. The tokenizer.json it reads is the build's (sitegen.site.live).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 
 from figsite.errors import BuildError
 
-ROOT = Path(__file__).resolve().parents[2]  # figsite/site/this.py -> the project folder
+ROOT = Path(__file__).resolve().parents[2]  # sitegen/site/this.py -> the project folder
 NODE_MODULES = ROOT / "node_modules"
 
 # site path -> path under node_modules/

@@ -12,7 +12,7 @@ from figsite.errors import BuildError, one_line
 
 
 class PrintEdition:
-    """print/ (with a [print] table only): each figure drawn for the book as PDF and SVG (figsite.site.printing), and
+    """print/ (with a [print] table only): each figure drawn for the book as PDF and SVG (sitegen.site.printing), and
     the contact sheet for the editor, figures.pdf: every figure one a page, headed by its number and title as the book
     sets them, its label, and the SHA-256 of its data (its download, every table of it). After Downloads."""
 
@@ -32,7 +32,7 @@ class PrintEdition:
                            f"data: {page.download()}, its SHA-256:", data], pdf))
 
         def made() -> list[bytes]:
-            from figsite.site.printing import contact_sheet  # vl-convert and pypdf: imported only for [print]
+            from sitegen.site.printing import contact_sheet  # vl-convert and pypdf: imported only for [print]
 
             try:
                 return [contact_sheet(sheet, str(info.font), info.font_family)]

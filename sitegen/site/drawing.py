@@ -25,11 +25,11 @@ from collections import deque
 from concurrent.futures import Future
 from pathlib import Path
 
-from figsite.site import printing, schemes
-from figsite.site.lighter import lighter
-from figsite.site.vector_pictures import vector_pictures
+from sitegen.site import printing, schemes
+from sitegen.site.lighter import lighter
+from sitegen.site.vector_pictures import vector_pictures
 
-ROOT = Path(__file__).resolve().parents[2]  # figsite/site/this.py -> the project folder (templates/ is there)
+ROOT = Path(__file__).resolve().parents[2]  # sitegen/site/this.py -> the project folder (templates/ is there)
 STATIC_WIDTH = 640  # the width of the drawings made at build time, where no page gives a container
 # The first drawings (what a page shows until its live chart is drawn) are drawn as wide as the live chart draws in a
 # column of a desktop's page (site.css: 58 rem) and of a phone 360 px wide (8 px a side), less the room vega-embed
@@ -71,14 +71,14 @@ class Drawer:
                  background: str = "white", fit: bool = False, dark: bool = False) -> Future:
         """The chart's opening state drawn `width` wide (where it says "container"; with `fit`, the whole fitted to
         that width as on a page) in the given theme, on `background`, with a dark page's colours (`dark`:
-        figsite.site.schemes): a Future of [SVG bytes, PNG bytes], or of [SVG bytes] without `png`. The PNG is the
+        sitegen.site.schemes): a Future of [SVG bytes, PNG bytes], or of [SVG bytes] without `png`. The PNG is the
         small picture of it (the index's, a link preview's): its shapes without its words. A page's drawing (`fit`)
-        is made light (figsite.site.lighter)."""
+        is made light (sitegen.site.lighter)."""
         return self._least_busy().ask({"job": "draw", "spec": spec, "theme": theme, "width": width, "png": png,
                                        "background": background, "fit": fit, "dark": dark})
 
     def printed(self, spec: dict, theme: dict, settings: dict) -> Future:
-        """The chart drawn for print (figsite.site.printing): a Future of [SVG bytes, PDF bytes]. `settings`: the
+        """The chart drawn for print (sitegen.site.printing): a Future of [SVG bytes, PDF bytes]. `settings`: the
         font file and its family, width_pt, font_size_pt, and the caption above it (or None)."""
         return self._least_busy().ask({"job": "print", "spec": spec, "theme": theme, **settings})
 
@@ -127,7 +127,7 @@ class _Worker:
 
     def _start(self) -> None:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-        self.process = subprocess.Popen([sys.executable, "-m", "figsite.site.drawing"], stdin=subprocess.PIPE,
+        self.process = subprocess.Popen([sys.executable, "-m", "sitegen.site.drawing"], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, env=env)
         threading.Thread(target=self._read, args=(self.process.stdout,), daemon=True).start()
         threading.Thread(target=self._write, args=(self.process.stdin,), daemon=True).start()
@@ -267,7 +267,7 @@ def laid_out(spec: dict, width: int) -> dict:
 
 
 def print_drawings(vl_convert, request: dict) -> list[bytes]:
-    """The print edition's drawings of a chart (figsite.site.printing): [SVG, PDF] at the column's width, in the
+    """The print edition's drawings of a chart (sitegen.site.printing): [SVG, PDF] at the column's width, in the
     config's font, embedded in the PDF."""
     printing.register_font(vl_convert, request["font"])
     width = printing.layout_width(request["width_pt"], request["font_size_pt"])

@@ -22,15 +22,15 @@ from figsite.data.asks import Asks, merged_config
 from figsite.data.run import Run
 from figsite.data.side_by_side import Member, Runs
 from figsite.errors import BuildError
-from figsite.live import gather_live, live_model
+from sitegen.live import gather_live, live_model
 from figsite.model import memory
-from figsite.content import gather_page
-from figsite.pages import Pages, kept_or_asked  # noqa: F401 - tests read it here
-from figsite.site import live_assets
-from figsite.site.drawing import Drawer
-from figsite.site.output import output_lock
-from figsite.site.render import VEGA_SCRIPT
-from figsite.site.writers import Site, write_site
+from sitegen.content import gather_page
+from sitegen.pages import Pages, kept_or_asked  # noqa: F401 - tests read it here
+from sitegen.site import live_assets
+from sitegen.site.drawing import Drawer
+from sitegen.site.output import output_lock
+from sitegen.site.render import VEGA_SCRIPT
+from sitegen.site.writers import Site, write_site
 from figures import KINDS
 
 
@@ -85,7 +85,7 @@ class Settings:
     device: str = "cpu"
     cache_dir: Path | None = None  # None: no cache
     rerun: bool = False  # run the model even where the cache holds the run
-    live: bool = False  # add live.html: the model exported for the reader's browser (figsite.site.live)
+    live: bool = False  # add live.html: the model exported for the reader's browser (sitegen.site.live)
 
 
 def build_site(settings: Settings, progress: Progress | None = None) -> Run:
@@ -105,7 +105,7 @@ def build_site(settings: Settings, progress: Progress | None = None) -> Run:
         live_assets.check()  # the page's libraries from npm: one line naming ./setup.sh --live, before the model runs
     with output_lock(settings.out), Drawer() as drawer, tempfile.TemporaryDirectory(prefix="gpt2-live-") as scratch:
         # The drawing processes draw each figure as soon as its chart is built, while the model reads on (see
-        # figsite.site.drawing): the cores work at once.
+        # sitegen.site.drawing): the cores work at once.
         pages = Pages(drawer, cache_dir, print_info)
         loaded = None
         for group, group_asks in zip(groups, asks):

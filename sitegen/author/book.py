@@ -113,7 +113,7 @@ def check_book(settings, book: Path, progress) -> int:
     """Compares the book's printed figures with this run's; prints a diff for each that differs and one
     summary line. Returns 0 when all match, 1 when any differs; bad input raises BuildError (exit code 2)."""
     from figsite.config import load_config
-    from figsite.pipeline import cached_run, gather_asks
+    from sitegen.pipeline import cached_run, gather_asks
     from figures import KINDS
 
     figures = load_config(settings.config, KINDS)

@@ -1,4 +1,4 @@
-"""A page's drawings made light (figsite.site.drawing): what a page shows until its live chart is drawn must come at
+"""A page's drawings made light (sitegen.site.drawing): what a page shows until its live chart is drawn must come at
 once, and a browser reads, lays out and paints every element of an SVG before it shows any of it.
 
 Two things make vl-convert's SVG heavy, and neither is seen:

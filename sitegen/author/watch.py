@@ -29,8 +29,8 @@ import click
 import watchfiles
 
 from figsite.errors import BuildError
-from figsite.pipeline import Progress, Settings, build_site
-from figsite.site.render import TEMPLATES
+from sitegen.pipeline import Progress, Settings, build_site
+from sitegen.site.render import TEMPLATES
 
 # The pages' ES modules: the build never reads them, only the bundles `npm run bundle` writes from them (in
 # templates/static/ and templates/live/, watched), so a change to a module calls for no rebuild until it is bundled.
@@ -38,7 +38,7 @@ MODULES = TEMPLATES / "js"
 
 
 ROOT = TEMPLATES.parent  # the project: build.py, figures/, figsite/
-CODE = (ROOT / "figures", ROOT / "figsite")  # the packages whose Python files a change to restarts the watch
+CODE = (ROOT / "figures", ROOT / "figsite", ROOT / "sitegen")  # the packages whose Python files a change to restarts the watch
 RESTARTED = "GPT2_FIGURES_RESTARTED"  # set for the process a restart starts: {"port", "build", "after"}
 
 
@@ -90,7 +90,7 @@ def watch_site(settings: Settings, verbosity: int = 1, port: int | None = None, 
     restart: called where the code changed, with the changed files' names, the port served (None: none) and the
     last build's number (tests); default restart_with_new_code, which does not return.
     """
-    from figsite.author import serve
+    from sitegen.author import serve
 
     config = Path(settings.config).resolve()
     out = Path(settings.out).resolve()
@@ -141,7 +141,7 @@ def code_problem(changed: list[str]) -> str | None:
     """Where the project's code as it is now does not import, its error in one line; else None. Asked of a process
     of its own before the watch restarts into the new code, so that a typo in the middle of an edit does not end
     the watch."""
-    check = subprocess.run([sys.executable, "-c", "import build, figsite.pipeline, figsite.author.watch"], cwd=ROOT,
+    check = subprocess.run([sys.executable, "-c", "import build, sitegen.pipeline, sitegen.author.watch"], cwd=ROOT,
                            capture_output=True, text=True)
     if check.returncode == 0:
         return None

@@ -1,6 +1,6 @@
 """The print edition's drawings (the config's [print] table): each figure as a vector PDF and SVG at the book's column
 width, in the book's font, embedded, and byte-identical from build to build. Worked out in a drawing process
-(figsite.site.drawing's "print" job) from the chart's spec, as the site's drawings are.
+(sitegen.site.drawing's "print" job) from the chart's spec, as the site's drawings are.
 
 Sizes: Vega lays a chart out in pixels, and svg2pdf (vl-convert's) makes a PDF page a point per pixel. The chart is
 laid out `font_size_pt / BASE_SIZE` times narrower than the column, so that its words of Vega-Lite's usual
@@ -185,5 +185,5 @@ def in_greys(spec: dict) -> dict:
     text = json.dumps(spec, ensure_ascii=False)
     text = HEX.sub(lambda found: greys.get(found.group().lower(), found.group()), text)
     text = text.replace(f'"scheme": "{SEQUENTIAL}"', f'"scheme": "{GREY_SCHEME}"')
-    text = text.replace(MASKED_KEY, MASKED_KEY_IN_GREYS)  # drawn hatched (figsite.site.vector_pictures)
+    text = text.replace(MASKED_KEY, MASKED_KEY_IN_GREYS)  # drawn hatched (sitegen.site.vector_pictures)
     return json.loads(text)

@@ -1,6 +1,6 @@
 """What each figure's page shows, computed from its run (a side-by-side figure's: its runs) with its kind's pure
 functions, and kept in the cache under the page namespace's version (figsite.data.versions), which this module's
-source and the kinds' make: the drawing of the pages is figsite.pages'."""
+source and the kinds' make: the drawing of the pages is sitegen.pages'."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from figsite.data.run import Run
 from figsite.data.shared_names import ATTENTION_META
 from figsite.data.side_by_side import Runs
 from figsite.data.versions import version
-from figsite.site.render import Page
+from sitegen.site.render import Page
 from figures import KINDS
 from figures.toolkit import charts, family
 

@@ -3,7 +3,7 @@ picture in a page, as thousands of marks would take a browser seconds to draw) r
 drawing's SVG, so that the PDF made from it holds no pixels at all and prints sharp at any size.
 
 In greys ([print] greyscale = true), a colour of the sequential scale (viridis) becomes the colour the grey scale
-gives the same share (the legend beside it is drawn in greys too: figsite.site.printing.in_greys), and what is out
+gives the same share (the legend beside it is drawn in greys too: sitegen.site.printing.in_greys), and what is out
 of reach (colours.MASKED) is hatched: no grey of the scale can be taken for it once printed in black ink.
 """
 

@@ -1,5 +1,5 @@
 """Each figure's page, gathered from its run with its kind's pure functions, and its drawings and compiled charts
-asked of the drawing processes at once (figsite.site.drawing); the pipeline calls these as the runs come in."""
+asked of the drawing processes at once (sitegen.site.drawing); the pipeline calls these as the runs come in."""
 
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ from figsite.data.versions import version
 from figsite.data.run import Run
 from figsite.errors import BuildError
 from figsite.print_config import PrintInfo
-from figsite.site import printing, schemes
-from figsite.site.drawing import NARROW_WIDTH, WIDE_WIDTH, Drawer, DrawingError, fits_column
-from figsite.site.render import CHART_THEMES, Page, PerObject
-from figsite.content import gather_page, tool_versions
+from sitegen.site import printing, schemes
+from sitegen.site.drawing import NARROW_WIDTH, WIDE_WIDTH, Drawer, DrawingError, fits_column
+from sitegen.site.render import CHART_THEMES, Page, PerObject
+from sitegen.content import gather_page, tool_versions
 from figures import KINDS
 
 
@@ -69,7 +69,7 @@ class Pages:
             self.printed[page.label] = self.printed_drawing(fig, page)
 
     def printed_drawing(self, fig: Figure, page: Page):
-        """The figure drawn for the book ([print]; figsite.site.printing): its printed state (Kind.printed_spec) at
+        """The figure drawn for the book ([print]; sitegen.site.printing): its printed state (Kind.printed_spec) at
         the column's width in the config's font, with its number and title where `captions` asks. Kept in the cache
         by the spec and every setting of [print], the font by its bytes."""
         info = self.print_info
@@ -92,7 +92,7 @@ class Pages:
         theme = CHART_THEMES["dark" if dark else "light"]
         spec, width = (page.narrow_spec or page.spec, NARROW_WIDTH) if narrow else (page.spec, WIDE_WIDTH)
         ask = functools.partial(self.drawer.drawings, spec, theme, width=width, png=False, background="transparent",
-                                fit=True, dark=dark)  # a dark page's own colours too (figsite.site.schemes)
+                                fit=True, dark=dark)  # a dark page's own colours too (sitegen.site.schemes)
         return kept_or_asked(self.cache_dir, ["first drawing", version("first drawing"), *tool_versions(), self.digest(spec), theme, width,
                                               schemes.CACHE_KEY], ["svg"], ask, f"figure ({page.label})'s {variant} drawing")
 

@@ -1,7 +1,7 @@
 """The live page (python build.py --live): live.html, where a reader types a text and the model runs in the page, and
 the files it loads: the model exported to ONNX (figsite.capture.live_export, its weights in files under 100 MB), the
 model's own tokenizer.json as a classic script (paths.LIVE_TOKENIZER: it sets `liveTokenizerJson`, which the page's
-tokenizer, Tokenizers.js bundled into live/tokenize.js, reads), onnxruntime-web from npm (figsite.site.live_assets),
+tokenizer, Tokenizers.js bundled into live/tokenize.js, reads), onnxruntime-web from npm (sitegen.site.live_assets),
 and its own script (a classic script bundled from the ES modules of templates/js/live/, entry main.js).
 
 The page runs only over http(s) (a server, a static host, `python build.py --serve`): a browser lets no page
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from figsite.data import paths
-from figsite.site import live_assets
+from sitegen.site import live_assets
 from figures import LIVE_KINDS
 
 LIVE_SCRIPT = "templates/generated/live/live.js"  # the page's own script, bundled from templates/js/live/
@@ -70,7 +70,7 @@ def tokenizer_script(tokenizer_json: str) -> bytes:
     host sends it with)."""
     value = json.dumps(json.loads(tokenizer_json), ensure_ascii=True, separators=(",", ":"))
     return (f"// The model's own tokenizer.json, for {paths.LIVE}/tokenize.js (Tokenizers.js). Written by the build "
-            f"(figsite/site/live.py).\nglobalThis.liveTokenizerJson = {value};\n").encode("ascii")
+            f"(sitegen/site/live.py).\nglobalThis.liveTokenizerJson = {value};\n").encode("ascii")
 
 
 

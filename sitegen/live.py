@@ -15,7 +15,7 @@ from figsite.config import Figure
 from figsite.data import cache, live_data
 from figsite.data.versions import version
 from figsite.errors import BuildError, one_line
-from figsite.site.live import COVERED_KINDS, LivePage
+from sitegen.site.live import COVERED_KINDS, LivePage
 from figures import KINDS
 from figures.toolkit import charts
 
@@ -35,7 +35,7 @@ def live_model(settings, scratch: Path, progress, loaded=None) -> LiveModel:
     """The model exported for the live page: from the cache where it holds this model's export by this code, else
     exported now into `scratch` (and kept in the cache). The export reads `loaded`, the model the run loaded
     (capture.Loaded), where the model ran; where the run came from the cache, the model loads for it (once); a
-    rebuild with the export cached loads nothing. `settings`, `progress`: figsite.pipeline's."""
+    rebuild with the export cached loads nothing. `settings`, `progress`: sitegen.pipeline's."""
     identity = cache.model_identity(settings.model, settings.revision, settings.seed) \
         if settings.cache_dir is not None else None
     parts = ["live-model", version("live-model"), identity, LIVE_TOKENS, _version("torch"), _version("onnx")]

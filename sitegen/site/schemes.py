@@ -5,7 +5,7 @@ diverging scale, which is the page's background, and what is out of reach, black
 put in wherever the chart spells it (a mark's colour, a scale's range, a picture's palette: the heads grid's PNG,
 figures.heads.grid_picture), and the key to what is out of reach says what it is in the dark (MASKED_KEY_IN_DARK).
 The chart's data are left as they are: a token may look like a colour. The charts' theme (words, axes) is
-templates/chart_themes.json's dark one, which figsite.site.drawing compiles the chart with as well.
+templates/chart_themes.json's dark one, which sitegen.site.drawing compiles the chart with as well.
 """
 
 from __future__ import annotations

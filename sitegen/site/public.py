@@ -14,7 +14,7 @@ from pathlib import Path
 
 from figsite.config import SiteInfo
 from figsite.data import paths
-from figsite.site.qr import figure_address, qr_png, qr_size_mm, qr_svg
+from sitegen.site.qr import figure_address, qr_png, qr_size_mm, qr_svg
 
 DESCRIPTION_LENGTH = 200  # characters of og:description at most: about what a link preview shows
 ADDRESS_LINE = "Interactive version: "  # before a figure's address in figures.txt, on a line of its own

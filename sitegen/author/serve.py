@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 
 from figsite.data import paths
 from figsite.errors import BuildError
-from figsite.site.render import for_the_book
+from sitegen.site.render import for_the_book
 
 HOST = "127.0.0.1"  # localhost only: the preview is the author's, not the network's
 DEFAULT_PORT = 8000
@@ -35,7 +35,7 @@ CLIENT_TIMEOUT_S = 10  # a connection idle this long is closed (a slow or stuck 
 # Added to served HTML only: a script tag naming the build the page was served from. The script is a file the server
 # sends (SCRIPT), not an inline one, and it asks for the state by loading it as a script (ENDPOINT?as=js), not with
 # fetch: the pages' Content Security Policy allows only the site's own script files and no connection at all
-# (figsite/site/policy.py), and the server sends that same policy (POLICY_META).
+# (sitegen/site/policy.py), and the server sends that same policy (POLICY_META).
 SCRIPT = "/__live.js"  # no file of the site has this name either
 SCRIPT_TAG = '<script id="live-reload" src="{script}" data-build="{build}"></script>\n'
 LIVE_SCRIPT = """/* added by build.py --serve; not in the site on disk */
@@ -116,7 +116,7 @@ CANONICAL = re.compile(rb'<link rel="canonical" href="([^"]+)">')
 
 
 def with_author_box(html_bytes: bytes, site: Path, name: str) -> bytes:
-    """A figure's page with the author's box (its address and QR code, figsite.site.render.for_the_book) added at
+    """A figure's page with the author's box (its address and QR code, sitegen.site.render.for_the_book) added at
     the end of its <main>, where the page is a figure's own with a public address and the site holds its QR code;
     any other page as it is."""
     page = FIGURE_PAGE.fullmatch(name)

@@ -1,5 +1,5 @@
 """The site's outputs, each written by one writer that owns its files (as pelican's generators do): write_site
-runs WRITERS in order over one Site, the same for all, into a fresh folder it then swaps in (figsite.site.output).
+runs WRITERS in order over one Site, the same for all, into a fresh folder it then swaps in (sitegen.site.output).
 Adding an output (a print edition, a feed) is adding one writer to WRITERS.
 
 Site holds what every writer reads: the run, the pages as gathered (render.Page), [site], and the callables that
@@ -28,15 +28,15 @@ from figsite.print_config import PrintInfo
 from figsite.data import paths, shared_names
 from figsite.data.run import Run, head_file_text
 from figsite.data.versions import version
-from figsite.site import public
-from figsite.site.drawing import NARROW_WIDTH, differences, fits_column
-from figsite.site.inputs import chart_inputs
-from figsite.site.index_page import Preview, index_parts, svg_size
-from figsite.site.live import COVERED_KINDS, LivePage, write_live_files
-from figsite.site.model_map import model_map
-from figsite.site.output import publish
-from figsite.site.print_edition import PrintEdition, print_files
-from figsite.site.render import (GENERATED, STATIC, Page, PerObject, ShownPage, TextPage, environment, model_name, notice,
+from sitegen.site import public
+from sitegen.site.drawing import NARROW_WIDTH, differences, fits_column
+from sitegen.site.inputs import chart_inputs
+from sitegen.site.index_page import Preview, index_parts, svg_size
+from sitegen.site.live import COVERED_KINDS, LivePage, write_live_files
+from sitegen.site.model_map import model_map
+from sitegen.site.output import publish
+from sitegen.site.print_edition import PrintEdition, print_files
+from sitegen.site.render import (GENERATED, STATIC, Page, PerObject, ShownPage, TextPage, environment, model_name, notice,
                                  text_pages, text_rows)
 
 ABOUT_DESCRIPTION = "How these figures were computed: the model, the libraries and the data files."
@@ -48,11 +48,11 @@ class Site:
 
     bundle: returns the Vega bundle (bytes); drawings: label -> returns the figure's [SVG, PNG] (bytes); charts:
     label -> returns the figure's chart compiled to Vega and its dark theme's changes (JSON bytes,
-    figsite.site.drawing.Drawer.compiled), and the live page's under "live-" + its figures' keys; narrow: label
+    sitegen.site.drawing.Drawer.compiled), and the live page's under "live-" + its figures' keys; narrow: label
     -> the same of the figure's narrow chart, or None where it has none; first_drawings: label -> the drawings its
     page shows until the live chart replaces them, on a dark page and in a narrow column (paths.FIRST_DRAWINGS),
     each a callable that returns [SVG]. Each is asked for when a writer needs
-    it, as late as can be. live: the live page (--live; figsite.site.live), or None. cache_dir: the build's cache
+    it, as late as can be. live: the live page (--live; sitegen.site.live), or None. cache_dir: the build's cache
     folder, or None.
     """
 
@@ -330,7 +330,7 @@ class TextPages:
 
 class Live:
     """live.html and live/ (--live only): the model's files, the libraries and the page's script
-    (figsite.site.live), and the page with its charts compiled."""
+    (sitegen.site.live), and the page with its charts compiled."""
 
     def write(self, folder: Path, site: Site) -> None:
         if site.live is None:

@@ -89,18 +89,18 @@ def cli(model, revision, config, out, seed, device, rerun, cache_dir, no_cache, 
     previous = {signum: signal.signal(signum, note_interrupt) for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
         from figsite.data import cache
-        from figsite.pipeline import Progress, Settings, build_site
+        from sitegen.pipeline import Progress, Settings, build_site
 
         progress = Progress(verbosity=0 if quiet else 2 if verbose else 1)
         settings = Settings(config=config, model=model, revision=revision, out=out, seed=seed, device=device,
                             cache_dir=None if no_cache else (cache_dir or cache.default_dir()), rerun=rerun,
                             live=live)
         if book is not None:
-            from figsite.author.book import check_book
+            from sitegen.author.book import check_book
 
             raise click.exceptions.Exit(check_book(settings, book, progress))
         if watch or port is not None:
-            from figsite.author.watch import watch_site
+            from sitegen.author.watch import watch_site
 
             raise click.exceptions.Exit(watch_site(settings, progress.verbosity, port, lambda: bool(INTERRUPTED)))
         run = build_site(settings, progress)
