@@ -14,7 +14,7 @@ from figsite.data.asks import Asks
 from figsite.data.side_by_side import Runs
 from figures import roles
 from figures.kind import Kind
-from figures.side_by_side import MAX_MODELS, MODELS_FIELD, labels
+from figures.side_by_side import MODELS_FIELD, check_models, labels
 from figures.toolkit import fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import CHOSEN, CHOSEN_NAME, DATA, DATA_NAME
@@ -66,9 +66,7 @@ class HabitSideBySide(Kind):
                     parts={roles.Roles.PART: [roles.Roles().ask(fig)]} if fig.resolved else {})
 
     def check(self, fig, tokens, model: dict) -> dict:
-        if not 2 <= len(fig["models"]) <= MAX_MODELS:
-            count = len(fig["models"])
-            raise fig.error("models", f"{count} model{'s' if count != 1 else ''}", MODELS_FIELD.allowed)
+        check_models(fig)
         if fig["role"] not in roles.ROLES:
             raise fig.error("role", f"{fig['role']!r} is not a habit", ROLE_FIELD.allowed)
         if "head" in fig.values:

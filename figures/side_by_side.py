@@ -19,7 +19,7 @@ from figures.kind import Kind
 from figures.toolkit import charts, fields, model_names
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import FOLLOWED, FOLLOWED_NAME
-from figures.toolkit.words import after_layer, heading, percent, said, shown
+from figures.toolkit.words import after_layer, count, heading, percent, said, shown
 
 MAX_MODELS = 4
 # One line per model, all in the followed token's colour (what each line is), told apart by its dashes and points.
@@ -28,6 +28,12 @@ SHAPES = ["circle", "square", "triangle-up", "diamond"]
 MODELS_FIELD = Field("text_list", f"2 to {MAX_MODELS} models, each a hub id, a directory saved with save_pretrained "
                                   "or 'random', optionally with '@' and a hub revision ('EleutherAI/pythia-160m@step3000') "
                                   "or a random model's seed ('random@7')", required=True)
+
+
+def check_models(fig) -> None:
+    """A side-by-side figure names 2 to MAX_MODELS models (each checked for its form by the pipeline)."""
+    if not 2 <= len(fig["models"]) <= MAX_MODELS:
+        raise fig.error("models", count(len(fig["models"]), "model"), MODELS_FIELD.allowed)
 
 
 def label(member: Member) -> str:
@@ -78,9 +84,7 @@ class SideBySide(Kind):
 
     def check(self, fig, tokens, model: dict) -> dict:
         """The read token ("opening"): the text's last, as this model cuts the text."""
-        if not 2 <= len(fig["models"]) <= MAX_MODELS:
-            count = len(fig["models"])
-            raise fig.error("models", f"{count} model{'s' if count != 1 else ''}", MODELS_FIELD.allowed)
+        check_models(fig)
         return {"opening": fields.check_read_target(fig, tokens, model)[2]}
 
     def key(self, fig, runs: Runs) -> str:
