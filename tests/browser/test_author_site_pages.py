@@ -5,15 +5,13 @@ value cannot get past the config (a javascript: address) is refused: tests/build
 
 from __future__ import annotations
 
-import functools
-import http.server
 import shutil
-import threading
 from urllib.parse import urldefrag
 
 import pytest
 
 from conftest import SMALL_CONFIG, built
+from tests.support.hosting import serve
 
 from .browsing import Visit, wait_for_charts, watch
 
@@ -116,34 +114,15 @@ def test_hostile_site_values_run_nothing_and_show_as_the_text_they_are(browser, 
 # ---------------------------------------------------------------------------------------------- under a sub-path
 
 
-class Quiet(http.server.SimpleHTTPRequestHandler):
-    """Python's plain file server, silent, keeping the path of every request it is sent in `asked` (the server's
-    own record: a browser's requests of its own, such as /favicon.ico, pass no Playwright route)."""
-
-    asked: list
-
-    def do_GET(self):
-        self.asked.append(self.path)
-        super().do_GET()
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture(scope="module")
 def served_under_a_sub_path(site_table_build, tmp_path_factory):
-    """tests/site_table.toml's site copied to ROOT/sub/path/ and ROOT served by Python's plain http.server;
-    returns the site's address, http://127.0.0.1:PORT/sub/path/, and the list of the paths the server is asked
-    for."""
+    """tests/site_table.toml's site copied to ROOT/sub/path/ and ROOT served by a plain static host; returns the
+    site's address, http://127.0.0.1:PORT/sub/path/, and the list of the paths the host is asked for (its own record:
+    a browser's requests of its own, such as /favicon.ico, pass no Playwright route)."""
     root = tmp_path_factory.mktemp("host")
     shutil.copytree(site_table_build, root / "sub" / "path")
-    handler = type("Recorded", (Quiet,), {"asked": []})
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(root)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/sub/path/", handler.asked
-    server.shutdown()
-    server.server_close()
+    with serve(root) as host:
+        yield f"{host.url}sub/path/", host.asked
 
 
 def test_under_a_sub_path_every_page_draws_its_charts_and_every_link_and_file_it_names_is_there(

@@ -5,10 +5,7 @@ whose escaping is broken on purpose, which runs none of what was injected into i
 
 from __future__ import annotations
 
-import functools
 from html import unescape
-import http.server
-import threading
 from pathlib import Path
 
 import pytest
@@ -16,6 +13,7 @@ import pytest
 from sitegen.site import live_assets
 from tests.browser.browsing import Opener, playwright_or_skip, wait_for_charts
 from tests.conftest import built
+from tests.support.hosting import ISOLATING, serve
 
 pytestmark = pytest.mark.browser
 
@@ -34,40 +32,11 @@ target = " rain"
 """
 
 
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    """A static host: the site's files with the types a host sends, no headers of ours (no policy header)."""
-
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm"}
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture(scope="module")
 def served(every_kind_site):
     """The every-kind site's address on a static host on 127.0.0.1."""
-    yield from _serve(every_kind_site)
-
-
-class IsolatingHandler(QuietHandler):
-    """A host that sends what lets the live page run on several threads (cross-origin isolation)."""
-
-    def end_headers(self):
-        self.send_header("Cross-Origin-Opener-Policy", "same-origin")
-        self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
-        super().end_headers()
-
-
-def _serve(folder: Path, handler_class=QuietHandler):
-    handler = functools.partial(handler_class, directory=str(folder))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_port}/"
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join()
+    with serve(every_kind_site) as host:
+        yield host.url
 
 
 @pytest.fixture(scope="module")
@@ -153,18 +122,18 @@ def live_site(small_model_dir, tmp_path_factory) -> Path:
     return built(small_model_dir, LIVE_CONFIG, tmp_path_factory.mktemp("policy-live"), "--live")
 
 
-@pytest.mark.parametrize("host", [QuietHandler, IsolatingHandler], ids=["one thread", "isolated"])
-def test_the_live_page_runs_the_model_under_its_own_policy(browser, live_site, host):
+@pytest.mark.parametrize("isolated", [False, True], ids=["one thread", "isolated"])
+def test_the_live_page_runs_the_model_under_its_own_policy(browser, live_site, isolated):
     playwright_or_skip()
     html = unescape((live_site / "live.html").read_text(encoding="utf-8"))
     assert "'wasm-unsafe-eval'" in html and "connect-src 'self'" in html
-    for address in _serve(live_site, host):
-        opener = Opener(browser, live_site)
+    with serve(live_site, extra_headers=ISOLATING if isolated else {}) as host:
+        address, opener = host.url, Opener(browser, live_site)
         try:
             visit = opener.open(address + "live.html", wait_for_charts=False, served=address)
             page = visit.page
             page.wait_for_function("() => window.liveFigures && window.liveFigures.state === 'idle'")
-            assert page.evaluate("() => crossOriginIsolated") == (host is IsolatingHandler)
+            assert page.evaluate("() => crossOriginIsolated") == isolated
             page.click("#live-load-button")
             page.wait_for_function("() => ['drawn', 'error'].includes(window.liveFigures.state)", timeout=60_000)
             assert page.evaluate("() => window.liveFigures.state") == "drawn", page.inner_text("#live")

@@ -10,16 +10,14 @@ drawn as its bytes, never U+FFFD. One page, one model load, the tests in the ord
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
-import threading
 
 import pytest
 
 from conftest import built
+from tests.support.hosting import serve
 
-from .test_live_page import (TIMEOUT_MS, TOLERANCE, Handler, Watched, assert_same_rank, assert_same_top, build_data,
+from .test_live_page import (TIMEOUT_MS, TOLERANCE, Watched, assert_same_rank, assert_same_top, build_data,
                              downloaded_json, state, type_and_run)
 
 TEXT = "Maya lives in Paris, the capital of"
@@ -63,14 +61,8 @@ def site(llama_model_dir, tmp_path_factory):
 @pytest.fixture(scope="module")
 def base(site):
     """The site's address on 127.0.0.1, under a sub-path."""
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                            functools.partial(Handler, directory=str(site.parent)))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_port}/{site.name}/"
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join()
+    with serve(site.parent) as host:
+        yield f"{host.url}{site.name}/"
 
 
 @pytest.fixture(scope="module")

@@ -10,12 +10,9 @@ test has a context of its own (its own Cache Storage), every request off that se
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import http.server
 import json
 import re
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,6 +20,8 @@ import pytest
 
 from conftest import built
 from sitegen.site import live_assets
+
+from tests.support.hosting import ISOLATING, SiteHandler, serve
 
 from .browsing import playwright_or_skip, watch
 
@@ -67,11 +66,9 @@ class How:
     asked: list = field(default_factory=list)  # (path, Range header or None) of each request of the model
 
 
-class Host(http.server.SimpleHTTPRequestHandler):
+class Host(SiteHandler):
     """The site, misbehaving as `how` says (set by the `host` fixture before each test)."""
 
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm"}
     how = How()
     largest = ""  # the URL path of the largest file of the model
 
@@ -83,9 +80,9 @@ class Host(http.server.SimpleHTTPRequestHandler):
 
     def end_headers(self):
         if self.how.isolated:
-            self.send_header("Cross-Origin-Opener-Policy", "same-origin")
-            self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
-        super().end_headers()
+            for name, value in ISOLATING.items():
+                self.send_header(name, value)
+        super().end_headers()  # SiteHandler's: its extra_headers, none here
 
     def do_GET(self):
         path = self.path.split("?")[0]
@@ -130,9 +127,6 @@ class Host(http.server.SimpleHTTPRequestHandler):
         match = re.fullmatch(r"bytes=(\d+)-", self.headers.get("Range") or "")
         return int(match.group(1)) if match else None
 
-    def log_message(self, *args):
-        pass
-
 
 @pytest.fixture(scope="module")
 def site(small_model_dir, tmp_path_factory) -> Path:
@@ -146,14 +140,8 @@ def site(small_model_dir, tmp_path_factory) -> Path:
 def server(site):
     """The site's address on 127.0.0.1 and its handler class."""
     largest = max((site / "live" / "model").iterdir(), key=lambda p: p.stat().st_size)
-    handler = type("ThisHost", (Host,), {"largest": "/" + largest.relative_to(site).as_posix(), "site": str(site)})
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(site)))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_port}/", handler
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join()
+    with serve(site, Host, largest="/" + largest.relative_to(site).as_posix(), site=str(site)) as here:
+        yield here.url, here.handler
 
 
 @pytest.fixture

@@ -15,10 +15,7 @@ The tests of this module share one page, in the order written (one model load fo
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
-import threading
 import time
 from pathlib import Path
 
@@ -26,6 +23,8 @@ import pytest
 
 from conftest import built
 from sitegen.site import live_assets
+
+from tests.support.hosting import serve
 
 from .browsing import playwright_or_skip
 
@@ -65,21 +64,6 @@ STILL = " The figures below are still for your last text."
 KEPT = "Start the model (already kept in this browser)"  # the small model of a folder: "the model"
 
 
-class Handler(http.server.SimpleHTTPRequestHandler):
-    """The site, with the runtime's MIME types, recording every path asked for in `asked`."""
-
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm"}
-    asked: list = []
-
-    def do_GET(self):
-        self.asked.append(self.path)
-        super().do_GET()
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture(scope="module")
 def site(small_model_dir, tmp_path_factory) -> Path:
     """The small model's site with the live page."""
@@ -93,15 +77,8 @@ def site(small_model_dir, tmp_path_factory) -> Path:
 def server(site):
     """(the site's address on 127.0.0.1, the list of paths asked of it). The site is served under a sub-path (its
     parent folder is the server's root), as a static host may put it."""
-    asked = []
-    handler = type("Recording", (Handler,), {"asked": asked})
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(site.parent)))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_port}/{site.name}/", asked
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join()
+    with serve(site.parent) as host:
+        yield f"{host.url}{site.name}/", host.asked
 
 
 class Watched:

@@ -7,21 +7,18 @@ request may leave the local server.
 
 from __future__ import annotations
 
-import functools
-import http.server
-import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from sitegen.site import live_assets
+from tests.support.hosting import ISOLATING, SiteHandler, serve
 
 onnx = pytest.importorskip("onnx", reason="the runtime test builds its model with onnx (pip install onnx)")
 
 N_IN, N_OUT, ROWS = 64, 512, 3
 WEIGHTS = "model.onnx.data"
-ISOLATING = {"Cross-Origin-Opener-Policy": "same-origin", "Cross-Origin-Embedder-Policy": "require-corp"}
 
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>runtime</title><link rel="icon" href="data:,">
@@ -68,11 +65,8 @@ def write_model(folder: Path, rng) -> tuple[np.ndarray, np.ndarray]:
     return weight, bias
 
 
-class Handler(http.server.SimpleHTTPRequestHandler):
+class Handler(SiteHandler):
     """The site folder at /plain/ and, with the headers that make a page cross-origin isolated, at /isolated/."""
-
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm"}
 
     def translate_path(self, path):
         for prefix in ("/plain/", "/isolated/"):
@@ -86,8 +80,6 @@ class Handler(http.server.SimpleHTTPRequestHandler):
                 self.send_header(name, value)
         super().end_headers()
 
-    def log_message(self, *args):
-        pass
 
 
 @pytest.fixture(scope="module")
@@ -100,13 +92,8 @@ def served(tmp_path_factory):
     live_assets.copy_into(site, ("onnxruntime-web",))
     (site / "runtime.html").write_text(PAGE, encoding="utf-8")
     weight, bias = write_model(site, np.random.default_rng(0))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(site)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}/", weight, bias
-    server.shutdown()
-    server.server_close()
-    thread.join()
+    with serve(site, Handler) as host:
+        yield host.url, weight, bias
 
 
 def run_in_chromium(browser, url: str, rows: np.ndarray, threads: int, weights: str) -> tuple[dict, dict]:
