@@ -78,8 +78,8 @@ def _version(package: str) -> str | None:
 
 def gather_live(model: LiveModel, figures: list[Figure], pages) -> LivePage:
     """The live page: the charts of the kinds it covers (COVERED_KINDS: each kind's `textless_chart`), opening as the
-    config's own figures open, compiled as every chart is (their callables in pages.charts under "live-" + key, the
-    narrow ones under "live-narrow-" + key), and what it opens on: the text and target of the config's figure (i),
+    config's own figures open, compiled as every chart is (their callables in pages.live_charts under its key, the
+    narrow ones under "narrow-" + key), and what it opens on: the text and target of the config's figure (i),
     else the text of its figure (l) or first figure of a text."""
     opening, defaults = live_opening(figures)
     shape = {key: model.manifest[key] for key in ("n_layer", "n_head", "vocab_size")}
@@ -87,9 +87,9 @@ def gather_live(model: LiveModel, figures: list[Figure], pages) -> LivePage:
     for key in COVERED_KINDS:
         kind = KINDS[key]
         wide, narrow = (kind.textless_chart(shape, opening, narrow) for narrow in (False, True))
-        pages.charts[f"live-{key}"] = pages.compiled(charts.spec(wide), f"the live page's {key} chart")
+        pages.live_charts[key] = pages.compiled(charts.spec(wide), f"the live page's {key} chart")
         if narrow is not None:
-            pages.charts[f"live-narrow-{key}"] = pages.compiled(charts.spec(narrow),
+            pages.live_charts[f"narrow-{key}"] = pages.compiled(charts.spec(narrow),
                                                                f"the live page's narrow {key} chart")
         out.append({"key": key, "title": kind.TITLE, "caption": kind.LIVE_CAPTION or kind.CAPTION,
                     "narrow": narrow is not None})

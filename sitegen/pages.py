@@ -18,6 +18,7 @@ from figsite.errors import BuildError
 from figsite.print_config import PrintInfo
 from sitegen.site import printing, schemes
 from sitegen.site.drawing import NARROW_WIDTH, WIDE_WIDTH, Drawer, DrawingError, fits_column
+from sitegen.site.built import BuiltFigure, Made
 from sitegen.site.render import CHART_THEMES, Page, PerObject
 from sitegen.content import gather_page, tool_versions
 from figures import KINDS
@@ -32,10 +33,8 @@ class Pages:
 
     def __init__(self, drawer: Drawer, cache_dir: Path | None, print_info: PrintInfo | None = None):
         self.drawer, self.cache_dir, self.print_info = drawer, cache_dir, print_info
-        self.printed = {}  # label -> [SVG, PDF] for the book, with a [print] table only
-        # label -> Page; -> [SVG, PNG]; -> [Vega, dark]; -> [Vega, dark] of the narrow chart, or None (no narrow chart);
-        # -> {variant of paths.FIRST_DRAWINGS: [SVG]}
-        self.built, self.drawings, self.charts, self.narrow, self.first_drawings = {}, {}, {}, {}, {}
+        self.built: dict[str, BuiltFigure] = {}  # label -> the figure, its page and what is made of its chart
+        self.live_charts: dict[str, Made] = {}  # the live page's charts (sitegen.live), compiled as a figure's are
         # a spec's digest for its cache keys, worked out once (a spec can be several MB: a rebuild from the cache spent
         # a third of its time writing specs as JSON for their keys)
         self.digest = PerObject(spec_digest)
@@ -52,21 +51,19 @@ class Pages:
 
     def add(self, fig: Figure, page: Page) -> None:
         """Takes a gathered page, and asks for its compiled charts and drawings (kept in the cache by their spec)."""
-        self.built[fig.label] = page
-        self.charts[page.label] = self.compiled(page.spec, f"figure ({page.label})'s chart")
-        self.narrow[page.label] = (None if page.narrow_spec is None else
-                                   self.compiled(page.narrow_spec, f"figure ({page.label})'s narrow chart"))
-        # the drawing print and link previews show, and a light page's chart box until the chart is live: drawn
-        # as the live chart draws in a desktop's column
-        self.drawings[page.label] = kept_or_asked(
-            self.cache_dir, ["drawing", version("drawing"), *tool_versions(), self.digest(page.spec), CHART_THEMES["light"],
-                             WIDE_WIDTH], ["svg", "png"],
-            functools.partial(self.drawer.drawings, page.spec, CHART_THEMES["light"], width=WIDE_WIDTH, fit=True),
-            f"figure ({page.label})'s drawing")
-        self.first_drawings[page.label] = {variant: self.first_drawing(page, variant)
-                                           for variant in first_variants(page)}
-        if self.print_info is not None:
-            self.printed[page.label] = self.printed_drawing(fig, page)
+        self.built[fig.label] = BuiltFigure(
+            figure=fig, page=page, chart=self.compiled(page.spec, f"figure ({page.label})'s chart"),
+            narrow=(None if page.narrow_spec is None else
+                    self.compiled(page.narrow_spec, f"figure ({page.label})'s narrow chart")),
+            # the drawing print and link previews show, and a light page's chart box until the chart is live: drawn
+            # as the live chart draws in a desktop's column
+            drawing=kept_or_asked(
+                self.cache_dir, ["drawing", version("drawing"), *tool_versions(), self.digest(page.spec),
+                                 CHART_THEMES["light"], WIDE_WIDTH], ["svg", "png"],
+                functools.partial(self.drawer.drawings, page.spec, CHART_THEMES["light"], width=WIDE_WIDTH, fit=True),
+                f"figure ({page.label})'s drawing"),
+            first_drawings={variant: self.first_drawing(page, variant) for variant in first_variants(page)},
+            printed=None if self.print_info is None else self.printed_drawing(fig, page))
 
     def printed_drawing(self, fig: Figure, page: Page):
         """The figure drawn for the book ([print]; sitegen.site.printing): its printed state (Kind.printed_spec) at
@@ -103,8 +100,8 @@ class Pages:
                                               schemes.CACHE_KEY], ["vega", "dark"],
                              functools.partial(self.drawer.compiled, spec, CHART_THEMES), what)
 
-    def in_order(self, figures: list[Figure]) -> list[Page]:
-        """The pages in the config's order."""
+    def in_order(self, figures: list[Figure]) -> list[BuiltFigure]:
+        """The figures in the config's order."""
         return [self.built[fig.label] for fig in figures]
 
 

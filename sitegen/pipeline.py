@@ -127,9 +127,8 @@ def build_site(settings: Settings, progress: Progress | None = None) -> Run:
         del loaded  # freed before the site is written
         with progress.phase("writing"):
             write_site(settings.out, Site(
-                run=main.run, others=tuple(group.run for group in groups[1:]), gathered=pages.in_order(figures),
-                bundle=VEGA_SCRIPT.read_bytes, drawings=pages.drawings, charts=pages.charts, narrow=pages.narrow,
-                first_drawings=pages.first_drawings, printed=pages.printed, info=site, print_info=print_info,
+                run=main.run, others=tuple(group.run for group in groups[1:]), figures=pages.in_order(figures),
+                bundle=VEGA_SCRIPT.read_bytes, live_charts=pages.live_charts, info=site, print_info=print_info,
                 live=live, cache_dir=cache_dir, kept=functools.partial(cache.memo_each, cache_dir)))
     return main.run
 

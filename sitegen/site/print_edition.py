@@ -23,7 +23,7 @@ class PrintEdition:
         (folder / paths.PRINT).mkdir()
         sheet = []
         for page in site.gathered:
-            svg, pdf = site.printed[page.label]()
+            svg, pdf = site.built[page.label].printed()
             (folder / paths.printed(page.label, "svg")).write_bytes(svg)
             (folder / paths.printed(page.label, "pdf")).write_bytes(pdf)
             data = hashlib.sha256((folder / page.download()).read_bytes()).hexdigest()

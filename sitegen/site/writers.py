@@ -2,8 +2,9 @@
 runs WRITERS in order over one Site, the same for all, into a fresh folder it then swaps in (sitegen.site.output).
 Adding an output (a print edition, a feed) is adding one writer to WRITERS.
 
-Site holds what every writer reads: the run, the pages as gathered (render.Page), [site], and the callables that
-return the bundle, the drawings and the compiled charts (the drawing processes may still be making them). What
+Site holds what every writer reads: the run, one record per figure (built.BuiltFigure: its page as gathered and the
+callables that return its compiled charts and drawings, which the drawing processes may still be making), [site],
+and the bundle. What
 is known only as the site is written (each page's compiled chart, address and data files' checksums) is worked
 out once, when a writer first asks for it, into frozen values (render.ShownPage); nothing is set on a Page.
 """
@@ -29,6 +30,7 @@ from figsite.data import paths, shared_names
 from figsite.data.run import Run, head_file_text
 from figsite.data.versions import version
 from sitegen.site import public
+from sitegen.site.built import BuiltFigure, Made
 from sitegen.site.drawing import NARROW_WIDTH, differences, fits_column
 from sitegen.site.inputs import chart_inputs
 from sitegen.site.index_page import Preview, index_parts, svg_size
@@ -46,32 +48,35 @@ ABOUT_DESCRIPTION = "How these figures were computed: the model, the libraries a
 class Site:
     """What the writers write from, the same for every writer.
 
-    bundle: returns the Vega bundle (bytes); drawings: label -> returns the figure's [SVG, PNG] (bytes); charts:
-    label -> returns the figure's chart compiled to Vega and its dark theme's changes (JSON bytes,
-    sitegen.site.drawing.Drawer.compiled), and the live page's under "live-" + its figures' keys; narrow: label
-    -> the same of the figure's narrow chart, or None where it has none; first_drawings: label -> the drawings its
-    page shows until the live chart replaces them, on a dark page and in a narrow column (paths.FIRST_DRAWINGS),
-    each a callable that returns [SVG]. Each is asked for when a writer needs
-    it, as late as can be. live: the live page (--live; sitegen.site.live), or None. cache_dir: the build's cache
-    folder, or None.
+    figures: each figure in the config's order (built.BuiltFigure), whose compiled charts (Vega and its dark theme's
+    changes, JSON bytes: sitegen.site.drawing.Drawer.compiled) and drawings are each asked for when a writer needs
+    them, as late as can be; bundle: returns the Vega bundle (bytes); live_charts: the live page's compiled charts
+    by its figures' keys (the narrow ones under "narrow-" + key). live: the live page (--live; sitegen.site.live),
+    or None. cache_dir: the build's cache folder, or None.
     """
 
     run: Run
-    gathered: list  # [render.Page] in the config's order
+    figures: list[BuiltFigure]
     bundle: Callable[[], bytes]
-    drawings: dict
-    charts: dict
-    narrow: dict = field(default_factory=dict)
-    first_drawings: dict = field(default_factory=dict)  # label -> {variant of paths.FIRST_DRAWINGS: returns [SVG]}
+    live_charts: dict[str, Made] = field(default_factory=dict)
     info: SiteInfo = field(default_factory=SiteInfo)  # the config's [site] table
     live: LivePage | None = None
     cache_dir: Path | None = None  # the build's cache: the templates are kept there compiled (render.environment)
     # kept(parts, names, compute): the files `names` kept in the build's cache for `parts`, else compute()'s, kept
     # (figsite.data.cache.memo_each); without a cache, compute()'s
     kept: Callable = field(default=lambda parts, names, compute: compute())
-    printed: dict = field(default_factory=dict)  # label -> returns the figure's [SVG, PDF] for the book ([print])
     print_info: PrintInfo | None = None  # the config's [print] table, or None: no print/ folder
     others: tuple = ()  # the runs of the other models the figures read (each in its folder under data/, Run.folder)
+
+    @cached_property
+    def gathered(self) -> list[Page]:
+        """The figures' pages (render.Page), in the config's order."""
+        return [built.page for built in self.figures]
+
+    @cached_property
+    def built(self) -> dict[str, BuiltFigure]:
+        """label -> the figure."""
+        return {built.label: built for built in self.figures}
 
     @cached_property
     def runs(self) -> dict:
@@ -111,11 +116,12 @@ class Site:
         return [self.shown(page) for page in self.gathered]
 
     def shown(self, page: Page) -> ShownPage:
-        raw_chart, raw_dark = self.charts[page.label]()
+        built = self.built[page.label]
+        raw_chart, raw_dark = built.chart()
         chart, dark = json.loads(raw_chart), json.loads(raw_dark)
         narrow = narrow_dark = None
-        if self.narrow.get(page.label) is not None:
-            light, raw_narrow_dark = self.narrow[page.label]()
+        if built.narrow is not None:
+            light, raw_narrow_dark = built.narrow()
 
             def made() -> list[bytes]:
                 return [json.dumps(differences(chart, json.loads(light)), ensure_ascii=False).encode("utf-8")]
@@ -147,7 +153,7 @@ class Site:
     @cached_property
     def drawn(self) -> dict:
         """label -> the figure's drawings, [SVG, PNG] (waiting for them where need be)."""
-        return {page.label: self.drawings[page.label]() for page in self.gathered}
+        return {built.label: built.drawing() for built in self.figures}
 
     @cached_property
     def common(self) -> dict:
@@ -172,8 +178,8 @@ class Site:
     @cached_property
     def first_drawn(self) -> dict:
         """label -> {variant of paths.FIRST_DRAWINGS: SVG}: the figure's other first drawings (waiting for them)."""
-        return {page.label: {variant: drawn()[0] for variant, drawn in self.first_drawings.get(page.label, {}).items()}
-                for page in self.gathered}
+        return {built.label: {variant: drawn()[0] for variant, drawn in built.first_drawings.items()}
+                for built in self.figures}
 
     def first_drawing(self, label: str) -> dict:
         """What the figure's page shows in its chart's box until the live chart replaces it: for a desktop's column
@@ -338,10 +344,9 @@ class Live:
         write_live_files(folder, site.live)
         charts = {}
         for figure in site.live.figures:
-            charts[figure["key"]] = [json.loads(raw) for raw in site.charts[f"live-{figure['key']}"]()]
-            if figure["narrow"]:
-                charts["narrow-" + figure["key"]] = [json.loads(raw)
-                                                     for raw in site.charts[f"live-narrow-{figure['key']}"]()]
+            keys = [figure["key"], *(["narrow-" + figure["key"]] if figure["narrow"] else [])]
+            for key in keys:
+                charts[key] = [json.loads(raw) for raw in site.live_charts[key]()]
         site.render(folder, paths.LIVE_PAGE, "live.html", share=None, live=replace(site.live, charts=charts))
 
 

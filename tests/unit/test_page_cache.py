@@ -119,12 +119,15 @@ def test_a_narrow_charts_changes_are_the_same_read_from_the_cache(tmp_path):
 
     wide, narrow = {"width": 600, "data": [1, 2]}, {"width": 300, "data": [1, 2]}
     raw = [json.dumps(wide).encode(), json.dumps(narrow).encode()]
-    page = pipeline.gather_page(Figure("x.toml", 1, "cost", "c", None, {"lengths": [9, 1000]}).with_resolved({}),
-                                Run(model=MODEL), tmp_path, "run-key")
+    from sitegen.site.built import BuiltFigure
+
+    figure = Figure("x.toml", 1, "cost", "c", None, {"lengths": [9, 1000]}).with_resolved({})
+    page = pipeline.gather_page(figure, Run(model=MODEL), tmp_path, "run-key")
     shown = []
     for _ in range(2):
-        site = Site(run=Run(model=MODEL), gathered=[page], bundle=lambda: b"", drawings={},
-                    charts={"c": lambda: [raw[0], raw[0]]}, narrow={"c": lambda: [raw[1], raw[1]]},
+        built = BuiltFigure(figure=figure, page=page, chart=lambda: [raw[0], raw[0]], drawing=lambda: [],
+                            narrow=lambda: [raw[1], raw[1]])
+        site = Site(run=Run(model=MODEL), figures=[built], bundle=lambda: b"",
                     kept=lambda parts, names, make: cache.memo_each(tmp_path, parts, names, make))
         shown.append(site.shown(page).narrow)
     assert shown[0] == shown[1] == [[["width"], 300]]
