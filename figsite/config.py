@@ -14,31 +14,25 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, Protocol, TypeGuard
 from urllib.parse import urlsplit
 
 from markupsafe import Markup
 
 from figsite.config_file import read_toml
 from figsite.errors import BuildError
-from figsite.print_config import PRINT_KEYS, read_print
+# Field, Figure and figure_name live in figsite.config_figure; the kinds and the site import them from here too.
+from figsite.config_figure import Field as Field, Figure as Figure, figure_name as figure_name
+from figsite.print_config import PRINT_KEYS, PrintInfo, read_print
 
 LABEL_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 # A book's figure number: letters and digits in groups joined by single dots ("3.4", "12", "A.2", "3.4b").
 NUMBER_PATTERN = re.compile(r"^[A-Za-z0-9]+(?:\.[A-Za-z0-9]+)*$")
 NUMBER_LENGTH = 20
-
-
-@dataclass(frozen=True)
-class Field:
-    """One key of a figure: its type, whether it must be given, and a phrase saying what is allowed."""
-
-    type: str  # text | str | int | int_list | pair_list | position_or_text | text_pair | text_list
-    allowed: str
-    required: bool = False
-    default: object = None
 
 
 COMMON_FIELDS = {
@@ -55,81 +49,28 @@ COMMON_FIELDS = {
 }
 
 
-def figure_name(label: str, number: str | None) -> str:
-    """How the printed figure names itself on its first line (figures.txt, --check-book): "Figure 3.4" where the book
-    numbers it, else its label in parentheses, "(l)", as the book prints it. The pages never show a label
-    (sitegen.site.render.Page.name)."""
-    return f"Figure {number}" if number else f"({label})"
-
-
-@dataclass
-class Figure:
-    """One [[figure]] of the config, its keys checked for form."""
-
-    source: str  # the config's file name, for messages
-    index: int  # 1-based position in the config
-    kind: str
-    label: str
-    caption: str | None
-    values: dict = field(default_factory=dict)  # the config's keys as written (and defaults), checked for form
-    resolved: dict = field(default_factory=dict)  # what the kind's check resolved (figures.kind), 0-based
-    model: str | None = None  # the model it reads as the config writes it (figsite.data.model_choice); None: --model
-
-    def __getitem__(self, key):
-        return self.values[key]
-
-    def with_resolved(self, resolved: dict) -> "Figure":
-        """This figure with what its kind's check resolved: positions, defaults that depend on the model."""
-        return replace(self, resolved=dict(resolved))
-
-    @property
-    def number(self) -> str | None:
-        """The book's number of this figure ("3.4"), or None where the config gives none."""
-        return self.values.get("number")
-
-    @property
-    def page(self) -> int | None:
-        """The book's page this figure is printed on, or None where the config gives none."""
-        return self.values.get("page")
-
-    @property
-    def display_name(self) -> str:
-        """The printed figure's name (figure_name): "Figure 3.4" where the book numbers this figure, else "(l)"."""
-        return figure_name(self.label, self.number)
-
-    @property
-    def opening(self) -> int:
-        """The 0-based position of the token the figure opens on (its focus, read position or 'from')."""
-        return self.resolved["opening"]
-
-    def error(self, key: str, problem: str, allowed: str) -> BuildError:
-        """An error that names this figure, the field, what was wrong and what is allowed."""
-        return BuildError(
-            f"{self.source}: figure {self.index} (label '{self.label}'), field '{key}': {problem}; allowed: {allowed}"
-        )
-
-    def texts(self) -> list[str]:
-        """The texts this figure needs the model to read."""
-        if "texts" in self.values:
-            return list(self.values["texts"])
-        return [self.values["text"]] if "text" in self.values else []
-
-
 @dataclass(frozen=True)
 class Config:
     """A config read once (read_config): its figures, its [site] table and its [print] table (None: none)."""
 
-    figures: list
-    site: "SiteInfo"
-    print: object = None  # figsite.print_config.PrintInfo
+    figures: list[Figure]
+    site: SiteInfo
+    print: PrintInfo | None = None
 
 
-def load_config(path: Path, kinds: dict) -> list[Figure]:
+class Declares(Protocol):
+    """A figure kind as the config reads it (figures.kind.Kind): the keys its figures may have."""
+
+    @property
+    def FIELDS(self) -> Mapping[str, Field]: ...  # noqa: N802 - the kinds' own name
+
+
+def load_config(path: Path, kinds: Mapping[str, Declares]) -> list[Figure]:
     """The figures of the config at `path`, read and checked with the rest of it (read_config)."""
     return read_config(path, kinds).figures
 
 
-def read_config(path: Path, kinds: dict) -> Config:
+def read_config(path: Path, kinds: Mapping[str, Declares]) -> Config:
     """Reads and checks the config at `path`, parsed once: its [[figure]] tables (`kinds` maps each kind to its figure
     module, with FIELDS), then its [site] and [print] tables, whose errors come first."""
     source, raw = read_toml(path)
@@ -146,7 +87,7 @@ def read_config(path: Path, kinds: dict) -> Config:
 
     figures = [_read_figure(source, i, table, kinds) for i, table in enumerate(tables, start=1)]
     for key in ("label", "number"):
-        seen = {}
+        seen: dict[str | None, int] = {}
         for fig in figures:
             value = fig.label if key == "label" else fig.number
             if value is not None and value in seen:
@@ -155,12 +96,12 @@ def read_config(path: Path, kinds: dict) -> Config:
     return Config(figures, site, printed)
 
 
-def _read_figure(source: str, index: int, table: dict, kinds: dict) -> Figure:
+def _read_figure(source: str, index: int, table: dict[str, Any], kinds: Mapping[str, Declares]) -> Figure:
     label = table.get("label")
     shown = label if isinstance(label, str) else "?"
     fig = Figure(source, index, kind="?", label=shown, caption=None)
 
-    kind = table.get("kind")
+    kind: Any = table.get("kind")  # any TOML value, until it is found among the kinds' names
     if kind not in kinds:
         problem = "missing" if kind is None else f"{kind!r} is not a figure kind"
         raise fig.error("kind", problem, ", ".join(repr(k) for k in kinds))
@@ -195,12 +136,12 @@ def _read_figure(source: str, index: int, table: dict, kinds: dict) -> Figure:
     return fig
 
 
-def _is_int(value) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _check_type(fig: Figure, key: str, spec: Field, value):
-    ok = {
+def _check_type(fig: Figure, key: str, spec: Field, value: Any) -> Any:
+    checks: dict[str, Callable[[Any], bool]] = {
         "str": lambda v: isinstance(v, str),
         "text": lambda v: isinstance(v, str) and v.strip() != "",
         "int": _is_int,
@@ -211,8 +152,8 @@ def _check_type(fig: Figure, key: str, spec: Field, value):
         "text_list": lambda v: isinstance(v, list) and all(isinstance(t, str) and t.strip() for t in v),
         "text_pair": lambda v: isinstance(v, list) and len(v) == 2
         and all(isinstance(t, str) and t.strip() for t in v) and v[0] != v[1],
-    }[spec.type](value)
-    if not ok:
+    }
+    if not checks[spec.type](value):
         shown = repr(value) if not isinstance(value, str) or value.strip() else "an empty text"
         raise fig.error(key, f"{shown} is not allowed", spec.allowed)
     return value
@@ -292,7 +233,7 @@ def _inline_html(line: str | None) -> Markup | None:
     return None if line is None else Markup(render_markdown(line, inline=True)[0])
 
 
-def read_site(table: dict | None, source: str) -> SiteInfo:
+def read_site(table: object, source: str) -> SiteInfo:
     """Checks a [site] table as TOML gave it (None: the config has none); `source` names the file in errors."""
     if table is None:
         return SiteInfo()
@@ -308,7 +249,7 @@ def read_site(table: dict | None, source: str) -> SiteInfo:
     return SiteInfo(**{key: _site_value(source, key, value) for key, value in table.items()})
 
 
-def _site_value(source: str, key: str, value):
+def _site_value(source: str, key: str, value: object) -> str:
     """One [site] value checked (and normalised: stripped; a base_url ending with '/'), or a one-line error."""
     spec = SITE_KEYS[key]
 
@@ -380,7 +321,7 @@ def render_markdown(text: str, inline: bool = False) -> tuple[str, tuple[str, ..
     no headings, images, tables or HTML (all written as the text they are, escaped)."""
     from markdown_it import MarkdownIt  # 50 ms: imported only for an author's own Markdown
 
-    refused = []
+    refused: list[str] = []
 
     def validate(url: str) -> bool:
         allowed = link_allowed(url)
@@ -391,6 +332,6 @@ def render_markdown(text: str, inline: bool = False) -> tuple[str, tuple[str, ..
     md = MarkdownIt("zero", {"html": False, "linkify": False, "typographer": False})
     md.enable(["emphasis", "link", "autolink", "backticks", "escape", "entity", "newline"]
               + ([] if inline else ["list"]))
-    md.validateLink = validate
+    md.validateLink = validate  # type: ignore[method-assign]  # markdown-it-py's own hook: set on the instance
     html = md.renderInline(text) if inline else md.render(text)
     return html, tuple(refused)

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from typing import Any
 
-try:
+if sys.version_info >= (3, 11):
     import tomllib
-except ModuleNotFoundError:  # Python 3.10
+else:  # Python 3.10
     import tomli as tomllib
 
 from figsite.errors import BuildError
 
 
-def read_toml(path: Path) -> tuple[str, dict]:
-    """The config's file name (for messages) and its TOML, or a one-line error."""
+def read_toml(path: Path) -> tuple[str, dict[str, Any]]:
+    """The config's file name (for messages) and its TOML (its tables as parsed, not yet checked), or a one-line
+    error."""
     path = Path(path)
     source = path.name
     if path.is_dir():

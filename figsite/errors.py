@@ -52,7 +52,7 @@ def one_line(exc: BaseException, limit: int = 300) -> str:
     return line if len(line) <= limit else line[:limit - 1].rstrip() + "…"
 
 
-_warned: set = set()
+_warned: set[object] = set()  # the `once` keys, or messages, already said
 
 
 def warn(message: str, once: object = None) -> None:

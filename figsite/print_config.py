@@ -8,6 +8,7 @@ import hashlib
 import struct
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
 
 from figsite.errors import BuildError
 
@@ -68,20 +69,20 @@ class PrintInfo:
         """The column's width in points (1/72 inch), the unit of a PDF page."""
         return self.width_mm / 25.4 * 72
 
-    def key(self) -> dict:
+    def key(self) -> dict[str, object]:
         """What the print drawings depend on besides the chart: every field, so that a key added to [print] keys the
         cache by being added here; the font by its bytes (font_digest), not by where it lies."""
         return {name.name: getattr(self, name.name) for name in fields(self) if name.name != "font"}
 
 
-def read_print(table: dict | None, source: str, folder: Path) -> PrintInfo | None:
+def read_print(table: object, source: str, folder: Path) -> PrintInfo | None:
     """Checks a [print] table as TOML gave it (None: the config has none); a font's path is read from `folder`."""
     if table is None:
         return None
     if not isinstance(table, dict):
         raise BuildError(f"{source}: [print] is not a table; allowed: one [print] table with the keys "
                          f"{', '.join(PRINT_KEYS)}")
-    values = {}
+    values: dict[str, Any] = {}  # each key's value of its own type (_print_value), for PrintInfo's fields
     for key, value in table.items():
         if key not in PRINT_KEYS:
             near = difflib.get_close_matches(key, PRINT_KEYS, n=1)
@@ -101,7 +102,7 @@ def read_print(table: dict | None, source: str, folder: Path) -> PrintInfo | Non
     return PrintInfo(*font, **values)
 
 
-def _print_value(source: str, key: str, value, folder: Path):
+def _print_value(source: str, key: str, value: object, folder: Path) -> bool | float | tuple[Path, str, str]:
     spec = PRINT_KEYS[key]
 
     def refuse(problem: str) -> BuildError:
@@ -159,7 +160,7 @@ def font_family(raw: bytes) -> str | None:
         offset = next(struct.unpack(">I", raw[at + 8:at + 12])[0] for at in range(12, 12 + 16 * tables, 16)
                       if raw[at:at + 4] == b"name")
         _, count, strings = struct.unpack(">HHH", raw[offset:offset + 6])
-        names = {}
+        names: dict[int, tuple[tuple[bool, bool, bool], str]] = {}  # name id -> (rank, text)
         for at in range(offset + 6, offset + 6 + 12 * count, 12):
             platform, encoding, language, name_id, length, start = struct.unpack(">HHHHHH", raw[at:at + 12])
             if name_id not in (1, 16) or platform not in (1, 3):

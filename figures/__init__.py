@@ -5,9 +5,9 @@ Kind subclass and one line in this registry (see docs/kinds.md).
 
 from figures import (attention, compare, cost, findhead, habits, heads, knockout, ledger, lens, numbers, patching, readout,
                      roles, scores, shapes, side_by_side)
-from figures.kind import Kind
+from figures.kind import AnyKind
 
-REGISTRY: list[Kind] = [
+REGISTRY: list[AnyKind] = [
     attention.Attention(),
     readout.Readout(),
     shapes.Shapes(),
@@ -26,7 +26,8 @@ REGISTRY: list[Kind] = [
     habits.HabitSideBySide(),
 ]
 
-KINDS: dict[str, Kind] = {kind.KIND: kind for kind in REGISTRY}
+KINDS: dict[str, AnyKind] = {kind.KIND: kind for kind in REGISTRY}
 
 # The kinds whose charts the live page draws for the reader's text (Kind.LIVE), in the page's order.
-LIVE_KINDS: tuple = tuple(kind.KIND for kind in sorted((kind for kind in REGISTRY if kind.LIVE), key=lambda k: k.LIVE))
+LIVE_KINDS: tuple[str, ...] = tuple(kind.KIND for kind in sorted((kind for kind in REGISTRY if kind.LIVE),
+                                                                  key=lambda k: k.LIVE))

@@ -8,26 +8,36 @@ chart too (Attention.textless_chart).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from figsite.config import Field
-from figsite.data.run import JS_CALLBACK, LEFT_OUT, MIN_SHARE, SHARE_UNIT
+from figsite.config import Field, Figure
+from figsite.data.run import JS_CALLBACK, LEFT_OUT, MIN_SHARE, SHARE_UNIT, Run
 from figsite.data.shared_names import ATTENTION_META, DESCRIPTION, LEFT_OUT_SIGNAL, NAMES, SHARES, TOKEN
 from figures import attention_chart
 from figures.attention_chart import HEIGHT, SAID, above_bars
-from figures.kind import Kind
+from figures.kind import Context, Kind, LiveOpening, LiveShape, Resolved, Reveal, Tokens
 from figures.toolkit import charts, fields
-from figures.toolkit.charts import alt
+from figures.toolkit.charts import Rows, alt
 from figures.toolkit.colours import MAIN, OUT_OF_REACH
 from figures.toolkit.colours import CHOSEN_NAME
 from figures.toolkit.words import (agrees, count, escaped, heading, number, number_expr, said, shown, token_choices,
                                    token_label, whole_percent)
+
+if TYPE_CHECKING:
+    from figsite.data.records import ModelRecord
+    from figures.toolkit.charts import Spec
 
 SHARE_DECIMALS = 4  # what a page needs to show 0.01%; the data file keeps more
 
 
 # ---------------------------------------------------------------------------------------------- data
 
-def views(fig, run, key: str = "views") -> list:
+# A view's shares: rows[query] is the shares over keys 0..query
+ViewRows = list[list[float]]
+
+
+def views(fig: Figure, run: Run, key: str = "views") -> list[tuple[str, ViewRows]]:
     """Each view as (label, rows): rows[query] is the shares over keys 0..query. The average comes last.
 
     `key` says which list of heads: "views" (what the reader can pick) or "printed_views" (the print edition,
@@ -36,7 +46,7 @@ def views(fig, run, key: str = "views") -> list:
     return [(label, rows) for _, label, rows in keyed_views(fig, run, key)]
 
 
-def keyed_views(fig, run, key: str = "views") -> list:
+def keyed_views(fig: Figure, run: Run, key: str = "views") -> list[tuple[str, str, ViewRows]]:
     """Views as (key, label, rows); the key ('5-12', 'all') names the view in a permalink."""
     text, pairs = fig["text"], fig.resolved[key] if key in fig.resolved else fig[key]
     rows = [run.head_rows(text, layer - 1, head - 1) for layer, head in pairs] + [run.average_rows(text)]
@@ -44,7 +54,7 @@ def keyed_views(fig, run, key: str = "views") -> list:
         attention_chart.view_choices(pairs, run.n_heads), rows)]
 
 
-def strongest_key(rows: list, query: int) -> tuple[int, float]:
+def strongest_key(rows: Sequence[Sequence[float]], query: int) -> tuple[int, float]:
     """The key that `query` gives its largest share to, and that share."""
     shares = rows[query]
     key = max(range(len(shares)), key=lambda k: shares[k])
@@ -65,14 +75,14 @@ def _reach(query: int, start: int = 0) -> str:
 # ---------------------------------------------------------------------------------------------- page
 
 
-def _largest(tokens: list, key: int, share: float) -> str:
+def _largest(tokens: Sequence[str], key: int, share: float) -> str:
     """Which token gets the largest share; a long text's data leave shares below 0.5% out, so say so."""
     if share < MIN_SHARE:
         return f"which gives no token {LEFT_OUT} or more of its attention"
     return f"which gives its largest share, {whole_percent(share)}%, to {token_label(tokens, key)}"
 
 
-def describe(tokens: list, query: int, label: str, shares: list) -> str:
+def describe(tokens: Sequence[str], query: int, label: str, shares: Sequence[float]) -> str:
     """One state of the chart in words, for screen readers: the shares of 1% or more, largest first."""
     ranked = sorted(range(len(shares)), key=lambda k: -shares[k])
     parts = ", ".join(f"{said(tokens[k])} {whole_percent(shares[k])}%" for k in ranked if shares[k] >= 0.005)
@@ -81,7 +91,8 @@ def describe(tokens: list, query: int, label: str, shares: list) -> str:
     return f"Looking from {token_label(tokens, query)}, {label}: {parts}.{reach}"
 
 
-def controls(fig, raw_tokens: list, all_views: list) -> list:
+def controls(fig: Figure, raw_tokens: Sequence[str], all_views: Sequence[tuple[str, str, ViewRows]]
+             ) -> list[alt.Parameter]:
     """The token select, the view radio and the tokens' names: the same for a short and a long text.
     all_views: (key, label, rows) as keyed_views gives them."""
     token_values, token_labels = token_choices(raw_tokens)
@@ -91,7 +102,7 @@ def controls(fig, raw_tokens: list, all_views: list) -> list:
     return [token, view, alt.param(name=NAMES, value=[shown(t) for t in raw_tokens])]
 
 
-def long_chart(fig, run) -> alt.TopLevelMixin:
+def long_chart(fig: Figure, run: Run) -> alt.LayerChart:
     """The same figure for a long text (data format 3): the page carries the opening view's shares only and
     loads another head's file when the reader picks it (assets/figures.js, `usermeta.attention`).
 
@@ -107,12 +118,13 @@ def long_chart(fig, run) -> alt.TopLevelMixin:
     left_out = alt.param(name=LEFT_OUT_SIGNAL, value=round(1 - sum(s for s in row if s >= MIN_SHARE), 4))
     description = alt.param(name=DESCRIPTION, value=describe(raw_tokens, q, first_label, row))
 
-    shares = alt.Data(name=SHARES, values=[{"k": k, "s": round(s, SHARE_DECIMALS)}
-                                             for k, s in enumerate(row) if s >= MIN_SHARE])
+    shares = alt.Data(name=SHARES, values=[  # type: ignore[no-untyped-call]  # untyped alt.Data
+        {"k": k, "s": round(s, SHARE_DECIMALS)} for k, s in enumerate(row) if s >= MIN_SHARE])
     x = alt.X("k:Q", title="the token looked at (its position in the text)",
               scale=alt.Scale(domain=[0, n], nice=False), axis=alt.Axis(format="d"))
     y = alt.Y("s:Q", scale=alt.Scale(domain=[0, 1]), title="share of attention", axis=alt.Axis(format="%"))
-    reach = alt.Chart(alt.Data(values=[{}])).transform_calculate(start="token", end=str(n)).mark_rect(
+    reach = alt.Chart(alt.Data(values=[{}])).transform_calculate(  # type: ignore[no-untyped-call]  # untyped alt.Data
+        start="token", end=str(n)).mark_rect(
         color=OUT_OF_REACH).encode(x=alt.X("start:Q", scale=alt.Scale(domain=[0, n], nice=False)), x2="end:Q",
                                    y=alt.value(0), y2=alt.value(HEIGHT))
     bars = charts.clickable(alt.Chart(shares).transform_calculate(k2="datum.k + 1", t="names[datum.k]")
@@ -126,7 +138,8 @@ def long_chart(fig, run) -> alt.TopLevelMixin:
     said = above_bars(f"'Looking from ' + names[token - 1] + ' (token ' + {number_expr('token', start)} + ' of ' + "
                       f"{number_expr('length(names)', start)} + '); "
                       f"shares below {LEFT_OUT}, left out, add up to ' + format(left_out, '.1%')")
-    layered = alt.layer(reach, bars, said).add_params(token, view, names, left_out, description).properties(
+    layered: alt.LayerChart = alt.layer(reach, bars, said).add_params(
+        token, view, names, left_out, description).properties(
         width="container", height=HEIGHT,
         usermeta={ATTENTION_META: {"files": {k: files[k] for k, _, _ in all_views}, "minShare": MIN_SHARE,
                                 "unit": SHARE_UNIT, "callback": JS_CALLBACK}},
@@ -134,7 +147,7 @@ def long_chart(fig, run) -> alt.TopLevelMixin:
     return charts.with_clicks(layered, TOKEN)
 
 
-class Attention(Kind):
+class Attention(Kind[Run]):
     READS = ("attention",)
     KIND = "attention"
     PRINTED_IN_BOOK = True  # the book prints it
@@ -157,11 +170,11 @@ class Attention(Kind):
         "guess_view": Field("int_list", "[layer, head] of the 'guess first' question, numbered from 1"),
     }
 
-    def check(self, fig, tokens, model: dict) -> dict:
+    def check(self, fig: Figure, tokens: Tokens, model: ModelRecord) -> Resolved:
         """The opening token, the printed views (all views by default) and the "guess first" token."""
         text_tokens = tokens(fig["text"])
         fields.check_text(fig, "text", text_tokens, model["n_ctx"])
-        resolved = {"opening": fields.opening(fig, "focus", text_tokens),
+        resolved: Resolved = {"opening": fields.opening(fig, "focus", text_tokens),
                     "printed_views": fig.values.get("printed_views", fig["views"])}
         for key, pairs in (("views", fig["views"]), ("printed_views", resolved["printed_views"])):
             for pair in pairs:
@@ -176,20 +189,20 @@ class Attention(Kind):
             resolved["guess"] = fields.resolve_position(fig, "guess_token", fig["guess_token"], text_tokens)
         return resolved
 
-    def printed_spec(self, fig, spec: dict) -> dict:
+    def printed_spec(self, fig: Figure, spec: Spec) -> Spec:
         """The chart on the first view the book prints (printed_views'; the average where it prints no head), where
         the chart holds it (a printed view the reader cannot pick is not in the chart's data)."""
         printed = fig.resolved.get("printed_views", fig["views"])
         first = f"{printed[0][0]}-{printed[0][1]}" if printed else "all"
         params = spec.get("params", [])
-        options = next((param["bind"]["options"] for param in params if param.get("name") == attention_chart.VIEW
-                        and "bind" in param), [])
+        options: list[str] = next((param["bind"]["options"] for param in params
+                                   if param.get("name") == attention_chart.VIEW and "bind" in param), [])
         if first not in options:
             return spec
         return {**spec, "params": [{**param, "value": first} if param.get("name") == attention_chart.VIEW else param
                                    for param in params]}
 
-    def text_figure(self, fig, run) -> str:
+    def text_figure(self, fig: Figure, run: Run) -> str:
         """The figure in the book's printed format: one line per view, shares below 0.5% left out."""
         tokens = run.token_texts(fig["text"])
         q = fig.opening
@@ -200,7 +213,7 @@ class Attention(Kind):
             lines.append(f"     {label + ':':<28}" + "  ".join(parts))
         return "\n".join(lines) + "\n"
 
-    def context(self, fig, run) -> dict:
+    def context(self, fig: Figure, run: Run) -> Context:
         """What the page says beside the chart, all from the data: the opening state and the guess's answer."""
         tokens = run.token_texts(fig["text"])
         q = fig.opening
@@ -208,7 +221,7 @@ class Attention(Kind):
         label, rows = all_views[0]
         key, share = strongest_key(rows, q)
         summary = f"It opens on {token_label(tokens, q)} in {label}, " + _largest(tokens, key, share) + "."
-        reveals = []
+        reveals: list[Reveal] = []
         if "guess_view" in fig.values:
             layer, head = fig["guess_view"]
             g = fig.resolved["guess"]
@@ -222,24 +235,24 @@ class Attention(Kind):
             })
         return {"summary": summary, "reveals": reveals, "facts": []}
 
-    def chart(self, fig, run) -> alt.TopLevelMixin:
+    def chart(self, fig: Figure, run: Run) -> alt.LayerChart:
         """Bars of the shares from the picked token to each key; keys after it are shaded as out of reach."""
         if run.is_long(fig["text"]):
             return long_chart(fig, run)
         return short_chart(fig, run)
 
-    def narrow_chart(self, fig, run) -> alt.TopLevelMixin | None:
+    def narrow_chart(self, fig: Figure, run: Run) -> alt.LayerChart | None:
         """The same bars lying sideways, one row per token, for a phone's column: every token keeps its label.
         A long text has none: its keys lie on a number line, which drops no label."""
         return None if run.is_long(fig["text"]) else short_chart(fig, run, sideways=True)
 
     LIVE = 1
 
-    def live_opening(self, fig) -> dict:
+    def live_opening(self, fig: Figure) -> LiveOpening:
         """The live page opens on this figure's text and views (where no figure (i) gives a text with a target)."""
         return {"views": fig.resolved.get("views", fig.values.get("views", [])), "text": fig.values["text"]}
 
-    def textless_chart(self, model: dict, opening: dict, narrow: bool = False) -> alt.TopLevelMixin:
+    def textless_chart(self, model: LiveShape, opening: LiveOpening, narrow: bool = False) -> alt.LayerChart:
         """The same bars with no text in them (figures.attention_chart.textless_chart), upright or sideways."""
         return attention_chart.textless_chart(opening.get("views", []), model["n_layer"], model["n_head"],
                                               opening.get("token"), narrow=narrow)
@@ -247,7 +260,7 @@ class Attention(Kind):
 
 # ---------------------------------------------------------------------------------------------- a short text's chart
 
-def short_parts(fig, run) -> tuple[list, list, dict]:
+def short_parts(fig: Figure, run: Run) -> tuple[list[str], list[alt.Parameter], dict[str, Rows]]:
     """What both charts of a short text share: the tokens as the chapter writes them, the params (token, view,
     names, every state's words and the chosen one's) and the data, put in once at the top by name (Altair copies
     inline data at every step of building a chart). Reads the text's tokens and every view's shares."""
@@ -260,7 +273,7 @@ def short_parts(fig, run) -> tuple[list, list, dict]:
     })
     description = alt.param(name=DESCRIPTION, expr="descriptions[token + '|' + view]")
     tokens = [shown(t) for t in raw_tokens]
-    datasets = {
+    datasets: dict[str, Rows] = {
         "shares": [{"v": key, "q": q, "k": k, "s": round(s, SHARE_DECIMALS)}
                    for key, _, rows in all_views for q, row in enumerate(rows) for k, s in enumerate(row)],
         "keys": [{"k": k, "t": t} for k, t in enumerate(tokens)],
@@ -268,7 +281,7 @@ def short_parts(fig, run) -> tuple[list, list, dict]:
     return tokens, [token, view, names, said, description], datasets
 
 
-def short_chart(fig, run, sideways: bool = False) -> alt.TopLevelMixin:
+def short_chart(fig: Figure, run: Run, sideways: bool = False) -> alt.LayerChart:
     """Figure (l) for a short text: upright bars, one column per token, or (sideways) one row per token with its
     label on the left, for a column narrower than 480 px. Both have the same params, data, words and clicks
     (figures.attention_chart.share_chart, the live page's chart too)."""

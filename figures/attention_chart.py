@@ -9,11 +9,17 @@ with the reader's text (figures.toolkit.textless).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, TypedDict, cast
 
-from figsite.data.shared_names import DESCRIPTION, TOKEN, VIEW
+from figsite.data.shared_names import DESCRIPTION, TOKEN
+from figsite.data.shared_names import VIEW as VIEW  # figures.attention reads it from here too
 from figures.toolkit import charts, textless
-from figures.toolkit.charts import alt
+from figures.toolkit.charts import Rows, alt
+
+if TYPE_CHECKING:
+    from altair.utils.schemapi import UndefinedType
 from figures.toolkit.colours import ACCENT, MAIN, ON_DARK, ON_LIGHT, OUT_OF_REACH
 from figures.toolkit.words import number_expr
 
@@ -25,6 +31,13 @@ HEADING_LINE = 16  # px: a line of the words above the bars
 # Each bar in words, for a screen reader (its `t`: the token's name): "_because: 11% of the attention".
 SAID = "datum.t + ': ' + format(datum.s, '.0%') + ' of the attention'"
 PICKED = "datum.v == view && datum.q == token - 1"  # the build's shares of the chosen view, from the chosen token
+
+
+class Labels(TypedDict):
+    """The upright chart's axis labels (Source.upright_labels): which show, and how overlapping ones are dropped."""
+
+    labelExpr: str
+    labelOverlap: bool | Literal["greedy"]
 
 
 @dataclass(frozen=True)
@@ -44,15 +57,15 @@ class Source:
         return f"datum.k > {self.chosen}"
 
     @property
-    def scale(self):
+    def scale(self) -> alt.Scale | UndefinedType:
         return alt.Undefined if self.n is None else alt.Scale(domain=list(range(self.n)))
 
-    def height(self, sideways: bool):
+    def height(self, sideways: bool) -> int | alt.Step:
         if not sideways:
             return HEIGHT
         return alt.Step(ROW) if self.n is None else ROW * self.n
 
-    def upright_labels(self) -> dict:
+    def upright_labels(self) -> Labels:
         """Every token's label where they fit (a text of up to LABELLED tokens), else as many as fit."""
         if self.n is None:
             return {"labelExpr": textless.every_label(), "labelOverlap": False}
@@ -66,25 +79,26 @@ def built(n: int, start: int = 0) -> Source:
     return Source(shares, alt.Chart(alt.NamedData("keys")), number=number_expr("token", start), n=n)
 
 
-def view_choices(pairs: list, n_heads: int) -> list:
+def view_choices(pairs: Sequence[Sequence[int]], n_heads: int) -> list[tuple[str, str]]:
     """The views of figure (l), as (key, label): the [layer, head] `pairs` (from 1), then the average of all heads;
     the key ('5-12', 'all') names the view in a permalink."""
     return [(f"{layer}-{head}", f"layer {layer}, head {head}") for layer, head in pairs] + [
         ("all", f"all {n_heads:,} heads, averaged")]
 
 
-def view_param(choices: list) -> alt.Parameter:
+def view_param(choices: Sequence[tuple[str, str]]) -> alt.Parameter:
     """The radio of the views (`choices`: view_choices'), opening on the first."""
     return alt.param(name=VIEW, value=choices[0][0], bind=alt.binding_radio(
         options=[key for key, _ in choices], labels=[label for _, label in choices], name="View "))
 
 
-def share_chart(source: Source, params: list, datasets: dict, sideways: bool = False) -> alt.TopLevelMixin:
+def share_chart(source: Source, params: Sequence[alt.Parameter], datasets: Mapping[str, Rows],
+                sideways: bool = False) -> alt.LayerChart:
     """Figure (l): upright bars, one column per token, or (sideways) one row per token with its label on the left,
     for a column narrower than 480 px; `params` and `datasets` put in once, at the top."""
     marks = sideways_marks(source) if sideways else upright_marks(source)
     heading = above_bars(f"'Looking from ' + names[{source.chosen}] + ' (token ' + {source.number} + ')'")
-    layered = alt.layer(*marks, heading).add_params(*params).properties(
+    layered: alt.LayerChart = alt.layer(*marks, heading).add_params(*params).properties(
         width="container", height=source.height(sideways))
     return charts.with_clicks(charts.with_data(layered, **datasets), TOKEN)
 
@@ -93,35 +107,36 @@ def above_bars(expr: str) -> alt.Chart:
     """The line above the bars, a Vega expression of the chosen token; it wraps to the chart's width, upwards."""
     # Vega writes a text's further lines below its first: the first goes up a line for each, so that the last ends
     # above the bars (and the pointer on the bars is never on the words).
-    return alt.Chart(alt.Data(values=[{}])).mark_text(
+    return cast("alt.Chart", alt.Chart(alt.Data(  # type: ignore[no-untyped-call]  # untyped alt.Data
+        values=[{}])).mark_text(
         align="left", baseline="bottom", fontSize=13, fontWeight="bold", lineBreak="\n", lineHeight=HEADING_LINE,
         dy=alt.ExprRef(f"-{HEADING_LINE} * (length(split(datum.heading, '\\n')) - 1)")).encode(
         x=alt.value(0), y=alt.value(-8), text="heading:N",
-    ).transform_calculate(heading=charts.wrap_lines(f"({expr})", em=charts.TITLE_EM))
+    ).transform_calculate(heading=charts.wrap_lines(f"({expr})", em=charts.TITLE_EM)))
 
 
-def _bars(source: Source, key, share) -> alt.Chart:
+def _bars(source: Source, key: alt.X | alt.Y, share: alt.X | alt.Y) -> alt.Chart:
     """The chosen token's shares, one bar per key, the chosen token's own in the chosen colour, each said in words;
     a click on one looks from its token."""
-    return charts.clickable(source.shares.transform_calculate(said=SAID), **{TOKEN: "datum.k + 1"}).mark_bar(
-        cursor="pointer").encode(
+    return cast("alt.Chart", charts.clickable(source.shares.transform_calculate(said=SAID), **{TOKEN: "datum.k + 1"})
+                .mark_bar(cursor="pointer").encode(
         key, share, description="said:N",
         color=alt.condition(f"datum.k == {source.chosen}", alt.value(ACCENT), alt.value(MAIN)),
-        tooltip=[alt.Tooltip("t:N", title="token"), alt.Tooltip("s:Q", title="share", format=".1%")])
+        tooltip=[alt.Tooltip("t:N", title="token"), alt.Tooltip("s:Q", title="share", format=".1%")]))
 
 
-def _keys(source: Source, **clicks) -> alt.Chart:
+def _keys(source: Source, **clicks: str) -> alt.Chart:
     """One datum per token; with `clicks`, a click on it looks from that token (the token row: by keyboard)."""
     return charts.clickable(source.keys, **clicks)
 
 
 def _share_words(source: Source) -> alt.Chart:
     """Each bar's share written by it: the bar's tooltip and click on its words too."""
-    return charts.clickable(source.shares, **{TOKEN: "datum.k + 1"}).encode(
-        tooltip=[alt.Tooltip("t:N", title="token"), alt.Tooltip("s:Q", title="share", format=".1%")])
+    return cast("alt.Chart", charts.clickable(source.shares, **{TOKEN: "datum.k + 1"}).encode(
+        tooltip=[alt.Tooltip("t:N", title="token"), alt.Tooltip("s:Q", title="share", format=".1%")]))
 
 
-def upright_marks(source: Source) -> list:
+def upright_marks(source: Source) -> list[alt.Chart]:
     """The upright chart's layers: keys along x (labels turned 45 degrees; all of them for a text of up to LABELLED
     tokens), shares up y; the keys after the chosen token shaded, "out of reach" written up their columns."""
     x = alt.X("k:O", title=None, scale=source.scale,
@@ -143,7 +158,7 @@ def upright_marks(source: Source) -> list:
     ]
 
 
-def sideways_marks(source: Source) -> list:
+def sideways_marks(source: Source) -> list[alt.Chart]:
     """The sideways chart's layers: one row per key, its token's label on the left (every one: none is dropped or
     cut short), shares along x; the keys after the chosen token shaded, "out of reach" at the end of their rows."""
     y = alt.Y("k:O", title=None, scale=source.scale,
@@ -169,8 +184,8 @@ def sideways_marks(source: Source) -> list:
 
 # ---------------------------------------------------------------------------------------------- with no text
 
-def textless_chart(views: list, n_layer: int, n_head: int, opening_token: int | None = None,
-                   narrow: bool = False) -> alt.TopLevelMixin:
+def textless_chart(views: Sequence[Sequence[int]], n_layer: int, n_head: int, opening_token: int | None = None,
+                   narrow: bool = False) -> alt.LayerChart:
     """Figure (l) with no text in it (the live page's): the chosen view ([layer, head] from 1 of `views`, or 'all':
     `panels`' last row), upright or (narrow) sideways. Reads `panels`, `names`; the select "token" (opening on
     `opening_token`, from 1; None: the last) and the radio "view" ('5-4' ... 'all')."""

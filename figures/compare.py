@@ -9,26 +9,46 @@ part ways.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, TypedDict, cast
 
-from figsite.config import Field
+from figsite.config import Field, Figure
 from figsite.data.asks import Asks
+from figsite.data.run import Run
 from figsite.data.shared_names import DESCRIPTION
-from figures.kind import Kind
+from figures.kind import Context, Kind, Resolved, Tokens
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import ASIDE, CELL_LINE
 from figures.toolkit.words import count, escaped, heading, number, said, shown, token_label
 
+if TYPE_CHECKING:
+    from figsite.data.records import ModelRecord
+
 MARK = "\u25b6 "  # before the name of the row the question asks about: "▶ 9: _it"
 ASKED = " it"  # the token the chapter's question asks about, where the config names none and the texts share it
 
 
-def shared_count(a: list, b: list) -> int:
+class _CellBase(TypedDict):
+    stage: int
+    position: int
+    token: str  # the two texts' tokens there: one where they are the same ("_it"), else both ("_tired / _wide")
+    distance: float
+
+
+class Cell(_CellBase, total=False):
+    """One cell of the grid: a stage and a position both texts have, and how far apart their numbers are there;
+    "name", the row's name as the chart writes it ("9: _it"), put in by grid_chart."""
+
+    name: str
+
+
+def shared_count(a: Sequence[str], b: Sequence[str]) -> int:
     """How many tokens the two texts share at their start."""
     return next((q for q, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
 
 
-def rows(fig, run) -> list:
+def rows(fig: Figure, run: Run) -> list[Cell]:
     """One row per stage and position both texts have: the distance and the two tokens there."""
     a, b = (run.token_texts(text) for text in fig["texts"])
     return [{"stage": s, "position": q, "token": label(a[q], b[q]), "distance": d}
@@ -39,13 +59,13 @@ def label(token_a: str, token_b: str) -> str:
     return shown(token_a) if token_a == token_b else f"{shown(token_a)} / {shown(token_b)}"
 
 
-def sentence(fig, run) -> str:
+def sentence(fig: Figure, run: Run) -> str:
     """The finding in words, from the data."""
     a = run.token_texts(fig["texts"][0])
     shared, distance = run.shared_tokens(*fig["texts"]), run.distances(*fig["texts"])
     zero_until = next((q for q in range(len(distance[0])) if any(row[q] != 0 for row in distance)), len(distance[0]))
     n_layer = len(distance) - 1
-    words = []
+    words: list[str] = []
     if zero_until > a.start:  # the start token alone is no text of the reader's to be the same in
         words.append(f"Up to token {number(a, zero_until - 1)} ({said(a[zero_until - 1])}) the numbers of both texts are "
                      f"exactly the same before and after every layer: no token looks to the right, so what comes later "
@@ -59,7 +79,7 @@ def sentence(fig, run) -> str:
     return " ".join(words)
 
 
-class Compare(Kind):
+class Compare(Kind[Run]):
     READS = ("numbers",)
     KIND = "compare"
     TITLE = "Two texts with the same beginning: where do their numbers part?"
@@ -80,11 +100,11 @@ class Compare(Kind):
     }
     EXPLORE = True
 
-    def asks(self, fig) -> Asks:
+    def asks(self, fig: Figure) -> Asks:
         return Asks(texts={text: None for text in fig["texts"]}, parts={"pairs": [list(fig["texts"])]},
                     config=self.config_of(fig, "texts"))
 
-    def check(self, fig, tokens, model: dict) -> dict:
+    def check(self, fig: Figure, tokens: Tokens, model: ModelRecord) -> Resolved:
         a, b = (tokens(text) for text in fig["texts"])
         for text_tokens in (a, b):
             fields.check_text(fig, "texts", text_tokens, model["n_ctx"])
@@ -102,7 +122,7 @@ class Compare(Kind):
                             f"a token both texts have: 1 to {len(b) - start}")
         return {"opening": focus}
 
-    def text_figure(self, fig, run) -> str:
+    def text_figure(self, fig: Figure, run: Run) -> str:
         distance = run.distances(*fig["texts"])
         a, b = (run.token_texts(text) for text in fig["texts"])
         lines = [heading(fig, self.TITLE), f'  A: "{escaped(fig["texts"][0])}"', f'  B: "{escaped(fig["texts"][1])}"',
@@ -116,7 +136,7 @@ class Compare(Kind):
         lines.append("  " + sentence(fig, run))
         return "\n".join(lines) + "\n"
 
-    def context(self, fig, run) -> dict:
+    def context(self, fig: Figure, run: Run) -> Context:
         words, q = sentence(fig, run), fig.opening
         a = run.token_texts(fig["texts"][0])
         changed = any(row[q] != 0 for row in run.distances(*fig["texts"]))
@@ -127,19 +147,19 @@ class Compare(Kind):
              "answer": answer + words},
         ], "facts": []}
 
-    def chart(self, fig, run) -> alt.TopLevelMixin:
+    def chart(self, fig: Figure, run: Run) -> alt.LayerChart:
         """A token x layer grid; exactly-zero cells drawn empty with a 0 in them, so that 'the same' reads at a
         glance; the row the question asks about marked."""
         return grid_chart(fig, run)
 
-    def narrow_chart(self, fig, run) -> alt.TopLevelMixin:
+    def narrow_chart(self, fig: Figure, run: Run) -> alt.LayerChart:
         """For a column narrower than 480 px: the legend under the grid, and cells charts.TAP px wide, which a finger
         can tap and in which the 0s stay readable; wider than a phone's column (GPT-2's 13 stages), the chart scrolls
         in its own box."""
         return grid_chart(fig, run, narrow=True)
 
 
-def grid_chart(fig, run, narrow: bool = False) -> alt.TopLevelMixin:
+def grid_chart(fig: Figure, run: Run, narrow: bool = False) -> alt.LayerChart:
     """The token x layer grid of the two texts' distances (rows), its legend beside it or (narrow) under it."""
     data, first = rows(fig, run), run.token_texts(fig["texts"][0])
     for row in data:
@@ -163,6 +183,6 @@ def grid_chart(fig, run, narrow: bool = False) -> alt.TopLevelMixin:
     )
     zeros = base.mark_text(fontSize=10, opacity=ASIDE).encode(text=alt.value("0")).transform_filter(
         "datum.distance == 0")
-    return charts.with_data(alt.layer(grid, zeros).add_params(
+    return charts.with_data(cast("alt.LayerChart", alt.layer(grid, zeros).add_params(
         alt.param(name=DESCRIPTION, value=sentence(fig, run))).properties(
-        width=alt.Step(charts.TAP) if narrow else "container", height=max(120, 26 * len(labels))), cells=data)
+        width=alt.Step(charts.TAP) if narrow else "container", height=max(120, 26 * len(labels)))), cells=data)

@@ -6,14 +6,21 @@ Reads the model's size (run.n_heads, run.n_ctx); the rest is arithmetic.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, cast
 
-from figsite.config import Field
+from figsite.config import Field, Figure
+from figsite.data.run import Run
 from figsite.data.shared_names import DESCRIPTION
-from figures.kind import Kind
+from figures.kind import Context, Kind, Resolved, Table, Tokens
 from figures.toolkit import charts
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import DATA, REFERENCE
 from figures.toolkit.words import agrees_expr, count, count_expr, heading, thousands
+
+if TYPE_CHECKING:
+    from figsite.data.records import ModelRecord
+    from figures.toolkit.charts import Spec
 
 
 def looks(n: int) -> int:
@@ -21,7 +28,7 @@ def looks(n: int) -> int:
     return n * (n + 1) // 2
 
 
-class Cost(Kind):
+class Cost(Kind[Run]):
     READS = ("attention",)  # the looks of attention
     KIND = "cost"
     TITLE = "Why attention costs so much work"
@@ -34,13 +41,13 @@ class Cost(Kind):
         "lengths": Field("int_list", "[short, long]: two text lengths in tokens, 1 <= short < long", default=[9, 1000]),
     }
 
-    def check(self, fig, tokens, model: dict) -> dict:
+    def check(self, fig: Figure, tokens: Tokens, model: ModelRecord) -> Resolved:
         lengths = fig["lengths"]
         if len(lengths) != 2 or not 1 <= lengths[0] < lengths[1]:
             raise fig.error("lengths", f"{lengths} is not a short and a longer length", "[short, long] with 1 <= short < long")
         return {}
 
-    def text_figure(self, fig, run) -> str:
+    def text_figure(self, fig: Figure, run: Run) -> str:
         short, long = fig["lengths"]
         heads = run.n_heads
         lines = [
@@ -62,20 +69,20 @@ class Cost(Kind):
         title, *table = lines
         return "\n".join([title] + ["  " + line if line else "" for line in table]) + "\n"
 
-    def context(self, fig, run) -> dict:
+    def context(self, fig: Figure, run: Run) -> Context:
         short, long = fig["lengths"]
         return {"summary": f"A text {round(long / short):,} times longer takes about "
                            f"{round(looks(long) / looks(short)):,} times as many looks: the work grows with the square "
                            "of the length.",
                 "reveals": [], "facts": []}
 
-    def tables(self, fig, run, spec: dict) -> dict:
+    def tables(self, fig: Figure, run: Run, spec: Spec) -> Mapping[str, Table]:
         """The downloadable data: looks in one head and in all heads for every length up to the model's limit."""
         top = max(run.n_ctx, fig["lengths"][1])
         return {"looks": [{"tokens": n, "looks_in_one_head": looks(n), "looks_in_all_heads": looks(n) * run.n_heads}
                           for n in range(1, top + 1)]}
 
-    def chart(self, fig, run) -> alt.TopLevelMixin:
+    def chart(self, fig: Figure, run: Run) -> alt.LayerChart:
         """Looks in one head against the text's length; the reader sets a length and a shorter one to compare."""
         short, long = fig["lengths"]
         heads = run.n_heads
@@ -89,7 +96,8 @@ class Cost(Kind):
             y=alt.Y("looks:Q", title="looks in one head", axis=alt.Axis(format="~s")),
             tooltip=[alt.Tooltip("n:Q", title="tokens", format=","), alt.Tooltip("looks:Q", format=",")],
         )
-        chosen = alt.Chart(alt.Data(values=[{"which": "text"}, {"which": "shorter"}])).transform_calculate(
+        chosen = alt.Chart(alt.Data(  # type: ignore[no-untyped-call]  # untyped alt.Data
+            values=[{"which": "text"}, {"which": "shorter"}])).transform_calculate(
             n="datum.which == 'text' ? n : shorter", looks="datum.n * (datum.n + 1) / 2",
             said=count_expr("datum.n", "token"))
         marks = chosen.mark_point(filled=True, size=120).encode(
@@ -111,8 +119,8 @@ class Cost(Kind):
         # The numbers in words above the chart, wrapped to its width (inside it they would cross the curve).
         title = alt.Title(charts.wrapped(f"({said})", em=7.4), anchor="start", fontSize=13, fontWeight="normal",
                           lineHeight=18)
-        return alt.layer(curve, marks, point_labels(chosen, top)).add_params(n, base_n, description).properties(
-            width="container", height=280, title=title)
+        return cast("alt.LayerChart", alt.layer(curve, marks, point_labels(chosen, top)).add_params(
+            n, base_n, description).properties(width="container", height=280, title=title))
 
 
 def compared(n: str, shorter: str) -> str:
@@ -129,13 +137,13 @@ def compared(n: str, shorter: str) -> str:
             "'That is the length of the text it is compared with.')")
 
 
-def point_labels(chosen, top: int):
+def point_labels(chosen: alt.Chart, top: int) -> alt.Chart:
     """The direct labels of the two points the reader sets (`chosen`: their data): each one's length in tokens, on
     the side of the point that has room (left of it in the right half of the chart, right of it in the left
     half), the shorter text's a line higher, so that two points close together keep both."""
     right = f"datum.n > {top / 2}"
-    return chosen.mark_text(fontSize=12, align=alt.ExprRef(f"{right} ? 'right' : 'left'"),
-                            dx=alt.ExprRef(f"{right} ? -10 : 10"),
-                            dy=alt.ExprRef("datum.which == 'text' ? -10 : -26")).encode(
+    return cast("alt.Chart", chosen.mark_text(fontSize=12, align=alt.ExprRef(f"{right} ? 'right' : 'left'"),
+                                              dx=alt.ExprRef(f"{right} ? -10 : 10"),
+                                              dy=alt.ExprRef("datum.which == 'text' ? -10 : -26")).encode(
         x="n:Q", y="looks:Q", text="said:N",
-        tooltip=[alt.Tooltip("n:Q", title="tokens", format=","), alt.Tooltip("looks:Q", format=",")])
+        tooltip=[alt.Tooltip("n:Q", title="tokens", format=","), alt.Tooltip("looks:Q", format=",")]))

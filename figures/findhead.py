@@ -13,16 +13,22 @@ every pair; a longer one keeps the configured 'from' token and offers every toke
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, TypedDict
 
-from figsite.config import Field
-from figsite.data.run import LEFT_OUT, MIN_SHARE, PER_SHARE
+from figsite.config import Field, Figure
+from figsite.data.run import LEFT_OUT, MIN_SHARE, PER_SHARE, Run
 from figsite.data.shared_names import DESCRIPTION, FROM, NAMES, WITHIN_META
-from figures.kind import Kind
+from figures.kind import Context, Kind, Resolved, Table, Tokens
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import DATA
 from figures.toolkit.words import (LONG_TEXT_FACT, heading, number, number_expr, quoted, said, shown, token_choices,
                                    token_label, whole_percent)
+
+if TYPE_CHECKING:
+    from figsite.data.records import ModelRecord
+    from figures.toolkit.charts import Spec
 
 MAX_TOKENS = 24  # a text of up to this many tokens offers every pair; a longer one keeps its 'from' token
 BAR_HEIGHT = 24
@@ -30,10 +36,21 @@ BAR_HEIGHT = 24
 
 # ---------------------------------------------------------------------------------------------- data
 
-def ranking(run, text: str, looking: int, looked_at: int) -> list:
+Ranked = tuple[int, int, float]  # a head and its share: (layer, head, share), layer and head from 1
+
+
+class HeadShares(TypedDict):
+    """A head's row of the page's data (0-based): its shares of the offered rows, one after the other, in units."""
+
+    l: int
+    h: int
+    u: list[int]
+
+
+def ranking(run: Run, text: str, looking: int, looked_at: int) -> list[Ranked]:
     """Every head as (layer, head, share), 1-based, by the share `looking` gives `looked_at` (0-based),
     largest first; ties in layer and head order."""
-    out = []
+    out: list[Ranked] = []
     for layer in range(run.n_layer):
         for head in range(run.n_head):
             share = dict(run.kept_row(text, layer, head, looking)).get(looked_at, 0.0)
@@ -41,16 +58,16 @@ def ranking(run, text: str, looking: int, looked_at: int) -> list:
     return sorted(out, key=lambda t: (-t[2], t[0], t[1]))
 
 
-def page_rows(run, text: str, froms: list) -> tuple[list, list]:
+def page_rows(run: Run, text: str, froms: Sequence[int]) -> tuple[list[int], list[HeadShares]]:
     """What the page carries: where each offered 'from' token's row begins in `u` (-1: not offered), and one
     row per head with the shares of those rows, one after the other, as integers (PER_SHARE to a share of 1)."""
     offsets, start = [-1] * run.n_tokens(text), 0
     for f in froms:
         offsets[f], start = start, start + f + 1
-    heads_rows = []
+    heads_rows: list[HeadShares] = []
     for layer in range(run.n_layer):
         for head in range(run.n_head):
-            units = []
+            units: list[int] = []
             for f in froms:
                 cells = [0.0] * (f + 1)
                 for k, s in run.kept_row(text, layer, head, f):
@@ -64,7 +81,7 @@ def head_label(layer: int, head: int) -> str:
     return f"layer {layer}, head {head}"
 
 
-def offered_froms(fig, run) -> list:
+def offered_froms(fig: Figure, run: Run) -> list[int]:
     """The 'from' tokens (0-based) the reader can pick: all of a short text, the configured one of a longer."""
     n = run.n_tokens(fig["text"])
     return list(range(n)) if n <= MAX_TOKENS else [fig.opening]
@@ -73,7 +90,7 @@ def offered_froms(fig, run) -> list:
 # ---------------------------------------------------------------------------------------------- chart
 
 
-def describe(run, text: str, tokens: list, looking: int, looked_at: int) -> str:
+def describe(run: Run, text: str, tokens: Sequence[str], looking: int, looked_at: int) -> str:
     """One pair in words, for screen readers: the three heads that look hardest."""
     ranked = [(l, h, s) for l, h, s in ranking(run, text, looking, looked_at)[:3] if s >= MIN_SHARE]
     start = f"From {token_label(tokens, looking)} back to {token_label(tokens, looked_at)}: "
@@ -82,7 +99,7 @@ def describe(run, text: str, tokens: list, looking: int, looked_at: int) -> str:
     return start + ", ".join(f"{head_label(l, h)} gives {whole_percent(s)}%" for l, h, s in ranked) + "."
 
 
-class FindHead(Kind):
+class FindHead(Kind[Run]):
     READS = ("attention",)
     KIND = "find-head"
     TITLE = "Which head links two words? Every head ranked by how hard one token looks back at another"
@@ -101,7 +118,7 @@ class FindHead(Kind):
     }
     EXPLORE = True
 
-    def check(self, fig, tokens, model: dict) -> dict:
+    def check(self, fig: Figure, tokens: Tokens, model: ModelRecord) -> Resolved:
         """The looking token ("opening") and the token it looks back to ("to"), 0-based."""
         text_tokens = tokens(fig["text"])
         fields.check_text(fig, "text", text_tokens, model["n_ctx"])
@@ -117,7 +134,7 @@ class FindHead(Kind):
                             f"1 to {n_heads}, the model's number of heads")
         return {"opening": looking, "to": looked_at}
 
-    def text_figure(self, fig, run) -> str:
+    def text_figure(self, fig: Figure, run: Run) -> str:
         """The top heads for the configured pair, one line each: rank, layer and head, share in whole percent."""
         text = fig["text"]
         tokens = run.token_texts(text)
@@ -137,7 +154,7 @@ class FindHead(Kind):
                          "(a long text's data leave such shares out)")
         return "\n".join(lines) + "\n"
 
-    def context(self, fig, run) -> dict:
+    def context(self, fig: Figure, run: Run) -> Context:
         text = fig["text"]
         tokens = run.token_texts(text)
         f, t = fig.opening, fig.resolved["to"]
@@ -149,7 +166,7 @@ class FindHead(Kind):
         else:
             summary = (f"Of all {run.n_heads:,} heads, layer {layer}, head {head} looks hardest from {a} back to {b}: "
                        f"{whole_percent(share)}% of its attention.")
-        facts = []
+        facts: list[str] = []
         runners = [(l, h, s) for l, h, s in ranked[1:3] if s >= MIN_SHARE]
         if share >= MIN_SHARE and runners:
             # Words of the pair the chart opens on: they name it, as the chart may show another pair by then.
@@ -165,14 +182,14 @@ class FindHead(Kind):
             facts.append(LONG_TEXT_FACT)
         return {"summary": summary, "reveals": [], "facts": facts}
 
-    def tables(self, fig, run, spec: dict) -> dict:
+    def tables(self, fig: Figure, run: Run, spec: Spec) -> Mapping[str, Table]:
         """The downloadable data: for every pair the chart offers, each head's share and its rank (1 = hardest).
         A long text's data keep only shares of 0.5% or more: only those are listed."""
         text = fig["text"]
         raw_tokens = run.token_texts(text)
         tokens = [shown(t) for t in raw_tokens]
         long = run.is_long(text)
-        rows = []
+        rows: list[dict[str, int | str | float]] = []
         for f in offered_froms(fig, run):
             for t in range(f + 1):
                 for rank, (layer, head, share) in enumerate(ranking(run, text, f, t), start=1):
@@ -182,7 +199,7 @@ class FindHead(Kind):
                                      "rank": rank, "layer": layer, "head": head, "share": round(share, 6)})
         return {"shares": rows}
 
-    def chart(self, fig, run) -> alt.TopLevelMixin:
+    def chart(self, fig: Figure, run: Run) -> alt.LayerChart:
         """Two selects (from, to) and the top heads for that pair as bars, ranked in the page from the shares."""
         text = fig["text"]
         raw_tokens = run.token_texts(text)
@@ -222,11 +239,12 @@ class FindHead(Kind):
         bars = ranked.mark_bar().encode(x=x, y=y, color=alt.value(DATA), tooltip=tips)
         values = ranked.mark_text(align="left", dx=4, fontSize=12).encode(  # the bar's tooltip on its words too
             x=alt.X("s:Q", scale=alt.Scale(domain=[0, 1])), y=y, text=alt.Text("s:Q", format=".0%"), tooltip=tips)
-        message = alt.Chart(alt.Data(values=[{}])).transform_filter("to > from").transform_calculate(
+        message = alt.Chart(alt.Data(  # type: ignore[no-untyped-call]  # untyped alt.Data
+            values=[{}])).transform_filter("to > from").transform_calculate(
             said=charts.wrap_lines(f"({refusal(line_break)})", em=7.4)).mark_text(
             align="left", baseline="top", fontSize=13, lineBreak="\n").encode(
             x=alt.value(0), y=alt.value(4), text="said:N")
-        layered = charts.with_data(alt.layer(bars, values, message).add_params(
+        layered: alt.LayerChart = charts.with_data(alt.layer(bars, values, message).add_params(
             looking, looked_at, names, offsets_param, said, description,
         ).properties(
             width="container", height=top * BAR_HEIGHT,

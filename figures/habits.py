@@ -8,28 +8,48 @@ part "roles" (the head-roles figure's, figsite/capture/parts/roles.py): "scores"
 
 from __future__ import annotations
 
-from figsite.config import Field
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Literal, TypedDict, cast
+
+from figsite.config import Field, Figure
 from figsite.data import paths
 from figsite.data.asks import Asks
 from figsite.data.side_by_side import Runs
 from figures import roles
-from figures.kind import Kind
+from figures.kind import Context, Kind, Resolved, Table, Tokens
 from figures.side_by_side import MODELS_FIELD, check_models, labels
 from figures.toolkit import fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import CHOSEN, CHOSEN_NAME, DATA, DATA_NAME
 from figures.toolkit.words import heading
 
+if TYPE_CHECKING:
+    from figsite.data.part_records import Role
+    from figsite.data.records import ModelRecord
+    from figures.toolkit.charts import Spec
+
 ROLE_FIELD = Field("str", "the habit: " + ", ".join(f"'{role}' ({name})" for role, (name, _) in roles.ROLES.items())
                    + "; default 'induction'", default="induction")
 HEAD_FIELD = Field("int_list", "[layer, head], numbered from 1, that every model has; default the head that shows "
                                 "the habit most in the last model")
-LINES = {"chosen": ("the chosen head", CHOSEN), "strongest": ("the strongest head", DATA)}
+Line = Literal["chosen", "strongest"]  # a line of the chart: a HabitRow's score
+LINES: dict[Line, tuple[str, str]] = {"chosen": ("the chosen head", CHOSEN), "strongest": ("the strongest head", DATA)}
 
 
-def scores(fig, runs: Runs) -> list[dict]:
+class HabitRow(TypedDict):
+    """One model's scores at the habit (a share of attention from 0 to 1): the chosen head's, the strongest head's,
+    and which head that is ("layer 5 head 1")."""
+
+    model: str  # the model's label
+    chosen: float
+    strongest: float
+    strongest_head: str
+
+
+def scores(fig: Figure, runs: Runs) -> list[HabitRow]:
     """Per model, in the config's order: the chosen head's score, the strongest head's, and which that is."""
-    role, rows = fig["role"], []
+    role: Role = fig["role"]
+    rows: list[HabitRow] = []
     entries = [roles.Roles().entry(member.fig, member.run) for member in runs.members]
     layer, head = chosen_head(fig, entries[-1]["scores"][role])
     for name, entry in zip(labels(runs), entries):
@@ -40,14 +60,14 @@ def scores(fig, runs: Runs) -> list[dict]:
     return rows
 
 
-def chosen_head(fig, grid: list) -> tuple[int, int]:
+def chosen_head(fig: Figure, grid: Sequence[Sequence[float]]) -> tuple[int, int]:
     """The head the figure follows, 0-based: its `head`, else the last model's strongest at the habit."""
     if "head" in fig.values:
         return fig["head"][0] - 1, fig["head"][1] - 1
     return max(((l, h) for l in range(len(grid)) for h in range(len(grid[0]))), key=lambda lh: grid[lh[0]][lh[1]])
 
 
-class HabitSideBySide(Kind):
+class HabitSideBySide(Kind[Runs]):
     KIND = "habit-side-by-side"
     READS = ("attention",)
     SIDE_BY_SIDE = True
@@ -60,12 +80,12 @@ class HabitSideBySide(Kind):
     FIELDS = {"text": fields.TEXT_FIELD, "models": MODELS_FIELD, "role": ROLE_FIELD, "head": HEAD_FIELD,
               "repeat_length": roles.Roles.FIELDS["repeat_length"], "seed": roles.Roles.FIELDS["seed"]}
 
-    def asks(self, fig) -> Asks:
+    def asks(self, fig: Figure) -> Asks:
         """Its text, and once resolved against a model the head-roles part of it (each model scores its heads)."""
         return Asks(texts={fig["text"]: None}, config=self.config_of(fig, *roles.Roles.FIELDS),
                     parts={roles.Roles.PART: [roles.Roles().ask(fig)]} if fig.resolved else {})
 
-    def check(self, fig, tokens, model: dict) -> dict:
+    def check(self, fig: Figure, tokens: Tokens, model: ModelRecord) -> Resolved:
         check_models(fig)
         if fig["role"] not in roles.ROLES:
             raise fig.error("role", f"{fig['role']!r} is not a habit", ROLE_FIELD.allowed)
@@ -73,16 +93,18 @@ class HabitSideBySide(Kind):
             fields.check_view(fig, "head", fig["head"], model)
         return roles.Roles().check(fig, tokens, model)
 
-    def key(self, fig, runs: Runs) -> str:
+    def key(self, fig: Figure, runs: Runs) -> str:
         return (f"Each point is the share of its attention a head gives that way in one model: {CHOSEN_NAME} the "
                 f"chosen head, {DATA_NAME} the head that gives the most there.")
 
-    def chart(self, fig, runs: Runs) -> alt.TopLevelMixin:
-        rows = [{"model": row["model"], "line": LINES[line][0], "share": row[line], "head": head}
+    def chart(self, fig: Figure, runs: Runs) -> alt.LayerChart:
+        # each `line` a Line: the checker reads the pairs' first members as str
+        rows = [{"model": row["model"], "line": LINES[cast(Line, line)][0], "share": row[cast(Line, line)],
+                 "head": head}
                 for row in scores(fig, runs) for line, head in (("chosen", self.head_name(fig, runs)),
                                                                 ("strongest", row["strongest_head"]))]
         names = labels(runs)
-        base = alt.Chart(alt.Data(values=rows)).encode(
+        base = alt.Chart(alt.Data(values=rows)).encode(  # type: ignore[no-untyped-call]  # untyped alt.Data
             x=alt.X("model:N", sort=names, title="model", axis=alt.Axis(labelAngle=0, labelLimit=140)),
             y=alt.Y("share:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"),
                     title=f"share of attention: {roles.ROLES[fig['role']][0]}"),
@@ -90,18 +112,19 @@ class HabitSideBySide(Kind):
                                                       range=[colour for _, colour in LINES.values()]),
                             legend=alt.Legend(title=None, orient="bottom")),
             detail="line:N")
-        return alt.layer(base.mark_line(), base.mark_point(filled=True, size=60).encode(
+        return cast("alt.LayerChart", alt.layer(base.mark_line(), base.mark_point(filled=True, size=60).encode(
             tooltip=[alt.Tooltip("model:N"), alt.Tooltip("line:N", title="which"), alt.Tooltip("head:N"),
                      alt.Tooltip("share:Q", format=".0%")])).properties(
             # two short lines: a phone's column holds each
-            width="container", height=220, title=["One habit, model by model:", roles.ROLES[fig["role"]][0]])
+            width="container", height=220, title=["One habit, model by model:", roles.ROLES[fig["role"]][0]]))
 
-    def head_name(self, fig, runs: Runs) -> str:
+    def head_name(self, fig: Figure, runs: Runs) -> str:
         entry = roles.Roles().entry(runs.members[-1].fig, runs.members[-1].run)
-        layer, head = chosen_head(fig, entry["scores"][fig["role"]])
+        role: Role = fig["role"]
+        layer, head = chosen_head(fig, entry["scores"][role])
         return f"layer {layer + 1} head {head + 1}"
 
-    def text_figure(self, fig, runs: Runs) -> str:
+    def text_figure(self, fig: Figure, runs: Runs) -> str:
         """A line per model: the chosen head's score and the strongest head's, in whole percent."""
         rows, width = scores(fig, runs), max(len(name) for name in labels(runs)) + 2
         out = [heading(fig, self.TITLE), f"  looking at {roles.ROLES[fig['role']][1]}; the chosen head: "
@@ -110,7 +133,7 @@ class HabitSideBySide(Kind):
                 f"({row['strongest_head']})" for row in rows]
         return "\n".join(out) + "\n"
 
-    def context(self, fig, runs: Runs) -> dict:
+    def context(self, fig: Figure, runs: Runs) -> Context:
         rows, head = scores(fig, runs), self.head_name(fig, runs)
         habit = roles.ROLES[fig["role"]][1]
         first, last = rows[0], rows[-1]
@@ -123,5 +146,5 @@ class HabitSideBySide(Kind):
                 "facts": [f"In {row['model']} the head that looks most at {habit} is {row['strongest_head']} "
                           f"({row['strongest']:.0%})." for row in rows]}
 
-    def tables(self, fig, runs: Runs, spec: dict) -> dict:
+    def tables(self, fig: Figure, runs: Runs, spec: Spec) -> Mapping[str, Table]:
         return {"shares": scores(fig, runs)}

@@ -18,19 +18,27 @@ from __future__ import annotations
 
 import base64
 import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, TypedDict, cast
 
-from figsite.config import Field
-from figsite.data.run import LEFT_OUT, MIN_SHARE, PER_SHARE
-from figures.heads_chart import (AVERAGE, GRID_CAPTION, Grid, bars_chart, chart_params, chosen_square,
-                                 detail_chart, grid_chart, textless_chart)
+from figsite.config import Field, Figure
+from figsite.data.run import LEFT_OUT, MIN_SHARE, PER_SHARE, Run
+from figures.heads_chart import (GRID_CAPTION, bars_chart, chart_params, chosen_square, detail_chart, grid_chart,
+                                 textless_chart)
+from figures.heads_grid import AVERAGE, Grid
 from figures.heads_wide import side_by_side
-from figures.kind import Kind
+from figures.kind import Context, Kind, LiveOpening, LiveShape, Resolved, Reveal, Table, Tokens
 from figures.picture import png, viridis
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import MASKED
 from figures.toolkit.words import (LONG_TEXT_FACT, agrees, heading, number, quoted, said, shown, token_label,
                                    whole_percent)
+
+if TYPE_CHECKING:
+    from figsite.data.records import ModelRecord
+    from figures.picture import RGB
+    from figures.toolkit.charts import Spec
 
 MAX_BLOCKS = 24  # a text of more tokens is shown in blocks of tokens: at most this many rows per square
 NARROW_CELL = charts.TAP  # px per row and column of the larger pattern on a phone: a cell a finger can tap (the guide
@@ -39,9 +47,23 @@ NARROW_CELL = charts.TAP  # px per row and column of the larger pattern on a pho
 
 # ---------------------------------------------------------------------------------------------- data
 
-def strongest(pairs: list) -> tuple:
+Look = tuple[int | None, float]  # (key, share): where a token looks hardest in a head; key None: no share kept
+Squares = dict[tuple[int, int], list[list[float]]]  # (layer, head), 0-based -> a square's rows (head n_head: average)
+
+
+class Panel(TypedDict):
+    """One square of the page's data (panel_rows), 0-based (h n_head: the layer's average): its shares in units,
+    row after row (u), and each row's three largest as [key, whole percent] x 3, -1 where none (t)."""
+
+    l: int
+    h: int
+    u: list[int]
+    t: list[int]
+
+
+def strongest(pairs: Iterable[tuple[int, float]]) -> Look:
     """The (key, share) with the largest share (the first such key on a tie), or (None, 0) if none is kept."""
-    best = (None, 0.0)
+    best: Look = (None, 0.0)
     for k, s in pairs:
         if s > best[1]:
             best = (k, s)
@@ -54,7 +76,7 @@ def blocking(n: int) -> tuple[int, int]:
     return size, math.ceil(n / size)
 
 
-def block_names(tokens: list, size: int) -> list:
+def block_names(tokens: Sequence[str], size: int) -> list[str]:
     """What each row and column of a square is called: the token ('_it'), or a block ('tokens 25-48')."""
     if size == 1:
         return [shown(t) for t in tokens]
@@ -62,7 +84,7 @@ def block_names(tokens: list, size: int) -> list:
     return [f"tokens {start + first}-{min(n, start + size) - 1 + first}" for start in range(0, n, size)]
 
 
-def square(head_rows: list, n: int, size: int) -> list:
+def square(head_rows: Sequence[Sequence[tuple[int, float]]], n: int, size: int) -> list[list[float]]:
     """One head's square, row by row: cell (Q, K) is the share block Q's tokens give block K's, on average."""
     if size == 1:
         return [[s for _, s in sorted(r)] if len(r) == q + 1 else _spread(r, q + 1) for q, r in enumerate(head_rows)]
@@ -78,20 +100,20 @@ def square(head_rows: list, n: int, size: int) -> list:
     return out
 
 
-def _spread(pairs: list, length: int) -> list:
+def _spread(pairs: Iterable[tuple[int, float]], length: int) -> list[float]:
     cells = [0.0] * length
     for k, s in pairs:
         cells[k] = s
     return cells
 
 
-def squares(fig, run) -> dict:
+def squares(fig: Figure, run: Run) -> Squares:
     """Every square of the grid: (layer, head) -> rows, 0-based; head n_head is the layer's average."""
     text = fig["text"]
     n = run.n_tokens(text)
     size, _ = blocking(n)
     n_layer, n_head = run.n_layer, run.n_head
-    out = {}
+    out: Squares = {}
     for layer in range(n_layer):
         for head in range(n_head):
             out[(layer, head)] = square(run.kept_rows(text, layer, head), n, size)
@@ -105,7 +127,7 @@ def squares(fig, run) -> dict:
 LEVELS = 254  # shares in the picture: 254 steps of colour (palette index 2 + level); 0 is a gap, 1 out of reach
 
 
-def grid_picture(all_squares: dict, n_layer: int, n_head: int, blocks: int, gap: int, pixels: int) -> str:
+def grid_picture(all_squares: Squares, n_layer: int, n_head: int, blocks: int, gap: int, pixels: int) -> str:
     """The grid of every square as a PNG data URL: `pixels` x `pixels` per cell, out-of-reach cells grey,
     gaps transparent. A palette image: index 0 gap, 1 out of reach, 2 + round(share * (LEVELS - 1)) a share."""
     step = blocks + gap
@@ -117,25 +139,25 @@ def grid_picture(all_squares: dict, n_layer: int, n_head: int, blocks: int, gap:
             line = grid[top + q]
             for k in range(blocks):
                 line[left + k] = 2 + round(min(max(cells[q][k], 0.0), 1.0) * (LEVELS - 1)) if k <= q else 1
-    palette = [(0, 0, 0), tuple(int(MASKED[i:i + 2], 16) for i in (1, 3, 5))] + [
+    palette = [(0, 0, 0), cast("RGB", tuple(int(MASKED[i:i + 2], 16) for i in (1, 3, 5)))] + [  # "#rrggbb"
         viridis(level / (LEVELS - 1)) for level in range(LEVELS)]
     rows = [bytes(b for b in line for _ in range(pixels)) for line in grid]
     raw = b"".join(b"\x00" + r for r in rows for _ in range(pixels))
     return "data:image/png;base64," + base64.b64encode(png(width * pixels, height * pixels, raw, palette)).decode()
 
 
-def top_looks(cells: list, count: int = 3) -> list:
+def top_looks(cells: Sequence[float], count: int = 3) -> list[int]:
     """The `count` largest shares of one row as [key, whole percent, ...], those under 1% left out, padded
     with -1 so that every row takes the same room."""
     ranked = sorted(range(len(cells)), key=lambda k: (-cells[k], k))[:count]
-    out = []
+    out: list[int] = []
     for k in ranked:
         if whole_percent(cells[k]) >= 1:
             out += [k, whole_percent(cells[k])]
     return out + [-1, -1] * (count - len(out) // 2)
 
 
-class Heads(Kind):
+class Heads(Kind[Run]):
     READS = ("attention",)
     KIND = "heads"
     TITLE = "Every head at a glance: who looks at whom, in each layer and head"
@@ -155,14 +177,14 @@ class Heads(Kind):
     EXPLORE = True
     REACH = True  # a token sees only itself and the tokens before it
 
-    def check(self, fig, tokens, model: dict) -> dict:
+    def check(self, fig: Figure, tokens: Tokens, model: ModelRecord) -> Resolved:
         """The opening token, 0-based, and the head the detail opens on."""
         text_tokens = tokens(fig["text"])
         fields.check_text(fig, "text", text_tokens, model["n_ctx"])
         fields.check_view(fig, "head", fig["head"], model)
         return {"opening": fields.opening(fig, "focus", text_tokens)}
 
-    def text_figure(self, fig, run) -> str:
+    def text_figure(self, fig: Figure, run: Run) -> str:
         """One line per layer: for each head, the token the focus token looks at hardest there, and its share."""
         text = fig["text"]
         tokens = run.token_texts(text)
@@ -172,7 +194,7 @@ class Heads(Kind):
                  f"  looking from {token_label(tokens, q)}: in each head, the token it looks at hardest "
                  "and its share"]
         width = len(str(n_layer))
-        table = []
+        table: list[tuple[int, list[str]]] = []
         for layer in range(n_layer):
             looks = [strongest(run.kept_row(text, layer, head, q)) for head in range(n_head)]
             cells = [f"h{head + 1} " + (f"{shown(tokens[k])} {whole_percent(s)}%" if k is not None and s >= MIN_SHARE
@@ -186,7 +208,7 @@ class Heads(Kind):
             lines.append(f"  (a long text: shares below {LEFT_OUT} are left out)")
         return "\n".join(lines) + "\n"
 
-    def context(self, fig, run) -> dict:
+    def context(self, fig: Figure, run: Run) -> Context:
         """The words beside the chart, from the data: the head that looks hardest from the focus token, how many
         heads look at the first token, and the heads that look one token back."""
         text = fig["text"]
@@ -201,7 +223,7 @@ class Heads(Kind):
         summary = (f"The grid shows all {run.n_heads:,} heads ({run.n_layer} layers of {run.n_head}) and each "
                    f"layer's average, for the {n} tokens of the text. It opens on layer {layer0}, head {head0}, "
                    f"where {token_label(tokens, q)} gives its largest share, {opening}.")
-        facts = []  # the hardest look of all is the answer of the "guess first" question below
+        facts: list[str] = []  # the hardest look of all is the answer of the "guess first" question below
         if q > 0:
             first = sum(1 for k, s in looks.values() if k == 0)
             facts.append(f"{first:,} of the {run.n_heads:,} heads {agrees(first, 'gives its', 'give their')} largest share "
@@ -217,7 +239,7 @@ class Heads(Kind):
             facts.append(LONG_TEXT_FACT)
         return {"summary": summary, "reveals": hardest_reveal(run, tokens, q, looks), "facts": facts}
 
-    def tables(self, fig, run, spec: dict) -> dict:
+    def tables(self, fig: Figure, run: Run, spec: Spec) -> Mapping[str, Table]:
         """The downloadable data: every cell of every square, as readers count (layers, heads, tokens from 1)."""
         raw_tokens = run.token_texts(fig["text"])
         size, _ = blocking(len(raw_tokens))
@@ -230,11 +252,11 @@ class Heads(Kind):
             for (layer, head), cells in squares(fig, run).items() for q, row_ in enumerate(cells) for k, s in enumerate(row_)
         ]}
 
-    def chart(self, fig, run) -> alt.TopLevelMixin:
+    def chart(self, fig: Figure, run: Run) -> alt.VConcatChart:
         """The grid of every head, the chosen head larger, and the chosen token's bars in it (figures.heads_chart)."""
         return heads_chart(fig, run)
 
-    def narrow_chart(self, fig, run) -> alt.TopLevelMixin:
+    def narrow_chart(self, fig: Figure, run: Run) -> alt.VConcatChart:
         """For a column narrower than 480 px: the grid with squares a finger can tap (charts.TAP px), with no room
         left empty under it, the larger pattern's cells of NARROW_CELL px, in which every token's label fits, and
         the chosen token's bars lying sideways, one row and one label per token, as in figure (l). Wider than a
@@ -244,18 +266,18 @@ class Heads(Kind):
     LIVE_CAPTION = GRID_CAPTION
     LIVE = 2
 
-    def live_opening(self, fig) -> dict:
+    def live_opening(self, fig: Figure) -> LiveOpening:
         """The live page opens on this figure's head."""
         return {"head": fig.values.get("head", [1, 1])}
 
-    def textless_chart(self, model: dict, opening: dict, narrow: bool = False) -> alt.TopLevelMixin:
+    def textless_chart(self, model: LiveShape, opening: LiveOpening, narrow: bool = False) -> alt.VConcatChart:
         """The same chart with no text in it (figures.heads_chart.textless_chart): a rect per head, where the build
         draws each head's pattern in a picture."""
         return textless_chart(model["n_layer"], model["n_head"], opening.get("head", [1, 1]), opening.get("token"),
                               narrow=narrow)
 
 
-def heads_chart(fig, run, cell: int = 0, narrow: bool = False) -> alt.TopLevelMixin:
+def heads_chart(fig: Figure, run: Run, cell: int = 0, narrow: bool = False) -> alt.VConcatChart:
     """The figure's chart: fitted to its column, or (cell, px) with cells of that size; `narrow`: a phone's (Grid).
     Reads the text's tokens and every head's shares (squares)."""
     raw_tokens = run.token_texts(fig["text"])
@@ -277,15 +299,15 @@ def heads_chart(fig, run, cell: int = 0, narrow: bool = False) -> alt.TopLevelMi
 # ---------------------------------------------------------------------------------------------- words
 
 
-def hardest_looks(run, text: str, query: int) -> dict:
+def hardest_looks(run: Run, text: str, query: int) -> dict[tuple[int, int], Look]:
     """(layer, head), 0-based -> the (key, share) that `query` looks at hardest in that head."""
     return {(l, h): strongest(run.kept_row(text, l, h, query)) for l in range(run.n_layer) for h in range(run.n_head)}
 
 
-def one_back_fact(run, text: str) -> str:
+def one_back_fact(run: Run, text: str) -> str:
     """The heads that give, on average over the text, most of each token's attention to the token just before it."""
     n = run.n_tokens(text)
-    back = []
+    back: list[tuple[float, int, int]] = []
     for l in range(run.n_layer):
         for h in range(run.n_head):
             head_rows = run.kept_rows(text, l, h)
@@ -301,7 +323,7 @@ def one_back_fact(run, text: str) -> str:
             f"{named}{more}.")
 
 
-def hardest_reveal(run, tokens: list, q: int, looks: dict) -> list:
+def hardest_reveal(run: Run, tokens: Sequence[str], q: int, looks: Mapping[tuple[int, int], Look]) -> list[Reveal]:
     """The "guess first" question: of all heads, which one looks hardest from the focus token to a single token?"""
     (best_l, best_h), (best_k, best_s) = max(looks.items(), key=lambda item: (item[1][1], -item[0][0], -item[0][1]))
     if best_k is None or best_s < MIN_SHARE:
@@ -317,7 +339,7 @@ def hardest_reveal(run, tokens: list, q: int, looks: dict) -> list:
     }]
 
 
-def panel_rows(grid: Grid, all_squares: dict) -> list:
+def panel_rows(grid: Grid, all_squares: Squares) -> list[Panel]:
     """The page's data: each square's shares in units (u), row after row, and its rows' largest shares (t)."""
     return [{"l": layer, "h": head, "u": [round(s * PER_SHARE) for cells in all_squares[(layer, head)] for s in cells],
              "t": [v for cells in all_squares[(layer, head)] for v in top_looks(cells)]}

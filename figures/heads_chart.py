@@ -10,19 +10,23 @@ square, as the page draws no picture.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Literal, TypedDict, cast
 
 from figsite.data.run import MIN_SHARE, PER_SHARE
 from figsite.data.shared_names import DESCRIPTION, NAMES, TOKEN
+from figures.heads_grid import AVERAGE, Grid as Grid  # figures.roles reads Grid from here too
 from figures.toolkit import charts, textless
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import (ACCENT, CELL_LINE, MAIN, MASKED, MASKED_KEY, ON_DARK, ON_LIGHT, OUT_OF_REACH,
-                                     SEQUENTIAL)
+                                     SEQUENTIAL, SequentialScheme)
 
-AVERAGE = "avg"  # the head select's value for the layer's average (in a permalink: head=avg)
-SHARE_SCALE = {"scheme": SEQUENTIAL, "domain": [0, 1]}  # colour-blind safe; one scale for every square
+if TYPE_CHECKING:
+    from altair.utils.schemapi import UndefinedType
+
+ShareScale = TypedDict("ShareScale", {"scheme": SequentialScheme, "domain": list[int]})
+SHARE_SCALE: ShareScale = {"scheme": SEQUENTIAL, "domain": [0, 1]}  # colour-blind safe; one scale for every square
 GRID_HEIGHT = 320  # the grid's view: as wide as the column, the grid in it as large as this height allows
-GRID_PIXELS = 560  # the grid's picture is drawn about this wide, a whole number of pixels per cell
 DETAIL_HEIGHT = 360
 BARS_HEIGHT = 200
 NARROW_BARS = 220  # px: the sideways bars' view in a phone's chart whose pattern keeps its cells (Grid.cell)
@@ -32,90 +36,7 @@ LOOKING = "looking (asks the question)"  # the axis of the tokens that look: the
 LOOKED_AT = "looked at (gives the description)"  # the axis of the tokens looked at: their key
 
 
-@dataclass(frozen=True)
-class Grid:
-    """Where each square lies in the grid, in cells, and the Vega expressions the chart's parts share."""
-
-    n_layer: int
-    n_head: int
-    n: int  # tokens in the text
-    size: int  # tokens per block (1: a row per token)
-    blocks: int  # rows per square
-    names: list  # each row's name
-    cell: int = 0  # px per row and column of the larger pattern; 0: as the column's width allows
-    narrow: bool = False  # the chart for a phone's column: the grid at its size, the bars lying sideways
-    data: str = "panels"  # the dataset of the squares (panel_rows): another figure may show its own squares
-    names_param: str = NAMES  # the param holding `names`, for the axes' labels
-    label_every: int = 1  # every row and column labelled, or only every this many (a long pattern's)
-    textless: bool = False  # no text in the chart (the live page's, figures.toolkit.textless): n, names unknown
-    start: int = 0  # 1 where the model's start token leads the text: readers number their tokens after it
-
-    @property
-    def width(self):
-        """The width of the larger pattern's and the upright bars' views: the column's, or one `cell` per row."""
-        return alt.Step(self.cell) if self.cell else "container"
-
-    @property
-    def gap(self) -> int:  # between squares; twice that before the averages
-        return max(1, round(self.blocks / 4))
-
-    @property
-    def step(self) -> int:
-        return self.blocks + self.gap
-
-    @property
-    def units(self) -> tuple[int, int]:
-        return (self.n_head + 1) * self.step, self.n_layer * self.step - self.gap
-
-    @property
-    def pixels(self) -> int:  # each cell a whole number of pixels: crisp squares
-        return max(1, round(GRID_PIXELS / self.units[0]))
-
-    @property
-    def x0(self) -> str:
-        return f"(datum.h * {self.step} + (datum.h == {self.n_head} ? {self.gap} : 0))"
-
-    @property
-    def y0(self) -> str:
-        return f"(datum.l * {self.step})"
-
-    @property
-    def chosen_h(self) -> str:  # the chosen head, 0-based; n_head is the layer's average
-        return f"(head == '{AVERAGE}' ? {self.n_head} : head - 1)"
-
-    @property
-    def row_q(self) -> str:  # the chosen token's row in a square
-        return "at" if self.textless else f"floor((token - 1) / {self.size})"
-
-    @property
-    def from_words(self) -> str:
-        if self.textless:
-            return "names[at] + ' (token ' + (at + 1) + ')'"
-        number = f"(token - {self.start})" if self.start else "token"  # readers number the tokens after a start token
-        return f"names[{self.row_q}] + ' (token ' + {number} + ')'" if self.size == 1 else f"names[{self.row_q}]"
-
-    @property
-    def label(self) -> str:
-        """The axes' label of a row or column: its name, or every `label_every`th one's (with no text: `every`th)."""
-        name = f"{self.names_param}[datum.value]"
-        if self.textless:
-            return textless.every_label(self.names_param)
-        return name if self.label_every == 1 else f"datum.value % {self.label_every} == 0 ? {name} : ''"
-
-    @property
-    def band(self) -> list:  # the rows of a square; with no text, the data's
-        return alt.Undefined if self.textless else list(range(self.blocks))
-
-    @property
-    def count(self):  # rows per square, as a number or (no text) a Vega expression
-        return textless.N if self.textless else self.blocks
-
-    def keys(self) -> alt.Chart:
-        """One datum per row of a square: k, from 0."""
-        return textless.every_token() if self.textless else alt.Chart(alt.Data(values=[{"k": k} for k in self.band]))
-
-
-def head_params(grid: Grid, opening_head: list) -> list:
+def head_params(grid: Grid, opening_head: Sequence[int]) -> list[alt.Parameter]:
     """The layer and head selects, opening on `opening_head`, [layer, head] from 1."""
     n_layer, n_head = grid.n_layer, grid.n_head
     layer_param = alt.param(name="layer", value=opening_head[0], bind=alt.binding_select(
@@ -127,7 +48,7 @@ def head_params(grid: Grid, opening_head: list) -> list:
     return [layer_param, head_param]
 
 
-def chart_params(grid: Grid, opening_head: list, opening: int, n_heads: int) -> list:
+def chart_params(grid: Grid, opening_head: Sequence[int], opening: int, n_heads: int) -> list[alt.Parameter]:
     """The layer and head selects (head_params), the token select (opening on the 0-based token `opening`), the
     row names, and the live description of the chosen state."""
     n_layer, n_head, size = grid.n_layer, grid.n_head, grid.size
@@ -152,7 +73,7 @@ def chart_params(grid: Grid, opening_head: list, opening: int, n_heads: int) -> 
     return [layer_param, head_param, token_param, names_param, looks, look_at, description]
 
 
-def grid_chart(grid: Grid, picture: str, n_heads: int) -> alt.TopLevelMixin:
+def grid_chart(grid: Grid, picture: str, n_heads: int) -> alt.LayerChart:
     """A phone's grid (grid.narrow), alone in its view: as wide as squares of charts.TAP px, which a finger can tap,
     make it (wider than the column: the chart scrolls in its own box), the view ending just below the note under it,
     with no room left empty where the column is narrower than the grid is tall. Else as wide as the view or as
@@ -162,8 +83,8 @@ def grid_chart(grid: Grid, picture: str, n_heads: int) -> alt.TopLevelMixin:
     grid_w = f"{tapped}" if grid.narrow else f"min(width, {GRID_HEIGHT * units_x / units_y:.6g})"
     width = tapped if grid.narrow else "container"
     height = math.ceil(tapped * units_y / units_x) + NOTE_ROOM if grid.narrow else GRID_HEIGHT
-    return alt.layer(*grid_layers(grid, picture, grid_w)).properties(
-        width=width, height=height, view=alt.ViewBackground(stroke=None), title=grid_title(n_heads))
+    return cast("alt.LayerChart", alt.layer(*grid_layers(grid, picture, grid_w)).properties(
+        width=width, height=height, view=alt.ViewBackground(stroke=None), title=grid_title(n_heads)))
 
 
 def grid_title(n_heads: int) -> alt.Title:
@@ -171,7 +92,7 @@ def grid_title(n_heads: int) -> alt.Title:
     return alt.Title(charts.wrapped(charts.literal(f"All {n_heads:,} heads, and each layer's average")), anchor="start")
 
 
-def grid_layers(grid: Grid, picture: str, grid_w: str) -> list:
+def grid_layers(grid: Grid, picture: str, grid_w: str) -> list[alt.Chart]:
     """Every square as one picture (`picture`, a PNG data URL: figures.heads.grid_picture), `grid_w` px wide (an
     expression), with each square's outline (its tooltip, the axes) and the chosen one; under it, what grey means.
     The grid keeps its squares square: its height (`grid_h`) follows its width."""
@@ -192,7 +113,7 @@ def grid_layers(grid: Grid, picture: str, grid_w: str) -> list:
 
     # The grid is one picture drawn here, a pixel block per cell: thousands of marks would take the browser
     # seconds to draw. Over it: each square's outline (for its tooltip and the axes) and the chosen square.
-    picture = alt.Chart(alt.Data(values=[{}])).mark_image(
+    picture = alt.Chart(alt.Data(values=[{}])).mark_image(  # type: ignore[no-untyped-call]  # untyped alt.Data
         url=picture, width=alt.ExprRef(grid_w), height=alt.ExprRef(grid_h), align="left", baseline="top",
         aspect=False, smooth=False, aria=False).encode(x=alt.value(0), y=alt.value(0))
     # A click on a square chooses its layer and head (their selects: by keyboard).
@@ -215,12 +136,14 @@ def grid_layers(grid: Grid, picture: str, grid_w: str) -> list:
     return [picture, outlines, chosen, *_grey_note(grid_h)]
 
 
-def _grey_note(grid_h: str) -> list:
+def _grey_note(grid_h: str) -> list[alt.Chart]:
     """Under the grid (`grid_h`: its height, an expression in px), a grey swatch and what grey means."""
-    swatch = alt.Chart(alt.Data(values=[{}])).mark_rect(color=MASKED, aria=False).encode(
+    swatch = alt.Chart(alt.Data(values=[{}])).mark_rect(  # type: ignore[no-untyped-call]  # untyped alt.Data
+        color=MASKED, aria=False).encode(
         x=alt.value(0), x2=alt.value(12), y=alt.value(alt.ExprRef(f"{grid_h} + 10")),
         y2=alt.value(alt.ExprRef(f"{grid_h} + 22")))
-    note = alt.Chart(alt.Data(values=[{}])).mark_text(align="left", baseline="top", fontSize=11, lineBreak="\n").encode(
+    note = alt.Chart(alt.Data(values=[{}])).mark_text(  # type: ignore[no-untyped-call]  # untyped alt.Data
+        align="left", baseline="top", fontSize=11, lineBreak="\n").encode(
         x=alt.value(18), y=alt.value(alt.ExprRef(f"{grid_h} + 10")),
         text=alt.value(f"{MASKED_KEY}\n(a token cannot see the tokens after it)"))
     return [swatch, note]
@@ -229,12 +152,12 @@ def _grey_note(grid_h: str) -> list:
 def chosen_square(grid: Grid) -> alt.Chart:
     """The chosen square's cells, one row each: query q, key k, share s, decoded from the page's data."""
     names = grid.names_param
-    return alt.Chart(alt.NamedData(grid.data)).transform_filter(
+    return cast("alt.Chart", alt.Chart(alt.NamedData(grid.data)).transform_filter(
         f"datum.l == layer - 1 && datum.h == {grid.chosen_h}").transform_flatten(
         ["u"]).transform_window(i="row_number()").transform_calculate(
         q="floor((sqrt(8 * (datum.i - 1) + 1) - 1) / 2)").transform_calculate(
         k="datum.i - 1 - datum.q * (datum.q + 1) / 2", s=f"datum.u / {PER_SHARE}").transform_calculate(
-        looking=f"{names}[datum.q]", looked_at=f"{names}[datum.k]")
+        looking=f"{names}[datum.q]", looked_at=f"{names}[datum.k]"))
 
 
 def key_x(grid: Grid) -> alt.X:
@@ -252,18 +175,25 @@ def query_axis(grid: Grid) -> alt.Y:
                  axis=alt.Axis(labelExpr=grid.label, labelFontSize=11, labelOverlap=False))
 
 
+Subtitle = TypedDict("Subtitle", {"subtitle": list[str]}, total=False)  # a title's short lines under it, if any
+
+
 def detail_chart(grid: Grid, one: alt.Chart, title: str | None = None, outline: bool = True,
-                 extra: list = (), note: list | None = None) -> alt.TopLevelMixin:
+                 extra: Sequence[alt.Chart | alt.LayerChart] = (), note: list[str] | None = None) -> alt.LayerChart:
     """The chosen square, larger: every share on hover, the chosen token's row outlined (`outline`: the chart has a
     token param). `title`: a Vega expression for its title, else "Layer 5, head 4, larger"; `extra`: layers drawn
     over it, on its scales; `note`: short lines under the title (a key to what is out of reach, where none is)."""
-    detail_bg = alt.Chart(alt.Data(values=[{}])).mark_rect(color=MASKED, aria=False).encode(
+    detail_bg = alt.Chart(alt.Data(values=[{}])).mark_rect(  # type: ignore[no-untyped-call]  # untyped alt.Data
+        color=MASKED, aria=False).encode(
         x=alt.value(0), x2=alt.value("width"), y=alt.value(0), y2=alt.value("height"))
     detail_row = chosen_row(grid, alt.Scale(domain=grid.band), {})
-    start = "start" if grid.cell else alt.Undefined  # a phone's square scrolls where it is wide: its title in view
-    return alt.layer(detail_bg, square_cells(one, key_x(grid), query_axis(grid)), *([detail_row] if outline else []),
-                     *extra).properties(width=grid.width, height=grid.width if grid.cell else DETAIL_HEIGHT, title=alt.Title(
-        charts.wrapped(title or LARGER_TITLE), anchor=start, **({"subtitle": note} if note else {})))
+    # a phone's square scrolls where it is wide: its title in view
+    start: Literal["start"] | UndefinedType = "start" if grid.cell else alt.Undefined
+    subtitle: Subtitle = {"subtitle": note} if note else {}
+    return cast("alt.LayerChart", alt.layer(
+        detail_bg, square_cells(one, key_x(grid), query_axis(grid)), *([detail_row] if outline else []),
+        *extra).properties(width=grid.width, height=grid.width if grid.cell else DETAIL_HEIGHT, title=alt.Title(
+            charts.wrapped(title or LARGER_TITLE), anchor=start, **subtitle)))
 
 
 LARGER_TITLE = f"'Layer ' + layer + (head == '{AVERAGE}' ? ', average of its heads' : ', head ' + head) + ', larger'"
@@ -274,21 +204,22 @@ def square_cells(one: alt.Chart, x: alt.X, y: alt.Y) -> alt.Chart:
     (one legend for every square), each said in words and its share on hover."""
     share_color = alt.Color("s:Q", scale=alt.Scale(**SHARE_SCALE), title="share of attention",
                             legend=alt.Legend(format="%", orient="top", direction="horizontal", gradientLength=160))
-    return one.transform_calculate(
+    return cast("alt.Chart", one.transform_calculate(
         said="datum.looking + ' looks at ' + datum.looked_at + ': ' + format(datum.s, '.2%')").mark_rect().encode(
         x=x, y=y, color=share_color, description="said:N",
         tooltip=[alt.Tooltip("looking:N", title="looking"), alt.Tooltip("looked_at:N", title="looked at"),
-                 alt.Tooltip("s:Q", title="share", format=".2%")])
+                 alt.Tooltip("s:Q", title="share", format=".2%")]))
 
 
-def chosen_row(grid: Grid, scale: alt.Scale, across: dict) -> alt.Chart:
+def chosen_row(grid: Grid, scale: alt.Scale, across: Mapping[str, object]) -> alt.Chart:
     """The chosen token's row of the square, outlined: on the queries' `scale`, across the view or as `across` says
     (its x and x2)."""
-    return alt.Chart(alt.Data(values=[{}])).transform_calculate(q=grid.row_q).mark_rect(
-        fill=None, stroke=ACCENT, strokeWidth=2, aria=False).encode(y=alt.Y("q:O", scale=scale), **across)
+    return cast("alt.Chart", alt.Chart(alt.Data(  # type: ignore[no-untyped-call]  # untyped alt.Data
+        values=[{}])).transform_calculate(q=grid.row_q).mark_rect(
+        fill=None, stroke=ACCENT, strokeWidth=2, aria=False).encode(y=alt.Y("q:O", scale=scale), **across))
 
 
-def bars_chart(grid: Grid, one: alt.Chart) -> alt.TopLevelMixin:
+def bars_chart(grid: Grid, one: alt.Chart) -> alt.LayerChart:
     """The chosen token's shares in the chosen square, as in figure (l): upright, one column per token; or, in a
     phone's chart, lying sideways, one row per token with every token's label."""
     row_q, sideways = grid.row_q, grid.narrow
@@ -319,9 +250,9 @@ def bars_chart(grid: Grid, one: alt.Chart) -> alt.TopLevelMixin:
     size = ({"width": NARROW_BARS if grid.cell else "container",
              "height": alt.Step(ROW) if grid.textless else ROW * grid.blocks} if sideways
             else {"width": grid.width, "height": BARS_HEIGHT})
-    return alt.layer(out_of_reach, bars, *bar_labels).properties(**size, title=alt.Title(charts.wrapped(
-        f"'Looking from ' + {grid.from_words} + ' in layer ' + layer + "
-        f"(head == '{AVERAGE}' ? ', average' : ', head ' + head)")))
+    return cast("alt.LayerChart", alt.layer(out_of_reach, bars, *bar_labels).properties(**size, title=alt.Title(
+        charts.wrapped(f"'Looking from ' + {grid.from_words} + ' in layer ' + layer + "
+                       f"(head == '{AVERAGE}' ? ', average' : ', head ' + head)"))))
 
 
 def _key_y(grid: Grid) -> alt.Y:
@@ -339,11 +270,14 @@ GIVES = "(at > 0 ? ') gives a token other than the first' : ') gives itself')"
 GRID_CAPTION = ("Each square is one head (the last column: each layer's average). Its colour shows the largest share "
                 "the chosen token gives any token but the first (many heads park their attention there), and the "
                 "square names that token where it fits.")
-LEGEND = {"orient": "bottom", "direction": "horizontal", "gradientLength": 160, "format": "%", "values": [0, 0.5, 1]}
+Legend = TypedDict("Legend", {"orient": Literal["bottom"], "direction": Literal["horizontal"], "gradientLength": int,
+                               "format": str, "values": list[float]})
+LEGEND: Legend = {"orient": "bottom", "direction": "horizontal", "gradientLength": 160, "format": "%",
+                  "values": [0, 0.5, 1]}
 
 
-def textless_chart(n_layer: int, n_head: int, opening_head: list = (1, 1), opening_token: int | None = None,
-                   narrow: bool = False) -> alt.TopLevelMixin:
+def textless_chart(n_layer: int, n_head: int, opening_head: Sequence[int] = (1, 1), opening_token: int | None = None,
+                   narrow: bool = False) -> alt.VConcatChart:
     """The figure's chart with no text in it (the live page's): the grid of every head (one rect each,
     GRID_CAPTION: the page draws no picture; a click chooses one), the chosen one's pattern larger (detail_chart)
     and the chosen token's bars in it (bars_chart), upright or (narrow) sideways. Reads `panels`, `names`; the
@@ -357,14 +291,14 @@ def textless_chart(n_layer: int, n_head: int, opening_head: list = (1, 1), openi
         f"(head == '{AVERAGE}' ? ', the average of its {n_head} heads' : ', head ' + head) + '. Looking from ' + "
         f"names[at] + ' there, the largest shares: ' + {words} + '.'"))
     one = chosen_square(grid)
-    stack = alt.vconcat(_textless_grid(grid), detail_chart(grid, one), bars_chart(grid, one),
+    stack: alt.VConcatChart = alt.vconcat(_textless_grid(grid), detail_chart(grid, one), bars_chart(grid, one),
                         spacing=30).resolve_scale(color="independent")
     params = [*head_params(grid, list(opening_head)),
               *textless.chosen(TOKEN, opening_token, "Looking from token ", DETAIL_HEIGHT), *ranked, description]
     return textless.finished(charts.fits_column(stack), params, ("layer", "head"), n_layer, n_head, "panels")
 
 
-def _textless_grid(grid: Grid) -> alt.TopLevelMixin:
+def _textless_grid(grid: Grid) -> alt.LayerChart:
     """One rect per head and layer's average, coloured by the largest share the chosen token gives a token other
     than the first (the first token: itself), that token named in it where it fits; the chosen one outlined."""
     n_layer, n_head, start = grid.n_layer, grid.n_head, textless.START
@@ -396,5 +330,6 @@ def _textless_grid(grid: Grid) -> alt.TopLevelMixin:
                               opacity=alt.ExprRef(f"{cell} >= 30 ? 1 : 0")).encode(
         text="looked_at:N", color=alt.condition("datum.s < 0.45", alt.value(ON_DARK), alt.value(ON_LIGHT)), tooltip=tips)
     heading = charts.literal(f"All {n_layer * n_head:,} heads, and each layer's average: the largest share ")
-    return alt.layer(rects, words).properties(width="container", height=alt.Step(GRID_ROW), title=alt.Title(
-        charts.wrapped(f"{heading} + names[at] + ' (token ' + (at + 1) + {GIVES}"), anchor="start"))
+    return cast("alt.LayerChart", alt.layer(rects, words).properties(
+        width="container", height=alt.Step(GRID_ROW), title=alt.Title(
+            charts.wrapped(f"{heading} + names[at] + ' (token ' + (at + 1) + {GIVES}"), anchor="start")))

@@ -8,9 +8,11 @@ width left by the larger head's labels allows; the larger head from its labels t
 from __future__ import annotations
 
 import math
+from typing import cast
 
-from figures.heads_chart import (LARGER_TITLE, LOOKED_AT, LOOKING, NOTE_ROOM, Grid, chosen_row, grid_layers,
-                                 grid_title, square_cells)
+from figures.heads_chart import (LARGER_TITLE, LOOKED_AT, LOOKING, NOTE_ROOM, chosen_row, grid_layers, grid_title,
+                                 square_cells)
+from figures.heads_grid import Grid
 from figures.toolkit import charts
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import MASKED
@@ -20,7 +22,7 @@ LABEL_ROOM = 40  # px left of the larger head's labels: its axis's title, and a 
 GRID_SHARE = 0.55  # of the width the larger head's labels leave, the most the grid takes: the larger head the rest
 
 
-def side_by_side(grid: Grid, picture: str, n_heads: int, one: alt.Chart) -> alt.TopLevelMixin:
+def side_by_side(grid: Grid, picture: str, n_heads: int, one: alt.Chart) -> alt.LayerChart:
     """The grid (grid_layers, `picture` its PNG) and the chosen square (`one`: chosen_square) larger, side by side in
     a view as wide as the column, each on scales of its own; the note on grey under the grid."""
     units_x, units_y = grid.units
@@ -28,12 +30,12 @@ def side_by_side(grid: Grid, picture: str, n_heads: int, one: alt.Chart) -> alt.
     grid_w = f"min({SIDE_HEIGHT * units_x / units_y:.6g}, (width - {labels}) * {GRID_SHARE})"
     left = f"({grid_w}) + {labels}"  # px: where the larger head starts
     both = alt.layer(alt.layer(*grid_layers(grid, picture, grid_w)), alt.layer(*larger_layers(grid, one, left)))
-    return both.resolve_scale(x="independent", y="independent").properties(
+    return cast("alt.LayerChart", both.resolve_scale(x="independent", y="independent").properties(
         width="container", height=SIDE_HEIGHT + NOTE_ROOM, view=alt.ViewBackground(stroke=None),
-        title=grid_title(n_heads))
+        title=grid_title(n_heads)))
 
 
-def larger_layers(grid: Grid, one: alt.Chart, left: str) -> list:
+def larger_layers(grid: Grid, one: alt.Chart, left: str) -> list[alt.Chart]:
     """The chosen square larger, from `left` (px, an expression) to the view's right edge and SIDE_HEIGHT high: its
     cells on grey (out of reach), the chosen token's row outlined, its title above it; its keys' axis at its foot
     and its queries' on its left, both moved there from the view's edges (offset)."""
@@ -45,9 +47,11 @@ def larger_layers(grid: Grid, one: alt.Chart, left: str) -> list:
     queries = alt.Y("q:O", scale=rows, title=LOOKING, axis=alt.Axis(
         labelExpr=grid.label, labelFontSize=11, labelOverlap=False, orient="left", offset=alt.ExprRef(f"-({left})")))
     across = {"x": alt.value(alt.ExprRef(left)), "x2": alt.value("width")}
-    grey = alt.Chart(alt.Data(values=[{}])).mark_rect(color=MASKED, aria=False).encode(
+    grey = alt.Chart(alt.Data(values=[{}])).mark_rect(  # type: ignore[no-untyped-call]  # untyped alt.Data
+        color=MASKED, aria=False).encode(
         y=alt.value(0), y2=alt.value(SIDE_HEIGHT), **across)
-    title = alt.Chart(alt.Data(values=[{}])).transform_calculate(title=LARGER_TITLE).mark_text(
+    title = alt.Chart(alt.Data(values=[{}])).transform_calculate(  # type: ignore[no-untyped-call]  # untyped alt.Data
+        title=LARGER_TITLE).mark_text(
         align="left", baseline="bottom", fontSize=13, fontWeight="bold", aria=False).encode(
         x=alt.value(alt.ExprRef(left)), y=alt.value(-8), text="title:N")
     return [grey, square_cells(one, keys, queries), chosen_row(grid, rows, across), title]

@@ -44,13 +44,22 @@ on (the attention's focus, the read-out's position, find-head's 'from'); readers
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Generic, TypedDict, TypeVar, Union
 
 from figsite.config import Field, Figure
 from figsite.data import paths
 from figsite.data.asks import Asks, config_of
 from figsite.data.live_data import STAGE_COLUMN
 from figsite.data.run import Run
+from figsite.data.side_by_side import Runs
+from figsite.data.token_texts import TokenTexts
+
+if TYPE_CHECKING:
+    from figsite.data.asks import ConfigItem
+    from figsite.data.part_records import Ask, PartAsks, PartEntry, PartName
+    from figsite.data.records import ModelRecord
+    from figures.toolkit.charts import AnyChart, Spec
 
 # The places of the model a figure can read (Kind.READS), in the order the numbers pass them, as the chapter draws
 # one layer: the tokens, their embedding, then in each layer attention and the feed-forward part (each adds its
@@ -58,11 +67,69 @@ from figsite.data.run import Run
 PLACES = ("tokens", "embedding", "attention", "feed-forward", "numbers", "read-out")
 
 # tokens(string) -> the texts of its tokens, e.g. tokens(" France") == [" France"]
-Tokens = Callable[[str], list]
+Tokens = Callable[[str], TokenTexts]
+# What a kind's check resolved, as fig.resolved holds it: each kind its own keys (0-based positions, layers...)
+Resolved = dict[str, Any]
+# The run a kind's members after the run read: one Run, or a side-by-side kind's Runs (SIDE_BY_SIDE)
+RunT = TypeVar("RunT", Run, Runs)
+# One of a figure's downloadable tables (Kind.tables): its rows, each a column's name -> its value
+Table = Sequence[Mapping[str, object]]
 
-class Kind:
+
+class _RevealBase(TypedDict):
+    question: str  # "Guess first: ..."
+    answer: str
+
+
+class Reveal(_RevealBase, total=False):
+    """A "guess first" question beside the chart, its answer revealed on demand, and a link that shows the answer in
+    the chart (an address fragment, "#token=3&view=1-2") with its words."""
+
+    link: str
+    link_text: str
+
+
+class _ContextBase(TypedDict):
+    summary: str
+    reveals: list[Reveal]
+    facts: list[str]
+
+
+class Context(_ContextBase, total=False):
+    """The words beside a chart (Kind.context): a summary, "guess first" reveals, facts, and technical details the
+    page folds away under "More detail"."""
+
+    details: list[str]
+
+
+class LiveShape(TypedDict):
+    """The model as the live page's charts read it (Kind.textless_chart): its size."""
+
+    n_layer: int
+    n_head: int
+    vocab_size: int
+
+
+class LiveOpening(TypedDict, total=False):
+    """How the live page opens (Kind.live_opening, Kind.textless_chart's `opening`), as readers count (from 1; None:
+    the last): the views ([[layer, head]]), token, head ([layer, head]), stage and position the charts open on; the
+    text the page opens on and the token it follows (live_opening's only)."""
+
+    views: list[list[int]]
+    token: int | None
+    head: list[int]
+    stage: int | None
+    position: int | None
+    text: str
+    target: str
+
+
+class Kind(Generic[RunT]):
     """One kind of figure. Subclasses set the constants and override `check`, `chart`, `text_figure` and
-    `context`; the other members have defaults that fit a figure of one text."""
+    `context`; the other members have defaults that fit a figure of one text.
+
+    Its type parameter is what its members after the run get for `run`: `Kind[Run]` for a kind of one run,
+    `Kind[Runs]` for a side-by-side kind (SIDE_BY_SIDE)."""
 
     KIND: str = ""  # the config's `kind = "..."`
     TITLE: str = ""  # the figure's heading
@@ -72,11 +139,13 @@ class Kind:
     KEY: str = ""  # how to read the chart: one or two short sentences (what a bar, a cell, a colour means), our words
     FIELDS: dict[str, Field] = {}  # the figure's keys besides kind, label and caption
     EXPLORE: bool = False  # listed under "Explore further" on the index, after the chapter's own figures
-    DATA_FILES: tuple = ()  # data files besides its texts' that the figure reads (paths under data/)
+    DATA_FILES: tuple[str, ...] = ()  # data files besides its texts' that the figure reads (paths under data/)
     PRINTED_IN_BOOK: bool = False  # the book prints this figure: its page offers the text "as printed in the book"
-    TEXT_NAMES: tuple = ()  # what its page calls each of its texts above their rows of tokens (default "Text A"...)
+    # what its page calls each of its texts above their rows of tokens (default "Text A"...)
+    TEXT_NAMES: tuple[str, ...] = ()
     REACH: bool = False  # a token sees only itself and the tokens before it: the page's token row shades the rest
-    READS: tuple = ()  # the places of the model (PLACES) the figure shows: where the index's map of the model lists it
+    # the places of the model (PLACES) the figure shows: where the index's map of the model lists it
+    READS: tuple[str, ...] = ()
     LIVE_CAPTION: str = ""  # the live page's caption where CAPTION names what only the build shows (default CAPTION)
     LIVE: int = 0  # its chart's place on the live page (1 first; textless_chart draws it); 0: not on the live page
     # It puts its text through several models, which its `models` key names: it is checked and asked of each model as
@@ -95,41 +164,41 @@ class Kind:
         texts, each read with no target."""
         return Asks(texts={text: None for text in self.texts(fig)})
 
-    def config_of(self, fig: Figure, *keys: str) -> tuple:
+    def config_of(self, fig: Figure, *keys: str) -> tuple[ConfigItem, ...]:
         """`Asks.config` for a figure whose parts are worked out from these config keys."""
         return config_of(self.KIND, fig.values, *keys)
 
-    def check(self, fig: Figure, tokens: Tokens, model: dict) -> dict:
+    def check(self, fig: Figure, tokens: Tokens, model: ModelRecord) -> Resolved:
         """Checks what needs the tokens and the model's size (raising fig.error); returns what it resolved."""
         return {}
 
     # ------------------------------------------------------------------------------------ after the run
 
-    def chart(self, fig: Figure, run: Run):
+    def chart(self, fig: Figure, run: RunT) -> AnyChart:
         raise self._lacks("chart(fig, run)")
 
-    def caption(self, model: dict) -> str:
+    def caption(self, model: ModelRecord) -> str:
         """The caption where the config gives none, for the run's model (its record: a kind whose caption names
         GPT-2's parts says what another family has instead). Default: CAPTION."""
         return self.CAPTION
 
-    def key(self, fig: Figure, run: Run) -> str:
+    def key(self, fig: Figure, run: RunT) -> str:
         """The reading key shown directly above the chart: one or two short sentences, for a reader with no
         background, on what its marks mean (default: KEY; a kind whose words depend on the data overrides it)."""
         return self.KEY
 
-    def printed_spec(self, fig: Figure, spec: dict) -> dict:
+    def printed_spec(self, fig: Figure, spec: Spec) -> Spec:
         """The chart's spec (`spec`, Vega-Lite's) in the state the book prints ([print]): default, the state it
         opens in."""
         return spec
 
-    def narrow_chart(self, fig: Figure, run: Run):
+    def narrow_chart(self, fig: Figure, run: RunT) -> AnyChart | None:
         """The chart for columns narrower than 480 px (a phone), with the same bound params, names and options as
         `chart`, so that the reader's choices carry over when the page switches; None where `chart` serves every
         width (the default)."""
         return None
 
-    def textless_chart(self, model: dict, opening: dict, narrow: bool = False):
+    def textless_chart(self, model: LiveShape, opening: LiveOpening, narrow: bool = False) -> AnyChart | None:
         """The kind's chart with no text in it, for the live page (sitegen.live), which fills it with the reader's
         text: its datasets figsite.data.live_data's, its text's params figures.toolkit.textless's. `model`:
         {"n_layer", "n_head", "vocab_size"}; `opening`, each key optional, as readers count (from 1; None: the
@@ -137,21 +206,21 @@ class Kind:
         has none (the default) or, `narrow`, where the wide one serves a phone too."""
         return None
 
-    def live_opening(self, fig: Figure) -> dict:
+    def live_opening(self, fig: Figure) -> LiveOpening:
         """How the live page opens where the config has this figure (the first of its kind): keys of textless_chart's
         `opening`, and "text" (the text the page opens on) with "target" (the token it follows) where the figure
         follows one. A text with a target wins over one without. Default: nothing."""
         return {}
 
-    def text_figure(self, fig: Figure, run: Run) -> str:
+    def text_figure(self, fig: Figure, run: RunT) -> str:
         raise self._lacks("text_figure(fig, run)")
 
-    def context(self, fig: Figure, run: Run) -> dict:
+    def context(self, fig: Figure, run: RunT) -> Context:
         """The words beside the chart: {"summary": str, "reveals": [...], "facts": [...]}, and optionally
         "details": [...], technical facts the page folds away under "More detail" (default: none)."""
         raise self._lacks("context(fig, run)")
 
-    def live_target(self, fig: Figure, run: Run) -> str | None:
+    def live_target(self, fig: Figure, run: RunT) -> str | None:
         """The token the figure follows through the layers, as text (" France"), for its link to the live page, which
         then follows it too; None where it follows none. Default: the target it asks the run to track."""
         return next((target for target in self.asks(fig).texts.values() if target is not None), None)
@@ -160,29 +229,33 @@ class Kind:
         """The error for a member every kind must override, naming the kind and the member."""
         return NotImplementedError(f"{type(self).__name__} (kind {self.KIND!r}) lacks {member}: see figures/kind.py")
 
-    def loads(self, fig: Figure, run: Run) -> dict:
+    def loads(self, fig: Figure, run: RunT) -> Mapping[str, object]:
         """Files the page loads only when the reader asks, where the page would be too heavy with all of them:
         {path under data/ (paths.figure_data): payload}, each written as a script that hands its payload to the page
         (its chart's usermeta LOADS_META names them). Default: none."""
         return {}
 
-    def tables(self, fig: Figure, run: Run, spec: dict) -> dict:
+    def tables(self, fig: Figure, run: RunT, spec: Spec) -> Mapping[str, Table]:
         """name -> rows: the figure's data as the downloads offer it. Default: the chart's datasets, a stage of the
         read-out (the code's word) in a column called what readers call it, STAGE_COLUMN (0: before any layer)."""
         return {name: [{(STAGE_COLUMN if key == "stage" else key): value for key, value in row.items()}
                        for row in rows] for name, rows in spec.get("datasets", {}).items()}
 
 
-class PartKind(Kind):
+# Any kind, of one run or side by side: what the registry holds (figures.REGISTRY)
+AnyKind = Union[Kind[Run], Kind[Runs]]
+
+
+class PartKind(Kind[Run]):
     """A kind that reads one part of data/parts.json, computed for it by the capture: the scores, ledger,
     knockout, patching and head-roles figures. It names the part (PART, the name of a captured part) and says what it
     asks of it (`ask`); the run then holds one entry that answers that ask, the plain dict the part's capture
     computed, which `entry` reads."""
 
-    PART: str = ""  # "scores", "ledgers", "knockouts", "patchings" or "roles"
+    PART: PartName  # "scores", "ledgers", "knockouts", "patchings" or "roles": each subclass names its part
     DATA_FILES = (paths.PARTS,)
 
-    def ask(self, fig: Figure) -> list:
+    def ask(self, fig: Figure) -> Ask:
         """What the resolved figure asks of its part (0-based), e.g. [text, layer, head, query]: see its part's
         module."""
         raise self._lacks("ask(fig)")
@@ -194,15 +267,15 @@ class PartKind(Kind):
         return Asks(texts={text: None for text in self.texts(fig)}, named=self.named(fig), parts=self.part_asks(fig),
                     config=self.config_of(fig, *self.FIELDS))
 
-    def named(self, fig: Figure) -> tuple:
+    def named(self, fig: Figure) -> tuple[str, ...]:
         """The strings it names besides its texts, to be tokenized (a target, a token to weigh it against)."""
         return ()
 
-    def part_asks(self, fig: Figure) -> dict:
+    def part_asks(self, fig: Figure) -> dict[str, PartAsks]:
         """`Asks.parts`: its `ask` of its part, once the figure is resolved ({} before: `ask` reads what was
         resolved)."""
         return {self.PART: [self.ask(fig)]} if fig.resolved else {}
 
-    def entry(self, fig: Figure, run: Run) -> dict:
+    def entry(self, fig: Figure, run: Run) -> PartEntry:
         """The entry of data/parts.json that answers this figure's ask."""
         return run.part(self.PART, self.ask(fig))

@@ -13,11 +13,15 @@ from __future__ import annotations
 
 import math
 import textwrap
-from dataclasses import dataclass
+from typing import cast
 
-from figsite.config import Field
+from figsite.config import Field, Figure
+from figsite.data.part_records import Ask, Chance, KnockoutEntry, KnockoutRun
+from figsite.data.records import ModelRecord
+from figsite.data.run import Run
 from figsite.data.shared_names import DESCRIPTION
-from figures.kind import PartKind
+from figures.kind import Context, PartKind, Resolved, Reveal, Table, Tokens
+from figures.records import BarRow, Outcome
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt, escaped
 from figures.toolkit.colours import CHOSEN, HELPS_NAME, HELPS_WORDS, HURTS_NAME, HURTS_WORDS, REFERENCE
@@ -41,27 +45,7 @@ MORE = HURTS_WORDS + ": likelier without it"
 # ---------------------------------------------------------------------------------------------- data
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """A figure's knockouts as its words and chart read them."""
-
-    target: str  # the target as shown, '_France'
-    whole: dict  # the intact model: {p, rank}
-    runs: list  # each run with one part taken out, as the data give them: each layer's attention, each layer's
-    # feed-forward step, then the heads: {part, layer, head, p, rank}
-
-    @property
-    def costliest(self) -> dict:
-        """The run with the lowest probability (the first of equals, in the data's order)."""
-        return min(self.runs, key=lambda r: r["p"])
-
-    @property
-    def most_raised(self) -> dict:
-        """The run with the highest probability (the first of equals)."""
-        return max(self.runs, key=lambda r: r["p"])
-
-
-def intact(fig, run, found: dict) -> dict:
+def intact(fig: Figure, run: Run, found: KnockoutEntry) -> Chance:
     """The intact model's {p, rank} at the read position; p as the text's data give it where they track the same
     target (a read-out figure of the text then shows the same number), else as the knockouts' intact run."""
     tracked = run.target(fig["text"])
@@ -78,24 +62,29 @@ def change(p: float, before: float) -> int:
 # ---------------------------------------------------------------------------------------------- words
 
 
-def part_key(r: dict) -> str:
+def head_number(r: KnockoutRun) -> int:
+    """The head a run of the part "head" takes out, numbered from 1 (the other parts' runs name none)."""
+    return cast(int, r["head"]) + 1
+
+
+def part_key(r: KnockoutRun) -> str:
     """The run's value in the page's `part` choice and address, numbered from 1: 'attention-3', 'head-10-2'."""
     if r["part"] == "head":
-        return f"head-{r['layer'] + 1}-{r['head'] + 1}"
+        return f"head-{r['layer'] + 1}-{head_number(r)}"
     return f"{r['part']}-{r['layer'] + 1}"
 
 
-def part_name(r: dict) -> str:
+def part_name(r: KnockoutRun) -> str:
     """The part in a sentence: "layer 3's attention", "layer 3's feed-forward step", "head 2 of layer 10"."""
     if r["part"] == "head":
-        return f"head {r['head'] + 1} of layer {r['layer'] + 1}"
+        return f"head {head_number(r)} of layer {r['layer'] + 1}"
     return f"layer {r['layer'] + 1}'s " + ("attention" if r["part"] == "attention" else "feed-forward step")
 
 
-def part_label(r: dict) -> str:
+def part_label(r: KnockoutRun) -> str:
     """The part in a list: 'layer 3, attention', 'layer 3, feed-forward step', 'layer 10, head 2'."""
     if r["part"] == "head":
-        return f"layer {r['layer'] + 1}, head {r['head'] + 1}"
+        return f"layer {r['layer'] + 1}, head {head_number(r)}"
     return f"layer {r['layer'] + 1}, " + ("attention" if r["part"] == "attention" else "feed-forward step")
 
 
@@ -103,7 +92,7 @@ def rank_change(rank: int, before: int) -> str:
     return f"it stays at rank {rank:,}" if rank == before else f"rank {before:,} to rank {rank:,}"
 
 
-def without(r: dict, whole: dict, target: str, first: str = "Without") -> str:
+def without(r: KnockoutRun, whole: Chance, target: str, first: str = "Without") -> str:
     """One run in words: "Without layer 10's feed-forward step, _France falls from 28.81% to 3.02% (rank 1 to
     rank 7)"."""
     move = change(r["p"], whole["p"])
@@ -121,7 +110,7 @@ def verdict(o: Outcome) -> str:
             f"without {part_name(worst)}, is {percent(worst['p'])}.")
 
 
-def raise_reveal(o: Outcome) -> dict:
+def raise_reveal(o: Outcome) -> Reveal:
     """The "guess first" question: does taking a part out ever raise the target's probability? From the data."""
     whole, best, target = o.whole, o.most_raised, o.target
     raised = [r for r in o.runs if change(r["p"], whole["p"]) > 0]
@@ -160,7 +149,7 @@ def heads_fact(o: Outcome) -> str | None:
     if change(worst["p"], whole["p"]) >= 0:
         said = f"No single head of layer {layer + 1}, taken out alone, lowers {target}"
     else:
-        said = (f"Of layer {layer + 1}'s {len(heads)} heads, head {worst['head'] + 1} costs {target} the most: "
+        said = (f"Of layer {layer + 1}'s {len(heads)} heads, head {head_number(worst)} costs {target} the most: "
                 f"{without(worst, whole, target, 'without')}")
     return f"{said}; without all of the layer's attention it has {percent(attention['p'])}."
 
@@ -191,35 +180,39 @@ class Knockout(PartKind):
     EXPLORE = True
     PART = "knockouts"
 
-    def named(self, fig) -> tuple:
+    def named(self, fig: Figure) -> tuple[str, ...]:
         return (fig["target"],)
 
-    def check(self, fig, tokens, model: dict) -> dict:
+    def check(self, fig: Figure, tokens: Tokens, model: ModelRecord) -> Resolved:
         """The read token ("opening") and the layer whose heads are taken out ("heads_of"), 0-based."""
         _, _, read = fields.check_read_target(fig, tokens, model)
-        resolved = {"opening": read}
+        resolved: Resolved = {"opening": read}
         if "heads_of" in fig.values:
             fields.check_layer(fig, "heads_of", fig["heads_of"], model["n_layer"])
             resolved["heads_of"] = fig["heads_of"] - 1
         return resolved
 
-    def ask(self, fig) -> list:
+    def ask(self, fig: Figure) -> Ask:
         """The read position, the target, and the layer whose heads are taken out too, or None (0-based)."""
         return [fig["text"], fig.opening, fig["target"], fig.resolved.get("heads_of")]
 
-    def outcome(self, fig, run) -> Outcome:
+    def entry(self, fig: Figure, run: Run) -> KnockoutEntry:
+        return run.part("knockouts", self.ask(fig))
+
+    def outcome(self, fig: Figure, run: Run) -> Outcome:
         """The figure's knockouts: the target as shown, the intact model, and each run with one part taken out."""
         found = self.entry(fig, run)
         return Outcome(said(found["target"]["text"]), intact(fig, run, found), found["runs"])
 
-    def key(self, fig, run) -> str:
+    def key(self, fig: Figure, run: Run) -> str:
         return (f"Each bar is the model run without one part. {HELPS_NAME.capitalize()}: without it {said(fig['target'])} "
                 f"got less likely, so the part helps; {HURTS_NAME}: it got more likely.")
 
-    def text_figure(self, fig, run) -> str:
+    def text_figure(self, fig: Figure, run: Run) -> str:
         """The text, the read token, then one line for the intact model and one for each part taken out."""
         tokens, o = run.token_texts(fig["text"]), self.outcome(fig, run)
-        rows = [("nothing (the intact model)", o.whole)] + [(part_label(r), r) for r in o.runs]
+        rows: list[tuple[str, Chance]] = [("nothing (the intact model)", o.whole)]
+        rows += [(part_label(r), r) for r in o.runs]
         width = max(len(name) for name, _ in rows) + 2
         lines = [heading(fig, self.TITLE), f"  {quoted(fig['text'], len(tokens))}",
                  f"  the next token after {token_label(tokens, fig.opening)}: {o.target}, "
@@ -229,7 +222,7 @@ class Knockout(PartKind):
         lines.append(f"  {verdict(o)}")
         return "\n".join(lines) + "\n"
 
-    def context(self, fig, run) -> dict:
+    def context(self, fig: Figure, run: Run) -> Context:
         tokens, o = run.token_texts(fig["text"]), self.outcome(fig, run)
         whole, target = o.whole, o.target
         summary = (f"With every part in place, the model gives {target} {percent(whole['p'])} (rank {whole['rank']:,}) "
@@ -237,7 +230,7 @@ class Knockout(PartKind):
         facts = [tally(o)] + [fact for fact in [heads_fact(o)] if fact]
         return {"summary": summary, "reveals": [raise_reveal(o)], "facts": facts}
 
-    def tables(self, fig, run, spec: dict) -> dict:
+    def tables(self, fig: Figure, run: Run, spec: charts.Spec) -> dict[str, Table]:
         """One row for the intact model, then one per part taken out: layer and head numbered from 1."""
         o = self.outcome(fig, run)
         rows = [{"taken_out": "nothing", "layer": None, "head": None, "probability": o.whole["p"],
@@ -246,12 +239,12 @@ class Knockout(PartKind):
                   "probability": r["p"], "rank": r["rank"]} for r in o.runs]
         return {"knockouts": rows}
 
-    def narrow_chart(self, fig, run) -> alt.TopLevelMixin:
+    def narrow_chart(self, fig: Figure, run: Run) -> alt.VConcatChart:
         """For a column narrower than 480 px: the same, its subtitle in lines a 360 px phone's column holds, each
         bar's column as wide as a finger can tap (charts.TAP px; the chart scrolls in its own box where it must)."""
         return self.chart(fig, run, line=SUBTITLE_LINE, bar=charts.TAP)
 
-    def chart(self, fig, run, line: int = WIDE_SUBTITLE_LINE, bar: int = 0) -> alt.TopLevelMixin:
+    def chart(self, fig: Figure, run: Run, line: int = WIDE_SUBTITLE_LINE, bar: int = 0) -> alt.VConcatChart:
         """A panel of bars per kind of part (attention, feed-forward, heads of one layer), each bar the change its
         removal makes to the target's chance (or rank), the intact model the line at zero; a radio for chance or
         rank, a select that highlights one part."""
@@ -276,25 +269,26 @@ class Knockout(PartKind):
             subtitleFontSize=12, subtitleFontWeight="normal", subtitlePadding=4, offset=12)
         summary = self.context(fig, run)["summary"]
         stack = alt.vconcat(*panels, spacing=20)
-        return charts.with_clicks(charts.with_data(charts.with_params(stack if bar else charts.fits_column(stack),
-                                                                      *params(o, summary)).properties(title=title),
-                                                   runs=rows), "part")
+        titled = charts.with_params(stack if bar else charts.fits_column(stack), *params(o, summary)).properties(
+            title=title)
+        return charts.with_clicks(charts.with_data(cast("alt.VConcatChart", titled), runs=rows), "part")
 
 
 # ---------------------------------------------------------------------------------------------- chart
 
 
-def chart_rows(o: Outcome) -> list:
+def chart_rows(o: Outcome) -> list[BarRow]:
     """One row per run, as the bars draw it: group, the bar's place (layer or head, from 1), the numbers, and the
     two changes the bars show: "dp", the chance without the part less the intact model's, and "dr", the places the
     target moved up the ranking (both below zero where the target got less likely); "said", the bar in words."""
     whole, target = o.whole, o.target
-    rows = []
+    rows: list[BarRow] = []
     for r in o.runs:
         d = r["p"] - whole["p"]
         moved = "none" if change(r["p"], whole["p"]) == 0 else ("+" if d > 0 else "-") + percent(abs(d))
-        rows.append({"key": part_key(r), "group": r["part"], "x": r["head" if r["part"] == "head" else "layer"] + 1,
-                     "name": part_label(r), "p": float(f"{r['p']:.4g}"), "rank": r["rank"], "change": moved,
+        rows.append({"key": part_key(r), "group": r["part"],
+                     "x": head_number(r) if r["part"] == "head" else r["layer"] + 1, "name": part_label(r),
+                     "p": float(f"{r['p']:.4g}"), "rank": r["rank"], "change": moved,
                      "dp": float(f"{d:.4g}") if change(r["p"], whole["p"]) else 0.0,
                      "dr": whole["rank"] - r["rank"],  # places moved up: rank 1 to rank 7 is -6
                      "said": f"without {part_name(r)}: {target} {percent(r['p'])}, change {moved}, rank {r['rank']:,}"})
@@ -307,14 +301,14 @@ def nice_step(top: float) -> float:
     return next(m * power for m in (0.1, 0.2, 0.25, 0.5, 1, 2, 2.5, 5, 10) if top / (m * power) <= 5)
 
 
-def chance_ticks(changes: list) -> list:
+def chance_ticks(changes: list[float]) -> list[float]:
     """The chance axis's ticks: round steps from below the lowest change to above the highest, 0 among them."""
     low, high = min(changes + [0.0]), max(changes + [0.0])
     step = nice_step(high - low) if high > low else 1e-4
     return [round(i * step, 12) for i in range(math.floor(low / step + 1e-9), math.ceil(high / step - 1e-9) + 1)]
 
 
-def place_ticks(moves: list) -> list:
+def place_ticks(moves: list[int]) -> list[int]:
     """The rank axis's ticks, in places moved: 0, and 10, 100, 1,000... up and down, as far as the moves reach (1
     where they reach less than 10: a tick at 1 would sit on top of 0's)."""
     ticks = [0]
@@ -331,7 +325,7 @@ ON_RANK_AXIS = "({d} < 0 ? -1 : 1) * log(1 + abs({d})) / LN10"
 VALUE = f"show == 'rank' ? {ON_RANK_AXIS.format(d='datum.dr')} : datum.dp"
 
 
-def y_scale_and_axis(changes: list, moves: list):
+def y_scale_and_axis(changes: list[float], moves: list[int]) -> tuple[alt.Scale, alt.Axis]:
     """The bars' scale and axis, each switched by `show`: the change in chance in points of percent, or the places
     moved up (+) or down (-) the ranking on a log scale either side of zero; zero, the intact model, in both."""
     p_ticks, r_ticks = chance_ticks(changes), place_ticks(moves)
@@ -349,7 +343,7 @@ def y_scale_and_axis(changes: list, moves: list):
     return scale, axis
 
 
-def side_colour(target: str):
+def side_colour(target: str) -> alt.Color:
     """The bars' colour: what the part does for the answer (below zero: without it, the target got less likely, so
     it helps the answer), with its legend; the part the reader chose in the chosen colour."""
     return alt.condition("datum.key == part", alt.value(CHOSEN), alt.Color(
@@ -357,7 +351,8 @@ def side_colour(target: str):
         legend=alt.Legend(orient="top", direction="vertical", symbolType="square", labelLimit=340, labelFontSize=11)))
 
 
-def panel(group: str, title: str, x_title: str, target: str, scale, axis, bar: int = 0):
+def panel(group: str, title: str, x_title: str, target: str, scale: alt.Scale, axis: alt.Axis,
+          bar: int = 0) -> alt.LayerChart:
     """One kind of part: a bar per layer (or head) from zero, the intact model, to the change its removal makes; as
     wide as the column, or `bar` px a bar's column."""
     side = f"datum.v < 0 ? {charts.literal(LESS.format(target=target))} : {charts.literal(MORE.format(target=target))}"
@@ -375,13 +370,14 @@ def panel(group: str, title: str, x_title: str, target: str, scale, axis, bar: i
         y=alt.Y("v:Q", scale=scale, axis=axis), y2=alt.datum(0), color=side_colour(target), description="said:N")
     # A bar of a change near zero is drawn a pixel tall or less: its whole column catches the pointer.
     hits = charts.hit_band(clicked)
-    zero = alt.Chart(alt.Data(values=[{"v": 0}])).mark_rule(color=REFERENCE, strokeWidth=1.5).encode(
-        y=alt.Y("v:Q", scale=scale))
-    return alt.layer(hits, bars, zero).properties(width=alt.Step(bar) if bar else "container", height=PANEL_HEIGHT,
-                                            title=alt.Title(charts.wrapped(charts.literal(title))))
+    zero = alt.Chart(alt.Data(values=[{"v": 0}])).mark_rule(  # type: ignore[no-untyped-call]  # Data: **kwds
+        color=REFERENCE, strokeWidth=1.5).encode(y=alt.Y("v:Q", scale=scale))
+    return cast("alt.LayerChart", alt.layer(hits, bars, zero).properties(
+        width=alt.Step(bar) if bar else "container", height=PANEL_HEIGHT,
+        title=alt.Title(charts.wrapped(charts.literal(title)))))
 
 
-def params(o: Outcome, summary: str) -> list:
+def params(o: Outcome, summary: str) -> list[alt.Parameter]:
     """`show` (probability or rank), `part` (the highlighted run, or none), and the words for each part: with none
     highlighted, the figure's `summary`."""
     whole, target, every = o.whole, o.target, o.runs

@@ -16,9 +16,16 @@ figures.ledger_chart.
 
 from __future__ import annotations
 
-from figsite.config import Field
+from collections.abc import Sequence
+from typing import cast
+
+from figsite.config import Field, Figure
+from figsite.data.part_records import Ask, LedgerEntry, LedgerHeads, LedgerNeurons, LedgerStage
+from figsite.data.records import ModelRecord
+from figsite.data.run import Run
 from figsite.data.shared_names import DESCRIPTION
-from figures.kind import PartKind
+from figures.kind import Context, PartKind, Resolved, Reveal, Table, Tokens
+from figures.records import LedgerRow, Score
 from figures.ledger_chart import SIZES, TOTAL, curve_charts, inside_chart, split_chart
 from figures.toolkit import charts, fields, terms
 from figures.toolkit.charts import alt
@@ -36,18 +43,18 @@ KEPT = 6  # what the page's data keep of a score: finer than what it shows
 # ---------------------------------------------------------------------------------------------- data
 
 
-def part_key(part: str, layer) -> str:
+def part_key(part: str, layer: int | None) -> str:
     """A layer's part as the "part" select and the page's address name it: 'attention-5', 'feed-forward-5'
     (layers from 1); the other parts are not chosen, so they have none."""
     return f"{part}-{layer + 1}" if layer is not None else ""
 
 
-def part_name(part: str, layer) -> str:
+def part_name(part: str, layer: int | None) -> str:
     """A part as readers read it: 'layer 5 attention', 'token embedding', 'the fixed part'."""
     return f"layer {layer + 1} {part}" if layer is not None else SAID.get(part, part)
 
 
-def rows(ledger: dict) -> list:
+def rows(ledger: LedgerEntry) -> list[LedgerRow]:
     """Each part, numbered from 1, with its share of the target's score, the versus token's and the difference."""
     return [{"n": n, "part": part_name(r["part"], r["layer"]), "key": part_key(r["part"], r["layer"]),
              "kind": r["part"], "layer": None if r["layer"] is None else r["layer"] + 1,
@@ -55,7 +62,7 @@ def rows(ledger: dict) -> list:
             for n, r in enumerate(ledger["parts"], start=1)]
 
 
-def totals(ledger: dict) -> dict:
+def totals(ledger: LedgerEntry) -> dict[str, dict[str, float]]:
     """The parts' sums and the model's scores, for the target, the versus token and their difference."""
     parts = rows(ledger)
     score = ledger["score"]
@@ -64,17 +71,17 @@ def totals(ledger: dict) -> dict:
                       "difference": score["target"] - score["versus"]}}
 
 
-def layer_parts(ledger: dict) -> list:
+def layer_parts(ledger: LedgerEntry) -> list[LedgerRow]:
     """The parts a reader can look inside: each layer's attention and feed-forward part, in order."""
     return [r for r in rows(ledger) if r["key"]]
 
 
-def largest(ledger: dict, key: str, by_size: bool = False) -> dict:
+def largest(ledger: LedgerEntry, key: Score, by_size: bool = False) -> LedgerRow:
     """The layer part that adds most to the score `key` ("target" or "difference"), or moves it most either way."""
     return max(layer_parts(ledger), key=lambda r: abs(r[key]) if by_size else r[key])
 
 
-def stage_name(stage: dict) -> str:
+def stage_name(stage: LedgerStage) -> str:
     """'before any layer' (STAGE_0), "after layer 2's attention", "after layer 2's feed-forward"."""
     if stage["layer"] is None:
         return STAGE_0
@@ -94,19 +101,19 @@ def signed(value: float) -> str:
 # ---------------------------------------------------------------------------------------------- inside a part
 
 
-def inside(ledger: dict, key: str, score: str, others: int) -> list:
+def inside(ledger: LedgerEntry, key: str, score: Score, others: int) -> list[tuple[str, float]]:
     """One layer part split as the drill-down shows it: (label, value) per head and the bias (FIXED) for attention,
     or the 10 neurons that move the score `score` most, the others together and the bias for feed-forward."""
-    part, layer = key.rsplit("-", 1)
-    layer = int(layer) - 1
+    part, number = key.rsplit("-", 1)
+    layer = int(number) - 1
 
-    def value(pair) -> float:
+    def value(pair: Sequence[float]) -> float:
         return pair[0] if score == "target" else pair[0] - pair[1]
 
     if part == "attention":
-        split = ledger["heads"][layer]
-        return ([(f"head {h}", value(pair)) for h, pair in enumerate(split["heads"], start=1)]
-                + [(FIXED, value(split["bias"]))] * has_bias(split))
+        heads = ledger["heads"][layer]
+        return ([(f"head {h}", value(pair)) for h, pair in enumerate(heads["heads"], start=1)]
+                + [(FIXED, value(heads["bias"]))] * has_bias(heads))
     split = ledger["neurons"][layer]
     picked = split[score]
     return ([(f"neuron {n['neuron'] + 1}", value((n["target"], n["versus"]))) for n in picked["top"]]
@@ -114,13 +121,13 @@ def inside(ledger: dict, key: str, score: str, others: int) -> list:
             + [(FIXED, value(split["bias"]))] * has_bias(split))
 
 
-def has_bias(split: dict) -> bool:
+def has_bias(split: LedgerHeads | LedgerNeurons) -> bool:
     """Whether a layer part adds a fixed part: its bias (a family whose parts have none, such as Llama's, reads a bias
     of exactly zero from the model's interface: no fixed part to show)."""
     return any(value != 0 for value in split["bias"])
 
 
-def inside_title(ledger: dict, key: str, score: str) -> str:
+def inside_title(ledger: LedgerEntry, key: str, score: Score) -> str:
     """The drill-down's heading: what the chosen part is split into, and what it adds to the score."""
     row = next(r for r in rows(ledger) if r["key"] == key)
     split = ledger["heads" if row["kind"] == "attention" else "neurons"][int(key.rsplit("-", 1)[1]) - 1]
@@ -128,7 +135,7 @@ def inside_title(ledger: dict, key: str, score: str) -> str:
     return f"Inside {row['part']} ({signed(row[score])}): {into}" + (" and its fixed part" if has_bias(split) else "")
 
 
-def describe(run, ledger: dict, score: str, key: str) -> str:
+def describe(run: Run, ledger: LedgerEntry, score: Score, key: str) -> str:
     """One state of the chart in words, for screen readers."""
     names = score_names(ledger)
     sums = totals(ledger)["sum"]
@@ -142,7 +149,7 @@ def describe(run, ledger: dict, score: str, key: str) -> str:
             f"it most ({signed(value)}).")
 
 
-def score_names(ledger: dict) -> dict:
+def score_names(ledger: LedgerEntry) -> dict[Score, str]:
     target, versus = said(ledger["target"]["text"]), said(ledger["versus"]["text"])
     return {"target": f"The score of {target}", "difference": f"The score of {target} minus that of {versus}"}
 
@@ -166,7 +173,7 @@ class Ledger(PartKind):
              "menu does the same from the keyboard.")
     KEY = f"Each bar starts where the one above ended: {HELPS_NAME} raises the score, {HURTS_NAME} lowers it."
 
-    def caption(self, model: dict) -> str:
+    def caption(self, model: ModelRecord) -> str:
         """CAPTION, or for a model that adds no position numbers (its positions turned into the question and the
         description) and whose layer normalisation adds no fixed part, the parts it has."""
         if model.get("positions") != "rotary" and model.get("norm") != "rmsnorm":
@@ -190,14 +197,17 @@ class Ledger(PartKind):
     EXPLORE = True
     PART = "ledgers"
 
-    def named(self, fig) -> tuple:
+    def named(self, fig: Figure) -> tuple[str, ...]:
         return (fig["target"], *([fig["versus"]] if "versus" in fig.values else []))
 
-    def ask(self, fig) -> list:
+    def ask(self, fig: Figure) -> Ask:
         """The read position (0-based), the target, and the versus token or None (the model's top other guess)."""
         return [fig["text"], fig.opening, fig["target"], fig.values.get("versus")]
 
-    def check(self, fig, tokens, model: dict) -> dict:
+    def entry(self, fig: Figure, run: Run) -> LedgerEntry:
+        return run.part("ledgers", self.ask(fig))
+
+    def check(self, fig: Figure, tokens: Tokens, model: ModelRecord) -> Resolved:
         """The read token ("opening", 0-based); the target and versus must be one token each, and differ."""
         _, target, read = fields.check_read_target(fig, tokens, model)
         if "versus" in fig.values:
@@ -208,7 +218,7 @@ class Ledger(PartKind):
                                 "one token other than the target, e.g. ' Germany'")
         return {"opening": read}
 
-    def text_figure(self, fig, run) -> str:
+    def text_figure(self, fig: Figure, run: Run) -> str:
         """One line per part, numbered from 1: its share of the target's score, the versus token's and their
         difference; the last line the sums beside the model's own scores."""
         ledger = self.entry(fig, run)
@@ -227,7 +237,7 @@ class Ledger(PartKind):
             for key in ("target", "versus", "difference")))
         return "\n".join(lines) + "\n"
 
-    def context(self, fig, run) -> dict:
+    def context(self, fig: Figure, run: Run) -> Context:
         """The opening state, the check that the parts add up, what the split holds fixed, and a guess first."""
         ledger = self.entry(fig, run)
         tokens = run.token_texts(fig["text"])
@@ -245,7 +255,7 @@ class Ledger(PartKind):
         details = [_scale_fact(ledger, run.model)]  # technical: folded away under "More detail" on the page
         return {"summary": summary, "reveals": _reveals(ledger, target, versus), "facts": facts, "details": details}
 
-    def tables(self, fig, run, spec: dict) -> dict:
+    def tables(self, fig: Figure, run: Run, spec: charts.Spec) -> dict[str, Table]:
         """The downloads, as readers count (layers, heads, neurons from 1), unrounded: the parts, the heads, the
         neurons and the target's chance after each half-layer ("layers": after_layer 1.5 is after layer 2's
         attention)."""
@@ -257,7 +267,7 @@ class Ledger(PartKind):
                             "correction": st["correction"], "residual": st["residual"]}
                            for s, st in enumerate(ledger["stages"])]}
 
-    def chart(self, fig, run) -> alt.TopLevelMixin:
+    def chart(self, fig: Figure, run: Run) -> alt.VConcatChart:
         """The waterfall of the parts beside the two curves, and the chosen part's inside below the waterfall."""
         ledger = self.entry(fig, run)
         # One above the other, each as wide as the column: the waterfall, the chosen part's inside, the curves.
@@ -265,24 +275,24 @@ class Ledger(PartKind):
         # The sizes' legend right above their chart, not above both curves: each curve's colours its own.
         curves = alt.vconcat(*curve_charts(shown(ledger["target"]["text"]), run.n_layer), spacing=30).resolve_scale(
             color="independent")
+        # The curves' colours say which size; the bars', whether a part raises or lowers the score.
+        stack = cast("alt.VConcatChart", alt.vconcat(bars, curves, spacing=36).resolve_scale(color="independent"))
         return charts.with_clicks(charts.with_data(
-            # The curves' colours say which size; the bars', whether a part raises or lowers the score.
-            charts.with_params(charts.fits_column(alt.vconcat(bars, curves, spacing=36).resolve_scale(
-                color="independent")), *_params(run, ledger)),
+            charts.with_params(charts.fits_column(stack), *_params(run, ledger)),
             parts=_split_rows(ledger), inside=_inside_rows(ledger, run.n_neurons),
             layers=[{"x": stage_x(s), "after": stage_name(st), "p": round(st["p"], KEPT + 2)}
                     for s, st in enumerate(ledger["stages"])],
-            sizes=[{"x": stage_x(s), "after": stage_name(st), "what": what, "size": round(st[key], 4)}
+            sizes=[{"x": stage_x(s), "after": stage_name(st), "what": what, "size": round(size, 4)}
                    for s, st in enumerate(ledger["stages"]) if st["correction"] is not None
-                   for key, what in (("correction", SIZES[0]), ("residual", SIZES[1]))]), "part")
+                   for size, what in ((st["correction"], SIZES[0]), (st["residual"], SIZES[1]))]), "part")
 
 
-def opening_part(ledger: dict) -> str:
+def opening_part(ledger: LedgerEntry) -> str:
     """The part the drill-down opens on: the layer part that moves the target's score most, either way."""
     return largest(ledger, "target", by_size=True)["key"]
 
 
-def _scale_fact(ledger: dict, model: dict) -> str:
+def _scale_fact(ledger: LedgerEntry, model: ModelRecord) -> str:
     """What the split holds fixed, and why the curve can tell another story, in words for any reader: the divisor is
     the numbers' σ where the last normalisation centres them (LayerNorm), their root mean square where it does not
     (RMSNorm)."""
@@ -296,9 +306,10 @@ def _scale_fact(ledger: dict, model: dict) -> str:
             "wrote the final answer; the curve says what the model would have guessed along the way.")
 
 
-def _reveals(ledger: dict, target: str, versus: str) -> list:
+def _reveals(ledger: LedgerEntry, target: str, versus: str) -> list[Reveal]:
     """Guess first: which layer part adds most to the target's score, and to its lead over the versus token."""
-    out = []
+    out: list[Reveal] = []
+    score: Score
     for score, question in (("target", f"which layer's part adds most to {target}'s score?"),
                             ("difference", f"which layer's part does most to put {target} ahead of {versus}?")):
         top = largest(ledger, score)
@@ -312,8 +323,8 @@ def _reveals(ledger: dict, target: str, versus: str) -> list:
     return out
 
 
-def _head_table(ledger: dict) -> list:
-    out = []
+def _head_table(ledger: LedgerEntry) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
     for layer, split in enumerate(ledger["heads"], start=1):
         for head, (t, v) in [*enumerate(split["heads"], start=1), *[(None, split["bias"])] * has_bias(split)]:
             out.append({"layer": layer, "head": head, "item": FIXED if head is None else f"head {head}",
@@ -321,15 +332,17 @@ def _head_table(ledger: dict) -> list:
     return out
 
 
-def _neuron_table(ledger: dict) -> list:
+def _neuron_table(ledger: LedgerEntry) -> list[dict[str, object]]:
     """Each feed-forward part's largest neurons by the target's score ("by": target) and by the difference
     ("by": difference), the others together, and the bias."""
-    out = []
+    out: list[dict[str, object]] = []
     for layer, split in enumerate(ledger["neurons"], start=1):
         for by in ("target", "difference"):
             picked = split[by]
-            items = [(n["neuron"] + 1, f"neuron {n['neuron'] + 1}", n["target"], n["versus"]) for n in picked["top"]]
-            items += [(None, "the others", *picked["others"])] + [(None, FIXED, *split["bias"])] * has_bias(split)
+            items: list[tuple[int | None, str, float, float]] = [
+                (n["neuron"] + 1, f"neuron {n['neuron'] + 1}", n["target"], n["versus"]) for n in picked["top"]]
+            (others_t, others_v), (bias_t, bias_v) = picked["others"], split["bias"]  # [target, versus] each
+            items += [(None, "the others", others_t, others_v)] + [(None, FIXED, bias_t, bias_v)] * has_bias(split)
             out += [{"layer": layer, "by": by, "neuron": neuron, "item": item, "target": t, "versus": v,
                      "difference": t - v} for neuron, item, t, v in items]
     return out
@@ -338,7 +351,7 @@ def _neuron_table(ledger: dict) -> list:
 # ---------------------------------------------------------------------------------------------- the page's data
 
 
-def _params(run, ledger: dict) -> list:
+def _params(run: Run, ledger: LedgerEntry) -> list[alt.Parameter]:
     """The score radio, the part select, and the maps the chart's words read."""
     names = score_names(ledger)
     target, versus = shown(ledger["target"]["text"]), shown(ledger["versus"]["text"])
@@ -358,10 +371,11 @@ def _params(run, ledger: dict) -> list:
             alt.param(name=DESCRIPTION, expr="descriptions[score + '|' + part]")]
 
 
-def _split_rows(ledger: dict) -> list:
+def _split_rows(ledger: LedgerEntry) -> list[dict[str, object]]:
     """The waterfall: each part from where the running sum stood before it, for both scores; the model's score
     last, from 0."""
-    out, before = [], {"target": 0.0, "difference": 0.0}
+    out: list[dict[str, object]] = []
+    before: dict[Score, float] = {"target": 0.0, "difference": 0.0}
     for r in rows(ledger):
         out.append({"n": r["n"], "name": r["part"], "key": r["key"], "t": round(r["target"], KEPT),
                     "d": round(r["difference"], KEPT), "t0": round(before["target"], KEPT),
@@ -373,7 +387,7 @@ def _split_rows(ledger: dict) -> list:
     return out
 
 
-def _inside_rows(ledger: dict, others: int) -> list:
+def _inside_rows(ledger: LedgerEntry, others: int) -> list[dict[str, object]]:
     return [{"key": r["key"], "score": score, "order": i, "item": label, "v": round(value, KEPT)}
             for r in layer_parts(ledger) for score in ("target", "difference")
             for i, (label, value) in enumerate(inside(ledger, r["key"], score, others))]

@@ -5,6 +5,8 @@ makes them) and its params (score, part and the words' maps), so they take no ru
 
 from __future__ import annotations
 
+from typing import cast
+
 from figures.toolkit import charts
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import CHOSEN, DATA, FOLLOWED, HELPS_WORDS, HURTS_WORDS, REFERENCE
@@ -16,7 +18,7 @@ RAISES = HELPS_WORDS + ": raises its score"
 LOWERS = HURTS_WORDS + ": lowers its score"
 
 
-def sign_colour():
+def sign_colour() -> alt.Color:
     """What a part does for the answer: the colour of what helps it where the part raises the score, of what works
     against it where it lowers the score, the data's blue for the total (the target's score, or its lead), which is
     on neither side: a number, as the corrections' sizes below are (the followed token's purple is its chance's, on
@@ -50,10 +52,11 @@ def split_chart() -> alt.LayerChart:
     )
     # A part that adds little is drawn a pixel wide or less: the layers' whole rows catch the pointer.
     hits = charts.hit_band(clicked.transform_filter("datum.key"), "y")
-    zero = alt.Chart(alt.Data(values=[{"x": 0}])).mark_rule(color=REFERENCE).encode(x="x:Q")
-    return alt.layer(hits, bars, zero).properties(
+    zero = alt.Chart(alt.Data(values=[{"x": 0}])).mark_rule(  # type: ignore[no-untyped-call]  # Data: **kwds
+        color=REFERENCE).encode(x="x:Q")
+    return cast("alt.LayerChart", alt.layer(hits, bars, zero).properties(
         width="container", height=alt.Step(charts.TAP),  # a row a finger can tap
-        title=alt.Title(charts.wrapped("score_names[score]"), anchor="start"))
+        title=alt.Title(charts.wrapped("score_names[score]"), anchor="start")))
 
 
 def inside_chart() -> alt.LayerChart:
@@ -65,18 +68,20 @@ def inside_chart() -> alt.LayerChart:
         x=alt.X("v:Q", title="adds to the score"), color=sign_colour(),
         tooltip=[alt.Tooltip("item:N", title="inside"), alt.Tooltip("v:Q", title="adds", format="+.4f")],
     )
-    zero = alt.Chart(alt.Data(values=[{"x": 0}])).mark_rule(color=REFERENCE).encode(x="x:Q")
-    return alt.layer(bars, zero).properties(
-        width="container", title=alt.Title(charts.wrapped("inside_titles[score + '|' + part]"), anchor="start"))
+    zero = alt.Chart(alt.Data(values=[{"x": 0}])).mark_rule(  # type: ignore[no-untyped-call]  # Data: **kwds
+        color=REFERENCE).encode(x="x:Q")
+    return cast("alt.LayerChart", alt.layer(bars, zero).properties(
+        width="container", title=alt.Title(charts.wrapped("inside_titles[score + '|' + part]"), anchor="start")))
 
 
-def curve_charts(target: str, n_layer: int) -> list:
+def curve_charts(target: str, n_layer: int) -> list[alt.LayerChart]:
     """The target's probability after each half-layer, and each correction's size against the stream's; `target`
     as shown ('_France')."""
     x = alt.X("x:Q", title=["after layer N (0: before any layer)", "(2.5: after layer 3's attention,", "before its feed-forward step)"],
               scale=alt.Scale(domain=[0, n_layer], nice=False),
               axis=alt.Axis(values=list(range(n_layer + 1)), format="d"))
-    chosen = alt.Chart(alt.Data(values=[{}])).transform_calculate(x="part_x[part]").mark_rule(
+    chosen = alt.Chart(alt.Data(values=[{}])).transform_calculate(  # type: ignore[no-untyped-call]  # Data: **kwds
+        x="part_x[part]").mark_rule(
         color=REFERENCE, strokeDash=[4, 3]).encode(x=alt.X("x:Q"))
     p = charts.said_chance(alt.Chart(alt.NamedData("layers"))).encode(
         x=x, y=alt.Y("p:Q", title=f"chance of {target}", scale=alt.Scale(domain=[0, 1]),

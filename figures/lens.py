@@ -9,12 +9,16 @@ of the model's vocabulary, where the rank axis ends (run.shape).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Sequence
+from typing import cast
 
-from figsite.config import Field
+from figsite.config import Field, Figure
 from figsite.data.asks import Asks
+from figsite.data.records import ModelRecord
+from figsite.data.run import Run
 from figsite.data.shared_names import DESCRIPTION, NAMES, POSITION
-from figures.kind import Kind
+from figures.kind import Context, Kind, LiveOpening, LiveShape, Resolved, Tokens
+from figures.records import CellRow, FollowRow, Reads, TopGuess, TopWord
 from figures.toolkit import charts, fields, textless
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import ACCENT, FOLLOWED, MAIN, ON_DARK, ON_LIGHT
@@ -38,7 +42,7 @@ GPT2_VOCABULARY = 50_257
 LIVE_CAPTION = "The same read-out as the chart above, at every token of the text at once, after each layer."
 
 
-def opening_track(fig, run) -> int:
+def opening_track(fig: Figure, run: Run) -> int:
     """The token id the figure follows first: the configured one if followed, else the opening cell's top."""
     if "track" in fig.values:
         wanted = [i for i in run.followed(fig["text"]) if run.token_text(i) == fig["track"]]
@@ -47,7 +51,7 @@ def opening_track(fig, run) -> int:
     return run.top_guess(fig["text"], run.n_layer, fig.opening)[0]
 
 
-class Lens(Kind):
+class Lens(Kind[Run]):
     READS = ("read-out",)
     KIND = "lens"
     TITLE = "The guess at every position, layer by layer"
@@ -67,13 +71,13 @@ class Lens(Kind):
     }
     EXPLORE = True
 
-    def asks(self, fig) -> Asks:
+    def asks(self, fig: Figure) -> Asks:
         """The lens follows the tokens the table shows most often, and the one the config names first."""
         track = [fig["track"]] if "track" in fig.values else []
         return Asks(texts={fig["text"]: None}, named=tuple(track), parts={"lens": {fig["text"]: track}},
                     config=self.config_of(fig, "track"))
 
-    def check(self, fig, tokens, model: dict) -> dict:
+    def check(self, fig: Figure, tokens: Tokens, model: ModelRecord) -> Resolved:
         """The opening cell's position, 0-based; a followed token must be one token."""
         text_tokens = tokens(fig["text"])
         fields.check_text(fig, "text", text_tokens, model["n_ctx"])
@@ -83,11 +87,11 @@ class Lens(Kind):
             fields.check_one_token(fig, "track", tokens(fig["track"]))
         return {"opening": fields.opening(fig, "position", text_tokens)}
 
-    def live_target(self, fig, run) -> str:
+    def live_target(self, fig: Figure, run: Run) -> str:
         """The token it follows first: the configured `track`, else the opening cell's top guess."""
         return run.token_text(opening_track(fig, run))
 
-    def text_figure(self, fig, run) -> str:
+    def text_figure(self, fig: Figure, run: Run) -> str:
         """The table: for each stage a line with each position's top token and its probability in whole percent."""
         text = fig["text"]
         tokens = [shown(t) for t in run.token_texts(text)]
@@ -101,7 +105,7 @@ class Lens(Kind):
             lines.append(f"  {after_layer(s):<20}{cells}")
         return "\n".join(lines) + "\n"
 
-    def context(self, fig, run) -> dict:
+    def context(self, fig: Figure, run: Run) -> Context:
         text = fig["text"]
         tokens, q = run.token_texts(text), fig.opening
         top = run.top_guess(text, run.n_layer, q)
@@ -109,30 +113,30 @@ class Lens(Kind):
                            f"{said(run.token_text(top[0]))} with {percent(top[1])}. {first_top_words(fig, run)}".strip(),
                 "reveals": [], "facts": []}
 
-    def chart(self, fig, run) -> alt.TopLevelMixin:
+    def chart(self, fig: Figure, run: Run) -> alt.VConcatChart:
         """The stage x position table, the chosen cell's top 10, and the followed token's chance and rank."""
         return lens_chart(fig, run)
 
-    def narrow_chart(self, fig, run) -> alt.TopLevelMixin | None:
+    def narrow_chart(self, fig: Figure, run: Run) -> alt.VConcatChart | None:
         """For a column narrower than 480 px, where the table fitted to it would cut guesses short: the same with
         each cell as wide as the longest guess, which it shows whole, the table wider than a phone's column (it
         scrolls in its own box) and the charts below it as wide as a 320 px column. None where every guess fits the
         fitted table's cells on a phone."""
         text, n = fig["text"], run.n_tokens(fig["text"])
-        cells = [{"top": shown(run.token_text(run.top_guess(text, s, q)[0]))}
+        cells: list[TopWord] = [{"top": shown(run.token_text(run.top_guess(text, s, q)[0]))}
                  for s in range(run.n_stages) for q in range(n)]
         return None if cell_width(cells) * n <= PHONE_TABLE else lens_chart(fig, run, narrow=True)
 
     LIVE_CAPTION = LIVE_CAPTION
     LIVE = 4
 
-    def textless_chart(self, model: dict, opening: dict, narrow: bool = False) -> alt.TopLevelMixin:
+    def textless_chart(self, model: LiveShape, opening: LiveOpening, narrow: bool = False) -> alt.VConcatChart:
         """The chart with no text in it (textless_chart); narrow, its table's cells NARROW_CELL px wide."""
         return textless_chart(model["n_layer"], model.get("vocab_size", GPT2_VOCABULARY), opening.get("stage"),
                               opening.get("position"), narrow=narrow)
 
 
-def first_top_words(fig, run) -> str:
+def first_top_words(fig: Figure, run: Run) -> str:
     """When the followed token first becomes the most likely guess at the opening position, or that it never does;
     nothing where the opening token is not followed."""
     text, q, track = fig["text"], fig.opening, opening_track(fig, run)
@@ -146,7 +150,7 @@ def first_top_words(fig, run) -> str:
     return f"{name} after {after} is first the most likely guess {after_layer(first_top)}."
 
 
-def lens_chart(fig, run, narrow: bool = False) -> alt.TopLevelMixin:
+def lens_chart(fig: Figure, run: Run, narrow: bool = False) -> alt.VConcatChart:
     """The figure's chart, fitted to its column or (narrow) with cells that keep their words whole. Reads the text's
     tokens, its read-out and its followed tokens (lens_rows), and the vocabulary's size (vocabulary_size)."""
     n_layer = run.n_layer
@@ -159,47 +163,48 @@ def lens_chart(fig, run, narrow: bool = False) -> alt.TopLevelMixin:
     return charts.with_clicks(charts.with_data(stack, cells=cells, tops=tops, follow=follow), "stage", POSITION)
 
 
-def _stack(names: list | None, n_layer: int, vocabulary: int, cell: int | None, reads: "Reads | None" = None,
-           room: int = 0):
+def _stack(names: list[str] | None, n_layer: int, vocabulary: int, cell: int | None, reads: Reads | None = None,
+           room: int = 0) -> alt.VConcatChart:
     """The figure's parts, one above the other: the table, the chosen cell's top 10 (`room` px for the words past
     its bars), the followed token's chance and rank; fitted to the column, or (`cell`, px: narrow) the table's cells
     that wide and the charts below it NARROW_WIDTH px. `reads`: the build's datasets and params (None: BUILT), or
     TEXTLESS."""
     reads, width = reads or BUILT, NARROW_WIDTH if cell else "container"
     # Each view's colours its own: the table's legend of chances sits just under the table, not under the stack.
-    stack = alt.vconcat(_table(names, n_layer, cell, reads), _top_chart(width, reads, room),
-                        *_follow_charts(n_layer, vocabulary, width, reads),
-                        spacing=24).resolve_scale(color="independent")
+    stack = cast("alt.VConcatChart", alt.vconcat(_table(names, n_layer, cell, reads), _top_chart(width, reads, room),
+                                                 *_follow_charts(n_layer, vocabulary, width, reads),
+                                                 spacing=24).resolve_scale(color="independent"))
     if cell:  # the backdrop behind the table's layer numbers reaches the drawing's left edge (charts.backdrop)
         stack.padding = {"left": 0, "top": 5, "right": 5, "bottom": 5}
     return stack if cell else charts.fits_column(stack)
 
 
-def vocabulary_size(fig, run) -> int:
+def vocabulary_size(fig: Figure, run: Run) -> int:
     """How many tokens the model knows: the number of scores it gives each token (the shape measured at 'scores')."""
     return run.shape(fig["text"], "scores")[-1]
 
 
-def cell_width(cells: list) -> int:
+def cell_width(cells: Sequence[TopWord]) -> int:
     """px: a narrow table's cell, wide enough for the longest top guess of any cell, whole."""
     return max(MIN_CELL, math.ceil(max(len(row["top"]) for row in cells) * charts.TEXT_EM) + CELL_ROOM)
 
 
-def lens_rows(fig, run, names: list) -> tuple[list, list, list]:
+def lens_rows(fig: Figure, run: Run, names: list[str]) -> tuple[list[CellRow], list[TopGuess], list[FollowRow]]:
     """The page's data: each cell's top guess, each cell's top 10, and each followed token at every cell."""
     text, n = fig["text"], len(names)
     cells_at = [(s, q) for s in range(run.n_stages) for q in range(n)]
-    cells = [{"stage": s, "q": q, "pos": names[q], "top": shown(run.token_text(i)), "p": charts.kept_chance(p)}
-             for s, q in cells_at for i, p in [run.top_guess(text, s, q)]]
-    tops = [{"stage": s, "q": q, "rank": r + 1, "token": shown(run.token_text(i)), "p": charts.kept_chance(p)}
-            for s, q in cells_at for r, (i, p) in enumerate(run.readout(text, s, q)[:TOP_SHOWN])]
-    follow = [{"stage": s, "q": q, "pos": names[q], "t": token_id, "p": charts.kept_chance(p), "rank": rank}
-              for token_id in run.followed(text) for s in range(run.n_stages) for q in range(n)
-              for p, rank in [run.lens_cell(text, s, q, token_id)]]
+    cells: list[CellRow] = [{"stage": s, "q": q, "pos": names[q], "top": shown(run.token_text(i)),
+                             "p": charts.kept_chance(p)} for s, q in cells_at for i, p in [run.top_guess(text, s, q)]]
+    tops: list[TopGuess] = [{"stage": s, "q": q, "rank": r + 1, "token": shown(run.token_text(i)),
+                             "p": charts.kept_chance(p)}
+                            for s, q in cells_at for r, (i, p) in enumerate(run.readout(text, s, q)[:TOP_SHOWN])]
+    follow: list[FollowRow] = [{"stage": s, "q": q, "pos": names[q], "t": token_id, "p": charts.kept_chance(p),
+                                "rank": rank} for token_id in run.followed(text) for s in range(run.n_stages)
+                               for q in range(n) for p, rank in [run.lens_cell(text, s, q, token_id)]]
     return cells, tops, follow
 
 
-def _params(fig, run, names: list, cells: list) -> list:
+def _params(fig: Figure, run: Run, names: list[str], cells: list[CellRow]) -> list[alt.Parameter]:
     """The stage slider, the position and followed-token selects, 'where', and the live description."""
     n, n_layer, followed = len(names), run.n_layer, run.followed(fig["text"])
     stage = charts.stage_slider(n_layer, n_layer)
@@ -226,32 +231,17 @@ def _params(fig, run, names: list, cells: list) -> list:
             description]
 
 
-@dataclass(frozen=True)
-class Reads:
-    """What the lens's parts read the chosen cell and the followed token by: the build's datasets and params, or
-    (TEXTLESS) those of the chart with no text, which the live page fills (figsite.data.live_data)."""
-
-    tops: str = "tops"  # the dataset of each cell's top 10
-    q: str = "position - 1"  # the chosen position, from 0
-    position: str = "names[position - 1]"  # the chosen position in words: "9: _it"
-    followed: str = "vocab[track + '']"  # the followed token's name
-    follows: str = "datum.t == track && "  # the followed token's rows of `follow`, and...
-
-    @property
-    def textless(self) -> bool:
-        return self.tops != "tops"
-
-
+# What the lens's parts read (figures.records.Reads): the build's, or with no text the live page's.
 BUILT = Reads()
 TEXTLESS = Reads("top", "at", "(at + 1) + ': ' + names[at]", textless.FOLLOW_NAME, "")
 POSITION_NAME = "(datum.q + 1) + ': ' + names[datum.q]"  # a position in words, with no text
 
 
-def _cells(reads: Reads, names: list | None, cell: int | None):
+def _cells(reads: Reads, names: list[str] | None, cell: int | None) -> tuple[alt.Chart, alt.X, int | str]:
     """The table's cells (each cell's top guess) and its x: the build's `cells` by their position's name, or with
     no text the top guesses of `top` by their position, labelled every `every`th (narrow: every one)."""
     if not reads.textless:
-        n = len(names)
+        n = len(cast("list[str]", names))  # the build's reads come with the text's names
         axis = alt.Axis(labelAngle=-40, orient="top", labelOverlap=False if cell or n <= LABELLED else "greedy",
                         zindex=0 if cell else alt.Undefined)
         return alt.Chart(alt.NamedData("cells")), alt.X("pos:N", sort=names, title=None, axis=axis), n
@@ -263,7 +253,7 @@ def _cells(reads: Reads, names: list | None, cell: int | None):
     return top, alt.X("q:O", title=None, axis=axis), textless.N
 
 
-def _table(names: list | None, n_layer: int, cell: int | None = None, reads: Reads = BUILT) -> alt.TopLevelMixin:
+def _table(names: list[str] | None, n_layer: int, cell: int | None = None, reads: Reads = BUILT) -> alt.LayerChart:
     """The top guess of every cell, coloured by its chance; the chosen cell outlined. A click on a cell chooses its
     stage and position (the slider and the select: by keyboard).
 
@@ -295,20 +285,22 @@ def _table(names: list | None, n_layer: int, cell: int | None = None, reads: Rea
     table_text = table_base.mark_text(fontSize=10, cursor="pointer", **fitted).encode(
         text="top:N", color=alt.condition("datum.p < 0.45", alt.value(ON_DARK), alt.value(ON_LIGHT)))
     if cell:  # a phone's: see _phone_table
-        return _phone_table(alt.layer(table, table_text, charts.backdrop(AXIS_ROOM, TOP_LABELS)), cell, n_layer)
-    return alt.layer(table, table_text).properties(width="container", height=charts.TAP * (n_layer + 1), title=alt.Title(
-        charts.wrapped(charts.literal("The top guess at every position, after every layer")), anchor="start"))
+        layered = alt.layer(table, table_text, charts.backdrop(AXIS_ROOM, TOP_LABELS))
+        return _phone_table(cast("alt.LayerChart", layered), cell, n_layer)  # no facets in its layers: no FacetChart
+    return cast("alt.LayerChart", alt.layer(table, table_text).properties(
+        width="container", height=charts.TAP * (n_layer + 1), title=alt.Title(
+            charts.wrapped(charts.literal("The top guess at every position, after every layer")), anchor="start")))
 
 
-def _phone_table(table, cell: int, n_layer: int):
+def _phone_table(table: alt.LayerChart, cell: int, n_layer: int) -> alt.LayerChart:
     """A phone's table, its cells `cell` px wide: wider than the column, it scrolls in its box under its layer numbers,
     which stay in view over a backdrop (charts.backdrop), as do its legend above it and the charts below. It has no
     title: the figure's heading and key just above say what it is, and the chart's first screen, from the key, holds
     the legend, every layer and the chosen cell."""
-    return table.properties(width=alt.Step(cell), height=charts.TAP * (n_layer + 1))
+    return cast("alt.LayerChart", table.properties(width=alt.Step(cell), height=charts.TAP * (n_layer + 1)))
 
 
-def _top_chart(width, reads: Reads = BUILT, room: int = 0) -> alt.TopLevelMixin:
+def _top_chart(width: int | str, reads: Reads = BUILT, room: int = 0) -> alt.LayerChart:
     """The chosen cell's top 10, as bars, on a chance axis that follows the switch (zoomed in, the cell's largest
     bar, its TOP_ENDS, leaves `room` px for its token's name); with no text (no switch), from 0 to 100%."""
     scale, axis = alt.Scale(domain=[0, 1]), alt.Axis(format="%")
@@ -325,11 +317,11 @@ def _top_chart(width, reads: Reads = BUILT, room: int = 0) -> alt.TopLevelMixin:
     # Each token after its bar, or inside a bar too long to leave it room (about TEXT_EM px a character).
     words = charts.at_bar_ends(top10.encode(text="token:N"), "p", NARROW_WIDTH if width == NARROW_WIDTH else "width",
                                room=f"length(datum.token) * {charts.TEXT_EM} + 8")
-    return alt.layer(top10.mark_bar(color=MAIN), *words).properties(width=width, height=180,
-                                                                    title=alt.Title(charts.wrapped(title)))
+    return cast("alt.LayerChart", alt.layer(top10.mark_bar(color=MAIN), *words).properties(
+        width=width, height=180, title=alt.Title(charts.wrapped(title))))
 
 
-def rank_ticks(vocabulary: int) -> list:
+def rank_ticks(vocabulary: int) -> list[int]:
     """The rank axis's ticks: 1, 10, 100, ... and the vocabulary's size, where the axis ends; a power of ten too near
     the end (within a factor of 3) is left out, so that no two labels run together."""
     ticks, power = [], 1
@@ -346,7 +338,7 @@ def follow_title(what: str, reads: Reads = BUILT) -> alt.Title:
     return alt.Title(charts.wrapped(f"{reads.followed} + {charts.literal(chr(39) + 's ' + what)} + {where}"))
 
 
-def _follow_charts(n_layer: int, vocabulary: int, width, reads: Reads = BUILT) -> list:
+def _follow_charts(n_layer: int, vocabulary: int, width: int | str, reads: Reads = BUILT) -> list[alt.LayerChart]:
     """The followed token's chance and rank across the stages, at the chosen position or at all, each titled with
     the token's name. The rank axis runs from 1 (the most likely) to the vocabulary's size (the least likely).
     With no text, the chance's axis ends at the largest chance drawn (no switch)."""
@@ -380,7 +372,7 @@ def _follow_charts(n_layer: int, vocabulary: int, width, reads: Reads = BUILT) -
 # ---------------------------------------------------------------------------------------------- with no text
 
 def textless_chart(n_layer: int, vocabulary: int = GPT2_VOCABULARY, opening_stage: int | None = None,
-                   opening_position: int | None = None, narrow: bool = False) -> alt.TopLevelMixin:
+                   opening_position: int | None = None, narrow: bool = False) -> alt.VConcatChart:
     """The lens with no text in it (the live page's): the table, the chosen cell's top 10 and the followed token's
     chance and rank (1 to `vocabulary`), the build's parts reading TEXTLESS. Narrow: the table's cells NARROW_CELL px
     wide (it scrolls). Reads `top`, `follow` (figsite.data.live_data), `names`, `follow_name`; "stage",

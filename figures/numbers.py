@@ -6,23 +6,36 @@ Reads the run record: the model's size (run.n_layer, run.n_head, run.d_model) an
 
 from __future__ import annotations
 
+from typing import TypedDict, cast
 
+from figsite.config import Figure
+from figsite.data.records import WeightPart
+from figsite.data.run import Run
 from figsite.data.shared_names import DESCRIPTION
-from figures.kind import Kind
+from figures.kind import Context, Kind
 from figures.toolkit import charts
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import DATA
 from figures.toolkit.words import heading, thousands
 
-PARTS = ["feed-forward", "attention", "embedding", "layer norm"]
+PARTS: list[WeightPart] = ["feed-forward", "attention", "embedding", "layer norm"]
 
 
-def share(run, part: str) -> float:
+class PartRow(TypedDict):
+    """One bar of the chart: a part of the model and its weights."""
+
+    part: WeightPart
+    order: int
+    share: float  # of all the model's weights
+    count: int
+
+
+def share(run: Run, part: WeightPart) -> float:
     """The share of all the model's weights that sit in one part."""
     return run.weights(part) / run.weights()
 
 
-def _gate(run, d_in: int, d_ff: int) -> list:
+def _gate(run: Run, d_in: int, d_ff: int) -> list[str]:
     """A gated feed-forward step's second matrix (a Llama's: the run's model record says "gated"), as the printed
     figure lists it after the bend; none for GPT-2's."""
     if not run.model.get("gated"):
@@ -35,7 +48,7 @@ def _matrix(name: str, rows: int, cols: int) -> str:
     return f"{name:<11}{thousands(rows):>5} x {thousands(cols)}".ljust(35)
 
 
-class Numbers(Kind):
+class Numbers(Kind[Run]):
     READS = ("embedding", "attention", "feed-forward", "read-out")  # where the weights sit
     KIND = "numbers"
     TITLE = "The model in numbers"
@@ -44,7 +57,7 @@ class Numbers(Kind):
     KEY = "Each bar is one part of the model, as long as its share of all the model's weights."
     FIELDS = {}
 
-    def text_figure(self, fig, run) -> str:
+    def text_figure(self, fig: Figure, run: Run) -> str:
         layers, heads, width = run.n_layer, run.n_head, run.d_model
         (d_in, d_ff), (d_ff2, d_out) = run.feed_forward_shapes
         lines = [
@@ -70,16 +83,16 @@ class Numbers(Kind):
         lines.append(f"  {'all weights':<26}{thousands(run.weights()):>13}   100.0%")
         return "\n".join(lines) + "\n"
 
-    def context(self, fig, run) -> dict:
+    def context(self, fig: Figure, run: Run) -> Context:
         ff, attn = share(run, "feed-forward") * 100, share(run, "attention") * 100
         return {"summary": f"Of {thousands(run.weights())} weights, {ff:.1f}% sit in the feed-forward steps "
                            f"and {attn:.1f}% in attention; the layer norms hold "
                            f"{thousands(run.weights('layer norm'))}.",
                 "reveals": [], "facts": []}
 
-    def chart(self, fig, run) -> alt.TopLevelMixin:
+    def chart(self, fig: Figure, run: Run) -> alt.LayerChart:
         """The share of all weights in each part of the model."""
-        rows = [{"part": part, "order": i, "share": round(share(run, part), 5),
+        rows: list[PartRow] = [{"part": part, "order": i, "share": round(share(run, part), 5),
                  "count": run.weights(part)} for i, part in enumerate(PARTS)]
         base = alt.Chart(alt.NamedData("parts")).encode(
             y=alt.Y("part:N", sort=[row["part"] for row in rows], title=None, axis=alt.Axis(labelFontSize=12)),
@@ -91,5 +104,6 @@ class Numbers(Kind):
         labels = base.mark_text(align="left", dx=4, fontSize=12).encode(
             text=alt.Text("share:Q", format=".1%"))
         said = "; ".join(f"{row['part']}: {row['share'] * 100:.1f}% of the weights" for row in rows)
-        return charts.with_data(alt.layer(bars, labels).add_params(alt.param(name=DESCRIPTION, value=said + ".")).properties(
-            width="container", height=150), parts=rows)
+        layered = alt.layer(bars, labels).add_params(alt.param(name=DESCRIPTION, value=said + ".")).properties(
+            width="container", height=150)
+        return charts.with_data(cast("alt.LayerChart", layered), parts=rows)

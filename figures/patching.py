@@ -16,31 +16,48 @@ each {"diff": rows, "p": rows}, layers, positions and heads 0-based; and both te
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypedDict, cast
 
-from figsite.config import Field
+from figsite.config import Field, Figure
+from figsite.data.part_records import Ask, Outcome, PatchGrid, PatchingEntry, PatchPiece
+from figsite.data.records import ModelRecord
+from figsite.data.run import Run
 from figures import patching_chart
-from figures.kind import PartKind
+from figures.kind import Context, PartKind, Resolved, Reveal, Table, Tokens
 from figures.toolkit import charts, fields, terms
+from figures.toolkit.charts import alt
 from figures.toolkit.colours import HELPS_NAME, HURTS_NAME
 from figures.toolkit.words import after_layer, heading, percent, quoted, said as token_said, shown
 
 NEAR = 1e-3  # score differences closer than this: the texts do not differ on the metric
 MAX_TOKENS = 64  # a text's tokens, at most: the runs grow with the square of its length
-PIECES = ("resid_pre", "attn_out", "mlp_out", "z")  # the grids, in the page's order
+PIECES: tuple[PatchPiece, ...] = ("resid_pre", "attn_out", "mlp_out", "z")  # the grids, in the page's order
+
+
+class Cell(TypedDict):
+    """One patched run (Patched.cells): row a layer (for resid_pre: after that many layers), col a position (for z: a
+    head); "back" None where the texts do not differ on the metric."""
+
+    piece: PatchPiece
+    row: int
+    col: int
+    diff: float
+    p: float
+    back: float | None
 
 
 @dataclass(frozen=True)
 class Patched:
     """A figure's patching runs as its words and charts read them."""
 
-    clean: list  # the original text's tokens, as sentences name them ('_Paris', '","')
-    corrupted: list  # the changed text's
+    clean: list[str]  # the original text's tokens, as sentences name them ('_Paris', '","')
+    corrupted: list[str]  # the changed text's
     position: int  # the read token, 0-based
     target: str  # as shown, '_France'
     versus: str
-    original: dict  # {diff, p} of the original (clean) text
-    changed: dict  # {diff, p} of the changed (corrupted) text
-    grids: dict  # piece -> {"diff": rows, "p": rows}
+    original: Outcome  # {diff, p} of the original (clean) text
+    changed: Outcome  # {diff, p} of the changed (corrupted) text
+    grids: dict[str, PatchGrid]  # piece -> {"diff": rows, "p": rows}
     start: int = 0  # 1 where the model's start token leads both texts: readers count their tokens after it
 
     @property
@@ -55,22 +72,24 @@ class Patched:
         return (diff - self.changed["diff"]) / (self.original["diff"] - self.changed["diff"])
 
     @property
-    def different(self) -> list:
+    def different(self) -> list[int]:
         """The positions where the two texts hold different tokens (0-based)."""
         return [q for q, (a, b) in enumerate(zip(self.clean, self.corrupted)) if a != b]
 
-    def cells(self) -> list:
+    def cells(self) -> list[Cell]:
         """Every patched run: {piece, row, col, diff, p, back}; row a layer (for resid_pre: after that many layers),
         col a position (for z: a head)."""
         return [{"piece": piece, "row": r, "col": c, "diff": diff, "p": self.grids[piece]["p"][r][c],
                  "back": self.back(diff)}
                 for piece in PIECES for r, row in enumerate(self.grids[piece]["diff"]) for c, diff in enumerate(row)]
 
-    def strongest(self, piece: str) -> dict:
+    def strongest(self, piece: str) -> Cell:
         """The run of one grid that brings back the most (the first of equals); where the texts do not differ
         on the metric, the one whose difference is farthest from the changed text's."""
         runs = [cell for cell in self.cells() if cell["piece"] == piece]
-        return max(runs, key=lambda cell: cell["back"] if self.differs else abs(cell["diff"] - self.changed["diff"]))
+        # Where the texts differ, every run's "back" is a number (Patched.back).
+        return max(runs, key=lambda cell: cast(float, cell["back"]) if self.differs
+                   else abs(cell["diff"] - self.changed["diff"]))
 
 
 # ---------------------------------------------------------------------------------------------- words
@@ -98,7 +117,7 @@ def token_at(o: Patched, q: int) -> str:
     return f"{both} (token {q + 1 - o.start})"
 
 
-def piece_name(o: Patched, cell: dict) -> str:
+def piece_name(o: Patched, cell: Cell) -> str:
     """A run's piece in a sentence: "the numbers of _Paris / _Rome (token 5) after layer 3", "layer 4's attention
     at _of (token 9)", "head 2 of layer 10"."""
     piece, row, col = cell["piece"], cell["row"], cell["col"]
@@ -116,7 +135,7 @@ def difference(o: Patched, diff: float) -> str:
     return f"{o.target} scores {abs(diff):.2f} {'more' if diff >= 0 else 'less'} than {o.versus}"
 
 
-def said(o: Patched, cell: dict) -> str:
+def said(o: Patched, cell: Cell) -> str:
     """One run in words: what was put back, how much of the original answer comes back (where the texts do not
     differ on it, the score difference), the target's chance."""
     back = comes_back(cell["back"]) if cell["back"] is not None else difference(o, cell["diff"])
@@ -130,7 +149,8 @@ def carried(o: Patched) -> str | None:
     if not o.differs or not o.different:
         return None
     rows = o.grids["resid_pre"]["diff"]
-    best = [max(range(len(row)), key=lambda q: o.back(row[q])) for row in rows]
+    # The texts differ: back is a number at every position (Patched.back).
+    best = [max(range(len(row)), key=lambda q: cast(float, o.back(row[q]))) for row in rows]
     early = [r for r, q in enumerate(best) if q in o.different]
     late = [r for r, q in enumerate(best) if q == o.position]
     if not early or not late or max(early) >= min(late) or o.position in o.different:
@@ -150,7 +170,7 @@ def summary(o: Patched) -> str:
     return f"{start} {carried(o) or said(o, best)}"
 
 
-def reveal(o: Patched) -> dict:
+def reveal(o: Patched) -> Reveal:
     """The "guess first" question: which head, put back alone, brings back the most? From the data."""
     best = o.strongest("z")
     question = (f"Guess first: of all {len(o.grids['z']['diff']) * len(o.grids['z']['diff'][0])} heads, which one, "
@@ -160,7 +180,7 @@ def reveal(o: Patched) -> dict:
             "link": f"#cell={patching_chart.cell_key(best)}", "link_text": "Show it in the chart"}
 
 
-def details(o: Patched) -> list:
+def details(o: Patched) -> list[str]:
     """What the words on the chart leave out, one sentence each: score, logit, lead, and how "comes back" is
     measured from them."""
     return [terms.SCORE, terms.LOGIT,
@@ -202,13 +222,13 @@ class Patching(PartKind):
     TEXT_NAMES = ("The original text", "The changed text")
     PART = "patchings"
 
-    def texts(self, fig) -> list:
+    def texts(self, fig: Figure) -> list[str]:
         return [fig["clean"], fig["corrupted"]]
 
-    def named(self, fig) -> tuple:
+    def named(self, fig: Figure) -> tuple[str, ...]:
         return (fig["target"], fig["versus"])
 
-    def check(self, fig, tokens, model: dict) -> dict:
+    def check(self, fig: Figure, tokens: Tokens, model: ModelRecord) -> Resolved:
         """Both texts the same length and not the same; target and versus one token each, and not the same; the
         read token ("opening", 0-based, default the last)."""
         clean, corrupted = tokens(fig["clean"]), tokens(fig["corrupted"])
@@ -227,18 +247,21 @@ class Patching(PartKind):
             raise fig.error("versus", f"{fig['versus']!r} is the target itself", "one token other than the target")
         return {"opening": fields.opening(fig, "position", clean)}
 
-    def ask(self, fig) -> list:
+    def ask(self, fig: Figure) -> Ask:
         """Both texts, the read position (0-based), the target and the versus token."""
         return [fig["clean"], fig["corrupted"], fig.opening, fig["target"], fig["versus"]]
 
-    def patched(self, fig, run) -> Patched:
+    def entry(self, fig: Figure, run: Run) -> PatchingEntry:
+        return run.part("patchings", self.ask(fig))
+
+    def patched(self, fig: Figure, run: Run) -> Patched:
         found = self.entry(fig, run)
         return Patched([token_said(t) for t in run.token_texts(fig["clean"])],
                        [token_said(t) for t in run.token_texts(fig["corrupted"])], fig.opening,
                        token_said(found["target"]["text"]), token_said(found["versus"]["text"]), found["clean"],
                        found["corrupted"], found["grids"], run.token_texts(fig["clean"]).start)
 
-    def text_figure(self, fig, run) -> str:
+    def text_figure(self, fig: Figure, run: Run) -> str:
         """Both texts, the two answers, then the first grid as a table of how much comes back (or of differences),
         and each grid's strongest piece."""
         o = self.patched(fig, run)
@@ -251,17 +274,17 @@ class Patching(PartKind):
         lines += [f"  most: {said(o, o.strongest(piece))}" for piece in PIECES]
         return "\n".join(lines) + "\n"
 
-    def context(self, fig, run) -> dict:
+    def context(self, fig: Figure, run: Run) -> Context:
         o = self.patched(fig, run)
         facts = [f"The texts differ at {', '.join(token_at(o, q) for q in o.different)}. Before the first of these, "
                  "both texts' numbers are the same, so putting them back changes nothing."] if o.different else []
         return {"summary": summary(o), "reveals": [reveal(o)], "facts": facts, "details": details(o)}
 
-    def tables(self, fig, run, spec: dict) -> dict:
+    def tables(self, fig: Figure, run: Run, spec: charts.Spec) -> dict[str, Table]:
         """One row per run: the piece, its layer (for the stream: after_layer), its position or head (from 1),
         the score difference, how much came back (empty where the texts do not differ on it), the chance."""
         o = self.patched(fig, run)
-        rows = []
+        rows: list[dict[str, object]] = []  # its layer's column named after_layer for the stream's runs
         for cell in o.cells():
             stream = cell["piece"] == "resid_pre"
             rows.append({"piece": cell["piece"], ("after_layer" if stream else "layer"): cell["row"] + (not stream),
@@ -270,13 +293,13 @@ class Patching(PartKind):
                          "score_difference": cell["diff"], "back": cell["back"], "probability": cell["p"]})
         return {"runs": rows}
 
-    def chart(self, fig, run, square: int = 0):
+    def chart(self, fig: Figure, run: Run, square: int = 0) -> alt.VConcatChart:
         """The four grids stacked, coloured by how much comes back, and the chosen run's chance beside the texts'."""
         o = self.patched(fig, run)
         return patching_chart.chart(o, summary(o), {patching_chart.cell_key(c): (piece_name(o, c), said(o, c)) for c in o.cells()},
                                     patching_chart.cell_key(o.strongest("resid_pre")), square)
 
-    def narrow_chart(self, fig, run):
+    def narrow_chart(self, fig: Figure, run: Run) -> alt.VConcatChart:
         """For a phone's column: the same with squares a finger can tap (charts.TAP px), the grids wider than the
         column where they must be, scrolling in its own box."""
         return self.chart(fig, run, square=charts.TAP)

@@ -9,11 +9,16 @@ helps it, centred on 0.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, TypedDict, cast
 
 from figsite.data.shared_names import DESCRIPTION
 from figures.toolkit import charts
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import CELL_LINE, CHOSEN, DATA
+
+if TYPE_CHECKING:
+    from figures.patching import Cell, Patched
 
 CELL = 18  # px: the height of a grid's row
 BARS = 26  # px: the height of a bar of the chosen run's chart
@@ -28,28 +33,42 @@ ROWS_TITLE = {"resid_pre": "after layer (0: before any layer)", "attn_out": "lay
 RUNS = ("original text", "changed text", "changed, piece put back")
 
 
-def position_names(o) -> list:
+def position_names(o: Patched) -> list[str]:
     """Each position as a grid's axis names it: '9: _of', or where the texts differ '5: _Paris / _Rome'."""
     return [f"{q + 1 - o.start}: {a}" if a == b else f"{q + 1 - o.start}: {a} / {b}"
             for q, (a, b) in enumerate(zip(o.clean, o.corrupted))]
 
 
-def colour_value(o, cell: dict) -> float:
+def colour_value(o: Patched, cell: Cell) -> float:
     """What a square's colour shows: how much its run brings back, or its score difference."""
-    return cell["back"] if o.differs else cell["diff"]
+    return cast(float, cell["back"]) if o.differs else cell["diff"]  # where the texts differ, "back" is a number
 
 
-def cell_key(cell: dict) -> str:
+def cell_key(cell: Cell) -> str:
     """A run's value in the page's `cell` choice and address, numbered from 1 as readers count: 'stream-3-5'
     (after layer 3, token 5), 'attention-4-9', 'feed-forward-4-9', 'head-10-2'."""
     piece, row, col = cell["piece"], cell["row"], cell["col"]
     return f"{NAMES[piece]}-{row if piece == 'resid_pre' else row + 1}-{col + 1}"
 
 
-def chart_rows(o, keys: dict) -> list:
+class RunRow(TypedDict):
+    """A run as the page's data hold it (chart_rows)."""
+
+    key: str  # cell_key
+    piece: str
+    name: str  # its piece in words
+    y: str  # its row, as the axis names it
+    x: str  # its column, as the axis names it
+    diff: float
+    p: float
+    back: float | None
+    v: float  # what its colour shows (colour_value)
+
+
+def chart_rows(o: Patched, keys: Mapping[str, tuple[str, str]]) -> list[RunRow]:
     """One row per run, as the grids draw it: key, piece, the row and column as the axes name them, numbers."""
     names = position_names(o)
-    rows = []
+    rows: list[RunRow] = []
     for cell in o.cells():
         piece, key = cell["piece"], cell_key(cell)
         rows.append({"key": key, "piece": piece, "name": keys[key][0],
@@ -73,12 +92,19 @@ LEGEND_PX = 200  # the legend's gradient, in px
 LABEL_PX = 13  # px between two of its labels at least, so that they never overlap
 
 
-def back_legend(low: float, high: float, reach: float) -> dict:
+class BackLegend(TypedDict):
+    """The legend's marks and their words (back_legend), as alt.Legend takes them."""
+
+    values: list[float]
+    labelExpr: str
+
+
+def back_legend(low: float, high: float, reach: float) -> BackLegend:
     """The legend's marks, on a gradient from -reach to reach: 0% and 100%, and the data's lowest `low` and highest
     `high` where they lie past them, each said in words (a Vega label expression); where a data's end lies too
     close to 0% or 100% for both labels, its own label stands for both."""
     close = LABEL_PX * 2 * reach / LEGEND_PX
-    values = [0, 1]
+    values: list[float] = [0, 1]
     if high > 1.005:
         values = [v for v in values if high - v >= close] + [round(high, 4)]
     if low < -0.005:
@@ -88,7 +114,7 @@ def back_legend(low: float, high: float, reach: float) -> dict:
     return {"values": values, "labelExpr": label}
 
 
-def colour(o, rows: list):
+def colour(o: Patched, rows: Sequence[RunRow]) -> alt.Color:
     """The squares' colour: how much of the original answer comes back, from what works against the answer to what
     helps it, centred on 0 and as wide as the strongest run on either side; the legend says in words what lies
     past 0% and 100% where the data go there (where the texts do not differ on the answer: the score difference)."""
@@ -103,7 +129,7 @@ def colour(o, rows: list):
                                        labelOverlap=False, **back_legend(min(values), max(values), reach)))
 
 
-def grid(o, piece: str, rows: list, colours, square: int = 0) -> alt.LayerChart:
+def grid(o: Patched, piece: str, rows: Sequence[RunRow], colours: alt.Color, square: int = 0) -> alt.LayerChart:
     """One grid of runs: a square per run, the chosen one framed in the chosen colour; a click chooses it. As wide
     as the column, or (a phone's) `square` px a run."""
     names = [str(h + 1) for h in range(len(o.grids["z"]["diff"][0]))] if piece == "z" else position_names(o)
@@ -122,17 +148,16 @@ def grid(o, piece: str, rows: list, colours, square: int = 0) -> alt.LayerChart:
         color=colours, tooltip=tips + [charts.chance_tip("chance of " + o.target)])
     chosen = base.transform_filter("datum.key == cell").mark_rect(fill=None, stroke=CHOSEN, strokeWidth=2.5,
                                                                   aria=False)  # its square says it already
-    return alt.layer(squares, chosen).properties(width=alt.Step(square) if square else "container",
-                                                 height=alt.Step(square) if square else CELL * len(layers),
-                                                 title=alt.Title(charts.wrapped(charts.literal(TITLES[piece])),
-                                                                 anchor="start" if square else alt.Undefined))
+    return cast("alt.LayerChart", alt.layer(squares, chosen).properties(
+        width=alt.Step(square) if square else "container", height=alt.Step(square) if square else CELL * len(layers),
+        title=alt.Title(charts.wrapped(charts.literal(TITLES[piece])), anchor="start" if square else alt.Undefined)))
 
 
-def chosen_chart(o, width="container") -> alt.LayerChart:
+def chosen_chart(o: Patched, width: int | str = "container") -> alt.LayerChart:
     """The chosen run's chance of the target, beside the original and the changed text's: theirs in the data's blue
     (a chance, on no side), the chosen run's in the chosen orange."""
-    fixed = charts.said_chance(alt.Chart(alt.Data(values=[{"run": RUNS[0], "p": o.original["p"]},
-                                                         {"run": RUNS[1], "p": o.changed["p"]}])))
+    fixed = charts.said_chance(alt.Chart(alt.Data(  # type: ignore[no-untyped-call]  # Altair's Data takes **kwds
+        values=[{"run": RUNS[0], "p": o.original["p"]}, {"run": RUNS[1], "p": o.changed["p"]}])))
     y = alt.Y("run:N", sort=list(RUNS), scale=alt.Scale(domain=list(RUNS)), title=None)
     top = max(o.original["p"], o.changed["p"], *(p for grid in o.grids.values() for row in grid["p"] for p in row))
     x = alt.X("p:Q", title=f"chance of {o.target}", scale=alt.Scale(domain=[0, max(top, 1e-9)]),
@@ -143,10 +168,11 @@ def chosen_chart(o, width="container") -> alt.LayerChart:
             alt.Tooltip("name:N", title="put back"), charts.chance_tip()])
     title = alt.Title(charts.wrapped(charts.literal(f"The chance of {o.target} in each text, and with the chosen "
                                                     "piece put back")))
-    return alt.layer(texts, run).properties(width=width, height=BARS * len(RUNS), title=title)
+    return cast("alt.LayerChart", alt.layer(texts, run).properties(width=width, height=BARS * len(RUNS), title=title))
 
 
-def chart(o, summary: str, keys: dict, opening: str, square: int = 0):
+def chart(o: Patched, summary: str, keys: Mapping[str, tuple[str, str]], opening: str,
+          square: int = 0) -> alt.VConcatChart:
     """The whole figure: the chosen run's chart, then the four grids; `keys` is each run's key -> (its piece in
     words, the run in a sentence), `opening` the run chosen at first. Fitted to the column, or (a phone's) with
     squares of `square` px, the grids wider than the column where they must be (they scroll in its own box)."""
@@ -164,7 +190,7 @@ def chart(o, summary: str, keys: dict, opening: str, square: int = 0):
                               "cell")
 
 
-def text_table(o) -> list:
+def text_table(o: Patched) -> list[str]:
     """The first grid as printed lines: a row per "after layer", a column per position, how much comes back in
     percent (or, where the texts do not differ on the answer, the score difference)."""
     n = len(o.clean)
@@ -172,6 +198,6 @@ def text_table(o) -> list:
                                                      else "the score difference")]
     lines.append("  after layer  " + "".join(f"{q + 1 - o.start:>7}" for q in range(n)))
     for r, row in enumerate(o.grids["resid_pre"]["diff"]):
-        values = [o.back(d) * 100 if o.differs else d for d in row]
+        values = [cast(float, o.back(d)) * 100 if o.differs else d for d in row]  # the texts differ: a number
         lines.append(f"  {r:>11}  " + "".join(f"{v:>7.0f}" if o.differs else f"{v:>7.2f}" for v in values))
     return lines

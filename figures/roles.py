@@ -9,15 +9,20 @@ text's tokens and every head's shares over it (run.token_texts, run.head_rows).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import replace
+from typing import cast
 
-from figsite.config import Field
+from figsite.config import Field, Figure
 from figsite.data import paths
-from figsite.data.run import JS_CALLBACK
+from figsite.data.part_records import Ask, Role, RolesEntry
+from figsite.data.records import ModelRecord
+from figsite.data.run import JS_CALLBACK, Run
 from figsite.data.shared_names import DESCRIPTION, KEY_WORDS, LOADS_META, NAMES
 from figures import heads
 from figures.heads_chart import DETAIL_HEIGHT, Grid, chosen_square, detail_chart, key_x, query_axis
-from figures.kind import PartKind
+from figures.kind import Context, PartKind, Resolved, Reveal, Table, Tokens
+from figures.records import CopyLines, HeadRow, LegendPlace, OutlineBox, PatternRow, ShownWhen
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import CELL_LINE, CHOSEN, MASKED_KEY, ON_DARK, ROLE_COLOURS, ROLE_NAMES
@@ -29,7 +34,7 @@ TOP = 5  # heads in each role's ranked list
 # Each role: its name on the page (what a head looks at, in the chapter's words: researchers' names for the habits
 # are in "More detail", DETAILS), and where its share goes, as words from the data finish the sentence "Of all
 # heads, layer 5 head 1 looks most at ...".
-ROLES = {
+ROLES: dict[Role, tuple[str, str]] = {
     "previous": ("the token before", "the token just before"),
     "first": ("the first token", "the first token"),
     "self": ("itself", "itself"),
@@ -38,36 +43,37 @@ ROLES = {
 }
 
 
-def head_rows(entry: dict) -> list:
+def head_rows(entry: RolesEntry) -> list[HeadRow]:
     """One row per head (layers and heads from 0): each role's score and the strongest role."""
     scores = entry["scores"]
     n_layer, n_head = len(scores["previous"]), len(scores["previous"][0])
-    rows = []
+    rows: list[HeadRow] = []
     for layer in range(n_layer):
         for head in range(n_head):
-            row = {"layer": layer, "head": head, **{role: scores[role][layer][head] for role in ROLES}}
-            row["best"] = max(ROLES, key=lambda role: row[role])
-            rows.append(row)
+            scored = {role: scores[role][layer][head] for role in ROLES}
+            # HeadRow's keys: every role of ROLES with its score, and the strongest.
+            rows.append(cast(HeadRow, {"layer": layer, "head": head, **scored,
+                                       "best": max(ROLES, key=lambda role: scored[role])}))
     return rows
 
 
-def ranked(rows: list, role: str) -> list:
+def ranked(rows: list[HeadRow], role: Role) -> list[HeadRow]:
     """The TOP heads of one role, the highest score first (the first of equals in the grid's order)."""
     return sorted(rows, key=lambda row: -row[role])[:TOP]
 
 
-def head_name(row: dict) -> str:
+def head_name(row: HeadRow) -> str:
     return f"layer {row['layer'] + 1} head {row['head'] + 1}"
 
 
-def strongest_words(rows: list, role: str) -> str:
+def strongest_words(rows: list[HeadRow], role: Role) -> str:
     """"Of all heads, layer 5 head 1 looks most at the token after ...: 91% of its attention goes there."."""
     best = ranked(rows, role)[0]
     return (f"Of all heads, {head_name(best)} looks most at {ROLES[role][1]}: {best[role]:.0%} of its attention goes "
             "there.")
 
 
-def head_words(row: dict) -> str:
+def head_words(row: HeadRow) -> str:
     """One head in words, for the chart's description: "Layer 5, head 1, shown below: its strongest habit is to
     look at the token just before (62% of its attention); the first token 20%, itself 5%, ..."."""
     best = row["best"]
@@ -103,7 +109,7 @@ class Roles(PartKind):
     EXPLORE = True
     PART = "roles"
 
-    def check(self, fig, tokens, model: dict) -> dict:
+    def check(self, fig: Figure, tokens: Tokens, model: ModelRecord) -> Resolved:
         text = tokens(fig["text"])
         fields.check_text(fig, "text", text, model["n_ctx"])
         if len(text) - fields.start_of(text) < MIN_TOKENS:
@@ -118,10 +124,13 @@ class Roles(PartKind):
             raise fig.error("seed", f"{seed} is negative", "0 or more")
         return {"repeat_length": length, "seed": seed}
 
-    def ask(self, fig) -> list:
+    def ask(self, fig: Figure) -> Ask:
         return [fig["text"], fig.resolved["repeat_length"], fig.resolved["seed"]]
 
-    def text_figure(self, fig, run) -> str:
+    def entry(self, fig: Figure, run: Run) -> RolesEntry:
+        return run.part("roles", self.ask(fig))
+
+    def text_figure(self, fig: Figure, run: Run) -> str:
         """The text, the repeated sequence's length, then each role's top heads with their shares on it, in words:
         'layer 1 head 6 22%'."""
         entry, n = self.entry(fig, run), run.n_tokens(fig["text"])
@@ -134,7 +143,7 @@ class Roles(PartKind):
             lines.append(f"  {name + ' (on ' + where + ')':<40} {top}")
         return "\n".join(lines) + "\n"
 
-    def context(self, fig, run) -> dict:
+    def context(self, fig: Figure, run: Run) -> Context:
         entry = self.entry(fig, run)
         rows = head_rows(entry)
         counts = {role: sum(row["best"] == role for row in rows) for role in ROLES}
@@ -145,14 +154,14 @@ class Roles(PartKind):
             facts.append("The text repeats a token: how much each head looks at its earlier copy on the text is in "
                          "the downloads, apart.")
         most = max(ROLES, key=lambda role: counts[role])
-        reveal = {"question": f"Guess first: of the {len(rows)} heads, which habit is the strongest for the most "
-                              "heads?",
-                  "answer": f"{ROLES[most][0].capitalize()}: for {count(counts[most], 'head')}. Heads per habit: " + ", ".join(
-                      f"{ROLES[role][0]} {counts[role]}" for role in ROLES) + ".",
-                  "link": f"#show={most}", "link_text": f"Colour by {ROLES[most][0]}"}
+        reveal: Reveal = {
+            "question": f"Guess first: of the {len(rows)} heads, which habit is the strongest for the most heads?",
+            "answer": f"{ROLES[most][0].capitalize()}: for {count(counts[most], 'head')}. Heads per habit: "
+                      + ", ".join(f"{ROLES[role][0]} {counts[role]}" for role in ROLES) + ".",
+            "link": f"#show={most}", "link_text": f"Colour by {ROLES[most][0]}"}
         return {"summary": summary, "reveals": [reveal], "facts": facts, "details": list(DETAILS)}
 
-    def tables(self, fig, run, spec: dict) -> dict:
+    def tables(self, fig: Figure, run: Run, spec: charts.Spec) -> dict[str, Table]:
         """One row per head, layer and head from 1: each role's score, where it was measured, the strongest."""
         entry = self.entry(fig, run)
         extra = entry["scores"]["duplicate_text"]
@@ -161,13 +170,13 @@ class Roles(PartKind):
                            "duplicate_on_text": None if extra is None else extra[row["layer"]][row["head"]],
                            "strongest": row["best"]} for row in head_rows(entry)]}
 
-    def narrow_chart(self, fig, run):
+    def narrow_chart(self, fig: Figure, run: Run) -> alt.VConcatChart:
         """For a phone's column: the grid keeps squares of NARROW_SQUARE px, which a finger can tap, every head
         labelled, the text's pattern cells of heads.NARROW_CELL px, as the heads figure's does, and the chart
         scrolls in its own box where it must (more than about 12 heads a layer)."""
         return self.chart(fig, run, square=NARROW_SQUARE)
 
-    def chart(self, fig, run, square: int = 0):
+    def chart(self, fig: Figure, run: Run, square: int = 0) -> alt.VConcatChart:
         """The grid of heads, coloured by role, and the chosen head's pattern over the text and over the random tokens
         said twice (the heads figure's larger pattern, figures.heads_chart.detail_chart). The page carries the
         opening head's pattern over the random tokens; the others are loaded a layer at a time (`loads`)."""
@@ -192,13 +201,13 @@ class Roles(PartKind):
                   alt.param(name=REPEAT_NAMES, value=on_repeats.names),
                   *described(rows)]
         length = entry["repeat_length"]
-        stack = alt.vconcat(
+        stack = cast("alt.VConcatChart", alt.vconcat(
             _grid(rows, square),
             detail_chart(on_text, chosen_square(on_text), outline=False,
                          title="'Layer ' + layer + ', head ' + head + ' on the text: who looks at whom'",
                          note=[MASKED_KEY, "(a token cannot see the tokens after it)"]),
             repeats_chart(on_repeats, length, square),
-            spacing=24).resolve_scale(color="independent")  # each pattern with its own legend of shares
+            spacing=24).resolve_scale(color="independent"))  # each pattern with its own legend of shares
         chart = charts.with_data(charts.with_params(stack if square else charts.fits_column(stack), *params),
                                  heads=_grid_rows(rows),
                                  panels=_text_rows(fig, run, on_text),
@@ -209,7 +218,7 @@ class Roles(PartKind):
             "files": {str(layer + 1): paths.in_data(repeats_file(fig, layer)) for layer in range(n_layer)}}}
         return charts.with_clicks(chart, "layer", "head")
 
-    def loads(self, fig, run) -> dict:
+    def loads(self, fig: Figure, run: Run) -> dict[str, dict[str, list[PatternRow]]]:
         """Every head's pattern over the random tokens said twice, a file per layer: {"rows": repeats_rows}."""
         entry = self.entry(fig, run)
         n_layer, n_head = len(entry["scores"]["previous"]), len(entry["scores"]["previous"][0])
@@ -232,7 +241,7 @@ REPEAT_NAMES = "repeat_names"  # the param naming the random tokens' rows and co
 LABELS = 24  # the random tokens' pattern labels about this many of its rows and columns
 
 
-def described(rows: list) -> list:
+def described(rows: list[HeadRow]) -> list[alt.Parameter]:
     """The chart's description after any change: the chosen head in words (head_words), and the habit the grid is
     coloured by where one is chosen; and the key, which says how the grid is coloured (Roles.KEY, KEY_ONE)."""
     said = alt.param(name="head_words",
@@ -245,7 +254,7 @@ def described(rows: list) -> list:
         f"head_words[layer + '-' + head] + (show == '{STRONGEST}' ? '' : ' ' + colour_words[show])"))]
 
 
-def repeats_chart(grid: Grid, length: int, square: int):
+def repeats_chart(grid: Grid, length: int, square: int) -> alt.LayerChart:
     """The chosen head's pattern over the random tokens said twice, the copies outlined. Its rows are REPEAT_CELL
     px tall or more on a wide page too (not the larger pattern's usual height, in which 80 rows are 4.5 px and the
     two outlines run together along the diagonal), as its cells are on a phone."""
@@ -255,24 +264,24 @@ def repeats_chart(grid: Grid, length: int, square: int):
     return chart if square else chart.properties(height=max(DETAIL_HEIGHT, REPEAT_CELL * grid.blocks))
 
 
-def repeats_file(fig, layer: int) -> str:
+def repeats_file(fig: Figure, layer: int) -> str:
     return paths.figure_data(fig.label, f"repeated-layer-{layer:02d}")
 
 
-def text_grid(fig, run, n_layer: int, n_head: int) -> Grid:
+def text_grid(fig: Figure, run: Run, n_layer: int, n_head: int) -> Grid:
     """The text's pattern as the heads figure lays it out (in blocks of tokens past heads.MAX_BLOCKS)."""
     tokens = run.token_texts(fig["text"])
     size, blocks = heads.blocking(len(tokens))
     return Grid(n_layer, n_head, len(tokens), size, blocks, heads.block_names(tokens, size))
 
 
-def _text_rows(fig, run, grid: Grid) -> list:
+def _text_rows(fig: Figure, run: Run, grid: Grid) -> list[PatternRow]:
     """Each head's pattern over the text, as the heads figure's page carries it (its layers' averages left out)."""
     return [{"l": row["l"], "h": row["h"], "u": row["u"]} for row in heads.panel_rows(grid, heads.squares(fig, run))
             if row["h"] < grid.n_head]
 
 
-def repeats_grid(entry: dict, run, n_layer: int, n_head: int) -> Grid:
+def repeats_grid(entry: RolesEntry, run: Run, n_layer: int, n_head: int) -> Grid:
     """The random tokens said twice, in the blocks the part kept (figsite/capture/parts/roles.py), about LABELS of
     them labelled."""
     pattern, sequence = entry["pattern"], entry["sequence"]
@@ -283,36 +292,37 @@ def repeats_grid(entry: dict, run, n_layer: int, n_head: int) -> Grid:
                 names_param=REPEAT_NAMES, label_every=every)
 
 
-def repeats_rows(entry: dict, layer: int, heads_of: list) -> list:
+def repeats_rows(entry: RolesEntry, layer: int, heads_of: Iterable[int]) -> list[PatternRow]:
     """The pattern over the random tokens said twice of some heads of one layer (0-based), as the page's data."""
     return [{"l": layer, "h": head, "u": entry["pattern"]["shares"][layer][head]} for head in heads_of]
 
 
 # How the pattern over the random tokens said twice outlines the cells where each role looks.
-COPIES = {"induction": "the token after the earlier copy",
-          "duplicate": "the earlier copy itself"}
+COPIES: dict[Role, str] = {"induction": "the token after the earlier copy",
+                           "duplicate": "the earlier copy itself"}
 # How much of its cell each outline takes: the earlier copy's the whole cell, the token after it's a smaller box
 # inside its own, so that the two, side by side on every row, stay apart on a phone's small cells too.
-INSET = {"duplicate": 1.0, "induction": 0.5}
+INSET: dict[Role, float] = {"duplicate": 1.0, "induction": 0.5}
 
 
-def _copies(grid: Grid, length: int):
+def _copies(grid: Grid, length: int) -> alt.LayerChart:
     """Outlined, at each token of the second copy: the token after its earlier copy, and the earlier copy itself
     (the blocks that hold them, in a pattern kept in blocks)."""
     cells = sorted({(role, q // grid.size, (q - length + (1 if role == "induction" else 0)) // grid.size)
                     for role in COPIES for q in range(length, 2 * length)})
-    outlines = []
+    outlines: list[alt.Chart] = []
     for role in COPIES:
-        where = alt.Chart(alt.Data(values=[{"role": COPIES[role], "q": q, "k": k} for r, q, k in cells if r == role]))
-        box = {"fill": None, "aria": False, "width": {"band": INSET[role]}, "height": {"band": INSET[role]}}
+        where = alt.Chart(alt.Data(  # type: ignore[no-untyped-call]  # Altair's Data takes **kwds
+            values=[{"role": COPIES[role], "q": q, "k": k} for r, q, k in cells if r == role]))
+        box: OutlineBox = {"fill": None, "aria": False, "width": {"band": INSET[role]}, "height": {"band": INSET[role]}}
         # A pale line under each outline: it stands out on the darkest and the lightest cells of the pattern alike.
         outlines += [where.mark_rect(stroke=ON_DARK, strokeWidth=2.5, strokeOpacity=0.6, **box).encode(
                          x=key_x(grid), y=query_axis(grid)),
                      where.mark_rect(strokeWidth=1.5, **box).encode(x=key_x(grid), y=query_axis(grid), **_copy_lines())]
-    return alt.layer(*outlines)
+    return cast("alt.LayerChart", alt.layer(*outlines))  # a FacetChart only from layers with facets: these have none
 
 
-def _copy_lines() -> dict:
+def _copy_lines() -> CopyLines:
     """The outlines' colour and dash by role, with their one legend."""
     return dict(
         # Dashed and solid as well as coloured: neighbouring diagonals, told apart without colour too.
@@ -323,13 +333,13 @@ def _copy_lines() -> dict:
             legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=320, symbolType="square")))
 
 
-def _grid_rows(rows: list) -> list:
+def _grid_rows(rows: list[HeadRow]) -> list[dict[str, object]]:
     """Per head and role: its score, whether it is the head's strongest role (the grid's data)."""
     return [{"l": row["layer"] + 1, "h": row["head"] + 1, "role": role, "name": ROLES[role][0],
              "score": row[role], "best": role == row["best"]} for row in rows for role in ROLES]
 
 
-def shown_when(test: str) -> dict:
+def shown_when(test: str) -> ShownWhen:
     """A legend's properties that show it only while the Vega expression `test` holds: each legend of the grid
     applies to one way of colouring it, and the other is not drawn."""
     seen = alt.ExprRef(f"{test} ? 1 : 0")
@@ -339,12 +349,13 @@ def shown_when(test: str) -> dict:
 # The grid's two legends, one for each way of colouring it, lie in one place above it, of one size (five squares in
 # two columns): the one shown takes the other's room, and nothing above the grid opens or moves (issue 44).
 LEGEND_ROOM = 60  # px above the grid: a legend's title and three rows, and a gap of about 8
-KEY_PLACE = {"orient": "none", "legendX": 0, "legendY": -LEGEND_ROOM, "direction": "horizontal", "columns": 2,
-             "symbolType": "square", "symbolSize": 121, "symbolStrokeWidth": 0, "labelLimit": 200}
+KEY_PLACE: LegendPlace = {"orient": "none", "legendX": 0, "legendY": -LEGEND_ROOM, "direction": "horizontal",
+                          "columns": 2, "symbolType": "square", "symbolSize": 121, "symbolStrokeWidth": 0,
+                          "labelLimit": 200}
 STEPS = [0, 0.25, 0.5, 0.75, 1]  # the shares the legend of one habit shows, five as the habits are
 
 
-def _grid(rows: list, square: int = 0):
+def _grid(rows: list[HeadRow], square: int = 0) -> alt.LayerChart:
     """Layers down, heads across: a square per head, in its strongest role's colour, or with a role chosen, that
     role's score on the sequential scale; the chosen head framed. As wide as the column, or `square` px a head.
     Each square is drawn in its legend's colour, whole (not faded by its score, which on a dark page would turn it
@@ -370,8 +381,9 @@ def _grid(rows: list, square: int = 0):
                                           **shown_when(f"show != '{STRONGEST}'"))), tooltip=tips)
     chosen = base.transform_filter("datum.best && datum.l == layer && datum.h == head").mark_rect(
         fill=None, stroke=CHOSEN, strokeWidth=2.5, aria=False)
-    return alt.layer(strongest, one, chosen).resolve_scale(color="independent").properties(
+    return cast("alt.LayerChart", alt.layer(strongest, one, chosen).resolve_scale(color="independent").properties(
         width=alt.Step(square) if square else "container",
         height=alt.Step(square) if square else max(120, 16 * n_layer),
         # A phone's grid, which scrolls where it is wider than the column: its title at its left, in view.
-        title=alt.Title(f"Every head of the {n_layer} layers, {n_head} each", anchor="start" if square else alt.Undefined))
+        title=alt.Title(f"Every head of the {n_layer} layers, {n_head} each",
+                        anchor="start" if square else alt.Undefined)))

@@ -12,10 +12,17 @@ from __future__ import annotations
 
 import math
 import textwrap
+from collections.abc import Mapping, Sequence
+from typing import cast
 
-from figsite.config import Field
+from figsite.config import Field, Figure
+from figsite.data.part_records import Ask, ScoresEntry
+from figsite.data.records import ModelRecord
+from figsite.data.run import Run
 from figsite.data.shared_names import DESCRIPTION
-from figures.kind import PartKind
+from figsite.data.token_texts import TokenTexts
+from figures.kind import Context, PartKind, Resolved, Reveal, Table, Tokens
+from figures.records import KeyRow
 from figures.toolkit import charts, fields, terms
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import ASIDE, CHOSEN, CHOSEN_NAME, DATA, NEGATIVE_NAME, POSITIVE_NAME
@@ -31,7 +38,8 @@ FOLLOWED_MARK = "\u25b6 "  # before the followed description's name, in every ch
 
 # ---------------------------------------------------------------------------------------------- data
 
-def worked_out(q: list, keys: list, scores: list | None = None) -> list:
+def worked_out(q: Sequence[float], keys: Sequence[Sequence[float]],
+               scores: Sequence[float | None] | None = None) -> list[KeyRow]:
     """For each key: its fit q . k (the sum of the products), the fit scaled (by the square root of the width, or
     the model's own scaled fits `scores`, None for a key the model hides: "hidden"), its share (the softmax of the
     scaled fits) and the running total of the shares, in float64."""
@@ -41,26 +49,29 @@ def worked_out(q: list, keys: list, scores: list | None = None) -> list:
     top = max(s for s in scaled if s is not None)
     weights = [0.0 if s is None else math.exp(s - top) for s in scaled]
     total = math.fsum(weights)
-    rows, running = [], 0.0
+    rows: list[KeyRow] = []
+    running = 0.0
     for j, (fit, s, w) in enumerate(zip(fits, scaled, weights)):
         running += w / total
-        rows.append({"key": j, "fit": fit, "scaled": s, "share": w / total, "running": running,
-                     **({"hidden": True} if s is None else {})})
+        row: KeyRow = {"key": j, "fit": fit, "scaled": s, "share": w / total, "running": running}
+        if s is None:
+            row["hidden"] = True
+        rows.append(row)
     return rows
 
 
-def divisor(found: dict) -> float:
+def divisor(found: ScoresEntry) -> float:
     """What the model divides each fit by: the square root of the head's width, or where the entry holds the model's
     own scores (a GPT-2 that divides by the layer's number too), the fit over the score of the key it scores
     furthest from 0."""
     if "scores" not in found:
         return math.sqrt(len(found["q"]))
     rows = worked_out(found["q"], found["k"])
-    j = max((j for j, s in enumerate(found["scores"]) if s is not None), key=lambda j: abs(found["scores"][j]))
-    return rows[j]["fit"] / found["scores"][j] if found["scores"][j] else math.sqrt(len(found["q"]))
+    j, score = max(((j, s) for j, s in enumerate(found["scores"]) if s is not None), key=lambda js: abs(js[1]))
+    return rows[j]["fit"] / score if score else math.sqrt(len(found["q"]))
 
 
-def rows_of(found: dict) -> list:
+def rows_of(found: ScoresEntry) -> list[KeyRow]:
     """worked_out for the figure's head and token (its entry), with the model's own share beside each computed one."""
     rows = worked_out(found["q"], found["k"], found.get("scores"))
     for row, model_share in zip(rows, found["shares"]):
@@ -68,7 +79,7 @@ def rows_of(found: dict) -> list:
     return rows
 
 
-def describe(tokens: list, query: int, row: dict) -> str:
+def describe(tokens: TokenTexts, query: int, row: KeyRow) -> str:
     """One key in words: how well it fits the asking token, and its share (a key the model hides: too far back)."""
     if row["scaled"] is None:
         return f"{token_label(tokens, row['key'])}: {OUT_OF_WINDOW} for {token_label(tokens, query)}, share 0%"
@@ -96,23 +107,26 @@ class Scores(PartKind):
     EXPLORE = True
     PART = "scores"
 
-    def check(self, fig, tokens, model: dict) -> dict:
+    def check(self, fig: Figure, tokens: Tokens, model: ModelRecord) -> Resolved:
         """The asking token ("opening") and the head, 0-based."""
         text_tokens = tokens(fig["text"])
         fields.check_text(fig, "text", text_tokens, model["n_ctx"])
         layer, head = fields.check_view(fig, "head", fig["head"], model)
         return {"opening": fields.opening(fig, "focus", text_tokens), "layer": layer - 1, "head": head - 1}
 
-    def ask(self, fig) -> list:
+    def ask(self, fig: Figure) -> Ask:
         """The head (0-based layer and head) and the asking token."""
         return [fig["text"], fig.resolved["layer"], fig.resolved["head"], fig.opening]
 
-    def key(self, fig, run) -> str:
+    def entry(self, fig: Figure, run: Run) -> ScoresEntry:
+        return run.part("scores", self.ask(fig))
+
+    def key(self, fig: Figure, run: Run) -> str:
         """What a cell of a strip is, with the model's head width."""
         return (f"Each cell of a strip is one of the head's {run.head_width} numbers. A token's strip "
                 "times the question's, cell by cell, added up, is how well it fits.")
 
-    def text_figure(self, fig, run) -> str:
+    def text_figure(self, fig: Figure, run: Run) -> str:
         """The table: token | fit | fit divided by the root of the width | share; tokens after the asking one masked."""
         tokens, q, found = run.token_texts(fig["text"]), fig.opening, self.entry(fig, run)
         rows, width, scale = rows_of(found), len(found["q"]), divisor(found)
@@ -135,7 +149,7 @@ class Scores(PartKind):
                 lines.append(f"  {name:<{name_width}}{'out of reach: it comes after':>{column + 20}}")
         return "\n".join(lines) + "\n"
 
-    def context(self, fig, run) -> dict:
+    def context(self, fig: Figure, run: Run) -> Context:
         """The words beside the chart: the largest share, the check against the model, the guess-first answer."""
         tokens, q, found = run.token_texts(fig["text"]), fig.opening, self.entry(fig, run)
         rows = rows_of(found)
@@ -145,7 +159,7 @@ class Scores(PartKind):
         gap = max(abs(row["share"] - row["model_share"]) for row in rows)
         summary = (f"In layer {layer}, head {head}, {token_label(tokens, q)} asks its question; the description of "
                    f"{token_label(tokens, best['key'])} fits best, and it takes {best['share'] * 100:.2f}% of its attention.")
-        facts = []
+        facts: list[str] = []
         # Technical extras, folded away under "More detail" on the page.
         details = [
             f"Worked out here from the {width} numbers of the question (the query) and of each description (a key), "
@@ -160,13 +174,13 @@ class Scores(PartKind):
             facts.append(f"The {count(after, 'token')} after {said(tokens[q])} {agrees(after, 'is', 'are')} out of its "
                          "reach: a token "
                          "never looks at the ones after it.")
-        reveal = {"question": f"Guess first: which token gets the largest share of {token_label(tokens, q)}'s "
+        reveal: Reveal = {"question": f"Guess first: which token gets the largest share of {token_label(tokens, q)}'s "
                               f"attention in layer {layer}, head {head}?",
                   "answer": f"{token_label(tokens, best['key'])}, with {best['share'] * 100:.2f}%.",
                   "link": f"#key={best['key'] + 1}", "link_text": f"Show token {number(tokens, best['key'])}'s description"}
         return {"summary": summary, "reveals": [reveal], "facts": facts, "details": details}
 
-    def tables(self, fig, run, spec: dict) -> dict:
+    def tables(self, fig: Figure, run: Run, spec: charts.Spec) -> dict[str, Table]:
         """The downloads: each token's fit, scaled fit, share and running total; the query's and keys' numbers."""
         tokens, found = run.token_texts(fig["text"]), self.entry(fig, run)
         return {
@@ -180,7 +194,7 @@ class Scores(PartKind):
                for j, k in enumerate(found["k"]) for i, v in enumerate(k)],
         }
 
-    def chart(self, fig, run) -> alt.TopLevelMixin:
+    def chart(self, fig: Figure, run: Run) -> alt.VConcatChart:
         """The strips of the query and the keys, their products, and the fit, scaled fit and share of each token."""
         tokens, q = run.token_texts(fig["text"]), fig.opening
         found = self.entry(fig, run)
@@ -194,7 +208,8 @@ class Scores(PartKind):
         )), *params), strips=strips, products=products, bars=bars)
 
 
-def chart_rows(found: dict, rows: list, names: list, q: int) -> tuple[list, list, list]:
+def chart_rows(found: ScoresEntry, rows: list[KeyRow], names: list[str],
+               q: int) -> tuple[list[dict[str, object]], list[dict[str, object]], list[dict[str, object]]]:
     """The page's data: every number of the query and the keys, every product, and each token's bar values."""
     width = len(found["q"])
     strips = [{"row": QUESTION, "i": i + 1, "v": round(v, 5)} for i, v in enumerate(found["q"])]
@@ -202,14 +217,14 @@ def chart_rows(found: dict, rows: list, names: list, q: int) -> tuple[list, list
                for j, k in enumerate(found["k"]) for i, v in enumerate(k)]
     products = [{"row": names[j], "j": j + 1, "i": i + 1, "v": round(found["q"][i] * k[i], 5)}
                 for j, k in enumerate(found["k"]) for i in range(width)]
-    bars = [{"row": names[j], "j": j + 1, "masked": j > q or "hidden" in rows[j],
-             **({"fit": round(rows[j]["fit"], 6), "scaled": round(rows[j]["scaled"], 9)} if j <= q and
+    bars = [{"row": names[j], "j": j + 1, "masked": j > q or "hidden" in rows[j],  # a key not hidden is scaled:
+             **({"fit": round(rows[j]["fit"], 6), "scaled": round(cast(float, rows[j]["scaled"]), 9)} if j <= q and
                 "hidden" not in rows[j] else {}), **({"far": True} if j <= q and "hidden" in rows[j] else {})}
             for j in range(len(names))]
     return strips, products, bars
 
 
-def chart_params(tokens: list, q: int, rows: list, names: list) -> list:
+def chart_params(tokens: TokenTexts, q: int, rows: list[KeyRow], names: list[str]) -> list[alt.Parameter]:
     """The key select, the temperature slider ("Spread"), and the words for the followed key."""
     best = max(rows, key=lambda row: (row["share"], -row["key"]))
     key = alt.param(name="key", value=best["key"] + 1, bind=alt.binding_select(
@@ -229,31 +244,32 @@ def chart_params(tokens: list, q: int, rows: list, names: list) -> list:
 FOLLOWED = "indexof(datum.value, key + ':') == 0"
 
 
-def _rows_y(names: list, first: list = ()):
+def _rows_y(names: list[str], first: Sequence[str] = ()) -> alt.Y:
     """The rows: one per token (after `first`), the followed one marked and in bold."""
     return alt.Y("row:N", sort=[*first, *names], title=None, axis=alt.Axis(
         labelLimit=180, labelFontWeight=alt.ExprRef(f"{FOLLOWED} ? 'bold' : 'normal'"),
         labelExpr=f"({FOLLOWED} ? {charts.literal(FOLLOWED_MARK)} : '') + datum.value"))
 
 
-def _vector_colour():
+def _vector_colour() -> alt.Color:
     """Each number's colour: the negative colour below zero, the positive above, pale near zero."""
     return alt.Color("v:Q", scale=charts.diverging(), title="a cell's number",
                      legend=alt.Legend(orient="top", direction="horizontal", gradientLength=160))
 
 
-def _frame(data: str, y) -> alt.Chart:
+def _frame(data: str, y: alt.Y) -> alt.Chart:
     """One frame, in the chosen colour, around the followed description's row."""
-    return alt.Chart(alt.NamedData(data)).transform_filter("datum.j == key && datum.i == 1").mark_rect(
-        fill=None, stroke=CHOSEN, strokeWidth=2, aria=False).encode(y=y, x=alt.value(0), x2=alt.value("width"))
+    return cast("alt.Chart", alt.Chart(alt.NamedData(data)).transform_filter(
+        "datum.j == key && datum.i == 1").mark_rect(fill=None, stroke=CHOSEN, strokeWidth=2, aria=False).encode(
+        y=y, x=alt.value(0), x2=alt.value("width")))
 
 
-def _followed():
+def _followed() -> Mapping[str, object]:
     """A bar's colour: the chosen colour for the followed description's, the data's for the others."""
     return alt.condition("datum.j == key", alt.value(CHOSEN), alt.value(DATA))
 
 
-def _strips_chart(names: list, q: int, width: int) -> alt.TopLevelMixin:
+def _strips_chart(names: list[str], q: int, width: int) -> alt.LayerChart:
     """The question and each description, one cell per number; the followed one framed."""
     y = _rows_y(names, [QUESTION])
     cells = alt.Chart(alt.NamedData("strips")).mark_rect().encode(
@@ -262,12 +278,12 @@ def _strips_chart(names: list, q: int, width: int) -> alt.TopLevelMixin:
         y=y, color=_vector_colour(),
         tooltip=[alt.Tooltip("row:N", title="row"), alt.Tooltip("i:O", title="number"),
                  alt.Tooltip("v:Q", title="value", format=".3f")])
-    return alt.layer(cells, _frame("strips", y)).properties(
+    return cast("alt.LayerChart", alt.layer(cells, _frame("strips", y)).properties(
         width="container", height=ROW_HEIGHT * (q + 2),
-        title=alt.Title(charts.wrapped(charts.literal("The question and each token's description"))))
+        title=alt.Title(charts.wrapped(charts.literal("The question and each token's description")))))
 
 
-def _products_chart(names: list, q: int, width: int) -> alt.TopLevelMixin:
+def _products_chart(names: list[str], q: int, width: int) -> alt.LayerChart:
     """The question times each description, number by number: their sum is the fit; the followed one framed."""
     y = _rows_y(names)
     cells = alt.Chart(alt.NamedData("products")).mark_rect().encode(
@@ -276,12 +292,12 @@ def _products_chart(names: list, q: int, width: int) -> alt.TopLevelMixin:
         y=y, color=_vector_colour(),
         tooltip=[alt.Tooltip("row:N", title="description of"), alt.Tooltip("i:O", title="number"),
                  alt.Tooltip("v:Q", title="product", format=".4f")])
-    return alt.layer(cells, _frame("products", y)).properties(
+    return cast("alt.LayerChart", alt.layer(cells, _frame("products", y)).properties(
         width="container", height=ROW_HEIGHT * (q + 1),
-        title=alt.Title(charts.wrapped(charts.literal("Their products: add a row up to get its fit"))))
+        title=alt.Title(charts.wrapped(charts.literal("Their products: add a row up to get its fit")))))
 
 
-def _share_bars(reach: alt.Chart, y) -> list:
+def _share_bars(reach: alt.Chart, y: alt.Y) -> list[alt.Chart]:
     """Each share at the chosen temperature, worked out again in the page, and the running total of the shares."""
     shares = reach.transform_calculate(z="datum.scaled / T").transform_joinaggregate(top="max(z)").transform_calculate(
         e="exp(datum.z - datum.top)").transform_joinaggregate(total="sum(e)").transform_calculate(
@@ -315,7 +331,7 @@ def why_divided(width: int, scale: float | None = None) -> str:
             "enough that the shares do not give nearly everything to one token.")
 
 
-def _bars_charts(names: list, width: int, root: float, own: bool = False) -> list:
+def _bars_charts(names: list[str], width: int, root: float, own: bool = False) -> list[alt.LayerChart]:
     """Each token's fit, its fit divided by the root of the head's width or the model's own scale `root` (and why,
     under its title), and its share at the chosen temperature with the running total of the shares; the tokens after
     the asking one out of reach, and (`own`: the model's own scores, a sliding window) those too far back."""

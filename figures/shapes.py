@@ -11,9 +11,14 @@ a page, is cut, and says so.
 
 from __future__ import annotations
 
-from figsite.config import Field
+from collections.abc import Sequence
+from typing import TypedDict, cast
+
+from figsite.config import Field, Figure
+from figsite.data.records import ModelRecord
+from figsite.data.run import Run
 from figsite.data.shared_names import DESCRIPTION
-from figures.kind import Kind
+from figures.kind import Context, Kind, Resolved, Table, Tokens
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import DATA, ON_DATA
@@ -31,12 +36,12 @@ THINNEST = 1 / 150  # a block one number wide (the token ids) is drawn this shar
 SMALLEST_VIEW = 280  # px: a block's numbers are written inside it where they fit in a view this wide
 
 
-def written(shape: list) -> str:
+def written(shape: Sequence[int]) -> str:
     """A shape as the book writes it: '9 x 768', or '50,257 numbers' for a list."""
     return " x ".join(thousands(d) for d in shape) if len(shape) > 1 else f"{thousands(shape[0])} numbers"
 
 
-def steps(fig, run) -> list:
+def steps(fig: Figure, run: Run) -> list[tuple[str, list[int], str]]:
     """(label, shape, how it is written) for each step the printed figure shows, in the order the numbers flow."""
     text = fig["text"]
     rows = [("token ids", run.shape(text, "token ids")), ("after the embedding lookup", run.shape(text, "embedding"))]
@@ -52,12 +57,33 @@ def steps(fig, run) -> list:
 # ---------------------------------------------------------------------------------------------- the blocks
 
 
-def blocks(fig, run) -> list:
+class _BlockBase(TypedDict):
+    order: int
+    name: str  # the step
+    rows: int  # its tokens (0: the row that says layers are left out)
+    width: int  # its numbers per token
+    shape: str  # its numbers, written
+    top: float  # px from the chart's top
+    bottom: float
+    drawn: float  # its width as drawn, in numbers per token
+    cut: bool
+    inside: bool  # its numbers are written inside it
+    name_y: float
+
+
+class Block(_BlockBase, total=False):
+    """A block as the chart reads it (block_rows); "note", the words beside or under it, is added by the chart."""
+
+    note: str
+
+
+def blocks(fig: Figure, run: Run) -> list[tuple[str, int, int, str]]:
     """Each block the chart draws, in order, as (name, tokens, numbers per token, its numbers written): the steps
     of the printed figure, with the feed-forward step of the first layer shown opened up before that layer's
     block, and a row that says so where layers are left out between two shown."""
     n, widened = run.n_tokens(fig["text"]), run.n_neurons
-    out, before = [], None
+    out: list[tuple[str, int, int, str]] = []
+    before: int | None = None
     for label, shape, shape_text in steps(fig, run):
         layer = int(label.split()[-1]) if label.startswith("after layer ") else None
         if layer is not None and before is None:
@@ -76,14 +102,15 @@ def blocks(fig, run) -> list:
     return out
 
 
-def block_rows(fig, run) -> tuple[list, float, int]:
+def block_rows(fig: Figure, run: Run) -> tuple[list[Block], float, int]:
     """The blocks as the chart reads them, laid out from the top in px; the width of the view in numbers per
     token; and the chart's height. A block wider than the widest drawn to scale is cut ("cut": its drawn end)."""
     found = blocks(fig, run)
     widest = max(width for _, _, width, _ in found[:-1])  # all but the scores, the last
     room = widest * (1 + CUT_ROOM)
     strip = min(TOKEN_PX, BLOCK_PX / max(tokens for _, tokens, _, _ in found))
-    rows, top = [], 0.0
+    rows: list[Block] = []
+    top = 0.0
     for i, (name, tokens, width, shape_text) in enumerate(found):
         height = max(THIN_PX, tokens * strip) if tokens else 0
         drawn = min(max(width, room * THINNEST), room) if width else 0
@@ -95,7 +122,7 @@ def block_rows(fig, run) -> tuple[list, float, int]:
     return rows, room, round(top)
 
 
-def note(row: dict, widest: int) -> str:
+def note(row: Block, widest: int) -> str:
     """What a block's numbers say where they are not written inside it; for a cut block, that it is cut."""
     if not row["cut"]:
         return row["shape"]
@@ -104,7 +131,7 @@ def note(row: dict, widest: int) -> str:
             f"the {thousands(widest)}-wide block.")
 
 
-class Shapes(Kind):
+class Shapes(Kind[Run]):
     READS = ("tokens", "embedding", "attention", "feed-forward", "numbers", "read-out")
     KIND = "shapes"
     PRINTED_IN_BOOK = True  # the book prints it
@@ -120,7 +147,7 @@ class Shapes(Kind):
         "layers": Field("int_list", "a list of layers to show, numbered from 1 (all layers when left out)"),
     }
 
-    def check(self, fig, tokens, model: dict) -> dict:
+    def check(self, fig: Figure, tokens: Tokens, model: ModelRecord) -> Resolved:
         """The layers shown: the config's, else every layer of the model."""
         fields.check_text(fig, "text", tokens(fig["text"]), model["n_ctx"])
         layers = fig.values.get("layers", list(range(1, model["n_layer"] + 1)))
@@ -130,12 +157,12 @@ class Shapes(Kind):
             fields.check_layer(fig, "layers", layer, model["n_layer"])
         return {"layers": layers}
 
-    def text_figure(self, fig, run) -> str:
+    def text_figure(self, fig: Figure, run: Run) -> str:
         lines = [heading(fig, self.TITLE)]
         lines += [f"  {label:<31}{shape_text}" for label, _, shape_text in steps(fig, run)]
         return "\n".join(lines) + "\n"
 
-    def context(self, fig, run) -> dict:
+    def context(self, fig: Figure, run: Run) -> Context:
         n, width, widened = run.n_tokens(fig["text"]), run.d_model, run.n_neurons
         rows, start = count(n, "row"), run.token_texts(fig["text"]).start  # a Llama's <s> goes in too
         going = count(n - start, "token") + (" and the start token" if start else "")
@@ -144,13 +171,13 @@ class Shapes(Kind):
                            f"step the rows widen to {widened:,} numbers, then narrow back to {width:,}.",
                 "reveals": [], "facts": []}
 
-    def tables(self, fig, run, spec: dict) -> dict:
+    def tables(self, fig: Figure, run: Run, spec: charts.Spec) -> dict[str, Table]:
         """Each block: its step, its tokens and numbers per token, and its shape as written."""
         rows, _, _ = block_rows(fig, run)
         return {"steps": [{"step": r["name"], "tokens": r["rows"], "numbers_per_token": r["width"],
                            "numbers": r["rows"] * r["width"], "shape": r["shape"]} for r in rows if r["rows"]]}
 
-    def chart(self, fig, run) -> alt.TopLevelMixin:
+    def chart(self, fig: Figure, run: Run) -> alt.LayerChart:
         """Each step's numbers as a block to scale under its name, its shape written in it (or beside it)."""
         rows, room, height = block_rows(fig, run)
         widest = max(r["width"] for r in rows if not r["cut"])
@@ -158,11 +185,11 @@ class Shapes(Kind):
             row["note"] = "" if row["inside"] else note(row, widest)
         said = "; ".join(f"{r['name']}: {r['shape']}" for r in rows if r["rows"]) + "."
         layers = alt.layer(*block_marks(room, height)).add_params(alt.param(name=DESCRIPTION, value=said))
-        return charts.with_data(layers.properties(width="container", height=height, view=alt.ViewBackground(
-            stroke=None)), blocks=rows)
+        return charts.with_data(cast("alt.LayerChart", layers.properties(
+            width="container", height=height, view=alt.ViewBackground(stroke=None))), blocks=rows)
 
 
-def block_marks(room: float, height: int) -> list:
+def block_marks(room: float, height: int) -> list[alt.Chart]:
     """The marks of the blocks chart: the blocks (a cut one in two pieces with a break between), the names above
     them, the shapes written inside or beside them."""
     xs = alt.Scale(domain=[0, room], nice=False, zero=True)

@@ -9,13 +9,15 @@ chance at the read position after every stage (run.target, run.target_p), and it
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TypedDict, cast
 
-from figsite.config import Field
+from figsite.config import Field, Figure
 from figsite.data.asks import Asks
 from figsite.data.live_data import STAGE_COLUMN
 from figsite.data.model_choice import is_directory
+from figsite.data.records import ModelRecord
 from figsite.data.side_by_side import Member, Runs
-from figures.kind import Kind
+from figures.kind import Context, Kind, Resolved, Table, Tokens
 from figures.toolkit import charts, fields, model_names
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import FOLLOWED, FOLLOWED_NAME
@@ -30,7 +32,7 @@ MODELS_FIELD = Field("text_list", f"2 to {MAX_MODELS} models, each a hub id, a d
                                   "or a random model's seed ('random@7')", required=True)
 
 
-def check_models(fig) -> None:
+def check_models(fig: Figure) -> None:
     """A side-by-side figure names 2 to MAX_MODELS models (each checked for its form by the pipeline)."""
     if not 2 <= len(fig["models"]) <= MAX_MODELS:
         raise fig.error("models", count(len(fig["models"]), "model"), MODELS_FIELD.allowed)
@@ -57,9 +59,17 @@ def labels(runs: Runs) -> list[str]:
     return out
 
 
-def lines(fig, runs: Runs) -> list[dict]:
+class Line(TypedDict):
+    """One point of a model's line: its chance of the followed token after a stage (0: before any layer)."""
+
+    model: str  # its label
+    stage: int
+    p: float
+
+
+def lines(fig: Figure, runs: Runs) -> list[Line]:
     """One row per model and stage: the followed token's chance there at the read position."""
-    rows = []
+    rows: list[Line] = []
     for member, name in zip(runs.members, labels(runs)):
         run, text, q = member.run, fig["text"], member.fig.opening
         rows += [{"model": name, "stage": s, "p": charts.kept_chance(run.target_p(text, s, q))}
@@ -67,7 +77,7 @@ def lines(fig, runs: Runs) -> list[dict]:
     return rows
 
 
-class SideBySide(Kind):
+class SideBySide(Kind[Runs]):
     KIND = "side-by-side"
     READS = ("read-out",)
     SIDE_BY_SIDE = True
@@ -79,22 +89,23 @@ class SideBySide(Kind):
              "The models may have different numbers of layers.")
     FIELDS = {"text": fields.TEXT_FIELD, "target": fields.TARGET_FIELD, "models": MODELS_FIELD}
 
-    def asks(self, fig) -> Asks:
+    def asks(self, fig: Figure) -> Asks:
         return Asks(texts={fig["text"]: fig["target"]})
 
-    def check(self, fig, tokens, model: dict) -> dict:
+    def check(self, fig: Figure, tokens: Tokens, model: ModelRecord) -> Resolved:
         """The read token ("opening"): the text's last, as this model cuts the text."""
         check_models(fig)
         return {"opening": fields.check_read_target(fig, tokens, model)[2]}
 
-    def key(self, fig, runs: Runs) -> str:
+    def key(self, fig: Figure, runs: Runs) -> str:
         return (f"Each line is one model: the chance it gives {shown(fig['target'])} ({FOLLOWED_NAME}) after each of "
                 "its layers, told apart by their dashes and points.")
 
-    def chart(self, fig, runs: Runs) -> alt.TopLevelMixin:
+    def chart(self, fig: Figure, runs: Runs) -> alt.LayerChart:
         names, target = labels(runs), shown(fig["target"])
         n_layer = max(member.run.n_layer for member in runs.members)
-        base = charts.said_chance(charts.named_stages(alt.Chart(alt.Data(values=lines(fig, runs))))).encode(
+        data = alt.Data(values=lines(fig, runs))  # type: ignore[no-untyped-call]  # Altair's Data takes **kwds
+        base = charts.said_chance(charts.named_stages(alt.Chart(data))).encode(
             x=alt.X("stage:Q", title=["after layer", "(0: before any layer)"],
                     scale=alt.Scale(domain=[0, n_layer], nice=False), axis=alt.Axis(tickMinStep=1, format="d")),
             # the whole scale at first, where a chance of 2e-9 is the nothing it is; the switch zooms in
@@ -107,15 +118,15 @@ class SideBySide(Kind):
             shape=alt.Shape("model:N", scale=alt.Scale(domain=names, range=SHAPES[:len(names)]),
                             legend=alt.Legend(title="model", orient="bottom", direction="vertical")),
             tooltip=[alt.Tooltip("model:N"), charts.stage_tip(), charts.chance_tip(target)])
-        return alt.layer(base.mark_line(color=FOLLOWED), points).add_params(charts.chance_switch()).properties(
-            width="container", height=240, title=f"{target}'s chance in each model")
+        return cast("alt.LayerChart", alt.layer(base.mark_line(color=FOLLOWED), points).add_params(
+            charts.chance_switch()).properties(width="container", height=240, title=f"{target}'s chance in each model"))
 
-    def tables(self, fig, runs: Runs, spec: dict) -> dict:
+    def tables(self, fig: Figure, runs: Runs, spec: charts.Spec) -> dict[str, Table]:
         """Each model's chance of the target after each layer (0: before any layer)."""
         return {"chances": [{"model": row["model"], STAGE_COLUMN: row["stage"], "p": row["p"]}
                             for row in lines(fig, runs)]}
 
-    def text_figure(self, fig, runs: Runs) -> str:
+    def text_figure(self, fig: Figure, runs: Runs) -> str:
         """A column per model, a line per stage: its chance of the target there, in percent to two decimals (blank past
         a model's last layer)."""
         names, rows = labels(runs), lines(fig, runs)
@@ -129,7 +140,7 @@ class SideBySide(Kind):
             out.append(f"  {first:<14}  " + "  ".join(f"{cell:>{width}}" for cell, width in zip(cells, widths)))
         return "\n".join(line.rstrip() for line in out) + "\n"
 
-    def context(self, fig, runs: Runs) -> dict:
+    def context(self, fig: Figure, runs: Runs) -> Context:
         names, target = labels(runs), said(fig["target"])
         last = [(name, m.run.target_p(fig["text"], m.run.n_layer, m.fig.opening), m.run.n_layer)
                 for name, m in zip(names, runs.members)]

@@ -7,13 +7,15 @@ from __future__ import annotations
 import functools
 import operator
 import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 from figsite.model.load import Loaded
 
 import torch
 
-from figsite.capture.parts import PassPlan, Reading, registered
+from figsite.capture.parts import Part, PassPlan, Reading, registered
 from figsite.capture.text_pass import TextCapture, run_text
 from figsite.data.asks import Asks
 from figsite.data.format import named_tokens, parts_file
@@ -25,7 +27,8 @@ from figsite.model.tokens import token_ids, token_text
 SHORT_TEXT = 128  # tokens: a text up to this long is short for _threads_left_for_drawing
 
 
-def capture_run(loaded: Loaded, asks: Asks, each=lambda texts: texts, on_step=lambda run: None) -> Run:
+def capture_run(loaded: Loaded, asks: Asks, each: Callable[[list[str]], Iterable[str]] = lambda texts: texts,
+                on_step: Callable[[Run], None] = lambda run: None) -> Run:
     """Runs the model once per distinct text and gathers the Run: what every figure asks, merged
     (sitegen.pipeline.gather_asks): its texts, each with the target it tracks or None, and its parts, by part name
     (figsite.capture.parts). `each` wraps the list of texts, for a progress display.
@@ -52,7 +55,8 @@ def capture_run(loaded: Loaded, asks: Asks, each=lambda texts: texts, on_step=la
     return run
 
 
-def _read_text(reading: Reading, parts: tuple, text: str, target: str | None, on_step) -> None:
+def _read_text(reading: Reading, parts: Sequence[Part[Any]], text: str, target: str | None,
+               on_step: Callable[[Run], None]) -> None:
     """One text: its pass (doing what the parts need of it), its data into the run, then each part's answers."""
     run = reading.run
     plan = functools.reduce(operator.or_, (part.plan(reading.asks(part), text) for part in parts), PassPlan())
@@ -72,7 +76,7 @@ def _add_text(run: Run, text: str, capture: TextCapture) -> None:
     run.heads.update({(text, name): payload for name, payload in capture.heads.items()})
 
 
-def _mentioned_by(loaded: Loaded, run: Run, parts: tuple, text: str) -> dict:
+def _mentioned_by(loaded: Loaded, run: Run, parts: Sequence[Part[Any]], text: str) -> dict[int, str]:
     """The tokens the data of one text name (its read-outs, its target, the parts' data of it) that the run's
     vocabulary lacks: id -> text."""
     mentioned = named_tokens(run.texts[text])
@@ -82,7 +86,7 @@ def _mentioned_by(loaded: Loaded, run: Run, parts: tuple, text: str) -> dict:
 
 
 @contextmanager
-def _threads_left_for_drawing(loaded: Loaded, texts: list):
+def _threads_left_for_drawing(loaded: Loaded, texts: list[str]) -> Iterator[None]:
     """While the model reads short texts, torch leaves one core to the processes that draw the figures built
     so far: on small matrices a second thread gains torch little (a cold build of the chapter takes 0.4 s less
     on two cores). Long texts keep every core: there the model's own products are the work."""

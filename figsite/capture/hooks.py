@@ -8,11 +8,16 @@ returns None) or returns a tensor of the same shape that the model goes on with 
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
+from typing import TypeVar
 
 import torch
 
+from figsite.model.interface import HookFunction, HookFunctions
 from figsite.model.load import Loaded
+
+H = TypeVar("H")  # what at_each_layer's function makes for one layer: a hook function, or a list of them
+K = TypeVar("K")  # the key keep_into keeps an activation under
 
 
 def point(layer: int, name: str) -> str:
@@ -20,21 +25,21 @@ def point(layer: int, name: str) -> str:
     return f"blocks.{layer}.{name}"
 
 
-def at_each_layer(n_layer: int, name: str, function_of_layer) -> dict:
+def at_each_layer(n_layer: int, name: str, function_of_layer: Callable[[int], H]) -> dict[str, H]:
     """{hook point name: function} for the same hook point in every layer; function_of_layer(layer) makes each."""
     return {point(layer, name): function_of_layer(layer) for layer in range(n_layer)}
 
 
-def keep_into(kept: dict, key) -> Callable:
+def keep_into(kept: MutableMapping[K, torch.Tensor], key: K) -> HookFunction:
     """A hook that keeps the first text's activation under `key` (the batch dimension dropped)."""
     def hook(activation: torch.Tensor, _name: str) -> None:
         kept[key] = activation[0]
     return hook
 
 
-def together(*hook_sets: dict) -> dict:
+def together(*hook_sets: Mapping[str, HookFunction]) -> dict[str, list[HookFunction]]:
     """Several {name: function} merged into {name: [functions]}: each runs, in the order given."""
-    merged = {}
+    merged: dict[str, list[HookFunction]] = {}
     for hooks in hook_sets:
         for name, function in hooks.items():
             merged.setdefault(name, []).append(function)
@@ -42,7 +47,8 @@ def together(*hook_sets: dict) -> dict:
 
 
 @torch.no_grad()
-def run_with_hooks(loaded: Loaded, ids: list[int], hooks: dict, layers_only: bool = False) -> torch.Tensor:
+def run_with_hooks(loaded: Loaded, ids: Sequence[int], hooks: HookFunctions,
+                   layers_only: bool = False) -> torch.Tensor:
     """Runs the model over one text's token ids with `hooks` ({hook point name: function or [functions]}) added,
     and takes them off again whatever happens. layers_only: the embedding and the layers, without the read-out,
     whose scores the capture works out where it reads them: the stream after the last layer (1, position,
@@ -54,7 +60,7 @@ def run_with_hooks(loaded: Loaded, ids: list[int], hooks: dict, layers_only: boo
         return stream if layers_only else model.read_out(stream)
 
 
-def run_with_cache(loaded: Loaded, ids: list[int], names) -> dict:
+def run_with_cache(loaded: Loaded, ids: Sequence[int], names: Sequence[str]) -> dict[str, torch.Tensor]:
     """One pass over one text's token ids: {hook point name: its activation, the batch dimension dropped}
     (the model interface's run_with_cache)."""
     tokens = torch.tensor([ids], device=loaded.device)  # (1, position)

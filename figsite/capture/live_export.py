@@ -38,16 +38,19 @@ The same model gives byte-identical files: the exporter's source locations and s
 
 from __future__ import annotations
 
-from figsite.model.interface import LanguageModel
+from figsite.model.interface import HookFunction, LanguageModel, ModelConfig
 from figsite.model.load import Loaded
 
 import math
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import IO, TYPE_CHECKING, cast
 
 import torch
 from torch import nn
 
 from figsite.capture.hooks import at_each_layer, point
+from figsite.capture.live_records import DescribedFile, DescribedValue, Manifest
 from figsite.data.cache import file_sha256
 from figsite.data.format import TOP_K
 
@@ -61,23 +64,32 @@ OPSET = 20
 INPUTS = ("input_ids", "follow")
 OUTPUTS = ("shares", "top_ids", "top_probs", "follow_probs", "follow_ranks")
 
+if TYPE_CHECKING:
+    import numpy
+    import onnx
+    import onnxruntime
+    from numpy.typing import NDArray
+
 
 class LiveModel(nn.Module):
     """The build's model (any family, through the interface) with the read-out of every stage on top: (input_ids (1, T), follow (K,)) -> OUTPUTS."""
 
-    def __init__(self, model: LanguageModel):
+    def __init__(self, model: LanguageModel) -> None:
         super().__init__()
         self.model = model
 
-    def forward(self, input_ids: torch.Tensor, follow: torch.Tensor) -> tuple:
+    def forward(self, input_ids: torch.Tensor, follow: torch.Tensor) -> tuple[torch.Tensor, ...]:
         model, n_layer = self.model, self.model.config.n_layer
-        stages, shares = [], []  # each stage's residual stream (T, d_model); each layer's shares (1, heads, T, T)
+        # each stage's residual stream (T, d_model); each layer's shares (1, heads, T, T)
+        stages: list[torch.Tensor] = []
+        shares: list[torch.Tensor] = []
 
         def keep_stage(residual: torch.Tensor, _name: str) -> None:
             stages.append(residual[0])
 
-        hooks = {point(0, "hook_resid_pre"): [keep_stage],
-                 **at_each_layer(n_layer, "hook_resid_post", lambda _layer: [keep_stage])}
+        hooks: dict[str, list[HookFunction]] = {
+            point(0, "hook_resid_pre"): [keep_stage],
+            **at_each_layer(n_layer, "hook_resid_post", lambda _layer: [keep_stage])}
         for layer in range(n_layer):
             hooks[point(layer, "attn.hook_pattern")] = [lambda pattern, _name: shares.append(pattern)]
         with model.hooks(hooks):
@@ -99,14 +111,15 @@ def _totals(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     each (S, T, 1): a scan over the stages, so that the exponentials held at once are one stage's (T, vocab)."""
     from torch._higher_order_ops import scan  # torch's prototype API: exported as an ONNX Scan
 
-    def step(carry: torch.Tensor, scores: torch.Tensor) -> tuple:
+    def step(carry: torch.Tensor, scores: torch.Tensor) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
         top = scores.max(dim=-1, keepdim=True).values  # (T, 1)
         # Each term in (0, 1], summed in float64: onnxruntime-web's float32 sum of 50,257 terms drifts by up to
         # 2.4e-5 (relative), which every chance of the position would carry; in float64 the page is within 5e-7.
         terms = torch.exp(scores - top).to(torch.float64)
         return carry.clone(), (top, terms.sum(dim=-1, keepdim=True).to(torch.float32))
 
-    _, (top, total) = scan(step, torch.zeros(()), logits)
+    scanned: tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]] = scan(step, torch.zeros(()), logits)
+    _, (top, total) = scanned
     return top, total
 
 
@@ -119,18 +132,19 @@ def _ranks(logits: torch.Tensor, chosen: torch.Tensor) -> torch.Tensor:
     each = chosen.permute(2, 0, 1).reshape(-1, n)  # (K x S, T): token by token, stage by stage
     stage = torch.arange(n_stage, device=chosen.device).repeat(k)  # (K x S,)
 
-    def step(carry: torch.Tensor, row: tuple) -> tuple:
+    def step(carry: torch.Tensor, row: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
         scores, at = row  # (T,), ()
         higher = logits.index_select(0, at.view(1))[0] > scores[:, None]  # (T, vocab)
         # Counted as float32, exact to 2 ** 24 and twice as fast in onnxruntime as int32. The carry is unused (a
         # carry handed on as it is would alias).
         return carry.clone(), higher.to(torch.float32).sum(dim=-1)
 
-    _, counted = scan(step, torch.zeros(()), (each, stage))  # (K x S, T)
+    scanned: tuple[torch.Tensor, torch.Tensor] = scan(step, torch.zeros(()), (each, stage))
+    _, counted = scanned  # (K x S, T)
     return counted.to(torch.int64).view(k, n_stage, n).permute(1, 2, 0) + 1
 
 
-def export(loaded: Loaded, folder: Path, max_tokens: int = 64, *, file_bytes: int = FILE_BYTES) -> dict:
+def export(loaded: Loaded, folder: Path, max_tokens: int = 64, *, file_bytes: int = FILE_BYTES) -> Manifest:
     """Writes GRAPH_FILE, its weights' files and TOKENIZER_FILE (loaded.tokenizer's) into `folder` (made if missing;
     an earlier export's weights' files are removed, other files left alone) and returns the manifest: {"format",
     "model" (loaded.info), "n_layer", "n_head" (query heads), "vocab_size", "max_tokens", "top_k", "stages",
@@ -168,21 +182,22 @@ def export(loaded: Loaded, folder: Path, max_tokens: int = 64, *, file_bytes: in
             "inputs": described[:len(INPUTS)], "outputs": described[len(INPUTS):]}
 
 
-def _described_file(folder: Path, name: str) -> dict:
+def _described_file(folder: Path, name: str) -> DescribedFile:
     return {"name": name, "bytes": (folder / name).stat().st_size, "sha256": file_sha256(folder / name)}
 
 
-def _described_values(config) -> list[dict]:
+def _described_values(config: ModelConfig) -> list[DescribedValue]:
     """The graph's inputs and outputs, [{"name", "dtype", "shape"}], INPUTS then OUTPUTS."""
     stages = config.n_layer + 1
-    shapes = {"input_ids": ("int64", [1, "T"]), "follow": ("int64", ["K"]),
-              "shares": ("float32", [config.n_layer, config.n_head, "T", "T"]),
-              "top_ids": ("int64", [stages, "T", TOP_K]), "top_probs": ("float32", [stages, "T", TOP_K]),
-              "follow_probs": ("float32", [stages, "T", "K"]), "follow_ranks": ("int64", [stages, "T", "K"])}
+    shapes: dict[str, tuple[str, list[int | str]]] = {
+        "input_ids": ("int64", [1, "T"]), "follow": ("int64", ["K"]),
+        "shares": ("float32", [config.n_layer, config.n_head, "T", "T"]),
+        "top_ids": ("int64", [stages, "T", TOP_K]), "top_probs": ("float32", [stages, "T", TOP_K]),
+        "follow_probs": ("float32", [stages, "T", "K"]), "follow_ranks": ("int64", [stages, "T", "K"])}
     return [{"name": name, "dtype": shapes[name][0], "shape": shapes[name][1]} for name in INPUTS + OUTPUTS]
 
 
-def _traced(model: LanguageModel, max_tokens: int):
+def _traced(model: LanguageModel, max_tokens: int) -> onnx.ModelProto:
     """The ONNX ModelProto of LiveModel(model), T and K dynamic, weights inside (raw_data)."""
     import logging
     import warnings
@@ -203,10 +218,11 @@ def _traced(model: LanguageModel, max_tokens: int):
                                         dynamic_shapes=dynamic, optimize=True)
     finally:
         registration.setLevel(level)
-    return program.model_proto
+    # dynamo=True: the exporter returns its ONNXProgram (None only from the older, TorchScript-based one)
+    return cast("torch.onnx.ONNXProgram", program).model_proto
 
 
-def _graphs(graph):
+def _graphs(graph: onnx.GraphProto) -> Iterator[onnx.GraphProto]:
     """The graph and every subgraph in it (a Scan's body), depth first."""
     yield graph
     for node in graph.node:
@@ -217,7 +233,7 @@ def _graphs(graph):
                 yield from _graphs(sub)
 
 
-def _tidy(proto, renames: dict) -> None:
+def _tidy(proto: onnx.ModelProto, renames: dict[str, str]) -> None:
     """Strips what would differ between two checkouts or machines (the exporter's stack traces, source lines,
     module paths) and renames the weights to the checkpoint's names (`renames`: LiveModel's parameter names ->
     the model's checkpoint_names, a tied weight's to the one stored), everywhere they are read, subgraphs too."""
@@ -242,7 +258,7 @@ def _tidy(proto, renames: dict) -> None:
             node.output[:] = [renames.get(name, name) for name in node.output]
 
 
-def _split_large(graph, weights: set, limit: int) -> None:
+def _split_large(graph: onnx.GraphProto, weights: set[str], limit: int) -> None:
     """Each weight of more than `limit` bytes becomes blocks of rows, as many as it needs and of equal size (the
     last smaller), named NAME.0, NAME.1, ..., that a Concat at the start of the graph joins under NAME again."""
     from onnx import helper
@@ -267,13 +283,15 @@ def _split_large(graph, weights: set, limit: int) -> None:
                                               name=f"join_{tensor.name}", axis=0))
 
 
-def _write_external(graph, folder: Path, file_bytes: int) -> list[str]:
+def _write_external(graph: onnx.GraphProto, folder: Path, file_bytes: int) -> list[str]:
     """Moves each weight (an initializer of 1 KiB or more) into the weights' files, in the graph's order, a new
     file where the next would not fit under file_bytes; returns the files' names."""
     from onnx import TensorProto
     from onnx.external_data_helper import set_external_data
 
-    names, handle, used = [], None, 0
+    names: list[str] = []
+    handle: IO[bytes] | None = None
+    used = 0
     try:
         for tensor in graph.initializer:
             size = len(tensor.raw_data)
@@ -297,7 +315,7 @@ def _write_external(graph, folder: Path, file_bytes: int) -> list[str]:
     return names
 
 
-def session(folder: Path, threads: int = 0):
+def session(folder: Path, threads: int = 0) -> onnxruntime.InferenceSession:
     """An onnxruntime session (CPU) of the export in `folder`, with onnxruntime's default optimisations, as a page
     gets; threads: 0 for onnxruntime's choice."""
     import onnxruntime
@@ -307,7 +325,8 @@ def session(folder: Path, threads: int = 0):
     return onnxruntime.InferenceSession(str(Path(folder) / GRAPH_FILE), options, providers=["CPUExecutionProvider"])
 
 
-def run(folder_or_session, ids: list[int], follow: list[int]) -> dict:
+def run(folder_or_session: Path | onnxruntime.InferenceSession, ids: Sequence[int],
+        follow: Sequence[int]) -> dict[str, NDArray[numpy.float32] | NDArray[numpy.int64]]:
     """The export's outputs for one text's token ids and the followed tokens: {name: numpy array}."""
     import numpy
 

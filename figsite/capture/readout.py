@@ -7,11 +7,14 @@ made READOUT_ROWS rows at a time and never kept; only the top tokens' and the tr
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import torch
 
 from figsite.capture.hooks import at_each_layer, point
 from figsite.data.format import TOP_K, probability, readout_cell
-from figsite.model.interface import LanguageModel
+from figsite.data.records import ReadoutCell
+from figsite.model.interface import HookFunction, LanguageModel
 
 READOUT_ROWS = 512  # rows of one product with the unembedding: (rows, 50,257) scores held at once
 
@@ -29,7 +32,7 @@ def log_softmax_total(logits: torch.Tensor) -> torch.Tensor:
     return top.double() + torch.log(total.double())
 
 
-def scores_of(model: LanguageModel, stages: list):
+def scores_of(model: LanguageModel, stages: list[torch.Tensor]) -> Iterator[torch.Tensor]:
     """Each stage's scores in turn, (position, vocab), from its residual stream (position, d_model), several
     stages to one product with the unembedding where they fit in READOUT_ROWS rows: reading the unembedding's
     50,257 rows costs more than a product of a few rows, so a short text's stages go through it at once."""
@@ -49,13 +52,17 @@ class StageReader:
     (stages, positions, vocabulary) array is ever held.
     """
 
-    def __init__(self, model: LanguageModel, n: int, positions: list[int], target_id: int | None, keep: bool):
+    def __init__(self, model: LanguageModel, n: int, positions: list[int], target_id: int | None,
+                 keep: bool) -> None:
         self.model, self.n, self.positions, self.target_id = model, n, positions, target_id
         self.index = torch.tensor(positions, dtype=torch.long, device=model.device)
         self.stages = 0  # stages seen so far
-        self.waiting = []  # (positions, d_model) of each stage not yet read out
-        self.cells, self.target_cells = [], []  # per read row, in stage order: {"top": ...}; the target's p
-        self.kept = [] if keep else None  # each stage's residual stream (position, d_model), for a lens or a comparison
+        self.waiting: list[torch.Tensor] = []  # (positions, d_model) of each stage not yet read out
+        # per read row, in stage order: {"top": ...}; the target's p
+        self.cells: list[ReadoutCell] = []
+        self.target_cells: list[float] = []
+        # each stage's residual stream (position, d_model), for a lens or a comparison
+        self.kept: list[torch.Tensor] | None = [] if keep else None
 
     def add(self, residual: torch.Tensor) -> None:
         """One more stage: the residual stream (position, d_model), raw (no final layer norm)."""
@@ -68,7 +75,7 @@ class StageReader:
         if len(self.waiting) * len(self.positions) >= READOUT_ROWS:
             self._read_waiting()
 
-    def hooks(self, n_layer: int) -> dict:
+    def hooks(self, n_layer: int) -> dict[str, HookFunction]:
         """Its hooks at every stage of the residual stream, (1, position, d_model): blocks.0.hook_resid_pre (stage
         0, after the embedding) and blocks.L.hook_resid_post (stage L + 1)."""
         def read(residual: torch.Tensor, _name: str) -> None:
@@ -90,14 +97,16 @@ class StageReader:
                 p_target = torch.exp(logits[:, self.target_id].double() - log_total[:, 0]).cpu()  # (rows,)
                 self.target_cells += [probability(p) for p in p_target.tolist()]
 
-    def finish(self) -> tuple[list, list]:
+    def finish(self) -> tuple[list[list[ReadoutCell | None]], list[list[float | None]]]:
         """readout[stage][position] and the target's p[stage][position]; None at a position not read."""
         if self.waiting:
             self._read_waiting()
         width = len(self.positions)
-        readout, target_p = [], []
-        for first in range(0, self.stages * width, width) if width else [None] * self.stages:
-            stage, p = [None] * self.n, [None] * self.n
+        readout: list[list[ReadoutCell | None]] = []
+        target_p: list[list[float | None]] = []
+        for first in range(0, self.stages * width, width) if width else [0] * self.stages:  # 0: no position read
+            stage: list[ReadoutCell | None] = [None] * self.n
+            p: list[float | None] = [None] * self.n
             for at, position in enumerate(self.positions):  # none where no position is read
                 stage[position] = self.cells[first + at]
                 if self.target_id is not None:

@@ -13,6 +13,7 @@ Only one layer's attention and one product's scores are held at a time, whatever
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 from figsite.model.load import Loaded
 
@@ -23,7 +24,9 @@ from figsite.capture.hooks import at_each_layer, point, run_with_hooks, together
 from figsite.capture.readout import StageReader
 from figsite.data.format import attention_lists, head_files, is_long, shapes_record, text_file, token
 from figsite.data.paths import AVERAGE_FILE, head_file
+from figsite.data.records import Shapes, TargetTrack, TextData
 from figsite.data.run import MIN_SHARE, SHARE_UNIT
+from figsite.model.interface import HookFunction
 from figsite.model.tokens import one_token_id, token_ids, token_text
 
 
@@ -31,10 +34,11 @@ from figsite.model.tokens import one_token_id, token_ids, token_text
 class TextCapture:
     """What one pass over one text gives."""
 
-    data: dict  # the data file's content
-    shapes: dict  # the shapes measured on the way
-    heads: dict  # for a long text: its heads' files (file name -> the file's text)
-    stages: list | None = None  # each stage's residual stream (position, d_model), raw, where a part asked it kept
+    data: TextData  # the data file's content
+    shapes: Shapes  # the shapes measured on the way
+    heads: dict[str, str]  # for a long text: its heads' files (file name -> the file's text)
+    # each stage's residual stream (position, d_model), raw, where a part asked it kept
+    stages: list[torch.Tensor] | None = None
 
 
 @torch.no_grad()  # the read-outs too: nothing here is trained, and autograd would keep every stage's scores
@@ -56,23 +60,26 @@ def run_text(loaded: Loaded, text: str, target: str | None = None, positions: li
     read = sorted(set(positions)) if long and positions is not None else list(range(n))
     attention = AttentionSink(n_layer, n_head, long)
     reader = StageReader(model, n, read, target_id, keep=keep_stages)
-    shapes = {}
+    shapes: dict[str, list[int]] = {}
     hooks = together(_shape_hooks(n_layer, shapes), attention.hooks(), reader.hooks(n_layer))
     run_with_hooks(loaded, ids, hooks, layers_only=True)
     readout, target_p = reader.finish()
     heads = attention.finish() if long else {}
-    target_data = {**token(target_id, token_text(loaded, target_id)), "p": target_p} if target_id is not None else None
+    # token() of no start token: {"id", "text"}, then "p"
+    target_data = (cast(TargetTrack, {**token(target_id, token_text(loaded, target_id)), "p": target_p})
+                   if target_id is not None else None)
     start = getattr(loaded.tokenizer, "start_id", None)  # the model's start token: first, marked as the model's own
     records = [token(i, token_text(loaded, i), start=p == 0 and i == start) for p, i in enumerate(ids)]
     data = text_file(loaded.info, text, records,
-                     list(heads) if long else attention.layers, readout, target_data, long)
+                     list(heads) if long else cast("list[list[list[list[float]]]]", attention.layers),  # all filled
+                     readout, target_data, long)
     return TextCapture(data, shapes_record(n, shapes, model.config.vocab_size), heads, reader.kept)
 
 
-def _shape_hooks(n_layer: int, shapes: dict) -> dict:
+def _shape_hooks(n_layer: int, shapes: dict[str, list[int]]) -> dict[str, HookFunction]:
     """Hooks that write down the shape of the numbers after the embedding and after each layer, batch dimension
     dropped, into `shapes` ("embedding", "layer 1", ...: the order the pass reaches them)."""
-    def record(step: str):
+    def record(step: str) -> HookFunction:
         def hook(activation: torch.Tensor, _name: str) -> None:
             shapes[step] = list(activation.shape[1:])
         return hook
@@ -86,13 +93,14 @@ class AttentionSink:
     for a short text the lists of format 1, for a long one the head files of format 3 (and a running sum for
     the file of the average over all heads)."""
 
-    def __init__(self, n_layer: int, n_head: int, long: bool):
+    def __init__(self, n_layer: int, n_head: int, long: bool) -> None:
         self.n_layer, self.long, self.count = n_layer, long, n_layer * n_head
-        self.layers = [None] * n_layer  # format 1: [layer][head][query] -> shares over keys 0..query
-        self.files = {}  # format 3: file name -> the file's text
-        self.total = None  # format 3: the sum of every head's shares so far, (query, key)
+        # format 1: [layer][head][query] -> shares over keys 0..query, each layer's as the pass reaches it
+        self.layers: list[list[list[list[float]]] | None] = [None] * n_layer
+        self.files: dict[str, str] = {}  # format 3: file name -> the file's text
+        self.total: torch.Tensor | None = None  # format 3: the sum of every head's shares so far, (query, key)
 
-    def hooks(self) -> dict:
+    def hooks(self) -> dict[str, HookFunction]:
         """Its hook at each layer's shares, blocks.L.attn.hook_pattern: (1, heads, query, key)."""
         return at_each_layer(self.n_layer, "attn.hook_pattern",
                              lambda layer: lambda pattern, _name: self.add(layer, pattern[0]))
@@ -105,13 +113,14 @@ class AttentionSink:
         self.files.update(_kept_shares(shares, [head_file(layer, h) for h in range(len(shares))], layer))
         self.total = shares.sum(dim=0) if self.total is None else self.total + shares.sum(dim=0)
 
-    def finish(self) -> dict:
+    def finish(self) -> dict[str, str]:
         """Format 3's files: each head's, then the average's."""
+        assert self.total is not None  # the pass added every layer's shares
         self.files.update(_kept_shares((self.total / self.count)[None], [AVERAGE_FILE], None))
         return self.files
 
 
-def _kept_shares(stacked: torch.Tensor, names: list[str], layer: int | None) -> dict:
+def _kept_shares(stacked: torch.Tensor, names: list[str], layer: int | None) -> dict[str, str]:
     """Format 3's head files of the heads stacked (heads, query, key), named by `names` (of `layer`; None for the
     average's file): the shares of MIN_SHARE or more, as integers in units of SHARE_UNIT."""
     kept = stacked >= MIN_SHARE  # (heads, query, key); a masked key (right of the query) is 0

@@ -18,42 +18,50 @@ Plain data, no torch: the data layer's cache and run, the figures and the captur
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+
+from figsite.data.part_records import PartAsks
+
+# One kind's config values that its parts are worked out from: [kind, {config key: value}].
+ConfigItem = list[object]
 
 
 @dataclass(frozen=True)
 class Asks:
     """What a figure (or, merged, every figure) asks of the run."""
 
-    texts: dict = field(default_factory=dict)  # text -> the token it tracks at every stage, or None: read once each
-    named: tuple = ()  # strings named beyond the texts and their targets (a token to follow, to compare with)
-    parts: dict = field(default_factory=dict)  # part name -> what is asked of it (figsite/capture/parts/<name>.py)
+    # text -> the token it tracks at every stage, or None: read once each
+    texts: dict[str, str | None] = field(default_factory=dict)
+    named: tuple[str, ...] = ()  # strings named beyond the texts and their targets (a token to follow, to compare with)
+    # part name -> what is asked of it (figsite/capture/parts/<name>.py)
+    parts: dict[str, PartAsks] = field(default_factory=dict)
     # ([kind, {config key: value}], ...): the config's values the parts are worked out from, each once, sorted
-    config: tuple = ()
+    config: tuple[ConfigItem, ...] = ()
 
     @property
-    def strings(self) -> list:
+    def strings(self) -> list[str]:
         """Every string to tokenize, each once, in order: the texts, their targets, the strings named. The cache keeps
         their tokens, so that a rebuild checks the figures without the tokenizer."""
-        found = [*self.texts, *(target for target in self.texts.values() if target is not None), *self.named]
+        found: list[str] = [*self.texts, *(target for target in self.texts.values() if target is not None), *self.named]
         return list(dict.fromkeys(found))
 
-    def key(self) -> dict:
+    def key(self) -> dict[str, list[list[object]]]:
         """What of the asks keys the run's cache entry before the figures are resolved: the texts with their targets,
         and the config's values the parts are worked out from (the parts themselves need the tokens)."""
         return {"asks": [list(item) for item in self.config],
                 "texts": sorted([text, target] for text, target in self.texts.items())}
 
 
-def config_of(kind: str, values: dict, *keys: str) -> tuple:
+def config_of(kind: str, values: Mapping[str, object], *keys: str) -> tuple[ConfigItem, ...]:
     """The `config` of a figure of `kind` whose parts are worked out from `keys` of its config (`values`): those it
     has, with their values."""
     return ([kind, {key: values[key] for key in keys if key in values}],)
 
 
-def merged_config(each: list) -> tuple:
+def merged_config(each: Iterable[Asks]) -> tuple[ConfigItem, ...]:
     """Every figure's `config` items, each once, in a fixed order (the cache key's)."""
-    unique = []
+    unique: list[ConfigItem] = []
     for item in (list(item) for asks in each for item in asks.config):
         if item not in unique:
             unique.append(item)

@@ -17,14 +17,21 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from figsite.data.asks import Asks
 from figsite.data.format import version as format_version
 from figsite.data.run import Run
 from figsite.errors import reason, warn
 from figsite.model.hub import model_identity  # what names the model's weights: the key's first part
+
+if TYPE_CHECKING:
+    from figsite.model.hub import ModelIdentity
+
+Tokens = dict[str, list[str]]  # each text and target -> its tokens' texts (what the config's checks read)
 
 CACHE_FORMAT = "gpt2-figures-cache/1"  # the entries' own layout (manifest.json, data/)
 # What a captured run writes, as a number derived from the data format's constants (figsite.data.format.version):
@@ -44,7 +51,7 @@ def default_dir() -> Path:
     return Path(base) / "gpt2-chapter-figures"
 
 
-def key(identity: dict, asks: Asks, device: str, versions: dict | None = None) -> str:
+def key(identity: ModelIdentity, asks: Asks, device: str, versions: Mapping[str, str] | None = None) -> str:
     """The entry's name: a digest of everything that determines the run. `asks`: what the figures ask of it, merged
     (sitegen.pipeline.gather_asks), keyed before the figures are resolved (Asks.key). `versions`: the versions of
     the code that computes the run, derived from its source (figsite.capture.parts.versions)."""
@@ -55,7 +62,8 @@ def key(identity: dict, asks: Asks, device: str, versions: dict | None = None) -
 
 # ---------------------------------------------------------------------------------------------- entries
 
-def load(folder: Path, entry_key: str, log=lambda message: None):
+def load(folder: Path, entry_key: str, log: Callable[[str], object] = lambda message: None
+         ) -> tuple[Run, Tokens] | None:
     """(run, tokens) from the entry, or None on a miss. A damaged entry is removed and counts as a miss.
 
     `tokens` maps each text and target to its tokens' texts, so that the config can be checked without
@@ -70,21 +78,22 @@ def load(folder: Path, entry_key: str, log=lambda message: None):
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
         if manifest.get("format") != CACHE_FORMAT or manifest.get("key") != entry_key:
             raise ValueError("written by another version")
-        contents = {}
+        contents: dict[str, str] = {}
         for path, expected in manifest["files"].items():
             raw = (entry / "data" / path).read_bytes()
             if hashlib.sha256(raw).hexdigest() != expected:
                 raise ValueError(f"{path} does not match its checksum")
             contents[path] = raw.decode("utf-8")
         run = Run.from_files(contents.__getitem__)
-        return run, manifest["tokens"]
+        tokens: Tokens = manifest["tokens"]  # as store() wrote it
+        return run, tokens
     except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
         warn(f"the cached run {entry} is damaged ({exc}); it is removed and the model runs again")
         shutil.rmtree(entry, ignore_errors=True)
         return None
 
 
-def store(folder: Path, entry_key: str, run: Run, tokens: dict) -> None:
+def store(folder: Path, entry_key: str, run: Run, tokens: Tokens) -> None:
     """Writes an entry whole into a temporary folder, then renames it into place. Where it can't, says so in a
     warning: the cache only saves time, it never fails a build."""
     folder = Path(folder)
@@ -116,7 +125,7 @@ def _not_kept(folder: Path, exc: OSError) -> None:
 
 # ---------------------------------------------------------------------------------------------- assets
 
-def memo(folder: Path | None, parts: list, compute) -> bytes:
+def memo(folder: Path | None, parts: Sequence[object], compute: Callable[[], bytes]) -> bytes:
     """Bytes that depend only on `parts` (a figure's page data), computed once and kept.
 
     With no cache folder, they are computed every time.
@@ -128,25 +137,27 @@ def memo(folder: Path | None, parts: list, compute) -> bytes:
     return raw
 
 
-def memo_each(folder: Path | None, parts: list, names: list, compute) -> list[bytes]:
+def memo_each(folder: Path | None, parts: Sequence[object], names: Sequence[str], compute: Callable[[], list[bytes]]
+              ) -> list[bytes]:
     """memo for several files at once (a page's downloads): compute() returns the bytes of each of `names`, all
     made again where any is missing."""
     kept = recall_each(folder, parts, names)
     if any(raw is None for raw in kept):
-        kept = compute()
-        for name, raw in zip(names, kept):
+        made = compute()
+        for name, raw in zip(names, made):
             keep(folder, [*parts, name], raw)
-    return kept
+        return made
+    return cast("list[bytes]", kept)  # none of them None: checked above
 
 
-def recall(folder: Path | None, parts: list) -> bytes | None:
+def recall(folder: Path | None, parts: Sequence[object]) -> bytes | None:
     """The bytes kept for `parts` (the Vega bundle, a chart's drawing), or None where none are, or they are damaged."""
     if folder is None:
         return None
     return _recall_at(folder, _asset_path(folder, parts))
 
 
-def recall_each(folder: Path | None, parts: list, names: list) -> list:
+def recall_each(folder: Path | None, parts: Sequence[object], names: Sequence[str]) -> list[bytes | None]:
     """recall(folder, [*parts, name]) for each of `names`, with `parts` (a chart's spec: large) serialised once."""
     if folder is None:
         return [None for _ in names]
@@ -166,7 +177,7 @@ def _recall_at(folder: Path, path: Path) -> bytes | None:
     return None
 
 
-def keep(folder: Path | None, parts: list, raw: bytes) -> None:
+def keep(folder: Path | None, parts: Sequence[object], raw: bytes) -> None:
     """Keeps the bytes computed for `parts`, for the next build (nothing where there is no cache folder)."""
     if folder is None:
         return
@@ -185,7 +196,7 @@ def keep(folder: Path | None, parts: list, raw: bytes) -> None:
         _not_kept(Path(folder), exc)
 
 
-def recall_folder(folder: Path | None, parts: list, files: dict) -> Path | None:
+def recall_folder(folder: Path | None, parts: Sequence[object], files: Mapping[str, str]) -> Path | None:
     """The folder kept for `parts` (keep_folder), where it holds each of `files` ({name: SHA-256}) unchanged; else
     None (a damaged one is removed)."""
     if folder is None:
@@ -201,7 +212,7 @@ def recall_folder(folder: Path | None, parts: list, files: dict) -> Path | None:
     return None
 
 
-def keep_folder(folder: Path | None, parts: list, source: Path) -> Path | None:
+def keep_folder(folder: Path | None, parts: Sequence[object], source: Path) -> Path | None:
     """Copies the folder `source` into the cache for `parts`, whole or not at all; returns where the copy is, or None
     where there is no cache folder or it could not be written."""
     if folder is None:
@@ -229,11 +240,11 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _asset_path(folder: Path, parts: list) -> Path:
+def _asset_path(folder: Path, parts: Sequence[object]) -> Path:
     return _named(folder, json.dumps(parts, sort_keys=True, ensure_ascii=False))
 
 
-def _asset_paths(folder: Path, parts: list, names: list) -> list[Path]:
+def _asset_paths(folder: Path, parts: Sequence[object], names: Sequence[str]) -> list[Path]:
     """_asset_path(folder, [*parts, name]) for each name: the same JSON text, its long common part written once."""
     if not parts:
         return [_asset_path(folder, [name]) for name in names]

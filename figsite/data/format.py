@@ -15,7 +15,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import cast
 
+from figsite.data.part_records import PartsFile
+from figsite.data.records import (Comparison, Guess, HeadFile, ModelRecord, ReadoutCell, Shapes, TargetTrack,
+                                  TextData, Token)
 from figsite.data.run import (DATA_FORMAT, HEAD_FORMAT, JS_CALLBACK, LONG_DATA_FORMAT, MIN_SHARE, PARTS_FORMAT,
                               RUN_FORMAT, SHARE_UNIT, head_file_text)
 
@@ -45,30 +50,34 @@ def is_long(n_layer: int, n_head: int, n: int) -> bool:
     return n_layer * n_head * n * (n + 1) // 2 > DENSE_LIMIT
 
 
-def text_file(model: dict, text: str, tokens: list, attention: list, readout: list, target: dict | None,
-              long: bool) -> dict:
+def text_file(model: ModelRecord, text: str, tokens: list[Token], attention: list[list[list[list[float]]]] | list[str],
+              readout: list[list[ReadoutCell | None]], target: TargetTrack | None, long: bool) -> TextData:
     """A text's data file. attention: format 1's [layer][head][query] lists, or for a long text (format 3) the
     names of its head files; tokens: [{"id", "text"}]; target: {"id", "text", "p"} or None."""
-    data = {
-        "format": LONG_DATA_FORMAT if long else DATA_FORMAT,
-        "model": model,
-        "text": text,
-        "tokens": tokens,
-        "attention": {"files": attention, "unit": SHARE_UNIT, "min_share": MIN_SHARE} if long else attention,
-        "readout": readout,
-    }
+    data: TextData
+    if long:  # `long` says which attention was handed: the head files' names
+        files = cast("list[str]", attention)
+        data = {"format": LONG_DATA_FORMAT, "model": model, "text": text, "tokens": tokens,
+                "attention": {"files": files, "unit": SHARE_UNIT, "min_share": MIN_SHARE}, "readout": readout}
+    else:  # the shares, [layer][head][query]
+        shares = cast("list[list[list[list[float]]]]", attention)
+        data = {"format": DATA_FORMAT, "model": model, "text": text, "tokens": tokens, "attention": shares,
+                "readout": readout}
     if target is not None:
         data["target"] = target
     return data
 
 
-def token(token_id: int, text: str, start: bool = False) -> dict:
+def token(token_id: int, text: str, start: bool = False) -> Token:
     """A token as the data name it: {"id", "text"} (text: the token decoded alone); the start token a model's
     tokenizer puts in front of every text (a Llama's <s>, no word of the reader's) with "start": true."""
-    return {"id": token_id, "text": text, **({"start": True} if start else {})}
+    record: Token = {"id": token_id, "text": text}
+    if start:
+        record["start"] = True
+    return record
 
 
-def attention_lists(heads: list) -> list:
+def attention_lists(heads: Sequence[Sequence[Sequence[float]]]) -> list[list[list[float]]]:
     """One layer's shares, [head][query][key] over every key -> format 1's [head][query] -> the shares over keys
     0..query, rounded (the rest is masked: a token never looks right)."""
     return [[[round(share, ATTENTION_DECIMALS) for share in row[: query + 1]]
@@ -76,17 +85,19 @@ def attention_lists(heads: list) -> list:
             for head in heads]
 
 
-def head_files(names: list[str], layer: int | None, keys: list, units: list, counts: list) -> dict:
+def head_files(names: list[str], layer: int | None, keys: list[int], units: list[int], counts: list[list[int]]
+               ) -> dict[str, str]:
     """Format 3's head files (file name -> the file's text): each head's shares of MIN_SHARE or more, as integers
     in SHARE_UNIT, per query.
 
     The heads are those named by `names` (of `layer`; None for the average's file). keys and units list the kept
     shares in (head, query, key) order, flat; counts[head][query] says how many each query keeps."""
-    files, at = {}, 0
+    files: dict[str, str] = {}
+    at = 0
     for index, name in enumerate(names):
-        payload = {"format": HEAD_FORMAT, "keys": [], "shares": []}
+        payload: HeadFile = {"format": HEAD_FORMAT, "keys": [], "shares": []}
         if layer is not None:
-            payload.update(layer=layer, head=index)
+            payload["layer"], payload["head"] = layer, index
         for count in counts[index]:
             payload["keys"].append(keys[at:at + count])
             payload["shares"].append(units[at:at + count])
@@ -95,7 +106,7 @@ def head_files(names: list[str], layer: int | None, keys: list, units: list, cou
     return files
 
 
-def named_tokens(data: dict) -> set:
+def named_tokens(data: TextData) -> set[int]:
     """The token ids a text's data file names besides its own tokens: the read-out's top tokens and the target."""
     named = {token_id for stage in data["readout"] for cell in stage if cell is not None for token_id, _ in cell["top"]}
     return named | ({data["target"]["id"]} if "target" in data else set())
@@ -106,20 +117,21 @@ def probability(p: float) -> float:
     return round(p, PROBABILITY_DECIMALS)
 
 
-def readout_cell(token_ids: list[int], probabilities: list[float]) -> dict:
+def readout_cell(token_ids: list[int], probabilities: list[float]) -> ReadoutCell:
     """The read-out at one stage and position: the TOP_K most likely tokens, highest first, with their p."""
-    return {"top": [[i, probability(p)] for i, p in zip(token_ids, probabilities)]}
+    # Each [id, p] a list, as a run read back from its JSON holds it: typed as the pair (records.Guess) it is read as.
+    return {"top": [cast("Guess", [i, probability(p)]) for i, p in zip(token_ids, probabilities)]}
 
 
 # ---------------------------------------------------------------------------------------------- the run record
 
-def shapes_record(n: int, measured: dict, vocab_size: int) -> dict:
+def shapes_record(n: int, measured: Mapping[str, list[int]], vocab_size: int) -> Shapes:
     """The shapes of a text's numbers as the run record writes them: its token ids, what the pass measured
     ("embedding", "layer 1", ...) and the scores, which have the model's own output's shape (position, vocab)."""
     return {"token ids": [n], **measured, "scores": [n, vocab_size]}
 
 
-def comparison(a: str, b: str, shared: int, distance: list) -> dict:
+def comparison(a: str, b: str, shared: int, distance: Sequence[Sequence[float]]) -> Comparison:
     """A comparison of two texts: the tokens they share at the start, and distance[stage][position]."""
     return {"texts": [a, b], "shared": shared,
             "distance": [[float(f"{d:.{DISTANCE_DIGITS}g}") for d in row] for row in distance]}
@@ -127,9 +139,10 @@ def comparison(a: str, b: str, shared: int, distance: list) -> dict:
 
 # ---------------------------------------------------------------------------------------------- data/parts.json
 
-def parts_file(names: list[str]) -> dict:
+def parts_file(names: list[str]) -> PartsFile:
     """data/parts.json before its entries: one list per part that writes there, in the registry's order."""
-    return {"format": PARTS_FORMAT, **{name: [] for name in names}}
+    # names: the registered parts that write there (figsite.capture.parts), each a list of PartsFile
+    return cast("PartsFile", {"format": PARTS_FORMAT, **{name: [] for name in names}})
 
 
 def number(value: float) -> float:
@@ -137,5 +150,5 @@ def number(value: float) -> float:
     return float(f"{value:.{DIGITS}g}")
 
 
-def numbers(values) -> list:
+def numbers(values: Iterable[float]) -> list[float]:
     return [number(v) for v in values]

@@ -27,7 +27,7 @@ class Dataset:
     """A dataset of a chart with no text in it: its name, its fields in order, what a row holds."""
 
     name: str
-    fields: tuple
+    fields: tuple[str, ...]
     about: str
 
 
@@ -49,7 +49,7 @@ class Table:
     """A download of the live page, offered as CSV: its name (the link's id ends in it) and its columns."""
 
     name: str
-    columns: tuple
+    columns: tuple[str, ...]
 
 
 TABLES = {table.name: table for table in (
@@ -59,7 +59,7 @@ TABLES = {table.name: table for table in (
 )}
 
 
-def empty(n_layer: int, n_head: int) -> dict:
+def empty(n_layer: int, n_head: int) -> dict[str, list[dict[str, object]]]:
     """Placeholder datasets for a text of one token: every share on it, every chance 0, the followed token ranked 1."""
     panels = [{"l": l, "h": h, "u": [PER_SHARE]} for l in range(n_layer) for h in range(n_head + 1)]
     return {PANELS.name: panels + [{"l": n_layer, "h": n_head, "u": [PER_SHARE]}],

@@ -123,9 +123,10 @@ def in_data(path: str) -> str:
     return f"{DATA}/{path}"
 
 
-def slugs_for(texts: list[str]) -> dict:
+def slugs_for(texts: list[str]) -> dict[str, str]:
     """A readable file name for each distinct text, e.g. 'maya-lives-in-paris-the-capital-of'."""
-    slugs, taken = {}, set()
+    slugs: dict[str, str] = {}
+    taken: set[str] = set()
     for text in texts:
         ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
         words = re.findall(r"[a-z0-9]+", ascii_text.lower().replace("'", ""))

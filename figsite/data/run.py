@@ -22,17 +22,24 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Final, Literal, cast, overload
 
 from figsite.data import paths
 from figsite.data.asks import Asks
 from figsite.data.paths import AVERAGE_FILE, head_file
+from figsite.data.model_numbers import ModelNumbers
+from figsite.data.part_records import (CapturedPart, KnockoutEntry, LedgerEntry, PartEntry, PartName, PartsFile,
+                                       PatchingEntry, RolesEntry, ScoresEntry)
+from figsite.data.records import (Comparison, Environment, Guess, HeadFile, LensEntry, ModelRecord, Parameters,
+                                  RunRecord, Shapes, TextData, TextEntry, Token, TokenRef)
 from figsite.data.token_texts import TokenTexts
 
 RUN_FORMAT = "gpt2-figures-run/1"
-DATA_FORMAT = "gpt2-figures/1"
-LONG_DATA_FORMAT = "gpt2-figures/3"
+DATA_FORMAT: Final = "gpt2-figures/1"  # records.ShortTextData's "format"
+LONG_DATA_FORMAT: Final = "gpt2-figures/3"  # records.LongTextData's "format"
 HEAD_FORMAT = "gpt2-figures-attention/2"
 PARTS_FORMAT = "gpt2-figures-parts/1"  # data/parts.json: how a share is worked out, score ledgers, knockouts
 SHARE_UNIT = 1e-4  # gpt2-figures/3 keeps shares as integers in this unit: within 5e-5 of the model's
@@ -43,83 +50,35 @@ JS_CALLBACK = "gpt2Attention"  # the function a head file calls: works with <scr
 
 
 @dataclass
-class Run:
-    model: dict  # name, revision, n_layer, n_head, d_model, vocab_size, n_ctx
-    texts: dict = field(default_factory=dict)  # text -> data file content (format 1 or 3)
-    slugs: dict = field(default_factory=dict)  # text -> slug of its data file
-    shapes: dict = field(default_factory=dict)  # text -> {"token ids": [...], "embedding": [...], ...}
-    parameters: dict = field(default_factory=dict)  # weights by part, feed-forward shapes (the capture counts them)
-    environment: dict = field(default_factory=dict)  # torch, tokenizers (transformers in older runs), device, dtype
-    vocab: dict = field(default_factory=dict)  # token id -> text, for every id a read-out mentions
-    heads: dict = field(default_factory=dict)  # (text, file name) -> a long text's head file, as written (text)
-    lens: dict = field(default_factory=dict)  # text -> {"tokens": followed ids, "p", "rank": [stage][position][k]}
-    comparisons: list = field(default_factory=list)  # {"texts": [a, b], "shared", "distance"} per pair compared
-    parts: dict = field(default_factory=dict)  # data/parts.json: part name -> [entry, ...]; {} where none was asked
+class Run(ModelNumbers):
+    """The records' shapes: figsite.data.records and part_records (docs/output.md); the model in numbers (n_layer,
+    n_head, weights, ...): ModelNumbers."""
+
+    model: ModelRecord  # name, revision, n_layer, n_head, d_model, vocab_size, n_ctx
+    texts: dict[str, TextData] = field(default_factory=dict)  # text -> data file content (format 1 or 3)
+    slugs: dict[str, str] = field(default_factory=dict)  # text -> slug of its data file
+    shapes: dict[str, Shapes] = field(default_factory=dict)  # text -> {"token ids": [...], "embedding": [...], ...}
+    # weights by part, feed-forward shapes (the capture counts them). Every run the capture makes or the cache reads
+    # has both records; one made by hand without them (a test's) holds {} and is never asked for them.
+    parameters: Parameters = field(default_factory=lambda: cast("Parameters", {}))
+    environment: Environment = field(default_factory=lambda: cast("Environment", {}))  # torch, tokenizers, device, dtype
+    vocab: dict[int, str] = field(default_factory=dict)  # token id -> text, for every id a read-out mentions
+    # (text, file name) -> a long text's head file, as written (text)
+    heads: dict[tuple[str, str], str] = field(default_factory=dict)
+    lens: dict[str, LensEntry] = field(default_factory=dict)  # text -> {"tokens", "p", "rank": [stage][position][k]}
+    comparisons: list[Comparison] = field(default_factory=list)  # {"texts": [a, b], "shared", "distance"} per pair
+    parts: PartsFile = field(default_factory=PartsFile)  # data/parts.json: part name -> [entry, ...]; {}: none asked
     # where its files lie under the site's data/: "" for the site's main model, "models/<slug>/" for another's
     folder: str = ""
-    _parsed: dict = field(default_factory=dict, repr=False, compare=False)  # head_payload's parsed files
+    # head_payload's parsed files
+    _parsed: dict[tuple[str, str], HeadFile] = field(default_factory=dict, repr=False, compare=False)
     # A run read back (from_files): path under data/ -> the text it was read from, which files() hands back as it
     # is rather than writing the same content again (the cache's entries are files() of the run, byte for byte)
-    _read: dict = field(default_factory=dict, repr=False, compare=False)
-
-    # ------------------------------------------------------------------------------------------ the model
-
-    @property
-    def n_layer(self) -> int:
-        return self.model["n_layer"]
-
-    @property
-    def n_head(self) -> int:
-        """Heads in one layer."""
-        return self.model["n_head"]
-
-    @property
-    def n_heads(self) -> int:
-        """Heads in the whole model."""
-        return self.model["n_layer"] * self.model["n_head"]
-
-    @property
-    def n_stages(self) -> int:
-        """Stages of the read-out: after the embedding (0) and after each layer."""
-        return self.model["n_layer"] + 1
-
-    @property
-    def d_model(self) -> int:
-        """The model's width: the numbers of one token in the residual stream."""
-        return self.model["d_model"]
-
-    @property
-    def n_ctx(self) -> int:
-        """The model's context length: the most tokens it reads at once."""
-        return self.model["n_ctx"]
-
-    @property
-    def is_random(self) -> bool:
-        return self.model["name"].startswith("random")
-
-    def weights(self, part: str | None = None) -> int:
-        """How many weights sit in one part of the model ("embedding", "attention", "feed-forward", "layer norm",
-        "other"), or in all of it (tied weights counted once)."""
-        return self.parameters["total"] if part is None else self.parameters["parts"][part]
-
-    @property
-    def feed_forward_shapes(self) -> tuple[list, list]:
-        """The feed-forward step's two matrices, [in, out] each: [d_model, neurons] and [neurons, d_model]."""
-        return self.parameters["feed_forward_in"], self.parameters["feed_forward_out"]
-
-    @property
-    def n_neurons(self) -> int:
-        """How many neurons one feed-forward step has (its second matrix's rows)."""
-        return self.parameters["feed_forward_out"][0]
-
-    @property
-    def head_width(self) -> int:
-        """The numbers one head works with (its query's, key's and value's width)."""
-        return self.parameters["head_width"]
+    _read: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     # ------------------------------------------------------------------------------------------ a text's data
 
-    def data(self, text: str) -> dict:
+    def data(self, text: str) -> TextData:
         """A text's data file, as written (for the build's own writers; a figure reads the accessors)."""
         return self.texts[text]
 
@@ -127,7 +86,7 @@ class Run:
         """Whether the text's data keep only shares of MIN_SHARE or more (data format 3)."""
         return self.texts[text]["format"] == LONG_DATA_FORMAT
 
-    def tokens(self, text: str) -> list:
+    def tokens(self, text: str) -> list[Token]:
         """The text's tokens as records, {"id": int, "text": str}, in order."""
         return self.texts[text]["tokens"]
 
@@ -140,7 +99,7 @@ class Run:
     def n_tokens(self, text: str) -> int:
         return len(self.texts[text]["tokens"])
 
-    def shape(self, text: str, step: str) -> list:
+    def shape(self, text: str, step: str) -> list[int]:
         """The shape measured at one step while the model read the text: "token ids", "embedding", "layer 3"
         (after layer 3, counted from 1) or "scores"."""
         return self.shapes[text][step]
@@ -151,16 +110,19 @@ class Run:
 
     # ------------------------------------------------------------------------------------------ the read-out
 
-    def readout(self, text: str, stage: int, position: int) -> list:
+    def readout(self, text: str, stage: int, position: int) -> list[Guess]:
         """The read-out at one stage and position: the 10 most likely next tokens as [token id, probability],
         highest first. A long text is read out only at the positions its figures read."""
-        return self.texts[text]["readout"][stage][position]["top"]
+        cell = self.texts[text]["readout"][stage][position]
+        if cell is None:
+            raise ValueError(f"{text[:40]!r} is not read out at position {position}: no figure of the config reads it")
+        return cell["top"]
 
-    def top_guess(self, text: str, stage: int, position: int) -> list:
+    def top_guess(self, text: str, stage: int, position: int) -> Guess:
         """The most likely next token at one stage and position, as [token id, probability]."""
         return self.readout(text, stage, position)[0]
 
-    def target(self, text: str) -> dict | None:
+    def target(self, text: str) -> TokenRef | None:
         """The token the text's data track at every stage (a read-out figure's target) as a token record,
         {"id", "text"}; None where no figure names one."""
         tracked = self.texts[text].get("target")
@@ -168,9 +130,12 @@ class Run:
 
     def target_p(self, text: str, stage: int, position: int) -> float:
         """The target's probability of being the next token, at one stage and position."""
-        return self.texts[text]["target"]["p"][stage][position]
+        p = self.texts[text]["target"]["p"][stage][position]
+        if p is None:
+            raise ValueError(f"{text[:40]!r} is not read out at position {position}: no figure of the config reads it")
+        return p
 
-    def followed(self, text: str) -> list:
+    def followed(self, text: str) -> list[int]:
         """The token ids the lens of a text follows at every stage and position (its table's most frequent
         guesses, then the tokens a figure names)."""
         return self.lens[text]["tokens"]
@@ -183,10 +148,10 @@ class Run:
 
     # ------------------------------------------------------------------------------------------ beyond the texts
 
-    def comparison(self, a: str, b: str) -> dict:
+    def comparison(self, a: str, b: str) -> Comparison:
         return next(c for c in self.comparisons if c["texts"] == [a, b])
 
-    def distances(self, a: str, b: str) -> list:
+    def distances(self, a: str, b: str) -> list[list[float]]:
         """How far the residual stream differs between two compared texts: [stage][position], for the positions
         both texts have (exactly 0 where no difference can reach)."""
         return self.comparison(a, b)["distance"]
@@ -195,12 +160,27 @@ class Run:
         """How many tokens two compared texts share at their beginning."""
         return self.comparison(a, b)["shared"]
 
-    def part(self, name: str, ask: list) -> dict:
-        """The entry of data/parts.json that answers a figure's ask (figures.kind.PartKind): name is the part
-        ("scores", "ledgers", "knockouts", "patchings", "roles"), the entry the plain dict its part's capture computed."""
-        return next(entry for entry in self.parts[name] if entry["ask"] == list(ask))
+    @overload
+    def part(self, name: Literal["scores"], ask: Sequence[object]) -> ScoresEntry: ...
+    @overload
+    def part(self, name: Literal["ledgers"], ask: Sequence[object]) -> LedgerEntry: ...
+    @overload
+    def part(self, name: Literal["knockouts"], ask: Sequence[object]) -> KnockoutEntry: ...
+    @overload
+    def part(self, name: Literal["patchings"], ask: Sequence[object]) -> PatchingEntry: ...
+    @overload
+    def part(self, name: Literal["roles"], ask: Sequence[object]) -> RolesEntry: ...
+    @overload
+    def part(self, name: PartName, ask: Sequence[object]) -> PartEntry: ...
 
-    def holds(self, asks: Asks, parts) -> bool:
+    def part(self, name: PartName, ask: Sequence[object]) -> PartEntry:
+        """The entry of data/parts.json that answers a figure's ask (figures.kind.PartKind): name is the part
+        ("scores", "ledgers", "knockouts", "patchings", "roles"), the entry the plain dict its part's capture computed
+        (records.PartEntry: its type follows from the name)."""
+        entries: Sequence[PartEntry] = self.parts[name]
+        return next(entry for entry in entries if entry["ask"] == list(ask))
+
+    def holds(self, asks: Asks, parts: Iterable[CapturedPart]) -> bool:
         """Whether the run holds everything a figure asks (figures.kind.Kind.asks): its texts' data, and the answer
         to what it asks of each part, as that part says (Part.answered). `parts`: the registry of captured parts
         (figsite.capture.parts.registered()), handed in, since the data layer sits below the capture. A run that the
@@ -211,14 +191,14 @@ class Run:
 
     # ------------------------------------------------------------------------------------------ attention
 
-    def head_rows(self, text: str, layer: int, head: int) -> list:
+    def head_rows(self, text: str, layer: int, head: int) -> list[list[float]]:
         """One head's shares, 0-based layer and head: rows[query] -> shares over keys 0..query."""
         data = self.texts[text]
         if data["format"] == DATA_FORMAT:
             return data["attention"][layer][head]
         return dense_rows(self.head_payload(text, head_file(layer, head)))
 
-    def average_rows(self, text: str) -> list:
+    def average_rows(self, text: str) -> list[list[float]]:
         """The mean over every layer and head of each query's shares."""
         data = self.texts[text]
         if data["format"] == LONG_DATA_FORMAT:
@@ -227,18 +207,20 @@ class Run:
         n_query = len(heads[0])
         return [[sum(h[q][k] for h in heads) / len(heads) for k in range(q + 1)] for q in range(n_query)]
 
-    def kept_row(self, text: str, layer: int, head: int, query: int) -> list:
+    def kept_row(self, text: str, layer: int, head: int, query: int) -> list[tuple[int, float]]:
         """One query's shares in one head (0-based) as (key, share) pairs: every key up to the query, or for a
         long text only the shares it keeps (those of MIN_SHARE or more)."""
-        if not self.is_long(text):
-            return list(enumerate(self.texts[text]["attention"][layer][head][query]))
+        data = self.texts[text]
+        if data["format"] != LONG_DATA_FORMAT:  # not is_long(text)
+            return list(enumerate(data["attention"][layer][head][query]))
         payload = self.head_payload(text, head_file(layer, head))
         return [(k, u * SHARE_UNIT) for k, u in zip(payload["keys"][query], payload["shares"][query])]
 
-    def kept_rows(self, text: str, layer: int, head: int) -> list:
+    def kept_rows(self, text: str, layer: int, head: int) -> list[list[tuple[int, float]]]:
         """Every query's (key, share) pairs in one head, as kept_row gives them."""
-        if not self.is_long(text):
-            return [list(enumerate(r)) for r in self.texts[text]["attention"][layer][head]]
+        data = self.texts[text]
+        if data["format"] != LONG_DATA_FORMAT:  # not is_long(text)
+            return [list(enumerate(r)) for r in data["attention"][layer][head]]
         payload = self.head_payload(text, head_file(layer, head))
         return [[(k, u * SHARE_UNIT) for k, u in zip(keys, shares)]
                 for keys, shares in zip(payload["keys"], payload["shares"])]
@@ -252,7 +234,7 @@ class Run:
         keys = payload["keys"][query]
         return payload["shares"][query][keys.index(key)] * SHARE_UNIT if key in keys else 0.0
 
-    def head_payload(self, text: str, name: str) -> dict:
+    def head_payload(self, text: str, name: str) -> HeadFile:
         """A long text's head file read (parsed once, when a figure first asks): {"keys", "shares", ...}.
 
         The run holds head files as their text: a model of 1,200 heads at 1,024 tokens keeps some 30 million
@@ -262,7 +244,7 @@ class Run:
             parsed = self._parsed[(text, name)] = read_head_file(self.heads[(text, name)])
         return parsed
 
-    def head_files(self, text: str) -> dict:
+    def head_files(self, text: str) -> dict[str, str]:
         """For a long text: each head file's path in the site, by view ('5-4' is layer 5, head 4; 'all')."""
         slug = self.slugs[text]
         files = {f"{l + 1}-{h + 1}": self.in_data(paths.head_data(slug, head_file(l, h)))
@@ -276,18 +258,26 @@ class Run:
 
     # ------------------------------------------------------------------------------------------ files
 
-    def record(self) -> dict:
+    def record(self) -> RunRecord:
         """The run record written to data/run.json: everything but the per-text data files."""
-        return {"format": RUN_FORMAT, "model": self.model, "environment": self.environment,
-                "parameters": self.parameters,
-                "vocab": {str(i): t for i, t in sorted(self.vocab.items())},
-                "texts": [{"text": t, "data": self.in_data(paths.text_data(self.slugs[t])), "shapes": self.shapes[t],
-                           **({"lens": self.lens[t]} if t in self.lens else {})}
-                          for t in self.texts],
-                "comparisons": self.comparisons,
-                **({"parts": self.in_data(paths.PARTS)} if self.parts else {})}
+        record: RunRecord = {"format": RUN_FORMAT, "model": self.model, "environment": self.environment,
+                             "parameters": self.parameters,
+                             "vocab": {str(i): t for i, t in sorted(self.vocab.items())},
+                             "texts": [self._text_entry(t) for t in self.texts],
+                             "comparisons": self.comparisons}
+        if self.parts:  # last, as its key always was
+            record["parts"] = self.in_data(paths.PARTS)
+        return record
 
-    def files(self, heads: set | None = None) -> dict:
+    def _text_entry(self, text: str) -> TextEntry:
+        """A text in the run record: its data file, its shapes, and a lens figure's text its lens (last)."""
+        entry: TextEntry = {"text": text, "data": self.in_data(paths.text_data(self.slugs[text])),
+                            "shapes": self.shapes[text]}
+        if text in self.lens:
+            entry["lens"] = self.lens[text]
+        return entry
+
+    def files(self, heads: Set[str] | None = None) -> dict[str, str]:
         """Every data file of the run, path under data/ -> text, in a fixed order with fixed formatting.
 
         heads: the head files (paths under data/) to write of a long text, where not all: a site holds only
@@ -311,7 +301,7 @@ class Run:
                 out[path] = payload
         return out
 
-    def write_files(self, folder: Path, heads: set | None = None) -> dict:
+    def write_files(self, folder: Path, heads: Set[str] | None = None) -> dict[str, str]:
         """Writes the data files of the run under `folder` (the site's or a cache entry's data/): all, or of a
         long text's head files only `heads` (see files). Returns path under data/ -> SHA-256 of the bytes."""
         checksums = {}
@@ -324,54 +314,57 @@ class Run:
         return checksums
 
     @classmethod
-    def from_files(cls, read) -> "Run":
+    def from_files(cls, read: Callable[[str], str]) -> Run:
         """A run read back from its data files; `read(path under data/)` returns a file's text."""
-        read = _Remembered(read)
-        record = json.loads(read(paths.RUN_RECORD))
+        remembered = _Remembered(read)
+        record: RunRecord = json.loads(remembered(paths.RUN_RECORD))  # the record as `record()` wrote it
         run = cls(model=record["model"], parameters=record["parameters"], environment=record["environment"],
                   vocab={int(i): t for i, t in record["vocab"].items()}, comparisons=record["comparisons"],
-                  _read=read.texts)
+                  _read=remembered.texts)
         if "parts" in record:
-            run.parts = json.loads(read(paths.PARTS))
+            run.parts = json.loads(remembered(paths.PARTS))
         for entry in record["texts"]:
             text, path = entry["text"], entry["data"].removeprefix(paths.in_data(""))
             slug = path.removesuffix(".json")
             run.slugs[text], run.shapes[text] = slug, entry["shapes"]
             if "lens" in entry:
                 run.lens[text] = entry["lens"]
-            run.texts[text] = json.loads(read(path))
-            if run.texts[text]["format"] == LONG_DATA_FORMAT:
-                for name in run.texts[text]["attention"]["files"]:
-                    run.heads[(text, name)] = read(paths.head_data(slug, name))
+            data: TextData = json.loads(remembered(path))  # as files() wrote it
+            run.texts[text] = data
+            if data["format"] == LONG_DATA_FORMAT:
+                for name in data["attention"]["files"]:
+                    run.heads[(text, name)] = remembered(paths.head_data(slug, name))
         return run
 
 
 class _Remembered:
     """A from_files reader that remembers each text it returned (Run._read)."""
 
-    def __init__(self, read):
-        self.read, self.texts = read, {}
+    def __init__(self, read: Callable[[str], str]):
+        self.read = read
+        self.texts: dict[str, str] = {}
 
     def __call__(self, path: str) -> str:
         text = self.texts[path] = self.read(path)
         return text
 
 
-def head_file_text(payload: dict) -> str:
+def head_file_text(payload: Mapping[str, object]) -> str:
     """A head file as written: a script that hands its payload to JS_CALLBACK (works with <script src>)."""
     return f"{JS_CALLBACK}({to_json(payload)});\n"
 
 
-def read_head_file(content: str) -> dict:
+def read_head_file(content: str) -> HeadFile:
     prefix, suffix = f"{JS_CALLBACK}(", ");\n"
     if not (content.startswith(prefix) and content.endswith(suffix)):
         raise ValueError("not a head file")
-    return json.loads(content[len(prefix):-len(suffix)])
+    payload: HeadFile = json.loads(content[len(prefix):-len(suffix)])  # as head_file_text wrote it
+    return payload
 
 
-def dense_rows(payload: dict) -> list:
+def dense_rows(payload: HeadFile) -> list[list[float]]:
     """A head file's kept shares spread back over every key (left-out shares as 0)."""
-    rows = []
+    rows: list[list[float]] = []
     for query, (keys, shares) in enumerate(zip(payload["keys"], payload["shares"])):
         row = [0.0] * (query + 1)
         for key, units in zip(keys, shares):
@@ -380,6 +373,6 @@ def dense_rows(payload: dict) -> list:
     return rows
 
 
-def to_json(content) -> str:
+def to_json(content: object) -> str:
     # Compact, in the order the dicts were built: the same run gives the same bytes, and diffs stay small.
     return json.dumps(content, ensure_ascii=False, separators=(",", ":"))

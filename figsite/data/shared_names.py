@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Mapping
+from typing import Any, TypedDict
 
 from figsite.data import live_data
 from figsite.data.format import TOP_K  # noqa: F401 - written into names.js by its name (the list below)
@@ -66,13 +68,24 @@ FOR_SCRIPTS = ("TOKEN_PARAMS", "TOKEN", "POSITION", "FROM", "DESCRIPTION", "KEY_
                "LIVE_PANELS", "LIVE_TOP", "LIVE_FOLLOW", "FOLLOW_NAME")
 
 
-def token_param(chart: dict) -> str | None:
+class TokenOption(TypedDict):
+    """One token of a page's row of tokens (token_row): the token param's option, its text as the chapter writes it,
+    whether the chart opens on it, its number as readers count, whether it is the model's start token."""
+
+    value: int
+    text: str
+    chosen: bool
+    number: int
+    start: bool
+
+
+def token_param(chart: Mapping[str, Any]) -> str | None:
     """The name of the param that chooses the token in a chart compiled to Vega, or None where it has none."""
     bound = [signal["name"] for signal in chart.get("signals", []) if "bind" in signal]
     return next((name for name in bound if name in TOKEN_PARAMS), None)
 
 
-def token_row(chart: dict) -> list[dict]:
+def token_row(chart: Mapping[str, Any]) -> list[TokenOption]:
     """The text as a row of tokens that chooses the chart's token (the page's token row): each option of the
     token param, {"value": its number, "text": the token as the chapter writes it ("_it"), "chosen": whether the
     chart opens on it, "number": its number as readers count, "start": whether it is the model's start token};
@@ -87,14 +100,14 @@ def token_row(chart: dict) -> list[dict]:
             for value, label in zip(options, labels)]
 
 
-def _number(value, label) -> int:
+def _number(value: int, label: object) -> int:
     """An option's token as readers number it: its label's number ('6: _compiler'; after a start token, one less than
     the option's value), else the value."""
     head = str(label).split(": ", 1)[0]
     return int(head) if ": " in str(label) and head.isdigit() else value
 
 
-def for_script() -> dict:
+def for_script() -> dict[str, object]:
     """Everything the scripts share with the figures: {name: value}, each name as this module spells it."""
     return {name: list(value) if isinstance(value, tuple) else value
             for name, value in ((name, globals()[name]) for name in FOR_SCRIPTS)}

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from figsite.config import Figure
 from figsite.data.model_choice import ModelChoice
+from figsite.data.records import ModelRecord
 from figsite.data.run import Run
 
 
@@ -28,6 +29,6 @@ class Runs:
     members: tuple[Member, ...]
 
     @property
-    def model(self) -> dict:
+    def model(self) -> ModelRecord:
         """The first model's record: what a kind's caption is chosen by (figures.kind caption)."""
         return self.members[0].run.model

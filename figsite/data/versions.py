@@ -72,7 +72,7 @@ def sources(namespace: str, root: Path = ROOT) -> list[Path]:
 def imported(path: Path) -> set[str]:
     """The project's modules a file imports, by name: 'sitegen.site.printing' for `from sitegen.site import printing`
     as for `import sitegen.site.printing`; at the top or inside a function (a lazy import computes as much)."""
-    names = set()
+    names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)

@@ -9,22 +9,26 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
+from typing import cast
 
-from figsite.model.gpt2 import GPT2LMHeadModel
+from figsite.model.gpt2 import GPT2Config, GPT2LMHeadModel
+from figsite.model.interface import LanguageModel, ModelConfig
 from figsite.model.llama import LlamaConfig, LlamaForCausalLM
 from figsite.model.neox import GPTNeoXForCausalLM, NeoXConfig
 
 import torch
+from torch import nn
 
 # What a checkpoint's weights may be called, in order: one file, or an index of shards.
 WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin",
                 "pytorch_model.bin.index.json")
 # A family's config class -> its model class, for the families whose checkpoints hold the model's own names.
-NAMED = {LlamaConfig: LlamaForCausalLM, NeoXConfig: GPTNeoXForCausalLM}
+NAMED: dict[type[ModelConfig], type[LanguageModel]] = {LlamaConfig: LlamaForCausalLM, NeoXConfig: GPTNeoXForCausalLM}
 
 
-def from_weights(config, weights_file: Path) -> GPT2LMHeadModel | LlamaForCausalLM | GPTNeoXForCausalLM:
+def from_weights(config: ModelConfig, weights_file: Path) -> LanguageModel:
     """The model with the weights of `weights_file` (model.safetensors or pytorch_model.bin, or the index of their
     shards), in float32, on the CPU (figsite.model.load.load moves it to the device asked for).
 
@@ -34,19 +38,19 @@ def from_weights(config, weights_file: Path) -> GPT2LMHeadModel | LlamaForCausal
     for names or shapes that do not fit (naming the first tensor)."""
     if type(config) in NAMED:
         return named_from_weights(NAMED[type(config)], config, _read_weights(Path(weights_file)))
-    model = GPT2LMHeadModel(config)
+    model = GPT2LMHeadModel(cast(GPT2Config, config))  # a family not NAMED is GPT-2 (load.FAMILIES, register_family)
     state = _state_of(model, _read_weights(Path(weights_file)))
     model.load_state_dict(state, strict=True, assign=True)
-    if config.tie_word_embeddings:
+    if model.config.tie_word_embeddings:
         model.lm_head.weight = model.transformer.wte.weight
     return model.requires_grad_(False).eval()  # nothing here is trained: no autograd graph is kept
 
 
-def _read_weights(path: Path) -> dict:
+def _read_weights(path: Path) -> dict[str, torch.Tensor]:
     """name -> tensor, from one file or from each shard an index (*.index.json: its weight_map) names."""
     if path.name.endswith(".index.json"):
         shards = json.loads(path.read_text(encoding="utf-8"))["weight_map"].values()
-        tensors = {}
+        tensors: dict[str, torch.Tensor] = {}
         for shard in sorted(set(shards)):
             tensors.update(_read_weights(path.parent / shard))
         return tensors
@@ -54,13 +58,14 @@ def _read_weights(path: Path) -> dict:
         from safetensors.torch import load_file
 
         return load_file(str(path))
-    return torch.load(str(path), map_location="cpu", weights_only=True)
+    state: dict[str, torch.Tensor] = torch.load(str(path), map_location="cpu", weights_only=True)  # a state_dict
+    return state
 
 
-def _state_of(model: GPT2LMHeadModel, raw: dict) -> dict:
+def _state_of(model: GPT2LMHeadModel, raw: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
     """A checkpoint's tensors under this model's names: with or without the "transformer." prefix (the hub's
     gpt2 has none), without the causal-mask buffers old checkpoints keep, and the unembedding tied."""
-    state = {}
+    state: dict[str, torch.Tensor] = {}
     for name, tensor in raw.items():
         if name.endswith((".attn.bias", ".attn.masked_bias")) and tensor.dim() in (0, 4):
             continue  # the causal mask, which older transformers stored as a buffer
@@ -79,12 +84,14 @@ def _state_of(model: GPT2LMHeadModel, raw: dict) -> dict:
 NOT_WEIGHTS = r"(rotary_emb\.inv_freq|\.attention\.bias|\.attention\.masked_bias)$"
 
 
-def named_from_weights(model_class, config, raw: dict):
+def named_from_weights(model_class: type[LanguageModel], config: ModelConfig,
+                       raw: Mapping[str, torch.Tensor]) -> LanguageModel:
     """A model of `model_class` whose checkpoint stores its weights under the model's own names (its
     checkpoint_names: a tied weight stored once), from the checkpoint's tensors `raw`, in float32."""
     with torch.device("meta"):  # no weights drawn: the checkpoint's are taken as they are
         model = model_class(config)
-    aliases = getattr(model_class, "CHECKPOINT_ALIASES", {})  # other names a weight may be stored under
+    # other names a weight may be stored under (the class's CHECKPOINT_ALIASES: stored name -> the model's)
+    aliases: Mapping[str, str] = getattr(model_class, "CHECKPOINT_ALIASES", {})
     stored = {aliases.get(name, name): tensor for name, tensor in raw.items() if not re.search(NOT_WEIGHTS, name)}
     names = model.checkpoint_names()  # state name -> the name it is stored under
     state = {name: stored[source].float() for name, source in names.items() if source in stored}
@@ -99,7 +106,7 @@ def named_from_weights(model_class, config, raw: dict):
     return model.requires_grad_(False).eval()
 
 
-def _check_fit(model, state: dict) -> None:
+def _check_fit(model: nn.Module, state: Mapping[str, torch.Tensor]) -> None:
     """ValueError if the tensors' names and shapes are not the model's."""
     expected = {name: param.shape for name, param in model.state_dict().items()}
     missing = sorted(expected.keys() - state.keys())

@@ -28,18 +28,23 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any, cast
 
-from figsite.model.interface import HookPoint, LanguageModel, LayerWeights, NormWeights, hooks_added
+from figsite.model.interface import (HookFunctions, HookPoint, LanguageModel, LayerWeights, NormWeights, Past,
+                                     hooks_added)
 
 import torch
 from torch import nn
 from torch.nn import functional as F
 
+from figsite.records import WeightPart
 from figsite.model.tokens import Tokenizer  # noqa: F401 - the model's tokenizer, beside it as Hugging Face's is
 
-ACTIVATIONS = {
+ACTIVATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     # GPT-2's own: the tanh approximation of GELU, written as OpenAI (and transformers' "gelu_new") write it.
     "gelu_new": lambda x: 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0)))),
     "gelu_pytorch_tanh": lambda x: F.gelu(x, approximate="tanh"),
@@ -64,10 +69,10 @@ class GPT2Config:
     scale_attn_by_inverse_layer_idx: bool = False  # and by the layer's number (a later variant)
     tie_word_embeddings: bool = True  # the unembedding is the token embedding
     model_type: str = "gpt2"
-    architectures: list = field(default_factory=lambda: ["GPT2LMHeadModel"])
+    architectures: list[str] = field(default_factory=lambda: ["GPT2LMHeadModel"])
 
     @classmethod
-    def from_dict(cls, values: dict) -> GPT2Config:
+    def from_dict(cls, values: Mapping[str, Any]) -> GPT2Config:
         """The config of config.json's values; ValueError names what this model cannot be."""
         if values.get("model_type") != "gpt2":
             raise ValueError(f"a '{values.get('model_type')}' model")
@@ -85,7 +90,7 @@ class GPT2Config:
     def from_file(cls, path: Path) -> GPT2Config:
         return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
 
-    def to_json_file(self, path) -> None:
+    def to_json_file(self, path: Path | str) -> None:
         """config.json as transformers writes it (n_ctx too, the name older readers use for n_positions)."""
         values = {**asdict(self), "n_ctx": self.n_positions}
         Path(path).write_text(json.dumps(values, indent=2, sort_keys=True) + "\n", encoding="utf-8")
@@ -123,7 +128,7 @@ class Linear(nn.Linear):
 class Conv1D(nn.Module):
     """A linear map stored as GPT-2's checkpoints store it: weight (in, out), applied as bias + x @ weight."""
 
-    def __init__(self, n_in: int, n_out: int):
+    def __init__(self, n_in: int, n_out: int) -> None:
         super().__init__()
         self.weight = nn.Parameter(torch.empty(n_in, n_out))
         self.bias = nn.Parameter(torch.zeros(n_out))
@@ -137,7 +142,7 @@ class LayerNorm(nn.LayerNorm):
     """torch's layer norm, with a hook point at its scale: the standard deviation it divides by, (..., 1).
     The scale is worked out again only where a function reads it (and is read only: the norm uses its own)."""
 
-    def __init__(self, n_embd: int, eps: float):
+    def __init__(self, n_embd: int, eps: float) -> None:
         super().__init__(n_embd, eps=eps)
         self.hook_scale = HookPoint()
 
@@ -158,7 +163,7 @@ class Attention(nn.Module):
     """Each head: every token's query against the keys of the tokens up to it, shares by softmax, and the
     values mixed by those shares; the heads' outputs side by side, then one projection (c_proj)."""
 
-    def __init__(self, config: GPT2Config, layer: int):
+    def __init__(self, config: GPT2Config, layer: int) -> None:
         super().__init__()
         self.n_head, self.n_embd = config.n_head, config.n_embd
         self.c_attn = Conv1D(config.n_embd, 3 * config.n_embd)  # query, key and value of every head at once
@@ -172,7 +177,7 @@ class Attention(nn.Module):
         self.hook_z = HookPoint()  # (batch, position, heads, d_head): the values mixed by the shares, per head
 
     def forward(self, x: torch.Tensor, attention_mask: torch.Tensor | None = None,
-                past: tuple | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+                past: tuple[torch.Tensor, ...] | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """x: (batch, position, d_model) -> the output (batch, position, d_model), the shares (batch, heads,
         query, key). past: the keys and values of positions before x's, (1, heads, earlier, d_head) each, the same
         for every row (then attention_mask must say what each query may see, (1, 1, query, earlier + position))."""
@@ -192,7 +197,7 @@ class Attention(nn.Module):
 class FeedForward(nn.Module):
     """Each token alone: widen (c_fc), the activation, narrow back (c_proj)."""
 
-    def __init__(self, config: GPT2Config):
+    def __init__(self, config: GPT2Config) -> None:
         super().__init__()
         inner = config.n_inner or 4 * config.n_embd
         self.c_fc = Conv1D(config.n_embd, inner)
@@ -201,13 +206,14 @@ class FeedForward(nn.Module):
         self.hook_pre, self.hook_post = HookPoint(), HookPoint()  # (batch, position, inner): before, after act
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.c_proj(self.hook_post(self.act(self.hook_pre(self.c_fc(x)))))
+        out: torch.Tensor = self.c_proj(self.hook_post(self.act(self.hook_pre(self.c_fc(x)))))  # (..., d_model)
+        return out
 
 
 class Block(nn.Module):
     """One layer: the attention adds its correction to the residual stream, then the feed-forward step adds its."""
 
-    def __init__(self, config: GPT2Config, layer: int):
+    def __init__(self, config: GPT2Config, layer: int) -> None:
         super().__init__()
         self.ln_1 = nn.LayerNorm(config.n_embd, eps=config.layer_norm_epsilon)
         self.attn = Attention(config, layer)
@@ -218,7 +224,8 @@ class Block(nn.Module):
         self.hook_resid_pre, self.hook_resid_mid, self.hook_resid_post = HookPoint(), HookPoint(), HookPoint()
         self.hook_attn_out, self.hook_mlp_out = HookPoint(), HookPoint()
 
-    def forward(self, x: torch.Tensor, attention_mask: torch.Tensor | None = None, past=None) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, attention_mask: torch.Tensor | None = None,
+                past: tuple[torch.Tensor, ...] | None = None) -> torch.Tensor:
         resid_pre = self.hook_resid_pre(x)
         attention, _ = self.attn(self.ln_1(resid_pre), attention_mask, past)
         resid_mid = self.hook_resid_mid(self.hook_attn_out(attention) + resid_pre)
@@ -228,7 +235,7 @@ class Block(nn.Module):
 @dataclass
 class Output:
     last_hidden_state: torch.Tensor  # (batch, position, d_model), the final layer norm applied
-    attentions: tuple | None = None  # per layer (batch, heads, query, key), where asked for
+    attentions: tuple[torch.Tensor, ...] | None = None  # per layer (batch, heads, query, key), where asked for
 
 
 def hook_name(path: str) -> str:
@@ -243,7 +250,7 @@ class Transformer(nn.Module):
     Its hook points (`hook_points`: name -> HookPoint) carry TransformerLens's names; `hooks` adds functions to
     them for a while. The modules keep Hugging Face's names, which the checkpoints' weights are stored under."""
 
-    def __init__(self, config: GPT2Config):
+    def __init__(self, config: GPT2Config) -> None:
         super().__init__()
         self.wte = Embedding(config.vocab_size, config.n_embd)
         self.wpe = Embedding(config.n_positions, config.n_embd)
@@ -256,7 +263,7 @@ class Transformer(nn.Module):
         for name, point in self.hook_points.items():
             point.name = name
 
-    def hooks(self, functions: dict):
+    def hooks(self, functions: HookFunctions) -> AbstractContextManager[None]:
         """{hook point name: function} (or a list of functions) added while a `with` block runs
         (figsite.model.interface.hooks_added)."""
         return hooks_added(self.hook_points, functions)
@@ -266,9 +273,10 @@ class Transformer(nn.Module):
         n = input_ids.size(1)
         embed = self.hook_embed(self.wte(input_ids))  # (batch, position, d_model)
         pos_embed = self.hook_pos_embed(self.wpe(torch.arange(n, device=input_ids.device))[None])  # (1, position, d_model)
-        return self.drop(embed + pos_embed)
+        stream: torch.Tensor = self.drop(embed + pos_embed)  # (batch, position, d_model)
+        return stream
 
-    def layers(self, x: torch.Tensor, start: int, stop: int, past: dict | None = None) -> torch.Tensor:
+    def layers(self, x: torch.Tensor, start: int, stop: int, past: Past | None = None) -> torch.Tensor:
         """Blocks start..stop-1 over x (batch, position, d_model); past: {layer: (keys, values)}, each (1, earlier,
         heads, d_head) as hook_k and hook_v pass them, of the positions before x's (LanguageModel.run_layers)."""
         earlier = 0 if past is None else past[start][0].size(1)
@@ -292,7 +300,9 @@ class GPT2LMHeadModel(LanguageModel):
     """GPT-2: the transformer, and the unembedding (lm_head) that turns its last stream into scores; the model
     interface (figsite.model.interface) on top, the only code that reads these modules for the capture."""
 
-    def __init__(self, config: GPT2Config):
+    config: GPT2Config
+
+    def __init__(self, config: GPT2Config) -> None:
         super().__init__()
         self.config = config
         self.transformer = Transformer(config)
@@ -305,27 +315,30 @@ class GPT2LMHeadModel(LanguageModel):
         return self.transformer.wte.weight.device
 
     @property
-    def hook_points(self) -> dict:
+    def hook_points(self) -> dict[str, HookPoint]:
         """name -> HookPoint, TransformerLens's names (see Transformer)."""
         return self.transformer.hook_points
 
     def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
         """Token ids (batch, position) -> scores (batch, position, vocab)."""
-        return self.lm_head(self.transformer(input_ids).last_hidden_state)
+        scores: torch.Tensor = self.lm_head(self.transformer(input_ids).last_hidden_state)
+        return scores
 
     # ------------------------------------------------------------------------------ the model interface
 
     def embed(self, ids: torch.Tensor) -> torch.Tensor:
         return self.transformer.embed(ids)
 
-    def run_layers(self, stream: torch.Tensor, start: int, stop: int, past: dict | None = None) -> torch.Tensor:
+    def run_layers(self, stream: torch.Tensor, start: int, stop: int, past: Past | None = None) -> torch.Tensor:
         return self.transformer.layers(stream, start, stop, past)
 
     def final_norm(self, stream: torch.Tensor) -> torch.Tensor:
-        return self.transformer.ln_f(stream)
+        normed: torch.Tensor = self.transformer.ln_f(stream)
+        return normed
 
     def unembed(self, normed: torch.Tensor) -> torch.Tensor:
-        return self.lm_head(normed)
+        scores: torch.Tensor = self.lm_head(normed)  # (..., vocab)
+        return scores
 
     def final_norm_weights(self) -> NormWeights:
         ln_f = self.transformer.ln_f
@@ -336,12 +349,12 @@ class GPT2LMHeadModel(LanguageModel):
 
     def layer_weights(self, layer: int) -> LayerWeights:
         """Conv1D stores (in, out): W_O's rows are the heads' outputs side by side, so a view splits them."""
-        block, n_head = self.transformer.h[layer], self.config.n_head
+        block, n_head = cast(Block, self.transformer.h[layer]), self.config.n_head  # h holds Blocks only
         w_o = block.attn.c_proj.weight  # (heads x d_head, d_model)
         return LayerWeights(w_o.view(n_head, -1, w_o.size(-1)), block.attn.c_proj.bias,
                             block.mlp.c_fc.weight, block.mlp.c_proj.weight, block.mlp.c_proj.bias)
 
-    def part_of(self, parameter: str) -> str:
+    def part_of(self, parameter: str) -> WeightPart:
         """By Hugging Face's names: transformer.h.3.attn.c_attn.weight is the attention's."""
         if ".attn." in parameter:
             return "attention"
@@ -353,7 +366,7 @@ class GPT2LMHeadModel(LanguageModel):
             return "embedding"
         return "other"
 
-    def checkpoint_names(self) -> dict:
+    def checkpoint_names(self) -> dict[str, str]:
         """The state_dict's own names; the tied unembedding is stored as the token embedding."""
         tied = {"lm_head.weight": "transformer.wte.weight"} if self.config.tie_word_embeddings else {}
         return {name: name for name in self.state_dict()} | tied
@@ -369,7 +382,7 @@ class GPT2LMHeadModel(LanguageModel):
             copy.lm_head.weight = copy.transformer.wte.weight
         return copy.requires_grad_(False).eval()
 
-    def save_pretrained(self, directory) -> None:
+    def save_pretrained(self, directory: Path | str) -> None:
         """config.json and model.safetensors as transformers writes them (the tied unembedding left out)."""
         from safetensors.torch import save_file
 

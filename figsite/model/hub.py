@@ -11,13 +11,47 @@ import os
 import socket
 from pathlib import Path
 import urllib.parse
+from typing import Literal, TypedDict, Union
+
+
+class GPT2Shape(TypedDict, total=False):
+    """A GPT-2's shape, as GPT2Config's fields (figsite.model.gpt2) name it."""
+
+    vocab_size: int
+    n_positions: int
+    n_embd: int
+    n_layer: int
+    n_head: int
+    n_inner: int
+
+
+class RandomIdentity(TypedDict):
+    kind: Literal["random"]
+    seed: int
+    shape: GPT2Shape
+
+
+class DirectoryIdentity(TypedDict):
+    kind: Literal["directory"]
+    path: str  # resolved
+    files: str  # directory_fingerprint
+
+
+class HubIdentity(TypedDict):
+    kind: Literal["hub"]
+    id: str
+    commit: str
+
+
+# What names a model's weights exactly (a part of the cache's keys), told apart by "kind".
+ModelIdentity = Union[RandomIdentity, DirectoryIdentity, HubIdentity]
 
 # GPT-2 small's shape, for --model random.
-GPT2_SMALL = dict(vocab_size=50257, n_positions=1024, n_embd=768, n_layer=12, n_head=12)
+GPT2_SMALL: GPT2Shape = dict(vocab_size=50257, n_positions=1024, n_embd=768, n_layer=12, n_head=12)
 SMALL_FILE = 16 * 1024 * 1024  # files of a local model up to this size are hashed whole; larger by size+mtime
 
 
-def model_identity(model: str, revision: str | None, seed: int) -> dict | None:
+def model_identity(model: str, revision: str | None, seed: int) -> ModelIdentity | None:
     """What names the model's weights exactly, without loading them; None where that can't be known."""
     if model == "random":
         return {"kind": "random", "seed": seed, "shape": GPT2_SMALL}
@@ -56,7 +90,7 @@ def resolve_revision(model: str, revision: str | None) -> str | None:
 
 
 def is_commit(revision: str | None) -> bool:
-    return bool(revision) and len(revision) == 40 and all(c in "0123456789abcdef" for c in revision)
+    return revision is not None and len(revision) == 40 and all(c in "0123456789abcdef" for c in revision)
 
 
 def cached_commit(model: str, revision: str | None) -> str | None:

@@ -17,7 +17,7 @@ and what the ledger splits a score with (what no hook point passes): the final n
 holds fewer positions (export_copy) and the names the checkpoint stores the weights under (checkpoint_names).
 
 A family implements the abstract methods below and provides every hook point of the README's table; `hooks`,
-`read_out` and `run_with_cache` come with the interface. Its `config` gives the shape under GPT-2's names:
+`read_out` and `run_with_cache` come with the interface. Its `config` (ModelConfig) gives the shape under GPT-2's names:
 n_layer, n_head, n_embd (d_model), vocab_size, n_positions (the context), n_inner (d_mlp; None: 4 x n_embd),
 d_head, and n_weights (how many numbers its weights hold, counted from the config before they load, for the
 memory estimate: figsite.model.memory); a family whose key/value heads are fewer than its query heads says so
@@ -28,13 +28,47 @@ rotary family turns the query and key instead (blocks.L.attn.hook_rot_q, hook_ro
 from __future__ import annotations
 
 import abc
-from contextlib import contextmanager
+from collections.abc import Callable, Collection, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 import torch
 from torch import nn
 
+from figsite.records import WeightPart
+
 FINAL_NORM = "ln_final."  # the hook points of the final norm start so; they fire only where a stage is read out
+
+# A function added at a hook point, called as function(activation, name): None (it only reads), or the tensor of the
+# same shape that the model goes on with.
+HookFunction: TypeAlias = Callable[[torch.Tensor, str], torch.Tensor | None]
+# What `hooks` takes: {hook point name: a function, or a list or tuple of them}.
+HookFunctions: TypeAlias = Mapping[str, HookFunction | list[HookFunction] | tuple[HookFunction, ...]]
+# What run_layers continues from: {layer: (keys, values)}, each (1, earlier, key/value heads, d_head).
+Past: TypeAlias = Mapping[int, tuple[torch.Tensor, torch.Tensor]]
+
+
+class ModelConfig(Protocol):
+    """A model's shape under GPT-2's names, as every family's config gives it (read only). A family whose
+    key/value heads are fewer than its query heads also has n_kv_head (read with `kv_heads`)."""
+
+    @property
+    def n_layer(self) -> int: ...
+    @property
+    def n_head(self) -> int: ...
+    @property
+    def n_embd(self) -> int: ...  # d_model
+    @property
+    def vocab_size(self) -> int: ...
+    @property
+    def n_positions(self) -> int: ...  # the context
+    @property
+    def n_inner(self) -> int | None: ...  # d_mlp; None: 4 x n_embd
+    @property
+    def d_head(self) -> int: ...
+    @property
+    def n_weights(self) -> int: ...  # how many numbers the weights hold, counted from the config
 
 
 class HookPoint(nn.Module):
@@ -44,10 +78,10 @@ class HookPoint(nn.Module):
     function(activation, name): it may read the activation (and return None) or return a tensor of the same
     shape that the model goes on with. With no function added, it hands the activation on untouched."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.name = ""  # set by the model: the name readers of the model use
-        self.functions = []
+        self.functions: list[HookFunction] = []
 
     def forward(self, activation: torch.Tensor) -> torch.Tensor:
         for function in self.functions:
@@ -56,16 +90,19 @@ class HookPoint(nn.Module):
                 activation = replaced
         return activation
 
+    if TYPE_CHECKING:  # what calling the module (nn.Module.__call__, typed Any) runs: forward
+        def __call__(self, activation: torch.Tensor) -> torch.Tensor: ...
+
 
 @contextmanager
-def hooks_added(points: dict, functions: dict):
+def hooks_added(points: Mapping[str, HookPoint], functions: HookFunctions) -> Iterator[None]:
     """Adds {hook point name: function} (or a list of functions) to `points` (name -> HookPoint) while the block
     runs, and always takes them off again, whatever the block raises. KeyError names a hook point that does not
     exist (and nothing is added)."""
     unknown = sorted(functions.keys() - points.keys())
     if unknown:
         raise KeyError(f"no hook point {unknown[0]!r}; e.g. {', '.join(list(points)[:3])}")
-    added = []
+    added: list[tuple[HookPoint, HookFunction]] = []
     try:
         for name, function in functions.items():
             for one in function if isinstance(function, (list, tuple)) else [function]:
@@ -103,21 +140,22 @@ class LayerWeights:
     b_out: torch.Tensor
 
 
-def kv_heads(config) -> int:
+def kv_heads(config: ModelConfig) -> int:
     """The number of key/value heads: n_kv_head where the family shares keys between query heads, else n_head."""
-    return getattr(config, "n_kv_head", None) or config.n_head
+    n_kv_head: int | None = getattr(config, "n_kv_head", None)
+    return n_kv_head or config.n_head
 
 
 class LanguageModel(nn.Module, metaclass=abc.ABCMeta):
     """A model as the capture reads it (see the module's docstring). Subclasses set `config` and implement the
     abstract methods; each reads its own modules and weights, which nothing outside its family's module names."""
 
-    config: object  # the shape: n_layer, n_head, n_embd, vocab_size, n_positions, n_inner, d_head, n_weights
-    # (and n_kv_head)
+    config: ModelConfig  # the shape: n_layer, n_head, n_embd, vocab_size, n_positions, n_inner, d_head, n_weights
+    # (and n_kv_head); a family declares its own config class here
 
     @property
     @abc.abstractmethod
-    def hook_points(self) -> dict:
+    def hook_points(self) -> Mapping[str, HookPoint]:
         """name -> HookPoint, every point of the README's table, TransformerLens's names."""
 
     @property
@@ -131,7 +169,7 @@ class LanguageModel(nn.Module, metaclass=abc.ABCMeta):
         through hook_embed, and hook_pos_embed where the family adds position vectors."""
 
     @abc.abstractmethod
-    def run_layers(self, stream: torch.Tensor, start: int, stop: int, past: dict | None = None) -> torch.Tensor:
+    def run_layers(self, stream: torch.Tensor, start: int, stop: int, past: Past | None = None) -> torch.Tensor:
         """Layers start..stop-1 over `stream` (batch, position, d_model), each layer's hook points firing; the
         stream after them, raw. past: {layer: (keys, values)} of positions before the stream's (the same for
         every row), each (1, earlier, key/value heads, d_head) as blocks.L.attn.hook_k and hook_v pass them (a
@@ -158,12 +196,12 @@ class LanguageModel(nn.Module, metaclass=abc.ABCMeta):
         """One layer's output projections (views of the weights: read them, do not write)."""
 
     @abc.abstractmethod
-    def part_of(self, parameter: str) -> str:
+    def part_of(self, parameter: str) -> WeightPart:
         """The part of the model a parameter (by its name in named_parameters) belongs to: "embedding",
         "attention", "feed-forward", "layer norm" or "other"."""
 
     @abc.abstractmethod
-    def checkpoint_names(self) -> dict:
+    def checkpoint_names(self) -> dict[str, str]:
         """state_dict name -> the name the checkpoint stores that weight under (a tied weight: the stored one)."""
 
     @abc.abstractmethod
@@ -173,7 +211,7 @@ class LanguageModel(nn.Module, metaclass=abc.ABCMeta):
 
     # ------------------------------------------------------------------------------------------ given
 
-    def hooks(self, functions: dict):
+    def hooks(self, functions: HookFunctions) -> AbstractContextManager[None]:
         """{hook point name: function or [functions]} added while a `with` block runs (hooks_added)."""
         return hooks_added(self.hook_points, functions)
 
@@ -187,11 +225,11 @@ class LanguageModel(nn.Module, metaclass=abc.ABCMeta):
         return self.unembed(self.final_norm(stream))
 
     @torch.no_grad()
-    def run_with_cache(self, ids: torch.Tensor, names) -> dict:
+    def run_with_cache(self, ids: torch.Tensor, names: Collection[str]) -> dict[str, torch.Tensor]:
         """TransformerLens's run_with_cache: one pass over ids (batch, position) -> {name: the activation that
         passed at that hook point, as it passed (batch dimension kept)}. The final norm runs only if one of its
         points is named; the unembedding never."""
-        cache = {}
+        cache: dict[str, torch.Tensor] = {}
 
         def keep(activation: torch.Tensor, name: str) -> None:
             cache[name] = activation

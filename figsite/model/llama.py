@@ -27,18 +27,22 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any, cast
 
-from figsite.model.interface import HookPoint, LanguageModel, LayerWeights, NormWeights
+from figsite.model.interface import HookPoint, LanguageModel, LayerWeights, NormWeights, Past
 
 import torch
 from torch import nn
 from torch.nn import functional as F
 
+from figsite.records import WeightPart
+
 MODEL_TYPES = ("llama", "mistral", "qwen2", "qwen3")
-ACTIVATIONS = {"silu": F.silu, "gelu": F.gelu, "gelu_pytorch_tanh": lambda x: F.gelu(x, approximate="tanh"),
-               "relu": F.relu}
+ACTIVATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
+    "silu": F.silu, "gelu": F.gelu, "gelu_pytorch_tanh": lambda x: F.gelu(x, approximate="tanh"), "relu": F.relu}
 
 
 @dataclass(frozen=True)
@@ -71,7 +75,7 @@ class LlamaConfig:
     parallel: bool = False
 
     @classmethod
-    def from_dict(cls, values: dict) -> LlamaConfig:
+    def from_dict(cls, values: Mapping[str, Any]) -> LlamaConfig:
         """The config of config.json's values; ValueError names what this family cannot be."""
         kind = values.get("model_type")
         if kind not in MODEL_TYPES:
@@ -118,7 +122,7 @@ class RMSNorm(nn.Module):
     """x / sqrt(mean(x^2) + eps) times a gain, as transformers' LlamaRMSNorm (in float32); a hook point at its
     scale, sqrt(mean(x^2) + eps), (..., 1), worked out only where a function reads it."""
 
-    def __init__(self, width: int, eps: float):
+    def __init__(self, width: int, eps: float) -> None:
         super().__init__()
         self.weight = nn.Parameter(torch.ones(width))
         self.eps = eps
@@ -165,7 +169,7 @@ def causal_mask(queries: int, keys: int, like: torch.Tensor, window: int | None)
 class Attention(nn.Module):
     """Grouped-query attention with rotary positions; transformers' LlamaAttention with eager attention."""
 
-    def __init__(self, config: LlamaConfig):
+    def __init__(self, config: LlamaConfig) -> None:
         super().__init__()
         self.config = config
         heads, kv, d_head = config.n_head, config.n_kv_head, config.d_head
@@ -180,7 +184,7 @@ class Attention(nn.Module):
         self.hook_attn_scores, self.hook_pattern = HookPoint(), HookPoint()  # (batch, heads, query, key)
         self.hook_z = HookPoint()  # (batch, position, heads, d_head)
 
-    def forward(self, x: torch.Tensor, past: tuple | None = None) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, past: tuple[torch.Tensor, torch.Tensor] | None = None) -> torch.Tensor:
         """x (batch, position, d_model) -> the attention's output (batch, position, d_model). past: the keys and
         values of earlier positions as hook_k and hook_v pass them, (1, earlier, kv heads, d_head) each."""
         config = self.config
@@ -202,13 +206,14 @@ class Attention(nn.Module):
         fits = self.hook_attn_scores(fits + causal_mask(x.size(1), k.size(2), fits, config.sliding_window))
         shares = self.hook_pattern(F.softmax(fits, dim=-1, dtype=torch.float32).to(q.dtype))
         z = self.hook_z(torch.matmul(shares, v).transpose(1, 2))  # (batch, position, heads, d_head)
-        return self.o_proj(z.reshape(*x.shape[:-1], -1).contiguous())
+        out: torch.Tensor = self.o_proj(z.reshape(*x.shape[:-1], -1).contiguous())  # (batch, position, d_model)
+        return out
 
 
 class FeedForward(nn.Module):
     """The gated feed-forward step: down(act(gate(x)) * up(x))."""
 
-    def __init__(self, config: LlamaConfig):
+    def __init__(self, config: LlamaConfig) -> None:
         super().__init__()
         self.gate_proj = nn.Linear(config.n_embd, config.n_inner, bias=config.mlp_bias)
         self.up_proj = nn.Linear(config.n_embd, config.n_inner, bias=config.mlp_bias)
@@ -218,13 +223,14 @@ class FeedForward(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         gate = self.act(self.hook_pre(self.gate_proj(x)))
-        return self.down_proj(self.hook_post(gate * self.hook_pre_linear(self.up_proj(x))))
+        out: torch.Tensor = self.down_proj(self.hook_post(gate * self.hook_pre_linear(self.up_proj(x))))
+        return out
 
 
 class Block(nn.Module):
     """One layer: the attention adds its correction to the residual stream, then the feed-forward step adds its."""
 
-    def __init__(self, config: LlamaConfig):
+    def __init__(self, config: LlamaConfig) -> None:
         super().__init__()
         self.input_layernorm = RMSNorm(config.n_embd, config.eps)
         self.self_attn = Attention(config)
@@ -233,7 +239,7 @@ class Block(nn.Module):
         self.hook_resid_pre, self.hook_resid_mid, self.hook_resid_post = HookPoint(), HookPoint(), HookPoint()
         self.hook_attn_out, self.hook_mlp_out = HookPoint(), HookPoint()
 
-    def forward(self, x: torch.Tensor, past=None) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, past: tuple[torch.Tensor, torch.Tensor] | None = None) -> torch.Tensor:
         resid_pre = self.hook_resid_pre(x)
         attention = self.hook_attn_out(self.self_attn(self.input_layernorm(resid_pre), past))
         resid_mid = self.hook_resid_mid(resid_pre + attention)
@@ -254,7 +260,7 @@ def hook_name(path: str) -> str:
 class Decoder(nn.Module):
     """The token embedding, the layers and the final norm (transformers' LlamaModel, named `model`)."""
 
-    def __init__(self, config: LlamaConfig):
+    def __init__(self, config: LlamaConfig) -> None:
         super().__init__()
         self.embed_tokens = nn.Embedding(config.vocab_size, config.n_embd)
         self.hook_embed = HookPoint()
@@ -265,7 +271,9 @@ class Decoder(nn.Module):
 class LlamaForCausalLM(LanguageModel):
     """A Llama-style model and its unembedding (lm_head), with the model interface on top."""
 
-    def __init__(self, config: LlamaConfig):
+    config: LlamaConfig
+
+    def __init__(self, config: LlamaConfig) -> None:
         super().__init__()
         self.config = config
         self.model = Decoder(config)
@@ -278,7 +286,7 @@ class LlamaForCausalLM(LanguageModel):
             point.name = name
 
     @property
-    def hook_points(self) -> dict:
+    def hook_points(self) -> dict[str, HookPoint]:
         return self._hook_points
 
     @property
@@ -288,16 +296,18 @@ class LlamaForCausalLM(LanguageModel):
     def embed(self, ids: torch.Tensor) -> torch.Tensor:
         return self.model.hook_embed(self.model.embed_tokens(ids))
 
-    def run_layers(self, stream: torch.Tensor, start: int, stop: int, past: dict | None = None) -> torch.Tensor:
+    def run_layers(self, stream: torch.Tensor, start: int, stop: int, past: Past | None = None) -> torch.Tensor:
         for layer in range(start, stop):
             stream = self.model.layers[layer](stream, None if past is None else past[layer])
         return stream
 
     def final_norm(self, stream: torch.Tensor) -> torch.Tensor:
-        return self.model.norm(stream)
+        normed: torch.Tensor = self.model.norm(stream)
+        return normed
 
     def unembed(self, normed: torch.Tensor) -> torch.Tensor:
-        return self.lm_head(normed)
+        scores: torch.Tensor = self.lm_head(normed)  # (..., vocab)
+        return scores
 
     def final_norm_weights(self) -> NormWeights:
         return NormWeights(self.model.norm.weight, None, self.model.norm.eps, centred=False)
@@ -308,14 +318,14 @@ class LlamaForCausalLM(LanguageModel):
     def layer_weights(self, layer: int) -> LayerWeights:
         """nn.Linear stores (out, in): transposed views in TransformerLens's layouts; W_in is the gate's matrix;
         a bias the model lacks is zeros."""
-        block, config = self.model.layers[layer], self.config
+        block, config = cast(Block, self.model.layers[layer]), self.config  # layers holds Blocks only
         o_proj, mlp = block.self_attn.o_proj, block.mlp
         zeros = torch.zeros(config.n_embd, device=self.device)
         return LayerWeights(o_proj.weight.T.view(config.n_head, config.d_head, config.n_embd),
                             zeros if o_proj.bias is None else o_proj.bias, mlp.gate_proj.weight.T,
                             mlp.down_proj.weight.T, zeros if mlp.down_proj.bias is None else mlp.down_proj.bias)
 
-    def part_of(self, parameter: str) -> str:
+    def part_of(self, parameter: str) -> WeightPart:
         if ".self_attn." in parameter and "_norm." not in parameter:
             return "attention"
         if ".mlp." in parameter:
@@ -326,7 +336,7 @@ class LlamaForCausalLM(LanguageModel):
             return "embedding"
         return "other"
 
-    def checkpoint_names(self) -> dict:
+    def checkpoint_names(self) -> dict[str, str]:
         tied = {"lm_head.weight": "model.embed_tokens.weight"} if self.config.tie_word_embeddings else {}
         return {name: name for name in self.state_dict()} | tied
 

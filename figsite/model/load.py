@@ -8,12 +8,14 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Protocol, cast
 
 from figsite.model.checkpoint import NAMED, WEIGHT_FILES, from_weights
 from figsite.model.gpt2 import GPT2Config, GPT2LMHeadModel
-from figsite.model.interface import LanguageModel
+from figsite.model.interface import LanguageModel, ModelConfig
 from figsite.model.llama import MODEL_TYPES as LLAMA_TYPES, LlamaConfig
 from figsite.model.neox import MODEL_TYPES as NEOX_TYPES, NeoXConfig
 
@@ -21,16 +23,36 @@ import torch
 from safetensors import SafetensorError
 
 from figsite.errors import BuildError
-from figsite.model.hub import GPT2_SMALL, hub_reachable, is_commit
+from figsite.model.hub import GPT2_SMALL, GPT2Shape, hub_reachable, is_commit
+from figsite.records import FamilyInfo, ModelRecord
 from figsite.model.tokens import Tokenizer, decoded, gpt2_tokenizer
 
 
+class FamilyConfig(ModelConfig, Protocol):
+    """A family's config as loading reads it: the interface's shape, made from config.json's values."""
+
+    @classmethod
+    def from_dict(cls, values: Mapping[str, Any]) -> ModelConfig: ...
+
+
+class RotaryConfig(ModelConfig, Protocol):
+    """A family's config whose positions are rotary ("rotary" its `positions`): it turns rotary_dim of each head's
+    d_head numbers."""
+
+    @property
+    def rotary_dim(self) -> int: ...
+
+
+# Called once the config and the tokenizer are loaded, before the weights are (see load).
+BeforeWeights = Callable[[ModelConfig, Tokenizer], None]
+
 # config.json's model_type -> the family's config class (its module holds the model).
-FAMILIES = {"gpt2": GPT2Config, **{kind: LlamaConfig for kind in LLAMA_TYPES},
-            **{kind: NeoXConfig for kind in NEOX_TYPES}}
+FAMILIES: dict[str, type[FamilyConfig]] = {"gpt2": GPT2Config, **{kind: LlamaConfig for kind in LLAMA_TYPES},
+                                           **{kind: NeoXConfig for kind in NEOX_TYPES}}
 
 
-def register_family(model_types: tuple, config_class: type, model_class: type) -> None:
+def register_family(model_types: tuple[str, ...], config_class: type[FamilyConfig],
+                    model_class: type[LanguageModel]) -> None:
     """Adds a model family (docs/model.md, "Adding a model family"): a config.json whose model_type is one of
     `model_types` is read by config_class.from_dict(values) (ValueError or KeyError: a config the family cannot
     be; the config gives the interface's shape names and n_weights), and its checkpoint's weights, stored under
@@ -51,42 +73,45 @@ class Loaded:
     device: str
 
     @property
-    def info(self) -> dict:
+    def info(self) -> ModelRecord:
         """The model's identity and size, as written into every data file."""
         return model_info(self.model.config, self.name, self.revision, self.tokenizer)
 
 
-def model_info(config, name: str | None = None, revision: str | None = None, tokenizer=None) -> dict:
+def model_info(config: ModelConfig, name: str | None = None, revision: str | None = None,
+               tokenizer: Tokenizer | None = None) -> ModelRecord:
     """A model's identity and size as the data files write it (and as the figures' checks read it); where the
     tokenizer puts a start token in front of every text (not GPT-2's), its text, which the checks and the pages
     keep apart from the reader's tokens."""
-    info = {"name": name, "revision": revision, "n_layer": config.n_layer, "n_head": config.n_head,
-            "d_model": config.n_embd, "vocab_size": config.vocab_size, "n_ctx": config.n_positions}
-    if getattr(config, "n_kv_head", config.n_head) != config.n_head:  # heads that share their keys (not GPT-2)
-        info["n_kv_head"] = config.n_kv_head
-    info.update(family_info(config))
-    if getattr(tokenizer, "start_id", None) is not None:
-        info["start_token"] = decoded(tokenizer, tokenizer.start_id)
+    info: ModelRecord = {"name": name, "revision": revision, "n_layer": config.n_layer, "n_head": config.n_head,
+                         "d_model": config.n_embd, "vocab_size": config.vocab_size, "n_ctx": config.n_positions}
+    n_kv_head: int = getattr(config, "n_kv_head", config.n_head)
+    if n_kv_head != config.n_head:  # heads that share their keys (not GPT-2)
+        info["n_kv_head"] = n_kv_head
+    info = {**info, **family_info(config)}  # its keys after these (TypedDict's update takes only a ModelRecord's)
+    start_id: int | None = getattr(tokenizer, "start_id", None)
+    if tokenizer is not None and start_id is not None:
+        info["start_token"] = decoded(tokenizer, start_id)
     return info
 
 
-def family_info(config) -> dict:
+def family_info(config: ModelConfig) -> FamilyInfo:
     """What a family changes from GPT-2, for the pages to say (GPT-2's own record has none of these keys): the
     family (config.json's model_type), its norm ("rmsnorm"), its positions ("rotary", on rotary_dim of d_head
     numbers of each head), a gated feed-forward step, parallel attention and feed-forward."""
     family = getattr(config, "model_type", "gpt2")
     if family == "gpt2":
         return {}
-    info = {"family": family, "norm": getattr(config, "norm", "layernorm"),
-            "positions": getattr(config, "positions", "learned"), "gated": getattr(config, "gated", False),
-            "parallel": getattr(config, "parallel", False)}
-    if info["positions"] == "rotary":
-        info["rotary_dim"], info["d_head"] = config.rotary_dim, config.d_head
+    info: FamilyInfo = {"family": family, "norm": getattr(config, "norm", "layernorm"),
+                        "positions": getattr(config, "positions", "learned"), "gated": getattr(config, "gated", False),
+                        "parallel": getattr(config, "parallel", False)}
+    if info["positions"] == "rotary":  # a rotary family's config says how much of each head the rotation turns
+        info["rotary_dim"], info["d_head"] = cast(RotaryConfig, config).rotary_dim, config.d_head
     return info
 
 
 def load(model: str, revision: str | None, seed: int, device: str,
-         before_weights=lambda config, tokenizer: None) -> Loaded:
+         before_weights: BeforeWeights = lambda config, tokenizer: None) -> Loaded:
     """Loads `model`: 'random', a local save_pretrained directory, or a Hugging Face hub id.
 
     `before_weights(config, tokenizer)` is called once the config and the tokenizer are loaded and before the
@@ -117,13 +142,14 @@ def _check_device(device: str) -> None:
         raise BuildError("--device: cuda was asked for but torch finds no CUDA device here; allowed: cpu")
 
 
-def random_gpt2(seed: int, **shape) -> GPT2LMHeadModel:
+def random_gpt2(seed: int, **shape: int) -> GPT2LMHeadModel:
     """A GPT-2 of the given shape (GPT-2 small's by default) with every weight drawn from `seed`.
 
     GPT-2's initialisation leaves layer norms at gain 1 and bias 0 and every bias at 0, so a layer norm applied
     twice would give the same numbers as once and a forgotten bias would pass unseen. We draw them all.
     """
-    model = random_model(seed, GPT2Config(**{**GPT2_SMALL, **shape}))
+    # shape: GPT-2 small's fields to change, all numbers (a name GPT2Config lacks: TypeError)
+    model = random_model(seed, GPT2Config(**cast(GPT2Shape, {**GPT2_SMALL, **shape})))
     generator = torch.Generator().manual_seed(seed + 1)
     with torch.no_grad():
         for name, param in model.named_parameters():
@@ -153,7 +179,7 @@ def random_model(seed: int, config: GPT2Config) -> GPT2LMHeadModel:
     return model.requires_grad_(False).eval()
 
 
-def _load_checkpoint(folder: Path, name: str, revision: str | None, device: str, before_weights,
+def _load_checkpoint(folder: Path, name: str, revision: str | None, device: str, before_weights: BeforeWeights,
                      local: bool) -> Loaded:
     """Loads a checkpoint from a folder: a save_pretrained directory, or a snapshot of the hub cache."""
     config = _config_of(folder, name, local)
@@ -174,7 +200,7 @@ def _load_checkpoint(folder: Path, name: str, revision: str | None, device: str,
     return Loaded(model, tokenizer, name, revision, device)
 
 
-def _config_of(folder: Path, name: str, local: bool) -> GPT2Config | LlamaConfig | NeoXConfig:
+def _config_of(folder: Path, name: str, local: bool) -> ModelConfig:
     """The config of the family config.json's model_type names; one line for a family not supported."""
     try:
         values = json.loads((folder / "config.json").read_text(encoding="utf-8"))
@@ -201,11 +227,11 @@ def _hub_snapshot(repo: str, revision: str | None) -> Path:
         found = try_to_load_from_cache(repo, file, revision=revision or "main")
         return Path(found) if isinstance(found, str) else None
 
-    def first_of(*choices: tuple) -> Path:
+    def first_of(*choices: tuple[str, ...]) -> Path:
         """The first choice of files the cache holds whole, else the first the hub has (downloaded)."""
         for files in choices:
-            if all(cached(file) for file in files):
-                return cached(files[0])
+            if all(cached(file) for file in files) and (first := cached(files[0])) is not None:
+                return first
         if os.environ.get("HF_HUB_OFFLINE") == "1" or not hub_reachable():
             # The hub client retries for half a minute before it gives up; one quick look is enough.
             raise OSError("the Hugging Face hub cannot be reached and the files are not in the local cache")

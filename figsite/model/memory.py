@@ -20,8 +20,13 @@ tests/unit/test_memory.py holds the estimate against the peak of measured builds
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the interface loads torch, which a build that checks its memory has not loaded yet
+    from figsite.model.interface import ModelConfig
 
 GIB = 1024 ** 3
 BASE = int(0.35 * GIB)  # resident after importing torch, tokenizers, Altair and the build's own code, with room
@@ -47,7 +52,7 @@ class Shape:
     n_weights: int | None = None  # the family's own count (its config's n_weights); None: GPT-2's, tied
 
     @classmethod
-    def of(cls, config) -> "Shape":
+    def of(cls, config: ModelConfig) -> Shape:
         return cls(config.n_layer, config.n_head, config.n_embd, config.vocab_size, config.n_positions,
                    getattr(config, "n_inner", None) or 4 * config.n_embd, config.n_weights)
 
@@ -64,7 +69,11 @@ class Shape:
         return self.vocab * d + self.n_ctx * d + self.n_layer * per_layer + 2 * d
 
 
-def estimate(shape: Shape, lengths: list[int], steps=()) -> int:
+# A part's memory share (figsite.capture.parts.Part.memory): (shape, tokens) -> the bytes its largest step holds.
+StepMemory = Callable[[Shape, int], int]
+
+
+def estimate(shape: Shape, lengths: Sequence[int], steps: Collection[StepMemory] = ()) -> int:
     """Peak resident bytes of a build that reads texts of these lengths (in tokens) with this model.
 
     steps: the memory shares of the parts the figures ask for, each a function (shape, tokens) -> the bytes its
@@ -109,7 +118,8 @@ def gib(n: int) -> str:
     return f"{n / GIB:.1f} GiB"
 
 
-def check(name: str, shape: Shape, lengths: dict, steps=(), room: int | None = None) -> None:
+def check(name: str, shape: Shape, lengths: Mapping[str, int], steps: Collection[StepMemory] = (),
+          room: int | None = None) -> None:
     """Raises a BuildError where the build would not fit: `lengths` is text -> its length in tokens, `steps` the
     asked parts' memory shares (see estimate)."""
     from figsite.errors import BuildError

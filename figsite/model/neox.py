@@ -30,10 +30,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any, cast
 
-from figsite.model.interface import HookPoint, LanguageModel, LayerWeights, NormWeights
+from figsite.model.interface import HookPoint, LanguageModel, LayerWeights, NormWeights, Past
 
 import torch
 from torch import nn
@@ -41,6 +43,7 @@ from torch.nn import functional as F
 
 from figsite.model.gpt2 import LayerNorm
 from figsite.model.llama import ACTIVATIONS, causal_mask, rotate
+from figsite.records import WeightPart
 
 MODEL_TYPES = ("gpt_neox",)
 
@@ -73,7 +76,7 @@ class NeoXConfig:
         return self.n_embd // self.n_head
 
     @classmethod
-    def from_dict(cls, values: dict) -> NeoXConfig:
+    def from_dict(cls, values: Mapping[str, Any]) -> NeoXConfig:
         """The config of config.json's values (Pythia's rotary_pct and rotary_emb_base, or transformers'
         rope_parameters); ValueError names what this family cannot be."""
         if values.get("model_type") not in MODEL_TYPES:
@@ -116,7 +119,7 @@ class Attention(nn.Module):
     """Every head's query, key and value from one matrix, the first rotary_dim numbers of the query and key turned;
     transformers' GPTNeoXAttention with eager attention."""
 
-    def __init__(self, config: NeoXConfig):
+    def __init__(self, config: NeoXConfig) -> None:
         super().__init__()
         self.config = config
         self.query_key_value = nn.Linear(config.n_embd, 3 * config.n_embd, bias=config.attention_bias)
@@ -126,7 +129,7 @@ class Attention(nn.Module):
         self.hook_attn_scores, self.hook_pattern = HookPoint(), HookPoint()  # (batch, heads, query, key)
         self.hook_z = HookPoint()  # (batch, position, heads, d_head)
 
-    def forward(self, x: torch.Tensor, past: tuple | None = None) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, past: tuple[torch.Tensor, torch.Tensor] | None = None) -> torch.Tensor:
         """x (batch, position, d_model) -> the attention's output (batch, position, d_model). past: the keys and
         values of earlier positions as hook_k and hook_v pass them, (1, earlier, heads, d_head) each."""
         config = self.config
@@ -144,13 +147,14 @@ class Attention(nn.Module):
         fits = self.hook_attn_scores(fits + causal_mask(x.size(1), k.size(2), fits, None))
         shares = self.hook_pattern(F.softmax(fits, dim=-1, dtype=torch.float32).to(q.dtype))
         z = self.hook_z(torch.matmul(shares, v).transpose(1, 2))  # (batch, position, heads, d_head)
-        return self.dense(z.reshape(*x.shape[:-1], -1).contiguous())
+        out: torch.Tensor = self.dense(z.reshape(*x.shape[:-1], -1).contiguous())  # (batch, position, d_model)
+        return out
 
 
 class FeedForward(nn.Module):
     """Each token alone: widen (dense_h_to_4h), the activation, narrow back (dense_4h_to_h), with biases."""
 
-    def __init__(self, config: NeoXConfig):
+    def __init__(self, config: NeoXConfig) -> None:
         super().__init__()
         self.dense_h_to_4h = nn.Linear(config.n_embd, config.n_inner)
         self.dense_4h_to_h = nn.Linear(config.n_inner, config.n_embd)
@@ -158,14 +162,15 @@ class FeedForward(nn.Module):
         self.hook_pre, self.hook_post = HookPoint(), HookPoint()  # (batch, position, inner): before, after act
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.dense_4h_to_h(self.hook_post(self.act(self.hook_pre(self.dense_h_to_4h(x)))))
+        out: torch.Tensor = self.dense_4h_to_h(self.hook_post(self.act(self.hook_pre(self.dense_h_to_4h(x)))))
+        return out
 
 
 class Block(nn.Module):
     """One layer: attention and feed-forward step side by side on the same stream (parallel), or one after the
     other as GPT-2's."""
 
-    def __init__(self, config: NeoXConfig):
+    def __init__(self, config: NeoXConfig) -> None:
         super().__init__()
         self.parallel = config.parallel
         self.input_layernorm = LayerNorm(config.n_embd, config.eps)
@@ -175,7 +180,7 @@ class Block(nn.Module):
         self.hook_resid_pre, self.hook_resid_mid, self.hook_resid_post = HookPoint(), HookPoint(), HookPoint()
         self.hook_attn_out, self.hook_mlp_out = HookPoint(), HookPoint()
 
-    def forward(self, x: torch.Tensor, past=None) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, past: tuple[torch.Tensor, torch.Tensor] | None = None) -> torch.Tensor:
         resid_pre = self.hook_resid_pre(x)
         attention = self.hook_attn_out(self.attention(self.input_layernorm(resid_pre), past))
         resid_mid = self.hook_resid_mid(attention + resid_pre)
@@ -197,7 +202,7 @@ def hook_name(path: str) -> str:
 class Decoder(nn.Module):
     """The token embedding, the layers and the final layer norm (transformers' GPTNeoXModel, named gpt_neox)."""
 
-    def __init__(self, config: NeoXConfig):
+    def __init__(self, config: NeoXConfig) -> None:
         super().__init__()
         self.embed_in = nn.Embedding(config.vocab_size, config.n_embd)
         self.hook_embed = HookPoint()
@@ -211,8 +216,9 @@ class GPTNeoXForCausalLM(LanguageModel):
 
     # Pythia's checkpoints store the unembedding as embed_out; transformers 5 names it lm_head in memory.
     CHECKPOINT_ALIASES = {"lm_head.weight": "embed_out.weight"}
+    config: NeoXConfig
 
-    def __init__(self, config: NeoXConfig):
+    def __init__(self, config: NeoXConfig) -> None:
         super().__init__()
         self.config = config
         self.gpt_neox = Decoder(config)
@@ -225,7 +231,7 @@ class GPTNeoXForCausalLM(LanguageModel):
             point.name = name
 
     @property
-    def hook_points(self) -> dict:
+    def hook_points(self) -> dict[str, HookPoint]:
         return self._hook_points
 
     @property
@@ -235,16 +241,18 @@ class GPTNeoXForCausalLM(LanguageModel):
     def embed(self, ids: torch.Tensor) -> torch.Tensor:
         return self.gpt_neox.hook_embed(self.gpt_neox.embed_in(ids))
 
-    def run_layers(self, stream: torch.Tensor, start: int, stop: int, past: dict | None = None) -> torch.Tensor:
+    def run_layers(self, stream: torch.Tensor, start: int, stop: int, past: Past | None = None) -> torch.Tensor:
         for layer in range(start, stop):
             stream = self.gpt_neox.layers[layer](stream, None if past is None else past[layer])
         return stream
 
     def final_norm(self, stream: torch.Tensor) -> torch.Tensor:
-        return self.gpt_neox.final_layer_norm(stream)
+        normed: torch.Tensor = self.gpt_neox.final_layer_norm(stream)
+        return normed
 
     def unembed(self, normed: torch.Tensor) -> torch.Tensor:
-        return self.embed_out(normed)
+        scores: torch.Tensor = self.embed_out(normed)  # (..., vocab)
+        return scores
 
     def final_norm_weights(self) -> NormWeights:
         norm = self.gpt_neox.final_layer_norm
@@ -256,13 +264,13 @@ class GPTNeoXForCausalLM(LanguageModel):
     def layer_weights(self, layer: int) -> LayerWeights:
         """nn.Linear stores (out, in): transposed views in TransformerLens's layouts; a bias the model lacks is
         zeros."""
-        block, config = self.gpt_neox.layers[layer], self.config
+        block, config = cast(Block, self.gpt_neox.layers[layer]), self.config  # layers holds Blocks only
         dense, mlp = block.attention.dense, block.mlp
         b_o = torch.zeros(config.n_embd, device=self.device) if dense.bias is None else dense.bias
         return LayerWeights(dense.weight.T.view(config.n_head, config.d_head, config.n_embd), b_o,
                             mlp.dense_h_to_4h.weight.T, mlp.dense_4h_to_h.weight.T, mlp.dense_4h_to_h.bias)
 
-    def part_of(self, parameter: str) -> str:
+    def part_of(self, parameter: str) -> WeightPart:
         if ".attention." in parameter:
             return "attention"
         if ".mlp." in parameter:
@@ -273,7 +281,7 @@ class GPTNeoXForCausalLM(LanguageModel):
             return "embedding"
         return "other"
 
-    def checkpoint_names(self) -> dict:
+    def checkpoint_names(self) -> dict[str, str]:
         tied = {"embed_out.weight": "gpt_neox.embed_in.weight"} if self.config.tie_word_embeddings else {}
         return {name: name for name in self.state_dict()} | tied
 

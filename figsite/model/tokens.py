@@ -13,12 +13,23 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, TypedDict, cast
 
 from figsite.errors import BuildError, one_line
 
+if TYPE_CHECKING:  # the library loads when a tokenizer is made
+    from tokenizers import Tokenizer as Backend
+
 END_OF_TEXT = "<|endoftext|>"
 WORD_START = "\u2581"  # '▁': the space before a word, in the pieces of a Llama's (SentencePiece-style) tokenizer
+
+
+class Encoded(TypedDict):
+    """What calling the tokenizer gives, as transformers' tokenizers name it."""
+
+    input_ids: list[int]
 
 
 class Tokenizer:
@@ -27,7 +38,7 @@ class Tokenizer:
     The few calls the build makes, with the names transformers gives them: tokenizer(text)["input_ids"],
     encode, decode, convert_ids_to_tokens, save_pretrained."""
 
-    def __init__(self, backend):
+    def __init__(self, backend: Backend) -> None:
         self.backend = backend
         self.start_id = _start_id(backend)
         self.byte_level = _byte_level(backend)
@@ -49,11 +60,12 @@ class Tokenizer:
         """From a vocabulary (token -> id, JSON) and the merges (one pair a line after a '#version' line)."""
         vocab = json.loads(Path(vocab_file).read_text(encoding="utf-8"))
         lines = Path(merges_file).read_text(encoding="utf-8").split("\n")
-        merges = [tuple(line.split(" ")) for line in lines if line and not line.startswith("#version")]
+        merges = [cast("tuple[str, str]", tuple(line.split(" ")))  # a line holds two pieces: "Ġ t"
+                  for line in lines if line and not line.startswith("#version")]
         return cls.from_vocab(vocab, merges)
 
     @classmethod
-    def from_vocab(cls, vocab: dict, merges: list) -> Tokenizer:
+    def from_vocab(cls, vocab: dict[str, int], merges: Sequence[tuple[str, str]]) -> Tokenizer:
         """GPT-2's pipeline around a vocabulary and merges: bytes as printable characters, split as GPT-2
         splits (no space added in front), and <|endoftext|> as the one special token, as the hub's
         tokenizer.json has it."""
@@ -75,10 +87,10 @@ class Tokenizer:
             raise BuildError(f"the tokenizer could not read the text {shown!r} ({one_line(exc)}); allowed: a text "
                              "the model's tokenizer reads; the previous site is unchanged") from None
 
-    def __call__(self, text: str) -> dict:
+    def __call__(self, text: str) -> Encoded:
         return {"input_ids": self.encode(text)}
 
-    def decode(self, ids: list[int]) -> str:
+    def decode(self, ids: Sequence[int]) -> str:
         try:
             return self.backend.decode(list(ids), skip_special_tokens=False)
         except Exception as exc:  # noqa: BLE001 - one line naming the tokens
@@ -88,7 +100,7 @@ class Tokenizer:
     def convert_ids_to_tokens(self, token_id: int) -> str | None:
         return self.backend.id_to_token(token_id)
 
-    def save_pretrained(self, directory) -> None:
+    def save_pretrained(self, directory: Path | str) -> None:
         """tokenizer.json, vocab.json and merges.txt, and a tokenizer_config.json that names GPT-2's tokenizer
         for transformers."""
         directory = Path(directory)
@@ -102,7 +114,7 @@ class Tokenizer:
 
 
 
-def _start_id(backend) -> int | None:
+def _start_id(backend: Backend) -> int | None:
     """The start token the tokenizer's post-processor puts in front of a text (a Llama's <s>), else None."""
     try:
         plain = backend.encode("a", add_special_tokens=False).ids
@@ -120,7 +132,14 @@ def gpt2_tokenizer() -> Tokenizer:
     return Tokenizer.from_files(folder / "encoder.json", folder / "vocab.bpe")
 
 
-def token_ids(loaded, text: str) -> list[int]:
+class WithTokenizer(Protocol):
+    """What the functions below read of `loaded` (figsite.model.load.Loaded): its tokenizer."""
+
+    @property
+    def tokenizer(self) -> Tokenizer: ...
+
+
+def token_ids(loaded: WithTokenizer, text: str) -> list[int]:
     """The text's token ids, as the model reads them: the start token in front where the tokenizer has one
     (GPT-2's has none)."""
     start = getattr(loaded.tokenizer, "start_id", None)
@@ -128,29 +147,29 @@ def token_ids(loaded, text: str) -> list[int]:
     return ids if start is None else [start, *ids]
 
 
-def special_ids(loaded) -> set[int]:
+def special_ids(loaded: WithTokenizer) -> set[int]:
     """The ids of the tokenizer's special tokens (GPT-2's one: <|endoftext|>; a start token)."""
     found = loaded.tokenizer.backend.token_to_id(END_OF_TEXT)
     start = getattr(loaded.tokenizer, "start_id", None)
     return ({found} if found is not None else set()) | ({start} if start is not None else set())
 
 
-def one_token_id(loaded, string: str | None) -> int | None:
+def one_token_id(loaded: WithTokenizer, string: str | None) -> int | None:
     """The id of a string a figure's check made sure is one token (" France"); None stays None."""
     return None if string is None else loaded.tokenizer(string)["input_ids"][0]  # no start token: the string's own
 
 
-def token_text(loaded, token_id: int) -> str:
+def token_text(loaded: WithTokenizer, token_id: int) -> str:
     """One token decoded alone, e.g. ' animal' (see `decoded`)."""
     return decoded(loaded.tokenizer, token_id)
 
 
-def token_bytes(loaded, token_id: int) -> bytes | None:
+def token_bytes(loaded: WithTokenizer, token_id: int) -> bytes | None:
     """The bytes a token stands for (see `piece_bytes`)."""
     return piece_bytes(loaded.tokenizer, token_id)
 
 
-def tokenized(tokenizer: Tokenizer, strings: list[str], texts=()) -> dict:
+def tokenized(tokenizer: Tokenizer, strings: Iterable[str], texts: Collection[str] = ()) -> dict[str, list[str]]:
     """Each string -> the texts of its tokens, e.g. {" France": [" France"]}: what the figures' checks read, and
     what the cache keeps so that a rebuild can check them without the tokenizer. A string among `texts` (one the
     model reads) has the start token in front where the tokenizer has one, as the run reads it: the positions the
@@ -190,10 +209,11 @@ def decoded(tokenizer: Tokenizer, token_id: int) -> str:
                   decoded_text)
 
 
-def _byte_of_char() -> dict:
+def _byte_of_char() -> dict[str, int]:
     """GPT-2's byte-level BPE writes each of the 256 bytes as a printable character; this maps them back."""
     printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
-    chars, extra = {}, 0
+    chars: dict[str, int] = {}
+    extra = 0
     for byte in range(256):
         if byte in printable:
             chars[chr(byte)] = byte
@@ -206,7 +226,7 @@ def _byte_of_char() -> dict:
 BYTE_OF_CHAR = _byte_of_char()
 
 
-def _byte_level(backend) -> bool:
+def _byte_level(backend: Backend) -> bool:
     """Whether the tokenizer writes every byte as one of GPT-2's printable characters (its decoder is ByteLevel,
     alone or in a Sequence: GPT-2's, Pythia's), rather than pieces of text with byte-fallback pieces (a Llama's)."""
     decoder = getattr(backend, "decoder", None)  # a stand-in backend of a test may have none

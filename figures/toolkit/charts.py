@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import importlib
 import math
+from collections.abc import Callable, Mapping, Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar, Union, cast
 
 from figsite.data.shared_names import BACKDROP, CLICKS_META, PICK
 from figures.toolkit.colours import DIVERGING, HELPS, HELPS_OR_HURTS, HURTS, ON_DARK, SEQUENTIAL
@@ -18,10 +21,10 @@ class LazyModule:
     use `alt` from here, so that only a build that draws pays for it.
     """
 
-    def __init__(self, name: str, prepared=lambda module: None):
+    def __init__(self, name: str, prepared: Callable[[ModuleType], None] | None = lambda module: None) -> None:
         self._name, self._prepared = name, prepared
 
-    def __getattr__(self, attribute: str):
+    def __getattr__(self, attribute: str) -> Any:  # whatever the module holds under that name
         module = importlib.import_module(self._name)
         if self._prepared is not None:
             self._prepared(module)
@@ -29,20 +32,37 @@ class LazyModule:
         return getattr(module, attribute)
 
 
-def _unchecked(altair) -> None:
+def _unchecked(altair: ModuleType) -> None:
     """Altair's debug mode off: it checks each object against Vega-Lite's schema as it is made, a tenth of the
     time the chapter's charts take. The specs are checked whole instead (tests/builds/test_site.py validates
     each one); what a chart's spec holds is the same either way."""
     altair.utils.schemapi.disable_debug_mode()
 
 
-alt = LazyModule("altair", _unchecked)
+# For the checker, `alt` is Altair itself, so that `alt.Chart` and the rest resolve (exported as at run time).
+# Altair's methods return Self, which it imports from typing on Python 3.11 and later only: checked as 3.10, the
+# oldest Python the site runs on, a chart built by a chain of them (`chart.mark_bar().encode(...)`) is Any. Each of
+# them returns the chart's own class, so a figure casts such a chain back to it: `cast("alt.Chart", ...)`.
+if TYPE_CHECKING:
+    import altair
+
+    alt = altair
+else:
+    alt = LazyModule("altair", _unchecked)
+
+# Any chart a figure builds, as a whole or as a part (a view, a layer, a stack...): each an object of Altair's schema,
+# whose properties (datasets, params, usermeta...) are read and set as attributes
+AnyChart = Union["alt.Chart", "alt.LayerChart", "alt.VConcatChart", "alt.HConcatChart", "alt.ConcatChart",
+                 "alt.FacetChart", "alt.RepeatChart"]
+ChartT = TypeVar("ChartT", bound=AnyChart)
+Spec = dict[str, Any]  # a chart's Vega-Lite spec as plain data (spec): an open shape, Vega-Lite's
+Rows = Sequence[Mapping[str, object]]  # a dataset's rows, each a field's name -> its value
 
 
 # ---------------------------------------------------------------------------------------------- data and params
 
 
-def with_data(chart, **datasets):
+def with_data(chart: ChartT, **datasets: Rows) -> ChartT:
     """Puts the chart's data in at the top, by name (charts read them with alt.NamedData).
 
     Set directly rather than with .properties(), which checks every row against the schema, and after the
@@ -52,7 +72,7 @@ def with_data(chart, **datasets):
     return chart
 
 
-def with_params(chart, *params):
+def with_params(chart: ChartT, *params: alt.Parameter) -> ChartT:
     """The chart with variable params (a value, an expression, an input) at its top level: where add_params
     puts them on a concatenated chart too, but without copying every subchart twice on the way, which for
     the larger figures takes longer than all the rest of building them."""
@@ -60,12 +80,12 @@ def with_params(chart, *params):
     return chart
 
 
-def clickable(chart, **picks):
+def clickable(chart: ChartT, **picks: str) -> ChartT:
     """A chart whose marks a click chooses from: each param in `picks` gets, from a clicked mark, the value of a
     Vega expression of its datum (`token="datum.k + 1"`), carried as the datum's field PICK + param. Only marks
     that carry the field choose; the chart's top level lists what they set (with_clicks). Give those marks
     `cursor="pointer"`; the param's own input stays its keyboard equivalent."""
-    return chart.transform_calculate(**{PICK + param: expr for param, expr in picks.items()})
+    return cast(ChartT, chart.transform_calculate(**{PICK + param: expr for param, expr in picks.items()}))
 
 
 # A clickable mark however small it is drawn (a bar of a tiny change, a square of a phone's grid) is hit over at
@@ -75,24 +95,27 @@ TAP = 24  # px
 BAND_PADDING = 0.1  # Vega-Lite's padding between bars, as a share of a band's step: a hit band covers it too
 
 
-def hit_band(chart, band: str = "x"):
+def hit_band(chart: alt.Chart, band: str = "x") -> alt.Chart:
     """A transparent bar filling each band of `chart`'s band axis (`band`: "x" or "y", encoded on `chart`) across
     the whole view: layered under the chart's own marks, it catches the pointer where they are drawn thin (a bar of
     a change near zero), with their tooltip and click (`chart`: their clickable base, its tooltip encoded)."""
-    return chart.mark_bar(color="transparent", cursor="pointer", aria=False,
-                          **{"width" if band == "x" else "height": alt.RelativeBandSize(1 / (1 - BAND_PADDING))})
+    # width or height, whichever the band axis is: the checker cannot tell which key, so the property is Any
+    size: dict[str, Any] = {"width" if band == "x" else "height": alt.RelativeBandSize(1 / (1 - BAND_PADDING))}
+    return cast("alt.Chart", chart.mark_bar(color="transparent", cursor="pointer", aria=False, **size))
 
 
-def hit_points(chart):
+def hit_points(chart: alt.Chart) -> alt.Chart:
     """Transparent points a tap wide over each of `chart`'s points (its tooltip encoded): laid over a curve, they
     catch the pointer near a small point, so that its tooltip shows where the reader points."""
-    return chart.mark_point(size=TAP * TAP, filled=True, aria=False).encode(color=alt.value("transparent"))
+    return cast("alt.Chart", chart.mark_point(size=TAP * TAP, filled=True, aria=False).encode(
+        color=alt.value("transparent")))
 
 
 SHARE_ROOM = "30"  # px after a bar for its share in words ("100%", 11 px), and the gap before it
 
 
-def at_bar_ends(words, length: str, width="width", room: str = SHARE_ROOM, inside=ON_DARK, **mark) -> list:
+def at_bar_ends(words: alt.Chart, length: str, width: int | str = "width", room: str = SHARE_ROOM,
+                inside: str | Mapping[str, object] = ON_DARK, **mark: Any) -> list[alt.Chart]:
     """Words at the ends of bars lying sideways, as two layers: `words` (their chart, encoded but for its mark) by
     bars from 0 to the field `length`, 0 to 1 of the view's `width` (px, or an expression of them). Each stands after
     its bar where `room` px (an expression of the datum) are left before the view's right edge, else just inside the
@@ -105,17 +128,18 @@ def at_bar_ends(words, length: str, width="width", room: str = SHARE_ROOM, insid
                 color=inside)]
 
 
-def backdrop(left: int, top: int):
+def backdrop(left: int, top: int) -> alt.Chart:
     """A transparent rect behind a grid's axis on its left, `left` px wide, from `top` px above the view (its axis
     on top) to its foot, drawn over the grid's marks and under that axis (give the top axis zindex 0). Where the
     grid is wider than a phone's column and scrolls in its own box, the page keeps that axis, with the views beside
     the grid, in view over the grid (scroll.js) and fills this rect with its own colour (site.css), so that the
     cells slide under the axis; elsewhere, and in a drawing, nothing shows."""
-    return alt.Chart(alt.Data(values=[{}])).mark_rect(fill="transparent", aria=False).encode(
-        x=alt.value(-left), x2=alt.value(0), y=alt.value(-top), y2=alt.value("height")).properties(name=BACKDROP)
+    return cast("alt.Chart", alt.Chart(alt.Data(  # type: ignore[no-untyped-call]  # untyped alt.Data
+        values=[{}])).mark_rect(fill="transparent", aria=False).encode(
+        x=alt.value(-left), x2=alt.value(0), y=alt.value(-top), y2=alt.value("height")).properties(name=BACKDROP))
 
 
-def with_clicks(chart, *params):
+def with_clicks(chart: ChartT, *params: str) -> ChartT:
     """The chart, saying in its usermeta (CLICKS_META) which params a click on its clickable marks sets: the
     page's script (figures.js) sets the param to the clicked datum's PICK + param, where the param's input
     allows that value, and the address follows as for any choice."""
@@ -125,7 +149,7 @@ def with_clicks(chart, *params):
     return chart
 
 
-def spec(chart) -> dict:
+def spec(chart: AnyChart) -> Spec:
     """The chart's Vega-Lite spec as plain data, as pages embed it (tests/builds/test_site.py validates each one).
 
     The datasets go in after the conversion: they are plain data already, and Altair would walk every row and
@@ -146,19 +170,19 @@ def spec(chart) -> dict:
     return xml_safe(out) if has_non_xml(out) else out
 
 
-def stage_slider(n_layer: int, value: int):
+def stage_slider(n_layer: int, value: int) -> alt.Parameter:
     """The slider over the stages: 0 is before any layer (the embedding alone), n_layer after the last layer."""
     return alt.param(name="stage", value=value,
                      bind=alt.binding_range(min=0, max=n_layer, step=1, name=f"{STAGE_AXIS[0].upper()}{STAGE_AXIS[1:]} "))
 
 
-def named_stages(chart):
+def named_stages(chart: ChartT) -> ChartT:
     """The chart with each row's stage (its field "stage") named as the chapter names it, 'before any layer' or
     'after layer 3', in the field "layer" that stage_tip shows: a tooltip of the number would say 'after layer 0'."""
-    return chart.transform_calculate(layer=after_layer_expr("datum.stage"))
+    return cast(ChartT, chart.transform_calculate(layer=after_layer_expr("datum.stage")))
 
 
-def stage_tip():
+def stage_tip() -> alt.Tooltip:
     """A tooltip's stage, in words: 'layer: before any layer', 'layer: after layer 3' (a chart with named_stages)."""
     return alt.Tooltip("layer:N", title="layer")
 
@@ -169,18 +193,18 @@ CHANCE_SWITCH = "chance_scale"
 CHANCE_FORMAT = ".2~p"  # percent to 2 significant digits: '20%' on the whole scale, '0.0000002%' zoomed in
 
 
-def said_chance(chart, field: str = "p"):
+def said_chance(chart: ChartT, field: str = "p") -> ChartT:
     """The chart with the field `field` + "_said": the chance in `field` as the page's sentences write it
     (words.percent: '28.81%', '0.0195%'), for its tooltips (chance_tip) and labels."""
-    return chart.transform_calculate(**{f"{field}_said": percent_expr(f"datum.{field}")})
+    return cast(ChartT, chart.transform_calculate(**{f"{field}_said": percent_expr(f"datum.{field}")}))
 
 
-def chance_tip(title: str = "chance", field: str = "p"):
+def chance_tip(title: str = "chance", field: str = "p") -> alt.Tooltip:
     """A chance in a tooltip, in the digits of the page's sentences (a chart with said_chance)."""
     return alt.Tooltip(f"{field}_said:N", title=title)
 
 
-def chance_switch(value: str = "whole"):
+def chance_switch(value: str = "whole") -> alt.Parameter:
     """The switch between a chance axis from 0 to 100% ("whole", where it opens) and one zoomed in to the chances
     drawn ("zoom"); its words the same on every chart that has one."""
     return alt.param(name=CHANCE_SWITCH, value=value, bind=alt.binding_radio(
@@ -190,7 +214,15 @@ def chance_switch(value: str = "whole"):
 TOP_ENDS = "top_ends"  # the lens's param: the largest chance of each cell's top 10
 
 
-def top_ends(tops: list, n: int) -> "alt.Parameter":
+class TopCell(TypedDict):
+    """One of a cell's top 10 as top_ends reads it (the lens's rows hold more): its stage, position and chance."""
+
+    stage: int
+    q: int
+    p: float
+
+
+def top_ends(tops: Sequence[TopCell], n: int) -> alt.Parameter:
     """The lens's param TOP_ENDS: the largest chance of each cell's top 10 (`tops`: rows of "stage", "q", "p"), cell
     by cell (stage by stage, `n` positions each, as the lens's top-10 chart reads it)."""
     ends = [0.0] * (max(row["stage"] for row in tops) + 1) * n
@@ -206,7 +238,7 @@ def kept_chance(p: float) -> float:
     return round(p, 5) if p >= 1e-3 else float(f"{p:.3g}")
 
 
-def chance_scale(largest: str | None = None, room: int = 0, width: int | str = "width") -> "alt.Scale":
+def chance_scale(largest: str | None = None, room: int = 0, width: int | str = "width") -> alt.Scale:
     """The chance axis's scale, which follows chance_switch: 0 to 1, or 0 to the largest chance drawn.
 
     Bars with words past their ends (a chance, a token) give `largest`, a Vega expression of the largest chance the
@@ -218,7 +250,7 @@ def chance_scale(largest: str | None = None, room: int = 0, width: int | str = "
     return alt.Scale(zero=True, domainMin=0, domainMax=alt.ExprRef(f"{CHANCE_SWITCH} == 'whole' ? 1 : {zoomed}"))
 
 
-def words_room(words: list) -> int:
+def words_room(words: Sequence[str]) -> int:
     """px: the room the longest of `words` (of 11 to 12 px) takes past a bar's end, drawn 4 px after it."""
     return math.ceil(max(map(len, words), default=0) * TEXT_EM) + 4
 
@@ -229,27 +261,27 @@ def words_room(words: list) -> int:
 # answer, a plain number's side of zero, or a scale from none to most, shows it in the same colours.
 
 
-def sides(helps: str, hurts: str, **others: str):
+def sides(helps: str, hurts: str, **others: str) -> alt.Scale:
     """A colour scale for a field that names which way a mark moves the answer: `helps` in the colour of what helps
     the answer, `hurts` in that of what works against it, and any `others` (a name: its colour) after them, in the
     legend's order. Every "who did it" figure (ledger, knockout, patching) says it in these two colours."""
     return alt.Scale(domain=[helps, hurts, *others], range=[HELPS, HURTS, *others.values()])
 
 
-def diverging(**options):
+def diverging(**options: Any) -> alt.Scale:
     """The colour scale of plain numbers either side of zero, which neither help nor hurt: one colour below, the
     page's own colour at zero (colours.ZERO; a dark page's on a dark page), another above (interpolated in CIELAB,
     so that the steps look even)."""
     return alt.Scale(domainMid=0, range=list(DIVERGING), interpolate="lab", **options)
 
 
-def helps_or_hurts(**options):
+def helps_or_hurts(**options: Any) -> alt.Scale:
     """The colour scale of how much a piece helps the answer, centred on 0 (no help): the colour of what works
     against the answer below, the page's own colour at 0 (colours.ZERO), the colour of what helps it above."""
     return alt.Scale(domainMid=0, range=list(HELPS_OR_HURTS), interpolate="lab", **options)
 
 
-def sequential(**options):
+def sequential(**options: Any) -> alt.Scale:
     """The colour scale from none to most (a share, a chance, a distance): dark purple for little, yellow for most,
     the same way round in every chart."""
     return alt.Scale(scheme=SEQUENTIAL, **options)
@@ -283,7 +315,7 @@ MIN_LINE = 16  # characters: a line never wraps shorter
 AXES_ROOM = 70  # px of the column a line of words leaves to the axes beside the view
 
 
-def fits_column(chart):
+def fits_column(chart: ChartT) -> ChartT:
     """A stack of views (each of width "container") fitted to its column, axes and legends inside it; a little
     more room on the right, which Vega's measure of a slanted label can fall short of."""
     chart.autosize = FIT_COLUMN
@@ -304,15 +336,26 @@ def wrap_lines(text_expr: str, em: float = TEXT_EM) -> str:
     return f"replace({text_expr}, regexp({pattern}, 'gm'), '$1\\n')"
 
 
-def wrapped(text_expr: str, em: float = TITLE_EM):
+def wrapped(text_expr: str, em: float = TITLE_EM) -> alt.ExprRef:
     """A title's text that wraps to the view's width: an expression of its lines, for alt.Title(...)."""
     return alt.ExprRef(expr=f"split({wrap_lines(text_expr, em)}, '\\n')")
 
 
-def over_bars(count: int, room: int = 26) -> dict:
-    """Mark properties for a value written over each of `count` bars side by side: across, above the bar, where
-    the bars are `room` px wide or more; else turned upright, so that neighbours' words never run together; left
-    out where even upright they would (the tooltip still says it)."""
+class OverBars(TypedDict):
+    """Mark properties of a value written over a bar (over_bars)."""
+
+    angle: alt.ExprRef
+    align: alt.ExprRef
+    dx: alt.ExprRef
+    dy: alt.ExprRef
+    baseline: Literal["middle"]
+    opacity: alt.ExprRef
+
+
+def over_bars(count: int | str, room: int = 26) -> OverBars:
+    """Mark properties for a value written over each of `count` bars side by side (a number, or a Vega expression of
+    one): across, above the bar, where the bars are `room` px wide or more; else turned upright, so that neighbours'
+    words never run together; left out where even upright they would (the tooltip still says it)."""
     band = f"width / {count}"
     narrow = f"{band} < {room}"
     return {"angle": alt.ExprRef(f"{narrow} ? 270 : 0"), "align": alt.ExprRef(f"{narrow} ? 'left' : 'center'"),

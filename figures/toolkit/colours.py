@@ -21,6 +21,8 @@ apart from the others it meets (the test's threshold and its reasons are in test
 
 from __future__ import annotations
 
+from typing import Final, Literal
+
 # ---------------------------------------------------------------------------------------------- the meanings
 
 # Each meaning with a hue has its name beside it (DATA_NAME...): the words a guide names it by ("green: that piece
@@ -85,7 +87,8 @@ NO_MEANING = (ON_DARK, ON_LIGHT, CELL_LINE)
 
 # A scale from none to most (a share, a chance, a distance): Vega's viridis, colour-blind safe; one way round
 # everywhere: dark purple for little, yellow for most. Its two ends are meanings too, which no other may come near.
-SEQUENTIAL = "viridis"
+SequentialScheme = Literal["viridis"]  # its name as Altair's scales take it
+SEQUENTIAL: Final[SequentialScheme] = "viridis"
 SEQUENTIAL_ENDS = {"little": "#440154", "most": "#fde725"}  # figures.picture.VIRIDIS_STOPS's first and last
 DIVERGING = (BELOW_ZERO, ZERO, ABOVE_ZERO)  # plain numbers either side of zero: below, zero, above
 HELPS_OR_HURTS = (HURTS, ZERO, HELPS)  # how much a piece helps the answer: against it, not at all, for it

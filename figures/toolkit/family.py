@@ -7,6 +7,14 @@ for GPT-2 holds none of them: GPT-2's pages say none of this and stay as they we
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from figsite.config import Figure
+    from figsite.data.records import ModelRecord
+    from figsite.data.run import Run
+    from figures.kind import Context, Kind
+
 # config.json's model_type -> the family as a page names it (the About page).
 FAMILY_NAMES = {"llama": "Llama", "mistral": "Mistral", "qwen2": "Qwen2", "qwen3": "Qwen3",
                 "gpt_neox": "GPT-NeoX (Pythia)"}
@@ -29,13 +37,13 @@ ROOT_MEAN_SQUARE = ("This model's layer normalisation takes no mean away and add
                     "multiplies each by its own gain.")
 
 
-def start_token(model: dict) -> str | None:
+def start_token(model: ModelRecord) -> str | None:
     """The sentence on the start token, where the model's tokenizer puts one in front of every text."""
     token = model.get("start_token")
     return None if token is None else START_TOKEN.format(token=token)
 
 
-def shared_keys(model: dict) -> str | None:
+def shared_keys(model: ModelRecord) -> str | None:
     """The sentence on heads that share their descriptions, where the key heads are fewer than the heads."""
     sets, heads = model.get("n_kv_head"), model["n_head"]
     if sets is None or sets == heads:
@@ -43,7 +51,7 @@ def shared_keys(model: dict) -> str | None:
     return SHARED_KEYS.format(group=heads // sets, heads=heads, sets=sets)
 
 
-def turned(model: dict) -> str | None:
+def turned(model: ModelRecord) -> str | None:
     """The sentence on positions turned into the question and the description (all of each head's numbers, or the
     first of them), where the model adds no position numbers."""
     if model.get("positions") != "rotary":
@@ -53,12 +61,12 @@ def turned(model: dict) -> str | None:
     return TURNED.format(part=part)
 
 
-def root_mean_square(model: dict) -> str | None:
+def root_mean_square(model: ModelRecord) -> str | None:
     """The sentence on a layer normalisation with no mean taken away and no bias (RMSNorm)."""
     return ROOT_MEAN_SQUARE if model.get("norm") == "rmsnorm" else None
 
 
-def facts(kind: str, starts: bool, model: dict) -> list[str]:
+def facts(kind: str, starts: bool, model: ModelRecord) -> list[str]:
     """What a figure of `kind` adds to its facts on this model: the start token where its text begins with one
     (`starts`), the shared descriptions and the turned positions where it shows how tokens look at each other, the
     layer normalisation where it splits a score. [] on GPT-2."""
@@ -72,7 +80,7 @@ def facts(kind: str, starts: bool, model: dict) -> list[str]:
     return [sentence for sentence in said if sentence]
 
 
-def family_name(model: dict) -> str | None:
+def family_name(model: ModelRecord) -> str | None:
     """The family as the About page names it, with what it changes from GPT-2's design; None for GPT-2."""
     family = model.get("family")
     if family is None:
@@ -83,7 +91,7 @@ def family_name(model: dict) -> str | None:
     return " ".join([f"The model is of the {name} family's design, not GPT-2's.", *changes])
 
 
-def context(kind, fig, run) -> dict:
+def context(kind: Kind[Run], fig: Figure, run: Run) -> Context:
     """A kind's words beside its chart (Kind.context) and, after its facts, what the model's family changes on this
     figure (`facts`); on GPT-2 the kind's words as they are."""
     said = kind.context(fig, run)

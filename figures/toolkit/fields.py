@@ -6,8 +6,16 @@ The config counts tokens, layers and heads from 1, as readers do; what the check
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 from figsite.config import Field, Figure
 from figures.toolkit.words import shown
+
+if TYPE_CHECKING:
+    from figsite.data.records import ModelRecord
+    from figsite.data.token_texts import TokenTexts
+    from figures.kind import Tokens
 
 TEXT_FIELD = Field("text", "a non-empty text of at most the model's context length in tokens", required=True)
 TARGET_FIELD = Field("text", "one token that the figure follows, e.g. ' France'", required=True)
@@ -26,13 +34,13 @@ POSITION_FIELD = token_field("the token whose next-token guess is read")  # read
 # ---------------------------------------------------------------------------------------------- checks
 
 
-def start_of(tokens: list) -> int:
+def start_of(tokens: Sequence[str]) -> int:
     """How many of a text's tokens lead it as the model's own (1: a start token, figsite.data.run.TokenTexts), not
     the reader's: the config counts the reader's tokens from 1 after them."""
     return getattr(tokens, "start", 0)
 
 
-def check_text(fig: Figure, key: str, tokens: list, n_ctx: int) -> None:
+def check_text(fig: Figure, key: str, tokens: Sequence[str], n_ctx: int) -> None:
     """A text must hold at least one token of its own and fit the model's positions (the start token's too)."""
     room = n_ctx - start_of(tokens)
     if len(tokens) <= start_of(tokens):
@@ -43,17 +51,17 @@ def check_text(fig: Figure, key: str, tokens: list, n_ctx: int) -> None:
                                                                            else ""))
 
 
-def check_layer(fig: Figure, key: str, layer, n_layer: int) -> None:
+def check_layer(fig: Figure, key: str, layer: int, n_layer: int) -> None:
     if not 1 <= layer <= n_layer:
         raise fig.error(key, f"layer {layer} is not in the model", f"layers 1 to {n_layer}")
 
 
-def check_head(fig: Figure, key: str, head, n_head: int) -> None:
+def check_head(fig: Figure, key: str, head: int, n_head: int) -> None:
     if not 1 <= head <= n_head:
         raise fig.error(key, f"head {head} is not in the model", f"heads 1 to {n_head}")
 
 
-def check_view(fig: Figure, key: str, pair: list, model: dict) -> tuple[int, int]:
+def check_view(fig: Figure, key: str, pair: Sequence[int], model: ModelRecord) -> tuple[int, int]:
     """A `[layer, head]` pair of the config, numbered from 1, that the model has."""
     if len(pair) != 2:
         raise fig.error(key, f"{pair} is not one [layer, head] pair", "[layer, head], numbered from 1")
@@ -62,7 +70,7 @@ def check_view(fig: Figure, key: str, pair: list, model: dict) -> tuple[int, int
     return pair[0], pair[1]
 
 
-def check_one_token(fig: Figure, key: str, tokens: list) -> None:
+def check_one_token(fig: Figure, key: str, tokens: Sequence[str]) -> None:
     """A token given by its text (a target, a followed token) must be exactly one token, and not the model's start
     token (which the model puts before every text: no word of the reader's, never a guess worth following)."""
     if start_of(tokens):
@@ -73,7 +81,7 @@ def check_one_token(fig: Figure, key: str, tokens: list) -> None:
                         "exactly one token; mind the leading space, as in ' France'")
 
 
-def check_read_target(fig: Figure, tokens, model: dict) -> tuple[list, list, int]:
+def check_read_target(fig: Figure, tokens: Tokens, model: ModelRecord) -> tuple[TokenTexts, TokenTexts, int]:
     """What every figure that reads one target token at one position checks: its text, that the target is one
     token, and the read position ("position", default the last). Returns the text's tokens, the target's
     tokens and the 0-based read position."""
@@ -84,12 +92,12 @@ def check_read_target(fig: Figure, tokens, model: dict) -> tuple[list, list, int
     return text_tokens, target_tokens, opening(fig, "position", text_tokens)
 
 
-def opening(fig: Figure, key: str, tokens: list) -> int:
+def opening(fig: Figure, key: str, tokens: Sequence[str]) -> int:
     """The 0-based position of the token a figure opens on: the one `key` names, else the last."""
     return resolve_position(fig, key, fig.values.get(key, len(tokens) - start_of(tokens)), tokens)
 
 
-def resolve_position(fig: Figure, key: str, ref, tokens: list) -> int:
+def resolve_position(fig: Figure, key: str, ref: int | str, tokens: Sequence[str]) -> int:
     """A token named in the config, by 1-based position or by its text ('street'), as a 0-based position of the
     model's. Both count the reader's tokens only: a start token ahead of them (start_of) is never one of them."""
     start = start_of(tokens)

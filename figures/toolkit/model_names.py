@@ -7,8 +7,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from figures.toolkit import terms
 from figures.toolkit.family import FAMILY_NAMES
+
+if TYPE_CHECKING:
+    from figsite.data.records import ModelRecord
 
 # GPT-2's four sizes by their hub ids (with the owner's name too), as the book names them.
 SIZES = {"gpt2": "GPT-2 small", "gpt2-medium": "GPT-2 medium", "gpt2-large": "GPT-2 large", "gpt2-xl": "GPT-2 XL"}
@@ -17,32 +22,32 @@ RANDOM = re.compile(r"random \(seed (\d+)\)")
 RANDOM_NAME = "a model of GPT-2 small's shape with random weights"  # figsite/model/load.py: always GPT-2 small's shape
 
 
-def seed(model: dict) -> int | None:
+def seed(model: ModelRecord) -> int | None:
     """The seed of a random model's weights; None for any other model."""
-    found = RANDOM.fullmatch(model["name"])
+    found = RANDOM.fullmatch(model["name"] or "")  # a run's record names its model (None only before one loads)
     return int(found.group(1)) if found else None
 
 
-def from_hub(model: dict) -> bool:
+def from_hub(model: ModelRecord) -> bool:
     """Whether the model came from Hugging Face's hub: the load records the hub's commit (a folder has none)."""
     return bool(model.get("revision")) or model["name"] in HUB_NAMES
 
 
-def full_name(model: dict, digits: int = 12) -> str:
+def full_name(model: ModelRecord, digits: int = 12) -> str:
     """The model in a sentence that says where it comes from: 'GPT-2 small (Hugging Face's gpt2, version
     607a30d783df)' (the version's first `digits` hex digits), 'a model of GPT-2 small's shape with random weights',
     'the model in the folder small-gpt2'."""
-    name, revision = model["name"], model.get("revision")
+    name, revision = model["name"] or "", model.get("revision")  # a run's record names its model, as in seed
     if seed(model) is not None:
         return RANDOM_NAME
     if not from_hub(model):
-        family = FAMILY_NAMES.get(model.get("family"), model.get("family"))  # GPT-2's record names none
+        family = FAMILY_NAMES.get(model.get("family", ""), model.get("family"))  # GPT-2's record names none
         return f"the {family + ' ' if family else ''}model in the folder {Path(name).name or name}"
     source = f"Hugging Face's {name}" + (f", version {revision[:digits]}" if revision else "")
     return f"{HUB_NAMES[name]} ({source})" if name in HUB_NAMES else source
 
 
-def short_name(model: dict) -> str:
+def short_name(model: ModelRecord) -> str:
     """The model as a running sentence names it: 'GPT-2' (or 'GPT-2 medium'...) for GPT-2 from the hub, 'the random
     model', else 'the model' (at a sentence's start: `capital`)."""
     if seed(model) is not None:
@@ -56,7 +61,7 @@ def capital(words: str) -> str:
     return words[:1].upper() + words[1:]
 
 
-def seed_sentence(model: dict) -> str | None:
+def seed_sentence(model: ModelRecord) -> str | None:
     """Where a random model's weights come from, said once (the About page); None for any other model."""
     drawn = seed(model)
     return None if drawn is None else terms.SEED.format(seed=drawn)

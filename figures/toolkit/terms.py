@@ -39,7 +39,7 @@ class Term:
     what the pages say instead where it is never used."""
     word: str
     pattern: str
-    explained: tuple = ()
+    explained: tuple[str, ...] = ()
     instead: str = ""
 
 

@@ -11,12 +11,16 @@ read one past the text as its last).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import cast
+
 from figsite.data.format import TOP_K
-from figsite.data.live_data import FOLLOW_NAME, MAX_TOKENS, PLACEHOLDER, empty
+from figsite.data.live_data import MAX_TOKENS, PLACEHOLDER
+from figsite.data.live_data import FOLLOW_NAME as FOLLOW_NAME, empty as empty  # the kinds read these from here too
 from figsite.data.run import MIN_SHARE, PER_SHARE
 from figsite.data.shared_names import NAMES
 from figures.toolkit import charts
-from figures.toolkit.charts import alt
+from figures.toolkit.charts import ChartT, alt
 
 N = f"length({NAMES})"  # the text's length, in Vega
 LAST = f"({N} - 1)"
@@ -25,7 +29,7 @@ LABEL_ROOM = 17  # px a token's label needs beside the next, turned 45 degrees; 
 WIDTH = "(width > 0 ? width : 640)"  # the view's width (in a stack, the column's); 640 px in a drawing made here
 
 
-def chosen(name: str, value, words: str, rows: int = 0, follow: bool = False) -> list:
+def chosen(name: str, value: int | None, words: str, rows: int = 0, follow: bool = False) -> list[alt.Parameter]:
     """`names` (and `follow_name`); the select `name` of the text's tokens (`value` None: the last); `at`, the chosen
     token from 0, within the text; `every`: label every this many tokens, so that labels LABEL_ROOM px apart fit the
     view's width (and, with `rows`, a view that many px tall at 12 px a label)."""
@@ -37,13 +41,13 @@ def chosen(name: str, value, words: str, rows: int = 0, follow: bool = False) ->
             alt.param(name="every", expr=f"max(1, ceil({N} * {LABEL_ROOM} / max(1, {WIDTH} - 70)){tall})")]
 
 
-def texts(follow: bool = True) -> list:
+def texts(follow: bool = True) -> list[alt.Parameter]:
     """The params of the text's tokens and (`follow`) of the followed token, holding the placeholder."""
     return [alt.param(name=NAMES, value=[PLACEHOLDER]),
             *([alt.param(name=FOLLOW_NAME, value=PLACEHOLDER)] if follow else [])]
 
 
-def ranked(panel: str, count: int) -> tuple[list, str]:
+def ranked(panel: str, count: int) -> tuple[list[alt.Parameter], str]:
     """Params: `row`, the chosen token's shares (units) in the panel at place `panel` of the data, and its `count`
     largest and their keys (ties: the first key first); and the words naming those of 0.5% or more: "_animal 85%"."""
     params = [alt.param(name="row", expr=f"slice(data('panels')[{panel}].u, {START}, {START} + at + 1)"),
@@ -62,13 +66,14 @@ def panel_keys(panel: str) -> alt.Chart:
     """One datum per token of the text, from the panel `panel` chooses: k, its name t, and s, the share the chosen
     token gives it (0 after it: out of reach)."""
     keys = alt.Chart(alt.NamedData("panels")).transform_filter(panel).transform_calculate(k=f"sequence(0, {N})")
-    return keys.transform_flatten(["k"]).transform_calculate(
-        s=f"datum.k <= at ? datum.u[{START} + datum.k] / {PER_SHARE} : 0", t="names[datum.k]")
+    return cast("alt.Chart", keys.transform_flatten(["k"]).transform_calculate(
+        s=f"datum.k <= at ? datum.u[{START} + datum.k] / {PER_SHARE} : 0", t="names[datum.k]"))
 
 
 def every_token() -> alt.Chart:
     """One datum per token of the text: k, from 0."""
-    return alt.Chart(alt.Data(values=[{}])).transform_calculate(k=f"sequence(0, {N})").transform_flatten(["k"])
+    return cast("alt.Chart", alt.Chart(alt.Data(values=[{}]))  # type: ignore[no-untyped-call]  # untyped alt.Data
+                .transform_calculate(k=f"sequence(0, {N})").transform_flatten(["k"]))
 
 
 def every_label(name: str = NAMES) -> str:
@@ -83,7 +88,8 @@ def row_at(dataset: str, stage: str, q: str, rank: int = 0) -> str:
     return f"data('{dataset}')[" + (f"({place}) * {TOP_K} + {rank - 1}" if rank else place) + "]"
 
 
-def finished(chart, params: list, clicks: tuple, n_layer: int, n_head: int, *datasets: str):
+def finished(chart: ChartT, params: Sequence[alt.Parameter], clicks: Sequence[str], n_layer: int, n_head: int,
+             *datasets: str) -> ChartT:
     """The chart with its params and its `datasets` (placeholders of a text of one token: live_data.empty) at its
     top, saying which params a click sets."""
     placeholders = empty(n_layer, n_head)

@@ -6,6 +6,8 @@ import json
 import math
 import re
 import unicodedata
+from collections.abc import Sequence
+from typing import TypeVar, cast
 
 from figsite.config import Figure
 from figsite.data.run import LEFT_OUT
@@ -46,20 +48,24 @@ NOT_IN_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 NOT_IN_XML_JSON = re.compile(r"(?<!\\)(?:\\\\)*\\(?:u00(?:0[0-8bef]|1[0-9a-f])|[bf]|ud[89a-f][0-9a-f]{2}|ufff[ef])")
 
 
-def has_non_xml(value) -> bool:
+def has_non_xml(value: object) -> bool:
     """Whether any string of a JSON value holds a character that XML cannot hold."""
     return bool(NOT_IN_XML_JSON.search(json.dumps(value)))
 
 
-def xml_safe(value):
+JsonT = TypeVar("JsonT")  # a JSON value: a string, number, true, false, null, or a list or dict of them
+
+
+def xml_safe(value: JsonT) -> JsonT:
     """A chart's spec (any JSON value) with each character that XML cannot hold written as its visible escape, as
     `escaped` writes it: a token that reached a chart without `shown` still draws (vl-convert refuses the SVG)."""
+    # Each value comes back as what it was (a string, a list, a dict), its strings escaped: hence the casts.
     if isinstance(value, str):
-        return NOT_IN_XML.sub(lambda m: _escape(m.group()), value)
+        return cast(JsonT, NOT_IN_XML.sub(lambda m: _escape(m.group()), value))
     if isinstance(value, list):
-        return [xml_safe(v) for v in value]
+        return cast(JsonT, [xml_safe(v) for v in value])
     if isinstance(value, dict):
-        return {xml_safe(k): xml_safe(v) for k, v in value.items()}
+        return cast(JsonT, {xml_safe(k): xml_safe(v) for k, v in value.items()})
     return value
 
 
@@ -77,7 +83,7 @@ def said(token: str) -> str:
     return shown(token) if any(c.isalnum() for c in token) else f'"{shown(token)}"'
 
 
-def number(tokens: list, position: int) -> int:
+def number(tokens: Sequence[str], position: int) -> int:
     """A token's number as readers count the tokens of their text: from 1; a model's start token ahead of them
     (a Llama's <s>: figsite.data.run.TokenTexts.start) is token 0, the model's own."""
     return position + 1 - getattr(tokens, "start", 0)
@@ -89,12 +95,12 @@ def number_expr(expr: str, start: int) -> str:
     return f"({expr} - {start})" if start else expr
 
 
-def token_name(tokens: list, position: int) -> str:
+def token_name(tokens: Sequence[str], position: int) -> str:
     """A token as a chart's row or option names it: '9: _it' (the start token '0: <s>')."""
     return f"{number(tokens, position)}: {shown(tokens[position])}"
 
 
-def token_label(tokens: list, position: int) -> str:
+def token_label(tokens: Sequence[str], position: int) -> str:
     """A token as the words on a page name it: '_it (token 9)', numbered from 1 as readers count; a model's start
     token '<s> (the start token)'."""
     if position < getattr(tokens, "start", 0):
@@ -140,7 +146,7 @@ def agrees(n: int, one: str, many: str) -> str:
     return one if n == 1 else many
 
 
-def token_choices(tokens: list) -> tuple[list, list]:
+def token_choices(tokens: Sequence[str]) -> tuple[list[int], list[str]]:
     """Options and labels for a token picker: values 1..n, the model's positions from 1 (the page's address keeps
     them), labels '9: _it' as readers count (token_name: a start token '0: <s>')."""
     return list(range(1, len(tokens) + 1)), [token_name(tokens, q) for q in range(len(tokens))]

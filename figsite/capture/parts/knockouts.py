@@ -11,36 +11,55 @@ blocks.L.hook_mlp_out, (runs, position, d_model), and one head's slice of blocks
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import cast
+
 import torch
 
 from figsite.capture.hooks import point
 from figsite.capture.parts import EntryPart
+from figsite.capture.parts.answers import KnockoutAnswer
 from figsite.capture.readout import log_softmax_total
 from figsite.data.format import probability, token
+from figsite.data.part_records import Ask, Chance, KnockoutEntry, KnockoutRun
+from figsite.model.interface import HookFunction
 from figsite.model.load import Loaded
-from figsite.model.memory import FLOAT
+from figsite.model.memory import FLOAT, Shape
 from figsite.model.tokens import one_token_id, token_ids, token_text
 
+# A run of the plan: (part taken out, the layer it starts at, the head), ("intact", None, None) first
+Planned = tuple[str, int | None, int | None]
 
-class Knockouts(EntryPart):
+
+class _Measured(Chance):
+    """A run of the plan measured: as part_records.KnockoutRun, but the intact run's layer is None."""
+
+    part: str
+    layer: int | None
+    head: int | None
+
+
+class Knockouts(EntryPart[KnockoutEntry]):
     name = "knockouts"
 
-    def compute(self, loaded: Loaded, ask: list) -> dict:
-        text, position, target, heads_of = ask
-        return knockouts(loaded, token_ids(loaded, text), position, one_token_id(loaded, target), heads_of)
+    def compute(self, loaded: Loaded, ask: Ask) -> KnockoutAnswer:
+        # as figures.knockout asks: the target is one token (its check)
+        text, position, target, heads_of = cast("tuple[str, int, str, int | None]", ask)
+        target_id = cast(int, one_token_id(loaded, target))  # a string's id (None only for None)
+        return knockouts(loaded, token_ids(loaded, text), position, target_id, heads_of)
 
-    def entry_mentions(self, entry: dict) -> set:
+    def entry_mentions(self, entry: KnockoutEntry) -> set[int]:
         return {entry["target"]["id"]}
 
-    def memory(self, shape, n: int) -> int:
+    def memory(self, shape: Shape, n: int) -> int:
         """The batch of runs: every part of every layer taken out, each a copy through a feed-forward step."""
         copies = 1 + 2 * shape.n_layer + shape.n_head
         return copies * n * (shape.d_inner + 3 * shape.d_model) * FLOAT
 
 
-def _knockout_plan(n_layer: int, n_head: int, heads_of: int | None) -> list:
+def _knockout_plan(n_layer: int, n_head: int, heads_of: int | None) -> list[Planned]:
     """The runs, intact first: (part, layer, head), each taking one part's output out at every position."""
-    plan = [("intact", None, None)]
+    plan: list[Planned] = [("intact", None, None)]
     plan += [("attention", layer, None) for layer in range(n_layer)]
     plan += [("feed-forward", layer, None) for layer in range(n_layer)]
     if heads_of is not None:
@@ -49,7 +68,8 @@ def _knockout_plan(n_layer: int, n_head: int, heads_of: int | None) -> list:
 
 
 @torch.no_grad()
-def knockouts(loaded: Loaded, ids: list[int], position: int, target_id: int, heads_of: int | None) -> dict:
+def knockouts(loaded: Loaded, ids: Sequence[int], position: int, target_id: int,
+              heads_of: int | None) -> KnockoutAnswer:
     """The target's probability and rank at `position` with each part taken out in turn (its output set to zero
     at every position), beside the intact model's.
 
@@ -61,7 +81,8 @@ def knockouts(loaded: Loaded, ids: list[int], position: int, target_id: int, hea
     model = loaded.model
     plan = _knockout_plan(model.config.n_layer, model.config.n_head, heads_of)
     stream = model.embed(torch.tensor([ids], device=loaded.device))  # (1, position, d_model)
-    batch, members = stream[:0], []  # the runs under way, (runs, position, d_model), and their index in the plan
+    batch = stream[:0]  # the runs under way, (runs, position, d_model)
+    members: list[int] = []  # their index in the plan
     for layer in range(model.config.n_layer):
         joining = [index for index, (_, start, _) in enumerate(plan) if start == layer]
         batch = torch.cat([batch, stream.expand(len(joining), -1, -1)])  # they start from the intact stream here
@@ -76,13 +97,14 @@ def knockouts(loaded: Loaded, ids: list[int], position: int, target_id: int, hea
     p = torch.exp(logits[:, target_id].double() - log_total).tolist()
     rank = ((logits > logits[:, target_id:target_id + 1]).sum(dim=-1) + 1).tolist()
     found = {index: (p_run, rank_run) for index, p_run, rank_run in zip([0] + members, p, rank)}  # plan index -> ...
-    runs = [{"part": part, "layer": layer, "head": head, "p": probability(found[i][0]), "rank": found[i][1]}
-            for i, (part, layer, head) in enumerate(plan)]
+    runs: list[_Measured] = [{"part": part, "layer": layer, "head": head, "p": probability(found[i][0]),
+                              "rank": found[i][1]} for i, (part, layer, head) in enumerate(plan)]
     return {"position": position, "target": token(target_id, token_text(loaded, target_id)), "heads_of": heads_of,
-            "intact": {"p": runs[0]["p"], "rank": runs[0]["rank"]}, "runs": runs[1:]}
+            "intact": {"p": runs[0]["p"], "rank": runs[0]["rank"]},
+            "runs": cast("list[KnockoutRun]", runs[1:])}  # past the intact run, each starts at a layer
 
 
-def _knockout_hooks(layer: int, runs: list) -> dict:
+def _knockout_hooks(layer: int, runs: list[tuple[Planned, int]]) -> dict[str, HookFunction]:
     """Hooks at one layer's hook points that take each joining run's part out in that run's row: runs is
     [((part, layer, head), row)]."""
     rows = {part: [row for (kind, _, _), row in runs if kind == part] for part in ("attention", "feed-forward")}
@@ -94,7 +116,7 @@ def _knockout_hooks(layer: int, runs: list) -> dict:
     return hooks
 
 
-def _zero_rows(rows: list[int]):
+def _zero_rows(rows: list[int]) -> HookFunction:
     """A hook that returns a part's output, (runs, position, d_model), with these runs' rows zeroed."""
     def hook(output: torch.Tensor, _name: str) -> torch.Tensor:
         output = output.clone()
@@ -103,7 +125,7 @@ def _zero_rows(rows: list[int]):
     return hook
 
 
-def _zero_heads(heads: list[tuple[int, int]]):
+def _zero_heads(heads: list[tuple[int, int | None]]) -> HookFunction:
     """A hook that returns the heads' mixed values, (runs, position, heads, d_head), with each (row, head)'s
     slice zeroed: that head's output taken out in that run."""
     def hook(z: torch.Tensor, _name: str) -> torch.Tensor:

@@ -26,33 +26,43 @@ and epsilon, the two tokens' rows of the unembedding, each layer's output projec
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
+from typing import cast
+
 import torch
 
 from figsite.capture.hooks import point, run_with_cache
 from figsite.capture.parts import EntryPart
+from figsite.capture.parts.answers import LedgerAnswer
 from figsite.capture.readout import log_softmax_total
 from figsite.data.format import number, numbers, probability, token
+from figsite.data.part_records import (Ask, LedgerEntry, LedgerHeads, LedgerNeurons, LedgerPart, LedgerStage,
+                                       NeuronPick)
+from figsite.model.interface import LanguageModel
 from figsite.model.load import Loaded
 from figsite.model.tokens import one_token_id, token_ids, token_text
 
 NEURONS_SHOWN = 10
 READ = ("hook_attn_out", "hook_mlp_out", "attn.hook_z", "mlp.hook_post")  # at every layer
+# A part of the residual stream at the position read: (name, layer or None, its vector (d_model,) as float64)
+StreamPart = tuple[str, int | None, torch.Tensor]
 
 
-class Ledgers(EntryPart):
+class Ledgers(EntryPart[LedgerEntry]):
     name = "ledgers"
 
-    def compute(self, loaded: Loaded, ask: list) -> dict:
-        text, position, target, versus = ask
-        return ledger(loaded, token_ids(loaded, text), position, one_token_id(loaded, target),
-                      one_token_id(loaded, versus))
+    def compute(self, loaded: Loaded, ask: Ask) -> LedgerAnswer:
+        # as figures.ledger asks: the target is one token, and so is versus where it is given (its check)
+        text, position, target, versus = cast("tuple[str, int, str, str | None]", ask)
+        target_id = cast(int, one_token_id(loaded, target))  # a string's id (None only for None)
+        return ledger(loaded, token_ids(loaded, text), position, target_id, one_token_id(loaded, versus))
 
-    def entry_mentions(self, entry: dict) -> set:
+    def entry_mentions(self, entry: LedgerEntry) -> set[int]:
         return {entry["target"]["id"], entry["versus"]["id"]}
 
 
 @torch.no_grad()
-def _ledger_pass(loaded: Loaded, ids: list[int]) -> dict:
+def _ledger_pass(loaded: Loaded, ids: Sequence[int]) -> dict[str, torch.Tensor]:
     """One pass that keeps what the ledger splits: hook point name -> its activation (the batch dimension
     dropped) for the two embeddings, READ at every layer and the last layer's hook_resid_post. The layers only:
     the scores at the one position read go through the unembedding with the stages'."""
@@ -64,7 +74,8 @@ def _ledger_pass(loaded: Loaded, ids: list[int]) -> dict:
 
 
 @torch.no_grad()
-def ledger(loaded: Loaded, ids: list[int], position: int, target_id: int, versus_id: int | None) -> dict:
+def ledger(loaded: Loaded, ids: Sequence[int], position: int, target_id: int,
+           versus_id: int | None) -> LedgerAnswer:
     """The target's score at `position` split into the parts of the residual stream (see the module's doc), the
     same for the `versus` token (default: the top guess other than the target), each layer's attention split
     into its heads and each feed-forward step into its neurons, and the target's probability after every
@@ -95,8 +106,8 @@ def ledger(loaded: Loaded, ids: list[int], position: int, target_id: int, versus
         return centred @ readers / sigma
 
     contributions = through(torch.stack([vector for _, _, vector in parts]))  # (parts, 2)
-    rows = [{"part": name, "layer": layer, "target": number(c[0]), "versus": number(c[1])}
-            for (name, layer, _), c in zip(parts, contributions.tolist())]
+    rows: list[LedgerPart] = [{"part": name, "layer": layer, "target": number(c[0]), "versus": number(c[1])}
+                              for (name, layer, _), c in zip(parts, contributions.tolist())]
     if norm.bias is not None:  # a norm with no bias (RMSNorm) has no fixed part: no row of 0 to show
         beta = (bias @ unembedding).tolist()
         rows.append({"part": "final layer norm bias", "layer": None, "target": number(beta[0]),
@@ -109,14 +120,15 @@ def ledger(loaded: Loaded, ids: list[int], position: int, target_id: int, versus
             "stages": _half_stages(parts[embeddings:], stream, scores[:-1], target_id)}
 
 
-def _half_stages(parts: list, stream: torch.Tensor, logits: torch.Tensor, target_id: int) -> list:
+def _half_stages(parts: Sequence[StreamPart], stream: torch.Tensor, logits: torch.Tensor,
+                 target_id: int) -> list[LedgerStage]:
     """The target's probability after the embedding and after each layer's attention and feed-forward step
     (read out as figure (i) reads, the final layer norm recomputed: `logits`, (stages, vocab), of the residual
     `stream`, (stages, d_model)), with the size of each correction (`parts`: the layers', embeddings left out) and
     of the residual stream it is added to."""
     log_total = log_softmax_total(logits)[:, 0]  # (stages,)
     p = torch.exp(logits[:, target_id].double() - log_total).tolist()
-    stages = [{"part": "embedding", "layer": None, "p": probability(p[0]), "correction": None,
+    stages: list[LedgerStage] = [{"part": "embedding", "layer": None, "p": probability(p[0]), "correction": None,
                "residual": number(stream[0].norm().item())}]
     for s, (name, layer, vector) in enumerate(parts, start=1):
         stages.append({"part": name, "layer": layer, "p": probability(p[s]),
@@ -124,9 +136,9 @@ def _half_stages(parts: list, stream: torch.Tensor, logits: torch.Tensor, target
     return stages
 
 
-def _residual_parts(model, kept: dict, position: int) -> list:
+def _residual_parts(model: LanguageModel, kept: Mapping[str, torch.Tensor], position: int) -> list[StreamPart]:
     """(name, layer or None, vector (d_model,)) for every part of the residual stream at `position`, in order."""
-    parts = [("token embedding", None, kept["hook_embed"][position].double())]
+    parts: list[StreamPart] = [("token embedding", None, kept["hook_embed"][position].double())]
     if "hook_pos_embed" in kept:  # a family with learned positions (GPT-2); a rotary one adds none to the stream
         parts.append(("position embedding", None, kept["hook_pos_embed"][position].double()))
     for layer in range(model.config.n_layer):
@@ -135,11 +147,12 @@ def _residual_parts(model, kept: dict, position: int) -> list:
     return parts
 
 
-def _head_split(model, kept: dict, position: int, through) -> list:
+def _head_split(model: LanguageModel, kept: Mapping[str, torch.Tensor], position: int,
+                through: Callable[[torch.Tensor], torch.Tensor]) -> list[LedgerHeads]:
     """Each layer's attention part as its heads (head h's mixed values times its rows of the output projection)
     and the projection's bias: [layer] -> {"heads": [[target, versus], ...], "bias": [target, versus]}."""
     n_head = model.config.n_head
-    out = []
+    out: list[LedgerHeads] = []
     for layer in range(model.config.n_layer):
         weights = model.layer_weights(layer)
         z = kept[point(layer, "attn.hook_z")][position]  # (heads, d_head)
@@ -153,8 +166,8 @@ def _head_split(model, kept: dict, position: int, through) -> list:
     return out
 
 
-def _neuron_split(model, kept: dict, position: int, readers: torch.Tensor, sigma: torch.Tensor,
-                  centred: bool = True) -> list:
+def _neuron_split(model: LanguageModel, kept: Mapping[str, torch.Tensor], position: int, readers: torch.Tensor,
+                  sigma: torch.Tensor, centred: bool = True) -> list[LedgerNeurons]:
     """Each feed-forward part as its neurons (activation n times row n of the second matrix) and the bias:
     [layer] -> the NEURONS_SHOWN neurons that add most to the target's score (by size), and to the target's
     score minus the versus token's, each with both contributions; what the others add; the bias's share.
@@ -162,22 +175,22 @@ def _neuron_split(model, kept: dict, position: int, readers: torch.Tensor, sigma
     Neuron n adds a_n ((w_n - mean(w_n)) / s) . r for each reader r (gain * u): worked out for all neurons at
     once as a_n (w_n . r - mean(w_n) sum(r)) / s, without a (neurons, d_model) product per layer (an RMSNorm,
     not centred: a_n (w_n . r) / s)."""
-    out = []
+    out: list[LedgerNeurons] = []
     for layer in range(model.config.n_layer):
         weights = model.layer_weights(layer)
         activation = kept[point(layer, "mlp.hook_post")][position].double()  # (neurons,)
         weight = weights.W_out.double()  # (neurons, d_model)
         mean = weight.mean(dim=1, keepdim=True) if centred else torch.zeros_like(weight[:, :1])
         each = activation[:, None] * (weight @ readers - mean * readers.sum(dim=0)) / sigma
-        picked = {key: _largest(each, size) for key, size in
+        picked: dict[str, NeuronPick | list[float]] = {key: _largest(each, size) for key, size in
                   (("target", each[:, 0].abs()), ("difference", (each[:, 0] - each[:, 1]).abs()))}
         bias = weights.b_out.double()
         picked["bias"] = numbers(((bias - bias.mean() if centred else bias) @ readers / sigma).tolist())
-        out.append(picked)
+        out.append(cast(LedgerNeurons, picked))  # its keys: "target", "difference", "bias"
     return out
 
 
-def _largest(each: torch.Tensor, size: torch.Tensor) -> dict:
+def _largest(each: torch.Tensor, size: torch.Tensor) -> NeuronPick:
     """The NEURONS_SHOWN neurons of largest `size`, (neurons,), each with what it adds to both scores (each:
     (neurons, 2)), and what all the others add together."""
     top = size.topk(NEURONS_SHOWN).indices.tolist()

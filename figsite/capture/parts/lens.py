@@ -9,53 +9,65 @@ known.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, cast
+
 import numpy  # counts along the vocabulary; torch hands its tensors over without a copy
 import torch
 
 from figsite.capture.parts import Part, PassPlan, Reading
 from figsite.capture.readout import log_softmax_total, scores_of
 from figsite.data.format import probability
+from figsite.data.records import LensEntry, ReadoutCell
 from figsite.model.interface import LanguageModel
 from figsite.model.tokens import one_token_id
 
+if TYPE_CHECKING:
+    from figsite.capture.text_pass import TextCapture
+    from figsite.data.run import Run
+
 LENS_TOKENS = 24  # tokens a lens figure tracks at most: the most frequent among the cells' top 3
+Followed = dict[str, list[str]]  # what is asked of the lens: {text: [followed token, ...]}
 
 
-class Lens(Part):
+class Lens(Part[Followed]):
     name = "lens"
 
-    def merge(self, each: list) -> dict:
+    def merge(self, each: Sequence[Followed | None]) -> Followed:
         """Every figure's {text: followed}: per text, every token any figure follows, sorted; texts sorted."""
-        merged = {}
+        merged: Followed = {}
         for asks in each:
             for text, followed in (asks or {}).items():
                 merged[text] = sorted(set(merged.get(text, [])) | set(followed))
         return dict(sorted(merged.items()))
 
-    def plan(self, followed: dict, text: str) -> PassPlan:
+    def plan(self, followed: Followed, text: str) -> PassPlan:
         return PassPlan(positions=None, keep_stages=True) if text in followed else PassPlan()
 
-    def answer(self, reading: Reading, text: str, capture):
+    def answer(self, reading: Reading, text: str, capture: TextCapture) -> Iterator[None]:
         followed = reading.asks(self)
         if text not in followed:
             return
         data, loaded = capture.data, reading.loaded
-        ids = [data["target"]["id"]] if "target" in data else []
-        ids += [one_token_id(loaded, token) for token in followed[text]]  # the token's own id, never a start token
-        reading.run.lens[text] = lens(loaded.model, capture.stages, data["readout"], ids)
+        ids: list[int] = [data["target"]["id"]] if "target" in data else []
+        # the token's own id, never a start token (a string's: None only for None)
+        ids += [cast(int, one_token_id(loaded, token)) for token in followed[text]]
+        assert capture.stages is not None  # kept: the plan asked it for a lens's text
+        readout = cast("list[list[ReadoutCell]]", data["readout"])  # a lens's text is read out at every position
+        reading.run.lens[text] = lens(loaded.model, capture.stages, readout, ids)
         yield
 
-    def answered(self, run, followed: dict) -> bool:
+    def answered(self, run: Run, followed: Followed) -> bool:
         return all(text in run.lens for text in followed)
 
-    def mentions(self, run, text: str) -> set:
-        return set(run.lens.get(text, {}).get("tokens", []))
+    def mentions(self, run: Run, text: str) -> set[int]:
+        return set(run.lens[text]["tokens"]) if text in run.lens else set()
 
 
-def tracked_tokens(readout: list, followed: list[int]) -> list[int]:
+def tracked_tokens(readout: Sequence[Sequence[ReadoutCell]], followed: Sequence[int]) -> list[int]:
     """The LENS_TOKENS tokens most often among the cells' top 3 (ties by id), then each followed token not among
     them."""
-    counts = {}
+    counts: dict[int, int] = {}
     for stage in readout:
         for cell in stage:
             for token_id, _ in cell["top"][:3]:
@@ -65,13 +77,15 @@ def tracked_tokens(readout: list, followed: list[int]) -> list[int]:
 
 
 @torch.no_grad()
-def lens(model: LanguageModel, stages: list, readout: list, followed: list[int]) -> dict:
+def lens(model: LanguageModel, stages: list[torch.Tensor], readout: Sequence[Sequence[ReadoutCell]],
+         followed: Sequence[int]) -> LensEntry:
     """The probability and rank (1 = most likely) of the tracked tokens at every stage and position.
 
     stages: each stage's residual stream (position, d_model), raw; readout: the text's read-out, [stage][position]."""
     tracked = tracked_tokens(readout, followed)
     index = torch.tensor(tracked, device=model.device)
-    p_all, rank_all = [], []
+    p_all: list[list[list[float]]] = []
+    rank_all: list[list[list[int]]] = []
     for logits in scores_of(model, stages):  # (position, vocab), stage by stage
         log_total = log_softmax_total(logits)  # (position, 1)
         chosen = logits[:, index]  # (position, tracked)

@@ -23,33 +23,54 @@ equalities that the tests check hold by construction, and save runs.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+from typing import Protocol, TypeVar, cast
+
 import torch
 
 from figsite.capture.hooks import point, run_with_cache
 from figsite.capture.parts import EntryPart
+from figsite.capture.parts.answers import PatchingAnswer
 from figsite.capture.readout import READOUT_ROWS, log_softmax_total
 from figsite.data.format import number, probability, token
+from figsite.data.part_records import Ask, PatchingEntry
+from figsite.model.interface import HookFunction, LanguageModel, Past
 from figsite.model.load import Loaded
-from figsite.model.memory import FLOAT
+from figsite.model.memory import FLOAT, Shape
 from figsite.model.tokens import one_token_id, token_ids, token_text
 
 CHUNK_BYTES = 256 * 2 ** 20  # the most one batch of patched runs holds in a layer, at a moment
 MAX_CHUNK = 256  # runs of one batch, at most
 SITES = ("resid_pre", "attn_out", "mlp_out")  # the grids patched at one position, in the entry's order
+# One text's run as the patches take from it, by site ("resid_pre", "attn_out", "mlp_out", "z", "k", "v"): each
+# layer's activation stacked (layers, ...), see _recorded
+Recorded = dict[str, torch.Tensor]
+PatchRun = tuple[str, int]  # a patched run: (site, the position patched, or for "z" the head)
+Slice = TypeVar("Slice", covariant=True)
 
 
-class Patchings(EntryPart):
+class Sliceable(Protocol[Slice]):
+    """What _chunks cuts: a list, or a tensor along its first axis."""
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, part: slice, /) -> Slice: ...
+
+
+class Patchings(EntryPart[PatchingEntry]):
     name = "patchings"
 
-    def compute(self, loaded: Loaded, ask: list) -> dict:
-        clean, corrupted, position, target, versus = ask
-        return patchings(loaded, token_ids(loaded, clean), token_ids(loaded, corrupted), position,
-                         one_token_id(loaded, target), one_token_id(loaded, versus))
+    def compute(self, loaded: Loaded, ask: Ask) -> PatchingAnswer:
+        # as figures.patching asks: the target and versus are one token each (its check)
+        clean, corrupted, position, target, versus = cast("tuple[str, str, int, str, str]", ask)
+        # a string's id (None only for None)
+        target_id, versus_id = cast(int, one_token_id(loaded, target)), cast(int, one_token_id(loaded, versus))
+        return patchings(loaded, token_ids(loaded, clean), token_ids(loaded, corrupted), position, target_id, versus_id)
 
-    def entry_mentions(self, entry: dict) -> set:
+    def entry_mentions(self, entry: PatchingEntry) -> set[int]:
         return {entry["target"]["id"], entry["versus"]["id"]}
 
-    def memory(self, shape, n: int) -> int:
+    def memory(self, shape: Shape, n: int) -> int:
         """One batch of patched runs through a layer (CHUNK_BYTES at most), and the two runs' kept activations."""
         kept = 2 * shape.n_layer * n * (4 * shape.d_model) * FLOAT
         batch = runs_per_batch(shape.d_model, shape.d_inner, shape.n_head, n)
@@ -68,7 +89,7 @@ def runs_per_batch(d_model: int, d_inner: int, n_head: int, n: int) -> int:
 
 # ---------------------------------------------------------------------------------------------- the two runs
 
-def _recorded(loaded: Loaded, ids: list[int]) -> dict:
+def _recorded(loaded: Loaded, ids: Sequence[int]) -> Recorded:
     """One text's run with what the patches take from it kept: the stream entering each layer and after the last
     (layers + 1, position, d_model), each layer's attention and feed-forward outputs (layers, position, d_model),
     mixed values, keys and values (layers, position, heads, d_head)."""
@@ -84,7 +105,7 @@ def _recorded(loaded: Loaded, ids: list[int]) -> dict:
     return recorded
 
 
-def _read(model, final: torch.Tensor, target_id: int, versus_id: int) -> tuple[list, list]:
+def _read(model: LanguageModel, final: torch.Tensor, target_id: int, versus_id: int) -> tuple[list[float], list[float]]:
     """The logit difference and the target's probability of each run from its stream after the last layer at the
     read position, (runs, d_model)."""
     logits = model.read_out(final)  # (runs, vocab)
@@ -101,7 +122,7 @@ def _reaches(site: str, layer: int, q: int, position: int, n_layer: int) -> bool
     return q <= position and (q == position or site == "resid_pre" or layer < n_layer - 1)
 
 
-def _plan(clean: dict, corrupted: dict, layer: int, position: int) -> list:
+def _plan(clean: Recorded, corrupted: Recorded, layer: int, position: int) -> list[PatchRun]:
     """The runs that start at `layer`: (site, index) for each position's stream, attention and feed-forward output
     and for each head, leaving out those whose clean activation is the corrupted one, or that cannot reach the read
     position (they are the corrupted run)."""
@@ -112,10 +133,10 @@ def _plan(clean: dict, corrupted: dict, layer: int, position: int) -> list:
                    if not torch.equal(clean["z"][layer, :, h], corrupted["z"][layer, :, h])]
 
 
-def _patch_hooks(clean: dict, layer: int, runs: list, start: int) -> dict:
+def _patch_hooks(clean: Recorded, layer: int, runs: Sequence[PatchRun], start: int) -> dict[str, HookFunction]:
     """Hooks at the layer's hook points that put the clean activation back in each run's row (the runs hold the
     positions from `start` on)."""
-    def put_back(site: str):
+    def put_back(site: str) -> HookFunction | None:
         rows = [(row, index) for row, (kind, index) in enumerate(runs) if kind == site]
 
         def hook(activation: torch.Tensor, _name: str) -> torch.Tensor:
@@ -133,8 +154,8 @@ def _patch_hooks(clean: dict, layer: int, runs: list, start: int) -> dict:
     return {name: hook for name, hook in hooks.items() if hook is not None}
 
 
-def _patched_runs(loaded: Loaded, clean: dict, corrupted: dict, layer: int, runs: list, position: int,
-                  start: int) -> torch.Tensor:
+def _patched_runs(loaded: Loaded, clean: Recorded, corrupted: Recorded, layer: int, runs: Sequence[PatchRun],
+                  position: int, start: int) -> torch.Tensor:
     """The stream after the last layer at `position` of each run that starts at `layer`, (runs, d_model).
 
     Only the positions from `start` (the first where the texts differ) go through the layers: before it, every run
@@ -149,28 +170,28 @@ def _patched_runs(loaded: Loaded, clean: dict, corrupted: dict, layer: int, runs
     return batch[:, position - start]
 
 
-def _past(run: dict, first: int, start: int) -> dict:
+def _past(run: Recorded, first: int, start: int) -> Past:
     """The run's keys and values of the positions before `start` in each layer from `first` on: {layer: (keys,
     values)}, each (1, start, heads, d_head) as hook_k and hook_v pass them."""
     return {layer: (run["k"][layer, :start][None], run["v"][layer, :start][None])
             for layer in range(first, run["k"].shape[0])}
 
 
-def _chunks(runs: list, size: int):
+def _chunks(runs: Sliceable[Slice], size: int) -> Iterator[Slice]:
     for first in range(0, len(runs), size):
         yield runs[first:first + size]
 
 
 @torch.no_grad()
-def patchings(loaded: Loaded, clean_ids: list[int], corrupted_ids: list[int], position: int, target_id: int,
-              versus_id: int) -> dict:
+def patchings(loaded: Loaded, clean_ids: Sequence[int], corrupted_ids: Sequence[int], position: int, target_id: int,
+              versus_id: int) -> PatchingAnswer:
     """The clean and corrupted runs' logit difference and target probability at `position`, and the four grids of
     patched runs (see the module's docstring)."""
     model, config = loaded.model, loaded.model.config
     n_layer, n = config.n_layer, len(clean_ids)
     clean, corrupted = _recorded(loaded, clean_ids), _recorded(loaded, corrupted_ids)
-    finals = torch.stack([clean["resid_pre"][n_layer, position], corrupted["resid_pre"][n_layer, position]])
-    (clean_diff, corrupted_diff), (clean_p, corrupted_p) = _read(model, finals, target_id, versus_id)
+    ends = torch.stack([clean["resid_pre"][n_layer, position], corrupted["resid_pre"][n_layer, position]])
+    (clean_diff, corrupted_diff), (clean_p, corrupted_p) = _read(model, ends, target_id, versus_id)
     shapes = {"resid_pre": (n_layer + 1, n), "attn_out": (n_layer, n), "mlp_out": (n_layer, n),
               "z": (n_layer, config.n_head)}
     grids = {site: {"diff": [[corrupted_diff] * cols for _ in range(rows)],
@@ -179,15 +200,17 @@ def patchings(loaded: Loaded, clean_ids: list[int], corrupted_ids: list[int], po
     size = runs_per_batch(config.n_embd, config.n_inner or 4 * config.n_embd, config.n_head, n)
     # Before the first token where the texts differ, both runs are the same: no patch there changes anything.
     start = next((q for q, (a, b) in enumerate(zip(clean_ids, corrupted_ids)) if a != b), n)
-    done, finals = [], []  # (site, layer, index) of each patched run, and its stream after the last layer
+    done: list[tuple[str, int, int]] = []  # (site, layer, index) of each patched run
+    finals: list[torch.Tensor] = []  # and its stream after the last layer
     for layer in range(n_layer if start <= position else 0):
         for runs in _chunks(_plan(clean, corrupted, layer, position), size):
             finals.append(_patched_runs(loaded, clean, corrupted, layer, runs, position, start))  # (runs, d_model)
             done += [(site, layer, index) for site, index in runs]
     # Read out together: the unembedding's 50,257 rows cost more to go through than the rows of a product.
-    for first, rows in zip(range(0, len(done), READOUT_ROWS), _chunks(torch.cat(finals) if finals else [], READOUT_ROWS)):
-        for (site, layer, index), diff, p in zip(done[first:], *_read(model, rows, target_id, versus_id)):
-            grids[site]["diff"][layer][index], grids[site]["p"][layer][index] = diff, p
+    if finals:  # none where no patch reaches the position read
+        for first, rows in zip(range(0, len(done), READOUT_ROWS), _chunks(torch.cat(finals), READOUT_ROWS)):
+            for (site, layer, index), diff, p in zip(done[first:], *_read(model, rows, target_id, versus_id)):
+                grids[site]["diff"][layer][index], grids[site]["p"][layer][index] = diff, p
     return {"position": position, "target": token(target_id, token_text(loaded, target_id)),
             "versus": token(versus_id, token_text(loaded, versus_id)),
             "clean": {"diff": number(clean_diff), "p": probability(clean_p)},

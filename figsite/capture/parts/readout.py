@@ -7,14 +7,18 @@ times the model's own unembedding, so it is read out only where a figure asks.
 
 from __future__ import annotations
 
+from typing import cast
+
 from figsite.capture.parts import Part, PassPlan
+from figsite.data.part_records import Ask
 
 
-class Readout(Part):
+class Readout(Part[list[Ask]]):
     name = "readout"
 
-    def plan(self, asks, text: str) -> PassPlan:
-        return PassPlan(positions=frozenset(position for read, position in asks if read == text))
+    def plan(self, asks: list[Ask], text: str) -> PassPlan:
+        read_at = cast("list[tuple[str, int]]", asks)  # [text, position] each, as figures.readout asks
+        return PassPlan(positions=frozenset(position for read, position in read_at if read == text))
 
 
 PART = Readout()

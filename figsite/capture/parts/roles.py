@@ -17,32 +17,41 @@ Two runs with the attention only (blocks.L.attn.hook_pattern, (batch, heads, que
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
+from typing import cast
 
 import torch
 
 from figsite.capture.hooks import point, run_with_hooks
 from figsite.capture.parts import EntryPart
+from figsite.capture.parts.answers import RolesAnswer
 from figsite.data.format import number
+from figsite.data.part_records import Ask, RoleScores, RolesEntry
 from figsite.data.run import PER_SHARE
+from figsite.model.interface import HookFunction
 from figsite.model.load import Loaded
+from figsite.model.memory import Shape
 from figsite.model.tokens import special_ids, token_ids
 
 ON_TEXT = ("previous", "first", "self", "duplicate_text")
 ON_REPEATS = ("duplicate", "induction")
 MAX_PATTERN = 96  # a longer repeated sequence's pattern is kept in blocks of tokens, at most this many a side
+# What a run over a sequence gives of each layer (heads, ...), by name; None: the score has no meaning there (a text
+# that repeats no token has no duplicate_text)
+Reduced = dict[str, "torch.Tensor | None"]
 
 
-class Roles(EntryPart):
+class Roles(EntryPart[RolesEntry]):
     name = "roles"
 
-    def compute(self, loaded: Loaded, ask: list) -> dict:
-        text, repeat_length, seed = ask
+    def compute(self, loaded: Loaded, ask: Ask) -> RolesAnswer:
+        text, repeat_length, seed = cast("tuple[str, int, int]", ask)  # as figures.roles asks
         return roles(loaded, token_ids(loaded, text), repeated(loaded, repeat_length, seed), repeat_length)
 
-    def entry_mentions(self, entry: dict) -> set:
+    def entry_mentions(self, entry: RolesEntry) -> set[int]:
         return set(entry["sequence"])
 
-    def memory(self, shape, n: int) -> int:
+    def memory(self, shape: Shape, n: int) -> int:
         """One layer's shares of the repeated sequence as float64, reduced as the model computes them: at most the
         model's context long, whatever `repeat_length` is (the estimate's n is the text's length)."""
         return shape.n_head * shape.n_ctx ** 2 * 8
@@ -56,24 +65,26 @@ def repeated(loaded: Loaded, length: int, seed: int) -> list[int]:
     return drawn + drawn
 
 
-def _per_layer(loaded: Loaded, ids: list[int], reduce) -> dict:
+def _per_layer(loaded: Loaded, ids: Sequence[int], reduce: Callable[[torch.Tensor], Reduced]) -> Reduced:
     """One run over `ids` in which each layer's shares, (heads, query, key) as float64, are reduced as the model
     computes them: reduce(shares) -> {name: tensor of the heads}; returns {name: (layers, heads, ...)}. Only one
     layer's shares are held at a time, whatever the length."""
     n_layer = loaded.model.config.n_layer
-    found = {}
+    found: dict[int, Reduced] = {}
 
-    def hook_of(layer: int):
+    def hook_of(layer: int) -> HookFunction:
         def hook(shares: torch.Tensor, _name: str) -> None:
             found[layer] = reduce(shares[0].double().cpu())
         return hook
     run_with_hooks(loaded, ids, {point(layer, "attn.hook_pattern"): hook_of(layer) for layer in range(n_layer)},
                    layers_only=True)
-    return {name: None if found[0][name] is None else torch.stack([found[layer][name] for layer in range(n_layer)])
+    # None in the first layer, None in every layer (it depends on the ids only)
+    return {name: None if found[0][name] is None
+            else torch.stack([cast(torch.Tensor, found[layer][name]) for layer in range(n_layer)])
             for name in found[0]}
 
 
-def duplicate_scores(shares: torch.Tensor, ids: list[int]) -> torch.Tensor | None:
+def duplicate_scores(shares: torch.Tensor, ids: Sequence[int]) -> torch.Tensor | None:
     """Per head (..., heads): the shares each token gives the earlier tokens that hold the same token, summed,
     averaged over the tokens that have one; None where no token repeats an earlier one."""
     t = torch.tensor(ids)
@@ -84,7 +95,7 @@ def duplicate_scores(shares: torch.Tensor, ids: list[int]) -> torch.Tensor | Non
     return (shares * same).sum(dim=-1)[..., having].mean(dim=-1)
 
 
-def roles(loaded: Loaded, ids: list[int], sequence: list[int], length: int) -> dict:
+def roles(loaded: Loaded, ids: Sequence[int], sequence: list[int], length: int) -> RolesAnswer:
     """Every head's score for each role (see the module's docstring) and the first copy of the sequence."""
     rows, second = torch.arange(1, len(ids)), torch.arange(length, 2 * length)
     on_text = _per_layer(loaded, ids, lambda a: {  # a: one layer's shares, (heads, query, key)
@@ -95,11 +106,14 @@ def roles(loaded: Loaded, ids: list[int], sequence: list[int], length: int) -> d
         "duplicate": duplicate_scores(a, sequence), "induction": a[..., second, second - length + 1].mean(dim=-1),
         "pattern": blocked_pattern(a, size)})
     scores = {**on_text, **{role: on_repeats[role] for role in ON_REPEATS}}
+    pattern = cast(torch.Tensor, on_repeats["pattern"])  # blocked_pattern's: never None
     return {"repeat_length": length, "sequence": sequence[:length],
             "pattern": {"size": size, "blocks": math.ceil(2 * length / size),
-                        "shares": torch.round(on_repeats["pattern"] * PER_SHARE).long().tolist()},
-            "scores": {role: None if value is None else [[number(v) for v in row] for row in value.tolist()]
-                       for role, value in scores.items()},
+                        "shares": torch.round(pattern * PER_SHARE).long().tolist()},
+            # a key per role, ON_TEXT's then ON_REPEATS's: RoleScores's
+            "scores": cast(RoleScores, {role: None if value is None else [[number(v) for v in row]
+                                                                         for row in value.tolist()]
+                                        for role, value in scores.items()}),
             "measured_on": {**{role: "text" for role in ON_TEXT}, **{role: "repeated" for role in ON_REPEATS}}}
 
 

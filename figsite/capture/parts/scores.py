@@ -10,11 +10,16 @@ is the fit); one whose query heads share key heads gives query head h the key he
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import cast
+
 import torch
 
 from figsite.capture.hooks import point, run_with_cache
 from figsite.capture.parts import EntryPart
+from figsite.capture.parts.answers import ScoresAnswer
 from figsite.data.format import numbers
+from figsite.data.part_records import Ask, ScoresEntry
 from figsite.model.interface import kv_heads
 from figsite.model.load import Loaded
 from figsite.model.tokens import token_ids
@@ -22,16 +27,16 @@ from figsite.model.tokens import token_ids
 SCORE_TOLERANCE = 1e-4  # relative: float32's rounding of a score is far below; a layer's own scale far above
 
 
-class Scores(EntryPart):
+class Scores(EntryPart[ScoresEntry]):
     name = "scores"
 
-    def compute(self, loaded: Loaded, ask: list) -> dict:
-        text, layer, head, query = ask
+    def compute(self, loaded: Loaded, ask: Ask) -> ScoresAnswer:
+        text, layer, head, query = cast("tuple[str, int, int, int]", ask)  # as figures.scores asks it
         return scores(loaded, token_ids(loaded, text), layer, head, query)
 
 
 @torch.no_grad()
-def scores(loaded: Loaded, ids: list[int], layer: int, head: int, query: int) -> dict:
+def scores(loaded: Loaded, ids: Sequence[int], layer: int, head: int, query: int) -> ScoresAnswer:
     """One head's query at one token and the keys of every token up to it (0-based layer, head, query), and the
     shares the model gave. Where the model's own scores (blocks.L.attn.hook_attn_scores: the fits scaled and
     masked) are not q . k / sqrt(d_head), as a GPT-2 with scale_attn_by_inverse_layer_idx divides by the layer's
@@ -49,13 +54,13 @@ def scores(loaded: Loaded, ids: list[int], layer: int, head: int, query: int) ->
     q = kept[q_name][query, head].double().cpu()  # (d_head,)
     k = kept[k_name][:query + 1, key_head].double().cpu()  # (key, d_head)
     shares = kept["attn.hook_pattern"][head, query, :query + 1].double().cpu()  # (key,)
-    entry = {"layer": layer, "head": head, "query": query, "q": numbers(q.tolist()),
-             "k": [numbers(row) for row in k.tolist()], "shares": numbers(shares.tolist())}
+    entry: ScoresAnswer = {"layer": layer, "head": head, "query": query, "q": numbers(q.tolist()),
+                           "k": [numbers(row) for row in k.tolist()], "shares": numbers(shares.tolist())}
     own = model_scores(kept["attn.hook_attn_scores"][head, query, :query + 1], k @ q / len(q) ** 0.5)
     return entry if own is None else {**entry, "scores": own}
 
 
-def model_scores(theirs: torch.Tensor, plain: torch.Tensor) -> list | None:
+def model_scores(theirs: torch.Tensor, plain: torch.Tensor) -> list[float | None] | None:
     """The model's own scores of one query's keys (None for a key it hides), where they are not the plain
     q . k / sqrt(d_head) (`plain`, float64); None where they are (to within float32's rounding)."""
     theirs = theirs.double().cpu()
