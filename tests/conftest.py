@@ -7,14 +7,13 @@ import hashlib
 import os
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support.shared import once
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
-if str(REPO_ROOT) not in sys.path:  # fallback; pyproject's pythonpath = ["."] should already do this
-    sys.path.insert(0, str(REPO_ROOT))
 
 try:
     import tomllib
@@ -114,10 +113,14 @@ def small_model_dir(tmp_path_factory) -> Path:
     and 0, which would hide a layer norm applied twice or a bias left out), and the token embedding is
     scaled up so that read-out probabilities are far from flat.
     """
+    return once(tmp_path_factory, "small-gpt2", small_gpt2)
+
+
+def small_gpt2(directory: Path) -> Path:
+    """small_model_dir's model, saved in `directory`."""
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel
 
-    directory = tmp_path_factory.mktemp("small-gpt2")
     torch.manual_seed(SMALL_SEED)
     model = GPT2LMHeadModel(GPT2Config(**SMALL_SHAPE, attn_implementation="eager"))
     generator = torch.Generator().manual_seed(SMALL_SEED + 1)
@@ -248,7 +251,7 @@ def neox_dir(directory: Path, seed: int = 5, corpus=TOKENIZER_CORPUS, **shape) -
 @pytest.fixture(scope="session")
 def llama_model_dir(tmp_path_factory) -> Path:
     """The small Llama (4 layers, 8 query heads, 2 key/value heads, untied) saved with save_pretrained."""
-    return llama_dir(tmp_path_factory.mktemp("small-llama"))
+    return once(tmp_path_factory, "small-llama", llama_dir)
 
 
 def every_kind_strings() -> list:
@@ -264,15 +267,17 @@ def every_kind_strings() -> list:
 @pytest.fixture(scope="session")
 def llama_every_kind_site(tmp_path_factory) -> Path:
     """tests/every_kind.toml built once over a small Llama (llama_dir) whose tokenizer is trained on its strings."""
-    model = llama_dir(tmp_path_factory.mktemp("every-kind-llama"), corpus=every_kind_strings() * 30, vocab_size=700)
-    return built(model, (REPO_ROOT / "tests" / "every_kind.toml").read_text(encoding="utf-8"),
-                 tmp_path_factory.mktemp("every-kind-llama-site"))
+    def make(folder: Path) -> Path:
+        model = llama_dir(folder / "model", corpus=every_kind_strings() * 30, vocab_size=700)
+        return built(model, (REPO_ROOT / "tests" / "every_kind.toml").read_text(encoding="utf-8"), folder)
+
+    return once(tmp_path_factory, "every-kind-llama", make)
 
 
 @pytest.fixture(scope="session")
 def small_build(small_model_dir, tmp_path_factory) -> Path:
     """Runs the build once over the small model with three figures; returns the output folder."""
-    return built(small_model_dir, SMALL_CONFIG, tmp_path_factory.mktemp("small-build"))
+    return once(tmp_path_factory, "small-build", lambda folder: built(small_model_dir, SMALL_CONFIG, folder))
 
 
 def built(model_dir: Path, config_text: str, work: Path, *options: str) -> Path:
@@ -317,7 +322,8 @@ SITE_TABLE = Path(__file__).resolve().parent / "site_table.toml"
 @pytest.fixture(scope="session")
 def site_table_build(small_model_dir, tmp_path_factory) -> Path:
     """tests/site_table.toml built once over the small model; returns the output folder."""
-    return built(small_model_dir, SITE_TABLE.read_text(encoding="utf-8"), tmp_path_factory.mktemp("site-table"))
+    return once(tmp_path_factory, "site-table",
+                lambda folder: built(small_model_dir, SITE_TABLE.read_text(encoding="utf-8"), folder))
 
 
 CHAPTER_FIGURES = Path(__file__).resolve().parent / "chapter_figures.txt"
@@ -345,11 +351,16 @@ def chapter_blocks() -> dict:
 @pytest.fixture(scope="session")
 def random_site(tmp_path_factory) -> Path:
     """The chapter's site built once with `--model random` (GPT-2 small's shape, seed 0)."""
+    return once(tmp_path_factory, "random-build", random_chapter)
+
+
+def random_chapter(folder: Path) -> Path:
+    """The chapter's site built with `--model random` in folder/site."""
     from click.testing import CliRunner
 
     from build import cli
 
-    out = tmp_path_factory.mktemp("random-build") / "site"
+    out = folder / "site"
     result = CliRunner().invoke(cli, ["--model", "random", "--out", str(out)])
     assert result.exit_code == 0, f"build failed (exit {result.exit_code}):\n{result.output}\n{result.exception!r}"
     return out

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import built
+from tests.support.shared import once
 
 from .browsing import SHARED, Browser, Opener, Visit
 
@@ -78,4 +79,5 @@ def open_once(browser, random_site):
 @pytest.fixture(scope="session")
 def every_kind_site(small_model_dir, tmp_path_factory) -> Path:
     """tests/every_kind.toml (a figure of every registered kind) built once over the small model (3 layers, 4 heads)."""
-    return built(small_model_dir, EVERY_KIND.read_text(encoding="utf-8"), tmp_path_factory.mktemp("every-kind"))
+    return once(tmp_path_factory, "every-kind",
+                lambda folder: built(small_model_dir, EVERY_KIND.read_text(encoding="utf-8"), folder))
