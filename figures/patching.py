@@ -15,81 +15,21 @@ each {"diff": rows, "p": rows}, layers, positions and heads 0-based; and both te
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TypedDict, cast
+from typing import cast
 
 from figsite.config import Field, Figure
-from figsite.data.part_records import Ask, Outcome, PatchGrid, PatchingEntry, PatchPiece
+from figsite.data.part_records import Ask, PatchingEntry
 from figsite.data.records import ModelRecord
 from figsite.data.run import Run
 from figures import patching_chart
+from figures.records import NEAR as NEAR, PIECES as PIECES, Cell as Cell, Patched as Patched
 from figures.kind import Context, PartKind, Resolved, Reveal, Table, Tokens
 from figures.toolkit import charts, fields, terms
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import HELPS_NAME, HURTS_NAME
 from figures.toolkit.words import after_layer, heading, percent, quoted, said as token_said, shown
 
-NEAR = 1e-3  # score differences closer than this: the texts do not differ on the metric
 MAX_TOKENS = 64  # a text's tokens, at most: the runs grow with the square of its length
-PIECES: tuple[PatchPiece, ...] = ("resid_pre", "attn_out", "mlp_out", "z")  # the grids, in the page's order
-
-
-class Cell(TypedDict):
-    """One patched run (Patched.cells): row a layer (for resid_pre: after that many layers), col a position (for z: a
-    head); "back" None where the texts do not differ on the metric."""
-
-    piece: PatchPiece
-    row: int
-    col: int
-    diff: float
-    p: float
-    back: float | None
-
-
-@dataclass(frozen=True)
-class Patched:
-    """A figure's patching runs as its words and charts read them."""
-
-    clean: list[str]  # the original text's tokens, as sentences name them ('_Paris', '","')
-    corrupted: list[str]  # the changed text's
-    position: int  # the read token, 0-based
-    target: str  # as shown, '_France'
-    versus: str
-    original: Outcome  # {diff, p} of the original (clean) text
-    changed: Outcome  # {diff, p} of the changed (corrupted) text
-    grids: dict[str, PatchGrid]  # piece -> {"diff": rows, "p": rows}
-    start: int = 0  # 1 where the model's start token leads both texts: readers count their tokens after it
-
-    @property
-    def differs(self) -> bool:
-        """Whether the two texts differ on the metric enough for "back" to mean anything."""
-        return abs(self.original["diff"] - self.changed["diff"]) >= NEAR
-
-    def back(self, diff: float) -> float | None:
-        """How far a run's score difference went from the changed text's towards the original's (1: all the way)."""
-        if not self.differs:
-            return None
-        return (diff - self.changed["diff"]) / (self.original["diff"] - self.changed["diff"])
-
-    @property
-    def different(self) -> list[int]:
-        """The positions where the two texts hold different tokens (0-based)."""
-        return [q for q, (a, b) in enumerate(zip(self.clean, self.corrupted)) if a != b]
-
-    def cells(self) -> list[Cell]:
-        """Every patched run: {piece, row, col, diff, p, back}; row a layer (for resid_pre: after that many layers),
-        col a position (for z: a head)."""
-        return [{"piece": piece, "row": r, "col": c, "diff": diff, "p": self.grids[piece]["p"][r][c],
-                 "back": self.back(diff)}
-                for piece in PIECES for r, row in enumerate(self.grids[piece]["diff"]) for c, diff in enumerate(row)]
-
-    def strongest(self, piece: str) -> Cell:
-        """The run of one grid that brings back the most (the first of equals); where the texts do not differ
-        on the metric, the one whose difference is farthest from the changed text's."""
-        runs = [cell for cell in self.cells() if cell["piece"] == piece]
-        # Where the texts differ, every run's "back" is a number (Patched.back).
-        return max(runs, key=lambda cell: cast(float, cell["back"]) if self.differs
-                   else abs(cell["diff"] - self.changed["diff"]))
 
 
 # ---------------------------------------------------------------------------------------------- words

@@ -18,7 +18,7 @@ from figures.toolkit.charts import alt
 from figures.toolkit.colours import CELL_LINE, CHOSEN, DATA
 
 if TYPE_CHECKING:
-    from figures.patching import Cell, Patched
+    from figures.records import Cell, Patched
 
 CELL = 18  # px: the height of a grid's row
 BARS = 26  # px: the height of a bar of the chosen run's chart

@@ -1,18 +1,15 @@
 """The typed records of data/parts.json (format gpt2-figures-parts/1, docs/output.md): one entry per ask of a captured
 part (figsite.capture.parts), each carrying its `ask`: `ScoresEntry`, `LedgerEntry`, `KnockoutEntry`, `PatchingEntry`,
-`RolesEntry` (`PartEntry`: any of them), gathered in `PartsFile`; and `CapturedPart`, a part as the data layer sees it.
+`RolesEntry` (`PartEntry`: any of them), gathered in `PartsFile`.
 
 Types only, for the checker, as figsite.data.records: at run time every entry is the plain dict its part computed.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict, Union
+from typing import Literal, TypedDict, Union
 
 from figsite.data.records import Token
-
-if TYPE_CHECKING:
-    from figsite.data.run import Run
 
 # What a figure asks of a part, the text first (see its part's module): [text, layer, head, query] (scores), [text,
 # position, target, versus or None] (ledgers), [text, position, target, layer or None] (knockouts), [clean,
@@ -212,14 +209,3 @@ class PartsFile(TypedDict, total=False):
 # What is asked of one part, merged over the figures (figsite.data.asks.Asks.parts): a list of asks, or the lens's
 # {text: [followed token, ...]}.
 PartAsks = Union[list[Ask], dict[str, list[str]]]
-
-
-class CapturedPart(Protocol):
-    """A captured part as the data layer reads it (figsite.capture.parts.Part; the layer sits below the capture):
-    its name, and whether a run holds its answer to what is asked of it."""
-
-    @property
-    def name(self) -> str: ...
-
-    # asks: the part's own shape of PartAsks, which each part narrows
-    def answered(self, run: Run, asks: Any) -> bool: ...

@@ -25,13 +25,13 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final, Literal, cast, overload
+from typing import Any, Final, Literal, Protocol, cast, overload
 
 from figsite.data import paths
 from figsite.data.asks import Asks
 from figsite.data.paths import AVERAGE_FILE, head_file
 from figsite.data.model_numbers import ModelNumbers
-from figsite.data.part_records import (CapturedPart, KnockoutEntry, LedgerEntry, PartEntry, PartName, PartsFile,
+from figsite.data.part_records import (KnockoutEntry, LedgerEntry, PartEntry, PartName, PartsFile,
                                        PatchingEntry, RolesEntry, ScoresEntry)
 from figsite.data.records import (Comparison, Environment, Guess, HeadFile, LensEntry, ModelRecord, Parameters,
                                   RunRecord, Shapes, TextData, TextEntry, Token, TokenRef)
@@ -47,6 +47,17 @@ PER_SHARE = round(1 / SHARE_UNIT)  # 10,000 units make a share of 1; pages carry
 MIN_SHARE = 0.005  # gpt2-figures/3 leaves out shares below this
 LEFT_OUT = f"{MIN_SHARE:.1%}"  # the same, as the words of every page say it: "0.5%"
 JS_CALLBACK = "gpt2Attention"  # the function a head file calls: works with <script src> from file://
+
+
+class CapturedPart(Protocol):
+    """A captured part as the data layer reads it (figsite.capture.parts.Part; the layer sits below the capture):
+    its name, and whether a run holds its answer to what is asked of it."""
+
+    @property
+    def name(self) -> str: ...
+
+    # asks: the part's own shape of PartAsks, which each part narrows
+    def answered(self, run: Run, asks: Any) -> bool: ...
 
 
 @dataclass
