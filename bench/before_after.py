@@ -95,8 +95,20 @@ class Checkout:
         self.runs = 0
 
     def build(self, out: Path, cache: Path, *options: str) -> Timed:
-        command = [sys.executable, "build.py", "--model", "random", "--config", CONFIG, "--out", str(out),
-                   "--cache", str(cache), "--quiet", *options]
+        command = [
+            sys.executable,
+            "build.py",
+            "--model",
+            "random",
+            "--config",
+            CONFIG,
+            "--out",
+            str(out),
+            "--cache",
+            str(cache),
+            "--quiet",
+            *options,
+        ]
         return timed(command, self.folder, {**self.env, "GPT2_FIGURES_CACHE": str(cache)})
 
     def cold_and_cached(self) -> tuple[Timed, Timed, Path]:
@@ -113,8 +125,9 @@ def checkout_of(before: str, work: Path) -> tuple[Path, str | None]:
     """BEFORE as a folder: itself where it is one, else a detached worktree of that commit (and its commit)."""
     if Path(before).is_dir():
         return Path(before).resolve(), None
-    commit = subprocess.run(["git", "rev-parse", "--verify", "--quiet", before + "^{commit}"], cwd=ROOT,
-                            capture_output=True, text=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "rev-parse", "--verify", "--quiet", before + "^{commit}"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
     if not commit:
         print(f"error: BEFORE: {before!r} is neither a folder nor a commit of {ROOT}", file=sys.stderr)
         sys.exit(2)
@@ -130,15 +143,20 @@ def lend_node_modules(trees: list[Path], notes: list[str]) -> None:
         if not (tree / "node_modules").exists() and have:
             (tree / "node_modules").symlink_to(have[0] / "node_modules")
             notes.append(f"{tree}: node_modules/ linked to {have[0] / 'node_modules'}")
-            lock = [(t / "package-lock.json").read_bytes() if (t / "package-lock.json").is_file() else b""
-                    for t in (tree, have[0])]
+            lock = [
+                (t / "package-lock.json").read_bytes() if (t / "package-lock.json").is_file() else b""
+                for t in (tree, have[0])
+            ]
             if lock[0] != lock[1]:
                 notes.append(f"{tree}: its package-lock.json differs from the one whose node_modules/ it borrows")
 
 
 def digest(site: Path) -> dict[str, str]:
-    return {p.relative_to(site).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(site.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(site).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(site.rglob("*"))
+        if p.is_file()
+    }
 
 
 def median_row(what: str, before: list[float], after: list[float], unit: str, scale: float = 1.0) -> str:
@@ -156,8 +174,11 @@ def builds(pair: list[Checkout], repeats: int, warmup: int) -> tuple[dict, list[
     results = {c.name: {"cold": [], "cached": []} for c in pair}
     sites = {}
     for checkout in pair:
-        timed([sys.executable, "-m", "compileall", "-q", "figsite", "figures", "sitegen", "build.py"], checkout.folder,
-              checkout.env)
+        timed(
+            [sys.executable, "-m", "compileall", "-q", "figsite", "figures", "sitegen", "build.py"],
+            checkout.folder,
+            checkout.env,
+        )
     for round_ in range(warmup + repeats):
         order = pair if round_ % 2 == 0 else pair[::-1]
         for checkout in order:
@@ -165,8 +186,11 @@ def builds(pair: list[Checkout], repeats: int, warmup: int) -> tuple[dict, list[
             if round_ >= warmup:
                 results[checkout.name]["cold"].append(cold)
                 results[checkout.name]["cached"].append(cached)
-            print(f"  round {round_ + 1 - warmup if round_ >= warmup else 'warm-up'}: {checkout.name:<6} cold "
-                  f"{cold.wall:6.2f} s, cached {cached.wall:5.2f} s", flush=True)
+            print(
+                f"  round {round_ + 1 - warmup if round_ >= warmup else 'warm-up'}: {checkout.name:<6} cold "
+                f"{cold.wall:6.2f} s, cached {cached.wall:5.2f} s",
+                flush=True,
+            )
     a, b = (digest(sites[c.name]) for c in pair)
     differ = sorted(name for name in a.keys() | b.keys() if a.get(name) != b.get(name))
     return results, differ
@@ -176,17 +200,26 @@ def print_builds(results: dict, differ: list[str]) -> None:
     before, after = results["before"], results["after"]
     print(f"\n  {'build of ' + CONFIG + ', --model random':<34}{'before':>10}{'after':>10}      after/before (range)")
     for phase in ("cold", "cached"):
-        for what, get, unit, scale in [("wall", lambda t: t.wall, "s", 1.0), ("CPU (user + sys)", lambda t: t.cpu,
-                                       "s", 1.0), ("peak memory", lambda t: t.peak_kib, "MiB", 1 / 1024)]:
-            print(median_row(f"{phase}: {what}", [get(t) for t in before[phase]], [get(t) for t in after[phase]],
-                             unit, scale))
-    print(f"  the sites of the last round: {'identical' if not differ else f'{len(differ)} files differ: '}"
-          + ", ".join(differ[:10]) + (" ..." if len(differ) > 10 else ""))
+        for what, get, unit, scale in [
+            ("wall", lambda t: t.wall, "s", 1.0),
+            ("CPU (user + sys)", lambda t: t.cpu, "s", 1.0),
+            ("peak memory", lambda t: t.peak_kib, "MiB", 1 / 1024),
+        ]:
+            print(
+                median_row(
+                    f"{phase}: {what}", [get(t) for t in before[phase]], [get(t) for t in after[phase]], unit, scale
+                )
+            )
+    print(
+        f"  the sites of the last round: {'identical' if not differ else f'{len(differ)} files differ: '}"
+        + ", ".join(differ[:10])
+        + (" ..." if len(differ) > 10 else "")
+    )
 
 
 # Run by a child process: opens both checkouts' live pages, each with its own bench/live.py, loads GPT-2 in each,
 # then times Enter to charts in turn. argv: repeats, then (tree, site) per checkout. Prints one JSON line.
-ENTER = r'''
+ENTER = r"""
 import importlib.util, json, sys, tempfile
 from pathlib import Path
 from playwright.sync_api import sync_playwright
@@ -217,7 +250,7 @@ for server in servers:
     server.close()
 out["notes"], out["refused"] = notes, refused
 print("ENTER " + json.dumps(out))
-'''
+"""
 
 
 def live(pair: list[Checkout], repeats: int) -> dict:
@@ -233,7 +266,7 @@ def live(pair: list[Checkout], repeats: int) -> dict:
     line = next((line for line in done.stdout.splitlines() if line.startswith("ENTER ")), None)
     if done.returncode != 0 or line is None:
         sys.exit(f"the live pages failed (exit {done.returncode}):\n{done.stdout}{done.stderr}")
-    return {"built": {name: timing for name, (timing, _) in built.items()}, **json.loads(line[len("ENTER "):])}
+    return {"built": {name: timing for name, (timing, _) in built.items()}, **json.loads(line[len("ENTER ") :])}
 
 
 def print_live(result: dict) -> None:
@@ -241,13 +274,18 @@ def print_live(result: dict) -> None:
     built = result["built"]
     print(f"\n  {'the live page':<34}{'before':>10}{'after':>10}      after/before (range)")
     print(median_row("cold build with --live: wall", [built["before"].wall], [built["after"].wall], "s"))
-    print(median_row("cold build with --live: peak", [built["before"].peak_kib], [built["after"].peak_kib], "MiB",
-                     1 / 1024))
+    print(
+        median_row(
+            "cold build with --live: peak", [built["before"].peak_kib], [built["after"].peak_kib], "MiB", 1 / 1024
+        )
+    )
     print(median_row("load GPT-2 (first visit)", [result["loads"][0]], [result["loads"][1]], "ms"))
     for n, what in enumerate(["Enter to charts, 20 tokens", "  of which the model's run", "  of which the drawing"]):
         print(median_row(what, [r[n] for r in before], [r[n] for r in after], "ms"))
-    print(f"  Enter to charts, each run (ms): before {' '.join(f'{r[0]:.0f}' for r in before)}; "
-          f"after {' '.join(f'{r[0]:.0f}' for r in after)}")
+    print(
+        f"  Enter to charts, each run (ms): before {' '.join(f'{r[0]:.0f}' for r in before)}; "
+        f"after {' '.join(f'{r[0]:.0f}' for r in after)}"
+    )
     if result["refused"] or result["notes"]:
         print(f"  requests refused: {result['refused'][:5]}; notes: {result['notes'][:5]}")
 
@@ -258,8 +296,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--after", type=Path, default=ROOT, help="the checkout compared with it (default: this one)")
     parser.add_argument("--repeats", type=int, default=REPEATS, help=f"counted build rounds (default {REPEATS})")
     parser.add_argument("--warmup", type=int, default=0, help="build rounds run first and not counted (default 0)")
-    parser.add_argument("--enter-repeats", type=int, default=ENTER_REPEATS,
-                        help=f"Enter-to-charts runs per page (default {ENTER_REPEATS})")
+    parser.add_argument(
+        "--enter-repeats",
+        type=int,
+        default=ENTER_REPEATS,
+        help=f"Enter-to-charts runs per page (default {ENTER_REPEATS})",
+    )
     parser.add_argument("--no-live", action="store_true", help="leave out the live page (section 2)")
     parser.add_argument("--keep", type=Path, help="keep the sites and caches in this new folder")
     options = parser.parse_args(argv)
@@ -285,9 +327,11 @@ def main(argv: list[str]) -> int:
         if result is not None:
             print_live(result)
         end = os.getloadavg()
-        print(f"\n  {options.repeats} rounds (+{options.warmup} warm-up), {options.enter_repeats} Enter runs per page; "
-              f"{os.cpu_count()} cores, load average {load[0]:.1f} before, {end[0]:.1f} after; whole run "
-              f"{time.perf_counter() - start:.0f} s. Ratios: after / before, pair by pair, median (range).")
+        print(
+            f"\n  {options.repeats} rounds (+{options.warmup} warm-up), {options.enter_repeats} Enter runs per page; "
+            f"{os.cpu_count()} cores, load average {load[0]:.1f} before, {end[0]:.1f} after; whole run "
+            f"{time.perf_counter() - start:.0f} s. Ratios: after / before, pair by pair, median (range)."
+        )
         for note in notes:
             print(f"  note: {note}")
     finally:

@@ -89,20 +89,26 @@ from urllib.parse import unquote, urlparse
 
 ROOT = Path(__file__).resolve().parent.parent
 
-REPEATS = 5            # loads per page, each in a fresh page
-INTERACTIONS = 10      # input changes per interactive figure
+REPEATS = 5  # loads per page, each in a fresh page
+INTERACTIONS = 10  # input changes per interactive figure
 LCP_TARGET_MS = 300.0
 INTERACTIVE_TARGET_MS = 800.0
-CLS_TARGET = 0.01      # strictly under
+CLS_TARGET = 0.01  # strictly under
 REACH_TARGET_MS = 1000.0
 INTERACTION_TARGET_MS = 100.0
-SETTLE_MS = 200        # LCP and CLS are read this long after the page is interactive
-TIMEOUT_MS = 20_000    # a page whose charts are not drawn by then counts as failed
-PAGE_WIDTH = 30        # a page's name in the tables, longer ones shortened (the text pages' names run to 68)
+SETTLE_MS = 200  # LCP and CLS are read this long after the page is interactive
+TIMEOUT_MS = 20_000  # a page whose charts are not drawn by then counts as failed
+PAGE_WIDTH = 30  # a page's name in the tables, longer ones shortened (the text pages' names run to 68)
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--no-first-run", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
 
 # The input each interactive figure is timed on: (signal/input name, two values to alternate between; the first
 # differs from the value the figure opens on, so every dispatch changes the chart).
@@ -219,17 +225,17 @@ class Row:
     page: str
     charts: int = 0
     deferred: int = 0
-    loads: list = field(default_factory=list)         # interactive, ms
-    lcps: list = field(default_factory=list)          # ms; None also where the page reported no LCP entry
+    loads: list = field(default_factory=list)  # interactive, ms
+    lcps: list = field(default_factory=list)  # ms; None also where the page reported no LCP entry
     cls: list = field(default_factory=list)
     lcp_elements: list = field(default_factory=list)
-    reaches: list = field(default_factory=list)       # ms, on the last load
-    interaction: str | None = None                    # the input timed, on the last load
+    reaches: list = field(default_factory=list)  # ms, on the last load
+    interaction: str | None = None  # the input timed, on the last load
     interactions: list = field(default_factory=list)  # ms
     bytes: int | None = None
     files: int = 0
     notes: list = field(default_factory=list)
-    not_drawn: list = field(default_factory=list)     # the loads (1-based) where some chart was not drawn
+    not_drawn: list = field(default_factory=list)  # the loads (1-based) where some chart was not drawn
 
 
 @dataclass
@@ -268,9 +274,11 @@ class Check:
 
 def opening_checks(row: Row) -> list[Check]:
     """LCP, interactive and CLS over the page's loads."""
-    return [Check("LCP", row.lcps, LCP_TARGET_MS, expected=REPEATS),
-            Check("interactive", row.loads, INTERACTIVE_TARGET_MS, expected=REPEATS),
-            Check("CLS", row.cls, CLS_TARGET, strict=True, expected=REPEATS)]
+    return [
+        Check("LCP", row.lcps, LCP_TARGET_MS, expected=REPEATS),
+        Check("interactive", row.loads, INTERACTIVE_TARGET_MS, expected=REPEATS),
+        Check("CLS", row.cls, CLS_TARGET, strict=True, expected=REPEATS),
+    ]
 
 
 def later_checks(row: Row) -> list[Check]:
@@ -298,8 +306,13 @@ def passes(row: Row) -> bool:
 
 def build_site(out: Path) -> float:
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "build.py", "--model", "random", "--out", str(out)], cwd=ROOT,
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "build.py", "--model", "random", "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if done.returncode != 0:
         sys.exit(f"build.py failed (exit {done.returncode}):\n{done.stdout}{done.stderr}")
     return time.perf_counter() - start
@@ -372,7 +385,7 @@ def shift(value: float | None) -> str:
 
 def short(name: str, width: int = PAGE_WIDTH) -> str:
     """A page's name cut to `width` - 1 characters (its start and its end), so that the columns stay aligned."""
-    return name if len(name) < width else name[:width - 11] + "..." + name[-7:]
+    return name if len(name) < width else name[: width - 11] + "..." + name[-7:]
 
 
 def open_browser(pw, viewport: dict, blocked: list[str]):
@@ -498,22 +511,28 @@ def measure(sites: dict[str, Path], throttle: float, viewport: dict) -> tuple[st
 
 def print_opening(rows: list[Row]) -> None:
     """The table of LCP, interactive and CLS: median and max over the loads, and the page's result for them."""
-    print(f"{'page':<{PAGE_WIDTH}}{'charts':>6}{'later':>6}{'LCP med':>9}{'max':>6}{'interactive med':>17}{'max':>6}"
-          f"{'1st':>6}{'CLS med':>9}{'max':>7}  {'LCP is':<18}result")
+    print(
+        f"{'page':<{PAGE_WIDTH}}{'charts':>6}{'later':>6}{'LCP med':>9}{'max':>6}{'interactive med':>17}{'max':>6}"
+        f"{'1st':>6}{'CLS med':>9}{'max':>7}  {'LCP is':<18}result"
+    )
     for row in rows:
         lcp, live, cls = opening_checks(row)
         mark = "*" if row.charts == 0 else " "
         element = Counter(row.lcp_elements).most_common(1)[0][0] if row.lcp_elements else "-"
-        print(f"{short(row.page):<{PAGE_WIDTH}}{row.charts:>6}{row.deferred:>6}{ms(lcp.median()):>9}"
-              f"{ms(lcp.max()):>6}{ms(live.median()):>16}{mark}{ms(live.max()):>6}"
-              f"{ms(row.loads[0] if row.loads else None):>6}{shift(cls.median()):>9}{shift(cls.max()):>7}  "
-              f"{element[:17]:<18}{verdict([lcp, live, cls], bool(row.not_drawn))}")
+        print(
+            f"{short(row.page):<{PAGE_WIDTH}}{row.charts:>6}{row.deferred:>6}{ms(lcp.median()):>9}"
+            f"{ms(lcp.max()):>6}{ms(live.median()):>16}{mark}{ms(live.max()):>6}"
+            f"{ms(row.loads[0] if row.loads else None):>6}{shift(cls.median()):>9}{shift(cls.max()):>7}  "
+            f"{element[:17]:<18}{verdict([lcp, live, cls], bool(row.not_drawn))}"
+        )
 
 
 def print_later(rows: list[Row]) -> None:
     """The table of the reaches, the interactions and the bytes, and the page's result for the first two."""
-    print(f"{'page':<{PAGE_WIDTH}}{'reach med':>10}{'max':>6}   {'interaction':<12}{'med':>5}{'max':>6}"
-          f"{'bytes loaded':>15}{'files':>6}  result")
+    print(
+        f"{'page':<{PAGE_WIDTH}}{'reach med':>10}{'max':>6}   {'interaction':<12}{'med':>5}{'max':>6}"
+        f"{'bytes loaded':>15}{'files':>6}  result"
+    )
     for row in rows:
         checks = later_checks(row)
         reach = next((c for c in checks if c.name == "reach"), None)
@@ -524,8 +543,10 @@ def print_later(rows: list[Row]) -> None:
         else:
             inter = f"{'-':<12}{'-':>5}{'-':>6}"
         size = "-" if row.bytes is None else f"{row.bytes:,}"
-        print(f"{short(row.page):<{PAGE_WIDTH}}{ms(reach and reach.median()):>10}{ms(reach and reach.max()):>6}   "
-              f"{inter}{size:>15}{row.files:>6}  {verdict(checks) if checks else '-'}")
+        print(
+            f"{short(row.page):<{PAGE_WIDTH}}{ms(reach and reach.median()):>10}{ms(reach and reach.max()):>6}   "
+            f"{inter}{size:>15}{row.files:>6}  {verdict(checks) if checks else '-'}"
+        )
 
 
 def short_verdict(checks: list[Check], row: Row) -> str:
@@ -538,8 +559,10 @@ def print_site(name: str, site: Path, how: str, rows: list[Row], throttle: float
     print(f"{name}: {site}{how}\n")
     print(f"opening, CPU slowed {throttle:g}x: ms from navigation start (CLS: unitless), over {REPEATS} loads")
     print_opening(rows)
-    print("\nafter opening, on the last load: ms from the scroll to a chart left for later, from an input's change "
-          "to its redraw")
+    print(
+        "\nafter opening, on the last load: ms from the scroll to a chart left for later, from an input's change "
+        "to its redraw"
+    )
     print_later(rows)
     print()
 
@@ -560,58 +583,102 @@ def print_comparison(results: dict[str, list[Row]], names: list[str]) -> None:
             print(f"{short(page):<{PAGE_WIDTH}}only in {'after' if page in after else 'before'}")
             continue
         pair = [opening_checks(before[page]), opening_checks(after[page])]
-        cells = [f"{fmt(b.median()):>6}{mark(b)} -> {fmt(a.median()):>5}{mark(a)}"
-                 for b, a, fmt in zip(*pair, (ms, ms, shift))]
+        cells = [
+            f"{fmt(b.median()):>6}{mark(b)} -> {fmt(a.median()):>5}{mark(a)}"
+            for b, a, fmt in zip(*pair, (ms, ms, shift))
+        ]
         said = [short_verdict(checks, row) for checks, row in zip(pair, (before[page], after[page]))]
         print(f"{short(page):<{PAGE_WIDTH}}{cells[0]:>17}{cells[1]:>18}{cells[2]:>18}  {' -> '.join(said)}")
-    print("! the median over its target; ^ the median within, the max not. FAIL*: the medians within the targets, "
-          "some single load not (max only).\n")
+    print(
+        "! the median over its target; ^ the median within, the max not. FAIL*: the medians within the targets, "
+        "some single load not (max only).\n"
+    )
 
 
-def print_method(sites: dict[str, Path], version: str, results: dict, blocked: list[str], errors: list[str],
-                 total_s: float, load_before: tuple[float, float, float], throttle: float, viewport: dict) -> None:
+def print_method(
+    sites: dict[str, Path],
+    version: str,
+    results: dict,
+    blocked: list[str],
+    errors: list[str],
+    total_s: float,
+    load_before: tuple[float, float, float],
+    throttle: float,
+    viewport: dict,
+) -> None:
     """How the figures were taken, each load's figures in order, and the notes."""
-    print(f"targets, with the CPU slowed {throttle:g}x: LCP at most {LCP_TARGET_MS:.0f} ms, interactive at most "
-          f"{INTERACTIVE_TARGET_MS:.0f} ms (the median and the max of {REPEATS} loads), CLS under {CLS_TARGET:g};")
-    print(f"each chart left for later ('later') drawn within {REACH_TARGET_MS:.0f} ms of being scrolled to, one "
-          f"interaction redrawn within {INTERACTION_TARGET_MS:.0f} ms.")
-    print("PASS: the max of all runs within them; FAIL (max only: ...): the medians within, some single run not; "
-          "FAIL (...): a median over, or a figure missing.")
+    print(
+        f"targets, with the CPU slowed {throttle:g}x: LCP at most {LCP_TARGET_MS:.0f} ms, interactive at most "
+        f"{INTERACTIVE_TARGET_MS:.0f} ms (the median and the max of {REPEATS} loads), CLS under {CLS_TARGET:g};"
+    )
+    print(
+        f"each chart left for later ('later') drawn within {REACH_TARGET_MS:.0f} ms of being scrolled to, one "
+        f"interaction redrawn within {INTERACTION_TARGET_MS:.0f} ms."
+    )
+    print(
+        "PASS: the max of all runs within them; FAIL (max only: ...): the medians within, some single run not; "
+        "FAIL (...): a median over, or a figure missing."
+    )
     if any(row.charts == 0 for rows in results.values() for row in rows):
         print("* a page without charts: interactive is the end of its load event.")
     first = next((rows[0].page for rows in results.values() if rows), "-")
     print("\nhow the figures were taken:")
-    print(f"  browser      headless Chromium {version} ({CHROMIUM}), one browser process and context for the "
-          "whole run,")
-    print(f"               window {viewport['width']} x {viewport['height']} px, each page's CPU slowed {throttle:g}x "
-          f"(Emulation.setCPUThrottlingRate, set before it loads),")
+    print(
+        f"  browser      headless Chromium {version} ({CHROMIUM}), one browser process and context for the whole run,"
+    )
+    print(
+        f"               window {viewport['width']} x {viewport['height']} px, each page's CPU slowed {throttle:g}x "
+        f"(Emulation.setCPUThrottlingRate, set before it loads),"
+    )
     print("               pages opened from file://, every request that is not file:// aborted")
-    print(f"  loads        {REPEATS} per page and site, each in a fresh page" + (", the two sites' loads of a page "
-          "taking turns (before first on the 1st, 3rd, ... load)" if len(sites) > 1 else "") + ";")
-    print(f"               '1st' is the page's first load, cold for that page; the run's first load ({first}) is "
-          "also the browser process's cold start")
-    print(f"  LCP          the last largest-contentful-paint entry's startTime, ms from navigation start, read "
-          f"{SETTLE_MS} ms after interactive, before any input;")
+    print(
+        f"  loads        {REPEATS} per page and site, each in a fresh page"
+        + (
+            ", the two sites' loads of a page taking turns (before first on the 1st, 3rd, ... load)"
+            if len(sites) > 1
+            else ""
+        )
+        + ";"
+    )
+    print(
+        f"               '1st' is the page's first load, cold for that page; the run's first load ({first}) is "
+        "also the browser process's cold start"
+    )
+    print(
+        f"  LCP          the last largest-contentful-paint entry's startTime, ms from navigation start, read "
+        f"{SETTLE_MS} ms after interactive, before any input;"
+    )
     print("               'LCP is': the element it painted (tag.first class), the most frequent over the loads")
-    print("  interactive  ms from navigation start (in-page performance.now()) until the last [data-spec] element "
-          "not left for later got data-rendered")
-    print(f"  CLS          the sum of the layout-shift entries without hadRecentInput, from navigation start to "
-          f"{SETTLE_MS} ms after interactive")
-    print("  reach        on the last load, each chart left for later scrolled into view in turn; ms from the scroll "
-          "to its data-rendered")
+    print(
+        "  interactive  ms from navigation start (in-page performance.now()) until the last [data-spec] element "
+        "not left for later got data-rendered"
+    )
+    print(
+        f"  CLS          the sum of the layout-shift entries without hadRecentInput, from navigation start to "
+        f"{SETTLE_MS} ms after interactive"
+    )
+    print(
+        "  reach        on the last load, each chart left for later scrolled into view in turn; ms from the scroll "
+        "to its data-rendered"
+    )
     alternated = ", ".join(f"{label}: {name} {a}/{b}" for label, (name, (a, b)) in INTERACTIONS_BY_LABEL.items())
-    print(f"  interaction  {INTERACTIONS} changes per interactive figure on the page's last load, alternating two "
-          "values")
+    print(
+        f"  interaction  {INTERACTIONS} changes per interactive figure on the page's last load, alternating two values"
+    )
     print(f"               ({alternated});")
-    print("               ms from just before the input/change dispatch to view.runAsync() done + next animation "
-          "frame")
-    print("  bytes        on-disk sizes of every file:// response of one load (HTML + scripts + styles + data + "
-          "images)")
+    print("               ms from just before the input/change dispatch to view.runAsync() done + next animation frame")
+    print(
+        "  bytes        on-disk sizes of every file:// response of one load (HTML + scripts + styles + data + images)"
+    )
     after = os.getloadavg()
-    print(f"  machine      {os.cpu_count()} cores; load average (1/5/15 min) "
-          f"{load_before[0]:.2f} / {load_before[1]:.2f} / {load_before[2]:.2f} before the browser started,")
-    print(f"               {after[0]:.2f} / {after[1]:.2f} / {after[2]:.2f} after; whole run {total_s:.0f} s. "
-          "Other work on the machine shows up as single slow runs (max).")
+    print(
+        f"  machine      {os.cpu_count()} cores; load average (1/5/15 min) "
+        f"{load_before[0]:.2f} / {load_before[1]:.2f} / {load_before[2]:.2f} before the browser started,"
+    )
+    print(
+        f"               {after[0]:.2f} / {after[1]:.2f} / {after[2]:.2f} after; whole run {total_s:.0f} s. "
+        "Other work on the machine shows up as single slow runs (max)."
+    )
     print(f"  network      {len(blocked)} non-file request(s) blocked" + (" (page: url, times):" if blocked else ""))
     for what, times in Counter(blocked).most_common(20):
         print(f"                 {what}  x{times}")
@@ -623,9 +690,15 @@ def print_each_load(results: dict[str, list[Row]]) -> None:
     print("  each load, in order: interactive ms | LCP ms | CLS")
     for name, rows in results.items():
         for row in rows:
-            print(f"    {short(row.page):<{PAGE_WIDTH}}" + (f"{name:<7}" if len(results) > 1 else "")
-                  + " ".join(f"{ms(x):>5}" for x in row.loads) + " | " + " ".join(f"{ms(x):>4}" for x in row.lcps)
-                  + " | " + " ".join(shift(x) for x in row.cls))
+            print(
+                f"    {short(row.page):<{PAGE_WIDTH}}"
+                + (f"{name:<7}" if len(results) > 1 else "")
+                + " ".join(f"{ms(x):>5}" for x in row.loads)
+                + " | "
+                + " ".join(f"{ms(x):>4}" for x in row.lcps)
+                + " | "
+                + " ".join(shift(x) for x in row.cls)
+            )
 
 
 def print_notes(results: dict[str, list[Row]], errors: list[str]) -> None:
@@ -637,8 +710,10 @@ def print_notes(results: dict[str, list[Row]], errors: list[str]) -> None:
             elements = Counter(row.lcp_elements)
             if len(elements) > 1:
                 notes.append(f"{where}{row.page}: LCP painted " + ", ".join(f"{e} x{n}" for e, n in elements.items()))
-            notes += [f"{where}{row.page}: {n}" + (f" (x{times})" if times > 1 else "")
-                      for n, times in Counter(row.notes).items()]
+            notes += [
+                f"{where}{row.page}: {n}" + (f" (x{times})" if times > 1 else "")
+                for n, times in Counter(row.notes).items()
+            ]
     notes += [note + (f" (x{times})" if times > 1 else "") for note, times in Counter(errors).items()]
     if notes:
         print("notes:")
@@ -649,15 +724,27 @@ def print_notes(results: dict[str, list[Row]], errors: list[str]) -> None:
 def parse(argv: list[str]):
     import argparse
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], usage="python bench/browser.py "
-                                     "[SITE_DIR] [--before BEFORE] [--throttle RATE] [--viewport WxH]")
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        usage="python bench/browser.py [SITE_DIR] [--before BEFORE] [--throttle RATE] [--viewport WxH]",
+    )
     parser.add_argument("site", nargs="?", type=Path, help="a folder written by build.py; default: build one now")
-    parser.add_argument("--before", help="a site to compare it with: a folder written by build.py, or a commit or "
-                        "checkout folder, built here with --model random")
-    parser.add_argument("--viewport", default="1280x720",
-                        help="the window's width and height in px, as WxH (default 1280x720; a phone: 360x800)")
-    parser.add_argument("--throttle", type=float, default=4.0,
-                        help="slow each page's CPU this many times (default 4, a slow phone; 1: not at all)")
+    parser.add_argument(
+        "--before",
+        help="a site to compare it with: a folder written by build.py, or a commit or "
+        "checkout folder, built here with --model random",
+    )
+    parser.add_argument(
+        "--viewport",
+        default="1280x720",
+        help="the window's width and height in px, as WxH (default 1280x720; a phone: 360x800)",
+    )
+    parser.add_argument(
+        "--throttle",
+        type=float,
+        default=4.0,
+        help="slow each page's CPU this many times (default 4, a slow phone; 1: not at all)",
+    )
     options = parser.parse_args(argv)
     if options.throttle < 1:
         parser.error(f"--throttle: {options.throttle:g} is below 1; allowed: 1 (not slowed) or more")
@@ -695,8 +782,17 @@ def main(argv: list[str]) -> int:
             print_site(name if len(sites) > 1 else "site", site, how[name], results[name], options.throttle)
         if len(sites) > 1:
             print_comparison(results, page_names(sites))
-        print_method(sites, version, results, blocked, errors, time.perf_counter() - start, load_before,
-                     options.throttle, options.viewport)
+        print_method(
+            sites,
+            version,
+            results,
+            blocked,
+            errors,
+            time.perf_counter() - start,
+            load_before,
+            options.throttle,
+            options.viewport,
+        )
         all_pass = all(passes(row) for row in results["after"])
         print("\n" + ("ALL PASS" if all_pass else "SOME FAIL") + (" (after)" if len(sites) > 1 else ""))
         return 0 if all_pass else 1

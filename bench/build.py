@@ -92,7 +92,7 @@ BROWSER_TIMEOUT_MS = 60_000
 
 TARGET_RATIO = 1.3  # the chapter's cold build against its floor (issue 10 asked 1.5, issue 11 1.3)
 TARGET_LONG_RATIO = 0.8  # a 1,024-token text, GPT-2 small's shape and gpt2-xl's, against its floor (issue 34)
-TARGET_LONG_MEMORY = 1024 ** 3  # bytes over the weights a 1,024-token build may take at its peak, small or xl
+TARGET_LONG_MEMORY = 1024**3  # bytes over the weights a 1,024-token build may take at its peak, small or xl
 TARGET_XL_SITE = 67_000_000  # bytes: half the 134 MB the xl build wrote before the capture streamed
 TARGET_REBUILD_S = 0.5  # issue 34: the cached rebuild of chapter.toml, as a whole process (median of 3)
 TARGET_LARGEST_BYTES = 5_000_000
@@ -245,16 +245,21 @@ def spawn(script: str, args: list[str], env: dict, what: str) -> Child:
     lines = [line for line in done.stdout.splitlines() if line.startswith("BENCH ")]
     if done.returncode != 0 or not lines:
         sys.exit(f"error: {what} failed (exit {done.returncode}):\n{done.stdout}{done.stderr}")
-    return Child(wall, cpu, load, max(0.0, busy - cpu), json.loads(lines[-1][len("BENCH "):]), done.stdout, t0)
+    return Child(wall, cpu, load, max(0.0, busy - cpu), json.loads(lines[-1][len("BENCH ") :]), done.stdout, t0)
 
 
 def cold_phases(child: Child) -> list[tuple[str, float]]:
     """The cold build's wall time, split: interpreter start, imports, build_site's phases, the rest, exit."""
     r = child.result
-    phases = [("interpreter start (spawn to first line)", r["start"] - child.spawned),
-              ("import sitegen.pipeline (click, jinja2, altair, figures)", r["imported"] - r["start"])]
-    names = {"imports": "imports (torch; the build does not import transformers)", "figures": "figures (each drawing asked for at once)",
-             "writing": "writing (waits for the last drawings)"}
+    phases = [
+        ("interpreter start (spawn to first line)", r["start"] - child.spawned),
+        ("import sitegen.pipeline (click, jinja2, altair, figures)", r["imported"] - r["start"]),
+    ]
+    names = {
+        "imports": "imports (torch; the build does not import transformers)",
+        "figures": "figures (each drawing asked for at once)",
+        "writing": "writing (waits for the last drawings)",
+    }
     phases += [(f"build_site: {names.get(name, name)}", s) for name, s in r["phases"].items()]
     rest = (r["built"] - r["imported"]) - sum(r["phases"].values())
     phases.append(("build_site: the rest (config, checks, cache store)", rest))
@@ -277,12 +282,15 @@ def print_phases(title: str, child: Child, phases: list[tuple[str, float]]) -> N
     print(title)
     for name, seconds in phases:
         print(f"    {name:<58}{seconds:7.2f} s")
-    print(f"    {'total wall (spawn to exit)':<58}{child.wall:7.2f} s   (CPU {child.cpu:.1f} s; "
-          f"max RSS {child.result.get('maxrss_kb', 0) / 1024:.0f} MB; other work on the machine meanwhile: "
-          f"CPU {child.others:.1f} s)")
+    print(
+        f"    {'total wall (spawn to exit)':<58}{child.wall:7.2f} s   (CPU {child.cpu:.1f} s; "
+        f"max RSS {child.result.get('maxrss_kb', 0) / 1024:.0f} MB; other work on the machine meanwhile: "
+        f"CPU {child.others:.1f} s)"
+    )
 
 
 # ------------------------------------------------------------------------------------------ sites on disk
+
 
 def folder_bytes(folder: Path) -> tuple[int, int]:
     files = [p for p in folder.rglob("*") if p.is_file()]
@@ -290,8 +298,11 @@ def folder_bytes(folder: Path) -> tuple[int, int]:
 
 
 def digests(folder: Path) -> dict:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def named_files(site: Path, page: Path) -> list[str]:
@@ -319,6 +330,7 @@ def largest_named(site: Path) -> tuple[int, str]:
 
 
 # ------------------------------------------------------------------------------------------ the browser
+
 
 @dataclass
 class Load:
@@ -362,8 +374,9 @@ def browse(chapter_site: Path, long_site: Path) -> tuple[str, dict, list[Load], 
         return result
 
     with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=bench_browser.CHROMIUM, args=bench_browser.CHROMIUM_ARGS,
-                                      headless=True)
+        chromium = pw.chromium.launch(
+            executable_path=bench_browser.CHROMIUM, args=bench_browser.CHROMIUM_ARGS, headless=True
+        )
         version = chromium.version
         context = chromium.new_context()
         context.add_init_script(bench_browser.RENDER_OBSERVER)
@@ -382,27 +395,35 @@ def browse(chapter_site: Path, long_site: Path) -> tuple[str, dict, list[Load], 
 
 # ------------------------------------------------------------------------------------------ the run
 
+
 def peak(child: Child) -> int:
     """The child's peak resident memory in bytes, as it read it itself (getrusage, ru_maxrss in KiB)."""
     return child.result.get("maxrss_kb", 0) * 1024
 
 
 def gib(n: float) -> str:
-    return f"{n / 1024 ** 3:.2f} GiB"
+    return f"{n / 1024**3:.2f} GiB"
 
 
 def print_versus(floor: Child, cold: Child) -> None:
     """A floor's phases and a cold build's, one above the other."""
-    print_phases("  floor: import torch and transformers, load the model, one forward pass with attentions and "
-                 "hidden states", floor, floor_phases(floor))
+    print_phases(
+        "  floor: import torch and transformers, load the model, one forward pass with attentions and hidden states",
+        floor,
+        floor_phases(floor),
+    )
     print_phases("  cold build: build_site with an empty cache", cold, cold_phases(cold))
 
 
 def versus(config: Path, texts: list[str], model_dir: Path, site: Path, cache: Path, env: dict) -> tuple:
     """The floor for these texts and model, then the cold build of `config` with an empty cache: (floor, cold)."""
     floor = spawn(FLOOR, [json.dumps(texts), str(model_dir)], env, f"the floor of {config.name}")
-    cold = spawn(COLD, [str(config), str(site), str(cache), str(model_dir)], {**env, "GPT2_FIGURES_CACHE": str(cache)},
-                 f"the cold build of {config.name}")
+    cold = spawn(
+        COLD,
+        [str(config), str(site), str(cache), str(model_dir)],
+        {**env, "GPT2_FIGURES_CACHE": str(cache)},
+        f"the cold build of {config.name}",
+    )
     return floor, cold
 
 
@@ -418,16 +439,34 @@ class XlCase:
         ratio = self.cold.wall / self.floor.wall
         allowed = self.weights + TARGET_LONG_MEMORY
         return [
-            ("1,024 tokens, xl: cold build / floor", f"<= {TARGET_LONG_RATIO}",
-             f"{ratio:.2f} ({self.cold.wall:.0f} s / {self.floor.wall:.0f} s)", ratio <= TARGET_LONG_RATIO,
-             f"{self.cold.cpu / self.floor.cpu:.2f} ({self.cold.cpu:.0f} s / {self.floor.cpu:.0f} s)"),
-            ("1,024 tokens, xl: peak memory", "<= w + 1 GiB",
-             f"{gib(peak(self.cold))} (weights {gib(self.weights)}, floor {gib(peak(self.floor))})",
-             peak(self.cold) <= allowed, ""),
-            ("1,024 tokens, xl: site", f"<= {TARGET_XL_SITE / 1e6:.0f} MB", mb(self.site_bytes),
-             self.site_bytes <= TARGET_XL_SITE, ""),
-            ("1,024 tokens, xl: largest file a page loads", "< 5 MB", mb(self.largest),
-             self.largest < TARGET_LARGEST_BYTES, ""),
+            (
+                "1,024 tokens, xl: cold build / floor",
+                f"<= {TARGET_LONG_RATIO}",
+                f"{ratio:.2f} ({self.cold.wall:.0f} s / {self.floor.wall:.0f} s)",
+                ratio <= TARGET_LONG_RATIO,
+                f"{self.cold.cpu / self.floor.cpu:.2f} ({self.cold.cpu:.0f} s / {self.floor.cpu:.0f} s)",
+            ),
+            (
+                "1,024 tokens, xl: peak memory",
+                "<= w + 1 GiB",
+                f"{gib(peak(self.cold))} (weights {gib(self.weights)}, floor {gib(peak(self.floor))})",
+                peak(self.cold) <= allowed,
+                "",
+            ),
+            (
+                "1,024 tokens, xl: site",
+                f"<= {TARGET_XL_SITE / 1e6:.0f} MB",
+                mb(self.site_bytes),
+                self.site_bytes <= TARGET_XL_SITE,
+                "",
+            ),
+            (
+                "1,024 tokens, xl: largest file a page loads",
+                "< 5 MB",
+                mb(self.largest),
+                self.largest < TARGET_LARGEST_BYTES,
+                "",
+            ),
         ]
 
 
@@ -442,8 +481,10 @@ def xl_case(model_dir: Path, texts: list[str], work: Path, env: dict) -> XlCase:
     """The 1,024-token text with gpt2-xl's shape: the model saved once (untimed) into `model_dir` and kept."""
     if not (model_dir / "config.json").is_file():
         model_dir.mkdir(parents=True, exist_ok=True)
-        print(f"untimed: saving a model of gpt2-xl's shape (seed 0) into {model_dir} for this and later runs ...",
-              flush=True)
+        print(
+            f"untimed: saving a model of gpt2-xl's shape (seed 0) into {model_dir} for this and later runs ...",
+            flush=True,
+        )
         saved = spawn(SAVE, [str(model_dir), json.dumps(XL_SHAPE)], env, "saving the xl model")
         print(f"  saved in {saved.wall:.0f} s")
     weights = weight_bytes(model_dir)
@@ -453,11 +494,15 @@ def xl_case(model_dir: Path, texts: list[str], work: Path, env: dict) -> XlCase:
     largest, largest_file = largest_named(site)
     config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
     layers, d = config["n_layer"], config["n_embd"]
-    print(f"3 (xl). the same text with gpt2-xl's shape ({layers} layers, {config['n_head']} heads, {d} wide; "
-          f"weights {gib(weights)}) from {model_dir}:")
+    print(
+        f"3 (xl). the same text with gpt2-xl's shape ({layers} layers, {config['n_head']} heads, {d} wide; "
+        f"weights {gib(weights)}) from {model_dir}:"
+    )
     print_versus(floor, cold)
-    print(f"  cold / floor = {cold.wall:.1f} s / {floor.wall:.1f} s = {cold.wall / floor.wall:.2f}; peak memory "
-          f"{gib(peak(cold))} (weights + {gib(peak(cold) - weights)}), the floor's {gib(peak(floor))}")
+    print(
+        f"  cold / floor = {cold.wall:.1f} s / {floor.wall:.1f} s = {cold.wall / floor.wall:.2f}; peak memory "
+        f"{gib(peak(cold))} (weights + {gib(peak(cold) - weights)}), the floor's {gib(peak(floor))}"
+    )
     print(f"  site: {site_bytes:,} bytes; largest file a page may load at once: {largest_file} {largest:,} bytes")
     return XlCase(floor, cold, weights, site_bytes, largest)
 
@@ -467,15 +512,31 @@ def mb(n: float) -> str:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], usage="python bench/build.py [--work DIR] [--chapter-only] [--xl [DIR]]")
-    parser.add_argument("--work", type=Path, default=None,
-                        help="keep the sites and caches here (a new or empty folder); default: a temporary folder")
-    parser.add_argument("--chapter-only", action="store_true",
-                        help="measure only the floor and the cold build of chapter.toml (part 1), in a minute")
-    parser.add_argument("--xl", nargs="?", type=Path, const=XL_DIR, default=None, metavar="DIR",
-                        help="also build the 1,024-token text with a model of gpt2-xl's shape (seeded random "
-                             f"weights, saved once into DIR and kept there; default {XL_DIR}); takes minutes and "
-                             "6 GiB of disk, and 14 GiB of memory for its floor")
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], usage="python bench/build.py [--work DIR] [--chapter-only] [--xl [DIR]]"
+    )
+    parser.add_argument(
+        "--work",
+        type=Path,
+        default=None,
+        help="keep the sites and caches here (a new or empty folder); default: a temporary folder",
+    )
+    parser.add_argument(
+        "--chapter-only",
+        action="store_true",
+        help="measure only the floor and the cold build of chapter.toml (part 1), in a minute",
+    )
+    parser.add_argument(
+        "--xl",
+        nargs="?",
+        type=Path,
+        const=XL_DIR,
+        default=None,
+        metavar="DIR",
+        help="also build the 1,024-token text with a model of gpt2-xl's shape (seeded random "
+        f"weights, saved once into DIR and kept there; default {XL_DIR}); takes minutes and "
+        "6 GiB of disk, and 14 GiB of memory for its floor",
+    )
     options = parser.parse_args(argv)
     if options.work is not None:
         if options.work.exists() and any(options.work.iterdir()):
@@ -501,10 +562,12 @@ def patching_case(model_dir: Path, env: dict) -> float:
     keys = [fig["clean"], fig["corrupted"], fig["target"], fig["versus"]]
     child = spawn(PATCHING, [str(model_dir), json.dumps(keys)], env, "the patching runs")
     found = child.result
-    print(f"1b. the patching figure ({found['tokens']} tokens, GPT-2 small's shape): all its runs "
-          f"{found['patching']:.2f} s (target at most {TARGET_PATCHING_S:.1f} s), one forward pass (the floor) "
-          f"{found['floor'] * 1000:.0f} ms, ratio {found['patching'] / found['floor']:.0f}; best of 3 each; "
-          f"the process's peak memory {gib(found['peak'])}")
+    print(
+        f"1b. the patching figure ({found['tokens']} tokens, GPT-2 small's shape): all its runs "
+        f"{found['patching']:.2f} s (target at most {TARGET_PATCHING_S:.1f} s), one forward pass (the floor) "
+        f"{found['floor'] * 1000:.0f} ms, ratio {found['patching'] / found['floor']:.0f}; best of 3 each; "
+        f"the process's peak memory {gib(found['peak'])}"
+    )
     return found["patching"]
 
 
@@ -517,14 +580,20 @@ def live_case(model_dir: Path, work: Path, cold: Child, chapter_site: Path, env:
         print("1c. --live: skipped (the live page's npm libraries are missing: ./setup.sh --live)")
         return
     site, cache = work / "live-site", work / "cache-live"
-    live = spawn(COLD, [str(CHAPTER), str(site), str(cache), str(model_dir), "--live"],
-                 {**env, "GPT2_FIGURES_CACHE": str(cache)}, "the cold build with --live")
+    live = spawn(
+        COLD,
+        [str(CHAPTER), str(site), str(cache), str(model_dir), "--live"],
+        {**env, "GPT2_FIGURES_CACHE": str(cache)},
+        "the cold build with --live",
+    )
     extra = folder_bytes(site)[0] - folder_bytes(chapter_site)[0]
     under_live = folder_bytes(site / "live")[0]
-    print(f"1c. the cold build with --live: {live.wall:.2f} s against {cold.wall:.2f} s without "
-          f"(+{live.wall - cold.wall:.2f} s, the export of the model to ONNX most of it), +{mb(extra)} in the site "
-          f"({mb(under_live)} under live/: the model's files, the runtime, the tokenizer); the process's peak memory "
-          f"{gib(peak(live))} against {gib(peak(cold))}")
+    print(
+        f"1c. the cold build with --live: {live.wall:.2f} s against {cold.wall:.2f} s without "
+        f"(+{live.wall - cold.wall:.2f} s, the export of the model to ONNX most of it), +{mb(extra)} in the site "
+        f"({mb(under_live)} under live/: the model's files, the runtime, the tokenizer); the process's peak memory "
+        f"{gib(peak(live))} against {gib(peak(cold))}"
+    )
 
 
 def run(work: Path, chapter_only: bool = False, xl: Path | None = None) -> int:
@@ -539,8 +608,10 @@ def run(work: Path, chapter_only: bool = False, xl: Path | None = None) -> int:
     texts = list(gather_asks(load_config(CHAPTER, KINDS)).texts)
     env = {**os.environ, "GPT2_FIGURES_CACHE": str(chapter_cache)}
 
-    print(f"bench/build.py: the build with --model random (GPT-2 small's shape, seeded random weights) on "
-          f"{os.cpu_count()} CPUs; work folder {work}")
+    print(
+        f"bench/build.py: the build with --model random (GPT-2 small's shape, seeded random weights) on "
+        f"{os.cpu_count()} CPUs; work folder {work}"
+    )
     print(f"load average (1/5/15 min) at start: {load_before[0]:.2f} / {load_before[1]:.2f} / {load_before[2]:.2f}")
     print()
 
@@ -548,8 +619,10 @@ def run(work: Path, chapter_only: bool = False, xl: Path | None = None) -> int:
     print(f"warm-up (untimed): import torch, transformers, altair, jinja2, vl_convert in {warm.wall:.1f} s")
     model_dir = work / "gpt2-small-seed-0"
     saved = spawn(SAVE, [str(model_dir), "{}"], env, "saving the model")
-    print(f"untimed: GPT-2 small's shape with seed 0's weights saved with save_pretrained into {model_dir.name}/ "
-          f"in {saved.wall:.1f} s; the floor and the chapter's builds load it from there, as a user's model loads")
+    print(
+        f"untimed: GPT-2 small's shape with seed 0's weights saved with save_pretrained into {model_dir.name}/ "
+        f"in {saved.wall:.1f} s; the floor and the chapter's builds load it from there, as a user's model loads"
+    )
     print()
 
     # 1. floor and cold build ----------------------------------------------------------------------
@@ -559,13 +632,17 @@ def run(work: Path, chapter_only: bool = False, xl: Path | None = None) -> int:
     print_versus(floor, cold)
     print(f"  cold / floor = {cold.wall:.2f} s / {floor.wall:.2f} s = {ratio:.2f}   (target at most {TARGET_RATIO})")
     cold_exit, floor_exit = cold_phases(cold)[-1][1], floor_phases(floor)[-1][1]
-    print(f"  without either process's exit: {cold.wall - cold_exit:.2f} s / {floor.wall - floor_exit:.2f} s = "
-          f"{(cold.wall - cold_exit) / (floor.wall - floor_exit):.2f}   (build.py ends at once when the site is "
-          "written; the floor script lets Python tear torch down)")
+    print(
+        f"  without either process's exit: {cold.wall - cold_exit:.2f} s / {floor.wall - floor_exit:.2f} s = "
+        f"{(cold.wall - cold_exit) / (floor.wall - floor_exit):.2f}   (build.py ends at once when the site is "
+        "written; the floor script lets Python tear torch down)"
+    )
     print()
     patching = patching_case(model_dir, env)
-    print(f"  1 and 1b: the patching figure's runs are work no other build does, not overhead: cold / (floor + those "
-          f"runs) = {cold.wall:.2f} s / {floor.wall + patching:.2f} s = {cold.wall / (floor.wall + patching):.2f}")
+    print(
+        f"  1 and 1b: the patching figure's runs are work no other build does, not overhead: cold / (floor + those "
+        f"runs) = {cold.wall:.2f} s / {floor.wall + patching:.2f} s = {cold.wall / (floor.wall + patching):.2f}"
+    )
     print()
     live_case(model_dir, work, cold, chapter_site, env)
     print()
@@ -574,8 +651,15 @@ def run(work: Path, chapter_only: bool = False, xl: Path | None = None) -> int:
 
     # 2. cached rebuild ----------------------------------------------------------------------------
     before = digests(chapter_site)
-    rebuilds = [spawn(REBUILD, ["--model", str(model_dir), "--out", str(chapter_site), "--cache", str(chapter_cache)],
-                      env, "the cached rebuild") for _ in range(3)]
+    rebuilds = [
+        spawn(
+            REBUILD,
+            ["--model", str(model_dir), "--out", str(chapter_site), "--cache", str(chapter_cache)],
+            env,
+            "the cached rebuild",
+        )
+        for _ in range(3)
+    ]
     after = digests(chapter_site)
     best = min(rebuilds, key=lambda c: c.wall)
     median = sorted(rebuilds, key=lambda c: c.wall)[len(rebuilds) // 2]
@@ -583,14 +667,20 @@ def run(work: Path, chapter_only: bool = False, xl: Path | None = None) -> int:
     print("2. cached rebuild: build.py --model DIR --out SITE --cache CACHE, fresh process each, warm cache:")
     for i, child in enumerate(rebuilds, 1):
         line = next((l for l in child.stdout.splitlines() if l.startswith("wrote ")), "").split(": ", 1)[-1]
-        print(f"    run {i}: {child.wall:5.2f} s wall (CPU {child.cpu:.2f} s; other work {child.others:.2f} s)  "
-              f"torch imported: {'yes' if child.result['torch'] else 'no'}, transformers: "
-              f"{'yes' if child.result['transformers'] else 'no'}, altair: {'yes' if child.result['altair'] else 'no'}; "
-              f"build.py says: {line}")
+        print(
+            f"    run {i}: {child.wall:5.2f} s wall (CPU {child.cpu:.2f} s; other work {child.others:.2f} s)  "
+            f"torch imported: {'yes' if child.result['torch'] else 'no'}, transformers: "
+            f"{'yes' if child.result['transformers'] else 'no'}, altair: {'yes' if child.result['altair'] else 'no'}; "
+            f"build.py says: {line}"
+        )
     changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
-    print(f"  median of 3: {median.wall:.2f} s (target at most {TARGET_REBUILD_S:.1f} s); best {best.wall:.2f} s; "
-          f"all 3: {', '.join(f'{c.wall:.2f}' for c in rebuilds)} s")
-    print(f"  the rebuilt site is {'byte for byte the cold build' if not changed else 'NOT the cold build: ' + ', '.join(changed[:5])}")
+    print(
+        f"  median of 3: {median.wall:.2f} s (target at most {TARGET_REBUILD_S:.1f} s); best {best.wall:.2f} s; "
+        f"all 3: {', '.join(f'{c.wall:.2f}' for c in rebuilds)} s"
+    )
+    print(
+        f"  the rebuilt site is {'byte for byte the cold build' if not changed else 'NOT the cold build: ' + ', '.join(changed[:5])}"
+    )
     print()
 
     # 3. the 1,024-token text ----------------------------------------------------------------------
@@ -605,16 +695,22 @@ def run(work: Path, chapter_only: bool = False, xl: Path | None = None) -> int:
     largest_bytes, largest_file = largest_named(long_site)
     long_ratio = long.wall / long_floor.wall
     small_weights = weight_bytes(model_dir)
-    print(f"3. a text of {n_tokens:,} tokens ({LONG_CONFIG.relative_to(ROOT)}: an attention figure, views [5,4] "
-          f"[1,1], focus 700; a read-out figure, target \" France\"), data format {data['format']}, GPT-2 "
-          "small's shape from its directory:")
+    print(
+        f"3. a text of {n_tokens:,} tokens ({LONG_CONFIG.relative_to(ROOT)}: an attention figure, views [5,4] "
+        f'[1,1], focus 700; a read-out figure, target " France"), data format {data["format"]}, GPT-2 '
+        "small's shape from its directory:"
+    )
     print_versus(long_floor, long)
-    print(f"  cold / floor = {long.wall:.2f} s / {long_floor.wall:.2f} s = {long_ratio:.2f}   (target at most "
-          f"{TARGET_LONG_RATIO}); peak memory {gib(peak(long))} against the floor's {gib(peak(long_floor))}, "
-          f"the weights' {gib(small_weights)}")
+    print(
+        f"  cold / floor = {long.wall:.2f} s / {long_floor.wall:.2f} s = {long_ratio:.2f}   (target at most "
+        f"{TARGET_LONG_RATIO}); peak memory {gib(peak(long))} against the floor's {gib(peak(long_floor))}, "
+        f"the weights' {gib(small_weights)}"
+    )
     print(f"  site: {long_bytes:,} bytes in {long_files} files")
-    print(f"  largest file a page may load at once (from disk, every page, head files included): "
-          f"{largest_file} {largest_bytes:,} bytes")
+    print(
+        f"  largest file a page may load at once (from disk, every page, head files included): "
+        f"{largest_file} {largest_bytes:,} bytes"
+    )
     print()
 
     # 3 (xl). the same text with a model of gpt2-xl's shape ----------------------------------------
@@ -631,14 +727,23 @@ def run(work: Path, chapter_only: bool = False, xl: Path | None = None) -> int:
     seen_largest = max(((size, rel) for l in long_loads for rel, size in l.files.items()), default=(0, "-"))
     print(f"  {LONG_ATTENTION_PAGE} in headless Chromium {version}, {LOADS} loads in fresh tabs:")
     for i, l in enumerate(long_loads, 1):
-        print(f"    load {i}: first chart drawn at {'-' if l.first_ms is None else f'{l.first_ms:.0f}'} ms, "
-              f"{l.charts} chart(s), {len(l.files)} files, {sum(l.files.values()):,} bytes loaded"
-              + (f"; not drawn: {l.errors}" if l.errors else "") + (f"; {l.note}" if l.note else ""))
-    print("    files of load 1: " + ", ".join(f"{Path(rel).name} {size:,}" for rel, size in
-                                                  sorted(long_loads[0].files.items(), key=lambda kv: -kv[1])))
-    print(f"  median first chart: {'-' if first_median is None else f'{first_median:.0f} ms'} "
-          f"(target at most {TARGET_FIRST_CHART_MS:.0f} ms); largest file Chromium loaded: "
-          f"{Path(seen_largest[1]).name} {seen_largest[0]:,} bytes")
+        print(
+            f"    load {i}: first chart drawn at {'-' if l.first_ms is None else f'{l.first_ms:.0f}'} ms, "
+            f"{l.charts} chart(s), {len(l.files)} files, {sum(l.files.values()):,} bytes loaded"
+            + (f"; not drawn: {l.errors}" if l.errors else "")
+            + (f"; {l.note}" if l.note else "")
+        )
+    print(
+        "    files of load 1: "
+        + ", ".join(
+            f"{Path(rel).name} {size:,}" for rel, size in sorted(long_loads[0].files.items(), key=lambda kv: -kv[1])
+        )
+    )
+    print(
+        f"  median first chart: {'-' if first_median is None else f'{first_median:.0f} ms'} "
+        f"(target at most {TARGET_FIRST_CHART_MS:.0f} ms); largest file Chromium loaded: "
+        f"{Path(seen_largest[1]).name} {seen_largest[0]:,} bytes"
+    )
     print()
 
     chapter_bytes, chapter_files = folder_bytes(chapter_site)
@@ -648,9 +753,12 @@ def run(work: Path, chapter_only: bool = False, xl: Path | None = None) -> int:
         named = [name, *named_files(chapter_site, chapter_site / name)]
         named_bytes = sum((chapter_site / n).stat().st_size for n in named if (chapter_site / n).is_file())
         top = max(l.files.items(), key=lambda kv: kv[1], default=("-", 0))
-        print(f"    {name:<22}{sum(l.files.values()):>14,}{len(l.files):>7}{named_bytes:>20,}   "
-              f"{Path(top[0]).name} {top[1]:,}" + (f"  ({l.note})" if l.note else "")
-              + (f"  not drawn: {l.errors}" if l.errors else ""))
+        print(
+            f"    {name:<22}{sum(l.files.values()):>14,}{len(l.files):>7}{named_bytes:>20,}   "
+            f"{Path(top[0]).name} {top[1]:,}"
+            + (f"  ({l.note})" if l.note else "")
+            + (f"  not drawn: {l.errors}" if l.errors else "")
+        )
     print("    loaded: every file:// response of the load (HTML, scripts, styles, images, data); named: the HTML and")
     print("    every script, stylesheet and image it names, print-only and <noscript> drawings included.")
     print()
@@ -658,22 +766,43 @@ def run(work: Path, chapter_only: bool = False, xl: Path | None = None) -> int:
     # the table ------------------------------------------------------------------------------------
     largest = max(largest_bytes, seen_largest[0])
     rows = [  # what, wanted, measured, pass, CPU time (user + sys) beside it: wall far above CPU means a busy machine
-        ("cold build / floor, chapter.toml", f"<= {TARGET_RATIO}",
-         f"{ratio:.2f} ({cold.wall:.1f} s / {floor.wall:.1f} s)", ratio <= TARGET_RATIO,
-         f"{cold.cpu / floor.cpu:.2f} ({cold.cpu:.1f} s / {floor.cpu:.1f} s)"),
-        ("cached rebuild, median of 3", f"<= {TARGET_REBUILD_S:.1f} s", f"{median.wall:.2f} s",
-         median.wall <= TARGET_REBUILD_S, f"{median.cpu:.2f} s"),
+        (
+            "cold build / floor, chapter.toml",
+            f"<= {TARGET_RATIO}",
+            f"{ratio:.2f} ({cold.wall:.1f} s / {floor.wall:.1f} s)",
+            ratio <= TARGET_RATIO,
+            f"{cold.cpu / floor.cpu:.2f} ({cold.cpu:.1f} s / {floor.cpu:.1f} s)",
+        ),
+        (
+            "cached rebuild, median of 3",
+            f"<= {TARGET_REBUILD_S:.1f} s",
+            f"{median.wall:.2f} s",
+            median.wall <= TARGET_REBUILD_S,
+            f"{median.cpu:.2f} s",
+        ),
         ("cached rebuild imports torch", "no", f"{sum(torch_imported)} of 3 did", not any(torch_imported), ""),
-        ("1,024 tokens, small: cold build / floor", f"<= {TARGET_LONG_RATIO}",
-         f"{long_ratio:.2f} ({long.wall:.1f} s / {long_floor.wall:.1f} s)", long_ratio <= TARGET_LONG_RATIO,
-         f"{long.cpu / long_floor.cpu:.2f} ({long.cpu:.1f} s / {long_floor.cpu:.1f} s)"),
-        ("1,024 tokens, small: peak memory", "<= w + 1 GiB",
-         f"{gib(peak(long))} (weights {gib(small_weights)}, floor {gib(peak(long_floor))})",
-         peak(long) <= small_weights + TARGET_LONG_MEMORY, ""),
+        (
+            "1,024 tokens, small: cold build / floor",
+            f"<= {TARGET_LONG_RATIO}",
+            f"{long_ratio:.2f} ({long.wall:.1f} s / {long_floor.wall:.1f} s)",
+            long_ratio <= TARGET_LONG_RATIO,
+            f"{long.cpu / long_floor.cpu:.2f} ({long.cpu:.1f} s / {long_floor.cpu:.1f} s)",
+        ),
+        (
+            "1,024 tokens, small: peak memory",
+            "<= w + 1 GiB",
+            f"{gib(peak(long))} (weights {gib(small_weights)}, floor {gib(peak(long_floor))})",
+            peak(long) <= small_weights + TARGET_LONG_MEMORY,
+            "",
+        ),
         ("largest file a page loads at once", "< 5 MB", mb(largest), largest < TARGET_LARGEST_BYTES, ""),
-        ("first chart, 1,024-token page, median", f"<= {TARGET_FIRST_CHART_MS / 1000:.0f} s",
-         "-" if first_median is None else f"{first_median / 1000:.2f} s",
-         first_median is not None and first_median <= TARGET_FIRST_CHART_MS, ""),
+        (
+            "first chart, 1,024-token page, median",
+            f"<= {TARGET_FIRST_CHART_MS / 1000:.0f} s",
+            "-" if first_median is None else f"{first_median / 1000:.2f} s",
+            first_median is not None and first_median <= TARGET_FIRST_CHART_MS,
+            "",
+        ),
     ]
     if big is not None:
         rows += big.rows()
@@ -687,24 +816,32 @@ def run(work: Path, chapter_only: bool = False, xl: Path | None = None) -> int:
     print()
 
     load_after = os.getloadavg()
-    print("how: every figure is from processes started fresh by this script with "
-          f"{Path(sys.executable).name} {platform.python_version()}, timed from just before spawn to exit;")
+    print(
+        "how: every figure is from processes started fresh by this script with "
+        f"{Path(sys.executable).name} {platform.python_version()}, timed from just before spawn to exit;"
+    )
     print("     caches start empty (GPT2_FIGURES_CACHE and --cache point into the work folder). Details: the")
     print("     docstring of bench/build.py. One run each, except the rebuild and the page (median of 3).")
-    print(f"machine: {platform.platform()}, {os.cpu_count()} CPUs (os.cpu_count()); torch "
-          f"{record['environment']['torch']}, tokenizers {record['environment']['tokenizers']} (the builds "
-          f"import no transformers; the floors do); "
-          f"Chromium {version}, {blocked} non-file request(s) blocked")
-    print(f"load average (1/5/15 min): before {load_before[0]:.2f} / {load_before[1]:.2f} / {load_before[2]:.2f}, "
-          f"after {load_after[0]:.2f} / {load_after[1]:.2f} / {load_after[2]:.2f}; whole run "
-          f"{time.perf_counter() - run_start:.0f} s")
+    print(
+        f"machine: {platform.platform()}, {os.cpu_count()} CPUs (os.cpu_count()); torch "
+        f"{record['environment']['torch']}, tokenizers {record['environment']['tokenizers']} (the builds "
+        f"import no transformers; the floors do); "
+        f"Chromium {version}, {blocked} non-file request(s) blocked"
+    )
+    print(
+        f"load average (1/5/15 min): before {load_before[0]:.2f} / {load_before[1]:.2f} / {load_before[2]:.2f}, "
+        f"after {load_after[0]:.2f} / {load_after[1]:.2f} / {load_after[2]:.2f}; whole run "
+        f"{time.perf_counter() - run_start:.0f} s"
+    )
     # Other work: CPU time the rest of the machine used while a timed process ran, as a share of that process's
     # wall time (1.0: one whole CPU taken from the build). The 1-min load average would count our own processes.
     timed = (floor, cold, long_floor, long, *rebuilds, *([big.floor, big.cold] if big else []))
     others = max(child.others / child.wall for child in timed)
     if others > 0.25:
-        print(f"NOTE: other work used up to {others:.1f} CPUs of {os.cpu_count()} while a timed process ran: wall "
-              "times are inflated; compare them with the CPU times, or run again on an idle machine.")
+        print(
+            f"NOTE: other work used up to {others:.1f} CPUs of {os.cpu_count()} while a timed process ran: wall "
+            "times are inflated; compare them with the CPU times, or run again on an idle machine."
+        )
     all_pass = all(r[3] for r in rows)
     print("ALL PASS" if all_pass else "SOME FAIL")
     return 0 if all_pass else 1

@@ -108,13 +108,14 @@ def child(script: str, args: list[str], what: str) -> dict:
     lines = [line for line in done.stdout.splitlines() if line.startswith("BENCH ")]
     if done.returncode != 0 or not lines:
         sys.exit(f"error: {what} failed (exit {done.returncode}):\n{done.stdout[-2000:]}{done.stderr[-4000:]}")
-    return {**json.loads(lines[-1][len("BENCH "):]), "wall": wall}
+    return {**json.loads(lines[-1][len("BENCH ") :]), "wall": wall}
 
 
 def texts_of(count: int, tokens: int) -> list[str]:
     """`count` texts of about `tokens` tokens each (English words, which every tokenizer here splits alike)."""
-    words = ("the animal did not cross the street because it was too tired and Maya lives in Paris the capital "
-             "of France").split()
+    words = (
+        "the animal did not cross the street because it was too tired and Maya lives in Paris the capital of France"
+    ).split()
     return [" ".join(words[(i + k) % len(words)] for k in range(tokens)) for i in range(count)]
 
 
@@ -145,8 +146,10 @@ def main(argv: list[str]) -> int:
             print(f"untimed: saving a {family} model of {shape} ...", flush=True)
             child(SAVE, [str(ROOT), family, str(directory), json.dumps(shape)], f"saving {family}")
             rows[family] = measure(directory, texts, family)
-    print(f"\n{options.texts} texts of about {options.tokens} tokens; medians of 2 fresh processes each; "
-          f"load average now {os.getloadavg()[0]:.1f}")
+    print(
+        f"\n{options.texts} texts of about {options.tokens} tokens; medians of 2 fresh processes each; "
+        f"load average now {os.getloadavg()[0]:.1f}"
+    )
     print(f"{'family':<8}{'weights':>14}{'passes ours/floor':>30}{'process ours/floor':>30}{'peak ours / floor':>24}")
     gpt2_ratio = rows["gpt2"][0]["passes"] / rows["gpt2"][1]["passes"]
     ok = True
@@ -157,8 +160,9 @@ def main(argv: list[str]) -> int:
         process = f"{ours['wall']:.1f} s / {floor['wall']:.1f} s = {ours['wall'] / floor['wall']:.2f}"
         peaks = f"{ours['maxrss_kb'] / 1024:.0f} / {floor['maxrss_kb'] / 1024:.0f} MiB"
         print(f"{family:<8}{int(ours['weights']):>14,}{passes:>30}{process:>30}{peaks:>24}")
-    print(f"\ntarget: each family's passes ratio within GPT-2's ({gpt2_ratio:.2f}) x {NOISE}: "
-          f"{'PASS' if ok else 'FAIL'}")
+    print(
+        f"\ntarget: each family's passes ratio within GPT-2's ({gpt2_ratio:.2f}) x {NOISE}: {'PASS' if ok else 'FAIL'}"
+    )
     return 0 if ok else 1
 
 

@@ -25,6 +25,7 @@ from markupsafe import Markup
 
 from figsite.config_file import read_toml
 from figsite.errors import BuildError
+
 # Field, Figure and figure_name live in figsite.config_figure; the kinds and the site import them from here too.
 from figsite.config_figure import Field as Field, Figure as Figure, figure_name as figure_name
 from figsite.print_config import PRINT_KEYS, PrintInfo, read_print
@@ -39,13 +40,19 @@ COMMON_FIELDS = {
     "kind": Field("str", "one of the figure kinds", required=True),
     "label": Field("str", "1 to 40 letters, digits, '-' or '_', unique in the config", required=True),
     "caption": Field("str", "a short caption in your own words"),
-    "number": Field("str", f"the book's figure number in quotes, such as \"3.4\", \"12\" or \"A.2\": letters and "
-                           f"digits in groups joined by single dots, at most {NUMBER_LENGTH} characters, without the "
-                           f"word 'Figure', unique in the config"),
+    "number": Field(
+        "str",
+        f'the book\'s figure number in quotes, such as "3.4", "12" or "A.2": letters and '
+        f"digits in groups joined by single dots, at most {NUMBER_LENGTH} characters, without the "
+        f"word 'Figure', unique in the config",
+    ),
     "page": Field("int", "the book's page the figure is printed on: a whole number from 1"),
-    "model": Field("text", "the model the figure reads, if not the command's --model: a hub id, a directory saved "
-                           "with save_pretrained, or 'random'; for a hub id optionally '@' and a revision, for "
-                           "'random' '@' and a seed"),
+    "model": Field(
+        "text",
+        "the model the figure reads, if not the command's --model: a hub id, a directory saved "
+        "with save_pretrained, or 'random'; for a hub id optionally '@' and a revision, for "
+        "'random' '@' and a seed",
+    ),
 }
 
 
@@ -76,10 +83,17 @@ def read_config(path: Path, kinds: Mapping[str, Declares]) -> Config:
     source, raw = read_toml(path)
     unknown = sorted(set(raw) - {"figure", "site", "print"})
     if unknown:
-        hint = (" (a key of [site]: write it under a line '[site]')" if unknown[0] in SITE_KEYS else
-                " (a key of [print]: write it under a line '[print]')" if unknown[0] in PRINT_KEYS else "")
-        raise BuildError(f"{source}: unknown key '{unknown[0]}' at the top level{hint}; allowed: [[figure]] tables, "
-                         f"one [site] table and one [print] table")
+        hint = (
+            " (a key of [site]: write it under a line '[site]')"
+            if unknown[0] in SITE_KEYS
+            else " (a key of [print]: write it under a line '[print]')"
+            if unknown[0] in PRINT_KEYS
+            else ""
+        )
+        raise BuildError(
+            f"{source}: unknown key '{unknown[0]}' at the top level{hint}; allowed: [[figure]] tables, "
+            f"one [site] table and one [print] table"
+        )
     site, printed = read_site(raw.get("site"), source), read_print(raw.get("print"), source, Path(path).parent)
     tables = raw.get("figure")
     if not isinstance(tables, list) or not tables or not all(isinstance(t, dict) for t in tables):
@@ -146,12 +160,14 @@ def _check_type(fig: Figure, key: str, spec: Field, value: Any) -> Any:
         "text": lambda v: isinstance(v, str) and v.strip() != "",
         "int": _is_int,
         "int_list": lambda v: isinstance(v, list) and all(_is_int(x) for x in v),
-        "pair_list": lambda v: isinstance(v, list)
-        and all(isinstance(p, list) and len(p) == 2 and all(_is_int(x) for x in p) for p in v),
+        "pair_list": lambda v: (
+            isinstance(v, list) and all(isinstance(p, list) and len(p) == 2 and all(_is_int(x) for x in p) for p in v)
+        ),
         "position_or_text": lambda v: _is_int(v) or (isinstance(v, str) and v.strip() != ""),
         "text_list": lambda v: isinstance(v, list) and all(isinstance(t, str) and t.strip() for t in v),
-        "text_pair": lambda v: isinstance(v, list) and len(v) == 2
-        and all(isinstance(t, str) and t.strip() for t in v) and v[0] != v[1],
+        "text_pair": lambda v: (
+            isinstance(v, list) and len(v) == 2 and all(isinstance(t, str) and t.strip() for t in v) and v[0] != v[1]
+        ),
     }
     if not checks[spec.type](value):
         shown = repr(value) if not isinstance(value, str) or value.strip() else "an empty text"
@@ -162,8 +178,9 @@ def _check_type(fig: Figure, key: str, spec: Field, value: Any) -> Any:
 # The [site] table ----------------------------------------------------------------------------------------------
 
 DEFAULT_TITLE = "Attention and layers: the figures"
-DEFAULT_INTRODUCTION = ("Interactive versions of the chapter's figures, computed from one run of the model over the "
-                        "chapter's texts.")
+DEFAULT_INTRODUCTION = (
+    "Interactive versions of the chapter's figures, computed from one run of the model over the chapter's texts."
+)
 LINE, LINKS = "one line of text, at most {} characters", "links only to http(s), mailto or relative addresses"
 INLINE = LINE.format(500) + f", with Markdown's *emphasis* and [links](https://...), {LINKS}"
 URL = "an http:// or https:// address with a host, at most 500 characters, without spaces, quotes, '<', '>'{}"
@@ -183,14 +200,21 @@ SITE_KEYS = {
     "book": SiteKey("line", 200, LINE.format(200) + ": the book's title"),
     "chapter": SiteKey("number_or_line", 200, f"the chapter's number (such as 3) or {LINE.format(200)}"),
     "author": SiteKey("line", 200, LINE.format(200)),
-    "introduction": SiteKey("markdown", 5000, "text of at most 5,000 characters with Markdown's paragraphs (an empty "
-                                              f"line between them), *emphasis*, [links](https://...) and lists, no "
-                                              f"HTML, {LINKS}"),
+    "introduction": SiteKey(
+        "markdown",
+        5000,
+        "text of at most 5,000 characters with Markdown's paragraphs (an empty "
+        f"line between them), *emphasis*, [links](https://...) and lists, no "
+        f"HTML, {LINKS}",
+    ),
     "book_url": SiteKey("url", 500, URL.format(" or '\\'")),
     "licence": SiteKey("inline", 500, INLINE),
     "cite": SiteKey("inline", 500, INLINE),
-    "base_url": SiteKey("base_url", 500, "the site's public address, such as 'https://example.org/attention/': "
-                                         + URL.format(", '\\', '?' or '#'")),
+    "base_url": SiteKey(
+        "base_url",
+        500,
+        "the site's public address, such as 'https://example.org/attention/': " + URL.format(", '\\', '?' or '#'"),
+    ),
 }
 
 
@@ -238,14 +262,16 @@ def read_site(table: object, source: str) -> SiteInfo:
     if table is None:
         return SiteInfo()
     if not isinstance(table, dict):
-        raise BuildError(f"{source}: [site] is not a table; allowed: one [site] table with the keys "
-                         f"{', '.join(SITE_KEYS)}")
+        raise BuildError(
+            f"{source}: [site] is not a table; allowed: one [site] table with the keys {', '.join(SITE_KEYS)}"
+        )
     for key in table:
         if key not in SITE_KEYS:
             near = difflib.get_close_matches(key, SITE_KEYS, n=1)
             hint = f" (did you mean '{near[0]}'?)" if near else ""
-            raise BuildError(f"{source}: [site], key '{key}': not a key of [site]{hint}; allowed: "
-                             f"{', '.join(SITE_KEYS)}")
+            raise BuildError(
+                f"{source}: [site], key '{key}': not a key of [site]{hint}; allowed: {', '.join(SITE_KEYS)}"
+            )
     return SiteInfo(**{key: _site_value(source, key, value) for key, value in table.items()})
 
 
@@ -266,8 +292,11 @@ def _site_value(source: str, key: str, value: object) -> str:
         raise refuse("it is empty (leave the key out for the default)")
     if len(text) > spec.limit:
         raise refuse(f"it is {len(text):,} characters long")
-    controls = (r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]" if spec.type == "markdown"  # line breaks and tabs
-                else r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # no control character: invalid in HTML
+    controls = (
+        r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]"
+        if spec.type == "markdown"  # line breaks and tabs
+        else r"[\x00-\x1f\x7f-\x9f\u2028\u2029]"
+    )  # no control character: invalid in HTML
     if re.search(controls, text):
         raise refuse("it holds a line break or another control character")
     if spec.type in ("url", "base_url"):
@@ -294,7 +323,7 @@ def _http_problem(url: str, base: bool = False, written: bool = True) -> str | N
         return f"is not an address ({exc})"
     if parts.scheme.lower() not in ("http", "https"):
         return "is not an http:// or https:// address"
-    if not parts.hostname or not url[len(parts.scheme):].startswith("://"):
+    if not parts.hostname or not url[len(parts.scheme) :].startswith("://"):
         return "has no host"
     if base and ("?" in url or "#" in url):
         return "has a '?' or '#': the pages' file names are added to it"
@@ -330,8 +359,9 @@ def render_markdown(text: str, inline: bool = False) -> tuple[str, tuple[str, ..
         return allowed
 
     md = MarkdownIt("zero", {"html": False, "linkify": False, "typographer": False})
-    md.enable(["emphasis", "link", "autolink", "backticks", "escape", "entity", "newline"]
-              + ([] if inline else ["list"]))
+    md.enable(
+        ["emphasis", "link", "autolink", "backticks", "escape", "entity", "newline"] + ([] if inline else ["list"])
+    )
     md.validateLink = validate  # type: ignore[method-assign]  # markdown-it-py's own hook: set on the instance
     html = md.renderInline(text) if inline else md.render(text)
     return html, tuple(refused)

@@ -20,8 +20,10 @@ def read_toml(path: Path) -> tuple[str, dict[str, Any]]:
     path = Path(path)
     source = path.name
     if path.is_dir():
-        raise BuildError(f"--config: {path} is a folder; allowed: a TOML file with [[figure]] tables, such as "
-                         f"{path / 'chapter.toml'}")
+        raise BuildError(
+            f"--config: {path} is a folder; allowed: a TOML file with [[figure]] tables, such as "
+            f"{path / 'chapter.toml'}"
+        )
     if not path.is_file():
         raise BuildError(f"--config: {path} does not exist; allowed: a TOML file with [[figure]] tables")
     try:

@@ -49,7 +49,7 @@ def one_line(exc: BaseException, limit: int = 300) -> str:
     stack backtrace or a Python traceback it carries cut off, and the whole cut to `limit` characters."""
     message = re.split(r"\s*(?:Stack backtrace:|Traceback \(most recent call last\))", str(exc), maxsplit=1)[0]
     line = " ".join(f"{type(exc).__name__}: {message}".split()).rstrip(":")
-    return line if len(line) <= limit else line[:limit - 1].rstrip() + "…"
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
 
 
 _warned: set[object] = set()  # the `once` keys, or messages, already said

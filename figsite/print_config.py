@@ -38,12 +38,17 @@ class PrintKey:
 
 
 PRINT_KEYS = {
-    "width_mm": PrintKey("number", "the book's column width in millimetres: a number from 30 to 400 (default 120)",
-                         30, 400),
-    "font": PrintKey("font", "a TrueType or OpenType font file (.ttf or .otf), its path relative to the config's "
-                             "folder (default: DejaVu Sans, found on the system)"),
-    "font_size_pt": PrintKey("number", "the size of the figures' words in points: a number from 4 to 24 (default 8)",
-                             4, 24),
+    "width_mm": PrintKey(
+        "number", "the book's column width in millimetres: a number from 30 to 400 (default 120)", 30, 400
+    ),
+    "font": PrintKey(
+        "font",
+        "a TrueType or OpenType font file (.ttf or .otf), its path relative to the config's "
+        "folder (default: DejaVu Sans, found on the system)",
+    ),
+    "font_size_pt": PrintKey(
+        "number", "the size of the figures' words in points: a number from 4 to 24 (default 8)", 4, 24
+    ),
     "greyscale": PrintKey("bool", "true or false (default false): the figures drawn in greys, for black ink"),
     "captions": PrintKey("bool", "true or false (default false): each figure drawn with its number and title"),
 }
@@ -80,24 +85,28 @@ def read_print(table: object, source: str, folder: Path) -> PrintInfo | None:
     if table is None:
         return None
     if not isinstance(table, dict):
-        raise BuildError(f"{source}: [print] is not a table; allowed: one [print] table with the keys "
-                         f"{', '.join(PRINT_KEYS)}")
+        raise BuildError(
+            f"{source}: [print] is not a table; allowed: one [print] table with the keys {', '.join(PRINT_KEYS)}"
+        )
     values: dict[str, Any] = {}  # each key's value of its own type (_print_value), for PrintInfo's fields
     for key, value in table.items():
         if key not in PRINT_KEYS:
             near = difflib.get_close_matches(key, PRINT_KEYS, n=1)
             hint = f" (did you mean '{near[0]}'?)" if near else ""
-            raise BuildError(f"{source}: [print], key '{key}': not a key of [print]{hint}; allowed: "
-                             f"{', '.join(PRINT_KEYS)}")
+            raise BuildError(
+                f"{source}: [print], key '{key}': not a key of [print]{hint}; allowed: {', '.join(PRINT_KEYS)}"
+            )
         values[key] = _print_value(source, key, value, folder)
     font = values.pop("font", None)
     if font is None:
         found = next((Path(known) for known in DEFAULT_FONTS if Path(known).is_file()), None)
         if found is None:
-            raise BuildError(f"{source}: [print], key 'font': no font given and none of the free fonts the build "
-                             f"looks for is on this system (DejaVu Sans, Liberation Sans, Noto Sans, Nimbus Sans); "
-                             f"allowed: {PRINT_KEYS['font'].allowed}, or install DejaVu Sans (Debian: "
-                             f"apt-get install fonts-dejavu-core)")
+            raise BuildError(
+                f"{source}: [print], key 'font': no font given and none of the free fonts the build "
+                f"looks for is on this system (DejaVu Sans, Liberation Sans, Noto Sans, Nimbus Sans); "
+                f"allowed: {PRINT_KEYS['font'].allowed}, or install DejaVu Sans (Debian: "
+                f"apt-get install fonts-dejavu-core)"
+            )
         font = _font(source, found, found)
     return PrintInfo(*font, **values)
 
@@ -157,15 +166,18 @@ def font_family(raw: bytes) -> str | None:
         if raw[:4] not in (b"\x00\x01\x00\x00", b"OTTO", b"true"):
             return None
         (tables,) = struct.unpack(">H", raw[4:6])
-        offset = next(struct.unpack(">I", raw[at + 8:at + 12])[0] for at in range(12, 12 + 16 * tables, 16)
-                      if raw[at:at + 4] == b"name")
-        _, count, strings = struct.unpack(">HHH", raw[offset:offset + 6])
+        offset = next(
+            struct.unpack(">I", raw[at + 8 : at + 12])[0]
+            for at in range(12, 12 + 16 * tables, 16)
+            if raw[at : at + 4] == b"name"
+        )
+        _, count, strings = struct.unpack(">HHH", raw[offset : offset + 6])
         names: dict[int, tuple[tuple[bool, bool, bool], str]] = {}  # name id -> (rank, text)
         for at in range(offset + 6, offset + 6 + 12 * count, 12):
-            platform, encoding, language, name_id, length, start = struct.unpack(">HHHHHH", raw[at:at + 12])
+            platform, encoding, language, name_id, length, start = struct.unpack(">HHHHHH", raw[at : at + 12])
             if name_id not in (1, 16) or platform not in (1, 3):
                 continue
-            data = raw[offset + strings + start:offset + strings + start + length]
+            data = raw[offset + strings + start : offset + strings + start + length]
             text = data.decode("utf-16-be" if platform == 3 else "latin-1").strip()
             # English first (Windows' 0x409, the Mac's 0), Windows' names before the Mac's
             rank = (name_id != 16, language not in (0x409, 0), platform != 3)

@@ -12,8 +12,18 @@ from __future__ import annotations
 from typing import Literal, TypedDict
 
 # name None: a record made for the figures' checks before any model loads (sitegen.pipeline); a written one names it.
-ModelBase = TypedDict("ModelBase", {"name": str | None, "revision": str | None, "n_layer": int, "n_head": int,
-                                    "d_model": int, "vocab_size": int, "n_ctx": int})
+ModelBase = TypedDict(
+    "ModelBase",
+    {
+        "name": str | None,
+        "revision": str | None,
+        "n_layer": int,
+        "n_head": int,
+        "d_model": int,
+        "vocab_size": int,
+        "n_ctx": int,
+    },
+)
 
 
 class FamilyInfo(TypedDict, total=False):
@@ -40,8 +50,9 @@ class ModelRecord(ModelBase, FamilyInfo, total=False):
 
 WeightPart = Literal["embedding", "attention", "feed-forward", "layer norm", "other"]
 # The model's weights by the part they belong to (tied weights counted once).
-WeightCounts = TypedDict("WeightCounts", {"embedding": int, "attention": int, "feed-forward": int, "layer norm": int,
-                                          "other": int})
+WeightCounts = TypedDict(
+    "WeightCounts", {"embedding": int, "attention": int, "feed-forward": int, "layer norm": int, "other": int}
+)
 
 
 class Parameters(TypedDict):

@@ -3,8 +3,24 @@ it, with pure functions. The contract every kind follows is figures.kind.Kind; a
 Kind subclass and one line in this registry (see docs/kinds.md).
 """
 
-from figures import (attention, compare, cost, findhead, habits, heads, knockout, ledger, lens, numbers, patching, readout,
-                     roles, scores, shapes, side_by_side)
+from figures import (
+    attention,
+    compare,
+    cost,
+    findhead,
+    habits,
+    heads,
+    knockout,
+    ledger,
+    lens,
+    numbers,
+    patching,
+    readout,
+    roles,
+    scores,
+    shapes,
+    side_by_side,
+)
 from figures.kind import AnyKind
 
 REGISTRY: list[AnyKind] = [
@@ -29,5 +45,6 @@ REGISTRY: list[AnyKind] = [
 KINDS: dict[str, AnyKind] = {kind.KIND: kind for kind in REGISTRY}
 
 # The kinds whose charts the live page draws for the reader's text (Kind.LIVE), in the page's order.
-LIVE_KINDS: tuple[str, ...] = tuple(kind.KIND for kind in sorted((kind for kind in REGISTRY if kind.LIVE),
-                                                                  key=lambda k: k.LIVE))
+LIVE_KINDS: tuple[str, ...] = tuple(
+    kind.KIND for kind in sorted((kind for kind in REGISTRY if kind.LIVE), key=lambda k: k.LIVE)
+)

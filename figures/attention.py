@@ -21,8 +21,19 @@ from figures.toolkit import charts, fields
 from figures.toolkit.charts import Rows, alt
 from figures.toolkit.colours import MAIN, OUT_OF_REACH
 from figures.toolkit.colours import CHOSEN_NAME
-from figures.toolkit.words import (agrees, count, escaped, heading, number, number_expr, said, shown, token_choices,
-                                   token_label, whole_percent)
+from figures.toolkit.words import (
+    agrees,
+    count,
+    escaped,
+    heading,
+    number,
+    number_expr,
+    said,
+    shown,
+    token_choices,
+    token_label,
+    whole_percent,
+)
 
 if TYPE_CHECKING:
     from figsite.data.records import ModelRecord
@@ -50,8 +61,10 @@ def keyed_views(fig: Figure, run: Run, key: str = "views") -> list[tuple[str, st
     """Views as (key, label, rows); the key ('5-12', 'all') names the view in a permalink."""
     text, pairs = fig["text"], fig.resolved[key] if key in fig.resolved else fig[key]
     rows = [run.head_rows(text, layer - 1, head - 1) for layer, head in pairs] + [run.average_rows(text)]
-    return [(view, label, view_rows) for (view, label), view_rows in zip(
-        attention_chart.view_choices(pairs, run.n_heads), rows)]
+    return [
+        (view, label, view_rows)
+        for (view, label), view_rows in zip(attention_chart.view_choices(pairs, run.n_heads), rows)
+    ]
 
 
 def strongest_key(rows: Sequence[Sequence[float]], query: int) -> tuple[int, float]:
@@ -67,7 +80,7 @@ def strongest_key(rows: Sequence[Sequence[float]], query: int) -> tuple[int, flo
 def _reach(query: int, start: int = 0) -> str:
     """What the token at `query` can see; a model's start token (start: 1) is counted apart from the text's."""
     if query == start:
-        return ("It can only see itself" + (" and the start token" if start else "") + ", never the tokens after it.")
+        return "It can only see itself" + (" and the start token" if start else "") + ", never the tokens after it."
     before = "the start token and " if start else ""
     return f"It can only see {before}the {query + 1 - start} tokens up to itself, never the ones after."
 
@@ -91,13 +104,17 @@ def describe(tokens: Sequence[str], query: int, label: str, shares: Sequence[flo
     return f"Looking from {token_label(tokens, query)}, {label}: {parts}.{reach}"
 
 
-def controls(fig: Figure, raw_tokens: Sequence[str], all_views: Sequence[tuple[str, str, ViewRows]]
-             ) -> list[alt.Parameter]:
+def controls(
+    fig: Figure, raw_tokens: Sequence[str], all_views: Sequence[tuple[str, str, ViewRows]]
+) -> list[alt.Parameter]:
     """The token select, the view radio and the tokens' names: the same for a short and a long text.
     all_views: (key, label, rows) as keyed_views gives them."""
     token_values, token_labels = token_choices(raw_tokens)
-    token = alt.param(name=TOKEN, value=fig.opening + 1,
-                      bind=alt.binding_select(options=token_values, labels=token_labels, name="Looking from token "))
+    token = alt.param(
+        name=TOKEN,
+        value=fig.opening + 1,
+        bind=alt.binding_select(options=token_values, labels=token_labels, name="Looking from token "),
+    )
     view = attention_chart.view_param([(key, label) for key, label, _ in all_views])
     return [token, view, alt.param(name=NAMES, value=[shown(t) for t in raw_tokens])]
 
@@ -118,31 +135,69 @@ def long_chart(fig: Figure, run: Run) -> alt.LayerChart:
     left_out = alt.param(name=LEFT_OUT_SIGNAL, value=round(1 - sum(s for s in row if s >= MIN_SHARE), 4))
     description = alt.param(name=DESCRIPTION, value=describe(raw_tokens, q, first_label, row))
 
-    shares = alt.Data(name=SHARES, values=[  # type: ignore[no-untyped-call]  # untyped alt.Data
-        {"k": k, "s": round(s, SHARE_DECIMALS)} for k, s in enumerate(row) if s >= MIN_SHARE])
-    x = alt.X("k:Q", title="the token looked at (its position in the text)",
-              scale=alt.Scale(domain=[0, n], nice=False), axis=alt.Axis(format="d"))
+    shares = alt.Data(
+        name=SHARES,
+        values=[  # type: ignore[no-untyped-call]  # untyped alt.Data
+            {"k": k, "s": round(s, SHARE_DECIMALS)} for k, s in enumerate(row) if s >= MIN_SHARE
+        ],
+    )
+    x = alt.X(
+        "k:Q",
+        title="the token looked at (its position in the text)",
+        scale=alt.Scale(domain=[0, n], nice=False),
+        axis=alt.Axis(format="d"),
+    )
     y = alt.Y("s:Q", scale=alt.Scale(domain=[0, 1]), title="share of attention", axis=alt.Axis(format="%"))
-    reach = alt.Chart(alt.Data(values=[{}])).transform_calculate(  # type: ignore[no-untyped-call]  # untyped alt.Data
-        start="token", end=str(n)).mark_rect(
-        color=OUT_OF_REACH).encode(x=alt.X("start:Q", scale=alt.Scale(domain=[0, n], nice=False)), x2="end:Q",
-                                   y=alt.value(0), y2=alt.value(HEIGHT))
-    bars = charts.clickable(alt.Chart(shares).transform_calculate(k2="datum.k + 1", t="names[datum.k]")
-                            .transform_calculate(said=SAID), **{TOKEN: "datum.k + 1"}).mark_bar(
-        color=MAIN, minBandSize=2, cursor="pointer").encode(
-        x=x, x2="k2:Q", y=y, description="said:N",
-        tooltip=[alt.Tooltip("t:N", title="token"), alt.Tooltip("k:Q", title="position (from 0)"),
-                 alt.Tooltip("s:Q", title="share", format=".2%")],
+    reach = (
+        alt.Chart(alt.Data(values=[{}]))  # type: ignore[no-untyped-call]  # untyped alt.Data
+        .transform_calculate(start="token", end=str(n))
+        .mark_rect(color=OUT_OF_REACH)
+        .encode(
+            x=alt.X("start:Q", scale=alt.Scale(domain=[0, n], nice=False)),
+            x2="end:Q",
+            y=alt.value(0),
+            y2=alt.value(HEIGHT),
+        )
+    )
+    bars = (
+        charts.clickable(
+            alt.Chart(shares).transform_calculate(k2="datum.k + 1", t="names[datum.k]").transform_calculate(said=SAID),
+            **{TOKEN: "datum.k + 1"},
+        )
+        .mark_bar(color=MAIN, minBandSize=2, cursor="pointer")
+        .encode(
+            x=x,
+            x2="k2:Q",
+            y=y,
+            description="said:N",
+            tooltip=[
+                alt.Tooltip("t:N", title="token"),
+                alt.Tooltip("k:Q", title="position (from 0)"),
+                alt.Tooltip("s:Q", title="share", format=".2%"),
+            ],
+        )
     )
     start = run.token_texts(fig["text"]).start  # a start token is no token of the reader's: not counted
-    said = above_bars(f"'Looking from ' + names[token - 1] + ' (token ' + {number_expr('token', start)} + ' of ' + "
-                      f"{number_expr('length(names)', start)} + '); "
-                      f"shares below {LEFT_OUT}, left out, add up to ' + format(left_out, '.1%')")
-    layered: alt.LayerChart = alt.layer(reach, bars, said).add_params(
-        token, view, names, left_out, description).properties(
-        width="container", height=HEIGHT,
-        usermeta={ATTENTION_META: {"files": {k: files[k] for k, _, _ in all_views}, "minShare": MIN_SHARE,
-                                "unit": SHARE_UNIT, "callback": JS_CALLBACK}},
+    said = above_bars(
+        f"'Looking from ' + names[token - 1] + ' (token ' + {number_expr('token', start)} + ' of ' + "
+        f"{number_expr('length(names)', start)} + '); "
+        f"shares below {LEFT_OUT}, left out, add up to ' + format(left_out, '.1%')"
+    )
+    layered: alt.LayerChart = (
+        alt.layer(reach, bars, said)
+        .add_params(token, view, names, left_out, description)
+        .properties(
+            width="container",
+            height=HEIGHT,
+            usermeta={
+                ATTENTION_META: {
+                    "files": {k: files[k] for k, _, _ in all_views},
+                    "minShare": MIN_SHARE,
+                    "unit": SHARE_UNIT,
+                    "callback": JS_CALLBACK,
+                }
+            },
+        )
     )
     return charts.with_clicks(layered, TOKEN)
 
@@ -153,19 +208,28 @@ class Attention(Kind[Run]):
     PRINTED_IN_BOOK = True  # the book prints it
     REACH = True  # a token sees only itself and the tokens before it
     TITLE = "Attention: which earlier tokens does one token look at?"
-    CAPTION = ("Every token takes in a mix of itself and the tokens before it. The bars show how one token "
-               "shares out its attention; the shares add up to 100%.")
-    GUIDE = ("Choose the token to look from and one of the views: a single head, or the average of all heads. "
-             "Tokens after the chosen one are shaded: it cannot see them. Choose a token's bar (click or tap) to "
-             "look from that token; the row of tokens does the same from the keyboard.")
-    KEY = (f"Each bar is the share of attention the chosen token (in {CHOSEN_NAME}) gives one token: itself or an "
-           "earlier one. The shaded part is what it cannot see.")
+    CAPTION = (
+        "Every token takes in a mix of itself and the tokens before it. The bars show how one token "
+        "shares out its attention; the shares add up to 100%."
+    )
+    GUIDE = (
+        "Choose the token to look from and one of the views: a single head, or the average of all heads. "
+        "Tokens after the chosen one are shaded: it cannot see them. Choose a token's bar (click or tap) to "
+        "look from that token; the row of tokens does the same from the keyboard."
+    )
+    KEY = (
+        f"Each bar is the share of attention the chosen token (in {CHOSEN_NAME}) gives one token: itself or an "
+        "earlier one. The shaded part is what it cannot see."
+    )
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "focus": fields.FOCUS_FIELD,
         "views": Field("pair_list", "a list of [layer, head] pairs, numbered from 1", default=[]),
-        "printed_views": Field("pair_list", "the [layer, head] pairs the printed figure shows (all views when left "
-                                            "out); the average of all heads is always printed"),
+        "printed_views": Field(
+            "pair_list",
+            "the [layer, head] pairs the printed figure shows (all views when left "
+            "out); the average of all heads is always printed",
+        ),
         "guess_token": Field("position_or_text", "the token of the 'guess first' question: its number or its text"),
         "guess_view": Field("int_list", "[layer, head] of the 'guess first' question, numbered from 1"),
     }
@@ -174,16 +238,21 @@ class Attention(Kind[Run]):
         """The opening token, the printed views (all views by default) and the "guess first" token."""
         text_tokens = tokens(fig["text"])
         fields.check_text(fig, "text", text_tokens, model["n_ctx"])
-        resolved: Resolved = {"opening": fields.opening(fig, "focus", text_tokens),
-                    "printed_views": fig.values.get("printed_views", fig["views"])}
+        resolved: Resolved = {
+            "opening": fields.opening(fig, "focus", text_tokens),
+            "printed_views": fig.values.get("printed_views", fig["views"]),
+        }
         for key, pairs in (("views", fig["views"]), ("printed_views", resolved["printed_views"])):
             for pair in pairs:
                 fields.check_view(fig, key, pair, model)
         has_token, has_view = "guess_token" in fig.values, "guess_view" in fig.values
         if has_token != has_view:
             missing = "guess_view" if has_token else "guess_token"
-            raise fig.error(missing, "missing while the other half of the question is given",
-                            "both guess_token and guess_view, or neither")
+            raise fig.error(
+                missing,
+                "missing while the other half of the question is given",
+                "both guess_token and guess_view, or neither",
+            )
         if has_view:
             fields.check_view(fig, "guess_view", fig["guess_view"], model)
             resolved["guess"] = fields.resolve_position(fig, "guess_token", fig["guess_token"], text_tokens)
@@ -195,19 +264,32 @@ class Attention(Kind[Run]):
         printed = fig.resolved.get("printed_views", fig["views"])
         first = f"{printed[0][0]}-{printed[0][1]}" if printed else "all"
         params = spec.get("params", [])
-        options: list[str] = next((param["bind"]["options"] for param in params
-                                   if param.get("name") == attention_chart.VIEW and "bind" in param), [])
+        options: list[str] = next(
+            (
+                param["bind"]["options"]
+                for param in params
+                if param.get("name") == attention_chart.VIEW and "bind" in param
+            ),
+            [],
+        )
         if first not in options:
             return spec
-        return {**spec, "params": [{**param, "value": first} if param.get("name") == attention_chart.VIEW else param
-                                   for param in params]}
+        return {
+            **spec,
+            "params": [
+                {**param, "value": first} if param.get("name") == attention_chart.VIEW else param for param in params
+            ],
+        }
 
     def text_figure(self, fig: Figure, run: Run) -> str:
         """The figure in the book's printed format: one line per view, shares below 0.5% left out."""
         tokens = run.token_texts(fig["text"])
         q = fig.opening
-        lines = [heading(fig, self.TITLE), f'  "{escaped(fig["text"])}"',
-                 f"  looking from {token_label(tokens, q)}. {_reach(q, tokens.start)}"]
+        lines = [
+            heading(fig, self.TITLE),
+            f'  "{escaped(fig["text"])}"',
+            f"  looking from {token_label(tokens, q)}. {_reach(q, tokens.start)}",
+        ]
         for label, rows in views(fig, run, "printed_views"):
             parts = [f"{shown(tokens[k])} {whole_percent(s)}%" for k, s in enumerate(rows[q]) if s * 100 >= 0.5]
             lines.append(f"     {label + ':':<28}" + "  ".join(parts))
@@ -226,13 +308,18 @@ class Attention(Kind[Run]):
             layer, head = fig["guess_view"]
             g = fig.resolved["guess"]
             key, share = strongest_key(run.head_rows(fig["text"], layer - 1, head - 1), g)
-            reveals.append({
-                "question": f"Guess first: which token does {said(tokens[g])} look at hardest in layer {layer}, head {head}?",
-                "answer": (f"{token_label(tokens, key)}, with {whole_percent(share)}% of its attention."
-                           if share >= MIN_SHARE else f"No token gets {LEFT_OUT} or more of its attention there."),
-                "link": f"#token={g + 1}&view={layer}-{head}",
-                "link_text": f"Show token {number(tokens, g)} in layer {layer}, head {head}",  # as readers count
-            })
+            reveals.append(
+                {
+                    "question": f"Guess first: which token does {said(tokens[g])} look at hardest in layer {layer}, head {head}?",
+                    "answer": (
+                        f"{token_label(tokens, key)}, with {whole_percent(share)}% of its attention."
+                        if share >= MIN_SHARE
+                        else f"No token gets {LEFT_OUT} or more of its attention there."
+                    ),
+                    "link": f"#token={g + 1}&view={layer}-{head}",
+                    "link_text": f"Show token {number(tokens, g)} in layer {layer}, head {head}",  # as readers count
+                }
+            )
         return {"summary": summary, "reveals": reveals, "facts": []}
 
     def chart(self, fig: Figure, run: Run) -> alt.LayerChart:
@@ -254,11 +341,13 @@ class Attention(Kind[Run]):
 
     def textless_chart(self, model: LiveShape, opening: LiveOpening, narrow: bool = False) -> alt.LayerChart:
         """The same bars with no text in them (figures.attention_chart.textless_chart), upright or sideways."""
-        return attention_chart.textless_chart(opening.get("views", []), model["n_layer"], model["n_head"],
-                                              opening.get("token"), narrow=narrow)
+        return attention_chart.textless_chart(
+            opening.get("views", []), model["n_layer"], model["n_head"], opening.get("token"), narrow=narrow
+        )
 
 
 # ---------------------------------------------------------------------------------------------- a short text's chart
+
 
 def short_parts(fig: Figure, run: Run) -> tuple[list[str], list[alt.Parameter], dict[str, Rows]]:
     """What both charts of a short text share: the tokens as the chapter writes them, the params (token, view,
@@ -267,15 +356,23 @@ def short_parts(fig: Figure, run: Run) -> tuple[list[str], list[alt.Parameter], 
     raw_tokens = run.token_texts(fig["text"])
     all_views = keyed_views(fig, run)
     token, view, names = controls(fig, raw_tokens, all_views)
-    said = alt.param(name="descriptions", value={
-        f"{q + 1}|{key}": describe(raw_tokens, q, label, row)
-        for key, label, rows in all_views for q, row in enumerate(rows)
-    })
+    said = alt.param(
+        name="descriptions",
+        value={
+            f"{q + 1}|{key}": describe(raw_tokens, q, label, row)
+            for key, label, rows in all_views
+            for q, row in enumerate(rows)
+        },
+    )
     description = alt.param(name=DESCRIPTION, expr="descriptions[token + '|' + view]")
     tokens = [shown(t) for t in raw_tokens]
     datasets: dict[str, Rows] = {
-        "shares": [{"v": key, "q": q, "k": k, "s": round(s, SHARE_DECIMALS)}
-                   for key, _, rows in all_views for q, row in enumerate(rows) for k, s in enumerate(row)],
+        "shares": [
+            {"v": key, "q": q, "k": k, "s": round(s, SHARE_DECIMALS)}
+            for key, _, rows in all_views
+            for q, row in enumerate(rows)
+            for k, s in enumerate(row)
+        ],
         "keys": [{"k": k, "t": t} for k, t in enumerate(tokens)],
     }
     return tokens, [token, view, names, said, description], datasets

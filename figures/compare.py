@@ -51,8 +51,11 @@ def shared_count(a: Sequence[str], b: Sequence[str]) -> int:
 def rows(fig: Figure, run: Run) -> list[Cell]:
     """One row per stage and position both texts have: the distance and the two tokens there."""
     a, b = (run.token_texts(text) for text in fig["texts"])
-    return [{"stage": s, "position": q, "token": label(a[q], b[q]), "distance": d}
-            for s, row in enumerate(run.distances(*fig["texts"])) for q, d in enumerate(row)]
+    return [
+        {"stage": s, "position": q, "token": label(a[q], b[q]), "distance": d}
+        for s, row in enumerate(run.distances(*fig["texts"]))
+        for q, d in enumerate(row)
+    ]
 
 
 def label(token_a: str, token_b: str) -> str:
@@ -67,13 +70,17 @@ def sentence(fig: Figure, run: Run) -> str:
     n_layer = len(distance) - 1
     words: list[str] = []
     if zero_until > a.start:  # the start token alone is no text of the reader's to be the same in
-        words.append(f"Up to token {number(a, zero_until - 1)} ({said(a[zero_until - 1])}) the numbers of both texts are "
-                     f"exactly the same before and after every layer: no token looks to the right, so what comes later "
-                     f"cannot change them.")
+        words.append(
+            f"Up to token {number(a, zero_until - 1)} ({said(a[zero_until - 1])}) the numbers of both texts are "
+            f"exactly the same before and after every layer: no token looks to the right, so what comes later "
+            f"cannot change them."
+        )
     if zero_until < len(distance[0]):
         first = number(a, zero_until)
-        words.append(f"From token {first} on they differ; after layer {n_layer} token {first} "
-                     f"is {distance[-1][zero_until]:.3g} apart.")
+        words.append(
+            f"From token {first} on they differ; after layer {n_layer} token {first} "
+            f"is {distance[-1][zero_until]:.3g} apart."
+        )
     if zero_until != shared:
         words.append(f"(The texts share {count(shared, 'token')}.)")
     return " ".join(words)
@@ -83,26 +90,41 @@ class Compare(Kind[Run]):
     READS = ("numbers",)
     KIND = "compare"
     TITLE = "Two texts with the same beginning: where do their numbers part?"
-    CAPTION = ("The same words at the start give the same numbers, layer after layer, because no token looks to "
-               "the right. Each cell shows how far one token's numbers differ between the two texts.")
-    GUIDE = (f"Rows are tokens, columns are layers: after layer N (0: before any layer). A cell that reads 0 is "
-             "exactly zero: there the two texts' numbers are the same. Otherwise, the brighter a cell (from dark "
-             f"purple to yellow), the further apart the two texts' numbers are there. The row marked {MARK.strip()} "
-             "is the token the question below asks about. {Hover} a cell for the value.")
-    KEY = ("Each cell is one token (a row) after one layer (a column): 0 where both texts' numbers are the same, "
-           "and the brighter, the further apart.")
+    CAPTION = (
+        "The same words at the start give the same numbers, layer after layer, because no token looks to "
+        "the right. Each cell shows how far one token's numbers differ between the two texts."
+    )
+    GUIDE = (
+        f"Rows are tokens, columns are layers: after layer N (0: before any layer). A cell that reads 0 is "
+        "exactly zero: there the two texts' numbers are the same. Otherwise, the brighter a cell (from dark "
+        f"purple to yellow), the further apart the two texts' numbers are there. The row marked {MARK.strip()} "
+        "is the token the question below asks about. {Hover} a cell for the value."
+    )
+    KEY = (
+        "Each cell is one token (a row) after one layer (a column): 0 where both texts' numbers are the same, "
+        "and the brighter, the further apart."
+    )
     FIELDS = {
-        "texts": Field("text_pair", "two different texts that share a beginning, e.g. \"...too tired\" and "
-                                    "\"...too wide\"", required=True),
-        "focus": Field("position_or_text", "the token the 'guess first' question asks about, marked in the chart: "
-                                           "its number or its text; default 'it' where the texts share that token, "
-                                           "else the last token they share"),
+        "texts": Field(
+            "text_pair",
+            'two different texts that share a beginning, e.g. "...too tired" and "...too wide"',
+            required=True,
+        ),
+        "focus": Field(
+            "position_or_text",
+            "the token the 'guess first' question asks about, marked in the chart: "
+            "its number or its text; default 'it' where the texts share that token, "
+            "else the last token they share",
+        ),
     }
     EXPLORE = True
 
     def asks(self, fig: Figure) -> Asks:
-        return Asks(texts={text: None for text in fig["texts"]}, parts={"pairs": [list(fig["texts"])]},
-                    config=self.config_of(fig, "texts"))
+        return Asks(
+            texts={text: None for text in fig["texts"]},
+            parts={"pairs": [list(fig["texts"])]},
+            config=self.config_of(fig, "texts"),
+        )
 
     def check(self, fig: Figure, tokens: Tokens, model: ModelRecord) -> Resolved:
         a, b = (tokens(text) for text in fig["texts"])
@@ -110,24 +132,32 @@ class Compare(Kind[Run]):
             fields.check_text(fig, "texts", text_tokens, model["n_ctx"])
         start = fields.start_of(a)  # the model's start token leads both: the texts' own first tokens must agree
         if a[start] != b[start]:
-            raise fig.error("texts", "the two texts begin with different tokens",
-                            "two texts that share at least their first token")
+            raise fig.error(
+                "texts", "the two texts begin with different tokens", "two texts that share at least their first token"
+            )
         shared = shared_count(a, b)
         if "focus" not in fig.values:
             asked = [q for q in range(shared) if a[q] == ASKED]
             return {"opening": asked[0] if len(asked) == 1 else shared - 1}
         focus = fields.resolve_position(fig, "focus", fig["focus"], a)
         if focus >= len(b):
-            raise fig.error("focus", f"token {focus + 1 - start} is past the end of the second text",
-                            f"a token both texts have: 1 to {len(b) - start}")
+            raise fig.error(
+                "focus",
+                f"token {focus + 1 - start} is past the end of the second text",
+                f"a token both texts have: 1 to {len(b) - start}",
+            )
         return {"opening": focus}
 
     def text_figure(self, fig: Figure, run: Run) -> str:
         distance = run.distances(*fig["texts"])
         a, b = (run.token_texts(text) for text in fig["texts"])
-        lines = [heading(fig, self.TITLE), f'  A: "{escaped(fig["texts"][0])}"', f'  B: "{escaped(fig["texts"][1])}"',
-                 "  distance between A's and B's numbers, token by token (rows), after each layer (columns; 0: "
-                 "before any layer)"]
+        lines = [
+            heading(fig, self.TITLE),
+            f'  A: "{escaped(fig["texts"][0])}"',
+            f'  B: "{escaped(fig["texts"][1])}"',
+            "  distance between A's and B's numbers, token by token (rows), after each layer (columns; 0: "
+            "before any layer)",
+        ]
         stages = len(distance)
         lines.append("  " + " " * 24 + "".join(f"{s:>9}" for s in range(stages)))
         for q in range(len(distance[0])):
@@ -140,12 +170,21 @@ class Compare(Kind[Run]):
         words, q = sentence(fig, run), fig.opening
         a = run.token_texts(fig["texts"][0])
         changed = any(row[q] != 0 for row in run.distances(*fig["texts"]))
-        answer = (f"Yes: {token_label(a, q)} comes where the texts differ, or after. " if changed else
-                  f"Not at all, in any layer: {token_label(a, q)} comes before the words that differ. ")
-        return {"summary": words, "reveals": [
-            {"question": f"Guess first: does the word at the end change the numbers of {said(a[q])}?",
-             "answer": answer + words},
-        ], "facts": []}
+        answer = (
+            f"Yes: {token_label(a, q)} comes where the texts differ, or after. "
+            if changed
+            else f"Not at all, in any layer: {token_label(a, q)} comes before the words that differ. "
+        )
+        return {
+            "summary": words,
+            "reveals": [
+                {
+                    "question": f"Guess first: does the word at the end change the numbers of {said(a[q])}?",
+                    "answer": answer + words,
+                }
+            ],
+            "facts": [],
+        }
 
     def chart(self, fig: Figure, run: Run) -> alt.LayerChart:
         """A token x layer grid; exactly-zero cells drawn empty with a 0 in them, so that 'the same' reads at a
@@ -168,21 +207,40 @@ def grid_chart(fig: Figure, run: Run, narrow: bool = False) -> alt.LayerChart:
     asked = f"datum.value == {charts.literal(labels[fig.opening])}"
     base = charts.named_stages(alt.Chart(alt.NamedData("cells"))).encode(
         x=alt.X("stage:O", title="after layer (0: before any layer)", axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("name:N", title=None, sort=labels, axis=alt.Axis(
-            labelFontSize=12, labelFontWeight=alt.ExprRef(f"{asked} ? 'bold' : 'normal'"),
-            labelExpr=f"({asked} ? {charts.literal(MARK)} : '') + datum.value")),
+        y=alt.Y(
+            "name:N",
+            title=None,
+            sort=labels,
+            axis=alt.Axis(
+                labelFontSize=12,
+                labelFontWeight=alt.ExprRef(f"{asked} ? 'bold' : 'normal'"),
+                labelExpr=f"({asked} ? {charts.literal(MARK)} : '') + datum.value",
+            ),
+        ),
         # The "0" written in a cell shows the cell's tooltip too.
-        tooltip=[alt.Tooltip("name:N", title="token"), charts.stage_tip(),
-                 alt.Tooltip("distance:Q", format=".4g")],
+        tooltip=[alt.Tooltip("name:N", title="token"), charts.stage_tip(), alt.Tooltip("distance:Q", format=".4g")],
     )
     grid = base.mark_rect(stroke=CELL_LINE, strokeWidth=0.5).encode(
-        color=alt.condition("datum.distance == 0", alt.value("transparent"),
-                            alt.Color("distance:Q", scale=charts.sequential(), title=["distance", "(exactly 0: an empty cell)"],
-                                      legend=alt.Legend(orient="bottom", direction="horizontal")
-                                      if narrow else alt.Undefined)),
+        color=alt.condition(
+            "datum.distance == 0",
+            alt.value("transparent"),
+            alt.Color(
+                "distance:Q",
+                scale=charts.sequential(),
+                title=["distance", "(exactly 0: an empty cell)"],
+                legend=alt.Legend(orient="bottom", direction="horizontal") if narrow else alt.Undefined,
+            ),
+        )
     )
-    zeros = base.mark_text(fontSize=10, opacity=ASIDE).encode(text=alt.value("0")).transform_filter(
-        "datum.distance == 0")
-    return charts.with_data(cast("alt.LayerChart", alt.layer(grid, zeros).add_params(
-        alt.param(name=DESCRIPTION, value=sentence(fig, run))).properties(
-        width=alt.Step(charts.TAP) if narrow else "container", height=max(120, 26 * len(labels)))), cells=data)
+    zeros = (
+        base.mark_text(fontSize=10, opacity=ASIDE).encode(text=alt.value("0")).transform_filter("datum.distance == 0")
+    )
+    return charts.with_data(
+        cast(
+            "alt.LayerChart",
+            alt.layer(grid, zeros)
+            .add_params(alt.param(name=DESCRIPTION, value=sentence(fig, run)))
+            .properties(width=alt.Step(charts.TAP) if narrow else "container", height=max(120, 26 * len(labels))),
+        ),
+        cells=data,
+    )

@@ -23,8 +23,18 @@ from figures.kind import Context, Kind, Resolved, Table, Tokens
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import DATA
-from figures.toolkit.words import (LONG_TEXT_FACT, heading, number, number_expr, quoted, said, shown, token_choices,
-                                   token_label, whole_percent)
+from figures.toolkit.words import (
+    LONG_TEXT_FACT,
+    heading,
+    number,
+    number_expr,
+    quoted,
+    said,
+    shown,
+    token_choices,
+    token_label,
+    whole_percent,
+)
 
 if TYPE_CHECKING:
     from figsite.data.records import ModelRecord
@@ -103,17 +113,24 @@ class FindHead(Kind[Run]):
     READS = ("attention",)
     KIND = "find-head"
     TITLE = "Which head links two words? Every head ranked by how hard one token looks back at another"
-    CAPTION = ("Pick a token and an earlier token: of all the heads, which ones give the earlier token the largest "
-               "share of the later one's attention?")
-    GUIDE = ("Choose the token to look from and the token it looks back to (the same one, or one before it). The bars "
-             "rank the heads that give it the largest share, highest first.")
-    KEY = ("Each bar is one head, as long as the share of attention the later token gives the earlier one; the "
-           "largest first.")
+    CAPTION = (
+        "Pick a token and an earlier token: of all the heads, which ones give the earlier token the largest "
+        "share of the later one's attention?"
+    )
+    GUIDE = (
+        "Choose the token to look from and the token it looks back to (the same one, or one before it). The bars "
+        "rank the heads that give it the largest share, highest first."
+    )
+    KEY = (
+        "Each bar is one head, as long as the share of attention the later token gives the earlier one; the "
+        "largest first."
+    )
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "from": Field("position_or_text", "the token that looks: its number (1 = first) or its text; default the last"),
-        "to": Field("position_or_text", "the token looked at, at or before 'from': its number or its text; "
-                                        "default the first"),
+        "to": Field(
+            "position_or_text", "the token looked at, at or before 'from': its number or its text; default the first"
+        ),
         "top": Field("int", "how many heads the figure shows, from 1 to the model's number of heads", default=10),
     }
     EXPLORE = True
@@ -125,13 +142,19 @@ class FindHead(Kind[Run]):
         looking = fields.opening(fig, "from", text_tokens)
         looked_at = fields.resolve_position(fig, "to", fig.values.get("to", 1), text_tokens)
         if looked_at > looking:
-            raise fig.error("to", f"token {number(text_tokens, looked_at)} ({said(text_tokens[looked_at])}) comes "
-                                  f"after the 'from' token {number(text_tokens, looking)} ({said(text_tokens[looking])})",
-                            f"a token at or before token {number(text_tokens, looking)}: no token looks to the right")
+            raise fig.error(
+                "to",
+                f"token {number(text_tokens, looked_at)} ({said(text_tokens[looked_at])}) comes "
+                f"after the 'from' token {number(text_tokens, looking)} ({said(text_tokens[looking])})",
+                f"a token at or before token {number(text_tokens, looking)}: no token looks to the right",
+            )
         n_heads = model["n_layer"] * model["n_head"]
         if not 1 <= fig["top"] <= n_heads:
-            raise fig.error("top", f"{fig['top']} heads is not a number the model's heads can fill",
-                            f"1 to {n_heads}, the model's number of heads")
+            raise fig.error(
+                "top",
+                f"{fig['top']} heads is not a number the model's heads can fill",
+                f"1 to {n_heads}, the model's number of heads",
+            )
         return {"opening": looking, "to": looked_at}
 
     def text_figure(self, fig: Figure, run: Run) -> str:
@@ -142,16 +165,21 @@ class FindHead(Kind[Run]):
         ranked = ranking(run, text, f, t)[:top]
         if run.is_long(text):  # its data leave shares below 0.5% out: those heads can't be ranked
             ranked = [(l, h, s) for l, h, s in ranked if s >= MIN_SHARE]
-        lines = [heading(fig, self.TITLE), f"  {quoted(text, len(tokens))}",
-                 f"  from {token_label(tokens, f)} back to {token_label(tokens, t)}: the {top} "
-                 f"of all {run.n_heads:,} heads that give it the largest share"]
+        lines = [
+            heading(fig, self.TITLE),
+            f"  {quoted(text, len(tokens))}",
+            f"  from {token_label(tokens, f)} back to {token_label(tokens, t)}: the {top} "
+            f"of all {run.n_heads:,} heads that give it the largest share",
+        ]
         rank_width = len(str(top))
         name_width = max([len(head_label(l, h)) for l, h, _ in ranked], default=0)
         for rank, (layer, head, share) in enumerate(ranked, start=1):
             lines.append(f"  {rank:>{rank_width}}. {head_label(layer, head):<{name_width}}  {whole_percent(share):>3}%")
         if len(ranked) < top:
-            lines.append(f"  {'every head gives' if not ranked else 'the other heads give'} it less than {LEFT_OUT} "
-                         "(a long text's data leave such shares out)")
+            lines.append(
+                f"  {'every head gives' if not ranked else 'the other heads give'} it less than {LEFT_OUT} "
+                "(a long text's data leave such shares out)"
+            )
         return "\n".join(lines) + "\n"
 
     def context(self, fig: Figure, run: Run) -> Context:
@@ -164,20 +192,29 @@ class FindHead(Kind[Run]):
         if share < MIN_SHARE:
             summary = f"No head of the {run.n_heads:,} gives {b} {LEFT_OUT} or more of the attention of {a}."
         else:
-            summary = (f"Of all {run.n_heads:,} heads, layer {layer}, head {head} looks hardest from {a} back to {b}: "
-                       f"{whole_percent(share)}% of its attention.")
+            summary = (
+                f"Of all {run.n_heads:,} heads, layer {layer}, head {head} looks hardest from {a} back to {b}: "
+                f"{whole_percent(share)}% of its attention."
+            )
         facts: list[str] = []
         runners = [(l, h, s) for l, h, s in ranked[1:3] if s >= MIN_SHARE]
         if share >= MIN_SHARE and runners:
             # Words of the pair the chart opens on: they name it, as the chart may show another pair by then.
-            facts.append(f"Where the chart opens, from {a} back to {b}, the next are "
-                         + " and ".join(f"{head_label(l, h)} ({whole_percent(s)}%)" for l, h, s in runners) + ".")
+            facts.append(
+                f"Where the chart opens, from {a} back to {b}, the next are "
+                + " and ".join(f"{head_label(l, h)} ({whole_percent(s)}%)" for l, h, s in runners)
+                + "."
+            )
         mean = sum(s for _, _, s in ranked) / len(ranked)
-        facts.append(f"There, on average over all {run.n_heads:,} heads, {said(tokens[f])} gives {said(tokens[t])} "
-                     f"{whole_percent(mean)}% of its attention.")
+        facts.append(
+            f"There, on average over all {run.n_heads:,} heads, {said(tokens[f])} gives {said(tokens[t])} "
+            f"{whole_percent(mean)}% of its attention."
+        )
         if len(tokens) > MAX_TOKENS:
-            facts.append(f"The text has {len(tokens)} tokens: the chart keeps {a} as the token that looks and lets you "
-                         "choose the token it looks back to.")
+            facts.append(
+                f"The text has {len(tokens)} tokens: the chart keeps {a} as the token that looks and lets you "
+                "choose the token it looks back to."
+            )
         if run.is_long(text):
             facts.append(LONG_TEXT_FACT)
         return {"summary": summary, "reveals": [], "facts": facts}
@@ -194,9 +231,18 @@ class FindHead(Kind[Run]):
             for t in range(f + 1):
                 for rank, (layer, head, share) in enumerate(ranking(run, text, f, t), start=1):
                     if not long or share >= MIN_SHARE:
-                        rows.append({"from_token": number(raw_tokens, f), "from": tokens[f],
-                                     "to_token": number(raw_tokens, t), "to": tokens[t],
-                                     "rank": rank, "layer": layer, "head": head, "share": round(share, 6)})
+                        rows.append(
+                            {
+                                "from_token": number(raw_tokens, f),
+                                "from": tokens[f],
+                                "to_token": number(raw_tokens, t),
+                                "to": tokens[t],
+                                "rank": rank,
+                                "layer": layer,
+                                "head": head,
+                                "share": round(share, 6),
+                            }
+                        )
         return {"shares": rows}
 
     def chart(self, fig: Figure, run: Run) -> alt.LayerChart:
@@ -209,50 +255,94 @@ class FindHead(Kind[Run]):
         offsets, heads_rows = page_rows(run, text, froms)
 
         choices, labels = token_choices(raw_tokens)
-        looking = alt.param(name=FROM, value=fig.opening + 1, bind=alt.binding_select(
-            options=[f + 1 for f in froms], labels=[labels[f] for f in froms], name="From token "))
-        looked_at = alt.param(name="to", value=fig.resolved["to"] + 1, bind=alt.binding_select(
-            options=choices, labels=labels, name="back to token "))
+        looking = alt.param(
+            name=FROM,
+            value=fig.opening + 1,
+            bind=alt.binding_select(
+                options=[f + 1 for f in froms], labels=[labels[f] for f in froms], name="From token "
+            ),
+        )
+        looked_at = alt.param(
+            name="to",
+            value=fig.resolved["to"] + 1,
+            bind=alt.binding_select(options=choices, labels=labels, name="back to token "),
+        )
         names = alt.param(name=NAMES, value=tokens)
         offsets_param = alt.param(name="offsets", value=offsets)
-        said = alt.param(name="descriptions", value={
-            f"{f + 1}|{t + 1}": describe(run, text, raw_tokens, f, t) for f in froms for t in range(f + 1)})
+        said = alt.param(
+            name="descriptions",
+            value={f"{f + 1}|{t + 1}": describe(run, text, raw_tokens, f, t) for f in froms for t in range(f + 1)},
+        )
 
         line_break = "\\n"  # a new line, in a Vega expression's string
 
         def refusal(sep: str) -> str:  # the words when 'to' comes after 'from', as a Vega expression
-            return (f"'Token ' + to + ' (' + names[to - 1] + ') comes after token ' + from + ' (' + names[from - 1] + "
-                    f"'):{sep}no token looks to the right.{sep}Choose a token at or before token ' + from + '.'")
+            return (
+                f"'Token ' + to + ' (' + names[to - 1] + ') comes after token ' + from + ' (' + names[from - 1] + "
+                f"'):{sep}no token looks to the right.{sep}Choose a token at or before token ' + from + '.'"
+            )
 
         description = alt.param(name=DESCRIPTION, expr=f"to > from ? {refusal(' ')} : descriptions[from + '|' + to]")
 
-        ranked = alt.Chart(alt.NamedData("heads")).transform_filter("to <= from").transform_calculate(
-            s=f"datum.u[offsets[from - 1] + to - 1] / {PER_SHARE}").transform_window(
-            rank="row_number()", sort=[alt.SortField("s", order="descending"), alt.SortField("l"), alt.SortField("h")],
-        ).transform_filter(f"datum.rank <= {top}").transform_calculate(
-            name="'layer ' + (datum.l + 1) + ', head ' + (datum.h + 1)")
-        y = alt.Y("name:N", sort=alt.EncodingSortField(field="rank", op="min", order="ascending"), title=None,
-                  axis=alt.Axis(labelFontSize=12, ticks=False, domain=False))
-        x = alt.X("s:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
-                  title=["share of attention", "from the one token to the other"])
-        tips = [alt.Tooltip("rank:Q"), alt.Tooltip("name:N", title="head"), alt.Tooltip("s:Q", title="share", format=".2%")]
+        ranked = (
+            alt.Chart(alt.NamedData("heads"))
+            .transform_filter("to <= from")
+            .transform_calculate(s=f"datum.u[offsets[from - 1] + to - 1] / {PER_SHARE}")
+            .transform_window(
+                rank="row_number()",
+                sort=[alt.SortField("s", order="descending"), alt.SortField("l"), alt.SortField("h")],
+            )
+            .transform_filter(f"datum.rank <= {top}")
+            .transform_calculate(name="'layer ' + (datum.l + 1) + ', head ' + (datum.h + 1)")
+        )
+        y = alt.Y(
+            "name:N",
+            sort=alt.EncodingSortField(field="rank", op="min", order="ascending"),
+            title=None,
+            axis=alt.Axis(labelFontSize=12, ticks=False, domain=False),
+        )
+        x = alt.X(
+            "s:Q",
+            scale=alt.Scale(domain=[0, 1]),
+            axis=alt.Axis(format="%", tickCount=5),
+            title=["share of attention", "from the one token to the other"],
+        )
+        tips = [
+            alt.Tooltip("rank:Q"),
+            alt.Tooltip("name:N", title="head"),
+            alt.Tooltip("s:Q", title="share", format=".2%"),
+        ]
         bars = ranked.mark_bar().encode(x=x, y=y, color=alt.value(DATA), tooltip=tips)
         values = ranked.mark_text(align="left", dx=4, fontSize=12).encode(  # the bar's tooltip on its words too
-            x=alt.X("s:Q", scale=alt.Scale(domain=[0, 1])), y=y, text=alt.Text("s:Q", format=".0%"), tooltip=tips)
-        message = alt.Chart(alt.Data(  # type: ignore[no-untyped-call]  # untyped alt.Data
-            values=[{}])).transform_filter("to > from").transform_calculate(
-            said=charts.wrap_lines(f"({refusal(line_break)})", em=7.4)).mark_text(
-            align="left", baseline="top", fontSize=13, lineBreak="\n").encode(
-            x=alt.value(0), y=alt.value(4), text="said:N")
-        layered: alt.LayerChart = charts.with_data(alt.layer(bars, values, message).add_params(
-            looking, looked_at, names, offsets_param, said, description,
-        ).properties(
-            width="container", height=top * BAR_HEIGHT,
-            title=alt.Title(charts.wrapped(
-                "(to > from ? 'No token looks to the right' : 'From ' + names[from - 1] + ' (token ' + "
-                f"{number_expr('from', raw_tokens.start)} + ') back to ' + names[to - 1] + ' (token ' + "
-                f"{number_expr('to', raw_tokens.start)} + '): the top {top} of all {run.n_heads:,} heads')")),
-        ), heads=heads_rows)
+            x=alt.X("s:Q", scale=alt.Scale(domain=[0, 1])), y=y, text=alt.Text("s:Q", format=".0%"), tooltip=tips
+        )
+        message = (
+            alt.Chart(
+                alt.Data(  # type: ignore[no-untyped-call]  # untyped alt.Data
+                    values=[{}]
+                )
+            )
+            .transform_filter("to > from")
+            .transform_calculate(said=charts.wrap_lines(f"({refusal(line_break)})", em=7.4))
+            .mark_text(align="left", baseline="top", fontSize=13, lineBreak="\n")
+            .encode(x=alt.value(0), y=alt.value(4), text="said:N")
+        )
+        layered: alt.LayerChart = charts.with_data(
+            alt.layer(bars, values, message)
+            .add_params(looking, looked_at, names, offsets_param, said, description)
+            .properties(
+                width="container",
+                height=top * BAR_HEIGHT,
+                title=alt.Title(
+                    charts.wrapped(
+                        "(to > from ? 'No token looks to the right' : 'From ' + names[from - 1] + ' (token ' + "
+                        f"{number_expr('from', raw_tokens.start)} + ') back to ' + names[to - 1] + ' (token ' + "
+                        f"{number_expr('to', raw_tokens.start)} + '): the top {top} of all {run.n_heads:,} heads')"
+                    )
+                ),
+            ),
+            heads=heads_rows,
+        )
         # The menu of the token looked back to offers those at or before the token that looks (the page's script
         # hides the others and moves a choice past it back to it); the words for one past it stay, for an address.
         layered.usermeta = {WITHIN_META: {"to": FROM}}

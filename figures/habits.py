@@ -28,10 +28,18 @@ if TYPE_CHECKING:
     from figsite.data.records import ModelRecord
     from figures.toolkit.charts import Spec
 
-ROLE_FIELD = Field("str", "the habit: " + ", ".join(f"'{role}' ({name})" for role, (name, _) in roles.ROLES.items())
-                   + "; default 'induction'", default="induction")
-HEAD_FIELD = Field("int_list", "[layer, head], numbered from 1, that every model has; default the head that shows "
-                                "the habit most in the last model")
+ROLE_FIELD = Field(
+    "str",
+    "the habit: "
+    + ", ".join(f"'{role}' ({name})" for role, (name, _) in roles.ROLES.items())
+    + "; default 'induction'",
+    default="induction",
+)
+HEAD_FIELD = Field(
+    "int_list",
+    "[layer, head], numbered from 1, that every model has; default the head that shows "
+    "the habit most in the last model",
+)
 Line = Literal["chosen", "strongest"]  # a line of the chart: a HabitRow's score
 LINES: dict[Line, tuple[str, str]] = {"chosen": ("the chosen head", CHOSEN), "strongest": ("the strongest head", DATA)}
 
@@ -55,8 +63,14 @@ def scores(fig: Figure, runs: Runs) -> list[HabitRow]:
     for name, entry in zip(labels(runs), entries):
         grid = entry["scores"][role]  # (layers, heads)
         best = max(((l, h) for l in range(len(grid)) for h in range(len(grid[0]))), key=lambda lh: grid[lh[0]][lh[1]])
-        rows.append({"model": name, "chosen": grid[layer][head], "strongest": grid[best[0]][best[1]],
-                     "strongest_head": f"layer {best[0] + 1} head {best[1] + 1}"})
+        rows.append(
+            {
+                "model": name,
+                "chosen": grid[layer][head],
+                "strongest": grid[best[0]][best[1]],
+                "strongest_head": f"layer {best[0] + 1} head {best[1] + 1}",
+            }
+        )
     return rows
 
 
@@ -74,16 +88,27 @@ class HabitSideBySide(Kind[Runs]):
     EXPLORE = True
     DATA_FILES = (paths.PARTS,)
     TITLE = "One habit of the heads, model by model"
-    CAPTION = ("How strongly the heads show one habit in each of several models, such as one model at several points "
-               "of its training: one chosen head, and the head that shows the habit most in each.")
+    CAPTION = (
+        "How strongly the heads show one habit in each of several models, such as one model at several points "
+        "of its training: one chosen head, and the head that shows the habit most in each."
+    )
     GUIDE = "{Hover} a point to read its share and, for the strongest head, which head it is."
-    FIELDS = {"text": fields.TEXT_FIELD, "models": MODELS_FIELD, "role": ROLE_FIELD, "head": HEAD_FIELD,
-              "repeat_length": roles.Roles.FIELDS["repeat_length"], "seed": roles.Roles.FIELDS["seed"]}
+    FIELDS = {
+        "text": fields.TEXT_FIELD,
+        "models": MODELS_FIELD,
+        "role": ROLE_FIELD,
+        "head": HEAD_FIELD,
+        "repeat_length": roles.Roles.FIELDS["repeat_length"],
+        "seed": roles.Roles.FIELDS["seed"],
+    }
 
     def asks(self, fig: Figure) -> Asks:
         """Its text, and once resolved against a model the head-roles part of it (each model scores its heads)."""
-        return Asks(texts={fig["text"]: None}, config=self.config_of(fig, *roles.Roles.FIELDS),
-                    parts={roles.Roles.PART: [roles.Roles().ask(fig)]} if fig.resolved else {})
+        return Asks(
+            texts={fig["text"]: None},
+            config=self.config_of(fig, *roles.Roles.FIELDS),
+            parts={roles.Roles.PART: [roles.Roles().ask(fig)]} if fig.resolved else {},
+        )
 
     def check(self, fig: Figure, tokens: Tokens, model: ModelRecord) -> Resolved:
         check_models(fig)
@@ -94,29 +119,55 @@ class HabitSideBySide(Kind[Runs]):
         return roles.Roles().check(fig, tokens, model)
 
     def key(self, fig: Figure, runs: Runs) -> str:
-        return (f"Each point is the share of its attention a head gives that way in one model: {CHOSEN_NAME} the "
-                f"chosen head, {DATA_NAME} the head that gives the most there.")
+        return (
+            f"Each point is the share of its attention a head gives that way in one model: {CHOSEN_NAME} the "
+            f"chosen head, {DATA_NAME} the head that gives the most there."
+        )
 
     def chart(self, fig: Figure, runs: Runs) -> alt.LayerChart:
         # each `line` a Line: the checker reads the pairs' first members as str
-        rows = [{"model": row["model"], "line": LINES[cast(Line, line)][0], "share": row[cast(Line, line)],
-                 "head": head}
-                for row in scores(fig, runs) for line, head in (("chosen", self.head_name(fig, runs)),
-                                                                ("strongest", row["strongest_head"]))]
+        rows = [
+            {"model": row["model"], "line": LINES[cast(Line, line)][0], "share": row[cast(Line, line)], "head": head}
+            for row in scores(fig, runs)
+            for line, head in (("chosen", self.head_name(fig, runs)), ("strongest", row["strongest_head"]))
+        ]
         names = labels(runs)
         base = alt.Chart(alt.Data(values=rows)).encode(  # type: ignore[no-untyped-call]  # untyped alt.Data
             x=alt.X("model:N", sort=names, title="model", axis=alt.Axis(labelAngle=0, labelLimit=140)),
-            y=alt.Y("share:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"),
-                    title=f"share of attention: {roles.ROLES[fig['role']][0]}"),
-            color=alt.Color("line:N", scale=alt.Scale(domain=[name for name, _ in LINES.values()],
-                                                      range=[colour for _, colour in LINES.values()]),
-                            legend=alt.Legend(title=None, orient="bottom")),
-            detail="line:N")
-        return cast("alt.LayerChart", alt.layer(base.mark_line(), base.mark_point(filled=True, size=60).encode(
-            tooltip=[alt.Tooltip("model:N"), alt.Tooltip("line:N", title="which"), alt.Tooltip("head:N"),
-                     alt.Tooltip("share:Q", format=".0%")])).properties(
-            # two short lines: a phone's column holds each
-            width="container", height=220, title=["One habit, model by model:", roles.ROLES[fig["role"]][0]]))
+            y=alt.Y(
+                "share:Q",
+                scale=alt.Scale(domain=[0, 1]),
+                axis=alt.Axis(format="%"),
+                title=f"share of attention: {roles.ROLES[fig['role']][0]}",
+            ),
+            color=alt.Color(
+                "line:N",
+                scale=alt.Scale(
+                    domain=[name for name, _ in LINES.values()], range=[colour for _, colour in LINES.values()]
+                ),
+                legend=alt.Legend(title=None, orient="bottom"),
+            ),
+            detail="line:N",
+        )
+        return cast(
+            "alt.LayerChart",
+            alt.layer(
+                base.mark_line(),
+                base.mark_point(filled=True, size=60).encode(
+                    tooltip=[
+                        alt.Tooltip("model:N"),
+                        alt.Tooltip("line:N", title="which"),
+                        alt.Tooltip("head:N"),
+                        alt.Tooltip("share:Q", format=".0%"),
+                    ]
+                ),
+            ).properties(
+                # two short lines: a phone's column holds each
+                width="container",
+                height=220,
+                title=["One habit, model by model:", roles.ROLES[fig["role"]][0]],
+            ),
+        )
 
     def head_name(self, fig: Figure, runs: Runs) -> str:
         entry = roles.Roles().entry(runs.members[-1].fig, runs.members[-1].run)
@@ -127,10 +178,15 @@ class HabitSideBySide(Kind[Runs]):
     def text_figure(self, fig: Figure, runs: Runs) -> str:
         """A line per model: the chosen head's score and the strongest head's, in whole percent."""
         rows, width = scores(fig, runs), max(len(name) for name in labels(runs)) + 2
-        out = [heading(fig, self.TITLE), f"  looking at {roles.ROLES[fig['role']][1]}; the chosen head: "
-                                         f"{self.head_name(fig, runs)}"]
-        out += [f"  {row['model']:<{width}}chosen {row['chosen']:4.0%}   strongest {row['strongest']:4.0%} "
-                f"({row['strongest_head']})" for row in rows]
+        out = [
+            heading(fig, self.TITLE),
+            f"  looking at {roles.ROLES[fig['role']][1]}; the chosen head: {self.head_name(fig, runs)}",
+        ]
+        out += [
+            f"  {row['model']:<{width}}chosen {row['chosen']:4.0%}   strongest {row['strongest']:4.0%} "
+            f"({row['strongest_head']})"
+            for row in rows
+        ]
         return "\n".join(out) + "\n"
 
     def context(self, fig: Figure, runs: Runs) -> Context:
@@ -138,13 +194,22 @@ class HabitSideBySide(Kind[Runs]):
         habit = roles.ROLES[fig["role"]][1]
         first, last = rows[0], rows[-1]
         grew = "more" if last["chosen"] > first["chosen"] else "less"
-        return {"summary": f"{head.capitalize()} looks at {habit} for {first['chosen']:.0%} of its attention in "
-                           f"{first['model']} and {last['chosen']:.0%} in {last['model']}.",
-                "reveals": [{"question": f"Guess first: does {head} look more or less at {habit} in {last['model']} "
-                                         f"than in {first['model']}?",
-                             "answer": f"{grew.capitalize()}: {first['chosen']:.0%}, then {last['chosen']:.0%}."}],
-                "facts": [f"In {row['model']} the head that looks most at {habit} is {row['strongest_head']} "
-                          f"({row['strongest']:.0%})." for row in rows]}
+        return {
+            "summary": f"{head.capitalize()} looks at {habit} for {first['chosen']:.0%} of its attention in "
+            f"{first['model']} and {last['chosen']:.0%} in {last['model']}.",
+            "reveals": [
+                {
+                    "question": f"Guess first: does {head} look more or less at {habit} in {last['model']} "
+                    f"than in {first['model']}?",
+                    "answer": f"{grew.capitalize()}: {first['chosen']:.0%}, then {last['chosen']:.0%}.",
+                }
+            ],
+            "facts": [
+                f"In {row['model']} the head that looks most at {habit} is {row['strongest_head']} "
+                f"({row['strongest']:.0%})."
+                for row in rows
+            ],
+        }
 
     def tables(self, fig: Figure, runs: Runs, spec: Spec) -> Mapping[str, Table]:
         return {"shares": scores(fig, runs)}

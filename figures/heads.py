@@ -23,8 +23,15 @@ from typing import TYPE_CHECKING, TypedDict, cast
 
 from figsite.config import Field, Figure
 from figsite.data.run import LEFT_OUT, MIN_SHARE, PER_SHARE, Run
-from figures.heads_chart import (GRID_CAPTION, bars_chart, chart_params, chosen_square, detail_chart, grid_chart,
-                                 textless_chart)
+from figures.heads_chart import (
+    GRID_CAPTION,
+    bars_chart,
+    chart_params,
+    chosen_square,
+    detail_chart,
+    grid_chart,
+    textless_chart,
+)
 from figures.heads_grid import AVERAGE, Grid
 from figures.heads_wide import side_by_side
 from figures.kind import Context, Kind, LiveOpening, LiveShape, Resolved, Reveal, Table, Tokens
@@ -32,8 +39,17 @@ from figures.picture import png, viridis
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import MASKED
-from figures.toolkit.words import (LONG_TEXT_FACT, agrees, heading, number, quoted, said, shown, token_label,
-                                   whole_percent)
+from figures.toolkit.words import (
+    LONG_TEXT_FACT,
+    agrees,
+    heading,
+    number,
+    quoted,
+    said,
+    shown,
+    token_label,
+    whole_percent,
+)
 
 if TYPE_CHECKING:
     from figsite.data.records import ModelRecord
@@ -117,8 +133,10 @@ def squares(fig: Figure, run: Run) -> Squares:
     for layer in range(n_layer):
         for head in range(n_head):
             out[(layer, head)] = square(run.kept_rows(text, layer, head), n, size)
-        out[(layer, n_head)] = [[sum(out[(layer, h)][q][k] for h in range(n_head)) / n_head for k in range(q + 1)]
-                                for q in range(len(out[(layer, 0)]))]
+        out[(layer, n_head)] = [
+            [sum(out[(layer, h)][q][k] for h in range(n_head)) / n_head for k in range(q + 1)]
+            for q in range(len(out[(layer, 0)]))
+        ]
     return out
 
 
@@ -139,8 +157,9 @@ def grid_picture(all_squares: Squares, n_layer: int, n_head: int, blocks: int, g
             line = grid[top + q]
             for k in range(blocks):
                 line[left + k] = 2 + round(min(max(cells[q][k], 0.0), 1.0) * (LEVELS - 1)) if k <= q else 1
-    palette = [(0, 0, 0), cast("RGB", tuple(int(MASKED[i:i + 2], 16) for i in (1, 3, 5)))] + [  # "#rrggbb"
-        viridis(level / (LEVELS - 1)) for level in range(LEVELS)]
+    palette = [(0, 0, 0), cast("RGB", tuple(int(MASKED[i : i + 2], 16) for i in (1, 3, 5)))] + [  # "#rrggbb"
+        viridis(level / (LEVELS - 1)) for level in range(LEVELS)
+    ]
     rows = [bytes(b for b in line for _ in range(pixels)) for line in grid]
     raw = b"".join(b"\x00" + r for r in rows for _ in range(pixels))
     return "data:image/png;base64," + base64.b64encode(png(width * pixels, height * pixels, raw, palette)).decode()
@@ -161,14 +180,20 @@ class Heads(Kind[Run]):
     READS = ("attention",)
     KIND = "heads"
     TITLE = "Every head at a glance: who looks at whom, in each layer and head"
-    CAPTION = ("Every head of every layer at once, each drawn as a small picture of who looks at whom; the last "
-               "column is each layer's average.")
-    GUIDE = ("Choose a layer and a head (or the layer's average) to see its pattern larger ({hover} a cell for its "
-             "share), and a token to see how it shares out its attention in that head. Grey cells (black on a dark "
-             "page, darker than any share) are out of reach: a token cannot see the tokens after it. Choose a square "
-             "of the grid (click or tap) to see it larger; the layer and head menus do the same from the keyboard.")
-    KEY = ("Each small square is one head: a row for each token that looks, a column for each token looked at; the "
-           "brighter a cell, the larger the share.")
+    CAPTION = (
+        "Every head of every layer at once, each drawn as a small picture of who looks at whom; the last "
+        "column is each layer's average."
+    )
+    GUIDE = (
+        "Choose a layer and a head (or the layer's average) to see its pattern larger ({hover} a cell for its "
+        "share), and a token to see how it shares out its attention in that head. Grey cells (black on a dark "
+        "page, darker than any share) are out of reach: a token cannot see the tokens after it. Choose a square "
+        "of the grid (click or tap) to see it larger; the layer and head menus do the same from the keyboard."
+    )
+    KEY = (
+        "Each small square is one head: a row for each token that looks, a column for each token looked at; the "
+        "brighter a cell, the larger the share."
+    )
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "focus": fields.FOCUS_FIELD,
@@ -190,20 +215,26 @@ class Heads(Kind[Run]):
         tokens = run.token_texts(text)
         q = fig.opening
         n_layer, n_head = run.n_layer, run.n_head
-        lines = [heading(fig, self.TITLE), f"  {quoted(text, len(tokens))}",
-                 f"  looking from {token_label(tokens, q)}: in each head, the token it looks at hardest "
-                 "and its share"]
+        lines = [
+            heading(fig, self.TITLE),
+            f"  {quoted(text, len(tokens))}",
+            f"  looking from {token_label(tokens, q)}: in each head, the token it looks at hardest and its share",
+        ]
         width = len(str(n_layer))
         table: list[tuple[int, list[str]]] = []
         for layer in range(n_layer):
             looks = [strongest(run.kept_row(text, layer, head, q)) for head in range(n_head)]
-            cells = [f"h{head + 1} " + (f"{shown(tokens[k])} {whole_percent(s)}%" if k is not None and s >= MIN_SHARE
-                                        else "-")
-                     for head, (k, s) in enumerate(looks)]
+            cells = [
+                f"h{head + 1} "
+                + (f"{shown(tokens[k])} {whole_percent(s)}%" if k is not None and s >= MIN_SHARE else "-")
+                for head, (k, s) in enumerate(looks)
+            ]
             table.append((layer, cells))
         widths = [max(len(cells[head]) for _, cells in table) for head in range(n_head)]  # each head's column
         for layer, cells in table:
-            lines.append(f"  layer {layer + 1:>{width}}  " + "  ".join(f"{c:<{w}}" for c, w in zip(cells, widths)).rstrip())
+            lines.append(
+                f"  layer {layer + 1:>{width}}  " + "  ".join(f"{c:<{w}}" for c, w in zip(cells, widths)).rstrip()
+            )
         if run.is_long(text):
             lines.append(f"  (a long text: shares below {LEFT_OUT} are left out)")
         return "\n".join(lines) + "\n"
@@ -218,23 +249,32 @@ class Heads(Kind[Run]):
         layer0, head0 = fig["head"]
         looks = hardest_looks(run, text, q)
         k0, s0 = looks[(layer0 - 1, head0 - 1)]
-        opening = (f"{whole_percent(s0)}% to {token_label(tokens, k0)}" if k0 is not None and s0 >= MIN_SHARE
-                   else f"no token {LEFT_OUT} or more")
-        summary = (f"The grid shows all {run.n_heads:,} heads ({run.n_layer} layers of {run.n_head}) and each "
-                   f"layer's average, for the {n} tokens of the text. It opens on layer {layer0}, head {head0}, "
-                   f"where {token_label(tokens, q)} gives its largest share, {opening}.")
+        opening = (
+            f"{whole_percent(s0)}% to {token_label(tokens, k0)}"
+            if k0 is not None and s0 >= MIN_SHARE
+            else f"no token {LEFT_OUT} or more"
+        )
+        summary = (
+            f"The grid shows all {run.n_heads:,} heads ({run.n_layer} layers of {run.n_head}) and each "
+            f"layer's average, for the {n} tokens of the text. It opens on layer {layer0}, head {head0}, "
+            f"where {token_label(tokens, q)} gives its largest share, {opening}."
+        )
         facts: list[str] = []  # the hardest look of all is the answer of the "guess first" question below
         if q > 0:
             first = sum(1 for k, s in looks.values() if k == 0)
-            facts.append(f"{first:,} of the {run.n_heads:,} heads {agrees(first, 'gives its', 'give their')} largest share "
-                         f"from {said(tokens[q])} to the "
-                         f"first token, {said(tokens[0])}.")
+            facts.append(
+                f"{first:,} of the {run.n_heads:,} heads {agrees(first, 'gives its', 'give their')} largest share "
+                f"from {said(tokens[q])} to the "
+                f"first token, {said(tokens[0])}."
+            )
         if n > 2:
             facts.append(one_back_fact(run, text))
         size, _ = blocking(n)
         if size > 1:
-            facts.append(f"The text has {n} tokens: the squares show blocks of {size} tokens, each cell the share a "
-                         "block's tokens give the tokens of another block, on average.")
+            facts.append(
+                f"The text has {n} tokens: the squares show blocks of {size} tokens, each cell the share a "
+                "block's tokens give the tokens of another block, on average."
+            )
         if run.is_long(text):
             facts.append(LONG_TEXT_FACT)
         return {"summary": summary, "reveals": hardest_reveal(run, tokens, q, looks), "facts": facts}
@@ -245,12 +285,22 @@ class Heads(Kind[Run]):
         size, _ = blocking(len(raw_tokens))
         names = block_names(raw_tokens, size)
         n_head = run.n_head
-        return {"shares": [
-            {"layer": layer + 1, "head": AVERAGE if head == n_head else head + 1,
-             "from_token": number(raw_tokens, q * size), "from": names[q], "to_token": number(raw_tokens, k * size),
-             "to": names[k], "share": round(s, 6)}
-            for (layer, head), cells in squares(fig, run).items() for q, row_ in enumerate(cells) for k, s in enumerate(row_)
-        ]}
+        return {
+            "shares": [
+                {
+                    "layer": layer + 1,
+                    "head": AVERAGE if head == n_head else head + 1,
+                    "from_token": number(raw_tokens, q * size),
+                    "from": names[q],
+                    "to_token": number(raw_tokens, k * size),
+                    "to": names[k],
+                    "share": round(s, 6),
+                }
+                for (layer, head), cells in squares(fig, run).items()
+                for q, row_ in enumerate(cells)
+                for k, s in enumerate(row_)
+            ]
+        }
 
     def chart(self, fig: Figure, run: Run) -> alt.VConcatChart:
         """The grid of every head, the chosen head larger, and the chosen token's bars in it (figures.heads_chart)."""
@@ -273,8 +323,9 @@ class Heads(Kind[Run]):
     def textless_chart(self, model: LiveShape, opening: LiveOpening, narrow: bool = False) -> alt.VConcatChart:
         """The same chart with no text in it (figures.heads_chart.textless_chart): a rect per head, where the build
         draws each head's pattern in a picture."""
-        return textless_chart(model["n_layer"], model["n_head"], opening.get("head", [1, 1]), opening.get("token"),
-                              narrow=narrow)
+        return textless_chart(
+            model["n_layer"], model["n_head"], opening.get("head", [1, 1]), opening.get("token"), narrow=narrow
+        )
 
 
 def heads_chart(fig: Figure, run: Run, cell: int = 0, narrow: bool = False) -> alt.VConcatChart:
@@ -282,18 +333,37 @@ def heads_chart(fig: Figure, run: Run, cell: int = 0, narrow: bool = False) -> a
     Reads the text's tokens and every head's shares (squares)."""
     raw_tokens = run.token_texts(fig["text"])
     size, blocks = blocking(len(raw_tokens))
-    grid = Grid(run.n_layer, run.n_head, len(raw_tokens), size, blocks, block_names(raw_tokens, size), cell, narrow,
-                start=raw_tokens.start)
+    grid = Grid(
+        run.n_layer,
+        run.n_head,
+        len(raw_tokens),
+        size,
+        blocks,
+        block_names(raw_tokens, size),
+        cell,
+        narrow,
+        start=raw_tokens.start,
+    )
     all_squares = squares(fig, run)
     picture = grid_picture(all_squares, grid.n_layer, grid.n_head, blocks, grid.gap, grid.pixels)
     one = chosen_square(grid)
     # A phone's chart stacks the grid and the larger head; a wider column's sets them side by side (heads_wide).
-    top = ([grid_chart(grid, picture, run.n_heads), detail_chart(grid, one)] if narrow else
-           [side_by_side(grid, picture, run.n_heads, one)])
+    top = (
+        [grid_chart(grid, picture, run.n_heads), detail_chart(grid, one)]
+        if narrow
+        else [side_by_side(grid, picture, run.n_heads, one)]
+    )
     stack = alt.vconcat(*top, bars_chart(grid, one), spacing=30)
-    return charts.with_clicks(charts.with_data(charts.with_params(
-        stack if cell else charts.fits_column(stack), *chart_params(grid, fig["head"], fig.opening, run.n_heads)),
-        panels=panel_rows(grid, all_squares)), "layer", "head")
+    return charts.with_clicks(
+        charts.with_data(
+            charts.with_params(
+                stack if cell else charts.fits_column(stack), *chart_params(grid, fig["head"], fig.opening, run.n_heads)
+            ),
+            panels=panel_rows(grid, all_squares),
+        ),
+        "layer",
+        "head",
+    )
 
 
 # ---------------------------------------------------------------------------------------------- words
@@ -319,8 +389,10 @@ def one_back_fact(run: Run, text: str) -> str:
     back.sort(key=lambda t: (-t[0], t[1], t[2]))
     named = ", ".join(f"layer {l + 1}, head {h + 1} ({whole_percent(m)}%)" for m, l, h in back[:5])
     more = f" and {len(back) - 5} more" if len(back) > 5 else ""
-    return (f"Heads that give most of each token's attention to the token just before it, on average over the text: "
-            f"{named}{more}.")
+    return (
+        f"Heads that give most of each token's attention to the token just before it, on average over the text: "
+        f"{named}{more}."
+    )
 
 
 def hardest_reveal(run: Run, tokens: Sequence[str], q: int, looks: Mapping[tuple[int, int], Look]) -> list[Reveal]:
@@ -329,18 +401,27 @@ def hardest_reveal(run: Run, tokens: Sequence[str], q: int, looks: Mapping[tuple
     if best_k is None or best_s < MIN_SHARE:
         return []
     size, _ = blocking(len(tokens))
-    return [{
-        "question": f"Guess first: of all {run.n_heads:,} heads, which one looks hardest from "
-                    f"{token_label(tokens, q)} to a single token?",
-        "answer": f"Layer {best_l + 1}, head {best_h + 1}: it gives {token_label(tokens, best_k)} "
-                  f"{whole_percent(best_s)}% of the attention of {said(tokens[q])}.",
-        "link": f"#layer={best_l + 1}&head={best_h + 1}&token={q // size * size + 1}",
-        "link_text": f"Show layer {best_l + 1}, head {best_h + 1}",
-    }]
+    return [
+        {
+            "question": f"Guess first: of all {run.n_heads:,} heads, which one looks hardest from "
+            f"{token_label(tokens, q)} to a single token?",
+            "answer": f"Layer {best_l + 1}, head {best_h + 1}: it gives {token_label(tokens, best_k)} "
+            f"{whole_percent(best_s)}% of the attention of {said(tokens[q])}.",
+            "link": f"#layer={best_l + 1}&head={best_h + 1}&token={q // size * size + 1}",
+            "link_text": f"Show layer {best_l + 1}, head {best_h + 1}",
+        }
+    ]
 
 
 def panel_rows(grid: Grid, all_squares: Squares) -> list[Panel]:
     """The page's data: each square's shares in units (u), row after row, and its rows' largest shares (t)."""
-    return [{"l": layer, "h": head, "u": [round(s * PER_SHARE) for cells in all_squares[(layer, head)] for s in cells],
-             "t": [v for cells in all_squares[(layer, head)] for v in top_looks(cells)]}
-            for layer in range(grid.n_layer) for head in range(grid.n_head + 1)]
+    return [
+        {
+            "l": layer,
+            "h": head,
+            "u": [round(s * PER_SHARE) for cells in all_squares[(layer, head)] for s in cells],
+            "t": [v for cells in all_squares[(layer, head)] for v in top_looks(cells)],
+        }
+        for layer in range(grid.n_layer)
+        for head in range(grid.n_head + 1)
+    ]

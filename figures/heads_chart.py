@@ -18,8 +18,18 @@ from figsite.data.shared_names import DESCRIPTION, NAMES, TOKEN
 from figures.heads_grid import AVERAGE, Grid as Grid  # figures.roles reads Grid from here too
 from figures.toolkit import charts, textless
 from figures.toolkit.charts import alt
-from figures.toolkit.colours import (ACCENT, CELL_LINE, MAIN, MASKED, MASKED_KEY, ON_DARK, ON_LIGHT, OUT_OF_REACH,
-                                     SEQUENTIAL, SequentialScheme)
+from figures.toolkit.colours import (
+    ACCENT,
+    CELL_LINE,
+    MAIN,
+    MASKED,
+    MASKED_KEY,
+    ON_DARK,
+    ON_LIGHT,
+    OUT_OF_REACH,
+    SEQUENTIAL,
+    SequentialScheme,
+)
 
 if TYPE_CHECKING:
     from altair.utils.schemapi import UndefinedType
@@ -39,12 +49,19 @@ LOOKED_AT = "looked at (gives the description)"  # the axis of the tokens looked
 def head_params(grid: Grid, opening_head: Sequence[int]) -> list[alt.Parameter]:
     """The layer and head selects, opening on `opening_head`, [layer, head] from 1."""
     n_layer, n_head = grid.n_layer, grid.n_head
-    layer_param = alt.param(name="layer", value=opening_head[0], bind=alt.binding_select(
-        options=list(range(1, n_layer + 1)), name="Layer "))
-    head_param = alt.param(name="head", value=opening_head[1], bind=alt.binding_select(
-        options=list(range(1, n_head + 1)) + [AVERAGE],
-        # "average": the menu is as wide as its longest choice, here a word beside two-digit numbers.
-        labels=[str(h) for h in range(1, n_head + 1)] + ["average"], name="Head "))
+    layer_param = alt.param(
+        name="layer", value=opening_head[0], bind=alt.binding_select(options=list(range(1, n_layer + 1)), name="Layer ")
+    )
+    head_param = alt.param(
+        name="head",
+        value=opening_head[1],
+        bind=alt.binding_select(
+            options=list(range(1, n_head + 1)) + [AVERAGE],
+            # "average": the menu is as wide as its longest choice, here a word beside two-digit numbers.
+            labels=[str(h) for h in range(1, n_head + 1)] + ["average"],
+            name="Head ",
+        ),
+    )
     return [layer_param, head_param]
 
 
@@ -54,9 +71,14 @@ def chart_params(grid: Grid, opening_head: Sequence[int], opening: int, n_heads:
     n_layer, n_head, size = grid.n_layer, grid.n_head, grid.size
     layer_param, head_param = head_params(grid, opening_head)
     starts = list(range(1, grid.n + 1, size))
-    token_labels = ([f"{i}: {name}" for i, name in zip(starts, grid.names)] if size == 1 else grid.names)
-    token_param = alt.param(name=TOKEN, value=opening // size * size + 1, bind=alt.binding_select(
-        options=starts, labels=token_labels, name="Looking from token " if size == 1 else "Looking from "))
+    token_labels = [f"{i}: {name}" for i, name in zip(starts, grid.names)] if size == 1 else grid.names
+    token_param = alt.param(
+        name=TOKEN,
+        value=opening // size * size + 1,
+        bind=alt.binding_select(
+            options=starts, labels=token_labels, name="Looking from token " if size == 1 else "Looking from "
+        ),
+    )
     names_param = alt.param(name=NAMES, value=grid.names)
     # The words read the chosen square's row "t" (its rows' largest shares) from the page's data, in place: as
     # params, thousands of numbers would be copied by Altair at every step of building the chart.
@@ -64,12 +86,20 @@ def chart_params(grid: Grid, opening_head: Sequence[int], opening: int, n_heads:
     look_at = alt.param(name="look_at", expr=f"{grid.row_q} * 6")
     top_words = " + ".join(
         f"(looks[look_at + {2 * i}] >= 0 ? '{', ' if i else ''}' + names[looks[look_at + {2 * i}]] + ' ' + "
-        f"looks[look_at + {2 * i + 1}] + '%' : '')" for i in range(3))
-    chosen_words = f"'layer ' + layer + (head == '{AVERAGE}' ? ', the average of its {n_head} heads' : ', head ' + head)"
-    description = alt.param(name=DESCRIPTION, expr=(
-        f"'All {n_heads:,} heads ({n_layer} layers of {n_head}) and each layer\\'s average, as squares of who "
-        f"looks at whom. Shown larger: ' + {chosen_words} + '. Looking from ' + {grid.from_words} + ' there, the "
-        f"largest shares: ' + (looks[look_at] >= 0 ? {top_words} : 'none of 1% or more') + '.'"))
+        f"looks[look_at + {2 * i + 1}] + '%' : '')"
+        for i in range(3)
+    )
+    chosen_words = (
+        f"'layer ' + layer + (head == '{AVERAGE}' ? ', the average of its {n_head} heads' : ', head ' + head)"
+    )
+    description = alt.param(
+        name=DESCRIPTION,
+        expr=(
+            f"'All {n_heads:,} heads ({n_layer} layers of {n_head}) and each layer\\'s average, as squares of who "
+            f"looks at whom. Shown larger: ' + {chosen_words} + '. Looking from ' + {grid.from_words} + ' there, the "
+            f"largest shares: ' + (looks[look_at] >= 0 ? {top_words} : 'none of 1% or more') + '.'"
+        ),
+    )
     return [layer_param, head_param, token_param, names_param, looks, look_at, description]
 
 
@@ -83,8 +113,12 @@ def grid_chart(grid: Grid, picture: str, n_heads: int) -> alt.LayerChart:
     grid_w = f"{tapped}" if grid.narrow else f"min(width, {GRID_HEIGHT * units_x / units_y:.6g})"
     width = tapped if grid.narrow else "container"
     height = math.ceil(tapped * units_y / units_x) + NOTE_ROOM if grid.narrow else GRID_HEIGHT
-    return cast("alt.LayerChart", alt.layer(*grid_layers(grid, picture, grid_w)).properties(
-        width=width, height=height, view=alt.ViewBackground(stroke=None), title=grid_title(n_heads)))
+    return cast(
+        "alt.LayerChart",
+        alt.layer(*grid_layers(grid, picture, grid_w)).properties(
+            width=width, height=height, view=alt.ViewBackground(stroke=None), title=grid_title(n_heads)
+        ),
+    )
 
 
 def grid_title(n_heads: int) -> alt.Title:
@@ -105,95 +139,175 @@ def grid_layers(grid: Grid, picture: str, grid_w: str) -> list[alt.Chart]:
     # Every head and every layer named: the values given, and as many ticks (Vega keeps no more than tickCount).
     heads_at = [h * step + (gap if h == n_head else 0) + centre for h in range(n_head + 1)]
     layers_at = [l * step + centre for l in range(grid.n_layer)]
-    x_axis = alt.Axis(values=heads_at, tickCount=len(heads_at), orient="top", title="head", grid=False, ticks=False,
-                      domain=False, labelFontSize=11, labelOverlap=False,
-                      labelExpr=f"datum.value > {n_head * step} ? 'avg' : '' + (round((datum.value - {centre}) / {step}) + 1)")
-    y_axis = alt.Axis(values=layers_at, tickCount=len(layers_at), title="layer", grid=False, ticks=False, domain=False,
-                      labelFontSize=11, labelOverlap=False, labelExpr=f"'' + (round((datum.value - {centre}) / {step}) + 1)")
+    x_axis = alt.Axis(
+        values=heads_at,
+        tickCount=len(heads_at),
+        orient="top",
+        title="head",
+        grid=False,
+        ticks=False,
+        domain=False,
+        labelFontSize=11,
+        labelOverlap=False,
+        labelExpr=f"datum.value > {n_head * step} ? 'avg' : '' + (round((datum.value - {centre}) / {step}) + 1)",
+    )
+    y_axis = alt.Axis(
+        values=layers_at,
+        tickCount=len(layers_at),
+        title="layer",
+        grid=False,
+        ticks=False,
+        domain=False,
+        labelFontSize=11,
+        labelOverlap=False,
+        labelExpr=f"'' + (round((datum.value - {centre}) / {step}) + 1)",
+    )
 
     # The grid is one picture drawn here, a pixel block per cell: thousands of marks would take the browser
     # seconds to draw. Over it: each square's outline (for its tooltip and the axes) and the chosen square.
-    picture = alt.Chart(alt.Data(values=[{}])).mark_image(  # type: ignore[no-untyped-call]  # untyped alt.Data
-        url=picture, width=alt.ExprRef(grid_w), height=alt.ExprRef(grid_h), align="left", baseline="top",
-        aspect=False, smooth=False, aria=False).encode(x=alt.value(0), y=alt.value(0))
-    # A click on a square chooses its layer and head (their selects: by keyboard).
-    outlines = charts.clickable(alt.Chart(panels).transform_calculate(
-        gx=grid.x0, gy=grid.y0).transform_calculate(
-        gx2=f"datum.gx + {blocks}", gy2=f"datum.gy + {blocks}",
-        view=f"'layer ' + (datum.l + 1) + (datum.h == {n_head} ? ', average of its heads' : ', head ' + (datum.h + 1))",
-    ), layer="datum.l + 1", head=f"datum.h == {n_head} ? '{AVERAGE}' : datum.h + 1").mark_rect(
-        fill="transparent", aria=False, cursor="pointer").encode(
-        x=alt.X("gx:Q", scale=x_scale, axis=x_axis), x2="gx2:Q",
-        y=alt.Y("gy:Q", scale=y_scale, axis=y_axis), y2="gy2:Q",
-        tooltip=[alt.Tooltip("view:N", title="square")],
+    picture = (
+        alt.Chart(alt.Data(values=[{}]))  # type: ignore[no-untyped-call]  # untyped alt.Data
+        .mark_image(
+            url=picture,
+            width=alt.ExprRef(grid_w),
+            height=alt.ExprRef(grid_h),
+            align="left",
+            baseline="top",
+            aspect=False,
+            smooth=False,
+            aria=False,
+        )
+        .encode(x=alt.value(0), y=alt.value(0))
     )
-    chosen = alt.Chart(panels).transform_filter(
-        f"datum.l == layer - 1 && datum.h == {grid.chosen_h}").transform_calculate(
-        gx=f"{grid.x0} - 0.5", gy=f"{grid.y0} - 0.5").transform_calculate(
-        gx2=f"datum.gx + {blocks + 1}", gy2=f"datum.gy + {blocks + 1}").mark_rect(
-        fill=None, stroke=ACCENT, strokeWidth=2.5, aria=False).encode(
-        x=alt.X("gx:Q", scale=x_scale), x2="gx2:Q", y=alt.Y("gy:Q", scale=y_scale), y2="gy2:Q")
+    # A click on a square chooses its layer and head (their selects: by keyboard).
+    outlines = (
+        charts.clickable(
+            alt.Chart(panels)
+            .transform_calculate(gx=grid.x0, gy=grid.y0)
+            .transform_calculate(
+                gx2=f"datum.gx + {blocks}",
+                gy2=f"datum.gy + {blocks}",
+                view=f"'layer ' + (datum.l + 1) + (datum.h == {n_head} ? ', average of its heads' : ', head ' + (datum.h + 1))",
+            ),
+            layer="datum.l + 1",
+            head=f"datum.h == {n_head} ? '{AVERAGE}' : datum.h + 1",
+        )
+        .mark_rect(fill="transparent", aria=False, cursor="pointer")
+        .encode(
+            x=alt.X("gx:Q", scale=x_scale, axis=x_axis),
+            x2="gx2:Q",
+            y=alt.Y("gy:Q", scale=y_scale, axis=y_axis),
+            y2="gy2:Q",
+            tooltip=[alt.Tooltip("view:N", title="square")],
+        )
+    )
+    chosen = (
+        alt.Chart(panels)
+        .transform_filter(f"datum.l == layer - 1 && datum.h == {grid.chosen_h}")
+        .transform_calculate(gx=f"{grid.x0} - 0.5", gy=f"{grid.y0} - 0.5")
+        .transform_calculate(gx2=f"datum.gx + {blocks + 1}", gy2=f"datum.gy + {blocks + 1}")
+        .mark_rect(fill=None, stroke=ACCENT, strokeWidth=2.5, aria=False)
+        .encode(x=alt.X("gx:Q", scale=x_scale), x2="gx2:Q", y=alt.Y("gy:Q", scale=y_scale), y2="gy2:Q")
+    )
     return [picture, outlines, chosen, *_grey_note(grid_h)]
 
 
 def _grey_note(grid_h: str) -> list[alt.Chart]:
     """Under the grid (`grid_h`: its height, an expression in px), a grey swatch and what grey means."""
-    swatch = alt.Chart(alt.Data(values=[{}])).mark_rect(  # type: ignore[no-untyped-call]  # untyped alt.Data
-        color=MASKED, aria=False).encode(
-        x=alt.value(0), x2=alt.value(12), y=alt.value(alt.ExprRef(f"{grid_h} + 10")),
-        y2=alt.value(alt.ExprRef(f"{grid_h} + 22")))
-    note = alt.Chart(alt.Data(values=[{}])).mark_text(  # type: ignore[no-untyped-call]  # untyped alt.Data
-        align="left", baseline="top", fontSize=11, lineBreak="\n").encode(
-        x=alt.value(18), y=alt.value(alt.ExprRef(f"{grid_h} + 10")),
-        text=alt.value(f"{MASKED_KEY}\n(a token cannot see the tokens after it)"))
+    swatch = (
+        alt.Chart(alt.Data(values=[{}]))  # type: ignore[no-untyped-call]  # untyped alt.Data
+        .mark_rect(color=MASKED, aria=False)
+        .encode(
+            x=alt.value(0),
+            x2=alt.value(12),
+            y=alt.value(alt.ExprRef(f"{grid_h} + 10")),
+            y2=alt.value(alt.ExprRef(f"{grid_h} + 22")),
+        )
+    )
+    note = (
+        alt.Chart(alt.Data(values=[{}]))  # type: ignore[no-untyped-call]  # untyped alt.Data
+        .mark_text(align="left", baseline="top", fontSize=11, lineBreak="\n")
+        .encode(
+            x=alt.value(18),
+            y=alt.value(alt.ExprRef(f"{grid_h} + 10")),
+            text=alt.value(f"{MASKED_KEY}\n(a token cannot see the tokens after it)"),
+        )
+    )
     return [swatch, note]
 
 
 def chosen_square(grid: Grid) -> alt.Chart:
     """The chosen square's cells, one row each: query q, key k, share s, decoded from the page's data."""
     names = grid.names_param
-    return cast("alt.Chart", alt.Chart(alt.NamedData(grid.data)).transform_filter(
-        f"datum.l == layer - 1 && datum.h == {grid.chosen_h}").transform_flatten(
-        ["u"]).transform_window(i="row_number()").transform_calculate(
-        q="floor((sqrt(8 * (datum.i - 1) + 1) - 1) / 2)").transform_calculate(
-        k="datum.i - 1 - datum.q * (datum.q + 1) / 2", s=f"datum.u / {PER_SHARE}").transform_calculate(
-        looking=f"{names}[datum.q]", looked_at=f"{names}[datum.k]"))
+    return cast(
+        "alt.Chart",
+        alt.Chart(alt.NamedData(grid.data))
+        .transform_filter(f"datum.l == layer - 1 && datum.h == {grid.chosen_h}")
+        .transform_flatten(["u"])
+        .transform_window(i="row_number()")
+        .transform_calculate(q="floor((sqrt(8 * (datum.i - 1) + 1) - 1) / 2)")
+        .transform_calculate(k="datum.i - 1 - datum.q * (datum.q + 1) / 2", s=f"datum.u / {PER_SHARE}")
+        .transform_calculate(looking=f"{names}[datum.q]", looked_at=f"{names}[datum.k]"),
+    )
 
 
 def key_x(grid: Grid) -> alt.X:
     """The keys along x, every one labelled (none left out where labels would touch: a phone's chart gives each
     a cell in which its label fits, Grid.cell)."""
-    return alt.X("k:O", scale=alt.Scale(domain=grid.band), title=LOOKED_AT,
-                 # Only some columns labelled (a long pattern's): upright, so that close columns' labels do not touch.
-                 axis=alt.Axis(labelExpr=grid.label, labelAngle=-45 if grid.label_every == 1 else -90,
-                               labelFontSize=11, labelOverlap=False))
+    return alt.X(
+        "k:O",
+        scale=alt.Scale(domain=grid.band),
+        title=LOOKED_AT,
+        # Only some columns labelled (a long pattern's): upright, so that close columns' labels do not touch.
+        axis=alt.Axis(
+            labelExpr=grid.label, labelAngle=-45 if grid.label_every == 1 else -90, labelFontSize=11, labelOverlap=False
+        ),
+    )
 
 
 def query_axis(grid: Grid) -> alt.Y:
     """The queries down y, labelled as `grid.label` says."""
-    return alt.Y("q:O", scale=alt.Scale(domain=grid.band), title=LOOKING,
-                 axis=alt.Axis(labelExpr=grid.label, labelFontSize=11, labelOverlap=False))
+    return alt.Y(
+        "q:O",
+        scale=alt.Scale(domain=grid.band),
+        title=LOOKING,
+        axis=alt.Axis(labelExpr=grid.label, labelFontSize=11, labelOverlap=False),
+    )
 
 
 Subtitle = TypedDict("Subtitle", {"subtitle": list[str]}, total=False)  # a title's short lines under it, if any
 
 
-def detail_chart(grid: Grid, one: alt.Chart, title: str | None = None, outline: bool = True,
-                 extra: Sequence[alt.Chart | alt.LayerChart] = (), note: list[str] | None = None) -> alt.LayerChart:
+def detail_chart(
+    grid: Grid,
+    one: alt.Chart,
+    title: str | None = None,
+    outline: bool = True,
+    extra: Sequence[alt.Chart | alt.LayerChart] = (),
+    note: list[str] | None = None,
+) -> alt.LayerChart:
     """The chosen square, larger: every share on hover, the chosen token's row outlined (`outline`: the chart has a
     token param). `title`: a Vega expression for its title, else "Layer 5, head 4, larger"; `extra`: layers drawn
     over it, on its scales; `note`: short lines under the title (a key to what is out of reach, where none is)."""
-    detail_bg = alt.Chart(alt.Data(values=[{}])).mark_rect(  # type: ignore[no-untyped-call]  # untyped alt.Data
-        color=MASKED, aria=False).encode(
-        x=alt.value(0), x2=alt.value("width"), y=alt.value(0), y2=alt.value("height"))
+    detail_bg = (
+        alt.Chart(alt.Data(values=[{}]))  # type: ignore[no-untyped-call]  # untyped alt.Data
+        .mark_rect(color=MASKED, aria=False)
+        .encode(x=alt.value(0), x2=alt.value("width"), y=alt.value(0), y2=alt.value("height"))
+    )
     detail_row = chosen_row(grid, alt.Scale(domain=grid.band), {})
     # a phone's square scrolls where it is wide: its title in view
     start: Literal["start"] | UndefinedType = "start" if grid.cell else alt.Undefined
     subtitle: Subtitle = {"subtitle": note} if note else {}
-    return cast("alt.LayerChart", alt.layer(
-        detail_bg, square_cells(one, key_x(grid), query_axis(grid)), *([detail_row] if outline else []),
-        *extra).properties(width=grid.width, height=grid.width if grid.cell else DETAIL_HEIGHT, title=alt.Title(
-            charts.wrapped(title or LARGER_TITLE), anchor=start, **subtitle)))
+    return cast(
+        "alt.LayerChart",
+        alt.layer(
+            detail_bg, square_cells(one, key_x(grid), query_axis(grid)), *([detail_row] if outline else []), *extra
+        ).properties(
+            width=grid.width,
+            height=grid.width if grid.cell else DETAIL_HEIGHT,
+            title=alt.Title(charts.wrapped(title or LARGER_TITLE), anchor=start, **subtitle),
+        ),
+    )
 
 
 LARGER_TITLE = f"'Layer ' + layer + (head == '{AVERAGE}' ? ', average of its heads' : ', head ' + head) + ', larger'"
@@ -202,21 +316,44 @@ LARGER_TITLE = f"'Layer ' + layer + (head == '{AVERAGE}' ? ', average of its hea
 def square_cells(one: alt.Chart, x: alt.X, y: alt.Y) -> alt.Chart:
     """The chosen square's cells (`one`: chosen_square), keys along `x` and queries down `y`, coloured by their share
     (one legend for every square), each said in words and its share on hover."""
-    share_color = alt.Color("s:Q", scale=alt.Scale(**SHARE_SCALE), title="share of attention",
-                            legend=alt.Legend(format="%", orient="top", direction="horizontal", gradientLength=160))
-    return cast("alt.Chart", one.transform_calculate(
-        said="datum.looking + ' looks at ' + datum.looked_at + ': ' + format(datum.s, '.2%')").mark_rect().encode(
-        x=x, y=y, color=share_color, description="said:N",
-        tooltip=[alt.Tooltip("looking:N", title="looking"), alt.Tooltip("looked_at:N", title="looked at"),
-                 alt.Tooltip("s:Q", title="share", format=".2%")]))
+    share_color = alt.Color(
+        "s:Q",
+        scale=alt.Scale(**SHARE_SCALE),
+        title="share of attention",
+        legend=alt.Legend(format="%", orient="top", direction="horizontal", gradientLength=160),
+    )
+    return cast(
+        "alt.Chart",
+        one.transform_calculate(said="datum.looking + ' looks at ' + datum.looked_at + ': ' + format(datum.s, '.2%')")
+        .mark_rect()
+        .encode(
+            x=x,
+            y=y,
+            color=share_color,
+            description="said:N",
+            tooltip=[
+                alt.Tooltip("looking:N", title="looking"),
+                alt.Tooltip("looked_at:N", title="looked at"),
+                alt.Tooltip("s:Q", title="share", format=".2%"),
+            ],
+        ),
+    )
 
 
 def chosen_row(grid: Grid, scale: alt.Scale, across: Mapping[str, object]) -> alt.Chart:
     """The chosen token's row of the square, outlined: on the queries' `scale`, across the view or as `across` says
     (its x and x2)."""
-    return cast("alt.Chart", alt.Chart(alt.Data(  # type: ignore[no-untyped-call]  # untyped alt.Data
-        values=[{}])).transform_calculate(q=grid.row_q).mark_rect(
-        fill=None, stroke=ACCENT, strokeWidth=2, aria=False).encode(y=alt.Y("q:O", scale=scale), **across))
+    return cast(
+        "alt.Chart",
+        alt.Chart(
+            alt.Data(  # type: ignore[no-untyped-call]  # untyped alt.Data
+                values=[{}]
+            )
+        )
+        .transform_calculate(q=grid.row_q)
+        .mark_rect(fill=None, stroke=ACCENT, strokeWidth=2, aria=False)
+        .encode(y=alt.Y("q:O", scale=scale), **across),
+    )
 
 
 def bars_chart(grid: Grid, one: alt.Chart) -> alt.LayerChart:
@@ -227,39 +364,70 @@ def bars_chart(grid: Grid, one: alt.Chart) -> alt.LayerChart:
     across = alt.X if sideways else alt.Y
     key, value = ("y", "x") if sideways else ("x", "y")
     keys = _key_y(grid) if sideways else key_x(grid)
-    share = across("s:Q", scale=alt.Scale(domain=[0, 1]), title="share of attention",
-                   axis=alt.Axis(format="%", tickCount=4 if sideways else 5))
-    out_of_reach = grid.keys().transform_filter(
-        f"datum.k > {row_q}").mark_rect(color=OUT_OF_REACH, aria=False).encode(
-        **{key: keys, value: alt.value(0), value + "2": alt.value("width" if sideways else "height")})
+    share = across(
+        "s:Q",
+        scale=alt.Scale(domain=[0, 1]),
+        title="share of attention",
+        axis=alt.Axis(format="%", tickCount=4 if sideways else 5),
+    )
+    out_of_reach = (
+        grid.keys()
+        .transform_filter(f"datum.k > {row_q}")
+        .mark_rect(color=OUT_OF_REACH, aria=False)
+        .encode(**{key: keys, value: alt.value(0), value + "2": alt.value("width" if sideways else "height")})
+    )
     # Each bar in words for a screen reader: "_animal: 61% of the attention".
     bars = picked.transform_calculate(said="datum.looked_at + ': ' + format(datum.s, '.0%') + ' of the attention'")
     tips = [alt.Tooltip("looked_at:N", title="looked at"), alt.Tooltip("s:Q", title="share", format=".1%")]
     bars = bars.mark_bar().encode(
-        **{key: keys, value: share}, description="said:N",
+        **{key: keys, value: share},
+        description="said:N",
         color=alt.condition(f"datum.k == {row_q}", alt.value(ACCENT), alt.value(MAIN)),
         tooltip=tips,
     )
     bar_labels = picked.transform_filter(f"datum.s >= {MIN_SHARE}").encode(
-        **{key: keys, value: across("s:Q", scale=alt.Scale(domain=[0, 1]))}, text=alt.Text("s:Q", format=".0%"),
-        tooltip=tips)  # a bar's share written by it shows the bar's tooltip
+        **{key: keys, value: across("s:Q", scale=alt.Scale(domain=[0, 1]))},
+        text=alt.Text("s:Q", format=".0%"),
+        tooltip=tips,
+    )  # a bar's share written by it shows the bar's tooltip
     inside = alt.condition(f"datum.k == {row_q}", alt.value(ON_LIGHT), alt.value(ON_DARK))
-    bar_labels = (charts.at_bar_ends(bar_labels, "s", NARROW_BARS if grid.cell else "width", inside=inside, fontSize=11,
-                                     aria=False) if sideways else
-                  [bar_labels.mark_text(fontSize=11, aria=False, **charts.over_bars(grid.count))])
-    size = ({"width": NARROW_BARS if grid.cell else "container",
-             "height": alt.Step(ROW) if grid.textless else ROW * grid.blocks} if sideways
-            else {"width": grid.width, "height": BARS_HEIGHT})
-    return cast("alt.LayerChart", alt.layer(out_of_reach, bars, *bar_labels).properties(**size, title=alt.Title(
-        charts.wrapped(f"'Looking from ' + {grid.from_words} + ' in layer ' + layer + "
-                       f"(head == '{AVERAGE}' ? ', average' : ', head ' + head)"))))
+    bar_labels = (
+        charts.at_bar_ends(
+            bar_labels, "s", NARROW_BARS if grid.cell else "width", inside=inside, fontSize=11, aria=False
+        )
+        if sideways
+        else [bar_labels.mark_text(fontSize=11, aria=False, **charts.over_bars(grid.count))]
+    )
+    size = (
+        {
+            "width": NARROW_BARS if grid.cell else "container",
+            "height": alt.Step(ROW) if grid.textless else ROW * grid.blocks,
+        }
+        if sideways
+        else {"width": grid.width, "height": BARS_HEIGHT}
+    )
+    return cast(
+        "alt.LayerChart",
+        alt.layer(out_of_reach, bars, *bar_labels).properties(
+            **size,
+            title=alt.Title(
+                charts.wrapped(
+                    f"'Looking from ' + {grid.from_words} + ' in layer ' + layer + "
+                    f"(head == '{AVERAGE}' ? ', average' : ', head ' + head)"
+                )
+            ),
+        ),
+    )
 
 
 def _key_y(grid: Grid) -> alt.Y:
     """The keys down y, one row each, every one labelled in full (a phone's sideways bars)."""
-    return alt.Y("k:O", scale=alt.Scale(domain=grid.band), title=LOOKED_AT,
-                 axis=alt.Axis(labelExpr=grid.label, labelFontSize=11, labelOverlap=False,
-                               labelLimit=0))
+    return alt.Y(
+        "k:O",
+        scale=alt.Scale(domain=grid.band),
+        title=LOOKED_AT,
+        axis=alt.Axis(labelExpr=grid.label, labelFontSize=11, labelOverlap=False, labelLimit=0),
+    )
 
 
 # ---------------------------------------------------------------------------------------------- with no text
@@ -267,17 +435,37 @@ def _key_y(grid: Grid) -> alt.Y:
 GRID_ROW = 24  # px per layer of the grid with no text: a row a finger can tap (charts.TAP)
 GIVES = "(at > 0 ? ') gives a token other than the first' : ') gives itself')"
 # The caption of the grid with no text: it draws one rect per head, where the build's draws each head's pattern.
-GRID_CAPTION = ("Each square is one head (the last column: each layer's average). Its colour shows the largest share "
-                "the chosen token gives any token but the first (many heads park their attention there), and the "
-                "square names that token where it fits.")
-Legend = TypedDict("Legend", {"orient": Literal["bottom"], "direction": Literal["horizontal"], "gradientLength": int,
-                               "format": str, "values": list[float]})
-LEGEND: Legend = {"orient": "bottom", "direction": "horizontal", "gradientLength": 160, "format": "%",
-                  "values": [0, 0.5, 1]}
+GRID_CAPTION = (
+    "Each square is one head (the last column: each layer's average). Its colour shows the largest share "
+    "the chosen token gives any token but the first (many heads park their attention there), and the "
+    "square names that token where it fits."
+)
+Legend = TypedDict(
+    "Legend",
+    {
+        "orient": Literal["bottom"],
+        "direction": Literal["horizontal"],
+        "gradientLength": int,
+        "format": str,
+        "values": list[float],
+    },
+)
+LEGEND: Legend = {
+    "orient": "bottom",
+    "direction": "horizontal",
+    "gradientLength": 160,
+    "format": "%",
+    "values": [0, 0.5, 1],
+}
 
 
-def textless_chart(n_layer: int, n_head: int, opening_head: Sequence[int] = (1, 1), opening_token: int | None = None,
-                   narrow: bool = False) -> alt.VConcatChart:
+def textless_chart(
+    n_layer: int,
+    n_head: int,
+    opening_head: Sequence[int] = (1, 1),
+    opening_token: int | None = None,
+    narrow: bool = False,
+) -> alt.VConcatChart:
     """The figure's chart with no text in it (the live page's): the grid of every head (one rect each,
     GRID_CAPTION: the page draws no picture; a click chooses one), the chosen one's pattern larger (detail_chart)
     and the chosen token's bars in it (bars_chart), upright or (narrow) sideways. Reads `panels`, `names`; the
@@ -285,16 +473,25 @@ def textless_chart(n_layer: int, n_head: int, opening_head: Sequence[int] = (1, 
     (`opening_token`; None: the last)."""
     grid = Grid(n_layer, n_head, 0, 1, 0, [], narrow=narrow, textless=True)
     ranked, words = textless.ranked(f"(layer - 1) * {n_head + 1} + {grid.chosen_h}", 3)
-    description = alt.param(name=DESCRIPTION, expr=(
-        f"'All {n_layer * n_head:,} heads ({n_layer} layers of {n_head}) and each layer\\'s average, each coloured by "
-        f"the largest share ' + names[at] + ' (token ' + (at + 1) + {GIVES} + '. Shown larger: layer ' + layer + "
-        f"(head == '{AVERAGE}' ? ', the average of its {n_head} heads' : ', head ' + head) + '. Looking from ' + "
-        f"names[at] + ' there, the largest shares: ' + {words} + '.'"))
+    description = alt.param(
+        name=DESCRIPTION,
+        expr=(
+            f"'All {n_layer * n_head:,} heads ({n_layer} layers of {n_head}) and each layer\\'s average, each coloured by "
+            f"the largest share ' + names[at] + ' (token ' + (at + 1) + {GIVES} + '. Shown larger: layer ' + layer + "
+            f"(head == '{AVERAGE}' ? ', the average of its {n_head} heads' : ', head ' + head) + '. Looking from ' + "
+            f"names[at] + ' there, the largest shares: ' + {words} + '.'"
+        ),
+    )
     one = chosen_square(grid)
-    stack: alt.VConcatChart = alt.vconcat(_textless_grid(grid), detail_chart(grid, one), bars_chart(grid, one),
-                        spacing=30).resolve_scale(color="independent")
-    params = [*head_params(grid, list(opening_head)),
-              *textless.chosen(TOKEN, opening_token, "Looking from token ", DETAIL_HEIGHT), *ranked, description]
+    stack: alt.VConcatChart = alt.vconcat(
+        _textless_grid(grid), detail_chart(grid, one), bars_chart(grid, one), spacing=30
+    ).resolve_scale(color="independent")
+    params = [
+        *head_params(grid, list(opening_head)),
+        *textless.chosen(TOKEN, opening_token, "Looking from token ", DETAIL_HEIGHT),
+        *ranked,
+        description,
+    ]
     return textless.finished(charts.fits_column(stack), params, ("layer", "head"), n_layer, n_head, "panels")
 
 
@@ -303,33 +500,69 @@ def _textless_grid(grid: Grid) -> alt.LayerChart:
     than the first (the first token: itself), that token named in it where it fits; the chosen one outlined."""
     n_layer, n_head, start = grid.n_layer, grid.n_head, textless.START
     rest = "(at > 0 ? slice(datum.r, 1) : datum.r)"  # the shares to every token but the first (the first: itself)
-    squares = alt.Chart(alt.NamedData("panels")).transform_filter(f"datum.l < {n_layer}").transform_calculate(
-        r=f"slice(datum.u, {start}, {start} + at + 1)").transform_calculate(
-        best=f"extent({rest})[1]").transform_calculate(
-        k=f"indexof({rest}, datum.best) + (at > 0 ? 1 : 0)", s=f"datum.best / {PER_SHARE}",
-        first=f"datum.r[0] / {PER_SHARE}", looked_at="names[datum.k]",
-        view=f"'layer ' + (datum.l + 1) + (datum.h == {n_head} ? ', average of its heads' : ', head ' + (datum.h + 1))")
+    squares = (
+        alt.Chart(alt.NamedData("panels"))
+        .transform_filter(f"datum.l < {n_layer}")
+        .transform_calculate(r=f"slice(datum.u, {start}, {start} + at + 1)")
+        .transform_calculate(best=f"extent({rest})[1]")
+        .transform_calculate(
+            k=f"indexof({rest}, datum.best) + (at > 0 ? 1 : 0)",
+            s=f"datum.best / {PER_SHARE}",
+            first=f"datum.r[0] / {PER_SHARE}",
+            looked_at="names[datum.k]",
+            view=f"'layer ' + (datum.l + 1) + (datum.h == {n_head} ? ', average of its heads' : ', head ' + (datum.h + 1))",
+        )
+    )
     squares = charts.clickable(squares, layer="datum.l + 1", head=f"datum.h == {n_head} ? '{AVERAGE}' : datum.h + 1")
     squares = squares.encode(
-        x=alt.X("h:O", scale=alt.Scale(domain=list(range(n_head + 1))), axis=alt.Axis(
-            orient="top", title="head", labelAngle=0, labelOverlap=False,
-            labelExpr=f"datum.value == {n_head} ? 'avg' : '' + (datum.value + 1)")),
-        y=alt.Y("l:O", scale=alt.Scale(domain=list(range(n_layer))), axis=alt.Axis(
-            title="layer", labelOverlap=False, labelExpr="'' + (datum.value + 1)")))
+        x=alt.X(
+            "h:O",
+            scale=alt.Scale(domain=list(range(n_head + 1))),
+            axis=alt.Axis(
+                orient="top",
+                title="head",
+                labelAngle=0,
+                labelOverlap=False,
+                labelExpr=f"datum.value == {n_head} ? 'avg' : '' + (datum.value + 1)",
+            ),
+        ),
+        y=alt.Y(
+            "l:O",
+            scale=alt.Scale(domain=list(range(n_layer))),
+            axis=alt.Axis(title="layer", labelOverlap=False, labelExpr="'' + (datum.value + 1)"),
+        ),
+    )
     chosen = f"datum.l == layer - 1 && datum.h == {grid.chosen_h}"
-    tips = [alt.Tooltip("view:N", title="square"), alt.Tooltip("looked_at:N", title="looks hardest at"),
-            alt.Tooltip("s:Q", title="its share", format=".1%"),
-            alt.Tooltip("first:Q", title="share to the first token", format=".1%")]
+    tips = [
+        alt.Tooltip("view:N", title="square"),
+        alt.Tooltip("looked_at:N", title="looks hardest at"),
+        alt.Tooltip("s:Q", title="its share", format=".1%"),
+        alt.Tooltip("first:Q", title="share to the first token", format=".1%"),
+    ]
     rects = squares.mark_rect(cursor="pointer").encode(
-        color=alt.Color("s:Q", scale=charts.sequential(domain=[0, 1]), title="largest share",
-                        legend=alt.Legend(**LEGEND)),
+        color=alt.Color(
+            "s:Q", scale=charts.sequential(domain=[0, 1]), title="largest share", legend=alt.Legend(**LEGEND)
+        ),
         stroke=alt.condition(chosen, alt.value(ACCENT), alt.value(CELL_LINE)),
-        strokeWidth=alt.condition(chosen, alt.value(3), alt.value(0.5)), tooltip=tips)
+        strokeWidth=alt.condition(chosen, alt.value(3), alt.value(0.5)),
+        tooltip=tips,
+    )
     cell = f"{textless.WIDTH} / {n_head + 1}"  # px per square
-    words = squares.mark_text(fontSize=10, cursor="pointer", aria=False, limit=alt.ExprRef(f"{cell} - 4"),
-                              opacity=alt.ExprRef(f"{cell} >= 30 ? 1 : 0")).encode(
-        text="looked_at:N", color=alt.condition("datum.s < 0.45", alt.value(ON_DARK), alt.value(ON_LIGHT)), tooltip=tips)
+    words = squares.mark_text(
+        fontSize=10,
+        cursor="pointer",
+        aria=False,
+        limit=alt.ExprRef(f"{cell} - 4"),
+        opacity=alt.ExprRef(f"{cell} >= 30 ? 1 : 0"),
+    ).encode(
+        text="looked_at:N", color=alt.condition("datum.s < 0.45", alt.value(ON_DARK), alt.value(ON_LIGHT)), tooltip=tips
+    )
     heading = charts.literal(f"All {n_layer * n_head:,} heads, and each layer's average: the largest share ")
-    return cast("alt.LayerChart", alt.layer(rects, words).properties(
-        width="container", height=alt.Step(GRID_ROW), title=alt.Title(
-            charts.wrapped(f"{heading} + names[at] + ' (token ' + (at + 1) + {GIVES}"), anchor="start")))
+    return cast(
+        "alt.LayerChart",
+        alt.layer(rects, words).properties(
+            width="container",
+            height=alt.Step(GRID_ROW),
+            title=alt.Title(charts.wrapped(f"{heading} + names[at] + ' (token ' + (at + 1) + {GIVES}"), anchor="start"),
+        ),
+    )

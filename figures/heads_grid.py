@@ -99,6 +99,12 @@ class Grid:
 
     def keys(self) -> alt.Chart:
         """One datum per row of a square: k, from 0."""
-        return textless.every_token() if self.textless else alt.Chart(
-            alt.Data(  # type: ignore[no-untyped-call]  # untyped alt.Data
-                values=[{"k": k} for k in cast("list[int]", self.band)]))  # with a text, the band is a list
+        return (
+            textless.every_token()
+            if self.textless
+            else alt.Chart(
+                alt.Data(  # type: ignore[no-untyped-call]  # untyped alt.Data
+                    values=[{"k": k} for k in cast("list[int]", self.band)]
+                )
+            )
+        )  # with a text, the band is a list

@@ -238,8 +238,10 @@ class Kind(Generic[RunT]):
     def tables(self, fig: Figure, run: RunT, spec: Spec) -> Mapping[str, Table]:
         """name -> rows: the figure's data as the downloads offer it. Default: the chart's datasets, a stage of the
         read-out (the code's word) in a column called what readers call it, STAGE_COLUMN (0: before any layer)."""
-        return {name: [{(STAGE_COLUMN if key == "stage" else key): value for key, value in row.items()}
-                       for row in rows] for name, rows in spec.get("datasets", {}).items()}
+        return {
+            name: [{(STAGE_COLUMN if key == "stage" else key): value for key, value in row.items()} for row in rows]
+            for name, rows in spec.get("datasets", {}).items()
+        }
 
 
 # Any kind, of one run or side by side: what the registry holds (figures.REGISTRY)
@@ -264,8 +266,12 @@ class PartKind(Kind[Run]):
         """Its texts, the strings it names (`named`), its `ask` of its part once resolved, and as `config` every key
         of its kind (FIELDS): the run's cache key then holds each, a key added to the kind included, with no list
         to keep by hand (tests/builds/test_cache_keys.py changes each and rebuilds)."""
-        return Asks(texts={text: None for text in self.texts(fig)}, named=self.named(fig), parts=self.part_asks(fig),
-                    config=self.config_of(fig, *self.FIELDS))
+        return Asks(
+            texts={text: None for text in self.texts(fig)},
+            named=self.named(fig),
+            parts=self.part_asks(fig),
+            config=self.config_of(fig, *self.FIELDS),
+        )
 
     def named(self, fig: Figure) -> tuple[str, ...]:
         """The strings it names besides its texts, to be tokenized (a target, a token to weigh it against)."""

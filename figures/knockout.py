@@ -25,8 +25,7 @@ from figures.records import BarRow, Outcome
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt, escaped
 from figures.toolkit.colours import CHOSEN, HELPS_NAME, HELPS_WORDS, HURTS_NAME, HURTS_WORDS, REFERENCE
-from figures.toolkit.words import (agrees, count, heading, ordinal, percent, percents_apart, quoted, said,
-                                   token_label)
+from figures.toolkit.words import agrees, count, heading, ordinal, percent, percents_apart, quoted, said, token_label
 
 PANEL_HEIGHT = 130
 SUBTITLE_LINE = 44  # characters: a line of the chart's subtitle fits a 360 px phone's column (the narrow chart)
@@ -97,7 +96,7 @@ def without(r: KnockoutRun, whole: Chance, target: str, first: str = "Without") 
     rank 7)"."""
     move = change(r["p"], whole["p"])
     verb = {-1: "falls from", 1: "rises from", 0: "stays at"}[move]
-    numbers = (" to ".join(percents_apart(whole["p"], r["p"])) if move else percent(r["p"]))
+    numbers = " to ".join(percents_apart(whole["p"], r["p"])) if move else percent(r["p"])
     return f"{first} {part_name(r)}, {target} {verb} {numbers} ({rank_change(r['rank'], whole['rank'])})"
 
 
@@ -106,8 +105,10 @@ def verdict(o: Outcome) -> str:
     whole, worst, target, n = o.whole, o.costliest, o.target, len(o.runs)
     if change(worst["p"], whole["p"]) < 0:
         return f"{without(worst, whole, target)}: of the {n} parts taken out one at a time, that costs it the most."
-    return (f"No part taken out alone lowers {target} ({percent(whole['p'])} with every part in place): the lowest, "
-            f"without {part_name(worst)}, is {percent(worst['p'])}.")
+    return (
+        f"No part taken out alone lowers {target} ({percent(whole['p'])} with every part in place): the lowest, "
+        f"without {part_name(worst)}, is {percent(worst['p'])}."
+    )
 
 
 def raise_reveal(o: Outcome) -> Reveal:
@@ -116,14 +117,22 @@ def raise_reveal(o: Outcome) -> Reveal:
     raised = [r for r in o.runs if change(r["p"], whole["p"]) > 0]
     question = f"Guess first: can taking a part out raise {target}'s chance? Which part, if any?"
     if raised:
-        answer = (f"Yes: {len(raised)} of the {len(o.runs)} parts {agrees(len(raised), 'works', 'work')} against "
-                  f"{target} here. The most: "
-                  f"{without(best, whole, target, 'without')}.")
+        answer = (
+            f"Yes: {len(raised)} of the {len(o.runs)} parts {agrees(len(raised), 'works', 'work')} against "
+            f"{target} here. The most: "
+            f"{without(best, whole, target, 'without')}."
+        )
     else:
-        answer = (f"No: each of the {len(o.runs)} parts, taken out alone, lowers it or leaves it as it is. "
-                  f"The smallest loss: {without(best, whole, target, 'without')}.")
-    return {"question": question, "answer": answer, "link": f"#part={part_key(best)}",
-            "link_text": f"Show {part_label(best)} in the chart"}
+        answer = (
+            f"No: each of the {len(o.runs)} parts, taken out alone, lowers it or leaves it as it is. "
+            f"The smallest loss: {without(best, whole, target, 'without')}."
+        )
+    return {
+        "question": question,
+        "answer": answer,
+        "link": f"#part={part_key(best)}",
+        "link_text": f"Show {part_label(best)} in the chart",
+    }
 
 
 def tally(o: Outcome) -> str:
@@ -131,9 +140,14 @@ def tally(o: Outcome) -> str:
     its own verb: "Taken out alone, of the 36 parts, 15 lower _France's chance, 21 raise it and none leaves it as it
     is." The counts are the verdict's and the reveal's (`change`)."""
     moves = [change(r["p"], o.whole["p"]) for r in o.runs]
-    said = [f"{moves.count(move) or 'none'} {agrees(moves.count(move), one, many)}"
-            for move, one, many in ((-1, f"lowers {o.target}'s chance", f"lower {o.target}'s chance"),
-                                    (1, "raises it", "raise it"), (0, "leaves it as it is", "leave it as it is"))]
+    said = [
+        f"{moves.count(move) or 'none'} {agrees(moves.count(move), one, many)}"
+        for move, one, many in (
+            (-1, f"lowers {o.target}'s chance", f"lower {o.target}'s chance"),
+            (1, "raises it", "raise it"),
+            (0, "leaves it as it is", "leave it as it is"),
+        )
+    ]
     return f"Taken out alone, of the {count(len(o.runs), 'part')}, {said[0]}, {said[1]} and {said[2]}."
 
 
@@ -149,8 +163,10 @@ def heads_fact(o: Outcome) -> str | None:
     if change(worst["p"], whole["p"]) >= 0:
         said = f"No single head of layer {layer + 1}, taken out alone, lowers {target}"
     else:
-        said = (f"Of layer {layer + 1}'s {len(heads)} heads, head {head_number(worst)} costs {target} the most: "
-                f"{without(worst, whole, target, 'without')}")
+        said = (
+            f"Of layer {layer + 1}'s {len(heads)} heads, head {head_number(worst)} costs {target} the most: "
+            f"{without(worst, whole, target, 'without')}"
+        )
     return f"{said}; without all of the layer's attention it has {percent(attention['p'])}."
 
 
@@ -161,16 +177,20 @@ class Knockout(PartKind):
     READS = ("attention", "feed-forward")
     KIND = "knockout"
     TITLE = "Take one part out and watch the answer"
-    CAPTION = ("The model's guess for the next token is built by many parts, layer after layer. Here we take one part "
-               "out at a time (its output is set to zero, as if it were not there), run the model again, and see how "
-               "likely the tracked token still is.")
-    GUIDE = ("Each bar is one run of the model with one part taken out, drawn as the change it makes: the line at "
-             "zero is the model with every part in place. Bars below the line, in " + HELPS_NAME + ": without that "
-             "part the token got less likely, so the part helps the answer. Bars above it, in " + HURTS_NAME + ": "
-             "without that part the token got more likely, so the part works against the answer. Switch between its "
-             "chance and its rank (1 = the most likely token: how many places it moves), choose a part to highlight it, and {hover} a "
-             "bar for its exact numbers. Choose a bar (click or tap) to highlight its part and have its run said in "
-             "words below the chart; the \"Highlight\" menu does the same from the keyboard.")
+    CAPTION = (
+        "The model's guess for the next token is built by many parts, layer after layer. Here we take one part "
+        "out at a time (its output is set to zero, as if it were not there), run the model again, and see how "
+        "likely the tracked token still is."
+    )
+    GUIDE = (
+        "Each bar is one run of the model with one part taken out, drawn as the change it makes: the line at "
+        "zero is the model with every part in place. Bars below the line, in " + HELPS_NAME + ": without that "
+        "part the token got less likely, so the part helps the answer. Bars above it, in " + HURTS_NAME + ": "
+        "without that part the token got more likely, so the part works against the answer. Switch between its "
+        "chance and its rank (1 = the most likely token: how many places it moves), choose a part to highlight it, and {hover} a "
+        "bar for its exact numbers. Choose a bar (click or tap) to highlight its part and have its run said in "
+        'words below the chart; the "Highlight" menu does the same from the keyboard.'
+    )
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "target": fields.TARGET_FIELD,
@@ -205,8 +225,10 @@ class Knockout(PartKind):
         return Outcome(said(found["target"]["text"]), intact(fig, run, found), found["runs"])
 
     def key(self, fig: Figure, run: Run) -> str:
-        return (f"Each bar is the model run without one part. {HELPS_NAME.capitalize()}: without it {said(fig['target'])} "
-                f"got less likely, so the part helps; {HURTS_NAME}: it got more likely.")
+        return (
+            f"Each bar is the model run without one part. {HELPS_NAME.capitalize()}: without it {said(fig['target'])} "
+            f"got less likely, so the part helps; {HURTS_NAME}: it got more likely."
+        )
 
     def text_figure(self, fig: Figure, run: Run) -> str:
         """The text, the read token, then one line for the intact model and one for each part taken out."""
@@ -214,10 +236,12 @@ class Knockout(PartKind):
         rows: list[tuple[str, Chance]] = [("nothing (the intact model)", o.whole)]
         rows += [(part_label(r), r) for r in o.runs]
         width = max(len(name) for name, _ in rows) + 2
-        lines = [heading(fig, self.TITLE), f"  {quoted(fig['text'], len(tokens))}",
-                 f"  the next token after {token_label(tokens, fig.opening)}: {o.target}, "
-                 "with one part taken out at a time",
-                 f"  {'taken out':<{width}}{'chance':>12}{'rank':>8}"]
+        lines = [
+            heading(fig, self.TITLE),
+            f"  {quoted(fig['text'], len(tokens))}",
+            f"  the next token after {token_label(tokens, fig.opening)}: {o.target}, with one part taken out at a time",
+            f"  {'taken out':<{width}}{'chance':>12}{'rank':>8}",
+        ]
         lines += [f"  {name:<{width}}{percent(r['p']):>12}{r['rank']:>8,}" for name, r in rows]
         lines.append(f"  {verdict(o)}")
         return "\n".join(lines) + "\n"
@@ -225,18 +249,29 @@ class Knockout(PartKind):
     def context(self, fig: Figure, run: Run) -> Context:
         tokens, o = run.token_texts(fig["text"]), self.outcome(fig, run)
         whole, target = o.whole, o.target
-        summary = (f"With every part in place, the model gives {target} {percent(whole['p'])} (rank {whole['rank']:,}) "
-                   f"as the next token after {token_label(tokens, fig.opening)}. {verdict(o)}")
+        summary = (
+            f"With every part in place, the model gives {target} {percent(whole['p'])} (rank {whole['rank']:,}) "
+            f"as the next token after {token_label(tokens, fig.opening)}. {verdict(o)}"
+        )
         facts = [tally(o)] + [fact for fact in [heads_fact(o)] if fact]
         return {"summary": summary, "reveals": [raise_reveal(o)], "facts": facts}
 
     def tables(self, fig: Figure, run: Run, spec: charts.Spec) -> dict[str, Table]:
         """One row for the intact model, then one per part taken out: layer and head numbered from 1."""
         o = self.outcome(fig, run)
-        rows = [{"taken_out": "nothing", "layer": None, "head": None, "probability": o.whole["p"],
-                 "rank": o.whole["rank"]}]
-        rows += [{"taken_out": r["part"], "layer": r["layer"] + 1, "head": None if r["head"] is None else r["head"] + 1,
-                  "probability": r["p"], "rank": r["rank"]} for r in o.runs]
+        rows = [
+            {"taken_out": "nothing", "layer": None, "head": None, "probability": o.whole["p"], "rank": o.whole["rank"]}
+        ]
+        rows += [
+            {
+                "taken_out": r["part"],
+                "layer": r["layer"] + 1,
+                "head": None if r["head"] is None else r["head"] + 1,
+                "probability": r["p"],
+                "rank": r["rank"],
+            }
+            for r in o.runs
+        ]
         return {"knockouts": rows}
 
     def narrow_chart(self, fig: Figure, run: Run) -> alt.VConcatChart:
@@ -252,8 +287,10 @@ class Knockout(PartKind):
         whole, target = o.whole, o.target
         rows = chart_rows(o)
         scale, axis = y_scale_and_axis([r["dp"] for r in rows], [r["dr"] for r in rows])
-        groups = [("attention", "Each layer's attention taken out", "layer"),
-                  ("feed-forward", "Each layer's feed-forward step taken out", "layer")]
+        groups = [
+            ("attention", "Each layer's attention taken out", "layer"),
+            ("feed-forward", "Each layer's feed-forward step taken out", "layer"),
+        ]
         if fig.resolved.get("heads_of") is not None:
             layer = fig.resolved["heads_of"] + 1
             groups.append(("head", f"Each head of layer {layer} taken out alone", f"head of layer {layer}"))
@@ -261,16 +298,26 @@ class Knockout(PartKind):
         after = token_label(run.token_texts(fig["text"]), fig.opening)
         name = escaped(target)
         # A short title in bold; what the bars mean below it, in normal weight, in lines a phone's column holds.
-        title = alt.Title(charts.wrapped(
-            f"(show == 'rank' ? 'Places {name} moves' : 'How {name}\\'s chance changes') + ' without each part'"),
-            subtitle=textwrap.wrap(f"As the next token after {after}. Below the line: without that part, {target} "
-                                   f"got less likely. The line: every part in place ({percent(whole['p'])}; it is the "
-                                   f"{ordinal(whole['rank'])} most likely next token).", line),
-            subtitleFontSize=12, subtitleFontWeight="normal", subtitlePadding=4, offset=12)
+        title = alt.Title(
+            charts.wrapped(
+                f"(show == 'rank' ? 'Places {name} moves' : 'How {name}\\'s chance changes') + ' without each part'"
+            ),
+            subtitle=textwrap.wrap(
+                f"As the next token after {after}. Below the line: without that part, {target} "
+                f"got less likely. The line: every part in place ({percent(whole['p'])}; it is the "
+                f"{ordinal(whole['rank'])} most likely next token).",
+                line,
+            ),
+            subtitleFontSize=12,
+            subtitleFontWeight="normal",
+            subtitlePadding=4,
+            offset=12,
+        )
         summary = self.context(fig, run)["summary"]
         stack = alt.vconcat(*panels, spacing=20)
         titled = charts.with_params(stack if bar else charts.fits_column(stack), *params(o, summary)).properties(
-            title=title)
+            title=title
+        )
         return charts.with_clicks(charts.with_data(cast("alt.VConcatChart", titled), runs=rows), "part")
 
 
@@ -286,12 +333,20 @@ def chart_rows(o: Outcome) -> list[BarRow]:
     for r in o.runs:
         d = r["p"] - whole["p"]
         moved = "none" if change(r["p"], whole["p"]) == 0 else ("+" if d > 0 else "-") + percent(abs(d))
-        rows.append({"key": part_key(r), "group": r["part"],
-                     "x": head_number(r) if r["part"] == "head" else r["layer"] + 1, "name": part_label(r),
-                     "p": float(f"{r['p']:.4g}"), "rank": r["rank"], "change": moved,
-                     "dp": float(f"{d:.4g}") if change(r["p"], whole["p"]) else 0.0,
-                     "dr": whole["rank"] - r["rank"],  # places moved up: rank 1 to rank 7 is -6
-                     "said": f"without {part_name(r)}: {target} {percent(r['p'])}, change {moved}, rank {r['rank']:,}"})
+        rows.append(
+            {
+                "key": part_key(r),
+                "group": r["part"],
+                "x": head_number(r) if r["part"] == "head" else r["layer"] + 1,
+                "name": part_label(r),
+                "p": float(f"{r['p']:.4g}"),
+                "rank": r["rank"],
+                "change": moved,
+                "dp": float(f"{d:.4g}") if change(r["p"], whole["p"]) else 0.0,
+                "dr": whole["rank"] - r["rank"],  # places moved up: rank 1 to rank 7 is -6
+                "said": f"without {part_name(r)}: {target} {percent(r['p'])}, change {moved}, rank {r['rank']:,}",
+            }
+        )
     return rows
 
 
@@ -315,7 +370,7 @@ def place_ticks(moves: list[int]) -> list[int]:
     for side in (1, -1):
         reach = max([side * m for m in moves] + [0])
         if reach:
-            ticks += [side * 10 ** k for k in range(0 if reach < 10 else 1, math.ceil(math.log10(reach)) + 1)]
+            ticks += [side * 10**k for k in range(0 if reach < 10 else 1, math.ceil(math.log10(reach)) + 1)]
     return sorted(ticks) if len(ticks) > 1 else [-1, 0, 1]
 
 
@@ -332,63 +387,107 @@ def y_scale_and_axis(changes: list[float], moves: list[int]) -> tuple[alt.Scale,
     step = p_ticks[1] - p_ticks[0]
     decimals = max(0, 1 - math.floor(math.log10(step * 100) + 1e-9))  # 0.25% steps: 2; '~' drops trailing zeros
     on_axis = [float(f"{math.copysign(math.log10(1 + abs(t)), t):.6g}") for t in r_ticks]
-    scale = alt.Scale(domain=alt.ExprRef(expr=f"show == 'rank' ? [{on_axis[0]}, {on_axis[-1]}] "
-                                              f": [{p_ticks[0]}, {p_ticks[-1]}]"), nice=False, zero=False)
-    places_label = ("datum.value == 0 ? '0' : (datum.value > 0 ? '+' : '-') + "
-                    "format(round(pow(10, abs(datum.value)) - 1), ',')")
-    axis = alt.Axis(values=alt.ExprRef(expr=f"show == 'rank' ? {on_axis} : {p_ticks}"), title=None,
-                    tickCount=max(len(r_ticks), len(p_ticks)),
-                    labelExpr=(f"show == 'rank' ? {places_label} "
-                               f": (datum.value == 0 ? '0' : format(datum.value, '+.{decimals}~%'))"))
+    scale = alt.Scale(
+        domain=alt.ExprRef(expr=f"show == 'rank' ? [{on_axis[0]}, {on_axis[-1]}] : [{p_ticks[0]}, {p_ticks[-1]}]"),
+        nice=False,
+        zero=False,
+    )
+    places_label = (
+        "datum.value == 0 ? '0' : (datum.value > 0 ? '+' : '-') + format(round(pow(10, abs(datum.value)) - 1), ',')"
+    )
+    axis = alt.Axis(
+        values=alt.ExprRef(expr=f"show == 'rank' ? {on_axis} : {p_ticks}"),
+        title=None,
+        tickCount=max(len(r_ticks), len(p_ticks)),
+        labelExpr=(
+            f"show == 'rank' ? {places_label} : (datum.value == 0 ? '0' : format(datum.value, '+.{decimals}~%'))"
+        ),
+    )
     return scale, axis
 
 
 def side_colour(target: str) -> alt.Color:
     """The bars' colour: what the part does for the answer (below zero: without it, the target got less likely, so
     it helps the answer), with its legend; the part the reader chose in the chosen colour."""
-    return alt.condition("datum.key == part", alt.value(CHOSEN), alt.Color(
-        "side:N", scale=charts.sides(LESS.format(target=target), MORE.format(target=target)), title=None,
-        legend=alt.Legend(orient="top", direction="vertical", symbolType="square", labelLimit=340, labelFontSize=11)))
+    return alt.condition(
+        "datum.key == part",
+        alt.value(CHOSEN),
+        alt.Color(
+            "side:N",
+            scale=charts.sides(LESS.format(target=target), MORE.format(target=target)),
+            title=None,
+            legend=alt.Legend(
+                orient="top", direction="vertical", symbolType="square", labelLimit=340, labelFontSize=11
+            ),
+        ),
+    )
 
 
-def panel(group: str, title: str, x_title: str, target: str, scale: alt.Scale, axis: alt.Axis,
-          bar: int = 0) -> alt.LayerChart:
+def panel(
+    group: str, title: str, x_title: str, target: str, scale: alt.Scale, axis: alt.Axis, bar: int = 0
+) -> alt.LayerChart:
     """One kind of part: a bar per layer (or head) from zero, the intact model, to the change its removal makes; as
     wide as the column, or `bar` px a bar's column."""
     side = f"datum.v < 0 ? {charts.literal(LESS.format(target=target))} : {charts.literal(MORE.format(target=target))}"
-    base = charts.said_chance(alt.Chart(alt.NamedData("runs"))).transform_filter(
-        f"datum.group == '{group}'").transform_calculate(v=VALUE).transform_calculate(side=side)
+    base = (
+        charts.said_chance(alt.Chart(alt.NamedData("runs")))
+        .transform_filter(f"datum.group == '{group}'")
+        .transform_calculate(v=VALUE)
+        .transform_calculate(side=side)
+    )
     # A click on a bar names its part in words and highlights it (the "Highlight" select: by keyboard).
     clicked = charts.clickable(base, part="datum.key").encode(
         x=alt.X("x:O", title=x_title, axis=alt.Axis(labelAngle=0)),
-        tooltip=[alt.Tooltip("name:N", title="taken out"),
-                 charts.chance_tip(f"chance of {target}"),
-                 alt.Tooltip("change:N", title="against the intact model"),
-                 alt.Tooltip("rank:Q", title="rank (1 = most likely)", format=","),
-                 alt.Tooltip("dr:Q", title="places moved up (+) or down (-)", format="+,")])
+        tooltip=[
+            alt.Tooltip("name:N", title="taken out"),
+            charts.chance_tip(f"chance of {target}"),
+            alt.Tooltip("change:N", title="against the intact model"),
+            alt.Tooltip("rank:Q", title="rank (1 = most likely)", format=","),
+            alt.Tooltip("dr:Q", title="places moved up (+) or down (-)", format="+,"),
+        ],
+    )
     bars = clicked.mark_bar(cursor="pointer").encode(
-        y=alt.Y("v:Q", scale=scale, axis=axis), y2=alt.datum(0), color=side_colour(target), description="said:N")
+        y=alt.Y("v:Q", scale=scale, axis=axis), y2=alt.datum(0), color=side_colour(target), description="said:N"
+    )
     # A bar of a change near zero is drawn a pixel tall or less: its whole column catches the pointer.
     hits = charts.hit_band(clicked)
-    zero = alt.Chart(alt.Data(values=[{"v": 0}])).mark_rule(  # type: ignore[no-untyped-call]  # Data: **kwds
-        color=REFERENCE, strokeWidth=1.5).encode(y=alt.Y("v:Q", scale=scale))
-    return cast("alt.LayerChart", alt.layer(hits, bars, zero).properties(
-        width=alt.Step(bar) if bar else "container", height=PANEL_HEIGHT,
-        title=alt.Title(charts.wrapped(charts.literal(title)))))
+    zero = (
+        alt.Chart(alt.Data(values=[{"v": 0}]))  # type: ignore[no-untyped-call]  # Data: **kwds
+        .mark_rule(color=REFERENCE, strokeWidth=1.5)
+        .encode(y=alt.Y("v:Q", scale=scale))
+    )
+    return cast(
+        "alt.LayerChart",
+        alt.layer(hits, bars, zero).properties(
+            width=alt.Step(bar) if bar else "container",
+            height=PANEL_HEIGHT,
+            title=alt.Title(charts.wrapped(charts.literal(title))),
+        ),
+    )
 
 
 def params(o: Outcome, summary: str) -> list[alt.Parameter]:
     """`show` (probability or rank), `part` (the highlighted run, or none), and the words for each part: with none
     highlighted, the figure's `summary`."""
     whole, target, every = o.whole, o.target, o.runs
-    show = alt.param(name="show", value="probability", bind=alt.binding_radio(
-        options=["probability", "rank"], labels=["chance", "rank (1 = most likely)"], name="Show "))
-    part = alt.param(name="part", value=NONE, bind=alt.binding_select(
-        options=[NONE] + [part_key(r) for r in every], labels=["none"] + [part_label(r) for r in every],
-        name="Highlight "))
+    show = alt.param(
+        name="show",
+        value="probability",
+        bind=alt.binding_radio(
+            options=["probability", "rank"], labels=["chance", "rank (1 = most likely)"], name="Show "
+        ),
+    )
+    part = alt.param(
+        name="part",
+        value=NONE,
+        bind=alt.binding_select(
+            options=[NONE] + [part_key(r) for r in every],
+            labels=["none"] + [part_label(r) for r in every],
+            name="Highlight ",
+        ),
+    )
     words = {NONE: summary}
     words.update({part_key(r): without(r, whole, target) + "." for r in every})
     said = alt.param(name="descriptions", value=words)
     description = alt.param(name=DESCRIPTION, expr="descriptions[part]")
     return [show, part, said, description]
-

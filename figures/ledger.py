@@ -56,19 +56,33 @@ def part_name(part: str, layer: int | None) -> str:
 
 def rows(ledger: LedgerEntry) -> list[LedgerRow]:
     """Each part, numbered from 1, with its share of the target's score, the versus token's and the difference."""
-    return [{"n": n, "part": part_name(r["part"], r["layer"]), "key": part_key(r["part"], r["layer"]),
-             "kind": r["part"], "layer": None if r["layer"] is None else r["layer"] + 1,
-             "target": r["target"], "versus": r["versus"], "difference": r["target"] - r["versus"]}
-            for n, r in enumerate(ledger["parts"], start=1)]
+    return [
+        {
+            "n": n,
+            "part": part_name(r["part"], r["layer"]),
+            "key": part_key(r["part"], r["layer"]),
+            "kind": r["part"],
+            "layer": None if r["layer"] is None else r["layer"] + 1,
+            "target": r["target"],
+            "versus": r["versus"],
+            "difference": r["target"] - r["versus"],
+        }
+        for n, r in enumerate(ledger["parts"], start=1)
+    ]
 
 
 def totals(ledger: LedgerEntry) -> dict[str, dict[str, float]]:
     """The parts' sums and the model's scores, for the target, the versus token and their difference."""
     parts = rows(ledger)
     score = ledger["score"]
-    return {"sum": {key: sum(r[key] for r in parts) for key in ("target", "versus", "difference")},
-            "score": {"target": score["target"], "versus": score["versus"],
-                      "difference": score["target"] - score["versus"]}}
+    return {
+        "sum": {key: sum(r[key] for r in parts) for key in ("target", "versus", "difference")},
+        "score": {
+            "target": score["target"],
+            "versus": score["versus"],
+            "difference": score["target"] - score["versus"],
+        },
+    }
 
 
 def layer_parts(ledger: LedgerEntry) -> list[LedgerRow]:
@@ -112,13 +126,16 @@ def inside(ledger: LedgerEntry, key: str, score: Score, others: int) -> list[tup
 
     if part == "attention":
         heads = ledger["heads"][layer]
-        return ([(f"head {h}", value(pair)) for h, pair in enumerate(heads["heads"], start=1)]
-                + [(FIXED, value(heads["bias"]))] * has_bias(heads))
+        return [(f"head {h}", value(pair)) for h, pair in enumerate(heads["heads"], start=1)] + [
+            (FIXED, value(heads["bias"]))
+        ] * has_bias(heads)
     split = ledger["neurons"][layer]
     picked = split[score]
-    return ([(f"neuron {n['neuron'] + 1}", value((n["target"], n["versus"]))) for n in picked["top"]]
-            + [(f"the other {count(others - len(picked['top']), 'neuron')}", value(picked["others"]))]
-            + [(FIXED, value(split["bias"]))] * has_bias(split))
+    return (
+        [(f"neuron {n['neuron'] + 1}", value((n["target"], n["versus"]))) for n in picked["top"]]
+        + [(f"the other {count(others - len(picked['top']), 'neuron')}", value(picked["others"]))]
+        + [(FIXED, value(split["bias"]))] * has_bias(split)
+    )
 
 
 def has_bias(split: LedgerHeads | LedgerNeurons) -> bool:
@@ -144,9 +161,11 @@ def describe(run: Run, ledger: LedgerEntry, score: Score, key: str) -> str:
     items = inside(ledger, key, score, run.n_neurons)
     label, value = max(items, key=lambda item: abs(item[1]))
     moves = "move" if label.endswith("neurons") else "moves"  # the other neurons, together; else one item
-    return (f"{names[score]}: the parts add up to {sums[score]:.{DECIMALS}f}; of the layers, {top['part']} adds most "
-            f"({signed(top[score])}). {row['part'].capitalize()} adds {signed(row[score])}; inside it, {label} {moves} "
-            f"it most ({signed(value)}).")
+    return (
+        f"{names[score]}: the parts add up to {sums[score]:.{DECIMALS}f}; of the layers, {top['part']} adds most "
+        f"({signed(top[score])}). {row['part'].capitalize()} adds {signed(row[score])}; inside it, {label} {moves} "
+        f"it most ({signed(value)})."
+    )
 
 
 def score_names(ledger: LedgerEntry) -> dict[Score, str]:
@@ -161,16 +180,24 @@ class Ledger(PartKind):
     READS = ("attention", "feed-forward")  # what each part adds to the score
     KIND = "ledger"
     TITLE = "Each layer adds a correction: who wrote the answer?"
-    CAPTION = (f"{terms.SCORE} That score is a sum: a part from the token's own embedding, one from its position, "
-               "one from each layer's attention and feed-forward step, and a fixed part, the same for every text. "
-               "Here one token's score is taken apart, so you can see which layers wrote the answer.")
-    GUIDE = ("Choose whose score to split: the target's alone, or how far it is ahead of its rival. Each bar "
-             "starts where the one above it ended, so the last bar (in " + DATA_NAME + ") is the model's score: in " + HELPS_NAME + ", a part "
-             "that raises the score and so helps the answer; in " + HURTS_NAME + ", one that lowers it and works "
-             "against the answer. Choose a layer's attention or feed-forward part to see it split into its heads or "
-             "its neurons. The curves follow the target's chance after every half-layer (in " + FOLLOWED_NAME + "), "
-             "and how large each correction is next to the numbers it is added to. Choose a layer's bar (click or tap) to see it split; the \"Look inside\" "
-             "menu does the same from the keyboard.")
+    CAPTION = (
+        f"{terms.SCORE} That score is a sum: a part from the token's own embedding, one from its position, "
+        "one from each layer's attention and feed-forward step, and a fixed part, the same for every text. "
+        "Here one token's score is taken apart, so you can see which layers wrote the answer."
+    )
+    GUIDE = (
+        "Choose whose score to split: the target's alone, or how far it is ahead of its rival. Each bar "
+        "starts where the one above it ended, so the last bar (in "
+        + DATA_NAME
+        + ") is the model's score: in "
+        + HELPS_NAME
+        + ", a part "
+        "that raises the score and so helps the answer; in " + HURTS_NAME + ", one that lowers it and works "
+        "against the answer. Choose a layer's attention or feed-forward part to see it split into its heads or "
+        "its neurons. The curves follow the target's chance after every half-layer (in " + FOLLOWED_NAME + "), "
+        'and how large each correction is next to the numbers it is added to. Choose a layer\'s bar (click or tap) to see it split; the "Look inside" '
+        "menu does the same from the keyboard."
+    )
     KEY = f"Each bar starts where the one above ended: {HELPS_NAME} raises the score, {HURTS_NAME} lowers it."
 
     def caption(self, model: ModelRecord) -> str:
@@ -184,15 +211,22 @@ class Ledger(PartKind):
         parts.append("one from each layer's attention and feed-forward step")
         if model.get("norm") != "rmsnorm":
             parts.append("and a fixed part, the same for every text")
-        return self.CAPTION.replace("a part from the token's own embedding, one from its position, one from each "
-                                    "layer's attention and feed-forward step, and a fixed part, the same for every "
-                                    "text", ", ".join(parts))
+        return self.CAPTION.replace(
+            "a part from the token's own embedding, one from its position, one from each "
+            "layer's attention and feed-forward step, and a fixed part, the same for every "
+            "text",
+            ", ".join(parts),
+        )
+
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "target": fields.TARGET_FIELD,
         "position": fields.POSITION_FIELD,
-        "versus": Field("text", "one token other than the target to compare it with, e.g. ' Germany' (default: "
-                                "the model's top guess other than the target)"),
+        "versus": Field(
+            "text",
+            "one token other than the target to compare it with, e.g. ' Germany' (default: "
+            "the model's top guess other than the target)",
+        ),
     }
     EXPLORE = True
     PART = "ledgers"
@@ -214,8 +248,11 @@ class Ledger(PartKind):
             versus = tokens(fig["versus"])
             fields.check_one_token(fig, "versus", versus)
             if versus == target:
-                raise fig.error("versus", f"{fig['versus']!r} is the target itself",
-                                "one token other than the target, e.g. ' Germany'")
+                raise fig.error(
+                    "versus",
+                    f"{fig['versus']!r} is the target itself",
+                    "one token other than the target, e.g. ' Germany'",
+                )
         return {"opening": read}
 
     def text_figure(self, fig: Figure, run: Run) -> str:
@@ -225,16 +262,25 @@ class Ledger(PartKind):
         tokens = run.token_texts(fig["text"])
         target, versus = shown(ledger["target"]["text"]), shown(ledger["versus"]["text"])
         width = max(20, len(target) + 2, len(versus) + 2)  # the last line's "sum (score)" fits
-        lines = [heading(fig, self.TITLE), f'  "{escaped(fig["text"])}"',
-                 f"  the next-token scores at {token_label(tokens, fig.opening)}, split into parts",
-                 f"  {'':>3}  {'part':<24}{target:>{width}}{versus:>{width}}{'difference':>{width}}"]
+        lines = [
+            heading(fig, self.TITLE),
+            f'  "{escaped(fig["text"])}"',
+            f"  the next-token scores at {token_label(tokens, fig.opening)}, split into parts",
+            f"  {'':>3}  {'part':<24}{target:>{width}}{versus:>{width}}{'difference':>{width}}",
+        ]
         for r in rows(ledger):
-            lines.append(f"  {r['n']:>3}  {r['part']:<24}" + "".join(
-                f"{signed(r[key]):>{width}}" for key in ("target", "versus", "difference")))
+            lines.append(
+                f"  {r['n']:>3}  {r['part']:<24}"
+                + "".join(f"{signed(r[key]):>{width}}" for key in ("target", "versus", "difference"))
+            )
         sums = totals(ledger)
-        lines.append(f"  {'':>3}  {'sum (the model)':<24}" + "".join(
-            f"{sums['sum'][key]:.{DECIMALS}f} ({sums['score'][key]:.{DECIMALS}f})".rjust(width)
-            for key in ("target", "versus", "difference")))
+        lines.append(
+            f"  {'':>3}  {'sum (the model)':<24}"
+            + "".join(
+                f"{sums['sum'][key]:.{DECIMALS}f} ({sums['score'][key]:.{DECIMALS}f})".rjust(width)
+                for key in ("target", "versus", "difference")
+            )
+        )
         return "\n".join(lines) + "\n"
 
     def context(self, fig: Figure, run: Run) -> Context:
@@ -244,14 +290,21 @@ class Ledger(PartKind):
         target, versus = said(ledger["target"]["text"]), said(ledger["versus"]["text"])
         score = ledger["score"]
         rival = "" if "versus" in fig.values else f", its top guess other than {target},"
-        summary = (f"At {token_label(tokens, fig.opening)}, the model scores {target} {score['target']:.{DECIMALS}f} "
-                   f"and {versus}{rival} {score['versus']:.{DECIMALS}f}. "
-                   + describe(run, ledger, "target", opening_part(ledger)))
+        summary = (
+            f"At {token_label(tokens, fig.opening)}, the model scores {target} {score['target']:.{DECIMALS}f} "
+            f"and {versus}{rival} {score['versus']:.{DECIMALS}f}. "
+            + describe(run, ledger, "target", opening_part(ledger))
+        )
         sums = totals(ledger)
-        facts = [f"{name}: the parts add up to {sums['sum'][key]:.{DECIMALS}f}; the model's score is "
-                 f"{sums['score'][key]:.{DECIMALS}f}."
-                 for key, name in (("target", f"The score of {target}"), ("versus", f"The score of {versus}"),
-                                   ("difference", f"{target} minus {versus}"))]
+        facts = [
+            f"{name}: the parts add up to {sums['sum'][key]:.{DECIMALS}f}; the model's score is "
+            f"{sums['score'][key]:.{DECIMALS}f}."
+            for key, name in (
+                ("target", f"The score of {target}"),
+                ("versus", f"The score of {versus}"),
+                ("difference", f"{target} minus {versus}"),
+            )
+        ]
         details = [_scale_fact(ledger, run.model)]  # technical: folded away under "More detail" on the page
         return {"summary": summary, "reveals": _reveals(ledger, target, versus), "facts": facts, "details": details}
 
@@ -260,12 +313,23 @@ class Ledger(PartKind):
         neurons and the target's chance after each half-layer ("layers": after_layer 1.5 is after layer 2's
         attention)."""
         ledger = self.entry(fig, run)
-        return {"parts": [{k: r[k] for k in ("n", "part", "layer", "target", "versus", "difference")}
-                          for r in rows(ledger)],
-                "heads": _head_table(ledger), "neurons": _neuron_table(ledger),
-                "layers": [{"after_layer": stage_x(s), "after": stage_name(st), "p": st["p"],
-                            "correction": st["correction"], "residual": st["residual"]}
-                           for s, st in enumerate(ledger["stages"])]}
+        return {
+            "parts": [
+                {k: r[k] for k in ("n", "part", "layer", "target", "versus", "difference")} for r in rows(ledger)
+            ],
+            "heads": _head_table(ledger),
+            "neurons": _neuron_table(ledger),
+            "layers": [
+                {
+                    "after_layer": stage_x(s),
+                    "after": stage_name(st),
+                    "p": st["p"],
+                    "correction": st["correction"],
+                    "residual": st["residual"],
+                }
+                for s, st in enumerate(ledger["stages"])
+            ],
+        }
 
     def chart(self, fig: Figure, run: Run) -> alt.VConcatChart:
         """The waterfall of the parts beside the two curves, and the chosen part's inside below the waterfall."""
@@ -274,17 +338,28 @@ class Ledger(PartKind):
         bars = alt.vconcat(split_chart(), inside_chart(), spacing=30)
         # The sizes' legend right above their chart, not above both curves: each curve's colours its own.
         curves = alt.vconcat(*curve_charts(shown(ledger["target"]["text"]), run.n_layer), spacing=30).resolve_scale(
-            color="independent")
+            color="independent"
+        )
         # The curves' colours say which size; the bars', whether a part raises or lowers the score.
         stack = cast("alt.VConcatChart", alt.vconcat(bars, curves, spacing=36).resolve_scale(color="independent"))
-        return charts.with_clicks(charts.with_data(
-            charts.with_params(charts.fits_column(stack), *_params(run, ledger)),
-            parts=_split_rows(ledger), inside=_inside_rows(ledger, run.n_neurons),
-            layers=[{"x": stage_x(s), "after": stage_name(st), "p": round(st["p"], KEPT + 2)}
-                    for s, st in enumerate(ledger["stages"])],
-            sizes=[{"x": stage_x(s), "after": stage_name(st), "what": what, "size": round(size, 4)}
-                   for s, st in enumerate(ledger["stages"]) if st["correction"] is not None
-                   for size, what in ((st["correction"], SIZES[0]), (st["residual"], SIZES[1]))]), "part")
+        return charts.with_clicks(
+            charts.with_data(
+                charts.with_params(charts.fits_column(stack), *_params(run, ledger)),
+                parts=_split_rows(ledger),
+                inside=_inside_rows(ledger, run.n_neurons),
+                layers=[
+                    {"x": stage_x(s), "after": stage_name(st), "p": round(st["p"], KEPT + 2)}
+                    for s, st in enumerate(ledger["stages"])
+                ],
+                sizes=[
+                    {"x": stage_x(s), "after": stage_name(st), "what": what, "size": round(size, 4)}
+                    for s, st in enumerate(ledger["stages"])
+                    if st["correction"] is not None
+                    for size, what in ((st["correction"], SIZES[0]), (st["residual"], SIZES[1]))
+                ],
+            ),
+            "part",
+        )
 
 
 def opening_part(ledger: LedgerEntry) -> str:
@@ -297,29 +372,38 @@ def _scale_fact(ledger: LedgerEntry, model: ModelRecord) -> str:
     the numbers' σ where the last normalisation centres them (LayerNorm), their root mean square where it does not
     (RMSNorm)."""
     sigma = f"{ledger['sigma']:.{DECIMALS}f}"
-    divisor = (f"their root mean square, {sigma}" if model.get("norm") == "rmsnorm" else f"σ = {sigma}")
-    return ("The split holds one thing fixed: before the model reads its scores, it brings the token's numbers "
-            f"to a standard size (its last layer normalisation; here it divides them by {divisor}). The split "
-            "divides every part by that same number, so the parts add up exactly. The chance curve instead "
-            "works the scale out again after every half-layer, as if the model stopped there. So a part can add "
-            "a lot to the final score while the curve hardly moves, or the other way round: the split says who "
-            "wrote the final answer; the curve says what the model would have guessed along the way.")
+    divisor = f"their root mean square, {sigma}" if model.get("norm") == "rmsnorm" else f"σ = {sigma}"
+    return (
+        "The split holds one thing fixed: before the model reads its scores, it brings the token's numbers "
+        f"to a standard size (its last layer normalisation; here it divides them by {divisor}). The split "
+        "divides every part by that same number, so the parts add up exactly. The chance curve instead "
+        "works the scale out again after every half-layer, as if the model stopped there. So a part can add "
+        "a lot to the final score while the curve hardly moves, or the other way round: the split says who "
+        "wrote the final answer; the curve says what the model would have guessed along the way."
+    )
 
 
 def _reveals(ledger: LedgerEntry, target: str, versus: str) -> list[Reveal]:
     """Guess first: which layer part adds most to the target's score, and to its lead over the versus token."""
     out: list[Reveal] = []
     score: Score
-    for score, question in (("target", f"which layer's part adds most to {target}'s score?"),
-                            ("difference", f"which layer's part does most to put {target} ahead of {versus}?")):
+    for score, question in (
+        ("target", f"which layer's part adds most to {target}'s score?"),
+        ("difference", f"which layer's part does most to put {target} ahead of {versus}?"),
+    ):
         top = largest(ledger, score)
         if top[score] > 0:
             answer = f"{top['part'].capitalize()}: it adds {signed(top[score])}."
         else:
-            answer = (f"None adds: every layer's part lowers it; {top['part']} lowers it least "
-                      f"({signed(top[score])}).")
-        out.append({"question": f"Guess first: {question}", "answer": answer,
-                    "link": f"#score={score}&part={top['key']}", "link_text": f"Show {top['part']}"})
+            answer = f"None adds: every layer's part lowers it; {top['part']} lowers it least ({signed(top[score])})."
+        out.append(
+            {
+                "question": f"Guess first: {question}",
+                "answer": answer,
+                "link": f"#score={score}&part={top['key']}",
+                "link_text": f"Show {top['part']}",
+            }
+        )
     return out
 
 
@@ -327,8 +411,16 @@ def _head_table(ledger: LedgerEntry) -> list[dict[str, object]]:
     out: list[dict[str, object]] = []
     for layer, split in enumerate(ledger["heads"], start=1):
         for head, (t, v) in [*enumerate(split["heads"], start=1), *[(None, split["bias"])] * has_bias(split)]:
-            out.append({"layer": layer, "head": head, "item": FIXED if head is None else f"head {head}",
-                        "target": t, "versus": v, "difference": t - v})
+            out.append(
+                {
+                    "layer": layer,
+                    "head": head,
+                    "item": FIXED if head is None else f"head {head}",
+                    "target": t,
+                    "versus": v,
+                    "difference": t - v,
+                }
+            )
     return out
 
 
@@ -340,11 +432,22 @@ def _neuron_table(ledger: LedgerEntry) -> list[dict[str, object]]:
         for by in ("target", "difference"):
             picked = split[by]
             items: list[tuple[int | None, str, float, float]] = [
-                (n["neuron"] + 1, f"neuron {n['neuron'] + 1}", n["target"], n["versus"]) for n in picked["top"]]
+                (n["neuron"] + 1, f"neuron {n['neuron'] + 1}", n["target"], n["versus"]) for n in picked["top"]
+            ]
             (others_t, others_v), (bias_t, bias_v) = picked["others"], split["bias"]  # [target, versus] each
             items += [(None, "the others", others_t, others_v)] + [(None, FIXED, bias_t, bias_v)] * has_bias(split)
-            out += [{"layer": layer, "by": by, "neuron": neuron, "item": item, "target": t, "versus": v,
-                     "difference": t - v} for neuron, item, t, v in items]
+            out += [
+                {
+                    "layer": layer,
+                    "by": by,
+                    "neuron": neuron,
+                    "item": item,
+                    "target": t,
+                    "versus": v,
+                    "difference": t - v,
+                }
+                for neuron, item, t, v in items
+            ]
     return out
 
 
@@ -357,18 +460,30 @@ def _params(run: Run, ledger: LedgerEntry) -> list[alt.Parameter]:
     target, versus = shown(ledger["target"]["text"]), shown(ledger["versus"]["text"])
     layer_rows = layer_parts(ledger)
     keys = [r["key"] for r in layer_rows]
-    score = alt.param(name="score", value="target", bind=alt.binding_radio(
-        options=["target", "difference"], labels=[target, f"{target} minus {versus}"], name="Split the score of "))
-    part = alt.param(name="part", value=opening_part(ledger), bind=alt.binding_select(
-        options=keys, labels=[r["part"] for r in layer_rows], name="Look inside "))
+    score = alt.param(
+        name="score",
+        value="target",
+        bind=alt.binding_radio(
+            options=["target", "difference"], labels=[target, f"{target} minus {versus}"], name="Split the score of "
+        ),
+    )
+    part = alt.param(
+        name="part",
+        value=opening_part(ledger),
+        bind=alt.binding_select(options=keys, labels=[r["part"] for r in layer_rows], name="Look inside "),
+    )
     said = {f"{s}|{k}": describe(run, ledger, s, k) for s in ("target", "difference") for k in keys}
     titles = {f"{s}|{k}": inside_title(ledger, k, s) for s in ("target", "difference") for k in keys}
-    return [score, part,
-            alt.param(name="score_names", value={s: f"{name}, part by part" for s, name in names.items()}),
-            alt.param(name="part_names", value={r["key"]: r["part"] for r in layer_rows}),
-            alt.param(name="part_x", value={r["key"]: (r["n"] - 2) / 2 for r in layer_rows}),
-            alt.param(name="inside_titles", value=titles), alt.param(name="descriptions", value=said),
-            alt.param(name=DESCRIPTION, expr="descriptions[score + '|' + part]")]
+    return [
+        score,
+        part,
+        alt.param(name="score_names", value={s: f"{name}, part by part" for s, name in names.items()}),
+        alt.param(name="part_names", value={r["key"]: r["part"] for r in layer_rows}),
+        alt.param(name="part_x", value={r["key"]: (r["n"] - 2) / 2 for r in layer_rows}),
+        alt.param(name="inside_titles", value=titles),
+        alt.param(name="descriptions", value=said),
+        alt.param(name=DESCRIPTION, expr="descriptions[score + '|' + part]"),
+    ]
 
 
 def _split_rows(ledger: LedgerEntry) -> list[dict[str, object]]:
@@ -377,17 +492,37 @@ def _split_rows(ledger: LedgerEntry) -> list[dict[str, object]]:
     out: list[dict[str, object]] = []
     before: dict[Score, float] = {"target": 0.0, "difference": 0.0}
     for r in rows(ledger):
-        out.append({"n": r["n"], "name": r["part"], "key": r["key"], "t": round(r["target"], KEPT),
-                    "d": round(r["difference"], KEPT), "t0": round(before["target"], KEPT),
-                    "d0": round(before["difference"], KEPT)})
+        out.append(
+            {
+                "n": r["n"],
+                "name": r["part"],
+                "key": r["key"],
+                "t": round(r["target"], KEPT),
+                "d": round(r["difference"], KEPT),
+                "t0": round(before["target"], KEPT),
+                "d0": round(before["difference"], KEPT),
+            }
+        )
         before = {key: before[key] + r[key] for key in before}
     score = totals(ledger)["score"]
-    out.append({"n": len(out) + 1, "name": TOTAL, "key": "", "t": round(score["target"], KEPT),
-                "d": round(score["difference"], KEPT), "t0": 0, "d0": 0})
+    out.append(
+        {
+            "n": len(out) + 1,
+            "name": TOTAL,
+            "key": "",
+            "t": round(score["target"], KEPT),
+            "d": round(score["difference"], KEPT),
+            "t0": 0,
+            "d0": 0,
+        }
+    )
     return out
 
 
 def _inside_rows(ledger: LedgerEntry, others: int) -> list[dict[str, object]]:
-    return [{"key": r["key"], "score": score, "order": i, "item": label, "v": round(value, KEPT)}
-            for r in layer_parts(ledger) for score in ("target", "difference")
-            for i, (label, value) in enumerate(inside(ledger, r["key"], score, others))]
+    return [
+        {"key": r["key"], "score": score, "order": i, "item": label, "v": round(value, KEPT)}
+        for r in layer_parts(ledger)
+        for score in ("target", "difference")
+        for i, (label, value) in enumerate(inside(ledger, r["key"], score, others))
+    ]

@@ -22,8 +22,20 @@ from figures.records import CellRow, FollowRow, Reads, TopGuess, TopWord
 from figures.toolkit import charts, fields, textless
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import ACCENT, FOLLOWED, MAIN, ON_DARK, ON_LIGHT
-from figures.toolkit.words import (STAGE_AXIS, after_layer, after_layer_expr, escaped, heading, percent, percent_expr,
-                                   said, shown, token_label, token_name, whole_percent)
+from figures.toolkit.words import (
+    STAGE_AXIS,
+    after_layer,
+    after_layer_expr,
+    escaped,
+    heading,
+    percent,
+    percent_expr,
+    said,
+    shown,
+    token_label,
+    token_name,
+    whole_percent,
+)
 
 MAX_TOKENS = 64  # the lens keeps every position's guesses: a page per text of at most this many tokens
 TOP_SHOWN = 10
@@ -55,15 +67,21 @@ class Lens(Kind[Run]):
     READS = ("read-out",)
     KIND = "lens"
     TITLE = "The guess at every position, layer by layer"
-    CAPTION = ("The guess taking shape layer by layer, read at every token of the text at once: what the model would "
-               "guess next at each position, after each layer.")
-    GUIDE = ("Each cell holds the most likely next token at that position after that layer (0: before any layer), "
-             "coloured by its chance. Choose a layer and a position to see that cell's top 10; choose a token to "
-             "follow its chance and rank through the layers, at that position or at all of them. Choose a cell "
-             "(click or tap) to see its layer and position; from the keyboard, the row of tokens above chooses the "
-             "position and the slider the layer.")
-    KEY = ("Each cell is the likeliest next token at one position (a column) after one layer (a row); the brighter "
-           "the cell, the surer the model.")
+    CAPTION = (
+        "The guess taking shape layer by layer, read at every token of the text at once: what the model would "
+        "guess next at each position, after each layer."
+    )
+    GUIDE = (
+        "Each cell holds the most likely next token at that position after that layer (0: before any layer), "
+        "coloured by its chance. Choose a layer and a position to see that cell's top 10; choose a token to "
+        "follow its chance and rank through the layers, at that position or at all of them. Choose a cell "
+        "(click or tap) to see its layer and position; from the keyboard, the row of tokens above chooses the "
+        "position and the slider the layer."
+    )
+    KEY = (
+        "Each cell is the likeliest next token at one position (a column) after one layer (a row); the brighter "
+        "the cell, the surer the model."
+    )
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "position": fields.token_field("the position the figure opens on"),
@@ -74,15 +92,21 @@ class Lens(Kind[Run]):
     def asks(self, fig: Figure) -> Asks:
         """The lens follows the tokens the table shows most often, and the one the config names first."""
         track = [fig["track"]] if "track" in fig.values else []
-        return Asks(texts={fig["text"]: None}, named=tuple(track), parts={"lens": {fig["text"]: track}},
-                    config=self.config_of(fig, "track"))
+        return Asks(
+            texts={fig["text"]: None},
+            named=tuple(track),
+            parts={"lens": {fig["text"]: track}},
+            config=self.config_of(fig, "track"),
+        )
 
     def check(self, fig: Figure, tokens: Tokens, model: ModelRecord) -> Resolved:
         """The opening cell's position, 0-based; a followed token must be one token."""
         text_tokens = tokens(fig["text"])
         fields.check_text(fig, "text", text_tokens, model["n_ctx"])
         if len(text_tokens) > MAX_TOKENS:
-            raise fig.error("text", f"the text is {len(text_tokens):,} tokens long", f"at most {MAX_TOKENS} tokens for a lens")
+            raise fig.error(
+                "text", f"the text is {len(text_tokens):,} tokens long", f"at most {MAX_TOKENS} tokens for a lens"
+            )
         if "track" in fig.values:
             fields.check_one_token(fig, "track", tokens(fig["track"]))
         return {"opening": fields.opening(fig, "position", text_tokens)}
@@ -97,11 +121,13 @@ class Lens(Kind[Run]):
         tokens = [shown(t) for t in run.token_texts(text)]
         lines = [heading(fig, self.TITLE), f'  "{escaped(text)}"']
         width = max(12, *(len(t) + 2 for t in tokens))
-        lines.append("  " + " " * 20 + "".join(f"{t[:width - 1]:<{width}}" for t in tokens))
+        lines.append("  " + " " * 20 + "".join(f"{t[: width - 1]:<{width}}" for t in tokens))
         for s in range(run.n_stages):
             guesses = (run.top_guess(text, s, q) for q in range(len(tokens)))
-            cells = "".join(f"{(shown(run.token_text(i)) + ' ' + str(whole_percent(p)) + '%')[:width - 1]:<{width}}"
-                            for i, p in guesses)
+            cells = "".join(
+                f"{(shown(run.token_text(i)) + ' ' + str(whole_percent(p)) + '%')[: width - 1]:<{width}}"
+                for i, p in guesses
+            )
             lines.append(f"  {after_layer(s):<20}{cells}")
         return "\n".join(lines) + "\n"
 
@@ -109,9 +135,12 @@ class Lens(Kind[Run]):
         text = fig["text"]
         tokens, q = run.token_texts(text), fig.opening
         top = run.top_guess(text, run.n_layer, q)
-        return {"summary": f"After the last layer, the guess after {token_label(tokens, q)} is "
-                           f"{said(run.token_text(top[0]))} with {percent(top[1])}. {first_top_words(fig, run)}".strip(),
-                "reveals": [], "facts": []}
+        return {
+            "summary": f"After the last layer, the guess after {token_label(tokens, q)} is "
+            f"{said(run.token_text(top[0]))} with {percent(top[1])}. {first_top_words(fig, run)}".strip(),
+            "reveals": [],
+            "facts": [],
+        }
 
     def chart(self, fig: Figure, run: Run) -> alt.VConcatChart:
         """The stage x position table, the chosen cell's top 10, and the followed token's chance and rank."""
@@ -123,8 +152,9 @@ class Lens(Kind[Run]):
         scrolls in its own box) and the charts below it as wide as a 320 px column. None where every guess fits the
         fitted table's cells on a phone."""
         text, n = fig["text"], run.n_tokens(fig["text"])
-        cells: list[TopWord] = [{"top": shown(run.token_text(run.top_guess(text, s, q)[0]))}
-                 for s in range(run.n_stages) for q in range(n)]
+        cells: list[TopWord] = [
+            {"top": shown(run.token_text(run.top_guess(text, s, q)[0]))} for s in range(run.n_stages) for q in range(n)
+        ]
         return None if cell_width(cells) * n <= PHONE_TABLE else lens_chart(fig, run, narrow=True)
 
     LIVE_CAPTION = LIVE_CAPTION
@@ -132,8 +162,13 @@ class Lens(Kind[Run]):
 
     def textless_chart(self, model: LiveShape, opening: LiveOpening, narrow: bool = False) -> alt.VConcatChart:
         """The chart with no text in it (textless_chart); narrow, its table's cells NARROW_CELL px wide."""
-        return textless_chart(model["n_layer"], model.get("vocab_size", GPT2_VOCABULARY), opening.get("stage"),
-                              opening.get("position"), narrow=narrow)
+        return textless_chart(
+            model["n_layer"],
+            model.get("vocab_size", GPT2_VOCABULARY),
+            opening.get("stage"),
+            opening.get("position"),
+            narrow=narrow,
+        )
 
 
 def first_top_words(fig: Figure, run: Run) -> str:
@@ -158,22 +193,32 @@ def lens_chart(fig: Figure, run: Run, narrow: bool = False) -> alt.VConcatChart:
     names = [token_name(tokens, q) for q in range(len(tokens))]
     cells, tops, follow = lens_rows(fig, run, names)
     room = charts.words_room([row["token"] for row in tops])
-    stack = charts.with_params(_stack(names, n_layer, vocabulary_size(fig, run), cell_width(cells) if narrow else None,
-                                      room=room), *_params(fig, run, names, cells), charts.top_ends(tops, len(names)))
+    stack = charts.with_params(
+        _stack(names, n_layer, vocabulary_size(fig, run), cell_width(cells) if narrow else None, room=room),
+        *_params(fig, run, names, cells),
+        charts.top_ends(tops, len(names)),
+    )
     return charts.with_clicks(charts.with_data(stack, cells=cells, tops=tops, follow=follow), "stage", POSITION)
 
 
-def _stack(names: list[str] | None, n_layer: int, vocabulary: int, cell: int | None, reads: Reads | None = None,
-           room: int = 0) -> alt.VConcatChart:
+def _stack(
+    names: list[str] | None, n_layer: int, vocabulary: int, cell: int | None, reads: Reads | None = None, room: int = 0
+) -> alt.VConcatChart:
     """The figure's parts, one above the other: the table, the chosen cell's top 10 (`room` px for the words past
     its bars), the followed token's chance and rank; fitted to the column, or (`cell`, px: narrow) the table's cells
     that wide and the charts below it NARROW_WIDTH px. `reads`: the build's datasets and params (None: BUILT), or
     TEXTLESS."""
     reads, width = reads or BUILT, NARROW_WIDTH if cell else "container"
     # Each view's colours its own: the table's legend of chances sits just under the table, not under the stack.
-    stack = cast("alt.VConcatChart", alt.vconcat(_table(names, n_layer, cell, reads), _top_chart(width, reads, room),
-                                                 *_follow_charts(n_layer, vocabulary, width, reads),
-                                                 spacing=24).resolve_scale(color="independent"))
+    stack = cast(
+        "alt.VConcatChart",
+        alt.vconcat(
+            _table(names, n_layer, cell, reads),
+            _top_chart(width, reads, room),
+            *_follow_charts(n_layer, vocabulary, width, reads),
+            spacing=24,
+        ).resolve_scale(color="independent"),
+    )
     if cell:  # the backdrop behind the table's layer numbers reaches the drawing's left edge (charts.backdrop)
         stack.padding = {"left": 0, "top": 5, "right": 5, "bottom": 5}
     return stack if cell else charts.fits_column(stack)
@@ -193,14 +238,23 @@ def lens_rows(fig: Figure, run: Run, names: list[str]) -> tuple[list[CellRow], l
     """The page's data: each cell's top guess, each cell's top 10, and each followed token at every cell."""
     text, n = fig["text"], len(names)
     cells_at = [(s, q) for s in range(run.n_stages) for q in range(n)]
-    cells: list[CellRow] = [{"stage": s, "q": q, "pos": names[q], "top": shown(run.token_text(i)),
-                             "p": charts.kept_chance(p)} for s, q in cells_at for i, p in [run.top_guess(text, s, q)]]
-    tops: list[TopGuess] = [{"stage": s, "q": q, "rank": r + 1, "token": shown(run.token_text(i)),
-                             "p": charts.kept_chance(p)}
-                            for s, q in cells_at for r, (i, p) in enumerate(run.readout(text, s, q)[:TOP_SHOWN])]
-    follow: list[FollowRow] = [{"stage": s, "q": q, "pos": names[q], "t": token_id, "p": charts.kept_chance(p),
-                                "rank": rank} for token_id in run.followed(text) for s in range(run.n_stages)
-                               for q in range(n) for p, rank in [run.lens_cell(text, s, q, token_id)]]
+    cells: list[CellRow] = [
+        {"stage": s, "q": q, "pos": names[q], "top": shown(run.token_text(i)), "p": charts.kept_chance(p)}
+        for s, q in cells_at
+        for i, p in [run.top_guess(text, s, q)]
+    ]
+    tops: list[TopGuess] = [
+        {"stage": s, "q": q, "rank": r + 1, "token": shown(run.token_text(i)), "p": charts.kept_chance(p)}
+        for s, q in cells_at
+        for r, (i, p) in enumerate(run.readout(text, s, q)[:TOP_SHOWN])
+    ]
+    follow: list[FollowRow] = [
+        {"stage": s, "q": q, "pos": names[q], "t": token_id, "p": charts.kept_chance(p), "rank": rank}
+        for token_id in run.followed(text)
+        for s in range(run.n_stages)
+        for q in range(n)
+        for p, rank in [run.lens_cell(text, s, q, token_id)]
+    ]
     return cells, tops, follow
 
 
@@ -208,27 +262,55 @@ def _params(fig: Figure, run: Run, names: list[str], cells: list[CellRow]) -> li
     """The stage slider, the position and followed-token selects, 'where', and the live description."""
     n, n_layer, followed = len(names), run.n_layer, run.followed(fig["text"])
     stage = charts.stage_slider(n_layer, n_layer)
-    position = alt.param(name=POSITION, value=fig.opening + 1,
-                         bind=alt.binding_select(options=list(range(1, n + 1)), labels=names, name="Position "))
-    track = alt.param(name="track", value=opening_track(fig, run),
-                      bind=alt.binding_select(options=followed,
-                                              labels=[shown(run.token_text(i)) for i in followed],
-                                              name="Follow the token "))
-    where = alt.param(name="where", value="one", bind=alt.binding_radio(
-        options=["one", "all"], labels=["here", "everywhere"], name="Follow it "))
+    position = alt.param(
+        name=POSITION,
+        value=fig.opening + 1,
+        bind=alt.binding_select(options=list(range(1, n + 1)), labels=names, name="Position "),
+    )
+    track = alt.param(
+        name="track",
+        value=opening_track(fig, run),
+        bind=alt.binding_select(
+            options=followed, labels=[shown(run.token_text(i)) for i in followed], name="Follow the token "
+        ),
+    )
+    where = alt.param(
+        name="where",
+        value="one",
+        bind=alt.binding_radio(options=["one", "all"], labels=["here", "everywhere"], name="Follow it "),
+    )
     # Names in sentences and titles: a comma or a space in quotes (words.said).
     vocab = alt.param(name="vocab", value={str(i): said(run.token_text(i)) for i in followed})
-    cell_words = alt.param(name="cells_said", value={
-        f"{row['stage']}|{row['q'] + 1}": f"the top guess is {said(run.token_text(top))} with {percent(p)}"
-        for row in cells for top, p in [run.top_guess(fig["text"], row["stage"], row["q"])]})
+    cell_words = alt.param(
+        name="cells_said",
+        value={
+            f"{row['stage']}|{row['q'] + 1}": f"the top guess is {said(run.token_text(top))} with {percent(p)}"
+            for row in cells
+            for top, p in [run.top_guess(fig["text"], row["stage"], row["q"])]
+        },
+    )
     tokens_said = alt.param(name="tokens_said", value=[said(t) for t in run.token_texts(fig["text"])])
-    description = alt.param(name=DESCRIPTION, expr=(
-        f"{after_layer_expr('stage', capital=True)} + ', position ' + position + ' (' + tokens_said[position - 1] + '): ' + "
-        "cells_said[stage + '|' + position] + '; following ' + "
-        "vocab[track + ''] + ' ' + (where == 'one' ? 'at this position' : 'at every position') + '.'"))
+    description = alt.param(
+        name=DESCRIPTION,
+        expr=(
+            f"{after_layer_expr('stage', capital=True)} + ', position ' + position + ' (' + tokens_said[position - 1] + '): ' + "
+            "cells_said[stage + '|' + position] + '; following ' + "
+            "vocab[track + ''] + ' ' + (where == 'one' ? 'at this position' : 'at every position') + '.'"
+        ),
+    )
     names_param = alt.param(name=NAMES, value=names)
-    return [stage, position, track, where, charts.chance_switch(), vocab, names_param, cell_words, tokens_said,
-            description]
+    return [
+        stage,
+        position,
+        track,
+        where,
+        charts.chance_switch(),
+        vocab,
+        names_param,
+        cell_words,
+        tokens_said,
+        description,
+    ]
 
 
 # What the lens's parts read (figures.records.Reads): the build's, or with no text the live page's.
@@ -242,14 +324,26 @@ def _cells(reads: Reads, names: list[str] | None, cell: int | None) -> tuple[alt
     no text the top guesses of `top` by their position, labelled every `every`th (narrow: every one)."""
     if not reads.textless:
         n = len(cast("list[str]", names))  # the build's reads come with the text's names
-        axis = alt.Axis(labelAngle=-40, orient="top", labelOverlap=False if cell or n <= LABELLED else "greedy",
-                        zindex=0 if cell else alt.Undefined)
+        axis = alt.Axis(
+            labelAngle=-40,
+            orient="top",
+            labelOverlap=False if cell or n <= LABELLED else "greedy",
+            zindex=0 if cell else alt.Undefined,
+        )
         return alt.Chart(alt.NamedData("cells")), alt.X("pos:N", sort=names, title=None, axis=axis), n
     label = "(datum.value + 1) + ': ' + names[datum.value]"
-    axis = alt.Axis(labelAngle=-40, orient="top", labelOverlap=False, zindex=0 if cell else alt.Undefined,
-                    labelExpr=label if cell else f"datum.value % every == 0 ? {label} : ''")
-    top = alt.Chart(alt.NamedData(reads.tops)).transform_filter("datum.rank == 1").transform_calculate(
-        pos=POSITION_NAME, top="datum.token")
+    axis = alt.Axis(
+        labelAngle=-40,
+        orient="top",
+        labelOverlap=False,
+        zindex=0 if cell else alt.Undefined,
+        labelExpr=label if cell else f"datum.value % every == 0 ? {label} : ''",
+    )
+    top = (
+        alt.Chart(alt.NamedData(reads.tops))
+        .transform_filter("datum.rank == 1")
+        .transform_calculate(pos=POSITION_NAME, top="datum.token")
+    )
     return top, alt.X("q:O", title=None, axis=axis), textless.N
 
 
@@ -261,18 +355,32 @@ def _table(names: list[str] | None, n_layer: int, cell: int | None = None, reads
     fit; or (narrow) each cell `cell` px wide, every guess whole (with no text: cut short to the cell) and every
     position labelled."""
     cells, x, n = _cells(reads, names, cell)
-    table_base = charts.clickable(charts.said_chance(charts.named_stages(cells)), stage="datum.stage",
-                                  **{POSITION: "datum.q + 1"}).encode(
+    table_base = charts.clickable(
+        charts.said_chance(charts.named_stages(cells)), stage="datum.stage", **{POSITION: "datum.q + 1"}
+    ).encode(
         x=x,
         y=alt.Y("stage:O", title=STAGE_AXIS),
         # The cell's words say it too: the pointer on them shows it as on the rest of the cell.
-        tooltip=[alt.Tooltip("pos:N", title="position"), charts.stage_tip(),
-                 alt.Tooltip("top:N", title="top guess"), charts.chance_tip()],
+        tooltip=[
+            alt.Tooltip("pos:N", title="position"),
+            charts.stage_tip(),
+            alt.Tooltip("top:N", title="top guess"),
+            charts.chance_tip(),
+        ],
     )
     table = table_base.mark_rect(cursor="pointer").encode(
-        color=alt.Color("p:Q", scale=charts.sequential(domain=[0, 1]), title="chance",
-                        legend=alt.Legend(direction="horizontal", gradientLength=160, format="%", values=[0, 0.5, 1],
-                                          **PHONE_LEGEND if cell else {"orient": "bottom"})),
+        color=alt.Color(
+            "p:Q",
+            scale=charts.sequential(domain=[0, 1]),
+            title="chance",
+            legend=alt.Legend(
+                direction="horizontal",
+                gradientLength=160,
+                format="%",
+                values=[0, 0.5, 1],
+                **PHONE_LEGEND if cell else {"orient": "bottom"},
+            ),
+        ),
         stroke=alt.condition(f"datum.stage == stage && datum.q == {reads.q}", alt.value(ACCENT), alt.value(None)),
         strokeWidth=alt.value(3),
     )
@@ -280,16 +388,27 @@ def _table(names: list[str] | None, n_layer: int, cell: int | None = None, reads
     # tooltip says it whole); the narrow chart's cells fit every guess.
     # With no text, the view's width is textless.WIDTH's (640 px in a drawing made here, where `width` is 0).
     width = textless.WIDTH if reads.textless else "width"
-    fitted = ({"limit": cell - 4} if reads.textless else {}) if cell else {"limit": alt.ExprRef(f"{width} / {n} - 2"),
-                                                                         "opacity": alt.ExprRef(f"{width} / {n} >= 24 ? 1 : 0")}
+    fitted = (
+        ({"limit": cell - 4} if reads.textless else {})
+        if cell
+        else {"limit": alt.ExprRef(f"{width} / {n} - 2"), "opacity": alt.ExprRef(f"{width} / {n} >= 24 ? 1 : 0")}
+    )
     table_text = table_base.mark_text(fontSize=10, cursor="pointer", **fitted).encode(
-        text="top:N", color=alt.condition("datum.p < 0.45", alt.value(ON_DARK), alt.value(ON_LIGHT)))
+        text="top:N", color=alt.condition("datum.p < 0.45", alt.value(ON_DARK), alt.value(ON_LIGHT))
+    )
     if cell:  # a phone's: see _phone_table
         layered = alt.layer(table, table_text, charts.backdrop(AXIS_ROOM, TOP_LABELS))
         return _phone_table(cast("alt.LayerChart", layered), cell, n_layer)  # no facets in its layers: no FacetChart
-    return cast("alt.LayerChart", alt.layer(table, table_text).properties(
-        width="container", height=charts.TAP * (n_layer + 1), title=alt.Title(
-            charts.wrapped(charts.literal("The top guess at every position, after every layer")), anchor="start")))
+    return cast(
+        "alt.LayerChart",
+        alt.layer(table, table_text).properties(
+            width="container",
+            height=charts.TAP * (n_layer + 1),
+            title=alt.Title(
+                charts.wrapped(charts.literal("The top guess at every position, after every layer")), anchor="start"
+            ),
+        ),
+    )
 
 
 def _phone_table(table: alt.LayerChart, cell: int, n_layer: int) -> alt.LayerChart:
@@ -305,20 +424,33 @@ def _top_chart(width: int | str, reads: Reads = BUILT, room: int = 0) -> alt.Lay
     bar, its TOP_ENDS, leaves `room` px for its token's name); with no text (no switch), from 0 to 100%."""
     scale, axis = alt.Scale(domain=[0, 1]), alt.Axis(format="%")
     if not reads.textless:
-        scale = charts.chance_scale(f"{TOP_ENDS}[stage * length({NAMES}) + {reads.q}]", room,
-                                    width if isinstance(width, int) else "width")
+        scale = charts.chance_scale(
+            f"{TOP_ENDS}[stage * length({NAMES}) + {reads.q}]", room, width if isinstance(width, int) else "width"
+        )
         axis = alt.Axis(format=charts.CHANCE_FORMAT, tickCount=5)
-    top10 = charts.said_chance(alt.Chart(alt.NamedData(reads.tops))).transform_filter(
-        f"datum.stage == stage && datum.q == {reads.q}").encode(
-        y=alt.Y("rank:O", title="rank"), x=alt.X("p:Q", scale=scale, axis=axis, title="chance"),
-        tooltip=[alt.Tooltip("rank:O"), alt.Tooltip("token:N"), charts.chance_tip()],
+    top10 = (
+        charts.said_chance(alt.Chart(alt.NamedData(reads.tops)))
+        .transform_filter(f"datum.stage == stage && datum.q == {reads.q}")
+        .encode(
+            y=alt.Y("rank:O", title="rank"),
+            x=alt.X("p:Q", scale=scale, axis=axis, title="chance"),
+            tooltip=[alt.Tooltip("rank:O"), alt.Tooltip("token:N"), charts.chance_tip()],
+        )
     )
     title = f"'The top 10 at position ' + {reads.position} + ', ' + {after_layer_expr('stage')}"
     # Each token after its bar, or inside a bar too long to leave it room (about TEXT_EM px a character).
-    words = charts.at_bar_ends(top10.encode(text="token:N"), "p", NARROW_WIDTH if width == NARROW_WIDTH else "width",
-                               room=f"length(datum.token) * {charts.TEXT_EM} + 8")
-    return cast("alt.LayerChart", alt.layer(top10.mark_bar(color=MAIN), *words).properties(
-        width=width, height=180, title=alt.Title(charts.wrapped(title))))
+    words = charts.at_bar_ends(
+        top10.encode(text="token:N"),
+        "p",
+        NARROW_WIDTH if width == NARROW_WIDTH else "width",
+        room=f"length(datum.token) * {charts.TEXT_EM} + 8",
+    )
+    return cast(
+        "alt.LayerChart",
+        alt.layer(top10.mark_bar(color=MAIN), *words).properties(
+            width=width, height=180, title=alt.Title(charts.wrapped(title))
+        ),
+    )
 
 
 def rank_ticks(vocabulary: int) -> list[int]:
@@ -343,48 +475,87 @@ def _follow_charts(n_layer: int, vocabulary: int, width: int | str, reads: Reads
     the token's name. The rank axis runs from 1 (the most likely) to the vocabulary's size (the least likely).
     With no text, the chance's axis ends at the largest chance drawn (no switch)."""
     followed = charts.said_chance(charts.named_stages(alt.Chart(alt.NamedData("follow")))).transform_filter(
-        f"{reads.follows}(where == 'all' || datum.q == {reads.q})")
+        f"{reads.follows}(where == 'all' || datum.q == {reads.q})"
+    )
     if reads.textless:
         followed = followed.transform_calculate(pos=POSITION_NAME)
-    stage_x = alt.X("stage:Q", scale=alt.Scale(domain=[0, n_layer]), axis=alt.Axis(format="d"),
-                    title=STAGE_AXIS)
+    stage_x = alt.X("stage:Q", scale=alt.Scale(domain=[0, n_layer]), axis=alt.Axis(format="d"), title=STAGE_AXIS)
     # One line per position, in the data's colour; the chosen position's in the followed token's colour.
     colour = alt.condition(f"datum.q == {reads.q}", alt.value(FOLLOWED), alt.value(MAIN))
     where = [alt.Tooltip("pos:N", title="position"), charts.stage_tip()]
     p_line = followed.encode(
-        x=stage_x, y=alt.Y("p:Q", **({"axis": alt.Axis(format="%")} if reads.textless else {
-            "scale": charts.chance_scale(), "axis": alt.Axis(format=charts.CHANCE_FORMAT)}), title="chance"),
-        color=colour, detail="pos:N",
+        x=stage_x,
+        y=alt.Y(
+            "p:Q",
+            **(
+                {"axis": alt.Axis(format="%")}
+                if reads.textless
+                else {"scale": charts.chance_scale(), "axis": alt.Axis(format=charts.CHANCE_FORMAT)}
+            ),
+            title="chance",
+        ),
+        color=colour,
+        detail="pos:N",
         tooltip=[*where, charts.chance_tip(), alt.Tooltip("rank:Q", format=",")],
     )
     p_line = alt.layer(p_line.mark_line(point=True), charts.hit_points(p_line)).properties(
-        width=width, height=160, title=follow_title("chance", reads))
+        width=width, height=160, title=follow_title("chance", reads)
+    )
     rank_line = followed.encode(
         x=stage_x,
-        y=alt.Y("rank:Q", scale=alt.Scale(type="log", reverse=True, domain=[1, vocabulary], nice=False),
-                axis=alt.Axis(values=rank_ticks(vocabulary), format=","), title="rank (1 = most likely)"),
-        color=colour, detail="pos:N", tooltip=[*where, alt.Tooltip("rank:Q", format=",")])
+        y=alt.Y(
+            "rank:Q",
+            scale=alt.Scale(type="log", reverse=True, domain=[1, vocabulary], nice=False),
+            axis=alt.Axis(values=rank_ticks(vocabulary), format=","),
+            title="rank (1 = most likely)",
+        ),
+        color=colour,
+        detail="pos:N",
+        tooltip=[*where, alt.Tooltip("rank:Q", format=",")],
+    )
     rank_line = alt.layer(rank_line.mark_line(point=True), charts.hit_points(rank_line)).properties(
-        width=width, height=160, title=follow_title(f"rank among all {vocabulary:,} tokens", reads))
+        width=width, height=160, title=follow_title(f"rank among all {vocabulary:,} tokens", reads)
+    )
     return [p_line, rank_line]
 
 
 # ---------------------------------------------------------------------------------------------- with no text
 
-def textless_chart(n_layer: int, vocabulary: int = GPT2_VOCABULARY, opening_stage: int | None = None,
-                   opening_position: int | None = None, narrow: bool = False) -> alt.VConcatChart:
+
+def textless_chart(
+    n_layer: int,
+    vocabulary: int = GPT2_VOCABULARY,
+    opening_stage: int | None = None,
+    opening_position: int | None = None,
+    narrow: bool = False,
+) -> alt.VConcatChart:
     """The lens with no text in it (the live page's): the table, the chosen cell's top 10 and the followed token's
     chance and rank (1 to `vocabulary`), the build's parts reading TEXTLESS. Narrow: the table's cells NARROW_CELL px
     wide (it scrolls). Reads `top`, `follow` (figsite.data.live_data), `names`, `follow_name`; "stage",
     "position", "where"."""
     stage = charts.stage_slider(n_layer, n_layer if opening_stage is None else opening_stage)
-    where = alt.param(name="where", value="one", bind=alt.binding_radio(
-        options=["one", "all"], labels=["at the chosen position", "at every position"], name="Follow the token "))
+    where = alt.param(
+        name="where",
+        value="one",
+        bind=alt.binding_radio(
+            options=["one", "all"], labels=["at the chosen position", "at every position"], name="Follow the token "
+        ),
+    )
     cell = textless.row_at("top", "stage", "at", 1)
-    description = alt.param(name=DESCRIPTION, expr=(
-        f"{after_layer_expr('stage', capital=True)} + ', position ' + (at + 1) + ' (' + names[at] + '): the top guess "
-        f"is ' + {cell}.token + ' with ' + {percent_expr(cell + '.p')} + '; following ' + follow_name + ' ' + "
-        "(where == 'one' ? 'at this position' : 'at every position') + '.'"))
-    return textless.finished(_stack(None, n_layer, vocabulary, NARROW_CELL if narrow else None, TEXTLESS),
-                             [stage, *textless.chosen(POSITION, opening_position, "Position ", follow=True), where,
-                              description], ("stage", POSITION), n_layer, 0, "top", "follow")
+    description = alt.param(
+        name=DESCRIPTION,
+        expr=(
+            f"{after_layer_expr('stage', capital=True)} + ', position ' + (at + 1) + ' (' + names[at] + '): the top guess "
+            f"is ' + {cell}.token + ' with ' + {percent_expr(cell + '.p')} + '; following ' + follow_name + ' ' + "
+            "(where == 'one' ? 'at this position' : 'at every position') + '.'"
+        ),
+    )
+    return textless.finished(
+        _stack(None, n_layer, vocabulary, NARROW_CELL if narrow else None, TEXTLESS),
+        [stage, *textless.chosen(POSITION, opening_position, "Position ", follow=True), where, description],
+        ("stage", POSITION),
+        n_layer,
+        0,
+        "top",
+        "follow",
+    )

@@ -85,25 +85,35 @@ class Numbers(Kind[Run]):
 
     def context(self, fig: Figure, run: Run) -> Context:
         ff, attn = share(run, "feed-forward") * 100, share(run, "attention") * 100
-        return {"summary": f"Of {thousands(run.weights())} weights, {ff:.1f}% sit in the feed-forward steps "
-                           f"and {attn:.1f}% in attention; the layer norms hold "
-                           f"{thousands(run.weights('layer norm'))}.",
-                "reveals": [], "facts": []}
+        return {
+            "summary": f"Of {thousands(run.weights())} weights, {ff:.1f}% sit in the feed-forward steps "
+            f"and {attn:.1f}% in attention; the layer norms hold "
+            f"{thousands(run.weights('layer norm'))}.",
+            "reveals": [],
+            "facts": [],
+        }
 
     def chart(self, fig: Figure, run: Run) -> alt.LayerChart:
         """The share of all weights in each part of the model."""
-        rows: list[PartRow] = [{"part": part, "order": i, "share": round(share(run, part), 5),
-                 "count": run.weights(part)} for i, part in enumerate(PARTS)]
+        rows: list[PartRow] = [
+            {"part": part, "order": i, "share": round(share(run, part), 5), "count": run.weights(part)}
+            for i, part in enumerate(PARTS)
+        ]
         base = alt.Chart(alt.NamedData("parts")).encode(
             y=alt.Y("part:N", sort=[row["part"] for row in rows], title=None, axis=alt.Axis(labelFontSize=12)),
             x=alt.X("share:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"), title="share of all weights"),
-            tooltip=[alt.Tooltip("part:N"), alt.Tooltip("count:Q", format=",", title="weights"),
-                     alt.Tooltip("share:Q", format=".1%")],
+            tooltip=[
+                alt.Tooltip("part:N"),
+                alt.Tooltip("count:Q", format=",", title="weights"),
+                alt.Tooltip("share:Q", format=".1%"),
+            ],
         )
         bars = base.mark_bar(color=DATA)
-        labels = base.mark_text(align="left", dx=4, fontSize=12).encode(
-            text=alt.Text("share:Q", format=".1%"))
+        labels = base.mark_text(align="left", dx=4, fontSize=12).encode(text=alt.Text("share:Q", format=".1%"))
         said = "; ".join(f"{row['part']}: {row['share'] * 100:.1f}% of the weights" for row in rows)
-        layered = alt.layer(bars, labels).add_params(alt.param(name=DESCRIPTION, value=said + ".")).properties(
-            width="container", height=150)
+        layered = (
+            alt.layer(bars, labels)
+            .add_params(alt.param(name=DESCRIPTION, value=said + "."))
+            .properties(width="container", height=150)
+        )
         return charts.with_data(cast("alt.LayerChart", layered), parts=rows)

@@ -79,8 +79,10 @@ def said(o: Patched, cell: Cell) -> str:
     """One run in words: what was put back, how much of the original answer comes back (where the texts do not
     differ on it, the score difference), the target's chance."""
     back = comes_back(cell["back"]) if cell["back"] is not None else difference(o, cell["diff"])
-    return (f"Put back {piece_name(o, cell)}: {back}; the chance of {o.target} is {percent(cell['p'])} (original "
-            f"text {percent(o.original['p'])}, changed text {percent(o.changed['p'])}).")
+    return (
+        f"Put back {piece_name(o, cell)}: {back}; the chance of {o.target} is {percent(cell['p'])} (original "
+        f"text {percent(o.original['p'])}, changed text {percent(o.changed['p'])})."
+    )
 
 
 def carried(o: Patched) -> str | None:
@@ -95,17 +97,23 @@ def carried(o: Patched) -> str | None:
     late = [r for r, q in enumerate(best) if q == o.position]
     if not early or not late or max(early) >= min(late) or o.position in o.different:
         return None
-    return (f"The numbers of {token_at(o, best[max(early)])} carry the answer up to after layer {max(early)}; "
-            f"from after layer {min(late)} on, those of {token_at(o, o.position)} do.")
+    return (
+        f"The numbers of {token_at(o, best[max(early)])} carry the answer up to after layer {max(early)}; "
+        f"from after layer {min(late)} on, those of {token_at(o, o.position)} do."
+    )
 
 
 def summary(o: Patched) -> str:
     """The figure in words: the two texts' chances, and where the answer travels or which piece brings back most."""
-    start = (f"With the original text, the model gives {o.target} a chance of {percent(o.original['p'])}; with the "
-             f"changed text, {percent(o.changed['p'])}.")
+    start = (
+        f"With the original text, the model gives {o.target} a chance of {percent(o.original['p'])}; with the "
+        f"changed text, {percent(o.changed['p'])}."
+    )
     if not o.differs:
-        return (f"{start} Against {o.versus}, the two texts answer nearly alike, so there is nothing to bring back. "
-                f"{terms.SCORE} The grids show how far each run moves the score of {o.target} less that of {o.versus}.")
+        return (
+            f"{start} Against {o.versus}, the two texts answer nearly alike, so there is nothing to bring back. "
+            f"{terms.SCORE} The grids show how far each run moves the score of {o.target} less that of {o.versus}."
+        )
     best = o.strongest("resid_pre")
     return f"{start} {carried(o) or said(o, best)}"
 
@@ -113,21 +121,30 @@ def summary(o: Patched) -> str:
 def reveal(o: Patched) -> Reveal:
     """The "guess first" question: which head, put back alone, brings back the most? From the data."""
     best = o.strongest("z")
-    question = (f"Guess first: of all {len(o.grids['z']['diff']) * len(o.grids['z']['diff'][0])} heads, which one, "
-                f"put back alone, brings back the most of the original answer?")
+    question = (
+        f"Guess first: of all {len(o.grids['z']['diff']) * len(o.grids['z']['diff'][0])} heads, which one, "
+        f"put back alone, brings back the most of the original answer?"
+    )
     back = comes_back(best["back"]) if best["back"] is not None else difference(o, best["diff"])
-    return {"question": question, "answer": f"{piece_name(o, best)[0].upper()}{piece_name(o, best)[1:]}: {back}.",
-            "link": f"#cell={patching_chart.cell_key(best)}", "link_text": "Show it in the chart"}
+    return {
+        "question": question,
+        "answer": f"{piece_name(o, best)[0].upper()}{piece_name(o, best)[1:]}: {back}.",
+        "link": f"#cell={patching_chart.cell_key(best)}",
+        "link_text": "Show it in the chart",
+    }
 
 
 def details(o: Patched) -> list[str]:
     """What the words on the chart leave out, one sentence each: score, logit, lead, and how "comes back" is
     measured from them."""
-    return [terms.SCORE, terms.LOGIT,
-            f"Lead: how far {o.target}'s score is ahead of {o.versus}'s, the score of one minus that of the other; "
-            f"the original text gives a lead of {o.original['diff']:+.3f}, the changed text {o.changed['diff']:+.3f}.",
-            "How much comes back: a run's lead, measured from the changed text's (0%) to the original's (100%); "
-            "below 0% the piece pushes the answer further away, and past 100% more than all of it comes back."]
+    return [
+        terms.SCORE,
+        terms.LOGIT,
+        f"Lead: how far {o.target}'s score is ahead of {o.versus}'s, the score of one minus that of the other; "
+        f"the original text gives a lead of {o.original['diff']:+.3f}, the changed text {o.changed['diff']:+.3f}.",
+        "How much comes back: a run's lead, measured from the changed text's (0%) to the original's (100%); "
+        "below 0% the piece pushes the answer further away, and past 100% more than all of it comes back.",
+    ]
 
 
 # ---------------------------------------------------------------------------------------------- the kind
@@ -137,25 +154,29 @@ class Patching(PartKind):
     READS = ("attention", "feed-forward", "numbers")
     KIND = "patching"
     TITLE = "Where does the model carry the fact? Put one piece back and see"
-    CAPTION = ("Two texts differ in a word, and the model answers them differently. We let the model read the changed "
-               "text, put back one piece of what it worked out for the original text, and see how much of the "
-               "original answer comes back. Where a piece brings it back, that piece carries the fact.")
-    GUIDE = ("Each square is one run of the model on the changed text with one piece of the original's put back. "
-             f"{HELPS_NAME.capitalize()}: that piece brings the original answer back (the stronger the colour, the "
-             f"more); {HURTS_NAME}: it pushes the answer further away; faint, near the page's own colour: it changes "
-             "little. The first grid puts "
-             "back one token's numbers after a layer; the next two, one layer's attention or feed-forward step at "
-             "one token; the last, one head at every token. {Hover} a square for "
-             "its numbers. Choose a square (click or tap) to see the chance of the answer in that run beside the "
-             "two texts'; the \"Put back\" menu does the same from the keyboard.")
+    CAPTION = (
+        "Two texts differ in a word, and the model answers them differently. We let the model read the changed "
+        "text, put back one piece of what it worked out for the original text, and see how much of the "
+        "original answer comes back. Where a piece brings it back, that piece carries the fact."
+    )
+    GUIDE = (
+        "Each square is one run of the model on the changed text with one piece of the original's put back. "
+        f"{HELPS_NAME.capitalize()}: that piece brings the original answer back (the stronger the colour, the "
+        f"more); {HURTS_NAME}: it pushes the answer further away; faint, near the page's own colour: it changes "
+        "little. The first grid puts "
+        "back one token's numbers after a layer; the next two, one layer's attention or feed-forward step at "
+        "one token; the last, one head at every token. {Hover} a square for "
+        "its numbers. Choose a square (click or tap) to see the chance of the answer in that run beside the "
+        'two texts\'; the "Put back" menu does the same from the keyboard.'
+    )
     KEY = f"Each square puts one piece back: {HELPS_NAME} brings the answer back, {HURTS_NAME} pushes it away."
     FIELDS = {
         "clean": Field("text", f"the original text: 1 to {MAX_TOKENS} tokens", required=True),
-        "corrupted": Field("text", "the changed text: as many tokens as `clean`, and not the same text",
-                           required=True),
+        "corrupted": Field("text", "the changed text: as many tokens as `clean`, and not the same text", required=True),
         "target": fields.TARGET_FIELD,
-        "versus": Field("text", "one token other than the target that the changed text favours, e.g. ' Italy'",
-                        required=True),
+        "versus": Field(
+            "text", "one token other than the target that the changed text favours, e.g. ' Italy'", required=True
+        ),
         "position": fields.POSITION_FIELD,
     }
     EXPLORE = True
@@ -176,9 +197,12 @@ class Patching(PartKind):
             fields.check_text(fig, key, found, min(model["n_ctx"], MAX_TOKENS))
         if len(clean) != len(corrupted):
             start = fields.start_of(clean)  # the model's start token is no token of either text
-            raise fig.error("corrupted", f"{len(corrupted) - start} tokens ({' '.join(map(shown, corrupted[start:]))}) "
-                                         f"against clean's {len(clean) - start} ({' '.join(map(shown, clean[start:]))})",
-                            "a text of as many tokens as `clean`")
+            raise fig.error(
+                "corrupted",
+                f"{len(corrupted) - start} tokens ({' '.join(map(shown, corrupted[start:]))}) "
+                f"against clean's {len(clean) - start} ({' '.join(map(shown, clean[start:]))})",
+                "a text of as many tokens as `clean`",
+            )
         if fig["clean"] == fig["corrupted"]:
             raise fig.error("corrupted", "the same text as `clean`", "a text that differs from `clean`")
         for key in ("target", "versus"):
@@ -196,28 +220,44 @@ class Patching(PartKind):
 
     def patched(self, fig: Figure, run: Run) -> Patched:
         found = self.entry(fig, run)
-        return Patched([token_said(t) for t in run.token_texts(fig["clean"])],
-                       [token_said(t) for t in run.token_texts(fig["corrupted"])], fig.opening,
-                       token_said(found["target"]["text"]), token_said(found["versus"]["text"]), found["clean"],
-                       found["corrupted"], found["grids"], run.token_texts(fig["clean"]).start)
+        return Patched(
+            [token_said(t) for t in run.token_texts(fig["clean"])],
+            [token_said(t) for t in run.token_texts(fig["corrupted"])],
+            fig.opening,
+            token_said(found["target"]["text"]),
+            token_said(found["versus"]["text"]),
+            found["clean"],
+            found["corrupted"],
+            found["grids"],
+            run.token_texts(fig["clean"]).start,
+        )
 
     def text_figure(self, fig: Figure, run: Run) -> str:
         """Both texts, the two answers, then the first grid as a table of how much comes back (or of differences),
         and each grid's strongest piece."""
         o = self.patched(fig, run)
         n = len(o.clean)
-        lines = [heading(fig, self.TITLE), f"  original: {quoted(fig['clean'], n)}",
-                 f"  changed:  {quoted(fig['corrupted'], n)}",
-                 f"  read after {token_at(o, o.position)}: the score of {o.target} minus the score of {o.versus}",
-                 f"  original {o.original['diff']:+.3f}, changed {o.changed['diff']:+.3f}"]
+        lines = [
+            heading(fig, self.TITLE),
+            f"  original: {quoted(fig['clean'], n)}",
+            f"  changed:  {quoted(fig['corrupted'], n)}",
+            f"  read after {token_at(o, o.position)}: the score of {o.target} minus the score of {o.versus}",
+            f"  original {o.original['diff']:+.3f}, changed {o.changed['diff']:+.3f}",
+        ]
         lines += patching_chart.text_table(o)
         lines += [f"  most: {said(o, o.strongest(piece))}" for piece in PIECES]
         return "\n".join(lines) + "\n"
 
     def context(self, fig: Figure, run: Run) -> Context:
         o = self.patched(fig, run)
-        facts = [f"The texts differ at {', '.join(token_at(o, q) for q in o.different)}. Before the first of these, "
-                 "both texts' numbers are the same, so putting them back changes nothing."] if o.different else []
+        facts = (
+            [
+                f"The texts differ at {', '.join(token_at(o, q) for q in o.different)}. Before the first of these, "
+                "both texts' numbers are the same, so putting them back changes nothing."
+            ]
+            if o.different
+            else []
+        )
         return {"summary": summary(o), "reveals": [reveal(o)], "facts": facts, "details": details(o)}
 
     def tables(self, fig: Figure, run: Run, spec: charts.Spec) -> dict[str, Table]:
@@ -227,17 +267,29 @@ class Patching(PartKind):
         rows: list[dict[str, object]] = []  # its layer's column named after_layer for the stream's runs
         for cell in o.cells():
             stream = cell["piece"] == "resid_pre"
-            rows.append({"piece": cell["piece"], ("after_layer" if stream else "layer"): cell["row"] + (not stream),
-                         "position": None if cell["piece"] == "z" else cell["col"] + 1 - o.start,
-                         "head": cell["col"] + 1 if cell["piece"] == "z" else None,
-                         "score_difference": cell["diff"], "back": cell["back"], "probability": cell["p"]})
+            rows.append(
+                {
+                    "piece": cell["piece"],
+                    ("after_layer" if stream else "layer"): cell["row"] + (not stream),
+                    "position": None if cell["piece"] == "z" else cell["col"] + 1 - o.start,
+                    "head": cell["col"] + 1 if cell["piece"] == "z" else None,
+                    "score_difference": cell["diff"],
+                    "back": cell["back"],
+                    "probability": cell["p"],
+                }
+            )
         return {"runs": rows}
 
     def chart(self, fig: Figure, run: Run, square: int = 0) -> alt.VConcatChart:
         """The four grids stacked, coloured by how much comes back, and the chosen run's chance beside the texts'."""
         o = self.patched(fig, run)
-        return patching_chart.chart(o, summary(o), {patching_chart.cell_key(c): (piece_name(o, c), said(o, c)) for c in o.cells()},
-                                    patching_chart.cell_key(o.strongest("resid_pre")), square)
+        return patching_chart.chart(
+            o,
+            summary(o),
+            {patching_chart.cell_key(c): (piece_name(o, c), said(o, c)) for c in o.cells()},
+            patching_chart.cell_key(o.strongest("resid_pre")),
+            square,
+        )
 
     def narrow_chart(self, fig: Figure, run: Run) -> alt.VConcatChart:
         """For a phone's column: the same with squares a finger can tap (charts.TAP px), the grids wider than the

@@ -24,19 +24,22 @@ CELL = 18  # px: the height of a grid's row
 BARS = 26  # px: the height of a bar of the chosen run's chart
 NARROW_BARS = 150  # px: the chosen run's chart on a phone (its labels beside it), which the column holds
 NAMES = {"resid_pre": "stream", "attn_out": "attention", "mlp_out": "feed-forward", "z": "head"}
-TITLES = {"resid_pre": "Put back one token's numbers after a layer",
-          "attn_out": "Put back one layer's attention at one token",
-          "mlp_out": "Put back one layer's feed-forward step at one token",
-          "z": "Put back one head, at every token"}
-ROWS_TITLE = {"resid_pre": "after layer (0: before any layer)", "attn_out": "layer", "mlp_out": "layer",
-              "z": "layer"}
+TITLES = {
+    "resid_pre": "Put back one token's numbers after a layer",
+    "attn_out": "Put back one layer's attention at one token",
+    "mlp_out": "Put back one layer's feed-forward step at one token",
+    "z": "Put back one head, at every token",
+}
+ROWS_TITLE = {"resid_pre": "after layer (0: before any layer)", "attn_out": "layer", "mlp_out": "layer", "z": "layer"}
 RUNS = ("original text", "changed text", "changed, piece put back")
 
 
 def position_names(o: Patched) -> list[str]:
     """Each position as a grid's axis names it: '9: _of', or where the texts differ '5: _Paris / _Rome'."""
-    return [f"{q + 1 - o.start}: {a}" if a == b else f"{q + 1 - o.start}: {a} / {b}"
-            for q, (a, b) in enumerate(zip(o.clean, o.corrupted))]
+    return [
+        f"{q + 1 - o.start}: {a}" if a == b else f"{q + 1 - o.start}: {a} / {b}"
+        for q, (a, b) in enumerate(zip(o.clean, o.corrupted))
+    ]
 
 
 def colour_value(o: Patched, cell: Cell) -> float:
@@ -71,12 +74,19 @@ def chart_rows(o: Patched, keys: Mapping[str, tuple[str, str]]) -> list[RunRow]:
     rows: list[RunRow] = []
     for cell in o.cells():
         piece, key = cell["piece"], cell_key(cell)
-        rows.append({"key": key, "piece": piece, "name": keys[key][0],
-                     "y": str(cell["row"] if piece == "resid_pre" else cell["row"] + 1),
-                     "x": str(cell["col"] + 1) if piece == "z" else names[cell["col"]],
-                     "diff": round(cell["diff"], 5), "p": cell["p"],
-                     "back": None if cell["back"] is None else round(cell["back"], 4),
-                     "v": round(colour_value(o, cell), 4)})
+        rows.append(
+            {
+                "key": key,
+                "piece": piece,
+                "name": keys[key][0],
+                "y": str(cell["row"] if piece == "resid_pre" else cell["row"] + 1),
+                "x": str(cell["col"] + 1) if piece == "z" else names[cell["col"]],
+                "diff": round(cell["diff"], 5),
+                "p": cell["p"],
+                "back": None if cell["back"] is None else round(cell["back"], 4),
+                "v": round(colour_value(o, cell), 4),
+            }
+        )
     return rows
 
 
@@ -109,8 +119,10 @@ def back_legend(low: float, high: float, reach: float) -> BackLegend:
         values = [v for v in values if high - v >= close] + [round(high, 4)]
     if low < -0.005:
         values = [round(low, 4)] + [v for v in values if v - low >= close]
-    label = (f"datum.value < -0.005 ? format(datum.value, '.0%') + ': {AWAY}' : datum.value > 1.005 ? "
-             f"format(datum.value, '.0%') + ': {PAST_ALL}' : datum.value == 0 ? '{BACK_WORDS[0]}' : '{BACK_WORDS[1]}'")
+    label = (
+        f"datum.value < -0.005 ? format(datum.value, '.0%') + ': {AWAY}' : datum.value > 1.005 ? "
+        f"format(datum.value, '.0%') + ': {PAST_ALL}' : datum.value == 0 ? '{BACK_WORDS[0]}' : '{BACK_WORDS[1]}'"
+    )
     return {"values": values, "labelExpr": label}
 
 
@@ -121,12 +133,25 @@ def colour(o: Patched, rows: Sequence[RunRow]) -> alt.Color:
     values = [r["v"] for r in rows]
     reach = max([abs(v) for v in values] + [1.0 if o.differs else 1e-6])
     if not o.differs:
-        return alt.Color("v:Q", scale=charts.helps_or_hurts(domain=[-reach, reach]),
-                         title=["score difference", "of the run"],
-                         legend=alt.Legend(format=".2f", orient="top", direction="horizontal", gradientLength=120))
-    return alt.Color("v:Q", scale=charts.helps_or_hurts(domain=[-reach, reach]), title=BACK_TITLE,
-                     legend=alt.Legend(orient="top", direction="vertical", gradientLength=LEGEND_PX, labelLimit=260,
-                                       labelOverlap=False, **back_legend(min(values), max(values), reach)))
+        return alt.Color(
+            "v:Q",
+            scale=charts.helps_or_hurts(domain=[-reach, reach]),
+            title=["score difference", "of the run"],
+            legend=alt.Legend(format=".2f", orient="top", direction="horizontal", gradientLength=120),
+        )
+    return alt.Color(
+        "v:Q",
+        scale=charts.helps_or_hurts(domain=[-reach, reach]),
+        title=BACK_TITLE,
+        legend=alt.Legend(
+            orient="top",
+            direction="vertical",
+            gradientLength=LEGEND_PX,
+            labelLimit=260,
+            labelOverlap=False,
+            **back_legend(min(values), max(values), reach),
+        ),
+    )
 
 
 def grid(o: Patched, piece: str, rows: Sequence[RunRow], colours: alt.Color, square: int = 0) -> alt.LayerChart:
@@ -134,68 +159,112 @@ def grid(o: Patched, piece: str, rows: Sequence[RunRow], colours: alt.Color, squ
     as the column, or (a phone's) `square` px a run."""
     names = [str(h + 1) for h in range(len(o.grids["z"]["diff"][0]))] if piece == "z" else position_names(o)
     layers = [str(r if piece == "resid_pre" else r + 1) for r in range(len(o.grids[piece]["diff"]))]
-    base = charts.said_chance(alt.Chart(alt.NamedData("runs"))).transform_filter(f"datum.piece == '{piece}'").encode(
-        x=alt.X("x:N", sort=names, title="head" if piece == "z" else None,
-                axis=alt.Axis(labelAngle=0 if piece == "z" else -40, labelLimit=140)),
-        y=alt.Y("y:N", sort=layers, title=ROWS_TITLE[piece]))
+    base = (
+        charts.said_chance(alt.Chart(alt.NamedData("runs")))
+        .transform_filter(f"datum.piece == '{piece}'")
+        .encode(
+            x=alt.X(
+                "x:N",
+                sort=names,
+                title="head" if piece == "z" else None,
+                axis=alt.Axis(labelAngle=0 if piece == "z" else -40, labelLimit=140),
+            ),
+            y=alt.Y("y:N", sort=layers, title=ROWS_TITLE[piece]),
+        )
+    )
     # The page's words: how much of the original answer comes back, or (where the texts do not differ on it) the
     # score difference, as the sentences say them; "lead" is said only under More detail.
-    tips = [alt.Tooltip("name:N", title="put back"), alt.Tooltip("back:Q", title="of the original answer back",
-                                                                 format=".1%") if o.differs else
-            alt.Tooltip("diff:Q", title=f"score of {o.target} minus score of {o.versus}", format=".3f")]
-    squares = charts.clickable(base, cell="datum.key").mark_rect(stroke=CELL_LINE, strokeWidth=0.5,
-                                                                  cursor="pointer").encode(
-        color=colours, tooltip=tips + [charts.chance_tip("chance of " + o.target)])
-    chosen = base.transform_filter("datum.key == cell").mark_rect(fill=None, stroke=CHOSEN, strokeWidth=2.5,
-                                                                  aria=False)  # its square says it already
-    return cast("alt.LayerChart", alt.layer(squares, chosen).properties(
-        width=alt.Step(square) if square else "container", height=alt.Step(square) if square else CELL * len(layers),
-        title=alt.Title(charts.wrapped(charts.literal(TITLES[piece])), anchor="start" if square else alt.Undefined)))
+    tips = [
+        alt.Tooltip("name:N", title="put back"),
+        alt.Tooltip("back:Q", title="of the original answer back", format=".1%")
+        if o.differs
+        else alt.Tooltip("diff:Q", title=f"score of {o.target} minus score of {o.versus}", format=".3f"),
+    ]
+    squares = (
+        charts.clickable(base, cell="datum.key")
+        .mark_rect(stroke=CELL_LINE, strokeWidth=0.5, cursor="pointer")
+        .encode(color=colours, tooltip=tips + [charts.chance_tip("chance of " + o.target)])
+    )
+    chosen = base.transform_filter("datum.key == cell").mark_rect(
+        fill=None, stroke=CHOSEN, strokeWidth=2.5, aria=False
+    )  # its square says it already
+    return cast(
+        "alt.LayerChart",
+        alt.layer(squares, chosen).properties(
+            width=alt.Step(square) if square else "container",
+            height=alt.Step(square) if square else CELL * len(layers),
+            title=alt.Title(charts.wrapped(charts.literal(TITLES[piece])), anchor="start" if square else alt.Undefined),
+        ),
+    )
 
 
 def chosen_chart(o: Patched, width: int | str = "container") -> alt.LayerChart:
     """The chosen run's chance of the target, beside the original and the changed text's: theirs in the data's blue
     (a chance, on no side), the chosen run's in the chosen orange."""
-    fixed = charts.said_chance(alt.Chart(alt.Data(  # type: ignore[no-untyped-call]  # Altair's Data takes **kwds
-        values=[{"run": RUNS[0], "p": o.original["p"]}, {"run": RUNS[1], "p": o.changed["p"]}])))
+    fixed = charts.said_chance(
+        alt.Chart(
+            alt.Data(  # type: ignore[no-untyped-call]  # Altair's Data takes **kwds
+                values=[{"run": RUNS[0], "p": o.original["p"]}, {"run": RUNS[1], "p": o.changed["p"]}]
+            )
+        )
+    )
     y = alt.Y("run:N", sort=list(RUNS), scale=alt.Scale(domain=list(RUNS)), title=None)
     top = max(o.original["p"], o.changed["p"], *(p for grid in o.grids.values() for row in grid["p"] for p in row))
-    x = alt.X("p:Q", title=f"chance of {o.target}", scale=alt.Scale(domain=[0, max(top, 1e-9)]),
-              axis=alt.Axis(format=f".{max(0, -math.floor(math.log10(max(top, 1e-9) * 100)) + 1)}~%", tickCount=4))
+    x = alt.X(
+        "p:Q",
+        title=f"chance of {o.target}",
+        scale=alt.Scale(domain=[0, max(top, 1e-9)]),
+        axis=alt.Axis(format=f".{max(0, -math.floor(math.log10(max(top, 1e-9) * 100)) + 1)}~%", tickCount=4),
+    )
     texts = fixed.mark_bar(color=DATA).encode(x=x, y=y, tooltip=[charts.chance_tip()])
     runs = charts.said_chance(alt.Chart(alt.NamedData("runs")))
-    run = runs.transform_filter("datum.key == cell").transform_calculate(run=charts.literal(RUNS[2])).mark_bar(color=CHOSEN).encode(x=x, y=y, tooltip=[
-            alt.Tooltip("name:N", title="put back"), charts.chance_tip()])
-    title = alt.Title(charts.wrapped(charts.literal(f"The chance of {o.target} in each text, and with the chosen "
-                                                    "piece put back")))
+    run = (
+        runs.transform_filter("datum.key == cell")
+        .transform_calculate(run=charts.literal(RUNS[2]))
+        .mark_bar(color=CHOSEN)
+        .encode(x=x, y=y, tooltip=[alt.Tooltip("name:N", title="put back"), charts.chance_tip()])
+    )
+    title = alt.Title(
+        charts.wrapped(charts.literal(f"The chance of {o.target} in each text, and with the chosen piece put back"))
+    )
     return cast("alt.LayerChart", alt.layer(texts, run).properties(width=width, height=BARS * len(RUNS), title=title))
 
 
-def chart(o: Patched, summary: str, keys: Mapping[str, tuple[str, str]], opening: str,
-          square: int = 0) -> alt.VConcatChart:
+def chart(
+    o: Patched, summary: str, keys: Mapping[str, tuple[str, str]], opening: str, square: int = 0
+) -> alt.VConcatChart:
     """The whole figure: the chosen run's chart, then the four grids; `keys` is each run's key -> (its piece in
     words, the run in a sentence), `opening` the run chosen at first. Fitted to the column, or (a phone's) with
     squares of `square` px, the grids wider than the column where they must be (they scroll in its own box)."""
     rows = chart_rows(o, keys)
     colours = colour(o, rows)
-    cell = alt.param(name="cell", value=opening, bind=alt.binding_select(
-        options=list(keys), labels=[name for name, _ in keys.values()], name="Put back "))
+    cell = alt.param(
+        name="cell",
+        value=opening,
+        bind=alt.binding_select(options=list(keys), labels=[name for name, _ in keys.values()], name="Put back "),
+    )
     names = alt.param(name="names", value={key: name for key, (name, _) in keys.items()})
     said = alt.param(name="descriptions", value={key: words for key, (_, words) in keys.items()})
     description = alt.param(name=DESCRIPTION, expr=f"{charts.literal(summary)} + ' ' + descriptions[cell]")
-    stack = alt.vconcat(chosen_chart(o, NARROW_BARS if square else "container"),
-                        *(grid(o, piece, rows, colours, square) for piece in NAMES), spacing=24)
+    stack = alt.vconcat(
+        chosen_chart(o, NARROW_BARS if square else "container"),
+        *(grid(o, piece, rows, colours, square) for piece in NAMES),
+        spacing=24,
+    )
     stack = stack if square else charts.fits_column(stack)
-    return charts.with_clicks(charts.with_data(charts.with_params(stack, cell, names, said, description), runs=rows),
-                              "cell")
+    return charts.with_clicks(
+        charts.with_data(charts.with_params(stack, cell, names, said, description), runs=rows), "cell"
+    )
 
 
 def text_table(o: Patched) -> list[str]:
     """The first grid as printed lines: a row per "after layer", a column per position, how much comes back in
     percent (or, where the texts do not differ on the answer, the score difference)."""
     n = len(o.clean)
-    lines = ["  put back one token's numbers: " + ("how much of the original comes back, in %" if o.differs
-                                                     else "the score difference")]
+    lines = [
+        "  put back one token's numbers: "
+        + ("how much of the original comes back, in %" if o.differs else "the score difference")
+    ]
     lines.append("  after layer  " + "".join(f"{q + 1 - o.start:>7}" for q in range(n)))
     for r, row in enumerate(o.grids["resid_pre"]["diff"]):
         values = [cast(float, o.back(d)) * 100 if o.differs else d for d in row]  # the texts differ: a number

@@ -20,8 +20,18 @@ from figures.toolkit import charts, fields, textless
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import DATA, FOLLOWED, ON_DARK, ON_LIGHT, REFERENCE
 from figures.toolkit.colours import FOLLOWED_NAME
-from figures.toolkit.words import (after_layer, after_layer_expr, heading, number, percent, percent_expr, said, shown,
-                                   token_label, whole_percent)
+from figures.toolkit.words import (
+    after_layer,
+    after_layer_expr,
+    heading,
+    number,
+    percent,
+    percent_expr,
+    said,
+    shown,
+    token_label,
+    whole_percent,
+)
 
 TOP_SHOWN = 3  # the book prints the top 3
 TOP_ENDS = "top_ends"  # the param of the largest chance among the top bars at each stage
@@ -31,6 +41,7 @@ LIVE_CAPTION = "After each layer, what the model would guess as the next token a
 
 
 # ---------------------------------------------------------------------------------------------- data
+
 
 def stage_name(stage: int, n_layer: int) -> str:
     """As the book's printed figure names the stages: 'after the embedding' for stage 0, 'after layer  9' (aligned)
@@ -61,8 +72,14 @@ def entry_stage(fig: Figure, run: Run) -> int | None:
 def hardest_look(fig: Figure, run: Run) -> tuple[int, int, float]:
     """Over all heads, the (layer, head, share) that looks hardest from the read token back to look_back_to."""
     q, k = fig.opening, fig.resolved["back"]
-    return max(((layer + 1, head + 1, run.share(fig["text"], layer, head, q, k))
-                for layer in range(run.n_layer) for head in range(run.n_head)), key=lambda t: t[2])
+    return max(
+        (
+            (layer + 1, head + 1, run.share(fig["text"], layer, head, q, k))
+            for layer in range(run.n_layer)
+            for head in range(run.n_head)
+        ),
+        key=lambda t: t[2],
+    )
 
 
 # ---------------------------------------------------------------------------------------------- page
@@ -73,8 +90,7 @@ def describe(fig: Figure, run: Run, stage: int) -> str:
     name = after_layer(stage, capital=True)
     at = stages(fig, run)[stage]
     top = ", ".join(f"{said(run.token_text(i))} {percent(p)}" for i, p in at["top"][:TOP_SHOWN])
-    return (f"{name}: the top {TOP_SHOWN} guesses are {top}; "
-            f"{said(tracked(fig, run)['text'])} has {percent(at['p'])}.")
+    return f"{name}: the top {TOP_SHOWN} guesses are {top}; {said(tracked(fig, run)['text'])} has {percent(at['p'])}."
 
 
 class Readout(Kind[Run]):
@@ -82,24 +98,34 @@ class Readout(Kind[Run]):
     KIND = "readout"
     PRINTED_IN_BOOK = True  # the book prints it
     TITLE = "The guess takes shape layer by layer (the final read-out applied after each layer)"
-    CAPTION = ("After each layer we apply the model's last step to the numbers of one token and ask what it "
-               "would guess as the next token at that point.")
-    GUIDE = ("Move the slider through the layers: after layer N (0: before any layer; its last number: after the last layer). "
-             "The upper chart shows the top three guesses after that layer, the lower one how the tracked token's "
-             "chance rises and falls. Choose a point or its column (click or tap) to go to that layer; the slider "
-             "does the same from the keyboard.")
+    CAPTION = (
+        "After each layer we apply the model's last step to the numbers of one token and ask what it "
+        "would guess as the next token at that point."
+    )
+    GUIDE = (
+        "Move the slider through the layers: after layer N (0: before any layer; its last number: after the last layer). "
+        "The upper chart shows the top three guesses after that layer, the lower one how the tracked token's "
+        "chance rises and falls. Choose a point or its column (click or tap) to go to that layer; the slider "
+        "does the same from the keyboard."
+    )
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "target": fields.TARGET_FIELD,
         "position": fields.POSITION_FIELD,
-        "look_back_to": Field("position_or_text", "an earlier token: the figure names the head that looks hardest "
-                                                  "from the read token back to it; its number or its text"),
+        "look_back_to": Field(
+            "position_or_text",
+            "an earlier token: the figure names the head that looks hardest "
+            "from the read token back to it; its number or its text",
+        ),
     }
 
     def asks(self, fig: Figure) -> Asks:
         """Its text, tracking its target; a long text is read out only where a figure reads it (once resolved)."""
-        return Asks(texts={fig["text"]: fig["target"]}, config=self.config_of(fig, "position"),
-                    parts={"readout": [[fig["text"], fig.opening]]} if fig.resolved else {})
+        return Asks(
+            texts={fig["text"]: fig["target"]},
+            config=self.config_of(fig, "position"),
+            parts={"readout": [[fig["text"], fig.opening]]} if fig.resolved else {},
+        )
 
     def check(self, fig: Figure, tokens: Tokens, model: ModelRecord) -> Resolved:
         """The read token ("opening") and the token it looks back to ("back"), 0-based."""
@@ -108,15 +134,20 @@ class Readout(Kind[Run]):
         if "look_back_to" in fig.values:
             back = fields.resolve_position(fig, "look_back_to", fig["look_back_to"], text_tokens)
             if back > resolved["opening"]:
-                raise fig.error("look_back_to", f"token {number(text_tokens, back)} comes after the read token "
-                                f"{number(text_tokens, resolved['opening'])}",
-                                "a token at or before the read token: no token looks to the right")
+                raise fig.error(
+                    "look_back_to",
+                    f"token {number(text_tokens, back)} comes after the read token "
+                    f"{number(text_tokens, resolved['opening'])}",
+                    "a token at or before the read token: no token looks to the right",
+                )
             resolved["back"] = back
         return resolved
 
     def key(self, fig: Figure, run: Run) -> str:
-        return (f"The bars are the top three guesses after the chosen layer, and {shown(fig['target'])} in "
-                f"{FOLLOWED_NAME}; the line below is its chance after each layer.")
+        return (
+            f"The bars are the top three guesses after the chosen layer, and {shown(fig['target'])} in "
+            f"{FOLLOWED_NAME}; the line below is its chance after each layer."
+        )
 
     def text_figure(self, fig: Figure, run: Run) -> str:
         """One line per stage: the target's probability to two decimals and the top 3 in whole percent."""
@@ -134,15 +165,19 @@ class Readout(Kind[Run]):
         q = fig.opening
         target = said(tracked(fig, run)["text"])
         last = stages(fig, run)[-1]
-        summary = (f"The read-out of {token_label(tokens, q)}: after all {n_layer} layers the model gives "
-                   f"{target} {percent(last['p'])}.")
+        summary = (
+            f"The read-out of {token_label(tokens, q)}: after all {n_layer} layers the model gives "
+            f"{target} {percent(last['p'])}."
+        )
         entry = entry_stage(fig, run)
         if entry is None:
             answer = f"In this run {target} never enters the top three."
         else:
             answer = f"{after_layer(entry, capital=True)}: {target} has {percent(stages(fig, run)[entry]['p'])} there."
-        reveal: Reveal = {"question": f"Guess first: at which layer does {target} enter the top three?",
-                          "answer": answer}
+        reveal: Reveal = {
+            "question": f"Guess first: at which layer does {target} enter the top three?",
+            "answer": answer,
+        }
         if entry is not None:
             reveal.update({"link": f"#stage={entry}", "link_text": f"Show {after_layer(entry)}"})
         reveals = [reveal]
@@ -151,11 +186,15 @@ class Readout(Kind[Run]):
             layer, head, share = hardest_look(fig, run)
             back = fig.resolved["back"]
             if share < MIN_SHARE:  # a long text's data leave such shares out
-                facts.append(f"No head gives {said(tokens[back])} {LEFT_OUT} or more of the attention of {said(tokens[q])}.")
+                facts.append(
+                    f"No head gives {said(tokens[back])} {LEFT_OUT} or more of the attention of {said(tokens[q])}."
+                )
             else:
-                facts.append(f"Of all {run.n_heads:,} heads, the one that looks hardest from {said(tokens[q])} back to "
-                             f"{said(tokens[back])} is layer {layer}, head {head}: it gives {said(tokens[back])} "
-                             f"{whole_percent(share)}% of its attention.")
+                facts.append(
+                    f"Of all {run.n_heads:,} heads, the one that looks hardest from {said(tokens[q])} back to "
+                    f"{said(tokens[back])} is layer {layer}, head {head}: it gives {said(tokens[back])} "
+                    f"{whole_percent(share)}% of its attention."
+                )
         return {"summary": summary, "reveals": reveals, "facts": facts}
 
     def narrow_chart(self, fig: Figure, run: Run) -> alt.VConcatChart:
@@ -186,23 +225,41 @@ class Readout(Kind[Run]):
         top = top_rows(fig, run)
         # The stages where the target is drawn below the top 3: the upper chart's title names it there.
         outside = alt.param(name="outside", value=sorted({row["stage"] for row in top if row["rank"] == OUTSIDE}))
-        ends = alt.param(name=TOP_ENDS, value=[max(row["p"] for row in top if row["stage"] == s)
-                                               for s in range(n_layer + 1)])
+        ends = alt.param(
+            name=TOP_ENDS, value=[max(row["p"] for row in top if row["stage"] == s) for s in range(n_layer + 1)]
+        )
         room = charts.words_room([percent(row["p"]) for row in top])
         # Params and data go in once, at the top: Altair copies a chart's params and inline data at every step.
-        return charts.with_clicks(charts.with_data(charts.with_params(
-            _stack(target, n_layer, sideways, room), stage, charts.chance_switch(), descriptions, description,
-            outside, ends), top=top, line=line_rows), "stage")
+        return charts.with_clicks(
+            charts.with_data(
+                charts.with_params(
+                    _stack(target, n_layer, sideways, room),
+                    stage,
+                    charts.chance_switch(),
+                    descriptions,
+                    description,
+                    outside,
+                    ends,
+                ),
+                top=top,
+                line=line_rows,
+            ),
+            "stage",
+        )
 
 
 def _stack(target: str | None, n_layer: int, sideways: bool = False, room: int = 0) -> alt.VConcatChart:
     """The top guesses above the target's chance layer by layer (`sideways`: the stages down the chart), fitted to
     the column, `room` px for the words past a top bar; `target` None: with no text (the live page's: _top_chart,
     _line_chart)."""
-    return charts.fits_column(alt.vconcat(
-        # Sideways: a text's chart (the narrow one), which names its target.
-        _top_chart(target, room), _down_chart(cast(str, target), n_layer) if sideways else _line_chart(target, n_layer),
-        spacing=28))
+    return charts.fits_column(
+        alt.vconcat(
+            # Sideways: a text's chart (the narrow one), which names its target.
+            _top_chart(target, room),
+            _down_chart(cast(str, target), n_layer) if sideways else _line_chart(target, n_layer),
+            spacing=28,
+        )
+    )
 
 
 def top_rows(fig: Figure, run: Run) -> list[TopRow]:
@@ -214,11 +271,19 @@ def top_rows(fig: Figure, run: Run) -> list[TopRow]:
     for s, stage in enumerate(stages(fig, run)):
         top = stage["top"][:TOP_SHOWN]
         for rank, (token_id, p) in enumerate(top, start=1):
-            rows.append({"stage": s, "rank": rank, "token": shown(run.token_text(token_id)), "p": charts.kept_chance(p),
-                         "target": token_id == target_id})
+            rows.append(
+                {
+                    "stage": s,
+                    "rank": rank,
+                    "token": shown(run.token_text(token_id)),
+                    "p": charts.kept_chance(p),
+                    "target": token_id == target_id,
+                }
+            )
         if target_id not in [i for i, _ in top]:
-            rows.append({"stage": s, "rank": OUTSIDE, "token": target, "p": charts.kept_chance(stage["p"]),
-                         "target": True})
+            rows.append(
+                {"stage": s, "rank": OUTSIDE, "token": target, "p": charts.kept_chance(stage["p"]), "target": True}
+            )
     return rows
 
 
@@ -238,34 +303,59 @@ def _top_chart(target: str | None, room: int = 0) -> alt.LayerChart:
     layers: list[alt.Chart] = []
     for base in [alt.Chart(alt.NamedData("top"))] if target is not None else _textless_tops():
         # Ranks on the axis, token names drawn beside it: the tokens differ from stage to stage.
-        ranked = charts.said_chance(base).encode(
-            y=y, tooltip=[alt.Tooltip("token:N"), charts.chance_tip()],  # the words' digits too
-        ).transform_filter("datum.stage == stage")
+        ranked = (
+            charts.said_chance(base)
+            .encode(
+                y=y,
+                tooltip=[alt.Tooltip("token:N"), charts.chance_tip()],  # the words' digits too
+            )
+            .transform_filter("datum.stage == stage")
+        )
         bars = ranked.mark_bar().encode(
             x=alt.X("p:Q", scale=scale, axis=axis, title="chance of being the next token"),
             color=alt.condition("datum.target", alt.value(FOLLOWED), alt.value(DATA)),
             tooltip=[alt.Tooltip("token:N"), charts.chance_tip()],
         )
         # A chance after its bar, or inside a bar that leaves it no room ("99.20%", 12 px), on the bar's colour.
-        bar_labels = charts.at_bar_ends(ranked.encode(
-            x=alt.X("p:Q", scale=scale), text=alt.Text("p_said:N")), "p", room="52",
-            inside=alt.condition("datum.target", alt.value(ON_LIGHT), alt.value(ON_DARK)), fontSize=12)
-        # The target's name in bold: with its bar in the followed token's colour, its direct label.
-        names = ranked.mark_text(align="right", dx=-6, fontSize=13,
-                                 fontWeight=alt.ExprRef("datum.target ? 'bold' : 'normal'")).encode(
-            x=alt.value(0), text="token:N",
+        bar_labels = charts.at_bar_ends(
+            ranked.encode(x=alt.X("p:Q", scale=scale), text=alt.Text("p_said:N")),
+            "p",
+            room="52",
+            inside=alt.condition("datum.target", alt.value(ON_LIGHT), alt.value(ON_DARK)),
+            fontSize=12,
         )
+        # The target's name in bold: with its bar in the followed token's colour, its direct label.
+        names = ranked.mark_text(
+            align="right", dx=-6, fontSize=13, fontWeight=alt.ExprRef("datum.target ? 'bold' : 'normal'")
+        ).encode(x=alt.value(0), text="token:N")
         layers += [bars, *bar_labels, names]
     if target is None:
-        return cast("alt.LayerChart", alt.layer(*layers).properties(
-            width="container", height=alt.Step(20), title=alt.Title(charts.wrapped(
-                f"'The top {TOP_K} guesses after the last token (' + names[{textless.LAST}] + '), ' + "
-                f"{stage_label} + (outside ? ', and ' + follow_name : '')"))))
-    return cast("alt.LayerChart", alt.layer(*layers).properties(
-        width="container", height=120,
-        title=alt.Title(charts.wrapped(f"'The top {TOP_SHOWN} ' + ({stage_label}) + (indexof(outside, stage) >= 0 "
-                                       f"? {charts.literal(', and ' + target)} : '')")),
-    ))
+        return cast(
+            "alt.LayerChart",
+            alt.layer(*layers).properties(
+                width="container",
+                height=alt.Step(20),
+                title=alt.Title(
+                    charts.wrapped(
+                        f"'The top {TOP_K} guesses after the last token (' + names[{textless.LAST}] + '), ' + "
+                        f"{stage_label} + (outside ? ', and ' + follow_name : '')"
+                    )
+                ),
+            ),
+        )
+    return cast(
+        "alt.LayerChart",
+        alt.layer(*layers).properties(
+            width="container",
+            height=120,
+            title=alt.Title(
+                charts.wrapped(
+                    f"'The top {TOP_SHOWN} ' + ({stage_label}) + (indexof(outside, stage) >= 0 "
+                    f"? {charts.literal(', and ' + target)} : '')"
+                )
+            ),
+        ),
+    )
 
 
 def _line_chart(target: str | None, n_layer: int) -> alt.LayerChart:
@@ -274,36 +364,57 @@ def _line_chart(target: str | None, n_layer: int) -> alt.LayerChart:
     the param `follow_name`, on an axis of 0 to 100% (no switch)."""
     if target is None:
         source = alt.Chart(alt.NamedData("follow")).transform_filter(f"datum.q == {textless.LAST}")
-        y = alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5),
-                  title="chance (the followed token's)")
+        y = alt.Y(
+            "p:Q",
+            scale=alt.Scale(domain=[0, 1]),
+            axis=alt.Axis(format="%", tickCount=5),
+            title="chance (the followed token's)",
+        )
     else:
         source = alt.Chart(alt.NamedData("line"))
-        y = alt.Y("p:Q", scale=charts.chance_scale(), axis=alt.Axis(format=charts.CHANCE_FORMAT, tickCount=5),
-                  title=f"chance of {target}")
+        y = alt.Y(
+            "p:Q",
+            scale=charts.chance_scale(),
+            axis=alt.Axis(format=charts.CHANCE_FORMAT, tickCount=5),
+            title=f"chance of {target}",
+        )
     base = charts.said_chance(charts.named_stages(source)).encode(
-        x=alt.X("stage:Q", title=["after layer", "(0: before any layer)"],
-                # Half a column's room either side: the first and last stages' points and columns are drawn whole.
-                scale=alt.Scale(domain=[-0.5, n_layer + 0.5], nice=False, zero=False),
-                axis=alt.Axis(values=list(range(n_layer + 1)), format="d")),
+        x=alt.X(
+            "stage:Q",
+            title=["after layer", "(0: before any layer)"],
+            # Half a column's room either side: the first and last stages' points and columns are drawn whole.
+            scale=alt.Scale(domain=[-0.5, n_layer + 0.5], nice=False, zero=False),
+            axis=alt.Axis(values=list(range(n_layer + 1)), format="d"),
+        ),
         y=y,
     )
     target_tip = target or "chance"
     # A point chooses its layer too (a tap lands on it before the column under it).
     line = base.mark_line(color=FOLLOWED) + charts.clickable(base, stage="datum.stage").mark_point(
-        color=FOLLOWED, filled=True, cursor="pointer").encode(
+        color=FOLLOWED, filled=True, cursor="pointer"
+    ).encode(
         size=alt.condition("datum.stage == stage", alt.value(140), alt.value(30)),
         tooltip=[charts.stage_tip(), charts.chance_tip(target_tip)],
     )
-    rule = alt.Chart(alt.Data(values=[{}])).mark_rule(  # type: ignore[no-untyped-call]  # Altair's Data takes **kwds
-        color=REFERENCE, strokeDash=[4, 3]).encode(x=alt.X("stage:Q")).transform_calculate(
-        stage="stage")  # the field takes the slider's value
+    rule = (
+        alt.Chart(alt.Data(values=[{}]))  # type: ignore[no-untyped-call]  # Altair's Data takes **kwds
+        .mark_rule(color=REFERENCE, strokeDash=[4, 3])
+        .encode(x=alt.X("stage:Q"))
+        .transform_calculate(stage="stage")
+    )  # the field takes the slider's value
     # A click on a point, or anywhere in its column, chooses that layer (the slider: by keyboard).
-    columns = charts.clickable(base, stage="datum.stage").mark_rect(
-        fill="transparent", cursor="pointer", aria=False, clip=True, width=alt.ExprRef(f"width / {n_layer + 1}")).encode(
-        y=alt.value(0), y2=alt.value("height"),
-        tooltip=[charts.stage_tip(), charts.chance_tip(target_tip)])
-    title = (f"{target}'s chance, layer by layer" if target is not None
-             else alt.Title(alt.ExprRef(f"{textless.FOLLOW_NAME} + '\\'s chance, layer by layer'")))
+    columns = (
+        charts.clickable(base, stage="datum.stage")
+        .mark_rect(
+            fill="transparent", cursor="pointer", aria=False, clip=True, width=alt.ExprRef(f"width / {n_layer + 1}")
+        )
+        .encode(y=alt.value(0), y2=alt.value("height"), tooltip=[charts.stage_tip(), charts.chance_tip(target_tip)])
+    )
+    title = (
+        f"{target}'s chance, layer by layer"
+        if target is not None
+        else alt.Title(alt.ExprRef(f"{textless.FOLLOW_NAME} + '\\'s chance, layer by layer'"))
+    )
     return cast("alt.LayerChart", alt.layer(line, rule, columns).properties(width="container", height=180, title=title))
 
 
@@ -312,28 +423,49 @@ def _down_chart(target: str, n_layer: int) -> alt.LayerChart:
     each in a row of charts.TAP px that a tap anywhere in chooses (the slider: by keyboard); the chosen stage
     marked."""
     base = charts.said_chance(charts.named_stages(alt.Chart(alt.NamedData("line")))).encode(
-        y=alt.Y("stage:Q", title=["after layer", "(0: before any layer)"],
-                scale=alt.Scale(domain=[-0.5, n_layer + 0.5], nice=False, zero=False, reverse=True),
-                axis=alt.Axis(values=list(range(n_layer + 1)), tickCount=n_layer + 1, labelOverlap=False, format="d",
-                              grid=False)),
-        x=alt.X("p:Q", scale=charts.chance_scale(), axis=alt.Axis(format=charts.CHANCE_FORMAT, tickCount=4),
-                title=f"chance of {target}"))
+        y=alt.Y(
+            "stage:Q",
+            title=["after layer", "(0: before any layer)"],
+            scale=alt.Scale(domain=[-0.5, n_layer + 0.5], nice=False, zero=False, reverse=True),
+            axis=alt.Axis(
+                values=list(range(n_layer + 1)), tickCount=n_layer + 1, labelOverlap=False, format="d", grid=False
+            ),
+        ),
+        x=alt.X(
+            "p:Q",
+            scale=charts.chance_scale(),
+            axis=alt.Axis(format=charts.CHANCE_FORMAT, tickCount=4),
+            title=f"chance of {target}",
+        ),
+    )
     tips = [charts.stage_tip(), charts.chance_tip(target)]
     line = base.mark_line(color=FOLLOWED).encode(order="stage:Q") + charts.clickable(
-        base, stage="datum.stage").mark_point(color=FOLLOWED, filled=True, cursor="pointer").encode(
-        size=alt.condition("datum.stage == stage", alt.value(140), alt.value(30)), tooltip=tips)
-    rule = alt.Chart(alt.Data(values=[{}])).mark_rule(  # type: ignore[no-untyped-call]  # Altair's Data takes **kwds
-        color=REFERENCE, strokeDash=[4, 3]).encode(y=alt.Y("stage:Q")).transform_calculate(
-        stage="stage")  # the field takes the slider's value
-    rows = charts.clickable(base.transform_calculate(top="datum.stage - 0.5", bottom="datum.stage + 0.5"),
-                            stage="datum.stage").mark_rect(fill="transparent", cursor="pointer", aria=False).encode(
-        y="top:Q", y2="bottom:Q", x=alt.value(0), x2=alt.value("width"), tooltip=tips)
-    return cast("alt.LayerChart", alt.layer(line, rule, rows).properties(
-        width="container", height=charts.TAP * (n_layer + 1), title=f"{target}'s chance, layer by layer"))
+        base, stage="datum.stage"
+    ).mark_point(color=FOLLOWED, filled=True, cursor="pointer").encode(
+        size=alt.condition("datum.stage == stage", alt.value(140), alt.value(30)), tooltip=tips
+    )
+    rule = (
+        alt.Chart(alt.Data(values=[{}]))  # type: ignore[no-untyped-call]  # Altair's Data takes **kwds
+        .mark_rule(color=REFERENCE, strokeDash=[4, 3])
+        .encode(y=alt.Y("stage:Q"))
+        .transform_calculate(stage="stage")
+    )  # the field takes the slider's value
+    rows = (
+        charts.clickable(
+            base.transform_calculate(top="datum.stage - 0.5", bottom="datum.stage + 0.5"), stage="datum.stage"
+        )
+        .mark_rect(fill="transparent", cursor="pointer", aria=False)
+        .encode(y="top:Q", y2="bottom:Q", x=alt.value(0), x2=alt.value("width"), tooltip=tips)
+    )
+    return cast(
+        "alt.LayerChart",
+        alt.layer(line, rule, rows).properties(
+            width="container", height=charts.TAP * (n_layer + 1), title=f"{target}'s chance, layer by layer"
+        ),
+    )
 
 
 # ---------------------------------------------------------------------------------------------- with no text
-
 
 
 def textless_chart(n_layer: int, opening_stage: int | None = None) -> alt.VConcatChart:
@@ -343,23 +475,33 @@ def textless_chart(n_layer: int, opening_stage: int | None = None) -> alt.VConca
     (figsite.data.live_data), `names` and `follow_name`; the slider "stage" (`opening_stage`; None: the last)."""
     stage = charts.stage_slider(n_layer, n_layer if opening_stage is None else opening_stage)
     followed = textless.row_at("follow", "stage", textless.LAST)
-    top3 = " + ', ' + ".join(f"{textless.row_at('top', 'stage', textless.LAST, r)}.token + ' ' + "
-                             f"{percent_expr(textless.row_at('top', 'stage', textless.LAST, r) + '.p')}"
-                             for r in (1, 2, 3))
-    description = alt.param(name=DESCRIPTION, expr=(
-        f"{after_layer_expr('stage', capital=True)} + ': the top 3 guesses are ' + "
-        f"{top3} + '; ' + follow_name + ' has ' + {percent_expr(followed + '.p')} + '.'"))
+    top3 = " + ', ' + ".join(
+        f"{textless.row_at('top', 'stage', textless.LAST, r)}.token + ' ' + "
+        f"{percent_expr(textless.row_at('top', 'stage', textless.LAST, r) + '.p')}"
+        for r in (1, 2, 3)
+    )
+    description = alt.param(
+        name=DESCRIPTION,
+        expr=(
+            f"{after_layer_expr('stage', capital=True)} + ': the top 3 guesses are ' + "
+            f"{top3} + '; ' + follow_name + ' has ' + {percent_expr(followed + '.p')} + '.'"
+        ),
+    )
     outside = alt.param(name="outside", expr=f"{followed}.rank > {TOP_K}")
     return textless.finished(
-        _stack(None, n_layer),
-        [stage, *textless.texts(), outside, description], ("stage",), n_layer, 0, "top", "follow")
+        _stack(None, n_layer), [stage, *textless.texts(), outside, description], ("stage",), n_layer, 0, "top", "follow"
+    )
 
 
 def _textless_tops() -> list[alt.Chart]:
     """With no text: the rows of `top` at the text's last token, and the followed token's row of `follow` there, as
     rank OUTSIDE, where it is not among them; `target`: the followed token."""
     here = f"datum.q == {textless.LAST}"
-    return [alt.Chart(alt.NamedData("top")).transform_filter(here).transform_calculate(
-                target=f"datum.token == {textless.FOLLOW_NAME}"),
-            alt.Chart(alt.NamedData("follow")).transform_filter(f"{here} && datum.rank > {TOP_K}").transform_calculate(
-                rank=str(OUTSIDE), token=textless.FOLLOW_NAME, target="true")]
+    return [
+        alt.Chart(alt.NamedData("top"))
+        .transform_filter(here)
+        .transform_calculate(target=f"datum.token == {textless.FOLLOW_NAME}"),
+        alt.Chart(alt.NamedData("follow"))
+        .transform_filter(f"{here} && datum.rank > {TOP_K}")
+        .transform_calculate(rank=str(OUTSIDE), token=textless.FOLLOW_NAME, target="true"),
+    ]

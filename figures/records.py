@@ -211,17 +211,29 @@ class Patched:
     def cells(self) -> list[Cell]:
         """Every patched run: {piece, row, col, diff, p, back}; row a layer (for resid_pre: after that many layers),
         col a position (for z: a head)."""
-        return [{"piece": piece, "row": r, "col": c, "diff": diff, "p": self.grids[piece]["p"][r][c],
-                 "back": self.back(diff)}
-                for piece in PIECES for r, row in enumerate(self.grids[piece]["diff"]) for c, diff in enumerate(row)]
+        return [
+            {
+                "piece": piece,
+                "row": r,
+                "col": c,
+                "diff": diff,
+                "p": self.grids[piece]["p"][r][c],
+                "back": self.back(diff),
+            }
+            for piece in PIECES
+            for r, row in enumerate(self.grids[piece]["diff"])
+            for c, diff in enumerate(row)
+        ]
 
     def strongest(self, piece: str) -> Cell:
         """The run of one grid that brings back the most (the first of equals); where the texts do not differ
         on the metric, the one whose difference is farthest from the changed text's."""
         runs = [cell for cell in self.cells() if cell["piece"] == piece]
         # Where the texts differ, every run's "back" is a number (Patched.back).
-        return max(runs, key=lambda cell: cast(float, cell["back"]) if self.differs
-                   else abs(cell["diff"] - self.changed["diff"]))
+        return max(
+            runs,
+            key=lambda cell: cast(float, cell["back"]) if self.differs else abs(cell["diff"] - self.changed["diff"]),
+        )
 
 
 # ---------------------------------------------------------------------------------------------- readout

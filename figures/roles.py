@@ -52,8 +52,11 @@ def head_rows(entry: RolesEntry) -> list[HeadRow]:
         for head in range(n_head):
             scored = {role: scores[role][layer][head] for role in ROLES}
             # HeadRow's keys: every role of ROLES with its score, and the strongest.
-            rows.append(cast(HeadRow, {"layer": layer, "head": head, **scored,
-                                       "best": max(ROLES, key=lambda role: scored[role])}))
+            rows.append(
+                cast(
+                    HeadRow, {"layer": layer, "head": head, **scored, "best": max(ROLES, key=lambda role: scored[role])}
+                )
+            )
     return rows
 
 
@@ -67,10 +70,11 @@ def head_name(row: HeadRow) -> str:
 
 
 def strongest_words(rows: list[HeadRow], role: Role) -> str:
-    """"Of all heads, layer 5 head 1 looks most at the token after ...: 91% of its attention goes there."."""
+    """ "Of all heads, layer 5 head 1 looks most at the token after ...: 91% of its attention goes there."."""
     best = ranked(rows, role)[0]
-    return (f"Of all heads, {head_name(best)} looks most at {ROLES[role][1]}: {best[role]:.0%} of its attention goes "
-            "there.")
+    return (
+        f"Of all heads, {head_name(best)} looks most at {ROLES[role][1]}: {best[role]:.0%} of its attention goes there."
+    )
 
 
 def head_words(row: HeadRow) -> str:
@@ -78,32 +82,41 @@ def head_words(row: HeadRow) -> str:
     look at the token just before (62% of its attention); the first token 20%, itself 5%, ..."."""
     best = row["best"]
     others = ", ".join(f"{ROLES[role][0]} {row[role]:.0%}" for role in ROLES if role != best)
-    return (f"Layer {row['layer'] + 1}, head {row['head'] + 1}, shown below: its strongest habit is to look at "
-            f"{ROLES[best][1]} ({row[best]:.0%} of its attention); {others}.")
+    return (
+        f"Layer {row['layer'] + 1}, head {row['head'] + 1}, shown below: its strongest habit is to look at "
+        f"{ROLES[best][1]} ({row[best]:.0%} of its attention); {others}."
+    )
 
 
 class Roles(PartKind):
     READS = ("attention",)
     KIND = "head-roles"
     TITLE = "What each head does: its habits, scored"
-    CAPTION = ("Some heads have clear habits: they look at the token just before, or at the first token, or at an "
-               "earlier copy of the same token, or at the token that came after that copy. Here every head is "
-               "scored on each habit, and coloured by its strongest one.")
-    GUIDE = ("Each square is one head, in the colour of its strongest habit. Choose a habit in \"Colour by\" to see "
-             "how strong it is in every head: the brighter the square, the stronger. Choose a square (click or tap) "
-             "to see that head's pattern below: on the text, and on random tokens said twice, where the outlines "
-             f"mark the earlier copy of each token ({ROLE_NAMES['duplicate']}, solid) and the token after it "
-             f"({ROLE_NAMES['induction']}, dashed, inside the cell). The \"Layer\" and \"Head\" menus do the same "
-             "from the keyboard. {Hover} a square for its habits{mouse:, or a cell of a pattern for its share}.")
+    CAPTION = (
+        "Some heads have clear habits: they look at the token just before, or at the first token, or at an "
+        "earlier copy of the same token, or at the token that came after that copy. Here every head is "
+        "scored on each habit, and coloured by its strongest one."
+    )
+    GUIDE = (
+        'Each square is one head, in the colour of its strongest habit. Choose a habit in "Colour by" to see '
+        "how strong it is in every head: the brighter the square, the stronger. Choose a square (click or tap) "
+        "to see that head's pattern below: on the text, and on random tokens said twice, where the outlines "
+        f"mark the earlier copy of each token ({ROLE_NAMES['duplicate']}, solid) and the token after it "
+        f'({ROLE_NAMES["induction"]}, dashed, inside the cell). The "Layer" and "Head" menus do the same '
+        "from the keyboard. {Hover} a square for its habits{mouse:, or a cell of a pattern for its share}."
+    )
     # The key says how the grid is coloured: by each head's strongest habit (KEY, as the page opens), or by the habit
     # chosen in "Colour by" (KEY_ONE): the chart's KEY_WORDS param, which the page writes in place of the key.
     KEY = "Each square is one head, in the colour of its strongest habit."
-    KEY_ONE = ("Each square is one head: the brighter it is, the more of its attention goes where the chosen habit "
-               "looks.")
+    KEY_ONE = (
+        "Each square is one head: the brighter it is, the more of its attention goes where the chosen habit looks."
+    )
     FIELDS = {
         "text": fields.TEXT_FIELD,  # of MIN_TOKENS or more: `check` says so
-        "repeat_length": Field("int", "how many random tokens are said twice: 2 or more, and twice that fits the "
-                                      "model's positions (default 40)"),
+        "repeat_length": Field(
+            "int",
+            "how many random tokens are said twice: 2 or more, and twice that fits the model's positions (default 40)",
+        ),
         "seed": Field("int", "the random tokens' seed: 0 or more (default 0)"),
     }
     EXPLORE = True
@@ -113,13 +126,21 @@ class Roles(PartKind):
         text = tokens(fig["text"])
         fields.check_text(fig, "text", text, model["n_ctx"])
         if len(text) - fields.start_of(text) < MIN_TOKENS:
-            raise fig.error("text", f"the text is {len(text) - fields.start_of(text)} tokens long", f"a text of {MIN_TOKENS} tokens or more")
+            raise fig.error(
+                "text",
+                f"the text is {len(text) - fields.start_of(text)} tokens long",
+                f"a text of {MIN_TOKENS} tokens or more",
+            )
         length, seed = fig.values.get("repeat_length", 40), fig.values.get("seed", 0)
         if not 2 <= length <= model["n_ctx"] // 2:
-            problem = (f"{length} is too short" if length < 2 else
-                       f"{length} is too long: said twice, {2 * length:,} tokens")
-            raise fig.error("repeat_length", problem,
-                            f"2 to {model['n_ctx'] // 2}: twice that fits the model's {model['n_ctx']:,} positions")
+            problem = (
+                f"{length} is too short" if length < 2 else f"{length} is too long: said twice, {2 * length:,} tokens"
+            )
+            raise fig.error(
+                "repeat_length",
+                problem,
+                f"2 to {model['n_ctx'] // 2}: twice that fits the model's {model['n_ctx']:,} positions",
+            )
         if seed < 0:
             raise fig.error("seed", f"{seed} is negative", "0 or more")
         return {"repeat_length": length, "seed": seed}
@@ -135,8 +156,11 @@ class Roles(PartKind):
         'layer 1 head 6 22%'."""
         entry, n = self.entry(fig, run), run.n_tokens(fig["text"])
         rows = head_rows(entry)
-        lines = [heading(fig, self.TITLE), f"  {quoted(fig['text'], n)}",
-                 f"  and {entry['repeat_length']} random tokens said twice"]
+        lines = [
+            heading(fig, self.TITLE),
+            f"  {quoted(fig['text'], n)}",
+            f"  and {entry['repeat_length']} random tokens said twice",
+        ]
         for role, (name, _) in ROLES.items():
             where = "the text" if entry["measured_on"][role] == "text" else "the random tokens"
             top = ", ".join(f"{head_name(row)} {whole_percent(row[role])}%" for row in ranked(rows, role))
@@ -148,27 +172,43 @@ class Roles(PartKind):
         rows = head_rows(entry)
         counts = {role: sum(row["best"] == role for row in rows) for role in ROLES}
         summary = " ".join(strongest_words(rows, role) for role in ("previous", "induction"))
-        facts = [f"Looking at {ROLES[role][1]}, the five strongest: " + ", ".join(
-            f"{head_name(row)} ({row[role]:.0%})" for row in ranked(rows, role)) for role in ROLES]
+        facts = [
+            f"Looking at {ROLES[role][1]}, the five strongest: "
+            + ", ".join(f"{head_name(row)} ({row[role]:.0%})" for row in ranked(rows, role))
+            for role in ROLES
+        ]
         if entry["scores"]["duplicate_text"] is not None:
-            facts.append("The text repeats a token: how much each head looks at its earlier copy on the text is in "
-                         "the downloads, apart.")
+            facts.append(
+                "The text repeats a token: how much each head looks at its earlier copy on the text is in "
+                "the downloads, apart."
+            )
         most = max(ROLES, key=lambda role: counts[role])
         reveal: Reveal = {
             "question": f"Guess first: of the {len(rows)} heads, which habit is the strongest for the most heads?",
             "answer": f"{ROLES[most][0].capitalize()}: for {count(counts[most], 'head')}. Heads per habit: "
-                      + ", ".join(f"{ROLES[role][0]} {counts[role]}" for role in ROLES) + ".",
-            "link": f"#show={most}", "link_text": f"Colour by {ROLES[most][0]}"}
+            + ", ".join(f"{ROLES[role][0]} {counts[role]}" for role in ROLES)
+            + ".",
+            "link": f"#show={most}",
+            "link_text": f"Colour by {ROLES[most][0]}",
+        }
         return {"summary": summary, "reveals": [reveal], "facts": facts, "details": list(DETAILS)}
 
     def tables(self, fig: Figure, run: Run, spec: charts.Spec) -> dict[str, Table]:
         """One row per head, layer and head from 1: each role's score, where it was measured, the strongest."""
         entry = self.entry(fig, run)
         extra = entry["scores"]["duplicate_text"]
-        return {"heads": [{"layer": row["layer"] + 1, "head": row["head"] + 1,
-                           **{role: row[role] for role in ROLES},
-                           "duplicate_on_text": None if extra is None else extra[row["layer"]][row["head"]],
-                           "strongest": row["best"]} for row in head_rows(entry)]}
+        return {
+            "heads": [
+                {
+                    "layer": row["layer"] + 1,
+                    "head": row["head"] + 1,
+                    **{role: row[role] for role in ROLES},
+                    "duplicate_on_text": None if extra is None else extra[row["layer"]][row["head"]],
+                    "strongest": row["best"],
+                }
+                for row in head_rows(entry)
+            ]
+        }
 
     def narrow_chart(self, fig: Figure, run: Run) -> alt.VConcatChart:
         """For a phone's column: the grid keeps squares of NARROW_SQUARE px, which a finger can tap, every head
@@ -190,49 +230,82 @@ class Roles(PartKind):
             on_repeats = replace(on_repeats, cell=max(REPEAT_CELL, PHONE_GRID // on_repeats.blocks))
         # Layer and head first: on a phone the first line of inputs stays in view while the patterns below scroll
         # past, and these two are what the patterns follow; "Colour by" waits right above the grid it colours.
-        params = [alt.param(name="layer", value=best["layer"] + 1, bind=alt.binding_select(
-                      options=list(range(1, n_layer + 1)), name="Layer ")),
-                  alt.param(name="head", value=best["head"] + 1, bind=alt.binding_select(
-                      options=list(range(1, n_head + 1)), name="Head ")),
-                  alt.param(name="show", value=STRONGEST, bind=alt.binding_select(
-                      options=[STRONGEST, *ROLES], labels=["its strongest habit", *(n for n, _ in ROLES.values())],
-                      name="Colour by ")),
-                  alt.param(name=NAMES, value=on_text.names),
-                  alt.param(name=REPEAT_NAMES, value=on_repeats.names),
-                  *described(rows)]
+        params = [
+            alt.param(
+                name="layer",
+                value=best["layer"] + 1,
+                bind=alt.binding_select(options=list(range(1, n_layer + 1)), name="Layer "),
+            ),
+            alt.param(
+                name="head",
+                value=best["head"] + 1,
+                bind=alt.binding_select(options=list(range(1, n_head + 1)), name="Head "),
+            ),
+            alt.param(
+                name="show",
+                value=STRONGEST,
+                bind=alt.binding_select(
+                    options=[STRONGEST, *ROLES],
+                    labels=["its strongest habit", *(n for n, _ in ROLES.values())],
+                    name="Colour by ",
+                ),
+            ),
+            alt.param(name=NAMES, value=on_text.names),
+            alt.param(name=REPEAT_NAMES, value=on_repeats.names),
+            *described(rows),
+        ]
         length = entry["repeat_length"]
-        stack = cast("alt.VConcatChart", alt.vconcat(
-            _grid(rows, square),
-            detail_chart(on_text, chosen_square(on_text), outline=False,
-                         title="'Layer ' + layer + ', head ' + head + ' on the text: who looks at whom'",
-                         note=[MASKED_KEY, "(a token cannot see the tokens after it)"]),
-            repeats_chart(on_repeats, length, square),
-            spacing=24).resolve_scale(color="independent"))  # each pattern with its own legend of shares
-        chart = charts.with_data(charts.with_params(stack if square else charts.fits_column(stack), *params),
-                                 heads=_grid_rows(rows),
-                                 panels=_text_rows(fig, run, on_text),
-                                 repeats=repeats_rows(entry, best["layer"], [best["head"]]))
-        chart.usermeta = {LOADS_META: {
-            "on": ["layer", "head"], "key": "layer", "data": "repeats", "callback": JS_CALLBACK,
-            "opening": {"layer": best["layer"] + 1, "head": best["head"] + 1},
-            "files": {str(layer + 1): paths.in_data(repeats_file(fig, layer)) for layer in range(n_layer)}}}
+        stack = cast(
+            "alt.VConcatChart",
+            alt.vconcat(
+                _grid(rows, square),
+                detail_chart(
+                    on_text,
+                    chosen_square(on_text),
+                    outline=False,
+                    title="'Layer ' + layer + ', head ' + head + ' on the text: who looks at whom'",
+                    note=[MASKED_KEY, "(a token cannot see the tokens after it)"],
+                ),
+                repeats_chart(on_repeats, length, square),
+                spacing=24,
+            ).resolve_scale(color="independent"),
+        )  # each pattern with its own legend of shares
+        chart = charts.with_data(
+            charts.with_params(stack if square else charts.fits_column(stack), *params),
+            heads=_grid_rows(rows),
+            panels=_text_rows(fig, run, on_text),
+            repeats=repeats_rows(entry, best["layer"], [best["head"]]),
+        )
+        chart.usermeta = {
+            LOADS_META: {
+                "on": ["layer", "head"],
+                "key": "layer",
+                "data": "repeats",
+                "callback": JS_CALLBACK,
+                "opening": {"layer": best["layer"] + 1, "head": best["head"] + 1},
+                "files": {str(layer + 1): paths.in_data(repeats_file(fig, layer)) for layer in range(n_layer)},
+            }
+        }
         return charts.with_clicks(chart, "layer", "head")
 
     def loads(self, fig: Figure, run: Run) -> dict[str, dict[str, list[PatternRow]]]:
         """Every head's pattern over the random tokens said twice, a file per layer: {"rows": repeats_rows}."""
         entry = self.entry(fig, run)
         n_layer, n_head = len(entry["scores"]["previous"]), len(entry["scores"]["previous"][0])
-        return {repeats_file(fig, layer): {"rows": repeats_rows(entry, layer, range(n_head))}
-                for layer in range(n_layer)}
+        return {
+            repeats_file(fig, layer): {"rows": repeats_rows(entry, layer, range(n_head))} for layer in range(n_layer)
+        }
 
 
 # The words the page leaves to "More detail", one sentence each: how strong a habit is, and researchers' names.
-DETAILS = ("How strong a habit is in a head: the share of its attention that goes where the habit looks, on average "
-           "over the tokens (the downloads give it as a number from 0 to 1: 0.90 is 90%).",
-           "Duplicate token: researchers' name for the habit of looking at an earlier copy of the same token.",
-           "Induction: researchers' name for the habit of looking at the token that came after the earlier copy of "
-           "the current one; on random tokens said twice, which carry no meaning, a head can only do that by "
-           "following the copy, which lets a model continue a pattern it has seen once.")
+DETAILS = (
+    "How strong a habit is in a head: the share of its attention that goes where the habit looks, on average "
+    "over the tokens (the downloads give it as a number from 0 to 1: 0.90 is 90%).",
+    "Duplicate token: researchers' name for the habit of looking at an earlier copy of the same token.",
+    "Induction: researchers' name for the habit of looking at the token that came after the earlier copy of "
+    "the current one; on random tokens said twice, which carry no meaning, a head can only do that by "
+    "following the copy, which lets a model continue a pattern it has seen once.",
+)
 NARROW_SQUARE = charts.TAP  # px: a head's square on a phone, which a finger can tap and its label fits
 PHONE_GRID = 290  # px: about the width a 360 px phone's column leaves the grid
 REPEAT_CELL = 10  # px: a cell of the pattern over the random tokens at least (a row, on a wide page), where the
@@ -244,23 +317,38 @@ LABELS = 24  # the random tokens' pattern labels about this many of its rows and
 def described(rows: list[HeadRow]) -> list[alt.Parameter]:
     """The chart's description after any change: the chosen head in words (head_words), and the habit the grid is
     coloured by where one is chosen; and the key, which says how the grid is coloured (Roles.KEY, KEY_ONE)."""
-    said = alt.param(name="head_words",
-                     value={f"{row['layer'] + 1}-{row['head'] + 1}": head_words(row) for row in rows})
-    colouring = alt.param(name="colour_words", value={role: f"The grid shows how much every head looks at {goes}."
-                                                      for role, (_, goes) in ROLES.items()})
-    key = alt.param(name=KEY_WORDS, expr=(
-        f"show == '{STRONGEST}' ? {charts.literal(Roles.KEY)} : {charts.literal(Roles.KEY_ONE)}"))
-    return [said, colouring, key, alt.param(name=DESCRIPTION, expr=(
-        f"head_words[layer + '-' + head] + (show == '{STRONGEST}' ? '' : ' ' + colour_words[show])"))]
+    said = alt.param(
+        name="head_words", value={f"{row['layer'] + 1}-{row['head'] + 1}": head_words(row) for row in rows}
+    )
+    colouring = alt.param(
+        name="colour_words",
+        value={role: f"The grid shows how much every head looks at {goes}." for role, (_, goes) in ROLES.items()},
+    )
+    key = alt.param(
+        name=KEY_WORDS, expr=(f"show == '{STRONGEST}' ? {charts.literal(Roles.KEY)} : {charts.literal(Roles.KEY_ONE)}")
+    )
+    return [
+        said,
+        colouring,
+        key,
+        alt.param(
+            name=DESCRIPTION,
+            expr=(f"head_words[layer + '-' + head] + (show == '{STRONGEST}' ? '' : ' ' + colour_words[show])"),
+        ),
+    ]
 
 
 def repeats_chart(grid: Grid, length: int, square: int) -> alt.LayerChart:
     """The chosen head's pattern over the random tokens said twice, the copies outlined. Its rows are REPEAT_CELL
     px tall or more on a wide page too (not the larger pattern's usual height, in which 80 rows are 4.5 px and the
     two outlines run together along the diagonal), as its cells are on a phone."""
-    chart = detail_chart(grid, chosen_square(grid), outline=False, extra=[_copies(grid, length)],
-                         title="'Layer ' + layer + ', head ' + head + " + charts.literal(
-                             f" on {length} random tokens said twice"))
+    chart = detail_chart(
+        grid,
+        chosen_square(grid),
+        outline=False,
+        extra=[_copies(grid, length)],
+        title="'Layer ' + layer + ', head ' + head + " + charts.literal(f" on {length} random tokens said twice"),
+    )
     return chart if square else chart.properties(height=max(DETAIL_HEIGHT, REPEAT_CELL * grid.blocks))
 
 
@@ -277,8 +365,11 @@ def text_grid(fig: Figure, run: Run, n_layer: int, n_head: int) -> Grid:
 
 def _text_rows(fig: Figure, run: Run, grid: Grid) -> list[PatternRow]:
     """Each head's pattern over the text, as the heads figure's page carries it (its layers' averages left out)."""
-    return [{"l": row["l"], "h": row["h"], "u": row["u"]} for row in heads.panel_rows(grid, heads.squares(fig, run))
-            if row["h"] < grid.n_head]
+    return [
+        {"l": row["l"], "h": row["h"], "u": row["u"]}
+        for row in heads.panel_rows(grid, heads.squares(fig, run))
+        if row["h"] < grid.n_head
+    ]
 
 
 def repeats_grid(entry: RolesEntry, run: Run, n_layer: int, n_head: int) -> Grid:
@@ -288,8 +379,17 @@ def repeats_grid(entry: RolesEntry, run: Run, n_layer: int, n_head: int) -> Grid
     tokens = [run.token_text(token) for token in sequence + sequence]
     names = heads.block_names(tokens, pattern["size"])
     every = math.ceil(pattern["blocks"] / LABELS)
-    return Grid(n_layer, n_head, len(tokens), pattern["size"], pattern["blocks"], names, data="repeats",
-                names_param=REPEAT_NAMES, label_every=every)
+    return Grid(
+        n_layer,
+        n_head,
+        len(tokens),
+        pattern["size"],
+        pattern["blocks"],
+        names,
+        data="repeats",
+        names_param=REPEAT_NAMES,
+        label_every=every,
+    )
 
 
 def repeats_rows(entry: RolesEntry, layer: int, heads_of: Iterable[int]) -> list[PatternRow]:
@@ -298,8 +398,7 @@ def repeats_rows(entry: RolesEntry, layer: int, heads_of: Iterable[int]) -> list
 
 
 # How the pattern over the random tokens said twice outlines the cells where each role looks.
-COPIES: dict[Role, str] = {"induction": "the token after the earlier copy",
-                           "duplicate": "the earlier copy itself"}
+COPIES: dict[Role, str] = {"induction": "the token after the earlier copy", "duplicate": "the earlier copy itself"}
 # How much of its cell each outline takes: the earlier copy's the whole cell, the token after it's a smaller box
 # inside its own, so that the two, side by side on every row, stay apart on a phone's small cells too.
 INSET: dict[Role, float] = {"duplicate": 1.0, "induction": 0.5}
@@ -308,17 +407,28 @@ INSET: dict[Role, float] = {"duplicate": 1.0, "induction": 0.5}
 def _copies(grid: Grid, length: int) -> alt.LayerChart:
     """Outlined, at each token of the second copy: the token after its earlier copy, and the earlier copy itself
     (the blocks that hold them, in a pattern kept in blocks)."""
-    cells = sorted({(role, q // grid.size, (q - length + (1 if role == "induction" else 0)) // grid.size)
-                    for role in COPIES for q in range(length, 2 * length)})
+    cells = sorted(
+        {
+            (role, q // grid.size, (q - length + (1 if role == "induction" else 0)) // grid.size)
+            for role in COPIES
+            for q in range(length, 2 * length)
+        }
+    )
     outlines: list[alt.Chart] = []
     for role in COPIES:
-        where = alt.Chart(alt.Data(  # type: ignore[no-untyped-call]  # Altair's Data takes **kwds
-            values=[{"role": COPIES[role], "q": q, "k": k} for r, q, k in cells if r == role]))
+        where = alt.Chart(
+            alt.Data(  # type: ignore[no-untyped-call]  # Altair's Data takes **kwds
+                values=[{"role": COPIES[role], "q": q, "k": k} for r, q, k in cells if r == role]
+            )
+        )
         box: OutlineBox = {"fill": None, "aria": False, "width": {"band": INSET[role]}, "height": {"band": INSET[role]}}
         # A pale line under each outline: it stands out on the darkest and the lightest cells of the pattern alike.
-        outlines += [where.mark_rect(stroke=ON_DARK, strokeWidth=2.5, strokeOpacity=0.6, **box).encode(
-                         x=key_x(grid), y=query_axis(grid)),
-                     where.mark_rect(strokeWidth=1.5, **box).encode(x=key_x(grid), y=query_axis(grid), **_copy_lines())]
+        outlines += [
+            where.mark_rect(stroke=ON_DARK, strokeWidth=2.5, strokeOpacity=0.6, **box).encode(
+                x=key_x(grid), y=query_axis(grid)
+            ),
+            where.mark_rect(strokeWidth=1.5, **box).encode(x=key_x(grid), y=query_axis(grid), **_copy_lines()),
+        ]
     return cast("alt.LayerChart", alt.layer(*outlines))  # a FacetChart only from layers with facets: these have none
 
 
@@ -326,17 +436,32 @@ def _copy_lines() -> CopyLines:
     """The outlines' colour and dash by role, with their one legend."""
     return dict(
         # Dashed and solid as well as coloured: neighbouring diagonals, told apart without colour too.
-        strokeDash=alt.StrokeDash("role:N", scale=alt.Scale(domain=list(COPIES.values()), range=[[3, 2], [1, 0]]),
-                                  legend=None),
-        stroke=alt.Stroke("role:N", title="outlined:", scale=alt.Scale(
-            domain=list(COPIES.values()), range=[ROLE_COLOURS[role] for role in COPIES]),
-            legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=320, symbolType="square")))
+        strokeDash=alt.StrokeDash(
+            "role:N", scale=alt.Scale(domain=list(COPIES.values()), range=[[3, 2], [1, 0]]), legend=None
+        ),
+        stroke=alt.Stroke(
+            "role:N",
+            title="outlined:",
+            scale=alt.Scale(domain=list(COPIES.values()), range=[ROLE_COLOURS[role] for role in COPIES]),
+            legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=320, symbolType="square"),
+        ),
+    )
 
 
 def _grid_rows(rows: list[HeadRow]) -> list[dict[str, object]]:
     """Per head and role: its score, whether it is the head's strongest role (the grid's data)."""
-    return [{"l": row["layer"] + 1, "h": row["head"] + 1, "role": role, "name": ROLES[role][0],
-             "score": row[role], "best": role == row["best"]} for row in rows for role in ROLES]
+    return [
+        {
+            "l": row["layer"] + 1,
+            "h": row["head"] + 1,
+            "role": role,
+            "name": ROLES[role][0],
+            "score": row[role],
+            "best": role == row["best"],
+        }
+        for row in rows
+        for role in ROLES
+    ]
 
 
 def shown_when(test: str) -> ShownWhen:
@@ -349,9 +474,17 @@ def shown_when(test: str) -> ShownWhen:
 # The grid's two legends, one for each way of colouring it, lie in one place above it, of one size (five squares in
 # two columns): the one shown takes the other's room, and nothing above the grid opens or moves (issue 44).
 LEGEND_ROOM = 60  # px above the grid: a legend's title and three rows, and a gap of about 8
-KEY_PLACE: LegendPlace = {"orient": "none", "legendX": 0, "legendY": -LEGEND_ROOM, "direction": "horizontal",
-                          "columns": 2, "symbolType": "square", "symbolSize": 121, "symbolStrokeWidth": 0,
-                          "labelLimit": 200}
+KEY_PLACE: LegendPlace = {
+    "orient": "none",
+    "legendX": 0,
+    "legendY": -LEGEND_ROOM,
+    "direction": "horizontal",
+    "columns": 2,
+    "symbolType": "square",
+    "symbolSize": 121,
+    "symbolStrokeWidth": 0,
+    "labelLimit": 200,
+}
 STEPS = [0, 0.25, 0.5, 0.75, 1]  # the shares the legend of one habit shows, five as the habits are
 
 
@@ -362,28 +495,59 @@ def _grid(rows: list[HeadRow], square: int = 0) -> alt.LayerChart:
     a colour the legend lacks): the legend's swatches are the squares' pixels, light and dark."""
     n_layer, n_head = rows[-1]["layer"] + 1, rows[-1]["head"] + 1
     base = alt.Chart(alt.NamedData("heads")).encode(
-        x=alt.X("h:O", title="head", axis=alt.Axis(labelAngle=0)), y=alt.Y("l:O", title="layer"))
-    tips = [alt.Tooltip("l:O", title="layer"), alt.Tooltip("h:O", title="head"),
-            alt.Tooltip("name:N", title="looks at"),
-            alt.Tooltip("score:Q", title="share of its attention", format=".0%")]
+        x=alt.X("h:O", title="head", axis=alt.Axis(labelAngle=0)), y=alt.Y("l:O", title="layer")
+    )
+    tips = [
+        alt.Tooltip("l:O", title="layer"),
+        alt.Tooltip("h:O", title="head"),
+        alt.Tooltip("name:N", title="looks at"),
+        alt.Tooltip("score:Q", title="share of its attention", format=".0%"),
+    ]
     clicked = charts.clickable(base, layer="datum.l", head="datum.h")
-    strongest = clicked.transform_filter(f"show == '{STRONGEST}' && datum.best").mark_rect(
-        stroke=CELL_LINE, strokeWidth=0.5, cursor="pointer").encode(
-        color=alt.Color("name:N", title="its strongest habit: looking at", scale=alt.Scale(
-            domain=[name for name, _ in ROLES.values()], range=[ROLE_COLOURS[role] for role in ROLES]),
-            legend=alt.Legend(**KEY_PLACE, **shown_when(f"show == '{STRONGEST}'"))), tooltip=tips)
+    strongest = (
+        clicked.transform_filter(f"show == '{STRONGEST}' && datum.best")
+        .mark_rect(stroke=CELL_LINE, strokeWidth=0.5, cursor="pointer")
+        .encode(
+            color=alt.Color(
+                "name:N",
+                title="its strongest habit: looking at",
+                scale=alt.Scale(
+                    domain=[name for name, _ in ROLES.values()], range=[ROLE_COLOURS[role] for role in ROLES]
+                ),
+                legend=alt.Legend(**KEY_PLACE, **shown_when(f"show == '{STRONGEST}'")),
+            ),
+            tooltip=tips,
+        )
+    )
     # Empty while the strongest habits show: hidden from screen readers, whom the tooltip's words serve instead.
-    one = clicked.transform_filter("datum.role == show").mark_rect(
-        stroke=CELL_LINE, strokeWidth=0.5, cursor="pointer", aria=False).encode(
-        color=alt.Color("score:Q", title="share of its attention there",
-                        scale=charts.sequential(domain=[0, 1]),
-                        legend=alt.Legend(**KEY_PLACE, type="symbol", values=STEPS, format="%",
-                                          **shown_when(f"show != '{STRONGEST}'"))), tooltip=tips)
+    one = (
+        clicked.transform_filter("datum.role == show")
+        .mark_rect(stroke=CELL_LINE, strokeWidth=0.5, cursor="pointer", aria=False)
+        .encode(
+            color=alt.Color(
+                "score:Q",
+                title="share of its attention there",
+                scale=charts.sequential(domain=[0, 1]),
+                legend=alt.Legend(
+                    **KEY_PLACE, type="symbol", values=STEPS, format="%", **shown_when(f"show != '{STRONGEST}'")
+                ),
+            ),
+            tooltip=tips,
+        )
+    )
     chosen = base.transform_filter("datum.best && datum.l == layer && datum.h == head").mark_rect(
-        fill=None, stroke=CHOSEN, strokeWidth=2.5, aria=False)
-    return cast("alt.LayerChart", alt.layer(strongest, one, chosen).resolve_scale(color="independent").properties(
-        width=alt.Step(square) if square else "container",
-        height=alt.Step(square) if square else max(120, 16 * n_layer),
-        # A phone's grid, which scrolls where it is wider than the column: its title at its left, in view.
-        title=alt.Title(f"Every head of the {n_layer} layers, {n_head} each",
-                        anchor="start" if square else alt.Undefined)))
+        fill=None, stroke=CHOSEN, strokeWidth=2.5, aria=False
+    )
+    return cast(
+        "alt.LayerChart",
+        alt.layer(strongest, one, chosen)
+        .resolve_scale(color="independent")
+        .properties(
+            width=alt.Step(square) if square else "container",
+            height=alt.Step(square) if square else max(120, 16 * n_layer),
+            # A phone's grid, which scrolls where it is wider than the column: its title at its left, in view.
+            title=alt.Title(
+                f"Every head of the {n_layer} layers, {n_head} each", anchor="start" if square else alt.Undefined
+            ),
+        ),
+    )

@@ -38,8 +38,10 @@ FOLLOWED_MARK = "\u25b6 "  # before the followed description's name, in every ch
 
 # ---------------------------------------------------------------------------------------------- data
 
-def worked_out(q: Sequence[float], keys: Sequence[Sequence[float]],
-               scores: Sequence[float | None] | None = None) -> list[KeyRow]:
+
+def worked_out(
+    q: Sequence[float], keys: Sequence[Sequence[float]], scores: Sequence[float | None] | None = None
+) -> list[KeyRow]:
     """For each key: its fit q . k (the sum of the products), the fit scaled (by the square root of the width, or
     the model's own scaled fits `scores`, None for a key the model hides: "hidden"), its share (the softmax of the
     scaled fits) and the running total of the shares, in float64."""
@@ -83,22 +85,28 @@ def describe(tokens: TokenTexts, query: int, row: KeyRow) -> str:
     """One key in words: how well it fits the asking token, and its share (a key the model hides: too far back)."""
     if row["scaled"] is None:
         return f"{token_label(tokens, row['key'])}: {OUT_OF_WINDOW} for {token_label(tokens, query)}, share 0%"
-    return (f"{token_label(tokens, row['key'])}: fit {row['fit']:.3f}, scaled {row['scaled']:.3f}, "
-            f"share {row['share'] * 100:.2f}% of what {token_label(tokens, query)} takes in")
+    return (
+        f"{token_label(tokens, row['key'])}: fit {row['fit']:.3f}, scaled {row['scaled']:.3f}, "
+        f"share {row['share'] * 100:.2f}% of what {token_label(tokens, query)} takes in"
+    )
 
 
 class Scores(PartKind):
     READS = ("attention",)
     KIND = "scores"
     TITLE = "How one share of attention is worked out: a question meets each token's description"
-    CAPTION = ("In one head, the token that looks forms a question: a list of numbers. Every token up to it offers a "
-               "description: a list of numbers too. Multiplying them number by number and adding up says how well "
-               "each token fits the question; the fits become shares that add up to 100%.")
-    GUIDE = (f"The strips show the question and each token's description, one cell per number: {NEGATIVE_NAME} "
-             f"below zero, {POSITIVE_NAME} above, faint near zero (the page's own colour); below them, their "
-             f"products. Choose a token to see its description: drawn in {CHOSEN_NAME}, its name marked "
-             f"{FOLLOWED_MARK.strip()}. The bars give how well each description fits the question, and the share of "
-             "attention it earns.")
+    CAPTION = (
+        "In one head, the token that looks forms a question: a list of numbers. Every token up to it offers a "
+        "description: a list of numbers too. Multiplying them number by number and adding up says how well "
+        "each token fits the question; the fits become shares that add up to 100%."
+    )
+    GUIDE = (
+        f"The strips show the question and each token's description, one cell per number: {NEGATIVE_NAME} "
+        f"below zero, {POSITIVE_NAME} above, faint near zero (the page's own colour); below them, their "
+        f"products. Choose a token to see its description: drawn in {CHOSEN_NAME}, its name marked "
+        f"{FOLLOWED_MARK.strip()}. The bars give how well each description fits the question, and the share of "
+        "attention it earns."
+    )
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "focus": fields.token_field("the token that asks"),
@@ -123,8 +131,10 @@ class Scores(PartKind):
 
     def key(self, fig: Figure, run: Run) -> str:
         """What a cell of a strip is, with the model's head width."""
-        return (f"Each cell of a strip is one of the head's {run.head_width} numbers. A token's strip "
-                "times the question's, cell by cell, added up, is how well it fits.")
+        return (
+            f"Each cell of a strip is one of the head's {run.head_width} numbers. A token's strip "
+            "times the question's, cell by cell, added up, is how well it fits."
+        )
 
     def text_figure(self, fig: Figure, run: Run) -> str:
         """The table: token | fit | fit divided by the root of the width | share; tokens after the asking one masked."""
@@ -134,17 +144,21 @@ class Scores(PartKind):
         name_width = max(12, *(len(n) + 2 for n in names))
         divided = f"fit / {scale:g}"
         column = max(12, len(divided) + 2)  # 'fit / 11.3137' (heads of 128 numbers) keeps a gap before it
-        lines = [heading(fig, self.TITLE), f'  "{escaped(fig["text"])}"',
-                 f"  {token_label(tokens, q)} asks in layer {fig['head'][0]}, head {fig['head'][1]}: "
-                 f"fit = question . description over {width} numbers, {divided_by(width, scale)}",
-                 f"  {'token':<{name_width}}{'fit':>10}{divided:>{column}}{'share':>10}"]
+        lines = [
+            heading(fig, self.TITLE),
+            f'  "{escaped(fig["text"])}"',
+            f"  {token_label(tokens, q)} asks in layer {fig['head'][0]}, head {fig['head'][1]}: "
+            f"fit = question . description over {width} numbers, {divided_by(width, scale)}",
+            f"  {'token':<{name_width}}{'fit':>10}{divided:>{column}}{'share':>10}",
+        ]
         for j, name in enumerate(names):
             if j <= q and rows[j].get("hidden"):
                 lines.append(f"  {name:<{name_width}}{OUT_OF_WINDOW:>{column + 20}}")
             elif j <= q:
                 row = rows[j]
-                lines.append(f"  {name:<{name_width}}{row['fit']:>10.3f}{row['scaled']:>{column}.3f}"
-                             f"{row['share'] * 100:>9.2f}%")
+                lines.append(
+                    f"  {name:<{name_width}}{row['fit']:>10.3f}{row['scaled']:>{column}.3f}{row['share'] * 100:>9.2f}%"
+                )
             else:
                 lines.append(f"  {name:<{name_width}}{'out of reach: it comes after':>{column + 20}}")
         return "\n".join(lines) + "\n"
@@ -157,41 +171,64 @@ class Scores(PartKind):
         layer, head = fig["head"]
         width = len(found["q"])
         gap = max(abs(row["share"] - row["model_share"]) for row in rows)
-        summary = (f"In layer {layer}, head {head}, {token_label(tokens, q)} asks its question; the description of "
-                   f"{token_label(tokens, best['key'])} fits best, and it takes {best['share'] * 100:.2f}% of its attention.")
+        summary = (
+            f"In layer {layer}, head {head}, {token_label(tokens, q)} asks its question; the description of "
+            f"{token_label(tokens, best['key'])} fits best, and it takes {best['share'] * 100:.2f}% of its attention."
+        )
         facts: list[str] = []
         # Technical extras, folded away under "More detail" on the page.
         details = [
             f"Worked out here from the {width} numbers of the question (the query) and of each description (a key), "
             f"the shares agree with the model's own attention to within {max(gap, 1e-9):.0e}.",
-            (f"Each fit is divided by {math.sqrt(width):g}, the square root of the {width} numbers a head works with"
-             if divisor(found) == math.sqrt(width) else f"Each fit is {divided_by(width, divisor(found))}")
+            (
+                f"Each fit is divided by {math.sqrt(width):g}, the square root of the {width} numbers a head works with"
+                if divisor(found) == math.sqrt(width)
+                else f"Each fit is {divided_by(width, divisor(found))}"
+            )
             + ": without it, wide heads would give fits so large that one token would take almost everything.",
             terms.SPREAD,
         ]
         if q + 1 < len(tokens):
             after = len(tokens) - q - 1
-            facts.append(f"The {count(after, 'token')} after {said(tokens[q])} {agrees(after, 'is', 'are')} out of its "
-                         "reach: a token "
-                         "never looks at the ones after it.")
-        reveal: Reveal = {"question": f"Guess first: which token gets the largest share of {token_label(tokens, q)}'s "
-                              f"attention in layer {layer}, head {head}?",
-                  "answer": f"{token_label(tokens, best['key'])}, with {best['share'] * 100:.2f}%.",
-                  "link": f"#key={best['key'] + 1}", "link_text": f"Show token {number(tokens, best['key'])}'s description"}
+            facts.append(
+                f"The {count(after, 'token')} after {said(tokens[q])} {agrees(after, 'is', 'are')} out of its "
+                "reach: a token "
+                "never looks at the ones after it."
+            )
+        reveal: Reveal = {
+            "question": f"Guess first: which token gets the largest share of {token_label(tokens, q)}'s "
+            f"attention in layer {layer}, head {head}?",
+            "answer": f"{token_label(tokens, best['key'])}, with {best['share'] * 100:.2f}%.",
+            "link": f"#key={best['key'] + 1}",
+            "link_text": f"Show token {number(tokens, best['key'])}'s description",
+        }
         return {"summary": summary, "reveals": [reveal], "facts": facts, "details": details}
 
     def tables(self, fig: Figure, run: Run, spec: charts.Spec) -> dict[str, Table]:
         """The downloads: each token's fit, scaled fit, share and running total; the query's and keys' numbers."""
         tokens, found = run.token_texts(fig["text"]), self.entry(fig, run)
         return {
-            "shares": [{"token": number(tokens, row["key"]), "text": shown(tokens[row["key"]]), "fit": round(row["fit"], 6),
-                        "scaled": None if row["scaled"] is None else round(row["scaled"], 6), "share": round(row["share"], 8),
-                        "running_total": round(row["running"], 8), "model_share": row["model_share"]}
-                       for row in rows_of(found)],
-            "vectors": [{"vector": "query", "token": number(tokens, fig.opening), "number": i + 1, "value": v}
-                        for i, v in enumerate(found["q"])]
-            + [{"vector": "key", "token": number(tokens, j), "number": i + 1, "value": v}
-               for j, k in enumerate(found["k"]) for i, v in enumerate(k)],
+            "shares": [
+                {
+                    "token": number(tokens, row["key"]),
+                    "text": shown(tokens[row["key"]]),
+                    "fit": round(row["fit"], 6),
+                    "scaled": None if row["scaled"] is None else round(row["scaled"], 6),
+                    "share": round(row["share"], 8),
+                    "running_total": round(row["running"], 8),
+                    "model_share": row["model_share"],
+                }
+                for row in rows_of(found)
+            ],
+            "vectors": [
+                {"vector": "query", "token": number(tokens, fig.opening), "number": i + 1, "value": v}
+                for i, v in enumerate(found["q"])
+            ]
+            + [
+                {"vector": "key", "token": number(tokens, j), "number": i + 1, "value": v}
+                for j, k in enumerate(found["k"])
+                for i, v in enumerate(k)
+            ],
         }
 
     def chart(self, fig: Figure, run: Run) -> alt.VConcatChart:
@@ -202,39 +239,76 @@ class Scores(PartKind):
         names = [token_name(tokens, j) for j in range(len(tokens))]
         strips, products, bars = chart_rows(found, rows, names, q)
         params = chart_params(tokens, q, rows, names)
-        return charts.with_data(charts.with_params(charts.fits_column(alt.vconcat(
-            _strips_chart(names, q, len(found["q"])), _products_chart(names, q, len(found["q"])),
-            *_bars_charts(names, len(found["q"]), divisor(found), "scores" in found), spacing=24,
-        )), *params), strips=strips, products=products, bars=bars)
+        return charts.with_data(
+            charts.with_params(
+                charts.fits_column(
+                    alt.vconcat(
+                        _strips_chart(names, q, len(found["q"])),
+                        _products_chart(names, q, len(found["q"])),
+                        *_bars_charts(names, len(found["q"]), divisor(found), "scores" in found),
+                        spacing=24,
+                    )
+                ),
+                *params,
+            ),
+            strips=strips,
+            products=products,
+            bars=bars,
+        )
 
 
-def chart_rows(found: ScoresEntry, rows: list[KeyRow], names: list[str],
-               q: int) -> tuple[list[dict[str, object]], list[dict[str, object]], list[dict[str, object]]]:
+def chart_rows(
+    found: ScoresEntry, rows: list[KeyRow], names: list[str], q: int
+) -> tuple[list[dict[str, object]], list[dict[str, object]], list[dict[str, object]]]:
     """The page's data: every number of the query and the keys, every product, and each token's bar values."""
     width = len(found["q"])
     strips = [{"row": QUESTION, "i": i + 1, "v": round(v, 5)} for i, v in enumerate(found["q"])]
-    strips += [{"row": names[j], "j": j + 1, "i": i + 1, "v": round(v, 5)}
-               for j, k in enumerate(found["k"]) for i, v in enumerate(k)]
-    products = [{"row": names[j], "j": j + 1, "i": i + 1, "v": round(found["q"][i] * k[i], 5)}
-                for j, k in enumerate(found["k"]) for i in range(width)]
-    bars = [{"row": names[j], "j": j + 1, "masked": j > q or "hidden" in rows[j],  # a key not hidden is scaled:
-             **({"fit": round(rows[j]["fit"], 6), "scaled": round(cast(float, rows[j]["scaled"]), 9)} if j <= q and
-                "hidden" not in rows[j] else {}), **({"far": True} if j <= q and "hidden" in rows[j] else {})}
-            for j in range(len(names))]
+    strips += [
+        {"row": names[j], "j": j + 1, "i": i + 1, "v": round(v, 5)}
+        for j, k in enumerate(found["k"])
+        for i, v in enumerate(k)
+    ]
+    products = [
+        {"row": names[j], "j": j + 1, "i": i + 1, "v": round(found["q"][i] * k[i], 5)}
+        for j, k in enumerate(found["k"])
+        for i in range(width)
+    ]
+    bars = [
+        {
+            "row": names[j],
+            "j": j + 1,
+            "masked": j > q or "hidden" in rows[j],  # a key not hidden is scaled:
+            **(
+                {"fit": round(rows[j]["fit"], 6), "scaled": round(cast(float, rows[j]["scaled"]), 9)}
+                if j <= q and "hidden" not in rows[j]
+                else {}
+            ),
+            **({"far": True} if j <= q and "hidden" in rows[j] else {}),
+        }
+        for j in range(len(names))
+    ]
     return strips, products, bars
 
 
 def chart_params(tokens: TokenTexts, q: int, rows: list[KeyRow], names: list[str]) -> list[alt.Parameter]:
     """The key select, the temperature slider ("Spread"), and the words for the followed key."""
     best = max(rows, key=lambda row: (row["share"], -row["key"]))
-    key = alt.param(name="key", value=best["key"] + 1, bind=alt.binding_select(
-        options=[j + 1 for j in range(q + 1)], labels=names[:q + 1], name="Chosen token "))
-    temperature = alt.param(name="T", value=1, bind=alt.binding_range(
-        min=0.1, max=4, step=0.05, name="Spread the shares (1: the model's) "))
+    key = alt.param(
+        name="key",
+        value=best["key"] + 1,
+        bind=alt.binding_select(options=[j + 1 for j in range(q + 1)], labels=names[: q + 1], name="Chosen token "),
+    )
+    temperature = alt.param(
+        name="T", value=1, bind=alt.binding_range(min=0.1, max=4, step=0.05, name="Spread the shares (1: the model's) ")
+    )
     said = alt.param(name="keys_said", value={str(row["key"] + 1): describe(tokens, q, row) for row in rows})
-    description = alt.param(name=DESCRIPTION, expr=(
-        "keys_said[key + ''] + (T == 1 ? ', as the model gives it.' : ' as the model gives it; with the shares spread "
-        "at ' + T + ' the fits are divided by ' + T + ' before they become shares.')"))
+    description = alt.param(
+        name=DESCRIPTION,
+        expr=(
+            "keys_said[key + ''] + (T == 1 ? ', as the model gives it.' : ' as the model gives it; with the shares spread "
+            "at ' + T + ' the fits are divided by ' + T + ' before they become shares.')"
+        ),
+    )
     return [key, temperature, said, description]
 
 
@@ -246,22 +320,37 @@ FOLLOWED = "indexof(datum.value, key + ':') == 0"
 
 def _rows_y(names: list[str], first: Sequence[str] = ()) -> alt.Y:
     """The rows: one per token (after `first`), the followed one marked and in bold."""
-    return alt.Y("row:N", sort=[*first, *names], title=None, axis=alt.Axis(
-        labelLimit=180, labelFontWeight=alt.ExprRef(f"{FOLLOWED} ? 'bold' : 'normal'"),
-        labelExpr=f"({FOLLOWED} ? {charts.literal(FOLLOWED_MARK)} : '') + datum.value"))
+    return alt.Y(
+        "row:N",
+        sort=[*first, *names],
+        title=None,
+        axis=alt.Axis(
+            labelLimit=180,
+            labelFontWeight=alt.ExprRef(f"{FOLLOWED} ? 'bold' : 'normal'"),
+            labelExpr=f"({FOLLOWED} ? {charts.literal(FOLLOWED_MARK)} : '') + datum.value",
+        ),
+    )
 
 
 def _vector_colour() -> alt.Color:
     """Each number's colour: the negative colour below zero, the positive above, pale near zero."""
-    return alt.Color("v:Q", scale=charts.diverging(), title="a cell's number",
-                     legend=alt.Legend(orient="top", direction="horizontal", gradientLength=160))
+    return alt.Color(
+        "v:Q",
+        scale=charts.diverging(),
+        title="a cell's number",
+        legend=alt.Legend(orient="top", direction="horizontal", gradientLength=160),
+    )
 
 
 def _frame(data: str, y: alt.Y) -> alt.Chart:
     """One frame, in the chosen colour, around the followed description's row."""
-    return cast("alt.Chart", alt.Chart(alt.NamedData(data)).transform_filter(
-        "datum.j == key && datum.i == 1").mark_rect(fill=None, stroke=CHOSEN, strokeWidth=2, aria=False).encode(
-        y=y, x=alt.value(0), x2=alt.value("width")))
+    return cast(
+        "alt.Chart",
+        alt.Chart(alt.NamedData(data))
+        .transform_filter("datum.j == key && datum.i == 1")
+        .mark_rect(fill=None, stroke=CHOSEN, strokeWidth=2, aria=False)
+        .encode(y=y, x=alt.value(0), x2=alt.value("width")),
+    )
 
 
 def _followed() -> Mapping[str, object]:
@@ -272,43 +361,91 @@ def _followed() -> Mapping[str, object]:
 def _strips_chart(names: list[str], q: int, width: int) -> alt.LayerChart:
     """The question and each description, one cell per number; the followed one framed."""
     y = _rows_y(names, [QUESTION])
-    cells = alt.Chart(alt.NamedData("strips")).mark_rect().encode(
-        x=alt.X("i:O", title=[f"the {width} numbers of the question", "and of each description"],  # a phone's width
-                axis=alt.Axis(labels=False, ticks=False)),
-        y=y, color=_vector_colour(),
-        tooltip=[alt.Tooltip("row:N", title="row"), alt.Tooltip("i:O", title="number"),
-                 alt.Tooltip("v:Q", title="value", format=".3f")])
-    return cast("alt.LayerChart", alt.layer(cells, _frame("strips", y)).properties(
-        width="container", height=ROW_HEIGHT * (q + 2),
-        title=alt.Title(charts.wrapped(charts.literal("The question and each token's description")))))
+    cells = (
+        alt.Chart(alt.NamedData("strips"))
+        .mark_rect()
+        .encode(
+            x=alt.X(
+                "i:O",
+                title=[f"the {width} numbers of the question", "and of each description"],  # a phone's width
+                axis=alt.Axis(labels=False, ticks=False),
+            ),
+            y=y,
+            color=_vector_colour(),
+            tooltip=[
+                alt.Tooltip("row:N", title="row"),
+                alt.Tooltip("i:O", title="number"),
+                alt.Tooltip("v:Q", title="value", format=".3f"),
+            ],
+        )
+    )
+    return cast(
+        "alt.LayerChart",
+        alt.layer(cells, _frame("strips", y)).properties(
+            width="container",
+            height=ROW_HEIGHT * (q + 2),
+            title=alt.Title(charts.wrapped(charts.literal("The question and each token's description"))),
+        ),
+    )
 
 
 def _products_chart(names: list[str], q: int, width: int) -> alt.LayerChart:
     """The question times each description, number by number: their sum is the fit; the followed one framed."""
     y = _rows_y(names)
-    cells = alt.Chart(alt.NamedData("products")).mark_rect().encode(
-        x=alt.X("i:O", title=["a number of the question", "times a number of the description"],
-                axis=alt.Axis(labels=False, ticks=False)),
-        y=y, color=_vector_colour(),
-        tooltip=[alt.Tooltip("row:N", title="description of"), alt.Tooltip("i:O", title="number"),
-                 alt.Tooltip("v:Q", title="product", format=".4f")])
-    return cast("alt.LayerChart", alt.layer(cells, _frame("products", y)).properties(
-        width="container", height=ROW_HEIGHT * (q + 1),
-        title=alt.Title(charts.wrapped(charts.literal("Their products: add a row up to get its fit")))))
+    cells = (
+        alt.Chart(alt.NamedData("products"))
+        .mark_rect()
+        .encode(
+            x=alt.X(
+                "i:O",
+                title=["a number of the question", "times a number of the description"],
+                axis=alt.Axis(labels=False, ticks=False),
+            ),
+            y=y,
+            color=_vector_colour(),
+            tooltip=[
+                alt.Tooltip("row:N", title="description of"),
+                alt.Tooltip("i:O", title="number"),
+                alt.Tooltip("v:Q", title="product", format=".4f"),
+            ],
+        )
+    )
+    return cast(
+        "alt.LayerChart",
+        alt.layer(cells, _frame("products", y)).properties(
+            width="container",
+            height=ROW_HEIGHT * (q + 1),
+            title=alt.Title(charts.wrapped(charts.literal("Their products: add a row up to get its fit"))),
+        ),
+    )
 
 
 def _share_bars(reach: alt.Chart, y: alt.Y) -> list[alt.Chart]:
     """Each share at the chosen temperature, worked out again in the page, and the running total of the shares."""
-    shares = reach.transform_calculate(z="datum.scaled / T").transform_joinaggregate(top="max(z)").transform_calculate(
-        e="exp(datum.z - datum.top)").transform_joinaggregate(total="sum(e)").transform_calculate(
-        share="datum.e / datum.total").transform_window(running="sum(share)", sort=[alt.SortField("j")])
-    share_x = alt.X("share:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=3),
-                    title="share of attention")
+    shares = (
+        reach.transform_calculate(z="datum.scaled / T")
+        .transform_joinaggregate(top="max(z)")
+        .transform_calculate(e="exp(datum.z - datum.top)")
+        .transform_joinaggregate(total="sum(e)")
+        .transform_calculate(share="datum.e / datum.total")
+        .transform_window(running="sum(share)", sort=[alt.SortField("j")])
+    )
+    share_x = alt.X(
+        "share:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=3), title="share of attention"
+    )
     bars = shares.mark_bar().encode(
-        x=share_x, y=y, color=_followed(), tooltip=[alt.Tooltip("row:N", title="token"), alt.Tooltip("share:Q", format=".2%"),
-                                 alt.Tooltip("running:Q", title="running total", format=".2%")])
+        x=share_x,
+        y=y,
+        color=_followed(),
+        tooltip=[
+            alt.Tooltip("row:N", title="token"),
+            alt.Tooltip("share:Q", format=".2%"),
+            alt.Tooltip("running:Q", title="running total", format=".2%"),
+        ],
+    )
     running = shares.mark_text(align="left", dx=4, fontSize=11).encode(
-        x=alt.value("width"), y=y, text=alt.Text("running:Q", format=".0%"))
+        x=alt.value("width"), y=y, text=alt.Text("running:Q", format=".0%")
+    )
     return [bars, running]
 
 
@@ -317,18 +454,24 @@ def divided_by(width: int, scale: float) -> str:
     root = math.sqrt(width)
     if scale == root:
         return f"divided by the square root of {width}, {root:g}"
-    return f"divided by {scale:.6g}: the square root of {width}, {root:g}, times {scale / root:.4g}, the model's own scale"
+    return (
+        f"divided by {scale:.6g}: the square root of {width}, {root:g}, times {scale / root:.4g}, the model's own scale"
+    )
 
 
 def why_divided(width: int, scale: float | None = None) -> str:
     """Why the fits are divided by the square root of the head's width, in words, with the numbers of this head."""
     root = math.sqrt(width)
     if scale is not None and scale != root:
-        return (f"Why {scale:.4g}: the square root of the head's {width} numbers, {root:g}, times {scale / root:.4g}, "
-                "this model's own further scale. Dividing keeps the fits small enough that the shares do not give "
-                "nearly everything to one token.")
-    return (f"Why {root:g}: it is the square root of the head's {width} numbers. Dividing keeps the fits small "
-            "enough that the shares do not give nearly everything to one token.")
+        return (
+            f"Why {scale:.4g}: the square root of the head's {width} numbers, {root:g}, times {scale / root:.4g}, "
+            "this model's own further scale. Dividing keeps the fits small enough that the shares do not give "
+            "nearly everything to one token."
+        )
+    return (
+        f"Why {root:g}: it is the square root of the head's {width} numbers. Dividing keeps the fits small "
+        "enough that the shares do not give nearly everything to one token."
+    )
 
 
 def _bars_charts(names: list[str], width: int, root: float, own: bool = False) -> list[alt.LayerChart]:
@@ -338,18 +481,41 @@ def _bars_charts(names: list[str], width: int, root: float, own: bool = False) -
     y = _rows_y(names)
     reach = alt.Chart(alt.NamedData("bars")).transform_filter("!datum.masked")
     fit = reach.mark_bar().encode(
-        x=alt.X("fit:Q", title="fit (question \u00b7 description)"), y=y, color=_followed(),
-        tooltip=[alt.Tooltip("row:N", title="token"), alt.Tooltip("fit:Q", format=".4f")])
+        x=alt.X("fit:Q", title="fit (question \u00b7 description)"),
+        y=y,
+        color=_followed(),
+        tooltip=[alt.Tooltip("row:N", title="token"), alt.Tooltip("fit:Q", format=".4f")],
+    )
     scaled = reach.mark_bar().encode(
-        x=alt.X("scaled:Q", title=f"fit \u00f7 {root:g}"), y=y, color=_followed(),
-        tooltip=[alt.Tooltip("row:N", title="token"), alt.Tooltip("scaled:Q", title=f"fit \u00f7 {root:g}", format=".4f")])
+        x=alt.X("scaled:Q", title=f"fit \u00f7 {root:g}"),
+        y=y,
+        color=_followed(),
+        tooltip=[
+            alt.Tooltip("row:N", title="token"),
+            alt.Tooltip("scaled:Q", title=f"fit \u00f7 {root:g}", format=".4f"),
+        ],
+    )
     # Words that stand aside: the theme's colour for words, faded (colours.ASIDE), which reads on both pages.
-    masked = alt.Chart(alt.NamedData("bars")).transform_filter("datum.masked").mark_text(
-        align="left", fontSize=11, fontStyle="italic", opacity=ASIDE).encode(
-        x=alt.value(0), y=y, text=alt.condition("datum.far", alt.value(OUT_OF_WINDOW), alt.value(OUT_OF_REACH))
-        if own else alt.value(OUT_OF_REACH))
+    masked = (
+        alt.Chart(alt.NamedData("bars"))
+        .transform_filter("datum.masked")
+        .mark_text(align="left", fontSize=11, fontStyle="italic", opacity=ASIDE)
+        .encode(
+            x=alt.value(0),
+            y=y,
+            text=alt.condition("datum.far", alt.value(OUT_OF_WINDOW), alt.value(OUT_OF_REACH))
+            if own
+            else alt.value(OUT_OF_REACH),
+        )
+    )
     size = {"width": "container", "height": ROW_HEIGHT * len(names)}
-    return [alt.layer(fit, masked).properties(title="Fit", **size),
-            alt.layer(scaled, masked).properties(title=alt.Title(  # a subtitle is fixed: lines that fit a phone
-                f"Fit divided by {root:g}", subtitle=textwrap.wrap(why_divided(width, root), SUBTITLE_LINE)), **size),
-            alt.layer(*_share_bars(reach, y), masked).properties(title="Share, and the running total", **size)]
+    return [
+        alt.layer(fit, masked).properties(title="Fit", **size),
+        alt.layer(scaled, masked).properties(
+            title=alt.Title(  # a subtitle is fixed: lines that fit a phone
+                f"Fit divided by {root:g}", subtitle=textwrap.wrap(why_divided(width, root), SUBTITLE_LINE)
+            ),
+            **size,
+        ),
+        alt.layer(*_share_bars(reach, y), masked).properties(title="Share, and the running total", **size),
+    ]

@@ -49,8 +49,9 @@ def steps(fig: Figure, run: Run) -> list[tuple[str, list[int], str]]:
     out = [(label, shape, written(shape)) for label, shape in rows]
     # The model scores every position; the guess for the next token is the last position's row.
     scores = run.shape(text, "scores")[-1:]
-    out.append(("scores for the next token", scores,
-                f"{thousands(scores[0])} numbers (one per token in the vocabulary)"))
+    out.append(
+        ("scores for the next token", scores, f"{thousands(scores[0])} numbers (one per token in the vocabulary)")
+    )
     return out
 
 
@@ -87,8 +88,7 @@ def blocks(fig: Figure, run: Run) -> list[tuple[str, int, int, str]]:
     for label, shape, shape_text in steps(fig, run):
         layer = int(label.split()[-1]) if label.startswith("after layer ") else None
         if layer is not None and before is None:
-            out.append((f"inside layer {layer}'s feed-forward step", n, widened,
-                        written([n, widened])))
+            out.append((f"inside layer {layer}'s feed-forward step", n, widened, written([n, widened])))
         if layer is not None and before is not None and layer > before + 1:
             skipped = f"layer {before + 1}" if layer == before + 2 else f"layers {before + 1} to {layer - 1}"
             out.append((f"... and {skipped}: the same shape", 0, 0, ""))
@@ -115,9 +115,21 @@ def block_rows(fig: Figure, run: Run) -> tuple[list[Block], float, int]:
         height = max(THIN_PX, tokens * strip) if tokens else 0
         drawn = min(max(width, room * THINNEST), room) if width else 0
         inside = height >= 14 and drawn / room * SMALLEST_VIEW >= len(shape_text) * charts.TEXT_EM + 8
-        rows.append({"order": i, "name": name, "rows": tokens, "width": width, "shape": shape_text,
-                     "top": top + NAME_PX, "bottom": top + NAME_PX + height, "drawn": drawn,
-                     "cut": width > room, "inside": inside, "name_y": top + NAME_PX - 5})
+        rows.append(
+            {
+                "order": i,
+                "name": name,
+                "rows": tokens,
+                "width": width,
+                "shape": shape_text,
+                "top": top + NAME_PX,
+                "bottom": top + NAME_PX + height,
+                "drawn": drawn,
+                "cut": width > room,
+                "inside": inside,
+                "name_y": top + NAME_PX - 5,
+            }
+        )
         top += NAME_PX + height + GAP_PX + (NOTE_PX if width > room else 0)
     return rows, room, round(top)
 
@@ -127,8 +139,10 @@ def note(row: Block, widest: int) -> str:
     if not row["cut"]:
         return row["shape"]
     times = row["width"] / widest
-    return (f"{row['shape']}. The block is cut: drawn to the same scale it would be {times:,.0f} times as wide as "
-            f"the {thousands(widest)}-wide block.")
+    return (
+        f"{row['shape']}. The block is cut: drawn to the same scale it would be {times:,.0f} times as wide as "
+        f"the {thousands(widest)}-wide block."
+    )
 
 
 class Shapes(Kind[Run]):
@@ -137,11 +151,15 @@ class Shapes(Kind[Run]):
     PRINTED_IN_BOOK = True  # the book prints it
     TITLE = "The shape of the numbers as they move through the model"
     CAPTION = "What goes into the model, what each layer hands on, and what comes out, measured during the run."
-    GUIDE = ("Each block is the numbers held at one step, drawn to their proportions: one thin strip for each token, "
-             "as wide as the numbers each token holds, every block to the same scale; its shape is written in it "
-             "(tokens x numbers). The scores for the next token are far too wide for the page: that block is cut.")
-    KEY = ("Each block is the numbers held at one step, drawn to scale: as tall as the tokens, as wide as the "
-           "numbers each token holds.")
+    GUIDE = (
+        "Each block is the numbers held at one step, drawn to their proportions: one thin strip for each token, "
+        "as wide as the numbers each token holds, every block to the same scale; its shape is written in it "
+        "(tokens x numbers). The scores for the next token are far too wide for the page: that block is cut."
+    )
+    KEY = (
+        "Each block is the numbers held at one step, drawn to scale: as tall as the tokens, as wide as the "
+        "numbers each token holds."
+    )
     FIELDS = {
         "text": fields.TEXT_FIELD,
         "layers": Field("int_list", "a list of layers to show, numbered from 1 (all layers when left out)"),
@@ -166,16 +184,30 @@ class Shapes(Kind[Run]):
         n, width, widened = run.n_tokens(fig["text"]), run.d_model, run.n_neurons
         rows, start = count(n, "row"), run.token_texts(fig["text"]).start  # a Llama's <s> goes in too
         going = count(n - start, "token") + (" and the start token" if start else "")
-        return {"summary": f"{going} {agrees(n, 'goes', 'go')} in; every layer takes {rows} of {width:,} "
-                           f"numbers and gives back {rows} of {width:,}: the same shape, other values. Inside each layer's feed-forward "
-                           f"step the rows widen to {widened:,} numbers, then narrow back to {width:,}.",
-                "reveals": [], "facts": []}
+        return {
+            "summary": f"{going} {agrees(n, 'goes', 'go')} in; every layer takes {rows} of {width:,} "
+            f"numbers and gives back {rows} of {width:,}: the same shape, other values. Inside each layer's feed-forward "
+            f"step the rows widen to {widened:,} numbers, then narrow back to {width:,}.",
+            "reveals": [],
+            "facts": [],
+        }
 
     def tables(self, fig: Figure, run: Run, spec: charts.Spec) -> dict[str, Table]:
         """Each block: its step, its tokens and numbers per token, and its shape as written."""
         rows, _, _ = block_rows(fig, run)
-        return {"steps": [{"step": r["name"], "tokens": r["rows"], "numbers_per_token": r["width"],
-                           "numbers": r["rows"] * r["width"], "shape": r["shape"]} for r in rows if r["rows"]]}
+        return {
+            "steps": [
+                {
+                    "step": r["name"],
+                    "tokens": r["rows"],
+                    "numbers_per_token": r["width"],
+                    "numbers": r["rows"] * r["width"],
+                    "shape": r["shape"],
+                }
+                for r in rows
+                if r["rows"]
+            ]
+        }
 
     def chart(self, fig: Figure, run: Run) -> alt.LayerChart:
         """Each step's numbers as a block to scale under its name, its shape written in it (or beside it)."""
@@ -185,8 +217,13 @@ class Shapes(Kind[Run]):
             row["note"] = "" if row["inside"] else note(row, widest)
         said = "; ".join(f"{r['name']}: {r['shape']}" for r in rows if r["rows"]) + "."
         layers = alt.layer(*block_marks(room, height)).add_params(alt.param(name=DESCRIPTION, value=said))
-        return charts.with_data(cast("alt.LayerChart", layers.properties(
-            width="container", height=height, view=alt.ViewBackground(stroke=None))), blocks=rows)
+        return charts.with_data(
+            cast(
+                "alt.LayerChart",
+                layers.properties(width="container", height=height, view=alt.ViewBackground(stroke=None)),
+            ),
+            blocks=rows,
+        )
 
 
 def block_marks(room: float, height: int) -> list[alt.Chart]:
@@ -198,32 +235,50 @@ def block_marks(room: float, height: int) -> list[alt.Chart]:
     base = alt.Chart(alt.NamedData("blocks")).transform_filter("datum.rows > 0")
     cut_at = room * (1 - 2 * CUT_GAP)
     left = base.transform_calculate(x0="0", x1=f"datum.cut ? {cut_at} : datum.drawn")
-    right = base.transform_filter("datum.cut").transform_calculate(x0=f"{cut_at + room * CUT_GAP}",
-                                                                    x1=f"{room}")
+    right = base.transform_filter("datum.cut").transform_calculate(x0=f"{cut_at + room * CUT_GAP}", x1=f"{room}")
     tooltip = [alt.Tooltip("name:N", title="step"), alt.Tooltip("shape:N", title="shape")]
     # Each block says its step and shape to a screen reader; the words drawn beside it are not read twice.
     said = "datum.name + ': ' + (datum.cut ? datum.note : datum.shape)"
-    marks = [part.transform_calculate(said=said).mark_rect(color=DATA).encode(
-        x=x, x2="x1:Q", y=y, y2="bottom:Q", tooltip=tooltip, description="said:N") for part in (left, right)]
+    marks = [
+        part.transform_calculate(said=said)
+        .mark_rect(color=DATA)
+        .encode(x=x, x2="x1:Q", y=y, y2="bottom:Q", tooltip=tooltip, description="said:N")
+        for part in (left, right)
+    ]
     # The break in a cut block: two slanted strokes across the gap, taller than the block.
     for offset in (0.1, 0.5):
-        slash = base.transform_filter("datum.cut").transform_calculate(
-            a=f"{cut_at + room * CUT_GAP * offset}", b=f"{cut_at + room * CUT_GAP * (offset + 0.4)}",
-            y0="datum.top - 6", y1="datum.bottom + 6").mark_rule(color=DATA, strokeWidth=1.5, aria=False)
+        slash = (
+            base.transform_filter("datum.cut")
+            .transform_calculate(
+                a=f"{cut_at + room * CUT_GAP * offset}",
+                b=f"{cut_at + room * CUT_GAP * (offset + 0.4)}",
+                y0="datum.top - 6",
+                y1="datum.bottom + 6",
+            )
+            .mark_rule(color=DATA, strokeWidth=1.5, aria=False)
+        )
         marks.append(slash.encode(x=alt.X("a:Q", scale=xs), x2="b:Q", y=alt.Y("y1:Q", scale=ys), y2="y0:Q"))
-    names = alt.Chart(alt.NamedData("blocks")).mark_text(
-        align="left", baseline="alphabetic", fontSize=12, aria=False).encode(
-        x=alt.value(0), y=alt.Y("name_y:Q", scale=ys), text="name:N", tooltip=tooltip)
-    inside = base.transform_filter("datum.inside").mark_text(
-        align="left", baseline="middle", dx=6, fontSize=12, fontWeight="bold", color=ON_DATA, aria=False).encode(
-        x=alt.value(0), y=alt.Y("middle:Q", scale=ys), text="shape:N", tooltip=tooltip).transform_calculate(
-        middle="(datum.top + datum.bottom) / 2")
-    beside = base.transform_filter("!datum.inside && !datum.cut").mark_text(
-        align="left", baseline="middle", dx=6, fontSize=12, aria=False).encode(
-        x=alt.X("drawn:Q", scale=xs), y=alt.Y("middle:Q", scale=ys), text="note:N", tooltip=tooltip).transform_calculate(
-        middle="(datum.top + datum.bottom) / 2")
-    under = base.transform_filter("datum.cut").transform_calculate(
-        said=charts.wrap_lines("datum.note")).mark_text(
-        align="left", baseline="top", dy=4, fontSize=12, lineBreak="\n", aria=False).encode(
-        x=alt.value(0), y=alt.Y("bottom:Q", scale=ys), text="said:N", tooltip=tooltip)
+    names = (
+        alt.Chart(alt.NamedData("blocks"))
+        .mark_text(align="left", baseline="alphabetic", fontSize=12, aria=False)
+        .encode(x=alt.value(0), y=alt.Y("name_y:Q", scale=ys), text="name:N", tooltip=tooltip)
+    )
+    inside = (
+        base.transform_filter("datum.inside")
+        .mark_text(align="left", baseline="middle", dx=6, fontSize=12, fontWeight="bold", color=ON_DATA, aria=False)
+        .encode(x=alt.value(0), y=alt.Y("middle:Q", scale=ys), text="shape:N", tooltip=tooltip)
+        .transform_calculate(middle="(datum.top + datum.bottom) / 2")
+    )
+    beside = (
+        base.transform_filter("!datum.inside && !datum.cut")
+        .mark_text(align="left", baseline="middle", dx=6, fontSize=12, aria=False)
+        .encode(x=alt.X("drawn:Q", scale=xs), y=alt.Y("middle:Q", scale=ys), text="note:N", tooltip=tooltip)
+        .transform_calculate(middle="(datum.top + datum.bottom) / 2")
+    )
+    under = (
+        base.transform_filter("datum.cut")
+        .transform_calculate(said=charts.wrap_lines("datum.note"))
+        .mark_text(align="left", baseline="top", dy=4, fontSize=12, lineBreak="\n", aria=False)
+        .encode(x=alt.value(0), y=alt.Y("bottom:Q", scale=ys), text="said:N", tooltip=tooltip)
+    )
     return marks + [names, inside, beside, under]

@@ -27,9 +27,13 @@ MAX_MODELS = 4
 # One line per model, all in the followed token's colour (what each line is), told apart by its dashes and points.
 DASHES = [[1, 0], [6, 3], [2, 2], [8, 3, 2, 3]]
 SHAPES = ["circle", "square", "triangle-up", "diamond"]
-MODELS_FIELD = Field("text_list", f"2 to {MAX_MODELS} models, each a hub id, a directory saved with save_pretrained "
-                                  "or 'random', optionally with '@' and a hub revision ('EleutherAI/pythia-160m@step3000') "
-                                  "or a random model's seed ('random@7')", required=True)
+MODELS_FIELD = Field(
+    "text_list",
+    f"2 to {MAX_MODELS} models, each a hub id, a directory saved with save_pretrained "
+    "or 'random', optionally with '@' and a hub revision ('EleutherAI/pythia-160m@step3000') "
+    "or a random model's seed ('random@7')",
+    required=True,
+)
 
 
 def check_models(fig: Figure) -> None:
@@ -72,8 +76,9 @@ def lines(fig: Figure, runs: Runs) -> list[Line]:
     rows: list[Line] = []
     for member, name in zip(runs.members, labels(runs)):
         run, text, q = member.run, fig["text"], member.fig.opening
-        rows += [{"model": name, "stage": s, "p": charts.kept_chance(run.target_p(text, s, q))}
-                 for s in range(run.n_stages)]
+        rows += [
+            {"model": name, "stage": s, "p": charts.kept_chance(run.target_p(text, s, q))} for s in range(run.n_stages)
+        ]
     return rows
 
 
@@ -83,10 +88,14 @@ class SideBySide(Kind[Runs]):
     SIDE_BY_SIDE = True
     EXPLORE = True
     TITLE = "Several models read one sentence"
-    CAPTION = ("The same sentence read by several models: the chance each gives one next token after each of its "
-               "layers, side by side, so that you can see where they agree.")
-    GUIDE = ("{Hover} a point to read that model's chance after that layer; the chance axis zooms in on small chances. "
-             "The models may have different numbers of layers.")
+    CAPTION = (
+        "The same sentence read by several models: the chance each gives one next token after each of its "
+        "layers, side by side, so that you can see where they agree."
+    )
+    GUIDE = (
+        "{Hover} a point to read that model's chance after that layer; the chance axis zooms in on small chances. "
+        "The models may have different numbers of layers."
+    )
     FIELDS = {"text": fields.TEXT_FIELD, "target": fields.TARGET_FIELD, "models": MODELS_FIELD}
 
     def asks(self, fig: Figure) -> Asks:
@@ -98,33 +107,55 @@ class SideBySide(Kind[Runs]):
         return {"opening": fields.check_read_target(fig, tokens, model)[2]}
 
     def key(self, fig: Figure, runs: Runs) -> str:
-        return (f"Each line is one model: the chance it gives {shown(fig['target'])} ({FOLLOWED_NAME}) after each of "
-                "its layers, told apart by their dashes and points.")
+        return (
+            f"Each line is one model: the chance it gives {shown(fig['target'])} ({FOLLOWED_NAME}) after each of "
+            "its layers, told apart by their dashes and points."
+        )
 
     def chart(self, fig: Figure, runs: Runs) -> alt.LayerChart:
         names, target = labels(runs), shown(fig["target"])
         n_layer = max(member.run.n_layer for member in runs.members)
         data = alt.Data(values=lines(fig, runs))  # type: ignore[no-untyped-call]  # Altair's Data takes **kwds
         base = charts.said_chance(charts.named_stages(alt.Chart(data))).encode(
-            x=alt.X("stage:Q", title=["after layer", "(0: before any layer)"],
-                    scale=alt.Scale(domain=[0, n_layer], nice=False), axis=alt.Axis(tickMinStep=1, format="d")),
+            x=alt.X(
+                "stage:Q",
+                title=["after layer", "(0: before any layer)"],
+                scale=alt.Scale(domain=[0, n_layer], nice=False),
+                axis=alt.Axis(tickMinStep=1, format="d"),
+            ),
             # the whole scale at first, where a chance of 2e-9 is the nothing it is; the switch zooms in
-            y=alt.Y("p:Q", scale=charts.chance_scale(), axis=alt.Axis(format=charts.CHANCE_FORMAT, tickCount=5),
-                    title=f"chance of {target}"),
-            strokeDash=alt.StrokeDash("model:N", scale=alt.Scale(domain=names, range=DASHES[:len(names)]),
-                                      legend=alt.Legend(title="model", orient="bottom", direction="vertical")),
+            y=alt.Y(
+                "p:Q",
+                scale=charts.chance_scale(),
+                axis=alt.Axis(format=charts.CHANCE_FORMAT, tickCount=5),
+                title=f"chance of {target}",
+            ),
+            strokeDash=alt.StrokeDash(
+                "model:N",
+                scale=alt.Scale(domain=names, range=DASHES[: len(names)]),
+                legend=alt.Legend(title="model", orient="bottom", direction="vertical"),
+            ),
         )
         points = base.mark_point(color=FOLLOWED, filled=True, size=50).encode(
-            shape=alt.Shape("model:N", scale=alt.Scale(domain=names, range=SHAPES[:len(names)]),
-                            legend=alt.Legend(title="model", orient="bottom", direction="vertical")),
-            tooltip=[alt.Tooltip("model:N"), charts.stage_tip(), charts.chance_tip(target)])
-        return cast("alt.LayerChart", alt.layer(base.mark_line(color=FOLLOWED), points).add_params(
-            charts.chance_switch()).properties(width="container", height=240, title=f"{target}'s chance in each model"))
+            shape=alt.Shape(
+                "model:N",
+                scale=alt.Scale(domain=names, range=SHAPES[: len(names)]),
+                legend=alt.Legend(title="model", orient="bottom", direction="vertical"),
+            ),
+            tooltip=[alt.Tooltip("model:N"), charts.stage_tip(), charts.chance_tip(target)],
+        )
+        return cast(
+            "alt.LayerChart",
+            alt.layer(base.mark_line(color=FOLLOWED), points)
+            .add_params(charts.chance_switch())
+            .properties(width="container", height=240, title=f"{target}'s chance in each model"),
+        )
 
     def tables(self, fig: Figure, runs: Runs, spec: charts.Spec) -> dict[str, Table]:
         """Each model's chance of the target after each layer (0: before any layer)."""
-        return {"chances": [{"model": row["model"], STAGE_COLUMN: row["stage"], "p": row["p"]}
-                            for row in lines(fig, runs)]}
+        return {
+            "chances": [{"model": row["model"], STAGE_COLUMN: row["stage"], "p": row["p"]} for row in lines(fig, runs)]
+        }
 
     def text_figure(self, fig: Figure, runs: Runs) -> str:
         """A column per model, a line per stage: its chance of the target there, in percent to two decimals (blank past
@@ -132,8 +163,11 @@ class SideBySide(Kind[Runs]):
         names, rows = labels(runs), lines(fig, runs)
         chance = {(row["model"], row["stage"]): row["p"] for row in rows}
         widths = [max(len(name), 8) for name in names]
-        out = [heading(fig, self.TITLE), f"  the chance of {shown(fig['target'])} at the text's last token",
-               "  after layer     " + "  ".join(f"{name:>{width}}" for name, width in zip(names, widths))]
+        out = [
+            heading(fig, self.TITLE),
+            f"  the chance of {shown(fig['target'])} at the text's last token",
+            "  after layer     " + "  ".join(f"{name:>{width}}" for name, width in zip(names, widths)),
+        ]
         for stage in range(max(row["stage"] for row in rows) + 1):
             cells = [f"{chance[name, stage] * 100:.2f} %" if (name, stage) in chance else "" for name in names]
             first = f"{stage} (before)" if stage == 0 else str(stage)
@@ -142,14 +176,24 @@ class SideBySide(Kind[Runs]):
 
     def context(self, fig: Figure, runs: Runs) -> Context:
         names, target = labels(runs), said(fig["target"])
-        last = [(name, m.run.target_p(fig["text"], m.run.n_layer, m.fig.opening), m.run.n_layer)
-                for name, m in zip(names, runs.members)]
+        last = [
+            (name, m.run.target_p(fig["text"], m.run.n_layer, m.fig.opening), m.run.n_layer)
+            for name, m in zip(names, runs.members)
+        ]
         ends = ", ".join(f"{name} {percent(p)} after its {n} layers" for name, p, n in last)
         surest = max(last, key=lambda item: item[1])
-        facts = [f"{name} cuts the text into {len(m.run.token_texts(fig['text']))} tokens"
-                 f"{' (its start token among them)' if m.run.token_texts(fig['text']).start else ''}."
-                 for name, m in zip(names, runs.members)]
-        return {"summary": f"The chance of {target} as the next token at the end of the text: {ends}.",
-                "reveals": [{"question": f"Guess first: which model is surest of {target} at the end?",
-                             "answer": f"{surest[0]}, with {percent(surest[1])} {after_layer(surest[2])}."}],
-                "facts": facts}
+        facts = [
+            f"{name} cuts the text into {len(m.run.token_texts(fig['text']))} tokens"
+            f"{' (its start token among them)' if m.run.token_texts(fig['text']).start else ''}."
+            for name, m in zip(names, runs.members)
+        ]
+        return {
+            "summary": f"The chance of {target} as the next token at the end of the text: {ends}.",
+            "reveals": [
+                {
+                    "question": f"Guess first: which model is surest of {target} at the end?",
+                    "answer": f"{surest[0]}, with {percent(surest[1])} {after_layer(surest[2])}.",
+                }
+            ],
+            "facts": facts,
+        }

@@ -52,49 +52,100 @@ class Command(click.Command):
 
 
 @click.command(cls=Command)
-@click.option("--model", default="gpt2", show_default=True, metavar="ID_OR_DIR",
-              help="A Hugging Face hub id, a directory written by save_pretrained, or 'random' "
-                   "(GPT-2 small's shape with seeded random weights; needs no network).")
+@click.option(
+    "--model",
+    default="gpt2",
+    show_default=True,
+    metavar="ID_OR_DIR",
+    help="A Hugging Face hub id, a directory written by save_pretrained, or 'random' "
+    "(GPT-2 small's shape with seeded random weights; needs no network).",
+)
 @click.option("--revision", default=None, metavar="REV", help="The hub revision (branch, tag or commit) to load.")
-@click.option("--config", "config", type=click.Path(path_type=Path), default=ROOT / "chapter.toml",
-              show_default="chapter.toml", help="The TOML file that lists the figures.")
-@click.option("--out", type=click.Path(path_type=Path), default=Path("site"), show_default=True,
-              help="The folder the site is written to; replaced only once the new site is complete.")
+@click.option(
+    "--config",
+    "config",
+    type=click.Path(path_type=Path),
+    default=ROOT / "chapter.toml",
+    show_default="chapter.toml",
+    help="The TOML file that lists the figures.",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=Path("site"),
+    show_default=True,
+    help="The folder the site is written to; replaced only once the new site is complete.",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="The seed of --model random.")
-@click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True,
-              help="Where the model runs.")
+@click.option(
+    "--device", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True, help="Where the model runs."
+)
 @click.option("--rerun", is_flag=True, help="Run the model again even where the cache holds this run.")
-@click.option("--cache", "cache_dir", type=click.Path(path_type=Path), default=None,
-              help="Where runs are cached  [default: $GPT2_FIGURES_CACHE, else ~/.cache/gpt2-chapter-figures].")
+@click.option(
+    "--cache",
+    "cache_dir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Where runs are cached  [default: $GPT2_FIGURES_CACHE, else ~/.cache/gpt2-chapter-figures].",
+)
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the cache.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @click.option("--verbose", "-v", is_flag=True, help="Say what each phase does and how long it takes.")
-@click.option("--watch", is_flag=True,
-              help="After the build, build again whenever the config, a template, a static file or the code changes.")
-@click.option("--serve", "port", type=click.IntRange(0, 65535), is_flag=False, flag_value=8000, default=None,
-              metavar="[PORT]", help="Watch, and serve the site on localhost at PORT (8000; 0: any free port), "
-                                     "reloading open pages after each rebuild.")
-@click.option("--live", is_flag=True,
-              help="Add live.html, where a reader types a text and the model runs in the page "
-                   "(needs ./setup.sh --live).")
-@click.option("--check-book", "book", type=click.Path(path_type=Path), default=None, metavar="FILE",
-              help="Write no site: compare the figures printed in FILE with this run's (exit 0: all match, "
-                   "1: any differs).")
-def cli(model, revision, config, out, seed, device, rerun, cache_dir, no_cache, quiet, verbose, watch, port, live,
-        book):
+@click.option(
+    "--watch",
+    is_flag=True,
+    help="After the build, build again whenever the config, a template, a static file or the code changes.",
+)
+@click.option(
+    "--serve",
+    "port",
+    type=click.IntRange(0, 65535),
+    is_flag=False,
+    flag_value=8000,
+    default=None,
+    metavar="[PORT]",
+    help="Watch, and serve the site on localhost at PORT (8000; 0: any free port), "
+    "reloading open pages after each rebuild.",
+)
+@click.option(
+    "--live",
+    is_flag=True,
+    help="Add live.html, where a reader types a text and the model runs in the page (needs ./setup.sh --live).",
+)
+@click.option(
+    "--check-book",
+    "book",
+    type=click.Path(path_type=Path),
+    default=None,
+    metavar="FILE",
+    help="Write no site: compare the figures printed in FILE with this run's (exit 0: all match, 1: any differs).",
+)
+def cli(
+    model, revision, config, out, seed, device, rerun, cache_dir, no_cache, quiet, verbose, watch, port, live, book
+):
     """Runs the model (GPT-2 small by default) once over the chapter's texts and writes the figures' site into OUT."""
     if book is not None and (watch or port is not None):
-        raise OneLineError("--check-book: it writes no site, so there is nothing to watch or serve; allowed: "
-                           "--check-book FILE, or --watch / --serve [PORT]")
+        raise OneLineError(
+            "--check-book: it writes no site, so there is nothing to watch or serve; allowed: "
+            "--check-book FILE, or --watch / --serve [PORT]"
+        )
     previous = {signum: signal.signal(signum, note_interrupt) for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
         from figsite.data import cache
         from sitegen.pipeline import Progress, Settings, build_site
 
         progress = Progress(verbosity=0 if quiet else 2 if verbose else 1)
-        settings = Settings(config=config, model=model, revision=revision, out=out, seed=seed, device=device,
-                            cache_dir=None if no_cache else (cache_dir or cache.default_dir()), rerun=rerun,
-                            live=live)
+        settings = Settings(
+            config=config,
+            model=model,
+            revision=revision,
+            out=out,
+            seed=seed,
+            device=device,
+            cache_dir=None if no_cache else (cache_dir or cache.default_dir()),
+            rerun=rerun,
+            live=live,
+        )
         if book is not None:
             from sitegen.author.book import check_book
 
@@ -120,10 +171,13 @@ def cli(model, revision, config, out, seed, device, rerun, cache_dir, no_cache, 
             signal.signal(signum, handler)
     if not quiet:
         size = sum(p.stat().st_size for p in Path(out).rglob("*") if p.is_file())
-        others = f" and {progress.models - 1} other model{'s' if progress.models > 2 else ''}" \
-            if progress.models > 1 else ""
-        click.echo(f"wrote {out}/ ({size / 1e6:.1f} MB) from {len(run.texts)} text{'s' if len(run.texts) != 1 else ''} read by {run.model['name']}"
-                   f"{others}: {progress}")
+        others = (
+            f" and {progress.models - 1} other model{'s' if progress.models > 2 else ''}" if progress.models > 1 else ""
+        )
+        click.echo(
+            f"wrote {out}/ ({size / 1e6:.1f} MB) from {len(run.texts)} text{'s' if len(run.texts) != 1 else ''} read by {run.model['name']}"
+            f"{others}: {progress}"
+        )
 
 
 def end(code) -> None:

@@ -35,12 +35,19 @@ def gather_page(fig: Figure, run: Run | Runs, cache_dir: Path | None = None, run
     def compute() -> bytes:
         spec, narrow = charts.spec(kind.chart(fig, run)), kind.narrow_chart(fig, run)
         context = kind.context(fig, run) if runs else family.context(kind, fig, run)
-        return json.dumps({"text_figure": kind.text_figure(fig, run), "spec": spec,
-                           "narrow_spec": None if narrow is None else charts.spec(narrow),
-                           "tables": kind.tables(fig, run, spec), "context": context,
-                           "key": kind.key(fig, run),
-                           "loads": kind.loads(fig, run), "live_target": kind.live_target(fig, run)},
-                          ensure_ascii=False).encode("utf-8")
+        return json.dumps(
+            {
+                "text_figure": kind.text_figure(fig, run),
+                "spec": spec,
+                "narrow_spec": None if narrow is None else charts.spec(narrow),
+                "tables": kind.tables(fig, run, spec),
+                "context": context,
+                "key": kind.key(fig, run),
+                "loads": kind.loads(fig, run),
+                "live_target": kind.live_target(fig, run),
+            },
+            ensure_ascii=False,
+        ).encode("utf-8")
 
     cached = run_key is not None and not (isinstance(run_key, tuple) and None in run_key)
     memo_dir = cache_dir if cached else None
@@ -49,12 +56,29 @@ def gather_page(fig: Figure, run: Run | Runs, cache_dir: Path | None = None, run
     computed = json.loads(cache.memo(memo_dir, parts, compute))
     kept_as = None if memo_dir is None else hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
     folders = tuple(member.run.folder for member in runs) if runs else (run.folder,)
-    return Page(label=fig.label, kind=fig.kind, title=kind.TITLE, caption=fig.caption or kind.caption(run.model),
-                guide=kind.GUIDE, texts=kind.texts(fig), text_names=kind.TEXT_NAMES, explore=kind.EXPLORE,
-                printed=kind.PRINTED_IN_BOOK, reach=kind.REACH, position=fig.resolved.get("opening"),
-                number=fig.number, book_page=fig.page, runs=folders, kept_as=kept_as,
-                reads=(*(folder + path for folder in folders for path in kind.DATA_FILES), *loaded_on_demand(computed["spec"]),
-                       *computed["loads"]), **computed)
+    return Page(
+        label=fig.label,
+        kind=fig.kind,
+        title=kind.TITLE,
+        caption=fig.caption or kind.caption(run.model),
+        guide=kind.GUIDE,
+        texts=kind.texts(fig),
+        text_names=kind.TEXT_NAMES,
+        explore=kind.EXPLORE,
+        printed=kind.PRINTED_IN_BOOK,
+        reach=kind.REACH,
+        position=fig.resolved.get("opening"),
+        number=fig.number,
+        book_page=fig.page,
+        runs=folders,
+        kept_as=kept_as,
+        reads=(
+            *(folder + path for folder in folders for path in kind.DATA_FILES),
+            *loaded_on_demand(computed["spec"]),
+            *computed["loads"],
+        ),
+        **computed,
+    )
 
 
 def loaded_on_demand(spec: dict) -> list[str]:

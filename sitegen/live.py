@@ -36,8 +36,11 @@ def live_model(settings, scratch: Path, progress, loaded=None) -> LiveModel:
     exported now into `scratch` (and kept in the cache). The export reads `loaded`, the model the run loaded
     (capture.Loaded), where the model ran; where the run came from the cache, the model loads for it (once); a
     rebuild with the export cached loads nothing. `settings`, `progress`: sitegen.pipeline's."""
-    identity = cache.model_identity(settings.model, settings.revision, settings.seed) \
-        if settings.cache_dir is not None else None
+    identity = (
+        cache.model_identity(settings.model, settings.revision, settings.seed)
+        if settings.cache_dir is not None
+        else None
+    )
     parts = ["live-model", version("live-model"), identity, LIVE_TOKENS, _version("torch"), _version("onnx")]
     if identity:
         raw = cache.recall(settings.cache_dir, [*parts, "manifest"])
@@ -57,11 +60,15 @@ def live_model(settings, scratch: Path, progress, loaded=None) -> LiveModel:
         try:
             manifest = live_export.export(loaded, scratch, LIVE_TOKENS)
         except ImportError as exc:  # onnx or onnxscript not installed, or a torch without the exporter's scan
-            raise BuildError(f"--live: the model's export to ONNX needs {exc.name or exc}, which is not installed; "
-                             f"run ./setup.sh --live (torch {_version('torch')}: 2.13.0 is known to work)") from None
+            raise BuildError(
+                f"--live: the model's export to ONNX needs {exc.name or exc}, which is not installed; "
+                f"run ./setup.sh --live (torch {_version('torch')}: 2.13.0 is known to work)"
+            ) from None
         except Exception as exc:  # noqa: BLE001 - the exporter's errors span pages: one line, naming the export
-            raise BuildError(f"--live: the model could not be exported to ONNX for the live page "
-                             f"({one_line(exc)}); the previous site is unchanged") from None
+            raise BuildError(
+                f"--live: the model could not be exported to ONNX for the live page "
+                f"({one_line(exc)}); the previous site is unchanged"
+            ) from None
     kept = cache.keep_folder(settings.cache_dir, parts, scratch) if identity else None
     if kept is None:
         return LiveModel(scratch, manifest)
@@ -89,10 +96,17 @@ def gather_live(model: LiveModel, figures: list[Figure], pages) -> LivePage:
         wide, narrow = (kind.textless_chart(shape, opening, narrow) for narrow in (False, True))
         pages.live_charts[key] = pages.compiled(charts.spec(wide), f"the live page's {key} chart")
         if narrow is not None:
-            pages.live_charts[f"narrow-{key}"] = pages.compiled(charts.spec(narrow),
-                                                               f"the live page's narrow {key} chart")
-        out.append({"key": key, "title": kind.TITLE, "caption": kind.LIVE_CAPTION or kind.CAPTION,
-                    "narrow": narrow is not None})
+            pages.live_charts[f"narrow-{key}"] = pages.compiled(
+                charts.spec(narrow), f"the live page's narrow {key} chart"
+            )
+        out.append(
+            {
+                "key": key,
+                "title": kind.TITLE,
+                "caption": kind.LIVE_CAPTION or kind.CAPTION,
+                "narrow": narrow is not None,
+            }
+        )
     return LivePage(model.folder, model.manifest, out, {**defaults, "max_tokens": LIVE_TOKENS})
 
 

@@ -52,18 +52,33 @@ class Pages:
     def add(self, fig: Figure, page: Page) -> None:
         """Takes a gathered page, and asks for its compiled charts and drawings (kept in the cache by their spec)."""
         self.built[fig.label] = BuiltFigure(
-            figure=fig, page=page, chart=self.compiled(page.spec, f"figure ({page.label})'s chart"),
-            narrow=(None if page.narrow_spec is None else
-                    self.compiled(page.narrow_spec, f"figure ({page.label})'s narrow chart")),
+            figure=fig,
+            page=page,
+            chart=self.compiled(page.spec, f"figure ({page.label})'s chart"),
+            narrow=(
+                None
+                if page.narrow_spec is None
+                else self.compiled(page.narrow_spec, f"figure ({page.label})'s narrow chart")
+            ),
             # the drawing print and link previews show, and a light page's chart box until the chart is live: drawn
             # as the live chart draws in a desktop's column
             drawing=kept_or_asked(
-                self.cache_dir, ["drawing", version("drawing"), *tool_versions(), self.digest(page.spec),
-                                 CHART_THEMES["light"], WIDE_WIDTH], ["svg", "png"],
+                self.cache_dir,
+                [
+                    "drawing",
+                    version("drawing"),
+                    *tool_versions(),
+                    self.digest(page.spec),
+                    CHART_THEMES["light"],
+                    WIDE_WIDTH,
+                ],
+                ["svg", "png"],
                 functools.partial(self.drawer.drawings, page.spec, CHART_THEMES["light"], width=WIDE_WIDTH, fit=True),
-                f"figure ({page.label})'s drawing"),
+                f"figure ({page.label})'s drawing",
+            ),
             first_drawings={variant: self.first_drawing(page, variant) for variant in first_variants(page)},
-            printed=None if self.print_info is None else self.printed_drawing(fig, page))
+            printed=None if self.print_info is None else self.printed_drawing(fig, page),
+        )
 
     def printed_drawing(self, fig: Figure, page: Page):
         """The figure drawn for the book ([print]; sitegen.site.printing): its printed state (Kind.printed_spec) at
@@ -74,12 +89,23 @@ class Pages:
         if info.greyscale:
             spec = printing.in_greys(spec)
         caption = page.full_name if info.captions else None
-        settings = {"font": str(info.font), "family": info.font_family, "width_pt": info.width_pt,
-                    "font_size_pt": info.font_size_pt, "caption": caption, "greyscale": info.greyscale}
+        settings = {
+            "font": str(info.font),
+            "family": info.font_family,
+            "width_pt": info.width_pt,
+            "font_size_pt": info.font_size_pt,
+            "caption": caption,
+            "greyscale": info.greyscale,
+        }
         theme = CHART_THEMES["light"]
         ask = functools.partial(self.drawer.printed, spec, theme, settings)
-        return kept_or_asked(self.cache_dir, ["print", version("print"), *tool_versions(), self.digest(spec), theme, info.key(),
-                                              caption], ["svg", "pdf"], ask, f"figure ({page.label})'s print drawing")
+        return kept_or_asked(
+            self.cache_dir,
+            ["print", version("print"), *tool_versions(), self.digest(spec), theme, info.key(), caption],
+            ["svg", "pdf"],
+            ask,
+            f"figure ({page.label})'s print drawing",
+        )
 
     def first_drawing(self, page: Page, variant: str):
         """The drawing a page shows until its live chart replaces it (a variant of paths.FIRST_DRAWINGS): drawn as the
@@ -88,17 +114,35 @@ class Pages:
         dark, narrow = variant.endswith("dark"), "narrow" in variant
         theme = CHART_THEMES["dark" if dark else "light"]
         spec, width = (page.narrow_spec or page.spec, NARROW_WIDTH) if narrow else (page.spec, WIDE_WIDTH)
-        ask = functools.partial(self.drawer.drawings, spec, theme, width=width, png=False, background="transparent",
-                                fit=True, dark=dark)  # a dark page's own colours too (sitegen.site.schemes)
-        return kept_or_asked(self.cache_dir, ["first drawing", version("first drawing"), *tool_versions(), self.digest(spec), theme, width,
-                                              schemes.CACHE_KEY], ["svg"], ask, f"figure ({page.label})'s {variant} drawing")
+        ask = functools.partial(
+            self.drawer.drawings, spec, theme, width=width, png=False, background="transparent", fit=True, dark=dark
+        )  # a dark page's own colours too (sitegen.site.schemes)
+        return kept_or_asked(
+            self.cache_dir,
+            [
+                "first drawing",
+                version("first drawing"),
+                *tool_versions(),
+                self.digest(spec),
+                theme,
+                width,
+                schemes.CACHE_KEY,
+            ],
+            ["svg"],
+            ask,
+            f"figure ({page.label})'s {variant} drawing",
+        )
 
     def compiled(self, spec: dict, what: str):
         """A chart's spec compiled to Vega, with its dark theme's changes: kept in the cache by the spec's content,
         so that a narrow chart and a main chart are compiled and kept alike (kept_or_asked)."""
-        return kept_or_asked(self.cache_dir, ["chart", version("chart"), *tool_versions(), self.digest(spec), CHART_THEMES,
-                                              schemes.CACHE_KEY], ["vega", "dark"],
-                             functools.partial(self.drawer.compiled, spec, CHART_THEMES), what)
+        return kept_or_asked(
+            self.cache_dir,
+            ["chart", version("chart"), *tool_versions(), self.digest(spec), CHART_THEMES, schemes.CACHE_KEY],
+            ["vega", "dark"],
+            functools.partial(self.drawer.compiled, spec, CHART_THEMES),
+            what,
+        )
 
     def in_order(self, figures: list[Figure]) -> list[BuiltFigure]:
         """The figures in the config's order."""

@@ -122,14 +122,24 @@ def build_site(settings: Settings, progress: Progress | None = None) -> Run:
         main = groups[0]
         live = None
         if settings.live:  # the model the run loaded, if it ran: the export loads none of its own
-            live = gather_live(live_model(main.settings(settings), Path(scratch), progress, loaded), main.own(),
-                               pages)
+            live = gather_live(live_model(main.settings(settings), Path(scratch), progress, loaded), main.own(), pages)
         del loaded  # freed before the site is written
         with progress.phase("writing"):
-            write_site(settings.out, Site(
-                run=main.run, others=tuple(group.run for group in groups[1:]), figures=pages.in_order(figures),
-                bundle=VEGA_SCRIPT.read_bytes, live_charts=pages.live_charts, info=site, print_info=print_info,
-                live=live, cache_dir=cache_dir, kept=functools.partial(cache.memo_each, cache_dir)))
+            write_site(
+                settings.out,
+                Site(
+                    run=main.run,
+                    others=tuple(group.run for group in groups[1:]),
+                    figures=pages.in_order(figures),
+                    bundle=VEGA_SCRIPT.read_bytes,
+                    live_charts=pages.live_charts,
+                    info=site,
+                    print_info=print_info,
+                    live=live,
+                    cache_dir=cache_dir,
+                    kept=functools.partial(cache.memo_each, cache_dir),
+                ),
+            )
     return main.run
 
 
@@ -159,8 +169,13 @@ class ModelGroup:
 
     def settings(self, settings: Settings) -> Settings:
         """The command's settings with this model: the live page's export is of the main model."""
-        return replace(settings, model=self.choice.name, revision=self.choice.revision, seed=self.choice.seed,
-                       live=settings.live and not self.folder)
+        return replace(
+            settings,
+            model=self.choice.name,
+            revision=self.choice.revision,
+            seed=self.choice.seed,
+            live=settings.live and not self.folder,
+        )
 
     def gather(self, settings: Settings, asks: Asks, progress: Progress, pages: Pages, on_miss) -> object:
         """Runs the model (or reads its run from the cache) and gathers the pages of its own figures as they are
@@ -171,8 +186,9 @@ class ModelGroup:
             run.folder = self.folder  # before any chart names its files (Run.in_data)
             pages.gather_ready(run, [fig for fig in figures if fig.label in own], run_key)
 
-        run, figures, self.run_key, loaded = cached_run(self.settings(settings), self.all, asks, progress,
-                                                        on_miss=on_miss, on_step=on_step)
+        run, figures, self.run_key, loaded = cached_run(
+            self.settings(settings), self.all, asks, progress, on_miss=on_miss, on_step=on_step
+        )
         run.folder = self.folder
         self.run, self.resolved = run, {fig.label: fig for fig in figures}
         return loaded
@@ -213,8 +229,14 @@ def resolve(figures: list[Figure], tokens: dict, model: dict) -> list[Figure]:
     return [fig.with_resolved(KINDS[fig.kind].check(fig, token_texts.reader(tokens, model), model)) for fig in figures]
 
 
-def cached_run(settings: Settings, figures: list[Figure], asks: Asks, progress: Progress,
-               on_miss=lambda: None, on_step=lambda run, figures, run_key: None):
+def cached_run(
+    settings: Settings,
+    figures: list[Figure],
+    asks: Asks,
+    progress: Progress,
+    on_miss=lambda: None,
+    on_step=lambda run, figures, run_key: None,
+):
     """The run from the cache where the model and the texts are the same as before; else the model runs
     (and `on_miss` is called first, and `on_step` with the run so far after each text it reads).
 
@@ -232,15 +254,17 @@ def cached_run(settings: Settings, figures: list[Figure], asks: Asks, progress: 
             progress.log(f"cache: using the stored run {entry[:12]} (--rerun runs the model again)")
             return run, resolve(figures, tokens, run.model), entry, None
     on_miss()
-    run, figures, tokens, loaded = fresh_run(settings, figures, asks, progress,
-                                             on_step=lambda run, figures: on_step(run, figures, entry))
+    run, figures, tokens, loaded = fresh_run(
+        settings, figures, asks, progress, on_step=lambda run, figures: on_step(run, figures, entry)
+    )
     if entry is not None:
         cache.store(settings.cache_dir, entry, run, tokens)
     return run, figures, entry, loaded
 
 
-def fresh_run(settings: Settings, figures: list[Figure], asks: Asks, progress: Progress,
-              on_step=lambda run, figures: None):
+def fresh_run(
+    settings: Settings, figures: list[Figure], asks: Asks, progress: Progress, on_step=lambda run, figures: None
+):
     """Loads the model, checks the figures against it, and runs it once per distinct text, calling
     `on_step(run so far, resolved figures)` after each.
 
@@ -258,9 +282,12 @@ def fresh_run(settings: Settings, figures: list[Figure], asks: Asks, progress: P
         loaded = capture.load(settings.model, settings.revision, settings.seed, settings.device, before_weights=checks)
     figures = checks.resolved  # once, before the weights loaded: the figures' checks read the model's size only
     with progress.phase("run"):
-        run = capture.capture_run(loaded, with_parts(asks, figures),
-                                  lambda texts: progress.items(texts, "reading the texts"),
-                                  on_step=lambda run: on_step(run, figures))
+        run = capture.capture_run(
+            loaded,
+            with_parts(asks, figures),
+            lambda texts: progress.items(texts, "reading the texts"),
+            on_step=lambda run: on_step(run, figures),
+        )
     return run, figures, checks.tokens, loaded if settings.live else None
 
 
@@ -301,13 +328,20 @@ def gather_asks(figures: list[Figure]) -> Asks:
     for fig, asks in zip(figures, each):
         for text, target in asks.texts.items():
             if target is not None and texts.get(text) not in (None, target):
-                raise fig.error("target", f"{target!r} differs from {texts[text]!r}, the target figure "
-                                f"{named_by[text]} tracks for the same text", "one target per text")
+                raise fig.error(
+                    "target",
+                    f"{target!r} differs from {texts[text]!r}, the target figure "
+                    f"{named_by[text]} tracks for the same text",
+                    "one target per text",
+                )
             if target is not None:
                 named_by[text] = fig.index
             texts[text] = target if target is not None else texts.get(text)
-    return Asks(texts=texts, named=tuple(sorted({string for asks in each for string in asks.strings})),
-                config=merged_config(each))
+    return Asks(
+        texts=texts,
+        named=tuple(sorted({string for asks in each for string in asks.strings})),
+        config=merged_config(each),
+    )
 
 
 def with_parts(asks: Asks, figures: list[Figure]) -> Asks:

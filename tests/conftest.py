@@ -33,7 +33,7 @@ def read_doc(name: str) -> str:
 
 
 # Two figures of two texts on a small model: what the bad-input and rebuild tests build and break.
-TWO_FIGURES = '''\
+TWO_FIGURES = """\
 [[figure]]
 kind = "attention"
 label = "l"
@@ -46,12 +46,12 @@ kind = "readout"
 label = "i"
 text = "Maya lives in Paris, the capital of"
 target = " France"
-'''
+"""
 
 SMALL_SHAPE = dict(n_layer=3, n_head=4, n_embd=64, n_positions=1024, vocab_size=50257)
 SMALL_SEED = 1234
 
-SMALL_CONFIG = '''\
+SMALL_CONFIG = """\
 [[figure]]
 kind = "attention"
 label = "l"
@@ -70,7 +70,7 @@ kind = "shapes"
 label = "f"
 text = "Maya lives in Paris, the capital of"
 layers = [1, 2, 3]
-'''
+"""
 
 
 def gpt2_tokenizer():
@@ -82,8 +82,11 @@ def gpt2_tokenizer():
 
 def snapshot(folder: Path) -> dict:
     """Every file under `folder` with the SHA-256 of its bytes."""
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def reserved_heights(site: Path) -> list[tuple[str, str, int, float]]:
@@ -141,11 +144,21 @@ def small_gpt2(directory: Path) -> Path:
 
 # A small Llama-style model (grouped-query attention: 8 query heads share 2 key/value heads), and the start
 # token and byte fallback of a Llama's tokenizer.
-LLAMA_SHAPE = dict(vocab_size=400, hidden_size=64, intermediate_size=128, num_hidden_layers=4, num_attention_heads=8,
-                   num_key_value_heads=2, max_position_embeddings=64)
-TOKENIZER_CORPUS = ["The animal didn't cross the street because it was too tired.",
-                    "Maya lives in Paris, the capital of France.", "When Mary and John went to the store, John gave",
-                    "A cat sat on the mat; the dog lay by the door and the bird sang."] * 20
+LLAMA_SHAPE = dict(
+    vocab_size=400,
+    hidden_size=64,
+    intermediate_size=128,
+    num_hidden_layers=4,
+    num_attention_heads=8,
+    num_key_value_heads=2,
+    max_position_embeddings=64,
+)
+TOKENIZER_CORPUS = [
+    "The animal didn't cross the street because it was too tired.",
+    "Maya lives in Paris, the capital of France.",
+    "When Mary and John went to the store, John gave",
+    "A cat sat on the mat; the dog lay by the door and the bird sang.",
+] * 20
 
 
 def start_tokenizer(directory: Path, vocab_size: int = LLAMA_SHAPE["vocab_size"], corpus=TOKENIZER_CORPUS):
@@ -156,12 +169,13 @@ def start_tokenizer(directory: Path, vocab_size: int = LLAMA_SHAPE["vocab_size"]
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
 
     tokenizer = Tokenizer(models.BPE(unk_token="<unk>", byte_fallback=True))
-    tokenizer.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Metaspace(replacement="\u2581",
-                                                                               prepend_scheme="first"),
-                                                      pre_tokenizers.Punctuation()])
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
+        [pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="first"), pre_tokenizers.Punctuation()]
+    )
     # A Llama's own decoder: '▁' back to a space, the bytes into characters, the text's first space dropped.
-    tokenizer.decoder = decoders.Sequence([decoders.Replace("\u2581", " "), decoders.ByteFallback(), decoders.Fuse(),
-                                           decoders.Strip(" ", 1, 0)])
+    tokenizer.decoder = decoders.Sequence(
+        [decoders.Replace("\u2581", " "), decoders.ByteFallback(), decoders.Fuse(), decoders.Strip(" ", 1, 0)]
+    )
     special = ["<unk>", "<s>", "</s>", *(f"<0x{byte:02X}>" for byte in range(256))]
     trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=special, show_progress=False)
     tokenizer.train_from_iterator(corpus, trainer)
@@ -178,12 +192,18 @@ def llama_dir(directory: Path, family: str = "llama", seed: int = 3, corpus=TOKE
     import torch
     import transformers
 
-    classes = {"llama": ("LlamaConfig", "LlamaForCausalLM"), "qwen2": ("Qwen2Config", "Qwen2ForCausalLM"),
-               "qwen3": ("Qwen3Config", "Qwen3ForCausalLM"), "mistral": ("MistralConfig", "MistralForCausalLM")}
+    classes = {
+        "llama": ("LlamaConfig", "LlamaForCausalLM"),
+        "qwen2": ("Qwen2Config", "Qwen2ForCausalLM"),
+        "qwen3": ("Qwen3Config", "Qwen3ForCausalLM"),
+        "mistral": ("MistralConfig", "MistralForCausalLM"),
+    }
     config_class, model_class = (getattr(transformers, name) for name in classes[family])
     torch.manual_seed(seed)
-    config = config_class(**{**LLAMA_SHAPE, "tie_word_embeddings": False, "bos_token_id": 1, "eos_token_id": 2,
-                             **shape}, attn_implementation="eager")
+    config = config_class(
+        **{**LLAMA_SHAPE, "tie_word_embeddings": False, "bos_token_id": 1, "eos_token_id": 2, **shape},
+        attn_implementation="eager",
+    )
     model = model_class(config)
     generator = torch.Generator().manual_seed(seed + 1)
     with torch.no_grad():
@@ -202,8 +222,15 @@ def llama_dir(directory: Path, family: str = "llama", seed: int = 3, corpus=TOKE
 
 # A small GPT-NeoX (Pythia's design: parallel layers, a quarter of each head turned), and a Pythia-like
 # tokenizer: GPT-2's byte-level BPE, no start token.
-NEOX_SHAPE = dict(vocab_size=400, hidden_size=64, intermediate_size=128, num_hidden_layers=4, num_attention_heads=8,
-                  max_position_embeddings=64, rotary_pct=0.25)
+NEOX_SHAPE = dict(
+    vocab_size=400,
+    hidden_size=64,
+    intermediate_size=128,
+    num_hidden_layers=4,
+    num_attention_heads=8,
+    max_position_embeddings=64,
+    rotary_pct=0.25,
+)
 
 
 def byte_tokenizer(directory: Path, vocab_size: int = NEOX_SHAPE["vocab_size"], corpus=TOKENIZER_CORPUS):
@@ -215,8 +242,12 @@ def byte_tokenizer(directory: Path, vocab_size: int = NEOX_SHAPE["vocab_size"], 
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tokenizer.decoder = decoders.ByteLevel()
     tokenizer.post_processor = processors.ByteLevel(trim_offsets=False)
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=["<|endoftext|>"], show_progress=False,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=["<|endoftext|>"],
+        show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
     tokenizer.train_from_iterator(corpus, trainer)
     directory.mkdir(parents=True, exist_ok=True)
     tokenizer.save(str(directory / "tokenizer.json"))
@@ -230,8 +261,9 @@ def neox_dir(directory: Path, seed: int = 5, corpus=TOKENIZER_CORPUS, **shape) -
     import transformers
 
     torch.manual_seed(seed)
-    config = transformers.GPTNeoXConfig(**{**NEOX_SHAPE, "bos_token_id": 0, "eos_token_id": 0, **shape},
-                                        attn_implementation="eager")
+    config = transformers.GPTNeoXConfig(
+        **{**NEOX_SHAPE, "bos_token_id": 0, "eos_token_id": 0, **shape}, attn_implementation="eager"
+    )
     model = transformers.GPTNeoXForCausalLM(config)
     generator = torch.Generator().manual_seed(seed + 1)
     with torch.no_grad():
@@ -267,6 +299,7 @@ def every_kind_strings() -> list:
 @pytest.fixture(scope="session")
 def llama_every_kind_site(tmp_path_factory) -> Path:
     """tests/every_kind.toml built once over a small Llama (llama_dir) whose tokenizer is trained on its strings."""
+
     def make(folder: Path) -> Path:
         model = llama_dir(folder / "model", corpus=every_kind_strings() * 30, vocab_size=700)
         return built(model, (REPO_ROOT / "tests" / "every_kind.toml").read_text(encoding="utf-8"), folder)
@@ -289,8 +322,7 @@ def built(model_dir: Path, config_text: str, work: Path, *options: str) -> Path:
 
     config, out = work / "chapter.toml", work / "site"
     config.write_text(config_text, encoding="utf-8")
-    result = CliRunner().invoke(cli, ["--model", str(model_dir), "--config", str(config), "--out", str(out),
-                                      *options])
+    result = CliRunner().invoke(cli, ["--model", str(model_dir), "--config", str(config), "--out", str(out), *options])
     assert result.exit_code == 0, f"build failed (exit {result.exit_code}):\n{result.output}\n{result.exception!r}"
     return out
 
@@ -306,8 +338,9 @@ def assert_bad_config_keeps_the_site(model_dir: Path, work: Path, good: str, bad
     built(model_dir, good, work)
     kept = (work / "site" / "index.html").read_bytes()
     (work / "chapter.toml").write_text(bad, encoding="utf-8")
-    result = CliRunner().invoke(cli, ["--model", str(model_dir), "--config", str(work / "chapter.toml"),
-                                      "--out", str(work / "site")])
+    result = CliRunner().invoke(
+        cli, ["--model", str(model_dir), "--config", str(work / "chapter.toml"), "--out", str(work / "site")]
+    )
     output = result.output.strip()
     assert result.exit_code == 2 and len(output.splitlines()) == 1 and output.startswith("error: "), output
     for name in ["label 'bad'", f"field '{field}'", *words]:
@@ -322,8 +355,11 @@ SITE_TABLE = Path(__file__).resolve().parent / "site_table.toml"
 @pytest.fixture(scope="session")
 def site_table_build(small_model_dir, tmp_path_factory) -> Path:
     """tests/site_table.toml built once over the small model; returns the output folder."""
-    return once(tmp_path_factory, "site-table",
-                lambda folder: built(small_model_dir, SITE_TABLE.read_text(encoding="utf-8"), folder))
+    return once(
+        tmp_path_factory,
+        "site-table",
+        lambda folder: built(small_model_dir, SITE_TABLE.read_text(encoding="utf-8"), folder),
+    )
 
 
 CHAPTER_FIGURES = Path(__file__).resolve().parent / "chapter_figures.txt"
@@ -334,7 +370,7 @@ def text_blocks(text: str) -> dict:
     blocks, label = {}, None
     for line in text.splitlines():
         if line.startswith("(") and ")" in line:
-            label = line[1:line.index(")")]
+            label = line[1 : line.index(")")]
             blocks[label] = []
         if label is not None:
             blocks[label].append(line)

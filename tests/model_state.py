@@ -9,13 +9,23 @@ def model_state(model) -> dict:
     """The model's state, copied (the values cloned, so a later change in place shows)."""
     tensors = [*model.named_parameters(remove_duplicate=False), *model.named_buffers(remove_duplicate=False)]
     return {
-        "tensors": {name: {"values": tensor.detach().clone(), "storage": tensor.data_ptr(), "shape": tuple(tensor.shape),
-                           "dtype": tensor.dtype, "device": tensor.device, "requires_grad": tensor.requires_grad}
-                    for name, tensor in tensors},
+        "tensors": {
+            name: {
+                "values": tensor.detach().clone(),
+                "storage": tensor.data_ptr(),
+                "shape": tuple(tensor.shape),
+                "dtype": tensor.dtype,
+                "device": tensor.device,
+                "requires_grad": tensor.requires_grad,
+            }
+            for name, tensor in tensors
+        },
         "training": {name: module.training for name, module in model.named_modules()},
         "hook functions": {name: list(point.functions) for name, point in model.hook_points.items()},
-        "torch hooks": {name: (len(module._forward_hooks), len(module._forward_pre_hooks), len(module._backward_hooks))
-                        for name, module in model.named_modules()},
+        "torch hooks": {
+            name: (len(module._forward_hooks), len(module._forward_pre_hooks), len(module._backward_hooks))
+            for name, module in model.named_modules()
+        },
     }
 
 
@@ -34,6 +44,9 @@ def changes(before: dict, model) -> list[str]:
         if was["shape"] == now["shape"] and not torch.equal(was["values"], now["values"].to(was["device"])):
             found.append(f"{name}: its values changed")
     for key in ("training", "hook functions", "torch hooks"):
-        found += [f"{key} of {name}: {before[key].get(name)} -> {after[key].get(name)}"
-                  for name in sorted(before[key].keys() | after[key].keys()) if before[key].get(name) != after[key].get(name)]
+        found += [
+            f"{key} of {name}: {before[key].get(name)} -> {after[key].get(name)}"
+            for name in sorted(before[key].keys() | after[key].keys())
+            if before[key].get(name) != after[key].get(name)
+        ]
     return found

@@ -18,9 +18,40 @@ from pathlib import Path
 
 from figures.toolkit.terms import SPACE_TERM, TERMS, Term
 
-BLOCKS = {"p", "li", "ul", "ol", "div", "section", "figure", "figcaption", "h1", "h2", "h3", "h4", "summary",
-          "details", "pre", "label", "option", "button", "nav", "header", "footer", "main", "br", "td", "th", "tr",
-          "span", "a", "code", "strong", "cite", "em"}
+BLOCKS = {
+    "p",
+    "li",
+    "ul",
+    "ol",
+    "div",
+    "section",
+    "figure",
+    "figcaption",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "summary",
+    "details",
+    "pre",
+    "label",
+    "option",
+    "button",
+    "nav",
+    "header",
+    "footer",
+    "main",
+    "br",
+    "td",
+    "th",
+    "tr",
+    "span",
+    "a",
+    "code",
+    "strong",
+    "cite",
+    "em",
+}
 INLINE = {"span", "a", "code", "strong", "cite", "em"}  # within a sentence: no break
 ATTRIBUTES = ("alt", "aria-label", "title", "placeholder")
 WORDS = {"title", "text", "labels", "subtitle", "value", "description"}  # a Vega spec's keys that hold words
@@ -162,7 +193,7 @@ def sentence_at(text: str, start: int, end: int) -> str:
     """The sentence (or line) that holds text[start:end]."""
     before = [m.end() for m in SENTENCE_END.finditer(text, 0, start)]
     after = SENTENCE_END.search(text, end)
-    return text[before[-1] if before else 0:after.start() if after else len(text)]
+    return text[before[-1] if before else 0 : after.start() if after else len(text)]
 
 
 def unexplained(html: str) -> dict:

@@ -64,8 +64,12 @@ def load_weights(model_dir: str | Path) -> Weights:
         if not name.startswith("transformer.") and not name.startswith("lm_head."):
             name = "transformer." + name
         tensors[name] = tensor.to(DTYPE)
-    return Weights(tensors=tensors, n_layer=int(config["n_layer"]), n_head=int(config["n_head"]),
-                   eps=float(config.get("layer_norm_epsilon", 1e-5)))
+    return Weights(
+        tensors=tensors,
+        n_layer=int(config["n_layer"]),
+        n_head=int(config["n_head"]),
+        eps=float(config.get("layer_norm_epsilon", 1e-5)),
+    )
 
 
 def layer_norm(x: torch.Tensor, gain: torch.Tensor, bias: torch.Tensor, eps: float) -> torch.Tensor:
@@ -77,7 +81,7 @@ def layer_norm(x: torch.Tensor, gain: torch.Tensor, bias: torch.Tensor, eps: flo
 
 def gelu_new(x: torch.Tensor) -> torch.Tensor:
     """GPT-2's GELU, the tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
-    return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
+    return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
 
 
 def conv1d(x: torch.Tensor, weights: Weights, prefix: str) -> torch.Tensor:
@@ -117,8 +121,7 @@ def mlp_layer(x: torch.Tensor, weights: Weights, layer: int) -> torch.Tensor:
 
 def readout(residual: torch.Tensor, weights: Weights) -> torch.Tensor:
     """Read-out probabilities of residual states (..., d_model): softmax(ln_f(x) @ wte.T), (..., vocab)."""
-    normed = layer_norm(residual, weights["transformer.ln_f.weight"], weights["transformer.ln_f.bias"],
-                        weights.eps)
+    normed = layer_norm(residual, weights["transformer.ln_f.weight"], weights["transformer.ln_f.bias"], weights.eps)
     logits = normed @ weights["transformer.wte.weight"].T  # (..., vocab)
     return torch.softmax(logits, dim=-1)
 
@@ -134,10 +137,10 @@ def forward(weights: Weights, ids: list[int]) -> Reference:
     for layer in range(weights.n_layer):
         p = f"transformer.h.{layer}"
         attn_out, pattern = attention_layer(
-            layer_norm(x, weights[p + ".ln_1.weight"], weights[p + ".ln_1.bias"], eps), weights, layer)
+            layer_norm(x, weights[p + ".ln_1.weight"], weights[p + ".ln_1.bias"], eps), weights, layer
+        )
         x = x + attn_out
-        x = x + mlp_layer(layer_norm(x, weights[p + ".ln_2.weight"], weights[p + ".ln_2.bias"], eps),
-                          weights, layer)
+        x = x + mlp_layer(layer_norm(x, weights[p + ".ln_2.weight"], weights[p + ".ln_2.bias"], eps), weights, layer)
         residuals.append(x)
         patterns.append(pattern)
     residual = torch.stack(residuals)  # (stages, position, d_model)
@@ -152,6 +155,7 @@ def reference(model_dir: str | Path, ids: list[int]) -> Reference:
 
 # ---------------------------------------------------------------------------------------------- how it works
 
+
 def head_query_keys(weights: Weights, ids: list[int], layer: int, head: int, query: int) -> tuple:
     """One head's query at `query` and the keys of tokens 0..query (0-based), from the reference pass:
     (q (d_head,), k (query + 1, d_head), the head's shares from that query (query + 1,))."""
@@ -163,7 +167,7 @@ def head_query_keys(weights: Weights, ids: list[int], layer: int, head: int, que
     q, k, _ = conv1d(normed, weights, p + ".attn.c_attn").split(d_model, dim=-1)  # each (position, d_model)
     columns = slice(head * d_head, (head + 1) * d_head)
     _, pattern = attention_layer(normed, weights, layer)
-    return q[query, columns], k[:query + 1, columns], pattern[head, query, :query + 1]
+    return q[query, columns], k[: query + 1, columns], pattern[head, query, : query + 1]
 
 
 def _residual_before(weights: Weights, ids: list[int], layer: int) -> torch.Tensor:
@@ -189,8 +193,10 @@ def ledger(weights: Weights, ids: list[int], position: int, target: int, versus:
     eps, n_layer = weights.eps, weights.n_layer
     ids_t = torch.tensor(ids, dtype=torch.long)
     x = weights["transformer.wte.weight"][ids_t] + weights["transformer.wpe.weight"][torch.arange(len(ids))]
-    parts = [("token embedding", None, weights["transformer.wte.weight"][ids[position]]),
-             ("position embedding", None, weights["transformer.wpe.weight"][position])]
+    parts = [
+        ("token embedding", None, weights["transformer.wte.weight"][ids[position]]),
+        ("position embedding", None, weights["transformer.wpe.weight"][position]),
+    ]
     heads, neurons = [], []
     for layer in range(n_layer):
         p = f"transformer.h.{layer}"
@@ -198,11 +204,18 @@ def ledger(weights: Weights, ids: list[int], position: int, target: int, versus:
         attn_out, pattern = attention_layer(normed, weights, layer)
         d_model = normed.shape[-1]
         d_head = d_model // weights.n_head
-        v = conv1d(normed, weights, p + ".attn.c_attn")[:, 2 * d_model:]  # (position, d_model)
-        mixed = torch.cat([pattern[h] @ v[:, h * d_head:(h + 1) * d_head] for h in range(weights.n_head)], dim=-1)
+        v = conv1d(normed, weights, p + ".attn.c_attn")[:, 2 * d_model :]  # (position, d_model)
+        mixed = torch.cat([pattern[h] @ v[:, h * d_head : (h + 1) * d_head] for h in range(weights.n_head)], dim=-1)
         w_o = weights[p + ".attn.c_proj.weight"]
-        heads.append(([mixed[position, h * d_head:(h + 1) * d_head] @ w_o[h * d_head:(h + 1) * d_head]
-                       for h in range(weights.n_head)], weights[p + ".attn.c_proj.bias"]))
+        heads.append(
+            (
+                [
+                    mixed[position, h * d_head : (h + 1) * d_head] @ w_o[h * d_head : (h + 1) * d_head]
+                    for h in range(weights.n_head)
+                ],
+                weights[p + ".attn.c_proj.bias"],
+            )
+        )
         x = x + attn_out
         parts.append(("attention", layer, attn_out[position]))
         normed2 = layer_norm(x, weights[p + ".ln_2.weight"], weights[p + ".ln_2.bias"], eps)
@@ -236,8 +249,16 @@ def ledger(weights: Weights, ids: list[int], position: int, target: int, versus:
     )
 
 
-def knockout(weights: Weights, ids: list[int], position: int, target: int, part: str, layer: int,
-             head: int | None = None, again: bool = False) -> tuple[float, int]:
+def knockout(
+    weights: Weights,
+    ids: list[int],
+    position: int,
+    target: int,
+    part: str,
+    layer: int,
+    head: int | None = None,
+    again: bool = False,
+) -> tuple[float, int]:
     """The target's probability and rank at `position` when one part's output is zero at every position:
     part "attention" or "feed-forward" of `layer`, or "head" `head` of `layer` (its mixed values zero before
     the output projection, whose bias stays). again: the same part taken out at every later layer too, which no
@@ -253,9 +274,9 @@ def knockout(weights: Weights, ids: list[int], position: int, target: int, part:
         if part == "head" and out:
             d_model = normed.shape[-1]
             d_head = d_model // weights.n_head
-            v = conv1d(normed, weights, p + ".attn.c_attn")[:, 2 * d_model:]
-            mixed = torch.cat([pattern[h] @ v[:, h * d_head:(h + 1) * d_head] for h in range(weights.n_head)], dim=-1)
-            mixed[:, head * d_head:(head + 1) * d_head] = 0.0
+            v = conv1d(normed, weights, p + ".attn.c_attn")[:, 2 * d_model :]
+            mixed = torch.cat([pattern[h] @ v[:, h * d_head : (h + 1) * d_head] for h in range(weights.n_head)], dim=-1)
+            mixed[:, head * d_head : (head + 1) * d_head] = 0.0
             attn_out = conv1d(mixed, weights, p + ".attn.c_proj")
         if not (part == "attention" and out):
             x = x + attn_out
@@ -299,8 +320,8 @@ def _patched_layer(weights: Weights, x: torch.Tensor, layer: int, kept: dict, pa
     _, pattern = attention_layer(normed, weights, layer)  # (heads, query, key)
     n_pos, d_model = normed.shape
     d_head = d_model // weights.n_head
-    v = conv1d(normed, weights, p + ".attn.c_attn")[:, 2 * d_model:]  # (key, d_model)
-    z = torch.stack([pattern[h] @ v[:, h * d_head:(h + 1) * d_head] for h in range(weights.n_head)], dim=1)
+    v = conv1d(normed, weights, p + ".attn.c_attn")[:, 2 * d_model :]  # (key, d_model)
+    z = torch.stack([pattern[h] @ v[:, h * d_head : (h + 1) * d_head] for h in range(weights.n_head)], dim=1)
     z = _put_back("z", layer, z, kept, patch)  # (position, heads, d_head)
     attn_out = conv1d(z.reshape(n_pos, d_model), weights, p + ".attn.c_proj")
     x = x + _put_back("attn_out", layer, attn_out, kept, patch)
@@ -323,8 +344,9 @@ def patch_run(weights: Weights, ids: list[int], patch=None) -> tuple[torch.Tenso
 def diff_and_p(weights: Weights, final: torch.Tensor, position: int, target: int, versus: int) -> tuple[float, float]:
     """From the stream after the last layer (position, d_model): the logits ln_f(x) @ wte.T at `position`, and
     (logit[target] - logit[versus], softmax(logits)[target])."""
-    normed = layer_norm(final[position], weights["transformer.ln_f.weight"], weights["transformer.ln_f.bias"],
-                        weights.eps)
+    normed = layer_norm(
+        final[position], weights["transformer.ln_f.weight"], weights["transformer.ln_f.bias"], weights.eps
+    )
     logits = normed @ weights["transformer.wte.weight"].T  # (vocab,)
     return (logits[target] - logits[versus]).item(), torch.softmax(logits, dim=-1)[target].item()
 
@@ -334,9 +356,19 @@ def unpatched(weights: Weights, ids: list[int], position: int, target: int, vers
     return diff_and_p(weights, patch_run(weights, ids)[0], position, target, versus)
 
 
-def patched(weights: Weights, clean_ids: list[int], corrupted_ids: list[int], position: int, target: int,
-            versus: int, site: str, layer: int, index: int, clean: dict | None = None,
-            again: bool = False) -> tuple[float, float]:
+def patched(
+    weights: Weights,
+    clean_ids: list[int],
+    corrupted_ids: list[int],
+    position: int,
+    target: int,
+    versus: int,
+    site: str,
+    layer: int,
+    index: int,
+    clean: dict | None = None,
+    again: bool = False,
+) -> tuple[float, float]:
     """The corrupted run with one activation of the clean run put back: `site` in PATCH_SITES at `layer`
     (0-based; resid_pre also at n_layer, the stream after the last layer), at position `index`, or head `index`
     at every position for "z". `clean`: the clean run's kept activations (patch_run's second value), to save
@@ -351,6 +383,7 @@ def patched(weights: Weights, clean_ids: list[int], corrupted_ids: list[int], po
 
 
 # ---------------------------------------------------------------------------------------------- head roles
+
 
 def head_role_scores(weights: Weights, text_ids: list[int], sequence_ids: list[int], length: int) -> dict:
     """Every head's score for each role, {role: [layer][head] floats}, from the reference's float64 shares, with

@@ -64,19 +64,34 @@ class Layer(nn.Module):
         self.config = config
         self.q, self.k, self.v, self.o = (nn.Linear(d, d, bias=False) for _ in range(4))
         self.up, self.down = nn.Linear(d, config.n_inner, bias=False), nn.Linear(config.n_inner, d, bias=False)
-        names = ("hook_q", "hook_k", "hook_v", "hook_attn_scores", "hook_pattern", "hook_z", "hook_pre", "hook_post",
-                 "hook_resid_pre", "hook_resid_mid", "hook_resid_post", "hook_attn_out", "hook_mlp_out")
+        names = (
+            "hook_q",
+            "hook_k",
+            "hook_v",
+            "hook_attn_scores",
+            "hook_pattern",
+            "hook_z",
+            "hook_pre",
+            "hook_post",
+            "hook_resid_pre",
+            "hook_resid_mid",
+            "hook_resid_post",
+            "hook_attn_out",
+            "hook_mlp_out",
+        )
         for name in names:
             setattr(self, name, HookPoint())
 
     def attend(self, x: torch.Tensor, past: tuple | None) -> torch.Tensor:
         shape = (*x.shape[:-1], self.config.n_head, self.config.d_head)
-        q, k, v = (hook(linear(x).view(shape)) for hook, linear in
-                   ((self.hook_q, self.q), (self.hook_k, self.k), (self.hook_v, self.v)))
+        q, k, v = (
+            hook(linear(x).view(shape))
+            for hook, linear in ((self.hook_q, self.q), (self.hook_k, self.k), (self.hook_v, self.v))
+        )
         if past is not None:
             k, v = (torch.cat([kept.expand(len(x), -1, -1, -1), t], dim=1) for kept, t in zip(past, (k, v)))
         q, k, v = (t.transpose(1, 2) for t in (q, k, v))  # (batch, heads, position, d_head)
-        fits = q @ k.transpose(2, 3) / self.config.d_head ** 0.5
+        fits = q @ k.transpose(2, 3) / self.config.d_head**0.5
         earlier = k.size(2) - x.size(1)
         hidden = torch.ones(x.size(1), k.size(2), dtype=torch.bool, device=x.device).triu(earlier + 1)
         fits = self.hook_attn_scores(fits.masked_fill(hidden, torch.finfo(fits.dtype).min))
@@ -106,8 +121,13 @@ class ToyModel(LanguageModel):
         for layer, module in enumerate(self.layers):
             for name, point in module.named_children():
                 if isinstance(point, HookPoint):
-                    prefix = "attn." if name in ("hook_q", "hook_k", "hook_v", "hook_attn_scores", "hook_pattern",
-                                                 "hook_z") else "mlp." if name in ("hook_pre", "hook_post") else ""
+                    prefix = (
+                        "attn."
+                        if name in ("hook_q", "hook_k", "hook_v", "hook_attn_scores", "hook_pattern", "hook_z")
+                        else "mlp."
+                        if name in ("hook_pre", "hook_post")
+                        else ""
+                    )
                     self._points[f"blocks.{layer}.{prefix}{name}"] = point
         for name, point in self._points.items():
             point.name = name
@@ -144,16 +164,22 @@ class ToyModel(LanguageModel):
     def layer_weights(self, layer: int) -> LayerWeights:
         block, config = self.layers[layer], self.config
         zeros = torch.zeros(config.n_embd, device=self.device)
-        return LayerWeights(block.o.weight.T.view(config.n_head, config.d_head, config.n_embd), zeros,
-                            block.up.weight.T, block.down.weight.T, zeros)
+        return LayerWeights(
+            block.o.weight.T.view(config.n_head, config.d_head, config.n_embd),
+            zeros,
+            block.up.weight.T,
+            block.down.weight.T,
+            zeros,
+        )
 
     def part_of(self, parameter: str) -> str:
         if parameter.split(".")[-2:-1] in (["q"], ["k"], ["v"], ["o"]):
             return "attention"
         if parameter.split(".")[-2:-1] in (["up"], ["down"]):
             return "feed-forward"
-        return {"norm": "layer norm", "embed_tokens.weight": "embedding",
-                "unembed_tokens.weight": "embedding"}.get(parameter, "other")
+        return {"norm": "layer norm", "embed_tokens.weight": "embedding", "unembed_tokens.weight": "embedding"}.get(
+            parameter, "other"
+        )
 
     def checkpoint_names(self) -> dict:
         return {name: name for name in self.state_dict()}

@@ -20,6 +20,22 @@ from figsite.capture.text_pass import TextCapture, run_text
 from figsite.model.load import Loaded, load, model_info, random_gpt2
 from figsite.model.tokens import gpt2_tokenizer, token_bytes, token_ids, token_text, tokenized
 
-__all__ = ["Loaded", "NEURONS_SHOWN", "TextCapture", "capture_run", "gpt2_tokenizer", "knockouts", "ledger", "load",
-           "model_info", "patchings", "random_gpt2", "run_text", "scores", "token_bytes", "token_ids", "token_text",
-           "tokenized"]
+__all__ = [
+    "Loaded",
+    "NEURONS_SHOWN",
+    "TextCapture",
+    "capture_run",
+    "gpt2_tokenizer",
+    "knockouts",
+    "ledger",
+    "load",
+    "model_info",
+    "patchings",
+    "random_gpt2",
+    "run_text",
+    "scores",
+    "token_bytes",
+    "token_ids",
+    "token_text",
+    "tokenized",
+]

@@ -27,8 +27,12 @@ from figsite.model.tokens import token_ids, token_text
 SHORT_TEXT = 128  # tokens: a text up to this long is short for _threads_left_for_drawing
 
 
-def capture_run(loaded: Loaded, asks: Asks, each: Callable[[list[str]], Iterable[str]] = lambda texts: texts,
-                on_step: Callable[[Run], None] = lambda run: None) -> Run:
+def capture_run(
+    loaded: Loaded,
+    asks: Asks,
+    each: Callable[[list[str]], Iterable[str]] = lambda texts: texts,
+    on_step: Callable[[Run], None] = lambda run: None,
+) -> Run:
     """Runs the model once per distinct text and gathers the Run: what every figure asks, merged
     (sitegen.pipeline.gather_asks): its texts, each with the target it tracks or None, and its parts, by part name
     (figsite.capture.parts). `each` wraps the list of texts, for a progress display.
@@ -38,8 +42,12 @@ def capture_run(loaded: Loaded, asks: Asks, each: Callable[[list[str]], Iterable
     other processes, while the model works on. The Run returned is the same whatever the steps.
     """
     parts = registered()
-    run = Run(model=loaded.info, slugs=slugs_for(list(asks.texts)),
-              parameters=parameter_counts(loaded), environment=environment(loaded))
+    run = Run(
+        model=loaded.info,
+        slugs=slugs_for(list(asks.texts)),
+        parameters=parameter_counts(loaded),
+        environment=environment(loaded),
+    )
     reading = Reading(loaded, run, asks)
     in_file = [part for part in parts if part.in_parts_file]
     if any(reading.asks(part) for part in in_file):
@@ -55,8 +63,9 @@ def capture_run(loaded: Loaded, asks: Asks, each: Callable[[list[str]], Iterable
     return run
 
 
-def _read_text(reading: Reading, parts: Sequence[Part[Any]], text: str, target: str | None,
-               on_step: Callable[[Run], None]) -> None:
+def _read_text(
+    reading: Reading, parts: Sequence[Part[Any]], text: str, target: str | None, on_step: Callable[[Run], None]
+) -> None:
     """One text: its pass (doing what the parts need of it), its data into the run, then each part's answers."""
     run = reading.run
     plan = functools.reduce(operator.or_, (part.plan(reading.asks(part), text) for part in parts), PassPlan())

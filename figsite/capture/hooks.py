@@ -32,8 +32,10 @@ def at_each_layer(n_layer: int, name: str, function_of_layer: Callable[[int], H]
 
 def keep_into(kept: MutableMapping[K, torch.Tensor], key: K) -> HookFunction:
     """A hook that keeps the first text's activation under `key` (the batch dimension dropped)."""
+
     def hook(activation: torch.Tensor, _name: str) -> None:
         kept[key] = activation[0]
+
     return hook
 
 
@@ -47,8 +49,7 @@ def together(*hook_sets: Mapping[str, HookFunction]) -> dict[str, list[HookFunct
 
 
 @torch.no_grad()
-def run_with_hooks(loaded: Loaded, ids: Sequence[int], hooks: HookFunctions,
-                   layers_only: bool = False) -> torch.Tensor:
+def run_with_hooks(loaded: Loaded, ids: Sequence[int], hooks: HookFunctions, layers_only: bool = False) -> torch.Tensor:
     """Runs the model over one text's token ids with `hooks` ({hook point name: function or [functions]}) added,
     and takes them off again whatever happens. layers_only: the embedding and the layers, without the read-out,
     whose scores the capture works out where it reads them: the stream after the last layer (1, position,

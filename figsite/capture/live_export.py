@@ -89,7 +89,8 @@ class LiveModel(nn.Module):
 
         hooks: dict[str, list[HookFunction]] = {
             point(0, "hook_resid_pre"): [keep_stage],
-            **at_each_layer(n_layer, "hook_resid_post", lambda _layer: [keep_stage])}
+            **at_each_layer(n_layer, "hook_resid_post", lambda _layer: [keep_stage]),
+        }
         for layer in range(n_layer):
             hooks[point(layer, "attn.hook_pattern")] = [lambda pattern, _name: shares.append(pattern)]
         with model.hooks(hooks):
@@ -102,8 +103,7 @@ class LiveModel(nn.Module):
         top_scores, top_ids = logits.topk(TOP_K, dim=-1)  # (S, T, TOP_K)
         chosen = logits.index_select(-1, follow)  # (S, T, K)
         ranks = _ranks(logits, chosen)
-        return (torch.cat(shares), top_ids, torch.exp(top_scores - top) / total, torch.exp(chosen - top) / total,
-                ranks)
+        return (torch.cat(shares), top_ids, torch.exp(top_scores - top) / total, torch.exp(chosen - top) / total, ranks)
 
 
 def _totals(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -175,11 +175,23 @@ def export(loaded: Loaded, folder: Path, max_tokens: int = 64, *, file_bytes: in
     (folder / TOKENIZER_FILE).write_text(loaded.tokenizer.backend.to_str(), encoding="utf-8")
     files = [_described_file(folder, name) for name in [GRAPH_FILE, *data_files]]
     described = _described_values(config)
-    return {"format": FORMAT, "model": loaded.info, "n_layer": config.n_layer, "n_head": config.n_head,
-            "vocab_size": config.vocab_size, "max_tokens": max_tokens, "top_k": TOP_K, "stages": config.n_layer + 1,
-            "opset": OPSET, "graph": GRAPH_FILE, "files": files, "tokenizer": _described_file(folder, TOKENIZER_FILE),
-            "start_id": getattr(loaded.tokenizer, "start_id", None),
-            "inputs": described[:len(INPUTS)], "outputs": described[len(INPUTS):]}
+    return {
+        "format": FORMAT,
+        "model": loaded.info,
+        "n_layer": config.n_layer,
+        "n_head": config.n_head,
+        "vocab_size": config.vocab_size,
+        "max_tokens": max_tokens,
+        "top_k": TOP_K,
+        "stages": config.n_layer + 1,
+        "opset": OPSET,
+        "graph": GRAPH_FILE,
+        "files": files,
+        "tokenizer": _described_file(folder, TOKENIZER_FILE),
+        "start_id": getattr(loaded.tokenizer, "start_id", None),
+        "inputs": described[: len(INPUTS)],
+        "outputs": described[len(INPUTS) :],
+    }
 
 
 def _described_file(folder: Path, name: str) -> DescribedFile:
@@ -190,10 +202,14 @@ def _described_values(config: ModelConfig) -> list[DescribedValue]:
     """The graph's inputs and outputs, [{"name", "dtype", "shape"}], INPUTS then OUTPUTS."""
     stages = config.n_layer + 1
     shapes: dict[str, tuple[str, list[int | str]]] = {
-        "input_ids": ("int64", [1, "T"]), "follow": ("int64", ["K"]),
+        "input_ids": ("int64", [1, "T"]),
+        "follow": ("int64", ["K"]),
         "shares": ("float32", [config.n_layer, config.n_head, "T", "T"]),
-        "top_ids": ("int64", [stages, "T", TOP_K]), "top_probs": ("float32", [stages, "T", TOP_K]),
-        "follow_probs": ("float32", [stages, "T", "K"]), "follow_ranks": ("int64", [stages, "T", "K"])}
+        "top_ids": ("int64", [stages, "T", TOP_K]),
+        "top_probs": ("float32", [stages, "T", TOP_K]),
+        "follow_probs": ("float32", [stages, "T", "K"]),
+        "follow_ranks": ("int64", [stages, "T", "K"]),
+    }
     return [{"name": name, "dtype": shapes[name][0], "shape": shapes[name][1]} for name in INPUTS + OUTPUTS]
 
 
@@ -213,9 +229,17 @@ def _traced(model: LanguageModel, max_tokens: int) -> onnx.ModelProto:
     try:
         with warnings.catch_warnings(), torch.no_grad():
             warnings.simplefilter("ignore")
-            program = torch.onnx.export(LiveModel(model).eval(), (ids, follow), dynamo=True, verbose=False,
-                                        opset_version=OPSET, input_names=list(INPUTS), output_names=list(OUTPUTS),
-                                        dynamic_shapes=dynamic, optimize=True)
+            program = torch.onnx.export(
+                LiveModel(model).eval(),
+                (ids, follow),
+                dynamo=True,
+                verbose=False,
+                opset_version=OPSET,
+                input_names=list(INPUTS),
+                output_names=list(OUTPUTS),
+                dynamic_shapes=dynamic,
+                optimize=True,
+            )
     finally:
         registration.setLevel(level)
     # dynamo=True: the exporter returns its ONNXProgram (None only from the older, TorchScript-based one)
@@ -272,15 +296,23 @@ def _split_large(graph: onnx.GraphProto, weights: set[str], limit: int) -> None:
         per_block = math.ceil(rows / math.ceil(len(tensor.raw_data) / limit))
         blocks = []
         for number, first in enumerate(range(0, rows, per_block)):
-            block = helper.make_tensor(f"{tensor.name}.{number}", tensor.data_type,
-                                       [min(per_block, rows - first), *tensor.dims[1:]],
-                                       tensor.raw_data[first * row_bytes:(first + per_block) * row_bytes], raw=True)
+            block = helper.make_tensor(
+                f"{tensor.name}.{number}",
+                tensor.data_type,
+                [min(per_block, rows - first), *tensor.dims[1:]],
+                tensor.raw_data[first * row_bytes : (first + per_block) * row_bytes],
+                raw=True,
+            )
             blocks.append(block)
         del graph.initializer[index]
         for offset, block in enumerate(blocks):
             graph.initializer.insert(index + offset, block)
-        graph.node.insert(0, helper.make_node("Concat", [block.name for block in blocks], [tensor.name],
-                                              name=f"join_{tensor.name}", axis=0))
+        graph.node.insert(
+            0,
+            helper.make_node(
+                "Concat", [block.name for block in blocks], [tensor.name], name=f"join_{tensor.name}", axis=0
+            ),
+        )
 
 
 def _write_external(graph: onnx.GraphProto, folder: Path, file_bytes: int) -> list[str]:
@@ -325,14 +357,17 @@ def session(folder: Path, threads: int = 0) -> onnxruntime.InferenceSession:
     return onnxruntime.InferenceSession(str(Path(folder) / GRAPH_FILE), options, providers=["CPUExecutionProvider"])
 
 
-def run(folder_or_session: Path | onnxruntime.InferenceSession, ids: Sequence[int],
-        follow: Sequence[int]) -> dict[str, NDArray[numpy.float32] | NDArray[numpy.int64]]:
+def run(
+    folder_or_session: Path | onnxruntime.InferenceSession, ids: Sequence[int], follow: Sequence[int]
+) -> dict[str, NDArray[numpy.float32] | NDArray[numpy.int64]]:
     """The export's outputs for one text's token ids and the followed tokens: {name: numpy array}."""
     import numpy
 
     live = folder_or_session if hasattr(folder_or_session, "run") else session(folder_or_session)
-    arrays = live.run(list(OUTPUTS), {"input_ids": numpy.asarray([ids], dtype=numpy.int64),
-                                      "follow": numpy.asarray(follow, dtype=numpy.int64)})
+    arrays = live.run(
+        list(OUTPUTS),
+        {"input_ids": numpy.asarray([ids], dtype=numpy.int64), "follow": numpy.asarray(follow, dtype=numpy.int64)},
+    )
     return dict(zip(OUTPUTS, arrays))
 
 
@@ -353,8 +388,10 @@ def main(argv: list[str] | None = None) -> None:
     manifest = export(loaded, Path(folder), int(max_tokens))
     took = time.perf_counter() - start
     print(json.dumps(manifest, indent=1))
-    print(f"export: {took:.1f} s; {sum(f['bytes'] for f in manifest['files']):,} bytes in {len(manifest['files'])} "
-          f"files; peak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MiB")
+    print(
+        f"export: {took:.1f} s; {sum(f['bytes'] for f in manifest['files']):,} bytes in {len(manifest['files'])} "
+        f"files; peak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MiB"
+    )
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ def scores_of(model: LanguageModel, stages: list[torch.Tensor]) -> Iterator[torc
     n = len(stages[0])
     per_product = max(1, READOUT_ROWS // n)
     for first in range(0, len(stages), per_product):
-        rows = torch.stack(stages[first:first + per_product])  # (stages, position, d_model)
+        rows = torch.stack(stages[first : first + per_product])  # (stages, position, d_model)
         yield from model.read_out(rows)  # (stages, position, vocab)
 
 
@@ -52,8 +52,7 @@ class StageReader:
     (stages, positions, vocabulary) array is ever held.
     """
 
-    def __init__(self, model: LanguageModel, n: int, positions: list[int], target_id: int | None,
-                 keep: bool) -> None:
+    def __init__(self, model: LanguageModel, n: int, positions: list[int], target_id: int | None, keep: bool) -> None:
         self.model, self.n, self.positions, self.target_id = model, n, positions, target_id
         self.index = torch.tensor(positions, dtype=torch.long, device=model.device)
         self.stages = 0  # stages seen so far
@@ -78,15 +77,17 @@ class StageReader:
     def hooks(self, n_layer: int) -> dict[str, HookFunction]:
         """Its hooks at every stage of the residual stream, (1, position, d_model): blocks.0.hook_resid_pre (stage
         0, after the embedding) and blocks.L.hook_resid_post (stage L + 1)."""
+
         def read(residual: torch.Tensor, _name: str) -> None:
             self.add(residual[0])
+
         return {point(0, "hook_resid_pre"): read, **at_each_layer(n_layer, "hook_resid_post", lambda _layer: read)}
 
     def _read_waiting(self) -> None:
         rows = torch.cat(self.waiting)  # (stages x positions, d_model)
         self.waiting = []
         for first in range(0, len(rows), READOUT_ROWS):
-            logits = self.model.read_out(rows[first:first + READOUT_ROWS])  # (rows, vocab)
+            logits = self.model.read_out(rows[first : first + READOUT_ROWS])  # (rows, vocab)
             # The most likely tokens have the highest scores; only their probabilities are worked out, as
             # exp(score - log of the softmax total) in float64.
             top_score, top_id = logits.topk(TOP_K, dim=-1)  # (rows, TOP_K)

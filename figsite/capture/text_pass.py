@@ -42,8 +42,9 @@ class TextCapture:
 
 
 @torch.no_grad()  # the read-outs too: nothing here is trained, and autograd would keep every stage's scores
-def run_text(loaded: Loaded, text: str, target: str | None = None, positions: list[int] | None = None,
-             keep_stages: bool = False) -> TextCapture:
+def run_text(
+    loaded: Loaded, text: str, target: str | None = None, positions: list[int] | None = None, keep_stages: bool = False
+) -> TextCapture:
     """Runs the model once over `text` and turns what it computed into plain data, layer by layer.
 
     The read-out at stage s is the final layer norm and the unembedding applied to the residual stream
@@ -66,26 +67,39 @@ def run_text(loaded: Loaded, text: str, target: str | None = None, positions: li
     readout, target_p = reader.finish()
     heads = attention.finish() if long else {}
     # token() of no start token: {"id", "text"}, then "p"
-    target_data = (cast(TargetTrack, {**token(target_id, token_text(loaded, target_id)), "p": target_p})
-                   if target_id is not None else None)
+    target_data = (
+        cast(TargetTrack, {**token(target_id, token_text(loaded, target_id)), "p": target_p})
+        if target_id is not None
+        else None
+    )
     start = getattr(loaded.tokenizer, "start_id", None)  # the model's start token: first, marked as the model's own
     records = [token(i, token_text(loaded, i), start=p == 0 and i == start) for p, i in enumerate(ids)]
-    data = text_file(loaded.info, text, records,
-                     list(heads) if long else cast("list[list[list[list[float]]]]", attention.layers),  # all filled
-                     readout, target_data, long)
+    data = text_file(
+        loaded.info,
+        text,
+        records,
+        list(heads) if long else cast("list[list[list[list[float]]]]", attention.layers),  # all filled
+        readout,
+        target_data,
+        long,
+    )
     return TextCapture(data, shapes_record(n, shapes, model.config.vocab_size), heads, reader.kept)
 
 
 def _shape_hooks(n_layer: int, shapes: dict[str, list[int]]) -> dict[str, HookFunction]:
     """Hooks that write down the shape of the numbers after the embedding and after each layer, batch dimension
     dropped, into `shapes` ("embedding", "layer 1", ...: the order the pass reaches them)."""
+
     def record(step: str) -> HookFunction:
         def hook(activation: torch.Tensor, _name: str) -> None:
             shapes[step] = list(activation.shape[1:])
+
         return hook
 
-    return {point(0, "hook_resid_pre"): record("embedding"),
-            **at_each_layer(n_layer, "hook_resid_post", lambda layer: record(f"layer {layer + 1}"))}
+    return {
+        point(0, "hook_resid_pre"): record("embedding"),
+        **at_each_layer(n_layer, "hook_resid_post", lambda layer: record(f"layer {layer + 1}")),
+    }
 
 
 class AttentionSink:
@@ -102,8 +116,9 @@ class AttentionSink:
 
     def hooks(self) -> dict[str, HookFunction]:
         """Its hook at each layer's shares, blocks.L.attn.hook_pattern: (1, heads, query, key)."""
-        return at_each_layer(self.n_layer, "attn.hook_pattern",
-                             lambda layer: lambda pattern, _name: self.add(layer, pattern[0]))
+        return at_each_layer(
+            self.n_layer, "attn.hook_pattern", lambda layer: lambda pattern, _name: self.add(layer, pattern[0])
+        )
 
     def add(self, layer: int, shares: torch.Tensor) -> None:
         shares = shares.float().cpu()  # (heads, query, key)

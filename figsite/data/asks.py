@@ -49,8 +49,10 @@ class Asks:
     def key(self) -> dict[str, list[list[object]]]:
         """What of the asks keys the run's cache entry before the figures are resolved: the texts with their targets,
         and the config's values the parts are worked out from (the parts themselves need the tokens)."""
-        return {"asks": [list(item) for item in self.config],
-                "texts": sorted([text, target] for text, target in self.texts.items())}
+        return {
+            "asks": [list(item) for item in self.config],
+            "texts": sorted([text, target] for text, target in self.texts.items()),
+        }
 
 
 def config_of(kind: str, values: Mapping[str, object], *keys: str) -> tuple[ConfigItem, ...]:

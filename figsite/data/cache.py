@@ -38,9 +38,21 @@ CACHE_FORMAT = "gpt2-figures-cache/1"  # the entries' own layout (manifest.json,
 # a changed constant never reuses an old entry. The code that computes the run is versioned by key()'s `versions`.
 CAPTURE_VERSION = format_version()
 
-__all__ = ["default_dir", "file_sha256", "key", "keep", "keep_folder", "load", "memo", "memo_each", "model_identity",
-           "recall", "recall_each", "recall_folder", "store"]
-
+__all__ = [
+    "default_dir",
+    "file_sha256",
+    "key",
+    "keep",
+    "keep_folder",
+    "load",
+    "memo",
+    "memo_each",
+    "model_identity",
+    "recall",
+    "recall_each",
+    "recall_folder",
+    "store",
+]
 
 
 def default_dir() -> Path:
@@ -55,15 +67,23 @@ def key(identity: ModelIdentity, asks: Asks, device: str, versions: Mapping[str,
     """The entry's name: a digest of everything that determines the run. `asks`: what the figures ask of it, merged
     (sitegen.pipeline.gather_asks), keyed before the figures are resolved (Asks.key). `versions`: the versions of
     the code that computes the run, derived from its source (figsite.capture.parts.versions)."""
-    inputs = {**asks.key(), "cache": CACHE_FORMAT, "capture": CAPTURE_VERSION, "versions": versions or {},
-              "model": identity, "device": device}
+    inputs = {
+        **asks.key(),
+        "cache": CACHE_FORMAT,
+        "capture": CAPTURE_VERSION,
+        "versions": versions or {},
+        "model": identity,
+        "device": device,
+    }
     return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
 
 
 # ---------------------------------------------------------------------------------------------- entries
 
-def load(folder: Path, entry_key: str, log: Callable[[str], object] = lambda message: None
-         ) -> tuple[Run, Tokens] | None:
+
+def load(
+    folder: Path, entry_key: str, log: Callable[[str], object] = lambda message: None
+) -> tuple[Run, Tokens] | None:
     """(run, tokens) from the entry, or None on a miss. A damaged entry is removed and counts as a miss.
 
     `tokens` maps each text and target to its tokens' texts, so that the config can be checked without
@@ -119,11 +139,15 @@ def store(folder: Path, entry_key: str, run: Run, tokens: Tokens) -> None:
 
 
 def _not_kept(folder: Path, exc: OSError) -> None:
-    warn(f"the cache at {folder} could not be written ({reason(exc)}); the site is built anyway, and the next "
-         "build runs the model again (--cache DIR or --no-cache to choose)", once=("cache written", str(folder)))
+    warn(
+        f"the cache at {folder} could not be written ({reason(exc)}); the site is built anyway, and the next "
+        "build runs the model again (--cache DIR or --no-cache to choose)",
+        once=("cache written", str(folder)),
+    )
 
 
 # ---------------------------------------------------------------------------------------------- assets
+
 
 def memo(folder: Path | None, parts: Sequence[object], compute: Callable[[], bytes]) -> bytes:
     """Bytes that depend only on `parts` (a figure's page data), computed once and kept.
@@ -137,8 +161,9 @@ def memo(folder: Path | None, parts: Sequence[object], compute: Callable[[], byt
     return raw
 
 
-def memo_each(folder: Path | None, parts: Sequence[object], names: Sequence[str], compute: Callable[[], list[bytes]]
-              ) -> list[bytes]:
+def memo_each(
+    folder: Path | None, parts: Sequence[object], names: Sequence[str], compute: Callable[[], list[bytes]]
+) -> list[bytes]:
     """memo for several files at once (a page's downloads): compute() returns the bytes of each of `names`, all
     made again where any is missing."""
     kept = recall_each(folder, parts, names)
@@ -172,8 +197,10 @@ def _recall_at(folder: Path, path: Path) -> bytes | None:
             if hashlib.sha256(raw).hexdigest() == checksum.read_text(encoding="ascii").strip():
                 return raw
     except (OSError, UnicodeDecodeError) as exc:
-        warn(f"the cache at {folder} could not be read ({exc}); what it would hold is made again",
-             once=("cache read", str(folder)))
+        warn(
+            f"the cache at {folder} could not be read ({exc}); what it would hold is made again",
+            once=("cache read", str(folder)),
+        )
     return None
 
 
@@ -207,8 +234,10 @@ def recall_folder(folder: Path | None, parts: Sequence[object], files: Mapping[s
             return kept
         shutil.rmtree(kept, ignore_errors=True)
     except OSError as exc:
-        warn(f"the cache at {folder} could not be read ({reason(exc)}); what it would hold is made again",
-             once=("cache read", str(folder)))
+        warn(
+            f"the cache at {folder} could not be read ({reason(exc)}); what it would hold is made again",
+            once=("cache read", str(folder)),
+        )
     return None
 
 

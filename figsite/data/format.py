@@ -19,10 +19,28 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import cast
 
 from figsite.data.part_records import PartsFile
-from figsite.data.records import (Comparison, Guess, HeadFile, ModelRecord, ReadoutCell, Shapes, TargetTrack,
-                                  TextData, Token)
-from figsite.data.run import (DATA_FORMAT, HEAD_FORMAT, JS_CALLBACK, LONG_DATA_FORMAT, MIN_SHARE, PARTS_FORMAT,
-                              RUN_FORMAT, SHARE_UNIT, head_file_text)
+from figsite.data.records import (
+    Comparison,
+    Guess,
+    HeadFile,
+    ModelRecord,
+    ReadoutCell,
+    Shapes,
+    TargetTrack,
+    TextData,
+    Token,
+)
+from figsite.data.run import (
+    DATA_FORMAT,
+    HEAD_FORMAT,
+    JS_CALLBACK,
+    LONG_DATA_FORMAT,
+    MIN_SHARE,
+    PARTS_FORMAT,
+    RUN_FORMAT,
+    SHARE_UNIT,
+    head_file_text,
+)
 
 TOP_K = 10  # read-out tokens kept per stage and position
 ATTENTION_DECIMALS = 6  # rounding error 5e-7, well inside the promised 1e-4
@@ -31,10 +49,18 @@ DIGITS = 9  # significant digits of a float32 value in data/parts.json: enough t
 DISTANCE_DIGITS = 6  # significant digits of a comparison's distance: a tiny one stays visible, 0 stays 0
 DENSE_LIMIT = 1_000_000  # shares in all heads; a text with more is written in format 3 (one file per head)
 
-CONSTANTS = {"formats": [DATA_FORMAT, LONG_DATA_FORMAT, HEAD_FORMAT, RUN_FORMAT, PARTS_FORMAT],
-             "share unit": SHARE_UNIT, "min share": MIN_SHARE, "callback": JS_CALLBACK, "top": TOP_K,
-             "attention decimals": ATTENTION_DECIMALS, "probability decimals": PROBABILITY_DECIMALS,
-             "digits": DIGITS, "distance digits": DISTANCE_DIGITS, "dense limit": DENSE_LIMIT}
+CONSTANTS = {
+    "formats": [DATA_FORMAT, LONG_DATA_FORMAT, HEAD_FORMAT, RUN_FORMAT, PARTS_FORMAT],
+    "share unit": SHARE_UNIT,
+    "min share": MIN_SHARE,
+    "callback": JS_CALLBACK,
+    "top": TOP_K,
+    "attention decimals": ATTENTION_DECIMALS,
+    "probability decimals": PROBABILITY_DECIMALS,
+    "digits": DIGITS,
+    "distance digits": DISTANCE_DIGITS,
+    "dense limit": DENSE_LIMIT,
+}
 
 
 def version() -> int:
@@ -45,24 +71,44 @@ def version() -> int:
 
 # ---------------------------------------------------------------------------------------------- a text's data
 
+
 def is_long(n_layer: int, n_head: int, n: int) -> bool:
     """Whether a text of n tokens is written in format 3: its shares over all heads would exceed DENSE_LIMIT."""
     return n_layer * n_head * n * (n + 1) // 2 > DENSE_LIMIT
 
 
-def text_file(model: ModelRecord, text: str, tokens: list[Token], attention: list[list[list[list[float]]]] | list[str],
-              readout: list[list[ReadoutCell | None]], target: TargetTrack | None, long: bool) -> TextData:
+def text_file(
+    model: ModelRecord,
+    text: str,
+    tokens: list[Token],
+    attention: list[list[list[list[float]]]] | list[str],
+    readout: list[list[ReadoutCell | None]],
+    target: TargetTrack | None,
+    long: bool,
+) -> TextData:
     """A text's data file. attention: format 1's [layer][head][query] lists, or for a long text (format 3) the
     names of its head files; tokens: [{"id", "text"}]; target: {"id", "text", "p"} or None."""
     data: TextData
     if long:  # `long` says which attention was handed: the head files' names
         files = cast("list[str]", attention)
-        data = {"format": LONG_DATA_FORMAT, "model": model, "text": text, "tokens": tokens,
-                "attention": {"files": files, "unit": SHARE_UNIT, "min_share": MIN_SHARE}, "readout": readout}
+        data = {
+            "format": LONG_DATA_FORMAT,
+            "model": model,
+            "text": text,
+            "tokens": tokens,
+            "attention": {"files": files, "unit": SHARE_UNIT, "min_share": MIN_SHARE},
+            "readout": readout,
+        }
     else:  # the shares, [layer][head][query]
         shares = cast("list[list[list[list[float]]]]", attention)
-        data = {"format": DATA_FORMAT, "model": model, "text": text, "tokens": tokens, "attention": shares,
-                "readout": readout}
+        data = {
+            "format": DATA_FORMAT,
+            "model": model,
+            "text": text,
+            "tokens": tokens,
+            "attention": shares,
+            "readout": readout,
+        }
     if target is not None:
         data["target"] = target
     return data
@@ -80,13 +126,15 @@ def token(token_id: int, text: str, start: bool = False) -> Token:
 def attention_lists(heads: Sequence[Sequence[Sequence[float]]]) -> list[list[list[float]]]:
     """One layer's shares, [head][query][key] over every key -> format 1's [head][query] -> the shares over keys
     0..query, rounded (the rest is masked: a token never looks right)."""
-    return [[[round(share, ATTENTION_DECIMALS) for share in row[: query + 1]]
-             for query, row in enumerate(head)]
-            for head in heads]
+    return [
+        [[round(share, ATTENTION_DECIMALS) for share in row[: query + 1]] for query, row in enumerate(head)]
+        for head in heads
+    ]
 
 
-def head_files(names: list[str], layer: int | None, keys: list[int], units: list[int], counts: list[list[int]]
-               ) -> dict[str, str]:
+def head_files(
+    names: list[str], layer: int | None, keys: list[int], units: list[int], counts: list[list[int]]
+) -> dict[str, str]:
     """Format 3's head files (file name -> the file's text): each head's shares of MIN_SHARE or more, as integers
     in SHARE_UNIT, per query.
 
@@ -99,8 +147,8 @@ def head_files(names: list[str], layer: int | None, keys: list[int], units: list
         if layer is not None:
             payload["layer"], payload["head"] = layer, index
         for count in counts[index]:
-            payload["keys"].append(keys[at:at + count])
-            payload["shares"].append(units[at:at + count])
+            payload["keys"].append(keys[at : at + count])
+            payload["shares"].append(units[at : at + count])
             at += count
         files[name] = head_file_text(payload)  # as text: a long text's heads would take gigabytes as numbers
     return files
@@ -125,6 +173,7 @@ def readout_cell(token_ids: list[int], probabilities: list[float]) -> ReadoutCel
 
 # ---------------------------------------------------------------------------------------------- the run record
 
+
 def shapes_record(n: int, measured: Mapping[str, list[int]], vocab_size: int) -> Shapes:
     """The shapes of a text's numbers as the run record writes them: its token ids, what the pass measured
     ("embedding", "layer 1", ...) and the scores, which have the model's own output's shape (position, vocab)."""
@@ -133,11 +182,15 @@ def shapes_record(n: int, measured: Mapping[str, list[int]], vocab_size: int) ->
 
 def comparison(a: str, b: str, shared: int, distance: Sequence[Sequence[float]]) -> Comparison:
     """A comparison of two texts: the tokens they share at the start, and distance[stage][position]."""
-    return {"texts": [a, b], "shared": shared,
-            "distance": [[float(f"{d:.{DISTANCE_DIGITS}g}") for d in row] for row in distance]}
+    return {
+        "texts": [a, b],
+        "shared": shared,
+        "distance": [[float(f"{d:.{DISTANCE_DIGITS}g}") for d in row] for row in distance],
+    }
 
 
 # ---------------------------------------------------------------------------------------------- data/parts.json
+
 
 def parts_file(names: list[str]) -> PartsFile:
     """data/parts.json before its entries: one list per part that writes there, in the registry's order."""

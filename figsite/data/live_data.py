@@ -31,16 +31,29 @@ class Dataset:
     about: str
 
 
-PANELS = Dataset("panels", ("l", "h", "u"), (
-    "a row per head (h < n_head) and per layer's average (h == n_head), by l then h, as figures.heads.panel_rows "
-    "writes them less 't'; then one more row, {l: n_layer, h: n_head}: the average of all heads, (l)'s view 'all'. "
-    f"u: the lower triangle of the shares, row after row (query q's shares to keys 0..q), in units of 1/{PER_SHARE}, "
-    "integers."))
-TOP = Dataset("top", ("stage", "q", "rank", "token", "id", "p"), (
-    f"the {TOP_K} most likely next tokens (rank 1..{TOP_K}; token: as the pages write it) at each stage (0: before any "
-    "layer, s: after layer s) and position, by stage, then q, then rank."))
-FOLLOW = Dataset("follow", ("stage", "q", "p", "rank"), (
-    "the followed token at each stage and position (rank 1 = most likely), by stage then q."))
+PANELS = Dataset(
+    "panels",
+    ("l", "h", "u"),
+    (
+        "a row per head (h < n_head) and per layer's average (h == n_head), by l then h, as figures.heads.panel_rows "
+        "writes them less 't'; then one more row, {l: n_layer, h: n_head}: the average of all heads, (l)'s view 'all'. "
+        f"u: the lower triangle of the shares, row after row (query q's shares to keys 0..q), in units of 1/{PER_SHARE}, "
+        "integers."
+    ),
+)
+TOP = Dataset(
+    "top",
+    ("stage", "q", "rank", "token", "id", "p"),
+    (
+        f"the {TOP_K} most likely next tokens (rank 1..{TOP_K}; token: as the pages write it) at each stage (0: before any "
+        "layer, s: after layer s) and position, by stage, then q, then rank."
+    ),
+)
+FOLLOW = Dataset(
+    "follow",
+    ("stage", "q", "p", "rank"),
+    ("the followed token at each stage and position (rank 1 = most likely), by stage then q."),
+)
 DATASETS = {dataset.name: dataset for dataset in (PANELS, TOP, FOLLOW)}
 
 
@@ -52,18 +65,25 @@ class Table:
     columns: tuple[str, ...]
 
 
-TABLES = {table.name: table for table in (
-    Table("shares", ("layer", "head", "position", "token", "looks_at_position", "looks_at_token", "share")),
-    Table("top", (STAGE_COLUMN, "position", "token", "rank", "next_token_id", "next_token", "probability")),
-    Table("followed", ("followed_id", "followed_token", STAGE_COLUMN, "position", "token", "probability", "rank")),
-)}
+TABLES = {
+    table.name: table
+    for table in (
+        Table("shares", ("layer", "head", "position", "token", "looks_at_position", "looks_at_token", "share")),
+        Table("top", (STAGE_COLUMN, "position", "token", "rank", "next_token_id", "next_token", "probability")),
+        Table("followed", ("followed_id", "followed_token", STAGE_COLUMN, "position", "token", "probability", "rank")),
+    )
+}
 
 
 def empty(n_layer: int, n_head: int) -> dict[str, list[dict[str, object]]]:
     """Placeholder datasets for a text of one token: every share on it, every chance 0, the followed token ranked 1."""
     panels = [{"l": l, "h": h, "u": [PER_SHARE]} for l in range(n_layer) for h in range(n_head + 1)]
-    return {PANELS.name: panels + [{"l": n_layer, "h": n_head, "u": [PER_SHARE]}],
-            TOP.name: [{"stage": s, "q": 0, "rank": r, "token": "", "id": -1, "p": 0.0}
-                       for s in range(n_layer + 1) for r in range(1, TOP_K + 1)],
-            FOLLOW.name: [{"stage": s, "q": 0, "p": 0.0, "rank": 1} for s in range(n_layer + 1)]}
-
+    return {
+        PANELS.name: panels + [{"l": n_layer, "h": n_head, "u": [PER_SHARE]}],
+        TOP.name: [
+            {"stage": s, "q": 0, "rank": r, "token": "", "id": -1, "p": 0.0}
+            for s in range(n_layer + 1)
+            for r in range(1, TOP_K + 1)
+        ],
+        FOLLOW.name: [{"stage": s, "q": 0, "p": 0.0, "rank": 1} for s in range(n_layer + 1)],
+    }

@@ -14,8 +14,10 @@ from pathlib import Path
 
 from figsite.data import paths
 
-ALLOWED = ("a hub id, a directory saved with save_pretrained, or 'random'; for a hub id optionally '@' and a "
-           "revision, such as 'EleutherAI/pythia-160m@step3000'; for 'random' optionally '@' and a seed, 'random@7'")
+ALLOWED = (
+    "a hub id, a directory saved with save_pretrained, or 'random'; for a hub id optionally '@' and a "
+    "revision, such as 'EleutherAI/pythia-160m@step3000'; for 'random' optionally '@' and a seed, 'random@7'"
+)
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from figsite.records import Parameters as Parameters, WeightCounts as WeightCoun
 
 # ---------------------------------------------------------------------------------------------- a text's data
 
+
 class TokenRef(TypedDict):
     """A token as the data name it: its id and its text decoded alone (" animal"; part of a character: "<E2 80>")."""
 

@@ -31,10 +31,31 @@ from figsite.data import paths
 from figsite.data.asks import Asks
 from figsite.data.paths import AVERAGE_FILE, head_file
 from figsite.data.model_numbers import ModelNumbers
-from figsite.data.part_records import (KnockoutEntry, LedgerEntry, PartEntry, PartName, PartsFile,
-                                       PatchingEntry, RolesEntry, ScoresEntry)
-from figsite.data.records import (Comparison, Environment, Guess, HeadFile, LensEntry, ModelRecord, Parameters,
-                                  RunRecord, Shapes, TextData, TextEntry, Token, TokenRef)
+from figsite.data.part_records import (
+    KnockoutEntry,
+    LedgerEntry,
+    PartEntry,
+    PartName,
+    PartsFile,
+    PatchingEntry,
+    RolesEntry,
+    ScoresEntry,
+)
+from figsite.data.records import (
+    Comparison,
+    Environment,
+    Guess,
+    HeadFile,
+    LensEntry,
+    ModelRecord,
+    Parameters,
+    RunRecord,
+    Shapes,
+    TextData,
+    TextEntry,
+    Token,
+    TokenRef,
+)
 from figsite.data.token_texts import TokenTexts
 
 RUN_FORMAT = "gpt2-figures-run/1"
@@ -72,7 +93,9 @@ class Run(ModelNumbers):
     # weights by part, feed-forward shapes (the capture counts them). Every run the capture makes or the cache reads
     # has both records; one made by hand without them (a test's) holds {} and is never asked for them.
     parameters: Parameters = field(default_factory=lambda: cast("Parameters", {}))
-    environment: Environment = field(default_factory=lambda: cast("Environment", {}))  # torch, tokenizers, device, dtype
+    environment: Environment = field(
+        default_factory=lambda: cast("Environment", {})
+    )  # torch, tokenizers, device, dtype
     vocab: dict[int, str] = field(default_factory=dict)  # token id -> text, for every id a read-out mentions
     # (text, file name) -> a long text's head file, as written (text)
     heads: dict[tuple[str, str], str] = field(default_factory=dict)
@@ -197,8 +220,9 @@ class Run(ModelNumbers):
         (figsite.capture.parts.registered()), handed in, since the data layer sits below the capture. A run that the
         model is still filling may not hold it yet."""
         by_name = {part.name: part for part in parts}
-        return (all(text in self.texts for text in asks.texts)
-                and all(by_name[name].answered(self, asked) for name, asked in asks.parts.items()))
+        return all(text in self.texts for text in asks.texts) and all(
+            by_name[name].answered(self, asked) for name, asked in asks.parts.items()
+        )
 
     # ------------------------------------------------------------------------------------------ attention
 
@@ -233,8 +257,10 @@ class Run(ModelNumbers):
         if data["format"] != LONG_DATA_FORMAT:  # not is_long(text)
             return [list(enumerate(r)) for r in data["attention"][layer][head]]
         payload = self.head_payload(text, head_file(layer, head))
-        return [[(k, u * SHARE_UNIT) for k, u in zip(keys, shares)]
-                for keys, shares in zip(payload["keys"], payload["shares"])]
+        return [
+            [(k, u * SHARE_UNIT) for k, u in zip(keys, shares)]
+            for keys, shares in zip(payload["keys"], payload["shares"])
+        ]
 
     def share(self, text: str, layer: int, head: int, query: int, key: int) -> float:
         """One share, 0-based; 0 where a long text's file left it out (below 0.5%)."""
@@ -258,8 +284,11 @@ class Run(ModelNumbers):
     def head_files(self, text: str) -> dict[str, str]:
         """For a long text: each head file's path in the site, by view ('5-4' is layer 5, head 4; 'all')."""
         slug = self.slugs[text]
-        files = {f"{l + 1}-{h + 1}": self.in_data(paths.head_data(slug, head_file(l, h)))
-                 for l in range(self.model["n_layer"]) for h in range(self.model["n_head"])}
+        files = {
+            f"{l + 1}-{h + 1}": self.in_data(paths.head_data(slug, head_file(l, h)))
+            for l in range(self.model["n_layer"])
+            for h in range(self.model["n_head"])
+        }
         files["all"] = self.in_data(paths.head_data(slug, AVERAGE_FILE))
         return files
 
@@ -271,19 +300,26 @@ class Run(ModelNumbers):
 
     def record(self) -> RunRecord:
         """The run record written to data/run.json: everything but the per-text data files."""
-        record: RunRecord = {"format": RUN_FORMAT, "model": self.model, "environment": self.environment,
-                             "parameters": self.parameters,
-                             "vocab": {str(i): t for i, t in sorted(self.vocab.items())},
-                             "texts": [self._text_entry(t) for t in self.texts],
-                             "comparisons": self.comparisons}
+        record: RunRecord = {
+            "format": RUN_FORMAT,
+            "model": self.model,
+            "environment": self.environment,
+            "parameters": self.parameters,
+            "vocab": {str(i): t for i, t in sorted(self.vocab.items())},
+            "texts": [self._text_entry(t) for t in self.texts],
+            "comparisons": self.comparisons,
+        }
         if self.parts:  # last, as its key always was
             record["parts"] = self.in_data(paths.PARTS)
         return record
 
     def _text_entry(self, text: str) -> TextEntry:
         """A text in the run record: its data file, its shapes, and a lens figure's text its lens (last)."""
-        entry: TextEntry = {"text": text, "data": self.in_data(paths.text_data(self.slugs[text])),
-                            "shapes": self.shapes[text]}
+        entry: TextEntry = {
+            "text": text,
+            "data": self.in_data(paths.text_data(self.slugs[text])),
+            "shapes": self.shapes[text],
+        }
         if text in self.lens:
             entry["lens"] = self.lens[text]
         return entry
@@ -329,9 +365,14 @@ class Run(ModelNumbers):
         """A run read back from its data files; `read(path under data/)` returns a file's text."""
         remembered = _Remembered(read)
         record: RunRecord = json.loads(remembered(paths.RUN_RECORD))  # the record as `record()` wrote it
-        run = cls(model=record["model"], parameters=record["parameters"], environment=record["environment"],
-                  vocab={int(i): t for i, t in record["vocab"].items()}, comparisons=record["comparisons"],
-                  _read=remembered.texts)
+        run = cls(
+            model=record["model"],
+            parameters=record["parameters"],
+            environment=record["environment"],
+            vocab={int(i): t for i, t in record["vocab"].items()},
+            comparisons=record["comparisons"],
+            _read=remembered.texts,
+        )
         if "parts" in record:
             run.parts = json.loads(remembered(paths.PARTS))
         for entry in record["texts"]:
@@ -369,7 +410,7 @@ def read_head_file(content: str) -> HeadFile:
     prefix, suffix = f"{JS_CALLBACK}(", ");\n"
     if not (content.startswith(prefix) and content.endswith(suffix)):
         raise ValueError("not a head file")
-    payload: HeadFile = json.loads(content[len(prefix):-len(suffix)])  # as head_file_text wrote it
+    payload: HeadFile = json.loads(content[len(prefix) : -len(suffix)])  # as head_file_text wrote it
     return payload
 
 

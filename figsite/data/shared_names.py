@@ -49,8 +49,12 @@ BACKDROP = "backdrop"
 NARROW_PX = 480  # a column narrower than this (a phone) draws a figure's narrow chart (figures.kind narrow_chart)
 # The hint above a drawing wider than its column: its words with a mouse and on a touch screen, then what it shows
 # where the marks stand for the text's tokens, or else (the build writes it above a phone's drawing, the script later).
-SCROLL_HINT = {"mouse": "Scroll sideways", "touch": "Swipe sideways", "columns": " to see every position",
-               "whole": " to see the whole chart"}
+SCROLL_HINT = {
+    "mouse": "Scroll sideways",
+    "touch": "Swipe sideways",
+    "columns": " to see every position",
+    "whole": " to see the whole chart",
+}
 
 # The live page's datasets and downloads (figsite.data.live_data): {name: [its fields, in order]}, {name: [columns]}.
 LIVE_DATASETS = {name: list(dataset.fields) for name, dataset in live_data.DATASETS.items()}
@@ -61,11 +65,37 @@ FOLLOW_NAME = live_data.FOLLOW_NAME  # the param of the followed token's text
 # What templates/js/shared/names.js exports, each under its name here.
 # TOP_K (the read-out's tokens kept per stage and position) and PER_SHARE (a share's units) are the live page's: its
 # datasets and downloads lay out the model's outputs as the build's data files do.
-FOR_SCRIPTS = ("TOKEN_PARAMS", "TOKEN", "POSITION", "FROM", "DESCRIPTION", "KEY_WORDS", "VIEW", "NAMES",
-               "LEFT_OUT_SIGNAL", "SHARES", "ATTENTION_META", "LOADS_META", "RENDERER_META", "CLICKS_META", "WITHIN_META",
-               "PICK", "BACKDROP", "NARROW_PX", "SCROLL_HINT", "LEFT_OUT",
-               "MIN_SHARE", "TOP_K", "PER_SHARE", "LIVE_DATASETS", "LIVE_TABLES",
-               "LIVE_PANELS", "LIVE_TOP", "LIVE_FOLLOW", "FOLLOW_NAME")
+FOR_SCRIPTS = (
+    "TOKEN_PARAMS",
+    "TOKEN",
+    "POSITION",
+    "FROM",
+    "DESCRIPTION",
+    "KEY_WORDS",
+    "VIEW",
+    "NAMES",
+    "LEFT_OUT_SIGNAL",
+    "SHARES",
+    "ATTENTION_META",
+    "LOADS_META",
+    "RENDERER_META",
+    "CLICKS_META",
+    "WITHIN_META",
+    "PICK",
+    "BACKDROP",
+    "NARROW_PX",
+    "SCROLL_HINT",
+    "LEFT_OUT",
+    "MIN_SHARE",
+    "TOP_K",
+    "PER_SHARE",
+    "LIVE_DATASETS",
+    "LIVE_TABLES",
+    "LIVE_PANELS",
+    "LIVE_TOP",
+    "LIVE_FOLLOW",
+    "FOLLOW_NAME",
+)
 
 
 class TokenOption(TypedDict):
@@ -95,9 +125,16 @@ def token_row(chart: Mapping[str, Any]) -> list[TokenOption]:
         return []
     signal = next(signal for signal in chart["signals"] if signal["name"] == name)
     options, labels = signal["bind"]["options"], signal["bind"].get("labels") or signal["bind"]["options"]
-    return [{"value": value, "text": str(label).split(": ", 1)[-1], "chosen": value == signal.get("value"),
-             "number": _number(value, label), "start": str(label).startswith("0: ")}  # readers number a start token 0
-            for value, label in zip(options, labels)]
+    return [
+        {
+            "value": value,
+            "text": str(label).split(": ", 1)[-1],
+            "chosen": value == signal.get("value"),
+            "number": _number(value, label),
+            "start": str(label).startswith("0: "),
+        }  # readers number a start token 0
+        for value, label in zip(options, labels)
+    ]
 
 
 def _number(value: int, label: object) -> int:
@@ -109,16 +146,20 @@ def _number(value: int, label: object) -> int:
 
 def for_script() -> dict[str, object]:
     """Everything the scripts share with the figures: {name: value}, each name as this module spells it."""
-    return {name: list(value) if isinstance(value, tuple) else value
-            for name, value in ((name, globals()[name]) for name in FOR_SCRIPTS)}
+    return {
+        name: list(value) if isinstance(value, tuple) else value
+        for name, value in ((name, globals()[name]) for name in FOR_SCRIPTS)
+    }
 
 
 def script_module() -> str:
     """templates/js/shared/names.js: every name of for_script() as an exported constant of an ES module."""
-    lines = ["// The names the pages' scripts share with the figures' Python. Written by figsite/data/shared_names.py:",
-             "//   python -m figsite.data.shared_names > templates/js/shared/names.js",
-             "// Do not edit: change shared_names.py and write it again (tests/unit/test_shared_names.py checks it).",
-             ""]
+    lines = [
+        "// The names the pages' scripts share with the figures' Python. Written by figsite/data/shared_names.py:",
+        "//   python -m figsite.data.shared_names > templates/js/shared/names.js",
+        "// Do not edit: change shared_names.py and write it again (tests/unit/test_shared_names.py checks it).",
+        "",
+    ]
     lines += [f"export const {name} = {json.dumps(value)};" for name, value in for_script().items()]
     return "\n".join(lines) + "\n"
 

@@ -22,8 +22,12 @@ import torch
 from torch import nn
 
 # What a checkpoint's weights may be called, in order: one file, or an index of shards.
-WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin",
-                "pytorch_model.bin.index.json")
+WEIGHT_FILES = (
+    "model.safetensors",
+    "model.safetensors.index.json",
+    "pytorch_model.bin",
+    "pytorch_model.bin.index.json",
+)
 # A family's config class -> its model class, for the families whose checkpoints hold the model's own names.
 NAMED: dict[type[ModelConfig], type[LanguageModel]] = {LlamaConfig: LlamaForCausalLM, NeoXConfig: GPTNeoXForCausalLM}
 
@@ -84,8 +88,9 @@ def _state_of(model: GPT2LMHeadModel, raw: Mapping[str, torch.Tensor]) -> dict[s
 NOT_WEIGHTS = r"(rotary_emb\.inv_freq|\.attention\.bias|\.attention\.masked_bias)$"
 
 
-def named_from_weights(model_class: type[LanguageModel], config: ModelConfig,
-                       raw: Mapping[str, torch.Tensor]) -> LanguageModel:
+def named_from_weights(
+    model_class: type[LanguageModel], config: ModelConfig, raw: Mapping[str, torch.Tensor]
+) -> LanguageModel:
     """A model of `model_class` whose checkpoint stores its weights under the model's own names (its
     checkpoint_names: a tied weight stored once), from the checkpoint's tensors `raw`, in float32."""
     with torch.device("meta"):  # no weights drawn: the checkpoint's are taken as they are
@@ -113,9 +118,14 @@ def _check_fit(model: nn.Module, state: Mapping[str, torch.Tensor]) -> None:
     unexpected = sorted(state.keys() - expected.keys())
     wrong = sorted(name for name in expected.keys() & state.keys() if tuple(state[name].shape) != tuple(expected[name]))
     if missing or unexpected or wrong:
-        said = [f"{len(names)} {what} (first {names[0]})" for what, names in
-                (("missing", missing), ("unexpected", unexpected)) if names]
+        said = [
+            f"{len(names)} {what} (first {names[0]})"
+            for what, names in (("missing", missing), ("unexpected", unexpected))
+            if names
+        ]
         if wrong:
-            said.append(f"{len(wrong)} of the wrong shape (first {wrong[0]}: {tuple(state[wrong[0]].shape)} stored, "
-                        f"{tuple(expected[wrong[0]])} by the config)")
+            said.append(
+                f"{len(wrong)} of the wrong shape (first {wrong[0]}: {tuple(state[wrong[0]].shape)} stored, "
+                f"{tuple(expected[wrong[0]])} by the config)"
+            )
         raise ValueError("the weights do not fit the config: " + "; ".join(said))

@@ -33,5 +33,9 @@ def environment(loaded: Loaded) -> Environment:
     """The software and device the run used, for the record on every page."""
     import tokenizers
 
-    return {"torch": torch.__version__, "tokenizers": tokenizers.__version__,
-            "device": loaded.device, "dtype": str(next(loaded.model.parameters()).dtype).replace("torch.", "")}
+    return {
+        "torch": torch.__version__,
+        "tokenizers": tokenizers.__version__,
+        "device": loaded.device,
+        "dtype": str(next(loaded.model.parameters()).dtype).replace("torch.", ""),
+    }

@@ -34,8 +34,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from figsite.model.interface import (HookFunctions, HookPoint, LanguageModel, LayerWeights, NormWeights, Past,
-                                     hooks_added)
+from figsite.model.interface import (
+    HookFunctions,
+    HookPoint,
+    LanguageModel,
+    LayerWeights,
+    NormWeights,
+    Past,
+    hooks_added,
+)
 
 import torch
 from torch import nn
@@ -168,16 +175,21 @@ class Attention(nn.Module):
         self.n_head, self.n_embd = config.n_head, config.n_embd
         self.c_attn = Conv1D(config.n_embd, 3 * config.n_embd)  # query, key and value of every head at once
         self.c_proj = Conv1D(config.n_embd, config.n_embd)
-        self.scaling = (config.d_head ** -0.5 if config.scale_attn_weights else 1.0)
+        self.scaling = config.d_head**-0.5 if config.scale_attn_weights else 1.0
         if config.scale_attn_by_inverse_layer_idx:
             self.scaling /= float(layer + 1)
-        self.hook_q, self.hook_k, self.hook_v = HookPoint(), HookPoint(), HookPoint()  # (batch, position, heads, d_head)
+        self.hook_q, self.hook_k, self.hook_v = (
+            HookPoint(),
+            HookPoint(),
+            HookPoint(),
+        )  # (batch, position, heads, d_head)
         self.hook_attn_scores = HookPoint()  # (batch, heads, query, key): the fits, scaled and masked
         self.hook_pattern = HookPoint()  # (batch, heads, query, key): the shares
         self.hook_z = HookPoint()  # (batch, position, heads, d_head): the values mixed by the shares, per head
 
-    def forward(self, x: torch.Tensor, attention_mask: torch.Tensor | None = None,
-                past: tuple[torch.Tensor, ...] | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(
+        self, x: torch.Tensor, attention_mask: torch.Tensor | None = None, past: tuple[torch.Tensor, ...] | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """x: (batch, position, d_model) -> the output (batch, position, d_model), the shares (batch, heads,
         query, key). past: the keys and values of positions before x's, (1, heads, earlier, d_head) each, the same
         for every row (then attention_mask must say what each query may see, (1, 1, query, earlier + position))."""
@@ -224,8 +236,9 @@ class Block(nn.Module):
         self.hook_resid_pre, self.hook_resid_mid, self.hook_resid_post = HookPoint(), HookPoint(), HookPoint()
         self.hook_attn_out, self.hook_mlp_out = HookPoint(), HookPoint()
 
-    def forward(self, x: torch.Tensor, attention_mask: torch.Tensor | None = None,
-                past: tuple[torch.Tensor, ...] | None = None) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, attention_mask: torch.Tensor | None = None, past: tuple[torch.Tensor, ...] | None = None
+    ) -> torch.Tensor:
         resid_pre = self.hook_resid_pre(x)
         attention, _ = self.attn(self.ln_1(resid_pre), attention_mask, past)
         resid_mid = self.hook_resid_mid(self.hook_attn_out(attention) + resid_pre)
@@ -258,8 +271,9 @@ class Transformer(nn.Module):
         self.drop = nn.Identity()  # where GPT-2 trains with dropout (Hugging Face's module, kept in its place)
         self.h = nn.ModuleList(Block(config, layer) for layer in range(config.n_layer))
         self.ln_f = LayerNorm(config.n_embd, eps=config.layer_norm_epsilon)
-        self.hook_points = {hook_name(path): module for path, module in self.named_modules()
-                            if isinstance(module, HookPoint)}
+        self.hook_points = {
+            hook_name(path): module for path, module in self.named_modules() if isinstance(module, HookPoint)
+        }
         for name, point in self.hook_points.items():
             point.name = name
 
@@ -272,7 +286,9 @@ class Transformer(nn.Module):
         """Token ids (batch, position) -> the token and position embeddings added (batch, position, d_model)."""
         n = input_ids.size(1)
         embed = self.hook_embed(self.wte(input_ids))  # (batch, position, d_model)
-        pos_embed = self.hook_pos_embed(self.wpe(torch.arange(n, device=input_ids.device))[None])  # (1, position, d_model)
+        pos_embed = self.hook_pos_embed(
+            self.wpe(torch.arange(n, device=input_ids.device))[None]
+        )  # (1, position, d_model)
         stream: torch.Tensor = self.drop(embed + pos_embed)  # (batch, position, d_model)
         return stream
 
@@ -283,14 +299,22 @@ class Transformer(nn.Module):
         mask = causal_mask(earlier + x.size(1), x)  # (1, 1, query, key)
         mask = mask[..., earlier:, :] if earlier else mask  # the later queries' rows
         for layer in range(start, stop):
-            kept = None if past is None else tuple(t.transpose(1, 2) for t in past[layer])  # (1, heads, earlier, d_head)
+            kept = (
+                None if past is None else tuple(t.transpose(1, 2) for t in past[layer])
+            )  # (1, heads, earlier, d_head)
             x = self.h[layer](x, attention_mask=mask, past=kept)
         return x
 
     def forward(self, input_ids: torch.Tensor, output_attentions: bool = False) -> Output:
         attentions = []
-        keep = {f"blocks.{layer}.attn.hook_pattern": lambda shares, _name: attentions.append(shares)
-                for layer in range(len(self.h))} if output_attentions else {}
+        keep = (
+            {
+                f"blocks.{layer}.attn.hook_pattern": lambda shares, _name: attentions.append(shares)
+                for layer in range(len(self.h))
+            }
+            if output_attentions
+            else {}
+        )
         with self.hooks(keep):
             x = self.layers(self.embed(input_ids), 0, len(self.h))
         return Output(self.ln_f(x), tuple(attentions) if output_attentions else None)
@@ -351,8 +375,13 @@ class GPT2LMHeadModel(LanguageModel):
         """Conv1D stores (in, out): W_O's rows are the heads' outputs side by side, so a view splits them."""
         block, n_head = cast(Block, self.transformer.h[layer]), self.config.n_head  # h holds Blocks only
         w_o = block.attn.c_proj.weight  # (heads x d_head, d_model)
-        return LayerWeights(w_o.view(n_head, -1, w_o.size(-1)), block.attn.c_proj.bias,
-                            block.mlp.c_fc.weight, block.mlp.c_proj.weight, block.mlp.c_proj.bias)
+        return LayerWeights(
+            w_o.view(n_head, -1, w_o.size(-1)),
+            block.attn.c_proj.bias,
+            block.mlp.c_fc.weight,
+            block.mlp.c_proj.weight,
+            block.mlp.c_proj.bias,
+        )
 
     def part_of(self, parameter: str) -> WeightPart:
         """By Hugging Face's names: transformer.h.3.attn.c_attn.weight is the attention's."""

@@ -91,6 +91,7 @@ class HookPoint(nn.Module):
         return activation
 
     if TYPE_CHECKING:  # what calling the module (nn.Module.__call__, typed Any) runs: forward
+
         def __call__(self, activation: torch.Tensor) -> torch.Tensor: ...
 
 

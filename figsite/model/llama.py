@@ -42,7 +42,11 @@ from figsite.records import WeightPart
 
 MODEL_TYPES = ("llama", "mistral", "qwen2", "qwen3")
 ACTIVATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
-    "silu": F.silu, "gelu": F.gelu, "gelu_pytorch_tanh": lambda x: F.gelu(x, approximate="tanh"), "relu": F.relu}
+    "silu": F.silu,
+    "gelu": F.gelu,
+    "gelu_pytorch_tanh": lambda x: F.gelu(x, approximate="tanh"),
+    "relu": F.relu,
+}
 
 
 @dataclass(frozen=True)
@@ -95,11 +99,27 @@ class LlamaConfig:
         activation = values.get("hidden_act", "silu")
         if activation not in ACTIVATIONS:
             raise ValueError(f"hidden_act {activation!r}; allowed: {', '.join(ACTIVATIONS)}")
-        return cls(kind, values["vocab_size"], hidden, values["intermediate_size"], values["num_hidden_layers"],
-                   heads, kv_heads, d_head, values.get("max_position_embeddings", 2048),
-                   values.get("rms_norm_eps", 1e-6), rope.get("rope_theta", values.get("rope_theta", 10000.0)),
-                   int(d_head * factor), bias or kind == "qwen2", bias, bool(values.get("mlp_bias", False)),
-                   kind == "qwen3", window, activation, bool(values.get("tie_word_embeddings", False)))
+        return cls(
+            kind,
+            values["vocab_size"],
+            hidden,
+            values["intermediate_size"],
+            values["num_hidden_layers"],
+            heads,
+            kv_heads,
+            d_head,
+            values.get("max_position_embeddings", 2048),
+            values.get("rms_norm_eps", 1e-6),
+            rope.get("rope_theta", values.get("rope_theta", 10000.0)),
+            int(d_head * factor),
+            bias or kind == "qwen2",
+            bias,
+            bool(values.get("mlp_bias", False)),
+            kind == "qwen3",
+            window,
+            activation,
+            bool(values.get("tie_word_embeddings", False)),
+        )
 
     @property
     def n_weights(self) -> int:
@@ -142,8 +162,9 @@ def rotate(x: torch.Tensor, first: int, theta: float, rotary_dim: int) -> torch.
     rotary_dim numbers turned in pairs (i, i + rotary_dim / 2) by position x theta^(-2i / rotary_dim)."""
     if rotary_dim == 0:
         return x
-    inv_freq = 1.0 / (theta ** (torch.arange(0, rotary_dim, 2, dtype=torch.int64, device=x.device).float()
-                                / rotary_dim))
+    inv_freq = 1.0 / (
+        theta ** (torch.arange(0, rotary_dim, 2, dtype=torch.int64, device=x.device).float() / rotary_dim)
+    )
     positions = torch.arange(first, first + x.size(1), device=x.device).float()
     freqs = positions[:, None] * inv_freq  # (position, rotary_dim / 2)
     angles = torch.cat((freqs, freqs), dim=-1)[None, :, None]  # (1, position, 1, rotary_dim)
@@ -202,7 +223,7 @@ class Attention(nn.Module):
         group = config.n_head // config.n_kv_head
         k, v = (t.repeat_interleave(group, dim=2).transpose(1, 2) for t in (k, v))  # a copy per query head
         q = q.transpose(1, 2)  # (batch, heads, position, d_head)
-        fits = torch.matmul(q, k.transpose(2, 3)) * config.d_head ** -0.5  # (batch, heads, query, key)
+        fits = torch.matmul(q, k.transpose(2, 3)) * config.d_head**-0.5  # (batch, heads, query, key)
         fits = self.hook_attn_scores(fits + causal_mask(x.size(1), k.size(2), fits, config.sliding_window))
         shares = self.hook_pattern(F.softmax(fits, dim=-1, dtype=torch.float32).to(q.dtype))
         z = self.hook_z(torch.matmul(shares, v).transpose(1, 2))  # (batch, position, heads, d_head)
@@ -250,9 +271,14 @@ def hook_name(path: str) -> str:
     """A hook point's module path -> TransformerLens's name: model.layers.3.self_attn.hook_q ->
     blocks.3.attn.hook_q, model.layers.3.input_layernorm.hook_scale -> blocks.3.ln1.hook_scale,
     model.norm.hook_scale -> ln_final.hook_scale, model.hook_embed -> hook_embed."""
-    for old, new in ((r"^model\.", ""), (r"^layers\.", "blocks."), (r"\.self_attn\.", ".attn."),
-                     (r"\.input_layernorm\.", ".ln1."), (r"\.post_attention_layernorm\.", ".ln2."),
-                     (r"^norm\.", "ln_final.")):
+    for old, new in (
+        (r"^model\.", ""),
+        (r"^layers\.", "blocks."),
+        (r"\.self_attn\.", ".attn."),
+        (r"\.input_layernorm\.", ".ln1."),
+        (r"\.post_attention_layernorm\.", ".ln2."),
+        (r"^norm\.", "ln_final."),
+    ):
         path = re.sub(old, new, path)
     return path
 
@@ -280,8 +306,11 @@ class LlamaForCausalLM(LanguageModel):
         self.lm_head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
         if config.tie_word_embeddings:
             self.lm_head.weight = self.model.embed_tokens.weight
-        self._hook_points = {hook_name(path): module for path, module in self.named_modules()
-                             if isinstance(module, HookPoint) and not re.search(r"\.[qk]_norm\.", path)}
+        self._hook_points = {
+            hook_name(path): module
+            for path, module in self.named_modules()
+            if isinstance(module, HookPoint) and not re.search(r"\.[qk]_norm\.", path)
+        }
         for name, point in self._hook_points.items():
             point.name = name
 
@@ -321,9 +350,13 @@ class LlamaForCausalLM(LanguageModel):
         block, config = cast(Block, self.model.layers[layer]), self.config  # layers holds Blocks only
         o_proj, mlp = block.self_attn.o_proj, block.mlp
         zeros = torch.zeros(config.n_embd, device=self.device)
-        return LayerWeights(o_proj.weight.T.view(config.n_head, config.d_head, config.n_embd),
-                            zeros if o_proj.bias is None else o_proj.bias, mlp.gate_proj.weight.T,
-                            mlp.down_proj.weight.T, zeros if mlp.down_proj.bias is None else mlp.down_proj.bias)
+        return LayerWeights(
+            o_proj.weight.T.view(config.n_head, config.d_head, config.n_embd),
+            zeros if o_proj.bias is None else o_proj.bias,
+            mlp.gate_proj.weight.T,
+            mlp.down_proj.weight.T,
+            zeros if mlp.down_proj.bias is None else mlp.down_proj.bias,
+        )
 
     def part_of(self, parameter: str) -> WeightPart:
         if ".self_attn." in parameter and "_norm." not in parameter:

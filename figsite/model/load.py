@@ -47,12 +47,16 @@ class RotaryConfig(ModelConfig, Protocol):
 BeforeWeights = Callable[[ModelConfig, Tokenizer], None]
 
 # config.json's model_type -> the family's config class (its module holds the model).
-FAMILIES: dict[str, type[FamilyConfig]] = {"gpt2": GPT2Config, **{kind: LlamaConfig for kind in LLAMA_TYPES},
-                                           **{kind: NeoXConfig for kind in NEOX_TYPES}}
+FAMILIES: dict[str, type[FamilyConfig]] = {
+    "gpt2": GPT2Config,
+    **{kind: LlamaConfig for kind in LLAMA_TYPES},
+    **{kind: NeoXConfig for kind in NEOX_TYPES},
+}
 
 
-def register_family(model_types: tuple[str, ...], config_class: type[FamilyConfig],
-                    model_class: type[LanguageModel]) -> None:
+def register_family(
+    model_types: tuple[str, ...], config_class: type[FamilyConfig], model_class: type[LanguageModel]
+) -> None:
     """Adds a model family (docs/model.md, "Adding a model family"): a config.json whose model_type is one of
     `model_types` is read by config_class.from_dict(values) (ValueError or KeyError: a config the family cannot
     be; the config gives the interface's shape names and n_weights), and its checkpoint's weights, stored under
@@ -78,13 +82,21 @@ class Loaded:
         return model_info(self.model.config, self.name, self.revision, self.tokenizer)
 
 
-def model_info(config: ModelConfig, name: str | None = None, revision: str | None = None,
-               tokenizer: Tokenizer | None = None) -> ModelRecord:
+def model_info(
+    config: ModelConfig, name: str | None = None, revision: str | None = None, tokenizer: Tokenizer | None = None
+) -> ModelRecord:
     """A model's identity and size as the data files write it (and as the figures' checks read it); where the
     tokenizer puts a start token in front of every text (not GPT-2's), its text, which the checks and the pages
     keep apart from the reader's tokens."""
-    info: ModelRecord = {"name": name, "revision": revision, "n_layer": config.n_layer, "n_head": config.n_head,
-                         "d_model": config.n_embd, "vocab_size": config.vocab_size, "n_ctx": config.n_positions}
+    info: ModelRecord = {
+        "name": name,
+        "revision": revision,
+        "n_layer": config.n_layer,
+        "n_head": config.n_head,
+        "d_model": config.n_embd,
+        "vocab_size": config.vocab_size,
+        "n_ctx": config.n_positions,
+    }
     n_kv_head: int = getattr(config, "n_kv_head", config.n_head)
     if n_kv_head != config.n_head:  # heads that share their keys (not GPT-2)
         info["n_kv_head"] = n_kv_head
@@ -102,16 +114,25 @@ def family_info(config: ModelConfig) -> FamilyInfo:
     family = getattr(config, "model_type", "gpt2")
     if family == "gpt2":
         return {}
-    info: FamilyInfo = {"family": family, "norm": getattr(config, "norm", "layernorm"),
-                        "positions": getattr(config, "positions", "learned"), "gated": getattr(config, "gated", False),
-                        "parallel": getattr(config, "parallel", False)}
+    info: FamilyInfo = {
+        "family": family,
+        "norm": getattr(config, "norm", "layernorm"),
+        "positions": getattr(config, "positions", "learned"),
+        "gated": getattr(config, "gated", False),
+        "parallel": getattr(config, "parallel", False),
+    }
     if info["positions"] == "rotary":  # a rotary family's config says how much of each head the rotation turns
         info["rotary_dim"], info["d_head"] = cast(RotaryConfig, config).rotary_dim, config.d_head
     return info
 
 
-def load(model: str, revision: str | None, seed: int, device: str,
-         before_weights: BeforeWeights = lambda config, tokenizer: None) -> Loaded:
+def load(
+    model: str,
+    revision: str | None,
+    seed: int,
+    device: str,
+    before_weights: BeforeWeights = lambda config, tokenizer: None,
+) -> Loaded:
     """Loads `model`: 'random', a local save_pretrained directory, or a Hugging Face hub id.
 
     `before_weights(config, tokenizer)` is called once the config and the tokenizer are loaded and before the
@@ -124,8 +145,10 @@ def load(model: str, revision: str | None, seed: int, device: str,
     elif Path(model).expanduser().is_dir():
         loaded = _load_checkpoint(Path(model).expanduser(), model, None, device, before_weights, local=True)
     elif model.startswith((".", "/", "~")) or model.count("/") > 1:  # a path; a hub id has one "/" at most
-        raise BuildError(f"--model: the directory {model} does not exist; allowed: a hub id such as gpt2, "
-                         "a directory written by save_pretrained, or random")
+        raise BuildError(
+            f"--model: the directory {model} does not exist; allowed: a hub id such as gpt2, "
+            "a directory written by save_pretrained, or random"
+        )
     else:
         try:
             snapshot = _hub_snapshot(model, revision)
@@ -179,8 +202,9 @@ def random_model(seed: int, config: GPT2Config) -> GPT2LMHeadModel:
     return model.requires_grad_(False).eval()
 
 
-def _load_checkpoint(folder: Path, name: str, revision: str | None, device: str, before_weights: BeforeWeights,
-                     local: bool) -> Loaded:
+def _load_checkpoint(
+    folder: Path, name: str, revision: str | None, device: str, before_weights: BeforeWeights, local: bool
+) -> Loaded:
     """Loads a checkpoint from a folder: a save_pretrained directory, or a snapshot of the hub cache."""
     config = _config_of(folder, name, local)
     weights = next((folder / file for file in WEIGHT_FILES if (folder / file).is_file()), None)
@@ -206,15 +230,19 @@ def _config_of(folder: Path, name: str, local: bool) -> ModelConfig:
         values = json.loads((folder / "config.json").read_text(encoding="utf-8"))
         family = FAMILIES.get(values.get("model_type"))
         if family is None:
-            raise BuildError(f"--model: {name} is a '{values.get('model_type')}' model, a family not supported; "
-                             f"allowed: model_type {', '.join(FAMILIES)}")
+            raise BuildError(
+                f"--model: {name} is a '{values.get('model_type')}' model, a family not supported; "
+                f"allowed: model_type {', '.join(FAMILIES)}"
+            )
         return family.from_dict(values)
     except (OSError, json.JSONDecodeError, AttributeError) as exc:  # no config.json, or one that is not JSON
         raise _unavailable(name, local, exc) from None
     except (ValueError, KeyError) as exc:  # a config this family's code cannot be
         shown = f"lacks {exc}" if isinstance(exc, KeyError) else f"is {exc}"
-        raise BuildError(f"--model: {name} {shown}; allowed: models of the families {', '.join(FAMILIES)} "
-                         "(gpt2, distilgpt2, gpt2-medium, Llama, Mistral, Qwen2, Qwen3, SmolLM, Pythia ...)") from None
+        raise BuildError(
+            f"--model: {name} {shown}; allowed: models of the families {', '.join(FAMILIES)} "
+            "(gpt2, distilgpt2, gpt2-medium, Llama, Mistral, Qwen2, Qwen3, SmolLM, Pythia ...)"
+        ) from None
 
 
 def _hub_snapshot(repo: str, revision: str | None) -> Path:
@@ -256,16 +284,22 @@ def _damaged(name: str, file: Path, local: bool, exc: Exception) -> BuildError:
     if local:
         ways = "copy or save the model into that directory again, or pass --model another directory"
     else:
-        ways = (f"delete it and download it again (connect to the network and run the build, or "
-                f"`hf download {name}`), or pass --model a save_pretrained directory")
+        ways = (
+            f"delete it and download it again (connect to the network and run the build, or "
+            f"`hf download {name}`), or pass --model a save_pretrained directory"
+        )
     return BuildError(f"--model: {file} is damaged or incomplete ({exc}); ways out: {ways}")
 
 
 def _unavailable(name: str, local: bool, exc: Exception) -> BuildError:
     """One line for a model that can't be had (not cached and no network, or a directory without a model)."""
     if local:
-        return BuildError(f"--model: the directory {name} holds no loadable model ({exc}); allowed: a directory "
-                          "written by save_pretrained (config.json, weights, tokenizer files)")
-    return BuildError(f"--model: the weights of '{name}' could not be had ({exc}). Ways out: connect to the "
-                      "network once so they are cached, pass --model DIR with a save_pretrained directory, "
-                      "or build offline with --model random")
+        return BuildError(
+            f"--model: the directory {name} holds no loadable model ({exc}); allowed: a directory "
+            "written by save_pretrained (config.json, weights, tokenizer files)"
+        )
+    return BuildError(
+        f"--model: the weights of '{name}' could not be had ({exc}). Ways out: connect to the "
+        "network once so they are cached, pass --model DIR with a save_pretrained directory, "
+        "or build offline with --model random"
+    )

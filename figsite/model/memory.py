@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the interface loads torch, which a build that checks its memory has not loaded yet
     from figsite.model.interface import ModelConfig
 
-GIB = 1024 ** 3
+GIB = 1024**3
 BASE = int(0.35 * GIB)  # resident after importing torch, tokenizers, Altair and the build's own code, with room
 FLOAT = 4  # bytes: the model runs in float32
 ATTENTION_COPIES = 5  # scores, mask added, softmax, the capture's copy and its 0.5% mask, at one time
@@ -53,8 +53,15 @@ class Shape:
 
     @classmethod
     def of(cls, config: ModelConfig) -> Shape:
-        return cls(config.n_layer, config.n_head, config.n_embd, config.vocab_size, config.n_positions,
-                   getattr(config, "n_inner", None) or 4 * config.n_embd, config.n_weights)
+        return cls(
+            config.n_layer,
+            config.n_head,
+            config.n_embd,
+            config.vocab_size,
+            config.n_positions,
+            getattr(config, "n_inner", None) or 4 * config.n_embd,
+            config.n_weights,
+        )
 
     @property
     def weights(self) -> int:
@@ -84,8 +91,11 @@ def estimate(shape: Shape, lengths: Sequence[int], steps: Collection[StepMemory]
     attention = ATTENTION_COPIES * shape.n_head * n * n * FLOAT
     readout = READOUT_COPIES * min(n * (shape.n_layer + 1), READOUT_ROWS) * shape.vocab * FLOAT
     step = max(attention, readout, *(share(shape, n) for share in steps))
-    kept = sum(shape.n_layer * shape.n_head * m * KEPT_PER_ROW * SHARE_BYTES for m in lengths
-               if shape.n_layer * shape.n_head * m * (m + 1) // 2 > DENSE_LIMIT)
+    kept = sum(
+        shape.n_layer * shape.n_head * m * KEPT_PER_ROW * SHARE_BYTES
+        for m in lengths
+        if shape.n_layer * shape.n_head * m * (m + 1) // 2 > DENSE_LIMIT
+    )
     return BASE + shape.weights * FLOAT + step + kept
 
 
@@ -118,8 +128,9 @@ def gib(n: int) -> str:
     return f"{n / GIB:.1f} GiB"
 
 
-def check(name: str, shape: Shape, lengths: Mapping[str, int], steps: Collection[StepMemory] = (),
-          room: int | None = None) -> None:
+def check(
+    name: str, shape: Shape, lengths: Mapping[str, int], steps: Collection[StepMemory] = (), room: int | None = None
+) -> None:
     """Raises a BuildError where the build would not fit: `lengths` is text -> its length in tokens, `steps` the
     asked parts' memory shares (see estimate)."""
     from figsite.errors import BuildError
@@ -133,8 +144,13 @@ def check(name: str, shape: Shape, lengths: Mapping[str, int], steps: Collection
     start = " ".join(text.split())
     start = start if len(start) <= 40 else start[:37].rstrip() + "..."
     fits = [m for m in range(1, n) if estimate(shape, [m], steps) <= room]
-    ways = (f"a shorter text (at most {max(fits):,} tokens fit), a smaller model" if fits else
-            f"a smaller model (the weights and the libraries alone take {gib(BASE + weights)})")
-    raise BuildError(f"--model: {name} ({gib(weights)} of weights) reading a text of {n:,} tokens (\"{start}\") "
-                     f"needs about {gib(needed)} of memory, and {gib(room)} is available; ways out: {ways}, "
-                     "or more free memory")
+    ways = (
+        f"a shorter text (at most {max(fits):,} tokens fit), a smaller model"
+        if fits
+        else f"a smaller model (the weights and the libraries alone take {gib(BASE + weights)})"
+    )
+    raise BuildError(
+        f'--model: {name} ({gib(weights)} of weights) reading a text of {n:,} tokens ("{start}") '
+        f"needs about {gib(needed)} of memory, and {gib(room)} is available; ways out: {ways}, "
+        "or more free memory"
+    )

@@ -92,12 +92,21 @@ class NeoXConfig:
         activation = values.get("hidden_act", "gelu")
         if activation not in ACTIVATIONS:
             raise ValueError(f"hidden_act {activation!r}; allowed: {', '.join(ACTIVATIONS)}")
-        return cls(values["vocab_size"], hidden, values.get("intermediate_size") or 4 * hidden,
-                   values["num_hidden_layers"], heads, values.get("max_position_embeddings", 2048),
-                   values.get("layer_norm_eps", 1e-5), rope.get("rope_theta", values.get("rotary_emb_base", 10000.0)),
-                   int(hidden // heads * factor), bool(values.get("use_parallel_residual", True)),
-                   bool(values.get("attention_bias", True)), activation,
-                   bool(values.get("tie_word_embeddings", False)))
+        return cls(
+            values["vocab_size"],
+            hidden,
+            values.get("intermediate_size") or 4 * hidden,
+            values["num_hidden_layers"],
+            heads,
+            values.get("max_position_embeddings", 2048),
+            values.get("layer_norm_eps", 1e-5),
+            rope.get("rope_theta", values.get("rotary_emb_base", 10000.0)),
+            int(hidden // heads * factor),
+            bool(values.get("use_parallel_residual", True)),
+            bool(values.get("attention_bias", True)),
+            activation,
+            bool(values.get("tie_word_embeddings", False)),
+        )
 
     @property
     def n_weights(self) -> int:
@@ -143,7 +152,7 @@ class Attention(nn.Module):
             kept_k = rotate(past[0], 0, config.rope_theta, config.rotary_dim).expand(len(x), -1, -1, -1)
             k, v = torch.cat([kept_k, k], dim=1), torch.cat([past[1].expand(len(x), -1, -1, -1), v], dim=1)
         q, k, v = (t.transpose(1, 2) for t in (q, k, v))  # (batch, heads, position, d_head)
-        fits = torch.matmul(q, k.transpose(2, 3)) * config.d_head ** -0.5  # (batch, heads, query, key)
+        fits = torch.matmul(q, k.transpose(2, 3)) * config.d_head**-0.5  # (batch, heads, query, key)
         fits = self.hook_attn_scores(fits + causal_mask(x.size(1), k.size(2), fits, None))
         shares = self.hook_pattern(F.softmax(fits, dim=-1, dtype=torch.float32).to(q.dtype))
         z = self.hook_z(torch.matmul(shares, v).transpose(1, 2))  # (batch, position, heads, d_head)
@@ -192,9 +201,14 @@ def hook_name(path: str) -> str:
     """A hook point's module path -> TransformerLens's name: gpt_neox.layers.3.attention.hook_q ->
     blocks.3.attn.hook_q, gpt_neox.layers.3.input_layernorm.hook_scale -> blocks.3.ln1.hook_scale,
     gpt_neox.final_layer_norm.hook_scale -> ln_final.hook_scale, gpt_neox.hook_embed -> hook_embed."""
-    for old, new in ((r"^gpt_neox\.", ""), (r"^layers\.", "blocks."), (r"\.attention\.", ".attn."),
-                     (r"\.input_layernorm\.", ".ln1."), (r"\.post_attention_layernorm\.", ".ln2."),
-                     (r"^final_layer_norm\.", "ln_final.")):
+    for old, new in (
+        (r"^gpt_neox\.", ""),
+        (r"^layers\.", "blocks."),
+        (r"\.attention\.", ".attn."),
+        (r"\.input_layernorm\.", ".ln1."),
+        (r"\.post_attention_layernorm\.", ".ln2."),
+        (r"^final_layer_norm\.", "ln_final."),
+    ):
         path = re.sub(old, new, path)
     return path
 
@@ -225,8 +239,9 @@ class GPTNeoXForCausalLM(LanguageModel):
         self.embed_out = nn.Linear(config.n_embd, config.vocab_size, bias=False)
         if config.tie_word_embeddings:
             self.embed_out.weight = self.gpt_neox.embed_in.weight
-        self._hook_points = {hook_name(path): module for path, module in self.named_modules()
-                             if isinstance(module, HookPoint)}
+        self._hook_points = {
+            hook_name(path): module for path, module in self.named_modules() if isinstance(module, HookPoint)
+        }
         for name, point in self._hook_points.items():
             point.name = name
 
@@ -267,8 +282,13 @@ class GPTNeoXForCausalLM(LanguageModel):
         block, config = cast(Block, self.gpt_neox.layers[layer]), self.config  # layers holds Blocks only
         dense, mlp = block.attention.dense, block.mlp
         b_o = torch.zeros(config.n_embd, device=self.device) if dense.bias is None else dense.bias
-        return LayerWeights(dense.weight.T.view(config.n_head, config.d_head, config.n_embd), b_o,
-                            mlp.dense_h_to_4h.weight.T, mlp.dense_4h_to_h.weight.T, mlp.dense_4h_to_h.bias)
+        return LayerWeights(
+            dense.weight.T.view(config.n_head, config.d_head, config.n_embd),
+            b_o,
+            mlp.dense_h_to_4h.weight.T,
+            mlp.dense_4h_to_h.weight.T,
+            mlp.dense_4h_to_h.bias,
+        )
 
     def part_of(self, parameter: str) -> WeightPart:
         if ".attention." in parameter:

@@ -60,8 +60,11 @@ class Tokenizer:
         """From a vocabulary (token -> id, JSON) and the merges (one pair a line after a '#version' line)."""
         vocab = json.loads(Path(vocab_file).read_text(encoding="utf-8"))
         lines = Path(merges_file).read_text(encoding="utf-8").split("\n")
-        merges = [cast("tuple[str, str]", tuple(line.split(" ")))  # a line holds two pieces: "Ġ t"
-                  for line in lines if line and not line.startswith("#version")]
+        merges = [
+            cast("tuple[str, str]", tuple(line.split(" ")))  # a line holds two pieces: "Ġ t"
+            for line in lines
+            if line and not line.startswith("#version")
+        ]
         return cls.from_vocab(vocab, merges)
 
     @classmethod
@@ -84,8 +87,10 @@ class Tokenizer:
             return self.backend.encode(text, add_special_tokens=False).ids
         except Exception as exc:  # noqa: BLE001 - the tokenizers library's errors: one line naming the text
             shown = text if len(text) <= 60 else text[:59] + "…"
-            raise BuildError(f"the tokenizer could not read the text {shown!r} ({one_line(exc)}); allowed: a text "
-                             "the model's tokenizer reads; the previous site is unchanged") from None
+            raise BuildError(
+                f"the tokenizer could not read the text {shown!r} ({one_line(exc)}); allowed: a text "
+                "the model's tokenizer reads; the previous site is unchanged"
+            ) from None
 
     def __call__(self, text: str) -> Encoded:
         return {"input_ids": self.encode(text)}
@@ -94,8 +99,10 @@ class Tokenizer:
         try:
             return self.backend.decode(list(ids), skip_special_tokens=False)
         except Exception as exc:  # noqa: BLE001 - one line naming the tokens
-            raise BuildError(f"the tokenizer could not decode the tokens {list(ids)} ({one_line(exc)}); the "
-                             "previous site is unchanged") from None
+            raise BuildError(
+                f"the tokenizer could not decode the tokens {list(ids)} ({one_line(exc)}); the "
+                "previous site is unchanged"
+            ) from None
 
     def convert_ids_to_tokens(self, token_id: int) -> str | None:
         return self.backend.id_to_token(token_id)
@@ -112,8 +119,6 @@ class Tokenizer:
         (directory / "tokenizer_config.json").write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
 
 
-
-
 def _start_id(backend: Backend) -> int | None:
     """The start token the tokenizer's post-processor puts in front of a text (a Llama's <s>), else None."""
     try:
@@ -121,7 +126,7 @@ def _start_id(backend: Backend) -> int | None:
         marked = backend.encode("a", add_special_tokens=True).ids
     except Exception:  # noqa: BLE001 - a tokenizer that cannot read "a" has no start token to find
         return None
-    return marked[0] if len(marked) > len(plain) and marked[1:1 + len(plain)] == plain else None
+    return marked[0] if len(marked) > len(plain) and marked[1 : 1 + len(plain)] == plain else None
 
 
 def gpt2_tokenizer() -> Tokenizer:
@@ -205,8 +210,11 @@ def decoded(tokenizer: Tokenizer, token_id: int) -> str:
         return text
     # Bytes that are no whole character come back as lone surrogates (U+DC80 + byte), which no text holds.
     decoded_text = raw.decode("utf-8", errors="surrogateescape")
-    return re.sub("[\udc80-\udcff]+", lambda run: "<" + " ".join(f"{ord(c) - 0xDC00:02X}" for c in run.group()) + ">",
-                  decoded_text)
+    return re.sub(
+        "[\udc80-\udcff]+",
+        lambda run: "<" + " ".join(f"{ord(c) - 0xDC00:02X}" for c in run.group()) + ">",
+        decoded_text,
+    )
 
 
 def _byte_of_char() -> dict[str, int]:

@@ -52,8 +52,15 @@ else:
 
 # Any chart a figure builds, as a whole or as a part (a view, a layer, a stack...): each an object of Altair's schema,
 # whose properties (datasets, params, usermeta...) are read and set as attributes
-AnyChart = Union["alt.Chart", "alt.LayerChart", "alt.VConcatChart", "alt.HConcatChart", "alt.ConcatChart",
-                 "alt.FacetChart", "alt.RepeatChart"]
+AnyChart = Union[
+    "alt.Chart",
+    "alt.LayerChart",
+    "alt.VConcatChart",
+    "alt.HConcatChart",
+    "alt.ConcatChart",
+    "alt.FacetChart",
+    "alt.RepeatChart",
+]
 ChartT = TypeVar("ChartT", bound=AnyChart)
 Spec = dict[str, Any]  # a chart's Vega-Lite spec as plain data (spec): an open shape, Vega-Lite's
 Rows = Sequence[Mapping[str, object]]  # a dataset's rows, each a field's name -> its value
@@ -107,15 +114,22 @@ def hit_band(chart: alt.Chart, band: str = "x") -> alt.Chart:
 def hit_points(chart: alt.Chart) -> alt.Chart:
     """Transparent points a tap wide over each of `chart`'s points (its tooltip encoded): laid over a curve, they
     catch the pointer near a small point, so that its tooltip shows where the reader points."""
-    return cast("alt.Chart", chart.mark_point(size=TAP * TAP, filled=True, aria=False).encode(
-        color=alt.value("transparent")))
+    return cast(
+        "alt.Chart", chart.mark_point(size=TAP * TAP, filled=True, aria=False).encode(color=alt.value("transparent"))
+    )
 
 
 SHARE_ROOM = "30"  # px after a bar for its share in words ("100%", 11 px), and the gap before it
 
 
-def at_bar_ends(words: alt.Chart, length: str, width: int | str = "width", room: str = SHARE_ROOM,
-                inside: str | Mapping[str, object] = ON_DARK, **mark: Any) -> list[alt.Chart]:
+def at_bar_ends(
+    words: alt.Chart,
+    length: str,
+    width: int | str = "width",
+    room: str = SHARE_ROOM,
+    inside: str | Mapping[str, object] = ON_DARK,
+    **mark: Any,
+) -> list[alt.Chart]:
     """Words at the ends of bars lying sideways, as two layers: `words` (their chart, encoded but for its mark) by
     bars from 0 to the field `length`, 0 to 1 of the view's `width` (px, or an expression of them). Each stands after
     its bar where `room` px (an expression of the datum) are left before the view's right edge, else just inside the
@@ -123,9 +137,12 @@ def at_bar_ends(words: alt.Chart, length: str, width: int | str = "width", room:
     its bar's length. (A zoomed chance axis, chance_scale, leaves its longest bar room for its words: they go after.)"""
     after = f"datum.{length} * {width} + {room} <= {width}"
     inside = alt.value(inside) if isinstance(inside, str) else inside
-    return [words.transform_filter(after).mark_text(align="left", dx=4, baseline="middle", **mark),
-            words.transform_filter(f"!({after})").mark_text(align="right", dx=-4, baseline="middle", **mark).encode(
-                color=inside)]
+    return [
+        words.transform_filter(after).mark_text(align="left", dx=4, baseline="middle", **mark),
+        words.transform_filter(f"!({after})")
+        .mark_text(align="right", dx=-4, baseline="middle", **mark)
+        .encode(color=inside),
+    ]
 
 
 def backdrop(left: int, top: int) -> alt.Chart:
@@ -134,9 +151,17 @@ def backdrop(left: int, top: int) -> alt.Chart:
     grid is wider than a phone's column and scrolls in its own box, the page keeps that axis, with the views beside
     the grid, in view over the grid (scroll.js) and fills this rect with its own colour (site.css), so that the
     cells slide under the axis; elsewhere, and in a drawing, nothing shows."""
-    return cast("alt.Chart", alt.Chart(alt.Data(  # type: ignore[no-untyped-call]  # untyped alt.Data
-        values=[{}])).mark_rect(fill="transparent", aria=False).encode(
-        x=alt.value(-left), x2=alt.value(0), y=alt.value(-top), y2=alt.value("height")).properties(name=BACKDROP))
+    return cast(
+        "alt.Chart",
+        alt.Chart(
+            alt.Data(  # type: ignore[no-untyped-call]  # untyped alt.Data
+                values=[{}]
+            )
+        )
+        .mark_rect(fill="transparent", aria=False)
+        .encode(x=alt.value(-left), x2=alt.value(0), y=alt.value(-top), y2=alt.value("height"))
+        .properties(name=BACKDROP),
+    )
 
 
 def with_clicks(chart: ChartT, *params: str) -> ChartT:
@@ -172,8 +197,11 @@ def spec(chart: AnyChart) -> Spec:
 
 def stage_slider(n_layer: int, value: int) -> alt.Parameter:
     """The slider over the stages: 0 is before any layer (the embedding alone), n_layer after the last layer."""
-    return alt.param(name="stage", value=value,
-                     bind=alt.binding_range(min=0, max=n_layer, step=1, name=f"{STAGE_AXIS[0].upper()}{STAGE_AXIS[1:]} "))
+    return alt.param(
+        name="stage",
+        value=value,
+        bind=alt.binding_range(min=0, max=n_layer, step=1, name=f"{STAGE_AXIS[0].upper()}{STAGE_AXIS[1:]} "),
+    )
 
 
 def named_stages(chart: ChartT) -> ChartT:
@@ -207,8 +235,11 @@ def chance_tip(title: str = "chance", field: str = "p") -> alt.Tooltip:
 def chance_switch(value: str = "whole") -> alt.Parameter:
     """The switch between a chance axis from 0 to 100% ("whole", where it opens) and one zoomed in to the chances
     drawn ("zoom"); its words the same on every chart that has one."""
-    return alt.param(name=CHANCE_SWITCH, value=value, bind=alt.binding_radio(
-        options=["whole", "zoom"], labels=["0 to 100%", "zoomed in"], name="Chance axis "))
+    return alt.param(
+        name=CHANCE_SWITCH,
+        value=value,
+        bind=alt.binding_radio(options=["whole", "zoom"], labels=["0 to 100%", "zoomed in"], name="Chance axis "),
+    )
 
 
 TOP_ENDS = "top_ends"  # the lens's param: the largest chance of each cell's top 10
@@ -358,6 +389,11 @@ def over_bars(count: int | str, room: int = 26) -> OverBars:
     words never run together; left out where even upright they would (the tooltip still says it)."""
     band = f"width / {count}"
     narrow = f"{band} < {room}"
-    return {"angle": alt.ExprRef(f"{narrow} ? 270 : 0"), "align": alt.ExprRef(f"{narrow} ? 'left' : 'center'"),
-            "dx": alt.ExprRef(f"{narrow} ? 4 : 0"), "dy": alt.ExprRef(f"{narrow} ? 0 : -7"), "baseline": "middle",
-            "opacity": alt.ExprRef(f"{band} >= 13 ? 1 : 0")}
+    return {
+        "angle": alt.ExprRef(f"{narrow} ? 270 : 0"),
+        "align": alt.ExprRef(f"{narrow} ? 'left' : 'center'"),
+        "dx": alt.ExprRef(f"{narrow} ? 4 : 0"),
+        "dy": alt.ExprRef(f"{narrow} ? 0 : -7"),
+        "baseline": "middle",
+        "opacity": alt.ExprRef(f"{band} >= 13 ? 1 : 0"),
+    }

@@ -67,10 +67,14 @@ ZERO = PAPER["light"]  # the middle of a diverging scale: near zero, on neither 
 # met the wine red of what works against the answer would read as that (issue 32: a brick red and a rose were).
 # Nor a yellow, which is the sequential scale's most (issue 44: the first token's yellow was), nor a green (the
 # earlier copy's dark teal was near what helps the answer).
-ROLE_COLOURS = {"previous": "#7799ee", "first": "#bb9966", "self": "#ff99cc", "duplicate": "#113366",
-                "induction": "#4411ff"}
-ROLE_NAMES = {"previous": "periwinkle blue", "first": "tan", "self": "pink", "duplicate": "navy",
-              "induction": "indigo"}
+ROLE_COLOURS = {
+    "previous": "#7799ee",
+    "first": "#bb9966",
+    "self": "#ff99cc",
+    "duplicate": "#113366",
+    "induction": "#4411ff",
+}
+ROLE_NAMES = {"previous": "periwinkle blue", "first": "tan", "self": "pink", "duplicate": "navy", "induction": "indigo"}
 
 # ---------------------------------------------------------------------------------------------- no meaning
 
@@ -97,9 +101,19 @@ HELPS_OR_HURTS = (HURTS, ZERO, HELPS)  # how much a piece helps the answer: agai
 
 # Every meaning with a colour of its own, by name: no two share one (tests/unit/test_palette.py), and a chart
 # draws no other (tests/kinds/test_one_meaning_per_colour.py).
-ROLES = {"data": DATA, "chosen": CHOSEN, "followed": FOLLOWED, "helps": HELPS, "hurts": HURTS,
-         "below zero": BELOW_ZERO, "above zero": ABOVE_ZERO, "reference": REFERENCE, "out of reach": MASKED,
-         "zero": ZERO, **{f"habit: {role}": colour for role, colour in ROLE_COLOURS.items()}}
+ROLES = {
+    "data": DATA,
+    "chosen": CHOSEN,
+    "followed": FOLLOWED,
+    "helps": HELPS,
+    "hurts": HURTS,
+    "below zero": BELOW_ZERO,
+    "above zero": ABOVE_ZERO,
+    "reference": REFERENCE,
+    "out of reach": MASKED,
+    "zero": ZERO,
+    **{f"habit: {role}": colour for role, colour in ROLE_COLOURS.items()},
+}
 # The shade over what is out of reach means what a cell out of reach means.
 MEANINGS = {**{colour: meaning for meaning, colour in ROLES.items()}, OUT_OF_REACH: "out of reach"}
 
@@ -115,9 +129,16 @@ IN_DARK = {MASKED: MASKED_IN_DARK, OUT_OF_REACH: MASKED_IN_DARK + "cc", ZERO: PA
 ROLES_IN_DARK = {meaning: IN_DARK.get(colour, colour) for meaning, colour in ROLES.items()}
 
 # The names of the meanings with a hue, by their colour.
-NAMES = {DATA: DATA_NAME, CHOSEN: CHOSEN_NAME, FOLLOWED: FOLLOWED_NAME, HELPS: HELPS_NAME, HURTS: HURTS_NAME,
-         BELOW_ZERO: BELOW_ZERO_NAME, ABOVE_ZERO: ABOVE_ZERO_NAME,
-         **{ROLE_COLOURS[role]: name for role, name in ROLE_NAMES.items()}}
+NAMES = {
+    DATA: DATA_NAME,
+    CHOSEN: CHOSEN_NAME,
+    FOLLOWED: FOLLOWED_NAME,
+    HELPS: HELPS_NAME,
+    HURTS: HURTS_NAME,
+    BELOW_ZERO: BELOW_ZERO_NAME,
+    ABOVE_ZERO: ABOVE_ZERO_NAME,
+    **{ROLE_COLOURS[role]: name for role, name in ROLE_NAMES.items()},
+}
 
 # ---------------------------------------------------------------------------------------------- older names
 
@@ -137,10 +158,20 @@ NEGATIVE, NEGATIVE_NAME = BELOW_ZERO, BELOW_ZERO_NAME
 # The habits, which meet in one grid, a fifth apart each, their greys running as their colours' lightness does (the
 # navy darkest, the pink and the tan lightest).
 # The ledger draws four of them side by side (the data, the followed token, what helps, what hurts): 30, 90, 150, 210.
-GREYS = {DATA: "#5a5a5a", CHOSEN: "#b0b0b0", FOLLOWED: "#969696", HELPS: "#1e1e1e", HURTS: "#d2d2d2",
-         BELOW_ZERO: "#222222", ABOVE_ZERO: "#b8b8b8",
-         ROLE_COLOURS["previous"]: "#7e7e7e", ROLE_COLOURS["first"]: "#ececec", ROLE_COLOURS["self"]: "#b5b5b5",
-         ROLE_COLOURS["duplicate"]: "#101010", ROLE_COLOURS["induction"]: "#474747"}
+GREYS = {
+    DATA: "#5a5a5a",
+    CHOSEN: "#b0b0b0",
+    FOLLOWED: "#969696",
+    HELPS: "#1e1e1e",
+    HURTS: "#d2d2d2",
+    BELOW_ZERO: "#222222",
+    ABOVE_ZERO: "#b8b8b8",
+    ROLE_COLOURS["previous"]: "#7e7e7e",
+    ROLE_COLOURS["first"]: "#ececec",
+    ROLE_COLOURS["self"]: "#b5b5b5",
+    ROLE_COLOURS["duplicate"]: "#101010",
+    ROLE_COLOURS["induction"]: "#474747",
+}
 # The key to what is out of reach: grey on a light page, black on a dark one (IN_DARK), hatched in greys
 # (sitegen.site.vector_pictures); each edition's charts say so in these words (sitegen.site.schemes, printing).
 MASKED_KEY = "grey: out of reach"

@@ -16,25 +16,38 @@ if TYPE_CHECKING:
     from figures.kind import Context, Kind
 
 # config.json's model_type -> the family as a page names it (the About page).
-FAMILY_NAMES = {"llama": "Llama", "mistral": "Mistral", "qwen2": "Qwen2", "qwen3": "Qwen3",
-                "gpt_neox": "GPT-NeoX (Pythia)"}
+FAMILY_NAMES = {
+    "llama": "Llama",
+    "mistral": "Mistral",
+    "qwen2": "Qwen2",
+    "qwen3": "Qwen3",
+    "gpt_neox": "GPT-NeoX (Pythia)",
+}
 # The kinds that show how tokens look at each other: where the heads' shared descriptions and the turned positions
 # change what the reader sees.
 LOOKING_KINDS = ("attention", "heads", "find-head", "scores", "head-roles")
 
-START_TOKEN = ("{token} is the start token: the model puts it in front of every text, a token of its own and no word "
-               "of the text, and every token can look at it (a head with nothing better to look at often gives it "
-               "most of its share). The text's own tokens are numbered from 1 after it; it is token 0.")
-SHARED_KEYS = ("In this model, {group} heads share each set of keys (the descriptions a head's tokens offer): each "
-               "head asks its own question, but a layer's {heads} heads hold only {sets} sets of descriptions, one for "
-               "every {group} heads.")
-TURNED = ("This model adds no position numbers to its tokens. Instead, each head turns its question and every "
-          "description by an angle that grows with the token's position{part}, so how well two tokens fit depends on "
-          "how far apart they are: the positions are turned into the question and the description rather than added.")
+START_TOKEN = (
+    "{token} is the start token: the model puts it in front of every text, a token of its own and no word "
+    "of the text, and every token can look at it (a head with nothing better to look at often gives it "
+    "most of its share). The text's own tokens are numbered from 1 after it; it is token 0."
+)
+SHARED_KEYS = (
+    "In this model, {group} heads share each set of keys (the descriptions a head's tokens offer): each "
+    "head asks its own question, but a layer's {heads} heads hold only {sets} sets of descriptions, one for "
+    "every {group} heads."
+)
+TURNED = (
+    "This model adds no position numbers to its tokens. Instead, each head turns its question and every "
+    "description by an angle that grows with the token's position{part}, so how well two tokens fit depends on "
+    "how far apart they are: the positions are turned into the question and the description rather than added."
+)
 TURNED_SHOWN = "The question and the descriptions shown here are the turned ones: their products are the fits."
-ROOT_MEAN_SQUARE = ("This model's layer normalisation takes no mean away and adds no fixed part: it divides a token's "
-                    "numbers by their root mean square (the square root of the average of their squares) and "
-                    "multiplies each by its own gain.")
+ROOT_MEAN_SQUARE = (
+    "This model's layer normalisation takes no mean away and adds no fixed part: it divides a token's "
+    "numbers by their root mean square (the square root of the average of their squares) and "
+    "multiplies each by its own gain."
+)
 
 
 def start_token(model: ModelRecord) -> str | None:
@@ -86,8 +99,11 @@ def family_name(model: ModelRecord) -> str | None:
     if family is None:
         return None
     name = FAMILY_NAMES.get(family, family)
-    changes = [sentence for sentence in (shared_keys(model), turned(model), root_mean_square(model),
-                                         start_token(model)) if sentence]
+    changes = [
+        sentence
+        for sentence in (shared_keys(model), turned(model), root_mean_square(model), start_token(model))
+        if sentence
+    ]
     return " ".join([f"The model is of the {name} family's design, not GPT-2's.", *changes])
 
 

@@ -46,9 +46,11 @@ def check_text(fig: Figure, key: str, tokens: Sequence[str], n_ctx: int) -> None
     if len(tokens) <= start_of(tokens):
         raise fig.error(key, "the text has no tokens", f"a text of 1 to {room:,} tokens")
     if len(tokens) > n_ctx:
-        raise fig.error(key, f"the text is {len(tokens) - start_of(tokens):,} tokens long",
-                        f"at most {room:,} tokens, the model's context" + (" after its start token" if room < n_ctx
-                                                                           else ""))
+        raise fig.error(
+            key,
+            f"the text is {len(tokens) - start_of(tokens):,} tokens long",
+            f"at most {room:,} tokens, the model's context" + (" after its start token" if room < n_ctx else ""),
+        )
 
 
 def check_layer(fig: Figure, key: str, layer: int, n_layer: int) -> None:
@@ -74,11 +76,17 @@ def check_one_token(fig: Figure, key: str, tokens: Sequence[str]) -> None:
     """A token given by its text (a target, a followed token) must be exactly one token, and not the model's start
     token (which the model puts before every text: no word of the reader's, never a guess worth following)."""
     if start_of(tokens):
-        raise fig.error(key, f"{fig[key]!r} is the model's start token, which it puts before every text",
-                        "one token of the text's words, e.g. ' France'")
+        raise fig.error(
+            key,
+            f"{fig[key]!r} is the model's start token, which it puts before every text",
+            "one token of the text's words, e.g. ' France'",
+        )
     if len(tokens) != 1:
-        raise fig.error(key, f"{fig[key]!r} is {len(tokens)} tokens ({' '.join(shown(t) for t in tokens) or 'none'})",
-                        "exactly one token; mind the leading space, as in ' France'")
+        raise fig.error(
+            key,
+            f"{fig[key]!r} is {len(tokens)} tokens ({' '.join(shown(t) for t in tokens) or 'none'})",
+            "exactly one token; mind the leading space, as in ' France'",
+        )
 
 
 def check_read_target(fig: Figure, tokens: Tokens, model: ModelRecord) -> tuple[TokenTexts, TokenTexts, int]:
@@ -107,14 +115,24 @@ def resolve_position(fig: Figure, key: str, ref: int | str, tokens: Sequence[str
             raise fig.error(key, f"token {ref} is outside the text", f"a token number from 1 to {n}")
         return ref - 1 + start
     if start and ref.strip() == tokens[0].strip():
-        raise fig.error(key, f"{ref!r} is the model's start token, which it puts before every text",
-                        "a token of the text's words, by its text or its number (1 = the first)")
+        raise fig.error(
+            key,
+            f"{ref!r} is the model's start token, which it puts before every text",
+            "a token of the text's words, by its text or its number (1 = the first)",
+        )
     matches = [i + start for i, t in enumerate(tokens[start:]) if t.strip() == ref.strip()]
     if not matches:
-        raise fig.error(key, f"no token of the text reads {ref!r}",
-                        "the text of one token, e.g. " + ", ".join(repr(t.strip()) for t in tokens[start:start + 4])
-                        + ", or its number")
+        raise fig.error(
+            key,
+            f"no token of the text reads {ref!r}",
+            "the text of one token, e.g. "
+            + ", ".join(repr(t.strip()) for t in tokens[start : start + 4])
+            + ", or its number",
+        )
     if len(matches) > 1:
-        raise fig.error(key, f"{ref!r} is tokens " + " and ".join(str(i + 1 - start) for i in matches),
-                        "the token's number, to say which one")
+        raise fig.error(
+            key,
+            f"{ref!r} is tokens " + " and ".join(str(i + 1 - start) for i in matches),
+            "the token's number, to say which one",
+        )
     return matches[0]

@@ -52,8 +52,11 @@ def short_name(model: ModelRecord) -> str:
     model', else 'the model' (at a sentence's start: `capital`)."""
     if seed(model) is not None:
         return "the random model"
-    return HUB_NAMES[model["name"]].removesuffix(" small") if from_hub(model) and model["name"] in HUB_NAMES \
+    return (
+        HUB_NAMES[model["name"]].removesuffix(" small")
+        if from_hub(model) and model["name"] in HUB_NAMES
         else "the model"
+    )
 
 
 def capital(words: str) -> str:

@@ -16,18 +16,26 @@ from dataclasses import dataclass
 # phone: the chart stays within the first screen).
 SPACE = "In a token, _ is a space: _France is “ France”."
 # The number the model gives each token before it picks the next one (the ledger's caption, patching's details).
-SCORE = ("Before it picks a next token, the model gives every token in its vocabulary a score; the higher the "
-         "score, the more likely the token.")
+SCORE = (
+    "Before it picks a next token, the model gives every token in its vocabulary a score; the higher the "
+    "score, the more likely the token."
+)
 LOGIT = "Logit: the name researchers give that score (it is what the model's last step turns into chances)."
 # The "Spread the shares" slider of the question-and-keys figure (scores.py), in its "More detail".
-SPREAD = ('The "Spread the shares" slider sets the temperature T, which divides each fit again, by T, before the '
-          "formula of Chapter 7 (the softmax) turns the fits into shares: above 1 the shares even out, below 1 they "
-          "sharpen towards the best fit. The model itself always works at T = 1.")
+SPREAD = (
+    'The "Spread the shares" slider sets the temperature T, which divides each fit again, by T, before the '
+    "formula of Chapter 7 (the softmax) turns the fits into shares: above 1 the shares even out, below 1 they "
+    "sharpen towards the best fit. The model itself always works at T = 1."
+)
 # How a site of a random model says where its weights come from (the About page).
-SEED = ("Its weights were drawn at random from seed {seed}: built again with the same seed, the model and every "
-        "number on these pages come out the same.")
-CHECKSUM = ("Every file the figures read, with its SHA-256 checksum, a number worked out from the file's bytes that "
-            "any change to the file changes:")
+SEED = (
+    "Its weights were drawn at random from seed {seed}: built again with the same seed, the model and every "
+    "number on these pages come out the same."
+)
+CHECKSUM = (
+    "Every file the figures read, with its SHA-256 checksum, a number worked out from the file's bytes that "
+    "any change to the file changes:"
+)
 VEGA_LITE = "Vega-Lite, a language for charts"
 ONNX = "ONNX, a file format for models that a browser can run"
 
@@ -37,6 +45,7 @@ class Term:
     """A word a reader may not know: how a page writes it (`pattern`, a regular expression matched as a whole word
     in any case), the words of which one explains it in the sentence of its first use (none: no page uses it), and
     what the pages say instead where it is never used."""
+
     word: str
     pattern: str
     explained: tuple[str, ...] = ()
@@ -46,9 +55,15 @@ class Term:
 TERMS = (
     Term("lens", r"lens(es)?", instead='"the guess at every position" (the lens figure\'s title)'),
     Term("logit", r"logits?", ("the name researchers give that score",)),
-    Term("score", r"scores?", ("the higher the score, the more likely the token",
-                               "one per token in the vocabulary",  # figure (f), as the chapter prints it
-                               "the name researchers give that score")),
+    Term(
+        "score",
+        r"scores?",
+        (
+            "the higher the score, the more likely the token",
+            "one per token in the vocabulary",  # figure (f), as the chapter prints it
+            "the name researchers give that score",
+        ),
+    ),
     Term("temperature", r"temperature", ("sets the temperature T, which divides each fit",)),
     Term("softmax", r"softmax", ("the formula of Chapter 7 (the softmax)",)),
     Term("term", r"terms?", instead='"fixed part" (a part the same for every text)'),
@@ -63,7 +78,7 @@ TERMS = (
     Term("induction", r"induction", ("researchers' name for",)),
     Term("ONNX", r"onnx", (ONNX,)),
     Term("WebAssembly", r"webassembly|wasm", instead='"in your browser"'),
-    Term("tokenizer", r"tokeni[sz]er", instead="\"cuts the text into tokens\""),  # "tokenizers": a library's name
+    Term("tokenizer", r"tokeni[sz]er", instead='"cuts the text into tokens"'),  # "tokenizers": a library's name
     Term("residual stream", r"residual|stream", instead='"the numbers of a token"'),
     Term("ablation", r"ablat\w*", instead='"taken out"'),
     Term("patching", r"patch(es|ed|ing)?", instead='"put back"'),

@@ -34,31 +34,42 @@ def chosen(name: str, value: int | None, words: str, rows: int = 0, follow: bool
     token from 0, within the text; `every`: label every this many tokens, so that labels LABEL_ROOM px apart fit the
     view's width (and, with `rows`, a view that many px tall at 12 px a label)."""
     tall = f", ceil({N} * 12 / {rows})" if rows else ""
-    return [*texts(follow),
-            alt.param(name=name, value=MAX_TOKENS if value is None else value,
-                      bind=alt.binding_select(options=[1], labels=["1"], name=words)),
-            alt.param(name="at", expr=f"clamp({name}, 1, {N}) - 1"),
-            alt.param(name="every", expr=f"max(1, ceil({N} * {LABEL_ROOM} / max(1, {WIDTH} - 70)){tall})")]
+    return [
+        *texts(follow),
+        alt.param(
+            name=name,
+            value=MAX_TOKENS if value is None else value,
+            bind=alt.binding_select(options=[1], labels=["1"], name=words),
+        ),
+        alt.param(name="at", expr=f"clamp({name}, 1, {N}) - 1"),
+        alt.param(name="every", expr=f"max(1, ceil({N} * {LABEL_ROOM} / max(1, {WIDTH} - 70)){tall})"),
+    ]
 
 
 def texts(follow: bool = True) -> list[alt.Parameter]:
     """The params of the text's tokens and (`follow`) of the followed token, holding the placeholder."""
-    return [alt.param(name=NAMES, value=[PLACEHOLDER]),
-            *([alt.param(name=FOLLOW_NAME, value=PLACEHOLDER)] if follow else [])]
+    return [
+        alt.param(name=NAMES, value=[PLACEHOLDER]),
+        *([alt.param(name=FOLLOW_NAME, value=PLACEHOLDER)] if follow else []),
+    ]
 
 
 def ranked(panel: str, count: int) -> tuple[list[alt.Parameter], str]:
     """Params: `row`, the chosen token's shares (units) in the panel at place `panel` of the data, and its `count`
     largest and their keys (ties: the first key first); and the words naming those of 0.5% or more: "_animal 85%"."""
-    params = [alt.param(name="row", expr=f"slice(data('panels')[{panel}].u, {START}, {START} + at + 1)"),
-              alt.param(name="ranked", expr="reverse(sort(row))")]
+    params = [
+        alt.param(name="row", expr=f"slice(data('panels')[{panel}].u, {START}, {START} + at + 1)"),
+        alt.param(name="ranked", expr="reverse(sort(row))"),
+    ]
     words = []
     for i in range(count):
         value, key, before = f"ranked[{i}]", f"ranked_{i}", f"ranked_{i - 1}"
         tie = f"{value} == ranked[{i - 1}] ? {before} + 1 + indexof(slice(row, {before} + 1), {value}) : " if i else ""
         params.append(alt.param(name=key, expr=f"{tie}indexof(row, {value})"))
-        words.append(f"({value} >= {MIN_SHARE * PER_SHARE:g} ? '{', ' if i else ''}' + names[{key}] + ' ' + "
-                     f"floor({value} / 100 + 0.5) + '%' : '')")
+        words.append(
+            f"({value} >= {MIN_SHARE * PER_SHARE:g} ? '{', ' if i else ''}' + names[{key}] + ' ' + "
+            f"floor({value} / 100 + 0.5) + '%' : '')"
+        )
     return params, " + ".join(words)
 
 
@@ -66,14 +77,22 @@ def panel_keys(panel: str) -> alt.Chart:
     """One datum per token of the text, from the panel `panel` chooses: k, its name t, and s, the share the chosen
     token gives it (0 after it: out of reach)."""
     keys = alt.Chart(alt.NamedData("panels")).transform_filter(panel).transform_calculate(k=f"sequence(0, {N})")
-    return cast("alt.Chart", keys.transform_flatten(["k"]).transform_calculate(
-        s=f"datum.k <= at ? datum.u[{START} + datum.k] / {PER_SHARE} : 0", t="names[datum.k]"))
+    return cast(
+        "alt.Chart",
+        keys.transform_flatten(["k"]).transform_calculate(
+            s=f"datum.k <= at ? datum.u[{START} + datum.k] / {PER_SHARE} : 0", t="names[datum.k]"
+        ),
+    )
 
 
 def every_token() -> alt.Chart:
     """One datum per token of the text: k, from 0."""
-    return cast("alt.Chart", alt.Chart(alt.Data(values=[{}]))  # type: ignore[no-untyped-call]  # untyped alt.Data
-                .transform_calculate(k=f"sequence(0, {N})").transform_flatten(["k"]))
+    return cast(
+        "alt.Chart",
+        alt.Chart(alt.Data(values=[{}]))  # type: ignore[no-untyped-call]  # untyped alt.Data
+        .transform_calculate(k=f"sequence(0, {N})")
+        .transform_flatten(["k"]),
+    )
 
 
 def every_label(name: str = NAMES) -> str:
@@ -88,8 +107,9 @@ def row_at(dataset: str, stage: str, q: str, rank: int = 0) -> str:
     return f"data('{dataset}')[" + (f"({place}) * {TOP_K} + {rank - 1}" if rank else place) + "]"
 
 
-def finished(chart: ChartT, params: Sequence[alt.Parameter], clicks: Sequence[str], n_layer: int, n_head: int,
-             *datasets: str) -> ChartT:
+def finished(
+    chart: ChartT, params: Sequence[alt.Parameter], clicks: Sequence[str], n_layer: int, n_head: int, *datasets: str
+) -> ChartT:
     """The chart with its params and its `datasets` (placeholders of a text of one token: live_data.empty) at its
     top, saying which params a click sets."""
     placeholders = empty(n_layer, n_head)

@@ -170,7 +170,7 @@ def quoted(text: str, n_tokens: int) -> str:
         return f'"{escaped(text)}"'
     if len(flat) <= QUOTE_LIMIT:
         return f'"{escaped(flat)}"'
-    return f'"{escaped(flat[:QUOTE_LIMIT - 20].rstrip())} ..." ({n_tokens:,} tokens)'
+    return f'"{escaped(flat[: QUOTE_LIMIT - 20].rstrip())} ..." ({n_tokens:,} tokens)'
 
 
 def heading(fig: Figure, title: str) -> str:

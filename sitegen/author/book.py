@@ -74,8 +74,9 @@ def figure_lines(text: str) -> list[str]:
     return lines
 
 
-def read_book(book: Path, labels: list[str], config: Path, numbers: dict | None = None
-              ) -> tuple[list[Printed], list[Printed]]:
+def read_book(
+    book: Path, labels: list[str], config: Path, numbers: dict | None = None
+) -> tuple[list[Printed], list[Printed]]:
     """The book's printed figures of the config's figures, and those of other labels. `numbers`: the book's figure
     number -> the label of the config's figure with that number. Bad input: BuildError."""
     book = Path(book)
@@ -86,11 +87,15 @@ def read_book(book: Path, labels: list[str], config: Path, numbers: dict | None 
     except FileNotFoundError:
         raise BuildError(f"--check-book: {book} does not exist; allowed: the book's text as a UTF-8 file") from None
     except UnicodeDecodeError as exc:
-        raise BuildError(f"--check-book: {book} is not UTF-8 text ({exc.reason} at byte {exc.start}); allowed: "
-                         "the book's text as a UTF-8 file") from None
+        raise BuildError(
+            f"--check-book: {book} is not UTF-8 text ({exc.reason} at byte {exc.start}); allowed: "
+            "the book's text as a UTF-8 file"
+        ) from None
     except OSError as exc:
-        raise BuildError(f"--check-book: {book} cannot be read ({(exc.strerror or str(exc)).lower()}); allowed: "
-                         "the book's text as a UTF-8 file") from None
+        raise BuildError(
+            f"--check-book: {book} cannot be read ({(exc.strerror or str(exc)).lower()}); allowed: "
+            "the book's text as a UTF-8 file"
+        ) from None
     found = printed_figures(text)
     for fig in found:
         if fig.number is not None:
@@ -98,9 +103,11 @@ def read_book(book: Path, labels: list[str], config: Path, numbers: dict | None 
     ours = [fig for fig in found if fig.label in labels]
     if not ours:
         others = f"; it prints only {names([fig.name for fig in found])}" if found else ""
-        raise BuildError(f"--check-book: {book} prints no figure of {config.name} (a line '(label) title' followed "
-                         f"by indented lines, with a label of {names(f'({label})' for label in labels)}){others}; "
-                         "allowed: a book that prints one or more of the config's figures")
+        raise BuildError(
+            f"--check-book: {book} prints no figure of {config.name} (a line '(label) title' followed "
+            f"by indented lines, with a label of {names(f'({label})' for label in labels)}){others}; "
+            "allowed: a book that prints one or more of the config's figures"
+        )
     return ours, [fig for fig in found if fig.label not in labels]
 
 
@@ -117,14 +124,20 @@ def check_book(settings, book: Path, progress) -> int:
     from figures import KINDS
 
     figures = load_config(settings.config, KINDS)
-    ours, others = read_book(book, [fig.label for fig in figures], Path(settings.config),
-                             {fig.number: fig.label for fig in figures if fig.number is not None})
+    ours, others = read_book(
+        book,
+        [fig.label for fig in figures],
+        Path(settings.config),
+        {fig.number: fig.label for fig in figures if fig.number is not None},
+    )
     if settings.revision is not None and (settings.model == "random" or Path(settings.model).expanduser().is_dir()):
         raise BuildError(f"--revision: {settings.model} has no revisions; allowed: --revision with a hub id only")
     run, figures, *_ = cached_run(settings, figures, gather_asks(figures), progress)
     by_label = {fig.label: fig for fig in figures}
-    printed = {label: figure_lines(KINDS[by_label[label].kind].text_figure(by_label[label], run))
-               for label in dict.fromkeys(fig.label for fig in ours)}
+    printed = {
+        label: figure_lines(KINDS[by_label[label].kind].text_figure(by_label[label], run))
+        for label in dict.fromkeys(fig.label for fig in ours)
+    }
 
     matched, differ = [], []
     for fig in ours:
@@ -132,9 +145,13 @@ def check_book(settings, book: Path, progress) -> int:
             matched.append(fig.name)
             continue
         differ.append(fig.name)
-        diff = difflib.unified_diff(fig.lines, printed[fig.label], lineterm="",
-                                    fromfile=f"{book} {fig.name}, line {fig.line}",
-                                    tofile=f"{fig.name} printed from this run of {run.model['name']}")
+        diff = difflib.unified_diff(
+            fig.lines,
+            printed[fig.label],
+            lineterm="",
+            fromfile=f"{book} {fig.name}, line {fig.line}",
+            tofile=f"{fig.name} printed from this run of {run.model['name']}",
+        )
         click.echo("\n".join(diff) + "\n")
     click.echo(summary(ours, matched, differ, others))
     return DIFFERS if differ else MATCH

@@ -38,7 +38,8 @@ CLIENT_TIMEOUT_S = 10  # a connection idle this long is closed (a slow or stuck 
 # (sitegen/site/policy.py), and the server sends that same policy (POLICY_META).
 SCRIPT = "/__live.js"  # no file of the site has this name either
 SCRIPT_TAG = '<script id="live-reload" src="{script}" data-build="{build}"></script>\n'
-LIVE_SCRIPT = """/* added by build.py --serve; not in the site on disk */
+LIVE_SCRIPT = (
+    """/* added by build.py --serve; not in the site on disk */
 (() => {
   const served = Number(document.currentScript.dataset.build);
   const show = (error) => {
@@ -70,7 +71,10 @@ LIVE_SCRIPT = """/* added by build.py --serve; not in the site on disk */
   };
   setTimeout(poll, POLL_MS);
 })();
-""".replace("ENDPOINT", ENDPOINT).replace("POLL_MS", str(POLL_MS)).encode("utf-8")
+""".replace("ENDPOINT", ENDPOINT)
+    .replace("POLL_MS", str(POLL_MS))
+    .encode("utf-8")
+)
 
 # The policy a page carries in its head, sent again as a header (the same words: it cannot differ from the page's).
 POLICY_META = re.compile(rb'<meta http-equiv="Content-Security-Policy" content="([^"]*)">')
@@ -78,7 +82,7 @@ POLICY_META = re.compile(rb'<meta http-equiv="Content-Security-Policy" content="
 
 def policy_of(html_bytes: bytes) -> str | None:
     """The Content Security Policy a page's own meta tag gives, or None for a page without one."""
-    found = POLICY_META.search(html_bytes[:html_bytes.find(b"</head>")])
+    found = POLICY_META.search(html_bytes[: html_bytes.find(b"</head>")])
     return html.unescape(found.group(1).decode("utf-8")) if found else None
 
 
@@ -138,8 +142,11 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
     # The live page's runtime: import() takes a module only as JavaScript, and WebAssembly compiles while it
     # downloads only as application/wasm; a system's own MIME list may lack either.
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".mjs": "text/javascript", ".wasm": "application/wasm"}
+    extensions_map = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".mjs": "text/javascript",
+        ".wasm": "application/wasm",
+    }
 
     # A client that connects and then sends nothing, or reads nothing, lets go of its thread after this long.
     timeout = CLIENT_TIMEOUT_S
@@ -228,7 +235,6 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             self.close_connection = True
 
 
-
 def handler_for(site: Path, state: LiveState, log=None):
     """The request handler class for `site`: its files, the HTML with the script added, and ENDPOINT."""
     return type("Handler", (_Handler,), {"site": site, "state": state, "log": staticmethod(log) if log else None})
@@ -260,11 +266,15 @@ class Server:
             self.httpd = _Threads((HOST, port), handler_for(Path(site).resolve(), state, log), log)
         except OSError as exc:
             if exc.errno == errno.EADDRINUSE:
-                raise BuildError(f"--serve: port {port} on {HOST} is in use; allowed: a free port, such as "
-                                 f"--serve {port + 1 if port < 65535 else DEFAULT_PORT}, or --serve 0 for any "
-                                 "free one") from None
-            raise BuildError(f"--serve: cannot listen on {HOST} port {port} ({os.strerror(exc.errno or 0).lower()}); "
-                             "allowed: a free port from 1024 to 65535, or 0 for any free one") from None
+                raise BuildError(
+                    f"--serve: port {port} on {HOST} is in use; allowed: a free port, such as "
+                    f"--serve {port + 1 if port < 65535 else DEFAULT_PORT}, or --serve 0 for any "
+                    "free one"
+                ) from None
+            raise BuildError(
+                f"--serve: cannot listen on {HOST} port {port} ({os.strerror(exc.errno or 0).lower()}); "
+                "allowed: a free port from 1024 to 65535, or 0 for any free one"
+            ) from None
         self.thread = threading.Thread(target=self.httpd.serve_forever, name="serve", daemon=True)
 
     @property

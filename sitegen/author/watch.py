@@ -38,7 +38,11 @@ MODULES = TEMPLATES / "js"
 
 
 ROOT = TEMPLATES.parent  # the project: build.py, figures/, figsite/
-CODE = (ROOT / "figures", ROOT / "figsite", ROOT / "sitegen")  # the packages whose Python files a change to restarts the watch
+CODE = (
+    ROOT / "figures",
+    ROOT / "figsite",
+    ROOT / "sitegen",
+)  # the packages whose Python files a change to restarts the watch
 RESTARTED = "GPT2_FIGURES_RESTARTED"  # set for the process a restart starts: {"port", "build", "after"}
 
 
@@ -57,16 +61,19 @@ class Watched(watchfiles.DefaultFilter):
 
     def __call__(self, change: watchfiles.Change, path: str) -> bool:
         path = Path(path)
-        return super().__call__(change, str(path)) and (path == self.config or TEMPLATES in path.parents
-                                                        and path != MODULES and MODULES not in path.parents
-                                                        or is_code(path))
+        return super().__call__(change, str(path)) and (
+            path == self.config
+            or TEMPLATES in path.parents
+            and path != MODULES
+            and MODULES not in path.parents
+            or is_code(path)
+        )
 
 
 def watched_folders(config: Path) -> list[Path]:
     """The folders to watch, each on its own: the config's, templates/ and each folder below it but the modules',
     the project's (build.py), and figures/, figsite/ and each package below them."""
-    code = sorted(p for folder in CODE for p in (folder, *folder.rglob("*"))
-                  if p.is_dir() and p.name != "__pycache__")
+    code = sorted(p for folder in CODE for p in (folder, *folder.rglob("*")) if p.is_dir() and p.name != "__pycache__")
     below = sorted(p for p in TEMPLATES.rglob("*") if p.is_dir() and p != MODULES and MODULES not in p.parents)
     folders = [config.parent, TEMPLATES, *below, ROOT, *code]
     return list(dict.fromkeys(folders))
@@ -80,8 +87,14 @@ def shown(path: Path) -> str:
         return str(path)
 
 
-def watch_site(settings: Settings, verbosity: int = 1, port: int | None = None, interrupted=lambda: False,
-               changes=None, restart=None) -> int:
+def watch_site(
+    settings: Settings,
+    verbosity: int = 1,
+    port: int | None = None,
+    interrupted=lambda: False,
+    changes=None,
+    restart=None,
+) -> int:
     """Builds the site, then rebuilds it after each change until Ctrl-C or SIGTERM; returns the exit code (0).
 
     port: serve the site on localhost at this port (0: any free one) and reload open pages; None: don't serve.
@@ -95,28 +108,36 @@ def watch_site(settings: Settings, verbosity: int = 1, port: int | None = None, 
     config = Path(settings.config).resolve()
     out = Path(settings.out).resolve()
     if not config.parent.is_dir():
-        raise BuildError(f"--config: the folder {config.parent} does not exist; allowed: a TOML file in a folder "
-                         "that exists, to watch")
+        raise BuildError(
+            f"--config: the folder {config.parent} does not exist; allowed: a TOML file in a folder "
+            "that exists, to watch"
+        )
     settings = dataclasses.replace(settings, config=config, out=out)
     restarted = json.loads(os.environ.pop(RESTARTED, "{}"))  # where a change to the code restarted the watch
     state = serve.LiveState(restarted.get("build", 0))
     say = (lambda line: click.echo(line)) if verbosity >= 1 else (lambda line: None)
     port = restarted.get("port", port) if port is not None else None
-    server = serve.Server(out, port, state, log=click.echo if verbosity >= 2 else None) if port is not None \
+    server = (
+        serve.Server(out, port, state, log=click.echo if verbosity >= 2 else None)
+        if port is not None
         else nullcontext()
+    )
     watched = [shown(config), shown(TEMPLATES) + os.sep, "the code"]
     good, code_changed = False, None
     try:
         with server:
             if port is not None and not restarted:
-                say(f"serving {shown(out)}{os.sep} at {server.url} (localhost only); open pages reload after "
-                    "each rebuild")
+                say(
+                    f"serving {shown(out)}{os.sep} at {server.url} (localhost only); open pages reload after "
+                    "each rebuild"
+                )
             good = rebuild(settings, verbosity, state, interrupted, after=restarted.get("after")) or good
             if not restarted:
                 say(f"watching {', '.join(watched[:-1])} and {watched[-1]} for changes; Ctrl-C ends")
             if changes is None:
-                changes = watchfiles.watch(*watched_folders(config), watch_filter=Watched(config), recursive=False,
-                                           debounce=1_000, step=50)
+                changes = watchfiles.watch(
+                    *watched_folders(config), watch_filter=Watched(config), recursive=False, debounce=1_000, step=50
+                )
             for changed in changes:
                 names = sorted({shown(Path(path)) for _, path in changed})
                 if any(is_code(Path(path)) for _, path in changed):
@@ -141,13 +162,19 @@ def code_problem(changed: list[str]) -> str | None:
     """Where the project's code as it is now does not import, its error in one line; else None. Asked of a process
     of its own before the watch restarts into the new code, so that a typo in the middle of an edit does not end
     the watch."""
-    check = subprocess.run([sys.executable, "-c", "import build, sitegen.pipeline, sitegen.author.watch"], cwd=ROOT,
-                           capture_output=True, text=True)
+    check = subprocess.run(
+        [sys.executable, "-c", "import build, sitegen.pipeline, sitegen.author.watch"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     if check.returncode == 0:
         return None
     last = (check.stderr.strip().splitlines() or [f"exit code {check.returncode}"])[-1]
-    return (f"error: after the change to {', '.join(changed)} the code does not import ({last}); the watch goes on "
-            "with the code it had")
+    return (
+        f"error: after the change to {', '.join(changed)} the code does not import ({last}); the watch goes on "
+        "with the code it had"
+    )
 
 
 def restart_with_new_code(after: list[str], port: int | None, build: int) -> int:
@@ -171,15 +198,19 @@ def rebuild(settings: Settings, verbosity: int, state, interrupted, after: list[
     except Exception as exc:  # noqa: BLE001 - a rebuild that fails must not end the watch
         if interrupted():
             raise KeyboardInterrupt from None
-        line = f"error: the build failed ({type(exc).__name__}: {' '.join(str(exc).split())}); the last good " \
-               "site is kept"
+        line = (
+            f"error: the build failed ({type(exc).__name__}: {' '.join(str(exc).split())}); the last good site is kept"
+        )
     else:
         state.built()
         if verbosity >= 1:
             took = time.perf_counter() - start
             source = "from the cache" if "run" not in progress.phases else f"{run.model['name']} ran"
-            what = f"rebuilt {shown(settings.out)}{os.sep} after a change to {', '.join(after)}" if after \
+            what = (
+                f"rebuilt {shown(settings.out)}{os.sep} after a change to {', '.join(after)}"
+                if after
                 else f"built {shown(settings.out)}{os.sep}"
+            )
             click.echo(f"{what} in {took:.2f} s ({source}: {progress})")
         return True
     click.echo(line, err=True)

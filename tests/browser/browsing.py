@@ -24,11 +24,18 @@ from pathlib import Path
 import pytest
 
 CHROMIUM = Path("/usr/bin/chromium")  # Playwright's own browser download does not work here
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--no-first-run", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
 VIEWPORT = {"width": 1100, "height": 900}
-ALL_RENDERED = ("() => Array.from(document.querySelectorAll('[data-spec]'))"
-                ".every(el => el.hasAttribute('data-rendered'))")
+ALL_RENDERED = (
+    "() => Array.from(document.querySelectorAll('[data-spec]')).every(el => el.hasAttribute('data-rendered'))"
+)
 RENDER_TIMEOUT_MS = 15_000
 CHANGE_TIMEOUT_MS = 5_000
 
@@ -68,7 +75,9 @@ class Visit:
 # its own: an init script runs before the page's own and is not held to its policy.
 VIOLATION = "securitypolicyviolation: "
 REPORT_VIOLATIONS = """document.addEventListener('securitypolicyviolation', (e) => console.warn(%s + [
-  e.effectiveDirective, e.blockedURI, (e.sourceFile || '') + ':' + e.lineNumber, e.sample].join(' ')));""" % repr(VIOLATION)
+  e.effectiveDirective, e.blockedURI, (e.sourceFile || '') + ':' + e.lineNumber, e.sample].join(' ')));""" % repr(
+    VIOLATION
+)
 
 
 class Watcher:
@@ -96,7 +105,7 @@ class Watcher:
         if self.visit is None:
             return
         if message.text.startswith(VIOLATION):
-            self.visit.policy_violations.append(message.text[len(VIOLATION):])
+            self.visit.policy_violations.append(message.text[len(VIOLATION) :])
         elif message.type == "error":
             self.visit.console_errors.append(message.text)
         elif message.type == "warning" and message.text.startswith("WARN"):
@@ -139,8 +148,9 @@ def wait_for_charts(visit: Visit, timeout_ms: int = RENDER_TIMEOUT_MS) -> None:
     visit.page.evaluate(SCROLL_THROUGH, timeout_ms)
     visit.page.wait_for_function(ALL_RENDERED, timeout=timeout_ms)
     failed = visit.page.eval_on_selector_all(
-        "[data-spec]", "els => els.filter(el => el.getAttribute('data-rendered') !== 'true')"
-                       ".map(el => el.id + ': ' + el.textContent)")
+        "[data-spec]",
+        "els => els.filter(el => el.getAttribute('data-rendered') !== 'true').map(el => el.id + ': ' + el.textContent)",
+    )
     assert not failed, f"{visit.name}: charts not drawn: {failed}; console errors: {visit.console_errors}"
 
 
@@ -226,9 +236,12 @@ class Browser:
             page.goto("about:blank")
             if page.evaluate(SHOWN_AS) != shown:
                 options = self.options[context]
-                page.emulate_media(media="null", color_scheme=options.get("color_scheme", "light"),
-                                   reduced_motion=options.get("reduced_motion", "no-preference"),
-                                   forced_colors=options.get("forced_colors", "none"))
+                page.emulate_media(
+                    media="null",
+                    color_scheme=options.get("color_scheme", "light"),
+                    reduced_motion=options.get("reduced_motion", "no-preference"),
+                    forced_colors=options.get("forced_colors", "none"),
+                )
                 page.set_viewport_size(options["viewport"])
             as_new = page.evaluate(SHOWN_AS) == shown
         except Exception:  # noqa: BLE001 - a page its test left in a state of its own is simply not used again
@@ -300,10 +313,14 @@ def wait_for_signal(page, label: str, name: str, value, why: str = "") -> None:
         page.wait_for_function(
             "([id, name, value]) => { const el = document.getElementById(id);"
             " return !!(el && el.vegaView) && el.vegaView.signal(name) === value; }",
-            arg=[f"chart-{label}", name, value], timeout=CHANGE_TIMEOUT_MS)
+            arg=[f"chart-{label}", name, value],
+            timeout=CHANGE_TIMEOUT_MS,
+        )
     except TimeoutError:
-        raise AssertionError(f"chart-{label}: {name} is {signal(page, label, name)!r}, not {value!r}"
-                             f"{' ' + why if why else ''} after {CHANGE_TIMEOUT_MS} ms") from None
+        raise AssertionError(
+            f"chart-{label}: {name} is {signal(page, label, name)!r}, not {value!r}"
+            f"{' ' + why if why else ''} after {CHANGE_TIMEOUT_MS} ms"
+        ) from None
 
 
 def choose_in_select(page, label: str, name: str, value) -> None:
@@ -332,7 +349,9 @@ def wait_for_svg_change(page, label: str, before: str) -> None:
     page.wait_for_function(
         "([id, before]) => { const svg = document.querySelector('#' + id + ' svg.marks');"
         " return svg && svg.outerHTML !== before; }",
-        arg=[f"chart-{label}", before], timeout=CHANGE_TIMEOUT_MS)
+        arg=[f"chart-{label}", before],
+        timeout=CHANGE_TIMEOUT_MS,
+    )
 
 
 def description(page, label: str) -> str:

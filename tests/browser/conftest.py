@@ -79,5 +79,8 @@ def open_once(browser, random_site):
 @pytest.fixture(scope="session")
 def every_kind_site(small_model_dir, tmp_path_factory) -> Path:
     """tests/every_kind.toml (a figure of every registered kind) built once over the small model (3 layers, 4 heads)."""
-    return once(tmp_path_factory, "every-kind",
-                lambda folder: built(small_model_dir, EVERY_KIND.read_text(encoding="utf-8"), folder))
+    return once(
+        tmp_path_factory,
+        "every-kind",
+        lambda folder: built(small_model_dir, EVERY_KIND.read_text(encoding="utf-8"), folder),
+    )

@@ -80,7 +80,7 @@ def step_with_a_tail(p: dict) -> int:
     tail, the nearest to its value (where none does, its next step): the value most likely to come back wrong."""
     low, high, step = p["min"], p["max"], p["step"]
     now, last = round((float(p["value"]) - low) / step), int((high - low) / step + 1e-9)
-    for k in sorted(range(last + 1), key=lambda k: (abs(k - now) if k != now else 10 ** 9, k)):
+    for k in sorted(range(last + 1), key=lambda k: (abs(k - now) if k != now else 10**9, k)):
         if FLOAT_TAIL.search(repr(low + k * step)):
             return k
     return now + 1 if now < last else now - 1
@@ -105,8 +105,10 @@ def set_as_a_reader(page, p: dict) -> str:
         elif radio.count():
             radio.check()
         else:  # the chart's own menu is hidden: a row of tokens steers it
-            page.locator(f".token-row[data-chart='chart-{p['label']}'] [data-token='{value}'],"
-                         f" .token-row[data-text] [data-token='{value}']").first.click()
+            page.locator(
+                f".token-row[data-chart='chart-{p['label']}'] [data-token='{value}'],"
+                f" .token-row[data-text] [data-token='{value}']"
+            ).first.click()
         return value
     k = step_with_a_tail(p)
     now = round((float(p["value"]) - p["min"]) / p["step"])
@@ -118,8 +120,11 @@ def set_as_a_reader(page, p: dict) -> str:
 
 
 def wait_for_value(page, p: dict, value: str) -> None:
-    page.wait_for_function("([id, name, value]) => String(document.getElementById(id).vegaView.signal(name)) === value",
-                           arg=[f"chart-{p['label']}", p["name"], value], timeout=CHANGE_TIMEOUT_MS)
+    page.wait_for_function(
+        "([id, name, value]) => String(document.getElementById(id).vegaView.signal(name)) === value",
+        arg=[f"chart-{p['label']}", p["name"], value],
+        timeout=CHANGE_TIMEOUT_MS,
+    )
 
 
 def open_without_vega(opener: Opener, name: str) -> dict:
@@ -184,8 +189,9 @@ def test_every_value_set_is_in_the_address_as_it_was_shown(round_trips):
         assert set(trip["final"]) == set(trip["set"]), f"{name}: the controls changed as they were set"
         address = trip["address"]
         for key, value in trip["final"].items():
-            assert re.search(r"[#&](?:[^&=]*\.)?" + re.escape(key.split(".", 1)[1]) + "=" + re.escape(value) + "(&|$)",
-                             address), f"{name}: {key} set to {value}, but the address is {address}"
+            assert re.search(
+                r"[#&](?:[^&=]*\.)?" + re.escape(key.split(".", 1)[1]) + "=" + re.escape(value) + "(&|$)", address
+            ), f"{name}: {key} set to {value}, but the address is {address}"
 
 
 def test_the_address_reopens_the_page_with_the_same_words(round_trips):

@@ -71,8 +71,10 @@ def open_watched(browser, site, name):
     return visit, dialogs
 
 
-@pytest.mark.parametrize("name", ["index.html", "about.html", "figure-l.html", "embed-l.html",
-                                  "text-maya-lives-in-paris-the-capital-of.html"])
+@pytest.mark.parametrize(
+    "name",
+    ["index.html", "about.html", "figure-l.html", "embed-l.html", "text-maya-lives-in-paris-the-capital-of.html"],
+)
 def test_hostile_site_values_run_nothing_and_show_as_the_text_they_are(browser, hostile_site, name):
     visit, dialogs = open_watched(browser, hostile_site, name)
     page = visit.page
@@ -90,23 +92,34 @@ def test_hostile_site_values_run_nothing_and_show_as_the_text_they_are(browser, 
         assert page.get_attribute("header a.book", "href") == "https://example.org/book?edition=2&x=1"
         assert page.text_content("header a.book") == "Back to <img src=x onerror=alert('book')>"
         assert page.text_content(".licence").startswith("Licence: <script>alert('licence')</script> & CC")
-        assert page.text_content(".cite") == """How to cite them: 'single' "double" <i onclick=alert(1)>not italic</i>"""
+        assert (
+            page.text_content(".cite") == """How to cite them: 'single' "double" <i onclick=alert(1)>not italic</i>"""
+        )
         if name in ("index.html", "about.html"):
             byline = " ".join(page.text_content(".byline").split())
-            assert byline == ("The figures of the chapter “<script>alert('chapter')</script>” of <img src=x "
-                              f"onerror=alert('book')>, by {HOSTILE_AUTHOR}.")
+            assert byline == (
+                "The figures of the chapter “<script>alert('chapter')</script>” of <img src=x "
+                f"onerror=alert('book')>, by {HOSTILE_AUTHOR}."
+            )
             assert not page.query_selector(".book-link"), "the way back to the book said twice"  # the header's
         if name == "index.html":
             assert page.title() == HOSTILE_TITLE and page.text_content("h1") == HOSTILE_TITLE
             assert page.get_attribute('meta[property="og:title"]', "content") == HOSTILE_TITLE
             introduction = page.text_content(".introduction")
-            for shown in ('<script>alert("introduction")</script>', """<img src=x onerror="alert('img')">""",
-                          """<a href="javascript:alert('a')">a raw link</a>"""):
+            for shown in (
+                '<script>alert("introduction")</script>',
+                """<img src=x onerror="alert('img')">""",
+                """<a href="javascript:alert('a')">a raw link</a>""",
+            ):
                 assert shown in introduction, f"the introduction does not show {shown} as text"
-            links = page.eval_on_selector_all(".introduction a", "links => links.map(a => [a.getAttribute('href'), "
-                                                                  "a.getAttribute('title'), a.textContent])")
-            assert links == [["figure-l.html", 'a "title" onmouseover=alert(1)', "a link"],
-                             ["https://example.org/%22onclick=%22alert(1)", None, "another"]]
+            links = page.eval_on_selector_all(
+                ".introduction a",
+                "links => links.map(a => [a.getAttribute('href'), a.getAttribute('title'), a.textContent])",
+            )
+            assert links == [
+                ["figure-l.html", 'a "title" onmouseover=alert(1)', "a link"],
+                ["https://example.org/%22onclick=%22alert(1)", None, "another"],
+            ]
     finally:
         page.close()
 
@@ -126,12 +139,19 @@ def served_under_a_sub_path(site_table_build, tmp_path_factory):
 
 
 def test_under_a_sub_path_every_page_draws_its_charts_and_every_link_and_file_it_names_is_there(
-        browser, served_under_a_sub_path):
+    browser, served_under_a_sub_path
+):
     base, _ = served_under_a_sub_path
     origin = base.removesuffix("sub/path/")
     page, refused, errors, missing = browser.context().new_page(), [], [], []
-    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base)
-               else (refused.append(route.request.url), route.abort()))
+    page.route(
+        "**/*",
+        lambda route: (
+            route.continue_()
+            if route.request.url.startswith(base)
+            else (refused.append(route.request.url), route.abort())
+        ),
+    )
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on("console", lambda message: message.type == "error" and errors.append(message.text))
     page.on("response", lambda response: response.status >= 400 and missing.append(response.url))
@@ -148,8 +168,9 @@ def test_under_a_sub_path_every_page_draws_its_charts_and_every_link_and_file_it
             if page.url != url:
                 page.goto(url)
             wait_for_charts(Visit(page, url))
-            for target in page.eval_on_selector_all("a[href], img[src], link[href], script[src]",
-                                                    "els => els.map(el => el.href || el.src)"):
+            for target in page.eval_on_selector_all(
+                "a[href], img[src], link[href], script[src]", "els => els.map(el => el.href || el.src)"
+            ):
                 target = urldefrag(target).url
                 if target.startswith(origin) and target not in checked:  # a link of the site, not to the book
                     assert target.startswith(base), f"{url} names {target}, outside the site's folder"
@@ -163,7 +184,8 @@ def test_under_a_sub_path_every_page_draws_its_charts_and_every_link_and_file_it
 
 
 def test_under_a_sub_path_no_page_asks_the_host_for_anything_outside_the_sites_folder_not_even_an_icon(
-        browser, served_under_a_sub_path, site_table_build):
+    browser, served_under_a_sub_path, site_table_build
+):
     base, asked = served_under_a_sub_path
     names = sorted(path.name for path in site_table_build.glob("*.html"))
     assert {"index.html", "about.html", "figure-l.html", "embed-l.html"} <= set(names)

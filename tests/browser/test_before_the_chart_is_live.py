@@ -24,9 +24,18 @@ CHARTS = "() => [...document.querySelectorAll('[data-spec]')].map(el => el.id)"
 SHOWN_DRAWING = """(chart) => { const img = [...document.querySelectorAll(`#${chart} .first-drawing img`)]
   .find(i => i.checkVisibility()); return img ? {src: img.currentSrc, width: img.offsetWidth, height: img.offsetHeight}
   : null; }"""
-FIGURES = ["figure-l.html", "figure-lens.html", "figure-i.html", "figure-knockout.html", "figure-cost.html",
-           "figure-question-and-keys.html", "figure-head-roles.html", "figure-patching.html", "figure-ledger.html",
-           "figure-find-head.html"]
+FIGURES = [
+    "figure-l.html",
+    "figure-lens.html",
+    "figure-i.html",
+    "figure-knockout.html",
+    "figure-cost.html",
+    "figure-question-and-keys.html",
+    "figure-head-roles.html",
+    "figure-patching.html",
+    "figure-ledger.html",
+    "figure-find-head.html",
+]
 
 
 class HeldVega:
@@ -38,8 +47,10 @@ class HeldVega:
         self.page.route("**/vega.js", lambda route: self.held.append(route))
         self.page.goto(url, wait_until="commit")
         self.page.wait_for_function("() => document.querySelector('.first-drawing img') !== null")
-        self.page.wait_for_function("() => [...document.querySelectorAll('.first-drawing img')]"
-                                    ".filter(i => i.checkVisibility()).every(i => i.complete)")  # lazy: those shown
+        self.page.wait_for_function(
+            "() => [...document.querySelectorAll('.first-drawing img')]"
+            ".filter(i => i.checkVisibility()).every(i => i.complete)"
+        )  # lazy: those shown
         while not self.held:  # the request is made once the parser reaches the script
             self.page.wait_for_timeout(10)
 
@@ -75,11 +86,15 @@ def test_the_box_shows_the_drawing_of_the_chart_it_will_draw_at_its_height(conte
     drawing = held.page.evaluate(SHOWN_DRAWING, chart)
     held.release()
     narrow = held.page.evaluate(f"() => document.getElementById('{chart}').drawnNarrow")
-    live = held.page.evaluate(f"() => document.querySelector('#{chart} .chart-drawing svg, #{chart} .chart-drawing "
-                              "canvas').getBoundingClientRect().height")
+    live = held.page.evaluate(
+        f"() => document.querySelector('#{chart} .chart-drawing svg, #{chart} .chart-drawing "
+        "canvas').getBoundingClientRect().height"
+    )
     held.page.close()
     assert drawing is not None, f"{name}: no drawing shown before the chart is live"
-    assert (".narrow" in drawing["src"]) == narrow or not narrow, f"{name}: showed {drawing['src']}, drew narrow={narrow}"
+    assert (".narrow" in drawing["src"]) == narrow or not narrow, (
+        f"{name}: showed {drawing['src']}, drew narrow={narrow}"
+    )
     # Drawn for a desktop's column and a phone's, fitted and wrapped as the live chart is; the words are measured by
     # vl-convert's fonts there and Chromium's here, so that a long chart may differ by a line of them (head-roles: 7
     # of 2,033 px, far below the first screen).
@@ -137,12 +152,16 @@ def test_a_click_on_the_drawing_before_the_chart_is_live_is_made_on_the_live_cha
         page.close()
         assert target is not None, "no head's square found to click"
         held = HeldVega(context, url)
-        box = held.page.evaluate("() => [...document.querySelectorAll('#chart-all-heads .first-drawing img')]"
-                                 ".find(i => i.checkVisibility()).getBoundingClientRect().toJSON()")
+        box = held.page.evaluate(
+            "() => [...document.querySelectorAll('#chart-all-heads .first-drawing img')]"
+            ".find(i => i.checkVisibility()).getBoundingClientRect().toJSON()"
+        )
         held.page.mouse.click(box["left"] + target["x"], box["top"] + target["y"])
         held.release()
-        chosen = held.page.evaluate("() => { const v = document.getElementById('chart-all-heads').vegaView;"
-                                    " return [v.signal('layer'), v.signal('head')]; }")
+        chosen = held.page.evaluate(
+            "() => { const v = document.getElementById('chart-all-heads').vegaView;"
+            " return [v.signal('layer'), v.signal('head')]; }"
+        )
     finally:
         context.close()
     assert chosen == [target["layer"], target["head"]], f"clicked {target}, the chart chose {chosen}"

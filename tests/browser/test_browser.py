@@ -53,8 +53,10 @@ def figures_txt_blocks(site: Path) -> dict[str, str]:
 def test_every_page_renders_its_charts_without_errors_or_requests_outside_file(open_once, name):
     visit = open_once(name)
     states = visit.page.eval_on_selector_all(
-        "[data-spec]", "els => els.map(el => [el.getAttribute('data-spec'), el.getAttribute('data-rendered'), "
-                       "el.getAttribute('data-rendered') === 'true' ? '' : el.textContent])")
+        "[data-spec]",
+        "els => els.map(el => [el.getAttribute('data-spec'), el.getAttribute('data-rendered'), "
+        "el.getAttribute('data-rendered') === 'true' ? '' : el.textContent])",
+    )
     if name != "index.html":
         assert states, f"{name} has no chart ([data-spec])"
     failed = [state for state in states if state[1] != "true"]
@@ -62,7 +64,8 @@ def test_every_page_renders_its_charts_without_errors_or_requests_outside_file(o
     for spec_id, _, _ in states:  # every chart is drawn as SVG with a live view
         assert visit.page.evaluate(
             "id => { const el = document.querySelector(`[data-spec=\"${id}\"]`); return !!(el.vegaView && el.querySelector('svg')); }",
-            spec_id), f"{name}: {spec_id} has no SVG or no vegaView"
+            spec_id,
+        ), f"{name}: {spec_id} has no SVG or no vegaView"
     assert visit.console_errors == [], f"{name}: console errors"
     assert visit.page_errors == [], f"{name}: page errors"
     assert visit.refused == [], f"{name}: requests outside file://"
@@ -168,7 +171,8 @@ def test_the_shares_on_figure_l_add_up_to_about_100_percent(open_once):
     assert abs(total - 100) <= 5, f"the shown shares add up to {total}%: {labels}"
 
     # The exact shares behind the bars (the data of the drawn rect marks) add up to 1.
-    shares = page.evaluate("""id => {
+    shares = page.evaluate(
+        """id => {
         const shares = [];
         const walk = node => {
             if (!node) return;
@@ -179,7 +183,9 @@ def test_the_shares_on_figure_l_add_up_to_about_100_percent(open_once):
         };
         walk(document.getElementById(id).vegaView.scenegraph().root);
         return shares;
-    }""", "chart-l")
+    }""",
+        "chart-l",
+    )
     assert len(shares) == token, shares
     assert sum(shares) == pytest.approx(1.0, abs=0.01), shares
 
@@ -216,8 +222,9 @@ def test_the_text_figure_is_on_every_figure_page_and_matches_figures_txt_but_for
 def test_the_index_links_to_every_figure_page_and_every_link_resolves(open_once, site):
     page = open_once("index.html").page
     hrefs = page.eval_on_selector_all("a[href]", "links => links.map(a => a.getAttribute('href'))")
-    figure_hrefs = page.eval_on_selector_all(".figure-list a[href^='figure-']",
-                                             "links => links.map(a => a.getAttribute('href'))")
+    figure_hrefs = page.eval_on_selector_all(
+        ".figure-list a[href^='figure-']", "links => links.map(a => a.getAttribute('href'))"
+    )
     assert figure_hrefs == [f"figure-{label}.html" for label in LABELS]
     for href in hrefs:
         assert not re.match(r"^[a-z][a-z0-9+.-]*:", href, re.I), f"index links outside the site: {href}"

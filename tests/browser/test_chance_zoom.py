@@ -19,8 +19,9 @@ BARS_AXIS = {"lens": "chance", "i": "chance of being the next token"}
 def chance_axis_ends(page, label: str) -> dict:
     """Where each of chart-<label>'s chance axes ends, in percent, as the drawing's own description of the axis
     says: {title: [end, ...]}; its titles are checked against CHANCE_AXES."""
-    labels = page.eval_on_selector_all(f"#chart-{label} svg.marks [aria-label]",
-                                       "nodes => nodes.map(n => n.getAttribute('aria-label'))")
+    labels = page.eval_on_selector_all(
+        f"#chart-{label} svg.marks [aria-label]", "nodes => nodes.map(n => n.getAttribute('aria-label'))"
+    )
     ends = {}
     for m in filter(None, map(AXIS.match, labels)):
         ends.setdefault(m.group(1), []).append(float(m.group(2).replace(",", "")))
@@ -57,7 +58,9 @@ def test_a_chance_chart_opens_on_0_to_100_percent_and_zooms_in_at_a_click(opener
     visit = opener.open(f"figure-{label}.html")
     page = visit.page
     switch = page.locator(f"#chart-{label} .vega-bindings input[type='radio'][name='chance_scale']")
-    assert switch.count() == 2 and page.locator(f"#chart-{label} input[name='chance_scale'][value='whole']").is_checked()
+    assert (
+        switch.count() == 2 and page.locator(f"#chart-{label} input[name='chance_scale'][value='whole']").is_checked()
+    )
     assert " ".join(page.locator(f"#chart-{label} .vega-bindings").all_inner_texts()).count("0 to 100%") == 1
     assert all(end == 100 for ends in chance_axis_ends(page, label).values() for end in ends)
     before = chart_svg(page, label)
@@ -87,8 +90,10 @@ def test_zoomed_in_the_top_guesses_bars_are_drawn_large_and_their_words_inside_t
     page.locator(f"#chart-{label} input[name='chance_scale'][value='zoom']").check()
     for stage in (12, 5, 0):
         before = chart_svg(page, label)
-        page.evaluate("([id, s]) => document.getElementById(id).vegaView.signal('stage', s).runAsync().then(() => null)",
-                      [f"chart-{label}", stage])
+        page.evaluate(
+            "([id, s]) => document.getElementById(id).vegaView.signal('stage', s).runAsync().then(() => null)",
+            [f"chart-{label}", stage],
+        )
         if stage != 12:
             wait_for_svg_change(page, label, before)
         page.wait_for_timeout(100)

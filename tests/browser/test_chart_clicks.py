@@ -180,14 +180,22 @@ def test_a_knockout_head_bar_drawn_thinner_than_a_pixel_is_chosen_by_a_click_any
 
 
 def test_every_param_a_click_sets_has_its_own_input_its_keyboard_equivalent(opener):
-    for name, label in (("figure-l.html", "l"), ("figure-all-heads.html", "all-heads"), ("figure-i.html", "i"),
-                        ("figure-lens.html", "lens"), ("figure-ledger.html", "ledger"),
-                        ("figure-knockout.html", "knockout"), ("figure-patching.html", "patching"),
-                        ("figure-head-roles.html", "head-roles")):
+    for name, label in (
+        ("figure-l.html", "l"),
+        ("figure-all-heads.html", "all-heads"),
+        ("figure-i.html", "i"),
+        ("figure-lens.html", "lens"),
+        ("figure-ledger.html", "ledger"),
+        ("figure-knockout.html", "knockout"),
+        ("figure-patching.html", "patching"),
+        ("figure-head-roles.html", "head-roles"),
+    ):
         visit = opener.open(name)
         clicks = visit.page.evaluate(
             "id => { const spec = JSON.parse(document.getElementById(id).textContent); "
-            "return (spec.usermeta || {}).clicks || []; }", f"spec-{label}")
+            "return (spec.usermeta || {}).clicks || []; }",
+            f"spec-{label}",
+        )
         assert clicks, f"({label}) declares no clicks"
         for pick in clicks:
             assert re.fullmatch(r"pick_\w+", pick["field"]), pick
@@ -226,10 +234,11 @@ def test_a_square_of_the_head_roles_grid_picks_its_head_and_the_menus_do_the_sam
     assert keyboard_input(page, "head-roles", "layer") == 1 and keyboard_input(page, "head-roles", "head") == 1
     # After any change the words still say which head they describe, and which habit colours the grid.
     page.select_option("#chart-head-roles select[name='show']", "induction")
-    wait_for_signal(page, "head-roles", "show", "induction", "after choosing a habit in \"Colour by\"")
+    wait_for_signal(page, "head-roles", "show", "induction", 'after choosing a habit in "Colour by"')
     said = description(page, "head-roles")
     assert said.startswith("Layer 7, head 3, shown below:") and said.endswith(
-        "The grid shows how much every head looks at the token after the earlier copy of the current one."), said
+        "The grid shows how much every head looks at the token after the earlier copy of the current one."
+    ), said
     visit.assert_clean()
 
 
@@ -239,11 +248,13 @@ def test_choosing_another_layer_of_the_head_roles_figure_loads_its_pattern_over_
     before = chart_svg(page, "head-roles")
     page.select_option("#chart-head-roles select[name='layer']", "2")
     wait_for_signal(page, "head-roles", "layer", 2, "after choosing layer 2 in the menu")
-    page.wait_for_function("() => document.getElementById('chart-head-roles').vegaView.data('repeats')"
-                           ".every(row => row.l === 1)")  # layer 2's file, loaded with <script src> from file://
+    page.wait_for_function(
+        "() => document.getElementById('chart-head-roles').vegaView.data('repeats').every(row => row.l === 1)"
+    )  # layer 2's file, loaded with <script src> from file://
     wait_for_svg_change(page, "head-roles", before)
-    assert page.evaluate("() => [...document.scripts].some(s => (s.getAttribute('src') || '')"
-                         ".endsWith('repeated-layer-01.js'))")
+    assert page.evaluate(
+        "() => [...document.scripts].some(s => (s.getAttribute('src') || '').endsWith('repeated-layer-01.js'))"
+    )
     visit.assert_clean()
 
 
@@ -261,10 +272,14 @@ def test_a_click_anywhere_on_figure_is_first_point_picks_stage_0_whose_column_is
     page = visit.page
     left, right, y = page.evaluate(FIRST_POINT)
     for x in (left - 6, left + 1, (left + right) / 2):
-        page.evaluate("() => document.getElementById('chart-i').vegaView.signal('stage', 12).runAsync().then(() => null)")
+        page.evaluate(
+            "() => document.getElementById('chart-i').vegaView.signal('stage', 12).runAsync().then(() => null)"
+        )
         wait_for_signal(page, "i", "stage", 12)
         page.mouse.click(x, y)
-        wait_for_signal(page, "i", "stage", 0, f"after a click at {x - left:.0f} px from the left edge of the point of stage 0")
+        wait_for_signal(
+            page, "i", "stage", 0, f"after a click at {x - left:.0f} px from the left edge of the point of stage 0"
+        )
     assert address(page).get("stage") == "0"
     visit.assert_clean()
 
@@ -324,7 +339,8 @@ def every_kinds_figure() -> list[tuple[str, str]]:
 
 
 def test_every_kind_whose_chart_has_marks_a_click_chooses_from_changes_its_chart_and_address_on_a_click(
-        browser, every_kind_site):
+    browser, every_kind_site
+):
     """For every registered kind, not a list of them: its page in tests/every_kind.toml's site. A chart whose spec
     computes a pick_ field, or whose marks show the pointer's hand, declares the clicks that read them; and a click,
     with the mouse where a reader would click, on one of its marks sets each param the mark picks, the address
@@ -342,8 +358,9 @@ def test_every_kind_whose_chart_has_marks_a_click_chooses_from_changes_its_chart
             pages.done(visit)
             continue
         clickable.append(kind)
-        assert set(seen["computed"]) <= set(seen["declared"]), f"{kind}: computes {seen['computed']} but its " \
-                                                               f"clicks read {seen['declared']}"
+        assert set(seen["computed"]) <= set(seen["declared"]), (
+            f"{kind}: computes {seen['computed']} but its clicks read {seen['declared']}"
+        )
         assert seen["declared"], f"{kind} ({label}): {seen['pointers']} marks show the pointer's hand, no clicks"
         assert seen["x"] is not None, f"{kind} ({label}): no mark a click would change it with"
         before = chart_svg(page, label)

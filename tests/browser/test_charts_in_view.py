@@ -67,7 +67,8 @@ def pages_of(site) -> list:
 
 @pytest.mark.parametrize("which", ["every kind", "the chapter"])
 def test_every_chart_view_axis_legend_and_title_is_in_view_at_360_px_only_a_grid_scrolls(
-        browser, every_kind_site, random_site, which):
+    browser, every_kind_site, random_site, which
+):
     site = every_kind_site if which == "every kind" else random_site
     opener = Opener(browser, site)
     context, problems, grids, charts = opener.context(**PHONE), [], 0, 0
@@ -135,27 +136,34 @@ def test_the_lens_first_screen_on_a_phone_shows_its_key_legend_layer_numbers_and
     assert lens["cell"]["left"] >= lens["axis"]["right"] - 1 and lens["cell"]["right"] <= seen["right"] + 1, lens
     assert len(lens["below"]) == 3 and all(across(view, seen) for view in lens["below"]), lens["below"]
     # From the key down, one screen holds the key, the legend, every layer's number and the chosen cell.
-    page.evaluate("() => window.scrollTo(0, Math.floor(scrollY + document.querySelector('.reading-key')"
-                  ".getBoundingClientRect().top) - 1)")
+    page.evaluate(
+        "() => window.scrollTo(0, Math.floor(scrollY + document.querySelector('.reading-key')"
+        ".getBoundingClientRect().top) - 1)"
+    )
     lens = page.evaluate(LENS)
     assert [number for number, box in lens["layers"] if on_screen(box, height)] == [str(n) for n in range(13)]
     assert all(on_screen(lens[part], height) for part in ("key", "legend", "cell")), lens
     # Swiped to the first positions, the table alone moves: the numbers, the legend and the charts below stay,
     # and the cells slide under the numbers' backdrop.
     page.evaluate("() => { document.querySelector('#chart-lens .chart-wrapper').scrollLeft = 120; }")
-    page.wait_for_function("() => document.querySelector('#chart-lens .chart-wrapper').style"
-                           ".getPropertyValue('--scrolled') === '120px'")
+    page.wait_for_function(
+        "() => document.querySelector('#chart-lens .chart-wrapper').style.getPropertyValue('--scrolled') === '120px'"
+    )
     moved = page.evaluate(LENS)
     for part in ("legend", "axis"):
         assert moved[part]["left"] == pytest.approx(lens[part]["left"], abs=1), (part, moved[part], lens[part])
     assert [view["left"] for view in moved["below"]] == pytest.approx([view["left"] for view in lens["below"]], abs=1)
-    under = page.evaluate("([x, y]) => { const el = document.elementFromPoint(x, y);"
-                          " return (el.closest('g[class*=\"role-\"]') || el).getAttribute('class'); }",
-                          [moved["axis"]["right"] - 3, moved["layers"][6][1]["top"] + 5])
+    under = page.evaluate(
+        "([x, y]) => { const el = document.elementFromPoint(x, y);"
+        " return (el.closest('g[class*=\"role-\"]') || el).getAttribute('class'); }",
+        [moved["axis"]["right"] - 3, moved["layers"][6][1]["top"] + 5],
+    )
     assert "backdrop" in under or "role-axis" in under, f"under the layer numbers: {under}"
     # More positions on both sides: the box says so (its right edge fades, the backdrop casts a shadow: site.css).
-    assert page.eval_on_selector("#chart-lens .chart-wrapper", "b => b.hasAttribute('data-more-left') && "
-                                 "b.hasAttribute('data-more-right') && b.hasAttribute('data-pinned')")
+    assert page.eval_on_selector(
+        "#chart-lens .chart-wrapper",
+        "b => b.hasAttribute('data-more-left') && b.hasAttribute('data-more-right') && b.hasAttribute('data-pinned')",
+    )
     visit.assert_clean()
 
 
@@ -202,7 +210,8 @@ BRING = """([id, picks]) => {
 
 @pytest.mark.parametrize("device", ["desktop", "phone"])
 def test_no_word_of_any_chart_of_every_kind_is_cut_by_its_drawing_as_it_opens_or_after_a_click(
-        browser, every_kind_site, device):
+    browser, every_kind_site, device
+):
     opener = Opener(browser, every_kind_site)
     context, cut, clicks = opener.context(**(PHONE if device == "phone" else DESKTOP)), [], 0
     try:
@@ -212,7 +221,9 @@ def test_no_word_of_any_chart_of_every_kind_is_cut_by_its_drawing_as_it_opens_or
             cut += [f"{name} as it opens: {words}" for words in page.evaluate(CUT)]
             choosers = page.evaluate(CHOOSERS)
             # The first, the middle and the last thing a click chooses (a token, a cell, a part...).
-            for chooser in {id(c): c for c in (choosers[:1] + choosers[len(choosers) // 2:][:1] + choosers[-1:])}.values():
+            for chooser in {
+                id(c): c for c in (choosers[:1] + choosers[len(choosers) // 2 :][:1] + choosers[-1:])
+            }.values():
                 at = page.evaluate(BRING, [chooser["chart"], chooser["picks"]])
                 if at is None:
                     continue

@@ -85,10 +85,12 @@ def test_no_page_does_anything_its_policy_refuses_when_served(opener, every_kind
         opener.done(visit)
 
 
-BROKEN = ('<script>window.injected = "inline script"</script>'
-          '<img src="nowhere.png" alt="" onerror="window.injected = \'event handler\'">'
-          '<a id="injected-link" href="javascript:window.injected=\'javascript: link\'">a link</a>'
-          '<p id="injected-style" style="color: rgb(1, 2, 3)">styled</p>')
+BROKEN = (
+    '<script>window.injected = "inline script"</script>'
+    '<img src="nowhere.png" alt="" onerror="window.injected = \'event handler\'">'
+    '<a id="injected-link" href="javascript:window.injected=\'javascript: link\'">a link</a>'
+    '<p id="injected-style" style="color: rgb(1, 2, 3)">styled</p>'
+)
 
 
 def test_a_page_whose_escaping_is_broken_runs_none_of_what_was_injected(browser, every_kind_site, tmp_path):

@@ -16,8 +16,9 @@ PLACES = """() => Array.from(document.querySelectorAll('[data-spec]')).map(chart
 })"""
 
 
-@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 900}, {"width": 360, "height": 800}],
-                         ids=["desktop", "phone"])
+@pytest.mark.parametrize(
+    "viewport", [{"width": 1280, "height": 900}, {"width": 360, "height": 800}], ids=["desktop", "phone"]
+)
 def test_every_charts_controls_are_above_its_drawing_and_its_sliders_are_240_px_or_the_column(opener, viewport):
     context = opener.context(viewport=viewport)
     with_controls = 0

@@ -27,8 +27,14 @@ Image = pytest.importorskip("PIL.Image")
 TALL = {"width": 1280, "height": 3200}  # every chart of a figure in one screen: its pixels read from one screenshot
 # Each heatmap kind's figure in tests/every_kind.toml, and what tells a cell of a share from its chart's other marks:
 # the field of its datum that the colour shows.
-HEATMAPS = {"heads": ("grid", "s"), "head-roles": ("habits", "s"), "lens": ("ice-lens", "p"),
-            "compare": ("warm-or-hot", "distance"), "scores": ("fit", "v"), "patching": ("put-back", "v")}
+HEATMAPS = {
+    "heads": ("grid", "s"),
+    "head-roles": ("habits", "s"),
+    "lens": ("ice-lens", "p"),
+    "compare": ("warm-or-hot", "distance"),
+    "scores": ("fit", "v"),
+    "patching": ("put-back", "v"),
+}
 DIVERGING = ("scores", "patching")
 REACH = ("heads", "head-roles")  # the kinds whose patterns have cells out of reach
 NEAR = 6  # per channel: a cell's pixel this close to a legend's pixel is that colour (antialiasing, rounding)
@@ -92,10 +98,19 @@ def cells(scene: list, field: str) -> list:
     scale (Vega writes its colours as rgb(...), a colour given as such as it is spelt: a bar of the data's blue), and
     that no outline overlaps (the chosen row's frame, the copies outlined in head roles' pattern)."""
     lines = [item for item in scene if item["outline"]]
-    return [item for item in scene if item["type"] == "rect" and item["role"] == "mark" and item["datum"]
-            and field in item["datum"] and (item["fill"] or "").startswith("rgb") and item["opacity"] > 0
-            and item["x2"] - item["x1"] >= 4 and item["y2"] - item["y1"] >= 4
-            and not any(overlap(item, line) for line in lines)]
+    return [
+        item
+        for item in scene
+        if item["type"] == "rect"
+        and item["role"] == "mark"
+        and item["datum"]
+        and field in item["datum"]
+        and (item["fill"] or "").startswith("rgb")
+        and item["opacity"] > 0
+        and item["x2"] - item["x1"] >= 4
+        and item["y2"] - item["y1"] >= 4
+        and not any(overlap(item, line) for line in lines)
+    ]
 
 
 def overlap(a: dict, b: dict, by: float = 2) -> bool:
@@ -166,8 +181,10 @@ def out_of_reach_points(kind: str, scene: list) -> list:
             points.append(((last_column["x1"] + last_column["x2"]) / 2, (first_row["y1"] + first_row["y2"]) / 2))
     if kind == "heads":
         squares = [item for item in scene if item["datum"] and {"l", "h", "gx"} <= set(item["datum"])]
-        points += [(item["x1"] + 0.9 * (item["x2"] - item["x1"]), item["y1"] + 0.1 * (item["y2"] - item["y1"]))
-                   for item in squares]
+        points += [
+            (item["x1"] + 0.9 * (item["x2"] - item["x1"]), item["y1"] + 0.1 * (item["y2"] - item["y1"]))
+            for item in squares
+        ]
     return points
 
 
@@ -177,12 +194,17 @@ def test_on_a_dark_page_what_is_out_of_reach_is_darker_than_any_share_and_the_ch
     reach = [picture.getpixel((int(x), int(y))) for x, y in out_of_reach_points(kind, scene)]
     data = [fill_of(picture, cell) for cell in cells(scene, "s")]
     if kind == "heads":  # the grid's picture: the bottom left corner of each square, a share
-        data += [pixel(picture, item, (0.1, 0.9)) for item in scene
-                 if item["datum"] and {"l", "h", "gx"} <= set(item["datum"])]
+        data += [
+            pixel(picture, item, (0.1, 0.9))
+            for item in scene
+            if item["datum"] and {"l", "h", "gx"} <= set(item["datum"])
+        ]
     darkest = min(luminance(c) for gradient in gradients(picture, scene) for c in gradient)
     assert reach and data, (len(reach), len(data))
-    assert max(luminance(c) for c in reach) < min(min(luminance(c) for c in data), darkest), \
-        (sorted(set(reach))[:5], min(data, key=luminance))
+    assert max(luminance(c) for c in reach) < min(min(luminance(c) for c in data), darkest), (
+        sorted(set(reach))[:5],
+        min(data, key=luminance),
+    )
     words = " ".join(chart_texts(visit.page, HEATMAPS[kind][0]))
     assert MASKED_KEY_IN_DARK in words and MASKED_KEY not in words.replace(MASKED_KEY_IN_DARK, ""), words[:300]
     visit.assert_clean()
@@ -204,15 +226,29 @@ def test_on_a_dark_page_a_diverging_scale_is_centred_on_the_pages_background_wit
 def test_head_roles_legend_swatches_are_the_pixels_of_the_squares_in_their_colours(opener, scheme):
     visit, scene, picture = drawn(opener, "head-roles", scheme)
     habits = {name for name, _ in ROLES.values()}
-    swatches = {item["datum"]["value"]: pixel(picture, item) for item in scene
-                if item["role"] == "legend-symbol" and item["opacity"] > 0 and item["datum"]
-                and item["datum"].get("value") in habits}
-    squares = [item for item in scene if item["role"] == "mark" and item["datum"] and item["datum"].get("best")
-               and item["fill"] in {colour.lower() for colour in ROLE_COLOURS.values()}]
+    swatches = {
+        item["datum"]["value"]: pixel(picture, item)
+        for item in scene
+        if item["role"] == "legend-symbol"
+        and item["opacity"] > 0
+        and item["datum"]
+        and item["datum"].get("value") in habits
+    }
+    squares = [
+        item
+        for item in scene
+        if item["role"] == "mark"
+        and item["datum"]
+        and item["datum"].get("best")
+        and item["fill"] in {colour.lower() for colour in ROLE_COLOURS.values()}
+    ]
     assert set(swatches) == habits, swatches
     assert squares, "no square of the grid found"
-    wrong = [(item["datum"]["name"], fill_of(picture, item), swatches[item["datum"]["name"]]) for item in squares
-             if not near(fill_of(picture, item), swatches[item["datum"]["name"]], 2)]
+    wrong = [
+        (item["datum"]["name"], fill_of(picture, item), swatches[item["datum"]["name"]])
+        for item in squares
+        if not near(fill_of(picture, item), swatches[item["datum"]["name"]], 2)
+    ]
     assert not wrong, wrong
     visit.assert_clean()
 
@@ -220,8 +256,15 @@ def test_head_roles_legend_swatches_are_the_pixels_of_the_squares_in_their_colou
 def top_of_grid(visit) -> tuple:
     """The grid's top (the highest square), and the bottom of the legend shown above it, in px."""
     scene = visit.page.eval_on_selector("#chart-habits", SCENE)
-    squares = [item for item in scene if item["role"] == "mark" and item["datum"] and "best" in item["datum"]
-               and item["opacity"] > 0 and item["fill"] not in (None, "transparent")]
+    squares = [
+        item
+        for item in scene
+        if item["role"] == "mark"
+        and item["datum"]
+        and "best" in item["datum"]
+        and item["opacity"] > 0
+        and item["fill"] not in (None, "transparent")
+    ]
     legend = [item for item in scene if item["role"] in ("legend-symbol", "legend-label") and item["opacity"] > 0]
     grid_top = min(item["y1"] for item in squares)
     return grid_top, max(item["y2"] for item in legend if item["y2"] <= grid_top)

@@ -52,9 +52,13 @@ MARK_WORDS = """(id) => {
 
 def overlapping(words: list) -> list:
     """The pairs of words whose boxes overlap (by more than half a pixel each way)."""
-    return [(a["text"], b["text"]) for i, a in enumerate(words) for b in words[i + 1:]
-            if min(a["right"], b["right"]) - max(a["left"], b["left"]) > 0.5
-            and min(a["bottom"], b["bottom"]) - max(a["top"], b["top"]) > 0.5]
+    return [
+        (a["text"], b["text"])
+        for i, a in enumerate(words)
+        for b in words[i + 1 :]
+        if min(a["right"], b["right"]) - max(a["left"], b["left"]) > 0.5
+        and min(a["bottom"], b["bottom"]) - max(a["top"], b["top"]) > 0.5
+    ]
 
 
 def open_at_360(opener, page: str):
@@ -80,16 +84,21 @@ def unlabelled(axis: dict, wanted: list) -> list:
 def test_every_token_of_figure_l_has_its_label_whole_at_360_px(opener):
     axes = axes_at_360(opener, "figure-l.html", "l")
     best = min(axes, key=lambda axis: len(unlabelled(axis, ANIMAL)))
-    assert unlabelled(best, ANIMAL) == [], f"(l) at 360 px: tokens without a label: {unlabelled(best, ANIMAL)}; " \
-                                           f"the axes show {[[l['text'] for l in a['labels']] for a in axes]}"
+    assert unlabelled(best, ANIMAL) == [], (
+        f"(l) at 360 px: tokens without a label: {unlabelled(best, ANIMAL)}; "
+        f"the axes show {[[l['text'] for l in a['labels']] for a in axes]}"
+    )
     assert not [label for label in best["labels"] if label["text"].endswith(CUT)], best
 
 
 @pytest.mark.parametrize("title", ["looking (asks the question)", "looked at (gives the description)"])
 def test_every_token_has_its_label_on_each_axis_of_the_heads_figures_pattern_at_360_px(opener, title):
     """The head chosen in the address (layer 5, head 4) is drawn larger: its pattern and the chosen token's bars."""
-    axes = [axis for axis in axes_at_360(opener, "figure-all-heads.html#layer=5&head=4", "all-heads")
-            if axis["title"] == title]
+    axes = [
+        axis
+        for axis in axes_at_360(opener, "figure-all-heads.html#layer=5&head=4", "all-heads")
+        if axis["title"] == title
+    ]
     assert axes, f"the heads figure has no axis titled {title!r}"
     for axis in axes:
         assert unlabelled(axis, ANIMAL) == [], f"{title} at 360 px: tokens without a label: {unlabelled(axis, ANIMAL)}"
@@ -115,8 +124,10 @@ def test_every_position_of_the_lens_has_its_label_and_every_cell_its_guess_whole
     marks = visit.page.evaluate(MARK_WORDS, "chart-lens")
     table = max(marks, key=len)  # the text mark with a word in every cell
     words = Counter(word["text"] for word in table)
-    assert words == guesses, f"lens at 360 px: guesses not drawn whole in their cells: {sorted(guesses - words)}; " \
-                             f"drawn otherwise: {sorted(words - guesses)}"
+    assert words == guesses, (
+        f"lens at 360 px: guesses not drawn whole in their cells: {sorted(guesses - words)}; "
+        f"drawn otherwise: {sorted(words - guesses)}"
+    )
     assert overlapping(table) == [], f"lens at 360 px: guesses that run into each other: {overlapping(table)[:5]}"
 
 

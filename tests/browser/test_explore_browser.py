@@ -21,8 +21,19 @@ from urllib.parse import unquote
 import pytest
 from conftest import CONFIG_FIGURES, SMALL_SHAPE, built, gpt2_tokenizer
 from figures.toolkit import model_names
-from .browsing import (CHANGE_TIMEOUT_MS, RENDER_TIMEOUT_MS, Opener, chart_svg, chart_texts, choose_in_select,
-                       description, playwright_or_skip, signal, wait_for_signal, wait_for_svg_change)
+from .browsing import (
+    CHANGE_TIMEOUT_MS,
+    RENDER_TIMEOUT_MS,
+    Opener,
+    chart_svg,
+    chart_texts,
+    choose_in_select,
+    description,
+    playwright_or_skip,
+    signal,
+    wait_for_signal,
+    wait_for_svg_change,
+)
 
 
 sync_api = playwright_or_skip()
@@ -179,12 +190,16 @@ def title_texts(page, label: str) -> list[str]:
 def wait_for_title(page, label: str, text: str) -> None:
     page.wait_for_function(
         "([id, text]) => Array.from(document.querySelectorAll('#' + id + ' svg.marks .role-title-text'))"
-        ".some(n => n.textContent === text)", arg=[f"chart-{label}", text], timeout=CHANGE_TIMEOUT_MS)
+        ".some(n => n.textContent === text)",
+        arg=[f"chart-{label}", text],
+        timeout=CHANGE_TIMEOUT_MS,
+    )
 
 
 def mark_data(page, label: str, marktype: str, keys: list[str]) -> list[list]:
     """The datums behind the drawn marks of one type (from the live scenegraph) that carry all of `keys`."""
-    return page.evaluate("""([id, marktype, keys]) => {
+    return page.evaluate(
+        """([id, marktype, keys]) => {
         const out = [];
         const walk = node => {
             if (!node) return;
@@ -198,7 +213,9 @@ def mark_data(page, label: str, marktype: str, keys: list[str]) -> list[list]:
         };
         walk(document.getElementById(id).vegaView.scenegraph().root);
         return out;
-    }""", [f"chart-{label}", marktype, keys])
+    }""",
+        [f"chart-{label}", marktype, keys],
+    )
 
 
 def set_bound(page, label: str, param: dict, value) -> None:
@@ -233,13 +250,17 @@ def test_the_lens_figure_renders_and_its_stage_position_token_and_where_controls
     page = visit.page
     params = {p["name"]: p for p in bound_params(spec_of(page, label))}
     for name, kind in [("stage", "range"), ("position", "select"), ("track", "select"), ("where", "radio")]:
-        assert name in params and params[name]["bind"]["input"] == kind, f"lens: no {kind} bound to {name}: {list(params)}"
+        assert name in params and params[name]["bind"]["input"] == kind, (
+            f"lens: no {kind} bound to {name}: {list(params)}"
+        )
     assert page.locator(f"#chart-{label} svg.marks").count() == 1
     stage, position = signal(page, label, "stage"), signal(page, label, "position")
     names = signal(page, label, "names")  # each position with its token: '9: _of'
     assert f"The top 10 at position {names[position - 1]}, after layer {stage}" in title_texts(page, label)
     tops_before = mark_data(page, label, "rect", ["rank", "token", "p", "stage", "q"])
-    assert len(tops_before) == 10 and all(row[3] == stage and row[4] == position - 1 for row in tops_before), tops_before
+    assert len(tops_before) == 10 and all(row[3] == stage and row[4] == position - 1 for row in tops_before), (
+        tops_before
+    )
     words_before = description(page, label)
 
     # Another stage (the slider) and another position (the select): another top 10.
@@ -257,13 +278,17 @@ def test_the_lens_figure_renders_and_its_stage_position_token_and_where_controls
     assert sorted(row[0] for row in tops) == list(range(1, 11)), tops
     assert all(row[3] == new_stage and row[4] == new_position - 1 for row in tops), tops
     assert tops != tops_before
-    assert [row[2] for row in sorted(tops)] == sorted((row[2] for row in tops), reverse=True), "the top 10 is not ranked"
+    assert [row[2] for row in sorted(tops)] == sorted((row[2] for row in tops), reverse=True), (
+        "the top 10 is not ranked"
+    )
 
     # Another token to follow, then at every position: other lines.
     lines_before = mark_data(page, label, "line", ["t", "q", "stage"])
     track = signal(page, label, "track")
     assert lines_before and {row[0] for row in lines_before} == {track}
-    assert {row[1] for row in lines_before} == {new_position - 1}, "with 'where' at 'one' only the chosen position is drawn"
+    assert {row[1] for row in lines_before} == {new_position - 1}, (
+        "with 'where' at 'one' only the chosen position is drawn"
+    )
     new_track = next(t for t in options_of(params["track"]) if t != track)
     before = chart_svg(page, label)
     set_bound(page, label, params["track"], new_track)
@@ -281,8 +306,11 @@ def test_the_lens_figure_renders_and_its_stage_position_token_and_where_controls
     assert {row[0] for row in lines} == {new_track}
     assert {row[1] for row in lines} == {p - 1 for p in positions}, "'all' does not draw a line for every position"
 
-    page.wait_for_function("([id, before]) => document.getElementById(id).textContent.trim() !== before",
-                           arg=[f"description-{label}", words_before], timeout=CHANGE_TIMEOUT_MS)
+    page.wait_for_function(
+        "([id, before]) => document.getElementById(id).textContent.trim() !== before",
+        arg=[f"description-{label}", words_before],
+        timeout=CHANGE_TIMEOUT_MS,
+    )
     words = description(page, label)
     track_name = params["track"]["bind"]["labels"][options_of(params["track"]).index(new_track)]
     assert f"After layer {new_stage}, position {new_position}" in words, words
@@ -293,8 +321,7 @@ def test_the_lens_figure_renders_and_its_stage_position_token_and_where_controls
 # ---------------------------------------------------------------------------------------------- compare
 
 
-def test_the_compare_figure_shows_a_zero_for_every_shared_token_at_every_stage_and_says_exactly_the_same(
-        opener, site):
+def test_the_compare_figure_shows_a_zero_for_every_shared_token_at_every_stage_and_says_exactly_the_same(opener, site):
     label = "compare"
     visit = opener.open(figure_page(site, label))
     page = visit.page
@@ -304,8 +331,9 @@ def test_the_compare_figure_shows_a_zero_for_every_shared_token_at_every_stage_a
     shared = next(i for i, (a, b) in enumerate(zip(tired, wide)) if a != b)
     stages = SMALL_SHAPE["n_layer"] + 1
     assert shared > 1
-    zeros = page.eval_on_selector_all(f"#chart-{label} svg.marks g.role-mark text",
-                                      "nodes => nodes.filter(n => n.textContent === '0').length")
+    zeros = page.eval_on_selector_all(
+        f"#chart-{label} svg.marks g.role-mark text", "nodes => nodes.filter(n => n.textContent === '0').length"
+    )
     assert zeros == shared * stages, f"{zeros} '0' marks; expected {shared} shared tokens x {stages} stages"
     words = description(page, label)
     assert "exactly the same" in words, words
@@ -329,8 +357,10 @@ def test_choosing_a_token_in_one_figure_of_a_text_page_chooses_it_in_the_others_
         if len(linked) < 2:
             opener.done(visit)
             continue
-        assert len(page.eval_on_selector_all(".linked[data-text]", "els => [...new Set(els.map(e => e.dataset.text))]"))\
-            == 1, f"{path.name}: figures of more than one text"
+        assert (
+            len(page.eval_on_selector_all(".linked[data-text]", "els => [...new Set(els.map(e => e.dataset.text))]"))
+            == 1
+        ), f"{path.name}: figures of more than one text"
         common = [v for v in options_of(linked[0][1]) if all(v in options_of(p) for _, p in linked[1:])]
         assert len(common) >= 2, f"{path.name}: the linked choices share fewer than two values: {linked}"
         for source in (0, -1):  # from the first chart, then back from the last
@@ -341,8 +371,13 @@ def test_choosing_a_token_in_one_figure_of_a_text_page_chooses_it_in_the_others_
             label, param = linked[source]
             set_bound(page, label, param, value)
             for other, other_param in linked:
-                wait_for_signal(page, other, other_param["name"], value,
-                                f"on {path.name}, where {label}.{param['name']} was set to it")
+                wait_for_signal(
+                    page,
+                    other,
+                    other_param["name"],
+                    value,
+                    f"on {path.name}, where {label}.{param['name']} was set to it",
+                )
             state = address(page)
             for other, other_param in linked:
                 key = f"{other}.{other_param['name']}"
@@ -350,26 +385,33 @@ def test_choosing_a_token_in_one_figure_of_a_text_page_chooses_it_in_the_others_
         visit.assert_clean()
         checked.append(path.name)
     names = sorted(p.name for p in site.glob("text-*.html"))
-    assert checked, (f"no text page has two charts with a linked token choice ({', '.join(LINKED_PARAMS)}), "
-                     f"which EXPLORE_CONFIG's pages of one text should have; text pages: {names or 'none'}")
+    assert checked, (
+        f"no text page has two charts with a linked token choice ({', '.join(LINKED_PARAMS)}), "
+        f"which EXPLORE_CONFIG's pages of one text should have; text pages: {names or 'none'}"
+    )
 
 
 PHONE = {"width": 360, "height": 800}
-OPENED = ("() => { const els = Array.from(document.querySelectorAll('[data-spec]'));"
-          " return els.some(el => el.hasAttribute('data-rendered'))"
-          " && els.every(el => el.hasAttribute('data-rendered') || el.hasAttribute('data-deferred')); }")
+OPENED = (
+    "() => { const els = Array.from(document.querySelectorAll('[data-spec]'));"
+    " return els.some(el => el.hasAttribute('data-rendered'))"
+    " && els.every(el => el.hasAttribute('data-rendered') || el.hasAttribute('data-deferred')); }"
+)
 
 
 def charts_as_opened(page) -> list[dict]:
     """Each chart of the page once it has opened: drawn or left for later, where it lies, its reserved height."""
     page.wait_for_function(OPENED, timeout=RENDER_TIMEOUT_MS)
-    return page.eval_on_selector_all("[data-spec]", """els => els.map(el => ({
+    return page.eval_on_selector_all(
+        "[data-spec]",
+        """els => els.map(el => ({
         label: el.id.replace(/^chart-/, ''), drawn: el.getAttribute('data-rendered') === 'true',
         deferred: el.hasAttribute('data-deferred'), top: el.getBoundingClientRect().top + scrollY,
         height: el.getBoundingClientRect().height, token: el.getAttribute('data-token-param'),
         drawing: (el.querySelector('.chart-drawing') || el).getBoundingClientRect().height,
         inputs: (JSON.parse(document.getElementById(el.dataset.spec).textContent).signals || [])
-                .filter(s => s.bind).map(s => s.name)}))""")
+                .filter(s => s.bind).map(s => s.name)}))""",
+    )
 
 
 def drawing_height(site: Path, label: str) -> float:
@@ -397,12 +439,15 @@ def the_text_page_with(site: Path, opener, context, wanted) -> tuple:
             return visit, charts
         seen[path.name] = [(c["label"], round(c["top"]), c["token"], c["inputs"]) for c in charts]
         opener.done(visit)
-    raise AssertionError(f"no text page of EXPLORE_CONFIG's site has its charts laid out as {wanted.__name__} asks "
-                         f"on a 360 x 800 screen; (label, top, token param, inputs) of each page's charts: {seen}")
+    raise AssertionError(
+        f"no text page of EXPLORE_CONFIG's site has its charts laid out as {wanted.__name__} asks "
+        f"on a 360 x 800 screen; (label, top, token param, inputs) of each page's charts: {seen}"
+    )
 
 
 def test_a_text_page_on_a_phone_draws_the_charts_near_the_screen_and_each_other_one_as_the_reader_comes_near(
-        opener, site):
+    opener, site
+):
     def a_chart_far_below(charts):
         return any(far(c) for c in charts)
 
@@ -423,8 +468,11 @@ def test_a_text_page_on_a_phone_draws_the_charts_near_the_screen_and_each_other_
             assert chart["height"] >= chart["drawing"], chart
     last = charts[-1]
     page.eval_on_selector(f"#chart-{last['label']}", "el => el.scrollIntoView({block: 'start'})")
-    page.wait_for_function("id => document.getElementById(id).getAttribute('data-rendered') === 'true'",
-                           arg=f"chart-{last['label']}", timeout=RENDER_TIMEOUT_MS)
+    page.wait_for_function(
+        "id => document.getElementById(id).getAttribute('data-rendered') === 'true'",
+        arg=f"chart-{last['label']}",
+        timeout=RENDER_TIMEOUT_MS,
+    )
     assert page.eval_on_selector(f"#chart-{last['label']}", "el => !el.hasAttribute('data-deferred')")
     assert page.eval_on_selector(f"#chart-{last['label']} svg.marks", "svg => svg.getBBox().height") > 0
     visit.assert_clean()
@@ -443,8 +491,11 @@ def test_a_chart_not_drawn_yet_opens_on_the_token_chosen_in_another_figure_of_it
     later_param = linked_param(spec_of(page, later["label"]))
     assert (source_param["name"], later_param["name"]) == (source["token"], later["token"])
     current = signal(page, source["label"], source_param["name"])
-    value = next(v for v in reversed(options_of(source_param)) if v != current and v in options_of(later_param)
-                 and v != later_param.get("value"))
+    value = next(
+        v
+        for v in reversed(options_of(source_param))
+        if v != current and v in options_of(later_param) and v != later_param.get("value")
+    )
     set_bound(page, source["label"], source_param, value)
     wait_for_signal(page, source["label"], source_param["name"], value)
     state = address(page)
@@ -460,14 +511,16 @@ def test_what_a_link_sets_in_a_chart_not_drawn_yet_survives_a_change_in_another_
     # An input of a chart left for later other than its token (which follows the token chosen in the others), and
     # a chart drawn on opening with an input.
     def with_inputs_drawn_and_deferred(charts):
-        return (any(far(c) and set(c["inputs"]) - {c["token"]} for c in charts)
-                and any(c["inputs"] and c["top"] < PHONE["height"] for c in charts))
+        return any(far(c) and set(c["inputs"]) - {c["token"]} for c in charts) and any(
+            c["inputs"] and c["top"] < PHONE["height"] for c in charts
+        )
 
     context = opener.context(viewport=PHONE)
     visit, charts = the_text_page_with(site, opener, context, with_inputs_drawn_and_deferred)
     page = visit.page
-    later, param = next((c, p) for c in charts if far(c) for p in bound_params(spec_of(page, c["label"]))
-                        if p["name"] != c["token"])
+    later, param = next(
+        (c, p) for c in charts if far(c) for p in bound_params(spec_of(page, c["label"])) if p["name"] != c["token"]
+    )
     drawn = next(c for c in charts if c["inputs"] and c["top"] < PHONE["height"])
     assert drawn["drawn"] and later["deferred"], charts
     value = next(v for v in reversed(options_of(param)) if v != param.get("value"))
@@ -502,8 +555,11 @@ def save_from_menu(page, label: str, action: str) -> tuple[str, bytes]:
     assert link.count() == 1, f"chart-{label}: the menu has no {action!r}"
     # vega-embed draws the image on mousedown and sets the link's href when it is ready; a reader's click follows.
     link.dispatch_event("mousedown")
-    page.wait_for_function("el => el.getAttribute('href') && el.getAttribute('href') !== '#'",
-                           arg=link.element_handle(), timeout=CHANGE_TIMEOUT_MS)
+    page.wait_for_function(
+        "el => el.getAttribute('href') && el.getAttribute('href') !== '#'",
+        arg=link.element_handle(),
+        timeout=CHANGE_TIMEOUT_MS,
+    )
     with page.expect_download(timeout=CHANGE_TIMEOUT_MS) as info:
         link.click()
     download = info.value
@@ -551,7 +607,8 @@ def test_every_figure_page_offers_its_data_as_json_and_csv_and_its_chart_as_svg_
 
 @pytest.mark.parametrize("label", CHAPTER_LABELS)
 def test_every_figure_page_footer_names_the_model_and_links_to_the_about_page_with_the_environment_and_the_true_checksums_of_its_data(
-        open_once, chapter_site, chapter_run, label):
+    open_once, chapter_site, chapter_run, label
+):
     site, run_record = chapter_site, chapter_run
     visit = open_once(f"figure-{label}.html")
     page = visit.page
@@ -560,7 +617,9 @@ def test_every_figure_page_footer_names_the_model_and_links_to_the_about_page_wi
     assert f"Computed in one run of {model_names.full_name(model)}." in footer, footer
     if model["revision"]:
         assert model["revision"][:12] in footer, f"the version {model['revision']} is not named: {footer}"
-    assert page.locator("footer.site-footer a[href='about.html']").count() == 1, "the footer does not link to about.html"
+    assert page.locator("footer.site-footer a[href='about.html']").count() == 1, (
+        "the footer does not link to about.html"
+    )
     visit.assert_clean()
 
     # The libraries and the checksums: on the About page, which names the figure's data files.
@@ -568,13 +627,18 @@ def test_every_figure_page_footer_names_the_model_and_links_to_the_about_page_wi
     page = visit.page
     about = " ".join(page.locator("main").inner_text().split())
     assert model_names.full_name(model, digits=40) in about, about
-    for words in [f"torch {environment['torch']}", f"tokenizers {environment['tokenizers']}",
-                  f"on {environment['device']}", f"in {environment['dtype']}"]:
+    for words in [
+        f"torch {environment['torch']}",
+        f"tokenizers {environment['tokenizers']}",
+        f"on {environment['device']}",
+        f"in {environment['dtype']}",
+    ]:
         assert words in about, f"{words!r} not on the About page: {about}"
     listed = page.eval_on_selector_all(
         "main code.checksum",
         "codes => codes.map(c => { let a = c.previousElementSibling; while (a && a.tagName !== 'A') a = a.previousElementSibling;"
-        " return [a ? a.getAttribute('href') : null, c.textContent.trim()]; }).filter(([href]) => href !== null)")
+        " return [a ? a.getAttribute('href') : null, c.textContent.trim()]; }).filter(([href]) => href !== null)",
+    )
     assert listed, "the About page lists no data file with its SHA-256"
     hrefs = [href for href, _ in listed]
     assert "data/run.json" in hrefs
@@ -584,7 +648,9 @@ def test_every_figure_page_footer_names_the_model_and_links_to_the_about_page_wi
         assert path.is_file(), f"the About page lists {href}, which is not in the site"
         assert checksum == hashlib.sha256(path.read_bytes()).hexdigest(), f"{href}: the About page's SHA-256 is wrong"
     reads = page.locator(f"main li:has(a[href='figure-{label}.html'])").inner_text()
-    assert "data/run.json" in reads and all(path in hrefs for path in re.findall(r"data/[^,.\s]+\.[a-z]+", reads)), reads
+    assert "data/run.json" in reads and all(path in hrefs for path in re.findall(r"data/[^,.\s]+\.[a-z]+", reads)), (
+        reads
+    )
     visit.assert_clean()
 
 
@@ -601,7 +667,9 @@ def test_the_heads_grid_renders_and_choosing_another_head_changes_the_detail(ope
     assert choosers, f"heads: no bound param named head or layer: {list(params)}"
 
     # The grid: one picture, and one square (outline, with its tooltip) per layer and head, averages included.
-    picture = page.eval_on_selector_all(f"#chart-{label} svg.marks image", "imgs => imgs.map(i => i.getAttribute('href') || '')")
+    picture = page.eval_on_selector_all(
+        f"#chart-{label} svg.marks image", "imgs => imgs.map(i => i.getAttribute('href') || '')"
+    )
     assert any(href.startswith("data:image/") for href in picture), f"the grid's picture is missing: {picture[:1]}"
     squares = mark_data(page, label, "rect", ["l", "h", "view"])
     assert len(squares) == n_layer * (n_head + 1), f"{len(squares)} squares in the grid"
@@ -622,8 +690,10 @@ def test_the_heads_grid_renders_and_choosing_another_head_changes_the_detail(ope
         wait_for_svg_change(page, label, before)
         page.wait_for_function(
             "([id, before]) => JSON.stringify(Array.from(document.querySelectorAll('#' + id + ' svg.marks .role-title-text'))"
-            ".map(n => n.textContent)) !== before", arg=[f"chart-{label}", json.dumps(titles_before, separators=(',', ':'))],
-            timeout=CHANGE_TIMEOUT_MS)
+            ".map(n => n.textContent)) !== before",
+            arg=[f"chart-{label}", json.dumps(titles_before, separators=(",", ":"))],
+            timeout=CHANGE_TIMEOUT_MS,
+        )
         assert detail() != cells_before, f"choosing {name} {value} left the detail heatmap as it was"
     visit.assert_clean()
 

@@ -75,7 +75,9 @@ def test_the_live_chart_replaces_the_drawing_at_its_height(context, random_site,
     after = page.evaluate(FIRST_BOX)
     page.close()
     assert after["svg"] and not after["img"], f"{name}: the live chart did not replace the drawing: {after}"
-    assert abs(after["height"] - before["height"]) <= 1, f"{name}: drawn {before['height']} px tall, live {after['height']}"
+    assert abs(after["height"] - before["height"]) <= 1, (
+        f"{name}: drawn {before['height']} px tall, live {after['height']}"
+    )
 
 
 @pytest.mark.parametrize("name", WITHOUT_INPUTS)
@@ -88,9 +90,19 @@ def test_nothing_moves_when_a_chart_without_inputs_goes_live(context, random_sit
     assert shift < MOST_SHIFT, f"{name}: cumulative layout shift {shift:.3f}"
 
 
-WITH_INPUTS = ["figure-lens.html", "figure-l.html", "figure-i.html", "figure-cost.html", "figure-knockout.html",
-               "figure-ledger.html", "figure-patching.html", "figure-head-roles.html", "figure-all-heads.html",
-               "figure-question-and-keys.html", "figure-find-head.html"]
+WITH_INPUTS = [
+    "figure-lens.html",
+    "figure-l.html",
+    "figure-i.html",
+    "figure-cost.html",
+    "figure-knockout.html",
+    "figure-ledger.html",
+    "figure-patching.html",
+    "figure-head-roles.html",
+    "figure-all-heads.html",
+    "figure-question-and-keys.html",
+    "figure-find-head.html",
+]
 
 
 @pytest.mark.parametrize("width", [1100, 360])

@@ -76,8 +76,9 @@ def first_screen_problems(name: str, seen: dict) -> list[str]:
 
 
 @pytest.mark.parametrize("size", SIZES, ids=list(SIZES))
-def test_every_figure_pages_row_first_control_and_chart_are_within_the_first_screen(browser, random_site,
-                                                                                     every_kind_site, size):
+def test_every_figure_pages_row_first_control_and_chart_are_within_the_first_screen(
+    browser, random_site, every_kind_site, size
+):
     opener, problems, controls = Opener(browser, random_site), [], 0
     context = opener.context(viewport=SIZES[size])
     pages = figure_pages(random_site, every_kind_site)
@@ -98,7 +99,8 @@ def test_every_figure_pages_row_first_control_and_chart_are_within_the_first_scr
 
 @pytest.mark.parametrize("size", SIZES, ids=list(SIZES))
 def test_the_bar_of_controls_stays_in_view_while_the_chart_scrolls_past_and_covers_a_part_of_a_phone(
-        browser, random_site, every_kind_site, size):
+    browser, random_site, every_kind_site, size
+):
     opener, problems, checked = Opener(browser, random_site), [], 0
     # The phone in the dark scheme: the bar takes the page's colour in both.
     context = opener.context(viewport=SIZES[size], color_scheme="dark" if size == "phone" else "light")
@@ -120,8 +122,10 @@ def test_the_bar_of_controls_stays_in_view_while_the_chart_scrolls_past_and_cove
             moved = visit.page.evaluate(AT_THE_CHARTS_MIDDLE)
             assert moved["chartTop"] < 0 and moved["drawing"]["top"] < moved["bar"]["bottom"], f"{where}: {moved}"
             if abs(moved["bar"]["top"]) > 1 or moved["drawing"]["bottom"] <= moved["bar"]["bottom"]:
-                problems.append(f"{where}: scrolled to the chart's middle, the bar lies at {moved['bar']['top']:.0f} px"
-                                f" and the drawing at {moved['drawing']['top']:.0f}-{moved['drawing']['bottom']:.0f}")
+                problems.append(
+                    f"{where}: scrolled to the chart's middle, the bar lies at {moved['bar']['top']:.0f} px"
+                    f" and the drawing at {moved['drawing']['top']:.0f}-{moved['drawing']['bottom']:.0f}"
+                )
             visit.assert_clean()
             opener.done(visit)
     finally:
@@ -148,17 +152,20 @@ def reading_key_problems(where: str, key: dict | None) -> list[str]:
         return [f"{where}: no reading key"]
     problems = [] if key["visible"] else [f"{where}: its reading key is hidden"]
     if key["bottom"] > key["drawingTop"] + 0.5:
-        problems.append(f"{where}: its key ends at {key['bottom']:.0f} px, below the drawing's top "
-                        f"({key['drawingTop']:.0f} px)")
+        problems.append(
+            f"{where}: its key ends at {key['bottom']:.0f} px, below the drawing's top ({key['drawingTop']:.0f} px)"
+        )
     if not within(key, key["height"]):
-        problems.append(f"{where}: its key lies at {key['top']:.0f}-{key['bottom']:.0f} px, in a screen "
-                        f"{key['height']} px high")
+        problems.append(
+            f"{where}: its key lies at {key['top']:.0f}-{key['bottom']:.0f} px, in a screen {key['height']} px high"
+        )
     return problems
 
 
 @pytest.mark.parametrize("size", SIZES, ids=list(SIZES))
-def test_every_figure_pages_reading_key_shows_above_its_drawing_within_the_first_screen(browser, random_site,
-                                                                                        every_kind_site, size):
+def test_every_figure_pages_reading_key_shows_above_its_drawing_within_the_first_screen(
+    browser, random_site, every_kind_site, size
+):
     """The key on how to read a chart (what a bar, a cell, a colour means) is the first thing read before it: on
     every page of the chapter's site and of the site of every kind, it is visible, it ends at or above the top of
     the chart's drawing, and it lies within the first screen, at a desktop's size and a phone's."""
@@ -194,8 +201,9 @@ def test_printed_the_reading_key_stands_above_the_drawing_printed_instead_of_the
 
 
 def test_without_javascript_the_reading_key_stands_above_the_static_drawing(opener):
-    visit = opener.open("figure-patching.html", context=opener.context(java_script_enabled=False),
-                        wait_for_charts=False)
+    visit = opener.open(
+        "figure-patching.html", context=opener.context(java_script_enabled=False), wait_for_charts=False
+    )
     visit.page.wait_for_load_state("load")
     placed = visit.page.evaluate(KEY_ABOVE_THE_STATIC_DRAWING, ".chart .first-drawing img")
     assert placed == {"key": True, "drawing": True, "above": True}, placed
@@ -210,7 +218,8 @@ TEXT_PAGE_FIRST_SCREEN = """() => {
 
 @pytest.mark.parametrize("size", SIZES, ids=list(SIZES))
 def test_a_text_page_names_its_text_in_its_heading_and_its_first_chart_starts_within_the_first_screen(
-        browser, random_site, every_kind_site, size):
+    browser, random_site, every_kind_site, size
+):
     opener, problems = Opener(browser, random_site), []
     context = opener.context(viewport=SIZES[size])
     pages = sorted([*random_site.glob("text-*.html"), *every_kind_site.glob("text-*.html")])
@@ -219,14 +228,19 @@ def test_a_text_page_names_its_text_in_its_heading_and_its_first_chart_starts_wi
         for path in pages:
             visit = opener.open(path.as_uri(), context=context)
             seen, where = visit.page.evaluate(TEXT_PAGE_FIRST_SCREEN), f"{path.parent.parent.name}/{path.name}"
-            words = visit.page.eval_on_selector_all(".token-row[data-text] .token, .text-row .token",
-                                                    "tokens => tokens.map(t => t.textContent).join('')")
+            words = visit.page.eval_on_selector_all(
+                ".token-row[data-text] .token, .text-row .token", "tokens => tokens.map(t => t.textContent).join('')"
+            )
             first = words.replace("_", " ").split()[:3]  # the text's first words, as its row of tokens writes them
             if not seen["heading"].startswith("Every figure of \u201c") or " ".join(first) not in seen["heading"]:
-                problems.append(f"{where}: its heading {seen['heading']!r} does not name its text ({' '.join(first)}...)")
+                problems.append(
+                    f"{where}: its heading {seen['heading']!r} does not name its text ({' '.join(first)}...)"
+                )
             if seen["drawingTop"] > seen["height"] - 1 or seen["keyBottom"] > seen["height"]:
-                problems.append(f"{where}: its first chart starts at {seen['drawingTop']:.0f} px, its key ends at "
-                                f"{seen['keyBottom']:.0f} px, in a screen {seen['height']} px high")
+                problems.append(
+                    f"{where}: its first chart starts at {seen['drawingTop']:.0f} px, its key ends at "
+                    f"{seen['keyBottom']:.0f} px, in a screen {seen['height']} px high"
+                )
             visit.assert_clean()
             opener.done(visit)
     finally:
@@ -261,7 +275,9 @@ def test_on_a_text_page_its_row_stays_on_top_and_each_charts_bar_just_below_it(o
     for place in places:
         assert abs(place["row"][0]) <= 1, f"{size}: the row left the top of the screen by {place}"
         if place["controls"]:
-            assert abs(place["bar"][0] - place["row"][1]) <= 1, f"{size}: {place['chart']}'s bar is not below the row: {place}"
+            assert abs(place["bar"][0] - place["row"][1]) <= 1, (
+                f"{size}: {place['chart']}'s bar is not below the row: {place}"
+            )
     visit.assert_clean()
 
 

@@ -30,7 +30,9 @@ def choose(page, label: str, name: str, value: str) -> None:
     choose_in_select(page, label, name, value)  # the token's on its row, where a row steers the chart
     page.wait_for_function(
         "([id, before]) => document.querySelector('#' + id + ' svg').outerHTML !== before",
-        arg=[f"chart-{label}", before], timeout=5_000)
+        arg=[f"chart-{label}", before],
+        timeout=5_000,
+    )
 
 
 def said(page, label: str) -> str:
@@ -55,9 +57,12 @@ def test_the_heads_page_draws_and_follows_the_chosen_head_and_token(opener):
     assert cells == 12 * 13 // 2
     # The picture of the grid is coloured as Vega colours the larger square (the chart's colour scale).
     for t in (0.0, 0.13, 0.5, 0.77, 1.0):
-        vega = page.evaluate("t => { const c = String(document.getElementById('chart-grid').vegaView.scale('color')(t)); "
-                             "return c.startsWith('#') ? [1, 3, 5].map(i => parseInt(c.slice(i, i + 2), 16)) "
-                             ": c.match(/\\d+/g).slice(0, 3).map(Number); }", t)
+        vega = page.evaluate(
+            "t => { const c = String(document.getElementById('chart-grid').vegaView.scale('color')(t)); "
+            "return c.startsWith('#') ? [1, 3, 5].map(i => parseInt(c.slice(i, i + 2), 16)) "
+            ": c.match(/\\d+/g).slice(0, 3).map(Number); }",
+            t,
+        )
         assert max(abs(a - b) for a, b in zip(vega, picture.viridis(t))) <= 1, (t, vega, picture.viridis(t))
     visit.assert_clean()
     assert visit.vega_warnings == [], visit.vega_warnings
@@ -74,8 +79,9 @@ def test_the_find_head_page_ranks_another_pair_and_offers_no_token_after_the_one
     assert bars == 5
     choose(page, "fh", "from", "3")
     # No token looks to the right: the menu offers token 3 and those before it (tests/browser/test_menus.py).
-    offered = page.eval_on_selector_all("#chart-fh select[name='to'] option", "os => os.filter(o => !o.disabled && "
-                                        "!o.hidden).map(o => o.value)")
+    offered = page.eval_on_selector_all(
+        "#chart-fh select[name='to'] option", "os => os.filter(o => !o.disabled && !o.hidden).map(o => o.value)"
+    )
     assert offered == ["1", "2", "3"]
     choose(page, "fh", "to", "3")
     assert said(page, "fh").startswith("From _lives (token 3) back to _lives (token 3): layer ")
@@ -96,8 +102,9 @@ LAYOUT = """() => {
 }"""
 
 
-def test_every_head_on_a_desktop_uses_the_width_with_the_larger_head_beside_the_grid_in_the_first_screen(browser,
-                                                                                                     random_site):
+def test_every_head_on_a_desktop_uses_the_width_with_the_larger_head_beside_the_grid_in_the_first_screen(
+    browser, random_site
+):
     """GPT-2 small's 144 heads at 1280 x 900 (issue 44, point 8): the grid and the chosen head larger side by side
     across the drawing, the grid's squares larger than on a third of it, the larger head whole in the first screen;
     the head menu as wide as its words, a word beside two-digit numbers."""
@@ -108,7 +115,9 @@ def test_every_head_on_a_desktop_uses_the_width_with_the_larger_head_beside_the_
         grid, larger, drawing = seen["grid"], seen["larger"], seen["drawing"]
         assert grid["right"] < larger["left"], "the larger head stands beside the grid"
         assert larger["right"] >= drawing["right"] - 60, "the larger head reaches the drawing's right edge"
-        assert grid["width"] >= 0.4 * drawing["width"], f"the grid takes {grid['width']:.0f} of {drawing['width']:.0f} px"
+        assert grid["width"] >= 0.4 * drawing["width"], (
+            f"the grid takes {grid['width']:.0f} of {drawing['width']:.0f} px"
+        )
         assert 0 <= larger["top"] and larger["bottom"] <= seen["height"], f"the larger head lies at {larger}"
         assert grid["bottom"] <= seen["height"], "the grid is in the first screen"
         assert seen["menu"] <= 120, f"the head menu is {seen['menu']:.0f} px wide"

@@ -32,8 +32,13 @@ def test_the_page_draws_and_its_choices_change_the_words_and_the_address(site, o
     visit.page.wait_for_function("() => location.hash.includes('show=rank')")
     labels = visit.page.eval_on_selector_all("#chart-k svg text", "nodes => nodes.map(n => n.textContent)")
     assert any(label.startswith("Places _France moves") for label in labels)
-    key = knockout.part_key({"part": lowest["taken_out"], "layer": lowest["layer"] - 1,
-                             "head": None if lowest["head"] is None else lowest["head"] - 1})
+    key = knockout.part_key(
+        {
+            "part": lowest["taken_out"],
+            "layer": lowest["layer"] - 1,
+            "head": None if lowest["head"] is None else lowest["head"] - 1,
+        }
+    )
     visit.page.goto(opener.url(f"figure-k.html#part={key}"))
     visit.page.reload()
     wait_for_charts(visit)

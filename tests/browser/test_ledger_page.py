@@ -58,8 +58,11 @@ def test_the_waterfalls_colours_have_their_legend_above_it_in_the_palettes_sides
         assert drawn["first_bar"] is not None and sides["bottom"] <= drawn["first_bar"], drawn
         fills = {entry: Color(fill).to_string(hex=True) for entry, fill in zip(sides["entries"], sides["fills"])}
         assert RAISES == "helps the answer: raises its score" and LOWERS.startswith("works against the answer")
-        assert fills == {RAISES: Color(HELPS).to_string(hex=True), LOWERS: Color(HURTS).to_string(hex=True),
-                         "the model's score": Color(DATA).to_string(hex=True)}
+        assert fills == {
+            RAISES: Color(HELPS).to_string(hex=True),
+            LOWERS: Color(HURTS).to_string(hex=True),
+            "the model's score": Color(DATA).to_string(hex=True),
+        }
         assert not {Color(CHOSEN).to_string(hex=True), Color(FOLLOWED).to_string(hex=True)} & set(fills.values())
     finally:
         opener.close()

@@ -17,8 +17,17 @@ import pytest
 from conftest import built
 from tests.support.hosting import serve
 
-from .test_live_page import (TIMEOUT_MS, TOLERANCE, Watched, assert_same_rank, assert_same_top, build_data,
-                             downloaded_json, state, type_and_run)
+from .test_live_page import (
+    TIMEOUT_MS,
+    TOLERANCE,
+    Watched,
+    assert_same_rank,
+    assert_same_top,
+    build_data,
+    downloaded_json,
+    state,
+    type_and_run,
+)
 
 TEXT = "Maya lives in Paris, the capital of"
 TARGET = " France"

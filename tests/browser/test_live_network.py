@@ -28,13 +28,13 @@ from .browsing import playwright_or_skip, watch
 pytest.importorskip("onnx", reason="the live page's model is exported with onnx (pip install onnx)")
 pytest.importorskip("onnxscript", reason="torch's ONNX exporter needs onnxscript (pip install onnxscript)")
 
-CONFIG = '''\
+CONFIG = """\
 [[figure]]
 kind = "readout"
 label = "i"
 text = "The rain came down on the harbour"
 target = " rain"
-'''
+"""
 TIMEOUT_MS = 60_000
 RETRIED = "The download was cut; trying again (2 of 3)…"
 DAMAGED_AGAIN = "A file of the model came damaged; fetching it once more…"
@@ -102,12 +102,12 @@ class Host(SiteHandler):
             self.send_header("Accept-Ranges", "bytes")
         if start is not None:
             self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
-        body = data[start or 0:]
+        body = data[start or 0 :]
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         if target and self.how.cuts > 0:
             self.how.cuts -= 1
-            self.wfile.write(body[:len(body) // 2])  # and the connection closes: the rest never comes
+            self.wfile.write(body[: len(body) // 2])  # and the connection closes: the rest never comes
             self.close_connection = True
             return None
         self.wfile.write(body)
@@ -216,7 +216,7 @@ def replaced_once_whole(lines: list[str], trouble: str) -> bool:
     """Whether the line about a file's trouble went as soon as the file came whole: the next line said is empty,
     not the run's (a stale "trying again" would stay on screen while the other files load, until the text runs)."""
     at = len(lines) - 1 - lines[::-1].index(trouble)
-    return lines[at + 1:at + 2] == [""]
+    return lines[at + 1 : at + 2] == [""]
 
 
 def model_asks(how: How, largest: str) -> list:
@@ -262,8 +262,10 @@ def test_damaged_bytes_are_fetched_once_more_then_refused_in_one_sentence_and_ne
     assert words.startswith(f"A file of the model ({name}) came with other bytes") and one_sentence(words), words
     assert "will not run it" in words and DAMAGED_AGAIN in said(visit)
     assert len(model_asks(host, server[1].largest)) == 2
-    kept = visit.page.evaluate("async () => { let n = 0; for (const name of await caches.keys()) "
-                               "n += (await (await caches.open(name)).keys()).length; return n; }")
+    kept = visit.page.evaluate(
+        "async () => { let n = 0; for (const name of await caches.keys()) "
+        "n += (await (await caches.open(name)).keys()).length; return n; }"
+    )
     files = len(visit.page.evaluate("JSON.parse(document.getElementById('live-config').textContent).model.files"))
     assert kept == files - 1  # every other file is kept; the damaged one never
     assert_policy_kept(visit)
@@ -424,7 +426,9 @@ def test_a_damaged_runtime_file_is_refused_in_one_sentence_before_the_model_is_f
     visit = opened()
     assert_did_not_run(visit, load(visit))
     words = message(visit)
-    assert words.startswith(f"A file of the page's runtime ({path}) came with other bytes") and one_sentence(words), words
+    assert words.startswith(f"A file of the page's runtime ({path}) came with other bytes") and one_sentence(words), (
+        words
+    )
     assert host.asked == []  # nothing of the model fetched for a runtime that will not run
     assert_policy_kept(visit)
 
@@ -448,6 +452,8 @@ def test_a_damaged_script_of_the_page_is_refused_in_one_sentence_before_the_mode
     visit = opened()
     assert_did_not_run(visit, load(visit))
     words = message(visit)
-    assert words.startswith(f"A file of the page's runtime ({path}) came with other bytes") and one_sentence(words), words
+    assert words.startswith(f"A file of the page's runtime ({path}) came with other bytes") and one_sentence(words), (
+        words
+    )
     assert host.asked == []  # nothing of the model fetched
     assert_policy_kept(visit)

@@ -125,8 +125,9 @@ def state(page) -> str:
 
 def signal(page, key: str, name: str):
     """The value of the signal `name` in the live chart `key`."""
-    return page.evaluate("([key, name]) => document.getElementById('live-chart-' + key).vegaView.signal(name)",
-                         [key, name])
+    return page.evaluate(
+        "([key, name]) => document.getElementById('live-chart-' + key).vegaView.signal(name)", [key, name]
+    )
 
 
 def wait_for_tokens(page, token: int, position: int) -> None:
@@ -134,12 +135,14 @@ def wait_for_tokens(page, token: int, position: int) -> None:
     page.wait_for_function(
         "([token, position]) => { const s = (key, name) => document.getElementById('live-chart-' + key).vegaView"
         ".signal(name); return s('attention', 'token') === token && s('heads', 'token') === token && "
-        "s('lens', 'position') === position; }", arg=[token, position], timeout=TIMEOUT_MS)
+        "s('lens', 'position') === position; }",
+        arg=[token, position],
+        timeout=TIMEOUT_MS,
+    )
 
 
 def wait_for_state(page, *states: str) -> None:
-    page.wait_for_function("states => states.includes(window.liveFigures.state)", arg=list(states),
-                           timeout=TIMEOUT_MS)
+    page.wait_for_function("states => states.includes(window.liveFigures.state)", arg=list(states), timeout=TIMEOUT_MS)
 
 
 def type_and_run(page, text: str) -> float:
@@ -154,7 +157,9 @@ def type_and_run(page, text: str) -> float:
         " return live.state === 'refused' || live.state === 'error' ||"
         " (live.state === 'drawn' && live.result && live.result.text === text &&"
         "  document.querySelectorAll('[data-live-chart][data-rendered=\"true\"]').length === 4); }",
-        arg=[text, before], timeout=TIMEOUT_MS)
+        arg=[text, before],
+        timeout=TIMEOUT_MS,
+    )
     return time.monotonic() - start
 
 
@@ -190,8 +195,9 @@ def assert_same_top(page_top: list, build_top: list, where: str) -> None:
 
 
 def assert_same_rank(rank: int, build_rank: int, where: str) -> None:
-    assert rank == build_rank or (build_rank > 100 and abs(rank - build_rank) <= 1), \
+    assert rank == build_rank or (build_rank > 100 and abs(rank - build_rank) <= 1), (
         f"{where}: rank {rank} against the build's {build_rank}"
+    )
 
 
 def test_nothing_downloads_before_the_reader_asks_and_the_button_says_how_much(watched, server, site):
@@ -199,8 +205,9 @@ def test_nothing_downloads_before_the_reader_asks_and_the_button_says_how_much(w
     page = watched.page
     page.set_viewport_size({"width": 375, "height": 800})  # a phone: the button's words say it before anything starts
     page.goto(base + "live.html")
-    page.wait_for_function("() => window.liveFigures && window.liveFigures.state === 'idle' && "
-                           "window.liveFigures.kept !== null")  # Cache Storage asked
+    page.wait_for_function(
+        "() => window.liveFigures && window.liveFigures.state === 'idle' && window.liveFigures.kept !== null"
+    )  # Cache Storage asked
     config = json.loads(page.text_content("#live-config"))
     megabytes = config["model"]["bytes"] / 1e6
     size = f"{megabytes:.0f} MB" if megabytes >= 10 else f"{megabytes:.1f} MB"
@@ -228,9 +235,12 @@ def test_before_the_model_loads_the_text_box_counts_its_tokens_and_a_word_withou
     assert state(page) == "refused" and "#text=" not in page.url
     page.fill("#live-text", TEXT)
     # A word typed without its space is the word after another word, and the page says so.
-    for typed, words in [("dog", "Following _dog (with the space before it, as a word after another word)."),
-                         ("ness", "Following ness (the token without a space before it)."),  # ' ness' is 2 tokens
-                         ("_dog", ""), (TARGET, "")]:
+    for typed, words in [
+        ("dog", "Following _dog (with the space before it, as a word after another word)."),
+        ("ness", "Following ness (the token without a space before it)."),  # ' ness' is 2 tokens
+        ("_dog", ""),
+        (TARGET, ""),
+    ]:
         page.fill("#live-target", typed)
         assert page.text_content("#live-target-said") == words, typed
 
@@ -240,11 +250,14 @@ def test_the_page_draws_the_builds_numbers_for_the_same_text(watched, server, si
     page = watched.page
     start = time.monotonic()
     page.click("#live-load-button")
-    page.wait_for_function("() => window.liveFigures.state === 'drawn' || window.liveFigures.state === 'error'",
-                           timeout=TIMEOUT_MS)
+    page.wait_for_function(
+        "() => window.liveFigures.state === 'drawn' || window.liveFigures.state === 'error'", timeout=TIMEOUT_MS
+    )
     assert state(page) == "drawn", page.text_content("#live-message")
-    print(f"\nlive page: model downloaded and first text drawn in {time.monotonic() - start:.2f} s "
-          f"(load {page.evaluate('window.liveFigures.timings.loadMs'):.0f} ms)")
+    print(
+        f"\nlive page: model downloaded and first text drawn in {time.monotonic() - start:.2f} s "
+        f"(load {page.evaluate('window.liveFigures.timings.loadMs'):.0f} ms)"
+    )
     files = json.loads(page.text_content("#live-config"))["model"]["files"]
     assert sorted(p for p in asked if MODEL_PATH in p) == sorted(f"/{site.name}/{f['path']}" for f in files)
     assert page.evaluate("ort.env.wasm.numThreads") == 1  # not cross-origin isolated: one thread
@@ -298,8 +311,11 @@ def test_the_lens_follows_another_token_chosen_beside_it(watched, site):
     other = next((i for i in options[1:] if i in lens["tokens"]), None)
     assert other is not None, f"none of the chosen cell's top 10 {options} is followed by the build's lens"
     page.select_option("#live-follow-select", str(other))
-    page.wait_for_function("id => window.liveFigures.drawn.lens.followed === id && "
-                           "window.liveFigures.state === 'drawn'", arg=other, timeout=TIMEOUT_MS)
+    page.wait_for_function(
+        "id => window.liveFigures.drawn.lens.followed === id && window.liveFigures.state === 'drawn'",
+        arg=other,
+        timeout=TIMEOUT_MS,
+    )
     name = page.evaluate("document.getElementById('live-chart-lens').vegaView.signal('follow_name')")
     assert name == page.evaluate("id => window.liveTokens.tokenText(id)", other).replace(" ", "_", 1)
     assert page.evaluate("window.liveFigures.drawn.readout.followed") == data["target"]["id"]  # (i) keeps its target
@@ -314,14 +330,19 @@ def test_the_lens_follows_another_token_chosen_beside_it(watched, site):
     # A click on a bar of the chosen cell's top 10 follows that token.
     marks = page.evaluate("document.getElementById('live-chart-lens').topMarks")
     assert marks, "the lens's top 10 has no marks a click follows"
-    cell = page.evaluate("() => { const v = document.getElementById('live-chart-lens').vegaView;"
-                         " return [v.signal('stage'), v.signal('position') - 1]; }")
+    cell = page.evaluate(
+        "() => { const v = document.getElementById('live-chart-lens').vegaView;"
+        " return [v.signal('stage'), v.signal('position') - 1]; }"
+    )
     top = [t["id"] for t in got["top"][cell[0]][cell[1]]]
     bars = page.locator(f"#live-chart-lens g.{marks[0]} path")
     assert bars.count() == 10
     bars.nth(3).click()
-    page.wait_for_function("other => window.liveFigures.drawn.lens.followed !== other && "
-                           "window.liveFigures.state === 'drawn'", arg=other, timeout=TIMEOUT_MS)
+    page.wait_for_function(
+        "other => window.liveFigures.drawn.lens.followed !== other && window.liveFigures.state === 'drawn'",
+        arg=other,
+        timeout=TIMEOUT_MS,
+    )
     assert page.evaluate("window.liveFigures.drawn.lens.followed") in top
 
 
@@ -340,8 +361,11 @@ def test_a_word_typed_without_its_space_follows_the_word_with_it_and_a_piece_of_
     for typed, followed, name in [("dog", 3290, "_dog"), ("ness", 1108, "ness")]:  # ' dog'; 'ness' (' ness': 2)
         page.fill("#live-target", typed)
         type_and_run(page, TEXT)
-        page.wait_for_function("id => window.liveFigures.state === 'drawn' && "
-                               "window.liveFigures.drawn.readout.followed === id", arg=followed, timeout=TIMEOUT_MS)
+        page.wait_for_function(
+            "id => window.liveFigures.state === 'drawn' && window.liveFigures.drawn.readout.followed === id",
+            arg=followed,
+            timeout=TIMEOUT_MS,
+        )
         assert signal(page, "readout", "follow_name") == name
         assert page.text_content("#live-target-said").startswith(f"Following {name} (")
     page.fill("#live-target", TARGET)
@@ -366,8 +390,9 @@ def test_the_csv_downloads_hold_every_share_the_top_10_and_the_followed_tokens(w
     assert len(tables["followed"]) == (layers + 1) * n * len(page.evaluate("window.liveFigures.result.followed"))
     got = downloaded_json(page)
     first = tables["shares"][0]
-    assert float(first["share"]) == got["attention"][0][0][0][0] and first["token"] == \
-        page.evaluate("window.liveFigures.result.names[0]")
+    assert float(first["share"]) == got["attention"][0][0][0][0] and first["token"] == page.evaluate(
+        "window.liveFigures.result.names[0]"
+    )
 
 
 def test_a_token_chosen_in_one_chart_is_chosen_in_the_others_and_in_the_address(watched):
@@ -390,8 +415,10 @@ def test_a_second_text_draws_other_charts(watched):
     before = {key: page.eval_on_selector(f"#live-chart-{key} svg", "svg => svg.outerHTML") for key in KEYS}
     took = type_and_run(page, OTHER_TEXT)
     assert state(page) == "drawn", page.text_content("#live-message")
-    print(f"\nlive page: Enter to all charts drawn, {page.evaluate('window.liveFigures.timings.last.tokens')} "
-          f"tokens: {took:.2f} s")
+    print(
+        f"\nlive page: Enter to all charts drawn, {page.evaluate('window.liveFigures.timings.last.tokens')} "
+        f"tokens: {took:.2f} s"
+    )
     after = {key: page.eval_on_selector(f"#live-chart-{key} svg", "svg => svg.outerHTML") for key in KEYS}
     assert all(before[key] != after[key] for key in KEYS)
     ids = page.evaluate("text => window.liveTokens.encode(text)", OTHER_TEXT)
@@ -415,14 +442,20 @@ def test_a_hostile_text_is_drawn_as_text(watched):
     texts = page.evaluate("ids => ids.map(id => window.liveTokens.tokenText(id))", ids)
     tokens = page.eval_on_selector_all("#live-tokens .token", "spans => spans.map(s => s.textContent)")
     assert tokens == [t.replace(" ", "_", 1) if t.startswith(" ") else t for t in texts]  # the token row, as text
-    assert "<script>" in "".join(texts) and any("<E2 80>" in t for t in tokens)  # the last character's bytes, as the pages write them
+    assert "<script>" in "".join(texts) and any(
+        "<E2 80>" in t for t in tokens
+    )  # the last character's bytes, as the pages write them
     drawn = page.eval_on_selector_all("#live-chart-attention svg text", "ts => ts.map(t => t.textContent)")
     assert "script" in drawn or any("script" in t for t in drawn)
     # A bar's tooltip names its token as text too (vega-tooltip escapes it).
     page.locator("#live-chart-attention svg path[aria-roledescription='bar']").nth(0).hover()  # the token '<'
-    page.wait_for_function("() => { const t = document.getElementById('vg-tooltip-element');"
-                           " return t && t.textContent.includes('<'); }", timeout=TIMEOUT_MS)
-    tooltip = page.eval_on_selector("#vg-tooltip-element", "t => [t.innerHTML, t.querySelectorAll('img, script').length]")
+    page.wait_for_function(
+        "() => { const t = document.getElementById('vg-tooltip-element'); return t && t.textContent.includes('<'); }",
+        timeout=TIMEOUT_MS,
+    )
+    tooltip = page.eval_on_selector(
+        "#vg-tooltip-element", "t => [t.innerHTML, t.querySelectorAll('img, script').length]"
+    )
     assert "&lt;" in tooltip[0] and tooltip[1] == 0
     page.mouse.move(0, 0)
     assert watched.refused == []
@@ -431,9 +464,11 @@ def test_a_hostile_text_is_drawn_as_text(watched):
 def test_a_text_too_long_empty_or_only_spaces_is_refused_in_one_sentence_and_not_written_into_the_address(watched):
     page = watched.page
     drawn, address = page.evaluate("window.liveFigures.result.text"), page.url
-    for text, words in [("a" + " a" * 70, "Your text is 71 tokens long; this page reads at most 64."),
-                        ("", "Type a text first: the box is empty."),
-                        ("   \n ", "Your text is only spaces; type a word or more.")]:
+    for text, words in [
+        ("a" + " a" * 70, "Your text is 71 tokens long; this page reads at most 64."),
+        ("", "Type a text first: the box is empty."),
+        ("   \n ", "Your text is only spaces; type a word or more."),
+    ]:
         type_and_run(page, text)
         assert state(page) == "refused"
         assert page.text_content("#live-message") == words + STILL  # the figures below stay the last text's
@@ -443,8 +478,11 @@ def test_a_text_too_long_empty_or_only_spaces_is_refused_in_one_sentence_and_not
     type_and_run(page, TEXT)
     assert state(page) == "refused" and page.url == address
     message = page.text_content("#live-message")
-    assert message.startswith('The token to follow must be one token, and " Hundehütte" is ') and \
-        message.endswith(STILL) and message[:-len(STILL)].count(".") == 1
+    assert (
+        message.startswith('The token to follow must be one token, and " Hundehütte" is ')
+        and message.endswith(STILL)
+        and message[: -len(STILL)].count(".") == 1
+    )
     page.fill("#live-target", TARGET)
 
 
@@ -460,8 +498,9 @@ def test_a_reload_loads_the_model_from_cache_storage_and_the_address_brings_the_
     before = len(asked)
     page.goto("about:blank")
     page.goto(address)
-    page.wait_for_function("() => window.liveFigures && window.liveFigures.state === 'idle' && "
-                           "window.liveFigures.kept !== null")
+    page.wait_for_function(
+        "() => window.liveFigures && window.liveFigures.state === 'idle' && window.liveFigures.kept !== null"
+    )
     assert page.input_value("#live-text") == OTHER_TEXT and page.input_value("#live-target") == TARGET
     assert page.text_content("#live-message").startswith("This link brings a text")
     assert page.evaluate("window.liveFigures.kept") is True
@@ -471,7 +510,9 @@ def test_a_reload_loads_the_model_from_cache_storage_and_the_address_brings_the_
     assert state(page) == "drawn" and page.evaluate("window.liveFigures.result.text") == OTHER_TEXT
     wait_for_tokens(page, 2, 2)  # the address's token
     assert page.evaluate("window.liveFigures.loadedFrom") == "cache"
-    print(f"\nlive page: model loaded from Cache Storage in {page.evaluate('window.liveFigures.timings.loadMs'):.0f} ms")
+    print(
+        f"\nlive page: model loaded from Cache Storage in {page.evaluate('window.liveFigures.timings.loadMs'):.0f} ms"
+    )
     assert [p for p in asked[before:] if MODEL_PATH in p] == []
     assert watched.refused == []
 
@@ -482,42 +523,57 @@ def test_a_phone_draws_the_narrow_charts_and_a_dark_screen_its_colours_keeping_t
     page.wait_for_function("() => document.getElementById('live-chart-lens').vegaView.signal('position') === 2")
     page.set_viewport_size({"width": 400, "height": 800})
     try:
-        page.wait_for_function("() => ['attention', 'heads', 'lens'].every(key => "
-                               "document.getElementById('live-chart-' + key).hasAttribute('data-drawn-narrow') && "
-                               "document.getElementById('live-chart-' + key).getAttribute('data-rendered') === 'true')",
-                               timeout=TIMEOUT_MS)
+        page.wait_for_function(
+            "() => ['attention', 'heads', 'lens'].every(key => "
+            "document.getElementById('live-chart-' + key).hasAttribute('data-drawn-narrow') && "
+            "document.getElementById('live-chart-' + key).getAttribute('data-rendered') === 'true')",
+            timeout=TIMEOUT_MS,
+        )
         assert page.evaluate("document.getElementById('live-chart-readout').getAttribute('data-rendered')") == "true"
         assert page.evaluate("document.documentElement.scrollWidth") <= 400
         assert page.evaluate("document.getElementById('live-chart-lens').vegaView.signal('position')") == 2
         light = page.eval_on_selector("#live-chart-attention svg", "svg => svg.outerHTML")
         page.emulate_media(color_scheme="dark")
-        page.wait_for_function("light => { const svg = document.querySelector('#live-chart-attention svg');"
-                               " return svg && svg.outerHTML !== light; }", arg=light, timeout=TIMEOUT_MS)
-        page.wait_for_function("() => document.querySelectorAll('[data-live-chart][data-rendered=\"true\"]')"
-                               ".length === 4", timeout=TIMEOUT_MS)
+        page.wait_for_function(
+            "light => { const svg = document.querySelector('#live-chart-attention svg');"
+            " return svg && svg.outerHTML !== light; }",
+            arg=light,
+            timeout=TIMEOUT_MS,
+        )
+        page.wait_for_function(
+            "() => document.querySelectorAll('[data-live-chart][data-rendered=\"true\"]').length === 4",
+            timeout=TIMEOUT_MS,
+        )
         assert page.evaluate("document.getElementById('live-chart-lens').vegaView.signal('position')") == 2
         # The lens's table is wider than the phone: it scrolls in its box, which says so and fades at its edge, and
         # the position chosen (here in (l)) is brought into view.
         box = "#live-chart-lens .chart-wrapper"
         assert page.is_visible("#live-chart-lens .scroll-hint")
-        assert page.eval_on_selector(box, "b => b.scrollWidth > b.clientWidth && b.scrollLeft === 0 && "
-                                          "b.hasAttribute('data-more-right') && !b.hasAttribute('data-more-left')")
+        assert page.eval_on_selector(
+            box,
+            "b => b.scrollWidth > b.clientWidth && b.scrollLeft === 0 && "
+            "b.hasAttribute('data-more-right') && !b.hasAttribute('data-more-left')",
+        )
         last = len(page.evaluate("window.liveFigures.result.ids"))
         page.select_option("#live-chart-attention .vega-bindings select[name='token']", str(last))
         wait_for_tokens(page, last, last)
-        page.wait_for_function(f"() => document.querySelector('{box}').hasAttribute('data-more-left')",
-                               timeout=TIMEOUT_MS)
+        page.wait_for_function(
+            f"() => document.querySelector('{box}').hasAttribute('data-more-left')", timeout=TIMEOUT_MS
+        )
         # The chosen cell of the table (its rect, from the view's scenegraph) lies within the box.
-        assert page.eval_on_selector(box, "box => { const v = document.getElementById('live-chart-lens').vegaView;"
-                                          " const cells = []; (function walk(mark) { (mark.items || []).forEach("
-                                          "item => { if (mark.marktype === 'rect' && item.datum && item._svg && "
-                                          "item.datum.pick_position === v.signal('position') && "
-                                          "item.datum.stage === v.signal('stage')) cells.push(item._svg);"
-                                          " (item.items || []).forEach(walk); }); })(v.scenegraph().root);"
-                                          " const b = box.getBoundingClientRect();"
-                                          " return cells.length > 0 && cells.every(c => { const r ="
-                                          " c.getBoundingClientRect(); return r.left >= b.left - 1 &&"
-                                          " r.right <= b.right + 1; }); }")
+        assert page.eval_on_selector(
+            box,
+            "box => { const v = document.getElementById('live-chart-lens').vegaView;"
+            " const cells = []; (function walk(mark) { (mark.items || []).forEach("
+            "item => { if (mark.marktype === 'rect' && item.datum && item._svg && "
+            "item.datum.pick_position === v.signal('position') && "
+            "item.datum.stage === v.signal('stage')) cells.push(item._svg);"
+            " (item.items || []).forEach(walk); }); })(v.scenegraph().root);"
+            " const b = box.getBoundingClientRect();"
+            " return cells.length > 0 && cells.every(c => { const r ="
+            " c.getBoundingClientRect(); return r.left >= b.left - 1 &&"
+            " r.right <= b.right + 1; }); }",
+        )
         assert watched.errors == []
     finally:
         page.emulate_media(color_scheme="light")
@@ -552,8 +608,10 @@ def test_with_javascript_off_the_page_says_it_needs_it_and_shows_nothing_to_use(
         page.goto((site / "live.html").as_uri())
         notes = [line for line in page.locator(".notice").all_inner_texts() if "JavaScript" in line]
         assert notes == ["JavaScript is off: this page needs it to run the model."]  # a folder's: "the model"
-        shown = page.evaluate("() => [...document.querySelectorAll('input, select, textarea, button, progress')]"
-                              ".filter(el => el.checkVisibility()).map(el => el.outerHTML.slice(0, 80))")
+        shown = page.evaluate(
+            "() => [...document.querySelectorAll('input, select, textarea, button, progress')]"
+            ".filter(el => el.checkVisibility()).map(el => el.outerHTML.slice(0, 80))"
+        )
         assert shown == [] and not page.is_visible(".chart-placeholder")
     finally:
         context.close()

@@ -52,15 +52,26 @@ def write_model(folder: Path, rng) -> tuple[np.ndarray, np.ndarray]:
     weight = rng.standard_normal((N_IN, N_OUT)).astype(np.float32)
     bias = rng.standard_normal(N_OUT).astype(np.float32)
     graph = helper.make_graph(
-        [helper.make_node("MatMul", ["x", "W"], ["h"]), helper.make_node("Add", ["h", "b"], ["z"]),
-         helper.make_node("Softmax", ["z"], ["y"], axis=-1)], "smoke",
+        [
+            helper.make_node("MatMul", ["x", "W"], ["h"]),
+            helper.make_node("Add", ["h", "b"], ["z"]),
+            helper.make_node("Softmax", ["z"], ["y"], axis=-1),
+        ],
+        "smoke",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["rows", N_IN])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["rows", N_OUT])],
-        [numpy_helper.from_array(weight, "W"), numpy_helper.from_array(bias, "b")])
+        [numpy_helper.from_array(weight, "W"), numpy_helper.from_array(bias, "b")],
+    )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
     onnx.checker.check_model(model)
-    onnx.save_model(model, str(folder / "model.onnx"), save_as_external_data=True, all_tensors_to_one_file=True,
-                    location=WEIGHTS, size_threshold=0)
+    onnx.save_model(
+        model,
+        str(folder / "model.onnx"),
+        save_as_external_data=True,
+        all_tensors_to_one_file=True,
+        location=WEIGHTS,
+        size_threshold=0,
+    )
     assert (folder / WEIGHTS).stat().st_size == 4 * (N_IN * N_OUT + N_OUT)
     return weight, bias
 
@@ -71,7 +82,7 @@ class Handler(SiteHandler):
     def translate_path(self, path):
         for prefix in ("/plain/", "/isolated/"):
             if path.startswith(prefix):
-                return super().translate_path("/" + path[len(prefix):])
+                return super().translate_path("/" + path[len(prefix) :])
         return super().translate_path("/nothing-here/")
 
     def end_headers(self):
@@ -79,7 +90,6 @@ class Handler(SiteHandler):
             for name, value in ISOLATING.items():
                 self.send_header(name, value)
         super().end_headers()
-
 
 
 @pytest.fixture(scope="module")
@@ -118,8 +128,10 @@ def run_in_chromium(browser, url: str, rows: np.ndarray, threads: int, weights: 
         page.on("console", lambda message: message.type == "error" and seen["errors"].append(message.text))
         page.on("pageerror", lambda error: seen["errors"].append(str(error)))
         page.goto(url)
-        result = page.evaluate("([x, rows, threads, weights]) => runModel(x, rows, threads, weights)",
-                               [rows.ravel().tolist(), len(rows), threads, weights])
+        result = page.evaluate(
+            "([x, rows, threads, weights]) => runModel(x, rows, threads, weights)",
+            [rows.ravel().tolist(), len(rows), threads, weights],
+        )
     finally:
         context.close()
     return result, seen
@@ -146,7 +158,7 @@ def test_one_thread_where_not_isolated_weights_passed_as_a_buffer(browser, serve
     check_run(result, seen, rows, weight, bias, base)
     assert result["isolated"] is False and result["threads"] == 1
     assert seen["workers"] == []
-    asked = {url[len(base + "plain/"):] for url in seen["requests"]}
+    asked = {url[len(base + "plain/") :] for url in seen["requests"]}
     runtime = {path for path in live_assets.LIVE_ASSETS if path.startswith("live/ort/")}  # all three, no more
     assert asked == {"runtime.html", "model.onnx", WEIGHTS, *runtime}, asked
 

@@ -34,45 +34,196 @@ PAGE = """<!doctype html>
 # Texts a reader may type, and the edges of GPT-2's splitting (its regex, its byte-level pieces, the one
 # special token).
 FIXED = [
-    "", " ", "  ", "\t", "\n", "\r\n", "\n\n\n", " \n ", "a  b", "a   b", "a\tb", "a\t\tb", "a \t b", "a\n\nb",
-    "trailing   ", "   leading", "a\u00a0b", "a\u2009b", "a\u3000b", "zero\u200bwidth", "soft\u00adhyphen",
+    "",
+    " ",
+    "  ",
+    "\t",
+    "\n",
+    "\r\n",
+    "\n\n\n",
+    " \n ",
+    "a  b",
+    "a   b",
+    "a\tb",
+    "a\t\tb",
+    "a \t b",
+    "a\n\nb",
+    "trailing   ",
+    "   leading",
+    "a\u00a0b",
+    "a\u2009b",
+    "a\u3000b",
+    "zero\u200bwidth",
+    "soft\u00adhyphen",
     "The animal didn't cross the street because it was too tired.",
-    "Maya lives in Paris, the capital of", " France", "it's they're we've I'm you'll he'd", "IT'S THEY'RE",
-    "don\u2019t \u201cquoted\u201d \u2018single\u2019 \u2014 dash \u2013 en \u2026", "can't've", "'''", "'s's's",
+    "Maya lives in Paris, the capital of",
+    " France",
+    "it's they're we've I'm you'll he'd",
+    "IT'S THEY'RE",
+    "don\u2019t \u201cquoted\u201d \u2018single\u2019 \u2014 dash \u2013 en \u2026",
+    "can't've",
+    "'''",
+    "'s's's",
     "caf\u00e9 na\u00efve Zo\u00eb fa\u00e7ade r\u00e9sum\u00e9 \u00fcber Stra\u00dfe \u00c5ngstr\u00f6m",
-    "cafe\u0301 (combining) n\u0303", "\u00bfQu\u00e9? \u00a1S\u00ed!",
-    "\u65e5\u672c\u8a9e\u306e\u6587\u7ae0\u3067\u3059\u3002", "\u4e2d\u6587\u5b57\u7b26\uff0c\u6807\u70b9\u3002",
-    "\ud55c\uad6d\uc5b4 \ubb38\uc7a5", "\u0420\u0443\u0441\u0441\u043a\u0438\u0439 \u0442\u0435\u043a\u0441\u0442",
-    "\u0395\u03bb\u03bb\u03b7\u03bd\u03b9\u03ba\u03ac", "\u0627\u0644\u0639\u0631\u0628\u064a\u0629",
-    "\u05e2\u05d1\u05e8\u05d9\u05ea", "\u0939\u093f\u0928\u094d\u0926\u0940",
+    "cafe\u0301 (combining) n\u0303",
+    "\u00bfQu\u00e9? \u00a1S\u00ed!",
+    "\u65e5\u672c\u8a9e\u306e\u6587\u7ae0\u3067\u3059\u3002",
+    "\u4e2d\u6587\u5b57\u7b26\uff0c\u6807\u70b9\u3002",
+    "\ud55c\uad6d\uc5b4 \ubb38\uc7a5",
+    "\u0420\u0443\u0441\u0441\u043a\u0438\u0439 \u0442\u0435\u043a\u0441\u0442",
+    "\u0395\u03bb\u03bb\u03b7\u03bd\u03b9\u03ba\u03ac",
+    "\u0627\u0644\u0639\u0631\u0628\u064a\u0629",
+    "\u05e2\u05d1\u05e8\u05d9\u05ea",
+    "\u0939\u093f\u0928\u094d\u0926\u0940",
     "\u0e20\u0e32\u0e29\u0e32\u0e44\u0e17\u0e22",
-    "\U0001f600", "\U0001f44d\U0001f3fd", "\U0001f468\u200d\U0001f469\u200d\U0001f467", "\U0001f1eb\U0001f1f7",
-    "I \u2764\ufe0f GPT-2 \U0001f916\U0001f916\U0001f916", "\u2603\ufe0e", "\U0001d54f\U0001d560\U0001d560",
-    "12345678901234567890", "3.14159265358979323846", "1,000,000", "1e-10", "0x1F600", "2024-06-01T12:00:00Z",
-    "\u0661\u0662\u0663 \u00bd \u00b2 \u2460", "$1.99 \u20ac2,50 \u00a33 \u00a5400",
-    "https://example.org/path?q=1&x=%20", "user@example.com", "def f(x):\n    return x ** 2\n",
-    "{\"key\": [1, 2, 3]}", "<div class=\"a\">&amp;</div>", "C:\\path\\to\\file.txt",
-    "!!!???...", "---", "***", "~~~", "@@@", "###", "a.b.c", "(a)", "[b]", "{c}", "\u2200x\u2208\u211d: x\u00b2\u22650",
-    "\ufffd", "\x00", "\x01\x02\x7f", "\x85", "\u2028\u2029", "\ufeffBOM",
-    END, END + END, " " + END, END + " ", "a" + END + "b", "a " + END + " b", "\n" + END + "\n",
-    "Hello world" + END + "Next document", END + "start", "end" + END, END * 5, "<|endoftext|", "|endoftext|>",
-    "<<|endoftext|>>", "<|endoftext|>>", "<|ENDOFTEXT|>", "<| endoftext |>", "<|endoftext|><|endoftext|>x",
-    "<s>", "a<s>b", " <s> ", "</s>", "<unk>", "<0xE2>", "\u2581", "\u2581a \u2581", "a\u2581\u2581b",
-    "x" * 300, "ab" * 200, " " * 50, "\t" * 20 + "x", "\n" * 30, "9" * 120, "\U0001f600" * 40,
+    "\U0001f600",
+    "\U0001f44d\U0001f3fd",
+    "\U0001f468\u200d\U0001f469\u200d\U0001f467",
+    "\U0001f1eb\U0001f1f7",
+    "I \u2764\ufe0f GPT-2 \U0001f916\U0001f916\U0001f916",
+    "\u2603\ufe0e",
+    "\U0001d54f\U0001d560\U0001d560",
+    "12345678901234567890",
+    "3.14159265358979323846",
+    "1,000,000",
+    "1e-10",
+    "0x1F600",
+    "2024-06-01T12:00:00Z",
+    "\u0661\u0662\u0663 \u00bd \u00b2 \u2460",
+    "$1.99 \u20ac2,50 \u00a33 \u00a5400",
+    "https://example.org/path?q=1&x=%20",
+    "user@example.com",
+    "def f(x):\n    return x ** 2\n",
+    '{"key": [1, 2, 3]}',
+    '<div class="a">&amp;</div>',
+    "C:\\path\\to\\file.txt",
+    "!!!???...",
+    "---",
+    "***",
+    "~~~",
+    "@@@",
+    "###",
+    "a.b.c",
+    "(a)",
+    "[b]",
+    "{c}",
+    "\u2200x\u2208\u211d: x\u00b2\u22650",
+    "\ufffd",
+    "\x00",
+    "\x01\x02\x7f",
+    "\x85",
+    "\u2028\u2029",
+    "\ufeffBOM",
+    END,
+    END + END,
+    " " + END,
+    END + " ",
+    "a" + END + "b",
+    "a " + END + " b",
+    "\n" + END + "\n",
+    "Hello world" + END + "Next document",
+    END + "start",
+    "end" + END,
+    END * 5,
+    "<|endoftext|",
+    "|endoftext|>",
+    "<<|endoftext|>>",
+    "<|endoftext|>>",
+    "<|ENDOFTEXT|>",
+    "<| endoftext |>",
+    "<|endoftext|><|endoftext|>x",
+    "<s>",
+    "a<s>b",
+    " <s> ",
+    "</s>",
+    "<unk>",
+    "<0xE2>",
+    "\u2581",
+    "\u2581a \u2581",
+    "a\u2581\u2581b",
+    "x" * 300,
+    "ab" * 200,
+    " " * 50,
+    "\t" * 20 + "x",
+    "\n" * 30,
+    "9" * 120,
+    "\U0001f600" * 40,
 ]
 
-WORDS = ["the", "The", " animal", "street", "tired", "attention", "layer", "token", "GPT", "-2", "Paris",
-         "capital", "France", "\u00e9t\u00e9", "na\u00efve", "\u6f22\u5b57", "\u3072\u3089\u304c\u306a",
-         "\U0001f600", "\U0001f44d\U0001f3fd", "123", "4567", "3.5", "%", "'s", "'ll", "\u2019s", "n't", "Mr.",
-         "U.S.A.", "e.g.", "--", "...", "\u2026", "\u201c", "\u201d", "(", ")", ",", ";", ":", "!", "?", "/", "_",
-         "\\", "#", "&", "*", END]
+WORDS = [
+    "the",
+    "The",
+    " animal",
+    "street",
+    "tired",
+    "attention",
+    "layer",
+    "token",
+    "GPT",
+    "-2",
+    "Paris",
+    "capital",
+    "France",
+    "\u00e9t\u00e9",
+    "na\u00efve",
+    "\u6f22\u5b57",
+    "\u3072\u3089\u304c\u306a",
+    "\U0001f600",
+    "\U0001f44d\U0001f3fd",
+    "123",
+    "4567",
+    "3.5",
+    "%",
+    "'s",
+    "'ll",
+    "\u2019s",
+    "n't",
+    "Mr.",
+    "U.S.A.",
+    "e.g.",
+    "--",
+    "...",
+    "\u2026",
+    "\u201c",
+    "\u201d",
+    "(",
+    ")",
+    ",",
+    ";",
+    ":",
+    "!",
+    "?",
+    "/",
+    "_",
+    "\\",
+    "#",
+    "&",
+    "*",
+    END,
+]
 GAPS = ["", " ", " ", " ", "  ", "   ", "\t", "\n", "\n\n", " \n", "\r\n", "\u00a0", "\u3000"]
 
 # Code points to draw from: Latin, accents, Greek, Cyrillic, Hebrew, Arabic, Devanagari, Thai, Hangul, CJK,
 # punctuation and symbols, emoji, combining marks.
-RANGES = [(0x20, 0x7E), (0xA0, 0x17F), (0x300, 0x36F), (0x370, 0x3FF), (0x400, 0x4FF), (0x590, 0x5FF),
-          (0x600, 0x6FF), (0x900, 0x97F), (0xE00, 0xE7F), (0x2000, 0x206F), (0x20A0, 0x20CF), (0x2190, 0x22FF),
-          (0x3040, 0x30FF), (0x4E00, 0x9FFF), (0xAC00, 0xD7A3), (0xFF00, 0xFFEF), (0x1F300, 0x1FAFF)]
+RANGES = [
+    (0x20, 0x7E),
+    (0xA0, 0x17F),
+    (0x300, 0x36F),
+    (0x370, 0x3FF),
+    (0x400, 0x4FF),
+    (0x590, 0x5FF),
+    (0x600, 0x6FF),
+    (0x900, 0x97F),
+    (0xE00, 0xE7F),
+    (0x2000, 0x206F),
+    (0x20A0, 0x20CF),
+    (0x2190, 0x22FF),
+    (0x3040, 0x30FF),
+    (0x4E00, 0x9FFF),
+    (0xAC00, 0xD7A3),
+    (0xFF00, 0xFFEF),
+    (0x1F300, 0x1FAFF),
+]
 
 
 def chapter_texts() -> list[str]:
@@ -93,8 +244,10 @@ def generated(count: int, seed: int = 20240601) -> list[str]:
     rng, texts = random.Random(seed), []
     for _ in range(count):
         if rng.random() < 0.6:
-            texts.append("".join(rng.choice(GAPS) + rng.choice(WORDS) for _ in range(rng.randint(1, 14)))
-                         + rng.choice(["", "", " ", "\n", ".", END]))
+            texts.append(
+                "".join(rng.choice(GAPS) + rng.choice(WORDS) for _ in range(rng.randint(1, 14)))
+                + rng.choice(["", "", " ", "\n", ".", END])
+            )
         else:
             texts.append("".join(chr(rng.randint(*rng.choice(RANGES))) for _ in range(rng.randint(1, 24))))
     return texts
@@ -149,8 +302,11 @@ def test_the_same_ids_as_the_build(tokens_page, python_tokenizer):
     assert len(texts) >= 1000
     assert sum(END in text for text in texts) >= 50
     browser_ids = tokens_page.page.evaluate("texts => texts.map(t => liveTokens.encode(t))", texts)
-    differ = [(text, python_tokenizer.encode(text), ids) for text, ids in zip(texts, browser_ids)
-              if python_tokenizer.encode(text) != ids]
+    differ = [
+        (text, python_tokenizer.encode(text), ids)
+        for text, ids in zip(texts, browser_ids)
+        if python_tokenizer.encode(text) != ids
+    ]
     shown = "\n".join(f"{text[:60]!r}: build {want[:12]}, browser {got[:12]}" for text, want, got in differ[:10])
     assert not differ, f"{len(differ)} of {len(texts)} texts tokenized otherwise in the browser:\n{shown}"
 
@@ -181,17 +337,23 @@ def test_every_token_has_the_builds_bytes_and_text(tokens_page, python_tokenizer
     from figsite.model.tokens import decoded, piece_bytes
 
     vocabulary = python_tokenizer.backend.get_vocab_size()
-    got = tokens_page.page.evaluate("""n => Array.from({length: n}, (_, id) => {
+    got = tokens_page.page.evaluate(
+        """n => Array.from({length: n}, (_, id) => {
         const bytes = liveTokens.tokenBytes(id);
         return [bytes === null ? null : Array.from(bytes, b => b.toString(16).padStart(2, '0')).join(''),
                 liveTokens.tokenText(id)];
-    })""", vocabulary)
-    want = [[None if (raw := piece_bytes(python_tokenizer, i)) is None else raw.hex(), decoded(python_tokenizer, i)]
-            for i in range(vocabulary)]
+    })""",
+        vocabulary,
+    )
+    want = [
+        [None if (raw := piece_bytes(python_tokenizer, i)) is None else raw.hex(), decoded(python_tokenizer, i)]
+        for i in range(vocabulary)
+    ]
     differ = [(i, want[i], got[i]) for i in range(vocabulary) if want[i] != got[i]]
     assert not differ, f"{len(differ)} tokens differ, e.g. (id, build, browser): {differ[:10]}"
-    partial = sum("<" in text and ">" in text and "\ufffd" in python_tokenizer.decode([i])
-                  for i, (_, text) in enumerate(want))
+    partial = sum(
+        "<" in text and ">" in text and "\ufffd" in python_tokenizer.decode([i]) for i, (_, text) in enumerate(want)
+    )
     assert partial > 100  # the '<E2 80>' kind was checked (a Llama's '<E2>'), not only whole characters
     words = sum(text.startswith(" ") for _, text in want)
     assert words > 50  # and the space before a word: GPT-2's 'Ġ', a Llama's '▁'
@@ -206,6 +368,9 @@ def test_ids_decode_to_the_builds_text(tokens_page, python_tokenizer):
     else:  # byte pieces of a character, whole and cut, after the start token
         sequences += [[python_tokenizer.start_id, *python_tokenizer.encode(text)] for text in ["€ ’ 😀", "日本"]]
     got = tokens_page.page.evaluate("all => all.map(ids => liveTokens.decode(ids))", sequences)
-    differ = [(ids, python_tokenizer.decode(ids), text) for ids, text in zip(sequences, got)
-              if python_tokenizer.decode(ids) != text]
+    differ = [
+        (ids, python_tokenizer.decode(ids), text)
+        for ids, text in zip(sequences, got)
+        if python_tokenizer.decode(ids) != text
+    ]
     assert not differ, f"{len(differ)} of {len(sequences)} decode otherwise, e.g. {differ[:5]}"

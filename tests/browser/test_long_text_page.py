@@ -8,8 +8,10 @@ import time
 
 import pytest
 
-from builds.test_long_text import (ATTENTION_LABEL, FOCUS, UNIT, data, data_path, head_files, head_folder,  # noqa: F401
-                            head_name, long_build, long_text, site, tokenizer)
+from builds.test_long_text import ATTENTION_LABEL, FOCUS, UNIT, head_name
+
+# The long text's fixtures, found by pytest where they are imported.
+from builds.test_long_text import data, data_path, head_files, head_folder, long_build, long_text, site, tokenizer  # noqa: F401
 
 from .browsing import Opener
 
@@ -38,21 +40,24 @@ def visit(browser, site):  # noqa: F811
 
 
 def signal(v, name: str):
-    return v.page.evaluate("([id, n]) => document.getElementById(id).vegaView.signal(n)",
-                           [f"chart-{ATTENTION_LABEL}", name])
+    return v.page.evaluate(
+        "([id, n]) => document.getElementById(id).vegaView.signal(n)", [f"chart-{ATTENTION_LABEL}", name]
+    )
 
 
 def shares(v) -> list:
     """The rows of the chart's `shares` data set, as drawn: [[key, share], ...] by key."""
-    rows = v.page.evaluate("id => document.getElementById(id).vegaView.data('shares')"
-                           ".map(r => [r.k, r.s])", f"chart-{ATTENTION_LABEL}")
+    rows = v.page.evaluate(
+        "id => document.getElementById(id).vegaView.data('shares').map(r => [r.k, r.s])", f"chart-{ATTENTION_LABEL}"
+    )
     return sorted(rows)
 
 
 def bars(v) -> list:
     """The drawn bars (the second layer, after the shading of what is out of reach), as SVG paths."""
-    return v.page.eval_on_selector_all(f"#chart-{ATTENTION_LABEL} svg g.layer_1_marks path",
-                                       "nodes => nodes.map(n => n.getAttribute('d'))")
+    return v.page.eval_on_selector_all(
+        f"#chart-{ATTENTION_LABEL} svg g.layer_1_marks path", "nodes => nodes.map(n => n.getAttribute('d'))"
+    )
 
 
 def texts(v) -> list:
@@ -82,21 +87,25 @@ def left_out_heading(payload: dict, token: int) -> str:
 
 
 def assert_rows_match(got: list, expected: list, where: str):
-    assert [k for k, _ in got] == [k for k, _ in expected], f"{where}: the chart draws keys {[k for k, _ in got][:20]}, " \
-                                                            f"the file has {[k for k, _ in expected][:20]}"
+    assert [k for k, _ in got] == [k for k, _ in expected], (
+        f"{where}: the chart draws keys {[k for k, _ in got][:20]}, the file has {[k for k, _ in expected][:20]}"
+    )
     worst = max((abs(a - b) for (_, a), (_, b) in zip(got, expected)), default=0.0)
     assert worst <= UNIT, f"{where}: a drawn share is off its file's by {worst:.3g}"
 
 
 def head_folder_in_page(v) -> str:
     """The folder of the text's head files, as the page names it (from the chart's usermeta)."""
-    files = v.page.evaluate(f"() => JSON.parse(document.getElementById('spec-{ATTENTION_LABEL}').textContent)"
-                            ".usermeta.attention.files")
+    files = v.page.evaluate(
+        f"() => JSON.parse(document.getElementById('spec-{ATTENTION_LABEL}').textContent).usermeta.attention.files"
+    )
     return files["all"].removeprefix("data/").rsplit("/", 1)[0]
 
 
 def test_the_long_attention_page_renders_within_2_s_follows_the_reader_and_loads_head_files_on_demand(
-        visit, head_files):  # noqa: F811
+    visit,
+    head_files,  # noqa: F811
+):
     v = visit()
     print(f"\nthe long attention page rendered in {v.render_ms:.0f} ms")
     assert v.render_ms <= RENDER_LIMIT_MS, f"the chart took {v.render_ms:.0f} ms to render (limit {RENDER_LIMIT_MS})"
@@ -105,14 +114,18 @@ def test_the_long_attention_page_renders_within_2_s_follows_the_reader_and_loads
     assert_rows_match(shares(v), expected_rows(opening, FOCUS), "the opening view")
     assert any(left_out_heading(opening, FOCUS) in t for t in texts(v)), texts(v)
     assert len(bars(v)) == len(opening["keys"][FOCUS - 1]), "one bar per kept share"
-    assert not any("average.js" in src for src in head_scripts(v)), "the average's file was loaded before it was asked for"
+    assert not any("average.js" in src for src in head_scripts(v)), (
+        "the average's file was loaded before it was asked for"
+    )
     before_bars, before_description = bars(v), description(v)
     assert f"(token {FOCUS})" in before_description, before_description
 
     token = OTHER_TOKEN
     v.page.click(f".token-row [data-token='{token}']")  # the chart's own select for it is hidden: the row repeats it
-    v.page.wait_for_function(f"() => document.getElementById('description-{ATTENTION_LABEL}').textContent"
-                             f".includes('(token {token})')", timeout=CHANGE_TIMEOUT_MS)
+    v.page.wait_for_function(
+        f"() => document.getElementById('description-{ATTENTION_LABEL}').textContent.includes('(token {token})')",
+        timeout=CHANGE_TIMEOUT_MS,
+    )
     assert bars(v) != before_bars, "choosing another token did not change the drawn bars"
     assert_rows_match(shares(v), expected_rows(opening, token), f"token {token}, layer 1 head 1")
     assert len(bars(v)) == len(opening["keys"][token - 1]) > 0, "one bar per kept share"
@@ -121,15 +134,18 @@ def test_the_long_attention_page_renders_within_2_s_follows_the_reader_and_loads
     v.page.check(f"#chart-{ATTENTION_LABEL} input[name=view][value=all]")
     average_src = f"data/{head_folder_in_page(v)}/average.js"
     v.page.wait_for_selector(f"script[src='{average_src}']", state="attached", timeout=CHANGE_TIMEOUT_MS)
-    v.page.wait_for_function(f"() => document.getElementById('description-{ATTENTION_LABEL}').textContent"
-                             f".includes('averaged')", timeout=CHANGE_TIMEOUT_MS)
+    v.page.wait_for_function(
+        f"() => document.getElementById('description-{ATTENTION_LABEL}').textContent.includes('averaged')",
+        timeout=CHANGE_TIMEOUT_MS,
+    )
     assert signal(v, "view") == "all" and signal(v, "token") == token
     assert bars(v) != middle_bars, "choosing the average did not change the drawn bars"
     assert description(v) != middle_description
     average = head_files["average.js"]
     assert_rows_match(shares(v), expected_rows(average, token), f"token {token}, the average")
-    assert any(left_out_heading(average, token) in t for t in texts(v)), \
+    assert any(left_out_heading(average, token) in t for t in texts(v)), (
         f"the heading does not say {left_out_heading(average, token)!r}: {texts(v)}"
+    )
     assert v.page.url.endswith(f"#token={token}&view=all"), v.page.url
 
     assert not errors(v), errors(v)
@@ -143,8 +159,9 @@ def test_a_permalink_opens_the_long_attention_page_on_its_token_and_view(visit, 
     payload = head_files[head_name(2, 3)]
     assert any(src.endswith("/" + head_name(2, 3)) for src in head_scripts(v)), head_scripts(v)
     assert_rows_match(shares(v), expected_rows(payload, token), "the permalink's state")
-    assert any(left_out_heading(payload, token) in t for t in texts(v)), \
+    assert any(left_out_heading(payload, token) in t for t in texts(v)), (
         f"the heading does not say {left_out_heading(payload, token)!r}: {texts(v)}"
+    )
     description_ = description(v)
     assert f"(token {token})" in description_ and "layer 3, head 4" in description_, description_
     assert not errors(v), errors(v)

@@ -60,8 +60,10 @@ def kinds(browser, every_kind_site):
 
 def select_params(page, label: str) -> list[str]:
     """The chart's params a menu chooses (a select, shown or steered by the row of tokens), in the spec's order."""
-    return page.evaluate("id => document.getElementById(id).boundParams.filter(p => p.bind.input === 'select')"
-                         ".map(p => p.name)", f"chart-{label}")
+    return page.evaluate(
+        "id => document.getElementById(id).boundParams.filter(p => p.bind.input === 'select').map(p => p.name)",
+        f"chart-{label}",
+    )
 
 
 def test_every_option_of_every_kinds_menus_draws_its_figure(browser, every_kind_site):
@@ -86,7 +88,9 @@ def test_every_option_of_every_kinds_menus_draws_its_figure(browser, every_kind_
 def test_find_heads_menu_offers_the_token_that_looks_and_those_before_it(kinds):
     visit = kinds.open(f"figure-{FIND_HEAD}.html")
     page, chart = visit.page, f"chart-{FIND_HEAD}"
-    assert signal(page, FIND_HEAD, "from") == 8 and page.evaluate(OFFERED, [chart, "to"]) == [str(t) for t in range(1, 9)]
+    assert signal(page, FIND_HEAD, "from") == 8 and page.evaluate(OFFERED, [chart, "to"]) == [
+        str(t) for t in range(1, 9)
+    ]
     page.locator(f"#{chart} select[name='to']").select_option("6")
     wait_for_signal(page, FIND_HEAD, "to", 6)
     for looking in (9, 4, 1, 3):

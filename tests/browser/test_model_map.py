@@ -31,14 +31,17 @@ LAID_OUT = """() => {
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_the_index_shows_its_title_and_the_start_of_the_map_in_the_first_screen_without_scrolling_sideways(
-        opener, viewport, scheme):
-    visit = opener.open("index.html", context=opener.context(viewport=viewport, color_scheme=scheme),
-                        wait_for_charts=False)
+    opener, viewport, scheme
+):
+    visit = opener.open(
+        "index.html", context=opener.context(viewport=viewport, color_scheme=scheme), wait_for_charts=False
+    )
     laid = visit.page.evaluate(LAID_OUT)
     assert laid["sideways"] <= 0, f"the index scrolls sideways by {laid['sideways']} px at {viewport['width']} px"
     assert laid["leftmost"] >= 0 and laid["widest"] <= viewport["width"], laid
-    assert laid["title"] < laid["heading"] < laid["firstBox"] <= viewport["height"], \
+    assert laid["title"] < laid["heading"] < laid["firstBox"] <= viewport["height"], (
         f"the title and the map's first step are not in the first screen at {viewport}: {laid}"
+    )
     assert laid["links"], "no figure is linked at attention"
     if viewport == PHONE:  # one column: the links below their step
         assert all(left < laid["attention"]["right"] for left in laid["links"]), laid

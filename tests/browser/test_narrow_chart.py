@@ -43,8 +43,10 @@ class Lengths(Kind):
         return {"opening": len(tokens(fig["text"])) - 1}
 
     def rows(self, fig, run):
-        return [{"token": n, "text": shown(t), "length": len(t)}
-                for n, t in enumerate(run.token_texts(fig["text"]), start=1)]
+        return [
+            {"token": n, "text": shown(t), "length": len(t)}
+            for n, t in enumerate(run.token_texts(fig["text"]), start=1)
+        ]
 
     def text_figure(self, fig, run):
         return heading(fig, self.TITLE) + "\n  " + " | ".join(row["text"] for row in self.rows(fig, run)) + "\n"
@@ -55,13 +57,22 @@ class Lengths(Kind):
     def bars(self, fig, run, title: str, sideways: bool):
         """The bars, upright or lying sideways, the chosen token's in orange; the same param either way."""
         options, labels = token_choices(run.token_texts(fig["text"]))
-        token = alt.param(name="token", value=fig.resolved["opening"] + 1,
-                          bind=alt.binding_select(options=options, labels=labels, name="Token "))
+        token = alt.param(
+            name="token",
+            value=fig.resolved["opening"] + 1,
+            bind=alt.binding_select(options=options, labels=labels, name="Token "),
+        )
         along, across = (alt.Y, alt.X) if sideways else (alt.X, alt.Y)
-        bars = alt.Chart(alt.NamedData("lengths"), title=title).mark_bar().encode(
-            along("text:N", sort=None, title=None), across("length:Q", title="characters"),
-            color=alt.condition("datum.token == token", alt.value("#d95f02"), alt.value("#1b6ca8")),
-            tooltip=["text:N", "length:Q"])
+        bars = (
+            alt.Chart(alt.NamedData("lengths"), title=title)
+            .mark_bar()
+            .encode(
+                along("text:N", sort=None, title=None),
+                across("length:Q", title="characters"),
+                color=alt.condition("datum.token == token", alt.value("#d95f02"), alt.value("#1b6ca8")),
+                tooltip=["text:N", "length:Q"],
+            )
+        )
         return with_data(bars.add_params(token).properties(width="container"), lengths=self.rows(fig, run))
 
     def chart(self, fig, run):
@@ -149,8 +160,11 @@ def test_the_page_carries_the_narrow_chart_compiled_as_changes_to_the_main_one_o
 
 
 def drawn_title(page, label: str) -> str:
-    return " ".join(page.eval_on_selector_all(f"#chart-{label} svg.marks .role-title text",
-                                              "nodes => nodes.map(n => n.textContent)"))
+    return " ".join(
+        page.eval_on_selector_all(
+            f"#chart-{label} svg.marks .role-title text", "nodes => nodes.map(n => n.textContent)"
+        )
+    )
 
 
 def wait_for_title(page, label: str, title: str) -> None:
@@ -158,15 +172,18 @@ def wait_for_title(page, label: str, title: str) -> None:
         "([id, title]) => { const el = document.getElementById(id);"
         " return el.getAttribute('data-rendered') === 'true' &&"
         " Array.from(el.querySelectorAll('svg.marks .role-title text')).map(n => n.textContent).join(' ') === title; }",
-        arg=[f"chart-{label}", title], timeout=10_000)
+        arg=[f"chart-{label}", title],
+        timeout=10_000,
+    )
 
 
 def test_a_phone_draws_the_narrow_chart_with_every_tokens_label_and_a_desktop_the_main_one(pages):
     for viewport, title in ((PHONE, SIDEWAYS), (DESKTOP, UPRIGHT)):
         visit = pages.open("figure-len.html", context=pages.context(viewport=viewport))
         assert drawn_title(visit.page, "len") == title, viewport
-        labels = visit.page.eval_on_selector_all("#chart-len svg.marks .role-axis-label text",
-                                                 "nodes => nodes.map(n => n.textContent)")
+        labels = visit.page.eval_on_selector_all(
+            "#chart-len svg.marks .role-axis-label text", "nodes => nodes.map(n => n.textContent)"
+        )
         assert [label for label in labels if label in TOKENS] == TOKENS, labels
         visit.assert_clean()
         pages.done(visit)
@@ -215,7 +232,8 @@ def test_guides_say_hover_or_tap_where_there_is_a_mouse_and_tap_on_a_touch_scree
         wanted = "Tap a bar to read its token; tap it again to read it again."
     else:
         assert len(hovering) >= 4, f"too few guides that mention hovering: {hovering}"
-        assert all(len(re.findall(r"\bhover\b", g, re.I)) == len(re.findall(r"\bhover or tap\b", g, re.I))
-                   for g in hovering), hovering
+        assert all(
+            len(re.findall(r"\bhover\b", g, re.I)) == len(re.findall(r"\bhover or tap\b", g, re.I)) for g in hovering
+        ), hovering
         wanted = "Hover or tap a bar to read its token; hover or tap it again to read it again."
     assert any(wanted in guide for guide in said), said

@@ -23,8 +23,12 @@ def every_figure_page(site):
 
 def one_page_of_each_sort(site):
     """The index, the widest figure page, a page of one text, a bare page: the dark scheme changes colours only."""
-    return ["index.html", "figure-ledger.html", next(p for p in every_page(site) if p.startswith("text-")),
-            "embed-lens.html"]
+    return [
+        "index.html",
+        "figure-ledger.html",
+        next(p for p in every_page(site) if p.startswith("text-")),
+        "embed-lens.html",
+    ]
 
 
 @pytest.mark.parametrize("scheme, which", [("light", every_page), ("dark", one_page_of_each_sort)])
@@ -77,7 +81,8 @@ CHARTS_AS_DRAWN = """([minPx]) => Array.from(document.querySelectorAll('[data-sp
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_every_chart_takes_its_columns_width_at_360_px_with_words_of_10_px_or_more_and_none_cut_off(
-        opener, random_site, scheme):
+    opener, random_site, scheme
+):
     """The site has every kind of figure (chapter.toml): each figure page's chart, in the scheme the reader set."""
     context = opener.context(viewport=PHONE, color_scheme=scheme)
     problems, charts = [], 0
@@ -89,12 +94,18 @@ def test_every_chart_takes_its_columns_width_at_360_px_with_words_of_10_px_or_mo
             # A drawing as wide as its column, or a wider one (a grid) that scrolls in its own box, which the
             # keyboard reaches; never the chart with its controls.
             wider = chart["drawn"] > chart["room"] + 1
-            if (abs(chart["drawn"] - chart["room"]) > 1 and not wider) or wider != chart["scrolls"] \
-                    or chart["chartScrolls"] or chart["scrolls"] != chart["keyboard"]:
-                problems.append(f"{where}: drawn {chart['drawn']:.0f} px wide in a column of {chart['room']:.0f} px"
-                                + (" (its box scrolls)" if chart["scrolls"] else "")
-                                + (" (the keyboard reaches its box)" if chart["keyboard"] else "")
-                                + (" (the chart with its controls scrolls)" if chart["chartScrolls"] else ""))
+            if (
+                (abs(chart["drawn"] - chart["room"]) > 1 and not wider)
+                or wider != chart["scrolls"]
+                or chart["chartScrolls"]
+                or chart["scrolls"] != chart["keyboard"]
+            ):
+                problems.append(
+                    f"{where}: drawn {chart['drawn']:.0f} px wide in a column of {chart['room']:.0f} px"
+                    + (" (its box scrolls)" if chart["scrolls"] else "")
+                    + (" (the keyboard reaches its box)" if chart["keyboard"] else "")
+                    + (" (the chart with its controls scrolls)" if chart["chartScrolls"] else "")
+                )
             problems += [f"{where}: smaller than {MIN_TEXT_PX} px: {words}" for words in chart["small"]]
             problems += [f"{where}: {words}" for words in chart["cut"]]
         visit.assert_clean()
@@ -167,8 +178,9 @@ def test_long_strings_wrap_and_printed_figures_keep_their_layout_in_a_box_that_s
             assert pre["whiteSpace"] == "pre" and pre["monospace"], pre
             assert pre["overflowX"] in ("auto", "scroll") and pre["focusable"], pre
             assert pre["left"] >= 0 and pre["right"] <= PHONE["width"], pre
-        assert any(pre["scrollWidth"] > pre["clientWidth"] for pre in text_figures), \
+        assert any(pre["scrollWidth"] > pre["clientWidth"] for pre in text_figures), (
             f"{name}: no printed figure is wider than a phone: the check above is vacuous"
+        )
         # The embed snippet wraps: it never scrolls.
         for pre in snippets:
             assert pre["whiteSpace"] == "pre-wrap" and pre["scrollWidth"] <= pre["clientWidth"], pre
@@ -184,7 +196,9 @@ PREVIEWS = """() => Array.from(document.querySelectorAll('.figure-list li')).fil
                 heightAttr: img.getAttribute('height'), left: r.left, right: r.right, width: r.width, height: r.height}; })"""
 
 
-def test_every_figure_on_the_index_has_a_small_picture_with_words_that_loads_lazily_and_fits_360_px(opener, random_site):
+def test_every_figure_on_the_index_has_a_small_picture_with_words_that_loads_lazily_and_fits_360_px(
+    opener, random_site
+):
     visit = opener.open("index.html", context=opener.context(viewport=PHONE))
     page = visit.page
     before = page.evaluate(PREVIEWS)  # as laid out before any picture loaded: the room each keeps is its own
@@ -198,8 +212,10 @@ def test_every_figure_on_the_index_has_a_small_picture_with_words_that_loads_laz
         assert preview["widthAttr"] and preview["heightAttr"], f"{preview['link']}: the picture's size is not given"
         assert preview["left"] >= 0 and preview["right"] <= PHONE["width"] and preview["height"] > 0, preview
     # Scrolled through, every picture loads, and the layout does not move as they come in.
-    page.evaluate("async () => { for (const img of document.querySelectorAll('img.preview')) {"
-                  " img.scrollIntoView(); await new Promise(r => setTimeout(r, 20)); } window.scrollTo(0, 0); }")
+    page.evaluate(
+        "async () => { for (const img of document.querySelectorAll('img.preview')) {"
+        " img.scrollIntoView(); await new Promise(r => setTimeout(r, 20)); } window.scrollTo(0, 0); }"
+    )
     page.wait_for_function("() => Array.from(document.querySelectorAll('img.preview')).every(i => i.complete)")
     loaded = page.eval_on_selector_all("img.preview", "imgs => imgs.map(i => [i.getAttribute('src'), i.naturalWidth])")
     assert all(width > 0 for _, width in loaded), f"pictures that did not load: {loaded}"

@@ -26,7 +26,7 @@ def pages(browser, every_kind_site):
 
 
 def figure_labels(site: Path) -> list[str]:
-    return sorted(path.name[len("figure-"):-len(".html")] for path in site.glob("figure-*.html"))
+    return sorted(path.name[len("figure-") : -len(".html")] for path in site.glob("figure-*.html"))
 
 
 # Every mark of a chart a click chooses from (its datum carries a field the chart's clicks read, and the pointer over
@@ -100,7 +100,8 @@ def hit_areas(page, least: int) -> tuple[list, int]:
 @pytest.mark.parametrize("device, least", [("phone", TAP), ("desktop", POINTER)])
 @pytest.mark.parametrize("which", ["every kind", "the chapter's"])
 def test_every_clickable_mark_of_every_kind_is_hit_over_24_px_on_a_phone_and_8_px_on_a_desktop(
-        browser, every_kind_site, random_site, which, device, least):
+    browser, every_kind_site, random_site, which, device, least
+):
     """On every kind's page of the small model (3 layers of 4 heads), and on the chapter's pages of GPT-2's shape
     (12 layers of 12 heads: the grids and bars as readers meet them)."""
     site = every_kind_site if which == "every kind" else random_site
@@ -119,8 +120,11 @@ def test_every_clickable_mark_of_every_kind_is_hit_over_24_px_on_a_phone_and_8_p
     pages.close()
     # The kinds whose marks a click chooses from: (l), (i), the heads' grid, the lens, the ledger, knockout,
     # patching and head-roles.
-    kinds = {"att", "read", "grid", "ice-lens", "split", "without", "put-back", "habits"} if which == "every kind" else {
-        "l", "i", "all-heads", "lens", "ledger", "knockout", "patching", "head-roles"}
+    kinds = (
+        {"att", "read", "grid", "ice-lens", "split", "without", "put-back", "habits"}
+        if which == "every kind"
+        else {"l", "i", "all-heads", "lens", "ledger", "knockout", "patching", "head-roles"}
+    )
     assert kinds <= set(clickable), clickable
     assert failures == {}, failures
 
@@ -164,8 +168,10 @@ CELL_AND_WORD = """([id, field]) => {
   }
   return null;
 }"""
-TOOLTIP = "() => { const t = document.getElementById('vg-tooltip-element');" \
-          " return t && t.classList.contains('visible') ? t.innerText : null; }"
+TOOLTIP = (
+    "() => { const t = document.getElementById('vg-tooltip-element');"
+    " return t && t.classList.contains('visible') ? t.innerText : null; }"
+)
 
 
 @pytest.mark.parametrize("label, field", [("ice-lens", "top"), ("warm-or-hot", "distance")])

@@ -105,10 +105,12 @@ STEERED_INPUTS = """names => [...document.querySelectorAll('[data-spec]')].flatM
 FOCUSED_NAME = "() => document.activeElement && document.activeElement.getAttribute('name')"
 
 
-@pytest.mark.parametrize("name", ["figure-l.html", "figure-lens.html", "figure-all-heads.html", "figure-find-head.html",
-                                  "text-maya"])
-def test_where_a_row_of_tokens_steers_a_chart_its_own_token_input_is_hidden_and_no_tab_reaches_it(opener, random_site,
-                                                                                                 name):
+@pytest.mark.parametrize(
+    "name", ["figure-l.html", "figure-lens.html", "figure-all-heads.html", "figure-find-head.html", "text-maya"]
+)
+def test_where_a_row_of_tokens_steers_a_chart_its_own_token_input_is_hidden_and_no_tab_reaches_it(
+    opener, random_site, name
+):
     from figsite.data.shared_names import TOKEN_PARAMS
 
     if not name.endswith(".html"):
@@ -179,8 +181,9 @@ def test_on_a_phone_the_lens_grid_opens_on_its_chosen_column_follows_the_choice_
     visit.assert_clean()
 
 
-def test_a_text_pages_row_counts_the_figures_that_follow_it_and_the_others_say_which_token_they_read(opener,
-                                                                                                    random_site):
+def test_a_text_pages_row_counts_the_figures_that_follow_it_and_the_others_say_which_token_they_read(
+    opener, random_site
+):
     """The row's label counts them in words a reader has (a figure's label means nothing before its heading) and
     stays on one line at 360 px."""
     visit = opener.open(next(random_site.glob("text-maya*.html")).name, context=opener.context(**PHONE_WITH_MOUSE))

@@ -18,8 +18,16 @@ from pathlib import Path
 
 import pytest
 from conftest import CONFIG_FIGURES
-from .browsing import (ALL_RENDERED, CHANGE_TIMEOUT_MS, RENDER_TIMEOUT_MS, Visit, description, playwright_or_skip,
-                       signal, wait_for_signal)
+from .browsing import (
+    ALL_RENDERED,
+    CHANGE_TIMEOUT_MS,
+    RENDER_TIMEOUT_MS,
+    Visit,
+    description,
+    playwright_or_skip,
+    signal,
+    wait_for_signal,
+)
 
 sync_api = playwright_or_skip()
 
@@ -52,21 +60,30 @@ def stale_description(page, label: str, *, contains: str = "") -> str | None:
             "([label, contains]) => { const text = document.getElementById('description-' + label).textContent.trim();"
             " const now = document.getElementById('chart-' + label).vegaView.signal('description');"
             " return text === now && text.includes(contains); }",
-            arg=[label, contains], timeout=1_000)
+            arg=[label, contains],
+            timeout=1_000,
+        )
         return None
     except sync_api.TimeoutError:
-        state = page.evaluate("id => { const v = document.getElementById(id).vegaView;"
-                              " return Object.fromEntries(['token', 'view', 'stage', 'n', 'shorter']"
-                              ".filter(n => { try { v.signal(n); return true; } catch (e) { return false; } })"
-                              ".map(n => [n, v.signal(n)])); }", f"chart-{label}")
-        return (f"with {state} the description reads {description(page, label)!r}"
-                f" but the chart's description is {signal(page, label, 'description')!r}"
-                + (f" (expected it to mention {contains!r})" if contains else ""))
+        state = page.evaluate(
+            "id => { const v = document.getElementById(id).vegaView;"
+            " return Object.fromEntries(['token', 'view', 'stage', 'n', 'shorter']"
+            ".filter(n => { try { v.signal(n); return true; } catch (e) { return false; } })"
+            ".map(n => [n, v.signal(n)])); }",
+            f"chart-{label}",
+        )
+        return (
+            f"with {state} the description reads {description(page, label)!r}"
+            f" but the chart's description is {signal(page, label, 'description')!r}"
+            + (f" (expected it to mention {contains!r})" if contains else "")
+        )
 
 
 def assert_no_stale_descriptions(problems: list, what: str) -> None:
-    assert not [p for p in problems if p], f"{what}: the description under the chart does not say what the chart " \
-                                           f"shows now:\n  " + "\n  ".join(p for p in problems if p)
+    assert not [p for p in problems if p], (
+        f"{what}: the description under the chart does not say what the chart "
+        f"shows now:\n  " + "\n  ".join(p for p in problems if p)
+    )
 
 
 FOCUSED = """() => {
@@ -89,13 +106,16 @@ def tab_to(page, wanted, *, backwards: bool = False) -> dict:
         seen.append(focused and (focused["tag"], focused["name"], focused["text"][:30]))
         if focused and wanted(focused):
             return focused
-    raise AssertionError(f"never reached the wanted element by {'Shift+' if backwards else ''}Tab; focus went to {seen}")
+    raise AssertionError(
+        f"never reached the wanted element by {'Shift+' if backwards else ''}Tab; focus went to {seen}"
+    )
 
 
 def assert_focus_is_visible(focused: dict) -> None:
     assert focused["focusVisible"], f"{focused} is focused by keyboard but does not match :focus-visible"
-    assert focused["outlineStyle"] != "none" and focused["outlineWidth"] > 0, \
+    assert focused["outlineStyle"] != "none" and focused["outlineWidth"] > 0, (
         f"no visible focus ring on {focused['tag']} {focused['name']!r}: outline {focused['outlineStyle']} {focused['outlineWidth']}px"
+    )
 
 
 def relative_luminance(css_colour: str) -> float:
@@ -121,8 +141,9 @@ PAGE_BACKGROUND = """() => {
 
 
 def axis_label_fills(page, label: str) -> list[str]:
-    return page.eval_on_selector_all(f"#chart-{label} svg .role-axis-label text",
-                                     "nodes => nodes.map(n => getComputedStyle(n).fill)")
+    return page.eval_on_selector_all(
+        f"#chart-{label} svg .role-axis-label text", "nodes => nodes.map(n => getComputedStyle(n).fill)"
+    )
 
 
 # ---------------------------------------------------------------------------------------------- 1. keyboard
@@ -263,11 +284,14 @@ def test_a_permalink_to_figure_l_reopens_the_token_and_view_in_a_new_page(opener
     wait_for_signal(page, "l", "token", 7)
     page.locator("#chart-l input[name='view'][value='5-12']").check()
     wait_for_signal(page, "l", "view", "5-12")
-    page.wait_for_function("() => /view=5-12/.test(location.hash) && /token=7/.test(location.hash)",
-                           timeout=CHANGE_TIMEOUT_MS)
+    page.wait_for_function(
+        "() => /view=5-12/.test(location.hash) && /token=7/.test(location.hash)", timeout=CHANGE_TIMEOUT_MS
+    )
     href = page.evaluate("() => location.href")
     assert href.startswith("file:") and "figure-l.html#" in href, href
-    assert page.evaluate("() => history.length") == history_length, "changing a control should replace the address, not push history"
+    assert page.evaluate("() => history.length") == history_length, (
+        "changing a control should replace the address, not push history"
+    )
 
     again = opener.open(href)
     fresh = again.page
@@ -308,8 +332,9 @@ def test_a_permalink_to_figure_cost_reopens_both_lengths(opener):
     wait_for_signal(page, "cost", "n", 100)
     page.locator("#chart-cost input[name='shorter']").fill("12")
     wait_for_signal(page, "cost", "shorter", 12)
-    page.wait_for_function("() => /n=100(&|$)/.test(location.hash) && /shorter=12/.test(location.hash)",
-                           timeout=CHANGE_TIMEOUT_MS)
+    page.wait_for_function(
+        "() => /n=100(&|$)/.test(location.hash) && /shorter=12/.test(location.hash)", timeout=CHANGE_TIMEOUT_MS
+    )
     href = page.evaluate("() => location.href")
 
     again = opener.open(href)
@@ -362,8 +387,10 @@ def test_a_bogus_permalink_keeps_the_opening_state_without_errors(opener, label,
     visit = opener.open(f"figure-{label}.html#{fragment}", wait_for_charts=False)
     page = visit.page
     if not wait_for_charts_or_errors(visit):
-        pytest.fail(f"figure-{label}.html#{fragment}: the chart was never drawn; "
-                    f"page errors {visit.page_errors}, console errors {visit.console_errors}")
+        pytest.fail(
+            f"figure-{label}.html#{fragment}: the chart was never drawn; "
+            f"page errors {visit.page_errors}, console errors {visit.console_errors}"
+        )
     assert page.get_attribute(f"#chart-{label}", "data-rendered") == "true", page.text_content(f"#chart-{label}")
     for name, value in OPENING_STATE[label].items():
         assert signal(page, label, name) == value, f"#{fragment} changed {name}"
@@ -394,8 +421,10 @@ def test_the_answer_link_of_figure_l_sets_the_figure_without_reloading_the_page(
     wait_for_signal(page, "l", "token", 7)
     assert page.evaluate("() => window.__notReloaded") is True
     visit.assert_clean("figure-l.html")
-    assert_no_stale_descriptions([stale, stale_description(page, "l", contains="_street (token 7), layer 5, head 12")],
-                                 "figure-l.html after following the answer's link")
+    assert_no_stale_descriptions(
+        [stale, stale_description(page, "l", contains="_street (token 7), layer 5, head 12")],
+        "figure-l.html after following the answer's link",
+    )
 
 
 def test_an_answer_link_on_figure_i_if_the_run_has_one_sets_the_stage_without_reloading(opener):
@@ -452,7 +481,8 @@ def test_the_embed_snippet_shows_the_figure_in_a_360_pixel_book_column(opener, b
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>A chapter</title></head>"
         "<body style='margin: 0'><p>Some text of the chapter.</p>"
         f"<div class='column' style='width: 360px'>{snippet}</div><p>More text.</p></body></html>",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
 
     visit = opener.open(chapter.as_uri(), wait_for_charts=False)
     page = visit.page
@@ -466,12 +496,15 @@ def test_the_embed_snippet_shows_the_figure_in_a_360_pixel_book_column(opener, b
     assert frame.get_attribute(f"#chart-{label}", "data-rendered") == "true", frame.text_content(f"#chart-{label}")
     assert frame.locator(f"#chart-{label} svg").count() >= 1
     sideways = frame.evaluate(SIDEWAYS)
-    assert sideways["scrollWidth"] <= sideways["clientWidth"], f"embed-{label}.html scrolls sideways in a 360 px column: {sideways}"
+    assert sideways["scrollWidth"] <= sideways["clientWidth"], (
+        f"embed-{label}.html scrolls sideways in a 360 px column: {sideways}"
+    )
     # The drawing's box fits the frame; a drawing wider than it (the lens's table on a phone) scrolls in that box.
     chart_box = frame.locator(f"#chart-{label} .chart-wrapper").first.bounding_box()
     frame_box = iframe.bounding_box()
-    assert chart_box["x"] + chart_box["width"] <= frame_box["x"] + frame_box["width"] + 0.5, \
+    assert chart_box["x"] + chart_box["width"] <= frame_box["x"] + frame_box["width"] + 0.5, (
         f"the chart ({chart_box}) runs out of the 360 px frame ({frame_box})"
+    )
     visit.assert_clean(f"chapter.html with embed-{label}.html")
 
 
@@ -489,8 +522,9 @@ def test_the_bare_page_fits_every_column_from_320_to_1200_pixels_without_sideway
         if width != COLUMN_WIDTHS[0]:
             page.set_viewport_size({"width": width, "height": 900})
             try:  # wait for the chart to follow the new width, if it overflowed
-                page.wait_for_function("() => document.documentElement.scrollWidth <= document.documentElement.clientWidth",
-                                       timeout=2_000)
+                page.wait_for_function(
+                    "() => document.documentElement.scrollWidth <= document.documentElement.clientWidth", timeout=2_000
+                )
             except sync_api.TimeoutError:
                 pass
         sideways = page.evaluate(SIDEWAYS)
@@ -539,16 +573,22 @@ def test_axe_finds_no_serious_or_critical_problem_on_any_page_in_light_or_dark(o
                 page.wait_for_function("() => matchMedia('(prefers-color-scheme: dark)').matches")
                 page.wait_for_function(ALL_RENDERED, timeout=RENDER_TIMEOUT_MS)
             response = axe.run(page, options=options).response
-            ran = {rule["id"] for kind in ("passes", "violations", "incomplete", "inapplicable")
-                   for rule in response.get(kind, [])}
+            ran = {
+                rule["id"]
+                for kind in ("passes", "violations", "incomplete", "inapplicable")
+                for rule in response.get(kind, [])
+            }
             assert "target-size" in ran, f"axe did not run the rule target-size on {name}"
             found = axe_lines(f"{name} ({scheme})", response["violations"])
             serious += found[0]
             lesser += found[1]
         visit.assert_clean(name)
         opener.done(visit)
-    assert not serious, ("serious or critical accessibility problems:\n  " + "\n  ".join(serious)
-                         + ("\nand lesser ones:\n  " + "\n  ".join(lesser) if lesser else ""))
+    assert not serious, (
+        "serious or critical accessibility problems:\n  "
+        + "\n  ".join(serious)
+        + ("\nand lesser ones:\n  " + "\n  ".join(lesser) if lesser else "")
+    )
     if lesser:
         warnings.warn("moderate or minor accessibility problems:\n  " + "\n  ".join(lesser), stacklevel=1)
 
@@ -563,12 +603,17 @@ STATIC_IMAGE_STATE = """img => ({display: img.checkVisibility() ? getComputedSty
 
 
 def shown_static_images(page) -> list[dict]:
-    return [state for state in page.eval_on_selector_all("img.static-chart", f"imgs => imgs.map({STATIC_IMAGE_STATE})")
-            if state["display"] != "none"]
+    return [
+        state
+        for state in page.eval_on_selector_all("img.static-chart", f"imgs => imgs.map({STATIC_IMAGE_STATE})")
+        if state["display"] != "none"
+    ]
 
 
 @pytest.mark.parametrize("label", LABELS)
-def test_without_javascript_a_figure_page_shows_the_static_drawing_and_the_text_figure_and_prints_them_once(opener, label):
+def test_without_javascript_a_figure_page_shows_the_static_drawing_and_the_text_figure_and_prints_them_once(
+    opener, label
+):
     context = opener.context(java_script_enabled=False)
     visit = opener.open(f"figure-{label}.html", context=context, wait_for_charts=False)
     page = visit.page
@@ -583,7 +628,9 @@ def test_without_javascript_a_figure_page_shows_the_static_drawing_and_the_text_
 
     page.emulate_media(media="print")
     shown = shown_static_images(page)
-    assert len(shown) == 1, f"figure-{label}.html printed without JavaScript shows {len(shown)} static drawings: {shown}"
+    assert len(shown) == 1, (
+        f"figure-{label}.html printed without JavaScript shows {len(shown)} static drawings: {shown}"
+    )
     assert shown[0]["naturalWidth"] > 0 and shown[0]["width"] > 0, shown[0]
     assert pre.is_visible()
     visit.assert_clean(f"figure-{label}.html without JavaScript")
@@ -601,8 +648,10 @@ def test_in_print_a_figure_page_shows_the_static_drawing_and_the_text_figure_but
     assert not shown_controls, f"figure-{label}.html prints {shown_controls}"
     if label in OPENING_STATE:  # the figures with controls: the check above is not vacuous
         assert any(sel == ".vega-bindings" for sel, _ in hidden), f"figure-{label}.html has no .vega-bindings"
-    page.wait_for_function("() => Array.from(document.querySelectorAll('img.print-only')).every(i => i.complete)",
-                           timeout=CHANGE_TIMEOUT_MS)
+    page.wait_for_function(
+        "() => Array.from(document.querySelectorAll('img.print-only')).every(i => i.complete)",
+        timeout=CHANGE_TIMEOUT_MS,
+    )
     shown = shown_static_images(page)
     assert len(shown) == 1, f"figure-{label}.html prints {len(shown)} static drawings: {shown}"
     assert not shown[0]["inChartBox"] and shown[0]["naturalWidth"] > 0 and shown[0]["width"] > 0, shown[0]
@@ -659,9 +708,12 @@ def test_the_chart_turns_dark_when_the_reader_switches_scheme_with_the_page_open
     page = visit.page
     assert all(relative_luminance(fill) < 0.4 for fill in axis_label_fills(page, "l"))
     page.emulate_media(color_scheme="dark")
-    page.wait_for_function("() => { const t = document.querySelector('#chart-l svg .role-axis-label text');"
-                           " return document.getElementById('chart-l').getAttribute('data-rendered') === 'true' && t"
-                           " && getComputedStyle(t).fill !== 'rgb(51, 51, 51)'; }", timeout=RENDER_TIMEOUT_MS)
+    page.wait_for_function(
+        "() => { const t = document.querySelector('#chart-l svg .role-axis-label text');"
+        " return document.getElementById('chart-l').getAttribute('data-rendered') === 'true' && t"
+        " && getComputedStyle(t).fill !== 'rgb(51, 51, 51)'; }",
+        timeout=RENDER_TIMEOUT_MS,
+    )
     assert all(relative_luminance(fill) > 0.4 for fill in axis_label_fills(page, "l"))
     assert (signal(page, "l", "token"), signal(page, "l", "view")) == (7, "5-12"), "the redraw lost the reader's state"
     visit.assert_clean("figure-l.html switched to dark")

@@ -7,8 +7,10 @@ from __future__ import annotations
 import pytest
 
 PHONE = {"viewport": {"width": 360, "height": 800}, "has_touch": True, "is_mobile": True}
-TOOLTIP = "() => { const t = document.getElementById('vg-tooltip-element');" \
-          " return t && t.classList.contains('visible') ? t.innerText : null; }"
+TOOLTIP = (
+    "() => { const t = document.getElementById('vg-tooltip-element');"
+    " return t && t.classList.contains('visible') ? t.innerText : null; }"
+)
 
 # A mark of the chart with a tooltip that is the topmost element at its own middle (where a tap lands on it),
 # scrolled into view: its middle and the values its tooltip shows, as text.

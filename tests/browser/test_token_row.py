@@ -30,8 +30,9 @@ def chosen(page, row: str = ".token-row") -> int:
     return checked.index("true") + 1
 
 
-def test_figure_l_opens_with_its_text_as_a_row_of_tokens_in_the_chapters_notation_and_its_focus_chosen(opener,
-                                                                                                     random_site):
+def test_figure_l_opens_with_its_text_as_a_row_of_tokens_in_the_chapters_notation_and_its_focus_chosen(
+    opener, random_site
+):
     visit = opener.open("figure-l.html")
     tokens, _ = row_state(visit.page)
     data = json.loads(next((random_site / "data").glob("the-animal*.json")).read_text(encoding="utf-8"))
@@ -59,8 +60,14 @@ def test_the_arrow_keys_home_and_end_move_the_choice_as_in_a_radio_group(opener)
     assert page.eval_on_selector(".token-row [aria-checked='true']", "e => e.tabIndex") == 0
     assert page.eval_on_selector_all(".token-row [aria-checked='false']", "els => els.every(e => e.tabIndex === -1)")
     page.focus(".token-row [aria-checked='true']")
-    for key, expected in (("ArrowLeft", 4), ("ArrowRight", 5), ("ArrowDown", 6), ("Home", 1), ("End", 12),
-                          ("ArrowRight", 1)):
+    for key, expected in (
+        ("ArrowLeft", 4),
+        ("ArrowRight", 5),
+        ("ArrowDown", 6),
+        ("Home", 1),
+        ("End", 12),
+        ("ArrowRight", 1),
+    ):
         page.keyboard.press(key)
         wait_for_signal(page, "l", "token", expected, f"after {key}")
         assert chosen(page) == expected and address(page).get("token") == str(expected), key
@@ -72,11 +79,14 @@ def test_the_row_follows_a_choice_made_in_the_charts_own_hidden_control(opener):
     visit = opener.open("figure-l.html")
     page = visit.page
     # The select is hidden (the row repeats it) but still sets the chart, as bench/browser.py sets it.
-    page.eval_on_selector("#chart-l .vega-bindings select[name='token']",
-                          "s => { s.value = '3'; s.dispatchEvent(new Event('change', {bubbles: true})); }")
+    page.eval_on_selector(
+        "#chart-l .vega-bindings select[name='token']",
+        "s => { s.value = '3'; s.dispatchEvent(new Event('change', {bubbles: true})); }",
+    )
     wait_for_signal(page, "l", "token", 3)
-    page.wait_for_function("() => document.querySelector(\".token-row [data-token='3']\")"
-                           ".getAttribute('aria-checked') === 'true'")
+    page.wait_for_function(
+        "() => document.querySelector(\".token-row [data-token='3']\").getAttribute('aria-checked') === 'true'"
+    )
     assert chosen(page) == 3
     visit.assert_clean()
 
@@ -87,7 +97,8 @@ def test_on_a_text_page_one_row_steers_every_figure_of_the_text(opener, random_s
     page = visit.page
     assert page.eval_on_selector_all(".token-row", "els => els.length") == 1, "one row for the whole page"
     linked = page.eval_on_selector_all(
-        ".linked [data-token-param]", "els => els.map(e => [e.id.replace(/^chart-/, ''), e.dataset.tokenParam])")
+        ".linked [data-token-param]", "els => els.map(e => [e.id.replace(/^chart-/, ''), e.dataset.tokenParam])"
+    )
     assert len(linked) >= 2, f"{path.name}: fewer than two figures choose a token: {linked}"
     page.click(".token-row [data-token='2']")
     state = address(page)
@@ -100,7 +111,8 @@ def test_on_a_text_page_one_row_steers_every_figure_of_the_text(opener, random_s
 
 
 def test_a_text_page_opened_from_its_address_shows_its_token_in_the_row_at_once_and_every_chart_opens_on_it(
-        opener, random_site):
+    opener, random_site
+):
     # On a phone only the first chart is drawn at first: the address names the token of one drawn only once the
     # reader scrolls to it. The row shows it at once, and the chart on top opens on it, as after a choice in the row.
     (path,) = random_site.glob("text-the-animal*.html")
@@ -132,7 +144,7 @@ def background(page, selector: str) -> str:
 def as_computed(colour: str) -> str:
     """A '#rgba' or '#rrggbbaa' colour (colours.py) as Chromium computes it: 'rgba(136, 136, 136, 0.2)'."""
     hexes = colour.lstrip("#")
-    pairs = [digit * 2 for digit in hexes] if len(hexes) == 4 else [hexes[i:i + 2] for i in range(0, 8, 2)]
+    pairs = [digit * 2 for digit in hexes] if len(hexes) == 4 else [hexes[i : i + 2] for i in range(0, 8, 2)]
     r, g, b, a = (int(pair, 16) for pair in pairs)
     return f"rgba({r}, {g}, {b}, {round(a / 255, 2):g})"
 

@@ -11,10 +11,18 @@ from builds.test_watch_and_serve import BROKEN_LINE, NEW_CAPTION, REBUILT, broke
 
 
 def test_an_open_page_shows_a_new_caption_within_3_s_and_a_broken_config_shows_its_error_over_the_last_good_page(
-        served, browser):  # noqa: F811
+    served,  # noqa: F811
+    browser,
+):
     page, refused, errors = browser.context().new_page(), [], []
-    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(served.url)
-               else (refused.append(route.request.url), route.abort()))
+    page.route(
+        "**/*",
+        lambda route: (
+            route.continue_()
+            if route.request.url.startswith(served.url)
+            else (refused.append(route.request.url), route.abort())
+        ),
+    )
     page.on("pageerror", lambda error: errors.append(str(error)))
     caption = "#figure-l p.caption"  # the caption, then a note on the spaces before tokens
     try:
@@ -22,8 +30,11 @@ def test_an_open_page_shows_a_new_caption_within_3_s_and_a_broken_config_shows_i
         assert not page.text_content(caption).startswith(NEW_CAPTION)
 
         write(served.config, with_caption(SMALL_CONFIG, NEW_CAPTION))
-        page.wait_for_function("([sel, text]) => document.querySelector(sel)?.textContent.startsWith(text + ' ')",
-                               arg=[caption, NEW_CAPTION], timeout=3_000)
+        page.wait_for_function(
+            "([sel, text]) => document.querySelector(sel)?.textContent.startsWith(text + ' ')",
+            arg=[caption, NEW_CAPTION],
+            timeout=3_000,
+        )
         seconds, source = served.wait_for(REBUILT.pattern, served.out, 10).groups()
         assert source == "from the cache" and float(seconds) < 1.0, served.out[-1]
 

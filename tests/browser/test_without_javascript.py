@@ -48,8 +48,9 @@ def without_javascript(browser, every_kind_site):
 
 
 @pytest.mark.parametrize("width, height", [(1100, 900), (360, 800)], ids=["desktop", "phone"])
-def test_with_javascript_off_no_control_shows_and_every_drawing_stands(without_javascript, every_kind_site, width,
-                                                                         height):
+def test_with_javascript_off_no_control_shows_and_every_drawing_stands(
+    without_javascript, every_kind_site, width, height
+):
     context = without_javascript.context(viewport={"width": width, "height": height}, java_script_enabled=False)
     names, failures, noted, cut = site_pages(every_kind_site), {}, 0, 0
     for kind, label in every_kinds_figure():  # every registered kind has its page here
@@ -68,14 +69,19 @@ def test_with_javascript_off_no_control_shows_and_every_drawing_stands(without_j
             if len(drawing) != 1 or not drawing[0]["loaded"] or drawing[0]["box"] < drawing[0]["width"]:
                 problems.append(f"{chart['id']}: its drawing does not stand whole: {drawing}")
             if chart["controls"] != chart["note"]:
-                problems.append(f"{chart['id']}: controls {chart['controls']}, the note why they are hidden {chart['note']}")
+                problems.append(
+                    f"{chart['id']}: controls {chart['controls']}, the note why they are hidden {chart['note']}"
+                )
             noted += chart["note"]
         if seen["nowhere"]:
             problems.append(f"links that need JavaScript: {seen['nowhere']}")
         if name.startswith("text-") and "…" in seen["heading"]:  # the row that held the text whole is hidden
             start = seen["heading"].split("“", 1)[1].rstrip("…”")
-            if len(seen["said"]) != 1 or not seen["said"][0].startswith(f"The text: “{start}") or \
-                    len(seen["said"][0]) <= len(seen["heading"]):
+            if (
+                len(seen["said"]) != 1
+                or not seen["said"][0].startswith(f"The text: “{start}")
+                or len(seen["said"][0]) <= len(seen["heading"])
+            ):
                 problems.append(f"a text cut short in the heading is not said whole: {seen['said']}")
             cut += 1
         if seen["wide"] > 0:

@@ -26,13 +26,16 @@ READ = (".html", ".svg", ".css", ".js", ".mjs")  # the files a browser reads and
 ADDRESS = r"(?:https?:|wss?:)?//[^`'\")\s\\]*|[^`'\")\s\\]+"  # in quotes: any address (CSS: unquoted too)
 NAMES_ONLY = {"canonical", "alternate", "author", "license", "help", "next", "prev", "search", "bookmark", "me"}
 CSS_LOADS = re.compile(r"""(?i)(?:url\(\s*|@import\s+(?:url\(\s*)?)['"]?(%s)""" % ADDRESS)
-SCRIPT_LOADS = [re.compile(pattern % ADDRESS) for pattern in (
-    r"""\b(?:fetch|import|importScripts|Worker|SharedWorker|EventSource|WebSocket|sendBeacon|Image)\s*\(\s*[`'"](%s)""",
-    r"""\bfrom\s*[`'"](%s)""",
-    r"""\.open\s*\(\s*[`'"]\w+[`'"]\s*,\s*[`'"](%s)""",
-    r"""\b(?:src|srcset|href|data|poster)\s*[:=]\s*\\?[`'"](%s)""",
-    r"""\bsetAttribute(?:NS)?\s*\([^()]*?[`'"](?:src|srcset|href|xlink:href)[`'"]\s*,\s*[`'"](%s)""",
-)] + [CSS_LOADS]
+SCRIPT_LOADS = [
+    re.compile(pattern % ADDRESS)
+    for pattern in (
+        r"""\b(?:fetch|import|importScripts|Worker|SharedWorker|EventSource|WebSocket|sendBeacon|Image)\s*\(\s*[`'"](%s)""",
+        r"""\bfrom\s*[`'"](%s)""",
+        r"""\.open\s*\(\s*[`'"]\w+[`'"]\s*,\s*[`'"](%s)""",
+        r"""\b(?:src|srcset|href|data|poster)\s*[:=]\s*\\?[`'"](%s)""",
+        r"""\bsetAttribute(?:NS)?\s*\([^()]*?[`'"](?:src|srcset|href|xlink:href)[`'"]\s*,\s*[`'"](%s)""",
+    )
+] + [CSS_LOADS]
 
 
 def script_loads(text: str) -> list[str]:

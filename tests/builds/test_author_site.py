@@ -76,8 +76,9 @@ def html_pages(site) -> list[str]:
 
 def qr_read(png: bytes) -> list[str]:
     """What zbar reads in a PNG: the text of each QR code it finds."""
-    return [s.data.decode("utf-8") for s in decode(Image.open(io.BytesIO(png)).convert("L"),
-                                                   symbols=[ZBarSymbol.QRCODE])]
+    return [
+        s.data.decode("utf-8") for s in decode(Image.open(io.BytesIO(png)).convert("L"), symbols=[ZBarSymbol.QRCODE])
+    ]
 
 
 # ---------------------------------------------------------------------------------------------- what [site] shows
@@ -93,7 +94,9 @@ def test_the_index_shows_the_title_byline_introduction_way_back_to_the_book_lice
     # The introduction's Markdown: emphasis, a list, links to mailto and to a page of the site.
     assert "with <em>How Machines Read</em> beside you" in html
     assert "<li>Each page opens on the state the book prints.</li>" in html
-    assert '<a href="mailto:ada@example.org">the author</a>' in html and '<a href="figure-l.html">figure 3.1</a>' in html
+    assert (
+        '<a href="mailto:ada@example.org">the author</a>' in html and '<a href="figure-l.html">figure 3.1</a>' in html
+    )
     assert index.all("a", href=CONFIG["site"]["book_url"]), "no link back to the book"
     assert "Licence: Text and figures under CC BY 4.0" in index.text
     assert index.all("a", href="https://creativecommons.org/licenses/by/4.0/")
@@ -102,7 +105,8 @@ def test_the_index_shows_the_title_byline_introduction_way_back_to_the_book_lice
 
 
 def test_every_page_but_the_bare_ones_names_the_site_by_its_title_and_has_a_one_line_footer_linking_the_about_page(
-        site_table_build):
+    site_table_build,
+):
     for name in html_pages(site_table_build):
         html = (site_table_build / name).read_text(encoding="utf-8")
         footer = re.search(r"<footer class=\"site-footer\">\s*(.*?)\s*</footer>", html, re.S).group(1)
@@ -114,7 +118,8 @@ def test_every_page_but_the_bare_ones_names_the_site_by_its_title_and_has_a_one_
 
 
 def test_every_page_but_the_bare_ones_leads_back_to_the_book_by_its_title_and_ends_with_the_licence_and_cite_line(
-        site_table_build):
+    site_table_build,
+):
     book_link = f'<a class="book" href="{CONFIG["site"]["book_url"]}">Back to <cite>How Machines Read</cite></a>'
     for name in html_pages(site_table_build):
         html = (site_table_build / name).read_text(encoding="utf-8")
@@ -125,15 +130,20 @@ def test_every_page_but_the_bare_ones_leads_back_to_the_book_by_its_title_and_en
             continue
         assert book_link in header.group(1), f"{name}: no way back to the book in its header"
         assert "Back to" not in main and header.group(1).count("Back to") == 1, f"{name}: the way back said twice"
-        ending = main[main.rindex("Using these figures"):]
-        assert ending == ("Using these figures Licence: Text and figures under CC BY 4.0 How to cite them: "
-                          "Ada Example, How Machines Read, chapter 3: Attention and layers (2025)"), f"{name} ends: {ending}"
+        ending = main[main.rindex("Using these figures") :]
+        assert ending == (
+            "Using these figures Licence: Text and figures under CC BY 4.0 How to cite them: "
+            "Ada Example, How Machines Read, chapter 3: Attention and layers (2025)"
+        ), f"{name} ends: {ending}"
 
 
 def test_a_numbered_figure_is_figure_n_and_another_its_title_alone_on_every_page_and_figures_txt_keeps_labels(
-        site_table_build):
-    index, about = (site_table_build / "index.html").read_text(encoding="utf-8"), \
-        (site_table_build / "about.html").read_text(encoding="utf-8")
+    site_table_build,
+):
+    index, about = (
+        (site_table_build / "index.html").read_text(encoding="utf-8"),
+        (site_table_build / "about.html").read_text(encoding="utf-8"),
+    )
     text_page = next(site_table_build.glob("text-maya-*.html")).read_text(encoding="utf-8")
     printed = (site_table_build / "figures.txt").read_text(encoding="utf-8")
     for label in LABELS:
@@ -161,15 +171,18 @@ def test_a_figure_printed_on_a_book_page_says_so_on_its_page_and_on_the_index(si
         book_page = NUMBERED.get(label, {}).get("page")
         if book_page:
             assert f"Printed on book page {book_page}." in own, label
-            beside = (rf'<a href="figure-{label}.html"><span class="label">Figure {NUMBERED[label]["number"]}</span>'
-                      rf'[^<]*</a> <span class="book-page">book page {book_page}</span>')
+            beside = (
+                rf'<a href="figure-{label}.html"><span class="label">Figure {NUMBERED[label]["number"]}</span>'
+                rf'[^<]*</a> <span class="book-page">book page {book_page}</span>'
+            )
             assert re.search(beside, index), f"the index does not give Figure {NUMBERED[label]['number']}'s page"
         else:
             assert "book page" not in own, label
 
 
 def test_the_about_page_has_the_model_libraries_true_checksums_how_the_figures_were_computed_licence_and_cite(
-        site_table_build):
+    site_table_build,
+):
     about = page(site_table_build, "about.html")
     record = json.loads((site_table_build / "data" / "run.json").read_text(encoding="utf-8"))
     assert Path(record["model"]["name"]).name in about.text  # the model's folder, by its name
@@ -189,7 +202,8 @@ def test_the_about_page_has_the_model_libraries_true_checksums_how_the_figures_w
 
 
 def test_every_page_carries_absolute_preview_tags_of_its_own_address_and_a_bare_page_points_to_its_figure(
-        site_table_build):
+    site_table_build,
+):
     for name in html_pages(site_table_build):
         tags = page(site_table_build, name)
         canonical = [a["href"] for a in tags.all("link", rel="canonical")]
@@ -202,12 +216,15 @@ def test_every_page_carries_absolute_preview_tags_of_its_own_address_and_a_bare_
         assert len(tags.meta("og:description")) == 1 and tags.meta("og:description")[0].strip(), name
         [image] = tags.meta("og:image")
         assert image.startswith(BASE), f"{name}: og:image {image} is not absolute"
-        png = site_table_build / image[len(BASE):]
-        assert png.is_file() and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", f"{name}: {image} is not a PNG of the site"
+        png = site_table_build / image[len(BASE) :]
+        assert png.is_file() and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", (
+            f"{name}: {image} is not a PNG of the site"
+        )
         if name.startswith("figure-"):
             assert image == f"{BASE}img/{name.removesuffix('.html')}.png", name
     assert page(site_table_build, "figure-l.html").meta("og:title") == [
-        "Figure 3.1 Attention: which earlier tokens does one token look at?"]
+        "Figure 3.1 Attention: which earlier tokens does one token look at?"
+    ]
 
 
 @pytest.mark.parametrize("label", LABELS)
@@ -225,7 +242,8 @@ def test_each_figures_qr_code_as_png_and_as_svg_decodes_to_its_pages_address(sit
 
 
 def test_figures_txt_gives_each_figures_address_under_it_and_check_book_reads_it_back_as_matching(
-        site_table_build, small_model_dir):
+    site_table_build, small_model_dir
+):
     printed = (site_table_build / "figures.txt").read_text(encoding="utf-8")
     # Each figure: its heading line, indented lines (and blank ones), then its address on a line of its own.
     names = [f"Figure {NUMBERED[label]['number']}" if label in NUMBERED else f"({label})" for label in LABELS]
@@ -233,30 +251,52 @@ def test_figures_txt_gives_each_figures_address_under_it_and_check_book_reads_it
     assert len(starts) == len(LABELS)
     lines = printed.splitlines()
     for label, start, end in zip(LABELS, starts, [*starts[1:], len(lines)]):
-        block = [line for line in lines[start + 1:end] if line.strip()]
+        block = [line for line in lines[start + 1 : end] if line.strip()]
         assert block[-1] == f"Interactive version: {BASE}figure-{label}.html", label
         assert all(line.startswith(" ") for line in block[:-1]), label
     config = site_table_build.parent / "chapter.toml"
-    result = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(config),
-                                      "--check-book", str(site_table_build / "figures.txt")])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "--model",
+            str(small_model_dir),
+            "--config",
+            str(config),
+            "--check-book",
+            str(site_table_build / "figures.txt"),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "4 of 4 printed figures match: Figure 3.1, Figure 3.2, Figure 3.3, (heads)" in result.output
 
 
 def test_check_book_names_a_numbered_figure_by_its_number_in_its_diff_and_a_number_the_config_lacks_in_its_summary(
-        site_table_build, small_model_dir, tmp_path):
+    site_table_build, small_model_dir, tmp_path
+):
     printed = (site_table_build / "figures.txt").read_text(encoding="utf-8")
     first = printed.splitlines()[1]
     book = tmp_path / "book.txt"
-    book.write_text(printed.replace(first, first + " (changed)", 1)
-                    + "\nFigure 9.9 A figure of another chapter\n  its one line\n", encoding="utf-8")
-    result = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config",
-                                      str(site_table_build.parent / "chapter.toml"), "--check-book", str(book)])
+    book.write_text(
+        printed.replace(first, first + " (changed)", 1) + "\nFigure 9.9 A figure of another chapter\n  its one line\n",
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(
+        cli,
+        [
+            "--model",
+            str(small_model_dir),
+            "--config",
+            str(site_table_build.parent / "chapter.toml"),
+            "--check-book",
+            str(book),
+        ],
+    )
     assert result.exit_code == 1, result.output
     assert f"--- {book} Figure 3.1, line 1" in result.output and f"-{first} (changed)" in result.output
     assert result.output.splitlines()[-1] == (
         "check-book: 3 of 4 printed figures match: Figure 3.2, Figure 3.3, (heads); 1 differ: Figure 3.1; "
-        "printed in the book but not in the config: Figure 9.9")
+        "printed in the book but not in the config: Figure 9.9"
+    )
 
 
 def served_page(site, name: str) -> bytes:
@@ -268,7 +308,8 @@ def served_page(site, name: str) -> bytes:
 
 
 def test_the_serve_preview_shows_the_author_each_figures_address_and_qr_code_which_the_site_on_disk_leaves_out(
-        site_table_build):
+    site_table_build,
+):
     for label in LABELS:
         name, address = f"figure-{label}.html", f"{BASE}figure-{label}.html"
         on_disk, sent = (site_table_build / name).read_bytes(), served_page(site_table_build, name)
@@ -280,7 +321,7 @@ def test_the_serve_preview_shows_the_author_each_figures_address_and_qr_code_whi
         assert shown.all("a", href=f"img/qr-{label}.svg") and shown.all("a", href=f"img/qr-{label}.png"), label
         assert sent.index(box.group(0)) < sent.index(b"</main>") < sent.index(b'<script id="live-reload"')
         without = sent.replace(box.group(0), b"")
-        assert without[:without.index(b'<script id="live-reload"')] + without[without.index(b"</body>"):] == on_disk
+        assert without[: without.index(b'<script id="live-reload"')] + without[without.index(b"</body>") :] == on_disk
     for name in ("index.html", "about.html", "embed-l.html"):
         assert b"for-the-book" not in served_page(site_table_build, name), name
 
@@ -302,8 +343,20 @@ def test_a_site_without_base_url_has_no_preview_tags_no_absolute_address_and_no_
 
 def build(small_model_dir, config, out, cache) -> str:
     """Builds `config` into `out` with the cache `cache`; returns what --verbose said."""
-    result = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(config), "--out", str(out),
-                                      "--cache", str(cache), "--verbose"])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "--model",
+            str(small_model_dir),
+            "--config",
+            str(config),
+            "--out",
+            str(out),
+            "--cache",
+            str(cache),
+            "--verbose",
+        ],
+    )
     assert result.exit_code == 0, result.output
     return result.stderr
 
@@ -317,9 +370,12 @@ def test_a_change_in_site_shows_after_a_rebuild_from_the_cache_without_running_t
     assert snapshot(tmp_path / "cold") == snapshot(tmp_path / "cached"), "a cached build differs from a cold one"
 
     moved = "https://books.example.net/how-machines-read/chapter-3/"
-    config.write_text(SITE_TABLE.read_text(encoding="utf-8")
-                      .replace(TITLE, "Reading machines, figure by figure")
-                      .replace(CONFIG["site"]["base_url"], moved), encoding="utf-8")
+    config.write_text(
+        SITE_TABLE.read_text(encoding="utf-8")
+        .replace(TITLE, "Reading machines, figure by figure")
+        .replace(CONFIG["site"]["base_url"], moved),
+        encoding="utf-8",
+    )
     out = tmp_path / "cached"
     said = build(small_model_dir, config, out, cache)
     assert "cache: using the stored run" in said and "model load" not in said
@@ -344,13 +400,14 @@ SITE_LINES = {
 
 @pytest.mark.parametrize("key", SITE_LINES)
 def test_a_javascript_address_or_a_quote_in_an_address_of_site_is_refused_with_one_line_and_exit_code_2(
-        small_model_dir, tmp_path, key):
+    small_model_dir, tmp_path, key
+):
     config = tmp_path / "chapter.toml"
     config.write_text(f"[site]\n{SITE_LINES[key]}\n\n{SMALL_CONFIG}", encoding="utf-8")
-    result = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(config),
-                                      "--out", str(tmp_path / "site")])
+    result = CliRunner().invoke(
+        cli, ["--model", str(small_model_dir), "--config", str(config), "--out", str(tmp_path / "site")]
+    )
     assert result.exit_code == 2, result.output
     [line] = result.output.splitlines()
     assert line.startswith(f"error: chapter.toml: [site], key '{key}': ") and "allowed: " in line, line
     assert not (tmp_path / "site").exists()
-

@@ -14,13 +14,13 @@ GOOD = TWO_FIGURES  # a config that builds
 
 def figure(**fields) -> str:
     """One [[figure]] table in TOML, from keyword arguments."""
+
     def toml(value):
         if isinstance(value, str):
             return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
         return repr(value).replace("'", '"')
+
     return "[[figure]]\n" + "".join(f"{key} = {toml(value)}\n" for key, value in fields.items())
-
-
 
 
 @pytest.fixture(scope="module")
@@ -40,8 +40,7 @@ def build_with(small_model_dir, built, tmp_path, config_text=None, args=()):
     config = tmp_path / "chapter.toml"
     if config_text is not None:
         config.write_text(config_text, encoding="utf-8")
-    return CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(config), "--out", str(out),
-                                    *args])
+    return CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(config), "--out", str(out), *args])
 
 
 def assert_one_line_error(result, *names):
@@ -60,50 +59,76 @@ ATTENTION = dict(kind="attention", label="a", text="The animal didn't cross the 
 
 BAD_CONFIGS = {
     "an empty text": (figure(**{**ATTENTION, "text": "  "}), ["figure 1", "'a'", "'text'", "allowed"]),
-    "a text over the model's positions": (figure(**{**ATTENTION, "text": LONG_TEXT}),
-                                          ["figure 1", "'text'", "1,024"]),
-    "a target of two tokens": (figure(kind="readout", label="r", text="Maya lives in Paris", target=" France and"),
-                               ["figure 1", "'r'", "'target'", "exactly one token"]),
-    "a target of no tokens": (figure(kind="readout", label="r", text="Maya lives in Paris", target=""),
-                              ["figure 1", "'target'"]),
-    "a view in a layer the model lacks": (figure(**{**ATTENTION, "views": [[4, 1]]}),
-                                          ["'views'", "layer 4", "layers 1 to 3"]),
-    "a view in a head the model lacks": (figure(**{**ATTENTION, "views": [[1, 5]]}),
-                                         ["'views'", "head 5", "heads 1 to 4"]),
+    "a text over the model's positions": (figure(**{**ATTENTION, "text": LONG_TEXT}), ["figure 1", "'text'", "1,024"]),
+    "a target of two tokens": (
+        figure(kind="readout", label="r", text="Maya lives in Paris", target=" France and"),
+        ["figure 1", "'r'", "'target'", "exactly one token"],
+    ),
+    "a target of no tokens": (
+        figure(kind="readout", label="r", text="Maya lives in Paris", target=""),
+        ["figure 1", "'target'"],
+    ),
+    "a view in a layer the model lacks": (
+        figure(**{**ATTENTION, "views": [[4, 1]]}),
+        ["'views'", "layer 4", "layers 1 to 3"],
+    ),
+    "a view in a head the model lacks": (
+        figure(**{**ATTENTION, "views": [[1, 5]]}),
+        ["'views'", "head 5", "heads 1 to 4"],
+    ),
     "a layer 0": (figure(kind="shapes", label="s", text="Maya", layers=[0, 1]), ["'layers'", "layers 1 to 3"]),
     "a focus outside the text": (figure(**{**ATTENTION, "focus": 40}), ["'focus'", "token 40", "1 to 7"]),
     "a focus naming no token": (figure(**{**ATTENTION, "focus": "tiger"}), ["'focus'", "'tiger'"]),
     "an unknown key": (figure(**{**ATTENTION, "colour": "red"}), ["'colour'", "unknown key", "allowed"]),
     "an unknown kind": (figure(kind="pie", label="p"), ["'kind'", "'pie'", "'attention'"]),
     "a missing label": (figure(kind="numbers"), ["'label'", "missing"]),
-    "a label used twice": (figure(kind="numbers", label="n") + figure(kind="cost", label="n"),
-                           ["figure 2", "'label'", "already"]),
+    "a label used twice": (
+        figure(kind="numbers", label="n") + figure(kind="cost", label="n"),
+        ["figure 2", "'label'", "already"],
+    ),
     "views that are not pairs": (figure(**{**ATTENTION, "views": [5, 4]}), ["'views'", "[layer, head]"]),
     "a malformed config": ("[[figure]\nkind = \n", ["chapter.toml", "not valid TOML"]),
     "a config with no figures": ("# nothing here\n", ["chapter.toml", "no figures"]),
     "an unknown top-level key": ("title = 'x'\n" + figure(kind="numbers", label="n"), ["'title'", "top level"]),
-    "a [print] key at the top level": ("width_mm = 120\n" + figure(kind="numbers", label="n"),
-                                       ["'width_mm'", "top level", "[print]"]),
-    "a column too narrow": (figure(kind="numbers", label="n") + "[print]\nwidth_mm = 5\n",
-                            ["[print]", "'width_mm'", "5", "30 to 400"]),
-    "a column width in words": (figure(kind="numbers", label="n") + "[print]\nwidth_mm = '12 cm'\n",
-                                ["[print]", "'width_mm'", "not a number", "millimetres"]),
-    "a font that is not there": (figure(kind="numbers", label="n") + "[print]\nfont = 'fonts/Missing.ttf'\n",
-                                 ["[print]", "'font'", "fonts/Missing.ttf", "does not exist", ".ttf or .otf"]),
-    "a font that is no font file": (figure(kind="numbers", label="n") + "[print]\nfont = 'chapter.toml'\n",
-                                    ["[print]", "'font'", "chapter.toml", "not a .ttf or .otf"]),
-    "a font size too large": (figure(kind="numbers", label="n") + "[print]\nfont_size_pt = 72\n",
-                              ["[print]", "'font_size_pt'", "72", "4 to 24"]),
-    "greyscale as a word": (figure(kind="numbers", label="n") + "[print]\ngreyscale = 'yes'\n",
-                            ["[print]", "'greyscale'", "true or false"]),
-    "a misspelt [print] key": (figure(kind="numbers", label="n") + "[print]\nwidth = 100\n",
-                               ["[print]", "'width'", "did you mean 'width_mm'?", "font_size_pt"]),
+    "a [print] key at the top level": (
+        "width_mm = 120\n" + figure(kind="numbers", label="n"),
+        ["'width_mm'", "top level", "[print]"],
+    ),
+    "a column too narrow": (
+        figure(kind="numbers", label="n") + "[print]\nwidth_mm = 5\n",
+        ["[print]", "'width_mm'", "5", "30 to 400"],
+    ),
+    "a column width in words": (
+        figure(kind="numbers", label="n") + "[print]\nwidth_mm = '12 cm'\n",
+        ["[print]", "'width_mm'", "not a number", "millimetres"],
+    ),
+    "a font that is not there": (
+        figure(kind="numbers", label="n") + "[print]\nfont = 'fonts/Missing.ttf'\n",
+        ["[print]", "'font'", "fonts/Missing.ttf", "does not exist", ".ttf or .otf"],
+    ),
+    "a font that is no font file": (
+        figure(kind="numbers", label="n") + "[print]\nfont = 'chapter.toml'\n",
+        ["[print]", "'font'", "chapter.toml", "not a .ttf or .otf"],
+    ),
+    "a font size too large": (
+        figure(kind="numbers", label="n") + "[print]\nfont_size_pt = 72\n",
+        ["[print]", "'font_size_pt'", "72", "4 to 24"],
+    ),
+    "greyscale as a word": (
+        figure(kind="numbers", label="n") + "[print]\ngreyscale = 'yes'\n",
+        ["[print]", "'greyscale'", "true or false"],
+    ),
+    "a misspelt [print] key": (
+        figure(kind="numbers", label="n") + "[print]\nwidth = 100\n",
+        ["[print]", "'width'", "did you mean 'width_mm'?", "font_size_pt"],
+    ),
 }
 
 
 @pytest.mark.parametrize("case", list(BAD_CONFIGS))
 def test_bad_config_ends_in_one_line_naming_figure_and_field_and_leaves_site_untouched(
-        case, small_model_dir, built, tmp_path):
+    case, small_model_dir, built, tmp_path
+):
     config_text, names = BAD_CONFIGS[case]
     result = build_with(small_model_dir, built, tmp_path, config_text)
     assert_one_line_error(result, *names)
@@ -164,15 +189,15 @@ def test_out_folder_not_written_by_the_build_is_never_replaced(small_model_dir, 
     (precious / "thesis.tex").write_text("years of work", encoding="utf-8")
     config = tmp_path / "good.toml"
     config.write_text(GOOD, encoding="utf-8")
-    result = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(config),
-                                      "--out", str(precious)])
+    result = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(config), "--out", str(precious)])
     assert_one_line_error(result, "--out", "did not write")
     assert (precious / "thesis.tex").read_text(encoding="utf-8") == "years of work"
 
 
 def test_two_readouts_of_one_text_with_different_targets_are_refused(small_model_dir, built, tmp_path):
-    config = (figure(kind="readout", label="r1", text="Maya lives in Paris", target=" France")
-              + figure(kind="readout", label="r2", text="Maya lives in Paris", target=" Europe"))
+    config = figure(kind="readout", label="r1", text="Maya lives in Paris", target=" France") + figure(
+        kind="readout", label="r2", text="Maya lives in Paris", target=" Europe"
+    )
     result = build_with(small_model_dir, built, tmp_path, config)
     assert_one_line_error(result, "figure 2", "'target'", "one target per text")
 
@@ -200,11 +225,15 @@ def test_the_installed_command_is_build_py_with_the_same_options_and_the_same_on
     command = Path(sys.executable).parent / "figsite-build"
     assert command.is_file(), "the package's [project.scripts] command is not installed (pip install -e .)"
     runs = [[str(command)], [sys.executable, str(REPO_ROOT / "build.py")]]
-    helps = [subprocess.run([*run, "--help"], capture_output=True, text=True, cwd=tmp_path, timeout=120) for run in runs]
+    helps = [
+        subprocess.run([*run, "--help"], capture_output=True, text=True, cwd=tmp_path, timeout=120) for run in runs
+    ]
     assert helps[0].returncode == helps[1].returncode == 0
     assert helps[0].stdout.split("\n", 1)[1] == helps[1].stdout.split("\n", 1)[1]  # all but "Usage: <name>"
-    wrong = [subprocess.run([*run, "--seed", "many"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
-             for run in runs]
+    wrong = [
+        subprocess.run([*run, "--seed", "many"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+        for run in runs
+    ]
     assert [w.returncode for w in wrong] == [2, 2]
     assert wrong[0].stderr == wrong[1].stderr and len(wrong[0].stderr.strip().splitlines()) == 1, wrong[0].stderr
     assert "--seed" in wrong[0].stderr

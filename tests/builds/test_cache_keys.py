@@ -70,15 +70,27 @@ def option(name: str, value) -> dict:
 
 # Each kind's config: one figure with every key of its kind, on a short text (a figure costs its drawings).
 FIGURES = {
-    "attention": {"text": CAT, "focus": "it", "views": [[3, 2], [1, 4]], "printed_views": [[1, 4]],
-                  "guess_token": 2, "guess_view": [2, 1]},
+    "attention": {
+        "text": CAT,
+        "focus": "it",
+        "views": [[3, 2], [1, 4]],
+        "printed_views": [[1, 4]],
+        "guess_token": 2,
+        "guess_view": [2, 1],
+    },
     "readout": {"text": RIVER, "target": " Austria", "position": 6, "look_back_to": "Vienna"},
     "shapes": {"text": CAT, "layers": [3, 1]},
     "numbers": {},
     "cost": {"lengths": [3, 50]},
     "side-by-side": {"text": RIVER, "target": " Austria", "models": ["{small model}", "{other model}"]},
-    "habit-side-by-side": {"text": "A rose is a rose is a rose, and a cat is a cat", "models": ["{small model}",
-                           "{other model}"], "role": "previous", "head": [3, 2], "repeat_length": 6, "seed": 1},
+    "habit-side-by-side": {
+        "text": "A rose is a rose is a rose, and a cat is a cat",
+        "models": ["{small model}", "{other model}"],
+        "role": "previous",
+        "head": [3, 2],
+        "repeat_length": 6,
+        "seed": 1,
+    },
     "heads": {"text": CAT, "focus": 4, "head": [3, 4]},
     "lens": {"text": f"{ICE} warm", "position": "melts", "track": " cold"},
     "compare": {"texts": [f"{ICE} warm", f"{ICE} hot"]},  # its focus: the default first, then one given
@@ -178,7 +190,7 @@ CHANGES = {
 # key -> why it cannot change the site
 UNCHANGING = {
     "--config": "which file holds the tables; what they hold is what the cases vary, and its path reaches no file of "
-                "the site (every case reads its config from a folder of its own and the sites compare equal)",
+    "the site (every case reads its config from a folder of its own and the sites compare equal)",
     "--out": "where the site is written; no file names it (every build here writes to a folder of its own)",
     "--rerun": "runs the model again where the cache holds the run: the same run, written again",
     "--cache": "which cache folder: the subject of this test, not an input of any entry",
@@ -187,7 +199,7 @@ UNCHANGING = {
     "--verbose": "what the build says on the terminal, never written into the site",
     "--watch": "builds as a plain build does, again on each change (tests/builds/test_watch_and_serve.py)",
     "--serve": "adds to the pages only as it sends them; the site on disk is a plain build's "
-               "(tests/builds/test_watch_and_serve.py)",
+    "(tests/builds/test_watch_and_serve.py)",
     "--check-book": "writes no site: compares the book's printed figures with this run's",
 }
 
@@ -210,6 +222,7 @@ def test_every_entry_names_a_key_the_code_knows_and_each_key_is_tested_or_said_t
 
 # ---------------------------------------------------------------------------------------------- the configs
 
+
 def one_figure(kind: str, **values) -> dict:
     return {"kind": kind, "label": "fig", **values}
 
@@ -217,10 +230,21 @@ def one_figure(kind: str, **values) -> dict:
 # The tables' config: one figure with every key every figure may have, and a [print] table with every key; the site's:
 # the cheapest figure, and tests/site_table.toml's [site], every key given.
 TABLES = {
-    "figure": one_figure("attention", text=CAT, focus=4, number="3.4", page=12,
-                         caption="Which words one word looks at, in the author's words."),
-    "print": {"width_mm": 90, "font": str(DEJAVU / "DejaVuSerif.ttf"), "font_size_pt": 7, "greyscale": False,
-              "captions": True},
+    "figure": one_figure(
+        "attention",
+        text=CAT,
+        focus=4,
+        number="3.4",
+        page=12,
+        caption="Which words one word looks at, in the author's words.",
+    ),
+    "print": {
+        "width_mm": 90,
+        "font": str(DEJAVU / "DejaVuSerif.ttf"),
+        "font_size_pt": 7,
+        "greyscale": False,
+        "captions": True,
+    },
 }
 SITE = {"figure": one_figure("numbers"), "site": tomllib.loads(SITE_TABLE.read_text(encoding="utf-8"))["site"]}
 MODELS = {  # the command's options of each model's config (a str, or True for a flag)
@@ -323,12 +347,31 @@ def stand_in_export(loaded, folder: Path, max_tokens: int = 64, **_) -> dict:
     (folder / "model.onnx").write_text(f"a stand-in for the export of the weights {digest.hexdigest()}\n")
     (folder / "tokenizer.json").write_text(loaded.tokenizer.backend.to_str(), encoding="utf-8")
     config = loaded.model.config
-    described = {name: {"name": name, "bytes": len(raw := (folder / name).read_bytes()),
-                        "sha256": hashlib.sha256(raw).hexdigest()} for name in ("model.onnx", "tokenizer.json")}
-    return {"format": "live-model/2", "model": loaded.info, "n_layer": config.n_layer, "n_head": config.n_head,
-            "vocab_size": config.vocab_size, "max_tokens": max_tokens, "top_k": 10, "stages": config.n_layer + 1,
-            "opset": 20, "graph": "model.onnx", "inputs": [], "outputs": [], "start_id": None,
-            "files": [described["model.onnx"]], "tokenizer": described["tokenizer.json"]}
+    described = {
+        name: {
+            "name": name,
+            "bytes": len(raw := (folder / name).read_bytes()),
+            "sha256": hashlib.sha256(raw).hexdigest(),
+        }
+        for name in ("model.onnx", "tokenizer.json")
+    }
+    return {
+        "format": "live-model/2",
+        "model": loaded.info,
+        "n_layer": config.n_layer,
+        "n_head": config.n_head,
+        "vocab_size": config.vocab_size,
+        "max_tokens": max_tokens,
+        "top_k": 10,
+        "stages": config.n_layer + 1,
+        "opset": 20,
+        "graph": "model.onnx",
+        "inputs": [],
+        "outputs": [],
+        "start_id": None,
+        "files": [described["model.onnx"]],
+        "tokenizer": described["tokenizer.json"],
+    }
 
 
 @pytest.fixture(scope="module")
@@ -362,6 +405,7 @@ class _Kept:
 
 # ---------------------------------------------------------------------------------------------- the cases
 
+
 def differing(one: dict, other: dict) -> list[str]:
     return sorted(path for path in one.keys() | other.keys() if one.get(path) != other.get(path))
 
@@ -371,8 +415,10 @@ def test_a_value_changed_back_and_rebuilt_from_the_cache_gives_the_clean_build(k
     if key in UNCHANGING:
         assert len(UNCHANGING[key]) > 30, f"{key}: say why it cannot change the site"
         return
-    assert key in CHANGES, (f"{key}: no entry in CHANGES (another valid value, and the config it changes in) nor in "
-                            f"UNCHANGING (why it cannot change the site)")
+    assert key in CHANGES, (
+        f"{key}: no entry in CHANGES (another valid value, and the config it changes in) nor in "
+        f"UNCHANGING (why it cannot change the site)"
+    )
     group, change = CHANGES[key]
     if key == "--device":
         import torch
@@ -387,5 +433,6 @@ def test_a_value_changed_back_and_rebuilt_from_the_cache_gives_the_clean_build(k
     assert differing(changed_site, clean), f"{key}: the changed value changed nothing; say why in UNCHANGING"
     rebuilt = snapshot(builder.build(group, None, tmp_path / "rebuilt", cache))
     stale = differing(rebuilt, clean)
-    assert not stale, f"{key}: rebuilt from the cache of the changed config, these files differ from a clean build: " \
-                      f"{stale[:12]}"
+    assert not stale, (
+        f"{key}: rebuilt from the cache of the changed config, these files differ from a clean build: {stale[:12]}"
+    )

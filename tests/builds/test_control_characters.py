@@ -18,7 +18,7 @@ import pytest
 from conftest import built
 
 CONTROL = 199  # "\x0b" in GPT-2's vocabulary
-CONFIG = '''\
+CONFIG = """\
 [[figure]]
 kind = "lens"
 label = "vt"
@@ -30,7 +30,7 @@ label = "vt-att"
 text = "Maya lives in Paris\\u000b, the capital of"
 focus = 9
 views = [[1, 1]]
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +62,7 @@ def test_a_lens_whose_top_guess_is_a_control_character_builds_and_its_page_shows
     assert "\x0b" not in page and "\x0b" not in (control_site / "figures.txt").read_text(encoding="utf-8")
     # The summary names the top guess, quoted as a token with no letter in it; the text row, the text's token.
     assert "the guess after _of (token 10) is &#34;\\v&#34; with" in page
-    assert 'Maya lives in Paris\\v, the capital of' in page
+    assert "Maya lives in Paris\\v, the capital of" in page
 
 
 def test_the_lens_drawing_holds_the_escape_and_is_legal_xml(control_site):

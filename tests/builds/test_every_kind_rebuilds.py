@@ -31,8 +31,20 @@ def builds(small_model_dir, tmp_path_factory) -> dict:
     outputs = {}
     for name in ("cold", "cached"):
         out = work / name
-        result = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(config), "--out", str(out),
-                                          "--cache", str(work / "cache"), "--verbose"])
+        result = CliRunner().invoke(
+            cli,
+            [
+                "--model",
+                str(small_model_dir),
+                "--config",
+                str(config),
+                "--out",
+                str(out),
+                "--cache",
+                str(work / "cache"),
+                "--verbose",
+            ],
+        )
         assert result.exit_code == 0, f"{name} build: {result.output}"
         outputs[name] = (out, result.output)
     return outputs
@@ -51,8 +63,20 @@ def test_every_kind_builds_cold_and_again_from_the_cache_into_the_same_site(buil
     (cold, _), (cached, said) = builds["cold"], builds["cached"]
     assert "cache: using the stored run" in said, "the second build ran the model again"
     assert snapshot(cold) == snapshot(cached)
-    labels = ["att", "read", "sizes", "count", "work", "grid", "ice-lens", "warm-or-hot", "who", "fit", "split",
-              "without"]
+    labels = [
+        "att",
+        "read",
+        "sizes",
+        "count",
+        "work",
+        "grid",
+        "ice-lens",
+        "warm-or-hot",
+        "who",
+        "fit",
+        "split",
+        "without",
+    ]
     assert all((cold / f"figure-{label}.html").is_file() for label in labels)
 
 
@@ -98,7 +122,6 @@ def test_the_text_pages_of_both_builds_keep_the_room_of_each_chart_drawing_and_n
             assert re.search(r'id="chart-%s"[^>]*?data-token-param="token"' % label, hopper, re.S), (name, label)
 
 
-
 FIRST_DRAWING_BYTES = 200_000  # issue 44: head-roles' first drawing of 708 KB held its page's first paint back
 
 
@@ -116,8 +139,13 @@ def test_no_page_of_any_kind_shows_a_first_drawing_over_200_kb(book_sized):
     """Every drawing a page shows until its chart is live (light and dark, a desktop's and a phone's: the files the
     pages name) is at most 200 KB: a dense grid is one picture in it (sitegen.site.lighter), its words vectors."""
     site = book_sized
-    shown = sorted({name for page in site.glob("*.html") for name in
-                    re.findall(r'(?:src|srcset)="img/(figure-[^"]+\.svg)"', page.read_text(encoding="utf-8"))})
+    shown = sorted(
+        {
+            name
+            for page in site.glob("*.html")
+            for name in re.findall(r'(?:src|srcset)="img/(figure-[^"]+\.svg)"', page.read_text(encoding="utf-8"))
+        }
+    )
     labels = {path.name.removeprefix("figure-").removesuffix(".html") for path in site.glob("figure-*.html")}
     assert {name.removeprefix("figure-").split(".")[0] for name in shown} == labels  # every figure's drawings
     assert any(".narrow" in name for name in shown) and any(".dark" in name for name in shown)

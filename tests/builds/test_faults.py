@@ -32,8 +32,14 @@ def left_in_session(session: int) -> list[int]:
 def build(*args, cwd=REPO) -> subprocess.CompletedProcess:
     """build.py in a process (and session) of its own; afterwards nothing it started, such as its drawing
     process, may still run."""
-    process = subprocess.Popen([sys.executable, str(REPO / "build.py"), *map(str, args)], cwd=cwd,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    process = subprocess.Popen(
+        [sys.executable, str(REPO / "build.py"), *map(str, args)],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     stdout, stderr = process.communicate(timeout=600)
     left = left_in_session(process.pid)
     assert not left, f"the build left processes running: {left}"
@@ -74,8 +80,12 @@ def mounted_tmpfs(where: Path, size: str):
     where.mkdir(parents=True, exist_ok=True)
     if os.geteuid() != 0 or shutil.which("mount") is None:
         return False
-    return subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
-                          capture_output=True).returncode == 0
+    return (
+        subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True
+        ).returncode
+        == 0
+    )
 
 
 @pytest.fixture
@@ -97,8 +107,9 @@ def fill(disk: Path, leave: int) -> None:
         handle.write(b"\0" * max(0, free - leave))
 
 
-def test_a_full_disk_under_the_site_ends_in_one_line_and_keeps_the_previous_site(old_site, small_disk, config,
-                                                                              small_model_dir, tmp_path, monkeypatch):
+def test_a_full_disk_under_the_site_ends_in_one_line_and_keeps_the_previous_site(
+    old_site, small_disk, config, small_model_dir, tmp_path, monkeypatch
+):
     if small_disk is None:  # no tmpfs here: fail the site's writes from inside this process instead
         from click.testing import CliRunner
 
@@ -115,8 +126,9 @@ def test_a_full_disk_under_the_site_ends_in_one_line_and_keeps_the_previous_site
                 raise OSError(28, "No space left on device", str(folder / "data"))
 
         monkeypatch.setattr(sitegen.site.writers, "WRITERS", [*sitegen.site.writers.WRITERS[:2], NoSpace()])
-        result = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(config), "--out", str(out),
-                                          "--no-cache"])
+        result = CliRunner().invoke(
+            cli, ["--model", str(small_model_dir), "--config", str(config), "--out", str(out), "--no-cache"]
+        )
         assert result.exit_code == 1 and "the disk is full" in result.stderr, result.output
     else:
         out = small_disk / "site"
@@ -131,8 +143,7 @@ def test_a_full_disk_under_the_site_ends_in_one_line_and_keeps_the_previous_site
     no_staging_left(out)
 
 
-def test_a_full_cache_disk_warns_in_one_line_and_the_site_is_built_anyway(old_site, config, small_model_dir,
-                                                                         tmp_path):
+def test_a_full_cache_disk_warns_in_one_line_and_the_site_is_built_anyway(old_site, config, small_model_dir, tmp_path):
     cache = tmp_path / "cache"
     if not mounted_tmpfs(cache, "64k"):  # smaller than what the build keeps: the run, its charts, drawings
         pytest.fail("this test needs a 64 KB tmpfs: run it as root where mount works (CI does)")
@@ -149,8 +160,9 @@ def test_a_full_cache_disk_warns_in_one_line_and_the_site_is_built_anyway(old_si
         subprocess.run(["umount", "-l", str(cache)], capture_output=True)
 
 
-def test_a_cache_that_is_a_file_warns_in_one_line_and_the_site_is_built_anyway(old_site, config, small_model_dir,
-                                                                              tmp_path):
+def test_a_cache_that_is_a_file_warns_in_one_line_and_the_site_is_built_anyway(
+    old_site, config, small_model_dir, tmp_path
+):
     cache = tmp_path / "cache"
     cache.write_text("not a folder", encoding="utf-8")
     out = tmp_path / "site"

@@ -14,7 +14,7 @@ from build import cli
 
 FAKE_VL_CONVERT = {
     "raises": "def vegalite_to_vega(*a, **k):\n    raise ValueError('bad spec\\n  at line 3\\nStack backtrace:\\n  0: x')\n"
-              "vegalite_to_svg = svg_to_png = vegalite_to_vega\n",
+    "vegalite_to_svg = svg_to_png = vegalite_to_vega\n",
     "dies": "import os\ndef vegalite_to_vega(*a, **k):\n    os._exit(3)\nvegalite_to_svg = svg_to_png = vegalite_to_vega\n",
 }
 
@@ -23,8 +23,18 @@ FAKE_VL_CONVERT = {
 def old_site(small_model_dir, tmp_path_factory):
     work = tmp_path_factory.mktemp("library-faults")
     (work / "chapter.toml").write_text(TWO_FIGURES, encoding="utf-8")
-    result = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(work / "chapter.toml"),
-                                      "--out", str(work / "site"), "--quiet"])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "--model",
+            str(small_model_dir),
+            "--config",
+            str(work / "chapter.toml"),
+            "--out",
+            str(work / "site"),
+            "--quiet",
+        ],
+    )
     assert result.exit_code == 0, result.output
     return work
 
@@ -33,8 +43,19 @@ def failed_build(old_site, small_model_dir, tmp_path):
     out = tmp_path / "site"
     shutil.copytree(old_site / "site", out)
     before = snapshot(out)
-    result = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(old_site / "chapter.toml"),
-                                      "--out", str(out), "--no-cache", "--quiet"])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "--model",
+            str(small_model_dir),
+            "--config",
+            str(old_site / "chapter.toml"),
+            "--out",
+            str(out),
+            "--no-cache",
+            "--quiet",
+        ],
+    )
     lines = result.output.strip().splitlines()
     assert result.exit_code != 0 and len(lines) == 1 and lines[0].startswith("error: "), result.output
     assert "Traceback" not in result.output
@@ -44,8 +65,9 @@ def failed_build(old_site, small_model_dir, tmp_path):
 
 
 @pytest.mark.parametrize("fault", sorted(FAKE_VL_CONVERT))
-def test_vl_convert_failing_or_its_process_dying_is_one_line_naming_the_figure(fault, old_site, small_model_dir,
-                                                                               tmp_path, monkeypatch):
+def test_vl_convert_failing_or_its_process_dying_is_one_line_naming_the_figure(
+    fault, old_site, small_model_dir, tmp_path, monkeypatch
+):
     fake = tmp_path / "fake"
     fake.mkdir()
     (fake / "vl_convert.py").write_text(FAKE_VL_CONVERT[fault], encoding="utf-8")
@@ -72,8 +94,9 @@ def test_the_tokenizer_failing_is_one_line_naming_the_text(old_site, small_model
         def __getattr__(self, name):
             return getattr(self.backend, name)
 
-    monkeypatch.setattr(Tokenizer, "from_directory",
-                        classmethod(lambda cls, directory: cls(Failing(real(cls, directory).backend))))
+    monkeypatch.setattr(
+        Tokenizer, "from_directory", classmethod(lambda cls, directory: cls(Failing(real(cls, directory).backend)))
+    )
     line = failed_build(old_site, small_model_dir, tmp_path)
     assert "the tokenizer could not read the text" in line and "street" in line, line
     assert "RuntimeError: tokenizer panicked in bpe" in line

@@ -32,7 +32,9 @@ def site(request, tmp_path_factory):
 def test_every_kind_builds_a_page(site):
     family, site = site
     labels = [fig["label"] for fig in tomllib.loads(EVERY_KIND)["figure"]]
-    assert sorted(path.name for path in site.glob("figure-*.html")) == sorted(f"figure-{label}.html" for label in labels)
+    assert sorted(path.name for path in site.glob("figure-*.html")) == sorted(
+        f"figure-{label}.html" for label in labels
+    )
     run = json.loads((site / "data" / "run.json").read_text(encoding="utf-8"))
     assert run["model"]["n_head"] == 8 and run["model"].get("n_kv_head") == (2 if family == "llama" else None)
 
@@ -47,8 +49,9 @@ def test_the_start_token_leads_every_text_where_there_is_one_and_no_file_holds_a
             texts += 1
             if family == "llama":
                 assert data["tokens"][0] == {"id": 1, "text": "<s>", "start": True}
-            assert all(token["text"] != special and "start" not in token
-                       for token in data["tokens"][family == "llama":])
+            assert all(
+                token["text"] != special and "start" not in token for token in data["tokens"][family == "llama" :]
+            )
     assert texts
     damaged = [path.name for path in site.rglob("*") if path.is_file() and "\ufffd".encode() in path.read_bytes()]
     assert not damaged
@@ -89,9 +92,12 @@ def test_a_llamas_pages_say_what_its_family_changes(llama_every_kind_site):
     about = (site / "about.html").read_text(encoding="utf-8")
     assert "Llama family" in about and "4 heads share each set of keys" in about
     attention = (site / "figure-att.html").read_text(encoding="utf-8")
-    for words in ("is the start token: the model puts it in front of every text", "4 heads share each set of keys",
-                  "the positions are turned into the question and the description rather than added",
-                  'data-start title="the start token'):
+    for words in (
+        "is the start token: the model puts it in front of every text",
+        "4 heads share each set of keys",
+        "the positions are turned into the question and the description rather than added",
+        'data-start title="the start token',
+    ):
         assert words in attention, words
     ledger = (site / "figure-split.html").read_text(encoding="utf-8")
     assert "takes no mean away and adds no fixed part" in ledger and "one from its position" not in ledger
@@ -108,12 +114,21 @@ target = " Austria"
 '''
 
 
-@pytest.mark.parametrize("key, value, words", [
-    ("target", '"<s>"', ["the model's start token"]),
-    ("position", '"<s>"', ["the model's start token", "a token of the text's words"]),
-    ("position", "0", ["token 0 is outside the text",  # the reader's tokens: each word and the comma, no <s>
-                       f"1 to {len(READOUT_TEXT.replace(',', ' ,').split())}"]),
-])
+@pytest.mark.parametrize(
+    "key, value, words",
+    [
+        ("target", '"<s>"', ["the model's start token"]),
+        ("position", '"<s>"', ["the model's start token", "a token of the text's words"]),
+        (
+            "position",
+            "0",
+            [
+                "token 0 is outside the text",  # the reader's tokens: each word and the comma, no <s>
+                f"1 to {len(READOUT_TEXT.replace(',', ' ,').split())}",
+            ],
+        ),
+    ],
+)
 def test_the_start_token_is_never_a_target_or_a_token_of_the_text(tmp_path_factory, key, value, words):
     model = llama_dir(tmp_path_factory.mktemp("start-llama"), corpus=config_strings() * 30, vocab_size=700)
     lines = [line for line in SHORT.splitlines() if not line.startswith(f"{key} =")]

@@ -77,9 +77,19 @@ CONNECTORS = ["Later that year,", "After a while,", "In the end,", "Some days,",
 
 # ---------------------------------------------------------------------------------------------- the text
 
-SHORT_SENTENCES = ["It was late.", "Nobody answered.", "The rain stopped.", "We waited.", "Then the bell rang.",
-                   "Nothing happened.", "The door was open.", "Everyone laughed.", "It was a long winter.",
-                   "The shop was closed on Sunday.", "Nobody knew why."]
+SHORT_SENTENCES = [
+    "It was late.",
+    "Nobody answered.",
+    "The rain stopped.",
+    "We waited.",
+    "Then the bell rang.",
+    "Nothing happened.",
+    "The door was open.",
+    "Everyone laughed.",
+    "It was a long winter.",
+    "The shop was closed on Sunday.",
+    "Nobody knew why.",
+]
 
 
 def english_text(tokenizer, n_tokens: int) -> str:
@@ -90,6 +100,7 @@ def english_text(tokenizer, n_tokens: int) -> str:
     at each space before a word, so a text's token count is the sum of its sentences' counts (the first
     without its leading space); the result is checked by tokenizing it whole.
     """
+
     def count(text: str) -> int:
         return len(tokenizer(text)["input_ids"])
 
@@ -97,8 +108,10 @@ def english_text(tokenizer, n_tokens: int) -> str:
     for i in range(200):
         sentence = SENTENCES[i % len(SENTENCES)]
         if i >= len(SENTENCES):  # vary the repeats: a connector and a name in front of each
-            sentence = (f"{CONNECTORS[i % len(CONNECTORS)]} {NAMES[(i // len(CONNECTORS)) % len(NAMES)]} said "
-                        f"that {sentence[0].lower()}{sentence[1:]}")
+            sentence = (
+                f"{CONNECTORS[i % len(CONNECTORS)]} {NAMES[(i // len(CONNECTORS)) % len(NAMES)]} said "
+                f"that {sentence[0].lower()}{sentence[1:]}"
+            )
         body.append(sentence)
     pool = SHORT_SENTENCES + SENTENCES
     for extra in range(4):  # drop 0, 1, 2... more sentences until the rest can be filled exactly
@@ -133,13 +146,16 @@ def toml_string(value: str) -> str:
 
 
 def config_for(text: str) -> str:
-    return (f'[[figure]]\nkind = "attention"\nlabel = "{ATTENTION_LABEL}"\ntext = {toml_string(text)}\n'
-            f"focus = {FOCUS}\nviews = {VIEWS}\n\n"
-            f'[[figure]]\nkind = "readout"\nlabel = "{READOUT_LABEL}"\ntext = {toml_string(text)}\n'
-            f"target = {toml_string(TARGET)}\nposition = {READ_POSITION}\n")
+    return (
+        f'[[figure]]\nkind = "attention"\nlabel = "{ATTENTION_LABEL}"\ntext = {toml_string(text)}\n'
+        f"focus = {FOCUS}\nviews = {VIEWS}\n\n"
+        f'[[figure]]\nkind = "readout"\nlabel = "{READOUT_LABEL}"\ntext = {toml_string(text)}\n'
+        f"target = {toml_string(TARGET)}\nposition = {READ_POSITION}\n"
+    )
 
 
 # ---------------------------------------------------------------------------------------------- fixtures
+
 
 @pytest.fixture(scope="module")
 def tokenizer():
@@ -200,9 +216,10 @@ HEAD_NAMES = [head_name(l, h) for l in range(N_LAYER) for h in range(N_HEAD)]
 def read_head_file(path: Path) -> dict:
     content = path.read_text(encoding="utf-8")
     prefix, suffix = f"{CALLBACK}(", ");\n"
-    assert content.startswith(prefix) and content.endswith(suffix), \
+    assert content.startswith(prefix) and content.endswith(suffix), (
         f"{path.name} is not `{CALLBACK}({{...}});`: starts {content[:40]!r}, ends {content[-10:]!r}"
-    return json.loads(content[len(prefix):-len(suffix)])
+    )
+    return json.loads(content[len(prefix) : -len(suffix)])
 
 
 @pytest.fixture(scope="module")
@@ -219,6 +236,7 @@ def reference(small_model_dir, data):
 
 
 # ---------------------------------------------------------------------------------------------- helpers
+
 
 def site_size(site: Path) -> str:
     files = [p for p in site.rglob("*") if p.is_file()]
@@ -253,25 +271,32 @@ def check_sparse_file(name: str, payload: dict, expected: torch.Tensor) -> list[
     off = (got - expected).abs().masked_fill(~kept, 0)
     if off.max().item() > ATTENTION_TOLERANCE:
         q, k = divmod(int(off.argmax()), N_TOKENS)
-        problems.append(f"{name}: a kept share is off by {off.max().item():.3g} (query {q}, key {k}: "
-                        f"{got[q, k].item():.6f} vs the reference's {expected[q, k].item():.6f})")
+        problems.append(
+            f"{name}: a kept share is off by {off.max().item():.3g} (query {q}, key {k}: "
+            f"{got[q, k].item():.6f} vs the reference's {expected[q, k].item():.6f})"
+        )
     missing = (expected >= MIN_SHARE + ATTENTION_TOLERANCE) & ~kept
     if missing.any():
         q, k = divmod(int(missing.nonzero()[0, 0] * N_TOKENS + missing.nonzero()[0, 1]), N_TOKENS)
-        problems.append(f"{name}: {int(missing.sum())} shares of 0.5% or more are left out, e.g. query {q}, "
-                        f"key {k}: {expected[q, k].item():.6f}")
+        problems.append(
+            f"{name}: {int(missing.sum())} shares of 0.5% or more are left out, e.g. query {q}, "
+            f"key {k}: {expected[q, k].item():.6f}"
+        )
     small = kept & (got < MIN_SHARE - ATTENTION_TOLERANCE)
     if small.any():
         q, k = (int(i) for i in small.nonzero()[0])
-        problems.append(f"{name}: {int(small.sum())} kept shares are below 0.5%, e.g. query {q}, key {k}: "
-                        f"{got[q, k].item():.6f}")
+        problems.append(
+            f"{name}: {int(small.sum())} kept shares are below 0.5%, e.g. query {q}, key {k}: {got[q, k].item():.6f}"
+        )
     return problems
 
 
 # ---------------------------------------------------------------------------------------------- the files
 
+
 def test_a_text_of_1024_tokens_is_written_in_format_3_with_a_file_for_each_head_a_page_shows_and_the_average(
-        data, head_folder, long_text):
+    data, head_folder, long_text
+):
     assert data["format"] == LONG_FORMAT
     assert data["text"] == long_text and len(data["tokens"]) == N_TOKENS
     attention = data["attention"]
@@ -287,23 +312,39 @@ def test_a_text_of_1024_tokens_is_written_in_format_3_with_a_file_for_each_head_
 
 
 def test_a_rebuild_from_the_cache_that_shows_another_head_writes_its_file_without_running_the_model(
-        small_model_dir, long_text, reference, tmp_path):
+    small_model_dir, long_text, reference, tmp_path
+):
     config, cache = tmp_path / "long.toml", tmp_path / "cache"
     config.write_text(config_for(long_text), encoding="utf-8")
-    first = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(config), "--out",
-                                     str(tmp_path / "a"), "--cache", str(cache)])
+    first = CliRunner().invoke(
+        cli,
+        ["--model", str(small_model_dir), "--config", str(config), "--out", str(tmp_path / "a"), "--cache", str(cache)],
+    )
     assert first.exit_code == 0, first.output
     other = config_for(long_text).replace(f"views = {VIEWS}", "views = [[2, 3]]")
     config.write_text(other, encoding="utf-8")
-    again = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(config), "--out",
-                                     str(tmp_path / "b"), "--cache", str(cache), "--verbose"])
+    again = CliRunner().invoke(
+        cli,
+        [
+            "--model",
+            str(small_model_dir),
+            "--config",
+            str(config),
+            "--out",
+            str(tmp_path / "b"),
+            "--cache",
+            str(cache),
+            "--verbose",
+        ],
+    )
     assert again.exit_code == 0, again.output
     assert "cache: using the stored run" in again.output, again.output
     record = json.loads((tmp_path / "b" / "data" / "run.json").read_text(encoding="utf-8"))
     folder = (tmp_path / "b" / record["texts"][0]["data"]).with_suffix("")
     assert sorted(p.name for p in folder.iterdir()) == sorted([head_name(1, 2), "average.js"])
-    problems = check_sparse_file(head_name(1, 2), read_head_file(folder / head_name(1, 2)),
-                                 reference.attention[1, 2].double())
+    problems = check_sparse_file(
+        head_name(1, 2), read_head_file(folder / head_name(1, 2)), reference.attention[1, 2].double()
+    )
     assert problems == [], problems
 
 
@@ -319,20 +360,24 @@ def test_every_head_file_names_its_format_layer_and_head_and_the_average_names_n
 def test_every_file_a_page_loads_at_once_is_under_5_mb(site, data, head_folder):
     at_once = [head_folder / name for name in data["attention"]["files"]]
     at_once += [site / f"figure-{label}.html" for label in (ATTENTION_LABEL, READOUT_LABEL)]
-    at_once += [site / f"embed-{label}.html" for label in (ATTENTION_LABEL, READOUT_LABEL)
-                if (site / f"embed-{label}.html").exists()]
+    at_once += [
+        site / f"embed-{label}.html"
+        for label in (ATTENTION_LABEL, READOUT_LABEL)
+        if (site / f"embed-{label}.html").exists()
+    ]
     sizes = {p.relative_to(site).as_posix(): p.stat().st_size for p in at_once}
     largest = max(sizes, key=sizes.get)
-    summary = (f"{site_size(site)}; the largest file a page loads at once is {largest}, "
-               f"{sizes[largest] / 1e6:.2f} MB")
+    summary = f"{site_size(site)}; the largest file a page loads at once is {largest}, {sizes[largest] / 1e6:.2f} MB"
     too_big = {name: size for name, size in sizes.items() if size >= PAGE_LIMIT}
     assert not too_big, f"over 5 MB: {too_big}; {summary}"
 
 
 # ---------------------------------------------------------------------------------------------- the shares
 
+
 def test_every_kept_share_matches_the_reference_and_no_share_of_half_a_percent_or_more_is_left_out(
-        head_files, reference):
+    head_files, reference
+):
     problems = []
     for name, payload in head_files.items():
         if name != "average.js":
@@ -340,8 +385,7 @@ def test_every_kept_share_matches_the_reference_and_no_share_of_half_a_percent_o
     assert not problems, "\n".join(problems)
 
 
-def test_the_capture_turns_every_heads_attention_into_its_file_as_the_pass_goes(small_model_dir, long_text,
-                                                                                 reference):
+def test_the_capture_turns_every_heads_attention_into_its_file_as_the_pass_goes(small_model_dir, long_text, reference):
     """The site holds the heads its pages show; the capture (and so the cache) has them all, layer by layer."""
     from figsite.capture import api as capture
 
@@ -366,7 +410,8 @@ def test_the_average_file_matches_the_references_mean_over_every_layer_and_head(
 
 
 def test_the_pages_words_at_build_time_name_the_opening_tokens_true_largest_share_or_say_none_is_kept(
-        site, data, reference):
+    site, data, reference
+):
     """The description written into the page (and the static image's alt text) before any script runs.
 
     In format 2 the build knows only the kept shares: it may name the largest share where it was kept, and
@@ -382,9 +427,10 @@ def test_the_pages_words_at_build_time_name_the_opening_tokens_true_largest_shar
         assert named, f"the opening token keeps a share of {row.max().item():.2%}, but the page says: {summary}"
     if named:
         key = int(named.group(2)) - 1
-        assert row[key].item() >= MIN_SHARE - ATTENTION_TOLERANCE, \
-            (f"the page names a share the file left out as the largest (the reference has {row[key].item():.3%} "
-             f"at token {key + 1}, its largest is {row.max().item():.3%} at token {int(row.argmax()) + 1}): {summary}")
+        assert row[key].item() >= MIN_SHARE - ATTENTION_TOLERANCE, (
+            f"the page names a share the file left out as the largest (the reference has {row[key].item():.3%} "
+            f"at token {key + 1}, its largest is {row.max().item():.3%} at token {int(row.argmax()) + 1}): {summary}"
+        )
         assert row[key].item() >= row.max().item() - ATTENTION_TOLERANCE, summary
     else:
         assert "0.5%" in summary, f"the page neither names the largest share nor says none reaches 0.5%: {summary}"
@@ -392,8 +438,8 @@ def test_the_pages_words_at_build_time_name_the_opening_tokens_true_largest_shar
 
 # ---------------------------------------------------------------------------------------------- the read-out
 
-def test_the_readout_is_kept_at_the_read_position_only_and_matches_the_reference_there_at_every_stage(
-        data, reference):
+
+def test_the_readout_is_kept_at_the_read_position_only_and_matches_the_reference_there_at_every_stage(data, reference):
     probs = reference.probs  # (stages, position, vocab)
     listed, read = data["readout"], READ_POSITION - 1
     assert len(listed) == N_LAYER + 1
@@ -406,11 +452,13 @@ def test_the_readout_is_kept_at_the_read_position_only_and_matches_the_reference
         where = f"stage {stage} position {read}"
         assert len(top) >= 10 and len(set(ids)) == len(ids), f"{where}: {top}"
         for token_id, p in top:
-            assert abs(p - probs[stage, read, token_id].item()) <= PROBABILITY_TOLERANCE, \
+            assert abs(p - probs[stage, read, token_id].item()) <= PROBABILITY_TOLERANCE, (
                 f"{where} token {token_id}: {p} vs the reference's {probs[stage, read, token_id].item()}"
+            )
         expected = probs[stage, read].topk(len(ids)).values
-        assert (probs[stage, read, ids] - expected).abs().max().item() <= TIE_TOLERANCE, \
+        assert (probs[stage, read, ids] - expected).abs().max().item() <= TIE_TOLERANCE, (
             f"{where}: listed {ids}, the reference's top are {probs[stage, read].topk(len(ids)).indices.tolist()}"
+        )
 
 
 def test_the_targets_probability_matches_the_reference_at_every_stage_at_the_read_position(data, reference, tokenizer):
@@ -429,8 +477,8 @@ def test_the_targets_probability_matches_the_reference_at_every_stage_at_the_rea
 
 # ---------------------------------------------------------------------------------------------- too long
 
-def test_a_text_of_1025_tokens_is_refused_in_one_line_naming_the_text_and_1024(small_model_dir, tokenizer,
-                                                                              tmp_path):
+
+def test_a_text_of_1025_tokens_is_refused_in_one_line_naming_the_text_and_1024(small_model_dir, tokenizer, tmp_path):
     text = english_text(tokenizer, N_TOKENS + 1)
     config = tmp_path / "chapter.toml"
     config.write_text(config_for(text), encoding="utf-8")

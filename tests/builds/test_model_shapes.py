@@ -93,8 +93,9 @@ def build_in_process(model, config_text: str, tmp_path) -> tuple:
     loaded = capture.Loaded(model, gpt2_tokenizer(), "random (seed 5)", None, "cpu")
     figures = load_config(config, KINDS)
     asks = pipeline.gather_asks(figures)
-    tokens = {string: [capture.token_text(loaded, i) for i in capture.token_ids(loaded, string)]
-              for string in asks.strings}
+    tokens = {
+        string: [capture.token_text(loaded, i) for i in capture.token_ids(loaded, string)] for string in asks.strings
+    }
     figures = pipeline.resolve(figures, tokens, loaded.info)
     run = capture.capture_run(loaded, pipeline.with_parts(asks, figures))
     return run, {fig.label: pipeline.gather_page(fig, run) for fig in figures}
@@ -144,14 +145,16 @@ def test_pages_offer_every_layer_and_say_how_many_heads(shaped):
 
 
 def test_the_head_roles_grid_has_a_square_per_head_and_on_a_phone_squares_to_tap_scrolling_where_they_do_not_fit(
-        shaped):
+    shaped,
+):
     from figures.roles import NARROW_SQUARE
     from figures.toolkit.charts import TAP
 
     n_layer, n_head, _, _, _, pages, _ = shaped
     page = pages["habits"]
     assert {(row["l"], row["h"]) for row in page.spec["datasets"]["heads"]} == {
-        (layer, head) for layer in range(1, n_layer + 1) for head in range(1, n_head + 1)}
+        (layer, head) for layer in range(1, n_layer + 1) for head in range(1, n_head + 1)
+    }
     assert len(page.loads) == n_layer  # a file per layer of patterns over the random tokens
     # On a phone the grid keeps squares a finger can tap, in which a head's number fits, and the chart scrolls in
     # its own box where they are wider than the column.
@@ -165,8 +168,10 @@ def test_a_layer_or_head_the_model_lacks_is_refused(shaped):
     from figsite.errors import BuildError
 
     n_layer, n_head, model, work, _, _, _ = shaped
-    for views, allowed in ((f"views = [[{n_layer + 1}, {n_head}]", f"layers 1 to {n_layer}"),
-                           (f"views = [[{n_layer}, {n_head + 1}]", f"heads 1 to {n_head}")):
+    for views, allowed in (
+        (f"views = [[{n_layer + 1}, {n_head}]", f"layers 1 to {n_layer}"),
+        (f"views = [[{n_layer}, {n_head + 1}]", f"heads 1 to {n_head}"),
+    ):
         with pytest.raises(BuildError, match=allowed):
             build_in_process(model, config_for(n_layer, n_head).replace(f"views = [[{n_layer}, {n_head}]", views), work)
 
@@ -180,8 +185,10 @@ def test_one_real_build_of_a_narrowed_shape_writes_every_count_from_its_config(t
     gpt2_tokenizer().save_pretrained(tmp_path / "model")
     config = tmp_path / "chapter.toml"
     config.write_text(config_for(n_layer, n_head), encoding="utf-8")
-    result = CliRunner().invoke(cli, ["--model", str(tmp_path / "model"), "--config", str(config),
-                                      "--out", str(tmp_path / "site"), "--no-cache"])
+    result = CliRunner().invoke(
+        cli,
+        ["--model", str(tmp_path / "model"), "--config", str(config), "--out", str(tmp_path / "site"), "--no-cache"],
+    )
     assert result.exit_code == 0, result.output
     printed = text_blocks((tmp_path / "site" / "figures.txt").read_text(encoding="utf-8"))
     assert any(line.strip().startswith(f"all {n_layer * n_head:,} heads, averaged:") for line in printed["l"])

@@ -61,8 +61,7 @@ def listed(index: str) -> tuple[list[str], list[str]]:
     return tuple(re.findall(r'<a href="figure-([^"]+)\.html">', part) for part in (book, explore))
 
 
-def test_the_index_lists_the_chapters_figures_in_the_book_and_the_others_to_explore_each_in_config_order(
-        random_site):
+def test_the_index_lists_the_chapters_figures_in_the_book_and_the_others_to_explore_each_in_config_order(random_site):
     index = (random_site / "index.html").read_text(encoding="utf-8")
     headings = re.findall(r"<h2 id=\"part-(book|explore)\">([^<]*)</h2>", index)
     assert headings == [("book", "In the book"), ("explore", "Explore further")]
@@ -75,8 +74,10 @@ def test_the_index_lists_the_chapters_figures_in_the_book_and_the_others_to_expl
 def test_the_index_of_a_site_that_numbers_its_figures_lists_them_in_the_books_order(site_table_build):
     index = (site_table_build / "index.html").read_text(encoding="utf-8")
     book, explore = listed(index)
-    numbered = sorted((figure for figure in TABLE_FIGURES if "number" in figure),
-                      key=lambda figure: [int(group) for group in figure["number"].split(".")])
+    numbered = sorted(
+        (figure for figure in TABLE_FIGURES if "number" in figure),
+        key=lambda figure: [int(group) for group in figure["number"].split(".")],
+    )
     assert book == [figure["label"] for figure in numbered]
     assert explore == [figure["label"] for figure in TABLE_FIGURES if "number" not in figure]
 
@@ -86,8 +87,18 @@ def fake(label: str, number: str | None = None, explore: bool = False):
 
 
 def test_numbered_figures_come_in_the_books_order_with_4_10_after_4_9_and_the_rest_in_config_order():
-    pages = [fake("x", explore=True), fake("a", "4.10"), fake("b", "A.1"), fake("c", "4.2"), fake("d"),
-             fake("e", "4.1"), fake("f", "12.1"), fake("g", "4.9"), fake("h", "4.2b"), fake("i", "4")]
+    pages = [
+        fake("x", explore=True),
+        fake("a", "4.10"),
+        fake("b", "A.1"),
+        fake("c", "4.2"),
+        fake("d"),
+        fake("e", "4.1"),
+        fake("f", "12.1"),
+        fake("g", "4.9"),
+        fake("h", "4.2b"),
+        fake("i", "4"),
+    ]
     parts = index_parts(pages)
     assert [(part, heading) for part, heading, _ in parts] == [("book", "In the book"), ("explore", "Explore further")]
     assert [page.number for page in parts[0][2]] == ["4", "4.1", "4.2", "4.2b", "4.9", "4.10", "12.1", "A.1"]
@@ -96,12 +107,16 @@ def test_numbered_figures_come_in_the_books_order_with_4_10_after_4_9_and_the_re
 
 def test_without_numbers_the_chapters_own_kinds_are_in_the_book_and_an_empty_part_is_left_out():
     pages = [fake("x", explore=True), fake("l"), fake("y", explore=True), fake("i")]
-    assert [(part, [page.label for page in listed]) for part, _, listed in index_parts(pages)] == \
-        [("book", ["l", "i"]), ("explore", ["x", "y"])]
+    assert [(part, [page.label for page in listed]) for part, _, listed in index_parts(pages)] == [
+        ("book", ["l", "i"]),
+        ("explore", ["x", "y"]),
+    ]
     assert [part for part, _, _ in index_parts([fake("x", explore=True)])] == ["explore"]
 
 
-@pytest.mark.parametrize("earlier, later", [("4.9", "4.10"), ("4.1", "4.2"), ("9.1", "10.1"), ("12", "A"),
-                                            ("A.2", "A.10"), ("3.4", "3.4b"), ("3", "3.1")])
+@pytest.mark.parametrize(
+    "earlier, later",
+    [("4.9", "4.10"), ("4.1", "4.2"), ("9.1", "10.1"), ("12", "A"), ("A.2", "A.10"), ("3.4", "3.4b"), ("3", "3.1")],
+)
 def test_a_figure_number_sorts_group_by_group_as_numbers(earlier, later):
     assert number_order(earlier) < number_order(later)

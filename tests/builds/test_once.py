@@ -9,11 +9,13 @@ from conftest import SMALL_CONFIG, built
 from sitegen import pipeline
 
 
-def test_a_cold_build_resolves_the_figures_once_and_a_rebuild_from_the_cache_once(small_model_dir, tmp_path,
-                                                                                   monkeypatch):
+def test_a_cold_build_resolves_the_figures_once_and_a_rebuild_from_the_cache_once(
+    small_model_dir, tmp_path, monkeypatch
+):
     calls, resolve = [], pipeline.resolve
-    monkeypatch.setattr(pipeline, "resolve", lambda figures, *args: calls.append(len(figures)) or resolve(figures,
-                                                                                                          *args))
+    monkeypatch.setattr(
+        pipeline, "resolve", lambda figures, *args: calls.append(len(figures)) or resolve(figures, *args)
+    )
     (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
     cold = built(small_model_dir, SMALL_CONFIG, tmp_path / "a", "--cache", str(tmp_path / "cache"))
     assert calls == [3]

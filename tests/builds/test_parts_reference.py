@@ -20,7 +20,6 @@ def loaded(small_model_dir):
     return capture.load(str(small_model_dir), None, 0, "cpu")
 
 
-
 @pytest.fixture(scope="module")
 def ids(loaded):
     return capture.token_ids(loaded, TEXT)
@@ -77,7 +76,7 @@ def test_each_layers_heads_and_neurons_are_the_references_and_add_up_to_its_part
         for neuron in split["target"]["top"]:
             assert abs(neuron["target"] - rows[neuron["neuron"], 0].item()) < TOLERANCE["score"]
             assert abs(neuron["versus"] - rows[neuron["neuron"], 1].item()) < TOLERANCE["score"]
-        largest = sorted(range(rows.shape[0]), key=lambda n: -abs(rows[n, 0].item()))[:capture_parts.NEURONS_SHOWN]
+        largest = sorted(range(rows.shape[0]), key=lambda n: -abs(rows[n, 0].item()))[: capture_parts.NEURONS_SHOWN]
         assert {n["neuron"] for n in split["target"]["top"]} == set(largest)
         part = next(r for r in got["parts"] if r["part"] == "feed-forward" and r["layer"] == layer)
         added = sum(n["target"] for n in split["target"]["top"]) + split["target"]["others"][0] + split["bias"][0]

@@ -21,8 +21,11 @@ TOLERANCE = 1e-5  # the data files keep shares to 6 decimals and chances to 8: t
 @pytest.fixture(scope="module", params=["gpt2", "llama", "neox"])
 def model_and_site(request, small_model_dir, tmp_path_factory):
     folder = tmp_path_factory.mktemp(f"peer-{request.param}")
-    model = {"gpt2": lambda: small_model_dir, "llama": lambda: llama_dir(folder / "model"),
-             "neox": lambda: neox_dir(folder / "model")}[request.param]()
+    model = {
+        "gpt2": lambda: small_model_dir,
+        "llama": lambda: llama_dir(folder / "model"),
+        "neox": lambda: neox_dir(folder / "model"),
+    }[request.param]()
     return model, built(model, CONFIG, folder, "--no-cache")
 
 
@@ -53,7 +56,7 @@ def test_the_bridge_gives_every_share_and_the_last_read_out_the_site_holds(model
         theirs = cache[f"blocks.{layer}.attn.hook_pattern"][0]  # (heads, query, key)
         for head, rows in enumerate(heads):
             for query, shares in enumerate(rows):
-                gap = (torch.tensor(shares) - theirs[head, query, :query + 1].double()).abs().max().item()
+                gap = (torch.tensor(shares) - theirs[head, query, : query + 1].double()).abs().max().item()
                 assert gap < TOLERANCE, (layer, head, query, gap)
     chances = torch.softmax(logits[0, -1].double(), -1)
     top = data["readout"][-1][-1]["top"]  # after the last layer, at the last token: [[id, chance], ...]

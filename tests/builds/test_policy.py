@@ -11,8 +11,13 @@ import pytest
 
 from sitegen.site import policy
 
-REQUIRED = {"default-src": "'none'", "script-src": "'self'", "object-src": "'none'", "base-uri": "'none'",
-            "form-action": "'none'"}
+REQUIRED = {
+    "default-src": "'none'",
+    "script-src": "'self'",
+    "object-src": "'none'",
+    "base-uri": "'none'",
+    "form-action": "'none'",
+}
 
 
 def directives(text: str) -> dict[str, str]:
@@ -70,7 +75,9 @@ def test_the_policy_allows_no_inline_script_and_no_eval(text):
         assert found[name].split()[0] == value, f"{name}: {found[name]}"
     for name, value in found.items():
         assert "'unsafe-inline'" not in value and "'unsafe-eval'" not in value, f"{name}: {value}"
-        assert "*" not in value and "http:" not in value and "https:" not in value, f"{name} reaches the network: {value}"
+        assert "*" not in value and "http:" not in value and "https:" not in value, (
+            f"{name} reaches the network: {value}"
+        )
     assert found["style-src"] == "'self'"
 
 
@@ -90,10 +97,16 @@ def test_every_page_carries_the_policy_first_and_nothing_it_would_refuse(site):
     assert len(written) > 5, written
     for path in written:
         page = read(path)
-        assert page.head[:2] == [("meta", {"charset": "utf-8"}),
-                                 ("meta", {"http-equiv": "Content-Security-Policy",
-                                           "content": policy.LIVE_POLICY if path.name == "live.html"
-                                           else policy.PAGE_POLICY})], f"{path.name}: {page.head[:2]}"
+        assert page.head[:2] == [
+            ("meta", {"charset": "utf-8"}),
+            (
+                "meta",
+                {
+                    "http-equiv": "Content-Security-Policy",
+                    "content": policy.LIVE_POLICY if path.name == "live.html" else policy.PAGE_POLICY,
+                },
+            ),
+        ], f"{path.name}: {page.head[:2]}"
         assert page.inline_scripts == [], f"{path.name}: inline scripts {page.inline_scripts}"
         assert page.refused == [], f"{path.name}: {page.refused}"
 
@@ -101,9 +114,11 @@ def test_every_page_carries_the_policy_first_and_nothing_it_would_refuse(site):
 def test_the_check_finds_what_the_policy_would_refuse(tmp_path):
     # The reading above can fail: a page with each thing the policy refuses is caught.
     path = tmp_path / "bad.html"
-    path.write_text('<html><head><meta charset="utf-8"><style>p{}</style></head><body>'
-                    '<p style="color:red" onclick="x()"><a href=" JavaScript:x()">a</a></p>'
-                    '<script>alert(1)</script><script type="application/json">{"a": 1}</script></body></html>')
+    path.write_text(
+        '<html><head><meta charset="utf-8"><style>p{}</style></head><body>'
+        '<p style="color:red" onclick="x()"><a href=" JavaScript:x()">a</a></p>'
+        '<script>alert(1)</script><script type="application/json">{"a": 1}</script></body></html>'
+    )
     page = read(path)
     assert page.inline_scripts == ["alert(1)"]
     assert page.refused == ["<style>", "<p style=...>", "<p onclick=...>", "<a href=javascript:...>"]

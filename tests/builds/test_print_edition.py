@@ -23,7 +23,7 @@ SERIF = DEJAVU / "DejaVuSerif.ttf"  # Debian's fonts-dejavu-core (setup.sh --tes
 
 # Texts and figures unlike the chapter's: a text of its own, a printed view that is not the first the reader picks,
 # a book number, and a font that is not the default one.
-FIGURES = '''\
+FIGURES = """\
 [[figure]]
 kind = "attention"
 label = "owls"
@@ -38,14 +38,14 @@ kind = "readout"
 label = "capital"
 text = "Tokyo is the capital of"
 target = " Japan"
-'''
-PRINT = '''
+"""
+PRINT = """
 [print]
 width_mm = 90
 font = "fonts/Book.ttf"
 font_size_pt = 7
 captions = true
-'''
+"""
 WIDTH_PT = 90 / 25.4 * 72  # the column, in the unit of a PDF page
 
 
@@ -56,8 +56,21 @@ def tool(*args: str) -> str:
 def build(small_model_dir: Path, folder: Path, config_text: str, out: str = "site", *args: str) -> Path:
     config = folder / "book.toml"
     config.write_text(config_text, encoding="utf-8")
-    result = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(config),
-                                      "--out", str(folder / out), "--cache", str(folder / "cache"), "--quiet", *args])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "--model",
+            str(small_model_dir),
+            "--config",
+            str(config),
+            "--out",
+            str(folder / out),
+            "--cache",
+            str(folder / "cache"),
+            "--quiet",
+            *args,
+        ],
+    )
     assert result.exit_code == 0, result.output
     return folder / out
 
@@ -80,20 +93,32 @@ def test_a_config_without_a_print_table_writes_no_print_folder(small_model_dir, 
 def test_every_figure_has_a_pdf_and_an_svg_in_print(printed):
     site, _ = printed
     assert sorted(p.name for p in (site / "print").iterdir()) == [
-        "figure-capital.pdf", "figure-capital.svg", "figure-owls.pdf", "figure-owls.svg", "figures.pdf"]
+        "figure-capital.pdf",
+        "figure-capital.svg",
+        "figure-owls.pdf",
+        "figure-owls.svg",
+        "figures.pdf",
+    ]
     for label in ("owls", "capital"):
         assert (site / "print" / f"figure-{label}.pdf").read_bytes().startswith(b"%PDF-")
         assert b"<svg" in (site / "print" / f"figure-{label}.svg").read_bytes()[:200]
 
 
 def test_the_about_page_lists_every_print_file_with_its_checksum_and_a_site_without_print_lists_none(
-        printed, small_model_dir, tmp_path):
+    printed, small_model_dir, tmp_path
+):
     site, _ = printed
     about = (site / "about.html").read_text(encoding="utf-8")
-    listed = re.findall(r'<a href="(print/[^"]+)" download>[^<]+</a> \(SHA-256 <code class="checksum">([0-9a-f]{64})',
-                        about)
-    assert [path for path, _ in listed] == ["print/figures.pdf", "print/figure-owls.pdf", "print/figure-owls.svg",
-                                            "print/figure-capital.pdf", "print/figure-capital.svg"]
+    listed = re.findall(
+        r'<a href="(print/[^"]+)" download>[^<]+</a> \(SHA-256 <code class="checksum">([0-9a-f]{64})', about
+    )
+    assert [path for path, _ in listed] == [
+        "print/figures.pdf",
+        "print/figure-owls.pdf",
+        "print/figure-owls.svg",
+        "print/figure-capital.pdf",
+        "print/figure-capital.svg",
+    ]
     for path, checksum in listed:
         assert hashlib.sha256((site / path).read_bytes()).hexdigest() == checksum, path
     plain = build(small_model_dir, tmp_path, FIGURES)
@@ -163,7 +188,7 @@ def resource_tables(pdf: Path) -> list[tuple[str, list[str]]]:
     for number in sorted({number for numbers in reader.xref.values() for number in numbers}):
         found = reader.get_object(number)
         resources = found.get("/Resources") if isinstance(found, DictionaryObject) else None
-        for kind, table in (resources.get_object().items() if resources is not None else []):
+        for kind, table in resources.get_object().items() if resources is not None else []:
             if kind in RESOURCE_KINDS:
                 tables.append((kind, list(table.get_object().keys())))
     return tables
@@ -348,7 +373,7 @@ def test_in_greys_the_meanings_every_kind_fills_side_by_side_are_a_fifth_apart(e
         for colour, level in levels.items():
             assert drawn.count(level) >= 20, f"{label}: {colour}'s grey {level} is not in the drawing"
         for i, a in enumerate(filled):
-            for b in filled[i + 1:]:
+            for b in filled[i + 1 :]:
                 assert abs(levels[a] - levels[b]) >= FIFTH, (label, a, b, levels)
                 pairs += 1
     assert pairs >= len(labels) // 2, f"only {pairs} pairs: too few for this test to say much"

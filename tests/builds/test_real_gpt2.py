@@ -14,13 +14,17 @@ def gpt2_is_cached() -> bool:
         from huggingface_hub import try_to_load_from_cache
     except ImportError:
         return False
-    return all(isinstance(try_to_load_from_cache("gpt2", name), str)
-               for name in ("config.json", "model.safetensors", "vocab.json", "merges.txt"))
+    return all(
+        isinstance(try_to_load_from_cache("gpt2", name), str)
+        for name in ("config.json", "model.safetensors", "vocab.json", "merges.txt")
+    )
 
 
-pytestmark = pytest.mark.skipif(not gpt2_is_cached(),
-                                reason="GPT-2's real weights are not in the local Hugging Face cache "
-                                       "(run `python build.py` once with a network to cache them)")
+pytestmark = pytest.mark.skipif(
+    not gpt2_is_cached(),
+    reason="GPT-2's real weights are not in the local Hugging Face cache "
+    "(run `python build.py` once with a network to cache them)",
+)
 
 
 @pytest.fixture(scope="module")

@@ -40,8 +40,11 @@ def hub_home(tmp_path_factory) -> Path:
     model.config.to_json_file(snapshot / "config.json")
     # The hub's gpt2 file: the transformer's weights without the "transformer." prefix and no lm_head (it is
     # tied to the token embedding).
-    weights = {name: tensor.contiguous() for name, tensor in model.transformer.state_dict().items()
-               if not name.endswith((".attn.bias", ".attn.masked_bias"))}
+    weights = {
+        name: tensor.contiguous()
+        for name, tensor in model.transformer.state_dict().items()
+        if not name.endswith((".attn.bias", ".attn.masked_bias"))
+    }
     save_file(weights, str(snapshot / "model.safetensors"), metadata={"format": "pt"})
     gpt2_tokenizer().save_pretrained(snapshot)
     return home
@@ -51,8 +54,9 @@ def default_build(cwd: Path, hub_home: Path, cache: Path) -> subprocess.Complete
     """`python build.py` with no options, as the README's first command, in `cwd` (the site goes to ./site)."""
     env = {**os.environ, "HF_HOME": str(hub_home), "HF_ENDPOINT": NO_NETWORK, "GPT2_FIGURES_CACHE": str(cache)}
     env.pop("HF_HUB_OFFLINE", None)
-    return subprocess.run([sys.executable, str(REPO / "build.py")], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, str(REPO / "build.py")], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+    )
 
 
 @pytest.fixture(scope="module")
@@ -71,8 +75,11 @@ def hub_builds(hub_home, tmp_path_factory) -> list[Path]:
 
 def data_files(site: Path) -> dict:
     """The run record and each text's data file (not parts.json, which holds no model record)."""
-    return {p.name: json.loads(p.read_text(encoding="utf-8")) for p in sorted((site / "data").glob("*.json"))
-            if p.name != "parts.json"}
+    return {
+        p.name: json.loads(p.read_text(encoding="utf-8"))
+        for p in sorted((site / "data").glob("*.json"))
+        if p.name != "parts.json"
+    }
 
 
 def test_a_hub_model_read_from_the_local_cache_with_no_network_names_its_commit_in_every_data_file(hub_builds):
@@ -104,8 +111,16 @@ def test_the_model_read_from_the_hub_cache_computes_what_its_weights_compute(hub
         ids = [token["id"] for token in content["tokens"]]
         want = ref_lib.forward(weights, ids)
         got = content["attention"]
-        assert max(abs(share - want.attention[l, h, q, k].item()) for l, layer in enumerate(got)
-                   for h, head in enumerate(layer) for q, row in enumerate(head) for k, share in enumerate(row)) < 1e-4
+        assert (
+            max(
+                abs(share - want.attention[l, h, q, k].item())
+                for l, layer in enumerate(got)
+                for h, head in enumerate(layer)
+                for q, row in enumerate(head)
+                for k, share in enumerate(row)
+            )
+            < 1e-4
+        )
         top_id, top_p = content["readout"][-1][-1]["top"][0]
         assert abs(top_p - want.probs[-1, -1, top_id].item()) < 1e-5
 

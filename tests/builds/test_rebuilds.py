@@ -47,8 +47,14 @@ def build_here(*args):
 
 def build(*args, env=None, check=True) -> subprocess.CompletedProcess:
     """build.py in a process of its own, as an author runs it."""
-    result = subprocess.run([sys.executable, "build.py", *map(str, args)], cwd=REPO, capture_output=True,
-                            text=True, env={**os.environ, **(env or {})}, timeout=600)
+    result = subprocess.run(
+        [sys.executable, "build.py", *map(str, args)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=600,
+    )
     if check:
         assert result.returncode == 0, result.stderr
     return result
@@ -62,8 +68,13 @@ class Build:
 
     def __init__(self, *args):
         Build.started.append(self)
-        self.process = subprocess.Popen([sys.executable, "build.py", *map(str, args), "--verbose"], cwd=REPO,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.process = subprocess.Popen(
+            [sys.executable, "build.py", *map(str, args), "--verbose"],
+            cwd=REPO,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         self.lines: list[str] = []
         self._said = threading.Condition()
         self._done = False
@@ -144,8 +155,9 @@ def first_build(small_model_dir, tmp_path_factory):
     work = tmp_path_factory.mktemp("first-build")
     config = work / "chapter.toml"
     config.write_text(CONFIG, encoding="utf-8")
-    result = build_here("--model", small_model_dir, "--config", config, "--out", work / "site",
-                        "--cache", work / "cache", "-v")
+    result = build_here(
+        "--model", small_model_dir, "--config", config, "--out", work / "site", "--cache", work / "cache", "-v"
+    )
     return work / "site", work / "cache", result.stderr
 
 
@@ -160,20 +172,42 @@ def built(first_build, cache_dir, tmp_path) -> Path:
 
 # ---------------------------------------------------------------------------------------------- the cache
 
-def test_rebuild_of_same_model_and_texts_reads_the_cache_and_never_imports_torch_or_altair(small_model_dir, config,
-                                                                                           cache_dir, built, tmp_path):
+
+def test_rebuild_of_same_model_and_texts_reads_the_cache_and_never_imports_torch_or_altair(
+    small_model_dir, config, cache_dir, built, tmp_path
+):
     first = built
     second = tmp_path / "second"
-    probe = ("import sys, runpy; sys.argv = sys.argv[1:]; "
-             "exit_code = 0\n"
-             "try:\n    runpy.run_path('build.py', run_name='build')['cli']()\n"
-             "except SystemExit as e:\n    exit_code = e.code or 0\n"
-             "print('torch imported:', 'torch' in sys.modules, 'transformers imported:', 'transformers' in sys.modules,\n"
-             "      'altair imported:', 'altair' in sys.modules)\n"
-             "sys.exit(exit_code)")
-    result = subprocess.run([sys.executable, "-c", probe, "build.py", "--model", str(small_model_dir), "--config",
-                             str(config), "--out", str(second), "--cache", str(cache_dir), "--verbose"],
-                            cwd=REPO, capture_output=True, text=True, timeout=300)
+    probe = (
+        "import sys, runpy; sys.argv = sys.argv[1:]; "
+        "exit_code = 0\n"
+        "try:\n    runpy.run_path('build.py', run_name='build')['cli']()\n"
+        "except SystemExit as e:\n    exit_code = e.code or 0\n"
+        "print('torch imported:', 'torch' in sys.modules, 'transformers imported:', 'transformers' in sys.modules,\n"
+        "      'altair imported:', 'altair' in sys.modules)\n"
+        "sys.exit(exit_code)"
+    )
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            probe,
+            "build.py",
+            "--model",
+            str(small_model_dir),
+            "--config",
+            str(config),
+            "--out",
+            str(second),
+            "--cache",
+            str(cache_dir),
+            "--verbose",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     # Nothing to compute or draw: neither torch nor Altair loads.
     assert "torch imported: False transformers imported: False altair imported: False" in result.stdout
@@ -184,14 +218,16 @@ def test_rebuild_of_same_model_and_texts_reads_the_cache_and_never_imports_torch
 def test_changed_caption_renders_again_from_the_cache(small_model_dir, config, cache_dir, built):
     out = built
     before = snapshot(out)
-    config.write_text(CONFIG.replace('label = "l"\n', 'label = "l"\ncaption = "Who does it look at?"\n'),
-                      encoding="utf-8")
+    config.write_text(
+        CONFIG.replace('label = "l"\n', 'label = "l"\ncaption = "Who does it look at?"\n'), encoding="utf-8"
+    )
     result = build_here("--model", small_model_dir, "--config", config, "--out", out, "--cache", cache_dir, "-v")
     assert "cache: using the stored run" in result.stderr and "model load" not in result.stderr
     after = snapshot(out)
     assert "Who does it look at?" in (out / "figure-l.html").read_text(encoding="utf-8")
-    assert {k: v for k, v in after.items() if k.startswith("data/")} == \
-           {k: v for k, v in before.items() if k.startswith("data/")}
+    assert {k: v for k, v in after.items() if k.startswith("data/")} == {
+        k: v for k, v in before.items() if k.startswith("data/")
+    }
 
 
 def ran_the_model(said: str) -> bool:
@@ -203,19 +239,22 @@ def test_cache_misses_when_the_texts_change(small_model_dir, config, cache_dir, 
     out = built
     _, _, first_said = first_build
     assert ran_the_model(first_said)
-    assert not ran_the_model(build_here("--model", small_model_dir, "--config", config, "--out", out,
-                                        "--cache", cache_dir, "-v").stderr)
+    assert not ran_the_model(
+        build_here("--model", small_model_dir, "--config", config, "--out", out, "--cache", cache_dir, "-v").stderr
+    )
     config.write_text(CONFIG.replace("too tired", "too wide"), encoding="utf-8")
-    assert ran_the_model(build_here("--model", small_model_dir, "--config", config, "--out", out,
-                                    "--cache", cache_dir, "-v").stderr)
+    assert ran_the_model(
+        build_here("--model", small_model_dir, "--config", config, "--out", out, "--cache", cache_dir, "-v").stderr
+    )
 
 
 def test_cache_misses_when_the_models_files_change(small_model_dir, config, cache_dir, tmp_path):
     model = tmp_path / "model"
     shutil.copytree(small_model_dir, model)
     out = tmp_path / "site"
-    assert ran_the_model(build_here("--model", model, "--config", config, "--out", out, "--cache", cache_dir,
-                                    "-v").stderr)
+    assert ran_the_model(
+        build_here("--model", model, "--config", config, "--out", out, "--cache", cache_dir, "-v").stderr
+    )
     settings = json.loads((model / "config.json").read_text(encoding="utf-8"))
     settings["layer_norm_epsilon"] = 1e-3  # other weights' numbers: another model
     (model / "config.json").write_text(json.dumps(settings), encoding="utf-8")
@@ -284,6 +323,7 @@ def test_a_corrupt_cache_entry_is_detected_and_the_model_runs_again(small_model_
 
 # ---------------------------------------------------------------------------------------------- reproducible
 
+
 def test_two_builds_from_the_same_inputs_are_byte_identical(small_model_dir, config, first_build, tmp_path):
     """The first build ran in this process with an empty cache; this one runs in a process of its own (another
     hash seed) with none."""
@@ -294,6 +334,7 @@ def test_two_builds_from_the_same_inputs_are_byte_identical(small_model_dir, con
 
 
 # ---------------------------------------------------------------------------------------------- crashes
+
 
 @pytest.fixture(scope="module")
 def built_sites(small_model_dir, first_build, tmp_path_factory):
@@ -366,8 +407,12 @@ def pages_written(build: Build) -> None:
 
 
 # When to kill: while Python loads torch, and at moments of the writing phase, which swaps the site in.
-KILL_POINTS = {"while starting": importing_torch, "as writing starts": writing_starts,
-               "during writing": data_written, "late in writing": pages_written}
+KILL_POINTS = {
+    "while starting": importing_torch,
+    "as writing starts": writing_starts,
+    "during writing": data_written,
+    "late in writing": pages_written,
+}
 
 
 @pytest.mark.parametrize("when", KILL_POINTS)
@@ -415,8 +460,9 @@ def test_a_second_build_into_the_same_folder_is_refused_while_the_first_runs(sit
     first = Build("--model", small_model_dir, "--config", new_config, "--out", out, "--no-cache")
     first.wait_for_line("imports ...")  # it holds the folder's lock from before its imports
     assert "pid" in (out.parent / ".site.lock").read_text()
-    second = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(new_config), "--out", str(out),
-                                      "--no-cache"])
+    second = CliRunner().invoke(
+        cli, ["--model", str(small_model_dir), "--config", str(new_config), "--out", str(out), "--no-cache"]
+    )
     assert first.wait(timeout=300) == 0, first.lines
     assert second.exit_code == 2
     assert len(second.stderr.strip().splitlines()) == 1 and "another build" in second.stderr

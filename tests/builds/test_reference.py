@@ -31,6 +31,7 @@ MODEL_KEYS = {"name", "revision", "n_layer", "n_head", "d_model", "vocab_size", 
 
 # ---------------------------------------------------------------------------------------------- fixtures
 
+
 @pytest.fixture(scope="session")
 def data_files(small_build) -> dict[str, list[dict]]:
     """text -> the figure data files under data/ written for that text (normally exactly one)."""
@@ -56,7 +57,6 @@ def tokenizer(small_model_dir):
     return AutoTokenizer.from_pretrained(str(small_model_dir))
 
 
-
 @pytest.fixture(scope="session")
 def references(data, tokenizer, weights) -> dict[str, ref_lib.Reference]:
     """text -> the reference forward pass over the tokenizer's ids for that text."""
@@ -67,11 +67,13 @@ def references(data, tokenizer, weights) -> dict[str, ref_lib.Reference]:
 def transformers_model(small_model_dir):
     from transformers import GPT2LMHeadModel
 
-    return GPT2LMHeadModel.from_pretrained(str(small_model_dir), attn_implementation="eager",
-                                           dtype=torch.float32).eval()
+    return GPT2LMHeadModel.from_pretrained(
+        str(small_model_dir), attn_implementation="eager", dtype=torch.float32
+    ).eval()
 
 
 # ---------------------------------------------------------------------------------------------- comparisons
+
 
 def attention_deviation(data: dict, attention: torch.Tensor) -> float:
     """The largest |share - reference| over every layer, head, query and key 0..query of a data file.
@@ -88,8 +90,9 @@ def attention_deviation(data: dict, attention: torch.Tensor) -> float:
             rows = listed[layer][head]
             assert len(rows) == n_pos, f"layer {layer + 1} head {head + 1}: {len(rows)} query rows, expected {n_pos}"
             for query, row in enumerate(rows):
-                assert len(row) == query + 1, (f"layer {layer + 1} head {head + 1} query {query}: "
-                                               f"{len(row)} shares, expected {query + 1}")
+                assert len(row) == query + 1, (
+                    f"layer {layer + 1} head {head + 1} query {query}: {len(row)} shares, expected {query + 1}"
+                )
                 expected = attention[layer, head, query, : query + 1]
                 got = torch.tensor(row, dtype=torch.float64)
                 worst = max(worst, (got - expected).abs().max().item())
@@ -131,6 +134,7 @@ def both(data):
 
 
 # ---------------------------------------------------------------------------------------------- the files
+
 
 def test_there_is_exactly_one_data_file_per_distinct_text(data_files):
     assert sorted(data_files) == sorted([ANIMAL, MAYA])
@@ -182,14 +186,16 @@ def test_tokens_are_decoded_alone(data, tokenizer):
 
 # ---------------------------------------------------------------------------------------------- attention
 
+
 def test_attention_rows_add_up_to_one(data):
     for text, content in both(data):
         for layer, heads in enumerate(content["attention"]):
             for head, rows in enumerate(heads):
                 for query, row in enumerate(rows):
                     assert all(share >= 0 for share in row), f"{text!r} L{layer + 1} H{head + 1} q{query}: negative"
-                    assert sum(row) == pytest.approx(1.0, abs=ATTENTION_TOLERANCE), \
+                    assert sum(row) == pytest.approx(1.0, abs=ATTENTION_TOLERANCE), (
                         f"{text!r} L{layer + 1} H{head + 1} q{query}: the shares add up to {sum(row)}"
+                    )
 
 
 def test_every_attention_share_matches_the_reference_within_1e_4(data, references):
@@ -199,6 +205,7 @@ def test_every_attention_share_matches_the_reference_within_1e_4(data, reference
 
 
 # ---------------------------------------------------------------------------------------------- read-out
+
 
 def test_readout_has_a_stage_for_the_embedding_and_each_layer_and_an_entry_per_position(data):
     for _, content in both(data):
@@ -244,23 +251,28 @@ def test_top_tokens_are_the_references_most_likely_tokens(data, references):
                 worst = (got - expected).abs().max().item()
                 assert worst <= TIE_TOLERANCE, (
                     f"{text!r} stage {stage} position {position}: listed {ids}, the reference's top are "
-                    f"{probs[stage, position].topk(len(ids)).indices.tolist()}")
+                    f"{probs[stage, position].topk(len(ids)).indices.tolist()}"
+                )
 
 
-def test_read_out_after_last_layer_equals_softmax_of_transformers_logits(data, references, transformers_model,
-                                                                        tokenizer):
+def test_read_out_after_last_layer_equals_softmax_of_transformers_logits(
+    data, references, transformers_model, tokenizer
+):
     for text, content in both(data):
         ids = tokenizer(text)["input_ids"]
         with torch.no_grad():
             logits = transformers_model(torch.tensor([ids])).logits[0]  # (position, vocab)
         model_probs = torch.softmax(logits.double(), dim=-1)
         last = references[text].probs[-1]
-        assert (last - model_probs).abs().max().item() <= 1e-6, "the reference's last read-out is not the model's output"
+        assert (last - model_probs).abs().max().item() <= 1e-6, (
+            "the reference's last read-out is not the model's output"
+        )
         # The build's last stage, every listed token, against the model's own output.
         for position, entry in enumerate(content["readout"][-1]):
             for token_id, p in entry["top"]:
-                assert abs(p - model_probs[position, token_id].item()) <= PROBABILITY_TOLERANCE, \
+                assert abs(p - model_probs[position, token_id].item()) <= PROBABILITY_TOLERANCE, (
                     f"{text!r} last stage position {position} token {token_id}: {p} vs {model_probs[position, token_id]}"
+                )
 
 
 def test_target_probability_matches_reference(data, references, tokenizer):
@@ -285,6 +297,7 @@ def test_target_probability_matches_reference(data, references, tokenizer):
 
 # ---------------------------------------------------------------------------------------------- the reference
 
+
 def test_reference_matches_transformers_attention_and_residual_stream(weights, transformers_model, tokenizer):
     ids = tokenizer(ANIMAL)["input_ids"]
     ours = ref_lib.forward(weights, ids)
@@ -295,16 +308,18 @@ def test_reference_matches_transformers_attention_and_residual_stream(weights, t
     assert (attention - ours.attention).abs().max().item() <= 1e-6
     # transformers' last hidden state already has ln_f applied; the stages before it are the raw stream.
     assert (hidden[:-1] - ours.residual[:-1]).abs().max().item() <= 1e-5
-    ln_f = ref_lib.layer_norm(ours.residual[-1], weights["transformer.ln_f.weight"],
-                              weights["transformer.ln_f.bias"], weights.eps)
+    ln_f = ref_lib.layer_norm(
+        ours.residual[-1], weights["transformer.ln_f.weight"], weights["transformer.ln_f.bias"], weights.eps
+    )
     assert (hidden[-1] - ln_f).abs().max().item() <= 1e-5
 
 
 def test_the_comparison_catches_a_final_layer_norm_applied_twice(data, references, weights):
     for text, content in both(data):
         residual = references[text].residual
-        once = ref_lib.layer_norm(residual, weights["transformer.ln_f.weight"], weights["transformer.ln_f.bias"],
-                                  weights.eps)
+        once = ref_lib.layer_norm(
+            residual, weights["transformer.ln_f.weight"], weights["transformer.ln_f.bias"], weights.eps
+        )
         twice = ref_lib.readout(once, weights)  # ln_f, then ln_f again inside readout
         assert readout_deviation(content, twice) > 100 * PROBABILITY_TOLERANCE
 

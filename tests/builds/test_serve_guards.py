@@ -55,20 +55,57 @@ def test_the_preview_listens_on_127_0_0_1_only(server):
 
 # Every type of file a site holds (test_every_type_the_build_writes_is_tried checks the list against the build):
 # its pages, which the server reads itself to add the live script, and every other type, which http.server sends.
-TYPES = (".html", ".css", ".js", ".mjs", ".json", ".csv", ".svg", ".png", ".txt", ".pdf", ".wasm", ".onnx", ".bin",
-         "")  # "": live/tokenizers/LICENSE, .gpt2-figures-site
+TYPES = (
+    ".html",
+    ".css",
+    ".js",
+    ".mjs",
+    ".json",
+    ".csv",
+    ".svg",
+    ".png",
+    ".txt",
+    ".pdf",
+    ".wasm",
+    ".onnx",
+    ".bin",
+    "",
+)  # "": live/tokenizers/LICENSE, .gpt2-figures-site
 INSIDE = b"a file of the site, reached through a link"
 
 # How a request may name a file outside the site: `..` written out and percent-encoded (with / and \ encoded too),
 # absolute paths in every spelling, and links of the site that lead out, to a file, a folder or another link.
 OUTSIDE = [
-    "/../secret{t}", "/assets/../../secret{t}", "/./../secret{t}", "//../secret{t}",
-    "/%2e%2e/secret{t}", "/%2E%2E%2Fsecret{t}", "/..%2fsecret{t}", "/assets%2f..%2f..%2fsecret{t}",
-    "/..%5csecret{t}", "/%2e%2e%5csecret{t}", "/..\\secret{t}", "/%252e%252e/secret{t}",
-    "{root}/secret{t}", "/{root}/secret{t}", "/%2f{root}/secret{t}", "{root}%2fsecret{t}",
-    "http://127.0.0.1/../secret{t}", "file://{root}/secret{t}",
-    "/out{t}", "/abs-out{t}", "/chain{t}", "/%6fut{t}", "//out{t}", "/out{t}?x=1", "/out{t}#top", "/out{t}/",
-    "/out-folder/secret{t}", "/abs-out-folder/secret{t}", "//out-folder/secret{t}", "/out-folder/site/../secret{t}",
+    "/../secret{t}",
+    "/assets/../../secret{t}",
+    "/./../secret{t}",
+    "//../secret{t}",
+    "/%2e%2e/secret{t}",
+    "/%2E%2E%2Fsecret{t}",
+    "/..%2fsecret{t}",
+    "/assets%2f..%2f..%2fsecret{t}",
+    "/..%5csecret{t}",
+    "/%2e%2e%5csecret{t}",
+    "/..\\secret{t}",
+    "/%252e%252e/secret{t}",
+    "{root}/secret{t}",
+    "/{root}/secret{t}",
+    "/%2f{root}/secret{t}",
+    "{root}%2fsecret{t}",
+    "http://127.0.0.1/../secret{t}",
+    "file://{root}/secret{t}",
+    "/out{t}",
+    "/abs-out{t}",
+    "/chain{t}",
+    "/%6fut{t}",
+    "//out{t}",
+    "/out{t}?x=1",
+    "/out{t}#top",
+    "/out{t}/",
+    "/out-folder/secret{t}",
+    "/abs-out-folder/secret{t}",
+    "//out-folder/secret{t}",
+    "/out-folder/site/../secret{t}",
     "up:/secret{t}",  # a link named like a scheme: urlsplit reads "/secret…" where http.server opens up:/secret…
 ]
 FOLDERS_OUTSIDE = ["/out-index/", "/out-htm/", "/out-folder/", "/abs-out-folder/", "/out-folder", "/loop", "/loop/"]
@@ -141,8 +178,15 @@ def test_every_type_the_build_writes_is_tried(small_build):
     from sitegen.site import live_assets
 
     written = {path.suffix for path in small_build.rglob("*") if path.is_file()}
-    live_and_print = [*live_assets.LIVE_ASSETS, *live_assets.LIVE_SCRIPTS, live_export.GRAPH_FILE,
-                      live_export.WEIGHTS_FILE, paths.LIVE_SCRIPT, paths.CONTACT_SHEET, paths.printed("l", "pdf")]
+    live_and_print = [
+        *live_assets.LIVE_ASSETS,
+        *live_assets.LIVE_SCRIPTS,
+        live_export.GRAPH_FILE,
+        live_export.WEIGHTS_FILE,
+        paths.LIVE_SCRIPT,
+        paths.CONTACT_SHEET,
+        paths.printed("l", "pdf"),
+    ]
     written |= {Path(name).suffix for name in live_and_print}
     assert written <= set(TYPES), f"types served but never tried by these tests: {sorted(written - set(TYPES))}"
 
@@ -159,8 +203,12 @@ def test_no_path_reaches_a_file_outside_the_site_whatever_its_type(guarded_serve
 
 
 def test_no_folder_outside_the_site_nor_a_page_that_leads_out_is_answered(guarded_server):
-    leaks = [f"{path}: {status}" for path in FOLDERS_OUTSIDE
-             for status, _, body in [ask(guarded_server, path)] if status != 404 or SECRET in body]
+    leaks = [
+        f"{path}: {status}"
+        for path in FOLDERS_OUTSIDE
+        for status, _, body in [ask(guarded_server, path)]
+        if status != 404 or SECRET in body
+    ]
     assert not leaks, "answered from outside the site: " + ", ".join(leaks)
 
 
@@ -186,9 +234,13 @@ def test_a_page_is_sent_with_its_own_policy_as_a_header_and_every_file_with_its_
     status, headers, body = get(server.url + "figure-l.html")
     meta = re.search(rb'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', body).group(1)
     assert headers["Content-Security-Policy"] == unescape(meta.decode()) == policy.PAGE_POLICY
-    for name, kind in [("figure-l.html", "text/html"), ("assets/figures.js", "text/javascript"),
-                       ("assets/site.css", "text/css"), ("data/run.json", "application/json"),
-                       ("__live.js", "text/javascript")]:
+    for name, kind in [
+        ("figure-l.html", "text/html"),
+        ("assets/figures.js", "text/javascript"),
+        ("assets/site.css", "text/css"),
+        ("data/run.json", "application/json"),
+        ("__live.js", "text/javascript"),
+    ]:
         status, headers, _ = get(server.url + name)
         assert status == 200, name
         assert headers["Content-Type"].split(";")[0] == kind, (name, headers["Content-Type"])

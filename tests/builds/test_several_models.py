@@ -20,13 +20,16 @@ TARGET = " France"
 
 
 def readout(label: str, model: str | None = None) -> str:
-    return (f'[[figure]]\nkind = "readout"\nlabel = "{label}"\ntext = "{TEXT}"\ntarget = "{TARGET}"\n'
-            + (f'model = "{model}"\n' if model else ""))
+    return f'[[figure]]\nkind = "readout"\nlabel = "{label}"\ntext = "{TEXT}"\ntarget = "{TARGET}"\n' + (
+        f'model = "{model}"\n' if model else ""
+    )
 
 
 def side_by_side(label: str, models: list[str]) -> str:
-    return (f'[[figure]]\nkind = "side-by-side"\nlabel = "{label}"\ntext = "{TEXT}"\ntarget = "{TARGET}"\n'
-            f"models = {json.dumps(models)}\n")
+    return (
+        f'[[figure]]\nkind = "side-by-side"\nlabel = "{label}"\ntext = "{TEXT}"\ntarget = "{TARGET}"\n'
+        f"models = {json.dumps(models)}\n"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -42,12 +45,26 @@ def sites(small_model_dir, llama, tmp_path_factory) -> dict:
     model alone."""
     work = tmp_path_factory.mktemp("several-sites")
     config = work / "chapter.toml"
-    config.write_text(readout("main") + readout("other", str(llama))
-                      + side_by_side("both", [str(small_model_dir), str(llama)]), encoding="utf-8")
+    config.write_text(
+        readout("main") + readout("other", str(llama)) + side_by_side("both", [str(small_model_dir), str(llama)]),
+        encoding="utf-8",
+    )
     said = []
     for folder in ("cold", "cached"):
-        result = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(config), "--out",
-                                          str(work / folder), "--cache", str(work / "cache"), "--verbose"])
+        result = CliRunner().invoke(
+            cli,
+            [
+                "--model",
+                str(small_model_dir),
+                "--config",
+                str(config),
+                "--out",
+                str(work / folder),
+                "--cache",
+                str(work / "cache"),
+                "--verbose",
+            ],
+        )
         assert result.exit_code == 0, result.output
         said.append(result.output)
     (work / "alone").mkdir()
@@ -62,12 +79,14 @@ def download(site: Path, label: str) -> dict:
 def test_a_figure_of_another_model_reads_it_as_a_site_of_that_model_alone_would(sites, llama):
     several, alone = sites["cold"], sites["alone"]
     text_file = next(path.name for path in (alone / "data").glob("*.json") if path.name != "run.json")
-    assert (several / "data" / "models" / "tiny-llama" / text_file).read_bytes() == \
-        (alone / "data" / text_file).read_bytes()
+    assert (several / "data" / "models" / "tiny-llama" / text_file).read_bytes() == (
+        alone / "data" / text_file
+    ).read_bytes()
     assert download(several, "other")["tables"] == download(alone, "other")["tables"]
     assert download(several, "other")["model"]["family"] == "llama"
-    assert "Computed in one run of <strong>the Llama model in the folder tiny-llama</strong>" in \
-        (several / "figure-other.html").read_text(encoding="utf-8")
+    assert "Computed in one run of <strong>the Llama model in the folder tiny-llama</strong>" in (
+        several / "figure-other.html"
+    ).read_text(encoding="utf-8")
     about = (several / "about.html").read_text(encoding="utf-8")
     assert "the Llama model in the folder tiny-llama" in about and "data/models/tiny-llama/run.json" in about
 
@@ -114,18 +133,29 @@ def test_the_side_by_side_page_shows_each_models_tokens_and_names_each_model(sit
 
 
 def test_two_revisions_of_one_hub_model_side_by_side(small_model_dir, tmp_path, monkeypatch):
-    hub = hub_cache(tmp_path / "hub", "tiny/steps", {"step1": small_model_dir,
-                                                     "step2": other_model(small_model_dir, tmp_path / "other")})
+    hub = hub_cache(
+        tmp_path / "hub",
+        "tiny/steps",
+        {"step1": small_model_dir, "step2": other_model(small_model_dir, tmp_path / "other")},
+    )
     monkeypatch.setattr("huggingface_hub.constants.HF_HUB_CACHE", str(hub))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    site = built("tiny/steps", side_by_side("steps", ["tiny/steps@step1", "tiny/steps@step2"])
-                 + readout("late", "tiny/steps@step2"), tmp_path, "--no-cache", "--revision", "step1")
+    site = built(
+        "tiny/steps",
+        side_by_side("steps", ["tiny/steps@step1", "tiny/steps@step2"]) + readout("late", "tiny/steps@step2"),
+        tmp_path,
+        "--no-cache",
+        "--revision",
+        "step1",
+    )
     rows = download(site, "steps")["tables"]["chances"]
     assert {row["model"] for row in rows} == {"steps@step1", "steps@step2"}
     early, late = ([row["p"] for row in rows if row["model"] == name] for name in ("steps@step1", "steps@step2"))
     assert early != late
-    revisions = [json.loads((site / path).read_text())["model"]["revision"]
-                 for path in ("data/run.json", "data/models/tiny-steps-step2/run.json")]
+    revisions = [
+        json.loads((site / path).read_text())["model"]["revision"]
+        for path in ("data/run.json", "data/models/tiny-steps-step2/run.json")
+    ]
     assert revisions == ["1" * 40, "2" * 40]  # each the commit its revision resolved to
     assert download(site, "late")["model"]["revision"] == "2" * 40
 
@@ -134,20 +164,31 @@ ROSE = "A rose is a rose is a rose, and a cat is a cat"
 
 
 def roles_figure(label: str, model: str) -> str:
-    return (f'[[figure]]\nkind = "head-roles"\nlabel = "{label}"\ntext = "{ROSE}"\nrepeat_length = 6\n'
-            f'model = "{model}"\n')
+    return (
+        f'[[figure]]\nkind = "head-roles"\nlabel = "{label}"\ntext = "{ROSE}"\nrepeat_length = 6\nmodel = "{model}"\n'
+    )
 
 
-def test_a_habit_across_two_revisions_scores_each_as_its_own_head_roles_figure_does(small_model_dir, tmp_path,
-                                                                                  monkeypatch):
-    hub = hub_cache(tmp_path / "hub", "tiny/steps", {"step1": small_model_dir,
-                                                     "step2": other_model(small_model_dir, tmp_path / "other")})
+def test_a_habit_across_two_revisions_scores_each_as_its_own_head_roles_figure_does(
+    small_model_dir, tmp_path, monkeypatch
+):
+    hub = hub_cache(
+        tmp_path / "hub",
+        "tiny/steps",
+        {"step1": small_model_dir, "step2": other_model(small_model_dir, tmp_path / "other")},
+    )
     monkeypatch.setattr("huggingface_hub.constants.HF_HUB_CACHE", str(hub))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    habit = (f'[[figure]]\nkind = "habit-side-by-side"\nlabel = "habit"\ntext = "{ROSE}"\nrepeat_length = 6\n'
-             'role = "previous"\nhead = [2, 3]\nmodels = ["tiny/steps@step1", "tiny/steps@step2"]\n')
-    site = built("random", habit + roles_figure("early", "tiny/steps@step1") + roles_figure("late", "tiny/steps@step2"),
-                 tmp_path, "--no-cache")
+    habit = (
+        f'[[figure]]\nkind = "habit-side-by-side"\nlabel = "habit"\ntext = "{ROSE}"\nrepeat_length = 6\n'
+        'role = "previous"\nhead = [2, 3]\nmodels = ["tiny/steps@step1", "tiny/steps@step2"]\n'
+    )
+    site = built(
+        "random",
+        habit + roles_figure("early", "tiny/steps@step1") + roles_figure("late", "tiny/steps@step2"),
+        tmp_path,
+        "--no-cache",
+    )
     rows = download(site, "habit")["tables"]["shares"]
     assert [row["model"] for row in rows] == ["steps@step1", "steps@step2"]
     for row, label in zip(rows, ("early", "late")):
@@ -161,14 +202,21 @@ def test_a_habit_across_two_revisions_scores_each_as_its_own_head_roles_figure_d
 GOOD = readout("good")
 
 
-@pytest.mark.parametrize("bad, field, words", [
-    (readout("bad", "random@x"), "model", ["'x' is no seed"]),
-    (readout("bad", "@main"), "model", ["no model or no revision"]),
-    (side_by_side("bad", ["random"]), "models", ["1 model", "2 to 4 models"]),
-    (side_by_side("bad", ["random", "random@0"]), "models", ["a model is named twice"]),
-    ('[[figure]]\nkind = "habit-side-by-side"\nlabel = "bad"\ntext = "A rose is a rose is a rose, and a cat"\n'
-     'models = ["random", "random@1"]\nrole = "sleep"\n', "role", ["'sleep' is not a habit", "'induction'"]),
-])
+@pytest.mark.parametrize(
+    "bad, field, words",
+    [
+        (readout("bad", "random@x"), "model", ["'x' is no seed"]),
+        (readout("bad", "@main"), "model", ["no model or no revision"]),
+        (side_by_side("bad", ["random"]), "models", ["1 model", "2 to 4 models"]),
+        (side_by_side("bad", ["random", "random@0"]), "models", ["a model is named twice"]),
+        (
+            '[[figure]]\nkind = "habit-side-by-side"\nlabel = "bad"\ntext = "A rose is a rose is a rose, and a cat"\n'
+            'models = ["random", "random@1"]\nrole = "sleep"\n',
+            "role",
+            ["'sleep' is not a habit", "'induction'"],
+        ),
+    ],
+)
 def test_a_bad_model_is_one_line_naming_the_field_and_the_site_stays(small_model_dir, tmp_path, bad, field, words):
     assert_bad_config_keeps_the_site(small_model_dir, tmp_path, GOOD, GOOD + bad, field, words)
 

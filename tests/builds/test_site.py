@@ -16,8 +16,12 @@ from .site_loads import files_read, network_loads
 
 EVERY_KIND = Path(__file__).resolve().parents[1] / "every_kind.toml"
 PAGES = ["index.html"] + [f"figure-{figure['label']}.html" for figure in CONFIG_FIGURES]
-TEXTS = {text for figure in CONFIG_FIGURES
-         for text in figure.get("texts", [figure.get("text"), figure.get("clean"), figure.get("corrupted")]) if text}
+TEXTS = {
+    text
+    for figure in CONFIG_FIGURES
+    for text in figure.get("texts", [figure.get("text"), figure.get("clean"), figure.get("corrupted")])
+    if text
+}
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +36,7 @@ def embedded_spec(html: str, label: str) -> dict:
 
 
 def test_every_page_the_config_names_is_written(random_site):
-    bare = [f"embed-{name[len('figure-'):]}" for name in PAGES if name.startswith("figure-")]
+    bare = [f"embed-{name[len('figure-') :]}" for name in PAGES if name.startswith("figure-")]
     written = [p.name for p in random_site.glob("*.html")]
     assert sorted(name for name in written if not name.startswith("text-")) == sorted(PAGES + bare + ["about.html"])
     # A page per text that two or more figures read on their own.
@@ -61,8 +65,13 @@ def test_no_page_loads_anything_from_the_network(request, which):
     CSS; every script and SVG drawing) loads nothing from the network nor from an absolute path: the site is
     read offline from disk (file://) and under any sub-path. What counts as a load, and what does not (a link the
     reader follows, an XML namespace, a canonical address): tests/builds/site_loads.py's docstring."""
-    site = request.getfixturevalue({"the chapter": "random_site", "every kind, with the live page":
-                                    "every_kind_live_site", "the author's [site] table": "site_table_build"}[which])
+    site = request.getfixturevalue(
+        {
+            "the chapter": "random_site",
+            "every kind, with the live page": "every_kind_live_site",
+            "the author's [site] table": "site_table_build",
+        }[which]
+    )
     read = files_read(site)
     assert read.get(".html", 0) >= 4 and read.get(".css") and read.get(".js") and read.get(".svg"), read
     if which.endswith("live page"):
@@ -82,24 +91,41 @@ def test_the_network_check_finds_a_load_written_in_any_of_the_ways_a_browser_rea
     shutil.copytree(random_site, site)
     assert network_loads(site) == {}
     index = (site / "index.html").read_text(encoding="utf-8")
-    harmless = ('<a href="https://example.org/book">the book</a><link rel="canonical" href="https://example.org/">'
-                '<meta property="og:image" content="https://example.org/a.png">'
-                '<script type="application/json">{"$schema": "https://vega.github.io/schema/vega/v6.json"}</script>'
-                '<svg xmlns="http://www.w3.org/2000/svg"></svg>')
+    harmless = (
+        '<a href="https://example.org/book">the book</a><link rel="canonical" href="https://example.org/">'
+        '<meta property="og:image" content="https://example.org/a.png">'
+        '<script type="application/json">{"$schema": "https://vega.github.io/schema/vega/v6.json"}</script>'
+        '<svg xmlns="http://www.w3.org/2000/svg"></svg>'
+    )
     (site / "index.html").write_text(index.replace("</body>", harmless + "</body>"), encoding="utf-8")
     assert network_loads(site) == {}
     remote = "https://cdn.example.com/x"
-    pages = {"index.html": ['<script src="{}"></script>', '<img srcset="a.png 1x, {} 2x">',
-                            '<link rel="preload" href="{}" as="script">', '<link rel="icon" href="{}">',
-                            '<link rel="manifest" href="{}">', '<meta http-equiv="refresh" content="0; url={}">',
-                            '<div style="background: url({})"></div>', '<style>@import "{}";</style>',
-                            '<script>fetch("{}")</script>', '<script>new Worker(\'{}\')</script>',
-                            '<iframe src="{}"></iframe>', '<img src="//cdn.example.com/y">'],
-             "assets/site.css": ["body {{ background: url('{}') }}", '@import url("{}");'],
-             "assets/figures.js": ['import("{}");', 'importScripts("{}");', 'x.open("GET", "{}");',
-                                   'el.src = "{}";', 'el.setAttribute("href", "{}");',
-                                   'root.innerHTML = \'<img src="{}">\';', 'import {{ a }} from "{}";'],
-             }
+    pages = {
+        "index.html": [
+            '<script src="{}"></script>',
+            '<img srcset="a.png 1x, {} 2x">',
+            '<link rel="preload" href="{}" as="script">',
+            '<link rel="icon" href="{}">',
+            '<link rel="manifest" href="{}">',
+            '<meta http-equiv="refresh" content="0; url={}">',
+            '<div style="background: url({})"></div>',
+            '<style>@import "{}";</style>',
+            '<script>fetch("{}")</script>',
+            "<script>new Worker('{}')</script>",
+            '<iframe src="{}"></iframe>',
+            '<img src="//cdn.example.com/y">',
+        ],
+        "assets/site.css": ["body {{ background: url('{}') }}", '@import url("{}");'],
+        "assets/figures.js": [
+            'import("{}");',
+            'importScripts("{}");',
+            'x.open("GET", "{}");',
+            'el.src = "{}";',
+            'el.setAttribute("href", "{}");',
+            "root.innerHTML = '<img src=\"{}\">';",
+            'import {{ a }} from "{}";',
+        ],
+    }
     svg = next(p.relative_to(site).as_posix() for p in (site / "img").glob("*.svg"))
     pages[svg] = ['<image href="{}"/>', '<image xlink:href="{}"/>']
     clean = {name: (site / name).read_text(encoding="utf-8") for name in pages}
@@ -107,8 +133,13 @@ def test_the_network_check_finds_a_load_written_in_any_of_the_ways_a_browser_rea
         for way in ways:
             text = clean[name]
             added = way.format(remote)
-            at = text.rindex("</svg>") if name.endswith(".svg") else text.rindex("</body>") if name.endswith(
-                ".html") else len(text)
+            at = (
+                text.rindex("</svg>")
+                if name.endswith(".svg")
+                else text.rindex("</body>")
+                if name.endswith(".html")
+                else len(text)
+            )
             (site / name).write_text(text[:at] + added + text[at:], encoding="utf-8")
             assert name in network_loads(site), f"{name}: {added} is not seen"
             (site / name).write_text(clean[name], encoding="utf-8")
@@ -122,8 +153,11 @@ def test_every_local_link_and_script_points_to_a_file_in_the_site(random_site, p
 
 def test_vega_is_written_once_and_shared_by_every_figure_page(random_site, pages):
     # (The data files a page loads on demand are scripts too, data/**/*.js: not bundles.)
-    bundles = [p for p in random_site.rglob("*.js") if p.stat().st_size > 100_000
-               and p.relative_to(random_site).parts[0] != "data"]
+    bundles = [
+        p
+        for p in random_site.rglob("*.js")
+        if p.stat().st_size > 100_000 and p.relative_to(random_site).parts[0] != "data"
+    ]
     assert [p.relative_to(random_site).as_posix() for p in bundles] == ["assets/vega.js"]
     for name, page in pages.items():
         if name != "index.html":  # named once by the page's script, which loads it once the page is painted
@@ -134,7 +168,9 @@ def test_vega_is_written_once_and_shared_by_every_figure_page(random_site, pages
 def test_every_page_of_a_random_model_says_its_numbers_are_not_gpt2s(pages):
     for name, page in pages.items():
         assert "Not GPT-2." in page, name
-        assert "A model of GPT-2 small&#39;s shape with random weights: its numbers say nothing about GPT-2." in page, name
+        assert "A model of GPT-2 small&#39;s shape with random weights: its numbers say nothing about GPT-2." in page, (
+            name
+        )
 
 
 def test_pages_and_data_record_the_model(random_site, pages):
@@ -158,7 +194,8 @@ def test_the_model_runs_once_per_distinct_text(random_site):
     assert sorted(texts) == sorted(TEXTS)
     records = {"run.json"} | ({"parts.json"} if "parts" in run else set())  # the run record and its parts
     assert sorted(p.name for p in (random_site / "data").glob("*.json") if p.name not in records) == sorted(
-        Path(entry["data"]).name for entry in run["texts"])
+        Path(entry["data"]).name for entry in run["texts"]
+    )
     assert len(texts) == len(set(texts))
 
 
@@ -202,7 +239,7 @@ def test_every_chart_spec_is_valid_vega_lite_and_the_page_carries_it_compiled_to
     schema = alt.vegalite.v6.schema.core.load_schema()
     for name, page in pages.items():
         if name.startswith("figure-"):
-            label = name[len("figure-"):-len(".html")]
+            label = name[len("figure-") : -len(".html")]
             spec = json.loads((random_site / "downloads" / f"figure-{label}.vega-lite.json").read_text("utf-8"))
             jsonschema.validate(spec, schema)
             compiled = embedded_spec(page, label)
@@ -210,25 +247,49 @@ def test_every_chart_spec_is_valid_vega_lite_and_the_page_carries_it_compiled_to
             assert "marks" in compiled and "params" not in compiled, sorted(compiled)
 
 
-@pytest.mark.parametrize("environment, said", [
-    ({"torch": "2.13.0", "tokenizers": "0.23.3", "device": "cpu", "dtype": "float32"},
-     "torch 2.13.0, tokenizers 0.23.3, on cpu in float32."),
-    # A run kept in the cache by an earlier version, whose model transformers ran.
-    ({"torch": "2.4.0", "transformers": "4.45.0", "device": "cuda", "dtype": "float32"},
-     "torch 2.4.0, transformers 4.45.0, on cuda in float32."),
-])
+@pytest.mark.parametrize(
+    "environment, said",
+    [
+        (
+            {"torch": "2.13.0", "tokenizers": "0.23.3", "device": "cpu", "dtype": "float32"},
+            "torch 2.13.0, tokenizers 0.23.3, on cpu in float32.",
+        ),
+        # A run kept in the cache by an earlier version, whose model transformers ran.
+        (
+            {"torch": "2.4.0", "transformers": "4.45.0", "device": "cuda", "dtype": "float32"},
+            "torch 2.4.0, transformers 4.45.0, on cuda in float32.",
+        ),
+    ],
+)
 def test_the_about_page_names_the_libraries_its_run_was_made_with_also_for_a_run_cached_by_an_earlier_version(
-        environment, said):
+    environment, said
+):
     from figsite.config import SiteInfo
     from figsite.data import paths
     from figsite.data.run import Run
     from sitegen.site import render
 
-    run = Run(model={"name": "gpt2", "revision": None, "n_layer": 12, "n_head": 12, "d_model": 768},
-              environment=environment, slugs={"A text": "a-text"})
-    html = render.environment().get_template("about.html").render(run=run, others=[], paths=paths, notice=None, pages=[],
-                                                                  checksums={}, site=SiteInfo(), share=None,
-                                                                  printed=[], model_name=render.model_name(run))
+    run = Run(
+        model={"name": "gpt2", "revision": None, "n_layer": 12, "n_head": 12, "d_model": 768},
+        environment=environment,
+        slugs={"A text": "a-text"},
+    )
+    html = (
+        render.environment()
+        .get_template("about.html")
+        .render(
+            run=run,
+            others=[],
+            paths=paths,
+            notice=None,
+            pages=[],
+            checksums={},
+            site=SiteInfo(),
+            share=None,
+            printed=[],
+            model_name=render.model_name(run),
+        )
+    )
     assert said in " ".join(html.split())
 
 
@@ -246,9 +307,13 @@ def map_of_the_model(index: str) -> dict:
     found = re.search(r'<nav class="model-map".*?</nav>', index, re.S)
     assert found, "the index has no map of the model"
     pieces = re.split(r'<(?:li|div) class="map-step map-at-([a-z-]+)">', found.group(0))
-    return {place: [(href, " ".join(html.unescape(re.sub(r"<[^>]+>", "", text)).split()))
-                    for href, text in re.findall(r'<a href="([^"]+)">(.*?)</a>', chunk, re.S)]
-            for place, chunk in zip(pieces[1::2], pieces[2::2])}
+    return {
+        place: [
+            (href, " ".join(html.unescape(re.sub(r"<[^>]+>", "", text)).split()))
+            for href, text in re.findall(r'<a href="([^"]+)">(.*?)</a>', chunk, re.S)
+        ]
+        for place, chunk in zip(pieces[1::2], pieces[2::2])
+    }
 
 
 def test_the_index_maps_every_figure_once_beside_the_step_of_the_model_its_kind_reads(pages):
@@ -258,11 +323,16 @@ def test_the_index_maps_every_figure_once_beside_the_step_of_the_model_its_kind_
     steps = map_of_the_model(pages["index.html"])
     assert {"tokens", "embedding", "layer", "attention", "feed-forward", "numbers", "read-out", "model"} == set(steps)
     linked = [href for links in steps.values() for href, _ in links]
-    assert sorted(linked) == sorted(f"figure-{figure['label']}.html" for figure in CONFIG_FIGURES), \
+    assert sorted(linked) == sorted(f"figure-{figure['label']}.html" for figure in CONFIG_FIGURES), (
         "the map links a figure twice, misses one, or links another page"
+    )
     for figure in CONFIG_FIGURES:
         kind = KINDS[figure["kind"]]
-        [(place, text)] = [(place, text) for place, links in steps.items() for href, text in links
-                           if href == f"figure-{figure['label']}.html"]
+        [(place, text)] = [
+            (place, text)
+            for place, links in steps.items()
+            for href, text in links
+            if href == f"figure-{figure['label']}.html"
+        ]
         assert place == place_of(kind.READS), f"{figure['label']} is at {place}; its kind reads {kind.READS}"
         assert text.endswith(kind.TITLE), f"{figure['label']}'s link in the map reads {text!r}"

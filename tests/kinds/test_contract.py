@@ -39,9 +39,12 @@ def entry_of(kind: str) -> dict:
     """The figure of `kind` in tests/every_kind.toml; fails, saying to add one, where there is none."""
     entries = [f for f in tomllib.loads(EVERY_KIND.read_text(encoding="utf-8"))["figure"] if f["kind"] == kind]
     if not entries:
-        pytest.fail(f"kind {kind!r} is registered in figures.KINDS but tests/every_kind.toml has no figure of it: "
-                    f"add one [[figure]] with kind = {kind!r}, its keys given values unlike chapter.toml's "
-                    f"(another text, tokens by number and by text)", pytrace=False)
+        pytest.fail(
+            f"kind {kind!r} is registered in figures.KINDS but tests/every_kind.toml has no figure of it: "
+            f"add one [[figure]] with kind = {kind!r}, its keys given values unlike chapter.toml's "
+            f"(another text, tokens by number and by text)",
+            pytrace=False,
+        )
     assert len(entries) == 1, f"tests/every_kind.toml has {len(entries)} figures of kind {kind!r}; keep one"
     return entries[0]
 
@@ -76,14 +79,17 @@ def swapped(kind, entry: dict) -> dict | None:
         if value is not None:
             other[key] = value
     changed = [key for key in keys if other[key] != entry[key]]
-    assert changed, (f"tests/every_kind.toml: the {entry['kind']!r} figure's tokens ({', '.join(keys)}) can't be "
-                     f"named the other way: give at least one by a number or a text that occurs once")
+    assert changed, (
+        f"tests/every_kind.toml: the {entry['kind']!r} figure's tokens ({', '.join(keys)}) can't be "
+        f"named the other way: give at least one by a number or a text that occurs once"
+    )
     return other
 
 
 def toml(entries: list[dict]) -> str:
-    return "".join("[[figure]]\n" + "".join(f"{key} = {json.dumps(value)}\n" for key, value in entry.items())
-                   for entry in entries)
+    return "".join(
+        "[[figure]]\n" + "".join(f"{key} = {json.dumps(value)}\n" for key, value in entry.items()) for entry in entries
+    )
 
 
 def texts_of(entry: dict) -> set:
@@ -91,17 +97,25 @@ def texts_of(entry: dict) -> set:
 
 
 def build(model: Path, config: Path, out: Path, cache: Path):
-    result = CliRunner().invoke(cli, ["--model", str(model), "--config", str(config), "--out", str(out),
-                                      "--cache", str(cache), "--verbose"])
-    assert result.exit_code == 0, f"{out.name} build of {config.name} (exit {result.exit_code}):\n{result.output}\n" \
-                                  f"{result.exception!r}"
+    result = CliRunner().invoke(
+        cli, ["--model", str(model), "--config", str(config), "--out", str(out), "--cache", str(cache), "--verbose"]
+    )
+    assert result.exit_code == 0, (
+        f"{out.name} build of {config.name} (exit {result.exit_code}):\n{result.output}\n{result.exception!r}"
+    )
     return result.output
 
 
 def assert_the_figure_is_all_there(site: Path, label: str, build_name: str) -> None:
     where = f"{build_name} build, figure {label!r}"
-    for name in (f"figure-{label}.html", f"embed-{label}.html", f"img/figure-{label}.svg", f"img/figure-{label}.png",
-                 f"downloads/figure-{label}.json", f"downloads/figure-{label}.vega-lite.json"):
+    for name in (
+        f"figure-{label}.html",
+        f"embed-{label}.html",
+        f"img/figure-{label}.svg",
+        f"img/figure-{label}.png",
+        f"downloads/figure-{label}.json",
+        f"downloads/figure-{label}.vega-lite.json",
+    ):
         assert (site / name).is_file(), f"{where}: no {name}"
     tables = json.loads((site / "downloads" / f"figure-{label}.json").read_text(encoding="utf-8"))["tables"]
     assert tables, f"{where}: its downloads offer no table"
@@ -109,8 +123,9 @@ def assert_the_figure_is_all_there(site: Path, label: str, build_name: str) -> N
         assert (site / "downloads" / f"figure-{label}-{table}.csv").is_file(), f"{where}: no CSV of table {table!r}"
     printed = text_blocks((site / "figures.txt").read_text(encoding="utf-8"))
     assert len(printed.get(label, [])) > 1, f"{where}: figures.txt prints no figure ({label})"
-    assert f'href="figure-{label}.html"' in (site / "index.html").read_text(encoding="utf-8"), \
+    assert f'href="figure-{label}.html"' in (site / "index.html").read_text(encoding="utf-8"), (
         f"{where}: the index does not link to its page"
+    )
 
 
 def entries_of(kind_name: str) -> list[dict]:
@@ -119,11 +134,13 @@ def entries_of(kind_name: str) -> list[dict]:
     entry = entry_of(kind_name)
     chapter = [f for f in CONFIG_FIGURES if f["kind"] == kind_name]
     chapter_texts = set().union(*map(texts_of, CONFIG_FIGURES))
-    assert not texts_of(entry) & chapter_texts, f"tests/every_kind.toml's {kind_name!r} figure reads a text of " \
-                                                f"chapter.toml: give it another"
+    assert not texts_of(entry) & chapter_texts, (
+        f"tests/every_kind.toml's {kind_name!r} figure reads a text of chapter.toml: give it another"
+    )
     unlike = {key: value for key, value in entry.items() if key not in ("label", "caption")}
-    assert all(unlike != {k: v for k, v in f.items() if k not in ("label", "caption")} for f in chapter) or \
-        set(unlike) == {"kind"}, f"tests/every_kind.toml's {kind_name!r} figure is chapter.toml's"
+    assert all(unlike != {k: v for k, v in f.items() if k not in ("label", "caption")} for f in chapter) or set(
+        unlike
+    ) == {"kind"}, f"tests/every_kind.toml's {kind_name!r} figure is chapter.toml's"
     other = swapped(figures.KINDS[kind_name], entry)
     return [entry] + ([other] if other else [])
 
@@ -152,7 +169,8 @@ def test_the_build_from_the_cache_runs_no_model_and_writes_the_same_site(builds)
     assert USED_THE_CACHE in said["cached"], f"the second build ran the model again:\n{said['cached']}"
     cold, cached = snapshot(work / "cold"), snapshot(work / "cached")
     assert cold == cached, "the build from the cache wrote another site: " + ", ".join(
-        sorted(name for name in cold.keys() | cached.keys() if cold.get(name) != cached.get(name)))
+        sorted(name for name in cold.keys() | cached.keys() if cold.get(name) != cached.get(name))
+    )
 
 
 @pytest.mark.parametrize("kind_name", sorted(figures.KINDS))
@@ -167,6 +185,7 @@ def test_the_kind_builds_cold_and_from_the_cache_with_every_part_of_its_figure(k
         entry, other = entries
         printed = text_blocks((work / "cached" / "figures.txt").read_text(encoding="utf-8"))
         named = {key: (entry[key], other[key]) for key in entry if entry[key] != other[key] and key != "label"}
-        assert printed[entry["label"]][1:] == printed[other["label"]][1:], \
+        assert printed[entry["label"]][1:] == printed[other["label"]][1:], (
             f"naming the tokens the other way ({named}) printed another figure"
+        )
     assert fig.kind == kind_name

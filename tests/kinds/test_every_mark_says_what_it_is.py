@@ -38,8 +38,13 @@ def mark_of(unit: dict) -> dict:
 def invisible(mark: dict, encoding: dict) -> bool:
     """A transparent mark (a hit mark: it catches the pointer for the marks it lies under) or one drawn at no
     opacity."""
-    return mark.get("color") == "transparent" or mark.get("fill") == "transparent" or mark.get("opacity") == 0 \
-        or encoding.get("opacity", {}).get("value") == 0 or encoding.get("color", {}).get("value") == "transparent"
+    return (
+        mark.get("color") == "transparent"
+        or mark.get("fill") == "transparent"
+        or mark.get("opacity") == 0
+        or encoding.get("opacity", {}).get("value") == 0
+        or encoding.get("color", {}).get("value") == "transparent"
+    )
 
 
 def decoration(mark: dict) -> bool:
@@ -59,8 +64,12 @@ def label(mark: dict, encoding: dict) -> tuple:
 
 def points_say(layer: list, encoding: dict) -> bool:
     """Whether a layer's points carry a tooltip: then its line is told by them."""
-    return any("mark" in part and mark_of(part)["type"] in ("point", "circle")
-               and says(mark_of(part), {**encoding, **part.get("encoding", {})}) for part in layer)
+    return any(
+        "mark" in part
+        and mark_of(part)["type"] in ("point", "circle")
+        and says(mark_of(part), {**encoding, **part.get("encoding", {})})
+        for part in layer
+    )
 
 
 def unsaid(spec, inherited: dict | None = None, told_by_points: bool = False) -> list:
@@ -72,13 +81,19 @@ def unsaid(spec, inherited: dict | None = None, told_by_points: bool = False) ->
         if "mark" in spec:
             mark = mark_of(spec)
             told = mark["type"] == "line" and told_by_points
-            if mark["type"] not in REFERENCE_MARKS and not told and not invisible(mark, encoding) \
-                    and not decoration(mark) and not says(mark, encoding):
+            if (
+                mark["type"] not in REFERENCE_MARKS
+                and not told
+                and not invisible(mark, encoding)
+                and not decoration(mark)
+                and not says(mark, encoding)
+            ):
                 found.append(label(mark, encoding))
         for key in ("layer", "vconcat", "hconcat", "concat"):
             for part in spec.get(key, []):
-                found += unsaid(part, encoding if key == "layer" else None,
-                                key == "layer" and points_say(spec["layer"], encoding))
+                found += unsaid(
+                    part, encoding if key == "layer" else None, key == "layer" and points_say(spec["layer"], encoding)
+                )
         if "spec" in spec:
             found += unsaid(spec["spec"], encoding)
     return found
@@ -90,8 +105,12 @@ def downloads(small_model_dir, tmp_path_factory) -> dict:
     import tomllib
 
     site = built(small_model_dir, EVERY_KIND.read_text(encoding="utf-8"), tmp_path_factory.mktemp("every-mark"))
-    return {figure["kind"]: json.loads((site / "downloads" / f"figure-{figure['label']}.vega-lite.json").read_text(
-        encoding="utf-8")) for figure in tomllib.loads(EVERY_KIND.read_text(encoding="utf-8"))["figure"]}
+    return {
+        figure["kind"]: json.loads(
+            (site / "downloads" / f"figure-{figure['label']}.vega-lite.json").read_text(encoding="utf-8")
+        )
+        for figure in tomllib.loads(EVERY_KIND.read_text(encoding="utf-8"))["figure"]
+    }
 
 
 def test_every_mark_a_reader_can_point_at_has_a_tooltip(downloads):
@@ -102,10 +121,19 @@ def test_every_mark_a_reader_can_point_at_has_a_tooltip(downloads):
 def test_the_walk_finds_a_drawn_mark_with_no_tooltip_and_passes_a_layers_own():
     """A bare line and words fail; a line told by its points, marks under a layer's tooltip, an outline, a hit mark
     and a rule pass."""
-    spec = {"vconcat": [{"layer": [{"mark": "line"}, {"mark": {"type": "point", "tooltip": True}}]},
-                        {"mark": {"type": "line", "point": True}},
-                        {"encoding": {"tooltip": [{"field": "p"}]}, "layer": [{"mark": "circle"}]},
-                        {"layer": [{"mark": {"type": "rect", "fill": None, "stroke": "#000"}},
-                                   {"mark": {"type": "point", "color": "transparent"}},
-                                   {"mark": "rule"}, {"mark": "text", "encoding": {"text": {"field": "w"}}}]}]}
+    spec = {
+        "vconcat": [
+            {"layer": [{"mark": "line"}, {"mark": {"type": "point", "tooltip": True}}]},
+            {"mark": {"type": "line", "point": True}},
+            {"encoding": {"tooltip": [{"field": "p"}]}, "layer": [{"mark": "circle"}]},
+            {
+                "layer": [
+                    {"mark": {"type": "rect", "fill": None, "stroke": "#000"}},
+                    {"mark": {"type": "point", "color": "transparent"}},
+                    {"mark": "rule"},
+                    {"mark": "text", "encoding": {"text": {"field": "w"}}},
+                ]
+            },
+        ]
+    }
     assert unsaid(spec) == [("line", None), ("text", "w")]

@@ -31,8 +31,10 @@ texts = ["{TIRED}", "{WIDE}"]
 def run_record(small_model_dir, tmp_path_factory):
     work = tmp_path_factory.mktemp("explore")
     (work / "c.toml").write_text(CONFIG, encoding="utf-8")
-    result = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(work / "c.toml"),
-                                      "--out", str(work / "site"), "--no-cache"])
+    result = CliRunner().invoke(
+        cli,
+        ["--model", str(small_model_dir), "--config", str(work / "c.toml"), "--out", str(work / "site"), "--no-cache"],
+    )
     assert result.exit_code == 0, result.output
     return json.loads((work / "site" / "data" / "run.json").read_text(encoding="utf-8"))
 

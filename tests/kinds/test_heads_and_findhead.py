@@ -38,8 +38,10 @@ TIE = 2e-4  # two heads whose reference shares are this close may come in either
 
 ANIMAL = "The animal didn't cross the street because it was too tired"  # 12 tokens; "it" is token 9
 PARIS = "Maya lives in Paris, the capital of"  # 9 tokens: May a lives in Paris , the capital of
-RIVER = ("The river runs slowly through the old town, past the mill and the market square, and every morning the "
-         "baker opens his shop before the sun is up.")  # more than MAX_BLOCKS tokens: drawn in blocks
+RIVER = (
+    "The river runs slowly through the old town, past the mill and the market square, and every morning the "
+    "baker opens his shop before the sun is up."
+)  # more than MAX_BLOCKS tokens: drawn in blocks
 
 CONFIG = f'''\
 [[figure]]
@@ -98,8 +100,9 @@ def run_data(site) -> dict:
 def refs(small_model_dir, run_data) -> dict:
     """The reference's attention (layers, heads, query, key) for each text, from the token ids the build used."""
     weights = ref_lib.load_weights(small_model_dir)
-    return {text: ref_lib.forward(weights, [t["id"] for t in data["tokens"]]).attention
-            for text, data in run_data.items()}
+    return {
+        text: ref_lib.forward(weights, [t["id"] for t in data["tokens"]]).attention for text, data in run_data.items()
+    }
 
 
 @pytest.fixture(scope="module")
@@ -125,7 +128,7 @@ def triangle(units: list, n: int) -> list:
     assert len(units) == n * (n + 1) // 2, "a square holds exactly the cells a token can see: none after it"
     rows, at = [], 0
     for q in range(n):
-        rows.append([u / PER_SHARE for u in units[at:at + q + 1]])
+        rows.append([u / PER_SHARE for u in units[at : at + q + 1]])
         at += q + 1
     return rows
 
@@ -143,8 +146,9 @@ def assert_same_ranking(got: list, att, looking: int, looked_at: int, tolerance:
     for rank, ((layer, head, share), (_, _, want_share)) in enumerate(zip(got, want), start=1):
         ref_share = float(att[layer - 1, head - 1, looking, looked_at])
         assert abs(share - ref_share) <= tolerance, f"rank {rank}: layer {layer}, head {head}: {share} vs {ref_share}"
-        assert ref_share >= want_share - TIE, f"rank {rank}: layer {layer}, head {head} ({ref_share}) is not " \
-                                              f"the reference's rank {rank} ({want_share})"
+        assert ref_share >= want_share - TIE, (
+            f"rank {rank}: layer {layer}, head {head} ({ref_share}) is not the reference's rank {rank} ({want_share})"
+        )
 
 
 # ---------------------------------------------------------------------------------------------- the grid
@@ -156,19 +160,19 @@ def read_png(data_url: str) -> tuple[int, int, list, list]:
     assert raw[:8] == b"\x89PNG\r\n\x1a\n"
     at, chunks = 8, {}
     while at < len(raw):
-        length, tag = struct.unpack(">I4s", raw[at:at + 8])
-        body = raw[at + 8:at + 8 + length]
-        assert zlib.crc32(tag + body) & 0xFFFFFFFF == struct.unpack(">I", raw[at + 8 + length:at + 12 + length])[0]
+        length, tag = struct.unpack(">I4s", raw[at : at + 8])
+        body = raw[at + 8 : at + 8 + length]
+        assert zlib.crc32(tag + body) & 0xFFFFFFFF == struct.unpack(">I", raw[at + 8 + length : at + 12 + length])[0]
         chunks[tag] = chunks.get(tag, b"") + body
         at += 12 + length
     width, height, depth, colour_type = struct.unpack(">IIBB", chunks[b"IHDR"][:10])
     assert (depth, colour_type) == (8, 3), "an 8-bit palette image"
     plte, alpha = chunks[b"PLTE"], chunks.get(b"tRNS", b"")
-    palette = [(*plte[i:i + 3], alpha[i // 3] if i // 3 < len(alpha) else 255) for i in range(0, len(plte), 3)]
+    palette = [(*plte[i : i + 3], alpha[i // 3] if i // 3 < len(alpha) else 255) for i in range(0, len(plte), 3)]
     pixels = zlib.decompress(chunks[b"IDAT"])
     rows = []
     for y in range(height):
-        line = pixels[y * (width + 1):(y + 1) * (width + 1)]
+        line = pixels[y * (width + 1) : (y + 1) * (width + 1)]
         assert line[0] == 0, "rows without a filter"
         rows.append(list(line[1:]))
     return width, height, rows, palette
@@ -187,6 +191,7 @@ def image_url(spec: dict) -> str:
         elif isinstance(node, list):
             for value in node:
                 walk(value)
+
     walk(spec)
     assert len(found) == 1, "one picture of the grid"
     return found[0]
@@ -217,7 +222,7 @@ def test_the_grid_picture_draws_out_of_reach_cells_grey_and_the_others_by_their_
     step = n + gap
     scale = width // ((N_HEAD + 1) * step)
     assert (width, height) == ((N_HEAD + 1) * step * scale, (N_LAYER * step - gap) * scale)
-    grey = tuple(int(heads.MASKED[i:i + 2], 16) for i in (1, 3, 5))
+    grey = tuple(int(heads.MASKED[i : i + 2], 16) for i in (1, 3, 5))
     assert grey != picture.viridis(0.0)
     for layer in range(N_LAYER):
         for head in range(N_HEAD + 1):
@@ -262,7 +267,7 @@ def test_a_long_text_is_drawn_in_blocks_whose_cells_are_the_references_averages(
         for Q in range(blocks):
             queries = range(Q * size, min(n, (Q + 1) * size))
             for K in range(Q + 1):
-                want = sum(float(pattern[q, K * size:(K + 1) * size].sum()) for q in queries) / len(queries)
+                want = sum(float(pattern[q, K * size : (K + 1) * size].sum()) for q in queries) / len(queries)
                 worst = max(worst, abs(square[Q][K] - want))
     assert worst <= TOLERANCE
 
@@ -289,7 +294,7 @@ def test_the_heads_text_figure_names_each_heads_hardest_look_from_the_focus(prin
         cells = re.findall(r"h(\d+) (\S+) (\d+)%", line)
         assert [int(h) for h, _, _ in cells] == list(range(1, N_HEAD + 1)), line
         for head, (_, token, percent) in enumerate(cells):
-            row = [float(x) for x in att[layer, head, q, :q + 1]]
+            row = [float(x) for x in att[layer, head, q, : q + 1]]
             best = max(row)
             assert int(percent) == whole_percent(best) or abs(int(percent) - best * 100) <= 0.51, line
             named = [k for k in range(q + 1) if shown(tokens[k]) == token]
@@ -350,7 +355,9 @@ def test_find_head_opens_on_the_config_and_its_defaults(site, run_data):
     assert (param(every, "from")["value"], param(every, "to")["value"]) == (len(tokens_of(run_data, ANIMAL)), 1)
 
 
-@pytest.mark.parametrize("label,text,looking,looked_at,top", [("fh", PARIS, 8, 4, 5), ("fh-all", ANIMAL, 11, 0, N_HEADS)])
+@pytest.mark.parametrize(
+    "label,text,looking,looked_at,top", [("fh", PARIS, 8, 4, 5), ("fh-all", ANIMAL, 11, 0, N_HEADS)]
+)
 def test_the_find_head_text_figure_is_the_references_ranking(printed, refs, label, text, looking, looked_at, top):
     lines = printed[label]
     assert lines[0] == f"({label}) {findhead.FindHead.TITLE}"
@@ -365,8 +372,11 @@ def test_the_find_head_text_figure_is_the_references_ranking(printed, refs, labe
 
 def test_the_find_head_page_says_which_head_looks_hardest(site, refs):
     html = (site / "figure-fh.html").read_text(encoding="utf-8")
-    match = re.search(r"Of all 12 heads, layer (\d), head (\d) looks hardest from _of \(token 9\) back to _Paris "
-                      r"\(token 5\): (\d+)% of its attention", html)
+    match = re.search(
+        r"Of all 12 heads, layer (\d), head (\d) looks hardest from _of \(token 9\) back to _Paris "
+        r"\(token 5\): (\d+)% of its attention",
+        html,
+    )
     assert match, "the finding in words"
     top = ranked_reference(refs[PARIS], 8, 4)[0][2]
     share = float(refs[PARIS][int(match[1]) - 1, int(match[2]) - 1, 8, 4])
@@ -383,22 +393,26 @@ def figure(**fields) -> str:
     return "[[figure]]\n" + "".join(f"{key} = {json.dumps(value)}\n" for key, value in fields.items())
 
 
-@pytest.mark.parametrize("fields,key,phrase", [
-    (dict(kind="find-head", label="x", text=PARIS, **{"from": "Paris", "to": "capital"}), "to", "comes after"),
-    (dict(kind="find-head", label="x", text=PARIS, **{"from": 3, "to": 4}), "to", "no token looks to the right"),
-    (dict(kind="find-head", label="x", text=PARIS, top=0), "top", "1 to 12"),
-    (dict(kind="find-head", label="x", text=PARIS, top=13), "top", "1 to 12"),
-    (dict(kind="find-head", label="x", text=PARIS, **{"from": 10}), "from", "1 to 9"),
-    (dict(kind="heads", label="x", text=ANIMAL, head=[4, 1]), "head", "layers 1 to 3"),
-    (dict(kind="heads", label="x", text=ANIMAL, head=[1, 5]), "head", "heads 1 to 4"),
-    (dict(kind="heads", label="x", text=ANIMAL, head=[1]), "head", "[layer, head]"),
-    (dict(kind="heads", label="x", text=ANIMAL, focus="elephant"), "focus", "no token of the text"),
-])
+@pytest.mark.parametrize(
+    "fields,key,phrase",
+    [
+        (dict(kind="find-head", label="x", text=PARIS, **{"from": "Paris", "to": "capital"}), "to", "comes after"),
+        (dict(kind="find-head", label="x", text=PARIS, **{"from": 3, "to": 4}), "to", "no token looks to the right"),
+        (dict(kind="find-head", label="x", text=PARIS, top=0), "top", "1 to 12"),
+        (dict(kind="find-head", label="x", text=PARIS, top=13), "top", "1 to 12"),
+        (dict(kind="find-head", label="x", text=PARIS, **{"from": 10}), "from", "1 to 9"),
+        (dict(kind="heads", label="x", text=ANIMAL, head=[4, 1]), "head", "layers 1 to 3"),
+        (dict(kind="heads", label="x", text=ANIMAL, head=[1, 5]), "head", "heads 1 to 4"),
+        (dict(kind="heads", label="x", text=ANIMAL, head=[1]), "head", "[layer, head]"),
+        (dict(kind="heads", label="x", text=ANIMAL, focus="elephant"), "focus", "no token of the text"),
+    ],
+)
 def test_bad_input_ends_with_one_line_and_exit_code_2(small_model_dir, site, tmp_path, fields, key, phrase):
     config = tmp_path / "bad.toml"
     config.write_text(figure(**fields), encoding="utf-8")
-    result = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(config),
-                                      "--out", str(tmp_path / "site")])
+    result = CliRunner().invoke(
+        cli, ["--model", str(small_model_dir), "--config", str(config), "--out", str(tmp_path / "site")]
+    )
     assert result.exit_code == 2, result.output
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: bad.toml: figure 1 (label 'x'), "), result.output

@@ -25,7 +25,7 @@ TEXT = "Snow falls in the mountains of"
 
 def readme_blocks() -> list[str]:
     """The ```python blocks of docs/kinds.md, "Adding a kind": the tokens kind, the firing part, the firing kind."""
-    section = ADDING_A_KIND[ADDING_A_KIND.index("# Adding a kind"):]
+    section = ADDING_A_KIND[ADDING_A_KIND.index("# Adding a kind") :]
     return re.findall(r"```python\n(.*?)```", section, re.S)
 
 
@@ -47,13 +47,15 @@ def example_kind(monkeypatch) -> Kind:
     return kind
 
 
-def test_the_readme_example_kind_builds_a_page_an_embed_a_text_figure_and_downloads(example_kind, small_model_dir,
-                                                                                     tmp_path):
+def test_the_readme_example_kind_builds_a_page_an_embed_a_text_figure_and_downloads(
+    example_kind, small_model_dir, tmp_path
+):
     config = tmp_path / "tokens.toml"
     config.write_text(f'[[figure]]\nkind = "tokens"\nlabel = "cut"\ntext = "{TEXT}"\n', encoding="utf-8")
     out = tmp_path / "site"
-    result = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(config), "--out", str(out),
-                                      "--no-cache"])
+    result = CliRunner().invoke(
+        cli, ["--model", str(small_model_dir), "--config", str(config), "--out", str(out), "--no-cache"]
+    )
     assert result.exit_code == 0, result.output
     for name in ("figure-cut.html", "embed-cut.html", "img/figure-cut.svg", "downloads/figure-cut-tokens.csv"):
         assert (out / name).is_file(), name
@@ -119,7 +121,8 @@ def firing(monkeypatch, tmp_path) -> Kind:
 
 
 def test_the_readme_kind_with_a_new_part_builds_and_counts_the_neurons_that_fire_as_the_reference_does(
-        firing, small_model_dir, weights, tmp_path):
+    firing, small_model_dir, weights, tmp_path
+):
     import torch
 
     import reference
@@ -130,8 +133,20 @@ def test_the_readme_kind_with_a_new_part_builds_and_counts_the_neurons_that_fire
     cache = tmp_path / "cache"
     said = {}
     for name in ("cold", "cached"):
-        result = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(config),
-                                          "--out", str(tmp_path / name), "--cache", str(cache), "--verbose"])
+        result = CliRunner().invoke(
+            cli,
+            [
+                "--model",
+                str(small_model_dir),
+                "--config",
+                str(config),
+                "--out",
+                str(tmp_path / name),
+                "--cache",
+                str(cache),
+                "--verbose",
+            ],
+        )
         assert result.exit_code == 0, result.output
         said[name] = result.output
     assert "cache: using the stored run" in said["cached"]

@@ -73,8 +73,9 @@ def registered():
 def build(model_dir, folder, config_text: str):
     config = folder / "chapter.toml"
     config.write_text(config_text, encoding="utf-8")
-    return CliRunner().invoke(cli, ["--model", str(model_dir), "--config", str(config), "--out", str(folder / "site"),
-                                    "--no-cache"])
+    return CliRunner().invoke(
+        cli, ["--model", str(model_dir), "--config", str(config), "--out", str(folder / "site"), "--no-cache"]
+    )
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +84,6 @@ def site(small_model_dir, tmp_path_factory):
     result = build(small_model_dir, folder, CONFIG)
     assert result.exit_code == 0, f"{result.output}\n{result.exception!r}"
     return folder / "site"
-
 
 
 @pytest.fixture(scope="module")
@@ -128,8 +128,9 @@ def test_every_run_is_the_references_probability_and_rank(site, weights, ids, la
         assert abs(row["rank"] - rank) <= 1, row  # float32 against float64: a near tie may swap
 
 
-def test_a_part_taken_out_again_at_every_later_layer_would_move_k3s_target_by_10_times_the_tolerance(site, weights,
-                                                                                                       ids):
+def test_a_part_taken_out_again_at_every_later_layer_would_move_k3s_target_by_10_times_the_tolerance(
+    site, weights, ids
+):
     """The margin the comparison above stands on, for every run whose part has a later layer to be taken out of
     again: each kind of part (attention, feed-forward, head) taken out twice is told from once."""
     target_id = gpt2_tokenizer().encode(" of")[0]
@@ -179,8 +180,10 @@ def test_the_page_names_the_costliest_removal_with_both_percentages(site, label,
     if lowest["probability"] < intact["probability"]:
         said = f"Without {removal_name(lowest)}, {target} falls from {before} to {after}"
     else:
-        said = (f"No part taken out alone lowers {target} ({before} with every part in place): the lowest, "
-                f"without {removal_name(lowest)}, is {after}")
+        said = (
+            f"No part taken out alone lowers {target} ({before} with every part in place): the lowest, "
+            f"without {removal_name(lowest)}, is {after}"
+        )
     text = page(site, label)
     summary = re.search(r'id="description-[^"]+"[^>]*>(.*?)</p>', text, re.S).group(1)
     assert said in summary
@@ -194,16 +197,29 @@ def test_the_two_figures_cover_a_removal_that_lowers_the_target_and_none_that_do
 
 
 def test_a_removal_that_lowers_nothing_is_said_so():
-    runs = [{"part": part, "layer": 0, "head": None, "p": p, "rank": 1} for part, p in
-            [("attention", 0.4), ("feed-forward", 0.5)]]
-    entry = {"ask": [TEXT, 0, " France", None], "position": 0, "target": {"id": 4881, "text": " France"},
-             "heads_of": None, "intact": {"p": 0.3, "rank": 1}, "runs": runs}
-    run = Run(model={"name": "test", "n_layer": 1, "n_head": 1}, texts={TEXT: {"tokens": [{"id": 1, "text": "Maya"}]}},
-              parts={"knockouts": [entry]})
+    runs = [
+        {"part": part, "layer": 0, "head": None, "p": p, "rank": 1}
+        for part, p in [("attention", 0.4), ("feed-forward", 0.5)]
+    ]
+    entry = {
+        "ask": [TEXT, 0, " France", None],
+        "position": 0,
+        "target": {"id": 4881, "text": " France"},
+        "heads_of": None,
+        "intact": {"p": 0.3, "rank": 1},
+        "runs": runs,
+    }
+    run = Run(
+        model={"name": "test", "n_layer": 1, "n_head": 1},
+        texts={TEXT: {"tokens": [{"id": 1, "text": "Maya"}]}},
+        parts={"knockouts": [entry]},
+    )
     fig = Figure("x.toml", 1, "knockout", "k", None, {"text": TEXT, "target": " France"}).with_resolved({"opening": 0})
     words = knockout.Knockout().context(fig, run)
-    assert ("No part taken out alone lowers _France (30.00% with every part in place): the lowest, without layer 1's "
-            "attention, is 40.00%.") in words["summary"]
+    assert (
+        "No part taken out alone lowers _France (30.00% with every part in place): the lowest, without layer 1's "
+        "attention, is 40.00%."
+    ) in words["summary"]
     assert words["reveals"][0]["answer"].startswith("Yes: 2 of the 2 parts")
 
 
@@ -221,7 +237,7 @@ def test_the_printed_figure_lists_the_intact_model_then_one_line_per_run(site):
     lines = printed_block(site, "k")
     assert lines[0] == f"(k) {knockout.Knockout.TITLE}"
     header = next(i for i, line in enumerate(lines) if line.split()[:2] == ["taken", "out"])
-    rows = lines[header + 1:header + 1 + 1 + 10]
+    rows = lines[header + 1 : header + 1 + 1 + 10]
     assert rows[0].strip().startswith("nothing (the intact model)")
     names = [f"layer {l}, attention" for l in (1, 2, 3)] + [f"layer {l}, feed-forward step" for l in (1, 2, 3)]
     names += [f"layer 2, head {h}" for h in range(1, 5)]
@@ -248,7 +264,8 @@ def test_the_chart_is_valid_vega_lite_with_keyboard_controls_and_words_for_every
 
 @pytest.mark.parametrize("label, position, target", FIGURES)
 def test_each_bar_is_the_change_from_the_intact_model_below_zero_where_the_target_got_less_likely(
-        site, weights, ids, small_model_dir, label, position, target):
+    site, weights, ids, small_model_dir, label, position, target
+):
     """The chart's bars, against the float64 reference: the chance with the part out less the intact model's, and
     the places the target moved up the ranking; both below zero where the removal made the target less likely."""
     target_id = gpt2_tokenizer().encode(target)[0]
@@ -273,15 +290,23 @@ def test_the_words_and_the_legend_say_the_bars_direction(site):
     from figures.toolkit.colours import HELPS, HELPS_NAME, HURTS, HURTS_NAME
 
     text = page(site, "k")
-    assert (f"Bars below the line, in {HELPS_NAME}: without that part the token got less likely, so the part helps "
-            "the answer.") in text
+    assert (
+        f"Bars below the line, in {HELPS_NAME}: without that part the token got less likely, so the part helps "
+        "the answer."
+    ) in text
     assert f"Bars above it, in {HURTS_NAME}: without that part the token got more likely" in text
     assert "helped" not in text
-    legend = next(layer["encoding"]["color"] for panel in spec(site, "k")["vconcat"] for layer in panel["layer"]
-                  if "condition" in layer["encoding"].get("color", {}))
+    legend = next(
+        layer["encoding"]["color"]
+        for panel in spec(site, "k")["vconcat"]
+        for layer in panel["layer"]
+        if "condition" in layer["encoding"].get("color", {})
+    )
     sides = dict(zip(legend["scale"]["domain"], legend["scale"]["range"]))
-    assert sides == {"helps the answer: less likely without it": HELPS,
-                     "works against the answer: likelier without it": HURTS}
+    assert sides == {
+        "helps the answer: less likely without it": HELPS,
+        "works against the answer: likelier without it": HURTS,
+    }
 
 
 def test_the_reveal_links_to_a_state_of_the_chart(site):
@@ -301,13 +326,16 @@ def assert_one_line_error(result, *names):
 KNOCKOUT = f'[[figure]]\nkind = "knockout"\nlabel = "bad"\ntext = "{TEXT}"\n'
 
 
-@pytest.mark.parametrize("keys, field", [
-    ('target = " France"\nheads_of = 9\n', "heads_of"),
-    ('target = " France"\nheads_of = 0\n', "heads_of"),
-    ('target = " New York"\n', "target"),
-    ('target = " France"\nposition = 10\n', "position"),
-    ('target = " France"\nposition = "London"\n', "position"),
-])
+@pytest.mark.parametrize(
+    "keys, field",
+    [
+        ('target = " France"\nheads_of = 9\n', "heads_of"),
+        ('target = " France"\nheads_of = 0\n', "heads_of"),
+        ('target = " New York"\n', "target"),
+        ('target = " France"\nposition = 10\n', "position"),
+        ('target = " France"\nposition = "London"\n', "position"),
+    ],
+)
 def test_bad_keys_end_with_one_line_naming_the_figure_and_field(small_model_dir, tmp_path, keys, field):
     result = build(small_model_dir, tmp_path, KNOCKOUT + keys)
     assert_one_line_error(result, "label 'bad'", f"field '{field}'")
@@ -322,16 +350,22 @@ def test_the_title_is_short_and_what_the_line_means_is_a_subtitle_of_normal_weig
     assert "' without each part'" in said and "Below" not in said
     intact = table(site, "k")[0]
     subtitle = " ".join(title["subtitle"])
-    assert subtitle.startswith("As the next token after _of (token 9). Below the line: without that part, _France "
-                               "got less likely.")
+    assert subtitle.startswith(
+        "As the next token after _of (token 9). Below the line: without that part, _France got less likely."
+    )
     rank = intact["rank"]
     said = f"{rank:,}" + ("th" if rank % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(rank % 10, "th"))
     assert f"({knockout.percent(intact['probability'])}; it is the {said} most likely next token)" in subtitle
     assert title["subtitleFontWeight"] == "normal" and all(len(line) <= 88 for line in title["subtitle"])
     assert max(len(line) for line in title["subtitle"]) > 44, "a wide column's subtitle should use its width"
     # A phone's column (the narrow chart, carried by the page as changes to the chart) holds lines of 44 characters.
-    narrow = json.loads(re.search(r'<script type="application/json" id="narrow-k">(.*?)</script>',
-                                  (site / "figure-k.html").read_text(encoding="utf-8"), re.S).group(1))
+    narrow = json.loads(
+        re.search(
+            r'<script type="application/json" id="narrow-k">(.*?)</script>',
+            (site / "figure-k.html").read_text(encoding="utf-8"),
+            re.S,
+        ).group(1)
+    )
     [lines] = [value for path, *value in narrow if path == ["title", "subtitle"]][0]
     assert " ".join(lines) == subtitle and all(len(line) <= 44 for line in lines)
 

@@ -62,8 +62,9 @@ def registered():
 def build(small_model_dir, folder: Path, config: str):
     path = folder / "ledger.toml"
     path.write_text(config, encoding="utf-8")
-    return CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(path), "--out",
-                                    str(folder / "site"), "--no-cache"])
+    return CliRunner().invoke(
+        cli, ["--model", str(small_model_dir), "--config", str(path), "--out", str(folder / "site"), "--no-cache"]
+    )
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +73,6 @@ def site(registered, small_model_dir, tmp_path_factory) -> Path:
     result = build(small_model_dir, folder, CONFIG)
     assert result.exit_code == 0, f"{result.output}\n{result.exception!r}"
     return folder / "site"
-
 
 
 def one_token(text: str) -> int:
@@ -102,8 +102,11 @@ def spec(site: Path, label: str) -> dict:
 
 def versus_id(site: Path, label: str) -> int:
     parts = json.loads((site / "data/parts.json").read_text(encoding="utf-8"))
-    return next(e for e in parts["ledgers"] if e["ask"][0] == TEXT and e["position"] == POSITIONS[label]
-                and (e["ask"][3] is not None) == (label == "vs"))["versus"]["id"]
+    return next(
+        e
+        for e in parts["ledgers"]
+        if e["ask"][0] == TEXT and e["position"] == POSITIONS[label] and (e["ask"][3] is not None) == (label == "vs")
+    )["versus"]["id"]
 
 
 POSITIONS = {"who": 8, "vs": 4}  # 0-based: the last token, and "Paris" ("Maya" is two tokens)
@@ -113,8 +116,10 @@ POSITIONS = {"who": 8, "vs": 4}  # 0-based: the last token, and "Paris" ("Maya" 
 def references(site, weights) -> dict:
     """label -> the reference's ledger for that figure's position, target and versus token."""
     ids = ids_of(site)
-    return {label: ref_lib.ledger(weights, ids, POSITIONS[label], one_token(" France"), versus_id(site, label))
-            for label in POSITIONS}
+    return {
+        label: ref_lib.ledger(weights, ids, POSITIONS[label], one_token(" France"), versus_id(site, label))
+        for label in POSITIONS
+    }
 
 
 # ---------------------------------------------------------------------------------------------- the parts
@@ -201,8 +206,9 @@ def test_each_layers_neurons_are_the_references_largest_and_the_rest_adds_up(sit
 
 def test_the_drilldown_names_the_neurons_from_1_and_counts_the_others(site, references):
     each, _ = references["who"].neurons[0]
-    inside = [r for r in spec(site, "who")["datasets"]["inside"]
-              if r["key"] == "feed-forward-1" and r["score"] == "target"]
+    inside = [
+        r for r in spec(site, "who")["datasets"]["inside"] if r["key"] == "feed-forward-1" and r["score"] == "target"
+    ]
     largest = sorted(range(each.shape[0]), key=lambda n: -abs(each[n, 0].item()))[:10]
     assert {r["item"] for r in inside[:10]} == {f"neuron {n + 1}" for n in largest}
     assert inside[10]["item"] == f"the other {each.shape[0] - 10:,} neurons" and inside[11]["item"] == FIXED
@@ -233,20 +239,24 @@ def test_a_versus_given_in_the_config_is_used(site):
     assert versus_id(site, "who") != one_token(" Germany")
     assert "_Germany" in page(site, "vs")
     printed = (site / "figures.txt").read_text(encoding="utf-8")
-    block = printed[printed.index("(vs)"):]
+    block = printed[printed.index("(vs)") :]
     assert "_France" in block.splitlines()[3] and "_Germany" in block.splitlines()[3]
     assert "_Paris (token 5)" in block
 
 
-@pytest.mark.parametrize("fields, field, words", [
-    ({"versus": " France"}, "versus", "target itself"),
-    ({"versus": " United States"}, "versus", "2 tokens"),
-    ({"target": " United States"}, "target", "2 tokens"),
-    ({"position": 99}, "position", "outside the text"),
-    ({"position": "Berlin"}, "position", "no token"),
-])
-def test_bad_input_ends_with_one_line_naming_the_label_and_field(registered, small_model_dir, tmp_path, fields, field,
-                                                                 words):
+@pytest.mark.parametrize(
+    "fields, field, words",
+    [
+        ({"versus": " France"}, "versus", "target itself"),
+        ({"versus": " United States"}, "versus", "2 tokens"),
+        ({"target": " United States"}, "target", "2 tokens"),
+        ({"position": 99}, "position", "outside the text"),
+        ({"position": "Berlin"}, "position", "no token"),
+    ],
+)
+def test_bad_input_ends_with_one_line_naming_the_label_and_field(
+    registered, small_model_dir, tmp_path, fields, field, words
+):
     values = {"kind": "ledger", "label": "bad", "text": TEXT, "target": " France", **fields}
     result = build(small_model_dir, tmp_path, figure(**values))
     output = result.output.strip()
@@ -260,13 +270,14 @@ def test_bad_input_ends_with_one_line_naming_the_label_and_field(registered, sma
 
 def test_the_printed_figure_has_one_line_per_part_numbered_from_1_and_a_last_line_of_sums(site, references):
     printed = (site / "figures.txt").read_text(encoding="utf-8")
-    lines = printed[printed.index("(who)"):printed.index("(vs)")].rstrip("\n").splitlines()
+    lines = printed[printed.index("(who)") : printed.index("(vs)")].rstrip("\n").splitlines()
     assert lines[0] == f"(who) {ledger.Ledger.TITLE}"
     numbered = [line for line in lines if re.match(r"^\s+\d+\s", line)]
     assert [int(line.split()[0]) for line in numbered] == list(range(1, N_PARTS + 1))
     assert [line.split()[1:-3] for line in numbered] == [
         SAID.get(name, name).split() if layer is None else ["layer", str(layer + 1), name]
-        for name, layer, _, _ in references["who"].parts]
+        for name, layer, _, _ in references["who"].parts
+    ]
     for line, (_, _, t, v) in zip(numbered, references["who"].parts):
         assert abs(float(line.split()[-3]) - t) < TOLERANCE["score"] + 5e-5
         assert abs(float(line.split()[-1]) - (t - v)) < TOLERANCE["score"] + 5e-5
@@ -315,8 +326,11 @@ def test_the_page_says_the_bias_in_the_captions_words_and_the_downloads_speak_of
     assert "bias" not in json.dumps(spec(site, "who")["datasets"]) and "stage" not in json.dumps(tables(site, "who"))
     assert "a fixed part, the same for every text" in words and FIXED in words and "layer norm bias" not in words
     assert list(tables(site, "who")) == ["parts", "heads", "neurons", "layers"]
-    sizes = next(view for view in spec(site, "who")["vconcat"][1]["vconcat"][1]["layer"]
-                 if view["encoding"]["y"]["field"] == "size")
+    sizes = next(
+        view
+        for view in spec(site, "who")["vconcat"][1]["vconcat"][1]["layer"]
+        if view["encoding"]["y"]["field"] == "size"
+    )
     assert sizes["encoding"]["y"]["title"] == "size: how large its numbers are, overall"
     assert sizes["encoding"]["color"]["legend"]["orient"] == "top"  # above the curves it names, which alone
     assert spec(site, "who")["vconcat"][1]["resolve"] == {"scale": {"color": "independent"}}  # take that legend

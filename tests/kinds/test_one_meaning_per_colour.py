@@ -35,16 +35,19 @@ HEX = re.compile(r"^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$")
 # The page's charts, as it draws them (compiled to Vega): the main one and the narrow one; and the changes that make
 # each the dark page's (the theme's colours, templates/chart_themes.json, which belong to no meaning, and the dark
 # page's own: colours.IN_DARK).
-SCRIPT = re.compile(r'<script type="application/json" id="((?:narrow-)?dark|spec|narrow)-(?!dark-)[^"]+">(.*?)</script>',
-                    re.S)
+SCRIPT = re.compile(
+    r'<script type="application/json" id="((?:narrow-)?dark|spec|narrow)-(?!dark-)[^"]+">(.*?)</script>', re.S
+)
 DARK_OF = {"spec": "dark", "narrow": "narrow-dark"}  # each chart's script, and that of its changes for a dark page
 SKIPPED = {"datasets", "data", "params", "config", "usermeta"}  # the data, the reader's choices, the theme
 # The meanings a legend says in the chapter's words, and their colours.
 WORDS = {colours.HELPS_WORDS: colours.HELPS, colours.HURTS_WORDS: colours.HURTS}
 WHO_DID_IT = ("ledger", "knockout", "patching")
 # The colour of each meaning on a dark page (colours.IN_DARK put in), and the meaning of each such colour.
-MEANINGS_IN_DARK = {**{colour: meaning for meaning, colour in colours.ROLES_IN_DARK.items()},
-                    colours.IN_DARK[colours.OUT_OF_REACH]: "out of reach"}
+MEANINGS_IN_DARK = {
+    **{colour: meaning for meaning, colour in colours.ROLES_IN_DARK.items()},
+    colours.IN_DARK[colours.OUT_OF_REACH]: "out of reach",
+}
 MEANINGS_BY_SCHEME = {"light": colours.MEANINGS, "dark": MEANINGS_IN_DARK}
 
 
@@ -69,8 +72,12 @@ def scales_in(spec) -> list:
     found = []
     if isinstance(spec, dict):
         domain, values = spec.get("domain"), spec.get("range")
-        if isinstance(domain, list) and isinstance(values, list) and all(isinstance(d, str) for d in domain) \
-                and all(isinstance(v, str) and HEX.match(v) for v in values):
+        if (
+            isinstance(domain, list)
+            and isinstance(values, list)
+            and all(isinstance(d, str) for d in domain)
+            and all(isinstance(v, str) and HEX.match(v) for v in values)
+        ):
             found.append((domain, values))
         for key, value in spec.items():
             if key not in SKIPPED:
@@ -174,7 +181,8 @@ def schemes(small_model_dir, tmp_path_factory) -> dict:
             charts["narrow"] = changed(scripts["spec"], scripts["narrow"])
         out[figure["kind"]] = {
             "light": [json.loads(download.read_text(encoding="utf-8")), *charts.values()],
-            "dark": [changed(chart, scripts[DARK_OF[name]]) for name, chart in charts.items()]}
+            "dark": [changed(chart, scripts[DARK_OF[name]]) for name, chart in charts.items()],
+        }
     return out
 
 
@@ -193,21 +201,31 @@ def test_every_kinds_page_carries_its_charts(pages):
 
 @pytest.mark.parametrize("scheme", PAGES)
 def test_every_colour_a_chart_draws_is_a_declared_meanings(schemes, scheme):
-    found = {kind: undeclared(spec, scheme) for kind, specs in schemes.items() for spec in specs[scheme]
-             if undeclared(spec, scheme)}
+    found = {
+        kind: undeclared(spec, scheme)
+        for kind, specs in schemes.items()
+        for spec in specs[scheme]
+        if undeclared(spec, scheme)
+    }
     assert not found, f"colours that figures/toolkit/colours.py declares for no meaning on a {scheme} page: {found}"
 
 
 def test_the_dark_pages_charts_carry_the_dark_pages_own_colours(schemes):
     """A dark page's charts draw the middle of a diverging scale in its background and what is out of reach black,
     and never the light page's colours for them."""
-    dark = set().union(*(drawn_by_meaning(specs["dark"], "dark").get("out of reach", set())
-                         for specs in schemes.values()))
+    dark = set().union(
+        *(drawn_by_meaning(specs["dark"], "dark").get("out of reach", set()) for specs in schemes.values())
+    )
     assert dark == {colours.IN_DARK[colours.MASKED], colours.IN_DARK[colours.OUT_OF_REACH]}, dark
     zero = [kind for kind, specs in schemes.items() if "zero" in drawn_by_meaning(specs["dark"], "dark")]
     assert sorted(zero) == ["patching", "scores"], zero
-    light = {kind: value for kind, specs in schemes.items() for spec in specs["dark"] for _, value in colours_in(spec)
-             if value in colours.IN_DARK}
+    light = {
+        kind: value
+        for kind, specs in schemes.items()
+        for spec in specs["dark"]
+        for _, value in colours_in(spec)
+        if value in colours.IN_DARK
+    }
     assert not light, light
 
 
@@ -220,15 +238,27 @@ def test_every_two_meanings_the_pages_draw_look_apart_on_a_light_and_a_dark_page
     for specs in schemes.values():
         for meaning, found in drawn_by_meaning(specs[scheme], scheme).items():
             drawn.setdefault(meaning, set()).update(found)
-    assert {"data", "chosen", "followed", "helps", "hurts", "below zero", "above zero", "reference", "out of reach",
-            "sequential: little", "sequential: most"} <= set(drawn), sorted(drawn)
+    assert {
+        "data",
+        "chosen",
+        "followed",
+        "helps",
+        "hurts",
+        "below zero",
+        "above zero",
+        "reference",
+        "out of reach",
+        "sequential: little",
+        "sequential: most",
+    } <= set(drawn), sorted(drawn)
     close = too_close(drawn, scheme)
     assert not close, f"on a {scheme} page, meanings closer than they must be (ΔE00): {close}"
 
 
 def test_a_legend_that_says_a_meaning_draws_it_in_that_meanings_colour_and_no_words_in_two(pages):
-    found = {kind: words_in_the_wrong_colour(specs) for kind, specs in pages.items()
-             if words_in_the_wrong_colour(specs)}
+    found = {
+        kind: words_in_the_wrong_colour(specs) for kind, specs in pages.items() if words_in_the_wrong_colour(specs)
+    }
     assert not found, found
 
 
@@ -242,8 +272,12 @@ def test_each_who_did_it_figure_draws_both_sides_in_the_same_two_colours(pages, 
 
 def test_the_ledger_and_knockout_legends_name_each_side_in_the_chapters_words(pages):
     for kind in ("ledger", "knockout"):
-        labels = {label: value for spec in pages[kind] for domain, values in scales_in(spec)
-                  for label, value in zip(domain, values)}
+        labels = {
+            label: value
+            for spec in pages[kind]
+            for domain, values in scales_in(spec)
+            for label, value in zip(domain, values)
+        }
         assert any(label.startswith(colours.HELPS_WORDS) and value == colours.HELPS for label, value in labels.items())
         assert any(label.startswith(colours.HURTS_WORDS) and value == colours.HURTS for label, value in labels.items())
 
@@ -264,11 +298,17 @@ def test_head_roles_draws_its_habits_and_no_colour_that_means_something_else_but
 
 def test_the_walk_finds_two_meanings_that_look_alike_on_a_dark_page_only():
     """Issue 44's dark page: a grey out of reach the colour of a share's, and a diverging scale centred on white."""
-    spec = {"layer": [{"mark": {"type": "rect", "color": "#2a1a3a"}},
-                      {"encoding": {"color": {"scale": {"scheme": colours.SEQUENTIAL}}}}]}
+    spec = {
+        "layer": [
+            {"mark": {"type": "rect", "color": "#2a1a3a"}},
+            {"encoding": {"color": {"scale": {"scheme": colours.SEQUENTIAL}}}},
+        ]
+    }
     drawn = drawn_by_meaning([spec], "dark")
-    assert drawn == {"sequential: little": {colours.SEQUENTIAL_ENDS["little"]},
-                     "sequential: most": {colours.SEQUENTIAL_ENDS["most"]}}
+    assert drawn == {
+        "sequential: little": {colours.SEQUENTIAL_ENDS["little"]},
+        "sequential: most": {colours.SEQUENTIAL_ENDS["most"]},
+    }
     drawn["out of reach"] = {"#2a1a3a"}  # as a grey out of reach would be drawn, were it this near a share's colour
     assert [close[:2] for close in too_close(drawn, "dark")] == [("out of reach", "sequential: little")]
     assert undeclared({"mark": {"color": colours.MASKED}}, "dark") == [(".mark.color", colours.MASKED)]
@@ -282,18 +322,32 @@ def test_a_dark_pages_changes_are_made_as_the_page_makes_them():
 
 
 def test_the_walk_finds_a_colour_no_meaning_declares():
-    spec = {"layer": [{"mark": {"type": "bar", "color": "#123456"}},
-                      {"mark": "rule", "encoding": {"color": {"condition": {"test": "x", "value": colours.DATA},
-                                                              "value": "#abcdef"}}}],
-            "datasets": {"rows": [{"token": "#123"}]}}  # a token's text in the data is no colour drawn
+    spec = {
+        "layer": [
+            {"mark": {"type": "bar", "color": "#123456"}},
+            {
+                "mark": "rule",
+                "encoding": {"color": {"condition": {"test": "x", "value": colours.DATA}, "value": "#abcdef"}},
+            },
+        ],
+        "datasets": {"rows": [{"token": "#123"}]},
+    }  # a token's text in the data is no colour drawn
     assert [value for _, value in undeclared(spec)] == ["#123456", "#abcdef"]
 
 
 def test_the_walk_finds_one_colour_standing_for_two_meanings():
     """A chart that draws the side that works against the answer in the colour of what helps it."""
-    spec = {"encoding": {"color": {"field": "side", "scale": {
-        "domain": [colours.HELPS_WORDS, colours.HURTS_WORDS + ": lowers its score"],
-        "range": [colours.HELPS, colours.HELPS]}}}}
+    spec = {
+        "encoding": {
+            "color": {
+                "field": "side",
+                "scale": {
+                    "domain": [colours.HELPS_WORDS, colours.HURTS_WORDS + ": lowers its score"],
+                    "range": [colours.HELPS, colours.HELPS],
+                },
+            }
+        }
+    }
     assert words_in_the_wrong_colour([spec]) == [(colours.HURTS_WORDS + ": lowers its score", colours.HELPS)]
 
 

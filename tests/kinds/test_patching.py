@@ -101,14 +101,19 @@ def test_the_page_names_both_texts_and_its_choice_names_every_run(site):
 
 
 def test_the_axis_names_both_tokens_where_the_texts_differ(site):
-    names = [row["x"] for row in json.loads((site / "downloads/figure-put.vega-lite.json").read_text(
-        encoding="utf-8"))["datasets"]["runs"] if row["piece"] == "resid_pre"]
+    names = [
+        row["x"]
+        for row in json.loads((site / "downloads/figure-put.vega-lite.json").read_text(encoding="utf-8"))["datasets"][
+            "runs"
+        ]
+        if row["piece"] == "resid_pre"
+    ]
     assert "2: _keys / _key" in names and "6: _were / _was" in names and "1: The" in names
 
 
 def test_the_printed_figure_gives_both_texts_and_the_first_grid(site):
     printed = (site / "figures.txt").read_text(encoding="utf-8")
-    block = printed[printed.index("(put) "):].split("\n\n")[0]
+    block = printed[printed.index("(put) ") :].split("\n\n")[0]
     assert f'original: "{CLEAN}"' in block and f'changed:  "{CORRUPTED}"' in block
     assert "the score of _them minus the score of _it" in block
     assert len([line for line in block.splitlines() if line.strip().split(" ")[0].isdigit()]) == N_LAYER + 1
@@ -116,8 +121,9 @@ def test_the_printed_figure_gives_both_texts_and_the_first_grid(site):
 
 def test_texts_that_do_not_differ_on_the_answer_show_the_differences_themselves():
     grids = {piece: {"diff": [[1.0] * 2] * 2, "p": [[0.5] * 2] * 2} for piece in patching.PIECES}
-    o = patching.Patched(["a", "b"], ["a", "c"], 1, "_x", "_y", {"diff": 1.0, "p": 0.5}, {"diff": 1.0004, "p": 0.5},
-                         grids)
+    o = patching.Patched(
+        ["a", "b"], ["a", "c"], 1, "_x", "_y", {"diff": 1.0, "p": 0.5}, {"diff": 1.0004, "p": 0.5}, grids
+    )
     assert not o.differs and o.back(2.0) is None
     assert "the two texts answer nearly alike" in patching.summary(o)
     assert patching_chart.colour(o, [{"v": 1.0}]).to_dict()["title"] == ["score difference", "of the run"]
@@ -131,19 +137,27 @@ GOOD = {"clean": CLEAN, "corrupted": CORRUPTED, "target": " them", "versus": " i
 def config_with(**changed) -> str:
     keys = {**GOOD, **changed}
     return '[[figure]]\nkind = "patching"\nlabel = "bad"\n' + "".join(
-        f"{key} = {json.dumps(value)}\n" for key, value in keys.items())
+        f"{key} = {json.dumps(value)}\n" for key, value in keys.items()
+    )
 
 
-@pytest.mark.parametrize("changed, field, words", [
-    ({"corrupted": "The keys to the cabinet were on the big table, so the cook took"}, "corrupted",
-     ["15 tokens", "14", "_big", "_keys"]),
-    ({"corrupted": CLEAN}, "corrupted", ["the same text"]),
-    ({"target": " New York"}, "target", ["2 tokens"]),
-    ({"versus": " them"}, "versus", ["the target itself"]),
-    ({"position": 15}, "position", ["outside the text"]),
-])
-def test_bad_keys_end_with_one_line_naming_the_field_and_keep_the_previous_site(small_model_dir, tmp_path, changed,
-                                                                                 field, words):
+@pytest.mark.parametrize(
+    "changed, field, words",
+    [
+        (
+            {"corrupted": "The keys to the cabinet were on the big table, so the cook took"},
+            "corrupted",
+            ["15 tokens", "14", "_big", "_keys"],
+        ),
+        ({"corrupted": CLEAN}, "corrupted", ["the same text"]),
+        ({"target": " New York"}, "target", ["2 tokens"]),
+        ({"versus": " them"}, "versus", ["the target itself"]),
+        ({"position": 15}, "position", ["outside the text"]),
+    ],
+)
+def test_bad_keys_end_with_one_line_naming_the_field_and_keep_the_previous_site(
+    small_model_dir, tmp_path, changed, field, words
+):
     assert_bad_config_keeps_the_site(small_model_dir, tmp_path, config_with(), config_with(**changed), field, words)
 
 
@@ -157,8 +171,12 @@ def test_how_much_comes_back_is_said_in_words_past_either_end():
 
 
 def test_the_legend_reaches_the_datas_ends_and_says_past_100_and_below_0_in_words(site):
-    rows = [row for row in json.loads((site / "downloads/figure-put.vega-lite.json").read_text(
-        encoding="utf-8"))["datasets"]["runs"]]
+    rows = [
+        row
+        for row in json.loads((site / "downloads/figure-put.vega-lite.json").read_text(encoding="utf-8"))["datasets"][
+            "runs"
+        ]
+    ]
     low, high = min(row["v"] for row in rows), max(row["v"] for row in rows)
     spec = json.loads((site / "downloads/figure-put.vega-lite.json").read_text(encoding="utf-8"))
     colour = spec["vconcat"][1]["layer"][0]["encoding"]["color"]
@@ -181,10 +199,10 @@ def test_score_lead_and_logit_are_in_more_detail_one_sentence_each_and_the_guide
     from figures.toolkit.colours import HELPS_NAME, HURTS_NAME
 
     text = page(site)
-    detail = text[text.index('<details class="more-detail">'):].split("</details>")[0]
+    detail = text[text.index('<details class="more-detail">') :].split("</details>")[0]
     for words in ("the higher the score, the more likely the token", "Logit:", "Lead:"):
         assert detail.count(words) == 1, words
-    summary = text[text.index('class="chart-description'):].split("</p>")[0]
+    summary = text[text.index('class="chart-description') :].split("</p>")[0]
     assert "lead" not in summary and "score" not in summary
     assert "the model gives _them a chance of" in summary
     assert f"{HELPS_NAME.capitalize()}: that piece brings the original answer back" in text

@@ -24,8 +24,13 @@ RELATIVE = 1e-3  # a probability also within 0.1% (and the data's rounding, 5e-9
 N_LAYER, N_HEAD = 3, 4  # the small model's (tests/conftest.py SMALL_SHAPE)
 PAIRS = {
     "chapter": ("Maya lives in Paris, the capital of", "Maya lives in Rome, the capital of", -1, " France", " Italy"),
-    "first token": ("Cats chase mice in the garden at night", "Dogs chase mice in the garden at night", 5,
-                    " the", " a"),
+    "first token": (
+        "Cats chase mice in the garden at night",
+        "Dogs chase mice in the garden at night",
+        5,
+        " the",
+        " a",
+    ),
     "last token": ("The cat sat on the", "The cat sat on a", -1, " the", " a"),
 }  # clean, corrupted, read position, target, versus: the last two pairs' targets are likely there (p 0.01 to 0.06)
 
@@ -62,8 +67,18 @@ class Pair:
         return next(q for q, (a, b) in enumerate(zip(self.clean, self.corrupted)) if a != b)
 
     def reference(self, weights, site: str, layer: int, index: int, clean_kept: dict) -> tuple[float, float]:
-        return ref_lib.patched(weights, self.clean, self.corrupted, self.position, self.target, self.versus,
-                               site, layer, index, clean=clean_kept)
+        return ref_lib.patched(
+            weights,
+            self.clean,
+            self.corrupted,
+            self.position,
+            self.target,
+            self.versus,
+            site,
+            layer,
+            index,
+            clean=clean_kept,
+        )
 
 
 @pytest.fixture(scope="module", params=list(PAIRS))
@@ -77,8 +92,12 @@ def close_p(got: float, want: float) -> bool:
 
 def cells(pair: Pair):
     """(site, row, column) of every cell of every grid."""
-    shapes = {"resid_pre": (N_LAYER + 1, pair.n), "attn_out": (N_LAYER, pair.n), "mlp_out": (N_LAYER, pair.n),
-              "z": (N_LAYER, N_HEAD)}
+    shapes = {
+        "resid_pre": (N_LAYER + 1, pair.n),
+        "attn_out": (N_LAYER, pair.n),
+        "mlp_out": (N_LAYER, pair.n),
+        "z": (N_LAYER, N_HEAD),
+    }
     for site, (rows, cols) in shapes.items():
         for row in range(rows):
             for col in range(cols):
@@ -96,6 +115,7 @@ def reference_grids(pair, weights) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------- against the reference
+
 
 def test_the_clean_and_corrupted_runs_match_the_float64_reference(pair, weights):
     entry = pair.entry
@@ -138,15 +158,21 @@ def moves_of_a_patch_put_back_again(loaded, weights, site: str, row: int):
         # The positions a patch can move the answer from: not before the texts differ, nor after the read position.
         columns = range(N_HEAD) if site == "z" else range(position, first - 1, -1)
         for col in columns:
-            once, again = (ref_lib.patched(weights, clean, corrupted, position, target, versus, site, row, col,
-                                           clean_kept, again=twice)[0] for twice in (False, True))
+            once, again = (
+                ref_lib.patched(
+                    weights, clean, corrupted, position, target, versus, site, row, col, clean_kept, again=twice
+                )[0]
+                for twice in (False, True)
+            )
             yield abs(again - once)
 
 
-@pytest.mark.parametrize("site, rows", [("resid_pre", N_LAYER), ("attn_out", N_LAYER - 1), ("mlp_out", N_LAYER - 1),
-                                        ("z", N_LAYER - 1)])  # the rows with a later layer to put it back in
+@pytest.mark.parametrize(
+    "site, rows", [("resid_pre", N_LAYER), ("attn_out", N_LAYER - 1), ("mlp_out", N_LAYER - 1), ("z", N_LAYER - 1)]
+)  # the rows with a later layer to put it back in
 def test_a_patch_put_back_again_at_every_later_layer_would_move_a_cell_of_every_row_by_10_times_the_tolerance(
-        loaded, weights, site, rows):
+    loaded, weights, site, rows
+):
     """The margin the comparison above stands on: in every row of every grid, some pair's cell moves by MARGIN
     times DIFF or more when the patch is put back again at every later layer, so the comparison cannot miss such a
     slip. Each pair alone need not: where only the read position differs, the stream put back once already makes
@@ -170,6 +196,7 @@ def test_the_reference_unpatched_run_is_the_reference_forward_pass(weights):
 
 
 # ---------------------------------------------------------------------------------------------- exact equalities
+
 
 def test_the_clean_stream_after_the_last_layer_at_the_read_position_gives_exactly_the_clean_answer(pair):
     grids = pair.entry["grids"]["resid_pre"]
@@ -203,8 +230,12 @@ def test_a_position_before_the_first_difference_gives_exactly_the_corrupted_answ
 
 def test_the_grids_have_layers_by_positions_and_layers_by_heads(pair):
     grids = pair.entry["grids"]
-    shapes = {"resid_pre": (N_LAYER + 1, pair.n), "attn_out": (N_LAYER, pair.n), "mlp_out": (N_LAYER, pair.n),
-              "z": (N_LAYER, N_HEAD)}
+    shapes = {
+        "resid_pre": (N_LAYER + 1, pair.n),
+        "attn_out": (N_LAYER, pair.n),
+        "mlp_out": (N_LAYER, pair.n),
+        "z": (N_LAYER, N_HEAD),
+    }
     assert set(grids) == set(shapes)
     for site, (rows, cols) in shapes.items():
         for kind in ("diff", "p"):
@@ -216,12 +247,16 @@ def test_the_entry_names_the_position_and_the_two_tokens(pair):
     entry = pair.entry
     assert entry["position"] == pair.position
     assert entry["target"]["id"] == pair.target and entry["versus"]["id"] == pair.versus
-    texts = {capture.token_ids(tokens_only(), word)[0]: word for *_, target, versus in PAIRS.values()
-             for word in (target, versus)}
+    texts = {
+        capture.token_ids(tokens_only(), word)[0]: word
+        for *_, target, versus in PAIRS.values()
+        for word in (target, versus)
+    }
     assert (entry["target"]["text"], entry["versus"]["text"]) == (texts[pair.target], texts[pair.versus])
 
 
 # ---------------------------------------------------------------------------------------------- by hand
+
 
 def test_texts_that_differ_only_at_the_read_position_give_the_clean_answer_for_its_stream_at_every_layer(loaded):
     """Before the read position the two runs are the same; the stream at it, put back at any layer, makes the
@@ -246,6 +281,7 @@ def test_identical_texts_give_the_same_answer_in_every_cell(loaded):
 
 
 # ---------------------------------------------------------------------------------------------- batches
+
 
 def test_the_result_is_the_same_when_the_patched_runs_go_one_at_a_time(pair, loaded, monkeypatch):
     monkeypatch.setattr(patchings_module, "MAX_CHUNK", 1)

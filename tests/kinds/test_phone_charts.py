@@ -29,10 +29,14 @@ ANIMAL = "The animal didn't cross the street because it was too tired"
 ANIMAL_TOKENS = "The _animal _didn 't _cross _the _street _because _it _was _too _tired".split()
 MAYA = "Maya lives in Paris, the capital of"
 MAYA_TOKENS = "May a _lives _in _Paris , _the _capital _of".split()
-RIVER = ("The river runs slowly through the old town, past the mill and the market square, and every morning the "
-         "old baker sings")
-RIVER_TOKENS = ("The _river _runs _slowly _through _the _old _town , _past _the _mill _and _the _market _square , _and "
-                "_every _morning _the _old _baker _sings").split()  # 24: the most rows a square of the heads figure has
+RIVER = (
+    "The river runs slowly through the old town, past the mill and the market square, and every morning the "
+    "old baker sings"
+)
+RIVER_TOKENS = (
+    "The _river _runs _slowly _through _the _old _town , _past _the _mill _and _the _market _square , _and "
+    "_every _morning _the _old _baker _sings"
+).split()  # 24: the most rows a square of the heads figure has
 PHONE_COLUMN = 340  # px: about the column a 360 px phone gives a chart
 GPT2_VOCABULARY = 50_257  # tokens GPT-2 knows (its tokenizer's vocabulary; the small model keeps it)
 TOLERANCE = 1e-4  # a share in a chart: within 1e-4 of the reference
@@ -88,6 +92,7 @@ def tokenizer():
 @pytest.fixture(scope="module")
 def charts_of(site, run, tokenizer):
     """label -> (the chart's Vega-Lite spec, the narrow chart's or None), each figure resolved as the build does."""
+
     def tokens(text):
         return [tokenizer.decode([i]) for i in tokenizer.encode(text)]
 
@@ -156,8 +161,12 @@ def test_figure_l_on_a_phone_lies_sideways_one_row_and_one_label_per_token(chart
 
 def pattern_axes(chart: dict) -> list:
     """The axes that name the tokens (or blocks): the larger pattern's two and the bars'."""
-    return [view["encoding"][channel]["axis"] for view in views(chart) for channel in ("x", "y")
-            if view.get("encoding", {}).get(channel, {}).get("axis", {}).get("labelExpr") == "names[datum.value]"]
+    return [
+        view["encoding"][channel]["axis"]
+        for view in views(chart)
+        for channel in ("x", "y")
+        if view.get("encoding", {}).get(channel, {}).get("axis", {}).get("labelExpr") == "names[datum.value]"
+    ]
 
 
 def sideways_bars(chart: dict) -> dict:
@@ -167,7 +176,8 @@ def sideways_bars(chart: dict) -> dict:
 
 
 def test_the_heads_figure_on_a_phone_keeps_squares_to_tap_its_bars_lie_sideways_and_no_room_is_left_under_the_grid(
-        charts_of):
+    charts_of,
+):
     """On a phone the grid's squares are charts.TAP px, which a finger can tap, wider than the column for GPT-2's 12
     heads (the chart scrolls in its own box); every label of the pattern shown; the chosen token's bars lie
     sideways, one row and one label per token, as in figure (l); the grid's view ends just under the grid and its
@@ -225,14 +235,19 @@ def test_the_lens_rank_axis_ends_at_the_vocabularys_size_and_every_title_names_t
         follows = [title for title in titles if title.startswith("split(replace(vocab[track + ''] + ")]
         assert [words_of(title)[0] for title in follows] == ["'s chance", "'s rank among all 50,257 tokens"], titles
         said = [word for expr in titles + [params(chart)["description"]["expr"]] for word in words_of(expr)]
-        said += [view["encoding"][c].get("title") or "" for view in views(chart) for c in ("x", "y", "color")
-                 if c in view.get("encoding", {})]
+        said += [
+            view["encoding"][c].get("title") or ""
+            for view in views(chart)
+            for c in ("x", "y", "color")
+            if c in view.get("encoding", {})
+        ]
         assert not [words for words in said if re.search(r"\b(its|probability|stage)\b", words, re.I)], said
         assert params(chart)["vocab"]["value"][str(params(chart)["track"]["value"])] == "_France"
 
 
-def test_the_lens_on_a_phone_keeps_each_guess_whole_in_a_cell_as_wide_as_the_longest(charts_of, small_model_dir,
-                                                                                     tokenizer):
+def test_the_lens_on_a_phone_keeps_each_guess_whole_in_a_cell_as_wide_as_the_longest(
+    charts_of, small_model_dir, tokenizer
+):
     wide, narrow = charts_of["lens"]
     assert params(narrow) == params(wide) and narrow["usermeta"] == wide["usermeta"]
     assert narrow["datasets"] == wide["datasets"]
@@ -262,12 +277,16 @@ def test_the_lens_legend_of_chances_sits_with_its_table_in_percent_and_a_phones_
     for chart, orient in ((wide, "bottom"), (narrow, "top")):
         assert chart["resolve"] == {"scale": {"color": "independent"}}
         table = chart["vconcat"][0]
-        [legend] = [view["encoding"]["color"] for view in views(table)
-                    if view.get("encoding", {}).get("color", {}).get("field") == "p"]
+        [legend] = [
+            view["encoding"]["color"]
+            for view in views(table)
+            if view.get("encoding", {}).get("color", {}).get("field") == "p"
+        ]
         assert legend["title"] == "chance" and legend["legend"]["format"] == "%"
         assert legend["legend"]["values"] == [0, 0.5, 1] and legend["scale"]["domain"] == [0, 1]
         assert legend["legend"]["orient"] == orient
     assert wide["vconcat"][0]["title"]["anchor"] == "start" and "title" not in narrow["vconcat"][0]
+
     def backdrops(chart):  # Altair numbers a view's name: "backdrop_0"
         return [view for view in views(chart) if str(view.get("name", "")).startswith(BACKDROP)]
 
@@ -294,8 +313,11 @@ def test_a_screen_reader_hears_the_bars_words_and_not_the_shades_and_labels_besi
     """The shade over the tokens out of reach and the numbers written by the bars say nothing of their own ("k: 9"):
     the bars and the chart's description say it in words."""
     for chart in charts_of[label]:
-        after = [view for view in layers(chart, "rect") + layers(chart, "text")
-                 if re.search(r"datum\.k > (floor\()?\(?token - 1", json.dumps(view.get("transform", [])))]
+        after = [
+            view
+            for view in layers(chart, "rect") + layers(chart, "text")
+            if re.search(r"datum\.k > (floor\()?\(?token - 1", json.dumps(view.get("transform", [])))
+        ]
         numbers = [view for view in layers(chart, "text") if view["encoding"].get("text", {}).get("format") == ".0%"]
         quiet = after + numbers
         assert after and numbers

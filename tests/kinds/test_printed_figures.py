@@ -65,7 +65,7 @@ def test_model_in_numbers_has_the_chapters_tables(random_site, chapter_blocks):
     ours = [line[2:] for line in printed(random_site)["heads"][1:]]
     tables = ref_tables(chapter_blocks)
     book = tables["heads"] + tables["feed-forward"]
-    assert ours[:len(book)] == book
+    assert ours[: len(book)] == book
 
 
 def test_cost_table_is_the_chapters_for_9_and_1000_tokens_in_144_heads(random_site, chapter_blocks):
@@ -79,8 +79,11 @@ def ref_tables(chapter_blocks) -> dict:
 
     lines = [line for line in CHAPTER_FIGURES.read_text(encoding="utf-8").splitlines() if line.strip()]
     start = lines.index("heads in one layer     12")
-    return {"heads": lines[start:start + 5], "feed-forward": lines[start + 5:start + 10],
-            "cost": lines[start + 10:]}
+    return {
+        "heads": lines[start : start + 5],
+        "feed-forward": lines[start + 5 : start + 10],
+        "cost": lines[start + 10 :],
+    }
 
 
 def test_attention_shares_in_print_are_the_references_in_whole_percent(small_printed, small_model_dir, tokenizer):
@@ -88,14 +91,18 @@ def test_attention_shares_in_print_are_the_references_in_whole_percent(small_pri
     attention = ref_lib.reference(small_model_dir, ids).attention  # (layers, heads, query, key)
     tokens = [shown(tokenizer.decode([i])) for i in ids]
     focus = 8  # token 9, "it"
-    views = {"layer 2, head 3:": attention[1, 2, focus], "layer 1, head 1:": attention[0, 0, focus],
-             "layer 3, head 4:": attention[2, 3, focus],
-             "all 12 heads, averaged:": attention[:, :, focus].mean(dim=(0, 1))}
+    views = {
+        "layer 2, head 3:": attention[1, 2, focus],
+        "layer 1, head 1:": attention[0, 0, focus],
+        "layer 3, head 4:": attention[2, 3, focus],
+        "all 12 heads, averaged:": attention[:, :, focus].mean(dim=(0, 1)),
+    }
     lines = small_printed["l"][3:]
     assert [line[5:33].strip() for line in lines] == list(views)
     for line, shares in zip(lines, views.values()):
-        expected = [f"{tokens[k]} {book_percent(float(s))}%" for k, s in enumerate(shares[:focus + 1])
-                    if float(s) * 100 >= 0.5]
+        expected = [
+            f"{tokens[k]} {book_percent(float(s))}%" for k, s in enumerate(shares[: focus + 1]) if float(s) * 100 >= 0.5
+        ]
         assert line[33:].split("  ") == expected
 
 
@@ -108,8 +115,9 @@ def test_readout_in_print_is_the_references_target_and_top_three(small_printed, 
     for stage, line in enumerate(lines):
         label = "after the embedding" if stage == 0 else f"after layer {stage}"
         top = probs[stage].topk(3)
-        expected_top = "  ".join(f"{shown(tokenizer.decode([int(i)]))} {book_percent(float(p))}%"
-                                 for p, i in zip(top.values, top.indices))
+        expected_top = "  ".join(
+            f"{shown(tokenizer.decode([int(i)]))} {book_percent(float(p))}%" for p, i in zip(top.values, top.indices)
+        )
         expected = f"  {label:<21}_France {float(probs[stage, target]) * 100:6.2f} %    top 3: {expected_top}"
         assert line == expected
 
@@ -136,8 +144,9 @@ def test_another_model_gives_its_own_numbers(small_model_dir, tmp_path):
     from build import cli
 
     config = tmp_path / "numbers.toml"
-    config.write_text('[[figure]]\nkind = "numbers"\nlabel = "n"\n\n[[figure]]\nkind = "cost"\nlabel = "c"\n',
-                      encoding="utf-8")
+    config.write_text(
+        '[[figure]]\nkind = "numbers"\nlabel = "n"\n\n[[figure]]\nkind = "cost"\nlabel = "c"\n', encoding="utf-8"
+    )
     out = tmp_path / "site"
     result = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(config), "--out", str(out)])
     assert result.exit_code == 0, result.output

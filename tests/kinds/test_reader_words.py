@@ -60,7 +60,7 @@ def page(site, label: str) -> str:
 
 def printed(site, label: str) -> str:
     text = (site / "figures.txt").read_text(encoding="utf-8")
-    return text[text.index(f"({label}) "):].split("\n\n")[0]
+    return text[text.index(f"({label}) ") :].split("\n\n")[0]
 
 
 def views(chart: dict) -> list:
@@ -92,8 +92,9 @@ def test_figure_i_says_after_layer_where_the_code_says_stage(site):
     assert slider["bind"]["name"].startswith("After layer")
     downloads = tables(site, "i")
     assert "stage" not in json.dumps(downloads) and all("after_layer" in row for row in downloads["line"])
-    titles = [view["encoding"][c].get("title") for view in views(chart) for c in ("x", "y")
-              if c in view.get("encoding", {})]
+    titles = [
+        view["encoding"][c].get("title") for view in views(chart) for c in ("x", "y") if c in view.get("encoding", {})
+    ]
     tips = [tip.get("title", "") for view in views(chart) for tip in view.get("encoding", {}).get("tooltip", [])]
     assert not [words for words in map(str, titles + tips) if "stage" in words], (titles, tips)
 

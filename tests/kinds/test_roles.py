@@ -69,8 +69,10 @@ def test_the_words_name_the_strongest_induction_and_previous_token_heads(site):
     rows = heads(site)
     for role in ("induction", "previous"):
         best = max(rows, key=lambda row: row[role])
-        assert (f"Of all heads, layer {best['layer']} head {best['head']} looks most at {roles.ROLES[role][1]}: "
-                f"{best[role]:.0%} of its attention goes there.") in page(site)
+        assert (
+            f"Of all heads, layer {best['layer']} head {best['head']} looks most at {roles.ROLES[role][1]}: "
+            f"{best[role]:.0%} of its attention goes there."
+        ) in page(site)
 
 
 def spec(site) -> dict:
@@ -78,7 +80,7 @@ def spec(site) -> dict:
 
 
 def more_detail(text: str) -> str:
-    return text[text.index('<details class="more-detail">'):].split("</details>")[0]
+    return text[text.index('<details class="more-detail">') :].split("</details>")[0]
 
 
 def test_researchers_words_are_in_more_detail_one_sentence_each_and_nowhere_else_on_the_page(site):
@@ -87,7 +89,7 @@ def test_researchers_words_are_in_more_detail_one_sentence_each_and_nowhere_else
     for word in ("How strong a habit is in a head:", "Duplicate token:", "Induction:"):
         assert detail.count(word) == 1, word
     rest = text.replace(detail, "")
-    shown = rest[rest.index("<main"):rest.index('<section class="text-figure"')] if "<main" in rest else rest
+    shown = rest[rest.index("<main") : rest.index('<section class="text-figure"')] if "<main" in rest else rest
     for word in ("induction", "duplicate token", "duplicate-token"):
         assert word not in shown.lower().replace('"induction"', "").replace("'induction'", ""), word
 
@@ -115,8 +117,9 @@ def test_each_square_is_drawn_whole_in_its_legends_colour_and_the_key_follows_th
     grid = chart["vconcat"][0]["layer"]
     assert all("opacity" not in layer["encoding"] and "opacity" not in layer["mark"] for layer in grid[:2])
     key = {p["name"]: p for p in chart["params"]}[KEY_WORDS]["expr"]
-    assert key == (f"show == '{roles.STRONGEST}' ? {charts.literal(roles.Roles.KEY)} : "
-                   f"{charts.literal(roles.Roles.KEY_ONE)}")
+    assert key == (
+        f"show == '{roles.STRONGEST}' ? {charts.literal(roles.Roles.KEY)} : {charts.literal(roles.Roles.KEY_ONE)}"
+    )
     assert "deeper" not in roles.Roles.KEY + roles.Roles.KEY_ONE and "brighter" in roles.Roles.KEY_ONE
     shown = page(site)
     assert f'<p class="reading-key" id="key-habits">{roles.Roles.KEY}</p>' in shown and 'data-key="key-habits"' in shown
@@ -128,8 +131,10 @@ def test_the_description_follows_the_chosen_head_and_the_chosen_habit(site):
     assert len(said) == N_LAYER * N_HEAD
     for row in heads(site):
         words = said[f"{row['layer']}-{row['head']}"]
-        assert words.startswith(f"Layer {row['layer']}, head {row['head']}, shown below: its strongest habit is "
-                                f"to look at {roles.ROLES[row['strongest']][1]} ({row[row['strongest']]:.0%} ")
+        assert words.startswith(
+            f"Layer {row['layer']}, head {row['head']}, shown below: its strongest habit is "
+            f"to look at {roles.ROLES[row['strongest']][1]} ({row[row['strongest']]:.0%} "
+        )
     assert "head_words[layer + '-' + head]" in params["description"]["expr"]
     assert "colour_words[show]" in params["description"]["expr"]
 
@@ -149,8 +154,9 @@ def test_the_outlines_of_the_earlier_copy_and_the_token_after_it_stay_apart(site
     bands = {words[layer["data"]["values"][0]["role"]]: layer["mark"]["width"]["band"] for layer in outlines}
     assert bands["duplicate"] == 1 and bands["induction"] < 0.8
     stroke = outlines[0]["encoding"]["stroke"]["scale"]
-    assert dict(zip(stroke["domain"], stroke["range"])) == {said: ROLE_COLOURS[role]
-                                                            for role, said in roles.COPIES.items()}
+    assert dict(zip(stroke["domain"], stroke["range"])) == {
+        said: ROLE_COLOURS[role] for role, said in roles.COPIES.items()
+    }
 
 
 def test_the_guess_first_answer_counts_the_heads_of_each_strongest_role(site):
@@ -165,8 +171,10 @@ def test_a_square_of_the_grid_chooses_its_layer_and_head_and_a_menu_chooses_the_
     params = {p["name"]: p for p in spec["params"]}
     assert params["show"]["bind"]["options"] == ["strongest", *roles.ROLES]
     assert params["layer"]["bind"]["options"] == list(range(1, N_LAYER + 1))
-    assert spec["usermeta"]["clicks"] == [{"field": "pick_layer", "param": "layer"},
-                                          {"field": "pick_head", "param": "head"}]
+    assert spec["usermeta"]["clicks"] == [
+        {"field": "pick_layer", "param": "layer"},
+        {"field": "pick_head", "param": "head"},
+    ]
 
 
 def test_the_chosen_heads_pattern_over_the_text_is_the_heads_figures_view_of_the_texts_shares(site):
@@ -190,32 +198,40 @@ def test_each_layers_file_holds_its_heads_patterns_over_the_repeated_sequence_an
     assert sorted(loads["files"]) == [str(layer) for layer in range(1, N_LAYER + 1)]
     for layer, path in loads["files"].items():
         payload = read_head_file((site / path).read_text(encoding="utf-8"))
-        assert payload["rows"] == [{"l": int(layer) - 1, "h": head, "u": shares[int(layer) - 1][head]}
-                                   for head in range(N_HEAD)]
+        assert payload["rows"] == [
+            {"l": int(layer) - 1, "h": head, "u": shares[int(layer) - 1][head]} for head in range(N_HEAD)
+        ]
     # The page itself carries the opening head's pattern only.
     opening = loads["opening"]
-    assert spec["datasets"]["repeats"] == [{"l": opening["layer"] - 1, "h": opening["head"] - 1,
-                                            "u": shares[opening["layer"] - 1][opening["head"] - 1]}]
+    assert spec["datasets"]["repeats"] == [
+        {"l": opening["layer"] - 1, "h": opening["head"] - 1, "u": shares[opening["layer"] - 1][opening["head"] - 1]}
+    ]
     about = (site / "about.html").read_text(encoding="utf-8")
     assert all(path in about for path in loads["files"].values())  # listed with their checksums
 
 
 # ---------------------------------------------------------------------------------------------- bad keys
 
-@pytest.mark.parametrize("keys, field, words", [
-    ('text = "Too short a text"\n', "text", ["4 tokens", "8 tokens or more"]),
-    (f'text = "{TEXT}"\nrepeat_length = 1\n', "repeat_length", ["1 is too short"]),
-    (f'text = "{TEXT}"\nrepeat_length = 600\n', "repeat_length", ["600 is too long", "twice that fits"]),
-    (f'text = "{TEXT}"\nseed = -1\n', "seed", ["negative"]),
-])
-def test_bad_keys_end_with_one_line_naming_the_field_and_keep_the_previous_site(small_model_dir, tmp_path, keys,
-                                                                                 field, words):
+
+@pytest.mark.parametrize(
+    "keys, field, words",
+    [
+        ('text = "Too short a text"\n', "text", ["4 tokens", "8 tokens or more"]),
+        (f'text = "{TEXT}"\nrepeat_length = 1\n', "repeat_length", ["1 is too short"]),
+        (f'text = "{TEXT}"\nrepeat_length = 600\n', "repeat_length", ["600 is too long", "twice that fits"]),
+        (f'text = "{TEXT}"\nseed = -1\n', "seed", ["negative"]),
+    ],
+)
+def test_bad_keys_end_with_one_line_naming_the_field_and_keep_the_previous_site(
+    small_model_dir, tmp_path, keys, field, words
+):
     bad = '[[figure]]\nkind = "head-roles"\nlabel = "bad"\n' + keys
     assert_bad_config_keeps_the_site(small_model_dir, tmp_path, CONFIG, bad, field, words)
 
 
 def test_on_a_phone_and_a_wide_page_the_random_tokens_pattern_keeps_cells_where_its_two_outlines_stay_apart(
-        small_model_dir, tmp_path):
+    small_model_dir, tmp_path
+):
     """A repeated sequence longer than a phone's column holds at REPEAT_CELL px a cell: the narrow chart keeps that
     size (and scrolls in its box), so that the outline inside a cell never touches its neighbour's. On a wide page
     its rows are as tall (80 rows in the larger pattern's usual height would be 4.5 px: the outlines ran together)."""

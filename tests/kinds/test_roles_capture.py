@@ -69,8 +69,9 @@ def blocks_of(shares: list, size: int) -> list:
 
 
 @pytest.mark.parametrize("max_pattern, size", [(96, 1), (10, 3)])
-def test_every_heads_pattern_over_the_repeated_sequence_equals_the_float64_reference(loaded, weights, monkeypatch,
-                                                                                     max_pattern, size):
+def test_every_heads_pattern_over_the_repeated_sequence_equals_the_float64_reference(
+    loaded, weights, monkeypatch, max_pattern, size
+):
     monkeypatch.setattr("figsite.capture.parts.roles.MAX_PATTERN", max_pattern)
     entry = PART.compute(loaded, [STREET, REPEAT_LENGTH, 5])
     pattern = entry["pattern"]
@@ -133,7 +134,7 @@ def previous_token_model_dir(tmp_path_factory):
         model.transformer.wte.weight.zero_()
         model.transformer.wpe.weight.copy_(torch.stack([position_vector(p) for p in range(N_POSITIONS)]))
         model.transformer.h[0].attn.c_attn.weight[:, :N_EMBD] = QUERY_SCALE * torch.eye(N_EMBD)  # query
-        model.transformer.h[0].attn.c_attn.weight[:, N_EMBD:2 * N_EMBD] = shift  # key
+        model.transformer.h[0].attn.c_attn.weight[:, N_EMBD : 2 * N_EMBD] = shift  # key
     model.save_pretrained(directory)
     capture.gpt2_tokenizer().save_pretrained(directory)
     return directory

@@ -38,8 +38,18 @@ head = [3, 4]
 def site(small_model_dir, tmp_path_factory) -> Path:
     work = tmp_path_factory.mktemp("scores")
     (work / "scores.toml").write_text(CONFIG, encoding="utf-8")
-    result = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(work / "scores.toml"),
-                                      "--out", str(work / "site"), "--no-cache"])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "--model",
+            str(small_model_dir),
+            "--config",
+            str(work / "scores.toml"),
+            "--out",
+            str(work / "site"),
+            "--no-cache",
+        ],
+    )
     assert result.exit_code == 0, result.output
     return work / "site"
 
@@ -54,8 +64,11 @@ def shares_table(site: Path, label: str) -> list:
 
 
 def attention_row(site: Path, layer: int, head: int, query: int) -> list:
-    data = json.loads(next(p for p in (site / "data").glob("*.json") if p.name not in {"run.json", "parts.json"})
-                      .read_text(encoding="utf-8"))
+    data = json.loads(
+        next(p for p in (site / "data").glob("*.json") if p.name not in {"run.json", "parts.json"}).read_text(
+            encoding="utf-8"
+        )
+    )
     return data["attention"][layer][head][query]
 
 
@@ -95,7 +108,7 @@ def test_the_page_carries_the_query_and_keys_whose_products_add_up_to_each_fit(s
 
 def test_the_printed_table_lists_every_token_and_says_those_after_the_asking_one_are_out_of_reach(site):
     printed = (site / "figures.txt").read_text(encoding="utf-8")
-    block = printed[printed.index("(qk) "):printed.index("(first) ")].splitlines()
+    block = printed[printed.index("(qk) ") : printed.index("(first) ")].splitlines()
     assert block[3].split() == ["token", "fit", "fit", "/", "4", "share"]  # width 16: divided by 4
     rows = [row for row in block[4:] if row.strip()]
     assert len(rows) == 12 and all("out of reach" in row for row in rows[9:])
@@ -113,18 +126,23 @@ def test_the_page_names_the_largest_share_and_its_check_against_the_model(site):
     assert f"#key={best['token']}" in html  # the guess-first answer opens the page on that key
 
 
-@pytest.mark.parametrize("change, field, allowed", [
-    ('head = [2, 3]', 'head = [4, 1]', "layers 1 to 3"),
-    ('head = [2, 3]', 'head = [2, 5]', "heads 1 to 4"),
-    ('head = [2, 3]', 'head = [2]', "[layer, head]"),
-    ('focus = "it"', 'focus = 13', "a token number from 1 to 12"),
-])
-def test_a_head_or_focus_outside_the_model_or_text_is_refused_in_one_line(small_model_dir, tmp_path, change, field,
-                                                                          allowed):
+@pytest.mark.parametrize(
+    "change, field, allowed",
+    [
+        ("head = [2, 3]", "head = [4, 1]", "layers 1 to 3"),
+        ("head = [2, 3]", "head = [2, 5]", "heads 1 to 4"),
+        ("head = [2, 3]", "head = [2]", "[layer, head]"),
+        ('focus = "it"', "focus = 13", "a token number from 1 to 12"),
+    ],
+)
+def test_a_head_or_focus_outside_the_model_or_text_is_refused_in_one_line(
+    small_model_dir, tmp_path, change, field, allowed
+):
     config = tmp_path / "bad.toml"
     config.write_text(CONFIG.replace(change, field), encoding="utf-8")
-    result = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(config),
-                                      "--out", str(tmp_path / "site"), "--no-cache"])
+    result = CliRunner().invoke(
+        cli, ["--model", str(small_model_dir), "--config", str(config), "--out", str(tmp_path / "site"), "--no-cache"]
+    )
     assert result.exit_code == 2
     line = result.output.strip()
     assert len(line.splitlines()) == 1 and "label 'qk'" in line and allowed in line, line
@@ -143,22 +161,32 @@ def test_the_guide_names_the_colours_the_strips_are_drawn_in(site):
     html = (site / "figure-qk.html").read_text(encoding="utf-8")
     assert f"{NAMES[NEGATIVE]} below zero, {NAMES[POSITIVE]} above" in html
     spec = json.loads((site / "downloads" / "figure-qk.vega-lite.json").read_text(encoding="utf-8"))
-    scales = [view["encoding"]["color"]["scale"] for view in views(spec)
-              if view.get("encoding", {}).get("color", {}).get("field") == "v"]
-    assert len(scales) == 2 and all(scale["range"][0] == NEGATIVE and scale["range"][-1] == POSITIVE
-                                    for scale in scales)
+    scales = [
+        view["encoding"]["color"]["scale"]
+        for view in views(spec)
+        if view.get("encoding", {}).get("color", {}).get("field") == "v"
+    ]
+    assert len(scales) == 2 and all(
+        scale["range"][0] == NEGATIVE and scale["range"][-1] == POSITIVE for scale in scales
+    )
 
 
 def test_the_chart_speaks_of_questions_and_descriptions_not_queries_and_keys(site):
     spec = json.loads((site / "downloads" / "figure-qk.vega-lite.json").read_text(encoding="utf-8"))
-    titles = [view["encoding"][c].get("title") for view in views(spec) for c in ("x", "y")
-              if c in view.get("encoding", {})]
+    titles = [
+        view["encoding"][c].get("title") for view in views(spec) for c in ("x", "y") if c in view.get("encoding", {})
+    ]
     lines = [" ".join(title) if isinstance(title, list) else title for title in titles]
     width = len(spec["datasets"]["strips"]) // len({row["row"] for row in spec["datasets"]["strips"]})
-    assert {"fit (question \u00b7 description)", f"fit \u00f7 {math.sqrt(width):g}", "share of attention",
-            "a number of the question times a number of the description"} <= set(lines), titles
-    said = json.dumps([lines, [p.get("bind", {}).get("name") for p in spec["params"]],
-                       spec["datasets"]["strips"][0]["row"]])
+    assert {
+        "fit (question \u00b7 description)",
+        f"fit \u00f7 {math.sqrt(width):g}",
+        "share of attention",
+        "a number of the question times a number of the description",
+    } <= set(lines), titles
+    said = json.dumps(
+        [lines, [p.get("bind", {}).get("name") for p in spec["params"]], spec["datasets"]["strips"][0]["row"]]
+    )
     assert not re.search(r"\b(query|key|softmax)\b|q \. k|fit / ", said), said
     names = {p["name"]: p.get("bind", {}).get("name", "") for p in spec["params"]}
     assert names["key"].startswith("Chosen token")  # orange is what the reader chose
@@ -173,8 +201,11 @@ def test_tokens_out_of_reach_are_said_in_words_that_read_on_a_light_and_a_dark_p
     from figures.toolkit.colours import ASIDE
 
     spec = json.loads((site / "downloads" / "figure-qk.vega-lite.json").read_text(encoding="utf-8"))
-    marks = [view for view in views(spec) if view.get("encoding", {}).get("text", {}).get("value", "").startswith(
-        "out of reach")]
+    marks = [
+        view
+        for view in views(spec)
+        if view.get("encoding", {}).get("text", {}).get("value", "").startswith("out of reach")
+    ]
     assert len(marks) == 3 and marks[0]["encoding"]["text"]["value"] == "out of reach: comes after"
     for view in marks:
         assert "color" not in view["mark"] and "color" not in view["encoding"] and view["mark"]["opacity"] == ASIDE
@@ -186,15 +217,21 @@ def test_the_orange_marks_only_the_followed_description_the_readers_choice_which
     from figures.toolkit.colours import CHOSEN, CHOSEN_NAME
 
     spec = json.loads((site / "downloads" / "figure-qk.vega-lite.json").read_text(encoding="utf-8"))
-    orange = [view for view in views(spec)
-              if CHOSEN in json.dumps({k: v for k, v in view.items() if k not in ("layer", "vconcat")})]
+    orange = [
+        view
+        for view in views(spec)
+        if CHOSEN in json.dumps({k: v for k, v in view.items() if k not in ("layer", "vconcat")})
+    ]
     assert len(orange) == 5  # two frames, three kinds of bars
     for view in orange:
         colour = view["encoding"].get("color", {})
         assert colour.get("condition", {}).get("test") == "datum.j == key" or (
-            view["mark"]["stroke"] == CHOSEN and view["transform"][0]["filter"].startswith("datum.j == key"))
+            view["mark"]["stroke"] == CHOSEN and view["transform"][0]["filter"].startswith("datum.j == key")
+        )
     for chart in spec["vconcat"]:  # the strips, the products and the three bar charts: each marks its rows
-        axes = [view["encoding"]["y"]["axis"] for view in views(chart) if "axis" in view.get("encoding", {}).get("y", {})]
+        axes = [
+            view["encoding"]["y"]["axis"] for view in views(chart) if "axis" in view.get("encoding", {}).get("y", {})
+        ]
         assert axes and all("key + ':'" in axis["labelExpr"] and "\u25b6" in axis["labelExpr"] for axis in axes)
     assert f"see its description: drawn in {CHOSEN_NAME}" in (site / "figure-qk.html").read_text(encoding="utf-8")
 
@@ -205,8 +242,11 @@ def test_where_the_fits_are_divided_the_chart_says_why_by_the_root_of_the_heads_
     q, _, _ = ref_lib.head_query_keys(ref_lib.load_weights(small_model_dir), ids, 1, 2, 8)
     width = q.shape[0]
     spec = json.loads((site / "downloads" / "figure-qk.vega-lite.json").read_text(encoding="utf-8"))
-    (divided,) = [view["title"] for view in views(spec) if isinstance(view.get("title"), dict)
-                  and str(view["title"].get("text", "")).startswith("Fit divided by")]
+    (divided,) = [
+        view["title"]
+        for view in views(spec)
+        if isinstance(view.get("title"), dict) and str(view["title"].get("text", "")).startswith("Fit divided by")
+    ]
     assert divided["text"] == f"Fit divided by {math.sqrt(width):g}", divided
     why = " ".join(divided["subtitle"])
     assert f"square root of the head's {width} numbers" in why, why
@@ -219,4 +259,6 @@ def test_the_reading_key_says_what_a_cell_of_a_strip_is_above_the_chart(site, sm
     page = (site / "figure-qk.html").read_text(encoding="utf-8")
     key = re.search(r'<p class="reading-key" id="key-qk">([^<]*)</p>\s*<div class="chart', page)
     assert key, "no reading key just above the chart"
-    assert f"Each cell of a strip is one of the head's {q.shape[0]} numbers." in html.unescape(key.group(1)), key.group(1)
+    assert f"Each cell of a strip is one of the head's {q.shape[0]} numbers." in html.unescape(key.group(1)), key.group(
+        1
+    )

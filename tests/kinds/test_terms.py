@@ -31,8 +31,11 @@ def every_kind(small_model_dir, tmp_path_factory):
 
 def page(body: str, spec: str = "") -> str:
     """A page as the site writes one: its words in <main>, a chart's Vega spec where `spec` is given."""
-    chart = (f'<div class="chart" data-spec="spec-x"></div><script type="application/json" id="spec-x">{spec}'
-             "</script>") if spec else ""
+    chart = (
+        (f'<div class="chart" data-spec="spec-x"></div><script type="application/json" id="spec-x">{spec}</script>')
+        if spec
+        else ""
+    )
     return f"<!DOCTYPE html><html><head><title>The spec</title></head><body><main>{body}{chart}</main></body></html>"
 
 
@@ -41,13 +44,15 @@ def page(body: str, spec: str = "") -> str:
 
 def test_the_check_finds_a_term_used_before_its_explanation_and_one_no_page_may_use():
     assert unexplained(page("<p>Download the chart's Vega-Lite spec.</p>")) == {
-        "spec": "Download the chart's Vega-Lite spec.", "Vega-Lite": "Download the chart's Vega-Lite spec."}
+        "spec": "Download the chart's Vega-Lite spec.",
+        "Vega-Lite": "Download the chart's Vega-Lite spec.",
+    }
     late = page(f"<p>Its score is 2.</p><p>{terms.SCORE}</p>")
     assert unexplained(late) == {"score": "Its score is 2."}
     assert unexplained(page(f"<p>{terms.SCORE} Its score is 2.</p>")) == {}
-    tokens = page(f'<p>The top guess is _Paris.</p><p>{terms.SPACE}</p>')
+    tokens = page(f"<p>The top guess is _Paris.</p><p>{terms.SPACE}</p>")
     assert unexplained(tokens) == {"_ (a space)": "The top guess is _Paris."}
-    assert unexplained(page(f'<p>{terms.SPACE}</p><p>The top guess is _Paris.</p>')) == {}
+    assert unexplained(page(f"<p>{terms.SPACE}</p><p>The top guess is _Paris.</p>")) == {}
 
 
 def test_the_check_reads_a_charts_words_and_screen_readers_words_but_not_its_data_names_or_tokens():
@@ -57,8 +62,10 @@ def test_the_check_reads_a_charts_words_and_screen_readers_words_but_not_its_dat
     assert unexplained(page("<p>A chart.</p>", field)) == {}
     assert unexplained(page('<img alt="The lens at work" src="a.png">')) == {"lens": "The lens at work"}
     # The model's own words: a token the page shows in a row of tokens, or with its space; a file's name.
-    shown = page(f'<p>{terms.SPACE}</p><span class="token">score</span><p>The guess is score, then _lens.</p>'
-                 '<a href="embed-lens.html">embed-lens.html</a>')
+    shown = page(
+        f'<p>{terms.SPACE}</p><span class="token">score</span><p>The guess is score, then _lens.</p>'
+        '<a href="embed-lens.html">embed-lens.html</a>'
+    )
     assert unexplained(shown) == {}
     assert reader_text(shown)[1] == {"score"}
 
@@ -72,7 +79,8 @@ def test_every_page_explains_a_term_where_it_first_uses_it_or_never_uses_it(requ
     assert len(pages) >= 9 and "about.html" in pages and "index.html" in pages
     found = {name: unexplained(html) for name, html in pages.items()}
     assert not {name: words for name, words in found.items() if words}, {
-        name: words for name, words in found.items() if words}
+        name: words for name, words in found.items() if words
+    }
 
 
 @pytest.mark.parametrize("site_name", SITES)
@@ -112,8 +120,10 @@ def test_a_random_model_is_named_in_one_sentence_and_never_called_gpt2(random_si
         text = " ".join(reader_text(html)[0].split())
         assert "GPT-2" not in GPT2_SAID.sub("", text), name
         if not name.startswith("embed-"):
-            assert ("Computed in one run of a model of GPT-2 small's shape with random weights. About these figures: "
-                    "the model, the libraries and the data files.") in text, name
+            assert (
+                "Computed in one run of a model of GPT-2 small's shape with random weights. About these figures: "
+                "the model, the libraries and the data files."
+            ) in text, name
     about = " ".join(reader_text(pages["about.html"])[0].split())
     assert terms.SEED.format(seed=0) in about
     assert "revision" not in about and "(seed 0)" not in about
@@ -134,8 +144,14 @@ def test_the_model_names_say_where_a_model_comes_from():
     folder = {"name": "/tmp/models/small-gpt2", "revision": None}
     assert model_names.full_name(folder) == "the model in the folder small-gpt2"
     # Another family's folder says which family it is (a Llama's footer named no design at all).
-    assert model_names.full_name({**folder, "name": "/m/tiny", "family": "llama"}) == "the Llama model in the folder tiny"
-    assert model_names.full_name({**folder, "name": "/m/p", "family": "gpt_neox"}) == \
-        "the GPT-NeoX (Pythia) model in the folder p"
+    assert (
+        model_names.full_name({**folder, "name": "/m/tiny", "family": "llama"}) == "the Llama model in the folder tiny"
+    )
+    assert (
+        model_names.full_name({**folder, "name": "/m/p", "family": "gpt_neox"})
+        == "the GPT-NeoX (Pythia) model in the folder p"
+    )
     assert model_names.short_name(folder) == "the model"
-    assert model_names.full_name({"name": "someone/tiny", "revision": "abc"}) == "Hugging Face's someone/tiny, version abc"
+    assert (
+        model_names.full_name({"name": "someone/tiny", "revision": "abc"}) == "Hugging Face's someone/tiny, version abc"
+    )

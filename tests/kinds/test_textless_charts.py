@@ -33,11 +33,13 @@ SHORT = ["The", "_&", "'t"]  # 3 tokens: a sign and a quote that the drawing mus
 LONG = "The _animal _didn 't _cross _the _street _because _it _was _too".split()  # 11 tokens
 FOLLOWED = "_France"
 CHARTS = {key: KINDS[key].textless_chart for key in COVERED_KINDS}
-WIDE_AND_NARROW = [(key, narrow) for key in CHARTS for narrow in (False, True)
-                   if CHARTS[key](MODEL, OPENING, narrow) is not None]
+WIDE_AND_NARROW = [
+    (key, narrow) for key in CHARTS for narrow in (False, True) if CHARTS[key](MODEL, OPENING, narrow) is not None
+]
 
 
 # ---------------------------------------------------------------------------------------------- the page's data
+
 
 def units(rng: random.Random, n: int) -> list:
     """One head's lower triangle in units of 1e-4: each row's shares drawn at random (some far larger than others)."""
@@ -64,8 +66,10 @@ def page_data(names: list, model: dict = MODEL, seed: int = 0) -> dict:
     for s in range(n_layer + 1):
         for q in range(n):
             chances = sorted(rng.sample(range(1, 400), 10), reverse=True)
-            top += [{"stage": s, "q": q, "rank": r, "token": f"_guess{s}x{q}x{r}", "id": 1000 + r, "p": p / 1000}
-                    for r, p in enumerate(chances, start=1)]
+            top += [
+                {"stage": s, "q": q, "rank": r, "token": f"_guess{s}x{q}x{r}", "id": 1000 + r, "p": p / 1000}
+                for r, p in enumerate(chances, start=1)
+            ]
             follow.append({"stage": s, "q": q, "p": rng.randrange(0, 300) / 1000, "rank": rng.choice([1, 4, 12, 3000])})
     return {"panels": panels, "top": top, "follow": follow}
 
@@ -78,8 +82,9 @@ def filled(chart_spec: dict, names: list, data: dict, **values) -> dict:
     for param in out["params"]:
         param["value"] = {"names": names, "follow_name": FOLLOWED}.get(param["name"], param.get("value"))
         if param["name"] in ("token", "position"):
-            param["bind"].update(options=list(range(1, len(names) + 1)),
-                                 labels=[f"{i}: {t}" for i, t in enumerate(names, start=1)])
+            param["bind"].update(
+                options=list(range(1, len(names) + 1)), labels=[f"{i}: {t}" for i, t in enumerate(names, start=1)]
+            )
             param["value"] = min(param["value"], len(names))
         if param["name"] in values:
             param["value"] = values[param["name"]]
@@ -90,17 +95,21 @@ def filled(chart_spec: dict, names: list, data: dict, **values) -> dict:
 
 def drawn(chart_spec: dict) -> tuple[str, list]:
     """The drawing as the build makes it (sitegen.site.drawing: fixed widths, no fitting), and its words."""
-    svg = vlc.vegalite_to_svg({k: v for k, v in fixed_width(chart_spec).items() if k != "autosize"},
-                              vl_version=vl_version())
-    return svg, [html.unescape(re.sub(r"<[^>]+>", "", text)) for text in re.findall(r"<text\b[^>]*>(.*?)</text>", svg, re.S)]
+    svg = vlc.vegalite_to_svg(
+        {k: v for k, v in fixed_width(chart_spec).items() if k != "autosize"}, vl_version=vl_version()
+    )
+    return svg, [
+        html.unescape(re.sub(r"<[^>]+>", "", text)) for text in re.findall(r"<text\b[^>]*>(.*?)</text>", svg, re.S)
+    ]
 
 
 def said(words: list) -> str:
     (line,) = [w for w in words if w.startswith("SAID: ")]
-    return line[len("SAID: "):]
+    return line[len("SAID: ") :]
 
 
 # ---------------------------------------------------------------------------------------------- the words, worked out again
+
 
 def largest(row: list, names: list, count: int) -> str:
     """The `count` largest shares of a row (units) of 0.5% or more, largest first (ties: the first token first)."""
@@ -109,7 +118,7 @@ def largest(row: list, names: list, count: int) -> str:
 
 
 def row_of(panel: dict, q: int) -> list:
-    return panel["u"][q * (q + 1) // 2: q * (q + 1) // 2 + q + 1]
+    return panel["u"][q * (q + 1) // 2 : q * (q + 1) // 2 + q + 1]
 
 
 def expected(key: str, names: list, data: dict, token: int, view: str = "2-3") -> str:
@@ -119,25 +128,34 @@ def expected(key: str, names: list, data: dict, token: int, view: str = "2-3") -
         l, h, label = (n_layer, n_head, "all 12 heads, averaged") if view == "all" else (1, 2, "layer 2, head 3")
         panel = next(p for p in data["panels"] if (p["l"], p["h"]) == (l, h))
         after = n - q - 1
-        reach = "" if not after else f" The {after} token{' after it is' if after == 1 else 's after it are'} out of its reach."
+        reach = (
+            ""
+            if not after
+            else f" The {after} token{' after it is' if after == 1 else 's after it are'} out of its reach."
+        )
         return f"Looking from {names[q]} (token {q + 1}), {label}: {largest(row_of(panel, q), names, 5)}.{reach}"
     if key == "heads":
         panel = next(p for p in data["panels"] if (p["l"], p["h"]) == (1, 2))
         gives = "gives a token other than the first" if q else "gives itself"
-        return (f"All 12 heads (3 layers of 4) and each layer's average, each coloured by the largest share {names[q]} "
-                f"(token {q + 1}) {gives}. Shown larger: layer 2, head 3. Looking from {names[q]} there, the largest "
-                f"shares: {largest(row_of(panel, q), names, 3)}.")
+        return (
+            f"All 12 heads (3 layers of 4) and each layer's average, each coloured by the largest share {names[q]} "
+            f"(token {q + 1}) {gives}. Shown larger: layer 2, head 3. Looking from {names[q]} there, the largest "
+            f"shares: {largest(row_of(panel, q), names, 3)}."
+        )
     top = [r for r in data["top"] if r["stage"] == n_layer and r["q"] == q]
     follow = next(r for r in data["follow"] if r["stage"] == n_layer and r["q"] == q)
     if key == "readout":
         # A chance as every sentence writes it (words.percent), in the page's expression as in the build's words.
         guesses = ", ".join(f"{r['token']} {percent(r['p'])}" for r in top[:3])
         return f"After layer {n_layer}: the top 3 guesses are {guesses}; {FOLLOWED} has {percent(follow['p'])}."
-    return (f"After layer {n_layer}, position {q + 1} ({names[q]}): the top guess is {top[0]['token']} with "
-            f"{percent(top[0]['p'])}; following {FOLLOWED} at this position.")
+    return (
+        f"After layer {n_layer}, position {q + 1} ({names[q]}): the top guess is {top[0]['token']} with "
+        f"{percent(top[0]['p'])}; following {FOLLOWED} at this position."
+    )
 
 
 # ---------------------------------------------------------------------------------------------- tests
+
 
 @pytest.mark.parametrize("key, narrow", WIDE_AND_NARROW)
 def test_one_spec_draws_texts_of_3_and_11_tokens_naming_every_token_and_saying_what_it_shows(key, narrow):
@@ -195,12 +213,20 @@ def test_the_page_finds_every_param_and_dataset_where_the_module_says():
             assert all(chart_spec["datasets"][name] == live_data.empty(12, 12)[name] for name in wanted)
             # Each dataset's rows hold the fields figsite.data.live_data declares, which the page's script fills by
             # the same names (templates/js/shared/names.js).
-            assert all(list(row) == list(live_data.DATASETS[name].fields) for name in wanted
-                       for row in chart_spec["datasets"][name])
+            assert all(
+                list(row) == list(live_data.DATASETS[name].fields)
+                for name in wanted
+                for row in chart_spec["datasets"][name]
+            )
             if wanted == {"top", "follow"}:
                 assert params["follow_name"]["value"] == live_data.PLACEHOLDER
             assert "description" in params and "expr" in params["description"]
-            clicks = {"attention": ["token"], "heads": ["layer", "head"], "readout": ["stage"], "lens": ["stage", "position"]}
+            clicks = {
+                "attention": ["token"],
+                "heads": ["layer", "head"],
+                "readout": ["stage"],
+                "lens": ["stage", "position"],
+            }
             assert [click["param"] for click in chart_spec["usermeta"]["clicks"]] == clicks[key]
 
 

@@ -79,8 +79,9 @@ def drawn(chart: dict, **values) -> str:
 def said_by(chart: dict, expr: str, **values) -> str:
     """What a Vega expression of the chart's params says with the params set to `values`."""
     params = [{"name": name, "value": value} for name, value in values.items()]
-    svg = vl_convert.vegalite_to_svg({"params": params, "data": {"values": [{}]}, "mark": "text",
-                                      "encoding": {"text": {"value": {"expr": expr}}}})
+    svg = vl_convert.vegalite_to_svg(
+        {"params": params, "data": {"values": [{}]}, "mark": "text", "encoding": {"text": {"value": {"expr": expr}}}}
+    )
     return re.search(r"<text[^>]*>([^<]*)</text>", svg).group(1).replace("&#39;", "'")
 
 
@@ -105,7 +106,7 @@ def test_the_lens_chance_chart_opens_on_0_to_100_percent_and_its_switch_zooms_in
     assert re.findall(axis, drawn(chart).replace("&#39;", "'")) == ["100"]
     largest = max(row["p"] for row in chart["datasets"]["follow"] if row["t"] == FRANCE and row["q"] == 8)
     assert 0 < largest < 0.01
-    top, = re.findall(axis, drawn(chart, chance_scale="zoom").replace("&#39;", "'"))
+    (top,) = re.findall(axis, drawn(chart, chance_scale="zoom").replace("&#39;", "'"))
     # The axis ends at (its label: 2 significant digits) or just above the largest chance drawn.
     assert 0.98 * largest * 100 <= float(top) < 3 * largest * 100
 
@@ -116,12 +117,13 @@ def test_figure_i_has_the_same_chance_switch_with_the_same_words(site):
     axis = r"Y-axis titled 'chance of _France' for a linear scale with values from 0% to ([0-9.]+)%"
     assert re.findall(axis, drawn(spec(site, "i")).replace("&#39;", "'")) == ["100"]
     line = spec(site, "i")["datasets"]["line"]
-    top, = re.findall(axis, drawn(spec(site, "i"), chance_scale="zoom").replace("&#39;", "'"))
+    (top,) = re.findall(axis, drawn(spec(site, "i"), chance_scale="zoom").replace("&#39;", "'"))
     assert 0.98 * max(row["p"] for row in line) * 100 <= float(top) < 100
 
 
-@pytest.mark.parametrize("label, title, rows", [("i", "chance of being the next token", "top"),
-                                                 ("never", "chance", "tops")])
+@pytest.mark.parametrize(
+    "label, title, rows", [("i", "chance of being the next token", "top"), ("never", "chance", "tops")]
+)
 def test_the_switch_zooms_the_top_guesses_bars_too(site, label, title, rows):
     """Every chance axis of the page follows the one switch: the bars of the top guesses too, zoomed in to the
     largest bar of the chosen stage (and position), that it stays whole."""
@@ -134,7 +136,7 @@ def test_the_switch_zooms_the_top_guesses_bars_too(site, label, title, rows):
     largest = max(row["p"] for row in drawn_rows)
     assert 0 < largest < 0.5, drawn_rows  # the small model's fact: the zoom has room to show
     assert all(row["p"] > 0 for row in drawn_rows)  # kept to 3 significant digits, not rounded to 0
-    top, = re.findall(axis, drawn(chart, chance_scale="zoom", stage=stage).replace("&#39;", "'"))
+    (top,) = re.findall(axis, drawn(chart, chance_scale="zoom", stage=stage).replace("&#39;", "'"))
     # At or above the largest bar (its label: 2 significant digits), with room for the words past it.
     assert 0.98 * largest * 100 <= float(top) < 100
 
@@ -157,10 +159,12 @@ def test_the_cost_of_a_text_of_one_token_is_said_in_the_singular_with_no_ratio_b
     description = next(p for p in chart["params"] if p["name"] == "description")["expr"]
     assert said_by(chart, description, n=1, shorter=9) == (
         f"1 token takes 1 look in one head and {N_HEADS} in all {N_HEADS} heads. A text of 9 tokens is 9 times as "
-        f"long, with {looks(9)} times the looks.")
+        f"long, with {looks(9)} times the looks."
+    )
     assert said_by(chart, description, n=9, shorter=1) == (
         f"9 tokens take {looks(9)} looks in one head and {looks(9) * N_HEADS} in all {N_HEADS} heads. That is 9 times "
-        f"the length of a text of 1 token, and {looks(9)} times the looks.")
+        f"the length of a text of 1 token, and {looks(9)} times the looks."
+    )
     assert said_by(chart, description, n=9, shorter=9).endswith("That is the length of the text it is compared with.")
 
 
@@ -169,26 +173,33 @@ def test_the_cost_of_a_text_of_one_token_is_said_in_the_singular_with_no_ratio_b
 
 def outcome(changes: list) -> Outcome:
     """Knockouts of one part per layer whose chances are the intact 0.3 plus each change."""
-    runs = [{"part": "attention", "layer": layer, "head": None, "p": 0.3 + change, "rank": 2}
-            for layer, change in enumerate(changes)]
+    runs = [
+        {"part": "attention", "layer": layer, "head": None, "p": 0.3 + change, "rank": 2}
+        for layer, change in enumerate(changes)
+    ]
     return Outcome("_France", {"p": 0.3, "rank": 2}, runs)
 
 
 def test_knockouts_where_no_part_helps_are_counted_and_said_so():
     o = outcome([0.1, 0.2, 0.0])
-    assert tally(o) == ("Taken out alone, of the 3 parts, none lower _France's chance, 2 raise it and 1 leaves it "
-                        "as it is.")
+    assert tally(o) == (
+        "Taken out alone, of the 3 parts, none lower _France's chance, 2 raise it and 1 leaves it as it is."
+    )
     assert verdict(o).startswith("No part taken out alone lowers _France")
     assert raise_reveal(o)["answer"].startswith("Yes: 2 of the 3 parts work against _France here.")
 
 
 def test_each_knockout_count_agrees_with_its_verb_and_the_counts_add_up():
     o = outcome([-0.1, -0.2, 0.1, 0.0])
-    assert tally(o) == ("Taken out alone, of the 4 parts, 2 lower _France's chance, 1 raises it and 1 leaves it "
-                        "as it is.")
+    assert tally(o) == (
+        "Taken out alone, of the 4 parts, 2 lower _France's chance, 1 raises it and 1 leaves it as it is."
+    )
     assert raise_reveal(o)["answer"].startswith("Yes: 1 of the 4 parts works against _France here.")
     o = outcome([-0.1, -0.2])
-    assert tally(o) == "Taken out alone, of the 2 parts, 2 lower _France's chance, none raise it and none leave it as it is."
+    assert (
+        tally(o)
+        == "Taken out alone, of the 2 parts, 2 lower _France's chance, none raise it and none leave it as it is."
+    )
     assert raise_reveal(o)["answer"].startswith("No: each of the 2 parts")
 
 
@@ -203,7 +214,8 @@ def test_punctuation_and_space_tokens_are_quoted_in_a_sentence():
     words = attention.describe(tokens, 3, "head 1", [0.5, 0.3, 0.1, 0.1, 0.0])
     assert words.endswith("The 1 token after it is out of its reach.")
     assert attention.describe(tokens, 2, "head 1", [0.5, 0.3, 0.2, 0, 0]).endswith(
-        "The 2 tokens after it are out of its reach.")
+        "The 2 tokens after it are out of its reach."
+    )
 
 
 def test_control_characters_show_as_visible_escapes_everywhere_a_token_is_shown():
@@ -214,8 +226,13 @@ def test_control_characters_show_as_visible_escapes_everywhere_a_token_is_shown(
 
 
 def test_counts_and_their_words_agree_for_one_and_for_more():
-    assert count(1, "token") == "1 token" and count(2, "token") == "2 tokens" and count(3062, "neuron") == "3,062 neurons"
-    assert count(1, "part works", "parts work") == "1 part works" and count(0, "part works", "parts work") == "0 parts work"
+    assert (
+        count(1, "token") == "1 token" and count(2, "token") == "2 tokens" and count(3062, "neuron") == "3,062 neurons"
+    )
+    assert (
+        count(1, "part works", "parts work") == "1 part works"
+        and count(0, "part works", "parts work") == "0 parts work"
+    )
     assert agrees(1, "moves", "move") == "moves" and agrees(2, "moves", "move") == "move"
 
 

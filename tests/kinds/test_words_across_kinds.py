@@ -55,8 +55,10 @@ def tooltips(node):
 
 
 def specs(site: Path) -> dict:
-    return {path.name: json.loads(path.read_text(encoding="utf-8"))
-            for path in sorted((site / "downloads").glob("*.vega-lite.json"))}
+    return {
+        path.name: json.loads(path.read_text(encoding="utf-8"))
+        for path in sorted((site / "downloads").glob("*.vega-lite.json"))
+    }
 
 
 def test_no_tooltip_of_any_kind_is_titled_p_and_no_stage_tooltip_says_after_layer_0(every_kind):
@@ -93,8 +95,13 @@ def test_the_head_roles_count_list_starts_its_own_sentence(every_kind):
 def stage_words(spec: dict, stage: int) -> str:
     """What the chart's stage field "layer" says for `stage`, by its own Vega expression."""
     calc = next(step["calculate"] for step in spec_steps(spec) if step.get("as") == "layer")
-    svg = vl_convert.vegalite_to_svg({"data": {"values": [{}]}, "mark": "text", "encoding": {
-        "text": {"value": {"expr": calc.replace("datum.stage", str(stage))}}}})
+    svg = vl_convert.vegalite_to_svg(
+        {
+            "data": {"values": [{}]},
+            "mark": "text",
+            "encoding": {"text": {"value": {"expr": calc.replace("datum.stage", str(stage))}}},
+        }
+    )
     return re.search(r"<text[^>]*>([^<]*)</text>", svg).group(1)
 
 
@@ -117,9 +124,14 @@ def test_a_stage_tooltip_names_stage_0_before_any_layer(every_kind):
 def described(spec: dict, **values) -> str:
     params = {p["name"]: p["value"] for p in spec["params"] if "value" in p} | values
     expr = next(p["expr"] for p in spec["params"] if p["name"] == DESCRIPTION)
-    svg = vl_convert.vegalite_to_svg({"params": [{"name": k, "value": v} for k, v in params.items()],
-                                      "data": {"values": [{}]}, "mark": "text",
-                                      "encoding": {"text": {"value": {"expr": expr}}}})
+    svg = vl_convert.vegalite_to_svg(
+        {
+            "params": [{"name": k, "value": v} for k, v in params.items()],
+            "data": {"values": [{}]},
+            "mark": "text",
+            "encoding": {"text": {"value": {"expr": expr}}},
+        }
+    )
     return re.search(r"<text[^>]*>([^<]*)</text>", svg).group(1).replace("&#39;", "'").replace("&quot;", '"')
 
 

@@ -27,7 +27,7 @@ pytest.importorskip("onnx", reason="--live exports the model with onnx (pip inst
 if live_assets.problems():
     pytest.skip("the live page's npm libraries are not installed (./setup.sh --live)", allow_module_level=True)
 
-CONFIG = '''\
+CONFIG = """\
 [[figure]]
 kind = "attention"
 label = "look"
@@ -55,7 +55,7 @@ kind = "heads"
 label = "every-head"
 text = "Der Hund bellte laut, weil er hungrig war."
 focus = 4
-'''
+"""
 TEXT = "Der Hund bellte laut, weil er hungrig war."
 FILE_LIMIT = 100_000_000  # bytes: what common static hosts take in one file
 
@@ -148,8 +148,7 @@ def live_link(site, label: str) -> dict:
     return {key: unquote(value) for key, value in (pair.split("=", 1) for pair in state.split("&"))}
 
 
-def test_every_link_to_the_live_page_carries_the_figures_text_the_token_it_follows_and_the_token_it_opens_on(
-        live_site):
+def test_every_link_to_the_live_page_carries_the_figures_text_the_token_it_follows_and_the_token_it_opens_on(live_site):
     n_tokens = len(json.loads(next((live_site / "data").glob("der-hund*.json")).read_text(encoding="utf-8"))["tokens"])
     lens = json.loads((live_site / "downloads" / "figure-lens.json").read_text(encoding="utf-8"))["tables"]
     # The lens follows first its opening cell's top guess (it has no `track`): after the last layer, at token 3.
@@ -186,8 +185,9 @@ def test_a_build_without_live_has_no_live_page_no_model_and_no_link(small_model_
     assert not any("live.html" in page.read_text(encoding="utf-8") for page in site.glob("*.html"))
 
 
-def test_a_second_live_build_reads_the_export_from_the_cache_and_writes_the_same_site(small_model_dir, tmp_path,
-                                                                                     monkeypatch):
+def test_a_second_live_build_reads_the_export_from_the_cache_and_writes_the_same_site(
+    small_model_dir, tmp_path, monkeypatch
+):
     cache = tmp_path / "cache"
     (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
     first = built(small_model_dir, CONFIG, tmp_path / "a", "--live", "--cache", str(cache))
@@ -206,12 +206,24 @@ def test_a_second_live_build_reads_the_export_from_the_cache_and_writes_the_same
 
 
 def test_without_the_npm_libraries_a_live_build_ends_in_one_line_naming_setup_live_and_keeps_the_site(
-        small_model_dir, tmp_path, monkeypatch):
+    small_model_dir, tmp_path, monkeypatch
+):
     site = built(small_model_dir, CONFIG, tmp_path, "--no-cache")
     kept = (site / "index.html").read_bytes()
     monkeypatch.setattr(live_assets, "NODE_MODULES", tmp_path / "node_modules")  # none there
-    result = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(tmp_path / "chapter.toml"),
-                                      "--out", str(site), "--live", "--no-cache"])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "--model",
+            str(small_model_dir),
+            "--config",
+            str(tmp_path / "chapter.toml"),
+            "--out",
+            str(site),
+            "--live",
+            "--no-cache",
+        ],
+    )
     assert result.exit_code != 0
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: --live:") and "./setup.sh --live" in lines[0]

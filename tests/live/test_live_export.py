@@ -76,8 +76,11 @@ def ids_of(loaded, name: str) -> list[int]:
     from figsite.capture.api import token_ids
 
     if name == "longest":
-        return token_ids(loaded, "Quantum chromodynamics describes quarks; a bakery in Lyon sold 1,204 croissants "
-                                 "before noon, and nobody knew why.")[:MAX_TOKENS]
+        return token_ids(
+            loaded,
+            "Quantum chromodynamics describes quarks; a bakery in Lyon sold 1,204 croissants "
+            "before noon, and nobody knew why.",
+        )[:MAX_TOKENS]
     return token_ids(loaded, TEXTS[name])
 
 
@@ -93,6 +96,7 @@ def run(live, ids, follow=(13,)):
 
 
 # ---------------------------------------------------------------------------------------------- the files
+
 
 def test_the_manifest_lists_every_file_with_its_size_and_digest_and_each_is_under_the_limit(exported):
     folder, manifest = exported
@@ -111,12 +115,17 @@ def test_the_manifest_names_the_inputs_and_outputs_with_their_shapes(exported):
     manifest = exported[1]
     assert (manifest["n_layer"], manifest["n_head"], manifest["stages"]) == (3, 4, 4)
     assert (manifest["max_tokens"], manifest["top_k"], manifest["vocab_size"]) == (MAX_TOKENS, 10, 50257)
-    assert manifest["inputs"] == [{"name": "input_ids", "dtype": "int64", "shape": [1, "T"]},
-                                  {"name": "follow", "dtype": "int64", "shape": ["K"]}]
+    assert manifest["inputs"] == [
+        {"name": "input_ids", "dtype": "int64", "shape": [1, "T"]},
+        {"name": "follow", "dtype": "int64", "shape": ["K"]},
+    ]
     assert {o["name"]: (o["dtype"], o["shape"]) for o in manifest["outputs"]} == {
-        "shares": ("float32", [3, 4, "T", "T"]), "top_ids": ("int64", [4, "T", 10]),
-        "top_probs": ("float32", [4, "T", 10]), "follow_probs": ("float32", [4, "T", "K"]),
-        "follow_ranks": ("int64", [4, "T", "K"])}
+        "shares": ("float32", [3, 4, "T", "T"]),
+        "top_ids": ("int64", [4, "T", 10]),
+        "top_probs": ("float32", [4, "T", 10]),
+        "follow_probs": ("float32", [4, "T", "K"]),
+        "follow_ranks": ("int64", [4, "T", "K"]),
+    }
 
 
 def test_the_graph_has_exactly_those_inputs_and_outputs_and_no_scores(exported, live):
@@ -125,8 +134,12 @@ def test_the_graph_has_exactly_those_inputs_and_outputs_and_no_scores(exported, 
     assert [o.name for o in live.get_outputs()] == [o["name"] for o in manifest["outputs"]]
     outputs = run(live, list(range(7)), [5, 6])
     assert {name: array.shape for name, array in outputs.items()} == {
-        "shares": (3, 4, 7, 7), "top_ids": (4, 7, 10), "top_probs": (4, 7, 10), "follow_probs": (4, 7, 2),
-        "follow_ranks": (4, 7, 2)}
+        "shares": (3, 4, 7, 7),
+        "top_ids": (4, 7, 10),
+        "top_probs": (4, 7, 10),
+        "follow_probs": (4, 7, 2),
+        "follow_ranks": (4, 7, 2),
+    }
 
 
 def test_the_token_embedding_is_stored_once_in_row_blocks_that_the_graph_joins(exported, weights):
@@ -137,8 +150,11 @@ def test_the_token_embedding_is_stored_once_in_row_blocks_that_the_graph_joins(e
     assert not [t for t in graph.initializer if "lm_head" in t.name]
     (join,) = [node for node in graph.node if node.output == ["transformer.wte.weight"]]
     assert join.op_type == "Concat" and list(join.input) == [t.name for t in blocks]
-    stored = sum(int(next(e.value for e in t.external_data if e.key == "length")) for t in graph.initializer
-                 if t.data_location == onnx.TensorProto.EXTERNAL)
+    stored = sum(
+        int(next(e.value for e in t.external_data if e.key == "length"))
+        for t in graph.initializer
+        if t.data_location == onnx.TensorProto.EXTERNAL
+    )
     expected = sum(tensor.numel() * 4 for name, tensor in weights.tensors.items() if name != "lm_head.weight")
     expected -= (1024 - MAX_TOKENS) * SMALL_SHAPE["n_embd"] * 4  # only MAX_TOKENS positions are kept
     assert expected - 20_000 < stored <= expected  # the few smallest tensors stay in the graph itself
@@ -175,6 +191,7 @@ def test_a_text_longer_than_max_tokens_is_an_error_not_a_wrong_answer(live):
 
 
 # ---------------------------------------------------------------------------------------------- the numbers
+
 
 @pytest.mark.parametrize("name", [*TEXTS, "longest"])
 def test_every_share_is_the_references_within_1e_5_and_0_right_of_the_diagonal(loaded, live, weights, name):
@@ -241,7 +258,7 @@ def assert_the_builds_numbers(loaded, live, text: str, following) -> None:
     for layer, heads in enumerate(capture.data["attention"]):
         for head, rows in enumerate(heads):
             for query, row in enumerate(rows):
-                got = outputs["shares"][layer, head, query, :query + 1]
+                got = outputs["shares"][layer, head, query, : query + 1]
                 assert max(abs(a - b) for a, b in zip(got.tolist(), row)) < SHARE_TOLERANCE
     for stage, cells in enumerate(capture.data["readout"]):
         for position, cell in enumerate(cells):
@@ -271,6 +288,7 @@ def test_the_export_carries_the_models_own_tokenizer(loaded, exported):
 
 # ---------------------------------------------------------------------------------------------- a Llama-style model
 
+
 @pytest.fixture(scope="module")
 def llama_loaded(llama_model_dir):
     from figsite.capture.api import load
@@ -290,8 +308,11 @@ def test_a_llama_style_model_exports_through_the_interface_with_its_start_token(
     folder, manifest = llama_exported
     config = llama_loaded.model.config
     assert manifest["start_id"] == llama_loaded.tokenizer.start_id is not None
-    assert (manifest["n_layer"], manifest["n_head"], manifest["vocab_size"]) == (config.n_layer, config.n_head,
-                                                                               config.vocab_size)
+    assert (manifest["n_layer"], manifest["n_head"], manifest["vocab_size"]) == (
+        config.n_layer,
+        config.n_head,
+        config.vocab_size,
+    )
     assert config.n_head > getattr(config, "n_kv_head", config.n_head)  # query heads share key heads
     from figsite.capture.live_export import session
 
@@ -316,8 +337,9 @@ def test_a_llama_style_export_gives_transformers_own_shares_and_output(llama_mod
     from figsite.capture.api import token_ids
     from figsite.capture.live_export import session
 
-    reference = AutoModelForCausalLM.from_pretrained(llama_model_dir, torch_dtype=torch.float64,
-                                                     attn_implementation="eager").eval()
+    reference = AutoModelForCausalLM.from_pretrained(
+        llama_model_dir, torch_dtype=torch.float64, attn_implementation="eager"
+    ).eval()
     ids = token_ids(llama_loaded, "When Mary and John went to the store, John gave €")
     with torch.no_grad():
         out = reference(torch.tensor([ids]), output_attentions=True)

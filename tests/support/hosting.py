@@ -25,8 +25,12 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     """A site's files with the types a host sends them with (scripts and modules as JavaScript, WebAssembly as
     itself), `extra_headers` on every answer, and every path asked for appended to `asked`; no log."""
 
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm"}
+    extensions_map = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".js": "text/javascript",
+        ".mjs": "text/javascript",
+        ".wasm": "application/wasm",
+    }
     asked: list[str] = []  # serve() gives each host a list of its own
     extra_headers: dict[str, str] = {}
 

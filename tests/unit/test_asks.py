@@ -37,24 +37,36 @@ def test_the_same_config_read_twice_asks_the_same_and_keys_the_same_entry(tmp_pa
     assert first == again and key_of(EVERY_KIND) == key_of(changed(tmp_path, "# Every kind", "# Every kind"))
 
 
-@pytest.mark.parametrize("old, new", [
-    ('track = " cold"', 'track = " hot"'),  # what a lens follows
-    ("heads_of = 2", "heads_of = 1"),  # a knockout's layer whose heads it takes out
-    ('focus = "Vienna"\nhead = [3, 1]', 'focus = "Vienna"\nhead = [3, 2]'),  # the head the question-and-keys figure splits
-    ('capital of"\ntarget = " Austria"\nposition = 6', 'capital of"\ntarget = " Germany"\nposition = 6'),  # a read-out's target
-    ("position = 6", "position = 5"),  # where a long text is read out
-    ('versus = " ice"', 'versus = " snow"'),  # the token a ledger compares the target with
-    ('so the cook took"\ntarget', 'so a cook took"\ntarget'),  # a patching's changed text
-])
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ('track = " cold"', 'track = " hot"'),  # what a lens follows
+        ("heads_of = 2", "heads_of = 1"),  # a knockout's layer whose heads it takes out
+        (
+            'focus = "Vienna"\nhead = [3, 1]',
+            'focus = "Vienna"\nhead = [3, 2]',
+        ),  # the head the question-and-keys figure splits
+        (
+            'capital of"\ntarget = " Austria"\nposition = 6',
+            'capital of"\ntarget = " Germany"\nposition = 6',
+        ),  # a read-out's target
+        ("position = 6", "position = 5"),  # where a long text is read out
+        ('versus = " ice"', 'versus = " snow"'),  # the token a ledger compares the target with
+        ('so the cook took"\ntarget', 'so a cook took"\ntarget'),  # a patching's changed text
+    ],
+)
 def test_a_change_of_anything_asked_keys_another_entry(tmp_path, old, new):
     assert key_of(changed(tmp_path, old, new)) != key_of(EVERY_KIND)
 
 
-@pytest.mark.parametrize("old, new", [
-    ('label = "ice-lens"', 'label = "ice-lens"\ncaption = "Other words."'),  # a caption
-    ('position = "melts"', 'position = "water"'),  # the cell a lens opens on: the page's, not the run's
-    ("focus = 4\nhead = [3, 4]", "focus = 5\nhead = [3, 4]"),  # the token the heads' grid opens on
-])
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ('label = "ice-lens"', 'label = "ice-lens"\ncaption = "Other words."'),  # a caption
+        ('position = "melts"', 'position = "water"'),  # the cell a lens opens on: the page's, not the run's
+        ("focus = 4\nhead = [3, 4]", "focus = 5\nhead = [3, 4]"),  # the token the heads' grid opens on
+    ],
+)
 def test_a_change_the_run_does_not_depend_on_keeps_the_entry(tmp_path, old, new):
     assert key_of(changed(tmp_path, old, new)) == key_of(EVERY_KIND)
 
@@ -72,9 +84,11 @@ def test_the_texts_are_read_once_each_in_the_configs_order_with_the_one_target_e
 
 def test_two_targets_for_one_text_are_refused_by_field(tmp_path):
     config = tmp_path / "two.toml"
-    config.write_text('[[figure]]\nkind = "readout"\nlabel = "a"\ntext = "Maya lives in"\ntarget = " Paris"\n'
-                      '[[figure]]\nkind = "readout"\nlabel = "b"\ntext = "Maya lives in"\ntarget = " France"\n',
-                      encoding="utf-8")
+    config.write_text(
+        '[[figure]]\nkind = "readout"\nlabel = "a"\ntext = "Maya lives in"\ntarget = " Paris"\n'
+        '[[figure]]\nkind = "readout"\nlabel = "b"\ntext = "Maya lives in"\ntarget = " France"\n',
+        encoding="utf-8",
+    )
     with pytest.raises(BuildError, match=r"figure 2 .*field 'target': ' France' differs from ' Paris'"):
         gather_asks(load_config(config, KINDS))
 

@@ -45,8 +45,13 @@ def test_random_tokenizer_is_gpt2s_bpe():
 
 
 def test_the_model_runs_once_per_distinct_text(monkeypatch):
-    loaded = capture.Loaded(capture.random_gpt2(seed=0, n_layer=2, n_embd=32, n_head=2),
-                            capture.gpt2_tokenizer(), "random (seed 0)", None, "cpu")
+    loaded = capture.Loaded(
+        capture.random_gpt2(seed=0, n_layer=2, n_embd=32, n_head=2),
+        capture.gpt2_tokenizer(),
+        "random (seed 0)",
+        None,
+        "cpu",
+    )
     calls = []
     # The model interface's embedding runs once per text (then its layers); the read-out applies the unembedding
     # to their output itself.
@@ -62,11 +67,18 @@ def differences_between_devices(first: str, second: str, model: str = "random") 
     text = "Maya lives in Paris, the capital of"
     loaded = {device: capture.load(model, None, 0, device) for device in {first, second}}
     cpu, other = (capture.run_text(loaded[device], text, " France").data for device in (first, second))
-    shares = max(abs(a - b) for layer_a, layer_b in zip(cpu["attention"], other["attention"])
-                 for head_a, head_b in zip(layer_a, layer_b) for row_a, row_b in zip(head_a, head_b)
-                 for a, b in zip(row_a, row_b))
-    target = max(abs(a - b) for stage_a, stage_b in zip(cpu["target"]["p"], other["target"]["p"])
-                 for a, b in zip(stage_a, stage_b))
+    shares = max(
+        abs(a - b)
+        for layer_a, layer_b in zip(cpu["attention"], other["attention"])
+        for head_a, head_b in zip(layer_a, layer_b)
+        for row_a, row_b in zip(head_a, head_b)
+        for a, b in zip(row_a, row_b)
+    )
+    target = max(
+        abs(a - b)
+        for stage_a, stage_b in zip(cpu["target"]["p"], other["target"]["p"])
+        for a, b in zip(stage_a, stage_b)
+    )
     return shares, target
 
 
@@ -78,8 +90,10 @@ def test_two_runs_on_the_cpu_are_identical_in_every_number_the_device_comparison
     assert differences_between_devices("cpu", "cpu", str(small_model_dir)) == (0.0, 0.0)
 
 
-@pytest.mark.skipif(not torch.cuda.is_available(),
-                    reason="no CUDA device here (torch.cuda.is_available() is False): CPU and CUDA not compared")
+@pytest.mark.skipif(
+    not torch.cuda.is_available(),
+    reason="no CUDA device here (torch.cuda.is_available() is False): CPU and CUDA not compared",
+)
 def test_cuda_gives_the_same_numbers_as_cpu():
     shares, target = differences_between_devices("cpu", "cuda")
     assert shares < 1e-4 and target < 1e-5

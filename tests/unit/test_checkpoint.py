@@ -22,8 +22,11 @@ def folders(small_model_dir, llama_model_dir, tmp_path_factory) -> dict:
     """family -> a save_pretrained directory of a small model of it."""
     from conftest import neox_dir
 
-    return {"gpt2": small_model_dir, "llama": llama_model_dir,
-            "neox": neox_dir(tmp_path_factory.mktemp("neox-checkpoint"), num_hidden_layers=2)}
+    return {
+        "gpt2": small_model_dir,
+        "llama": llama_model_dir,
+        "neox": neox_dir(tmp_path_factory.mktemp("neox-checkpoint"), num_hidden_layers=2),
+    }
 
 
 def copied(source: Path, folder: Path, weights: bool = True) -> Path:

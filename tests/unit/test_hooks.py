@@ -20,11 +20,21 @@ def expected_shapes() -> dict:
     stream, heads = (BATCH, N, D_MODEL), (BATCH, N, N_HEAD, D_HEAD)
     shapes = {"hook_embed": stream, "hook_pos_embed": (1, N, D_MODEL), "ln_final.hook_scale": (BATCH, N, 1)}
     for layer in range(N_LAYER):
-        per_layer = {"hook_resid_pre": stream, "hook_resid_mid": stream, "hook_resid_post": stream,
-                     "hook_attn_out": stream, "hook_mlp_out": stream,
-                     "attn.hook_q": heads, "attn.hook_k": heads, "attn.hook_v": heads, "attn.hook_z": heads,
-                     "attn.hook_attn_scores": (BATCH, N_HEAD, N, N), "attn.hook_pattern": (BATCH, N_HEAD, N, N),
-                     "mlp.hook_pre": (BATCH, N, D_MLP), "mlp.hook_post": (BATCH, N, D_MLP)}
+        per_layer = {
+            "hook_resid_pre": stream,
+            "hook_resid_mid": stream,
+            "hook_resid_post": stream,
+            "hook_attn_out": stream,
+            "hook_mlp_out": stream,
+            "attn.hook_q": heads,
+            "attn.hook_k": heads,
+            "attn.hook_v": heads,
+            "attn.hook_z": heads,
+            "attn.hook_attn_scores": (BATCH, N_HEAD, N, N),
+            "attn.hook_pattern": (BATCH, N_HEAD, N, N),
+            "mlp.hook_pre": (BATCH, N, D_MLP),
+            "mlp.hook_post": (BATCH, N, D_MLP),
+        }
         shapes.update({point(layer, name): shape for name, shape in per_layer.items()})
     return shapes
 
@@ -46,8 +56,9 @@ def no_functions_left(model) -> bool:
 
 def test_every_hook_point_exists_and_passes_the_shape_its_name_promises(model, ids):
     seen = {}
-    record = {name: (lambda activation, name: seen.__setitem__(name, tuple(activation.shape)))
-              for name in model.hook_points}
+    record = {
+        name: (lambda activation, name: seen.__setitem__(name, tuple(activation.shape))) for name in model.hook_points
+    }
     with model.hooks(record):
         model(ids)
     assert set(model.hook_points) == set(expected_shapes())
@@ -99,9 +110,11 @@ def test_a_hook_point_the_model_lacks_is_refused_by_its_name_and_nothing_is_adde
 def test_the_helper_keeps_what_its_hooks_read_and_runs_the_layers_only_where_asked(model, ids):
     loaded = Loaded(model, None, "tiny", None, "cpu")
     kept, order = {}, []
-    hooks = together(at_each_layer(N_LAYER, "hook_resid_post", lambda layer: keep_into(kept, layer)),
-                     {point(1, "hook_resid_post"): lambda a, name: order.append(name)},
-                     {point(1, "hook_resid_post"): lambda a, name: order.append("second")})
+    hooks = together(
+        at_each_layer(N_LAYER, "hook_resid_post", lambda layer: keep_into(kept, layer)),
+        {point(1, "hook_resid_post"): lambda a, name: order.append(name)},
+        {point(1, "hook_resid_post"): lambda a, name: order.append("second")},
+    )
     out = run_with_hooks(loaded, ids[0].tolist(), hooks, layers_only=True)
     assert order == [point(1, "hook_resid_post"), "second"]  # both functions at one point, in the order given
     assert sorted(kept) == [0, 1] and kept[1].shape == (N, D_MODEL)  # the batch dimension dropped

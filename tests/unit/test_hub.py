@@ -86,8 +86,15 @@ def test_a_hub_model_with_only_pytorch_model_bin_and_vocab_and_merges_loads(hub,
     remote, asked = hub
     publish(remote, model, weights="pytorch_model.bin", tokenizer_json=False)
     loaded = capture.load("someone/old-gpt2", None, 0, "cpu")
-    assert asked == ["config.json", "model.safetensors", "model.safetensors.index.json", "pytorch_model.bin",
-                     "tokenizer.json", "vocab.json", "merges.txt"]
+    assert asked == [
+        "config.json",
+        "model.safetensors",
+        "model.safetensors.index.json",
+        "pytorch_model.bin",
+        "tokenizer.json",
+        "vocab.json",
+        "merges.txt",
+    ]
     assert same_scores(loaded, model)
 
 
@@ -100,8 +107,13 @@ def test_a_hub_model_in_shards_downloads_the_index_and_each_shard_it_names(hub, 
     gpt2_tokenizer().save_pretrained(remote)
     shards = sorted(path.name for path in remote.glob("model-*.safetensors"))
     loaded = capture.load("someone/sharded", None, 0, "cpu")
-    assert len(shards) > 2 and asked == ["config.json", "model.safetensors", "model.safetensors.index.json",
-                                         *shards, "tokenizer.json"]
+    assert len(shards) > 2 and asked == [
+        "config.json",
+        "model.safetensors",
+        "model.safetensors.index.json",
+        *shards,
+        "tokenizer.json",
+    ]
     assert same_scores(loaded, model)
 
 

@@ -29,13 +29,20 @@ print(json.dumps(seen))
 
 def first_import(module: str) -> str:
     env = {key: value for key, value in os.environ.items() if key not in SETTINGS}
-    result = subprocess.run([sys.executable, "-c", WATCH % list(SETTINGS), module], cwd=ROOT, env=env,
-                            capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", WATCH % list(SETTINGS), module],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return result.stdout.strip()
 
 
-@pytest.mark.parametrize("module", ["figsite.model.interface", "figsite.model.llama", "figsite.capture.hooks",
-                                    "figsite.capture.gather"])
+@pytest.mark.parametrize(
+    "module", ["figsite.model.interface", "figsite.model.llama", "figsite.capture.hooks", "figsite.capture.gather"]
+)
 def test_the_blas_settings_are_made_before_torch_loads_whichever_module_comes_first(module):
     import json
 
@@ -43,8 +50,10 @@ def test_the_blas_settings_are_made_before_torch_loads_whichever_module_comes_fi
 
 
 def test_importing_the_build_loads_no_torch_and_reads_no_versions():
-    probe = ("import sys, importlib.metadata as m; calls = []; real = m.version; "
-             "m.version = lambda name: calls.append(name) or real(name); import sitegen.pipeline; "
-             "print('torch' in sys.modules, calls)")
+    probe = (
+        "import sys, importlib.metadata as m; calls = []; real = m.version; "
+        "m.version = lambda name: calls.append(name) or real(name); import sitegen.pipeline; "
+        "print('torch' in sys.modules, calls)"
+    )
     result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False []"

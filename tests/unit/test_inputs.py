@@ -17,15 +17,34 @@ from figsite.data.shared_names import WITHIN_META
 from sitegen.site.inputs import Input, Option, chart_inputs, js_string, on_step
 
 ROOT = Path(__file__).resolve().parents[2]
-NUMBERS = [0, 1, -3, 2.5, 0.1, 0.05, 1 / 3, 1e-7, 1.5e-7, 1e-6, 0.000123, 123456.789, 1e21, 1.5e300, 2.0 ** 60, -0.0,
-           1e20, 4.0]
+NUMBERS = [
+    0,
+    1,
+    -3,
+    2.5,
+    0.1,
+    0.05,
+    1 / 3,
+    1e-7,
+    1.5e-7,
+    1e-6,
+    0.000123,
+    123456.789,
+    1e21,
+    1.5e300,
+    2.0**60,
+    -0.0,
+    1e20,
+    4.0,
+]
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js, the reference for JavaScript's String()")
 def test_numbers_are_written_as_javascript_writes_them():
     script = "for (const v of JSON.parse(process.argv[1])) console.log(String(v));"
-    written = subprocess.run(["node", "-e", script, json.dumps(NUMBERS)], capture_output=True, text=True,
-                             check=True).stdout.split("\n")[:-1]
+    written = subprocess.run(
+        ["node", "-e", script, json.dumps(NUMBERS)], capture_output=True, text=True, check=True
+    ).stdout.split("\n")[:-1]
     assert [js_string(v) for v in NUMBERS] == written
 
 
@@ -38,28 +57,49 @@ def signal(signal_name, value, **bind):
 
 
 def test_a_select_lists_its_options_with_their_labels_and_chooses_the_signals_value():
-    chart = {"signals": [{"name": "width", "value": 300},
-                         signal("head", 4, input="select", options=[1, 4, 12], labels=["one", "", "twelve"],
-                                name="Head ")]}
-    assert chart_inputs(chart) == [Input("head", "Head ", "select", options=(
-        Option("1", "one", False), Option("4", "4", True), Option("12", "twelve", False)))]
+    chart = {
+        "signals": [
+            {"name": "width", "value": 300},
+            signal("head", 4, input="select", options=[1, 4, 12], labels=["one", "", "twelve"], name="Head "),
+        ]
+    }
+    assert chart_inputs(chart) == [
+        Input(
+            "head",
+            "Head ",
+            "select",
+            options=(Option("1", "one", False), Option("4", "4", True), Option("12", "twelve", False)),
+        )
+    ]
 
 
 def test_a_radio_group_keeps_its_order_and_the_steered_token_is_hidden():
-    chart = {"signals": [signal("view", "5-4", input="radio", options=["all", "5-4"]),
-                         signal("token", 9, input="select", options=[8, 9])]}
+    chart = {
+        "signals": [
+            signal("view", "5-4", input="radio", options=["all", "5-4"]),
+            signal("token", 9, input="select", options=[8, 9]),
+        ]
+    }
     view, token = chart_inputs(chart, steered="token")
-    assert (view.kind, view.label, [o.chosen for o in view.options], view.hidden) == ("radio", "view", [False, True],
-                                                                                       False)
+    assert (view.kind, view.label, [o.chosen for o in view.options], view.hidden) == (
+        "radio",
+        "view",
+        [False, True],
+        False,
+    )
     assert token.hidden and [o.chosen for o in token.options] == [False, True]
 
 
 def test_a_select_within_another_params_value_hides_the_options_past_it():
     """Find-head's token looked back to stays at or before the token that looks (usermeta "within"): the build writes
     the options past it as beyond (hidden and disabled), as the page's script then keeps them."""
-    chart = {"signals": [signal("from", 3, input="select", options=[1, 2, 3, 4]),
-                         signal("to", 2, input="select", options=[1, 2, 3, 4])],
-             "usermeta": {WITHIN_META: {"to": "from"}}}
+    chart = {
+        "signals": [
+            signal("from", 3, input="select", options=[1, 2, 3, 4]),
+            signal("to", 2, input="select", options=[1, 2, 3, 4]),
+        ],
+        "usermeta": {WITHIN_META: {"to": "from"}},
+    }
     looking, looked_at = chart_inputs(chart, steered="from")
     assert looked_at.within == "from" and [o.beyond for o in looked_at.options] == [False, False, False, True]
     assert looking.within == "" and not any(o.beyond for o in looking.options)
@@ -84,21 +124,30 @@ RANGES = [(0.1, 4, 0.05), (0, 1, 0.1), (1, 50, 1), (-1, 1, 0.25), (0.001, 0.01, 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js, to run the page's own onStep")
 def test_the_build_puts_a_value_on_its_ranges_step_as_the_page_does():
-    cases = [[low, high, step, value] for low, high, step in RANGES
-             for value in [low + k * step for k in range(int((high - low) / step) + 1)] + [high * 0.999, (low + high) / 3]]
-    script = ("import('./templates/js/shared/address.js').then(a => { for (const [min, max, step, v] of "
-              "JSON.parse(process.argv[1])) console.log(String(a.onStep({min, max, step}, v))); });")
-    written = subprocess.run(["node", "-e", script, json.dumps(cases)], capture_output=True, text=True, check=True,
-                             cwd=ROOT).stdout.split("\n")[:-1]
+    cases = [
+        [low, high, step, value]
+        for low, high, step in RANGES
+        for value in [low + k * step for k in range(int((high - low) / step) + 1)] + [high * 0.999, (low + high) / 3]
+    ]
+    script = (
+        "import('./templates/js/shared/address.js').then(a => { for (const [min, max, step, v] of "
+        "JSON.parse(process.argv[1])) console.log(String(a.onStep({min, max, step}, v))); });"
+    )
+    written = subprocess.run(
+        ["node", "-e", script, json.dumps(cases)], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout.split("\n")[:-1]
     assert [js_string(on_step(v, low, high, step)) for low, high, step, v in cases] == written
     assert not [text for text in written if len(text.partition(".")[2]) >= 10], "a step written with a float's tail"
 
 
-@pytest.mark.parametrize("bound", [
-    {"name": "stage", "update": "length(data('x'))", "bind": {"input": "range", "min": 0, "max": 9, "step": 1}},
-    {"name": "n", "value": 5, "bind": {"input": "range", "min": 0, "max": 9}},  # Vega works out its step
-    {"name": "t", "value": 1, "bind": {"element": "#elsewhere"}},
-])
+@pytest.mark.parametrize(
+    "bound",
+    [
+        {"name": "stage", "update": "length(data('x'))", "bind": {"input": "range", "min": 0, "max": 9, "step": 1}},
+        {"name": "n", "value": 5, "bind": {"input": "range", "min": 0, "max": 9}},  # Vega works out its step
+        {"name": "t", "value": 1, "bind": {"element": "#elsewhere"}},
+    ],
+)
 def test_no_inputs_where_vega_would_work_one_out_or_write_it_elsewhere(bound):
     assert chart_inputs({"signals": [signal("a", 1, input="checkbox"), bound]}) is None
 

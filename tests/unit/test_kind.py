@@ -32,22 +32,33 @@ def figure(kind: str, values: dict, resolved: dict) -> Figure:
 
 
 FIGURES = {  # a resolved figure of each kind that asks for more than its texts' data, and what it asks (0-based)
-    "readout": (figure("readout", {"text": TEXT, "target": " Austria"}, {"opening": 8}),
-                {"readout": [[TEXT, 8]]}),
+    "readout": (figure("readout", {"text": TEXT, "target": " Austria"}, {"opening": 8}), {"readout": [[TEXT, 8]]}),
     "lens": (figure("lens", {"text": TEXT, "track": " cold"}, {"opening": 3}), {"lens": {TEXT: [" cold"]}}),
     "compare": (figure("compare", {"texts": PAIR}, {}), {"pairs": [PAIR]}),
-    "scores": (figure("scores", {"text": TEXT, "head": [3, 1]}, {"opening": 4, "layer": 2, "head": 0}),
-               {"scores": [[TEXT, 2, 0, 4]]}),
-    "ledger": (figure("ledger", {"text": TEXT, "target": " Austria", "versus": " Germany"}, {"opening": 5}),
-               {"ledgers": [[TEXT, 5, " Austria", " Germany"]]}),
-    "knockout": (figure("knockout", {"text": TEXT, "target": " Austria", "heads_of": 2},
-                        {"opening": 7, "heads_of": 1}),
-                 {"knockouts": [[TEXT, 7, " Austria", 1]]}),
-    "patching": (figure("patching", {"clean": TEXT, "corrupted": TEXT.replace("Vienna", "Rome"), "target": " Austria",
-                                     "versus": " Italy"}, {"opening": 8}),
-                 {"patchings": [[TEXT, TEXT.replace("Vienna", "Rome"), 8, " Austria", " Italy"]]}),
-    "head-roles": (figure("head-roles", {"text": TEXT, "seed": 3}, {"repeat_length": 40, "seed": 3}),
-                   {"roles": [[TEXT, 40, 3]]}),
+    "scores": (
+        figure("scores", {"text": TEXT, "head": [3, 1]}, {"opening": 4, "layer": 2, "head": 0}),
+        {"scores": [[TEXT, 2, 0, 4]]},
+    ),
+    "ledger": (
+        figure("ledger", {"text": TEXT, "target": " Austria", "versus": " Germany"}, {"opening": 5}),
+        {"ledgers": [[TEXT, 5, " Austria", " Germany"]]},
+    ),
+    "knockout": (
+        figure("knockout", {"text": TEXT, "target": " Austria", "heads_of": 2}, {"opening": 7, "heads_of": 1}),
+        {"knockouts": [[TEXT, 7, " Austria", 1]]},
+    ),
+    "patching": (
+        figure(
+            "patching",
+            {"clean": TEXT, "corrupted": TEXT.replace("Vienna", "Rome"), "target": " Austria", "versus": " Italy"},
+            {"opening": 8},
+        ),
+        {"patchings": [[TEXT, TEXT.replace("Vienna", "Rome"), 8, " Austria", " Italy"]]},
+    ),
+    "head-roles": (
+        figure("head-roles", {"text": TEXT, "seed": 3}, {"repeat_length": 40, "seed": 3}),
+        {"roles": [[TEXT, 40, 3]]},
+    ),
 }
 
 
@@ -77,13 +88,21 @@ def test_before_its_figure_is_resolved_a_kind_asks_for_its_texts_strings_and_con
 
 def test_the_kinds_that_read_a_part_are_part_kinds_each_naming_its_part_and_reading_data_parts_json():
     parts = {name: kind.PART for name, kind in KINDS.items() if isinstance(kind, PartKind)}
-    assert parts == {"scores": "scores", "ledger": "ledgers", "knockout": "knockouts", "patching": "patchings",
-                     "head-roles": "roles"}
+    assert parts == {
+        "scores": "scores",
+        "ledger": "ledgers",
+        "knockout": "knockouts",
+        "patching": "patchings",
+        "head-roles": "roles",
+    }
     for name in parts:
         assert KINDS[name].DATA_FILES == ("parts.json",)
     # a side-by-side kind may read a part of each of its models' runs: the habit across models reads their head roles
-    assert all(kind.DATA_FILES == () for kind in KINDS.values() if not isinstance(kind, PartKind)
-               and kind.KIND != "habit-side-by-side")
+    assert all(
+        kind.DATA_FILES == ()
+        for kind in KINDS.values()
+        if not isinstance(kind, PartKind) and kind.KIND != "habit-side-by-side"
+    )
     assert KINDS["habit-side-by-side"].DATA_FILES == ("parts.json",) and KINDS["habit-side-by-side"].SIDE_BY_SIDE
 
 
@@ -91,8 +110,11 @@ def test_a_part_kinds_entry_is_the_one_of_its_part_that_answers_its_ask():
     fig, _ = FIGURES["scores"]
     answer = {"ask": [TEXT, 2, 0, 4], "q": [0.5], "k": [[1.0]], "shares": [1.0]}
     other = {"ask": [TEXT, 2, 1, 4], "q": [9.0], "k": [[9.0]], "shares": [1.0]}
-    run = Run(model={"name": "hand-made", "n_layer": 3, "n_head": 4}, texts={TEXT: {"format": DATA_FORMAT}},
-              parts={"scores": [other, answer]})
+    run = Run(
+        model={"name": "hand-made", "n_layer": 3, "n_head": 4},
+        texts={TEXT: {"format": DATA_FORMAT}},
+        parts={"scores": [other, answer]},
+    )
     assert KINDS["scores"].entry(fig, run) is answer
 
 

@@ -87,9 +87,11 @@ def test_a_tokenizer_that_fails_names_the_text_in_one_line():
 
     with pytest.raises(BuildError) as failed:
         Tokenizer(Failing())("The animal didn't cross the street")
-    assert str(failed.value) == ("the tokenizer could not read the text \"The animal didn't cross the street\" "
-                                 "(RuntimeError: tokenizer panicked somewhere in bpe); allowed: a text the model's "
-                                 "tokenizer reads; the previous site is unchanged")
+    assert str(failed.value) == (
+        'the tokenizer could not read the text "The animal didn\'t cross the street" '
+        "(RuntimeError: tokenizer panicked somewhere in bpe); allowed: a text the model's "
+        "tokenizer reads; the previous site is unchanged"
+    )
     with pytest.raises(BuildError) as failed:
         Tokenizer(Failing()).decode([7])
     assert "\n" not in str(failed.value) and "[7]" in str(failed.value)
@@ -109,6 +111,8 @@ def test_an_onnx_export_that_fails_is_one_line_naming_the_live_page(monkeypatch,
     with pytest.raises(BuildError) as failed:
         live.live_model(settings, tmp_path, Progress(verbosity=0), loaded=object())
     line = str(failed.value)
-    assert line.startswith("--live: the model could not be exported to ONNX for the live page (RuntimeError: "
-                           "Failed to export the model with torch.export. frame frame")
+    assert line.startswith(
+        "--live: the model could not be exported to ONNX for the live page (RuntimeError: "
+        "Failed to export the model with torch.export. frame frame"
+    )
     assert line.endswith("frame…); the previous site is unchanged") and "frame " * 49 not in line  # cut short

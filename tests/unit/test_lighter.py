@@ -17,13 +17,22 @@ WIDTH = 791  # head-roles' pattern in a desktop's column: 80 columns of 9.8875 p
 
 def heatmap(rows: int, cols: int, colours: int, **mark) -> str:
     """vl-convert's SVG of a heatmap of rows x cols cells, WIDTH wide, its shares in `colours` steps of viridis."""
-    cells = [{"q": q, "k": k, "s": (q * 7 + k * 13) % colours / (colours - 1)}
-             for q in range(rows) for k in range(cols)]
-    spec = {"data": {"values": cells}, "mark": {"type": "rect", **mark}, "width": WIDTH, "height": 10 * rows,
-            "encoding": {"x": {"field": "k", "type": "ordinal"}, "y": {"field": "q", "type": "ordinal"},
-                         "color": {"field": "s", "type": "quantitative", "scale": {"scheme": "viridis"}},
-                         "tooltip": [{"field": "s"}]},
-            "config": {"background": "transparent"}}
+    cells = [
+        {"q": q, "k": k, "s": (q * 7 + k * 13) % colours / (colours - 1)} for q in range(rows) for k in range(cols)
+    ]
+    spec = {
+        "data": {"values": cells},
+        "mark": {"type": "rect", **mark},
+        "width": WIDTH,
+        "height": 10 * rows,
+        "encoding": {
+            "x": {"field": "k", "type": "ordinal"},
+            "y": {"field": "q", "type": "ordinal"},
+            "color": {"field": "s", "type": "quantitative", "scale": {"scheme": "viridis"}},
+            "tooltip": [{"field": "s"}],
+        },
+        "config": {"background": "transparent"},
+    }
     return vl_convert.vegalite_to_svg(fixed_width(spec), vl_version=vl_version())
 
 
@@ -33,8 +42,9 @@ def pixels(svg: str) -> Image.Image:
 
 def plot_box(svg: str, rows: int) -> tuple:
     """The cells' box in the drawing's pixels: the view's, where the drawing's padding puts it, WIDTH by 10 px a row."""
-    x, y = (float(v) for v in re.search(r'<g fill="none"[^>]* transform="translate\(([0-9.]+),([0-9.]+)\)"',
-                                        svg).groups())
+    x, y = (
+        float(v) for v in re.search(r'<g fill="none"[^>]* transform="translate\(([0-9.]+),([0-9.]+)\)"', svg).groups()
+    )
     return round(x * PIXELS), round(y * PIXELS), round((x + WIDTH) * PIXELS), round((y + 10 * rows) * PIXELS)
 
 

@@ -21,9 +21,12 @@ from figsite.model.load import load
 from figsite.model.tokens import decoded, token_ids, token_text, tokenized
 
 TEXT = "The animal didn’t cross the street because it was too tired, 猫 said"
-FAMILIES = {"llama": ("LlamaForCausalLM", {}), "qwen2": ("Qwen2ForCausalLM", {}),
-            "qwen3": ("Qwen3ForCausalLM", {"tie_word_embeddings": True, "head_dim": 12}),
-            "mistral": ("MistralForCausalLM", {"sliding_window": 6})}  # keys further back than 6 go unseen
+FAMILIES = {
+    "llama": ("LlamaForCausalLM", {}),
+    "qwen2": ("Qwen2ForCausalLM", {}),
+    "qwen3": ("Qwen3ForCausalLM", {"tie_word_embeddings": True, "head_dim": 12}),
+    "mistral": ("MistralForCausalLM", {"sliding_window": 6}),
+}  # keys further back than 6 go unseen
 TOLERANCE = 1e-5
 
 
@@ -36,8 +39,11 @@ def pair(request, tmp_path_factory):
     class_name, shape = FAMILIES[family]
     directory = llama_dir(tmp_path_factory.mktemp(f"small-{family}"), family, **shape)
     loaded = load(str(directory), None, 0, "cpu")
-    theirs = getattr(transformers, class_name).from_pretrained(str(directory), dtype=torch.float64,
-                                                              attn_implementation="eager").eval()
+    theirs = (
+        getattr(transformers, class_name)
+        .from_pretrained(str(directory), dtype=torch.float64, attn_implementation="eager")
+        .eval()
+    )
     return loaded, theirs, token_ids(loaded, TEXT)
 
 
@@ -84,7 +90,9 @@ def test_keys_and_values_are_the_shared_heads_and_the_rotation_has_its_own_hook_
     cache = loaded.model.run_with_cache(torch.tensor([ids]), [point(0, name) for name in names])
     shapes = {name: tuple(cache[point(0, name)].shape) for name in names}
     assert shapes["attn.hook_q"] == shapes["attn.hook_rot_q"] == (1, len(ids), 8, config.d_head)
-    assert shapes["attn.hook_k"] == shapes["attn.hook_v"] == shapes["attn.hook_rot_k"] == (1, len(ids), 2, config.d_head)
+    assert (
+        shapes["attn.hook_k"] == shapes["attn.hook_v"] == shapes["attn.hook_rot_k"] == (1, len(ids), 2, config.d_head)
+    )
     assert torch.equal(cache[point(0, "attn.hook_q")][:, 0], cache[point(0, "attn.hook_rot_q")][:, 0])  # position 0
     assert not torch.allclose(cache[point(0, "attn.hook_k")][:, 1:], cache[point(0, "attn.hook_rot_k")][:, 1:])
     assert "hook_pos_embed" not in loaded.model.hook_points and "hook_embed" in loaded.model.hook_points
@@ -96,8 +104,10 @@ def test_the_later_positions_run_with_the_earlier_keys_and_values_as_the_whole_t
     n_layer = model.config.n_layer
     kept = [point(layer, name) for layer in range(n_layer) for name in ("attn.hook_k", "attn.hook_v")]
     whole = model.run_with_cache(torch.tensor([ids]), kept + [point(n_layer - 1, "hook_resid_post")])
-    past = {layer: (whole[point(layer, "attn.hook_k")][:, :start], whole[point(layer, "attn.hook_v")][:, :start])
-            for layer in range(n_layer)}
+    past = {
+        layer: (whole[point(layer, "attn.hook_k")][:, :start], whole[point(layer, "attn.hook_v")][:, :start])
+        for layer in range(n_layer)
+    }
     with torch.no_grad():
         later = model.run_layers(model.embed(torch.tensor([ids[start:]])), 0, n_layer, past=past)
     assert torch.allclose(later, whole[point(n_layer - 1, "hook_resid_post")][:, start:], atol=1e-5)
@@ -112,8 +122,8 @@ def test_the_scores_part_gives_back_the_shares_from_the_rotated_query_and_shared
         fits = k @ q / len(entry["q"]) ** 0.5
         window = loaded.model.config.sliding_window  # Mistral's: the keys further back are not seen
         if window is not None:  # the scores figure does not know this yet: it works the shares out over all keys
-            fits[:max(0, query - window + 1)] = float("-inf")
-        theirs_shares = out.attentions[layer][0, head, query, :query + 1]
+            fits[: max(0, query - window + 1)] = float("-inf")
+        theirs_shares = out.attentions[layer][0, head, query, : query + 1]
         assert (torch.softmax(fits, dim=0) - theirs_shares).abs().max() < TOLERANCE
         assert (torch.tensor(entry["shares"], dtype=torch.float64) - theirs_shares).abs().max() < TOLERANCE
 
@@ -166,7 +176,8 @@ def test_knocking_out_a_layers_attention_matches_transformers_with_its_own_hook(
     target = int(reference(theirs, ids).logits[0, position].argmax())  # the top guess: a knockout moves it
     ours = knockouts(loaded, ids, position, target, None)
     handle = theirs.model.layers[1].self_attn.register_forward_hook(
-        lambda _m, _i, out: (torch.zeros_like(out[0]), *out[1:]))
+        lambda _m, _i, out: (torch.zeros_like(out[0]), *out[1:])
+    )
     try:
         p = reference(theirs, ids).logits[0, position].softmax(-1)[target].item()
     finally:
@@ -188,9 +199,13 @@ def test_the_start_token_is_a_token_of_its_own_and_byte_pieces_show_their_bytes(
 
 def test_an_unknown_family_and_an_unsupported_rotation_are_one_line(tmp_path, llama_model_dir):
     config = json.loads((llama_model_dir / "config.json").read_text(encoding="utf-8"))
-    for change, words in (({"model_type": "falcon"}, "a 'falcon' model, a family not supported; allowed: model_type "
-                                                      "gpt2, llama, mistral, qwen2, qwen3"),
-                          ({"rope_parameters": {"rope_type": "yarn", "rope_theta": 1e4}}, "of type 'yarn'")):
+    for change, words in (
+        (
+            {"model_type": "falcon"},
+            "a 'falcon' model, a family not supported; allowed: model_type gpt2, llama, mistral, qwen2, qwen3",
+        ),
+        ({"rope_parameters": {"rope_type": "yarn", "rope_theta": 1e4}}, "of type 'yarn'"),
+    ):
         folder = tmp_path / change.get("model_type", "yarn")
         folder.mkdir()
         for file in llama_model_dir.iterdir():

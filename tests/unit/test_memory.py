@@ -44,9 +44,12 @@ finally:
 
 
 def long_config(path: Path, text: str) -> Path:
-    path.write_text(f'[[figure]]\nkind = "attention"\nlabel = "long"\ntext = {toml_string(text)}\nfocus = 700\n'
-                    f'views = [[5, 4], [1, 1]]\n\n[[figure]]\nkind = "readout"\nlabel = "long-i"\n'
-                    f'text = {toml_string(text)}\ntarget = " France"\n', encoding="utf-8")
+    path.write_text(
+        f'[[figure]]\nkind = "attention"\nlabel = "long"\ntext = {toml_string(text)}\nfocus = 700\n'
+        f'views = [[5, 4], [1, 1]]\n\n[[figure]]\nkind = "readout"\nlabel = "long-i"\n'
+        f'text = {toml_string(text)}\ntarget = " France"\n',
+        encoding="utf-8",
+    )
     return path
 
 
@@ -56,11 +59,28 @@ def long_text() -> str:
 
 
 def test_the_estimate_covers_the_measured_peak_of_a_1024_token_build_of_gpt2_smalls_shape_by_a_third_at_most(
-        long_text, tmp_path):
+    long_text, tmp_path
+):
     config = long_config(tmp_path / "long.toml", long_text)
-    done = subprocess.run([sys.executable, "-c", MEASURE, "--model", "random", "--config", str(config),
-                           "--out", str(tmp_path / "site"), "--no-cache", "--quiet"],
-                          cwd=REPO, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            MEASURE,
+            "--model",
+            "random",
+            "--config",
+            str(config),
+            "--out",
+            str(tmp_path / "site"),
+            "--no-cache",
+            "--quiet",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr
     measured = json.loads(done.stdout.split("MEASURED ")[-1])
     peak, estimate = measured["peak"], measured["estimate"]
@@ -71,7 +91,8 @@ def test_the_estimate_covers_the_measured_peak_of_a_1024_token_build_of_gpt2_sma
 
 
 def test_a_build_that_would_not_fit_stops_before_the_weights_load_in_one_line_and_keeps_the_site(
-        long_text, tmp_path, monkeypatch):
+    long_text, tmp_path, monkeypatch
+):
     from figsite.model import load as capture
 
     config, out = long_config(tmp_path / "long.toml", long_text), tmp_path / "site"
@@ -110,16 +131,59 @@ def test_the_weights_are_counted_as_gpt2_counts_them():
 FAMILY_CONFIGS = [
     ("GPT2Config", dict(n_layer=3, n_head=4, n_embd=64, n_positions=128, vocab_size=500, n_inner=96)),
     ("GPT2Config", dict(n_layer=2, n_head=4, n_embd=64, n_positions=128, vocab_size=500, tie_word_embeddings=False)),
-    ("LlamaConfig", dict(vocab_size=400, hidden_size=64, intermediate_size=128, num_hidden_layers=4,
-                         num_attention_heads=8, num_key_value_heads=2, tie_word_embeddings=False)),
-    ("Qwen2Config", dict(vocab_size=400, hidden_size=64, intermediate_size=96, num_hidden_layers=2,
-                         num_attention_heads=8, num_key_value_heads=4, tie_word_embeddings=True)),
-    ("Qwen3Config", dict(vocab_size=400, hidden_size=64, intermediate_size=96, num_hidden_layers=2, head_dim=12,
-                         num_attention_heads=8, num_key_value_heads=2, attention_bias=True)),
-    ("GPTNeoXConfig", dict(vocab_size=400, hidden_size=64, intermediate_size=128, num_hidden_layers=3,
-                           num_attention_heads=8)),
-    ("GPTNeoXConfig", dict(vocab_size=400, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                           num_attention_heads=8, attention_bias=False, tie_word_embeddings=True)),
+    (
+        "LlamaConfig",
+        dict(
+            vocab_size=400,
+            hidden_size=64,
+            intermediate_size=128,
+            num_hidden_layers=4,
+            num_attention_heads=8,
+            num_key_value_heads=2,
+            tie_word_embeddings=False,
+        ),
+    ),
+    (
+        "Qwen2Config",
+        dict(
+            vocab_size=400,
+            hidden_size=64,
+            intermediate_size=96,
+            num_hidden_layers=2,
+            num_attention_heads=8,
+            num_key_value_heads=4,
+            tie_word_embeddings=True,
+        ),
+    ),
+    (
+        "Qwen3Config",
+        dict(
+            vocab_size=400,
+            hidden_size=64,
+            intermediate_size=96,
+            num_hidden_layers=2,
+            head_dim=12,
+            num_attention_heads=8,
+            num_key_value_heads=2,
+            attention_bias=True,
+        ),
+    ),
+    (
+        "GPTNeoXConfig",
+        dict(vocab_size=400, hidden_size=64, intermediate_size=128, num_hidden_layers=3, num_attention_heads=8),
+    ),
+    (
+        "GPTNeoXConfig",
+        dict(
+            vocab_size=400,
+            hidden_size=64,
+            intermediate_size=128,
+            num_hidden_layers=2,
+            num_attention_heads=8,
+            attention_bias=False,
+            tie_word_embeddings=True,
+        ),
+    ),
 ]
 
 

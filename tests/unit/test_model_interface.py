@@ -27,15 +27,20 @@ ROOT = Path(__file__).resolve().parents[2]
 CAPTURE = sorted((ROOT / "figsite" / "capture").rglob("*.py"))
 # GPT-2's modules and weights as its checkpoints name them (transformer.h.3.attn.c_proj.weight, lm_head, ...), and
 # the module of the family itself: what only figsite/model/gpt2.py may name.
-GPT2_NAMES = re.compile(r"\btransformer\b|\blm_head\b|\bwte\b|\bwpe\b|\bln_f\b|\bln_[12]\b|\bc_attn\b|\bc_proj\b"
-                        r"|\bc_fc\b|\.h\[|\.h\.|\bh\.\d|\bGPT2LMHeadModel\b|\bGPT2Config\b|figsite\.model\.gpt2\b")
+GPT2_NAMES = re.compile(
+    r"\btransformer\b|\blm_head\b|\bwte\b|\bwpe\b|\bln_f\b|\bln_[12]\b|\bc_attn\b|\bc_proj\b"
+    r"|\bc_fc\b|\.h\[|\.h\.|\bh\.\d|\bGPT2LMHeadModel\b|\bGPT2Config\b|figsite\.model\.gpt2\b"
+)
 N_LAYER, N_HEAD, D_MODEL = 3, 2, 16
 
 
 def gpt2_names_in(source: str) -> list[str]:
     """'line: the name' for each name of GPT-2's modules or weights in a module's source (comments too)."""
-    return [f"{number}: {found.group(0)}" for number, line in enumerate(source.splitlines(), start=1)
-            for found in GPT2_NAMES.finditer(line)]
+    return [
+        f"{number}: {found.group(0)}"
+        for number, line in enumerate(source.splitlines(), start=1)
+        for found in GPT2_NAMES.finditer(line)
+    ]
 
 
 def test_no_module_of_the_capture_names_the_models_modules_or_weights():
@@ -44,18 +49,26 @@ def test_no_module_of_the_capture_names_the_models_modules_or_weights():
     assert not {path: names for path, names in named.items() if names}
 
 
-@pytest.mark.parametrize("line", ["logits = model.lm_head(model.transformer.ln_f(final))",
-                                  "for layer, block in enumerate(model.transformer.h):",
-                                  "stream = model.transformer.wte(ids) + model.transformer.wpe(positions)",
-                                  "batch = blocks.h[layer](batch, past=past)", "weight = block.attn.c_proj.weight",
-                                  "from figsite.model.gpt2 import causal_mask"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "logits = model.lm_head(model.transformer.ln_f(final))",
+        "for layer, block in enumerate(model.transformer.h):",
+        "stream = model.transformer.wte(ids) + model.transformer.wpe(positions)",
+        "batch = blocks.h[layer](batch, past=past)",
+        "weight = block.attn.c_proj.weight",
+        "from figsite.model.gpt2 import causal_mask",
+    ],
+)
 def test_the_check_finds_each_way_the_old_capture_named_the_model(line):
     assert gpt2_names_in(line)
 
 
 def test_the_check_passes_the_hook_points_words_and_the_interface():
-    assert not gpt2_names_in('run_with_cache(ids, ["hook_embed", "blocks.0.attn.hook_z", "ln_final.hook_scale"])'
-                             "  # TransformerLens's names; model.read_out(stream), model.final_norm_weights()")
+    assert not gpt2_names_in(
+        'run_with_cache(ids, ["hook_embed", "blocks.0.attn.hook_z", "ln_final.hook_scale"])'
+        "  # TransformerLens's names; model.read_out(stream), model.final_norm_weights()"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -96,8 +109,10 @@ def test_the_later_positions_with_the_earlier_ones_keys_and_values_give_what_the
     start = 4
     names = [point(layer, name) for layer in range(N_LAYER) for name in ("attn.hook_k", "attn.hook_v")]
     cache = model.run_with_cache(ids[:1], names + [point(0, "hook_resid_pre"), point(N_LAYER - 1, "hook_resid_post")])
-    past = {layer: (cache[point(layer, "attn.hook_k")][:, :start], cache[point(layer, "attn.hook_v")][:, :start])
-            for layer in range(N_LAYER)}
+    past = {
+        layer: (cache[point(layer, "attn.hook_k")][:, :start], cache[point(layer, "attn.hook_v")][:, :start])
+        for layer in range(N_LAYER)
+    }
     later = model.run_layers(cache[point(0, "hook_resid_pre")][:, start:].expand(3, -1, -1), 0, N_LAYER, past=past)
     whole = cache[point(N_LAYER - 1, "hook_resid_post")][:, start:]  # (1, later position, d_model)
     assert later.shape == (3, 9 - start, D_MODEL)
@@ -121,8 +136,13 @@ def test_run_with_cache_keeps_what_passed_at_each_named_point_in_one_pass(model,
 def test_what_the_ledger_reads_splits_the_models_own_scores(model, ids):
     """The final norm's weights and the unembedding's rows give the scores; each layer's W_O splits its
     attention output by head, and W_out its feed-forward output by neuron."""
-    names = [point(N_LAYER - 1, "hook_resid_post"), point(1, "attn.hook_z"), point(1, "hook_attn_out"),
-             point(1, "mlp.hook_post"), point(1, "hook_mlp_out")]
+    names = [
+        point(N_LAYER - 1, "hook_resid_post"),
+        point(1, "attn.hook_z"),
+        point(1, "hook_attn_out"),
+        point(1, "mlp.hook_post"),
+        point(1, "hook_mlp_out"),
+    ]
     cache = model.run_with_cache(ids, names)
     final = cache[names[0]]  # (batch, position, d_model)
     norm = model.final_norm_weights()
@@ -150,6 +170,7 @@ def test_the_counts_and_the_export_read_the_model_through_it(model):
 
 # ---------------------------------------------------------------------------------------------- left as it was
 
+
 @pytest.fixture(scope="module")
 def loaded():
     model = random_gpt2(seed=2, n_layer=N_LAYER, n_head=N_HEAD, n_embd=D_MODEL)
@@ -166,8 +187,12 @@ def each_part(loaded):
     other = api.token_ids(loaded, "The dog sat on the mat")
     return {
         "text pass": lambda: api.run_text(loaded, "The cat sat on the mat", " mat", keep_stages=True),
-        "lens": lambda: lens(loaded.model, api.run_text(loaded, "The cat", keep_stages=True).stages,
-                             api.run_text(loaded, "The cat").data["readout"], [5]),
+        "lens": lambda: lens(
+            loaded.model,
+            api.run_text(loaded, "The cat", keep_stages=True).stages,
+            api.run_text(loaded, "The cat").data["readout"],
+            [5],
+        ),
         "scores": lambda: api.scores(loaded, ids, 1, 1, 3),
         "ledgers": lambda: api.ledger(loaded, ids, 4, ids[5], None),
         "knockouts": lambda: api.knockouts(loaded, ids, 4, ids[5], 1),
@@ -194,8 +219,10 @@ def test_the_comparison_sees_a_hook_left_behind_a_changed_weight_and_a_changed_m
     model = loaded.model
     before = model_state(model)
     with model.hooks({point(0, "hook_attn_out"): lambda a, _n: None}):
-        assert changes(before, model) == [f"hook functions of {point(0, 'hook_attn_out')}: [] -> "
-                                          f"{model.hook_points[point(0, 'hook_attn_out')].functions}"]
+        assert changes(before, model) == [
+            f"hook functions of {point(0, 'hook_attn_out')}: [] -> "
+            f"{model.hook_points[point(0, 'hook_attn_out')].functions}"
+        ]
     handle = model.transformer.h[0].register_forward_hook(lambda *_: None)
     assert any(line.startswith("torch hooks of transformer.h.0") for line in changes(before, model))
     handle.remove()
@@ -217,8 +244,8 @@ def test_the_readme_says_what_a_second_family_implements():
     """docs/model.md: "Adding a model family" names every method of the interface, and "Hook points and words" its
     pieces."""
     page = read_doc("model.md")
-    family = page[page.index("## Adding a model family"):]
-    words = page[page.index("## Hook points and words"):page.index("## Adding a model family")]
+    family = page[page.index("## Adding a model family") :]
+    words = page[page.index("## Hook points and words") : page.index("## Adding a model family")]
     methods = sorted(LanguageModel.__abstractmethods__ | {"hooks", "read_out", "run_with_cache"})
     assert [name for name in methods if f"`{name}" not in family] == []
     assert all(f"`{call}" in words for call in ("embed(ids)", "run_layers(", "read_out(", "run_with_cache("))

@@ -41,11 +41,24 @@ def test_a_figure_reading_one_place_is_listed_there_several_parts_of_a_layer_wit
 
 def test_the_chapters_kinds_sit_where_the_chapter_says_they_read():
     # Written out by hand from the chapter: what each figure looks at, not derived from READS.
-    expected = {"attention": "attention", "heads": "attention", "find-head": "attention", "scores": "attention",
-                "head-roles": "attention", "cost": "attention", "readout": "read-out", "lens": "read-out",
-                "compare": "numbers", "ledger": LAYER, "knockout": LAYER, "patching": LAYER, "shapes": MODEL,
-                "numbers": MODEL, "side-by-side": "read-out",
-                "habit-side-by-side": "attention"}
+    expected = {
+        "attention": "attention",
+        "heads": "attention",
+        "find-head": "attention",
+        "scores": "attention",
+        "head-roles": "attention",
+        "cost": "attention",
+        "readout": "read-out",
+        "lens": "read-out",
+        "compare": "numbers",
+        "ledger": LAYER,
+        "knockout": LAYER,
+        "patching": LAYER,
+        "shapes": MODEL,
+        "numbers": MODEL,
+        "side-by-side": "read-out",
+        "habit-side-by-side": "attention",
+    }
     assert {kind: place_of(KINDS[kind].READS) for kind in KINDS} == expected
 
 

@@ -31,8 +31,9 @@ def pair(request, tmp_path_factory):
 
     directory = neox_dir(tmp_path_factory.mktemp("small-neox"), use_parallel_residual=request.param)
     loaded = load(str(directory), None, 0, "cpu")
-    theirs = transformers.GPTNeoXForCausalLM.from_pretrained(str(directory), dtype=torch.float64,
-                                                            attn_implementation="eager").eval()
+    theirs = transformers.GPTNeoXForCausalLM.from_pretrained(
+        str(directory), dtype=torch.float64, attn_implementation="eager"
+    ).eval()
     return loaded, theirs, token_ids(loaded, TEXT)
 
 
@@ -91,8 +92,10 @@ def test_the_later_positions_run_with_the_earlier_keys_and_values_as_the_whole_t
     n_layer = model.config.n_layer
     kept = [point(layer, name) for layer in range(n_layer) for name in ("attn.hook_k", "attn.hook_v")]
     whole = model.run_with_cache(torch.tensor([ids]), kept + [point(n_layer - 1, "hook_resid_post")])
-    past = {layer: (whole[point(layer, "attn.hook_k")][:, :start], whole[point(layer, "attn.hook_v")][:, :start])
-            for layer in range(n_layer)}
+    past = {
+        layer: (whole[point(layer, "attn.hook_k")][:, :start], whole[point(layer, "attn.hook_v")][:, :start])
+        for layer in range(n_layer)
+    }
     with torch.no_grad():
         later = model.run_layers(model.embed(torch.tensor([ids[start:]])), 0, n_layer, past=past)
     assert torch.allclose(later, whole[point(n_layer - 1, "hook_resid_post")][:, start:], atol=1e-5)
@@ -104,7 +107,7 @@ def test_the_scores_part_gives_back_the_shares_from_the_rotated_query_and_key(pa
     for layer, head, query in ((0, 0, 6), (2, 7, len(ids) - 1), (3, 3, 9)):
         entry = scores(loaded, ids, layer, head, query)
         q, k = torch.tensor(entry["q"], dtype=torch.float64), torch.tensor(entry["k"], dtype=torch.float64)
-        theirs_shares = out.attentions[layer][0, head, query, :query + 1]
+        theirs_shares = out.attentions[layer][0, head, query, : query + 1]
         assert (torch.softmax(k @ q / len(entry["q"]) ** 0.5, dim=0) - theirs_shares).abs().max() < TOLERANCE
         assert (torch.tensor(entry["shares"], dtype=torch.float64) - theirs_shares).abs().max() < TOLERANCE
 
@@ -154,8 +157,11 @@ def test_knocking_out_a_layers_attention_matches_transformers_with_its_own_hook(
     ours = knockouts(loaded, ids, position, target, None)
     layers = theirs.gpt_neox.layers
     for part, module in (("attention", layers[1].attention), ("feed-forward", layers[2].mlp)):
-        zero = (lambda _m, _i, out: (torch.zeros_like(out[0]), *out[1:])) if part == "attention" else (
-            lambda _m, _i, out: torch.zeros_like(out))
+        zero = (
+            (lambda _m, _i, out: (torch.zeros_like(out[0]), *out[1:]))
+            if part == "attention"
+            else (lambda _m, _i, out: torch.zeros_like(out))
+        )
         handle = module.register_forward_hook(zero)
         try:
             p = reference(theirs, ids).logits[0, position].softmax(-1)[target].item()
@@ -177,8 +183,10 @@ def test_there_is_no_start_token_and_no_piece_is_a_replacement_character(pair):
 def test_a_config_of_another_rotation_or_shape_is_one_line(tmp_path, pair):
     directory = tmp_path / "bad"
     source = neox_dir(tmp_path / "source", num_hidden_layers=1)
-    for change, words in (({"rope_parameters": {"rope_type": "yarn", "rope_theta": 1e4}}, "of type 'yarn'"),
-                          ({"hidden_size": 60}, "hidden_size 60 is not a multiple of num_attention_heads 8")):
+    for change, words in (
+        ({"rope_parameters": {"rope_type": "yarn", "rope_theta": 1e4}}, "of type 'yarn'"),
+        ({"hidden_size": 60}, "hidden_size 60 is not a multiple of num_attention_heads 8"),
+    ):
         directory.mkdir(exist_ok=True)
         for file in source.iterdir():
             (directory / file.name).write_bytes(file.read_bytes())

@@ -16,8 +16,15 @@ from figsite.data import cache, paths
 from figsite.data.run import Run
 from sitegen.site import render
 
-MODEL = {"name": "random (seed 0)", "revision": None, "n_layer": 2, "n_head": 3, "d_model": 12, "vocab_size": 50257,
-         "n_ctx": 1024}
+MODEL = {
+    "name": "random (seed 0)",
+    "revision": None,
+    "n_layer": 2,
+    "n_head": 3,
+    "d_model": 12,
+    "vocab_size": 50257,
+    "n_ctx": 1024,
+}
 
 
 @pytest.fixture
@@ -59,6 +66,7 @@ def test_other_keys_or_another_run_compute_the_page_again(charts_built, tmp_path
 # What a cached rebuild reads from the cache rather than making again (issue 34: the cached rebuild under 0.5 s):
 # each must give the bytes it would have made, and make them again where the cache does not hold them.
 
+
 def test_files_kept_together_are_made_once_then_read_back(tmp_path):
     made = []
 
@@ -75,8 +83,10 @@ def test_files_kept_together_are_all_made_again_where_one_is_damaged(tmp_path):
     cache.memo_each(tmp_path, ["downloads", "page"], ["x.csv", "x.json"], lambda: [b"a,b\n", b"{}"])
     damaged = next(path for path in (tmp_path / "assets").rglob("*") if path.is_file() and path.suffix != ".sha256")
     damaged.write_bytes(b"not what was kept")
-    assert cache.memo_each(tmp_path, ["downloads", "page"], ["x.csv", "x.json"], lambda: [b"new", b"new"]) == \
-           [b"new", b"new"]
+    assert cache.memo_each(tmp_path, ["downloads", "page"], ["x.csv", "x.json"], lambda: [b"new", b"new"]) == [
+        b"new",
+        b"new",
+    ]
 
 
 def test_several_names_are_kept_where_each_name_alone_would_be(tmp_path):
@@ -125,10 +135,19 @@ def test_a_narrow_charts_changes_are_the_same_read_from_the_cache(tmp_path):
     page = pipeline.gather_page(figure, Run(model=MODEL), tmp_path, "run-key")
     shown = []
     for _ in range(2):
-        built = BuiltFigure(figure=figure, page=page, chart=lambda: [raw[0], raw[0]], drawing=lambda: [],
-                            narrow=lambda: [raw[1], raw[1]])
-        site = Site(run=Run(model=MODEL), figures=[built], bundle=lambda: b"",
-                    kept=lambda parts, names, make: cache.memo_each(tmp_path, parts, names, make))
+        built = BuiltFigure(
+            figure=figure,
+            page=page,
+            chart=lambda: [raw[0], raw[0]],
+            drawing=lambda: [],
+            narrow=lambda: [raw[1], raw[1]],
+        )
+        site = Site(
+            run=Run(model=MODEL),
+            figures=[built],
+            bundle=lambda: b"",
+            kept=lambda parts, names, make: cache.memo_each(tmp_path, parts, names, make),
+        )
         shown.append(site.shown(page).narrow)
     assert shown[0] == shown[1] == [[["width"], 300]]
 

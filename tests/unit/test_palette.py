@@ -43,17 +43,25 @@ HUES = ("data", "chosen", "followed", "helps", "hurts", "below zero", "above zer
 # The meanings that meet in one chart, and where.
 MEET = [
     ("helps", "hurts"),  # the ledger's waterfall, the knockout's bars, the patching's squares
-    ("chosen", "helps"), ("chosen", "hurts"),  # the ledger's and knockout's chosen part, the patching's chosen square
-    ("data", "helps"), ("data", "hurts"),  # the ledger's total among its parts
-    ("followed", "helps"), ("followed", "hurts"),  # the ledger: the target's chance beside the parts
+    ("chosen", "helps"),
+    ("chosen", "hurts"),  # the ledger's and knockout's chosen part, the patching's chosen square
+    ("data", "helps"),
+    ("data", "hurts"),  # the ledger's total among its parts
+    ("followed", "helps"),
+    ("followed", "hurts"),  # the ledger: the target's chance beside the parts
     ("data", "chosen"),  # (l), the scores' bars: the chosen token among the others
     ("data", "followed"),  # (i), the live read-out: the target's bar among the others; the lens's lines
     ("chosen", "followed"),  # the lens: the chosen cell outlined above the followed token's line
-    ("data", "reference"), ("chosen", "reference"), ("followed", "reference"),  # a dashed line across the bars or curve
-    ("data", "out of reach"), ("chosen", "out of reach"),  # (l): the tokens after the chosen one
+    ("data", "reference"),
+    ("chosen", "reference"),
+    ("followed", "reference"),  # a dashed line across the bars or curve
+    ("data", "out of reach"),
+    ("chosen", "out of reach"),  # (l): the tokens after the chosen one
     ("below zero", "above zero"),  # the scores' strips
-    ("chosen", "below zero"), ("chosen", "above zero"),  # the scores' chosen row framed
-    ("data", "below zero"), ("data", "above zero"),  # the scores' bars below the strips
+    ("chosen", "below zero"),
+    ("chosen", "above zero"),  # the scores' chosen row framed
+    ("data", "below zero"),
+    ("data", "above zero"),  # the scores' bars below the strips
     *combinations(HABITS, 2),  # head-roles' grid, each head in its strongest habit's colour
     *[("chosen", habit) for habit in HABITS],  # the chosen head framed
 ]
@@ -79,8 +87,19 @@ def page_colours() -> dict:
 def test_no_two_meanings_share_a_colour():
     seen = {Color(value).to_string(hex=True): role for role, value in colours.ROLES.items()}
     assert len(seen) == len(colours.ROLES), colours.ROLES
-    assert {"data", "chosen", "followed", "helps", "hurts", "below zero", "above zero", "reference",
-            "out of reach", "zero", *HABITS} == set(colours.ROLES)
+    assert {
+        "data",
+        "chosen",
+        "followed",
+        "helps",
+        "hurts",
+        "below zero",
+        "above zero",
+        "reference",
+        "out of reach",
+        "zero",
+        *HABITS,
+    } == set(colours.ROLES)
 
 
 def test_followed_helps_hurts_and_plain_numbers_are_each_a_meaning_of_their_own():
@@ -121,8 +140,10 @@ def test_on_a_dark_page_out_of_reach_is_darker_than_any_share_and_zero_is_the_pa
     """Issue 44: the light grey of what is out of reach was the brightest thing on a dark page's grids, and the
     diverging scales' white middle a glare."""
     dark = colours.ROLES_IN_DARK
-    lightness = {colour: Color(colour).convert("lab-d65").coords()[0]
-                 for colour in (dark["out of reach"], colours.SEQUENTIAL_ENDS["little"])}
+    lightness = {
+        colour: Color(colour).convert("lab-d65").coords()[0]
+        for colour in (dark["out of reach"], colours.SEQUENTIAL_ENDS["little"])
+    }
     assert lightness[dark["out of reach"]] < lightness[colours.SEQUENTIAL_ENDS["little"]], lightness
     assert dark["zero"] == colours.PAPER["dark"] and colours.ROLES["zero"] == colours.PAPER["light"]
     assert set(colours.IN_DARK) == {colours.MASKED, colours.OUT_OF_REACH, colours.ZERO}
@@ -135,22 +156,28 @@ def test_in_greys_every_meaning_with_a_hue_has_a_grey_and_the_habits_are_a_fifth
     (tests/builds/test_print_edition.py prints them)."""
     assert set(colours.GREYS) == set(colours.NAMES)
     assert len(set(colours.GREYS.values())) == len(colours.GREYS), "two meanings printed in one grey"
-    assert all(Color(grey).convert("srgb").coords()[0] == Color(grey).convert("srgb").coords()[2]
-               for grey in colours.GREYS.values())
+    assert all(
+        Color(grey).convert("srgb").coords()[0] == Color(grey).convert("srgb").coords()[2]
+        for grey in colours.GREYS.values()
+    )
     levels = sorted(int(colours.GREYS[colour][1:3], 16) for colour in colours.ROLE_COLOURS.values())
     assert min(b - a for a, b in zip(levels, levels[1:])) >= 255 / 5, levels
 
 
 def test_the_pages_background_is_the_one_site_css_gives_it():
     page = page_colours()
-    assert {scheme: Color(page[scheme]).to_string(hex=True) for scheme in PAGES} == \
-        {scheme: Color(colours.PAPER[scheme]).to_string(hex=True) for scheme in PAGES}
+    assert {scheme: Color(page[scheme]).to_string(hex=True) for scheme in PAGES} == {
+        scheme: Color(colours.PAPER[scheme]).to_string(hex=True) for scheme in PAGES
+    }
 
 
 @pytest.mark.parametrize("deficiency", DEFICIENCIES)
 def test_readers_who_see_colours_otherwise_tell_apart_the_roles_that_meet_in_one_chart(deficiency):
-    close = [(a, b, round(difference(colours.ROLES[a], colours.ROLES[b], deficiency), 1)) for a, b in MEET
-             if difference(colours.ROLES[a], colours.ROLES[b], deficiency) < APART]
+    close = [
+        (a, b, round(difference(colours.ROLES[a], colours.ROLES[b], deficiency), 1))
+        for a, b in MEET
+        if difference(colours.ROLES[a], colours.ROLES[b], deficiency) < APART
+    ]
     assert not close, f"{deficiency}: roles closer than ΔE00 {APART}: {close}"
 
 
@@ -173,8 +200,11 @@ def test_every_role_a_mark_is_drawn_in_stands_out_on_the_page(scheme):
     keep their colours in the dark scheme, so each must stand out on both."""
     paper = page_colours()[scheme]
     marks = {role: colours.ROLES[role] for role in ("data", "chosen", "followed", "helps", "hurts", "reference")}
-    faint = {role: round(Color(value).contrast(paper), 2) for role, value in marks.items()
-             if Color(value).contrast(paper) < 3}
+    faint = {
+        role: round(Color(value).contrast(paper), 2)
+        for role, value in marks.items()
+        if Color(value).contrast(paper) < 3
+    }
     assert not faint, f"against the {scheme} page ({paper}): {faint}"
     assert Color(colours.ON_DATA).contrast(colours.DATA) >= 4.5  # words on a block of the data's colour (AA)
 
@@ -183,15 +213,35 @@ def test_every_role_a_mark_is_drawn_in_stands_out_on_the_page(scheme):
 
 # The hues (OKLCh, in degrees) that the name of a colour covers, as readers use the names: a guide that says "green"
 # must point at a mark they would call green. Wine red: a dark red leaning to purple, not a light pink.
-HUES_NAMED = {"blue": (220, 275), "orange": (30, 75), "green": (125, 180), "wine red": (330, 380),
-              "purple": (285, 330), "brown": (40, 95), "cyan": (195, 235), "periwinkle blue": (250, 290),
-              "yellow": (95, 120), "pink": (330, 375), "dark teal": (160, 200), "indigo": (265, 300),
-              "tan": (60, 95), "navy": (240, 275)}
+HUES_NAMED = {
+    "blue": (220, 275),
+    "orange": (30, 75),
+    "green": (125, 180),
+    "wine red": (330, 380),
+    "purple": (285, 330),
+    "brown": (40, 95),
+    "cyan": (195, 235),
+    "periwinkle blue": (250, 290),
+    "yellow": (95, 120),
+    "pink": (330, 375),
+    "dark teal": (160, 200),
+    "indigo": (265, 300),
+    "tan": (60, 95),
+    "navy": (240, 275),
+}
 # And the lightness (OKLCh, 0 to 1) some names need: brown and wine red are dark, pink and periwinkle light, tan a
 # light brown of little colour.
-LIGHTNESS_NAMED = {"wine red": (0, 0.6), "brown": (0, 0.6), "dark teal": (0, 0.5), "indigo": (0, 0.5),
-                   "pink": (0.7, 1), "periwinkle blue": (0.6, 1), "yellow": (0.8, 1), "tan": (0.6, 0.85),
-                   "navy": (0, 0.4)}
+LIGHTNESS_NAMED = {
+    "wine red": (0, 0.6),
+    "brown": (0, 0.6),
+    "dark teal": (0, 0.5),
+    "indigo": (0, 0.5),
+    "pink": (0.7, 1),
+    "periwinkle blue": (0.6, 1),
+    "yellow": (0.8, 1),
+    "tan": (0.6, 0.85),
+    "navy": (0, 0.4),
+}
 
 
 def named_right(colour: str, name: str) -> bool:
@@ -240,14 +290,17 @@ def test_words_that_stand_aside_still_read_on_the_page(scheme):
 # ---------------------------------------------------------------------------------------------- spelled elsewhere
 
 # Vega's colour schemes (https://vega.github.io/vega/docs/schemes/), by name; Vega reads them in any case.
-SCHEMES = {name.lower() for name in """
+SCHEMES = {
+    name.lower()
+    for name in """
     accent category10 category20 category20b category20c dark2 paired pastel1 pastel2 set1 set2 set3 tableau10
     tableau20 observable10 blues tealBlues teals greens browns oranges reds purples warmGreys greys viridis magma
     inferno plasma cividis turbo blueGreen bluePurple goldGreen goldOrange goldRed greenBlue orangeRed
     purpleBlueGreen purpleBlue purpleRed redPurple yellowGreenBlue yellowGreen yellowOrangeBrown yellowOrangeRed
     darkBlue darkGold darkGreen darkMulti darkRed lightGreyRed lightGreyTeal lightMulti lightOrange lightTealBlue
     blueOrange brownBlueGreen purpleGreen pinkYellowGreen purpleOrange redBlue redGrey redYellowBlue
-    redYellowGreen spectral rainbow sinebow""".split()}
+    redYellowGreen spectral rainbow sinebow""".split()
+}
 HEX = re.compile(r"^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$")
 NOT_A_COLOUR = {"transparent"}  # no colour at all: what a mark that only catches clicks is filled with
 
@@ -268,20 +321,30 @@ def colours_spelled(path: Path) -> list:
     a hex colour, a CSS colour name, a Vega scheme name."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     skip = docstrings(tree)
-    return [node.value for node in ast.walk(tree)
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip
-            and node.value not in NOT_A_COLOUR
-            and (HEX.match(node.value) or node.value.lower() in SCHEMES or color_names.has_name(node.value.lower()))]
+    return [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in skip
+        and node.value not in NOT_A_COLOUR
+        and (HEX.match(node.value) or node.value.lower() in SCHEMES or color_names.has_name(node.value.lower()))
+    ]
 
 
 def test_the_check_finds_a_colour_spelled_in_code_and_not_in_words(tmp_path):
     module = tmp_path / "figure.py"
-    module.write_text('"""Drawn in viridis, with white words."""\n# "#abc" in a comment\n'
-                      'a = alt.Scale(scheme="viridis")\nb = alt.value("white")\nc = "#1b6ca8"\nd = "the view"\n')
+    module.write_text(
+        '"""Drawn in viridis, with white words."""\n# "#abc" in a comment\n'
+        'a = alt.Scale(scheme="viridis")\nb = alt.value("white")\nc = "#1b6ca8"\nd = "the view"\n'
+    )
     assert sorted(colours_spelled(module)) == ["#1b6ca8", "viridis", "white"]
 
 
-@pytest.mark.parametrize("path", sorted(p for p in FIGURES.rglob("*.py") if p.name != "colours.py"),
-                         ids=lambda path: str(path.relative_to(FIGURES)))
+@pytest.mark.parametrize(
+    "path",
+    sorted(p for p in FIGURES.rglob("*.py") if p.name != "colours.py"),
+    ids=lambda path: str(path.relative_to(FIGURES)),
+)
 def test_every_figure_module_takes_its_colours_from_colours_py(path):
     assert not colours_spelled(path), "name the role in figures/toolkit/colours.py and use it from there"

@@ -21,8 +21,12 @@ from figures.kind import PLACES, PartKind
 ROOT = Path(__file__).resolve().parents[2]
 PARTS_PACKAGE = ROOT / "figsite" / "capture" / "parts"
 # The core: every module of figsite but the parts' own, found afresh, so that a new module is read too.
-CORE = sorted(path.relative_to(ROOT).as_posix() for package in ("figsite", "sitegen")
-              for path in (ROOT / package).rglob("*.py") if PARTS_PACKAGE not in path.parents)
+CORE = sorted(
+    path.relative_to(ROOT).as_posix()
+    for package in ("figsite", "sitegen")
+    for path in (ROOT / package).rglob("*.py")
+    if PARTS_PACKAGE not in path.parents
+)
 # The live page names the kinds whose charts it draws (COVERED_KINDS) until the kinds give it their charts (issue 33,
 # point 2). Strict: once they no longer do, this test says so, and these marks go.
 NAMES_KINDS_TODAY = set()  # none: the live page takes its kinds from figures.LIVE_KINDS
@@ -55,8 +59,9 @@ def handed_asks(tree: ast.AST) -> set:
     inside = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
-                arg.arg == "asks" or "Asks" in ast.unparse(arg.annotation or ast.Constant(""))
-                for arg in [*node.args.args, *node.args.kwonlyargs]):
+            arg.arg == "asks" or "Asks" in ast.unparse(arg.annotation or ast.Constant(""))
+            for arg in [*node.args.args, *node.args.kwonlyargs]
+        ):
             inside |= {id(n) for n in ast.walk(node)}
     return inside
 
@@ -71,7 +76,12 @@ def names_in_code(source: str, data_keys: bool) -> list:
     skipped, asking = set(), handed_asks(tree)
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
-        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        if (
+            isinstance(body, list)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+        ):
             skipped.add(id(body[0].value))  # a docstring
         if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets):
             skipped |= {id(n) for n in ast.walk(node.value)}
@@ -81,13 +91,22 @@ def names_in_code(source: str, data_keys: bool) -> list:
             skipped |= {id(key) for key in node.keys if key is not None}
         if data_keys and isinstance(node, ast.Compare) and isinstance(node.ops[0], (ast.In, ast.NotIn)):
             skipped.add(id(node.left))
-    return sorted((node.lineno, node.value) for node in ast.walk(tree) if isinstance(node, ast.Constant)
-                  and node.value in NAMED and (id(node) not in skipped or id(node) in asking))
+    return sorted(
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and node.value in NAMED and (id(node) not in skipped or id(node) in asking)
+    )
 
 
-@pytest.mark.parametrize("path", [pytest.param(path, marks=pytest.mark.xfail(strict=True, reason="names the kinds it "
-                                                                                   "covers")) if path in NAMES_KINDS_TODAY
-                                  else path for path in CORE])
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param(path, marks=pytest.mark.xfail(strict=True, reason="names the kinds it covers"))
+        if path in NAMES_KINDS_TODAY
+        else path
+        for path in CORE
+    ],
+)
 def test_no_core_module_names_a_part_or_a_kind(path):
     named = names_in_code((ROOT / path).read_text(encoding="utf-8"), path.startswith(DATA_LAYER))
     assert not named, f"{path} names {named} (line, name): take them from figsite.capture.parts or figures.KINDS"
@@ -98,10 +117,14 @@ def test_the_core_is_every_module_of_figsite_but_the_parts_and_a_part_named_in_i
     assert not any(path.startswith("figsite/capture/parts/") for path in CORE) and len(CORE) > 30
     # How Run.holds named the parts before it asked the registry: each would be found.
     assert names_in_code('OUTSIDE = ("readout", "lens", "pairs")\n', data_keys=True) == [
-        (1, "lens"), (1, "pairs"), (1, "readout")]
-    assert names_in_code('def holds(self, wants):\n    return wants.get("lens", {})\n', data_keys=True) == [
-        (2, "lens")]
-    assert names_in_code('def holds(self, asks: Asks, parts):\n    return "lens" in asks.parts\n', True) == [(2, "lens")]
+        (1, "lens"),
+        (1, "pairs"),
+        (1, "readout"),
+    ]
+    assert names_in_code('def holds(self, wants):\n    return wants.get("lens", {})\n', data_keys=True) == [(2, "lens")]
+    assert names_in_code('def holds(self, asks: Asks, parts):\n    return "lens" in asks.parts\n', True) == [
+        (2, "lens")
+    ]
     assert names_in_code('if name == "knockouts":\n    pass\n', data_keys=False) == [(1, "knockouts")]
     # The data layer's fields, and prose, are not names of parts.
     assert names_in_code('def f(entry):\n    """The "lens"."""\n    return entry["lens"]\n', data_keys=True) == []
@@ -124,8 +147,10 @@ def test_each_version_is_derived_from_its_modules_source_and_the_foundations():
 
 
 def test_the_versions_are_read_without_importing_torch():
-    script = ("import sys; from figsite.capture.parts import versions; versions(); "
-              "from figsite.data import cache; print(sorted(m for m in ('torch', 'numpy') if m in sys.modules))")
+    script = (
+        "import sys; from figsite.capture.parts import versions; versions(); "
+        "from figsite.data import cache; print(sorted(m for m in ('torch', 'numpy') if m in sys.modules))"
+    )
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
@@ -139,11 +164,17 @@ def test_a_name_no_part_declares_is_refused_by_name():
 
 def test_asks_merge_each_once_in_the_order_asked_and_a_lens_follows_every_token_asked():
     pytest.importorskip("torch")
-    merged = parts.merge([
-        Asks(parts={"knockouts": [["a", 3, " France", None]], "lens": {"b": [" x"]}}),
-        Asks(parts={"knockouts": [["a", 3, " France", None], ["a", 2, " Paris", 1]], "lens": {"b": [" cold", " x"],
-                                                                                              "a": []}}),
-    ])
+    merged = parts.merge(
+        [
+            Asks(parts={"knockouts": [["a", 3, " France", None]], "lens": {"b": [" x"]}}),
+            Asks(
+                parts={
+                    "knockouts": [["a", 3, " France", None], ["a", 2, " Paris", 1]],
+                    "lens": {"b": [" cold", " x"], "a": []},
+                }
+            ),
+        ]
+    )
     assert merged["knockouts"] == [["a", 3, " France", None], ["a", 2, " Paris", 1]]
     assert merged["lens"] == {"a": [], "b": [" cold", " x"]}
     assert merged["scores"] == [] and list(merged) == list(parts.NAMES)
@@ -160,4 +191,5 @@ def test_the_memory_estimate_takes_the_share_of_each_asked_part():
     batch = (1 + 2 * 12 + 12) * 1024 * (3072 + 3 * 768) * memory.FLOAT  # every run through a feed-forward step
     assert memory.estimate(shape, [1024], shares) - memory.estimate(shape, [1024]) == batch - max(
         memory.ATTENTION_COPIES * 12 * 1024 * 1024 * memory.FLOAT,
-        memory.READOUT_COPIES * memory.READOUT_ROWS * 50257 * memory.FLOAT)
+        memory.READOUT_COPIES * memory.READOUT_ROWS * 50257 * memory.FLOAT,
+    )

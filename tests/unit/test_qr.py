@@ -50,8 +50,10 @@ def test_the_decoder_reads_nothing_in_a_picture_without_a_code():
 @pytest.mark.parametrize("address", ADDRESSES[:2])
 def test_the_same_address_gives_the_same_bytes_in_another_process(address):
     here = hashlib.sha256(qr_svg(address) + qr_png(address)).hexdigest()
-    script = ("import hashlib, sys; from sitegen.site.qr import qr_png, qr_svg; a = sys.argv[1]; "
-              "print(hashlib.sha256(qr_svg(a) + qr_png(a)).hexdigest())")
+    script = (
+        "import hashlib, sys; from sitegen.site.qr import qr_png, qr_svg; a = sys.argv[1]; "
+        "print(hashlib.sha256(qr_svg(a) + qr_png(a)).hexdigest())"
+    )
     there = subprocess.run([sys.executable, "-c", script, address], capture_output=True, text=True, check=True)
     assert there.stdout.strip() == here
     assert qr_png(address) == qr_png(address) and qr_svg(address) == qr_svg(address)
@@ -61,11 +63,14 @@ def test_another_address_gives_another_code():
     assert qr_png(ADDRESSES[0]) != qr_png(ADDRESSES[0].replace("-l", "-i"))
 
 
-@pytest.mark.parametrize("address, modules", [
-    ("https://example.org/b/" + "x" * 20, 29),  # 42 bytes: version 3 at M
-    ("https://example.org/b/" + "x" * 21, 33),  # 43 bytes: version 4 at M (at L, version 3 would hold it)
-    ("https://example.org/b/" + "x" * 40, 33),  # 62 bytes: still version 4 at M
-])
+@pytest.mark.parametrize(
+    "address, modules",
+    [
+        ("https://example.org/b/" + "x" * 20, 29),  # 42 bytes: version 3 at M
+        ("https://example.org/b/" + "x" * 21, 33),  # 43 bytes: version 4 at M (at L, version 3 would hold it)
+        ("https://example.org/b/" + "x" * 40, 33),  # 62 bytes: still version 4 at M
+    ],
+)
 def test_the_code_has_error_correction_m_and_a_quiet_zone_of_4_modules(address, modules):
     assert qr_size_mm(address) == (modules + 2 * BORDER) * MODULE_MM
     opened = Image.open(io.BytesIO(qr_png(address)))
@@ -74,8 +79,12 @@ def test_the_code_has_error_correction_m_and_a_quiet_zone_of_4_modules(address, 
     assert image.size == ((modules + 2 * BORDER) * PNG_SCALE,) * 2
     margin = BORDER * PNG_SCALE
     pixels = image.load()
-    edge = [pixels[x, y] for x in range(image.width) for y in range(image.height)
-            if min(x, y) < margin or max(x, y) >= image.width - margin]
+    edge = [
+        pixels[x, y]
+        for x in range(image.width)
+        for y in range(image.height)
+        if min(x, y) < margin or max(x, y) >= image.width - margin
+    ]
     assert set(edge) == {255}, "the quiet zone is not white"
     assert pixels[margin, margin] == 0, "the finder pattern does not start right after the quiet zone"
     assert set(image.tobytes()) == {0, 255}, "not black on white"
@@ -85,7 +94,7 @@ def test_a_typical_address_prints_at_about_two_centimetres():
     address = figure_address("https://example.org/attention/", "figure-l.html")
     assert 18 <= qr_size_mm(address) <= 21
     svg = qr_svg(address).decode("utf-8")
-    size = f'{qr_size_mm(address):g}mm'
+    size = f"{qr_size_mm(address):g}mm"
     assert re.search(rf'<svg [^>]*width="{size}" height="{size}"', svg), svg[:200]
     png = Image.open(io.BytesIO(qr_png(address)))
     assert round(png.info["dpi"][0]) == PNG_DPI
@@ -99,20 +108,32 @@ def test_the_svg_is_a_file_of_its_own_with_a_white_background_and_the_address_as
     assert 'fill="#fff"' in svg and 'stroke="#000"' in svg
 
 
-@pytest.mark.parametrize("base, page, address", [
-    ("https://example.org/attention/", "figure-l.html", "https://example.org/attention/figure-l.html"),
-    ("https://example.org/attention", "figure-l.html", "https://example.org/attention/figure-l.html"),
-    ("http://example.org/", "figure-l.html#token=7&view=5-12", "http://example.org/figure-l.html#token=7&view=5-12"),
-    ("https://example.org/", "img/qr figure ü.svg", "https://example.org/img/qr%20figure%20%C3%BC.svg"),
-])
+@pytest.mark.parametrize(
+    "base, page, address",
+    [
+        ("https://example.org/attention/", "figure-l.html", "https://example.org/attention/figure-l.html"),
+        ("https://example.org/attention", "figure-l.html", "https://example.org/attention/figure-l.html"),
+        (
+            "http://example.org/",
+            "figure-l.html#token=7&view=5-12",
+            "http://example.org/figure-l.html#token=7&view=5-12",
+        ),
+        ("https://example.org/", "img/qr figure ü.svg", "https://example.org/img/qr%20figure%20%C3%BC.svg"),
+    ],
+)
 def test_a_figures_address_is_the_base_url_and_its_page(base, page, address):
     assert figure_address(base, page) == address
 
 
-@pytest.mark.parametrize("base, page", [
-    ("ftp://example.org/", "figure-l.html"), ("example.org/", "figure-l.html"),
-    ("https://example.org/", "/figure-l.html"), ("https://example.org/", "https://evil.example/x.html"),
-])
+@pytest.mark.parametrize(
+    "base, page",
+    [
+        ("ftp://example.org/", "figure-l.html"),
+        ("example.org/", "figure-l.html"),
+        ("https://example.org/", "/figure-l.html"),
+        ("https://example.org/", "https://evil.example/x.html"),
+    ],
+)
 def test_a_base_url_that_is_not_http_or_a_page_that_is_not_relative_is_refused(base, page):
     with pytest.raises(ValueError):
         figure_address(base, page)

@@ -44,11 +44,15 @@ def test_every_key_of_a_kind_is_documented_and_every_documented_key_exists(kind)
 
 def adding_a_kind() -> tuple[str, ast.ClassDef]:
     """docs/kinds.md, "Adding a kind": its prose before the example (on one line), and the example's Kind class."""
-    section = ADDING_A_KIND[ADDING_A_KIND.index("# Adding a kind"):]
+    section = ADDING_A_KIND[ADDING_A_KIND.index("# Adding a kind") :]
     prose, example = section.split("```python\n", 1)
     tree = ast.parse(example.split("```", 1)[0])
-    [kind_class] = [node for node in tree.body if isinstance(node, ast.ClassDef)
-                    and any(isinstance(base, ast.Name) and base.id == "Kind" for base in node.bases)]
+    [kind_class] = [
+        node
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+        and any(isinstance(base, ast.Name) and base.id == "Kind" for base in node.bases)
+    ]
     return " ".join(prose.split()), kind_class
 
 
@@ -67,10 +71,16 @@ def test_the_docs_send_a_new_kind_to_the_contract_file_and_the_registry_the_code
 
 def test_the_docs_example_defines_each_required_member_with_the_contracts_own_signature():
     _, kind_class = adding_a_kind()
-    defined = {node.name: [arg.arg for arg in node.args.args]
-               for node in kind_class.body if isinstance(node, ast.FunctionDef)}
-    assigned = {target.id for node in kind_class.body if isinstance(node, ast.Assign)
-                for target in node.targets if isinstance(target, ast.Name)}
+    defined = {
+        node.name: [arg.arg for arg in node.args.args] for node in kind_class.body if isinstance(node, ast.FunctionDef)
+    }
+    assigned = {
+        target.id
+        for node in kind_class.body
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
     for constant in ("KIND", "TITLE", "CAPTION", "GUIDE", "KEY", "FIELDS"):
         assert constant in assigned, f"docs/kinds.md's example kind does not set {constant}"
     for method in ("check", "chart", "text_figure", "context"):
@@ -86,8 +96,12 @@ def test_the_docs_name_every_optional_member_of_the_contract_that_its_example_le
     members = members_of_the_contract()
     assert named <= members, f"docs/kinds.md names members that figures/kind.py lacks: {sorted(named - members)}"
     in_example = {node.name for node in kind_class.body if isinstance(node, ast.FunctionDef)} | {
-        target.id for node in kind_class.body if isinstance(node, ast.Assign)
-        for target in node.targets if isinstance(target, ast.Name)}
+        target.id
+        for node in kind_class.body
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
     unsaid = members - in_example - named
     assert not unsaid, f"members of figures/kind.py docs/kinds.md neither shows nor names: {sorted(unsaid)}"
 
@@ -95,12 +109,12 @@ def test_the_docs_name_every_optional_member_of_the_contract_that_its_example_le
 def option_table() -> list[set]:
     """docs/command.md's table of build.py's options (under "# The command"): for each row, the options its first
     cell names, e.g. {"--quiet", "--verbose"} for "`--quiet`, `--verbose`"."""
-    section = COMMAND[COMMAND.index("# The command"):]
-    section = section[:section.index("\n#", 1)]
+    section = COMMAND[COMMAND.index("# The command") :]
+    section = section[: section.index("\n#", 1)]
     header = "| option | default | what it does |\n| --- | --- | --- |\n"
     assert header in section, "the option table's header moved or changed"
     rows = []
-    for line in section[section.index(header) + len(header):].splitlines():
+    for line in section[section.index(header) + len(header) :].splitlines():
         if not line.startswith("|"):
             break
         first_cell = line.split("|")[1]
@@ -128,12 +142,18 @@ def test_the_docs_count_the_unit_tests_and_the_modules_as_they_are():
     """The layout's line on tests/unit/ counts its files and the modules of figsite/, figures/ and sitegen/ (no __init__.py),
     and the files named after a module are as many as it says: a module or a test added makes it say so."""
     root = Path(__file__).resolve().parents[2]
-    said = re.search(r"`unit/` \((\d+) files for the (\d+) modules of `figsite/`, `figures/` and `sitegen/`:\s+(\d+) named after",
-                     CODE)
+    said = re.search(
+        r"`unit/` \((\d+) files for the (\d+) modules of `figsite/`, `figures/` and `sitegen/`:\s+(\d+) named after",
+        CODE,
+    )
     assert said, "docs/code.md's layout no longer counts tests/unit/'s files"
-    tests = sorted(path.stem[len("test_"):] for path in (root / "tests" / "unit").glob("test_*.py"))
-    modules = [path.stem for package in ("figsite", "figures", "sitegen") for path in (root / package).rglob("*.py")
-               if path.name != "__init__.py"]
+    tests = sorted(path.stem[len("test_") :] for path in (root / "tests" / "unit").glob("test_*.py"))
+    modules = [
+        path.stem
+        for package in ("figsite", "figures", "sitegen")
+        for path in (root / package).rglob("*.py")
+        if path.name != "__init__.py"
+    ]
     assert [int(n) for n in said.groups()] == [len(tests), len(modules), len(set(tests) & set(modules))]
 
 
@@ -166,8 +186,10 @@ def test_the_docs_layout_names_every_module_of_the_live_page():
 
 def pages() -> dict:
     """Every page of the documentation, by its path from the repository's root: README.md and docs/*.md."""
-    return {"README.md": read_doc("README.md"), **{f"docs/{path.name}": read_doc(path.name)
-                                                  for path in sorted(DOCS.glob("*.md"))}}
+    return {
+        "README.md": read_doc("README.md"),
+        **{f"docs/{path.name}": read_doc(path.name) for path in sorted(DOCS.glob("*.md"))},
+    }
 
 
 def prose(text: str) -> str:

@@ -19,7 +19,7 @@ SIZES = {"batch": 2, "position": 5, "query": 5, "key": 5, "d_model": 12, "heads"
 
 def table_rows() -> dict:
     """hook point name (layer 0) -> the shape docs/model.md gives, as a tuple of words."""
-    section = MODEL_DOC[MODEL_DOC.index("## Hook points and words"):]
+    section = MODEL_DOC[MODEL_DOC.index("## Hook points and words") :]
     rows = {}
     for names, shape in re.findall(r"^\| (`[^|]+) \| \(([^)]*)\) \|", section, re.M):
         first, *others = re.findall(r"`([^`]+)`", names)
@@ -35,8 +35,9 @@ def seen() -> dict:
     config = GPT2Config(vocab_size=40, n_positions=8, n_embd=12, n_layer=2, n_head=3)
     model = random_model(0, config)
     shapes = {}
-    record = {name: (lambda activation, name: shapes.__setitem__(name, tuple(activation.shape)))
-              for name in model.hook_points}
+    record = {
+        name: (lambda activation, name: shapes.__setitem__(name, tuple(activation.shape))) for name in model.hook_points
+    }
     with model.hooks(record):
         model(torch.randint(0, 40, (2, 5)))
     return shapes

@@ -10,7 +10,10 @@ def heading(text: str) -> str:
 
 
 def test_a_text_pages_heading_quotes_a_short_text_whole():
-    assert heading("Maya lives in Paris, the capital of") == "Every figure of \u201cMaya lives in Paris, the capital of\u201d"
+    assert (
+        heading("Maya lives in Paris, the capital of")
+        == "Every figure of \u201cMaya lives in Paris, the capital of\u201d"
+    )
 
 
 def test_a_long_text_is_cut_at_a_space_within_the_headings_length_and_says_so():
@@ -18,7 +21,7 @@ def test_a_long_text_is_cut_at_a_space_within_the_headings_length_and_says_so():
     said = heading(" ".join(words))
     quoted = said.removeprefix("Every figure of \u201c").removesuffix("\u2026\u201d")
     assert said.endswith("\u2026\u201d") and len(quoted) <= HEADING_TEXT, said
-    assert quoted.split() == words[:len(quoted.split())], "the cut is not at a space, between whole words"
+    assert quoted.split() == words[: len(quoted.split())], "the cut is not at a space, between whole words"
     assert len(quoted) > HEADING_TEXT - len("word39 "), "cut shorter than it needs"
 
 

@@ -16,37 +16,59 @@ from figsite.data.paths import AVERAGE_FILE, head_file
 from figsite.data.run import DATA_FORMAT, HEAD_FORMAT, LONG_DATA_FORMAT, Run, head_file_text
 
 SHORT, LONG, OTHER = "A b c", "A long text", "A b d"
-MODEL = {"name": "hand-made", "revision": None, "n_layer": 2, "n_head": 2, "d_model": 8, "vocab_size": 50,
-         "n_ctx": 16}
+MODEL = {"name": "hand-made", "revision": None, "n_layer": 2, "n_head": 2, "d_model": 8, "vocab_size": 50, "n_ctx": 16}
 
 # Two layers of two heads over three tokens: head (l, h) gives query q's shares over keys 0..q.
-SHARES = [[[[1.0], [0.25, 0.75], [0.5, 0.25, 0.25]], [[1.0], [0.5, 0.5], [0.0, 0.0, 1.0]]],
-          [[[1.0], [1.0, 0.0], [0.125, 0.125, 0.75]], [[1.0], [0.75, 0.25], [0.25, 0.5, 0.25]]]]
+SHARES = [
+    [[[1.0], [0.25, 0.75], [0.5, 0.25, 0.25]], [[1.0], [0.5, 0.5], [0.0, 0.0, 1.0]]],
+    [[[1.0], [1.0, 0.0], [0.125, 0.125, 0.75]], [[1.0], [0.75, 0.25], [0.25, 0.5, 0.25]]],
+]
 # The read-out at each of the three stages (after the embedding, after layers 1 and 2) and three positions.
-TOP = [[[[11, 0.5], [12, 0.25]], [[12, 0.6], [11, 0.1]], [[13, 0.9], [11, 0.05]]],
-       [[[12, 0.4], [11, 0.3]], [[11, 0.7], [13, 0.2]], [[11, 0.8], [12, 0.1]]],
-       [[[13, 0.3], [12, 0.2]], [[13, 0.5], [11, 0.4]], [[12, 0.95], [13, 0.01]]]]
+TOP = [
+    [[[11, 0.5], [12, 0.25]], [[12, 0.6], [11, 0.1]], [[13, 0.9], [11, 0.05]]],
+    [[[12, 0.4], [11, 0.3]], [[11, 0.7], [13, 0.2]], [[11, 0.8], [12, 0.1]]],
+    [[[13, 0.3], [12, 0.2]], [[13, 0.5], [11, 0.4]], [[12, 0.95], [13, 0.01]]],
+]
 TARGET_P = [[0.1, 0.2, 0.3], [0.4, 0.5, 0.6], [0.7, 0.8, 0.9]]  # [stage][position]
 
 
 def short_data() -> dict:
-    return {"format": DATA_FORMAT, "model": MODEL, "text": SHORT,
-            "tokens": [{"id": 1, "text": "A"}, {"id": 2, "text": " b"}, {"id": 3, "text": " c"}],
-            "attention": SHARES, "readout": [[{"top": cell} for cell in stage] for stage in TOP],
-            "target": {"id": 12, "text": " X", "p": TARGET_P}}
+    return {
+        "format": DATA_FORMAT,
+        "model": MODEL,
+        "text": SHORT,
+        "tokens": [{"id": 1, "text": "A"}, {"id": 2, "text": " b"}, {"id": 3, "text": " c"}],
+        "attention": SHARES,
+        "readout": [[{"top": cell} for cell in stage] for stage in TOP],
+        "target": {"id": 12, "text": " X", "p": TARGET_P},
+    }
 
 
 def long_data() -> tuple[dict, dict]:
     """A text in format 3: its data file and its head files (layer 1, head 2 and the average only). Shares in
     units of 1e-4; below 0.5% left out: query 2 of layer 1, head 2 keeps keys 0 and 2 only."""
-    data = {"format": LONG_DATA_FORMAT, "model": MODEL, "text": LONG,
-            "tokens": [{"id": 4, "text": "A"}, {"id": 5, "text": " long"}, {"id": 6, "text": " text"}],
-            "attention": {"files": [head_file(0, 1), AVERAGE_FILE], "unit": 0.0001, "min_share": 0.005},
-            "readout": [[None, None, {"top": [[7, 0.5]]}] for _ in range(3)]}
-    head = {"format": HEAD_FORMAT, "layer": 0, "head": 1, "keys": [[0], [0, 1], [0, 2]],
-            "shares": [[10000], [2500, 7500], [6000, 3990]]}
-    average = {"format": HEAD_FORMAT, "layer": None, "head": None, "keys": [[0], [1], [0, 1, 2]],
-               "shares": [[10000], [10000], [2000, 3000, 5000]]}
+    data = {
+        "format": LONG_DATA_FORMAT,
+        "model": MODEL,
+        "text": LONG,
+        "tokens": [{"id": 4, "text": "A"}, {"id": 5, "text": " long"}, {"id": 6, "text": " text"}],
+        "attention": {"files": [head_file(0, 1), AVERAGE_FILE], "unit": 0.0001, "min_share": 0.005},
+        "readout": [[None, None, {"top": [[7, 0.5]]}] for _ in range(3)],
+    }
+    head = {
+        "format": HEAD_FORMAT,
+        "layer": 0,
+        "head": 1,
+        "keys": [[0], [0, 1], [0, 2]],
+        "shares": [[10000], [2500, 7500], [6000, 3990]],
+    }
+    average = {
+        "format": HEAD_FORMAT,
+        "layer": None,
+        "head": None,
+        "keys": [[0], [1], [0, 1, 2]],
+        "shares": [[10000], [10000], [2000, 3000, 5000]],
+    }
     return data, {(LONG, head_file(0, 1)): head_file_text(head), (LONG, AVERAGE_FILE): head_file_text(average)}
 
 
@@ -54,17 +76,32 @@ def long_data() -> tuple[dict, dict]:
 def run() -> Run:
     data, heads = long_data()
     return Run(
-        model=MODEL, texts={SHORT: short_data(), LONG: data}, slugs={SHORT: "a-b-c", LONG: "a-long-text"},
-        shapes={text: {"token ids": [3], "embedding": [3, 8], "layer 1": [3, 8], "layer 2": [3, 8],
-                       "scores": [3, 50]} for text in (SHORT, LONG)},
-        parameters={"parts": {"embedding": 528, "attention": 576, "feed-forward": 1088, "layer norm": 80,
-                              "other": 0},
-                    "total": 2272, "feed_forward_in": [8, 32], "feed_forward_out": [32, 8], "head_width": 4},
-        vocab={7: " seven", 11: " eleven", 12: " X", 13: " thirteen"}, heads=heads,
-        lens={SHORT: {"tokens": [13, 11], "p": [[[0.1 * s + 0.01 * q, 0.5] for q in range(3)] for s in range(3)],
-                      "rank": [[[s + q + 1, 40 + q] for q in range(3)] for s in range(3)]}},
+        model=MODEL,
+        texts={SHORT: short_data(), LONG: data},
+        slugs={SHORT: "a-b-c", LONG: "a-long-text"},
+        shapes={
+            text: {"token ids": [3], "embedding": [3, 8], "layer 1": [3, 8], "layer 2": [3, 8], "scores": [3, 50]}
+            for text in (SHORT, LONG)
+        },
+        parameters={
+            "parts": {"embedding": 528, "attention": 576, "feed-forward": 1088, "layer norm": 80, "other": 0},
+            "total": 2272,
+            "feed_forward_in": [8, 32],
+            "feed_forward_out": [32, 8],
+            "head_width": 4,
+        },
+        vocab={7: " seven", 11: " eleven", 12: " X", 13: " thirteen"},
+        heads=heads,
+        lens={
+            SHORT: {
+                "tokens": [13, 11],
+                "p": [[[0.1 * s + 0.01 * q, 0.5] for q in range(3)] for s in range(3)],
+                "rank": [[[s + q + 1, 40 + q] for q in range(3)] for s in range(3)],
+            }
+        },
         comparisons=[{"texts": [SHORT, OTHER], "shared": 2, "distance": [[0.0, 0.0, 1.5], [0.0, 0.0, 2.5]]}],
-        parts={"scores": [{"ask": [SHORT, 1, 0, 2], "q": [1.0], "k": [[2.0]], "shares": [1.0]}]})
+        parts={"scores": [{"ask": [SHORT, 1, 0, 2], "q": [1.0], "k": [[2.0]], "shares": [1.0]}]},
+    )
 
 
 # ---------------------------------------------------------------------------------------------- a hand-made run
@@ -213,7 +250,10 @@ def test_the_small_models_size(small_run):
     from conftest import SMALL_SHAPE
 
     assert (small_run.n_layer, small_run.n_head, small_run.d_model) == (
-        SMALL_SHAPE["n_layer"], SMALL_SHAPE["n_head"], SMALL_SHAPE["n_embd"])
+        SMALL_SHAPE["n_layer"],
+        SMALL_SHAPE["n_head"],
+        SMALL_SHAPE["n_embd"],
+    )
     assert small_run.head_width == SMALL_SHAPE["n_embd"] // SMALL_SHAPE["n_head"]
     assert small_run.n_neurons == 4 * SMALL_SHAPE["n_embd"]  # GPT-2's feed-forward step is four times as wide
 
@@ -232,10 +272,10 @@ def test_shares_are_the_reference_models_attention(small_run, maya):
         for head in range(small_run.n_head):
             rows = small_run.head_rows(MAYA, layer, head)
             for q, row in enumerate(rows):
-                assert row == pytest.approx(ref.attention[layer, head, q, :q + 1].tolist(), abs=1e-4)
+                assert row == pytest.approx(ref.attention[layer, head, q, : q + 1].tolist(), abs=1e-4)
     mean = ref.attention.mean(dim=(0, 1))
     for q, row in enumerate(small_run.average_rows(MAYA)):
-        assert row == pytest.approx(mean[q, :q + 1].tolist(), abs=1e-4)
+        assert row == pytest.approx(mean[q, : q + 1].tolist(), abs=1e-4)
 
 
 def test_the_readout_and_the_target_are_the_reference_models_probabilities(small_run, maya, tokenizer):

@@ -19,16 +19,31 @@ from figures.picture import png, repaletted
 from figures.toolkit import colours
 
 DARK = colours.IN_DARK
-GRID = {"data": {"values": [{"k": "a", "s": 0.5, "token": colours.MASKED}]},
-        "layer": [{"mark": {"type": "rect", "color": colours.MASKED}},
-                  {"mark": "rect", "encoding": {"color": {"field": "s", "type": "quantitative", "scale": {
-                      "domainMid": 0, "range": [colours.HURTS, colours.ZERO, colours.HELPS]}}}},
-                  {"mark": {"type": "rect", "color": colours.OUT_OF_REACH.upper()}},
-                  {"mark": "text", "encoding": {"text": {"value": f"{colours.MASKED_KEY} (a token cannot see)"},
-                                                "color": {"condition": {"test": "datum.s > 0",
-                                                                        "value": colours.ZERO},
-                                                          "value": colours.DATA}}}],
-        "params": [{"name": "tint", "expr": f"width > 0 ? '{colours.MASKED}' : '{colours.CHOSEN}'"}]}
+GRID = {
+    "data": {"values": [{"k": "a", "s": 0.5, "token": colours.MASKED}]},
+    "layer": [
+        {"mark": {"type": "rect", "color": colours.MASKED}},
+        {
+            "mark": "rect",
+            "encoding": {
+                "color": {
+                    "field": "s",
+                    "type": "quantitative",
+                    "scale": {"domainMid": 0, "range": [colours.HURTS, colours.ZERO, colours.HELPS]},
+                }
+            },
+        },
+        {"mark": {"type": "rect", "color": colours.OUT_OF_REACH.upper()}},
+        {
+            "mark": "text",
+            "encoding": {
+                "text": {"value": f"{colours.MASKED_KEY} (a token cannot see)"},
+                "color": {"condition": {"test": "datum.s > 0", "value": colours.ZERO}, "value": colours.DATA},
+            },
+        },
+    ],
+    "params": [{"name": "tint", "expr": f"width > 0 ? '{colours.MASKED}' : '{colours.CHOSEN}'"}],
+}
 
 
 def picture(palette: list) -> str:
@@ -39,8 +54,11 @@ def picture(palette: list) -> str:
 def test_a_dark_page_draws_out_of_reach_black_and_a_diverging_scales_middle_in_its_own_background():
     dark = in_dark(GRID)
     assert dark["layer"][0]["mark"]["color"] == DARK[colours.MASKED] == "#000000"
-    assert dark["layer"][1]["encoding"]["color"]["scale"]["range"] == [colours.HURTS, colours.PAPER["dark"],
-                                                                        colours.HELPS]
+    assert dark["layer"][1]["encoding"]["color"]["scale"]["range"] == [
+        colours.HURTS,
+        colours.PAPER["dark"],
+        colours.HELPS,
+    ]
     assert dark["layer"][2]["mark"]["color"] == DARK[colours.OUT_OF_REACH]  # spelt in capitals: the same colour
     text = dark["layer"][3]["encoding"]
     assert text["text"]["value"] == f"{colours.MASKED_KEY_IN_DARK} (a token cannot see)"

@@ -27,8 +27,9 @@ def scaled_gpt2(directory):
     from transformers import GPT2Config, GPT2LMHeadModel
 
     torch.manual_seed(SMALL_SEED)
-    config = GPT2Config(n_layer=3, n_head=4, n_embd=64, n_positions=64, vocab_size=50257,
-                        scale_attn_by_inverse_layer_idx=True)
+    config = GPT2Config(
+        n_layer=3, n_head=4, n_embd=64, n_positions=64, vocab_size=50257, scale_attn_by_inverse_layer_idx=True
+    )
     model = GPT2LMHeadModel(config)
     with torch.no_grad():
         for name, param in model.named_parameters():
@@ -72,7 +73,7 @@ def test_the_figures_shares_are_transformers_shares(pair, layer):
     for head in (0, 3):
         entry = scores(loaded, ids, layer, head, query)
         shares = [row["share"] for row in rows_of(entry)]
-        expected = attentions[layer][0, head, query, :query + 1].tolist()
+        expected = attentions[layer][0, head, query, : query + 1].tolist()
         assert max(abs(a - b) for a, b in zip(shares, expected)) < TOLERANCE, (kind, layer, head)
         plain = worked_out(entry["q"], entry["k"])  # q . k / sqrt(d_head) over every key: what the page did before
         gap = max(abs(row["share"] - b) for row, b in zip(plain, expected))
@@ -113,6 +114,9 @@ def test_a_llama_part_holds_the_turned_query_and_keys(pair):
 
     entry = scores(loaded, ids, 1, 5, len(ids) - 1)
     cached = run_with_cache(loaded, ids, [point(1, "attn.hook_q"), point(1, "attn.hook_rot_q")])
-    turned, plain = cached[point(1, "attn.hook_rot_q")][len(ids) - 1, 5], cached[point(1, "attn.hook_q")][len(ids) - 1, 5]
+    turned, plain = (
+        cached[point(1, "attn.hook_rot_q")][len(ids) - 1, 5],
+        cached[point(1, "attn.hook_q")][len(ids) - 1, 5],
+    )
     assert entry["q"] == pytest.approx(turned.tolist(), abs=1e-6)
     assert (turned - plain).abs().max() > 1e-3  # the last token is turned far from where it started

@@ -38,8 +38,9 @@ def test_each_committed_bundle_is_what_its_modules_make(tmp_path):
     assert Path("templates/generated/assets/figures.js") in bundles
     assert Path("templates/generated/vega.js") in bundles
     for bundle in bundles:
-        assert (ROOT / bundle).read_bytes() == (tmp_path / bundle).read_bytes(), \
+        assert (ROOT / bundle).read_bytes() == (tmp_path / bundle).read_bytes(), (
             f"{bundle} is not what its modules make: run `npm run bundle` and commit it"
+        )
 
 
 def test_bundling_twice_writes_the_same_bytes(tmp_path):
@@ -74,8 +75,14 @@ def test_eslint_finds_nothing_in_the_scripts_and_their_tests():
 def test_eslint_holds_the_scripts_to_60_lines_a_function():
     needs("eslint")
     long = "export function long() {\n" + "".join(f"  console.log({n});\n" for n in range(60)) + "}\n"
-    done = subprocess.run([str(BIN / "eslint"), "--stdin", "--stdin-filename", "templates/js/long.js"], cwd=ROOT,
-                          input=long, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [str(BIN / "eslint"), "--stdin", "--stdin-filename", "templates/js/long.js"],
+        cwd=ROOT,
+        input=long,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 1 and "max-lines-per-function" in done.stdout, done.stdout + done.stderr
 
 

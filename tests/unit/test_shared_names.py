@@ -25,7 +25,7 @@ def spelled_names(source: str) -> list[str]:
     """The shared names (strings, in either quotes, and numbers) that a script's source spells itself."""
     found = []
     for name, value in shared_names.for_script().items():
-        for spelled in (value if isinstance(value, list) else [value]):
+        for spelled in value if isinstance(value, list) else [value]:
             if isinstance(spelled, str) and (f'"{spelled}"' in source or f"'{spelled}'" in source):
                 found.append(f"{spelled!r} ({name})")
             elif isinstance(spelled, (int, float)) and re.search(NUMBER % re.escape(str(spelled)), source):
@@ -68,7 +68,11 @@ def test_the_check_sees_every_script_and_finds_a_shared_name_spelled_in_either_q
     assert {path.parent.name for path in SCRIPT_SOURCES} >= {"shared", "figures"}
     assert spelled_names('view.signal("description")') == ["'description' (DESCRIPTION)"]
     assert spelled_names("var params = ['token', 'position'];") == [
-        "'token' (TOKEN_PARAMS)", "'position' (TOKEN_PARAMS)", "'token' (TOKEN)", "'position' (POSITION)"]
+        "'token' (TOKEN_PARAMS)",
+        "'position' (TOKEN_PARAMS)",
+        "'token' (TOKEN)",
+        "'position' (POSITION)",
+    ]
     assert spelled_names("var NARROW_PX = 480;") == ["480 (NARROW_PX)"]
     assert spelled_names("el.getAttribute('data-token'); var width = 4800;") == []
 
@@ -111,8 +115,9 @@ def test_each_chart_on_a_page_names_the_param_that_chooses_its_token_as_its_spec
     for page in sorted(random_site.glob("*.html")):
         html = page.read_text(encoding="utf-8")
         for label, attributes in re.findall(r'<div class="chart[^"]*" id="chart-([^"]+)"([^>]*)>', html, re.S):
-            raw = re.search(r'<script type="application/json" id="spec-%s">(.*?)</script>' % re.escape(label), html,
-                            re.S).group(1)
+            raw = re.search(
+                r'<script type="application/json" id="spec-%s">(.*?)</script>' % re.escape(label), html, re.S
+            ).group(1)
             bound = [s["name"] for s in json.loads(raw).get("signals", []) if "bind" in s]
             tokens = [name for name in bound if name in ("token", "position", "from")]  # spelled here, on purpose
             given = re.search(r'data-token-param="([^"]+)"', attributes)
@@ -124,7 +129,9 @@ def test_each_chart_on_a_page_names_the_param_that_chooses_its_token_as_its_spec
 def test_a_spec_without_a_bound_token_param_names_none():
     assert shared_names.token_param({"signals": [{"name": "token"}, {"name": "stage", "bind": {}}]}) is None
     assert shared_names.token_param({}) is None
-    assert shared_names.token_param({"signals": [{"name": "stage", "bind": {}}, {"name": "from", "bind": {}}]}) == "from"
+    assert (
+        shared_names.token_param({"signals": [{"name": "stage", "bind": {}}, {"name": "from", "bind": {}}]}) == "from"
+    )
 
 
 def test_the_token_rows_chosen_token_has_the_colour_the_charts_give_the_chosen_token():
@@ -136,17 +143,33 @@ def test_the_token_rows_chosen_token_has_the_colour_the_charts_give_the_chosen_t
 
 
 def test_the_token_row_lists_the_token_params_options_as_written_after_their_number_and_marks_the_opening_one():
-    chart = {"signals": [{"name": "view", "value": "all", "bind": {"input": "radio", "options": ["all"]}},
-                         {"name": "position", "value": 2,
-                          "bind": {"input": "select", "options": [1, 2, 3], "labels": ["1: Ice", "2: _melts", "3: _1: 2"]}}]}
+    chart = {
+        "signals": [
+            {"name": "view", "value": "all", "bind": {"input": "radio", "options": ["all"]}},
+            {
+                "name": "position",
+                "value": 2,
+                "bind": {"input": "select", "options": [1, 2, 3], "labels": ["1: Ice", "2: _melts", "3: _1: 2"]},
+            },
+        ]
+    }
     assert shared_names.token_row(chart) == [
         {"value": 1, "text": "Ice", "chosen": False, "number": 1, "start": False},
         {"value": 2, "text": "_melts", "chosen": True, "number": 2, "start": False},
-        {"value": 3, "text": "_1: 2", "chosen": False, "number": 3, "start": False}]
+        {"value": 3, "text": "_1: 2", "chosen": False, "number": 3, "start": False},
+    ]
     # After a model's start token (readers number it 0) the options' values stay the model's, the numbers the reader's.
-    started = {"signals": [{"name": "token", "value": 2,
-                            "bind": {"input": "select", "options": [1, 2], "labels": ["0: <s>", "1: Ice"]}}]}
+    started = {
+        "signals": [
+            {
+                "name": "token",
+                "value": 2,
+                "bind": {"input": "select", "options": [1, 2], "labels": ["0: <s>", "1: Ice"]},
+            }
+        ]
+    }
     assert shared_names.token_row(started) == [
         {"value": 1, "text": "<s>", "chosen": False, "number": 0, "start": True},
-        {"value": 2, "text": "Ice", "chosen": True, "number": 1, "start": False}]
+        {"value": 2, "text": "Ice", "chosen": True, "number": 1, "start": False},
+    ]
     assert shared_names.token_row({"signals": [{"name": "stage", "value": 0, "bind": {"input": "range"}}]}) == []

@@ -17,8 +17,18 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
 from conftest import read_doc
-from figsite.config import (DEFAULT_INTRODUCTION, DEFAULT_TITLE, SITE_KEYS, SiteInfo, figure_name, link_allowed,
-                            load_config, read_config, read_site, render_markdown)
+from figsite.config import (
+    DEFAULT_INTRODUCTION,
+    DEFAULT_TITLE,
+    SITE_KEYS,
+    SiteInfo,
+    figure_name,
+    link_allowed,
+    load_config,
+    read_config,
+    read_site,
+    render_markdown,
+)
 from figsite.errors import BuildError
 from figures import KINDS
 
@@ -51,6 +61,7 @@ def site_error(table: dict) -> str:
 
 # Defaults and a full table -------------------------------------------------------------------------------------
 
+
 def test_a_config_without_a_site_table_gets_the_title_the_pages_had_and_nothing_else_to_show():
     site = load_site(CHAPTER)
     assert site == SiteInfo()
@@ -70,7 +81,9 @@ def test_every_key_of_a_full_site_table_is_read_as_written():
     assert site.book == "How Machines Read"
     assert site.chapter == "3"  # a number in the config is kept as text
     assert site.author == "Ada Example"
-    assert site.introduction.startswith("Computed from one run of the model over the chapter's texts, with *How Machines Read*")
+    assert site.introduction.startswith(
+        "Computed from one run of the model over the chapter's texts, with *How Machines Read*"
+    )
     assert site.book_url == "https://example.org/how-machines-read?edition=2#chapter-3"
     assert site.licence.startswith("Text and figures under [CC BY 4.0]")
     assert site.cite.startswith("Ada Example, *How Machines Read*")
@@ -85,14 +98,15 @@ def test_the_full_tables_markdown_becomes_paragraphs_emphasis_lists_and_links():
     assert html.count("<p>") == 2 and "<em>How Machines Read</em>" in html
     assert "<ul>\n<li>Each page opens" in html
     assert '<a href="mailto:ada@example.org">the author</a>' in html and '<a href="figure-l.html">' in html
-    assert site.licence_html == ('Text and figures under <a href="https://creativecommons.org/licenses/by/4.0/">'
-                                 'CC BY 4.0</a>')
+    assert site.licence_html == (
+        'Text and figures under <a href="https://creativecommons.org/licenses/by/4.0/">CC BY 4.0</a>'
+    )
     assert site.cite_html.startswith("Ada Example, <em>How Machines Read</em>") and "<p>" not in site.cite_html
 
 
 def test_the_readmes_example_site_table_is_accepted_as_it_stands():
     page = read_doc("config.md")
-    example = page[page.index("## The `[site]` table"):].split("```toml\n", 1)[1].split("```", 1)[0]
+    example = page[page.index("## The `[site]` table") :].split("```toml\n", 1)[1].split("```", 1)[0]
     site = read_site(tomllib.loads(example)["site"], "docs/config.md")
     assert site.base_url == "https://example.org/attention/" and site.chapter == "3"
 
@@ -102,17 +116,21 @@ def test_load_config_accepts_the_site_table_and_still_returns_the_figures_alone(
     assert [fig.label for fig in figures] == ["l", "i", "f", "heads"]
 
 
-@pytest.mark.parametrize("written, kept", [
-    ("https://example.org/attention", "https://example.org/attention/"),
-    ("https://example.org/attention/", "https://example.org/attention/"),
-    ("http://example.org", "http://example.org/"),
-    ("  https://EXAMPLE.org:8080/a/b  ", "https://EXAMPLE.org:8080/a/b/"),
-])
+@pytest.mark.parametrize(
+    "written, kept",
+    [
+        ("https://example.org/attention", "https://example.org/attention/"),
+        ("https://example.org/attention/", "https://example.org/attention/"),
+        ("http://example.org", "http://example.org/"),
+        ("  https://EXAMPLE.org:8080/a/b  ", "https://EXAMPLE.org:8080/a/b/"),
+    ],
+)
 def test_a_base_url_is_kept_ending_with_one_slash(written, kept):
     assert read_site({"base_url": written}, "book.toml").base_url == kept
 
 
 # One-line errors ----------------------------------------------------------------------------------------------
+
 
 def test_an_unknown_key_is_refused_with_the_keys_allowed_and_a_near_one():
     message = site_error({"license": "CC BY"})
@@ -120,12 +138,21 @@ def test_an_unknown_key_is_refused_with_the_keys_allowed_and_a_near_one():
     assert all(key in message.split("allowed: ")[1] for key in SITE_KEYS)
 
 
-@pytest.mark.parametrize("key, value, shown", [
-    ("title", 3, "3 is not text"), ("book", True, "true is not text"), ("chapter", [3], "[3] is not text or a number"),
-    ("chapter", -1, "-1 is not text or a number"), ("author", {"name": "x"}, "a table is not text"),
-    ("introduction", 1.5, "1.5 is not text"), ("book_url", ["https://x.org"], "is not text"),
-    ("licence", 4, "4 is not text"), ("cite", False, "false is not text"), ("base_url", 8080, "8080 is not text"),
-])
+@pytest.mark.parametrize(
+    "key, value, shown",
+    [
+        ("title", 3, "3 is not text"),
+        ("book", True, "true is not text"),
+        ("chapter", [3], "[3] is not text or a number"),
+        ("chapter", -1, "-1 is not text or a number"),
+        ("author", {"name": "x"}, "a table is not text"),
+        ("introduction", 1.5, "1.5 is not text"),
+        ("book_url", ["https://x.org"], "is not text"),
+        ("licence", 4, "4 is not text"),
+        ("cite", False, "false is not text"),
+        ("base_url", 8080, "8080 is not text"),
+    ],
+)
 def test_a_value_of_the_wrong_type_is_refused_naming_the_key(key, value, shown):
     message = site_error({key: value})
     assert f"key '{key}': " in message and shown in message
@@ -155,20 +182,23 @@ def test_a_value_past_its_limit_is_refused_with_its_length():
 
 
 @pytest.mark.parametrize("key", ["base_url", "book_url"])
-@pytest.mark.parametrize("url, problem", [
-    ("javascript:alert(1)", "not an http:// or https:// address"),
-    ("JavaScript:alert(document.cookie)//https://x.org", "not an http:// or https:// address"),
-    ("data:text/html,<script>alert(1)</script>", "a space, a quote"),
-    ("ftp://example.org/book/", "not an http:// or https:// address"),
-    ("example.org/book", "not an http:// or https:// address"),
-    ("//example.org/book", "not an http:// or https:// address"),
-    ("https://", "has no host"),
-    ("http:example.org", "has no host"),
-    ("https://example.org/\"><script>alert(1)</script>", "a space, a quote"),
-    ("https://example.org/' onmouseover='alert(1)", "a space, a quote"),
-    ("https://example.org/a b", "a space, a quote"),
-    ("https://example.org:port/", "is not an address"),
-])
+@pytest.mark.parametrize(
+    "url, problem",
+    [
+        ("javascript:alert(1)", "not an http:// or https:// address"),
+        ("JavaScript:alert(document.cookie)//https://x.org", "not an http:// or https:// address"),
+        ("data:text/html,<script>alert(1)</script>", "a space, a quote"),
+        ("ftp://example.org/book/", "not an http:// or https:// address"),
+        ("example.org/book", "not an http:// or https:// address"),
+        ("//example.org/book", "not an http:// or https:// address"),
+        ("https://", "has no host"),
+        ("http:example.org", "has no host"),
+        ('https://example.org/"><script>alert(1)</script>', "a space, a quote"),
+        ("https://example.org/' onmouseover='alert(1)", "a space, a quote"),
+        ("https://example.org/a b", "a space, a quote"),
+        ("https://example.org:port/", "is not an address"),
+    ],
+)
 def test_an_address_that_is_not_http_or_https_is_refused(key, url, problem):
     message = site_error({key: url})
     assert f"key '{key}'" in message and problem in message
@@ -189,8 +219,11 @@ def test_a_site_that_is_not_one_table_is_refused(tmp_path, text):
 def test_load_config_refuses_a_bad_site_table_and_other_top_level_keys_as_before(tmp_path):
     with pytest.raises(BuildError, match=r"\[site\], key 'base_url': 'ftp://x.org' is not an http"):
         load_config(config(tmp_path, "[site]\nbase_url = 'ftp://x.org'\n" + FIGURE), KINDS)
-    with pytest.raises(BuildError, match=r"unknown key 'sight' at the top level; allowed: \[\[figure\]\] tables, one \[site\] "
-                                         r"table and one \[print\] table"):
+    with pytest.raises(
+        BuildError,
+        match=r"unknown key 'sight' at the top level; allowed: \[\[figure\]\] tables, one \[site\] "
+        r"table and one \[print\] table",
+    ):
         load_config(config(tmp_path, "[sight]\ntitle = 'x'\n" + FIGURE), KINDS)
     with pytest.raises(BuildError, match=r"unknown key 'title' at the top level \(a key of \[site\]: write it under"):
         load_config(config(tmp_path, "title = 'x'\n" + FIGURE), KINDS)
@@ -230,7 +263,7 @@ HOSTILE_TEXT = [
     "<style>body{display:none}</style><iframe src=https://example.org></iframe>",
     "![a picture](https://example.org/tracker.png)",
     "# A heading\n\n<!-- a comment --> <svg onload=alert(1)>",
-    "[quotes](https://example.org/\"onmouseover=\"alert(1))",
+    '[quotes](https://example.org/"onmouseover="alert(1))',
 ]
 
 
@@ -244,28 +277,42 @@ def test_html_written_in_markdown_keys_comes_out_as_escaped_text(key, text):
 
 
 @pytest.mark.parametrize("key", ["introduction", "licence", "cite"])
-@pytest.mark.parametrize("link", [
-    "[x](javascript:alert(1))", "[x](JAVASCRIPT:alert(1))", "[x](jav&#x61;script:alert(1))",
-    "[x](&#106;avascript:alert(1))", "[x](<javascript:alert(1)>)", "<javascript:alert(1)>",
-    "[x](vbscript:msgbox(1))", "[x](data:text/html;base64,PHNjcmlwdD4=)", "[x](file:///etc/passwd)",
-    "[x](//evil.example/)", "[x](https:evil.example)", "[x](%6Aavascript:alert(1))",
-])
+@pytest.mark.parametrize(
+    "link",
+    [
+        "[x](javascript:alert(1))",
+        "[x](JAVASCRIPT:alert(1))",
+        "[x](jav&#x61;script:alert(1))",
+        "[x](&#106;avascript:alert(1))",
+        "[x](<javascript:alert(1)>)",
+        "<javascript:alert(1)>",
+        "[x](vbscript:msgbox(1))",
+        "[x](data:text/html;base64,PHNjcmlwdD4=)",
+        "[x](file:///etc/passwd)",
+        "[x](//evil.example/)",
+        "[x](https:evil.example)",
+        "[x](%6Aavascript:alert(1))",
+    ],
+)
 def test_a_link_to_anything_but_http_mailto_or_a_relative_address_is_refused(key, link):
     message = site_error({key: f"Read {link} now"})
     assert f"key '{key}': the link " in message and "is not allowed" in message
     assert "links only to http(s), mailto or relative addresses" in message
 
 
-@pytest.mark.parametrize("link, href", [
-    ("[x](https://example.org/a?b=1&c=2#d)", "https://example.org/a?b=1&c=2#d"),
-    ("[x](http://example.org)", "http://example.org"),
-    ("[x](mailto:ada@example.org)", "mailto:ada@example.org"),
-    ("<ada@example.org>", "mailto:ada@example.org"),
-    ("<https://example.org/book>", "https://example.org/book"),
-    ("[x](figure-l.html#token=7)", "figure-l.html#token=7"),
-    ("[x](../book/index.html)", "../book/index.html"),
-    ("[x](#part-chapter)", "#part-chapter"),
-])
+@pytest.mark.parametrize(
+    "link, href",
+    [
+        ("[x](https://example.org/a?b=1&c=2#d)", "https://example.org/a?b=1&c=2#d"),
+        ("[x](http://example.org)", "http://example.org"),
+        ("[x](mailto:ada@example.org)", "mailto:ada@example.org"),
+        ("<ada@example.org>", "mailto:ada@example.org"),
+        ("<https://example.org/book>", "https://example.org/book"),
+        ("[x](figure-l.html#token=7)", "figure-l.html#token=7"),
+        ("[x](../book/index.html)", "../book/index.html"),
+        ("[x](#part-chapter)", "#part-chapter"),
+    ],
+)
 def test_links_to_http_mailto_and_relative_addresses_become_links(link, href):
     html = read_site({"introduction": f"See {link}."}, "book.toml").introduction_html
     assert [attrs for tag, attrs in Tags(html).seen if tag == "a"] == [{"href": href}]
@@ -273,11 +320,13 @@ def test_links_to_http_mailto_and_relative_addresses_become_links(link, href):
 
 def test_hostile_plain_text_is_kept_as_written_and_escaped_by_jinja_while_the_markdown_is_not_escaped_twice():
     hostile = '"><script>alert(1)</script>'
-    site = read_site({"title": hostile, "author": "O'Brien & <Sons>", "introduction": "*Hi* <script>x</script>"},
-                     "book.toml")
+    site = read_site(
+        {"title": hostile, "author": "O'Brien & <Sons>", "introduction": "*Hi* <script>x</script>"}, "book.toml"
+    )
     assert site.title == hostile  # text: the page escapes it
     page = jinja2.Environment(autoescape=True).from_string(
-        '<title>{{ site.title }}</title><meta content="{{ site.author }}">{{ site.introduction_html }}')
+        '<title>{{ site.title }}</title><meta content="{{ site.author }}">{{ site.introduction_html }}'
+    )
     html = page.render(site=site)
     assert "<script>" not in html and "&lt;script&gt;" in html
     assert 'content="O&#39;Brien &amp; &lt;Sons&gt;"' in html
@@ -295,10 +344,12 @@ def test_the_safety_check_of_these_tests_catches_a_script_and_an_event_handler()
 
 # The book's figure numbers and pages ---------------------------------------------------------------------------
 
+
 def figures_of(tmp_path: Path, *keys: str) -> list:
     """The figures of a config of `numbers` figures labelled a, b, ..., each with its extra TOML lines."""
-    tables = "\n".join(f'[[figure]]\nkind = "numbers"\nlabel = "{chr(97 + i)}"\n{extra}\n'
-                       for i, extra in enumerate(keys))
+    tables = "\n".join(
+        f'[[figure]]\nkind = "numbers"\nlabel = "{chr(97 + i)}"\n{extra}\n' for i, extra in enumerate(keys)
+    )
     return load_config(config(tmp_path, tables), KINDS)
 
 
@@ -325,8 +376,9 @@ def test_a_figure_number_of_letters_and_digits_in_dotted_groups_is_allowed(tmp_p
     assert fig.number == number and fig.display_name == f"Figure {number}"
 
 
-@pytest.mark.parametrize("number", ["3.", ".4", "3..4", "3-4", "3 4", "Figure 3.4", "", " 3.4", "3,4", "x" * 21,
-                                    "<b>3</b>", "3.4\"onclick"])
+@pytest.mark.parametrize(
+    "number", ["3.", ".4", "3..4", "3-4", "3 4", "Figure 3.4", "", " 3.4", "3,4", "x" * 21, "<b>3</b>", '3.4"onclick']
+)
 def test_a_figure_number_of_anything_else_is_refused(tmp_path, number):
     message = figure_error(tmp_path, f"number = {json.dumps(number)}")
     assert "field 'number'" in message and "letters and digits in groups joined by single dots" in message

@@ -18,10 +18,50 @@ from conftest import REPO_ROOT, gpt2_tokenizer, start_tokenizer
 
 SCRIPT = REPO_ROOT / "tests" / "js" / "encode_with_tokenizers.mjs"
 # Pieces a reader may type, the edges of each family's splitting among them.
-PIECES = ["Hello", " world", "Maya", " lives in Paris", "日本語のテキスト", "中文", "😀", "👩‍👩‍👧", " café", "naïve", "\n\n",
-          "\t", "  ", "def f(x):\n    return x**2", '{"a": [1, 2]}', "I'm", " don't", "1234567", "3.14159", "ß", "Ω",
-          "ﬁ", "\u00a0", "e\u0301", "'s", "!!!", "—", "http://x.y/z?q=1", "αβγ", "Привет", "مرحبا", "नमस्ते", "🇫🇷",
-          "  spaces  ", "CamelCaseWord", "snake_case_name", "x+=1;", "\r\n", "ＡＢＣ", "한국어", " the", "."]
+PIECES = [
+    "Hello",
+    " world",
+    "Maya",
+    " lives in Paris",
+    "日本語のテキスト",
+    "中文",
+    "😀",
+    "👩‍👩‍👧",
+    " café",
+    "naïve",
+    "\n\n",
+    "\t",
+    "  ",
+    "def f(x):\n    return x**2",
+    '{"a": [1, 2]}',
+    "I'm",
+    " don't",
+    "1234567",
+    "3.14159",
+    "ß",
+    "Ω",
+    "ﬁ",
+    "\u00a0",
+    "e\u0301",
+    "'s",
+    "!!!",
+    "—",
+    "http://x.y/z?q=1",
+    "αβγ",
+    "Привет",
+    "مرحبا",
+    "नमस्ते",
+    "🇫🇷",
+    "  spaces  ",
+    "CamelCaseWord",
+    "snake_case_name",
+    "x+=1;",
+    "\r\n",
+    "ＡＢＣ",
+    "한국어",
+    " the",
+    ".",
+]
 
 
 def texts(count: int = 1000, seed: int = 0) -> list[str]:
@@ -38,8 +78,12 @@ def neox_style(directory: Path):
     tokenizer.normalizer = normalizers.NFC()
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tokenizer.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=600, special_tokens=["<|endoftext|>"], show_progress=False,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    trainer = trainers.BpeTrainer(
+        vocab_size=600,
+        special_tokens=["<|endoftext|>"],
+        show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
     tokenizer.train_from_iterator(texts(200, seed=1), trainer)
     directory.mkdir(parents=True, exist_ok=True)
     tokenizer.save(str(directory / "tokenizer.json"))
@@ -65,8 +109,14 @@ def test_tokenizers_js_gives_the_build_s_ids_and_text_for_a_thousand_texts(famil
     reference, tokenizer_json = made(family, tmp_path / family)
     asked = texts()
     (tmp_path / "texts.json").write_text(json.dumps(asked), encoding="utf-8")
-    done = subprocess.run(["node", str(SCRIPT), str(tokenizer_json), str(tmp_path / "texts.json")], cwd=REPO_ROOT,
-                          capture_output=True, text=True, timeout=120, check=True)
+    done = subprocess.run(
+        ["node", str(SCRIPT), str(tokenizer_json), str(tmp_path / "texts.json")],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     got = json.loads(done.stdout)
     expected = [reference.encode(text) for text in asked]
     wrong = [(text, js["ids"], want.ids) for text, js, want in zip(asked, got, expected) if js["ids"] != want.ids]

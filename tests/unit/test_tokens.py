@@ -42,9 +42,20 @@ def tokenizer_only():
     return capture.Loaded(None, capture.gpt2_tokenizer(), "tokenizer", None, "cpu")
 
 
-@pytest.mark.parametrize("token_id, text", [(447, "<E2 80>"), (247, "<99>"), (10545, " <E6>"), (17312, "<E6 9C>"),
-                                            (851, " —"), (2634, "é"), (4881, " France"),
-                                            (50257, "<unused 50257>"), (50303, "<unused 50303>")])
+@pytest.mark.parametrize(
+    "token_id, text",
+    [
+        (447, "<E2 80>"),
+        (247, "<99>"),
+        (10545, " <E6>"),
+        (17312, "<E6 9C>"),
+        (851, " —"),
+        (2634, "é"),
+        (4881, " France"),
+        (50257, "<unused 50257>"),
+        (50303, "<unused 50303>"),
+    ],
+)
 def test_a_token_is_its_text_or_else_its_bytes_in_hex(tokenizer_only, token_id, text):
     assert capture.token_text(tokenizer_only, token_id) == text
 
@@ -60,7 +71,8 @@ def test_the_bytes_of_every_token_of_a_text_make_the_text_again(tokenizer_only):
 def site(small_model_dir, tmp_path_factory) -> Path:
     work = tmp_path_factory.mktemp("byte-tokens")
     config = work / "bytes.toml"
-    config.write_text(f'''
+    config.write_text(
+        f'''
 [[figure]]
 kind = "attention"
 label = "l"
@@ -72,10 +84,13 @@ views = [[1, 1]]
 kind = "lens"
 label = "lens"
 text = "{TEXT}"
-''', encoding="utf-8")
+''',
+        encoding="utf-8",
+    )
     out = work / "site"
-    result = CliRunner().invoke(cli, ["--model", str(small_model_dir), "--config", str(config), "--out", str(out),
-                                      "--no-cache"])
+    result = CliRunner().invoke(
+        cli, ["--model", str(small_model_dir), "--config", str(config), "--out", str(out), "--no-cache"]
+    )
     assert result.exit_code == 0, result.output
     return out
 

@@ -16,19 +16,34 @@ from figures.toolkit.charts import escaped, literal
 FIGURES = Path(__file__).resolve().parents[2] / "figures"
 MODULES = sorted(FIGURES.rglob("*.py"))
 COLOUR = re.compile(r"^#[0-9a-fA-F]{3,8}$")
-RAW = ["run.data(", '["tokens"]', "run.model[", "run.parameters", "run.lens[", "run.shapes[", "run.texts",
-       "run.comparisons", "run.vocab"]
+RAW = [
+    "run.data(",
+    '["tokens"]',
+    "run.model[",
+    "run.parameters",
+    "run.lens[",
+    "run.shapes[",
+    "run.texts",
+    "run.comparisons",
+    "run.vocab",
+]
 
 
 def colours_spelled(path: Path) -> list:
-    return [node.value for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and COLOUR.match(node.value)]
+    return [
+        node.value
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and COLOUR.match(node.value)
+    ]
 
 
 def test_every_colour_a_figure_gives_its_marks_is_spelled_in_colours_py_only():
     assert colours_spelled(FIGURES / "toolkit" / "colours.py")
-    spelled = {str(path.relative_to(FIGURES)): colours_spelled(path) for path in MODULES
-               if path != FIGURES / "toolkit" / "colours.py"}
+    spelled = {
+        str(path.relative_to(FIGURES)): colours_spelled(path)
+        for path in MODULES
+        if path != FIGURES / "toolkit" / "colours.py"
+    }
     assert not {path: found for path, found in spelled.items() if found}
     assert colours.MASKED != colours.GREY != colours.MAIN != colours.ACCENT
 

@@ -37,8 +37,12 @@ def toy_dir(directory):
     (directory / "config.json").write_text(json.dumps(SHAPE), encoding="utf-8")
     model = toy_family.ToyModel(toy_family.ToyConfig.from_dict(SHAPE))
     generator = torch.Generator().manual_seed(11)
-    state = {name: (1.0 + 0.25 * torch.randn(t.shape, generator=generator)) if name == "norm" else
-             0.3 * torch.randn(t.shape, generator=generator) for name, t in model.state_dict().items()}
+    state = {
+        name: (1.0 + 0.25 * torch.randn(t.shape, generator=generator))
+        if name == "norm"
+        else 0.3 * torch.randn(t.shape, generator=generator)
+        for name, t in model.state_dict().items()
+    }
     save_file(state, str(directory / "model.safetensors"), metadata={"format": "pt"})
     byte_tokenizer(directory, SHAPE["vocab_size"], config_strings() * 30)
     return directory
@@ -66,7 +70,9 @@ def test_every_kind_builds_on_a_registered_toy_family(registered, tmp_path):
     (tmp_path / "work").mkdir()
     site = built(folder, EVERY_KIND, tmp_path / "work")
     labels = [fig["label"] for fig in tomllib.loads(EVERY_KIND)["figure"]]
-    assert sorted(path.name for path in site.glob("figure-*.html")) == sorted(f"figure-{label}.html" for label in labels)
+    assert sorted(path.name for path in site.glob("figure-*.html")) == sorted(
+        f"figure-{label}.html" for label in labels
+    )
     parts = json.loads((site / "data" / "parts.json").read_text(encoding="utf-8"))
     for entry in parts["ledgers"]:  # no position embedding, a final norm without bias: the parts still add up
         assert "position embedding" not in [row["part"] for row in entry["parts"]]

@@ -15,8 +15,11 @@ ROOT = Path(__file__).resolve().parents[2]
 GENERATED = "templates/generated/"
 PICTURES = "docs/images/"  # the README's and the docs' pictures: the one place a binary belongs
 # Archives, packages, compiled code and tensors: what a build or a download makes, never the project's source.
-FOREIGN = re.compile(r"\.(whl|zip|tar|gz|tgz|bz2|xz|zst|7z|rar|jar|egg|so|dylib|dll|exe|pyc|pyo|onnx|safetensors|bin"
-                     r"|pt|pth|ckpt|npz|npy|pkl|h5|parquet)$", re.IGNORECASE)
+FOREIGN = re.compile(
+    r"\.(whl|zip|tar|gz|tgz|bz2|xz|zst|7z|rar|jar|egg|so|dylib|dll|exe|pyc|pyo|onnx|safetensors|bin"
+    r"|pt|pth|ckpt|npz|npy|pkl|h5|parquet)$",
+    re.IGNORECASE,
+)
 
 
 def committed() -> list[str]:
@@ -37,8 +40,13 @@ def test_no_archive_wheel_weights_or_binary_is_committed():
     files = committed()
     assert "build.py" in files and "figures/kind.py" in files  # the listing is the project's
     foreign = [name for name in files if FOREIGN.search(name)]
-    binary = [name for name in files if (ROOT / name).is_file() and is_binary(ROOT / name)
-              and not (name.startswith(PICTURES) and name.endswith((".png", ".jpg", ".webp")))]
+    binary = [
+        name
+        for name in files
+        if (ROOT / name).is_file()
+        and is_binary(ROOT / name)
+        and not (name.startswith(PICTURES) and name.endswith((".png", ".jpg", ".webp")))
+    ]
     assert not foreign, f"archives or binaries committed: {foreign}"
     assert not binary, f"binary files committed: {binary}"
 

@@ -14,7 +14,7 @@ from figures.picture import png, stops_colour, viridis
 from figures.toolkit.colours import MASKED
 from sitegen.site.vector_pictures import GREYS_STOPS, HATCH_ID, vector_pictures
 
-PALETTE = [(0, 0, 0), tuple(int(MASKED[i:i + 2], 16) for i in (1, 3, 5)), viridis(0.0), viridis(0.5), viridis(1.0)]
+PALETTE = [(0, 0, 0), tuple(int(MASKED[i : i + 2], 16) for i in (1, 3, 5)), viridis(0.0), viridis(0.5), viridis(1.0)]
 RECT = re.compile(r'<rect x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)" fill="([^"]+)"/>')
 
 
@@ -23,8 +23,10 @@ def picture(rows: list[list[int]], pixels: int = 1) -> str:
     wide = [bytes(i for i in row for _ in range(pixels)) for row in rows]
     raw = b"".join(b"\x00" + row for row in wide for _ in range(pixels))
     data = base64.b64encode(png(len(wide[0]), len(wide) * pixels, raw, PALETTE)).decode()
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="100" height="80"><g><image xlink:href="data:image/png;'
-            f'base64,{data}" transform="translate(3,4)" width="50" height="40" preserveAspectRatio="none"/></g></svg>')
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="100" height="80"><g><image xlink:href="data:image/png;'
+        f'base64,{data}" transform="translate(3,4)" width="50" height="40" preserveAspectRatio="none"/></g></svg>'
+    )
 
 
 def painted(svg: str, width: int, height: int) -> list[list[str | None]]:
@@ -85,7 +87,13 @@ def test_in_colour_a_drawing_without_a_picture_is_unchanged():
 
 
 def test_a_png_that_is_not_a_palette_picture_is_left_as_it_is():
-    other = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\x0dIHDR" + b"\x00\x00\x00\x01" * 2
-                             + bytes([8, 2, 0, 0, 0]) + b"\x00" * 4 + b"\x00\x00\x00\x00IEND\xaeB`\x82").decode()
+    other = base64.b64encode(
+        b"\x89PNG\r\n\x1a\n"
+        + b"\x00\x00\x00\x0dIHDR"
+        + b"\x00\x00\x00\x01" * 2
+        + bytes([8, 2, 0, 0, 0])
+        + b"\x00" * 4
+        + b"\x00\x00\x00\x00IEND\xaeB`\x82"
+    ).decode()
     svg = f'<svg><image xlink:href="data:image/png;base64,{other}" width="1" height="1"/></svg>'
     assert vector_pictures(svg) == svg

@@ -33,19 +33,22 @@ def changed_by(copy: Path, file: str) -> set[str]:
 DRAWN = {"chart", "drawing", "first drawing", "print", "narrow"}
 
 
-@pytest.mark.parametrize("file, namespaces", [
-    ("sitegen/site/lighter.py", DRAWN | {"downloads"}),  # the writers' module imports the drawing processes'
-    ("sitegen/site/printing.py", DRAWN | {"downloads"}),
-    ("figures/roles.py", {"page"}),  # a kind: its pages alone (their downloads are the pages' tables, kept by them)
-    ("sitegen/content.py", {"page"}),
-    ("sitegen/pages.py", set()),  # it asks for drawings and keys them: it computes none
-    ("figsite/model/llama.py", {"live-model"}),
-    ("figsite/model/__init__.py", {"live-model", "page"}),  # the BLAS's settings; the page's cache reads model.hub
-    ("figsite/capture/live_export.py", {"live-model"}),
-    ("figsite/data/run.py", {"page", "downloads", "loads", "live-model"}),
-    ("sitegen/author/serve.py", set()),
-    ("sitegen/cli.py", set()),
-])
+@pytest.mark.parametrize(
+    "file, namespaces",
+    [
+        ("sitegen/site/lighter.py", DRAWN | {"downloads"}),  # the writers' module imports the drawing processes'
+        ("sitegen/site/printing.py", DRAWN | {"downloads"}),
+        ("figures/roles.py", {"page"}),  # a kind: its pages alone (their downloads are the pages' tables, kept by them)
+        ("sitegen/content.py", {"page"}),
+        ("sitegen/pages.py", set()),  # it asks for drawings and keys them: it computes none
+        ("figsite/model/llama.py", {"live-model"}),
+        ("figsite/model/__init__.py", {"live-model", "page"}),  # the BLAS's settings; the page's cache reads model.hub
+        ("figsite/capture/live_export.py", {"live-model"}),
+        ("figsite/data/run.py", {"page", "downloads", "loads", "live-model"}),
+        ("sitegen/author/serve.py", set()),
+        ("sitegen/cli.py", set()),
+    ],
+)
 def test_an_edit_changes_exactly_the_namespaces_whose_code_reads_the_file(copy, file, namespaces):
     assert changed_by(copy, file) == namespaces
 

@@ -69,7 +69,7 @@ def test_a_share_is_within_half_a_percent_of_its_whole_percent_and_a_hair_off_a_
         share = n / 10000
         assert abs(whole_percent(share) - Fraction(share) * 100) <= Fraction(1, 2) + Fraction(1, 10**12), share
     for share, above in exact_halves():
-        nudge = 2.0 ** -40
+        nudge = 2.0**-40
         assert whole_percent(share - nudge) == above - 1 == half_up(share - nudge)
         assert whole_percent(share + nudge) == above == half_up(share + nudge)
 
@@ -80,16 +80,35 @@ def test_the_printed_attention_figure_rounds_exact_halves_up():
     # One layer of two heads; the last token's shares are eighths (exact), so its printed percents hit halves.
     head_1 = [[1.0], [0.5, 0.5], [0.125, 0.25, 0.625]]
     head_2 = [[1.0], [0.5, 0.5], [0.375, 0.5, 0.125]]
-    run = Run(model={"name": "hand-made", "revision": None, "n_layer": 1, "n_head": 2, "d_model": 4,
-                     "vocab_size": 3, "n_ctx": 8},
-              texts={text: {"format": DATA_FORMAT, "text": text, "tokens": [{"text": t} for t in tokens],
-                            "attention": [[head_1, head_2]]}})
+    run = Run(
+        model={
+            "name": "hand-made",
+            "revision": None,
+            "n_layer": 1,
+            "n_head": 2,
+            "d_model": 4,
+            "vocab_size": 3,
+            "n_ctx": 8,
+        },
+        texts={
+            text: {
+                "format": DATA_FORMAT,
+                "text": text,
+                "tokens": [{"text": t} for t in tokens],
+                "attention": [[head_1, head_2]],
+            }
+        },
+    )
     fig = Figure("x.toml", 1, "attention", "l", None, {"text": text, "views": [[1, 1], [1, 2]]}).with_resolved(
-        {"opening": 2, "printed_views": [[1, 1], [1, 2]]})
+        {"opening": 2, "printed_views": [[1, 1], [1, 2]]}
+    )
     printed = KINDS["attention"].text_figure(fig, run)
     average = [(a + b) / 2 for a, b in zip(head_1[2], head_2[2])]  # 0.25, 0.375, 0.375: exact too
-    for label, shares in [("layer 1, head 1", head_1[2]), ("layer 1, head 2", head_2[2]),
-                          ("all 2 heads, averaged", average)]:
+    for label, shares in [
+        ("layer 1, head 1", head_1[2]),
+        ("layer 1, head 2", head_2[2]),
+        ("all 2 heads, averaged", average),
+    ]:
         [line] = [line for line in printed.splitlines() if line.strip().startswith(label + ":")]
         said = line.split(":", 1)[1].split()
         assert said == [word for t, s in zip(tokens, shares) for word in (t, f"{half_up(s)}%")], line
@@ -114,8 +133,20 @@ def test_a_small_chance_is_written_with_three_significant_digits_never_as_zero()
     from figures.toolkit.words import percent
 
     assert [percent(p) for p in CHANCES] == [
-        "0.00%", "0.000000200%", "0.0000203%", "0.00130%", "0.0169%", "0.0123%", "0.837%", "1.00%", "1.00%", "3.02%",
-        "28.81%", "87.64%", "100.00%"]
+        "0.00%",
+        "0.000000200%",
+        "0.0000203%",
+        "0.00130%",
+        "0.0169%",
+        "0.0123%",
+        "0.837%",
+        "1.00%",
+        "1.00%",
+        "3.02%",
+        "28.81%",
+        "87.64%",
+        "100.00%",
+    ]
 
 
 def test_a_chart_writes_a_chance_with_the_digits_of_a_sentence():
@@ -128,7 +159,12 @@ def test_a_chart_writes_a_chance_with_the_digits_of_a_sentence():
     from figures.toolkit.words import percent, percent_expr
 
     for p in CHANCES:
-        svg = vl_convert.vegalite_to_svg({"data": {"values": [{"p": p}]}, "mark": "text",
-                                          "transform": [{"calculate": percent_expr("datum.p"), "as": "said"}],
-                                          "encoding": {"text": {"field": "said", "type": "nominal"}}})
+        svg = vl_convert.vegalite_to_svg(
+            {
+                "data": {"values": [{"p": p}]},
+                "mark": "text",
+                "transform": [{"calculate": percent_expr("datum.p"), "as": "said"}],
+                "encoding": {"text": {"field": "said", "type": "nominal"}},
+            }
+        )
         assert re.search(r"<text[^>]*>([^<]*)</text>", svg).group(1) == percent(p), p

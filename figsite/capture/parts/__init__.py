@@ -63,8 +63,10 @@ class PassPlan:
     keep_stages: bool = False
 
     def __or__(self, other: PassPlan) -> PassPlan:
-        return PassPlan(None if self.positions is None or other.positions is None
-                        else self.positions | other.positions, self.keep_stages or other.keep_stages)
+        return PassPlan(
+            None if self.positions is None or other.positions is None else self.positions | other.positions,
+            self.keep_stages or other.keep_stages,
+        )
 
     @property
     def read(self) -> list[int] | None:
@@ -104,8 +106,9 @@ class Part(Generic[AskT]):
         """Every figure's asks (None where a figure asks none) -> the run's: each ask once, in the order asked."""
         merged: list[Ask] = []
         for asks in each:  # the default's AskT is a list of asks (see the class)
-            merged += [list(ask) for ask in cast("Iterable[Iterable[str | int | None]]", asks or [])
-                       if list(ask) not in merged]
+            merged += [
+                list(ask) for ask in cast("Iterable[Iterable[str | int | None]]", asks or []) if list(ask) not in merged
+            ]
         return cast(AskT, merged)
 
     def plan(self, asks: AskT, text: str) -> PassPlan:
@@ -177,8 +180,12 @@ class EntryPart(Part[list[Ask]], Generic[EntryT]):
                 yield
 
     def mentions(self, run: Run, text: str) -> set[int]:
-        return {token_id for entry in self._lists(run).get(self.name, []) if entry["ask"][0] == text
-                for token_id in self.entry_mentions(entry)}
+        return {
+            token_id
+            for entry in self._lists(run).get(self.name, [])
+            if entry["ask"][0] == text
+            for token_id in self.entry_mentions(entry)
+        }
 
     def answered(self, run: Run, asks: list[Ask]) -> bool:
         return all(any(entry["ask"] == list(ask) for entry in self._lists(run).get(self.name, [])) for ask in asks)
@@ -191,6 +198,7 @@ class EntryPart(Part[list[Ask]], Generic[EntryT]):
 
 
 # ---------------------------------------------------------------------------------------------- the registry
+
 
 @functools.cache
 def registered() -> tuple[Part[Any], ...]:

@@ -7,8 +7,19 @@ from __future__ import annotations
 
 from typing import Literal, TypedDict
 
-from figsite.data.part_records import (Chance, KnockoutRun, LedgerHeads, LedgerNeurons, LedgerPart, LedgerStage,
-                                       Outcome, PatchGrid, RoleScores, RolesPattern, ScorePair)
+from figsite.data.part_records import (
+    Chance,
+    KnockoutRun,
+    LedgerHeads,
+    LedgerNeurons,
+    LedgerPart,
+    LedgerStage,
+    Outcome,
+    PatchGrid,
+    RoleScores,
+    RolesPattern,
+    ScorePair,
+)
 from figsite.data.records import Token
 
 

@@ -68,8 +68,9 @@ def _knockout_plan(n_layer: int, n_head: int, heads_of: int | None) -> list[Plan
 
 
 @torch.no_grad()
-def knockouts(loaded: Loaded, ids: Sequence[int], position: int, target_id: int,
-              heads_of: int | None) -> KnockoutAnswer:
+def knockouts(
+    loaded: Loaded, ids: Sequence[int], position: int, target_id: int, heads_of: int | None
+) -> KnockoutAnswer:
     """The target's probability and rank at `position` with each part taken out in turn (its output set to zero
     at every position), beside the intact model's.
 
@@ -95,13 +96,19 @@ def knockouts(loaded: Loaded, ids: Sequence[int], position: int, target_id: int,
     logits = model.read_out(final)  # (runs, vocab): the scores at the one position read
     log_total = log_softmax_total(logits)[:, 0]  # (runs,)
     p = torch.exp(logits[:, target_id].double() - log_total).tolist()
-    rank = ((logits > logits[:, target_id:target_id + 1]).sum(dim=-1) + 1).tolist()
+    rank = ((logits > logits[:, target_id : target_id + 1]).sum(dim=-1) + 1).tolist()
     found = {index: (p_run, rank_run) for index, p_run, rank_run in zip([0] + members, p, rank)}  # plan index -> ...
-    runs: list[_Measured] = [{"part": part, "layer": layer, "head": head, "p": probability(found[i][0]),
-                              "rank": found[i][1]} for i, (part, layer, head) in enumerate(plan)]
-    return {"position": position, "target": token(target_id, token_text(loaded, target_id)), "heads_of": heads_of,
-            "intact": {"p": runs[0]["p"], "rank": runs[0]["rank"]},
-            "runs": cast("list[KnockoutRun]", runs[1:])}  # past the intact run, each starts at a layer
+    runs: list[_Measured] = [
+        {"part": part, "layer": layer, "head": head, "p": probability(found[i][0]), "rank": found[i][1]}
+        for i, (part, layer, head) in enumerate(plan)
+    ]
+    return {
+        "position": position,
+        "target": token(target_id, token_text(loaded, target_id)),
+        "heads_of": heads_of,
+        "intact": {"p": runs[0]["p"], "rank": runs[0]["rank"]},
+        "runs": cast("list[KnockoutRun]", runs[1:]),
+    }  # past the intact run, each starts at a layer
 
 
 def _knockout_hooks(layer: int, runs: list[tuple[Planned, int]]) -> dict[str, HookFunction]:
@@ -109,8 +116,11 @@ def _knockout_hooks(layer: int, runs: list[tuple[Planned, int]]) -> dict[str, Ho
     [((part, layer, head), row)]."""
     rows = {part: [row for (kind, _, _), row in runs if kind == part] for part in ("attention", "feed-forward")}
     heads = [(row, head) for (kind, _, head), row in runs if kind == "head"]
-    hooks = {point(layer, name): _zero_rows(rows[part])
-             for part, name in (("attention", "hook_attn_out"), ("feed-forward", "hook_mlp_out")) if rows[part]}
+    hooks = {
+        point(layer, name): _zero_rows(rows[part])
+        for part, name in (("attention", "hook_attn_out"), ("feed-forward", "hook_mlp_out"))
+        if rows[part]
+    }
     if heads:
         hooks[point(layer, "attn.hook_z")] = _zero_heads(heads)
     return hooks
@@ -118,21 +128,25 @@ def _knockout_hooks(layer: int, runs: list[tuple[Planned, int]]) -> dict[str, Ho
 
 def _zero_rows(rows: list[int]) -> HookFunction:
     """A hook that returns a part's output, (runs, position, d_model), with these runs' rows zeroed."""
+
     def hook(output: torch.Tensor, _name: str) -> torch.Tensor:
         output = output.clone()
         output[rows] = 0.0
         return output
+
     return hook
 
 
 def _zero_heads(heads: list[tuple[int, int | None]]) -> HookFunction:
     """A hook that returns the heads' mixed values, (runs, position, heads, d_head), with each (row, head)'s
     slice zeroed: that head's output taken out in that run."""
+
     def hook(z: torch.Tensor, _name: str) -> torch.Tensor:
         z = z.clone()
         for row, head in heads:
             z[row, :, head] = 0.0
         return z
+
     return hook
 
 

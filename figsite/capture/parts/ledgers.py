@@ -36,8 +36,7 @@ from figsite.capture.parts import EntryPart
 from figsite.capture.parts.answers import LedgerAnswer
 from figsite.capture.readout import log_softmax_total
 from figsite.data.format import number, numbers, probability, token
-from figsite.data.part_records import (Ask, LedgerEntry, LedgerHeads, LedgerNeurons, LedgerPart, LedgerStage,
-                                       NeuronPick)
+from figsite.data.part_records import Ask, LedgerEntry, LedgerHeads, LedgerNeurons, LedgerPart, LedgerStage, NeuronPick
 from figsite.model.interface import LanguageModel
 from figsite.model.load import Loaded
 from figsite.model.tokens import one_token_id, token_ids, token_text
@@ -68,14 +67,16 @@ def _ledger_pass(loaded: Loaded, ids: Sequence[int]) -> dict[str, torch.Tensor]:
     the scores at the one position read go through the unembedding with the stages'."""
     n_layer = loaded.model.config.n_layer
     embeddings = [name for name in ("hook_embed", "hook_pos_embed") if name in loaded.model.hook_points]
-    names = [*embeddings, *(point(layer, name) for layer in range(n_layer) for name in READ),
-             point(n_layer - 1, "hook_resid_post")]
+    names = [
+        *embeddings,
+        *(point(layer, name) for layer in range(n_layer) for name in READ),
+        point(n_layer - 1, "hook_resid_post"),
+    ]
     return run_with_cache(loaded, ids, names)
 
 
 @torch.no_grad()
-def ledger(loaded: Loaded, ids: Sequence[int], position: int, target_id: int,
-           versus_id: int | None) -> LedgerAnswer:
+def ledger(loaded: Loaded, ids: Sequence[int], position: int, target_id: int, versus_id: int | None) -> LedgerAnswer:
     """The target's score at `position` split into the parts of the residual stream (see the module's doc), the
     same for the `versus` token (default: the top guess other than the target), each layer's attention split
     into its heads and each feed-forward step into its neurons, and the target's probability after every
@@ -90,7 +91,7 @@ def ledger(loaded: Loaded, ids: Sequence[int], position: int, target_id: int,
     bias = torch.zeros_like(gain) if norm.bias is None else norm.bias.double()
     parts = _residual_parts(model, kept, position)
     embeddings = sum(name.endswith("embedding") for name, _, _ in parts)  # 2 with a position embedding, else 1
-    stream = torch.cumsum(torch.stack([vector for _, _, vector in parts]), dim=0)[embeddings - 1:]  # (stages, d_model)
+    stream = torch.cumsum(torch.stack([vector for _, _, vector in parts]), dim=0)[embeddings - 1 :]  # (stages, d_model)
     # One product with the unembedding for the half-layer read-outs and the model's own scores at the position
     # (its last stream normed as the model norms it, row by row).
     scores = model.read_out(torch.cat([stream.float(), final[None]]))  # (stages + 1, vocab)
@@ -106,33 +107,56 @@ def ledger(loaded: Loaded, ids: Sequence[int], position: int, target_id: int,
         return centred @ readers / sigma
 
     contributions = through(torch.stack([vector for _, _, vector in parts]))  # (parts, 2)
-    rows: list[LedgerPart] = [{"part": name, "layer": layer, "target": number(c[0]), "versus": number(c[1])}
-                              for (name, layer, _), c in zip(parts, contributions.tolist())]
+    rows: list[LedgerPart] = [
+        {"part": name, "layer": layer, "target": number(c[0]), "versus": number(c[1])}
+        for (name, layer, _), c in zip(parts, contributions.tolist())
+    ]
     if norm.bias is not None:  # a norm with no bias (RMSNorm) has no fixed part: no row of 0 to show
         beta = (bias @ unembedding).tolist()
-        rows.append({"part": "final layer norm bias", "layer": None, "target": number(beta[0]),
-                     "versus": number(beta[1])})
-    return {"position": position, "target": token(target_id, token_text(loaded, target_id)),
-            "versus": token(versus_id, token_text(loaded, versus_id)), "sigma": number(sigma.item()),
-            "score": {"target": number(logits[target_id].item()), "versus": number(logits[versus_id].item())},
-            "parts": rows, "heads": _head_split(model, kept, position, through),
-            "neurons": _neuron_split(model, kept, position, readers, sigma, norm.centred),
-            "stages": _half_stages(parts[embeddings:], stream, scores[:-1], target_id)}
+        rows.append(
+            {"part": "final layer norm bias", "layer": None, "target": number(beta[0]), "versus": number(beta[1])}
+        )
+    return {
+        "position": position,
+        "target": token(target_id, token_text(loaded, target_id)),
+        "versus": token(versus_id, token_text(loaded, versus_id)),
+        "sigma": number(sigma.item()),
+        "score": {"target": number(logits[target_id].item()), "versus": number(logits[versus_id].item())},
+        "parts": rows,
+        "heads": _head_split(model, kept, position, through),
+        "neurons": _neuron_split(model, kept, position, readers, sigma, norm.centred),
+        "stages": _half_stages(parts[embeddings:], stream, scores[:-1], target_id),
+    }
 
 
-def _half_stages(parts: Sequence[StreamPart], stream: torch.Tensor, logits: torch.Tensor,
-                 target_id: int) -> list[LedgerStage]:
+def _half_stages(
+    parts: Sequence[StreamPart], stream: torch.Tensor, logits: torch.Tensor, target_id: int
+) -> list[LedgerStage]:
     """The target's probability after the embedding and after each layer's attention and feed-forward step
     (read out as figure (i) reads, the final layer norm recomputed: `logits`, (stages, vocab), of the residual
     `stream`, (stages, d_model)), with the size of each correction (`parts`: the layers', embeddings left out) and
     of the residual stream it is added to."""
     log_total = log_softmax_total(logits)[:, 0]  # (stages,)
     p = torch.exp(logits[:, target_id].double() - log_total).tolist()
-    stages: list[LedgerStage] = [{"part": "embedding", "layer": None, "p": probability(p[0]), "correction": None,
-               "residual": number(stream[0].norm().item())}]
+    stages: list[LedgerStage] = [
+        {
+            "part": "embedding",
+            "layer": None,
+            "p": probability(p[0]),
+            "correction": None,
+            "residual": number(stream[0].norm().item()),
+        }
+    ]
     for s, (name, layer, vector) in enumerate(parts, start=1):
-        stages.append({"part": name, "layer": layer, "p": probability(p[s]),
-                       "correction": number(vector.norm().item()), "residual": number(stream[s - 1].norm().item())})
+        stages.append(
+            {
+                "part": name,
+                "layer": layer,
+                "p": probability(p[s]),
+                "correction": number(vector.norm().item()),
+                "residual": number(stream[s - 1].norm().item()),
+            }
+        )
     return stages
 
 
@@ -142,13 +166,19 @@ def _residual_parts(model: LanguageModel, kept: Mapping[str, torch.Tensor], posi
     if "hook_pos_embed" in kept:  # a family with learned positions (GPT-2); a rotary one adds none to the stream
         parts.append(("position embedding", None, kept["hook_pos_embed"][position].double()))
     for layer in range(model.config.n_layer):
-        parts += [("attention", layer, kept[point(layer, "hook_attn_out")][position].double()),
-                  ("feed-forward", layer, kept[point(layer, "hook_mlp_out")][position].double())]
+        parts += [
+            ("attention", layer, kept[point(layer, "hook_attn_out")][position].double()),
+            ("feed-forward", layer, kept[point(layer, "hook_mlp_out")][position].double()),
+        ]
     return parts
 
 
-def _head_split(model: LanguageModel, kept: Mapping[str, torch.Tensor], position: int,
-                through: Callable[[torch.Tensor], torch.Tensor]) -> list[LedgerHeads]:
+def _head_split(
+    model: LanguageModel,
+    kept: Mapping[str, torch.Tensor],
+    position: int,
+    through: Callable[[torch.Tensor], torch.Tensor],
+) -> list[LedgerHeads]:
     """Each layer's attention part as its heads (head h's mixed values times its rows of the output projection)
     and the projection's bias: [layer] -> {"heads": [[target, versus], ...], "bias": [target, versus]}."""
     n_head = model.config.n_head
@@ -159,15 +189,26 @@ def _head_split(model: LanguageModel, kept: Mapping[str, torch.Tensor], position
         mixed = z.reshape(-1).double()  # (d_model,) the heads' outputs side by side, as the projection reads them
         weight = weights.W_O.reshape(-1, weights.W_O.size(-1)).double()  # (heads x d_head, d_model)
         d_head = mixed.shape[0] // n_head
-        heads = torch.stack([mixed[h * d_head:(h + 1) * d_head] @ weight[h * d_head:(h + 1) * d_head]
-                             for h in range(n_head)])  # (heads, d_model)
-        out.append({"heads": [numbers(c) for c in through(heads).tolist()],
-                    "bias": numbers(through(weights.b_O.double()).tolist())})
+        heads = torch.stack(
+            [mixed[h * d_head : (h + 1) * d_head] @ weight[h * d_head : (h + 1) * d_head] for h in range(n_head)]
+        )  # (heads, d_model)
+        out.append(
+            {
+                "heads": [numbers(c) for c in through(heads).tolist()],
+                "bias": numbers(through(weights.b_O.double()).tolist()),
+            }
+        )
     return out
 
 
-def _neuron_split(model: LanguageModel, kept: Mapping[str, torch.Tensor], position: int, readers: torch.Tensor,
-                  sigma: torch.Tensor, centred: bool = True) -> list[LedgerNeurons]:
+def _neuron_split(
+    model: LanguageModel,
+    kept: Mapping[str, torch.Tensor],
+    position: int,
+    readers: torch.Tensor,
+    sigma: torch.Tensor,
+    centred: bool = True,
+) -> list[LedgerNeurons]:
     """Each feed-forward part as its neurons (activation n times row n of the second matrix) and the bias:
     [layer] -> the NEURONS_SHOWN neurons that add most to the target's score (by size), and to the target's
     score minus the versus token's, each with both contributions; what the others add; the bias's share.
@@ -182,8 +223,10 @@ def _neuron_split(model: LanguageModel, kept: Mapping[str, torch.Tensor], positi
         weight = weights.W_out.double()  # (neurons, d_model)
         mean = weight.mean(dim=1, keepdim=True) if centred else torch.zeros_like(weight[:, :1])
         each = activation[:, None] * (weight @ readers - mean * readers.sum(dim=0)) / sigma
-        picked: dict[str, NeuronPick | list[float]] = {key: _largest(each, size) for key, size in
-                  (("target", each[:, 0].abs()), ("difference", (each[:, 0] - each[:, 1]).abs()))}
+        picked: dict[str, NeuronPick | list[float]] = {
+            key: _largest(each, size)
+            for key, size in (("target", each[:, 0].abs()), ("difference", (each[:, 0] - each[:, 1]).abs()))
+        }
         bias = weights.b_out.double()
         picked["bias"] = numbers(((bias - bias.mean() if centred else bias) @ readers / sigma).tolist())
         out.append(cast(LedgerNeurons, picked))  # its keys: "target", "difference", "bias"
@@ -196,9 +239,10 @@ def _largest(each: torch.Tensor, size: torch.Tensor) -> NeuronPick:
     top = size.topk(NEURONS_SHOWN).indices.tolist()
     rest = torch.ones(len(each), dtype=torch.bool)
     rest[top] = False
-    return {"top": [{"neuron": n, "target": number(each[n, 0].item()), "versus": number(each[n, 1].item())}
-                    for n in top],
-            "others": numbers(each[rest].sum(dim=0).tolist())}
+    return {
+        "top": [{"neuron": n, "target": number(each[n, 0].item()), "versus": number(each[n, 1].item())} for n in top],
+        "others": numbers(each[rest].sum(dim=0).tolist()),
+    }
 
 
 PART = Ledgers()

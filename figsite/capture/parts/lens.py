@@ -77,8 +77,9 @@ def tracked_tokens(readout: Sequence[Sequence[ReadoutCell]], followed: Sequence[
 
 
 @torch.no_grad()
-def lens(model: LanguageModel, stages: list[torch.Tensor], readout: Sequence[Sequence[ReadoutCell]],
-         followed: Sequence[int]) -> LensEntry:
+def lens(
+    model: LanguageModel, stages: list[torch.Tensor], readout: Sequence[Sequence[ReadoutCell]], followed: Sequence[int]
+) -> LensEntry:
     """The probability and rank (1 = most likely) of the tracked tokens at every stage and position.
 
     stages: each stage's residual stream (position, d_model), raw; readout: the text's read-out, [stage][position]."""

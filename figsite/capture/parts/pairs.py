@@ -39,8 +39,11 @@ class Pairs(Part[list[Ask]]):
         assert capture.stages is not None  # kept: the plan asked it for a compared text
         residuals[text] = torch.stack(capture.stages).float().cpu()
         run = reading.run
-        run.comparisons += [compare(a, b, residuals[a], residuals[b], _ids(run, a), _ids(run, b)) for a, b in pairs
-                            if text in (a, b) and a in residuals and b in residuals]
+        run.comparisons += [
+            compare(a, b, residuals[a], residuals[b], _ids(run, a), _ids(run, b))
+            for a, b in pairs
+            if text in (a, b) and a in residuals and b in residuals
+        ]
         yield
 
     def answered(self, run: Run, pairs: list[Ask]) -> bool:
@@ -55,8 +58,9 @@ def _ids(run: Run, text: str) -> list[int]:
 
 
 @torch.no_grad()
-def compare(a: str, b: str, residual_a: torch.Tensor, residual_b: torch.Tensor, ids_a: Sequence[int],
-            ids_b: Sequence[int]) -> Comparison:
+def compare(
+    a: str, b: str, residual_a: torch.Tensor, residual_b: torch.Tensor, ids_a: Sequence[int], ids_b: Sequence[int]
+) -> Comparison:
     """How far the residual stream of each token differs between two texts, at every stage.
 
     distance[stage][position] is the length of the difference of the two vectors, for the positions both

@@ -39,7 +39,7 @@ from figsite.model.load import Loaded
 from figsite.model.memory import FLOAT, Shape
 from figsite.model.tokens import one_token_id, token_ids, token_text
 
-CHUNK_BYTES = 256 * 2 ** 20  # the most one batch of patched runs holds in a layer, at a moment
+CHUNK_BYTES = 256 * 2**20  # the most one batch of patched runs holds in a layer, at a moment
 MAX_CHUNK = 256  # runs of one batch, at most
 SITES = ("resid_pre", "attn_out", "mlp_out")  # the grids patched at one position, in the entry's order
 # One text's run as the patches take from it, by site ("resid_pre", "attn_out", "mlp_out", "z", "k", "v"): each
@@ -89,18 +89,27 @@ def runs_per_batch(d_model: int, d_inner: int, n_head: int, n: int) -> int:
 
 # ---------------------------------------------------------------------------------------------- the two runs
 
+
 def _recorded(loaded: Loaded, ids: Sequence[int]) -> Recorded:
     """One text's run with what the patches take from it kept: the stream entering each layer and after the last
     (layers + 1, position, d_model), each layer's attention and feed-forward outputs (layers, position, d_model),
     mixed values, keys and values (layers, position, heads, d_head)."""
     n_layer = loaded.model.config.n_layer
-    names = {"resid_pre": "hook_resid_pre", "attn_out": "hook_attn_out", "mlp_out": "hook_mlp_out",
-             "z": "attn.hook_z", "k": "attn.hook_k", "v": "attn.hook_v"}
+    names = {
+        "resid_pre": "hook_resid_pre",
+        "attn_out": "hook_attn_out",
+        "mlp_out": "hook_mlp_out",
+        "z": "attn.hook_z",
+        "k": "attn.hook_k",
+        "v": "attn.hook_v",
+    }
     last = point(n_layer - 1, "hook_resid_post")
-    kept = run_with_cache(loaded, ids, [point(layer, name) for layer in range(n_layer) for name in names.values()]
-                          + [last])
-    recorded = {site: torch.stack([kept[point(layer, name)] for layer in range(n_layer)])
-                for site, name in names.items()}
+    kept = run_with_cache(
+        loaded, ids, [point(layer, name) for layer in range(n_layer) for name in names.values()] + [last]
+    )
+    recorded = {
+        site: torch.stack([kept[point(layer, name)] for layer in range(n_layer)]) for site, name in names.items()
+    }
     recorded["resid_pre"] = torch.cat([recorded["resid_pre"], kept[last][None]])  # the stream after the last layer
     return recorded
 
@@ -116,6 +125,7 @@ def _read(model: LanguageModel, final: torch.Tensor, target_id: int, versus_id: 
 
 # ---------------------------------------------------------------------------------------------- the patched runs
 
+
 def _reaches(site: str, layer: int, q: int, position: int, n_layer: int) -> bool:
     """Whether a patch at position q can change the scores read at `position`: not after it (a token never looks
     right), and not elsewhere when it is a last layer's output (no attention after it carries it over)."""
@@ -127,15 +137,22 @@ def _plan(clean: Recorded, corrupted: Recorded, layer: int, position: int) -> li
     and for each head, leaving out those whose clean activation is the corrupted one, or that cannot reach the read
     position (they are the corrupted run)."""
     n_layer, n, n_head = clean["z"].shape[0], clean["resid_pre"].shape[1], clean["z"].shape[2]
-    runs = [(site, q) for site in SITES for q in range(n) if _reaches(site, layer, q, position, n_layer)
-            and not torch.equal(clean[site][layer, q], corrupted[site][layer, q])]
-    return runs + [("z", h) for h in range(n_head)
-                   if not torch.equal(clean["z"][layer, :, h], corrupted["z"][layer, :, h])]
+    runs = [
+        (site, q)
+        for site in SITES
+        for q in range(n)
+        if _reaches(site, layer, q, position, n_layer)
+        and not torch.equal(clean[site][layer, q], corrupted[site][layer, q])
+    ]
+    return runs + [
+        ("z", h) for h in range(n_head) if not torch.equal(clean["z"][layer, :, h], corrupted["z"][layer, :, h])
+    ]
 
 
 def _patch_hooks(clean: Recorded, layer: int, runs: Sequence[PatchRun], start: int) -> dict[str, HookFunction]:
     """Hooks at the layer's hook points that put the clean activation back in each run's row (the runs hold the
     positions from `start` on)."""
+
     def put_back(site: str) -> HookFunction | None:
         rows = [(row, index) for row, (kind, index) in enumerate(runs) if kind == site]
 
@@ -147,15 +164,26 @@ def _patch_hooks(clean: Recorded, layer: int, runs: Sequence[PatchRun], start: i
                 else:  # (runs, position, d_model): one position
                     activation[row, index - start] = clean[site][layer, index]
             return activation
+
         return hook if rows else None
 
-    hooks = {point(layer, "hook_attn_out"): put_back("attn_out"), point(layer, "hook_mlp_out"): put_back("mlp_out"),
-             point(layer, "attn.hook_z"): put_back("z")}
+    hooks = {
+        point(layer, "hook_attn_out"): put_back("attn_out"),
+        point(layer, "hook_mlp_out"): put_back("mlp_out"),
+        point(layer, "attn.hook_z"): put_back("z"),
+    }
     return {name: hook for name, hook in hooks.items() if hook is not None}
 
 
-def _patched_runs(loaded: Loaded, clean: Recorded, corrupted: Recorded, layer: int, runs: Sequence[PatchRun],
-                  position: int, start: int) -> torch.Tensor:
+def _patched_runs(
+    loaded: Loaded,
+    clean: Recorded,
+    corrupted: Recorded,
+    layer: int,
+    runs: Sequence[PatchRun],
+    position: int,
+    start: int,
+) -> torch.Tensor:
     """The stream after the last layer at `position` of each run that starts at `layer`, (runs, d_model).
 
     Only the positions from `start` (the first where the texts differ) go through the layers: before it, every run
@@ -173,18 +201,26 @@ def _patched_runs(loaded: Loaded, clean: Recorded, corrupted: Recorded, layer: i
 def _past(run: Recorded, first: int, start: int) -> Past:
     """The run's keys and values of the positions before `start` in each layer from `first` on: {layer: (keys,
     values)}, each (1, start, heads, d_head) as hook_k and hook_v pass them."""
-    return {layer: (run["k"][layer, :start][None], run["v"][layer, :start][None])
-            for layer in range(first, run["k"].shape[0])}
+    return {
+        layer: (run["k"][layer, :start][None], run["v"][layer, :start][None])
+        for layer in range(first, run["k"].shape[0])
+    }
 
 
 def _chunks(runs: Sliceable[Slice], size: int) -> Iterator[Slice]:
     for first in range(0, len(runs), size):
-        yield runs[first:first + size]
+        yield runs[first : first + size]
 
 
 @torch.no_grad()
-def patchings(loaded: Loaded, clean_ids: Sequence[int], corrupted_ids: Sequence[int], position: int, target_id: int,
-              versus_id: int) -> PatchingAnswer:
+def patchings(
+    loaded: Loaded,
+    clean_ids: Sequence[int],
+    corrupted_ids: Sequence[int],
+    position: int,
+    target_id: int,
+    versus_id: int,
+) -> PatchingAnswer:
     """The clean and corrupted runs' logit difference and target probability at `position`, and the four grids of
     patched runs (see the module's docstring)."""
     model, config = loaded.model, loaded.model.config
@@ -192,10 +228,16 @@ def patchings(loaded: Loaded, clean_ids: Sequence[int], corrupted_ids: Sequence[
     clean, corrupted = _recorded(loaded, clean_ids), _recorded(loaded, corrupted_ids)
     ends = torch.stack([clean["resid_pre"][n_layer, position], corrupted["resid_pre"][n_layer, position]])
     (clean_diff, corrupted_diff), (clean_p, corrupted_p) = _read(model, ends, target_id, versus_id)
-    shapes = {"resid_pre": (n_layer + 1, n), "attn_out": (n_layer, n), "mlp_out": (n_layer, n),
-              "z": (n_layer, config.n_head)}
-    grids = {site: {"diff": [[corrupted_diff] * cols for _ in range(rows)],
-                    "p": [[corrupted_p] * cols for _ in range(rows)]} for site, (rows, cols) in shapes.items()}
+    shapes = {
+        "resid_pre": (n_layer + 1, n),
+        "attn_out": (n_layer, n),
+        "mlp_out": (n_layer, n),
+        "z": (n_layer, config.n_head),
+    }
+    grids = {
+        site: {"diff": [[corrupted_diff] * cols for _ in range(rows)], "p": [[corrupted_p] * cols for _ in range(rows)]}
+        for site, (rows, cols) in shapes.items()
+    }
     grids["resid_pre"]["diff"][n_layer][position], grids["resid_pre"]["p"][n_layer][position] = clean_diff, clean_p
     size = runs_per_batch(config.n_embd, config.n_inner or 4 * config.n_embd, config.n_head, n)
     # Before the first token where the texts differ, both runs are the same: no patch there changes anything.
@@ -211,12 +253,20 @@ def patchings(loaded: Loaded, clean_ids: Sequence[int], corrupted_ids: Sequence[
         for first, rows in zip(range(0, len(done), READOUT_ROWS), _chunks(torch.cat(finals), READOUT_ROWS)):
             for (site, layer, index), diff, p in zip(done[first:], *_read(model, rows, target_id, versus_id)):
                 grids[site]["diff"][layer][index], grids[site]["p"][layer][index] = diff, p
-    return {"position": position, "target": token(target_id, token_text(loaded, target_id)),
-            "versus": token(versus_id, token_text(loaded, versus_id)),
-            "clean": {"diff": number(clean_diff), "p": probability(clean_p)},
-            "corrupted": {"diff": number(corrupted_diff), "p": probability(corrupted_p)},
-            "grids": {site: {"diff": [[number(v) for v in row] for row in grid["diff"]],
-                             "p": [[probability(v) for v in row] for row in grid["p"]]} for site, grid in grids.items()}}
+    return {
+        "position": position,
+        "target": token(target_id, token_text(loaded, target_id)),
+        "versus": token(versus_id, token_text(loaded, versus_id)),
+        "clean": {"diff": number(clean_diff), "p": probability(clean_p)},
+        "corrupted": {"diff": number(corrupted_diff), "p": probability(corrupted_p)},
+        "grids": {
+            site: {
+                "diff": [[number(v) for v in row] for row in grid["diff"]],
+                "p": [[probability(v) for v in row] for row in grid["p"]],
+            }
+            for site, grid in grids.items()
+        },
+    }
 
 
 PART = Patchings()

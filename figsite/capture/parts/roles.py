@@ -54,7 +54,7 @@ class Roles(EntryPart[RolesEntry]):
     def memory(self, shape: Shape, n: int) -> int:
         """One layer's shares of the repeated sequence as float64, reduced as the model computes them: at most the
         model's context long, whatever `repeat_length` is (the estimate's n is the text's length)."""
-        return shape.n_head * shape.n_ctx ** 2 * 8
+        return shape.n_head * shape.n_ctx**2 * 8
 
 
 def repeated(loaded: Loaded, length: int, seed: int) -> list[int]:
@@ -75,13 +75,19 @@ def _per_layer(loaded: Loaded, ids: Sequence[int], reduce: Callable[[torch.Tenso
     def hook_of(layer: int) -> HookFunction:
         def hook(shares: torch.Tensor, _name: str) -> None:
             found[layer] = reduce(shares[0].double().cpu())
+
         return hook
-    run_with_hooks(loaded, ids, {point(layer, "attn.hook_pattern"): hook_of(layer) for layer in range(n_layer)},
-                   layers_only=True)
+
+    run_with_hooks(
+        loaded, ids, {point(layer, "attn.hook_pattern"): hook_of(layer) for layer in range(n_layer)}, layers_only=True
+    )
     # None in the first layer, None in every layer (it depends on the ids only)
-    return {name: None if found[0][name] is None
-            else torch.stack([cast(torch.Tensor, found[layer][name]) for layer in range(n_layer)])
-            for name in found[0]}
+    return {
+        name: None
+        if found[0][name] is None
+        else torch.stack([cast(torch.Tensor, found[layer][name]) for layer in range(n_layer)])
+        for name in found[0]
+    }
 
 
 def duplicate_scores(shares: torch.Tensor, ids: Sequence[int]) -> torch.Tensor | None:
@@ -98,23 +104,46 @@ def duplicate_scores(shares: torch.Tensor, ids: Sequence[int]) -> torch.Tensor |
 def roles(loaded: Loaded, ids: Sequence[int], sequence: list[int], length: int) -> RolesAnswer:
     """Every head's score for each role (see the module's docstring) and the first copy of the sequence."""
     rows, second = torch.arange(1, len(ids)), torch.arange(length, 2 * length)
-    on_text = _per_layer(loaded, ids, lambda a: {  # a: one layer's shares, (heads, query, key)
-        "previous": a[..., rows, rows - 1].mean(dim=-1), "first": a[..., rows, 0].mean(dim=-1),
-        "self": a.diagonal(dim1=-2, dim2=-1).mean(dim=-1), "duplicate_text": duplicate_scores(a, ids)})
+    on_text = _per_layer(
+        loaded,
+        ids,
+        lambda a: {  # a: one layer's shares, (heads, query, key)
+            "previous": a[..., rows, rows - 1].mean(dim=-1),
+            "first": a[..., rows, 0].mean(dim=-1),
+            "self": a.diagonal(dim1=-2, dim2=-1).mean(dim=-1),
+            "duplicate_text": duplicate_scores(a, ids),
+        },
+    )
     size = math.ceil(2 * length / MAX_PATTERN)
-    on_repeats = _per_layer(loaded, sequence, lambda a: {
-        "duplicate": duplicate_scores(a, sequence), "induction": a[..., second, second - length + 1].mean(dim=-1),
-        "pattern": blocked_pattern(a, size)})
+    on_repeats = _per_layer(
+        loaded,
+        sequence,
+        lambda a: {
+            "duplicate": duplicate_scores(a, sequence),
+            "induction": a[..., second, second - length + 1].mean(dim=-1),
+            "pattern": blocked_pattern(a, size),
+        },
+    )
     scores = {**on_text, **{role: on_repeats[role] for role in ON_REPEATS}}
     pattern = cast(torch.Tensor, on_repeats["pattern"])  # blocked_pattern's: never None
-    return {"repeat_length": length, "sequence": sequence[:length],
-            "pattern": {"size": size, "blocks": math.ceil(2 * length / size),
-                        "shares": torch.round(pattern * PER_SHARE).long().tolist()},
-            # a key per role, ON_TEXT's then ON_REPEATS's: RoleScores's
-            "scores": cast(RoleScores, {role: None if value is None else [[number(v) for v in row]
-                                                                         for row in value.tolist()]
-                                        for role, value in scores.items()}),
-            "measured_on": {**{role: "text" for role in ON_TEXT}, **{role: "repeated" for role in ON_REPEATS}}}
+    return {
+        "repeat_length": length,
+        "sequence": sequence[:length],
+        "pattern": {
+            "size": size,
+            "blocks": math.ceil(2 * length / size),
+            "shares": torch.round(pattern * PER_SHARE).long().tolist(),
+        },
+        # a key per role, ON_TEXT's then ON_REPEATS's: RoleScores's
+        "scores": cast(
+            RoleScores,
+            {
+                role: None if value is None else [[number(v) for v in row] for row in value.tolist()]
+                for role, value in scores.items()
+            },
+        ),
+        "measured_on": {**{role: "text" for role in ON_TEXT}, **{role: "repeated" for role in ON_REPEATS}},
+    }
 
 
 def blocked_pattern(shares: torch.Tensor, size: int) -> torch.Tensor:

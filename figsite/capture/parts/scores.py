@@ -52,11 +52,17 @@ def scores(loaded: Loaded, ids: Sequence[int], layer: int, head: int, query: int
     kept = {name: cached[point(layer, name)] for name in names}
     key_head = head // (config.n_head // kv_heads(config))
     q = kept[q_name][query, head].double().cpu()  # (d_head,)
-    k = kept[k_name][:query + 1, key_head].double().cpu()  # (key, d_head)
-    shares = kept["attn.hook_pattern"][head, query, :query + 1].double().cpu()  # (key,)
-    entry: ScoresAnswer = {"layer": layer, "head": head, "query": query, "q": numbers(q.tolist()),
-                           "k": [numbers(row) for row in k.tolist()], "shares": numbers(shares.tolist())}
-    own = model_scores(kept["attn.hook_attn_scores"][head, query, :query + 1], k @ q / len(q) ** 0.5)
+    k = kept[k_name][: query + 1, key_head].double().cpu()  # (key, d_head)
+    shares = kept["attn.hook_pattern"][head, query, : query + 1].double().cpu()  # (key,)
+    entry: ScoresAnswer = {
+        "layer": layer,
+        "head": head,
+        "query": query,
+        "q": numbers(q.tolist()),
+        "k": [numbers(row) for row in k.tolist()],
+        "shares": numbers(shares.tolist()),
+    }
+    own = model_scores(kept["attn.hook_attn_scores"][head, query, : query + 1], k @ q / len(q) ** 0.5)
     return entry if own is None else {**entry, "scores": own}
 
 
