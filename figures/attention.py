@@ -9,7 +9,7 @@ chart too (Attention.textless_chart).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from figsite.config import Field, Figure
 from figsite.data.run import JS_CALLBACK, LEFT_OUT, MIN_SHARE, SHARE_UNIT, Run
@@ -148,35 +148,7 @@ def long_chart(fig: Figure, run: Run) -> alt.LayerChart:
         axis=alt.Axis(format="d"),
     )
     y = alt.Y("s:Q", scale=alt.Scale(domain=[0, 1]), title="share of attention", axis=alt.Axis(format="%"))
-    reach = (
-        alt.Chart(alt.Data(values=[{}]))  # type: ignore[no-untyped-call]  # untyped alt.Data
-        .transform_calculate(start="token", end=str(n))
-        .mark_rect(color=OUT_OF_REACH)
-        .encode(
-            x=alt.X("start:Q", scale=alt.Scale(domain=[0, n], nice=False)),
-            x2="end:Q",
-            y=alt.value(0),
-            y2=alt.value(HEIGHT),
-        )
-    )
-    bars = (
-        charts.clickable(
-            alt.Chart(shares).transform_calculate(k2="datum.k + 1", t="names[datum.k]").transform_calculate(said=SAID),
-            **{TOKEN: "datum.k + 1"},
-        )
-        .mark_bar(color=MAIN, minBandSize=2, cursor="pointer")
-        .encode(
-            x=x,
-            x2="k2:Q",
-            y=y,
-            description="said:N",
-            tooltip=[
-                alt.Tooltip("t:N", title="token"),
-                alt.Tooltip("k:Q", title="position (from 0)"),
-                alt.Tooltip("s:Q", title="share", format=".2%"),
-            ],
-        )
-    )
+    reach, bars = _out_of_reach(n), _long_bars(shares, x, y)
     start = run.token_texts(fig["text"]).start  # a start token is no token of the reader's: not counted
     said = above_bars(
         f"'Looking from ' + names[token - 1] + ' (token ' + {number_expr('token', start)} + ' of ' + "
@@ -200,6 +172,45 @@ def long_chart(fig: Figure, run: Run) -> alt.LayerChart:
         )
     )
     return charts.with_clicks(layered, TOKEN)
+
+
+def _out_of_reach(n: int) -> alt.Chart:
+    """The shading over the keys after the chosen token (the param `token`) up to the text's `n` tokens."""
+    chart = (
+        alt.Chart(alt.Data(values=[{}]))  # type: ignore[no-untyped-call]  # untyped alt.Data
+        .transform_calculate(start="token", end=str(n))
+        .mark_rect(color=OUT_OF_REACH)
+        .encode(
+            x=alt.X("start:Q", scale=alt.Scale(domain=[0, n], nice=False)),
+            x2="end:Q",
+            y=alt.value(0),
+            y2=alt.value(HEIGHT),
+        )
+    )
+    return cast("alt.Chart", chart)
+
+
+def _long_bars(shares: alt.Data, x: alt.X, y: alt.Y) -> alt.Chart:
+    """A bar per kept share (`shares`) on the keys' number line, each a token wide; a click chooses its token."""
+    chart = (
+        charts.clickable(
+            alt.Chart(shares).transform_calculate(k2="datum.k + 1", t="names[datum.k]").transform_calculate(said=SAID),
+            **{TOKEN: "datum.k + 1"},
+        )
+        .mark_bar(color=MAIN, minBandSize=2, cursor="pointer")
+        .encode(
+            x=x,
+            x2="k2:Q",
+            y=y,
+            description="said:N",
+            tooltip=[
+                alt.Tooltip("t:N", title="token"),
+                alt.Tooltip("k:Q", title="position (from 0)"),
+                alt.Tooltip("s:Q", title="share", format=".2%"),
+            ],
+        )
+    )
+    return cast("alt.Chart", chart)
 
 
 class Attention(Kind[Run]):

@@ -112,16 +112,7 @@ class Cost(Kind[Run]):
         base_n = alt.param(
             name="shorter", value=short, bind=alt.binding_range(min=1, max=top, step=1, name="Compared with a text of ")
         )
-        curve = (
-            alt.Chart(alt.SequenceGenerator(sequence=alt.SequenceParams(start=1, stop=top + 1, step=1, **{"as": "n"})))
-            .transform_calculate(looks="datum.n * (datum.n + 1) / 2")
-            .mark_line(color=DATA)
-            .encode(
-                x=alt.X("n:Q", title="tokens in the text", scale=alt.Scale(domain=[0, top], nice=False)),
-                y=alt.Y("looks:Q", title="looks in one head", axis=alt.Axis(format="~s")),
-                tooltip=[alt.Tooltip("n:Q", title="tokens", format=","), alt.Tooltip("looks:Q", format=",")],
-            )
-        )
+        curve = _curve(top)
         chosen = alt.Chart(
             alt.Data(  # type: ignore[no-untyped-call]  # untyped alt.Data
                 values=[{"which": "text"}, {"which": "shorter"}]
@@ -165,6 +156,21 @@ class Cost(Kind[Run]):
             .add_params(n, base_n, description)
             .properties(width="container", height=280, title=title),
         )
+
+
+def _curve(top: int) -> alt.Chart:
+    """The looks in one head, n (n + 1) / 2, for every length of text from 1 to `top` tokens."""
+    curve = (
+        alt.Chart(alt.SequenceGenerator(sequence=alt.SequenceParams(start=1, stop=top + 1, step=1, **{"as": "n"})))
+        .transform_calculate(looks="datum.n * (datum.n + 1) / 2")
+        .mark_line(color=DATA)
+        .encode(
+            x=alt.X("n:Q", title="tokens in the text", scale=alt.Scale(domain=[0, top], nice=False)),
+            y=alt.Y("looks:Q", title="looks in one head", axis=alt.Axis(format="~s")),
+            tooltip=[alt.Tooltip("n:Q", title="tokens", format=","), alt.Tooltip("looks:Q", format=",")],
+        )
+    )
+    return cast("alt.Chart", curve)
 
 
 def compared(n: str, shorter: str) -> str:

@@ -14,7 +14,7 @@ every pair; a longer one keeps the configured 'from' token and offers every toke
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, TypedDict, cast
 
 from figsite.config import Field, Figure
 from figsite.data.run import LEFT_OUT, MIN_SHARE, PER_SHARE, Run
@@ -249,87 +249,15 @@ class FindHead(Kind[Run]):
         """Two selects (from, to) and the top heads for that pair as bars, ranked in the page from the shares."""
         text = fig["text"]
         raw_tokens = run.token_texts(text)
-        tokens = [shown(t) for t in raw_tokens]
         top = fig["top"]
         froms = offered_froms(fig, run)
         offsets, heads_rows = page_rows(run, text, froms)
 
-        choices, labels = token_choices(raw_tokens)
-        looking = alt.param(
-            name=FROM,
-            value=fig.opening + 1,
-            bind=alt.binding_select(
-                options=[f + 1 for f in froms], labels=[labels[f] for f in froms], name="From token "
-            ),
-        )
-        looked_at = alt.param(
-            name="to",
-            value=fig.resolved["to"] + 1,
-            bind=alt.binding_select(options=choices, labels=labels, name="back to token "),
-        )
-        names = alt.param(name=NAMES, value=tokens)
-        offsets_param = alt.param(name="offsets", value=offsets)
-        said = alt.param(
-            name="descriptions",
-            value={f"{f + 1}|{t + 1}": describe(run, text, raw_tokens, f, t) for f in froms for t in range(f + 1)},
-        )
-
-        line_break = "\\n"  # a new line, in a Vega expression's string
-
-        def refusal(sep: str) -> str:  # the words when 'to' comes after 'from', as a Vega expression
-            return (
-                f"'Token ' + to + ' (' + names[to - 1] + ') comes after token ' + from + ' (' + names[from - 1] + "
-                f"'):{sep}no token looks to the right.{sep}Choose a token at or before token ' + from + '.'"
-            )
-
-        description = alt.param(name=DESCRIPTION, expr=f"to > from ? {refusal(' ')} : descriptions[from + '|' + to]")
-
-        ranked = (
-            alt.Chart(alt.NamedData("heads"))
-            .transform_filter("to <= from")
-            .transform_calculate(s=f"datum.u[offsets[from - 1] + to - 1] / {PER_SHARE}")
-            .transform_window(
-                rank="row_number()",
-                sort=[alt.SortField("s", order="descending"), alt.SortField("l"), alt.SortField("h")],
-            )
-            .transform_filter(f"datum.rank <= {top}")
-            .transform_calculate(name="'layer ' + (datum.l + 1) + ', head ' + (datum.h + 1)")
-        )
-        y = alt.Y(
-            "name:N",
-            sort=alt.EncodingSortField(field="rank", op="min", order="ascending"),
-            title=None,
-            axis=alt.Axis(labelFontSize=12, ticks=False, domain=False),
-        )
-        x = alt.X(
-            "s:Q",
-            scale=alt.Scale(domain=[0, 1]),
-            axis=alt.Axis(format="%", tickCount=5),
-            title=["share of attention", "from the one token to the other"],
-        )
-        tips = [
-            alt.Tooltip("rank:Q"),
-            alt.Tooltip("name:N", title="head"),
-            alt.Tooltip("s:Q", title="share", format=".2%"),
-        ]
-        bars = ranked.mark_bar().encode(x=x, y=y, color=alt.value(DATA), tooltip=tips)
-        values = ranked.mark_text(align="left", dx=4, fontSize=12).encode(  # the bar's tooltip on its words too
-            x=alt.X("s:Q", scale=alt.Scale(domain=[0, 1])), y=y, text=alt.Text("s:Q", format=".0%"), tooltip=tips
-        )
-        message = (
-            alt.Chart(
-                alt.Data(  # type: ignore[no-untyped-call]  # untyped alt.Data
-                    values=[{}]
-                )
-            )
-            .transform_filter("to > from")
-            .transform_calculate(said=charts.wrap_lines(f"({refusal(line_break)})", em=7.4))
-            .mark_text(align="left", baseline="top", fontSize=13, lineBreak="\n")
-            .encode(x=alt.value(0), y=alt.value(4), text="said:N")
-        )
+        params = _params(fig, run, froms, offsets)
+        description = alt.param(name=DESCRIPTION, expr=f"to > from ? {_refusal(' ')} : descriptions[from + '|' + to]")
         layered: alt.LayerChart = charts.with_data(
-            alt.layer(bars, values, message)
-            .add_params(looking, looked_at, names, offsets_param, said, description)
+            alt.layer(*_top_bars(top), _refusal_message())
+            .add_params(*params, description)
             .properties(
                 width="container",
                 height=top * BAR_HEIGHT,
@@ -347,3 +275,85 @@ class FindHead(Kind[Run]):
         # hides the others and moves a choice past it back to it); the words for one past it stay, for an address.
         layered.usermeta = {WITHIN_META: {"to": FROM}}
         return layered
+
+
+def _params(fig: Figure, run: Run, froms: list[int], offsets: list[int]) -> list[alt.Parameter]:
+    """The two selects (from: the tokens `froms`; to: any token), the tokens' names, where each token's row starts in
+    a head's shares (`offsets`), and each pair's words."""
+    text = fig["text"]
+    raw_tokens = run.token_texts(text)
+    choices, labels = token_choices(raw_tokens)
+    looking = alt.param(
+        name=FROM,
+        value=fig.opening + 1,
+        bind=alt.binding_select(options=[f + 1 for f in froms], labels=[labels[f] for f in froms], name="From token "),
+    )
+    looked_at = alt.param(
+        name="to",
+        value=fig.resolved["to"] + 1,
+        bind=alt.binding_select(options=choices, labels=labels, name="back to token "),
+    )
+    names = alt.param(name=NAMES, value=[shown(t) for t in raw_tokens])
+    offsets_param = alt.param(name="offsets", value=offsets)
+    said = alt.param(
+        name="descriptions",
+        value={f"{f + 1}|{t + 1}": describe(run, text, raw_tokens, f, t) for f in froms for t in range(f + 1)},
+    )
+    return [looking, looked_at, names, offsets_param, said]
+
+
+def _refusal(sep: str) -> str:
+    """The words when 'to' comes after 'from', as a Vega expression, its sentences parted by `sep`."""
+    return (
+        f"'Token ' + to + ' (' + names[to - 1] + ') comes after token ' + from + ' (' + names[from - 1] + "
+        f"'):{sep}no token looks to the right.{sep}Choose a token at or before token ' + from + '.'"
+    )
+
+
+def _top_bars(top: int) -> list[alt.Chart]:
+    """The `top` heads for the chosen pair, ranked in the page from the shares: a bar each, its share beside it."""
+    ranked = (
+        alt.Chart(alt.NamedData("heads"))
+        .transform_filter("to <= from")
+        .transform_calculate(s=f"datum.u[offsets[from - 1] + to - 1] / {PER_SHARE}")
+        .transform_window(
+            rank="row_number()", sort=[alt.SortField("s", order="descending"), alt.SortField("l"), alt.SortField("h")]
+        )
+        .transform_filter(f"datum.rank <= {top}")
+        .transform_calculate(name="'layer ' + (datum.l + 1) + ', head ' + (datum.h + 1)")
+    )
+    y = alt.Y(
+        "name:N",
+        sort=alt.EncodingSortField(field="rank", op="min", order="ascending"),
+        title=None,
+        axis=alt.Axis(labelFontSize=12, ticks=False, domain=False),
+    )
+    x = alt.X(
+        "s:Q",
+        scale=alt.Scale(domain=[0, 1]),
+        axis=alt.Axis(format="%", tickCount=5),
+        title=["share of attention", "from the one token to the other"],
+    )
+    tips = [alt.Tooltip("rank:Q"), alt.Tooltip("name:N", title="head"), alt.Tooltip("s:Q", title="share", format=".2%")]
+    bars = ranked.mark_bar().encode(x=x, y=y, color=alt.value(DATA), tooltip=tips)
+    values = ranked.mark_text(align="left", dx=4, fontSize=12).encode(  # the bar's tooltip on its words too
+        x=alt.X("s:Q", scale=alt.Scale(domain=[0, 1])), y=y, text=alt.Text("s:Q", format=".0%"), tooltip=tips
+    )
+    return [bars, values]
+
+
+def _refusal_message() -> alt.Chart:
+    """In place of the bars where 'to' comes after 'from': why none are drawn, in lines as wide as the chart."""
+    line_break = "\\n"  # a new line, in a Vega expression's string
+    message = (
+        alt.Chart(
+            alt.Data(  # type: ignore[no-untyped-call]  # untyped alt.Data
+                values=[{}]
+            )
+        )
+        .transform_filter("to > from")
+        .transform_calculate(said=charts.wrap_lines(f"({_refusal(line_break)})", em=7.4))
+        .mark_text(align="left", baseline="top", fontSize=13, lineBreak="\n")
+        .encode(x=alt.value(0), y=alt.value(4), text="said:N")
+    )
+    return cast("alt.Chart", message)

@@ -3,7 +3,8 @@
 Reads the text's tokens and every head's shares (run.token_texts, run.kept_rows, run.kept_row). The grid holds
 one small query-by-key square per head (rows: layers; columns: heads, then each layer's average); the reader
 picks one head, seen larger with every share on hover, and one token, whose shares in that head are drawn as
-bars, as in figure (l). The chart's parts are in figures.heads_chart.
+bars, as in figure (l). The squares and the page's data are worked out in figures.heads_data; the
+chart's parts are in figures.heads_chart, figures.heads_bars and (with no text) figures.heads_textless.
 
 What the page carries: one row per square, {"l": layer, "h": head (n_head: the layer's average), "u": the
 square's shares row by row, query 0 first, keys 0..query each, as integers in units of 1e-4; "t": for each row
@@ -17,22 +18,25 @@ keep only shares of 0.5% or more; the others count as 0 here.
 from __future__ import annotations
 
 import base64
-import math
-from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, TypedDict, cast
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, cast
 
 from figsite.config import Field, Figure
-from figsite.data.run import LEFT_OUT, MIN_SHARE, PER_SHARE, Run
-from figures.heads_chart import (
-    GRID_CAPTION,
-    bars_chart,
-    chart_params,
-    chosen_square,
-    detail_chart,
-    grid_chart,
-    textless_chart,
+from figsite.data.run import LEFT_OUT, MIN_SHARE, Run
+from figures.heads_bars import bars_chart
+from figures.heads_chart import chart_params, chosen_square, detail_chart, grid_chart
+from figures.heads_data import (
+    MAX_BLOCKS as MAX_BLOCKS,
+    Look,
+    Squares,
+    block_names as block_names,
+    blocking as blocking,
+    panel_rows as panel_rows,
+    squares as squares,
+    strongest,
 )
 from figures.heads_grid import AVERAGE, Grid
+from figures.heads_textless import GRID_CAPTION, textless_chart
 from figures.heads_wide import side_by_side
 from figures.kind import Context, Kind, LiveOpening, LiveShape, Resolved, Reveal, Table, Tokens
 from figures.picture import png, viridis
@@ -56,88 +60,8 @@ if TYPE_CHECKING:
     from figures.picture import RGB
     from figures.toolkit.charts import Spec
 
-MAX_BLOCKS = 24  # a text of more tokens is shown in blocks of tokens: at most this many rows per square
 NARROW_CELL = charts.TAP  # px per row and column of the larger pattern on a phone: a cell a finger can tap (the guide
 # says to tap one for its share), in which an 11 px label fits, turned 45 degrees
-
-
-# ---------------------------------------------------------------------------------------------- data
-
-Look = tuple[int | None, float]  # (key, share): where a token looks hardest in a head; key None: no share kept
-Squares = dict[tuple[int, int], list[list[float]]]  # (layer, head), 0-based -> a square's rows (head n_head: average)
-
-
-class Panel(TypedDict):
-    """One square of the page's data (panel_rows), 0-based (h n_head: the layer's average): its shares in units,
-    row after row (u), and each row's three largest as [key, whole percent] x 3, -1 where none (t)."""
-
-    l: int
-    h: int
-    u: list[int]
-    t: list[int]
-
-
-def strongest(pairs: Iterable[tuple[int, float]]) -> Look:
-    """The (key, share) with the largest share (the first such key on a tie), or (None, 0) if none is kept."""
-    best: Look = (None, 0.0)
-    for k, s in pairs:
-        if s > best[1]:
-            best = (k, s)
-    return best
-
-
-def blocking(n: int) -> tuple[int, int]:
-    """(tokens per block, number of blocks): single tokens for a text of up to MAX_BLOCKS tokens."""
-    size = math.ceil(n / MAX_BLOCKS)
-    return size, math.ceil(n / size)
-
-
-def block_names(tokens: Sequence[str], size: int) -> list[str]:
-    """What each row and column of a square is called: the token ('_it'), or a block ('tokens 25-48')."""
-    if size == 1:
-        return [shown(t) for t in tokens]
-    n, first = len(tokens), 1 - getattr(tokens, "start", 0)  # readers number a start token 0
-    return [f"tokens {start + first}-{min(n, start + size) - 1 + first}" for start in range(0, n, size)]
-
-
-def square(head_rows: Sequence[Sequence[tuple[int, float]]], n: int, size: int) -> list[list[float]]:
-    """One head's square, row by row: cell (Q, K) is the share block Q's tokens give block K's, on average."""
-    if size == 1:
-        return [[s for _, s in sorted(r)] if len(r) == q + 1 else _spread(r, q + 1) for q, r in enumerate(head_rows)]
-    blocks = math.ceil(n / size)
-    out = [[0.0] * (Q + 1) for Q in range(blocks)]
-    for q, pairs in enumerate(head_rows):
-        cells = out[q // size]
-        for k, s in pairs:
-            cells[k // size] += s
-    for Q, cells in enumerate(out):
-        count = min(n, (Q + 1) * size) - Q * size
-        out[Q] = [s / count for s in cells]
-    return out
-
-
-def _spread(pairs: Iterable[tuple[int, float]], length: int) -> list[float]:
-    cells = [0.0] * length
-    for k, s in pairs:
-        cells[k] = s
-    return cells
-
-
-def squares(fig: Figure, run: Run) -> Squares:
-    """Every square of the grid: (layer, head) -> rows, 0-based; head n_head is the layer's average."""
-    text = fig["text"]
-    n = run.n_tokens(text)
-    size, _ = blocking(n)
-    n_layer, n_head = run.n_layer, run.n_head
-    out: Squares = {}
-    for layer in range(n_layer):
-        for head in range(n_head):
-            out[(layer, head)] = square(run.kept_rows(text, layer, head), n, size)
-        out[(layer, n_head)] = [
-            [sum(out[(layer, h)][q][k] for h in range(n_head)) / n_head for k in range(q + 1)]
-            for q in range(len(out[(layer, 0)]))
-        ]
-    return out
 
 
 # ---------------------------------------------------------------------------------------------- page
@@ -163,17 +87,6 @@ def grid_picture(all_squares: Squares, n_layer: int, n_head: int, blocks: int, g
     rows = [bytes(b for b in line for _ in range(pixels)) for line in grid]
     raw = b"".join(b"\x00" + r for r in rows for _ in range(pixels))
     return "data:image/png;base64," + base64.b64encode(png(width * pixels, height * pixels, raw, palette)).decode()
-
-
-def top_looks(cells: Sequence[float], count: int = 3) -> list[int]:
-    """The `count` largest shares of one row as [key, whole percent, ...], those under 1% left out, padded
-    with -1 so that every row takes the same room."""
-    ranked = sorted(range(len(cells)), key=lambda k: (-cells[k], k))[:count]
-    out: list[int] = []
-    for k in ranked:
-        if whole_percent(cells[k]) >= 1:
-            out += [k, whole_percent(cells[k])]
-    return out + [-1, -1] * (count - len(out) // 2)
 
 
 class Heads(Kind[Run]):
@@ -321,7 +234,7 @@ class Heads(Kind[Run]):
         return {"head": fig.values.get("head", [1, 1])}
 
     def textless_chart(self, model: LiveShape, opening: LiveOpening, narrow: bool = False) -> alt.VConcatChart:
-        """The same chart with no text in it (figures.heads_chart.textless_chart): a rect per head, where the build
+        """The same chart with no text in it (figures.heads_textless.textless_chart): a rect per head, where the build
         draws each head's pattern in a picture."""
         return textless_chart(
             model["n_layer"], model["n_head"], opening.get("head", [1, 1]), opening.get("token"), narrow=narrow
@@ -410,18 +323,4 @@ def hardest_reveal(run: Run, tokens: Sequence[str], q: int, looks: Mapping[tuple
             "link": f"#layer={best_l + 1}&head={best_h + 1}&token={q // size * size + 1}",
             "link_text": f"Show layer {best_l + 1}, head {best_h + 1}",
         }
-    ]
-
-
-def panel_rows(grid: Grid, all_squares: Squares) -> list[Panel]:
-    """The page's data: each square's shares in units (u), row after row, and its rows' largest shares (t)."""
-    return [
-        {
-            "l": layer,
-            "h": head,
-            "u": [round(s * PER_SHARE) for cells in all_squares[(layer, head)] for s in cells],
-            "t": [v for cells in all_squares[(layer, head)] for v in top_looks(cells)],
-        }
-        for layer in range(grid.n_layer)
-        for head in range(grid.n_head + 1)
     ]

@@ -1,10 +1,11 @@
-"""The heads figure's chart (figures.heads): the grid of every square as one picture, the chosen square larger,
-and the chosen token's bars in it, as in figure (l); with the selects and the words a screen reader hears.
+"""The heads figure's chart (figures.heads): the grid of every square as one picture and the chosen square larger
+(the chosen token's bars in it, as in figure (l), are figures.heads_bars'); with the selects and the words a screen
+reader hears.
 
-Every part reads the page's data, "panels" (figures.heads.panel_rows: one row per square, its shares in units of
-1e-4), in the page: the chart carries each share once. With no text in it (Grid.textless: the live page's chart,
-textless_chart), the same parts read the live page's "panels" (figsite.data.live_data), and the grid is one rect per
-square, as the page draws no picture.
+Every part reads the page's data, "panels" (figures.heads_data.panel_rows: one row per square, its shares in units
+of 1e-4), in the page: the chart carries each share once. With no text in it (Grid.textless: the live page's chart,
+figures.heads_textless.textless_chart), the same parts read the live page's "panels" (figsite.data.live_data), and
+the grid is one rect per square, as the page draws no picture.
 """
 
 from __future__ import annotations
@@ -13,23 +14,12 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Literal, TypedDict, cast
 
-from figsite.data.run import MIN_SHARE, PER_SHARE
+from figsite.data.run import PER_SHARE
 from figsite.data.shared_names import DESCRIPTION, NAMES, TOKEN
 from figures.heads_grid import AVERAGE, Grid as Grid  # figures.roles reads Grid from here too
-from figures.toolkit import charts, textless
+from figures.toolkit import charts
 from figures.toolkit.charts import alt
-from figures.toolkit.colours import (
-    ACCENT,
-    CELL_LINE,
-    MAIN,
-    MASKED,
-    MASKED_KEY,
-    ON_DARK,
-    ON_LIGHT,
-    OUT_OF_REACH,
-    SEQUENTIAL,
-    SequentialScheme,
-)
+from figures.toolkit.colours import ACCENT, MASKED, MASKED_KEY, SEQUENTIAL, SequentialScheme
 
 if TYPE_CHECKING:
     from altair.utils.schemapi import UndefinedType
@@ -38,9 +28,6 @@ ShareScale = TypedDict("ShareScale", {"scheme": SequentialScheme, "domain": list
 SHARE_SCALE: ShareScale = {"scheme": SEQUENTIAL, "domain": [0, 1]}  # colour-blind safe; one scale for every square
 GRID_HEIGHT = 320  # the grid's view: as wide as the column, the grid in it as large as this height allows
 DETAIL_HEIGHT = 360
-BARS_HEIGHT = 200
-NARROW_BARS = 220  # px: the sideways bars' view in a phone's chart whose pattern keeps its cells (Grid.cell)
-ROW = 24  # px per token of the sideways bars in a phone's chart: its label fits the row
 NOTE_ROOM = 44  # px below the grid: the note on the grey cells
 LOOKING = "looking (asks the question)"  # the axis of the tokens that look: their query
 LOOKED_AT = "looked at (gives the description)"  # the axis of the tokens looked at: their key
@@ -130,38 +117,12 @@ def grid_layers(grid: Grid, picture: str, grid_w: str) -> list[alt.Chart]:
     """Every square as one picture (`picture`, a PNG data URL: figures.heads.grid_picture), `grid_w` px wide (an
     expression), with each square's outline (its tooltip, the axes) and the chosen one; under it, what grey means.
     The grid keeps its squares square: its height (`grid_h`) follows its width."""
-    panels, n_head, blocks, step, gap = alt.NamedData("panels"), grid.n_head, grid.blocks, grid.step, grid.gap
+    panels, n_head, blocks = alt.NamedData("panels"), grid.n_head, grid.blocks
     units_x, units_y = grid.units
     grid_h = f"({grid_w}) * {units_y / units_x:.6g}"
     x_scale = alt.Scale(domain=[0, units_x], nice=False, zero=False, range=[0, alt.ExprRef(grid_w)])
     y_scale = alt.Scale(domain=[0, units_y], nice=False, zero=False, range=[0, alt.ExprRef(grid_h)])
-    centre = blocks / 2
-    # Every head and every layer named: the values given, and as many ticks (Vega keeps no more than tickCount).
-    heads_at = [h * step + (gap if h == n_head else 0) + centre for h in range(n_head + 1)]
-    layers_at = [l * step + centre for l in range(grid.n_layer)]
-    x_axis = alt.Axis(
-        values=heads_at,
-        tickCount=len(heads_at),
-        orient="top",
-        title="head",
-        grid=False,
-        ticks=False,
-        domain=False,
-        labelFontSize=11,
-        labelOverlap=False,
-        labelExpr=f"datum.value > {n_head * step} ? 'avg' : '' + (round((datum.value - {centre}) / {step}) + 1)",
-    )
-    y_axis = alt.Axis(
-        values=layers_at,
-        tickCount=len(layers_at),
-        title="layer",
-        grid=False,
-        ticks=False,
-        domain=False,
-        labelFontSize=11,
-        labelOverlap=False,
-        labelExpr=f"'' + (round((datum.value - {centre}) / {step}) + 1)",
-    )
+    x_axis, y_axis = _grid_axes(grid)
 
     # The grid is one picture drawn here, a pixel block per cell: thousands of marks would take the browser
     # seconds to draw. Over it: each square's outline (for its tooltip and the axes) and the chosen square.
@@ -210,6 +171,39 @@ def grid_layers(grid: Grid, picture: str, grid_w: str) -> list[alt.Chart]:
         .encode(x=alt.X("gx:Q", scale=x_scale), x2="gx2:Q", y=alt.Y("gy:Q", scale=y_scale), y2="gy2:Q")
     )
     return [picture, outlines, chosen, *_grey_note(grid_h)]
+
+
+def _grid_axes(grid: Grid) -> tuple[alt.Axis, alt.Axis]:
+    """The grid's axes: every head across the top (the layers' averages last, 'avg') and every layer down, each
+    named at the centre of its squares (the values given, and as many ticks: Vega keeps no more than tickCount)."""
+    n_head, blocks, step, gap = grid.n_head, grid.blocks, grid.step, grid.gap
+    centre = blocks / 2
+    heads_at = [h * step + (gap if h == n_head else 0) + centre for h in range(n_head + 1)]
+    layers_at = [l * step + centre for l in range(grid.n_layer)]
+    x_axis = alt.Axis(
+        values=heads_at,
+        tickCount=len(heads_at),
+        orient="top",
+        title="head",
+        grid=False,
+        ticks=False,
+        domain=False,
+        labelFontSize=11,
+        labelOverlap=False,
+        labelExpr=f"datum.value > {n_head * step} ? 'avg' : '' + (round((datum.value - {centre}) / {step}) + 1)",
+    )
+    y_axis = alt.Axis(
+        values=layers_at,
+        tickCount=len(layers_at),
+        title="layer",
+        grid=False,
+        ticks=False,
+        domain=False,
+        labelFontSize=11,
+        labelOverlap=False,
+        labelExpr=f"'' + (round((datum.value - {centre}) / {step}) + 1)",
+    )
+    return x_axis, y_axis
 
 
 def _grey_note(grid_h: str) -> list[alt.Chart]:
@@ -353,216 +347,4 @@ def chosen_row(grid: Grid, scale: alt.Scale, across: Mapping[str, object]) -> al
         .transform_calculate(q=grid.row_q)
         .mark_rect(fill=None, stroke=ACCENT, strokeWidth=2, aria=False)
         .encode(y=alt.Y("q:O", scale=scale), **across),
-    )
-
-
-def bars_chart(grid: Grid, one: alt.Chart) -> alt.LayerChart:
-    """The chosen token's shares in the chosen square, as in figure (l): upright, one column per token; or, in a
-    phone's chart, lying sideways, one row per token with every token's label."""
-    row_q, sideways = grid.row_q, grid.narrow
-    picked = one.transform_filter(f"datum.q == {row_q}")
-    across = alt.X if sideways else alt.Y
-    key, value = ("y", "x") if sideways else ("x", "y")
-    keys = _key_y(grid) if sideways else key_x(grid)
-    share = across(
-        "s:Q",
-        scale=alt.Scale(domain=[0, 1]),
-        title="share of attention",
-        axis=alt.Axis(format="%", tickCount=4 if sideways else 5),
-    )
-    out_of_reach = (
-        grid.keys()
-        .transform_filter(f"datum.k > {row_q}")
-        .mark_rect(color=OUT_OF_REACH, aria=False)
-        .encode(**{key: keys, value: alt.value(0), value + "2": alt.value("width" if sideways else "height")})
-    )
-    # Each bar in words for a screen reader: "_animal: 61% of the attention".
-    bars = picked.transform_calculate(said="datum.looked_at + ': ' + format(datum.s, '.0%') + ' of the attention'")
-    tips = [alt.Tooltip("looked_at:N", title="looked at"), alt.Tooltip("s:Q", title="share", format=".1%")]
-    bars = bars.mark_bar().encode(
-        **{key: keys, value: share},
-        description="said:N",
-        color=alt.condition(f"datum.k == {row_q}", alt.value(ACCENT), alt.value(MAIN)),
-        tooltip=tips,
-    )
-    bar_labels = picked.transform_filter(f"datum.s >= {MIN_SHARE}").encode(
-        **{key: keys, value: across("s:Q", scale=alt.Scale(domain=[0, 1]))},
-        text=alt.Text("s:Q", format=".0%"),
-        tooltip=tips,
-    )  # a bar's share written by it shows the bar's tooltip
-    inside = alt.condition(f"datum.k == {row_q}", alt.value(ON_LIGHT), alt.value(ON_DARK))
-    bar_labels = (
-        charts.at_bar_ends(
-            bar_labels, "s", NARROW_BARS if grid.cell else "width", inside=inside, fontSize=11, aria=False
-        )
-        if sideways
-        else [bar_labels.mark_text(fontSize=11, aria=False, **charts.over_bars(grid.count))]
-    )
-    size = (
-        {
-            "width": NARROW_BARS if grid.cell else "container",
-            "height": alt.Step(ROW) if grid.textless else ROW * grid.blocks,
-        }
-        if sideways
-        else {"width": grid.width, "height": BARS_HEIGHT}
-    )
-    return cast(
-        "alt.LayerChart",
-        alt.layer(out_of_reach, bars, *bar_labels).properties(
-            **size,
-            title=alt.Title(
-                charts.wrapped(
-                    f"'Looking from ' + {grid.from_words} + ' in layer ' + layer + "
-                    f"(head == '{AVERAGE}' ? ', average' : ', head ' + head)"
-                )
-            ),
-        ),
-    )
-
-
-def _key_y(grid: Grid) -> alt.Y:
-    """The keys down y, one row each, every one labelled in full (a phone's sideways bars)."""
-    return alt.Y(
-        "k:O",
-        scale=alt.Scale(domain=grid.band),
-        title=LOOKED_AT,
-        axis=alt.Axis(labelExpr=grid.label, labelFontSize=11, labelOverlap=False, labelLimit=0),
-    )
-
-
-# ---------------------------------------------------------------------------------------------- with no text
-
-GRID_ROW = 24  # px per layer of the grid with no text: a row a finger can tap (charts.TAP)
-GIVES = "(at > 0 ? ') gives a token other than the first' : ') gives itself')"
-# The caption of the grid with no text: it draws one rect per head, where the build's draws each head's pattern.
-GRID_CAPTION = (
-    "Each square is one head (the last column: each layer's average). Its colour shows the largest share "
-    "the chosen token gives any token but the first (many heads park their attention there), and the "
-    "square names that token where it fits."
-)
-Legend = TypedDict(
-    "Legend",
-    {
-        "orient": Literal["bottom"],
-        "direction": Literal["horizontal"],
-        "gradientLength": int,
-        "format": str,
-        "values": list[float],
-    },
-)
-LEGEND: Legend = {
-    "orient": "bottom",
-    "direction": "horizontal",
-    "gradientLength": 160,
-    "format": "%",
-    "values": [0, 0.5, 1],
-}
-
-
-def textless_chart(
-    n_layer: int,
-    n_head: int,
-    opening_head: Sequence[int] = (1, 1),
-    opening_token: int | None = None,
-    narrow: bool = False,
-) -> alt.VConcatChart:
-    """The figure's chart with no text in it (the live page's): the grid of every head (one rect each,
-    GRID_CAPTION: the page draws no picture; a click chooses one), the chosen one's pattern larger (detail_chart)
-    and the chosen token's bars in it (bars_chart), upright or (narrow) sideways. Reads `panels`, `names`; the
-    selects "layer", "head" (1.., 'avg'), opening on `opening_head` ([layer, head] from 1), and "token"
-    (`opening_token`; None: the last)."""
-    grid = Grid(n_layer, n_head, 0, 1, 0, [], narrow=narrow, textless=True)
-    ranked, words = textless.ranked(f"(layer - 1) * {n_head + 1} + {grid.chosen_h}", 3)
-    description = alt.param(
-        name=DESCRIPTION,
-        expr=(
-            f"'All {n_layer * n_head:,} heads ({n_layer} layers of {n_head}) and each layer\\'s average, each coloured by "
-            f"the largest share ' + names[at] + ' (token ' + (at + 1) + {GIVES} + '. Shown larger: layer ' + layer + "
-            f"(head == '{AVERAGE}' ? ', the average of its {n_head} heads' : ', head ' + head) + '. Looking from ' + "
-            f"names[at] + ' there, the largest shares: ' + {words} + '.'"
-        ),
-    )
-    one = chosen_square(grid)
-    stack: alt.VConcatChart = alt.vconcat(
-        _textless_grid(grid), detail_chart(grid, one), bars_chart(grid, one), spacing=30
-    ).resolve_scale(color="independent")
-    params = [
-        *head_params(grid, list(opening_head)),
-        *textless.chosen(TOKEN, opening_token, "Looking from token ", DETAIL_HEIGHT),
-        *ranked,
-        description,
-    ]
-    return textless.finished(charts.fits_column(stack), params, ("layer", "head"), n_layer, n_head, "panels")
-
-
-def _textless_grid(grid: Grid) -> alt.LayerChart:
-    """One rect per head and layer's average, coloured by the largest share the chosen token gives a token other
-    than the first (the first token: itself), that token named in it where it fits; the chosen one outlined."""
-    n_layer, n_head, start = grid.n_layer, grid.n_head, textless.START
-    rest = "(at > 0 ? slice(datum.r, 1) : datum.r)"  # the shares to every token but the first (the first: itself)
-    squares = (
-        alt.Chart(alt.NamedData("panels"))
-        .transform_filter(f"datum.l < {n_layer}")
-        .transform_calculate(r=f"slice(datum.u, {start}, {start} + at + 1)")
-        .transform_calculate(best=f"extent({rest})[1]")
-        .transform_calculate(
-            k=f"indexof({rest}, datum.best) + (at > 0 ? 1 : 0)",
-            s=f"datum.best / {PER_SHARE}",
-            first=f"datum.r[0] / {PER_SHARE}",
-            looked_at="names[datum.k]",
-            view=f"'layer ' + (datum.l + 1) + (datum.h == {n_head} ? ', average of its heads' : ', head ' + (datum.h + 1))",
-        )
-    )
-    squares = charts.clickable(squares, layer="datum.l + 1", head=f"datum.h == {n_head} ? '{AVERAGE}' : datum.h + 1")
-    squares = squares.encode(
-        x=alt.X(
-            "h:O",
-            scale=alt.Scale(domain=list(range(n_head + 1))),
-            axis=alt.Axis(
-                orient="top",
-                title="head",
-                labelAngle=0,
-                labelOverlap=False,
-                labelExpr=f"datum.value == {n_head} ? 'avg' : '' + (datum.value + 1)",
-            ),
-        ),
-        y=alt.Y(
-            "l:O",
-            scale=alt.Scale(domain=list(range(n_layer))),
-            axis=alt.Axis(title="layer", labelOverlap=False, labelExpr="'' + (datum.value + 1)"),
-        ),
-    )
-    chosen = f"datum.l == layer - 1 && datum.h == {grid.chosen_h}"
-    tips = [
-        alt.Tooltip("view:N", title="square"),
-        alt.Tooltip("looked_at:N", title="looks hardest at"),
-        alt.Tooltip("s:Q", title="its share", format=".1%"),
-        alt.Tooltip("first:Q", title="share to the first token", format=".1%"),
-    ]
-    rects = squares.mark_rect(cursor="pointer").encode(
-        color=alt.Color(
-            "s:Q", scale=charts.sequential(domain=[0, 1]), title="largest share", legend=alt.Legend(**LEGEND)
-        ),
-        stroke=alt.condition(chosen, alt.value(ACCENT), alt.value(CELL_LINE)),
-        strokeWidth=alt.condition(chosen, alt.value(3), alt.value(0.5)),
-        tooltip=tips,
-    )
-    cell = f"{textless.WIDTH} / {n_head + 1}"  # px per square
-    words = squares.mark_text(
-        fontSize=10,
-        cursor="pointer",
-        aria=False,
-        limit=alt.ExprRef(f"{cell} - 4"),
-        opacity=alt.ExprRef(f"{cell} >= 30 ? 1 : 0"),
-    ).encode(
-        text="looked_at:N", color=alt.condition("datum.s < 0.45", alt.value(ON_DARK), alt.value(ON_LIGHT)), tooltip=tips
-    )
-    heading = charts.literal(f"All {n_layer * n_head:,} heads, and each layer's average: the largest share ")
-    return cast(
-        "alt.LayerChart",
-        alt.layer(rects, words).properties(
-            width="container",
-            height=alt.Step(GRID_ROW),
-            title=alt.Title(charts.wrapped(f"{heading} + names[at] + ' (token ' + (at + 1) + {GIVES}"), anchor="start"),
-        ),
     )

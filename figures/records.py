@@ -60,9 +60,9 @@ Score = Literal["target", "difference"]  # whose score a ledger splits: the targ
 
 
 class LedgerRow(TypedDict):
-    """A part of a ledger as its words and chart read it (figures.ledger.rows): numbered from 1, its name in words
-    ("layer 5 attention"), its key in the page's "part" choice ("" where none), its kind and layer (from 1) as the
-    data name them, and what it adds to each score."""
+    """A part of a ledger as its words and chart read it (figures.ledger_parts.rows): numbered from 1, its name in
+    words ("layer 5 attention"), its key in the page's "part" choice ("" where none), its kind and layer (from 1) as
+    the data name them, and what it adds to each score."""
 
     n: int
     part: str

@@ -22,13 +22,22 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence, Set
+from collections.abc import Callable, Iterable, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal, Protocol, cast, overload
 
 from figsite.data import paths
 from figsite.data.asks import Asks
+from figsite.data.head_files import (
+    HEAD_FORMAT as HEAD_FORMAT,
+    JS_CALLBACK as JS_CALLBACK,
+    SHARE_UNIT as SHARE_UNIT,
+    dense_rows,
+    head_file_text as head_file_text,
+    read_head_file as read_head_file,
+    to_json,
+)
 from figsite.data.paths import AVERAGE_FILE, head_file
 from figsite.data.model_numbers import ModelNumbers
 from figsite.data.part_records import (
@@ -61,13 +70,10 @@ from figsite.data.token_texts import TokenTexts
 RUN_FORMAT = "gpt2-figures-run/1"
 DATA_FORMAT: Final = "gpt2-figures/1"  # records.ShortTextData's "format"
 LONG_DATA_FORMAT: Final = "gpt2-figures/3"  # records.LongTextData's "format"
-HEAD_FORMAT = "gpt2-figures-attention/2"
 PARTS_FORMAT = "gpt2-figures-parts/1"  # data/parts.json: how a share is worked out, score ledgers, knockouts
-SHARE_UNIT = 1e-4  # gpt2-figures/3 keeps shares as integers in this unit: within 5e-5 of the model's
 PER_SHARE = round(1 / SHARE_UNIT)  # 10,000 units make a share of 1; pages carry shares in the same unit
 MIN_SHARE = 0.005  # gpt2-figures/3 leaves out shares below this
 LEFT_OUT = f"{MIN_SHARE:.1%}"  # the same, as the words of every page say it: "0.5%"
-JS_CALLBACK = "gpt2Attention"  # the function a head file calls: works with <script src> from file://
 
 
 class CapturedPart(Protocol):
@@ -399,32 +405,3 @@ class _Remembered:
     def __call__(self, path: str) -> str:
         text = self.texts[path] = self.read(path)
         return text
-
-
-def head_file_text(payload: Mapping[str, object]) -> str:
-    """A head file as written: a script that hands its payload to JS_CALLBACK (works with <script src>)."""
-    return f"{JS_CALLBACK}({to_json(payload)});\n"
-
-
-def read_head_file(content: str) -> HeadFile:
-    prefix, suffix = f"{JS_CALLBACK}(", ");\n"
-    if not (content.startswith(prefix) and content.endswith(suffix)):
-        raise ValueError("not a head file")
-    payload: HeadFile = json.loads(content[len(prefix) : -len(suffix)])  # as head_file_text wrote it
-    return payload
-
-
-def dense_rows(payload: HeadFile) -> list[list[float]]:
-    """A head file's kept shares spread back over every key (left-out shares as 0)."""
-    rows: list[list[float]] = []
-    for query, (keys, shares) in enumerate(zip(payload["keys"], payload["shares"])):
-        row = [0.0] * (query + 1)
-        for key, units in zip(keys, shares):
-            row[key] = units * SHARE_UNIT
-        rows.append(row)
-    return rows
-
-
-def to_json(content: object) -> str:
-    # Compact, in the order the dicts were built: the same run gives the same bytes, and diffs stay small.
-    return json.dumps(content, ensure_ascii=False, separators=(",", ":"))

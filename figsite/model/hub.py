@@ -15,7 +15,7 @@ from typing import Literal, TypedDict, Union
 
 
 class GPT2Shape(TypedDict, total=False):
-    """A GPT-2's shape, as GPT2Config's fields (figsite.model.gpt2) name it."""
+    """A GPT-2's shape, as GPT2Config's fields (figsite.model.gpt2_config) name it."""
 
     vocab_size: int
     n_positions: int

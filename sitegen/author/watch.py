@@ -105,14 +105,8 @@ def watch_site(
     """
     from sitegen.author import serve
 
-    config = Path(settings.config).resolve()
-    out = Path(settings.out).resolve()
-    if not config.parent.is_dir():
-        raise BuildError(
-            f"--config: the folder {config.parent} does not exist; allowed: a TOML file in a folder "
-            "that exists, to watch"
-        )
-    settings = dataclasses.replace(settings, config=config, out=out)
+    settings = resolved(settings)
+    config, out = Path(settings.config), Path(settings.out)
     restarted = json.loads(os.environ.pop(RESTARTED, "{}"))  # where a change to the code restarted the watch
     state = serve.LiveState(restarted.get("build", 0))
     say = (lambda line: click.echo(line)) if verbosity >= 1 else (lambda line: None)
@@ -134,10 +128,7 @@ def watch_site(
             good = rebuild(settings, verbosity, state, interrupted, after=restarted.get("after")) or good
             if not restarted:
                 say(f"watching {', '.join(watched[:-1])} and {watched[-1]} for changes; Ctrl-C ends")
-            if changes is None:
-                changes = watchfiles.watch(
-                    *watched_folders(config), watch_filter=Watched(config), recursive=False, debounce=1_000, step=50
-                )
+            changes = file_changes(config) if changes is None else changes
             for changed in changes:
                 names = sorted({shown(Path(path)) for _, path in changed})
                 if any(is_code(Path(path)) for _, path in changed):
@@ -156,6 +147,27 @@ def watch_site(
     kept = f"{shown(out)}{os.sep} holds the last good site" if good or out.is_dir() else "no site was written"
     click.echo(f"stopped watching; {kept}", err=True)
     return 0
+
+
+def file_changes(config: Path):
+    """The sets of changes to the watched files (watched_folders, Watched), from the system's notifications
+    (watchfiles), each set a second's changes together."""
+    return watchfiles.watch(
+        *watched_folders(config), watch_filter=Watched(config), recursive=False, debounce=1_000, step=50
+    )
+
+
+def resolved(settings: Settings) -> Settings:
+    """The settings with the config and the output folder as absolute paths; the config's folder must exist, to
+    watch."""
+    config = Path(settings.config).resolve()
+    out = Path(settings.out).resolve()
+    if not config.parent.is_dir():
+        raise BuildError(
+            f"--config: the folder {config.parent} does not exist; allowed: a TOML file in a folder "
+            "that exists, to watch"
+        )
+    return dataclasses.replace(settings, config=config, out=out)
 
 
 def code_problem(changed: list[str]) -> str | None:

@@ -20,7 +20,7 @@ from figsite.data import live_data
 from figsite.data.run import PER_SHARE
 from sitegen.live import COVERED_KINDS
 from sitegen.site.drawing import fixed_width, vl_version
-from figures import KINDS, attention_chart, heads_chart
+from figures import KINDS, attention_chart, heads_textless
 from figures.toolkit.charts import spec
 from figures.toolkit.words import percent
 
@@ -184,7 +184,7 @@ def test_the_attention_bars_follow_the_text_and_the_chosen_token_and_view():
 
 
 def test_the_grid_names_what_the_chosen_token_looks_at_hardest_besides_the_first():
-    chart_spec = spec(heads_chart.textless_chart(MODEL["n_layer"], MODEL["n_head"], [2, 3]))
+    chart_spec = spec(heads_textless.textless_chart(MODEL["n_layer"], MODEL["n_head"], [2, 3]))
     data = page_data(LONG, seed=3)
     for token in (1, 6):
         svg, words = drawn(filled(chart_spec, LONG, data, token=token))
@@ -233,7 +233,7 @@ def test_the_page_finds_every_param_and_dataset_where_the_module_says():
 def test_gpt2s_heads_draw_a_text_of_64_tokens_labelling_every_few_tokens_where_all_would_run_together():
     names = [f"_t{i}" for i in range(live_data.MAX_TOKENS)]
     data = page_data(names, GPT2, seed=64)
-    svg, words = drawn(filled(spec(heads_chart.textless_chart(12, 12, [5, 4])), names, data))
+    svg, words = drawn(filled(spec(heads_textless.textless_chart(12, 12, [5, 4])), names, data))
     assert "Shown larger: layer 5, head 4. Looking from _t63 there" in said(words)
     svg, words = drawn(filled(spec(attention_chart.textless_chart([[5, 4]], 12, 12)), names, data))
     assert said(words).startswith("Looking from _t63 (token 64), layer 5, head 4: ")
