@@ -1,13 +1,14 @@
 """A long text's head files (data format gpt2-figures/3, docs/output.md): each head's shares in a file of its own,
 a script that hands its payload to JS_CALLBACK, so that a page loads it on demand with <script src> from file://;
 the shares kept as integers in units of SHARE_UNIT. Written (head_file_text) and read back (read_head_file,
-dense_rows) here, in the one compact JSON every data file is written in (to_json); figsite.data.run reads them.
+dense_rows) here, in the one compact JSON every data file is written in (to_json); figsite.data.run reads them,
+remembering every file it read (Remembered).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from figsite.data.records import HeadFile
 
@@ -43,3 +44,16 @@ def dense_rows(payload: HeadFile) -> list[list[float]]:
 def to_json(content: object) -> str:
     # Compact, in the order the dicts were built: the same run gives the same bytes, and diffs stay small.
     return json.dumps(content, ensure_ascii=False, separators=(",", ":"))
+
+
+class Remembered:
+    """A reader of a run's files (Run.from_files) that remembers each text it returned, which the run then hands back
+    as it was read rather than writing it again (Run._read)."""
+
+    def __init__(self, read: Callable[[str], str]):
+        self.read = read
+        self.texts: dict[str, str] = {}
+
+    def __call__(self, path: str) -> str:
+        text = self.texts[path] = self.read(path)
+        return text

@@ -32,6 +32,7 @@ from figsite.data.asks import Asks
 from figsite.data.head_files import (
     HEAD_FORMAT as HEAD_FORMAT,
     JS_CALLBACK as JS_CALLBACK,
+    Remembered,
     SHARE_UNIT as SHARE_UNIT,
     dense_rows,
     head_file_text as head_file_text,
@@ -369,7 +370,7 @@ class Run(ModelNumbers):
     @classmethod
     def from_files(cls, read: Callable[[str], str]) -> Run:
         """A run read back from its data files; `read(path under data/)` returns a file's text."""
-        remembered = _Remembered(read)
+        remembered = Remembered(read)
         record: RunRecord = json.loads(remembered(paths.RUN_RECORD))  # the record as `record()` wrote it
         run = cls(
             model=record["model"],
@@ -393,15 +394,3 @@ class Run(ModelNumbers):
                 for name in data["attention"]["files"]:
                     run.heads[(text, name)] = remembered(paths.head_data(slug, name))
         return run
-
-
-class _Remembered:
-    """A from_files reader that remembers each text it returned (Run._read)."""
-
-    def __init__(self, read: Callable[[str], str]):
-        self.read = read
-        self.texts: dict[str, str] = {}
-
-    def __call__(self, path: str) -> str:
-        text = self.texts[path] = self.read(path)
-        return text
