@@ -108,20 +108,6 @@ def reserved_heights(site: Path) -> list[tuple[str, str, int, float]]:
     return out
 
 
-# The test files whose cases the workers share out one by one (pyproject runs pytest-xdist with --dist=loadgroup):
-# each case costs a build of its own, and the file's module fixtures are cheap to make twice. Every other file is one
-# group and stays on one worker, so that its module fixtures (a site, a browser page) are made once.
-SPREAD = {"tests/builds/test_cache_keys.py"}
-
-
-def pytest_collection_modifyitems(config, items):
-    """Puts every test in its file's xdist group, except those of SPREAD."""
-    for item in items:
-        path = Path(item.path).resolve().relative_to(REPO_ROOT).as_posix()
-        if path not in SPREAD:
-            item.add_marker(pytest.mark.xdist_group(path))
-
-
 @pytest.fixture(scope="session")
 def small_model_dir(tmp_path_factory) -> Path:
     """A narrow GPT-2 (3 layers, 4 heads, width 64, GPT-2's vocabulary) with every weight seeded.
