@@ -1,6 +1,7 @@
 """The typed records of data/parts.json (format gpt2-figures-parts/1, docs/output.md): one entry per ask of a captured
 part (figsite.capture.parts), each carrying its `ask`: `ScoresEntry`, `LedgerEntry`, `KnockoutEntry`, `PatchingEntry`,
-`RolesEntry` (`PartEntry`: any of them), gathered in `PartsFile`.
+`RolesEntry` (`PartEntry`: any of them), gathered in `PartsFile`. Each is its part's answer (`ScoresAnswer`...: what
+the part computes of one ask, and returns) with the ask it answers.
 
 Types only, for the checker, as figsite.data.records: at run time every entry is the plain dict its part computed.
 """
@@ -18,7 +19,6 @@ Ask = list[Union[str, int, None]]
 
 
 class _ScoresBase(TypedDict):
-    ask: Ask
     layer: int
     head: int
     query: int
@@ -27,12 +27,16 @@ class _ScoresBase(TypedDict):
     shares: list[float]  # [key]
 
 
-class ScoresEntry(_ScoresBase, total=False):
+class ScoresAnswer(_ScoresBase, total=False):
     """How one head's share is worked out (figsite.capture.parts.scores): the query of one token, the keys of every
     token up to it, the shares the model gave; "scores", the model's own scores (None: a key it hides), only where
     they are not q . k / sqrt(d_head)."""
 
     scores: list[float | None]  # [key]
+
+
+class ScoresEntry(ScoresAnswer):
+    ask: Ask
 
 
 class ScorePair(TypedDict):
@@ -87,10 +91,9 @@ class LedgerStage(TypedDict):
     residual: float
 
 
-class LedgerEntry(TypedDict):
+class LedgerAnswer(TypedDict):
     """Which part of the model wrote a score (figsite.capture.parts.ledgers)."""
 
-    ask: Ask
     position: int
     target: Token
     versus: Token
@@ -100,6 +103,10 @@ class LedgerEntry(TypedDict):
     heads: list[LedgerHeads]  # [layer]
     neurons: list[LedgerNeurons]  # [layer]
     stages: list[LedgerStage]  # 2 * layers + 1
+
+
+class LedgerEntry(LedgerAnswer):
+    ask: Ask
 
 
 class Chance(TypedDict):
@@ -115,15 +122,18 @@ class KnockoutRun(Chance):
     head: int | None
 
 
-class KnockoutEntry(TypedDict):
+class KnockoutAnswer(TypedDict):
     """The target's chance with each part taken out in turn (figsite.capture.parts.knockouts)."""
 
-    ask: Ask
     position: int
     target: Token
     heads_of: int | None  # the layer whose heads are taken out one by one, if any
     intact: Chance
     runs: list[KnockoutRun]
+
+
+class KnockoutEntry(KnockoutAnswer):
+    ask: Ask
 
 
 class Outcome(TypedDict):
@@ -141,16 +151,19 @@ class PatchGrid(TypedDict):
 PatchPiece = Literal["resid_pre", "attn_out", "mlp_out", "z"]
 
 
-class PatchingEntry(TypedDict):
+class PatchingAnswer(TypedDict):
     """Activation patching between two texts (figsite.capture.parts.patchings)."""
 
-    ask: Ask
     position: int
     target: Token
     versus: Token
     clean: Outcome
     corrupted: Outcome
     grids: dict[str, PatchGrid]  # by PatchPiece, in its order
+
+
+class PatchingEntry(PatchingAnswer):
+    ask: Ask
 
 
 Role = Literal["previous", "first", "self", "duplicate", "induction"]
@@ -177,15 +190,18 @@ class RolesPattern(TypedDict):
     shares: list[list[list[int]]]
 
 
-class RolesEntry(TypedDict):
+class RolesAnswer(TypedDict):
     """What each head habitually does, scored (figsite.capture.parts.roles)."""
 
-    ask: Ask
     repeat_length: int
     sequence: list[int]  # the first copy of the random tokens
     pattern: RolesPattern
     scores: RoleScores
     measured_on: dict[str, Literal["text", "repeated"]]  # by role (duplicate_text too)
+
+
+class RolesEntry(RolesAnswer):
+    ask: Ask
 
 
 # The keys of PartsFile's lists: the data format's words, each the name of the captured part that writes it (the

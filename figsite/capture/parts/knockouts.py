@@ -18,7 +18,7 @@ import torch
 
 from figsite.capture.hooks import point
 from figsite.capture.parts import EntryPart
-from figsite.capture.parts.answers import KnockoutAnswer
+from figsite.data.part_records import KnockoutAnswer
 from figsite.capture.readout import log_softmax_total
 from figsite.data.format import probability, token
 from figsite.data.part_records import Ask, Chance, KnockoutEntry, KnockoutRun

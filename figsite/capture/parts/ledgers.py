@@ -33,7 +33,7 @@ import torch
 
 from figsite.capture.hooks import point, run_with_cache
 from figsite.capture.parts import EntryPart
-from figsite.capture.parts.answers import LedgerAnswer
+from figsite.data.part_records import LedgerAnswer
 from figsite.capture.readout import log_softmax_total
 from figsite.data.format import number, numbers, probability, token
 from figsite.data.part_records import Ask, LedgerEntry, LedgerHeads, LedgerNeurons, LedgerPart, LedgerStage, NeuronPick

@@ -30,7 +30,7 @@ import torch
 
 from figsite.capture.hooks import point, run_with_cache
 from figsite.capture.parts import EntryPart
-from figsite.capture.parts.answers import PatchingAnswer
+from figsite.data.part_records import PatchingAnswer
 from figsite.capture.readout import READOUT_ROWS, log_softmax_total
 from figsite.data.format import number, probability, token
 from figsite.data.part_records import Ask, PatchingEntry

@@ -24,7 +24,7 @@ import torch
 
 from figsite.capture.hooks import point, run_with_hooks
 from figsite.capture.parts import EntryPart
-from figsite.capture.parts.answers import RolesAnswer
+from figsite.data.part_records import RolesAnswer
 from figsite.data.format import number
 from figsite.data.part_records import Ask, RoleScores, RolesEntry
 from figsite.data.run import PER_SHARE

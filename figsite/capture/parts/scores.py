@@ -17,7 +17,7 @@ import torch
 
 from figsite.capture.hooks import point, run_with_cache
 from figsite.capture.parts import EntryPart
-from figsite.capture.parts.answers import ScoresAnswer
+from figsite.data.part_records import ScoresAnswer
 from figsite.data.format import numbers
 from figsite.data.part_records import Ask, ScoresEntry
 from figsite.model.interface import kv_heads
