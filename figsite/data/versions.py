@@ -9,9 +9,9 @@ module), so that a change to one part runs again only the runs that ask for it.
 
 from __future__ import annotations
 
-import ast
 import functools
 import hashlib
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]  # the project: figsite/, figures/ and sitegen/
@@ -72,15 +72,32 @@ def sources(namespace: str, root: Path = ROOT) -> list[Path]:
 def imported(path: Path) -> set[str]:
     """The project's modules a file imports, by name: 'sitegen.site.printing' for `from sitegen.site import printing`
     as for `import sitegen.site.printing`; at the top or inside a function (a lazy import computes as much)."""
+    # Read by a pattern, not parsed: each build reads some hundred files, and parsing them took a second of it. A line
+    # of a docstring that reads as an import could add a file to a version, never leave one out (tests/unit/
+    # test_versions.py compares it with the parsed imports of every file).
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
-            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    for found in IMPORT.finditer(path.read_text(encoding="utf-8")):
+        module, listed, plain = found.groups()
+        if module is not None:
+            names.add(module)
+            names.update(f"{module}.{name}" for name in _names(listed.strip("()")))
+        else:
+            names.update(_names(plain))
     parents = {".".join(name.split(".")[:n]) for name in names for n in range(1, name.count(".") + 1)}
     return {name for name in names | parents if name.split(".")[0] in PACKAGES}
+
+
+# `from a.b import c, d as e` (its names in brackets over lines too) and `import a.b as c, d`, at a line's start;
+# `from . import x` is no project import of ours (the project's imports are absolute).
+IMPORT = re.compile(
+    r"^[ \t]*(?:from[ \t]+([A-Za-z_][\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)|import[ \t]+([^\n]+))", re.M
+)
+
+
+def _names(listed: str) -> list[str]:
+    """The names of an import's list: `a as b, c  # why` -> [a, c]."""
+    listed = re.sub(r"#[^\n]*", "", listed)
+    return [part.split()[0] for part in listed.replace("\\\n", " ").split(",") if part.split()]
 
 
 def _files(module: str, root: Path) -> list[Path]:

@@ -64,3 +64,56 @@ def test_every_file_of_a_namespace_changes_its_version_when_edited(copy):
 def test_the_registry_names_modules_that_exist():
     for namespace, modules in versions.NAMESPACES.items():
         assert len(versions.sources(namespace)) >= len(modules), namespace
+
+
+def parsed_imports(path: Path) -> set[str]:
+    """The reference: the project's modules a file imports, from its parsed syntax tree (what figsite reads by a
+    pattern, to be quick)."""
+    import ast
+
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    parents = {".".join(name.split(".")[:n]) for name in names for n in range(1, name.count(".") + 1)}
+    return {name for name in names | parents if name.split(".")[0] in versions.PACKAGES}
+
+
+def test_the_imports_read_by_a_pattern_are_those_of_the_parsed_source_in_every_file_of_the_project():
+    files = [path for package in versions.PACKAGES for path in sorted((ROOT / package).rglob("*.py"))]
+    assert len(files) > 100
+    differing = {
+        str(path): (versions.imported(path), parsed_imports(path))
+        for path in files
+        if versions.imported(path) != parsed_imports(path)
+    }
+    assert not differing
+
+
+def test_an_import_over_lines_in_brackets_with_comments_and_names_renamed_is_read_whole(tmp_path):
+    source = tmp_path / "example.py"
+    source.write_text(
+        '"""A docstring."""\n'
+        "from figures.toolkit import (  # why\n    charts as c,\n    colours,\n)\n"
+        "def f():\n    import figsite.model.hub as hub, sitegen.pages\n"
+        "from . import nothing\nimport json\n",
+        encoding="utf-8",
+    )
+    assert (
+        versions.imported(source)
+        == parsed_imports(source)
+        == {
+            "figures",
+            "figures.toolkit",
+            "figures.toolkit.charts",
+            "figures.toolkit.colours",
+            "figsite",
+            "figsite.model",
+            "figsite.model.hub",
+            "sitegen",
+            "sitegen.pages",
+        }
+    )
