@@ -31,22 +31,32 @@ class LiveModel:
     manifest: dict
 
 
-def live_model(settings, scratch: Path, progress, loaded=None) -> LiveModel:
+def live_model(settings, scratch: Path, progress, loaded=None, texts: tuple[str, ...] = ()) -> LiveModel:
     """The model exported for the live page: from the cache where it holds this model's export by this code, else
     exported now into `scratch` (and kept in the cache). The export reads `loaded`, the model the run loaded
     (capture.Loaded), where the model ran; where the run came from the cache, the model loads for it (once); a
-    rebuild with the export cached loads nothing. `settings`, `progress`: sitegen.pipeline's."""
+    rebuild with the export cached loads nothing. `texts`: the config's, on which the light weights' error is
+    measured (live_texts). `settings`, `progress`: sitegen.pipeline's."""
     identity = (
         cache.model_identity(settings.model, settings.revision, settings.seed)
         if settings.cache_dir is not None
         else None
     )
-    parts = ["live-model", version("live-model"), identity, LIVE_TOKENS, _version("torch"), _version("onnx")]
+    parts = [
+        "live-model",
+        version("live-model"),
+        identity,
+        LIVE_TOKENS,
+        list(texts),
+        _version("torch"),
+        _version("onnx"),
+        _version("onnxruntime"),
+    ]
     if identity:
         raw = cache.recall(settings.cache_dir, [*parts, "manifest"])
         if raw is not None:
             manifest = json.loads(raw)
-            files = [*manifest["files"], manifest["tokenizer"]]
+            files = [*manifest["files"], *manifest["light"]["files"], manifest["tokenizer"]]
             kept = cache.recall_folder(settings.cache_dir, parts, {f["name"]: f["sha256"] for f in files})
             if kept is not None:
                 progress.log("cache: using the stored export of the model for the live page")
@@ -58,7 +68,7 @@ def live_model(settings, scratch: Path, progress, loaded=None) -> LiveModel:
         if loaded is None:
             loaded = capture.load(settings.model, settings.revision, settings.seed, "cpu")
         try:
-            manifest = live_export.export(loaded, scratch, LIVE_TOKENS)
+            manifest = live_export.export(loaded, scratch, LIVE_TOKENS, texts=texts)
         except ImportError as exc:  # onnx or onnxscript not installed, or a torch without the exporter's scan
             raise BuildError(
                 f"--live: the model's export to ONNX needs {exc.name or exc}, which is not installed; "
@@ -74,6 +84,17 @@ def live_model(settings, scratch: Path, progress, loaded=None) -> LiveModel:
         return LiveModel(scratch, manifest)
     cache.keep(settings.cache_dir, [*parts, "manifest"], json.dumps(manifest, sort_keys=True).encode("utf-8"))
     return LiveModel(kept, manifest)
+
+
+def live_texts(figures: list[Figure]) -> tuple[str, ...]:
+    """The config's texts, each once in the config's order (a figure's text, texts, clean and corrupted), else the
+    live page's own opening text: what the light weights' error is measured on."""
+    said: list[str] = []
+    for fig in figures:
+        for key in ("text", "clean", "corrupted"):
+            said += [fig.values[key]] if isinstance(fig.values.get(key), str) else []
+        said += [text for text in fig.values.get("texts", []) if isinstance(text, str)]
+    return tuple(dict.fromkeys(said)) or (LIVE_TEXT,)
 
 
 def _version(package: str) -> str | None:

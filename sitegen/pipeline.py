@@ -22,7 +22,7 @@ from figsite.data.asks import Asks, merged_config
 from figsite.data.run import Run
 from figsite.data.side_by_side import Member, Runs
 from figsite.errors import BuildError
-from sitegen.live import gather_live, live_model
+from sitegen.live import gather_live, live_model, live_texts
 from figsite.model import memory
 from sitegen.content import gather_page
 from sitegen.pages import Pages, kept_or_asked  # noqa: F401 - tests read it here
@@ -122,7 +122,8 @@ def build_site(settings: Settings, progress: Progress | None = None) -> Run:
         main = groups[0]
         live = None
         if settings.live:  # the model the run loaded, if it ran: the export loads none of its own
-            live = gather_live(live_model(main.settings(settings), Path(scratch), progress, loaded), main.own(), pages)
+            exported = live_model(main.settings(settings), Path(scratch), progress, loaded, live_texts(figures))
+            live = gather_live(exported, main.own(), pages)
         del loaded  # freed before the site is written
         with progress.phase("writing"):
             write_site(

@@ -41,25 +41,21 @@ from __future__ import annotations
 from figsite.model.interface import HookFunction, LanguageModel, ModelConfig
 from figsite.model.load import Loaded
 
-import math
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, cast
 
 import torch
 from torch import nn
 
 from figsite.capture.hooks import at_each_layer, point
-from figsite.capture.live_records import DescribedFile, DescribedValue, Manifest
-from figsite.data.cache import file_sha256
+from figsite.capture.live_records import DescribedValue, Manifest
+from figsite.capture.live_files import ALIGN, FILE_BYTES, WEIGHTS_FILE, described_file, split_large, write_external
 from figsite.data.format import TOP_K
 
-FORMAT = "live-model/2"
+FORMAT = "live-model/3"  # 3: the light set beside the exact one ("light")
 GRAPH_FILE = "model.onnx"
-WEIGHTS_FILE = "model-weights-{}.bin"  # the external data's files, numbered from 0
 TOKENIZER_FILE = "tokenizer.json"  # the model's own tokenizer, as the `tokenizers` library saves it
-FILE_BYTES = 100_000_000  # each file of weights is smaller than this
-ALIGN = 4096  # each tensor starts at a multiple of this in its file (a page: onnxruntime can map it)
 OPSET = 20
 INPUTS = ("input_ids", "follow")
 OUTPUTS = ("shares", "top_ids", "top_probs", "follow_probs", "follow_ranks")
@@ -144,15 +140,18 @@ def _ranks(logits: torch.Tensor, chosen: torch.Tensor) -> torch.Tensor:
     return counted.to(torch.int64).view(k, n_stage, n).permute(1, 2, 0) + 1
 
 
-def export(loaded: Loaded, folder: Path, max_tokens: int = 64, *, file_bytes: int = FILE_BYTES) -> Manifest:
+def export(
+    loaded: Loaded, folder: Path, max_tokens: int = 64, *, file_bytes: int = FILE_BYTES, texts: Sequence[str] = ()
+) -> Manifest:
     """Writes GRAPH_FILE, its weights' files and TOKENIZER_FILE (loaded.tokenizer's) into `folder` (made if missing;
     an earlier export's weights' files are removed, other files left alone) and returns the manifest: {"format",
     "model" (loaded.info), "n_layer", "n_head" (query heads), "vocab_size", "max_tokens", "top_k", "stages",
     "opset", "graph", "files": [{"name", "bytes", "sha256"}] (the graph first, then the weights' files in the order
     their tensors come: what the page fetches), "tokenizer": {"name", "bytes", "sha256"}, "start_id" (the token put
     in front of every text, or None), "inputs" and "outputs": [{"name", "dtype", "shape"}] (a shape's "T" and "K"
-    vary by run)}. Nothing in it varies between two exports of the same model. ValueError: max_tokens outside
-    1..n_positions."""
+    vary by run), "light": the light set beside it (figsite.capture.live_light: its graph, files, bits, block, and
+    its error measured on `texts`, each read as the page reads it)}. Nothing in it varies between two exports of the
+    same model. ValueError: max_tokens outside 1..n_positions."""
     config = loaded.model.config
     if not 1 <= max_tokens <= config.n_positions:
         raise ValueError(f"max_tokens {max_tokens}; allowed: 1 to {config.n_positions}")
@@ -162,20 +161,20 @@ def export(loaded: Loaded, folder: Path, max_tokens: int = 64, *, file_bytes: in
     names = {f"model.{name}": stored for name, stored in model.checkpoint_names().items()}
     _tidy(proto, names)
     weights = set(names.values())
-    _split_large(proto.graph, weights, file_bytes - ALIGN)
+    split_large(proto.graph, weights, file_bytes - ALIGN)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     for stale in folder.glob(WEIGHTS_FILE.format("*")):  # an earlier export's, which may have had more files
         stale.unlink()
-    data_files = _write_external(proto.graph, folder, file_bytes)
+    data_files = write_external(proto.graph, folder, file_bytes)
     (folder / GRAPH_FILE).write_bytes(proto.SerializeToString(deterministic=True))
     import onnx
 
     onnx.checker.check_model(str(folder / GRAPH_FILE))
     (folder / TOKENIZER_FILE).write_text(loaded.tokenizer.backend.to_str(), encoding="utf-8")
-    files = [_described_file(folder, name) for name in [GRAPH_FILE, *data_files]]
+    files = [described_file(folder, name) for name in [GRAPH_FILE, *data_files]]
     described = _described_values(config)
-    return {
+    manifest: Manifest = {
         "format": FORMAT,
         "model": loaded.info,
         "n_layer": config.n_layer,
@@ -187,15 +186,19 @@ def export(loaded: Loaded, folder: Path, max_tokens: int = 64, *, file_bytes: in
         "opset": OPSET,
         "graph": GRAPH_FILE,
         "files": files,
-        "tokenizer": _described_file(folder, TOKENIZER_FILE),
+        "tokenizer": described_file(folder, TOKENIZER_FILE),
         "start_id": getattr(loaded.tokenizer, "start_id", None),
         "inputs": described[: len(INPUTS)],
         "outputs": described[len(INPUTS) :],
+        "light": None,
     }
+    from figsite.capture import live_light
+    from figsite.model.tokens import token_ids
 
-
-def _described_file(folder: Path, name: str) -> DescribedFile:
-    return {"name": name, "bytes": (folder / name).stat().st_size, "sha256": file_sha256(folder / name)}
+    light = live_light.lighten(folder, manifest, file_bytes=file_bytes)
+    light["error"] = live_light.measure(folder, manifest, light, [token_ids(loaded, text) for text in texts])
+    manifest["light"] = light
+    return manifest
 
 
 def _described_values(config: ModelConfig) -> list[DescribedValue]:
@@ -280,71 +283,6 @@ def _tidy(proto: onnx.ModelProto, renames: dict[str, str]) -> None:
             del node.metadata_props[:]
             node.input[:] = [renames.get(name, name) for name in node.input]
             node.output[:] = [renames.get(name, name) for name in node.output]
-
-
-def _split_large(graph: onnx.GraphProto, weights: set[str], limit: int) -> None:
-    """Each weight of more than `limit` bytes becomes blocks of rows, as many as it needs and of equal size (the
-    last smaller), named NAME.0, NAME.1, ..., that a Concat at the start of the graph joins under NAME again."""
-    from onnx import helper
-
-    for index, tensor in reversed(list(enumerate(graph.initializer))):
-        if tensor.name not in weights or len(tensor.raw_data) <= limit:
-            continue
-        rows, row_bytes = tensor.dims[0], len(tensor.raw_data) // tensor.dims[0]
-        if row_bytes > limit:
-            raise ValueError(f"{tensor.name}: one row is {row_bytes} bytes, more than a file holds ({limit})")
-        per_block = math.ceil(rows / math.ceil(len(tensor.raw_data) / limit))
-        blocks = []
-        for number, first in enumerate(range(0, rows, per_block)):
-            block = helper.make_tensor(
-                f"{tensor.name}.{number}",
-                tensor.data_type,
-                [min(per_block, rows - first), *tensor.dims[1:]],
-                tensor.raw_data[first * row_bytes : (first + per_block) * row_bytes],
-                raw=True,
-            )
-            blocks.append(block)
-        del graph.initializer[index]
-        for offset, block in enumerate(blocks):
-            graph.initializer.insert(index + offset, block)
-        graph.node.insert(
-            0,
-            helper.make_node(
-                "Concat", [block.name for block in blocks], [tensor.name], name=f"join_{tensor.name}", axis=0
-            ),
-        )
-
-
-def _write_external(graph: onnx.GraphProto, folder: Path, file_bytes: int) -> list[str]:
-    """Moves each weight (an initializer of 1 KiB or more) into the weights' files, in the graph's order, a new
-    file where the next would not fit under file_bytes; returns the files' names."""
-    from onnx import TensorProto
-    from onnx.external_data_helper import set_external_data
-
-    names: list[str] = []
-    handle: IO[bytes] | None = None
-    used = 0
-    try:
-        for tensor in graph.initializer:
-            size = len(tensor.raw_data)
-            if size < 1024:
-                continue
-            start = math.ceil(used / ALIGN) * ALIGN
-            if handle is None or start + size >= file_bytes:
-                if handle is not None:
-                    handle.close()
-                names.append(WEIGHTS_FILE.format(len(names)))
-                handle, used, start = open(folder / names[-1], "wb"), 0, 0
-            handle.write(b"\0" * (start - used))
-            handle.write(tensor.raw_data)
-            used = start + size
-            set_external_data(tensor, names[-1], offset=start, length=size)
-            tensor.ClearField("raw_data")
-            tensor.data_location = TensorProto.EXTERNAL
-    finally:
-        if handle is not None:
-            handle.close()
-    return names
 
 
 def session(folder: Path, threads: int = 0) -> onnxruntime.InferenceSession:

@@ -26,6 +26,28 @@ class DescribedValue(TypedDict):
     shape: list[int | str]
 
 
+class LightError(TypedDict):
+    """The light set's largest differences from the exact set, in percentage points, over `texts` texts: `shares`
+    (any head's share of any token), `chances` (the read-out's top chances at any stage and position)."""
+
+    texts: int
+    shares: float
+    chances: float
+
+
+class LightSet(TypedDict):
+    """The light weights as the manifest lists them under "light" (figsite.capture.live_light): the graph, its files
+    (the graph first), the session options a page starts them with, their bits and block, and their error (None
+    until measured)."""
+
+    graph: str
+    files: list[DescribedFile]
+    options: dict[str, str]
+    bits: int
+    block: int
+    error: LightError | None
+
+
 class Manifest(TypedDict):
     """What `export` returns (see there): what the live page fetches and how it calls the graph."""
 
@@ -44,3 +66,4 @@ class Manifest(TypedDict):
     start_id: int | None
     inputs: list[DescribedValue]
     outputs: list[DescribedValue]
+    light: LightSet | None  # the light weights beside the exact ones (figsite.capture.live_light)

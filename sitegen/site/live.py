@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,15 +42,38 @@ class LivePage:
         return sum(entry["bytes"] for entry in self.manifest["files"])
 
     @property
+    def light_bytes(self) -> int:
+        return sum(entry["bytes"] for entry in self.manifest["light"]["files"])
+
+    @property
     def size(self) -> str:
         """The model's download as the pages say it: "495 MB", "1.2 MB"."""
-        megabytes = self.model_bytes / 1e6
-        return f"{megabytes:.0f} MB" if megabytes >= 10 else f"{megabytes:.1f} MB"
+        return said_bytes(self.model_bytes)
 
-    def model_files(self) -> list[dict]:
+    @property
+    def light_size(self) -> str:
+        """The light weights' download, as `size` says it."""
+        return said_bytes(self.light_bytes)
+
+    @property
+    def light_error(self) -> str:
+        """How far the light weights' numbers may be from the exact ones, as the page says it: "0.3", "4.6" (points),
+        rounded up (the largest difference measured on the config's texts)."""
+        error = self.manifest["light"]["error"]
+        return f"{math.ceil(max(error['shares'], error['chances']) * 10) / 10:.1f}"
+
+    def model_files(self, light: bool = False) -> list[dict]:
         """The model's files as the page fetches them: {"path" in the site, "name" the graph knows, "bytes",
-        "sha256"}."""
-        return [{"path": f"{paths.LIVE_MODEL}/{entry['name']}", **entry} for entry in self.manifest["files"]]
+        "sha256"}; the light weights' with `light`."""
+        files = self.manifest["light"]["files"] if light else self.manifest["files"]
+        return [{"path": f"{paths.LIVE_MODEL}/{entry['name']}", **entry} for entry in files]
+
+    def light_config(self) -> dict:
+        """The light weights as the page's configuration gives them (beside "model", the exact ones'): their files,
+        bytes, graph, the session options the page starts them with, and their error in points."""
+        light = self.manifest["light"]
+        return {"files": self.model_files(light=True), "bytes": self.light_bytes, "graph": light["graph"],
+                "options": light["options"], "bits": light["bits"], "error": self.light_error}
 
     def runtime_files(self) -> list[dict]:
         """The runtime's files and the page's scripts as the page checks them before it fetches the model: {"path"
@@ -62,6 +86,12 @@ class LivePage:
     def tokenizer_script(self) -> bytes:
         """paths.LIVE_TOKENIZER's bytes: the export's tokenizer.json (the model's own), as a script."""
         return tokenizer_script((self.model_folder / self.manifest["tokenizer"]["name"]).read_text(encoding="utf-8"))
+
+
+def said_bytes(count: int) -> str:
+    """A download's size as the pages say it: "495 MB", "1.2 MB"."""
+    megabytes = count / 1e6
+    return f"{megabytes:.0f} MB" if megabytes >= 10 else f"{megabytes:.1f} MB"
 
 
 def tokenizer_script(tokenizer_json: str) -> bytes:
@@ -103,6 +133,6 @@ def write_live_files(folder: Path, live: LivePage) -> None:
     (folder / paths.LIVE_TOKENIZER).write_bytes(live.tokenizer_script())
     model = folder / paths.LIVE_MODEL
     model.mkdir(parents=True, exist_ok=True)
-    for entry in live.manifest["files"]:
+    for entry in [*live.manifest["files"], *live.manifest["light"]["files"]]:
         shutil.copyfile(live.model_folder / entry["name"], model / entry["name"])
     shutil.copyfile(live_assets.ROOT / LIVE_SCRIPT, folder / paths.LIVE_SCRIPT)

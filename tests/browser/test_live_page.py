@@ -200,6 +200,12 @@ def assert_same_rank(rank: int, build_rank: int, where: str) -> None:
     )
 
 
+def said(model: dict) -> str:
+    """A set of weights' download as the page says it: "495 MB", "1.2 MB"."""
+    megabytes = model["bytes"] / 1e6
+    return f"{megabytes:.0f} MB" if megabytes >= 10 else f"{megabytes:.1f} MB"
+
+
 def test_nothing_downloads_before_the_reader_asks_and_the_button_says_how_much(watched, server, site):
     base, asked = server
     page = watched.page
@@ -209,11 +215,15 @@ def test_nothing_downloads_before_the_reader_asks_and_the_button_says_how_much(w
         "() => window.liveFigures && window.liveFigures.state === 'idle' && window.liveFigures.kept !== null"
     )  # Cache Storage asked
     config = json.loads(page.text_content("#live-config"))
-    megabytes = config["model"]["bytes"] / 1e6
-    size = f"{megabytes:.0f} MB" if megabytes >= 10 else f"{megabytes:.1f} MB"
     assert page.evaluate("window.liveFigures.kept") is False
-    # The small model of a folder is "the model" (figures/toolkit/model_names.py): never called GPT-2.
-    assert page.text_content("#live-load-button") == f"Load the model in this page: {size}, once"
+    # A phone chooses the light weights at first; the reader can choose the exact ones. The small model of a folder
+    # is "the model" (figures/toolkit/model_names.py): never called GPT-2.
+    assert page.is_checked("#live-weights-light") and not page.is_checked("#live-weights-exact")
+    assert page.text_content("#live-load-button") == f"Load the model in this page: {said(config['light'])}, once"
+    assert config["light"]["bytes"] * 4 <= config["model"]["bytes"]
+    page.check("#live-weights-exact")
+    assert page.text_content("#live-load-button") == f"Load the model in this page: {said(config['model'])}, once"
+    assert page.evaluate("window.liveFigures.weights") == "exact"
     assert page.is_visible("#live-load-button")
     assert not any(MODEL_PATH in path for path in asked), asked
     assert page.input_value("#live-text") == TEXT and page.input_value("#live-target") == TARGET
@@ -615,3 +625,45 @@ def test_with_javascript_off_the_page_says_it_needs_it_and_shows_nothing_to_use(
         assert shown == [] and not page.is_visible(".chart-placeholder")
     finally:
         context.close()
+
+
+def test_on_a_phone_the_light_weights_load_and_draw_within_the_error_the_page_states(browser, server, site):
+    base, asked = server
+    phone = Watched(browser, base, viewport={"width": 360, "height": 800})
+    try:
+        page = phone.page
+        page.goto(base + "live.html")
+        page.wait_for_function("() => window.liveFigures && window.liveFigures.kept !== null")
+        config = json.loads(page.text_content("#live-config"))
+        light = config["light"]
+        stated = float(light["error"])
+        assert page.is_checked("#live-weights-light")
+        assert f"within {light['error']} points of the exact weights'" in page.text_content("#live-weights")
+        before = len(asked)
+        page.click("#live-load-button")
+        page.wait_for_function("() => ['drawn', 'error'].includes(window.liveFigures.state)", timeout=TIMEOUT_MS)
+        assert state(page) == "drawn", page.text_content("#live-message")
+        assert page.evaluate("window.liveFigures.weights") == "light"
+        fetched = sorted(p for p in asked[before:] if MODEL_PATH in p)
+        assert fetched == sorted(f"/{site.name}/{f['path']}" for f in light["files"])
+        data, _ = build_data(site, TEXT)
+        got = downloaded_json(page)
+        worst = max(
+            abs(a - b)
+            for l, layer in enumerate(data["attention"])
+            for h, head in enumerate(layer)
+            for q, row in enumerate(head)
+            for a, b in zip(got["attention"][l][h][q], row)
+        )
+        # The page states the largest difference on the config's texts, this one among them, rounded up.
+        assert 0 < worst <= stated / 100 + TOLERANCE, f"shares differ by {worst * 100:.3f} points; stated {stated}"
+        probabilities = [
+            abs(cell["p"] - top[1])
+            for stage, positions in enumerate(data["readout"])
+            for q, cell_list in enumerate(positions)
+            for cell, top in zip(got["top"][stage][q], cell_list["top"])
+        ]
+        assert max(probabilities) <= stated / 100 + TOLERANCE
+        assert phone.refused == [] and phone.errors == []
+    finally:
+        phone.close()

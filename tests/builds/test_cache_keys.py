@@ -336,7 +336,7 @@ class Builder:
             yield
 
 
-def stand_in_export(loaded, folder: Path, max_tokens: int = 64, **_) -> dict:
+def stand_in_export(loaded, folder: Path, max_tokens: int = 64, texts=(), **_) -> dict:
     """For figsite.capture.live_export.export: one file that depends on exactly the model's weights and shape, and a
     manifest with the real one's keys."""
     digest = hashlib.sha256()
@@ -345,6 +345,7 @@ def stand_in_export(loaded, folder: Path, max_tokens: int = 64, **_) -> dict:
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "model.onnx").write_text(f"a stand-in for the export of the weights {digest.hexdigest()}\n")
+    (folder / "light-model.onnx").write_text(f"a stand-in for the light weights of {digest.hexdigest()}\n")
     (folder / "tokenizer.json").write_text(loaded.tokenizer.backend.to_str(), encoding="utf-8")
     config = loaded.model.config
     described = {
@@ -353,10 +354,10 @@ def stand_in_export(loaded, folder: Path, max_tokens: int = 64, **_) -> dict:
             "bytes": len(raw := (folder / name).read_bytes()),
             "sha256": hashlib.sha256(raw).hexdigest(),
         }
-        for name in ("model.onnx", "tokenizer.json")
+        for name in ("model.onnx", "light-model.onnx", "tokenizer.json")
     }
     return {
-        "format": "live-model/2",
+        "format": "live-model/3",
         "model": loaded.info,
         "n_layer": config.n_layer,
         "n_head": config.n_head,
@@ -371,6 +372,14 @@ def stand_in_export(loaded, folder: Path, max_tokens: int = 64, **_) -> dict:
         "start_id": None,
         "files": [described["model.onnx"]],
         "tokenizer": described["tokenizer.json"],
+        "light": {
+            "graph": "light-model.onnx",
+            "files": [described["light-model.onnx"]],
+            "options": {"session.disable_quant_qdq": "1"},
+            "bits": 4,
+            "block": 32,
+            "error": {"texts": len(texts), "shares": 0.25, "chances": 0.125},
+        },
     }
 
 

@@ -56,7 +56,7 @@ def exported(loaded, before_export, tmp_path_factory):
     from figsite.capture.live_export import export
 
     folder = tmp_path_factory.mktemp("live")
-    return folder, export(loaded, folder, MAX_TOKENS, file_bytes=FILE_BYTES)
+    return folder, export(loaded, folder, MAX_TOKENS, file_bytes=FILE_BYTES, texts=list(TEXTS.values()))
 
 
 @pytest.fixture(scope="module")
@@ -101,10 +101,12 @@ def run(live, ids, follow=(13,)):
 def test_the_manifest_lists_every_file_with_its_size_and_digest_and_each_is_under_the_limit(exported):
     folder, manifest = exported
     names = [entry["name"] for entry in manifest["files"]]
-    assert sorted(path.name for path in folder.iterdir()) == sorted([*names, manifest["tokenizer"]["name"]])
+    light = [entry["name"] for entry in manifest["light"]["files"]]
+    assert sorted(path.name for path in folder.iterdir()) == sorted([*names, *light, manifest["tokenizer"]["name"]])
     assert names[0] == manifest["graph"] == "model.onnx" and len(names) >= 3
+    assert light[0] == manifest["light"]["graph"] == "light-model.onnx" and len(light) >= 2
     assert manifest["tokenizer"]["name"] == "tokenizer.json" and manifest["start_id"] is None
-    for entry in [*manifest["files"], manifest["tokenizer"]]:
+    for entry in [*manifest["files"], *manifest["light"]["files"], manifest["tokenizer"]]:
         data = (folder / entry["name"]).read_bytes()
         assert len(data) == entry["bytes"] < FILE_BYTES
         assert hashlib.sha256(data).hexdigest() == entry["sha256"]
@@ -163,9 +165,9 @@ def test_the_token_embedding_is_stored_once_in_row_blocks_that_the_graph_joins(e
 def test_two_exports_of_the_same_model_are_byte_identical(loaded, exported, tmp_path):
     from figsite.capture.live_export import export
 
-    again = export(loaded, tmp_path, MAX_TOKENS, file_bytes=FILE_BYTES)
+    again = export(loaded, tmp_path, MAX_TOKENS, file_bytes=FILE_BYTES, texts=list(TEXTS.values()))
     assert again == exported[1]
-    for entry in again["files"]:
+    for entry in [*again["files"], *again["light"]["files"]]:
         assert (tmp_path / entry["name"]).read_bytes() == (exported[0] / entry["name"]).read_bytes()
 
 

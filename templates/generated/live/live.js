@@ -127,7 +127,8 @@
       drawn: null,
       timings: {},
       loadedFrom: null,
-      kept: null
+      kept: null,
+      weights: "exact"
     };
     Object.keys(ELEMENTS).forEach((role) => {
       page.el[role] = $(ELEMENTS[role]);
@@ -832,7 +833,9 @@
     showProgress(total, total, "Starting " + modelName() + " in this page…");
     const graph = new Uint8Array(await blobs[model.graph].arrayBuffer());
     const external = model.files.filter((f) => f.name !== model.graph).map((f) => ({ path: f.name, data: blobs[f.name] }));
-    const created = await ort.InferenceSession.create(graph, { executionProviders: ["wasm"], externalData: external });
+    const options = { executionProviders: ["wasm"], externalData: external };
+    if (model.options) options.extra = model.options;
+    const created = await ort.InferenceSession.create(graph, options);
     live.loadedFrom = downloaded === 0 ? "cache" : downloaded === total ? "network" : "both";
     live.downloadedBytes = downloaded;
     live.keptNow = kept;
@@ -1456,6 +1459,8 @@
     if (state.loading) return state.loading;
     state.loadAsked = true;
     page.el.loadButton.disabled = true;
+    const weights = document.getElementById("live-weights");
+    if (weights) weights.disabled = true;
     setState("loading");
     say("");
     const started = performance.now();
@@ -1466,12 +1471,50 @@
     }, (error) => {
       state.loading = null;
       page.el.loadButton.disabled = false;
+      if (weights) weights.disabled = false;
       page.el.progress.hidden = true;
       setState("error");
       say(sentenceFor(error, megabytes(page.model.bytes), modelName()), "error");
       console.error(error);
     });
     return state.loading;
+  }
+
+  // templates/js/live/weights.js
+  function lightFirst(win) {
+    const narrow = Boolean(win.matchMedia && win.matchMedia("(max-width: 600px)").matches);
+    const connection = win.navigator && win.navigator.connection;
+    return narrow || Boolean(connection && connection.saveData);
+  }
+  function weightsModel(config, light) {
+    if (!light || !config.light) return config.model;
+    const { files, bytes, graph, options } = config.light;
+    return Object.assign({}, config.model, { files, bytes, graph, options });
+  }
+  function loadWords(model) {
+    return "Load " + modelName() + " in this page: " + megabytes(model.bytes) + ", once";
+  }
+  function chooseWeights(light) {
+    page.model = weightsModel(page.config, light);
+    page.live.weights = light && page.config.light ? "light" : "exact";
+    page.el.loadButton.textContent = loadWords(page.model);
+    page.el.loadButton.setAttribute("data-bytes", String(page.model.bytes));
+    page.el.progressBar.max = page.model.bytes;
+  }
+  function listenToWeights(changed2) {
+    const exact = document.getElementById("live-weights-exact");
+    const light = document.getElementById("live-weights-light");
+    if (!exact || !light || !page.config.light) return;
+    const first = lightFirst(window);
+    light.checked = first;
+    exact.checked = !first;
+    chooseWeights(first);
+    [exact, light].forEach((radio) => {
+      radio.addEventListener("change", () => {
+        chooseWeights(light.checked);
+        changed2();
+      });
+    });
   }
 
   // templates/js/live/main.js
@@ -1557,13 +1600,19 @@
       if (state.session) submit();
       else say(brought());
     });
+    listenToWeights(sayKept);
+    sayKept();
+    setState("idle");
+  }
+  function sayKept() {
+    const asked2 = page.model;
     allKept().then((kept) => {
+      if (page.model !== asked2) return;
       page.live.kept = kept;
       if (kept && !state.loadAsked) {
         page.el.loadButton.textContent = "Start " + modelName() + " (already kept in this browser)";
       }
     });
-    setState("idle");
   }
   if (openPage()) {
     if (location.protocol === "file:") servedOnly();

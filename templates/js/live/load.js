@@ -29,6 +29,8 @@ export function load() {
   if (state.loading) return state.loading;
   state.loadAsked = true;
   page.el.loadButton.disabled = true;
+  const weights = document.getElementById('live-weights');
+  if (weights) weights.disabled = true;  // the weights chosen are the ones loading
   setState('loading');
   say('');
   const started = performance.now();
@@ -39,6 +41,7 @@ export function load() {
   }, (error) => {
     state.loading = null;
     page.el.loadButton.disabled = false;
+    if (weights) weights.disabled = false;
     page.el.progress.hidden = true;
     setState('error');
     say(sentenceFor(error, megabytes(page.model.bytes), modelName()), 'error');

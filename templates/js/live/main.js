@@ -6,7 +6,8 @@
 // store.js, fetching.js and model.js (the model's files in Cache Storage, each one downloaded, resumed and checked,
 // the runtime), load.js and trouble.js (the load, and the one sentence of a failure), run.js (a text run),
 // datasets.js (the charts' datasets from the model's outputs), specs.js, charts.js and lens.js (the charts),
-// downloads.js, address.js, asked.js and form.js (what the reader asks), file.js (opened from file://). Drawing,
+// downloads.js, address.js, asked.js and form.js (what the reader asks), weights.js (the exact or the light
+// weights), file.js (opened from file://). Drawing,
 // scrolling, the address and the names shared with the build are the figure pages' too: ../shared/.
 // This one wires the page's events, in the order the page has always set them.
 import {readAddress} from '../shared/address.js';
@@ -21,6 +22,7 @@ import {$, graphSha256, modelName, openPage, page, say, setState} from './page.j
 import {submit} from './run.js';
 import {state} from './state.js';
 import {allKept} from './store.js';
+import {listenToWeights} from './weights.js';
 
 function listenToForm() {
   const {followSelect, textBox, targetBox, form, loadButton} = page.el;
@@ -110,14 +112,21 @@ function open() {
     if (state.session) submit();
     else say(brought());
   });
-  // A visit before kept the model in this browser: the button says so, and nothing about a download.
+  listenToWeights(sayKept);
+  sayKept();
+  setState('idle');
+}
+
+// A visit before kept the chosen weights in this browser: the button says so, and nothing about a download.
+function sayKept() {
+  const asked = page.model;
   allKept().then((kept) => {
+    if (page.model !== asked) return;  // another choice of weights came since
     page.live.kept = kept;
     if (kept && !state.loadAsked) {
       page.el.loadButton.textContent = 'Start ' + modelName() + ' (already kept in this browser)';
     }
   });
-  setState('idle');
 }
 
 if (openPage()) {

@@ -81,7 +81,10 @@ export async function openModel() {
   const graph = new Uint8Array(await blobs[model.graph].arrayBuffer());
   const external = model.files.filter((f) => f.name !== model.graph)
                               .map((f) => ({path: f.name, data: blobs[f.name]}));
-  const created = await ort.InferenceSession.create(graph, {executionProviders: ['wasm'], externalData: external});
+  // The light weights' options (live_light.LIGHT_SESSION: their blocks made float32 once, as the session starts).
+  const options = {executionProviders: ['wasm'], externalData: external};
+  if (model.options) options.extra = model.options;
+  const created = await ort.InferenceSession.create(graph, options);
   live.loadedFrom = downloaded === 0 ? 'cache' : downloaded === total ? 'network' : 'both';
   live.downloadedBytes = downloaded;
   live.keptNow = kept;

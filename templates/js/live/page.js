@@ -7,7 +7,7 @@
 //
 // window.liveFigures: {state, result (the raw numbers of the last text drawn), drawn (the datasets and params the
 // charts were given), timings, loadedFrom, kept (whether the model's files were all in Cache Storage when the page
-// opened: null until known)}, and later downloadedBytes, keptNow (whether they are all kept there after the load:
+// opened: null until known), weights ('exact' or 'light': weights.js)}, and later downloadedBytes, keptNow (whether they are all kept there after the load:
 // false where the browser refused) and json(); #live's data-state says the state too (idle, file, loading, ready,
 // running, drawn, refused, error).
 
@@ -41,7 +41,7 @@ export function openPage() {
                        maxTokens: model.max_tokens || defaults.max_tokens,
                        shape: {nLayer: model.n_layer, nHead: model.n_head, stages: model.n_layer + 1}});
   page.live = window.liveFigures = {state: 'idle', result: null, drawn: null, timings: {}, loadedFrom: null,
-                                    kept: null};
+                                    kept: null, weights: 'exact'};
   Object.keys(ELEMENTS).forEach((role) => { page.el[role] = $(ELEMENTS[role]); });
   page.charts = Array.prototype.slice.call(document.querySelectorAll('[data-live-chart]'));
   page.darkScheme = window.matchMedia ? window.matchMedia('(prefers-color-scheme: dark)') : null;
