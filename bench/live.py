@@ -49,6 +49,13 @@ It measures:
    the runtime's `ort.env.wasm.numThreads` to min(4, navigator.hardwareConcurrency) (printed), and its
    first-visit load and the Enter-to-charts runs of 3 (CPU not slowed) are taken the same way.
 
+6. a phone: a fresh profile with a window of 360 x 800 px, where the page chooses the light weights at first
+   (figsite/capture/live_light.py: 4-bit blocks, about a sixth of the bytes); "Load" clicked once (not slowed), then
+   REPEATS reloads with the page's CPU slowed RATE times, each loading the light weights from Cache Storage
+   (target: median under 3 s), and REPEATS 20-token texts, Enter to charts, slowed the same (target: median under
+   2 s). The tab's renderer's VmHWM is printed beside the issue's 1 GiB (no limit is imposed: Chromium has no
+   setting that caps a tab's WebAssembly memory).
+
 A figure PASSes when its median is within its target. Each run's figure is printed too; on a shared machine a
 single slow run is often other work (the load average before and after is printed). Exit status: 0 when all that
 have targets pass and nothing was refused, 1 otherwise, 2 on bad input.
@@ -76,6 +83,9 @@ CACHE_LOAD_TARGET_MS = 5000.0
 ENTER_TARGET_MS = 1500.0
 TIMEOUT_MS = 180_000  # one load or one run; a throttled one on a busy machine is slow
 VIEWPORT = {"width": 1280, "height": 720}
+PHONE = {"width": 360, "height": 800}  # a phone's screen: the page chooses the light weights at first there
+PHONE_LOAD_MS = 3000  # issue 47: the light weights ready from Cache Storage, CPU slowed 4x, under 3 s...
+PHONE_ENTER_MS = 2000  # ...and a 20-token text drawn under 2 s
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -288,10 +298,12 @@ class Profile:
     """One browser with a profile of its own on disk and one page, every request off the server's origin aborted
     and recorded, with the page's console errors and warnings, page errors and failed requests."""
 
-    def __init__(self, pw, folder: Path, server: Server, label: str, notes: list[str], refused: list[str]):
+    def __init__(
+        self, pw, folder: Path, server: Server, label: str, notes: list[str], refused: list[str], viewport=VIEWPORT
+    ):
         self.server, self.label, self.notes, self.refused = server, label, notes, refused
         self.context = pw.chromium.launch_persistent_context(
-            str(folder), executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True, viewport=VIEWPORT
+            str(folder), executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True, viewport=viewport
         )
         self.aborted: set[str] = set()
         # Matched by Playwright's driver: the page's own requests never wait on this Python process.
@@ -500,6 +512,35 @@ def measure(site: Path, work: Path, repeats: int, throttle: float) -> dict:
             finally:
                 profile.close()
 
+            # 6: a phone: the light weights, chosen at first on a narrow screen; from Cache Storage, the CPU slowed.
+            print(f"a phone: the light weights, from Cache Storage, CPU {throttle:g}x ...", flush=True)
+            profile = Profile(pw, work / "profile-phone", plain, "phone", notes, refused, viewport=PHONE)
+            try:
+                profile.open()
+                out["phone_weights"] = profile.page.evaluate("window.liveFigures.weights")
+                out["phone_light"] = profile.page.evaluate(
+                    "() => { const l = JSON.parse(document.getElementById('live-config').textContent).light;"
+                    " return {bytes: l.bytes, files: l.files.length, error: l.error}; }"
+                )
+                out["phone_first"] = profile.load()
+                out["phone_cache"] = []
+                profile.throttle(throttle)
+                try:
+                    for _ in range(repeats):
+                        profile.page.reload(wait_until="load", timeout=TIMEOUT_MS)
+                        profile.page.wait_for_function(
+                            "() => window.liveFigures && window.liveFigures.state === 'idle'", timeout=TIMEOUT_MS
+                        )
+                        out["phone_cache"].append(profile.load())
+                    out["phone_enter"] = enter_runs(profile, repeats)
+                finally:
+                    profile.throttle(1)
+                out["phone_hwm"] = max(
+                    (status_kb(pid, "VmHWM") or 0) for pid, kind in chromium_processes().items() if kind == "renderer"
+                )
+            finally:
+                profile.close()
+
             # 5: cross-origin isolated, threads.
             print("cross-origin isolated: first visit, Enter to charts ...", flush=True)
             profile = Profile(pw, work / "profile-isolated", isolated, "isolated", notes, refused)
@@ -555,6 +596,19 @@ def report(
         )
     rows.append(
         ("isolated first visit: click to ready", out["iso_first"]["loadMs"], None, [out["iso_first"]["loadMs"]])
+    )
+    phone_cache = [c["loadMs"] for c in out["phone_cache"]]
+    rows.append(
+        (f"phone, light weights: from Cache Storage, CPU {throttle:g}x", med(phone_cache), PHONE_LOAD_MS, phone_cache)
+    )
+    phone_enter = [r["ms"] for r in out["phone_enter"]]
+    rows.append(
+        (
+            f"phone, light weights: Enter to charts, 20 tokens, CPU {throttle:g}x",
+            med(phone_enter),
+            PHONE_ENTER_MS,
+            phone_enter,
+        )
     )
 
     header = f"{'what':<58}{'median ms':>10}{'target':>9}   {'result':<7}  runs (ms, in order)"
@@ -658,6 +712,20 @@ def report(
     print(
         f"            model / drawing: live.js's timings.last.modelMs / drawMs. CPU slowed with "
         f"Emulation.setCPUThrottlingRate {throttle:g}."
+    )
+    light = out["phone_light"]
+    print(
+        f"  phone     window {PHONE['width']} x {PHONE['height']} px; the page chose the {out['phone_weights']} "
+        f"weights at first ({light['bytes'] / 1e6:,.1f} MB in {light['files']} files, stated within "
+        f"{light['error']} points of the exact);"
+    )
+    print(
+        f"            the first load not slowed ({out['phone_first']['loadMs']:.0f} ms), then {repeats} reloads and "
+        f"{repeats} texts with the CPU slowed {throttle:g}x; the tab's high-water mark {mib(out['phone_hwm'])}"
+    )
+    print(
+        "            (no memory limit is imposed: Chromium has none to set for a tab's WebAssembly; the mark is "
+        "printed against the issue's 1 GiB)"
     )
     iso = out["iso_first"]
     print(

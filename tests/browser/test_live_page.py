@@ -638,7 +638,7 @@ def test_on_a_phone_the_light_weights_load_and_draw_within_the_error_the_page_st
         light = config["light"]
         stated = float(light["error"])
         assert page.is_checked("#live-weights-light")
-        assert f"within {light['error']} points of the exact weights'" in page.text_content("#live-weights")
+        assert f"within {light['error']} percentage points of the exact weights'" in page.text_content("#live-weights")
         before = len(asked)
         page.click("#live-load-button")
         page.wait_for_function("() => ['drawn', 'error'].includes(window.liveFigures.state)", timeout=TIMEOUT_MS)

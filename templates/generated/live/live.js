@@ -761,6 +761,10 @@
     progressBar.value = done;
     progressWords.textContent = words;
   }
+  function downloadWords(got, total) {
+    const left = total - got;
+    return "Downloading " + modelName() + ": " + megabytes(got) + " of " + megabytes(total) + (left > 0 ? ", " + megabytes(left) + " to go" : "");
+  }
   function fileIo(file, store, done) {
     let shownMb = -1, told = null;
     const tell = (words) => {
@@ -783,11 +787,7 @@
         page.el.progressBar.value = done + bytes;
         if (mb === shownMb) return;
         shownMb = mb;
-        showProgress(
-          done + bytes,
-          page.model.bytes,
-          "Downloading " + modelName() + ": " + megabytes(done + bytes) + " of " + megabytes(page.model.bytes)
-        );
+        showProgress(done + bytes, page.model.bytes, downloadWords(done + bytes, page.model.bytes));
       },
       onRetry: (n, tries) => {
         tell("The download was cut; trying again (" + n + " of " + tries + ")…");

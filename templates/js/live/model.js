@@ -15,6 +15,13 @@ function showProgress(done, total, words) {
   progressWords.textContent = words;
 }
 
+// What the progress bar says while the model downloads: what has come, of how much, and what remains.
+export function downloadWords(got, total) {
+  const left = total - got;
+  return 'Downloading ' + modelName() + ': ' + megabytes(got) + ' of ' + megabytes(total) +
+         (left > 0 ? ', ' + megabytes(left) + ' to go' : '');
+}
+
 // What fetching.js needs for one file: this page's fetch, the browser's storage and crypto.subtle, and the words
 // and the progress bar it shows (done: the bytes of the files before this one).
 function fileIo(file, store, done) {
@@ -34,9 +41,7 @@ function fileIo(file, store, done) {
       page.el.progressBar.value = done + bytes;
       if (mb === shownMb) return;
       shownMb = mb;
-      showProgress(done + bytes, page.model.bytes,
-                   'Downloading ' + modelName() + ': ' + megabytes(done + bytes) + ' of ' +
-                   megabytes(page.model.bytes));
+      showProgress(done + bytes, page.model.bytes, downloadWords(done + bytes, page.model.bytes));
     },
     onRetry: (n, tries) => { tell('The download was cut; trying again (' + n + ' of ' + tries + ')…'); },
     onDamaged: () => { tell('A file of ' + modelName() + ' came damaged; fetching it once more…'); },
