@@ -496,6 +496,70 @@ def test_a_text_too_long_empty_or_only_spaces_is_refused_in_one_sentence_and_not
     page.fill("#live-target", TARGET)
 
 
+def greedy(weights, ids: list[int], count: int) -> list[int]:
+    """The reference's likeliest next token, `count` times (tests/reference.py, float64)."""
+    import reference as ref_lib
+
+    ids = list(ids)
+    for _ in range(count):
+        ids.append(int(ref_lib.forward(weights, ids).probs[-1, -1].argmax()))
+    return ids
+
+
+def go_on(page, count: int, chance: bool, seed: int = 1) -> list[int]:
+    """Asks the model to go on `count` tokens from the text in the box; the ids it then drew its figures for."""
+    before = page.evaluate("window.liveFigures.result.text")
+    page.fill("#live-more-count", str(count))
+    page.check("#live-more-chance" if chance else "#live-more-likeliest")
+    page.fill("#live-more-seed", str(seed))
+    page.click("#live-more-button")
+    page.wait_for_function(
+        "before => ['drawn', 'error', 'refused'].includes(window.liveFigures.state) && "
+        "window.liveFigures.result.text !== before",
+        arg=before,
+        timeout=TIMEOUT_MS,
+    )
+    assert state(page) == "drawn", page.text_content("#live-message")
+    return page.evaluate("Array.from(window.liveFigures.result.ids)")
+
+
+def test_the_model_goes_on_by_its_likeliest_tokens_and_the_row_marks_them_as_its_own(watched, small_model_dir):
+    import reference as ref_lib
+
+    page = watched.page
+    type_and_run(page, TEXT)
+    ids = page.evaluate("Array.from(window.liveFigures.result.ids)")
+    got = go_on(page, 3, chance=False)
+    assert got == greedy(ref_lib.load_weights(small_model_dir), ids, 3)
+    whole = page.input_value("#live-text")
+    assert whole.startswith(TEXT) and len(whole) > len(TEXT)
+    assert page.evaluate("window.liveFigures.result.text") == whole and "#text=" in page.url
+    marked = page.eval_on_selector_all("#live-tokens .token-model", "spans => spans.map(s => s.textContent)")
+    assert len(marked) == 3 and "the last 3 added by the model (marked)" in page.text_content("#live-tokens-label")
+    # All of the figures are drawn for the longer text: the lens reads every one of its tokens.
+    assert len(page.evaluate("window.liveFigures.drawn.lens.names")) == len(got)
+    assert watched.errors == []
+
+
+def test_drawn_by_chance_the_same_seed_draws_the_same_tokens_each_among_the_top_10(watched, small_model_dir):
+    import reference as ref_lib
+
+    page = watched.page
+    weights = ref_lib.load_weights(small_model_dir)
+    drawn = []
+    for _ in range(2):
+        type_and_run(page, OTHER_TEXT)
+        ids = page.evaluate("Array.from(window.liveFigures.result.ids)")
+        drawn.append(go_on(page, 4, chance=True, seed=7))
+    assert drawn[0] == drawn[1] and len(drawn[0]) == len(ids) + 4
+    for n in range(len(ids), len(drawn[0])):
+        probs = ref_lib.forward(weights, drawn[0][:n]).probs[-1, -1]
+        assert drawn[0][n] in probs.argsort(descending=True)[:10].tolist()
+    page.fill("#live-more-count", "11")
+    page.click("#live-more-button")
+    assert page.text_content("#live-message").startswith("The tokens to add: a whole number from 1 to 10.")
+
+
 def test_a_reload_loads_the_model_from_cache_storage_and_the_address_brings_the_text(watched, server):
     base, asked = server
     page = watched.page

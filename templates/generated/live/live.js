@@ -183,6 +183,9 @@
     chosenToken: null,
     // lens.js: the token the reader chose to follow in the lens; null: the read-out's target.
     lensChoice: null,
+    // run.js (more.js's tokens): {text, ids, from}, the text the model went on to, the ids it reads (the model's own
+    // from `from`); null where it went on from no text.
+    goneOn: null,
     // run.js: texts asked for, the last one drawn; lens.js: tokens the lens was asked to follow.
     runs: 0,
     finished: 0,
@@ -1353,17 +1356,64 @@
     page.el.targetSaid.textContent = followed.said || "";
   }
 
+  // templates/js/live/more.js
+  function seeded(seed) {
+    let a = seed >>> 0;
+    return () => {
+      a = a + 1831565813 >>> 0;
+      let t = a;
+      t = Math.imul(t ^ t >>> 15, t | 1);
+      t ^= t + Math.imul(t ^ t >>> 7, t | 61);
+      return ((t ^ t >>> 14) >>> 0) / 4294967296;
+    };
+  }
+  function nextToken(topIds, topProbs, stages, n, temperature, random) {
+    const at = ((stages - 1) * n + (n - 1)) * TOP_K;
+    if (!random) return Number(topIds[at]);
+    const weights = [];
+    for (let k = 0; k < TOP_K; k++) weights.push(Math.pow(topProbs[at + k], 1 / temperature));
+    let left = random() * weights.reduce((a, b) => a + b, 0);
+    for (let k = 0; k < TOP_K; k++) {
+      left -= weights[k];
+      if (left < 0) return Number(topIds[at + k]);
+    }
+    return Number(topIds[at + TOP_K - 1]);
+  }
+  function howMore(count2, chance, temperature, seed) {
+    if (!(count2 >= 1 && count2 <= 10 && Number.isInteger(count2))) {
+      return { refused: "The tokens to add: a whole number from 1 to 10." };
+    }
+    if (!chance) return { count: count2, temperature: 1, random: null };
+    if (!(temperature >= 0.1 && temperature <= 2)) return { refused: "The temperature: a number from 0.1 to 2." };
+    if (!(seed >= 0 && Number.isInteger(seed))) return { refused: "The seed: a whole number, 0 or more." };
+    return { count: count2, temperature, random: seeded(seed) };
+  }
+  async function goOn(ids, how, follow) {
+    const out = ids.slice();
+    for (let i = 0; i < how.count && out.length < page.maxTokens; i++) {
+      const read = await infer(out, follow);
+      out.push(nextToken(read.topIds, read.topProbs, page.shape.stages, out.length, how.temperature, how.random));
+    }
+    return out;
+  }
+
   // templates/js/live/run.js
+  function modelFrom(text, ids) {
+    const gone = state.goneOn;
+    return gone && gone.text === text && gone.ids.length === ids.length ? gone.from : ids.length;
+  }
   function showTokens(res) {
     const tokensRow = page.el.tokensRow, start = startId() !== null && res.ids[0] === startId() ? 1 : 0;
+    const from = modelFrom(res.text, res.ids), added = res.ids.length - from;
     Array.prototype.slice.call(tokensRow.querySelectorAll(".token")).forEach((t) => {
       t.remove();
     });
     const n = res.ids.length - start;
-    $("live-tokens-label").textContent = "Drawn for this text, in " + n + (n === 1 ? " token" : " tokens") + (start ? " after the start token " + res.names[0] + ":" : ":");
+    $("live-tokens-label").textContent = "Drawn for this text, in " + n + (n === 1 ? " token" : " tokens") + (start ? " after the start token " + res.names[0] : "") + (added ? ", the last " + (added === 1 ? "one" : added) + " added by " + modelName() + " (marked):" : ":");
     res.names.forEach((name, i) => {
       const span = document.createElement("span");
-      span.className = i < start ? "token token-start" : "token";
+      span.className = i < start ? "token token-start" : i >= from ? "token token-model" : "token";
+      if (i >= from) span.title = "added by " + modelName();
       span.textContent = name;
       tokensRow.appendChild(span);
     });
@@ -1408,8 +1458,14 @@
     setState("drawn");
     say(modelName(true) + " read your " + ask.own + (ask.own === 1 ? " token" : " tokens") + " in " + ((read - started) / 1e3).toFixed(1) + " s: the figures below are for your text.");
   }
+  function askedFor(text, target) {
+    const ask = asked(text, target, page.maxTokens), gone = state.goneOn;
+    if (ask.refused || !gone || gone.text !== text) return ask;
+    const start = startId() === null ? 0 : 1;
+    return { ids: gone.ids, own: gone.ids.length - start, target: ask.target };
+  }
   function compute(text, target) {
-    const ask = asked(text, target, page.maxTokens);
+    const ask = askedFor(text, target);
     if (ask.refused) {
       refuse(ask.refused);
       return Promise.resolve();
@@ -1427,8 +1483,40 @@
       console.error(error);
     });
   }
+  function continueText(how) {
+    const text = page.el.textBox.value, target = page.el.targetBox.value, ask = askedFor(text, target);
+    if (ask.refused || how.refused) {
+      refuse(ask.refused || how.refused);
+      return Promise.resolve();
+    }
+    if (!state.session) {
+      say("Load " + modelName() + " first, with the button above: then it can go on from your text.");
+      return Promise.resolve();
+    }
+    if (ask.ids.length >= page.maxTokens) {
+      refuse("Your text fills the " + page.maxTokens + " tokens this page reads: there is no room for more.");
+      return Promise.resolve();
+    }
+    const number = ++state.runs, started = performance.now(), gone = state.goneOn;
+    setState("running");
+    say(modelName(true) + " is going on from your text…");
+    return inTurn(async () => {
+      const ids = await goOn(ask.ids, how, [ask.target]);
+      const whole = text + globalThis.liveTokens.decode(ids.slice(ask.ids.length));
+      state.goneOn = { text: whole, ids, from: gone && gone.text === text ? gone.from : ask.ids.length };
+      page.el.textBox.value = whole;
+      page.el.textBox.dispatchEvent(new Event("input"));
+      writeAddress2(whole, target);
+      if (number !== state.runs) return;
+      await runText(whole, { ids, own: ids.length - (ask.ids.length - ask.own), target: ask.target }, number, started);
+    }).catch((error) => {
+      setState("error");
+      say(modelName(true) + " could not go on from this text (" + error.message + ").", "error");
+      console.error(error);
+    });
+  }
   function submit() {
-    const text = page.el.textBox.value, target = page.el.targetBox.value, ask = asked(text, target, page.maxTokens);
+    const text = page.el.textBox.value, target = page.el.targetBox.value, ask = askedFor(text, target);
     sayTarget();
     if (ask.refused) {
       refuse(ask.refused);
@@ -1538,6 +1626,18 @@
     loadButton.addEventListener("click", () => {
       load();
     });
+    const more = $("live-more-button");
+    if (more) more.addEventListener("click", () => {
+      continueText(askedMore());
+    });
+  }
+  function askedMore() {
+    return howMore(
+      Number($("live-more-count").value),
+      $("live-more-chance").checked,
+      Number($("live-more-temperature").value),
+      Number($("live-more-seed").value)
+    );
   }
   function json(res) {
     return asJson(res, page.shape, lensToken(res), graphSha256(page.model));

@@ -19,7 +19,8 @@ import {count, countSoon, sayTarget} from './form.js';
 import {followToken, lensToken} from './lens.js';
 import {load} from './load.js';
 import {$, graphSha256, modelName, openPage, page, say, setState} from './page.js';
-import {submit} from './run.js';
+import {howMore} from './more.js';
+import {continueText, submit} from './run.js';
 import {state} from './state.js';
 import {allKept} from './store.js';
 import {listenToWeights} from './weights.js';
@@ -40,6 +41,14 @@ function listenToForm() {
     }
   });
   loadButton.addEventListener('click', () => { load(); });
+  const more = $('live-more-button');
+  if (more) more.addEventListener('click', () => { continueText(askedMore()); });
+}
+
+// What the form asks of the model's going on (more.js).
+function askedMore() {
+  return howMore(Number($('live-more-count').value), $('live-more-chance').checked,
+                 Number($('live-more-temperature').value), Number($('live-more-seed').value));
 }
 
 function json(res) {

@@ -7,19 +7,30 @@ import {result} from './datasets.js';
 import {sayTarget} from './form.js';
 import {offerFollows} from './lens.js';
 import {inTurn, infer} from './model.js';
+import {goOn} from './more.js';
 import {$, modelName, page, say, setState} from './page.js';
 import {state} from './state.js';
 
-// The tokens drawn: the text's own, counted, after the start token where the model reads one (shown, not counted).
+// Where the model's own tokens start in the ids of the text `text` (more.js): its length where it added none.
+function modelFrom(text, ids) {
+  const gone = state.goneOn;
+  return gone && gone.text === text && gone.ids.length === ids.length ? gone.from : ids.length;
+}
+
+// The tokens drawn: the text's own, counted, after the start token where the model reads one (shown, not counted),
+// and those the model added (more.js), marked as its own.
 function showTokens(res) {
   const tokensRow = page.el.tokensRow, start = startId() !== null && res.ids[0] === startId() ? 1 : 0;
+  const from = modelFrom(res.text, res.ids), added = res.ids.length - from;
   Array.prototype.slice.call(tokensRow.querySelectorAll('.token')).forEach((t) => { t.remove(); });
   const n = res.ids.length - start;
   $('live-tokens-label').textContent = 'Drawn for this text, in ' + n + (n === 1 ? ' token' : ' tokens') +
-    (start ? ' after the start token ' + res.names[0] + ':' : ':');
+    (start ? ' after the start token ' + res.names[0] : '') +
+    (added ? ', the last ' + (added === 1 ? 'one' : added) + ' added by ' + modelName() + ' (marked):' : ':');
   res.names.forEach((name, i) => {
     const span = document.createElement('span');
-    span.className = i < start ? 'token token-start' : 'token';
+    span.className = i < start ? 'token token-start' : i >= from ? 'token token-model' : 'token';
+    if (i >= from) span.title = 'added by ' + modelName();
     span.textContent = name;
     tokensRow.appendChild(span);
   });
@@ -70,8 +81,16 @@ async function runText(text, ask, number, started) {
       ((read - started) / 1000).toFixed(1) + ' s: the figures below are for your text.');
 }
 
+// The ids the reader asks for `text`: the tokenizer's, or the model's own where it went on to this text (more.js).
+function askedFor(text, target) {
+  const ask = asked(text, target, page.maxTokens), gone = state.goneOn;
+  if (ask.refused || !gone || gone.text !== text) return ask;
+  const start = startId() === null ? 0 : 1;
+  return {ids: gone.ids, own: gone.ids.length - start, target: ask.target};
+}
+
 function compute(text, target) {
-  const ask = asked(text, target, page.maxTokens);
+  const ask = askedFor(text, target);
   if (ask.refused) {
     refuse(ask.refused);
     return Promise.resolve();
@@ -90,10 +109,45 @@ function compute(text, target) {
   });
 }
 
+// The text in the box gone on by the model (more.js: `how` what the form asked): the tokens added, the box holding
+// the whole text, its address written, and its figures drawn with the model's tokens marked.
+export function continueText(how) {
+  const text = page.el.textBox.value, target = page.el.targetBox.value, ask = askedFor(text, target);
+  if (ask.refused || how.refused) {
+    refuse(ask.refused || how.refused);
+    return Promise.resolve();
+  }
+  if (!state.session) {
+    say('Load ' + modelName() + ' first, with the button above: then it can go on from your text.');
+    return Promise.resolve();
+  }
+  if (ask.ids.length >= page.maxTokens) {
+    refuse('Your text fills the ' + page.maxTokens + ' tokens this page reads: there is no room for more.');
+    return Promise.resolve();
+  }
+  const number = ++state.runs, started = performance.now(), gone = state.goneOn;
+  setState('running');
+  say(modelName(true) + ' is going on from your text…');
+  return inTurn(async () => {
+    const ids = await goOn(ask.ids, how, [ask.target]);
+    const whole = text + globalThis.liveTokens.decode(ids.slice(ask.ids.length));
+    state.goneOn = {text: whole, ids: ids, from: gone && gone.text === text ? gone.from : ask.ids.length};
+    page.el.textBox.value = whole;
+    page.el.textBox.dispatchEvent(new Event('input'));  // its count of tokens says the longer text's
+    writeAddress(whole, target);
+    if (number !== state.runs) return;
+    await runText(whole, {ids: ids, own: ids.length - (ask.ids.length - ask.own), target: ask.target}, number, started);
+  }).catch((error) => {
+    setState('error');
+    say(modelName(true) + ' could not go on from this text (' + error.message + ').', 'error');
+    console.error(error);
+  });
+}
+
 // The text in the boxes: refused at once where it must be; else run, or, before the model is loaded, kept for then.
 // A text refused (empty, too long, its target not one token) is not written into the address.
 export function submit() {
-  const text = page.el.textBox.value, target = page.el.targetBox.value, ask = asked(text, target, page.maxTokens);
+  const text = page.el.textBox.value, target = page.el.targetBox.value, ask = askedFor(text, target);
   sayTarget();
   if (ask.refused) {
     refuse(ask.refused);

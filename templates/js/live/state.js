@@ -16,6 +16,9 @@ export const state = {
   chosenToken: null,
   // lens.js: the token the reader chose to follow in the lens; null: the read-out's target.
   lensChoice: null,
+  // run.js (more.js's tokens): {text, ids, from}, the text the model went on to, the ids it reads (the model's own
+  // from `from`); null where it went on from no text.
+  goneOn: null,
   // run.js: texts asked for, the last one drawn; lens.js: tokens the lens was asked to follow.
   runs: 0,
   finished: 0,
