@@ -511,7 +511,10 @@ def go_on(page, count: int, chance: bool, seed: int = 1) -> list[int]:
     before = page.evaluate("window.liveFigures.result.text")
     page.fill("#live-more-count", str(count))
     page.check("#live-more-chance" if chance else "#live-more-likeliest")
-    page.fill("#live-more-seed", str(seed))
+    # The temperature and the seed can be set only for tokens drawn by chance.
+    assert page.is_enabled("#live-more-seed") == chance and page.is_enabled("#live-more-temperature") == chance
+    if chance:
+        page.fill("#live-more-seed", str(seed))
     page.click("#live-more-button")
     page.wait_for_function(
         "before => ['drawn', 'error', 'refused'].includes(window.liveFigures.state) && "
@@ -535,7 +538,8 @@ def test_the_model_goes_on_by_its_likeliest_tokens_and_the_row_marks_them_as_its
     assert whole.startswith(TEXT) and len(whole) > len(TEXT)
     assert page.evaluate("window.liveFigures.result.text") == whole and "#text=" in page.url
     marked = page.eval_on_selector_all("#live-tokens .token-model", "spans => spans.map(s => s.textContent)")
-    assert len(marked) == 3 and "the last 3 added by the model (marked)" in page.text_content("#live-tokens-label")
+    assert len(marked) == 3 and "the last 3 added by the model (slanted" in page.text_content("#live-tokens-label")
+    assert page.text_content("#live-message").startswith(f"The model read your {len(ids)} tokens and the 3 it added")
     # All of the figures are drawn for the longer text: the lens reads every one of its tokens.
     assert len(page.evaluate("window.liveFigures.drawn.lens.names")) == len(got)
     assert watched.errors == []
@@ -702,7 +706,7 @@ def test_on_a_phone_the_light_weights_load_and_draw_within_the_error_the_page_st
         light = config["light"]
         stated = float(light["error"])
         assert page.is_checked("#live-weights-light")
-        assert f"within {light['error']} percentage points of the exact weights'" in page.text_content("#live-weights")
+        assert f"by at most {light['error']} percentage points" in page.text_content("#live-weights")
         before = len(asked)
         page.click("#live-load-button")
         page.wait_for_function("() => ['drawn', 'error'].includes(window.liveFigures.state)", timeout=TIMEOUT_MS)

@@ -1409,7 +1409,7 @@
       t.remove();
     });
     const n = res.ids.length - start;
-    $("live-tokens-label").textContent = "Drawn for this text, in " + n + (n === 1 ? " token" : " tokens") + (start ? " after the start token " + res.names[0] : "") + (added ? ", the last " + (added === 1 ? "one" : added) + " added by " + modelName() + " (marked):" : ":");
+    $("live-tokens-label").textContent = "Drawn for this text, in " + n + (n === 1 ? " token" : " tokens") + (start ? " after the start token " + res.names[0] : "") + (added ? ", the last " + (added === 1 ? "one" : added) + " added by " + modelName() + " (slanted, in dashed boxes):" : ":");
     res.names.forEach((name, i) => {
       const span = document.createElement("span");
       span.className = i < start ? "token token-start" : i >= from ? "token token-model" : "token";
@@ -1456,7 +1456,8 @@
     state.finished = number;
     if (number !== state.runs) return;
     setState("drawn");
-    say(modelName(true) + " read your " + ask.own + (ask.own === 1 ? " token" : " tokens") + " in " + ((read - started) / 1e3).toFixed(1) + " s: the figures below are for your text.");
+    const added = ask.ids.length - modelFrom(text, ask.ids), yours = ask.own - added;
+    say(modelName(true) + " read your " + yours + (yours === 1 ? " token" : " tokens") + (added ? " and the " + added + " it added" : "") + " in " + ((read - started) / 1e3).toFixed(1) + " s: the figures below are for " + (added ? "the whole text." : "your text."));
   }
   function askedFor(text, target) {
     const ask = asked(text, target, page.maxTokens), gone = state.goneOn;
@@ -1629,6 +1630,14 @@
     const more = $("live-more-button");
     if (more) more.addEventListener("click", () => {
       continueText(askedMore());
+    });
+    ["live-more-likeliest", "live-more-chance"].forEach((id) => {
+      const radio = $(id);
+      if (radio) radio.addEventListener("change", () => {
+        const chance = $("live-more-chance").checked;
+        $("live-more-temperature").disabled = !chance;
+        $("live-more-seed").disabled = !chance;
+      });
     });
   }
   function askedMore() {

@@ -43,6 +43,15 @@ function listenToForm() {
   loadButton.addEventListener('click', () => { load(); });
   const more = $('live-more-button');
   if (more) more.addEventListener('click', () => { continueText(askedMore()); });
+  // The temperature and the seed are read only for tokens drawn by chance: usable then only.
+  ['live-more-likeliest', 'live-more-chance'].forEach((id) => {
+    const radio = $(id);
+    if (radio) radio.addEventListener('change', () => {
+      const chance = $('live-more-chance').checked;
+      $('live-more-temperature').disabled = !chance;
+      $('live-more-seed').disabled = !chance;
+    });
+  });
 }
 
 // What the form asks of the model's going on (more.js).

@@ -26,7 +26,8 @@ function showTokens(res) {
   const n = res.ids.length - start;
   $('live-tokens-label').textContent = 'Drawn for this text, in ' + n + (n === 1 ? ' token' : ' tokens') +
     (start ? ' after the start token ' + res.names[0] : '') +
-    (added ? ', the last ' + (added === 1 ? 'one' : added) + ' added by ' + modelName() + ' (marked):' : ':');
+    (added ? ', the last ' + (added === 1 ? 'one' : added) + ' added by ' + modelName() + ' (slanted, in dashed boxes):'
+           : ':');
   res.names.forEach((name, i) => {
     const span = document.createElement('span');
     span.className = i < start ? 'token token-start' : i >= from ? 'token token-model' : 'token';
@@ -77,8 +78,10 @@ async function runText(text, ask, number, started) {
   state.finished = number;
   if (number !== state.runs) return;
   setState('drawn');
-  say(modelName(true) + ' read your ' + ask.own + (ask.own === 1 ? ' token' : ' tokens') + ' in ' +
-      ((read - started) / 1000).toFixed(1) + ' s: the figures below are for your text.');
+  const added = ask.ids.length - modelFrom(text, ask.ids), yours = ask.own - added;
+  say(modelName(true) + ' read your ' + yours + (yours === 1 ? ' token' : ' tokens') +
+      (added ? ' and the ' + added + ' it added' : '') + ' in ' + ((read - started) / 1000).toFixed(1) +
+      ' s: the figures below are for ' + (added ? 'the whole text.' : 'your text.'));
 }
 
 // The ids the reader asks for `text`: the tokenizer's, or the model's own where it went on to this text (more.js).
