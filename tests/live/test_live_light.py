@@ -49,6 +49,16 @@ def light_outputs(exported, ids: list[int]) -> dict:
     return live_export.run(live_light.session(folder, manifest["light"]["graph"]), ids, ids[:1])
 
 
+def stored(graph_file) -> int:
+    """The bytes of a graph's weights as stored: each external tensor's length (without the files' alignment)."""
+    graph = onnx.load(str(graph_file), load_external_data=False).graph
+    return sum(
+        int(next(e.value for e in t.external_data if e.key == "length"))
+        for t in graph.initializer
+        if t.data_location == onnx.TensorProto.EXTERNAL
+    )
+
+
 def test_the_light_weights_are_at_most_a_quarter_of_the_exact_bytes(exported):
     manifest = exported[1]
     exact = sum(entry["bytes"] for entry in manifest["files"])
@@ -121,3 +131,33 @@ def test_on_other_texts_the_light_shares_stay_near_the_references(exported, load
     got = light_outputs(exported, ids)
     worst = float(numpy.abs(got["shares"] - ref_lib.forward(weights, ids).attention.numpy()).max())
     assert worst <= 10 * exported[1]["light"]["error"]["shares"] / 100
+
+
+def test_a_llama_style_models_light_weights_are_transformers_own_shares_within_the_stated_error(
+    llama_model_dir, tmp_path
+):
+    """Another family (conftest's small Llama: rotary positions, grouped-query attention, RMSNorm, untied, a start
+    token): its light set at most a quarter of the bytes, its error measured with the start token, and its shares
+    against transformers' LlamaForCausalLM in float64 within the error it states."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    from figsite.capture.api import load, token_ids
+    from figsite.capture.live_export import export
+
+    loaded = load(str(llama_model_dir), None, 0, "cpu")
+    text = "When Mary and John went to the store, John gave €"
+    manifest = export(loaded, tmp_path, MAX_TOKENS, texts=[text])
+    light = manifest["light"]
+    # Its weights' bytes (a model this small has files of mostly graph and alignment: GPT-2's shape is above)
+    assert stored(tmp_path / light["graph"]) * 4 <= stored(tmp_path / manifest["graph"])
+    assert light["error"]["texts"] == 1 and light["error"]["shares"] > 0
+    ids = token_ids(loaded, text)
+    assert ids[0] == manifest["start_id"]
+    reference = AutoModelForCausalLM.from_pretrained(
+        llama_model_dir, torch_dtype=torch.float64, attn_implementation="eager"
+    ).eval()
+    with torch.no_grad():
+        expected = torch.cat(reference(torch.tensor([ids]), output_attentions=True).attentions).numpy()
+    got = light_outputs((tmp_path, manifest), ids)["shares"]
+    assert float(numpy.abs(got - expected).max()) <= light["error"]["shares"] / 100 + 1e-5
