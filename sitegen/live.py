@@ -42,16 +42,7 @@ def live_model(settings, scratch: Path, progress, loaded=None, texts: tuple[str,
         if settings.cache_dir is not None
         else None
     )
-    parts = [
-        "live-model",
-        version("live-model"),
-        identity,
-        LIVE_TOKENS,
-        list(texts),
-        _version("torch"),
-        _version("onnx"),
-        _version("onnxruntime"),
-    ]
+    parts = ["live-model", version("live-model"), identity, LIVE_TOKENS, _version("torch"), _version("onnx")]
     if identity:
         raw = cache.recall(settings.cache_dir, [*parts, "manifest"])
         if raw is not None:
@@ -60,7 +51,7 @@ def live_model(settings, scratch: Path, progress, loaded=None, texts: tuple[str,
             kept = cache.recall_folder(settings.cache_dir, parts, {f["name"]: f["sha256"] for f in files})
             if kept is not None:
                 progress.log("cache: using the stored export of the model for the live page")
-                return LiveModel(kept, manifest)
+                return with_error(LiveModel(kept, manifest), settings.cache_dir, parts, texts, progress)
     with progress.phase("live export"):
         from figsite.capture import api as capture
         from figsite.capture import live_export
@@ -68,7 +59,7 @@ def live_model(settings, scratch: Path, progress, loaded=None, texts: tuple[str,
         if loaded is None:
             loaded = capture.load(settings.model, settings.revision, settings.seed, "cpu")
         try:
-            manifest = live_export.export(loaded, scratch, LIVE_TOKENS, texts=texts)
+            manifest = live_export.export(loaded, scratch, LIVE_TOKENS)
         except ImportError as exc:  # onnx or onnxscript not installed, or a torch without the exporter's scan
             raise BuildError(
                 f"--live: the model's export to ONNX needs {exc.name or exc}, which is not installed; "
@@ -81,9 +72,28 @@ def live_model(settings, scratch: Path, progress, loaded=None, texts: tuple[str,
             ) from None
     kept = cache.keep_folder(settings.cache_dir, parts, scratch) if identity else None
     if kept is None:
-        return LiveModel(scratch, manifest)
+        return with_error(LiveModel(scratch, manifest), None, parts, texts, progress)
     cache.keep(settings.cache_dir, [*parts, "manifest"], json.dumps(manifest, sort_keys=True).encode("utf-8"))
-    return LiveModel(kept, manifest)
+    return with_error(LiveModel(kept, manifest), settings.cache_dir, parts, texts, progress)
+
+
+def with_error(model: LiveModel, cache_dir: Path | None, parts: list, texts: tuple[str, ...], progress) -> LiveModel:
+    """The export with its light weights' error measured on `texts` (figsite.capture.live_light.measured), kept in
+    the cache beside the export by the texts too: an edit of the config's texts measures again, and exports
+    nothing again."""
+    key = [*parts, "light error", list(texts), _version("onnxruntime")]
+    raw = cache.recall(cache_dir, key) if cache_dir is not None else None
+    if raw is not None:
+        error = json.loads(raw)
+    else:
+        with progress.phase("live export"):
+            from figsite.capture import live_light
+
+            error = live_light.measured(model.folder, model.manifest, texts)
+        if cache_dir is not None:
+            cache.keep(cache_dir, key, json.dumps(error, sort_keys=True).encode("utf-8"))
+    light = {**model.manifest["light"], "error": error}
+    return LiveModel(model.folder, {**model.manifest, "light": light})
 
 
 def live_texts(figures: list[Figure]) -> tuple[str, ...]:

@@ -141,7 +141,12 @@ def _ranks(logits: torch.Tensor, chosen: torch.Tensor) -> torch.Tensor:
 
 
 def export(
-    loaded: Loaded, folder: Path, max_tokens: int = 64, *, file_bytes: int = FILE_BYTES, texts: Sequence[str] = ()
+    loaded: Loaded,
+    folder: Path,
+    max_tokens: int = 64,
+    *,
+    file_bytes: int = FILE_BYTES,
+    texts: Sequence[str] | None = None,
 ) -> Manifest:
     """Writes GRAPH_FILE, its weights' files and TOKENIZER_FILE (loaded.tokenizer's) into `folder` (made if missing;
     an earlier export's weights' files are removed, other files left alone) and returns the manifest: {"format",
@@ -150,7 +155,7 @@ def export(
     their tensors come: what the page fetches), "tokenizer": {"name", "bytes", "sha256"}, "start_id" (the token put
     in front of every text, or None), "inputs" and "outputs": [{"name", "dtype", "shape"}] (a shape's "T" and "K"
     vary by run), "light": the light set beside it (figsite.capture.live_light: its graph, files, bits, block, and
-    its error measured on `texts`, each read as the page reads it)}. Nothing in it varies between two exports of the
+    its error measured on `texts`, each read as the page reads it; None without `texts`: live_light.measured)}. Nothing in it varies between two exports of the
     same model. ValueError: max_tokens outside 1..n_positions."""
     config = loaded.model.config
     if not 1 <= max_tokens <= config.n_positions:
@@ -192,12 +197,17 @@ def export(
         "outputs": described[len(INPUTS) :],
         "light": None,
     }
-    from figsite.capture import live_light
-    from figsite.model.tokens import token_ids
+    return _with_light(folder, manifest, file_bytes, texts)
 
-    light = live_light.lighten(folder, manifest, file_bytes=file_bytes)
-    light["error"] = live_light.measure(folder, manifest, light, [token_ids(loaded, text) for text in texts])
-    manifest["light"] = light
+
+def _with_light(folder: Path, manifest: Manifest, file_bytes: int, texts: Sequence[str] | None) -> Manifest:
+    """The manifest with the light weights written beside the export (figsite.capture.live_light), and their error
+    measured on `texts` where given."""
+    from figsite.capture import live_light
+
+    light = manifest["light"] = live_light.lighten(folder, manifest, file_bytes=file_bytes)
+    if texts is not None:
+        light["error"] = live_light.measured(folder, manifest, texts)
     return manifest
 
 

@@ -126,6 +126,20 @@ def session(folder: Path, graph: str = LIGHT_GRAPH, threads: int = 0) -> onnxrun
     return onnxruntime.InferenceSession(str(Path(folder) / graph), options, providers=["CPUExecutionProvider"])
 
 
+def measured(folder: Path, manifest: Manifest, texts: Sequence[str]) -> LightError:
+    """`measure` on `texts`, cut into tokens by the export's own tokenizer (TOKENIZER_FILE beside it, the start
+    token first where it has one), as the page cuts them: no model is loaded."""
+    from figsite.model.tokens import Tokenizer, token_ids
+
+    class _Reads:  # what token_ids reads of a loaded model: its tokenizer
+        tokenizer = Tokenizer.from_directory(folder)
+
+    light = manifest["light"]
+    if light is None:
+        raise ValueError(f"{folder}: the export has no light weights to measure")
+    return measure(folder, manifest, light, [token_ids(_Reads(), text) for text in texts])
+
+
 def measure(folder: Path, manifest: Manifest, light: LightSet, texts: Sequence[Sequence[int]]) -> LightError:
     """The light set's largest differences from the exact set over `texts` (token ids as the page gives them, the
     start token first where the model has one; each cut to the export's max_tokens), in percentage points."""

@@ -27,6 +27,12 @@ SPREAD = (
     "formula of Chapter 7 (the softmax) turns the fits into shares: above 1 the shares even out, below 1 they "
     "sharpen towards the best fit. The model itself always works at T = 1."
 )
+# How the live page's tokens drawn by chance are set (its "Let the model go on" box).
+DRAWN = (
+    "Drawn by chance, a token comes as often as its chance says, set by the temperature T, which evens the chances "
+    "out above 1 and sharpens them towards the likeliest below 1, and by a seed: drawn again with the same seed, "
+    "the same tokens come."
+)
 # How a site of a random model says where its weights come from (the About page).
 SEED = (
     "Its weights were drawn at random from seed {seed}: built again with the same seed, the model and every "
@@ -64,7 +70,11 @@ TERMS = (
             "the name researchers give that score",
         ),
     ),
-    Term("temperature", r"temperature", ("sets the temperature T, which divides each fit",)),
+    Term(
+        "temperature",
+        r"temperature",
+        ("sets the temperature T, which divides each fit", "the temperature T, which evens"),
+    ),
     Term("softmax", r"softmax", ("the formula of Chapter 7 (the softmax)",)),
     Term("term", r"terms?", instead='"fixed part" (a part the same for every text)'),
     Term("spec", r"specs?|specification", instead='"the chart itself as Vega-Lite"'),

@@ -16,7 +16,8 @@ or the value changed nothing and the case could not fail.
 Cost: each config holds one figure, on a short text, over the small model of tests/conftest.py, built in this process;
 the drawing processes are kept from build to build (vl-convert answers a request from the request alone). The live
 page's export to ONNX (some 15 s even for the small model) is stood in for by a file that depends on exactly the
-weights, so that the cache of exports is held to its key as every other entry is; the export itself is tests/live/'s.
+weights, and the light weights' error measured on the config's texts by a number that depends on exactly those
+texts, so that the cache of exports is held to its key as every other entry is; the export itself is tests/live/'s.
 """
 
 from __future__ import annotations
@@ -336,7 +337,7 @@ class Builder:
             yield
 
 
-def stand_in_export(loaded, folder: Path, max_tokens: int = 64, texts=(), **_) -> dict:
+def stand_in_export(loaded, folder: Path, max_tokens: int = 64, **_) -> dict:
     """For figsite.capture.live_export.export: one file that depends on exactly the model's weights and shape, and a
     manifest with the real one's keys."""
     digest = hashlib.sha256()
@@ -378,16 +379,22 @@ def stand_in_export(loaded, folder: Path, max_tokens: int = 64, texts=(), **_) -
             "options": {"session.disable_quant_qdq": "1"},
             "bits": 4,
             "block": 32,
-            "error": {"texts": len(texts), "shares": 0.25, "chances": 0.125},
+            "error": None,
         },
     }
+
+
+def stand_in_error(folder: Path, manifest: dict, texts) -> dict:
+    """For figsite.capture.live_light.measured: an error that depends on exactly the texts it was measured on."""
+    share = int(hashlib.sha256(json.dumps(list(texts)).encode()).hexdigest()[:4], 16) / 65536
+    return {"texts": len(texts), "shares": share, "chances": share / 2}
 
 
 @pytest.fixture(scope="module")
 def builder(small_model_dir, tmp_path_factory):
     """The Builder, with the drawing processes kept from build to build and the live page's export stood in for."""
     from sitegen import pipeline
-    from figsite.capture import live_export
+    from figsite.capture import live_export, live_light
     from sitegen.site.drawing import Drawer
 
     work = tmp_path_factory.mktemp("cache-keys")
@@ -396,6 +403,7 @@ def builder(small_model_dir, tmp_path_factory):
     with Drawer() as drawer, pytest.MonkeyPatch.context() as patch:
         patch.setattr(pipeline, "Drawer", lambda: _Kept(drawer))
         patch.setattr(live_export, "export", stand_in_export)
+        patch.setattr(live_light, "measured", stand_in_error)
         yield Builder(work, {"small model": str(small_model_dir), "other model": str(other)}, hub)
 
 

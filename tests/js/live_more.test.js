@@ -50,12 +50,13 @@ test('drawn by chance, a token comes about as often as its weight p ** (1 / temp
 });
 
 test('the form is refused in one sentence naming the field where a value is out of range', () => {
-  assert.equal(howMore(0, false, 1, 1).refused, 'The tokens to add: a whole number from 1 to 10.');
-  assert.equal(howMore(2.5, false, 1, 1).refused, 'The tokens to add: a whole number from 1 to 10.');
-  assert.equal(howMore(3, true, 0, 1).refused, 'The temperature: a number from 0.1 to 2.');
-  assert.equal(howMore(3, true, 1, -1).refused, 'The seed: a whole number, 0 or more.');
-  assert.deepEqual(howMore(3, false, 0, -1), {count: 3, temperature: 1, random: null});  // unused values unread
-  const chance = howMore(3, true, 0.5, 9);
+  assert.equal(howMore(0, 10, false, 1, 1).refused, 'The tokens to add: a whole number from 1 to 10.');
+  assert.equal(howMore(2.5, 10, false, 1, 1).refused, 'The tokens to add: a whole number from 1 to 10.');
+  assert.equal(howMore(7, 6, false, 1, 1).refused, 'The tokens to add: a whole number from 1 to 6.');
+  assert.equal(howMore(3, 10, true, 0, 1).refused, 'The temperature: a number from 0.1 to 2.');
+  assert.equal(howMore(3, 10, true, 1, -1).refused, 'The seed: a whole number, 0 or more.');
+  assert.deepEqual(howMore(3, 10, false, 0, -1), {count: 3, temperature: 1, random: null});  // unused values unread
+  const chance = howMore(3, 10, true, 0.5, 9);
   assert.equal(chance.temperature, 0.5);
   assert.equal(chance.random(), seeded(9)());
 });

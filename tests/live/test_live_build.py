@@ -205,6 +205,25 @@ def test_a_second_live_build_reads_the_export_from_the_cache_and_writes_the_same
     assert [path for path in files if files[path] != again[path]] == []
 
 
+def test_another_text_in_the_config_measures_the_light_weights_again_and_exports_nothing_again(
+    small_model_dir, tmp_path, monkeypatch
+):
+    cache = tmp_path / "cache"
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
+    first = built(small_model_dir, CONFIG, tmp_path / "a", "--live", "--cache", str(cache))
+
+    def no_export(*args, **kwargs):
+        raise AssertionError("the model was exported again")
+
+    monkeypatch.setattr("figsite.capture.live_export.export", no_export)
+    other = CONFIG.replace(TEXT, "Ice melts into water when it gets warm", 1)  # figure (l)'s text: two texts now
+    second = built(small_model_dir, other, tmp_path / "b", "--live", "--cache", str(cache))
+    # the same light weights, from the cache, and their error measured on the config's two texts
+    assert live_config(second)["light"]["files"] == live_config(first)["light"]["files"]
+    assert "on this book's 1 sentence<" in (first / "live.html").read_text(encoding="utf-8")
+    assert "on this book's 2 sentences<" in (second / "live.html").read_text(encoding="utf-8")
+
+
 def test_without_the_npm_libraries_a_live_build_ends_in_one_line_naming_setup_live_and_keeps_the_site(
     small_model_dir, tmp_path, monkeypatch
 ):

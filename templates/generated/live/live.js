@@ -1379,9 +1379,9 @@
     }
     return Number(topIds[at + TOP_K - 1]);
   }
-  function howMore(count2, chance, temperature, seed) {
-    if (!(count2 >= 1 && count2 <= 10 && Number.isInteger(count2))) {
-      return { refused: "The tokens to add: a whole number from 1 to 10." };
+  function howMore(count2, most, chance, temperature, seed) {
+    if (!(count2 >= 1 && count2 <= most && Number.isInteger(count2))) {
+      return { refused: "The tokens to add: a whole number from 1 to " + most + "." };
     }
     if (!chance) return { count: count2, temperature: 1, random: null };
     if (!(temperature >= 0.1 && temperature <= 2)) return { refused: "The temperature: a number from 0.1 to 2." };
@@ -1641,8 +1641,10 @@
     });
   }
   function askedMore() {
+    const box = $("live-more-count");
     return howMore(
-      Number($("live-more-count").value),
+      Number(box.value),
+      Number(box.max),
       $("live-more-chance").checked,
       Number($("live-more-temperature").value),
       Number($("live-more-seed").value)

@@ -56,7 +56,8 @@ function listenToForm() {
 
 // What the form asks of the model's going on (more.js).
 function askedMore() {
-  return howMore(Number($('live-more-count').value), $('live-more-chance').checked,
+  const box = $('live-more-count');
+  return howMore(Number(box.value), Number(box.max), $('live-more-chance').checked,
                  Number($('live-more-temperature').value), Number($('live-more-seed').value));
 }
 

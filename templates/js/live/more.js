@@ -1,6 +1,6 @@
 // A few words more (issue 47, point 5): the model goes on from the reader's text by a few tokens, each its own
-// guess after the last stage at the last position (the read-out's top 10 there, which the model computes anyway):
-// the likeliest each time, or drawn by chance among those 10 with a shown temperature and seed, so that the same
+// guess after the last stage at the last position (the read-out's TOP_K likeliest there, which the model computes anyway):
+// the likeliest each time, or drawn by chance among those with a shown temperature and seed, so that the same
 // seed draws the same tokens again. The text then runs as any text does, and the token row marks the model's own.
 import {TOP_K} from '../shared/names.js';
 import {infer} from './model.js';
@@ -18,7 +18,7 @@ export function seeded(seed) {
   };
 }
 
-// The token that comes next: from the top 10 after the last stage at the last of `n` positions (topIds and
+// The token that comes next: from the TOP_K likeliest after the last stage at the last of `n` positions (topIds and
 // topProbs: (stages, n, TOP_K), flat), the likeliest (`random` null), else drawn with weights p ** (1 / temperature)
 // by one number of `random`.
 export function nextToken(topIds, topProbs, stages, n, temperature, random) {
@@ -34,11 +34,11 @@ export function nextToken(topIds, topProbs, stages, n, temperature, random) {
   return Number(topIds[at + TOP_K - 1]);
 }
 
-// What the reader asked in the form: how many tokens, and how ({random: null} for the likeliest, else the
-// temperature and the seed's numbers); or {refused: one sentence}.
-export function howMore(count, chance, temperature, seed) {
-  if (!(count >= 1 && count <= 10 && Number.isInteger(count))) {
-    return {refused: 'The tokens to add: a whole number from 1 to 10.'};
+// What the reader asked in the form: how many tokens (1 to `most`, the box's own limit), and how ({random: null} for
+// the likeliest, else the temperature and the seed's numbers); or {refused: one sentence}.
+export function howMore(count, most, chance, temperature, seed) {
+  if (!(count >= 1 && count <= most && Number.isInteger(count))) {
+    return {refused: 'The tokens to add: a whole number from 1 to ' + most + '.'};
   }
   if (!chance) return {count: count, temperature: 1, random: null};
   if (!(temperature >= 0.1 && temperature <= 2)) return {refused: 'The temperature: a number from 0.1 to 2.'};
