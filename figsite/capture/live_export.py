@@ -6,6 +6,7 @@ tokenizer reads (sitegen.site.live).
 
     export(loaded, folder, max_tokens=64) -> manifest    writes the graph, its weights and tokenizer.json into `folder`
     run(folder, ids, follow) -> {output name: array}     runs the export with onnxruntime (CPU), as a page would
+                                                         (figsite.capture.live_run's, with session)
 
 The graph is the build's own model traced by torch's exporter (torch.onnx.export, the torch.export-based one,
 which needs `onnxscript`), run through the model interface only (figsite.model.interface: embed, run_layers,
@@ -50,21 +51,24 @@ from torch import nn
 
 from figsite.capture.hooks import at_each_layer, point
 from figsite.capture.live_records import DescribedValue, Manifest
-from figsite.capture.live_files import ALIGN, FILE_BYTES, WEIGHTS_FILE, described_file, split_large, write_external
+from figsite.capture.live_files import (
+    ALIGN,
+    FILE_BYTES,
+    GRAPH_FILE,
+    WEIGHTS_FILE,
+    described_file,
+    split_large,
+    write_external,
+)
+from figsite.capture.live_run import INPUTS, OUTPUTS, run, session  # noqa: F401 - run and session are read here too
 from figsite.data.format import TOP_K
 
 FORMAT = "live-model/3"  # 3: the light set beside the exact one ("light")
-GRAPH_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"  # the model's own tokenizer, as the `tokenizers` library saves it
 OPSET = 20
-INPUTS = ("input_ids", "follow")
-OUTPUTS = ("shares", "top_ids", "top_probs", "follow_probs", "follow_ranks")
 
 if TYPE_CHECKING:
-    import numpy
     import onnx
-    import onnxruntime
-    from numpy.typing import NDArray
 
 
 class LiveModel(nn.Module):
@@ -293,30 +297,6 @@ def _tidy(proto: onnx.ModelProto, renames: dict[str, str]) -> None:
             del node.metadata_props[:]
             node.input[:] = [renames.get(name, name) for name in node.input]
             node.output[:] = [renames.get(name, name) for name in node.output]
-
-
-def session(folder: Path, threads: int = 0) -> onnxruntime.InferenceSession:
-    """An onnxruntime session (CPU) of the export in `folder`, with onnxruntime's default optimisations, as a page
-    gets; threads: 0 for onnxruntime's choice."""
-    import onnxruntime
-
-    options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = threads
-    return onnxruntime.InferenceSession(str(Path(folder) / GRAPH_FILE), options, providers=["CPUExecutionProvider"])
-
-
-def run(
-    folder_or_session: Path | onnxruntime.InferenceSession, ids: Sequence[int], follow: Sequence[int]
-) -> dict[str, NDArray[numpy.float32] | NDArray[numpy.int64]]:
-    """The export's outputs for one text's token ids and the followed tokens: {name: numpy array}."""
-    import numpy
-
-    live = folder_or_session if hasattr(folder_or_session, "run") else session(folder_or_session)
-    arrays = live.run(
-        list(OUTPUTS),
-        {"input_ids": numpy.asarray([ids], dtype=numpy.int64), "follow": numpy.asarray(follow, dtype=numpy.int64)},
-    )
-    return dict(zip(OUTPUTS, arrays))
 
 
 def main(argv: list[str] | None = None) -> None:

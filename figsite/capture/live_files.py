@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 FILE_BYTES = 100_000_000  # each file of weights is smaller than this
 ALIGN = 4096  # each tensor starts at a multiple of this in its file (a page: onnxruntime can map it)
 WEIGHTS_FILE = "model-weights-{}.bin"  # the exact export's files, numbered from 0
+GRAPH_FILE = "model.onnx"  # the exact export's graph
 
 
 def described_file(folder: Path, name: str) -> DescribedFile:

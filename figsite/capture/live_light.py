@@ -145,14 +145,14 @@ def measure(folder: Path, manifest: Manifest, light: LightSet, texts: Sequence[S
     start token first where the model has one; each cut to the export's max_tokens), in percentage points."""
     import numpy
 
-    from figsite.capture import live_export
+    from figsite.capture import live_run
 
-    exact_session, light_session = live_export.session(folder), session(folder, light["graph"])
+    exact_session, light_session = live_run.session(folder), session(folder, light["graph"])
     shares = chances = 0.0
     measured = [list(ids)[: manifest["max_tokens"]] for ids in texts if ids]
     for ids in measured:
-        exact = live_export.run(exact_session, ids, ids[:3])
-        lighter = live_export.run(light_session, ids, ids[:3])
+        exact = live_run.run(exact_session, ids, ids[:3])
+        lighter = live_run.run(light_session, ids, ids[:3])
         shares = max(shares, float(numpy.abs(exact["shares"] - lighter["shares"]).max()) * 100)
         for name in ("top_probs", "follow_probs"):  # the top chances, and those of the text's first tokens
             chances = max(chances, float(numpy.abs(exact[name] - lighter[name]).max()) * 100)
