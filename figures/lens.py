@@ -243,11 +243,7 @@ def _params(fig: Figure, run: Run, names: list[str], cells: list[CellRow]) -> li
             options=followed, labels=[shown(run.token_text(i)) for i in followed], name="Follow the token "
         ),
     )
-    where = alt.param(
-        name="where",
-        value="one",
-        bind=alt.binding_radio(options=["one", "all"], labels=["here", "everywhere"], name="Follow it "),
-    )
+    where = where_param()
     # Names in sentences and titles: a comma or a space in quotes (words.said).
     vocab = alt.param(name="vocab", value={str(i): said(run.token_text(i)) for i in followed})
     cell_words = alt.param(
@@ -297,13 +293,7 @@ def textless_chart(
     wide (it scrolls). Reads `top`, `follow` (figsite.data.live_data), `names`, `follow_name`; "stage",
     "position", "where"."""
     stage = charts.stage_slider(n_layer, n_layer if opening_stage is None else opening_stage)
-    where = alt.param(
-        name="where",
-        value="one",
-        bind=alt.binding_radio(
-            options=["one", "all"], labels=["at the chosen position", "at every position"], name="Follow the token "
-        ),
-    )
+    where = where_param()
     cell = textless.row_at("top", "stage", "at", 1)
     description = alt.param(
         name=DESCRIPTION,
@@ -321,4 +311,14 @@ def textless_chart(
         0,
         "top",
         "follow",
+    )
+
+
+def where_param() -> alt.Parameter:
+    """The choice of following the token at the chosen position only ("one") or at every position ("all"): the same
+    words on the book's figure and on the one drawn for the reader's text."""
+    return alt.param(
+        name="where",
+        value="one",
+        bind=alt.binding_radio(options=["one", "all"], labels=["here", "everywhere"], name="Follow it "),
     )

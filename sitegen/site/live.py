@@ -75,6 +75,12 @@ class LivePage:
         return {"files": self.model_files(light=True), "bytes": self.light_bytes, "graph": light["graph"],
                 "options": light["options"], "bits": light["bits"], "error": self.light_error}
 
+    @property
+    def scripts(self) -> list[str]:
+        """The scripts the page's own (paths.LIVE_SCRIPT) needs, in the order they run: the model's tokenizer, the
+        tokenizer that reads it, the runtime. live.html loads them at once; a figure's page when the reader asks."""
+        return [paths.LIVE_TOKENIZER, f"{paths.LIVE}/tokenize.js", f"{paths.LIVE}/ort/ort.wasm.min.js"]
+
     def runtime_files(self) -> list[dict]:
         """The runtime's files and the page's scripts as the page checks them before it fetches the model: {"path"
         in the site, "bytes", "sha256"}, the runtime's module first (its type is checked before any bytes), the

@@ -200,6 +200,18 @@ class Site:
     def env(self):
         return environment(self.cache_dir)
 
+    def live_with(self, keys: list[str]) -> LivePage | None:
+        """The live record with the compiled charts of these kinds (and their narrow ones): what a figure's page
+        draws for the reader's sentence."""
+        if self.live is None:
+            return None
+        charts = {}
+        for figure in self.live.figures:
+            if figure["key"] in keys:
+                for key in [figure["key"], *(["narrow-" + figure["key"]] if figure["narrow"] else [])]:
+                    charts[key] = [json.loads(raw) for raw in self.live_charts[key]()]
+        return replace(self.live, charts=charts)
+
     def render(self, folder: Path, file: str, template: str, **values) -> None:
         """Writes the page `file` of the site from `template`, given `values` and what every template is given."""
         html = self.env.get_template(template).render(**{**self.common, **values})
@@ -303,7 +315,9 @@ class FigurePages:
     def write(self, folder: Path, site: Site) -> None:
         for page in site.pages:
             share = site.preview(page.file, page.full_name, page.caption, f"{page.image}.png")
-            site.render(folder, page.file, "figure.html", page=page, share=share)
+            # a figure the page can compute takes the reader's sentence, drawn by its kind's live chart only
+            own = {"live": site.live_with([page.kind])} if site.live and page.kind in COVERED_KINDS else {}
+            site.render(folder, page.file, "figure.html", page=page, share=share, **own)
         for page in site.pages:
             site.render(folder, page.embed_file, "embed.html", page=page, share=None)
 
@@ -335,19 +349,14 @@ class TextPages:
 
 
 class Live:
-    """live.html and live/ (--live only): the model's files, the libraries and the page's script
-    (sitegen.site.live), and the page with its charts compiled."""
+    """live/ and live.html (--live only): the model's files, the libraries and the pages' script (sitegen.site.live),
+    and the index of the figures that take the reader's sentence (each on its own page: FigurePages)."""
 
     def write(self, folder: Path, site: Site) -> None:
         if site.live is None:
             return
         write_live_files(folder, site.live)
-        charts = {}
-        for figure in site.live.figures:
-            keys = [figure["key"], *(["narrow-" + figure["key"]] if figure["narrow"] else [])]
-            for key in keys:
-                charts[key] = [json.loads(raw) for raw in site.live_charts[key]()]
-        site.render(folder, paths.LIVE_PAGE, "live.html", share=None, live=replace(site.live, charts=charts))
+        site.render(folder, paths.LIVE_PAGE, "live.html", share=None)
 
 
 class About:

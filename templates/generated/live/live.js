@@ -929,6 +929,73 @@
     });
   }
 
+  // templates/js/live/row.js
+  var OUT_OF_REACH = ", out of reach";
+  function rowSteers() {
+    return page.charts.some((el) => {
+      const pair = page.config.charts[el.getAttribute("data-live-chart")];
+      return Boolean(pair) && pair[0].signals.some((s) => TOKEN_PARAMS.indexOf(s.name) >= 0 && s.bind);
+    });
+  }
+  function label(n, startName, added) {
+    return "Drawn for this text, in " + n + (n === 1 ? " token" : " tokens") + (startName ? " after the start token " + startName : "") + (added ? ", the last " + (added === 1 ? "one" : added) + " added by " + modelName() + " (slanted, in dashed boxes)" : "") + (rowSteers() ? ": choose one" : ":");
+  }
+  function tokenElement(name, i, kind, steers) {
+    const el = document.createElement(steers ? "button" : "span");
+    el.className = "token" + (kind ? " token-" + kind : "");
+    el.textContent = name;
+    if (kind === "model") el.title = "added by " + modelName();
+    if (kind === "start") el.setAttribute("data-start", "");
+    if (steers) {
+      el.type = "button";
+      el.setAttribute("role", "radio");
+      el.setAttribute("data-token", String(i + 1));
+      el.setAttribute("aria-checked", "false");
+      el.tabIndex = -1;
+    }
+    return el;
+  }
+  function fillRow(names, start2, from, choose) {
+    const row = page.el.tokensRow, steers = rowSteers();
+    const box = $("live-token-buttons") || row;
+    Array.prototype.slice.call(box.querySelectorAll(".token")).forEach((t) => {
+      t.remove();
+    });
+    $("live-tokens-label").textContent = label(names.length - start2, start2 ? names[0] : "", names.length - from);
+    row.setAttribute("role", steers ? "radiogroup" : "group");
+    names.forEach((name, i) => {
+      const kind = i < start2 ? "start" : i >= from ? "model" : "";
+      const el = tokenElement(name, i, kind, steers);
+      if (steers) {
+        el.addEventListener("click", () => {
+          choose(i + 1);
+        });
+        el.addEventListener("keydown", (event) => {
+          const step = { ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1 }[event.key];
+          if (!step || i + step < 0 || i + step >= names.length) return;
+          event.preventDefault();
+          choose(i + step + 1);
+          const next = box.querySelector('[data-token="' + (i + step + 1) + '"]');
+          if (next) next.focus();
+        });
+      }
+      box.appendChild(el);
+    });
+    row.hidden = false;
+  }
+  function markToken(value) {
+    const row = page.el.tokensRow;
+    if (!row) return;
+    const reach = row.hasAttribute("data-reach");
+    Array.prototype.forEach.call(row.querySelectorAll("button.token"), (el) => {
+      const n = Number(el.getAttribute("data-token")), chosen = n === value, beyond = reach && n > value;
+      el.setAttribute("aria-checked", chosen ? "true" : "false");
+      el.tabIndex = chosen ? 0 : -1;
+      el.toggleAttribute("data-out-of-reach", beyond);
+      el.setAttribute("aria-label", (el.hasAttribute("data-start") ? "the start token" : "token " + n) + ": " + el.textContent + (beyond ? OUT_OF_REACH : ""));
+    });
+  }
+
   // templates/js/live/specs.js
   function copy(value) {
     return window.structuredClone ? structuredClone(value) : JSON.parse(JSON.stringify(value));
@@ -1000,6 +1067,7 @@
   function linkToken(source, value) {
     if (!page.live.result) return;
     state.chosenToken = value;
+    markToken(value);
     page.charts.forEach((el) => {
       if (el === source) return;
       const param = tokenParam(el);
@@ -1075,6 +1143,7 @@
       const value = allowed(param.bind, pending);
       if (value !== void 0 && view.signal(param.name) !== value) view.signal(param.name, value);
     }
+    if (param) markToken(view.signal(param.name));
     el.setAttribute("data-rendered", "true");
     return view.runAsync();
   }
@@ -1266,6 +1335,9 @@
     if (/[\s"'$`\\]/.test(folder)) folder = '"' + folder.replace(/(["$`\\])/g, "\\$1") + '"';
     return folder;
   }
+  function pageFile(pathname) {
+    return decodeURIComponent(pathname.replace(/^.*\//, "")) || "index.html";
+  }
   function code(words) {
     const element = document.createElement("code");
     element.textContent = words;
@@ -1277,7 +1349,7 @@
     line.append(
       "This page runs " + modelName() + " only when the site is served, not opened as a file: run ",
       code("python -m http.server --directory " + servedFolder(location.pathname)),
-      " and open http://localhost:8000/live.html (or preview the site with ",
+      " and open http://localhost:8000/" + pageFile(location.pathname) + " (or preview the site with ",
       code("python build.py --serve"),
       ")."
     );
@@ -1300,13 +1372,13 @@
   function asked(text, target, maxTokens) {
     if (text === "") return { refused: "Type a text first: the box is empty." };
     if (!/\S/.test(text)) return { refused: "Your text is only spaces; type a word or more." };
-    const own = globalThis.liveTokens.encode(text), most = room(maxTokens), start = startId();
+    const own = globalThis.liveTokens.encode(text), most = room(maxTokens), start2 = startId();
     if (own.length > most) {
       return { refused: "Your text is " + own.length + " tokens long; this page reads at most " + most + "." };
     }
     const followed = followedToken(target);
     if (followed.refused) return followed;
-    return { ids: start === null ? own : [start].concat(own), own: own.length, target: followed.id };
+    return { ids: start2 === null ? own : [start2].concat(own), own: own.length, target: followed.id };
   }
   function followedToken(target) {
     if (target === "") return { refused: "Type the token to follow in the read-out: its box is empty." };
@@ -1397,32 +1469,55 @@
     return out;
   }
 
+  // templates/js/live/own.js
+  function ownFigure() {
+    const el = $("own-figure");
+    return el ? { box: el, figure: el.closest("figure") } : null;
+  }
+  function showOwn(on) {
+    const own = ownFigure();
+    if (!own) return;
+    const shownAnew = on && own.box.hidden;
+    own.box.hidden = !on;
+    if (own.figure) own.figure.toggleAttribute("data-own", on);
+    const top = own.figure && own.figure.querySelector(".reading-key") || own.box;
+    if (shownAnew && top.scrollIntoView) top.scrollIntoView({ block: "start" });
+  }
+  function listenToBack(history2, location2) {
+    const back = $("own-back");
+    if (!back) return;
+    back.addEventListener("click", () => {
+      showOwn(false);
+      history2.replaceState(null, "", location2.pathname + location2.search);
+      const summary = document.querySelector("#try-own summary");
+      if (summary) summary.focus();
+    });
+  }
+  function linkWithText(href, hash) {
+    if (!/^#(.*&)?text=/.test(hash)) return href;
+    return href.replace(/#.*$/, "") + hash;
+  }
+  function carryText(doc, hash) {
+    Array.prototype.forEach.call(doc.querySelectorAll("a[data-own-link]"), (link) => {
+      link.setAttribute("href", linkWithText(link.getAttribute("href"), hash));
+    });
+  }
+
   // templates/js/live/run.js
   function modelFrom(text, ids) {
     const gone = state.goneOn;
     return gone && gone.text === text && gone.ids.length === ids.length ? gone.from : ids.length;
   }
   function showTokens(res) {
-    const tokensRow = page.el.tokensRow, start = startId() !== null && res.ids[0] === startId() ? 1 : 0;
-    const from = modelFrom(res.text, res.ids), added = res.ids.length - from;
-    Array.prototype.slice.call(tokensRow.querySelectorAll(".token")).forEach((t) => {
-      t.remove();
+    const start2 = startId() !== null && res.ids[0] === startId() ? 1 : 0;
+    fillRow(res.names, start2, modelFrom(res.text, res.ids), (value) => {
+      linkToken(null, value);
     });
-    const n = res.ids.length - start;
-    $("live-tokens-label").textContent = "Drawn for this text, in " + n + (n === 1 ? " token" : " tokens") + (start ? " after the start token " + res.names[0] : "") + (added ? ", the last " + (added === 1 ? "one" : added) + " added by " + modelName() + " (slanted, in dashed boxes):" : ":");
-    res.names.forEach((name, i) => {
-      const span = document.createElement("span");
-      span.className = i < start ? "token token-start" : i >= from ? "token token-model" : "token";
-      if (i >= from) span.title = "added by " + modelName();
-      span.textContent = name;
-      tokensRow.appendChild(span);
-    });
-    tokensRow.hidden = false;
   }
-  var STILL = " The figures below are still for your last text.";
+  var below = () => page.charts.length > 1 ? "the figures below are" : "the figure below is";
   function refuse(words) {
     setState("refused");
-    say(words + (page.live.result ? STILL : ""), "refused");
+    say(words + (page.live.result ? " " + capitalised(below()) + " still for your last text." : ""), "refused");
   }
   function chooseOpening(text, ask) {
     const before = page.live.result, sameText = before !== null && before.text === text;
@@ -1448,6 +1543,7 @@
     const res = result(text, ask.ids, ask.target, follow, out, page.shape);
     live.result = res;
     showTokens(res);
+    showOwn(true);
     await drawAll(res, sameText);
     offerFollows();
     page.el.downloads.hidden = false;
@@ -1457,13 +1553,13 @@
     if (number !== state.runs) return;
     setState("drawn");
     const added = ask.ids.length - modelFrom(text, ask.ids), yours = ask.own - added;
-    say(modelName(true) + " read your " + yours + (yours === 1 ? " token" : " tokens") + (added ? " and the " + added + " it added" : "") + " in " + ((read - started) / 1e3).toFixed(1) + " s: the figures below are for " + (added ? "the whole text." : "your text."));
+    say(modelName(true) + " read your " + yours + (yours === 1 ? " token" : " tokens") + (added ? " and the " + added + " it added" : "") + " in " + ((read - started) / 1e3).toFixed(1) + " s: " + below() + " for " + (added ? "the whole text." : "your text."));
   }
   function askedFor(text, target) {
     const ask = asked(text, target, page.maxTokens), gone = state.goneOn;
     if (ask.refused || !gone || gone.text !== text) return ask;
-    const start = startId() === null ? 0 : 1;
-    return { ids: gone.ids, own: gone.ids.length - start, target: ask.target };
+    const start2 = startId() === null ? 0 : 1;
+    return { ids: gone.ids, own: gone.ids.length - start2, target: ask.target };
   }
   function compute(text, target) {
     const ask = askedFor(text, target);
@@ -1538,6 +1634,8 @@
     live.timings.loadMs = performance.now() - started;
     page.el.progress.hidden = true;
     page.el.loadButton.hidden = true;
+    const weights = document.getElementById("live-weights");
+    if (weights) weights.hidden = true;
     page.el.loadStatus.textContent = modelName(true) + " is loaded in this page (" + fromWhere(live.downloadedBytes, page.model.bytes) + ", " + (live.timings.loadMs / 1e3).toFixed(1) + " s" + (threads > 1 ? ", " + threads + " threads" : "") + ")." + (live.keptNow ? "" : NOT_KEPT);
     if (!window.crossOriginIsolated) {
       console.info(modelName(true) + " runs on one thread: for several, the host must send Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp.");
@@ -1567,6 +1665,37 @@
       console.error(error);
     });
     return state.loading;
+  }
+
+  // templates/js/live/scripts.js
+  var loading = null;
+  function present(scope) {
+    return Boolean(scope.liveTokens && scope.ort);
+  }
+  function loadInOrder(paths, doc) {
+    return paths.reduce((before, path) => before.then(() => new Promise((resolve, reject) => {
+      const script = doc.createElement("script");
+      script.src = path;
+      script.onload = () => {
+        resolve();
+      };
+      script.onerror = () => {
+        reject(new Error("the page could not load " + path));
+      };
+      doc.head.appendChild(script);
+    })), Promise.resolve());
+  }
+  function needScripts(paths) {
+    if (present(window)) return Promise.resolve();
+    if (!loading) {
+      loading = loadInOrder(paths, document).then(() => {
+        if (!present(window)) throw new Error("the tokenizer or the runtime did not start");
+      }, (error) => {
+        loading = null;
+        throw error;
+      });
+    }
+    return loading;
   }
 
   // templates/js/live/weights.js
@@ -1725,13 +1854,50 @@
       }
     });
   }
+  function start() {
+    listenToForm();
+    offerDownloads();
+    listenToScreen();
+    listenToBack(history, location);
+    open();
+  }
+  function startWhenAsked() {
+    const panel = $("try-own"), button = page.el.loadButton;
+    let asked2 = null;
+    const begin = () => {
+      if (asked2) return;
+      button.disabled = true;
+      asked2 = needScripts(page.config.scripts).then(() => {
+        button.disabled = false;
+        start();
+      }, (error) => {
+        asked2 = null;
+        button.disabled = false;
+        setState("error");
+        say(
+          "This page could not get ready to run " + modelName() + " (" + error.message + "): reload it to try again.",
+          "error"
+        );
+      });
+    };
+    const fromLink = () => {
+      if (!askedBy(readAddress()) && location.hash !== "#" + panel.id) return;
+      panel.open = true;
+      begin();
+    };
+    panel.addEventListener("toggle", () => {
+      if (panel.open) begin();
+    });
+    window.addEventListener("hashchange", fromLink);
+    fromLink();
+  }
   if (openPage()) {
-    if (location.protocol === "file:") servedOnly();
-    else {
-      listenToForm();
-      offerDownloads();
-      listenToScreen();
-      open();
+    if (location.protocol === "file:") {
+      servedOnly();
+    } else {
+      startWhenAsked();
     }
+  } else {
+    carryText(document, location.hash);
   }
 })();

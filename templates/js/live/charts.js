@@ -1,7 +1,7 @@
-// The four charts drawn for a text, with vega-embed: (l) and every head from `panels`, (i) and the lens from `top`
-// and `follow`. Their token choices are linked, as on the site's text pages: choosing token N in (l) (its TOKEN
-// param) chooses it in every head (TOKEN) and as the lens's POSITION, and the other way round; the address keeps it
-// (&token=N). The reader's text is only ever text here: Vega's text marks, never HTML.
+// The figure's chart drawn for a text, with vega-embed: (l) and every head from `panels`, (i) and the lens from `top`
+// and `follow`. Its token (the TOKEN param of (l) and every head, the lens's POSITION) is chosen in the chart or in
+// the row of tokens above it (row.js), and the address keeps it (&token=N); where a page draws several such charts,
+// a token chosen in one is chosen in all. The reader's text is only ever text here: Vega's text marks, never HTML.
 import {allowed} from '../shared/address.js';
 import {describe, draw as embed, tokenParam} from '../shared/charts.js';
 import {CLICKS_META, LIVE_PANELS, TOKEN_PARAMS} from '../shared/names.js';
@@ -10,6 +10,7 @@ import {writeAddress} from './address.js';
 import {followRows, panels, topRows} from './datasets.js';
 import {followToken, lensToken, offerFollows} from './lens.js';
 import {descriptionOf, page} from './page.js';
+import {markToken} from './row.js';
 import {specFor, topMarks, wantsNarrow} from './specs.js';
 import {state} from './state.js';
 import {tokenName} from './tokens.js';
@@ -19,6 +20,7 @@ import {tokenName} from './tokens.js';
 export function linkToken(source, value) {
   if (!page.live.result) return;
   state.chosenToken = value;
+  markToken(value);
   page.charts.forEach((el) => {
     if (el === source) return;
     const param = tokenParam(el);
@@ -105,6 +107,7 @@ function embedded(el, view, spec, bound, tops) {
     const value = allowed(param.bind, pending);
     if (value !== undefined && view.signal(param.name) !== value) view.signal(param.name, value);
   }
+  if (param) markToken(view.signal(param.name));  // the row shows the token the chart opens on
   el.setAttribute('data-rendered', 'true');
   return view.runAsync();
 }

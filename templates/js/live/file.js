@@ -10,6 +10,11 @@ export function servedFolder(pathname) {
   return folder;
 }
 
+// The page's own file in the site's folder ('figure-l.html', 'live.html'), as the address names it.
+export function pageFile(pathname) {
+  return decodeURIComponent(pathname.replace(/^.*\//, '')) || 'index.html';
+}
+
 function code(words) {
   const element = document.createElement('code');
   element.textContent = words;
@@ -22,7 +27,7 @@ export function servedOnly() {
   line.textContent = '';
   line.append('This page runs ' + modelName() + ' only when the site is served, not opened as a file: run ',
               code('python -m http.server --directory ' + servedFolder(location.pathname)),
-              ' and open http://localhost:8000/live.html (or preview the site with ',
+              ' and open http://localhost:8000/' + pageFile(location.pathname) + ' (or preview the site with ',
               code('python build.py --serve'), ').');
   line.hidden = false;
   $('live-load').hidden = true;

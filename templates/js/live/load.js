@@ -15,6 +15,9 @@ function loaded(started) {
   live.timings.loadMs = performance.now() - started;
   page.el.progress.hidden = true;
   page.el.loadButton.hidden = true;
+  // The choice made steps aside, so that the text and its figure come nearer the top of the page.
+  const weights = document.getElementById('live-weights');
+  if (weights) weights.hidden = true;
   page.el.loadStatus.textContent = modelName(true) + ' is loaded in this page (' +
     fromWhere(live.downloadedBytes, page.model.bytes) + ', ' + (live.timings.loadMs / 1000).toFixed(1) + ' s' +
     (threads > 1 ? ', ' + threads + ' threads' : '') + ').' + (live.keptNow ? '' : NOT_KEPT);

@@ -1,13 +1,16 @@
-// The live page (live.html, `python build.py --live`): the reader types a text, GPT-2 runs in the page
-// (onnxruntime-web, WebAssembly, on the reader's own computer: nothing is sent anywhere) and the page draws four
-// figures for that text: (l), every head, (i) and the lens. Bundled into one classic script (live/live.js).
+// A figure's own sentence (`python build.py --live`): on the page of a figure the model can compute ((l), every
+// head, (i), the lens), the reader types a text under "Try your own sentence", GPT-2 runs in the page
+// (onnxruntime-web, WebAssembly, on the reader's own computer: nothing is sent anywhere) and the page draws the
+// figure for that text in the book's figure's place. On live.html, the index of those figures, it hands a text the
+// address brings on to their links. Bundled into one classic script (live/live.js).
 //
 // The modules: page.js (the configuration, the elements, window.liveFigures), state.js (what the page remembers),
 // store.js, fetching.js and model.js (the model's files in Cache Storage, each one downloaded, resumed and checked,
 // the runtime), load.js and trouble.js (the load, and the one sentence of a failure), run.js (a text run),
 // datasets.js (the charts' datasets from the model's outputs), specs.js, charts.js and lens.js (the charts),
 // downloads.js, address.js, asked.js and form.js (what the reader asks), weights.js (the exact or the light
-// weights), file.js (opened from file://). Drawing,
+// weights), file.js (opened from file://), scripts.js (the tokenizer and the runtime, loaded when asked on a
+// figure's page), own.js (a figure's page: the reader's figure in place of the book's). Drawing,
 // scrolling, the address and the names shared with the build are the figure pages' too: ../shared/.
 // This one wires the page's events, in the order the page has always set them.
 import {readAddress} from '../shared/address.js';
@@ -23,6 +26,8 @@ import {howMore} from './more.js';
 import {continueText, submit} from './run.js';
 import {state} from './state.js';
 import {allKept} from './store.js';
+import {carryText, listenToBack} from './own.js';
+import {needScripts} from './scripts.js';
 import {listenToWeights} from './weights.js';
 
 function listenToForm() {
@@ -148,12 +153,49 @@ function sayKept() {
   });
 }
 
+function start() {
+  listenToForm();
+  offerDownloads();
+  listenToScreen();
+  listenToBack(history, location);
+  open();
+}
+
+// The scripts the form needs are loaded when the reader opens "Try your own sentence", or at once where the address
+// brings a text or asks for the form (#try-own): the panel is opened for it. The button waits for them.
+function startWhenAsked() {
+  const panel = $('try-own'), button = page.el.loadButton;
+  let asked = null;
+  const begin = () => {
+    if (asked) return;
+    button.disabled = true;
+    asked = needScripts(page.config.scripts).then(() => {
+      button.disabled = false;
+      start();
+    }, (error) => {
+      asked = null;
+      button.disabled = false;
+      setState('error');
+      say('This page could not get ready to run ' + modelName() + ' (' + error.message + '): reload it to try again.',
+          'error');
+    });
+  };
+  const fromLink = () => {
+    if (!askedBy(readAddress()) && location.hash !== '#' + panel.id) return;
+    panel.open = true;
+    begin();
+  };
+  panel.addEventListener('toggle', () => { if (panel.open) begin(); });
+  window.addEventListener('hashchange', fromLink);
+  fromLink();
+}
+
 if (openPage()) {
-  if (location.protocol === 'file:') servedOnly();
-  else {
-    listenToForm();
-    offerDownloads();
-    listenToScreen();
-    open();
+  if (location.protocol === 'file:') {
+    servedOnly();
+  } else {
+    startWhenAsked();
   }
+} else {
+  carryText(document, location.hash);  // live.html: the figures that take a sentence
 }

@@ -1,5 +1,6 @@
-// The live page as the script finds it: the build's configuration (the JSON in #live-config, written by
-// templates/live.html), the page's elements, and window.liveFigures, what the tests and bench/live.py read.
+// A figure's page with the reader's sentence, as the script finds it: the build's configuration (the JSON in
+// #live-config, written by templates/_live_config.html), the page's elements, and window.liveFigures, what the tests
+// and bench/live.py read.
 //
 // The configuration: the model's files {"path", "name", "bytes", "sha256"}, the graph's name, n_layer, n_head and
 // max_tokens; the charts (key -> [compiled Vega spec, the dark theme's changes], and "narrow-" + key for a column

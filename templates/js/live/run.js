@@ -2,13 +2,15 @@
 // one sentence saying how it went. Runs are queued (model.js inTurn); a newer text wins over one still waiting.
 import {writeAddress} from './address.js';
 import {asked, startId} from './asked.js';
-import {drawAll} from './charts.js';
+import {drawAll, linkToken} from './charts.js';
 import {result} from './datasets.js';
 import {sayTarget} from './form.js';
 import {offerFollows} from './lens.js';
 import {inTurn, infer} from './model.js';
 import {goOn} from './more.js';
-import {$, modelName, page, say, setState} from './page.js';
+import {showOwn} from './own.js';
+import {fillRow} from './row.js';
+import {capitalised, modelName, page, say, setState} from './page.js';
 import {state} from './state.js';
 
 // Where the model's own tokens start in the ids of the text `text` (more.js): its length where it added none.
@@ -17,32 +19,19 @@ function modelFrom(text, ids) {
   return gone && gone.text === text && gone.ids.length === ids.length ? gone.from : ids.length;
 }
 
-// The tokens drawn: the text's own, counted, after the start token where the model reads one (shown, not counted),
-// and those the model added (more.js), marked as its own.
+// The tokens drawn (row.js): the text's own, counted, after the start token where the model reads one (shown, not
+// counted), and those the model added (more.js), marked as its own; choosing one chooses it in the charts.
 function showTokens(res) {
-  const tokensRow = page.el.tokensRow, start = startId() !== null && res.ids[0] === startId() ? 1 : 0;
-  const from = modelFrom(res.text, res.ids), added = res.ids.length - from;
-  Array.prototype.slice.call(tokensRow.querySelectorAll('.token')).forEach((t) => { t.remove(); });
-  const n = res.ids.length - start;
-  $('live-tokens-label').textContent = 'Drawn for this text, in ' + n + (n === 1 ? ' token' : ' tokens') +
-    (start ? ' after the start token ' + res.names[0] : '') +
-    (added ? ', the last ' + (added === 1 ? 'one' : added) + ' added by ' + modelName() + ' (slanted, in dashed boxes):'
-           : ':');
-  res.names.forEach((name, i) => {
-    const span = document.createElement('span');
-    span.className = i < start ? 'token token-start' : i >= from ? 'token token-model' : 'token';
-    if (i >= from) span.title = 'added by ' + modelName();
-    span.textContent = name;
-    tokensRow.appendChild(span);
-  });
-  tokensRow.hidden = false;
+  const start = startId() !== null && res.ids[0] === startId() ? 1 : 0;
+  fillRow(res.names, start, modelFrom(res.text, res.ids), (value) => { linkToken(null, value); });
 }
 
 // A text or target refused: one sentence, and where the figures of an earlier text stay below, one more.
-const STILL = ' The figures below are still for your last text.';
+// "The figures below" on live.html, "the figure below" on a figure's page.
+const below = () => (page.charts.length > 1 ? 'the figures below are' : 'the figure below is');
 function refuse(words) {
   setState('refused');
-  say(words + (page.live.result ? STILL : ''), 'refused');
+  say(words + (page.live.result ? ' ' + capitalised(below()) + ' still for your last text.' : ''), 'refused');
 }
 
 // The token the charts open on for a text: none for a new text, the address's for the text it brought.
@@ -70,6 +59,7 @@ async function runText(text, ask, number, started) {
   const res = result(text, ask.ids, ask.target, follow, out, page.shape);
   live.result = res;
   showTokens(res);
+  showOwn(true);  // on a figure's page, in the book's figure's place (before it is drawn: its width is the column's)
   await drawAll(res, sameText);
   offerFollows();
   page.el.downloads.hidden = false;
@@ -81,7 +71,7 @@ async function runText(text, ask, number, started) {
   const added = ask.ids.length - modelFrom(text, ask.ids), yours = ask.own - added;
   say(modelName(true) + ' read your ' + yours + (yours === 1 ? ' token' : ' tokens') +
       (added ? ' and the ' + added + ' it added' : '') + ' in ' + ((read - started) / 1000).toFixed(1) +
-      ' s: the figures below are for ' + (added ? 'the whole text.' : 'your text.'));
+      ' s: ' + below() + ' for ' + (added ? 'the whole text.' : 'your text.'));
 }
 
 // The ids the reader asks for `text`: the tokenizer's, or the model's own where it went on to this text (more.js).
