@@ -66,9 +66,12 @@ whose max is not, and the opening's result in each (FAIL*: max only). Exit statu
 (the after one with --before) passes, 1 otherwise, 2 on bad input. tests/unit/test_bench_browser.py checks the
 tables' arithmetic on made-up loads (no browser).
 
-The live page (live.html, `build.py --live`) needs HTTP and runs GPT-2 in the page, so it is measured apart by
-bench/live.py: the model's load (first visit and from Cache Storage), Enter to charts drawn on a 20-token text (CPU
-slowed and not, threads when cross-origin isolated) and the tab's peak memory.
+With `build.py --live`, the figures the model can compute ((l), every head, (i), the lens) take a reader's own
+sentence under their titles ("Try your own sentence", closed at first), and live.html is only an index of them.
+Opened from file://, those pages say only that the site must be served to run the model; the model's part needs
+HTTP and runs GPT-2 in the page, so it is measured apart by bench/live.py, on the figure pages: the model's load
+(first visit and from Cache Storage, on figure (l)'s page), Enter to charts drawn on a 20-token text (on the lens's
+page by default: CPU slowed and not, threads when cross-origin isolated) and the tab's peak memory.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
-"""Times the live page (`build.py --live`: GPT-2 run in the page by onnxruntime-web) in headless Chromium, and
-weighs the tab. Run by hand (a benchmark, not a test):
+"""Times a figure's own sentence (`build.py --live`: "Try your own sentence" under the title of each figure page
+the model can compute, GPT-2 run in the page by onnxruntime-web) in headless Chromium, and weighs the tab. Run by
+hand (a benchmark, not a test):
 
-    python bench/live.py [SITE_DIR] [--repeats N] [--throttle RATE]
+    python bench/live.py [SITE_DIR] [--repeats N] [--throttle RATE] [--chart KIND]
 
 With no SITE_DIR it first builds the site into a temporary work folder (`build.py --model random --live`: GPT-2
 small's shape with random weights, no network; the model the page fetches is as large as the real one's). The site
@@ -10,28 +11,48 @@ application/wasm), as a reader's server would: the page needs HTTP, not file://.
 another origin is aborted and printed (there must be none). Needs Playwright for Python and Debian's Chromium at
 /usr/bin/chromium (Playwright's own browser download is not used). Takes a few minutes.
 
+The pages: live.html is only an index of the figures that take a sentence (its `a[data-own-link]`); each of those
+pages holds the form (`<details id="try-own">`: the weights' choice, the Load button, the text box) and one chart
+of its own kind (`#live-chart-<kind>`, the page's one `[data-live-chart]`). The bench opens a page at
+`figure-<label>.html#try-own`, which makes live.js load the tokenizer and the runtime at once (as a reader's
+opening the panel does), and waits for them (`window.liveTokens` and `window.ort`, the Load button enabled)
+before it clicks Load. The page of each kind is found from live.html's links and each page's `data-live-chart`.
+Two pages are used:
+- the load page, the figure (l)'s (attention): where a section times the model's load or a first visit. Its load
+  also runs the box's text and draws its one chart, which loadMs does not include.
+- the chart page, the lens's by default (--chart KIND: attention, heads, readout or lens): the heaviest chart,
+  where a section waits for a text drawn (Enter to charts, the tab's peak memory). Before the figures each took a
+  sentence, one page drew all four kinds' charts for a text; now a run draws its page's one chart, the lens here.
+A section that uses both opens the chart page in a new tab of the same profile, closes the load page's tab (so that
+the tab before, its model started, is not kept in the back/forward cache), and clicks Load there again: from Cache
+Storage (printed, not timed against a target).
+
 Each browser runs in a profile of its own on disk (a persistent context in the work folder), so that Cache Storage
 is kept on disk as in a reader's browser, not in memory as in an incognito context. The window is 1280 x 720 px.
 It measures:
 
-1. first visit: a fresh profile opens live.html and clicks "Load GPT-2"; from the click until the runtime's
-   session is created (the page's own `liveFigures.timings.loadMs`: every model file fetched from 127.0.0.1,
-   counted, put into Cache Storage, then the session created). Once (a first visit happens once a profile).
-   No target: the time is the local disk's and server's, not a reader's network's.
-2. from cache: the same page reloaded in the same profile and "Load GPT-2" clicked again; the same loadMs, now
-   reading every file from Cache Storage (the page's `liveFigures.loadedFrom` must be "cache" and the server must
-   be asked no model file). REPEATS reloads, CPU not slowed. Target: median under 5 s.
-3. Enter to charts: a text of 20 tokens (counted by the page's own `liveTokens.encode`; three texts, none of the
-   chapter's, taken in turn so that each run is a new text) typed in the box and Enter pressed; from the keydown
-   (in the page, `performance.now()` in a capturing listener that runs before the page's own) until the page's
-   state is "drawn" with that text and every live chart carries data-rendered="true", at the next animation
-   frame. Split, as live.js records it in `liveFigures.timings.last`, into the model's run (`modelMs`: from its
-   Enter handler to `session.run` resolved) and the drawing (`drawMs`: the four charts' vegaEmbed resolved).
-   REPEATS runs with the CPU not slowed (target: median under 1.5 s) and REPEATS with the page's CPU slowed RATE
-   times (Emulation.setCPUThrottlingRate; default 4, a slow phone; no target of its own). Not cross-origin
-   isolated, the runtime runs on one thread, the page's main thread.
-4. peak memory: a fresh browser and profile opens the page with a 64-token text (the page's most) in the box and
-   clicks "Load GPT-2": the model is fetched, kept, started, and reads that text (the load runs the box's text).
+1. first visit: a fresh profile opens the load page (figure-l.html#try-own) and clicks "Load GPT-2"; from the
+   click until the runtime's session is created (the page's own `liveFigures.timings.loadMs`: every model file
+   fetched from 127.0.0.1, counted, put into Cache Storage, then the session created). Once (a first visit happens
+   once a profile). No target: the time is the local disk's and server's, not a reader's network's.
+2. from cache: the same page reloaded in the same profile (the tokenizer and the runtime loaded again, the address
+   still #try-own) and "Load GPT-2" clicked again; the same loadMs, now reading every file from Cache Storage (the
+   page's `liveFigures.loadedFrom` must be "cache" and the server must be asked no model file). REPEATS reloads,
+   CPU not slowed. Target: median under 5 s.
+3. Enter to charts, on the chart page (figure-lens.html#try-own by default), opened in the same profile and its
+   model loaded from Cache Storage: a text of 20 tokens (counted by the page's own `liveTokens.encode`; three
+   texts, none of the chapter's, taken in turn so that each run is a new text) typed in the box and Enter pressed;
+   from the keydown (in the page, `performance.now()` in a capturing listener that runs before the page's own)
+   until the page's state is "drawn" with that text and every live chart of the page (its one
+   `[data-live-chart]`: the lens's) carries data-rendered="true", at the next animation frame. Split, as live.js
+   records it in `liveFigures.timings.last`, into the model's run (`modelMs`: from its Enter handler to
+   `session.run` resolved) and the drawing (`drawMs`: the page's chart's vegaEmbed resolved). REPEATS runs with
+   the CPU not slowed (target: median under 1.5 s) and REPEATS with the page's CPU slowed RATE times
+   (Emulation.setCPUThrottlingRate; default 4, a slow phone; no target of its own). Not cross-origin isolated, the
+   runtime runs on one thread, the page's main thread.
+4. peak memory, on the chart page (the lens's by default: the heaviest chart drawn for the page's longest text): a
+   fresh browser and profile opens it with a 64-token text (the page's most) in the box and clicks "Load GPT-2":
+   the model is fetched, kept, started, and reads that text (the load runs the box's text) and the chart is drawn.
    Then that browser is closed and started again on the same profile (a return visit: fresh processes, the model
    in Cache Storage on disk), and the same is done from Cache Storage. For each phase:
    - the tab's renderer process's resident memory (Linux VmRSS of the Chromium process with --type=renderer that
@@ -47,18 +68,23 @@ It measures:
 5. cross-origin isolated: the site served again with Cross-Origin-Opener-Policy: same-origin and
    Cross-Origin-Embedder-Policy: require-corp (as `build.py --serve` does), a fresh profile; the page then sets
    the runtime's `ort.env.wasm.numThreads` to min(4, navigator.hardwareConcurrency) (printed), and its
-   first-visit load and the Enter-to-charts runs of 3 (CPU not slowed) are taken the same way.
+   first-visit load (on the load page) and the Enter-to-charts runs of 3 (CPU not slowed, on the chart page) are
+   taken the same way.
 
 6. a phone: a fresh profile with a window of 360 x 800 px, where the page chooses the light weights at first
-   (figsite/capture/live_light.py: 4-bit blocks, about a sixth of the bytes); "Load" clicked once (not slowed), then
-   REPEATS reloads with the page's CPU slowed RATE times, each loading the light weights from Cache Storage
-   (target: median under 3 s), and REPEATS 20-token texts, Enter to charts, slowed the same (target: median under
-   2 s). The tab's renderer's VmHWM is printed beside the issue's 1 GiB (no limit is imposed: Chromium has no
-   setting that caps a tab's WebAssembly memory).
+   (figsite/capture/live_light.py: 4-bit blocks, about a sixth of the bytes); on the load page "Load" clicked once
+   (not slowed), then REPEATS reloads with the page's CPU slowed RATE times, each loading the light weights from
+   Cache Storage (target: median under 3 s); then, on the chart page (loaded from Cache Storage, not slowed),
+   REPEATS 20-token texts, Enter to charts, slowed the same (target: median under 2 s). The highest VmHWM of the
+   browser's renderers is printed beside the issue's 1 GiB (no limit is imposed: Chromium has no setting that caps
+   a tab's WebAssembly memory).
 
 A figure PASSes when its median is within its target. Each run's figure is printed too; on a shared machine a
 single slow run is often other work (the load average before and after is printed). Exit status: 0 when all that
 have targets pass and nothing was refused, 1 otherwise, 2 on bad input.
+
+bench/before_after.py drives this module's Server and Profile: `Profile.open()` with no address opens the chart
+page of the default kind (the lens's), where its Enter-to-charts runs.
 """
 
 from __future__ import annotations
@@ -111,6 +137,12 @@ TEXT_64 = (
 )
 MODEL_PATH = "/live/model/"
 
+# The kinds of figure that take a reader's sentence, each on a page of its own (figure-<label>.html) with one chart.
+KINDS = ("attention", "heads", "readout", "lens")
+LOAD_KIND = "attention"  # the figure (l): the page whose load and first visit are timed
+CHART_KIND = "lens"  # the heaviest chart: the page whose drawing is waited for (Enter to charts, memory); --chart
+OWN = "#try-own"  # the address that opens "Try your own sentence": live.js loads the tokenizer and runtime at once
+
 # Before Enter: resolves at the first animation frame at which the page has drawn `text` in every live chart (or
 # refused it, or failed), with ms from the Enter keydown, and what live.js recorded of that run.
 ARM_ENTER = """([text, timeoutMs]) => {
@@ -135,6 +167,13 @@ ARM_ENTER = """([text, timeoutMs]) => {
   });
 }"""
 
+# The page ready for "Load": the tokenizer and the runtime loaded by live.js (on #try-own), the form started (state
+# idle, the button enabled again); or the loading of those failed.
+READY = """() => { const live = window.liveFigures;
+  if (!live) return false;
+  if (live.state === 'error') return true;
+  const button = document.getElementById('live-load-button');
+  return live.state === 'idle' && Boolean(window.liveTokens && window.ort) && Boolean(button) && !button.disabled; }"""
 LOADED = "() => window.liveFigures.timings.loadMs !== undefined || window.liveFigures.state === 'error'"
 DRAWN = """(text) => { const live = window.liveFigures;
   return live.state === 'error' || live.state === 'refused' || (live.state === 'drawn' && live.result &&
@@ -162,10 +201,29 @@ def build_site(out: Path) -> float:
     return time.perf_counter() - start
 
 
+def own_pages(site: Path) -> dict[str, str]:
+    """kind -> the file of the figure page that takes a sentence with that kind's chart: the pages linked from
+    live.html (`a[data-own-link]`), each page's kind read from its `data-live-chart`. Empty without live.html."""
+    index = site / "live.html"
+    if not index.is_file():
+        return {}
+    pages: dict[str, str] = {}
+    for tag in re.findall(r"<a\b[^>]*>", index.read_text(encoding="utf-8")):
+        href = re.search(r'\bhref="([^"#]+)', tag)
+        if "data-own-link" not in tag or not href or not (site / href.group(1)).is_file():
+            continue
+        for kind in re.findall(r'data-live-chart="([\w-]+)"', (site / href.group(1)).read_text(encoding="utf-8")):
+            pages.setdefault(kind, href.group(1))
+    return pages
+
+
 class Server:
-    """The site on 127.0.0.1 (any free port) from a thread; `asked`: every path asked, in order."""
+    """The site on 127.0.0.1 (any free port) from a thread; `asked`: every path asked, in order; `pages`: kind ->
+    the figure page that takes a sentence with that kind's chart (own_pages)."""
 
     def __init__(self, site: Path, isolated: bool):
+        self.site = site
+        self.pages = own_pages(site)
         self.asked: list[str] = []
         asked = self.asked
 
@@ -194,6 +252,15 @@ class Server:
         self.base = f"http://127.0.0.1:{self.httpd.server_port}/"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
+
+    def page(self, kind: str) -> str:
+        """The address of the figure page of this kind with "Try your own sentence" open (#try-own)."""
+        if kind not in self.pages:
+            raise RuntimeError(
+                f"{self.site} has no figure page with a {kind} chart linked from live.html "
+                f"(it has: {', '.join(f'{k} {f}' for k, f in self.pages.items()) or 'none'})"
+            )
+        return self.base + self.pages[kind] + OWN
 
     def model_files_asked(self, since: int = 0) -> int:
         return sum(1 for p in self.asked[since:] if p.startswith(MODEL_PATH))
@@ -295,7 +362,7 @@ class MemoryWatch(threading.Thread):
 
 
 class Profile:
-    """One browser with a profile of its own on disk and one page, every request off the server's origin aborted
+    """One browser with a profile of its own on disk and one page (tab), every request off the server's origin aborted
     and recorded, with the page's console errors and warnings, page errors and failed requests."""
 
     def __init__(
@@ -309,8 +376,11 @@ class Profile:
         # Matched by Playwright's driver: the page's own requests never wait on this Python process.
         self.context.route(re.compile("^(?!" + re.escape(server.base) + ")"), self.abort)
         self.page = self.context.pages[0] if self.context.pages else self.context.new_page()
+        self.watch(self.page)
         self.cdp = self.context.new_cdp_session(self.page)
-        page = self.page
+
+    def watch(self, page):
+        label = self.label
         page.on(
             "console",
             lambda m: (
@@ -339,10 +409,31 @@ class Profile:
             return "Chromium"
 
     def open(self, address: str | None = None):
-        self.page.goto(address or self.server.base + "live.html", wait_until="load", timeout=TIMEOUT_MS)
-        self.page.wait_for_function(
-            "() => window.liveFigures && window.liveFigures.state === 'idle'", timeout=TIMEOUT_MS
-        )
+        """Opens `address` (default: the lens's page, CHART_KIND's, at #try-own) and waits until Load can be clicked:
+        the tokenizer and the runtime loaded by live.js."""
+        self.page.goto(address or self.server.page(CHART_KIND), wait_until="load", timeout=TIMEOUT_MS)
+        self.ready()
+
+    def ready(self):
+        self.page.wait_for_function(READY, timeout=TIMEOUT_MS)
+        if self.page.evaluate("window.liveFigures.state") == "error":
+            message = self.page.evaluate("document.getElementById('live-message').textContent")
+            raise RuntimeError(f"{self.label}: {self.page.url} did not get ready: {message}")
+
+    def reload(self):
+        """The same page again (its address still #try-own: live.js loads the tokenizer and the runtime at once)."""
+        self.page.reload(wait_until="load", timeout=TIMEOUT_MS)
+        self.ready()
+
+    def switch(self, address: str):
+        """Opens `address` in a new tab of the same browser and profile and closes the tab before, so that its page
+        (the model started in it) is not kept in the back/forward cache; the new tab's CPU is not slowed."""
+        before = self.page
+        self.page = self.context.new_page()
+        self.watch(self.page)
+        self.cdp = self.context.new_cdp_session(self.page)
+        before.close()
+        self.open(address)
 
     def throttle(self, rate: float):
         self.cdp.send("Emulation.setCPUThrottlingRate", {"rate": rate})
@@ -445,7 +536,7 @@ def memory_phase(profile: Profile, text: str) -> dict:
 # ---------------------------------------------------------------------------------------------- the run
 
 
-def measure(site: Path, work: Path, repeats: int, throttle: float) -> dict:
+def measure(site: Path, work: Path, repeats: int, throttle: float, chart: str = CHART_KIND) -> dict:
     from playwright.sync_api import sync_playwright
 
     out: dict = {"notes": [], "refused": []}
@@ -453,13 +544,20 @@ def measure(site: Path, work: Path, repeats: int, throttle: float) -> dict:
     plain = Server(site, isolated=False)
     isolated = Server(site, isolated=True)
     try:
+        load_page, chart_page = plain.page(LOAD_KIND), plain.page(chart)
+        load_iso, chart_iso = isolated.page(LOAD_KIND), isolated.page(chart)
+        out["pages"] = {"load": plain.pages[LOAD_KIND], "chart": plain.pages[chart], "kind": chart}
         with sync_playwright() as pw:
-            # 1-3: one profile, not cross-origin isolated.
-            print("first visit, loads from Cache Storage, Enter to charts ...", flush=True)
+            # 1-3: one profile, not cross-origin isolated: the load page, then the chart page.
+            print(
+                f"first visit and loads from Cache Storage on {plain.pages[LOAD_KIND]}, Enter to charts on "
+                f"{plain.pages[chart]} ...",
+                flush=True,
+            )
             profile = Profile(pw, work / "profile-plain", plain, "plain", notes, refused)
             try:
                 out["version"] = profile.version()
-                profile.open()
+                profile.open(load_page)
                 counts = token_counts(profile)
                 wrong = {t: n for t, n in counts.items() if n != (64 if t == TEXT_64 else 20)}
                 if wrong:
@@ -479,12 +577,13 @@ def measure(site: Path, work: Path, repeats: int, throttle: float) -> dict:
                 out["cache"], out["cache_files"] = [], 0
                 for _ in range(repeats):
                     before = len(plain.asked)
-                    profile.page.reload(wait_until="load", timeout=TIMEOUT_MS)
-                    profile.page.wait_for_function(
-                        "() => window.liveFigures && window.liveFigures.state === 'idle'", timeout=TIMEOUT_MS
-                    )
+                    profile.reload()
                     out["cache"].append(profile.load())
                     out["cache_files"] += plain.model_files_asked(before)
+                before = len(plain.asked)
+                profile.switch(chart_page)
+                out["chart_load"] = profile.load()
+                out["cache_files"] += plain.model_files_asked(before)
                 out["enter"] = enter_runs(profile, repeats)
                 profile.throttle(throttle)
                 try:
@@ -494,18 +593,21 @@ def measure(site: Path, work: Path, repeats: int, throttle: float) -> dict:
             finally:
                 profile.close()
 
-            # 4: a fresh browser and profile, the tab's memory.
-            print("peak memory: first visit and from Cache Storage, with a 64-token text ...", flush=True)
+            # 4: a fresh browser and profile, the tab's memory, on the chart page.
+            print(
+                f"peak memory on {plain.pages[chart]}: first visit and from Cache Storage, with a 64-token text ...",
+                flush=True,
+            )
             profile = Profile(pw, work / "profile-memory", plain, "memory", notes, refused)
             try:
-                profile.open()
+                profile.open(chart_page)
                 out["memory_first"] = memory_phase(profile, TEXT_64)
             finally:
                 profile.close()
             profile = Profile(pw, work / "profile-memory", plain, "memory, again", notes, refused)
             try:
                 before = len(plain.asked)
-                profile.open()
+                profile.open(chart_page)
                 out["memory_cache"] = memory_phase(profile, TEXT_64)
                 if plain.model_files_asked(before):
                     notes.append("memory: the return visit asked the server for model files")
@@ -516,7 +618,7 @@ def measure(site: Path, work: Path, repeats: int, throttle: float) -> dict:
             print(f"a phone: the light weights, from Cache Storage, CPU {throttle:g}x ...", flush=True)
             profile = Profile(pw, work / "profile-phone", plain, "phone", notes, refused, viewport=PHONE)
             try:
-                profile.open()
+                profile.open(load_page)
                 out["phone_weights"] = profile.page.evaluate("window.liveFigures.weights")
                 out["phone_light"] = profile.page.evaluate(
                     "() => { const l = JSON.parse(document.getElementById('live-config').textContent).light;"
@@ -527,11 +629,15 @@ def measure(site: Path, work: Path, repeats: int, throttle: float) -> dict:
                 profile.throttle(throttle)
                 try:
                     for _ in range(repeats):
-                        profile.page.reload(wait_until="load", timeout=TIMEOUT_MS)
-                        profile.page.wait_for_function(
-                            "() => window.liveFigures && window.liveFigures.state === 'idle'", timeout=TIMEOUT_MS
-                        )
+                        profile.reload()
                         out["phone_cache"].append(profile.load())
+                finally:
+                    profile.throttle(1)
+                profile.switch(chart_page)
+                out["phone_chart_weights"] = profile.page.evaluate("window.liveFigures.weights")
+                out["phone_chart_load"] = profile.load()
+                profile.throttle(throttle)
+                try:
                     out["phone_enter"] = enter_runs(profile, repeats)
                 finally:
                     profile.throttle(1)
@@ -545,8 +651,10 @@ def measure(site: Path, work: Path, repeats: int, throttle: float) -> dict:
             print("cross-origin isolated: first visit, Enter to charts ...", flush=True)
             profile = Profile(pw, work / "profile-isolated", isolated, "isolated", notes, refused)
             try:
-                profile.open()
+                profile.open(load_iso)
                 out["iso_first"] = profile.load()
+                profile.switch(chart_iso)
+                out["iso_chart_load"] = profile.load()
                 out["iso_enter"] = enter_runs(profile, repeats)
             finally:
                 profile.close()
@@ -575,6 +683,7 @@ def report(
     site: Path, out: dict, built_s: float | None, total_s: float, load_before, throttle: float, repeats: int
 ) -> bool:
     model = out["model"]
+    kind, load_file, chart_file = out["pages"]["kind"], out["pages"]["load"], out["pages"]["chart"]
     rows = []  # (what, median ms, target ms or None, runs)
     first = out["first"]
     rows.append(("first visit: click to ready (127.0.0.1 -> Cache Storage)", first["loadMs"], None, [first["loadMs"]]))
@@ -582,9 +691,9 @@ def report(
     rows.append(("from Cache Storage: click to ready (reload)", med(cache), CACHE_LOAD_TARGET_MS, cache))
     splits = {}
     for key, what in [
-        ("enter", "Enter to charts, 20 tokens"),
-        ("enter_slow", f"Enter to charts, 20 tokens, CPU {throttle:g}x"),
-        ("iso_enter", f"Enter to charts, 20 tokens, isolated, {out['iso_first']['threads']} threads"),
+        ("enter", f"Enter to {kind} chart, 20 tokens"),
+        ("enter_slow", f"Enter to {kind} chart, 20 tokens, CPU {throttle:g}x"),
+        ("iso_enter", f"Enter to {kind} chart, 20 tokens, isolated, {out['iso_first']['threads']} threads"),
     ]:
         totals = [r["ms"] for r in out[key]]
         rows.append((what, med(totals), ENTER_TARGET_MS if key == "enter" else None, totals))
@@ -604,7 +713,7 @@ def report(
     phone_enter = [r["ms"] for r in out["phone_enter"]]
     rows.append(
         (
-            f"phone, light weights: Enter to charts, 20 tokens, CPU {throttle:g}x",
+            f"phone, light weights: Enter to {kind} chart, 20 tokens, CPU {throttle:g}x",
             med(phone_enter),
             PHONE_ENTER_MS,
             phone_enter,
@@ -631,8 +740,8 @@ def report(
             )
     print()
     print(
-        "peak memory of the tab (load GPT-2 with a 64-token text in the box: fetch or read, start, read the text, "
-        "draw):"
+        f"peak memory of the tab on {chart_file} (load GPT-2 with a 64-token text in the box: fetch or read, start, "
+        f"read the text, draw its {kind} chart):"
     )
     print(
         f"  {'phase':<30}{'renderer RSS':>13}{'(VmHWM)':>11}{'before':>11}{'all processes':>15}"
@@ -666,7 +775,7 @@ def report(
     print()
     print(
         f"targets: the model started from Cache Storage in under {CACHE_LOAD_TARGET_MS / 1000:.0f} s, and a "
-        f"20-token text drawn within {ENTER_TARGET_MS / 1000:.1f} s of Enter,"
+        f"20-token text drawn in the {kind} chart within {ENTER_TARGET_MS / 1000:.1f} s of Enter,"
     )
     print(
         f"both with the CPU not slowed; PASS: the median of {repeats} runs is within. The {throttle:g}x, isolated "
@@ -681,6 +790,14 @@ def report(
     print(
         f"  model     {model['bytes'] / 1e6:,.1f} MB in {model['files']} files, {model['n_layer']} layers x "
         f"{model['n_head']} heads, at most {model['max_tokens']} tokens"
+    )
+    print(
+        f"  pages     {load_file}{OWN} (the figure (l), {LOAD_KIND}) for the loads and first visits; {chart_file}{OWN} "
+        f"({kind}, its one chart) for"
+    )
+    print(
+        "            Enter to charts and the tab's memory; live.js loads the tokenizer and the runtime at once on "
+        "#try-own, awaited before each Load"
     )
     print(
         f"  browser   headless {out['version']} ({CHROMIUM}), window {VIEWPORT['width']} x {VIEWPORT['height']} "
@@ -698,16 +815,17 @@ def report(
     print(
         f"  cache     {repeats} reloads in the same profile, loaded from "
         + ", ".join(f"{k} x{v}" for k, v in froms.items())
-        + f"; {out['cache_files']} model file requests to the "
-        f"server (must be 0)"
+        + f"; then {chart_file} in a new tab, loaded from {out['chart_load']['from']} in "
+        f"{out['chart_load']['loadMs']:.0f} ms;"
     )
+    print(f"            {out['cache_files']} model file requests to the server (must be 0)")
     print(
         "  enter     texts of 20 tokens by the page's own count, taken in turn: "
         + " | ".join(repr(t) for t in TEXTS_20)
     )
     print(
-        "            ms from the Enter keydown to the first animation frame with every live chart drawn "
-        "(in-page performance.now());"
+        f"            ms from the Enter keydown to the first animation frame with the page's live chart ({kind}) "
+        "drawn (in-page performance.now());"
     )
     print(
         f"            model / drawing: live.js's timings.last.modelMs / drawMs. CPU slowed with "
@@ -720,8 +838,14 @@ def report(
         f"{light['error']} points of the exact);"
     )
     print(
-        f"            the first load not slowed ({out['phone_first']['loadMs']:.0f} ms), then {repeats} reloads and "
-        f"{repeats} texts with the CPU slowed {throttle:g}x; the tab's high-water mark {mib(out['phone_hwm'])}"
+        f"            the first load on {load_file} not slowed ({out['phone_first']['loadMs']:.0f} ms), then "
+        f"{repeats} reloads with the CPU slowed {throttle:g}x; then {chart_file} ({out['phone_chart_weights']} "
+        f"weights,"
+    )
+    print(
+        f"            loaded from {out['phone_chart_load']['from']} not slowed in "
+        f"{out['phone_chart_load']['loadMs']:.0f} ms) and {repeats} texts slowed the same; the renderers' "
+        f"high-water mark {mib(out['phone_hwm'])}"
     )
     print(
         "            (no memory limit is imposed: Chromium has none to set for a tab's WebAssembly; the mark is "
@@ -730,7 +854,8 @@ def report(
     iso = out["iso_first"]
     print(
         f"  isolated  crossOriginIsolated {iso['isolated']}, ort.env.wasm.numThreads {iso['threads']} "
-        f"(navigator.hardwareConcurrency capped at 4); loaded from {iso['from']}"
+        f"(navigator.hardwareConcurrency capped at 4); {load_file} loaded from {iso['from']}, then {chart_file} "
+        f"from {out['iso_chart_load']['from']}"
     )
     print(f"  64 tokens {TEXT_64!r}")
     after = os.getloadavg()
@@ -753,7 +878,12 @@ def report(
             print(f"  {note}")
     else:
         print("notes     none: no console error or warning, no page error, no failed request")
-    ok = all_pass and not refused and out["cache_files"] == 0 and all(c["from"] == "cache" for c in out["cache"])
+    ok = (
+        all_pass
+        and not refused
+        and out["cache_files"] == 0
+        and all(c["from"] == "cache" for c in out["cache"] + [out["chart_load"]])
+    )
     print()
     print("ALL PASS" if ok else "SOME FAIL")
     return ok
@@ -763,7 +893,8 @@ def main(argv: list[str]) -> int:
     import argparse
 
     parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0], usage="python bench/live.py [SITE_DIR] [--repeats N] [--throttle RATE]"
+        description=__doc__.split("\n\n")[0],
+        usage="python bench/live.py [SITE_DIR] [--repeats N] [--throttle RATE] [--chart KIND]",
     )
     parser.add_argument(
         "site", nargs="?", type=Path, help="a folder written by build.py --live; default: build one now"
@@ -780,6 +911,14 @@ def main(argv: list[str]) -> int:
         default=4.0,
         help="slow the page's CPU this many times for the slow Enter runs (default 4)",
     )
+    parser.add_argument(
+        "--chart",
+        choices=KINDS,
+        default=CHART_KIND,
+        help=f"the kind of figure whose page (its one chart) Enter to charts and the peak memory are taken on "
+        f"(default {CHART_KIND}, the heaviest chart); the loads and first visits are taken on {LOAD_KIND}'s page, "
+        f"the figure (l)",
+    )
     options = parser.parse_args(argv)
     if options.repeats < 1:
         parser.error(f"--repeats: {options.repeats} is below 1")
@@ -794,13 +933,22 @@ def main(argv: list[str]) -> int:
             if not (site / "live.html").is_file():
                 print(f"error: {site} has no live.html; give a folder written by build.py --live", file=sys.stderr)
                 return 2
+            pages = own_pages(site)
+            missing = [kind for kind in (LOAD_KIND, options.chart) if kind not in pages]
+            if missing:
+                print(
+                    f"error: {site}'s live.html links no figure page with a {' or '.join(missing)} chart "
+                    f"(it links: {', '.join(f'{k} {f}' for k, f in pages.items()) or 'none'})",
+                    file=sys.stderr,
+                )
+                return 2
         else:
             site = work / "site"
             print(f"building the site with --live into {site} ...", flush=True)
             built_s = build_site(site)
         load_before = os.getloadavg()
         try:
-            out = measure(site, work, options.repeats, options.throttle)
+            out = measure(site, work, options.repeats, options.throttle, options.chart)
         except RuntimeError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 1

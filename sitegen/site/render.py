@@ -11,7 +11,6 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote
 
 import jinja2
 
@@ -77,7 +76,7 @@ class Page:
     reads: tuple = ()  # data files besides its texts' that it reads (paths under data/; figures.kind DATA_FILES)
     number: str | None = None  # the book's number of the figure ("3.4"), where the config gives one
     book_page: int | None = None  # the book's page it is printed on, where the config gives one
-    live_target: str | None = None  # the token it follows, as text (figures.kind live_target), for its live link
+    live_target: str | None = None  # the token it follows, as text (figures.kind live_target): its own sentence's at first
     runs: tuple = ("",)  # the folders (Run.folder) of the runs it reads: "" the site's main model's; several side by side
     kept_as: str | None = None  # a digest of what its content was computed from, where the cache keeps it: what
     # is written from the content alone (its downloads) may be kept under it too; None: computed afresh, not kept
@@ -121,15 +120,6 @@ class Page:
     def download(self, name: str | None = None) -> str:
         """The downloads of the figure's data: the JSON of all its tables, or one table as CSV."""
         return paths.download(self.label, name)
-
-    @property
-    def live_link(self) -> str:
-        """The live page opened on this figure's state (live.js reads its address): its text, the token it follows
-        (`target`, where it follows one) and the token it opens on (`token`, from 1, where it has one)."""
-        state = [("text", self.texts[0]), ("target", self.live_target),
-                 ("token", None if self.position is None else str(self.position + 1))]
-        return f"{paths.LIVE_PAGE}#" + "&".join(f"{key}={quote(value, safe='')}" for key, value in state
-                                                if value is not None)
 
     @property
     def embed_file(self) -> str:

@@ -1,17 +1,20 @@
 """The pages' Content Security Policy (sitegen/site/policy.py) refuses nothing the site does, and refuses what an
 escaping bug would let in: every page of the every-kind site, from file:// and served, light and dark, drawn to the
-end with no `securitypolicyviolation`; the live page, served, running the model under its own policy; and a page
-whose escaping is broken on purpose, which runs none of what was injected into it."""
+end with no `securitypolicyviolation`; a figure's page built with --live, served, loading the tokenizer and the
+runtime as its "Try your own sentence" opens and running the model under the live policy, and live.html, the index of
+those figures, under the pages' own; and a page whose escaping is broken on purpose, which runs none of what was
+injected into it."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from html import unescape
 from pathlib import Path
 
 import pytest
 
-from sitegen.site import live_assets
+from sitegen.site import live_assets, policy
 from tests.browser.browsing import Opener, playwright_or_skip, wait_for_charts
 from tests.conftest import built
 from tests.support.hosting import ISOLATING, serve
@@ -31,6 +34,7 @@ label = "rain"
 text = "The sky over the harbour turned grey before the rain came"
 target = " rain"
 """
+LIVE_PAGE = "figure-sky.html"  # the attention figure's page: its "Try your own sentence" runs the model
 
 
 @pytest.fixture(scope="module")
@@ -129,22 +133,67 @@ def live_site(small_model_dir, tmp_path_factory) -> Path:
     return built(small_model_dir, LIVE_CONFIG, tmp_path_factory.mktemp("policy-live"), "--live")
 
 
+def policy_of(html: str) -> str:
+    """The Content Security Policy a page's <meta> states."""
+    return unescape(re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)"', html).group(1))
+
+
 @pytest.mark.parametrize("isolated", [False, True], ids=["one thread", "isolated"])
-def test_the_live_page_runs_the_model_under_its_own_policy(browser, live_site, isolated):
+def test_a_figures_page_runs_the_model_under_the_live_policy(browser, live_site, isolated):
     playwright_or_skip()
-    html = unescape((live_site / "live.html").read_text(encoding="utf-8"))
-    assert "'wasm-unsafe-eval'" in html and "connect-src 'self'" in html
+    html = (live_site / LIVE_PAGE).read_text(encoding="utf-8")
+    assert policy_of(html) == policy.LIVE_POLICY
+    assert "'wasm-unsafe-eval'" in policy_of(html) and "connect-src 'self'" in policy_of(html)
     with serve(live_site, extra_headers=ISOLATING if isolated else {}) as host:
         address, opener = host.url, Opener(browser, live_site)
         try:
-            visit = opener.open(address + "live.html", wait_for_charts=False, served=address)
+            visit = opener.open(address + LIVE_PAGE, wait_for_charts=False, served=address)
             page = visit.page
-            page.wait_for_function("() => window.liveFigures && window.liveFigures.state === 'idle'")
+            wait_for_charts(visit)  # the book's figure, drawn under the same policy
+            # The tokenizer and the runtime come only as the reader opens "Try your own sentence": scripts the page
+            # adds itself, under its policy.
+            assert page.evaluate("() => !window.liveTokens && !window.ort && window.liveFigures.state === 'idle'")
+            page.click("#try-own summary")
+            page.wait_for_function(
+                "() => Boolean(window.liveTokens && window.ort) && window.liveFigures.state === 'idle'"
+                " && !document.getElementById('live-load-button').disabled",
+                timeout=60_000,
+            )
             assert page.evaluate("() => crossOriginIsolated") == isolated
             page.click("#live-load-button")
             page.wait_for_function("() => ['drawn', 'error'].includes(window.liveFigures.state)", timeout=60_000)
             assert page.evaluate("() => window.liveFigures.state") == "drawn", page.inner_text("#live")
+            # The page's chart for the reader's text (its kind's one) drawn.
+            page.wait_for_function(
+                "() => { const charts = document.querySelectorAll('[data-live-chart]');"
+                " return charts.length === 1 && charts[0].id === 'live-chart-attention'"
+                " && charts[0].getAttribute('data-rendered') === 'true'; }",
+                timeout=60_000,
+            )
             assert visit.policy_violations == [], visit.policy_violations
             assert visit.page_errors == [], visit.page_errors
+        finally:
+            opener.close()
+
+
+def test_the_index_of_the_figures_that_take_a_sentence_keeps_the_pages_policy(browser, live_site):
+    # live.html runs no model: the pages' own policy, and its one script hands a text the address brings on to the
+    # figures' links.
+    playwright_or_skip()
+    html = (live_site / "live.html").read_text(encoding="utf-8")
+    assert policy_of(html) == policy.PAGE_POLICY
+    assert "'wasm-unsafe-eval'" not in html and "connect-src" not in html and 'id="live-config"' not in html
+    with serve(live_site) as host:
+        address, opener = host.url, Opener(browser, live_site)
+        try:
+            visit = opener.open(address + "live.html#text=Hello", wait_for_charts=False, served=address)
+            page = visit.page
+            page.wait_for_function(
+                "() => { const links = Array.from(document.querySelectorAll('a[data-own-link]'));"
+                " return links.length > 0 && links.every(a => a.getAttribute('href').endsWith('#text=Hello')); }"
+            )
+            links = page.eval_on_selector_all("a[data-own-link]", "links => links.map(a => a.getAttribute('href'))")
+            assert f"{LIVE_PAGE}#text=Hello" in links, links
+            visit.assert_clean("live.html (served)")
         finally:
             opener.close()

@@ -1,11 +1,13 @@
-"""The live page of another family's site in Chromium: a Llama-style model (conftest's small seeded
+"""A figure's own sentence on another family's site in Chromium: a Llama-style model (conftest's small seeded
 LlamaForCausalLM: rotary positions, 8 query heads sharing 2 key/value heads, RMSNorm, SwiGLU) and its own tokenizer
 (a start token, byte-fallback pieces), built with --live and served from 127.0.0.1 as tests/browser/test_live_page.py
-serves GPT-2's. The page cuts the text into the build's tokens with the model's tokenizer.json (the start token
-first, shown as a token of its own and not counted as one of the reader's), runs the exported model, and draws and
-offers for download the build's own numbers: every share and probability within 1e-5, the top 10 the same (ties
-aside), the ranks the same (within 1 past rank 100). A token no piece of the vocabulary holds (byte pieces) is
-drawn as its bytes, never U+FFFD. One page, one model load, the tests in the order written.
+serves GPT-2's, on the attention figure's page (PAGE, its "Try your own sentence" opened). The page cuts the text
+into the build's tokens with the model's tokenizer.json (the start token first, shown as a token of its own and not
+counted as one of the reader's), runs the exported model, and draws and offers for download the build's own numbers:
+every share and probability within 1e-5, the top 10 the same (ties aside), the ranks the same (within 1 past rank
+100). A token no piece of the vocabulary holds (byte pieces) is drawn as its bytes, never U+FFFD. One page, one model
+load, the tests in the order written (the first visits the read-out figure's page too, whose form shows the box of
+the token to follow, and comes back).
 """
 
 from __future__ import annotations
@@ -31,6 +33,13 @@ from .test_live_page import (
 
 TEXT = "Maya lives in Paris, the capital of"
 TARGET = " France"
+PAGE = "figure-l.html"  # the attention figure's page: its "Try your own sentence" runs the model
+READOUT_PAGE = "figure-i.html"  # the read-out figure's page: its form shows the box of the token to follow
+# The page ready: its "Try your own sentence" open, the tokenizer and the runtime loaded, the Load button enabled.
+READY = (
+    "() => window.liveFigures && window.liveFigures.state === 'idle' && Boolean(window.liveTokens && window.ort)"
+    " && !document.getElementById('live-load-button').disabled"
+)
 BYTES_TEXT = "The cat sat on the mat \u20ac"  # '€': no piece of its own, three byte pieces
 CONFIG = f'''\
 [[figure]]
@@ -74,17 +83,24 @@ def base(site):
         yield f"{host.url}{site.name}/"
 
 
+def open_own(page, base: str, name: str) -> None:
+    """Opens the figure's page `name` at #try-own (the address opens "Try your own sentence", and its scripts load at
+    once) and waits until its form is ready."""
+    page.goto(base + name + "#try-own")
+    page.wait_for_function(READY, timeout=TIMEOUT_MS)
+    assert page.evaluate("document.getElementById('try-own').open")
+
+
 @pytest.fixture(scope="module")
 def page(browser, base):
     held = Watched(browser, base)
-    held.page.goto(base + "live.html")
-    held.page.wait_for_function("() => window.liveFigures && window.liveFigures.state === 'idle'")
+    open_own(held.page, base, PAGE)
     yield held.page
     assert held.refused == [] and held.dialogs == [] and held.errors == []
     held.close()
 
 
-def test_the_text_is_counted_without_the_start_token_and_the_model_reads_it_first(page, site):
+def test_the_text_is_counted_without_the_start_token_and_the_model_reads_it_first(page, site, base):
     data, _ = build_data(site, TEXT)
     start = data["tokens"][0]
     assert start["text"] == "<s>"
@@ -92,10 +108,14 @@ def test_the_text_is_counted_without_the_start_token_and_the_model_reads_it_firs
     assert page.evaluate("t => liveTokens.modelIds(t)", TEXT) == [t["id"] for t in data["tokens"]]
     n = len(data["tokens"]) - 1  # the reader's own tokens
     assert page.text_content("#live-count") == f"{n} of 63 tokens"  # 64 positions, one the start token's
+    # The start token refused as the token to follow, where the reader can type one: the read-out figure's page.
+    open_own(page, base, READOUT_PAGE)
+    assert page.text_content("#live-count") == f"{n} of 63 tokens"
     page.fill("#live-target", "<s>")
     page.press("#live-text", "Enter")
     assert state(page) == "refused" and "start token <s>" in page.text_content("#live-message")
-    page.fill("#live-target", TARGET)
+    open_own(page, base, PAGE)  # back to the attention figure's page, the book's target in its (hidden) box
+    assert page.input_value("#live-target") == TARGET
 
 
 def test_the_page_draws_the_builds_numbers_for_a_llama_style_model(page, site):

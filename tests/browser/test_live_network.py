@@ -1,11 +1,13 @@
-"""The live page against a host that misbehaves on purpose (issue 35, point 2): a download cut in the middle (resumed
-with a Range request where the host takes them, started again where not), bytes that differ from the build's
-SHA-256 (on the wire, or kept in Cache Storage), Cache Storage refused, no cross-origin isolation, the runtime's
-files sent with the wrong type, and the tab's memory refused. Each case says one sentence on the page and either runs
-the model or does not, and the test checks both; none does anything the page's policy refuses.
+"""A figure's page with the reader's sentence (its "Try your own sentence", as `--live` builds it) against a host that
+misbehaves on purpose (issue 35, point 2): a download cut in the middle (resumed with a Range request where the host
+takes them, started again where not), bytes that differ from the build's SHA-256 (on the wire, or kept in Cache
+Storage), Cache Storage refused, no cross-origin isolation, the runtime's files sent with the wrong type, and the tab's
+memory refused. Each case says one sentence on the page and either runs the model or does not, and the test checks both;
+none does anything the page's policy refuses.
 
 The small model's site is built with --live and served from 127.0.0.1 by a handler whose `how` the test sets; each
-test has a context of its own (its own Cache Storage), every request off that server refused and recorded.
+test has a context of its own (its own Cache Storage), every request off that server refused and recorded. The page
+is the attention figure's (PAGE), opened at #try-own: its panel opened, the tokenizer and the runtime loaded at once.
 """
 
 from __future__ import annotations
@@ -30,16 +32,29 @@ pytest.importorskip("onnxscript", reason="torch's ONNX exporter needs onnxscript
 
 CONFIG = """\
 [[figure]]
+kind = "attention"
+label = "l"
+text = "The rain came down on the harbour"
+
+[[figure]]
 kind = "readout"
 label = "i"
 text = "The rain came down on the harbour"
 target = " rain"
 """
+PAGE = "figure-l.html"  # the attention figure's page: its "Try your own sentence" runs the model
 TIMEOUT_MS = 60_000
 RETRIED = "The download was cut; trying again (2 of 3)…"
 DAMAGED_AGAIN = "A file of the model came damaged; fetching it once more…"
 NOT_KEPT = "This browser would not keep it (a private window, or its storage full or refused)"
 HOST_MUST_SEND = "the host must send .wasm files as application/wasm and .mjs files as text/javascript"
+
+# The page, opened at its panel (#try-own) so that the tokenizer and the runtime are loaded at once, ready: the
+# scripts loaded (the Load button enabled), and whether the model is kept in this browser known.
+READY = (
+    "() => window.liveFigures && window.liveFigures.kept !== null && Boolean(window.liveTokens && window.ort)"
+    " && !document.getElementById('live-load-button').disabled"
+)
 
 # Every text the page's message line (#live-message) shows, in turn, in window.said (an init script is not held to
 # the page's policy).
@@ -153,7 +168,8 @@ def host(server):
 
 @pytest.fixture
 def opened(browser, server):
-    """opened(init_script=None): the live page in a context of its own, watched; closed after the test."""
+    """opened(init_script=None): the attention figure's page at its "Try your own sentence" (#try-own), in a context
+    of its own, watched, the panel's scripts loaded; closed after the test."""
     playwright_or_skip()
     contexts = []
 
@@ -161,14 +177,15 @@ def opened(browser, server):
         context = browser.browser.new_context(viewport={"width": 1100, "height": 900})
         contexts.append(context)
         page = context.new_page()
-        visit = watch(page, "live.html", served=server[0])
+        visit = watch(page, PAGE, served=server[0])
         visit.console = []  # every console line, of any type
         page.on("console", lambda line: visit.console.append(line.text))
         page.add_init_script(RECORD_SAID)
         if init_script:
             page.add_init_script(init_script)
-        page.goto(server[0] + "live.html")
-        page.wait_for_function("() => window.liveFigures && window.liveFigures.kept !== null")
+        page.goto(server[0] + PAGE + "#try-own")
+        page.wait_for_function(READY)
+        assert page.evaluate("document.getElementById('try-own').open")  # the address opened the panel
         return visit
 
     yield _open
@@ -294,7 +311,7 @@ def test_a_damaged_copy_in_the_browsers_storage_is_deleted_fetched_again_and_the
     assert page.evaluate(DAMAGE_KEPT, largest)
     host.asked.clear()
     page.reload()
-    page.wait_for_function("() => window.liveFigures && window.liveFigures.kept !== null")
+    page.wait_for_function(READY)
     assert_ran(visit, load(visit))
     assert DAMAGED_AGAIN in said(visit) and replaced_once_whole(said(visit), DAMAGED_AGAIN), said(visit)
     assert [path for path, _ in host.asked] == [largest]  # only the damaged file, once
@@ -407,7 +424,7 @@ def test_a_second_visit_says_the_model_came_from_this_browsers_storage(opened, h
     assert visit.page.text_content("#live-load-status").startswith(f"{MODEL} is loaded in this page (downloaded, ")
     host.asked.clear()
     visit.page.reload()
-    visit.page.wait_for_function("() => window.liveFigures && window.liveFigures.kept !== null")
+    visit.page.wait_for_function(READY)
     assert_ran(visit, load(visit))
     status = visit.page.text_content("#live-load-status")
     assert status.startswith(f"{MODEL} is loaded in this page (from this browser's storage, "), status
@@ -434,13 +451,16 @@ def test_a_damaged_runtime_file_is_refused_in_one_sentence_before_the_model_is_f
 
 
 def test_every_script_of_the_page_is_checked_against_the_builds_sha256(site):
-    html = (site / "live.html").read_text(encoding="utf-8")
+    html = (site / PAGE).read_text(encoding="utf-8")
     live = [src for src in re.findall(r'<script src="([^"]+)"', html) if src.startswith("live/")]
     # No integrity attribute: from file:// Chromium would refuse the scripts, and the page could say nothing.
     assert live and "integrity=" not in html, live
     config = json.loads(re.search(r'id="live-config">(.*?)</script>', html, re.S).group(1))
+    # The scripts the page loads only when the reader opens "Try your own sentence": the tokenizer and the runtime.
+    later = config["scripts"]
+    assert "live/tokenize.js" in later and not set(later) & set(live), (later, live)
     checked = {entry["path"]: entry for entry in config["runtime"]}
-    assert set(live + RUNTIME) <= set(checked), (live, sorted(checked))
+    assert set(live + later + RUNTIME) <= set(checked), (live, later, sorted(checked))
     for path, entry in checked.items():
         data = (site / path).read_bytes()
         assert (len(data), hashlib.sha256(data).hexdigest()) == (entry["bytes"], entry["sha256"]), path

@@ -1,16 +1,20 @@
-"""The live page (`python build.py --live`) in Chromium: GPT-2 run in the page on the reader's own text.
+"""The reader's own sentence on a figure's page (`python build.py --live`) in Chromium: GPT-2 run in the page.
 
 A site is built with --live over conftest's small seeded model (3 layers, 4 heads, GPT-2's vocabulary), from a
 config whose text is none of the chapter's, and served from 127.0.0.1 (import() and fetch() do not work from
-file://); every request that is not to that server is refused and recorded, and none may be made. The page loads
-the model, reads the same text, and what it draws and offers for download must be the build's own numbers for
-that text: every share and probability within 1e-5, the top 10 the same (ties aside), the ranks the same (within
-1 past rank 100). Then: a token chosen in one chart is chosen in the others; another text draws other charts; a
-hostile text is drawn as text; a text too long, empty or only spaces is refused in one sentence and not written
-into the address; a reload loads the model from Cache Storage, not from the server, and its button says the model
-is kept; from file:// the page says in one line how to serve it, and shows nothing else to use.
+file://); every request that is not to that server is refused and recorded, and none may be made. Each figure the
+model can compute ((l), every head, (i), the lens) offers "Try your own sentence" under its title; its page fetches
+nothing more until the reader opens it. The page loads the model, reads the same text, and what it draws and offers
+for download must be the build's own numbers for that text: every share and probability within 1e-5, the top 10
+the same (ties aside), the ranks the same (within 1 past rank 100), drawn in the book's figure's place. Then: the
+row of tokens chooses the chart's token and the chart the row's; "Back to the book's sentence" shows the book's
+figure; another text draws another chart; a hostile text is drawn as text; a text too long, empty or only spaces
+is refused in one sentence and not written into the address; a reload loads the model from Cache Storage, not from
+the server, and its button says the model is kept; from file:// the panel says in one line how to serve the page;
+live.html is an index of these figures that hands a text on to them.
 
-The tests of this module share one page, in the order written (one model load for all).
+The tests of this module share one page, in the order written (one model download for all; each figure's page
+then starts the model from Cache Storage).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -44,6 +49,11 @@ text = "{TEXT}"
 views = [[2, 3]]
 
 [[figure]]
+kind = "heads"
+label = "every-head"
+text = "{TEXT}"
+
+[[figure]]
 kind = "readout"
 label = "i"
 text = "{TEXT}"
@@ -57,10 +67,11 @@ track = "{TARGET}"
 '''
 TOLERANCE = 1e-5  # a share or a probability: float32 in WebAssembly against float32 in torch
 TIE = 1e-6  # top-10 probabilities this close may come in either order
-KEYS = ("attention", "heads", "readout", "lens")
+PAGES = {"attention": "l", "heads": "every-head", "readout": "i", "lens": "lens"}  # each kind's figure page
+LIVE_SCRIPTS = ("live/tokenizer.js", "live/tokenize.js", "live/ort/ort.wasm.min.js")  # loaded when the reader asks
 MODEL_PATH = "/live/model/"  # under the site's sub-path (server)
 TIMEOUT_MS = 60_000
-STILL = " The figures below are still for your last text."
+STILL = " The figure below is still for your last text."
 KEPT = "Start the model (already kept in this browser)"  # the small model of a folder: "the model"
 
 
@@ -130,15 +141,39 @@ def signal(page, key: str, name: str):
     )
 
 
-def wait_for_tokens(page, token: int, position: int) -> None:
-    """Waits until (l) and every head look from `token` and the lens's position is `position`."""
+def chosen(page, key: str) -> int:
+    """The token the chart `key` looks from (the lens: its position), from 1."""
+    return signal(page, key, "position" if key == "lens" else "token")
+
+
+def wait_for_token(page, key: str, token: int) -> None:
+    """Waits until the chart `key` looks from `token` and the row of tokens shows it chosen."""
+    param = "position" if key == "lens" else "token"
     page.wait_for_function(
-        "([token, position]) => { const s = (key, name) => document.getElementById('live-chart-' + key).vegaView"
-        ".signal(name); return s('attention', 'token') === token && s('heads', 'token') === token && "
-        "s('lens', 'position') === position; }",
-        arg=[token, position],
+        "([key, param, token]) => { const el = document.getElementById('live-chart-' + key);"
+        " const row = document.querySelector('#live-tokens .token[aria-checked=\"true\"]');"
+        " return el.vegaView && el.vegaView.signal(param) === token && row && row.dataset.token === String(token); }",
+        arg=[key, param, token],
         timeout=TIMEOUT_MS,
     )
+
+
+def visit(page, base: str, key: str, address: str = "#try-own") -> None:
+    """Opens the page of the figure of kind `key` at `address` (#try-own opens "Try your own sentence"; #text=...
+    too), and waits until its form is ready (the tokenizer and the runtime loaded, Cache Storage asked)."""
+    page.goto(f"{base}figure-{PAGES[key]}.html{address}")
+    page.wait_for_function(
+        "() => window.liveTokens && window.ort && window.liveFigures && window.liveFigures.kept !== null"
+        " && !document.getElementById('live-load-button').disabled",
+        timeout=TIMEOUT_MS,
+    )
+
+
+def start_model(page) -> None:
+    """Starts the model (kept in Cache Storage by the first test's download) and waits for its chart."""
+    page.click("#live-load-button")
+    wait_for_state(page, "drawn", "error")
+    assert state(page) == "drawn", page.text_content("#live-message")
 
 
 def wait_for_state(page, *states: str) -> None:
@@ -156,7 +191,8 @@ def type_and_run(page, text: str) -> float:
         "([text, before]) => { const live = window.liveFigures;"
         " return live.state === 'refused' || live.state === 'error' ||"
         " (live.state === 'drawn' && live.result && live.result.text === text &&"
-        "  document.querySelectorAll('[data-live-chart][data-rendered=\"true\"]').length === 4); }",
+        "  document.querySelectorAll('[data-live-chart][data-rendered=\"true\"]').length ==="
+        "  document.querySelectorAll('[data-live-chart]').length); }",
         arg=[text, before],
         timeout=TIMEOUT_MS,
     )
@@ -210,11 +246,23 @@ def test_nothing_downloads_before_the_reader_asks_and_the_button_says_how_much(w
     base, asked = server
     page = watched.page
     page.set_viewport_size({"width": 375, "height": 800})  # a phone: the button's words say it before anything starts
-    page.goto(base + "live.html")
+    before = len(asked)
+    page.goto(base + "figure-l.html")
+    page.wait_for_function("() => window.liveFigures && window.liveFigures.state === 'idle'")
+    # "Try your own sentence" is in the first screen, closed: a reader of the book's figure fetches nothing more
+    # than the page's own script until they open it.
+    summary = page.locator("#try-own > summary")
+    assert summary.is_visible() and summary.bounding_box()["y"] + summary.bounding_box()["height"] <= 800
+    assert not page.is_visible("#live-text") and page.is_visible("#chart-l") and not page.is_visible("#own-figure")
+    page.wait_for_timeout(300)
+    assert not any(path.endswith(LIVE_SCRIPTS) for path in asked[before:]), asked[before:]
+    summary.click()
     page.wait_for_function(
-        "() => window.liveFigures && window.liveFigures.state === 'idle' && window.liveFigures.kept !== null"
-    )  # Cache Storage asked
+        "() => window.liveTokens && window.ort && window.liveFigures.kept !== null", timeout=TIMEOUT_MS
+    )  # the scripts loaded, Cache Storage asked
+    assert all(any(path.endswith(script) for path in asked[before:]) for script in LIVE_SCRIPTS)
     config = json.loads(page.text_content("#live-config"))
+    assert list(config["charts"]) == ["attention", "narrow-attention"]  # the page's own kind only
     assert page.evaluate("window.liveFigures.kept") is False
     # A phone chooses the light weights at first; the reader can choose the exact ones. The small model of a folder
     # is "the model" (figures/toolkit/model_names.py): never called GPT-2.
@@ -226,14 +274,16 @@ def test_nothing_downloads_before_the_reader_asks_and_the_button_says_how_much(w
     assert page.evaluate("window.liveFigures.weights") == "exact"
     assert page.is_visible("#live-load-button")
     assert not any(MODEL_PATH in path for path in asked), asked
+    # The box opens on the figure's own text; an attention figure follows no token, so its box is not shown.
     assert page.input_value("#live-text") == TEXT and page.input_value("#live-target") == TARGET
-    # Each chart has its one line of how to use it, as the figures' pages do.
-    guides = page.eval_on_selector_all(".live-figure .guide", "ps => ps.map(p => p.textContent)")
-    assert len(guides) == 4 and all("tap" in guide and "\n" not in guide for guide in guides)
+    assert not page.is_visible("#live-target")
+    # The chart for the reader's text has its one line of how to use it, as the book's figure does.
+    guides = page.eval_on_selector_all("#own-figure .guide", "ps => ps.map(p => p.textContent)")
+    assert len(guides) == 1 and all("tap" in guide and "\n" not in guide for guide in guides)
     page.set_viewport_size({"width": 1100, "height": 900})
 
 
-def test_before_the_model_loads_the_text_box_counts_its_tokens_and_a_word_without_its_space_is_explained(watched):
+def test_before_the_model_loads_the_text_box_counts_its_tokens(watched):
     page = watched.page
     n = page.evaluate("text => window.liveTokens.encode(text).length", TEXT)
     assert page.is_visible("#live-count") and page.text_content("#live-count") == f"{n} of 64 tokens"
@@ -244,15 +294,6 @@ def test_before_the_model_loads_the_text_box_counts_its_tokens_and_a_word_withou
     page.press("#live-text", "Enter")  # refused: the address keeps no empty text
     assert state(page) == "refused" and "#text=" not in page.url
     page.fill("#live-text", TEXT)
-    # A word typed without its space is the word after another word, and the page says so.
-    for typed, words in [
-        ("dog", "Following _dog (with the space before it, as a word after another word)."),
-        ("ness", "Following ness (the token without a space before it)."),  # ' ness' is 2 tokens
-        ("_dog", ""),
-        (TARGET, ""),
-    ]:
-        page.fill("#live-target", typed)
-        assert page.text_content("#live-target-said") == words, typed
 
 
 def test_the_page_draws_the_builds_numbers_for_the_same_text(watched, server, site):
@@ -272,6 +313,10 @@ def test_the_page_draws_the_builds_numbers_for_the_same_text(watched, server, si
     assert sorted(p for p in asked if MODEL_PATH in p) == sorted(f"/{site.name}/{f['path']}" for f in files)
     assert page.evaluate("ort.env.wasm.numThreads") == 1  # not cross-origin isolated: one thread
     assert page.evaluate("window.liveFigures.result.text") == TEXT
+    # Drawn in the book's figure's place: the book's chart steps aside, with what belongs to the book's text.
+    assert page.is_visible("#own-figure") and page.is_visible("#live-chart-attention")
+    assert not page.is_visible("#chart-l") and not page.is_visible(".text-figure")
+    assert page.is_visible("#key-l")  # the reading key reads the same for both
 
     data, lens = build_data(site, TEXT)
     got = downloaded_json(page)
@@ -300,23 +345,30 @@ def test_the_page_draws_the_builds_numbers_for_the_same_text(watched, server, si
     # What was drawn is those numbers: the figures' datasets as figsite/data/live_data.py declares them.
     drawn = page.evaluate("window.liveFigures.drawn")
     names = [t["text"].replace(" ", "_", 1) if t["text"].startswith(" ") else t["text"] for t in data["tokens"]]
-    assert all(drawn[key]["names"] == names for key in KEYS)
+    assert list(drawn) == ["attention"] and drawn["attention"]["names"] == names
+    tokens = page.eval_on_selector_all("#live-tokens .token", "ts => ts.map(t => t.textContent)")
+    assert tokens == names  # the row of tokens above the chart
     panels = drawn["attention"]["datasets"]["panels"]
     n_layer, n_head = len(data["attention"]), len(data["attention"][0])
     assert len(panels) == n_layer * (n_head + 1) + 1 and panels[-1]["l"] == n_layer and panels[-1]["h"] == n_head
     view = next(p for p in panels if p["l"] == 1 and p["h"] == 2)  # layer 2, head 3: the config's view
     expected = [round(s * 10_000) for row in data["attention"][1][2] for s in row]
     assert max(abs(a - b) for a, b in zip(view["u"], expected)) <= 1
-    top = drawn["lens"]["datasets"]["top"]
-    assert len(top) == (n_layer + 1) * n * 10 and [r["rank"] for r in top[:10]] == list(range(1, 11))
-    assert drawn["readout"]["follow_name"] == "_dog"
     assert watched.refused == [] and watched.dialogs == []
     assert watched.errors == []
 
 
-def test_the_lens_follows_another_token_chosen_beside_it(watched, site):
+def test_the_lens_follows_another_token_chosen_beside_it(watched, server, site):
     page = watched.page
+    visit(page, server[0], "lens")
+    assert page.input_value("#live-text") == TEXT and page.is_visible("#live-target")
+    assert page.text_content("#live-load-button") == KEPT
+    start_model(page)
+    assert page.evaluate("window.liveFigures.loadedFrom") == "cache"
     data, lens = build_data(site, TEXT)
+    n, n_layer = len(data["tokens"]), len(data["attention"])
+    top = page.evaluate("window.liveFigures.drawn.lens.datasets.top")
+    assert len(top) == (n_layer + 1) * n * 10 and [r["rank"] for r in top[:10]] == list(range(1, 11))
     options = page.eval_on_selector_all("#live-follow-select option", "os => os.map(o => Number(o.value))")
     other = next((i for i in options[1:] if i in lens["tokens"]), None)
     assert other is not None, f"none of the chosen cell's top 10 {options} is followed by the build's lens"
@@ -328,7 +380,6 @@ def test_the_lens_follows_another_token_chosen_beside_it(watched, site):
     )
     name = page.evaluate("document.getElementById('live-chart-lens').vegaView.signal('follow_name')")
     assert name == page.evaluate("id => window.liveTokens.tokenText(id)", other).replace(" ", "_", 1)
-    assert page.evaluate("window.liveFigures.drawn.readout.followed") == data["target"]["id"]  # (i) keeps its target
     got = downloaded_json(page)
     followed = next(f for f in got["followed"] if "lens" in f["figures"])
     k = lens["tokens"].index(other)
@@ -356,8 +407,20 @@ def test_the_lens_follows_another_token_chosen_beside_it(watched, site):
     assert page.evaluate("window.liveFigures.drawn.lens.followed") in top
 
 
-def test_another_target_is_followed_in_the_readout(watched):
+def test_another_target_is_followed_in_the_readout(watched, server):
     page = watched.page
+    visit(page, server[0], "readout")
+    # A word typed without its space is the word after another word, and the page says so.
+    for typed, words in [
+        ("dog", "Following _dog (with the space before it, as a word after another word)."),
+        ("ness", "Following ness (the token without a space before it)."),  # ' ness' is 2 tokens
+        ("_dog", ""),
+        (TARGET, ""),
+    ]:
+        page.fill("#live-target", typed)
+        assert page.text_content("#live-target-said") == words, typed
+    start_model(page)
+    assert page.evaluate("window.liveFigures.drawn.readout.follow_name") == "_dog"
     page.fill("#live-target", "_cat")  # '_' for the space, as the pages write tokens
     type_and_run(page, TEXT)
     page.wait_for_function("() => window.liveFigures.drawn.readout.follow_name === '_cat'", timeout=TIMEOUT_MS)
@@ -405,35 +468,62 @@ def test_the_csv_downloads_hold_every_share_the_top_10_and_the_followed_tokens(w
     )
 
 
-def test_a_token_chosen_in_one_chart_is_chosen_in_the_others_and_in_the_address(watched):
+def test_the_row_of_tokens_chooses_the_charts_token_and_the_chart_the_rows_and_the_address_keeps_it(watched, server):
     page = watched.page
-    page.select_option("#live-chart-attention .vega-bindings select[name='token']", "3")
-    wait_for_tokens(page, 3, 3)
+    visit(page, server[0], "attention")
+    start_model(page)
+    n = len(page.evaluate("window.liveFigures.result.ids"))
+    wait_for_token(page, "attention", n)  # it opens on the last token, as the book's figure does
+    page.click("#live-tokens .token[data-token='3']")
+    wait_for_token(page, "attention", 3)
     assert page.url.endswith("&token=3")
+    # The tokens after the chosen one are out of its reach, shaded and named so, as in the book's row.
+    beyond = page.eval_on_selector_all("#live-tokens .token[data-out-of-reach]", "ts => ts.map(t => t.dataset.token)")
+    assert beyond == [str(k) for k in range(4, n + 1)]
     page.locator("#live-chart-attention svg path[aria-roledescription='bar']").nth(0).click()  # token 1's bar
-    wait_for_tokens(page, 1, 1)
-    page.select_option("#live-chart-lens .vega-bindings select[name='position']", "5")
-    wait_for_tokens(page, 5, 5)
-    page.select_option("#live-chart-heads .vega-bindings select[name='token']", "4")
-    wait_for_tokens(page, 4, 4)
-    assert page.url.endswith("&token=4") and state(page) == "drawn"
+    wait_for_token(page, "attention", 1)
+    page.focus("#live-tokens .token[data-token='1']")
+    page.keyboard.press("ArrowRight")
+    wait_for_token(page, "attention", 2)
+    assert page.evaluate("document.activeElement.dataset.token") == "2"
+    assert page.url.endswith("&token=2") and state(page) == "drawn"
+    # Every head's page: its row chooses the token its bars look from.
+    visit(page, server[0], "heads")
+    start_model(page)
+    page.click("#live-tokens .token[data-token='4']")
+    wait_for_token(page, "heads", 4)
     assert watched.errors == []
 
 
-def test_a_second_text_draws_other_charts(watched):
+def test_back_to_the_books_sentence_shows_the_books_figure_and_its_address(watched, server):
     page = watched.page
-    before = {key: page.eval_on_selector(f"#live-chart-{key} svg", "svg => svg.outerHTML") for key in KEYS}
+    visit(page, server[0], "attention", "#text=" + quote(OTHER_TEXT, safe=""))
+    assert page.evaluate("document.getElementById('try-own').open")  # the address opened it
+    start_model(page)
+    assert page.is_visible("#own-figure") and not page.is_visible("#chart-l")
+    page.click("#own-back")
+    assert page.is_visible("#chart-l") and page.is_visible(".text-figure") and not page.is_visible("#own-figure")
+    assert page.url == f"{server[0]}figure-l.html"  # a link to the page is the book's figure again
+    assert page.input_value("#live-text") == OTHER_TEXT  # kept for another try
+    type_and_run(page, TEXT)
+    assert page.is_visible("#own-figure") and not page.is_visible("#chart-l") and "#text=" in page.url
+
+
+def test_a_second_text_draws_another_chart(watched):
+    page = watched.page
+    keys = ("attention",)
+    before = {key: page.eval_on_selector(f"#live-chart-{key} svg", "svg => svg.outerHTML") for key in keys}
     took = type_and_run(page, OTHER_TEXT)
     assert state(page) == "drawn", page.text_content("#live-message")
     print(
         f"\nlive page: Enter to all charts drawn, {page.evaluate('window.liveFigures.timings.last.tokens')} "
         f"tokens: {took:.2f} s"
     )
-    after = {key: page.eval_on_selector(f"#live-chart-{key} svg", "svg => svg.outerHTML") for key in KEYS}
-    assert all(before[key] != after[key] for key in KEYS)
+    after = {key: page.eval_on_selector(f"#live-chart-{key} svg", "svg => svg.outerHTML") for key in keys}
+    assert all(before[key] != after[key] for key in keys)
     ids = page.evaluate("text => window.liveTokens.encode(text)", OTHER_TEXT)
     assert page.evaluate("window.liveFigures.result.ids") == ids
-    assert page.evaluate("window.liveFigures.drawn.lens.names.length") == len(ids)
+    assert page.evaluate("window.liveFigures.drawn.attention.names.length") == len(ids)
     assert "#text=" in page.url and page.url.endswith("&target=%20dog")
 
 
@@ -471,8 +561,12 @@ def test_a_hostile_text_is_drawn_as_text(watched):
     assert watched.refused == []
 
 
-def test_a_text_too_long_empty_or_only_spaces_is_refused_in_one_sentence_and_not_written_into_the_address(watched):
+def test_a_text_too_long_empty_or_only_spaces_is_refused_in_one_sentence_and_not_written_into_the_address(
+    watched, server
+):
     page = watched.page
+    visit(page, server[0], "readout")  # a figure that follows a token: its box for it is shown
+    start_model(page)
     drawn, address = page.evaluate("window.liveFigures.result.text"), page.url
     for text, words in [
         ("a" + " a" * 70, "Your text is 71 tokens long; this page reads at most 64."),
@@ -509,6 +603,8 @@ def greedy(weights, ids: list[int], count: int) -> list[int]:
 def go_on(page, count: int, chance: bool, seed: int = 1) -> list[int]:
     """Asks the model to go on `count` tokens from the text in the box; the ids it then drew its figures for."""
     before = page.evaluate("window.liveFigures.result.text")
+    if not page.evaluate("document.querySelector('.live-more-panel').open"):
+        page.click(".live-more-panel > summary")  # "Let the model go on", folded under the text at first
     page.fill("#live-more-count", str(count))
     page.check("#live-more-chance" if chance else "#live-more-likeliest")
     # The temperature and the seed can be set only for tokens drawn by chance.
@@ -540,8 +636,8 @@ def test_the_model_goes_on_by_its_likeliest_tokens_and_the_row_marks_them_as_its
     marked = page.eval_on_selector_all("#live-tokens .token-model", "spans => spans.map(s => s.textContent)")
     assert len(marked) == 3 and "the last 3 added by the model (slanted" in page.text_content("#live-tokens-label")
     assert page.text_content("#live-message").startswith(f"The model read your {len(ids)} tokens and the 3 it added")
-    # All of the figures are drawn for the longer text: the lens reads every one of its tokens.
-    assert len(page.evaluate("window.liveFigures.drawn.lens.names")) == len(got)
+    # The figure is drawn for the longer text: it reads every one of its tokens.
+    assert len(page.evaluate("Object.values(window.liveFigures.drawn)[0].names")) == len(got)
     assert watched.errors == []
 
 
@@ -567,18 +663,20 @@ def test_drawn_by_chance_the_same_seed_draws_the_same_tokens_each_among_the_top_
 def test_a_reload_loads_the_model_from_cache_storage_and_the_address_brings_the_text(watched, server):
     base, asked = server
     page = watched.page
-    page.fill("#live-target", TARGET)
+    visit(page, base, "attention")
+    start_model(page)
     type_and_run(page, OTHER_TEXT)
-    page.select_option("#live-chart-attention .vega-bindings select[name='token']", "2")
-    wait_for_tokens(page, 2, 2)
+    page.click("#live-tokens .token[data-token='2']")
+    wait_for_token(page, "attention", 2)
     address = page.url
-    assert address.startswith(base + "live.html#text=") and address.endswith("&token=2")
+    assert address.startswith(base + "figure-l.html#text=") and address.endswith("&token=2")
     before = len(asked)
     page.goto("about:blank")
     page.goto(address)
     page.wait_for_function(
         "() => window.liveFigures && window.liveFigures.state === 'idle' && window.liveFigures.kept !== null"
     )
+    assert page.evaluate("document.getElementById('try-own').open")  # the address opened it
     assert page.input_value("#live-text") == OTHER_TEXT and page.input_value("#live-target") == TARGET
     assert page.text_content("#live-message").startswith("This link brings a text")
     assert page.evaluate("window.liveFigures.kept") is True
@@ -586,7 +684,7 @@ def test_a_reload_loads_the_model_from_cache_storage_and_the_address_brings_the_
     page.click("#live-load-button")
     wait_for_state(page, "drawn", "error")
     assert state(page) == "drawn" and page.evaluate("window.liveFigures.result.text") == OTHER_TEXT
-    wait_for_tokens(page, 2, 2)  # the address's token
+    wait_for_token(page, "attention", 2)  # the address's token
     assert page.evaluate("window.liveFigures.loadedFrom") == "cache"
     print(
         f"\nlive page: model loaded from Cache Storage in {page.evaluate('window.liveFigures.timings.loadMs'):.0f} ms"
@@ -595,36 +693,36 @@ def test_a_reload_loads_the_model_from_cache_storage_and_the_address_brings_the_
     assert watched.refused == []
 
 
-def test_a_phone_draws_the_narrow_charts_and_a_dark_screen_its_colours_keeping_the_readers_choices(watched):
+def test_a_phone_draws_the_narrow_chart_and_a_dark_screen_its_colours_keeping_the_readers_choices(watched, server):
     page = watched.page
-    page.select_option("#live-chart-lens .vega-bindings select[name='position']", "2")
-    page.wait_for_function("() => document.getElementById('live-chart-lens').vegaView.signal('position') === 2")
+    visit(page, server[0], "lens")
+    start_model(page)
+    page.click("#live-tokens .token[data-token='2']")
+    wait_for_token(page, "lens", 2)
     page.set_viewport_size({"width": 400, "height": 800})
     try:
         page.wait_for_function(
-            "() => ['attention', 'heads', 'lens'].every(key => "
-            "document.getElementById('live-chart-' + key).hasAttribute('data-drawn-narrow') && "
-            "document.getElementById('live-chart-' + key).getAttribute('data-rendered') === 'true')",
+            "() => { const el = document.getElementById('live-chart-lens');"
+            " return el.hasAttribute('data-drawn-narrow') && el.getAttribute('data-rendered') === 'true'; }",
             timeout=TIMEOUT_MS,
         )
-        assert page.evaluate("document.getElementById('live-chart-readout').getAttribute('data-rendered')") == "true"
         assert page.evaluate("document.documentElement.scrollWidth") <= 400
-        assert page.evaluate("document.getElementById('live-chart-lens').vegaView.signal('position')") == 2
-        light = page.eval_on_selector("#live-chart-attention svg", "svg => svg.outerHTML")
+        assert chosen(page, "lens") == 2
+        light = page.eval_on_selector("#live-chart-lens svg", "svg => svg.outerHTML")
         page.emulate_media(color_scheme="dark")
         page.wait_for_function(
-            "light => { const svg = document.querySelector('#live-chart-attention svg');"
+            "light => { const svg = document.querySelector('#live-chart-lens svg');"
             " return svg && svg.outerHTML !== light; }",
             arg=light,
             timeout=TIMEOUT_MS,
         )
         page.wait_for_function(
-            "() => document.querySelectorAll('[data-live-chart][data-rendered=\"true\"]').length === 4",
+            "() => document.getElementById('live-chart-lens').getAttribute('data-rendered') === 'true'",
             timeout=TIMEOUT_MS,
         )
-        assert page.evaluate("document.getElementById('live-chart-lens').vegaView.signal('position')") == 2
+        assert chosen(page, "lens") == 2
         # The lens's table is wider than the phone: it scrolls in its box, which says so and fades at its edge, and
-        # the position chosen (here in (l)) is brought into view.
+        # the position chosen in the row is brought into view.
         box = "#live-chart-lens .chart-wrapper"
         assert page.is_visible("#live-chart-lens .scroll-hint")
         assert page.eval_on_selector(
@@ -633,8 +731,8 @@ def test_a_phone_draws_the_narrow_charts_and_a_dark_screen_its_colours_keeping_t
             "b.hasAttribute('data-more-right') && !b.hasAttribute('data-more-left')",
         )
         last = len(page.evaluate("window.liveFigures.result.ids"))
-        page.select_option("#live-chart-attention .vega-bindings select[name='token']", str(last))
-        wait_for_tokens(page, last, last)
+        page.click(f"#live-tokens .token[data-token='{last}']")
+        wait_for_token(page, "lens", last)
         page.wait_for_function(
             f"() => document.querySelector('{box}').hasAttribute('data-more-left')", timeout=TIMEOUT_MS
         )
@@ -663,34 +761,35 @@ def test_from_file_the_page_says_in_one_line_how_to_serve_it(browser, site):
     held = Watched(browser, "file:")
     try:
         page = held.page
-        page.goto((site / "live.html").as_uri())
+        page.goto((site / "figure-l.html").as_uri())
         page.wait_for_function("() => window.liveFigures && window.liveFigures.state === 'file'")
+        page.click("#try-own > summary")
         line = page.text_content("#live-file")
         assert page.is_visible("#live-file") and "\n" not in line
         assert f"python -m http.server --directory {site}" in line and "python build.py --serve" in line
+        assert "http://localhost:8000/figure-l.html" in line  # the page's own file, not another
         assert not page.is_visible("#live-load-button") and not page.is_visible("#live-form")
-        placeholders = page.locator(".chart-placeholder")
-        assert placeholders.count() == 4 and not any(placeholders.nth(i).is_visible() for i in range(4))
+        assert page.is_visible("#chart-l")  # the book's figure as ever
         page.wait_for_timeout(300)
         assert held.errors == [] and held.refused == [] and held.dialogs == []
     finally:
         held.close()
 
 
-def test_with_javascript_off_the_page_says_it_needs_it_and_shows_nothing_to_use(browser, site):
-    """GPT-2 runs in the page's script: where JavaScript is off, one line says so and no control shows."""
+def test_with_javascript_off_the_figure_shows_no_control_of_the_readers_sentence(browser, site):
+    """The model runs in the page's script: where JavaScript is off, the book's figure shows and nothing of the
+    reader's sentence does."""
     playwright_or_skip()
     context = browser.browser.new_context(java_script_enabled=False)
     try:
         page = context.new_page()
-        page.goto((site / "live.html").as_uri())
-        notes = [line for line in page.locator(".notice").all_inner_texts() if "JavaScript" in line]
-        assert notes == ["JavaScript is off: this page needs it to run the model."]  # a folder's: "the model"
+        page.goto((site / "figure-l.html").as_uri())
+        assert not page.is_visible("#try-own") and not page.is_visible("#own-figure")
         shown = page.evaluate(
-            "() => [...document.querySelectorAll('input, select, textarea, button, progress')]"
-            ".filter(el => el.checkVisibility()).map(el => el.outerHTML.slice(0, 80))"
+            "() => [...document.querySelectorAll('#live input, #live select, #live textarea, #live button, "
+            "#own-figure button')].filter(el => el.checkVisibility()).map(el => el.outerHTML.slice(0, 80))"
         )
-        assert shown == [] and not page.is_visible(".chart-placeholder")
+        assert shown == [] and page.is_visible(".static-chart")
     finally:
         context.close()
 
@@ -700,8 +799,8 @@ def test_on_a_phone_the_light_weights_load_and_draw_within_the_error_the_page_st
     phone = Watched(browser, base, viewport={"width": 360, "height": 800})
     try:
         page = phone.page
-        page.goto(base + "live.html")
-        page.wait_for_function("() => window.liveFigures && window.liveFigures.kept !== null")
+        page.goto(base + "figure-l.html#try-own")
+        page.wait_for_function("() => window.liveFigures && window.liveFigures.kept !== null && window.ort")
         config = json.loads(page.text_content("#live-config"))
         light = config["light"]
         stated = float(light["error"])
@@ -735,3 +834,22 @@ def test_on_a_phone_the_light_weights_load_and_draw_within_the_error_the_page_st
         assert phone.refused == [] and phone.errors == []
     finally:
         phone.close()
+
+
+def test_live_html_lists_the_figures_that_take_a_sentence_and_hands_a_text_on_to_them(watched, server, site):
+    base, _ = server
+    page = watched.page
+    page.goto(base + "live.html#text=" + quote(OTHER_TEXT, safe="") + "&token=2")
+    links = page.eval_on_selector_all("a[data-own-link]", "as => as.map(a => a.getAttribute('href'))")
+    labels = [f"figure-{label}.html" for label in PAGES.values()]
+    assert sorted(link.split("#")[0] for link in links) == sorted(labels)
+    assert all(link.endswith("#text=" + quote(OTHER_TEXT, safe="") + "&token=2") for link in links)
+    assert page.locator("[data-live-chart], #live-text, #live-load-button").count() == 0  # nothing of its own
+    page.click("a[href^='figure-lens.html']")
+    page.wait_for_function("() => window.liveTokens && window.ort", timeout=TIMEOUT_MS)
+    assert page.evaluate("document.getElementById('try-own').open")
+    assert page.input_value("#live-text") == OTHER_TEXT
+    page.goto(base + "live.html")  # without a text, each link opens its figure's form
+    links = page.eval_on_selector_all("a[data-own-link]", "as => as.map(a => a.getAttribute('href'))")
+    assert all(link.endswith(".html#try-own") for link in links)
+    assert watched.errors == [] and watched.refused == []

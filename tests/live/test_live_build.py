@@ -1,7 +1,7 @@
-"""`python build.py --live`, as files: the live page, the model exported for it in files under 100 MB with the
-checksums the page is given, the libraries from npm, the links to it; a second build reads the export from the
-cache; without --live no trace of it; without the npm libraries one line that names ./setup.sh --live, and the
-previous site kept. The numbers the page computes are tests/browser/test_live_page.py's; the export's against torch,
+"""`python build.py --live`, as files: the figures' pages that take the reader's sentence, the model exported for
+them in files under 100 MB with the checksums each page is given, the libraries from npm, live.html (the index of
+those figures); a second build reads the export from the cache; without --live no trace of it; without the npm
+libraries one line that names ./setup.sh --live, and the previous site kept. The numbers the page computes are tests/browser/test_live_page.py's; the export's against torch,
 tests/live/test_live_export.py's."""
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ import hashlib
 import html
 import json
 import re
-from urllib.parse import unquote
 
 import pytest
 from click.testing import CliRunner
@@ -60,8 +59,9 @@ TEXT = "Der Hund bellte laut, weil er hungrig war."
 FILE_LIMIT = 100_000_000  # bytes: what common static hosts take in one file
 
 
-def live_config(site) -> dict:
-    page = (site / "live.html").read_text(encoding="utf-8")
+def live_config(site, label: str = "look") -> dict:
+    """The configuration a figure's page gives its script for the reader's sentence."""
+    page = (site / f"figure-{label}.html").read_text(encoding="utf-8")
     raw = re.search(r'<script type="application/json" id="live-config">(.*?)</script>', page, re.S).group(1)
     return json.loads(raw)
 
@@ -106,8 +106,9 @@ def test_the_live_page_lists_every_file_of_the_model_with_its_real_size_and_chec
 def test_the_live_page_carries_its_libraries_from_npm_and_loads_nothing_from_the_network(live_site):
     for site_path in [*live_assets.LIVE_ASSETS, *live_assets.LIVE_SCRIPTS, "live/live.js"]:
         assert (live_site / site_path).is_file(), site_path
-    page = (live_site / "live.html").read_text(encoding="utf-8")
-    assert not re.search(r'(src|href)="(https?:)?//', page)
+    for name in ("live.html", "figure-look.html"):
+        page = (live_site / name).read_text(encoding="utf-8")
+        assert not re.search(r'(src|href)="(https?:)?//', page), name
     assert live_config(live_site)["defaults"]["text"] == "Der Hund bellte laut, weil er hungrig war."
     assert live_config(live_site)["defaults"]["target"] == " the"
 
@@ -119,46 +120,48 @@ def test_the_live_page_reads_the_models_own_tokenizer_json(live_site, small_mode
     script = (live_site / paths.LIVE_TOKENIZER).read_text(encoding="ascii")
     value = json.loads(re.search(r"^globalThis\.liveTokenizerJson = (.*);$", script, re.M).group(1))
     assert value == json.loads(Tokenizer.from_directory(small_model_dir).backend.to_str())
-    page = (live_site / "live.html").read_text(encoding="utf-8")
-    scripts = re.findall(r'<script src="([^"]+)"', page)
-    assert scripts.index(paths.LIVE_TOKENIZER) < scripts.index("live/tokenize.js") < scripts.index("live/live.js")
+    page = (live_site / "figure-look.html").read_text(encoding="utf-8")
+    # The page's own script at once; the tokenizer's, in order, when the reader asks (live.js, scripts.js).
+    assert re.findall(r'<script src="(live/[^"]+)"', page) == ["live/live.js"]
+    scripts = live_config(live_site)["scripts"]
+    assert scripts.index(paths.LIVE_TOKENIZER) < scripts.index("live/tokenize.js")
     assert "gpt-tokenizer" not in page and not (live_site / "live" / "gpt-tokenizer").exists()
 
 
-def test_the_index_and_the_pages_of_the_figures_it_covers_link_the_live_page(live_site):
+def test_each_figure_the_model_computes_takes_a_sentence_in_its_page_and_live_html_lists_them(live_site):
     assert 'href="live.html"' in (live_site / "index.html").read_text(encoding="utf-8")
     live_page = (live_site / "live.html").read_text(encoding="utf-8")
     others = re.search(r'<p class="live-others">(.*?)</p>', live_page, re.S).group(1)
+    assert 'id="live-config"' not in live_page and "data-live-chart" not in live_page  # nothing of its own to draw
     for label, covered in (("look", True), ("guess", True), ("sum", False), ("lens", True), ("every-head", True)):
         page = (live_site / f"figure-{label}.html").read_text(encoding="utf-8")
         assert ("Try your own sentence" in page) == covered, label
-        if covered:  # the link opens the live page on the figure's own text, written as encodeURIComponent does
-            assert 'href="live.html#text=Der%20Hund%20bellte%20laut%2C%20weil%20er%20hungrig%20war.' in page
-        # The live page names the figures it does not compute, which stay as built.
+        assert ('id="live-config"' in page) == covered, label
+        # live.html links the figures that take a sentence, opening their form, and names the others as built.
+        assert (f'href="figure-{label}.html#try-own" data-own-link' in live_page) == covered, label
         assert (f'href="figure-{label}.html"' in others) != covered, label
 
 
-def live_link(site, label: str) -> dict:
-    """What a figure's link to the live page puts in its address (live.js readAddress: key=value pairs after '#',
-    each decoded as decodeURIComponent does)."""
+def own_form(site, label: str) -> dict:
+    """What a figure's "Try your own sentence" opens on: its text box's text and the token to follow."""
     page = (site / f"figure-{label}.html").read_text(encoding="utf-8")
-    href = html.unescape(re.search(r'<p class="try-live[^"]*"><a href="([^"]+)">', page).group(1))
-    address, _, state = href.partition("#")
-    assert address == "live.html" and re.fullmatch(r"[A-Za-z0-9%._~=&!*'()-]*", state), href  # nothing left raw
-    return {key: unquote(value) for key, value in (pair.split("=", 1) for pair in state.split("&"))}
+    text = re.search(r'<textarea id="live-text"[^>]*>(.*?)</textarea>', page, re.S).group(1)
+    target = re.search(r'<input type="text" id="live-target" name="target" value="([^"]*)"', page).group(1)
+    return {"text": html.unescape(text), "target": html.unescape(target)}
 
 
-def test_every_link_to_the_live_page_carries_the_figures_text_the_token_it_follows_and_the_token_it_opens_on(live_site):
-    n_tokens = len(json.loads(next((live_site / "data").glob("der-hund*.json")).read_text(encoding="utf-8"))["tokens"])
+def test_each_figures_form_opens_on_its_own_text_and_the_token_it_follows(live_site):
     lens = json.loads((live_site / "downloads" / "figure-lens.json").read_text(encoding="utf-8"))["tables"]
     # The lens follows first its opening cell's top guess (it has no `track`): after the last layer, at token 3.
     lens_top = next(cell["top"] for cell in lens["cells"] if cell["after_layer"] == 3 and cell["q"] == 2)
-    assert live_link(live_site, "look") == {"text": TEXT, "token": str(n_tokens)}  # it follows no token
-    assert live_link(live_site, "every-head") == {"text": TEXT, "token": "4"}
-    assert live_link(live_site, "guess") == {"text": TEXT, "target": " the", "token": str(n_tokens)}
-    state = live_link(live_site, "lens")
-    assert (state["text"], state["token"], shown(state["target"])) == (TEXT, "3", lens_top)
-    assert list(state) == ["text", "target", "token"]
+    assert own_form(live_site, "guess") == {"text": TEXT, "target": " the"}
+    form = own_form(live_site, "lens")
+    assert (form["text"], shown(form["target"])) == (TEXT, lens_top)
+    for label in ("look", "every-head"):  # they follow no token: the box (hidden) holds the config's (i)'s
+        assert own_form(live_site, label) == {"text": TEXT, "target": " the"}
+    # Each page carries its own kind's chart (and a phone's), no other.
+    assert {key.removeprefix("narrow-") for key in live_config(live_site, "every-head")["charts"]} == {"heads"}
+    assert {key.removeprefix("narrow-") for key in live_config(live_site, "guess")["charts"]} == {"readout"}
 
 
 def test_no_page_of_a_live_site_names_a_figure_by_its_config_label(live_site):
@@ -173,9 +176,11 @@ def test_the_live_page_explains_every_term_it_uses_and_names_its_model_as_every_
     the way the text is cut into tokens)."""
     pages = pages_of(live_site)
     assert not {name: found for name, html in pages.items() if (found := unexplained(html))}
+    own = " ".join(reader_text(pages["figure-guess.html"])[0].split())
+    assert "Load the model in this page" in own and "Run the model on this text" in own
+    assert "GPT-2" not in own.replace("as GPT-2 does", "") and terms.SPACE in own
     live = " ".join(reader_text(pages["live.html"])[0].split())
-    assert "Load the model in this page" in live and "Run the model on this text" in live
-    assert "GPT-2" not in live.replace("as GPT-2 does", "") and terms.SPACE in live
+    assert "the model runs in that page" in live and "GPT-2" not in live
     assert "the guess at every position for it" in reader_text(pages["index.html"])[0]
 
 
@@ -220,8 +225,8 @@ def test_another_text_in_the_config_measures_the_light_weights_again_and_exports
     second = built(small_model_dir, other, tmp_path / "b", "--live", "--cache", str(cache))
     # the same light weights, from the cache, and their error measured on the config's two texts
     assert live_config(second)["light"]["files"] == live_config(first)["light"]["files"]
-    assert "on this book's 1 sentence<" in (first / "live.html").read_text(encoding="utf-8")
-    assert "on this book's 2 sentences<" in (second / "live.html").read_text(encoding="utf-8")
+    assert "on this book's 1 sentence<" in (first / "figure-look.html").read_text(encoding="utf-8")
+    assert "on this book's 2 sentences<" in (second / "figure-look.html").read_text(encoding="utf-8")
 
 
 def test_without_the_npm_libraries_a_live_build_ends_in_one_line_naming_setup_live_and_keeps_the_site(

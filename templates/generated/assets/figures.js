@@ -514,7 +514,7 @@
   }
 
   // templates/js/figures/tokens.js
-  var rows = Array.prototype.slice.call(document.querySelectorAll(".token-row"));
+  var rows = Array.prototype.slice.call(document.querySelectorAll(".token-row[data-chart], .token-row[data-text]"));
   function setToken(el, value) {
     if (!el.vegaView) {
       if (el.hasAttribute("data-token-param")) el.pendingToken = value;

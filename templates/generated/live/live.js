@@ -1489,7 +1489,7 @@
     back.addEventListener("click", () => {
       showOwn(false);
       history2.replaceState(null, "", location2.pathname + location2.search);
-      const summary = document.querySelector("#try-own summary");
+      const summary = document.querySelector("#try-own > summary");
       if (summary) summary.focus();
     });
   }
@@ -1517,7 +1517,7 @@
   var below = () => page.charts.length > 1 ? "the figures below are" : "the figure below is";
   function refuse(words) {
     setState("refused");
-    say(words + (page.live.result ? " " + capitalised(below()) + " still for your last text." : ""), "refused");
+    say(words + (page.live.result ? " " + capitalised(below(), true) + " still for your last text." : ""), "refused");
   }
   function chooseOpening(text, ask) {
     const before = page.live.result, sameText = before !== null && before.text === text;

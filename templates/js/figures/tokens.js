@@ -8,7 +8,9 @@ import { fadeEdges } from "../shared/scroll.js";
 import { addressKey, charts, writeChartsAddress } from "./page.js";
 import { limitFirstInputs } from "./within.js";
 
-export var rows = Array.prototype.slice.call(document.querySelectorAll(".token-row"));
+// The book's rows, each steering its chart (data-chart) or its text's (data-text); the row of a reader's own text
+// (live/row.js) is the live script's.
+export var rows = Array.prototype.slice.call(document.querySelectorAll(".token-row[data-chart], .token-row[data-text]"));
 
 // Sets the chart's token to `value` where its input allows it; a chart not drawn yet opens on it when it is.
 function setToken(el, value) {

@@ -36,7 +36,7 @@ export function listenToBack(history, location) {
   back.addEventListener('click', () => {
     showOwn(false);
     history.replaceState(null, '', location.pathname + location.search);
-    const summary = document.querySelector('#try-own summary');
+    const summary = document.querySelector('#try-own > summary');
     if (summary) summary.focus();
   });
 }

@@ -31,7 +31,7 @@ function showTokens(res) {
 const below = () => (page.charts.length > 1 ? 'the figures below are' : 'the figure below is');
 function refuse(words) {
   setState('refused');
-  say(words + (page.live.result ? ' ' + capitalised(below()) + ' still for your last text.' : ''), 'refused');
+  say(words + (page.live.result ? ' ' + capitalised(below(), true) + ' still for your last text.' : ''), 'refused');
 }
 
 // The token the charts open on for a text: none for a new text, the address's for the text it brought.

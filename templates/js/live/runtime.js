@@ -4,8 +4,10 @@
 // type no browser imports is told before the model's hundreds of MB are fetched, not after.
 //
 // The .wasm the runtime then runs is the checked bytes themselves (ort.env.wasm.wasmBinary). The scripts already
-// running were checked by the browser (their integrity attributes); the .mjs is imported by the runtime from the
-// same address, as the browser's HTTP cache keeps it. `io`: fetch(url, init), subtle (crypto.subtle or null).
+// running (the page's own, and those it loaded when the reader asked: scripts.js) are checked here as they were
+// served, from the same address, as the browser's HTTP cache keeps them; so is the .mjs the runtime imports. No
+// integrity attribute: from file:// Chromium refuses every script that has one. `io`: fetch(url, init), subtle
+// (crypto.subtle or null).
 import {LoadError, checkable, hex} from './fetching.js';
 import {UNSTARTED} from './trouble.js';
 
