@@ -35,8 +35,8 @@ from figures.heads_data import (
     squares as squares,
     strongest,
 )
-from figures.heads_grid import AVERAGE, Grid
-from figures.heads_textless import GRID_CAPTION, textless_chart
+from figures.heads_grid import AVERAGE, LEVELS, Grid
+from figures.heads_textless import textless_chart
 from figures.heads_wide import side_by_side
 from figures.kind import Context, Kind, LiveOpening, LiveShape, Resolved, Reveal, Table, Tokens
 from figures.picture import png, viridis
@@ -65,8 +65,6 @@ NARROW_CELL = charts.TAP  # px per row and column of the larger pattern on a pho
 
 
 # ---------------------------------------------------------------------------------------------- page
-
-LEVELS = 254  # shares in the picture: 254 steps of colour (palette index 2 + level); 0 is a gap, 1 out of reach
 
 
 def grid_picture(all_squares: Squares, n_layer: int, n_head: int, blocks: int, gap: int, pixels: int) -> str:
@@ -226,7 +224,6 @@ class Heads(Kind[Run]):
         phone's column, the chart scrolls in its own box."""
         return heads_chart(fig, run, cell=NARROW_CELL, narrow=True)
 
-    LIVE_CAPTION = GRID_CAPTION
     LIVE = 2
 
     def live_opening(self, fig: Figure) -> LiveOpening:
@@ -234,8 +231,8 @@ class Heads(Kind[Run]):
         return {"head": fig.values.get("head", [1, 1])}
 
     def textless_chart(self, model: LiveShape, opening: LiveOpening, narrow: bool = False) -> alt.VConcatChart:
-        """The same chart with no text in it (figures.heads_textless.textless_chart): a rect per head, where the build
-        draws each head's pattern in a picture."""
+        """The same chart with no text in it (figures.heads_textless.textless_chart): each head's picture drawn by the
+        page's script, where the build draws them in Python."""
         return textless_chart(
             model["n_layer"], model["n_head"], opening.get("head", [1, 1]), opening.get("token"), narrow=narrow
         )

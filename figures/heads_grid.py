@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 AVERAGE = "avg"  # the head select's value for the layer's average (in a permalink: head=avg)
 GRID_PIXELS = 560  # the grid's picture is drawn about this wide, a whole number of pixels per cell
+LEVELS = 254  # shares in the picture: 254 steps of colour (palette index 2 + level); 0 is a gap, 1 out of reach
 
 
 @dataclass(frozen=True)

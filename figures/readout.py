@@ -11,7 +11,6 @@ from typing import cast
 
 from figsite.config import Field, Figure
 from figsite.data.asks import Asks
-from figsite.data.format import TOP_K
 from figsite.data.records import ModelRecord, TokenRef
 from figsite.data.run import LEFT_OUT, MIN_SHARE, Run
 from figsite.data.shared_names import DESCRIPTION
@@ -275,10 +274,11 @@ def top_rows(fig: Figure, run: Run) -> list[TopRow]:
 
 
 def textless_chart(n_layer: int, opening_stage: int | None = None) -> alt.VConcatChart:
-    """Figure (i) with no text in it (the live page's), at the text's last token: the top TOP_K guesses after the
-    chosen stage as bars (the followed token in its colour, drawn below them where it is not among them), and the
-    followed token's chance after each layer: the build's _top_chart and _line_chart. Reads `top`, `follow`
-    (figsite.data.live_data), `names` and `follow_name`; the slider "stage" (`opening_stage`; None: the last)."""
+    """Figure (i) with no text in it (the reader's sentence's), at the text's last token: the top 3 guesses after
+    the chosen stage as bars (the followed token in its colour, drawn below them where it is not among them), and the
+    followed token's chance after each layer, on the chance axis the book's switch sets: the build's _top_chart and
+    _line_chart. Reads `top`, `follow` (figsite.data.live_data), `names` and `follow_name`; the slider "stage"
+    (`opening_stage`; None: the last)."""
     stage = charts.stage_slider(n_layer, n_layer if opening_stage is None else opening_stage)
     followed = textless.row_at("follow", "stage", textless.LAST)
     top3 = " + ', ' + ".join(
@@ -293,10 +293,10 @@ def textless_chart(n_layer: int, opening_stage: int | None = None) -> alt.VConca
             f"{top3} + '; ' + follow_name + ' has ' + {percent_expr(followed + '.p')} + '.'"
         ),
     )
-    outside = alt.param(name="outside", expr=f"{followed}.rank > {TOP_K}")
+    outside = alt.param(name="outside", expr=f"{followed}.rank > {TOP_SHOWN}")
     return textless.finished(
         parts_stack(None, n_layer),
-        [stage, *textless.texts(), outside, description],
+        [stage, charts.chance_switch(), *textless.texts(), outside, description],
         ("stage",),
         n_layer,
         0,

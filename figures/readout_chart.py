@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import cast
 
-from figsite.data.format import TOP_K
 from figures.toolkit import charts, textless
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import DATA, FOLLOWED, ON_DARK, ON_LIGHT, REFERENCE
@@ -37,15 +36,16 @@ def _top_chart(target: str | None, room: int = 0) -> alt.LayerChart:
     """The top tokens at the chosen stage, as bars with their probabilities, the target (`target`, as shown) in the
     followed token's colour; the title names it where it is drawn below the top 3. Its chance axis follows the
     switch as the line's does, zoomed in ending where the stage's largest bar (the param `top_ends`) leaves `room`
-    px for its words. `target` None: with no text (the live page's, which has no switch), the top TOP_K at the
-    text's last token and the followed token below them where it is not among them (_textless_tops), named by
-    `follow_name`, on an axis of 0 to 100%."""
+    px for its words. `target` None: with no text (the reader's sentence's), the top TOP_SHOWN at the text's last
+    token and the followed token below them where it is not among them (_textless_tops), named by `follow_name`,
+    zoomed in to the stage's first guess (the largest), with room for the longest chance written."""
     stage_label = after_layer_expr("stage")
     y = alt.Y("rank:O", title=None, axis=None)
-    scale, axis = charts.chance_scale(f"{TOP_ENDS}[stage]", room), alt.Axis(format=charts.CHANCE_FORMAT, tickCount=5)
+    largest = f"{TOP_ENDS}[stage]"
     if target is None:
-        y = alt.Y("rank:O", scale=alt.Scale(domain=[*range(1, TOP_K + 1), OUTSIDE]), title=None, axis=None)
-        scale, axis = alt.Scale(domain=[0, 1]), alt.Axis(format="%", tickCount=5)
+        y = alt.Y("rank:O", scale=alt.Scale(domain=[*range(1, TOP_SHOWN + 1), OUTSIDE]), title=None, axis=None)
+        largest, room = f"{textless.row_at('top', 'stage', textless.LAST, 1)}.p", charts.words_room(["0.00000%"])
+    scale, axis = charts.chance_scale(largest, room), alt.Axis(format=charts.CHANCE_FORMAT, tickCount=5)
     layers: list[alt.Chart] = []
     for base in [alt.Chart(alt.NamedData("top"))] if target is not None else _textless_tops():
         layers += _top_layers(base, y, scale, axis)
@@ -54,11 +54,10 @@ def _top_chart(target: str | None, room: int = 0) -> alt.LayerChart:
             "alt.LayerChart",
             alt.layer(*layers).properties(
                 width="container",
-                height=alt.Step(20),
+                height=120,
                 title=alt.Title(
                     charts.wrapped(
-                        f"'The top {TOP_K} guesses after the last token (' + names[{textless.LAST}] + '), ' + "
-                        f"{stage_label} + (outside ? ', and ' + follow_name : '')"
+                        f"'The top {TOP_SHOWN} ' + ({stage_label}) + (outside ? ', and ' + {textless.FOLLOW_NAME} : '')"
                     )
                 ),
             ),
@@ -112,15 +111,15 @@ def _top_layers(base: alt.Chart, y: alt.Y, scale: alt.Scale, axis: alt.Axis) -> 
 
 def _line_chart(target: str | None, n_layer: int) -> alt.LayerChart:
     """The target's probability across the stages (`target` as shown), the chosen stage marked. `target` None: with
-    no text (the live page's), the followed token's chance at the text's last token (live_data's `follow`), named by
-    the param `follow_name`, on an axis of 0 to 100% (no switch)."""
+    no text (the reader's sentence's), the followed token's chance at the text's last token (live_data's `follow`),
+    named by the param `follow_name`."""
     if target is None:
         source = alt.Chart(alt.NamedData("follow")).transform_filter(f"datum.q == {textless.LAST}")
         y = alt.Y(
             "p:Q",
-            scale=alt.Scale(domain=[0, 1]),
-            axis=alt.Axis(format="%", tickCount=5),
-            title="chance (the followed token's)",
+            scale=charts.chance_scale(),
+            axis=alt.Axis(format=charts.CHANCE_FORMAT, tickCount=5),
+            title="chance of the followed token",
         )
     else:
         source = alt.Chart(alt.NamedData("line"))
@@ -218,14 +217,14 @@ def _down_chart(target: str, n_layer: int) -> alt.LayerChart:
 
 
 def _textless_tops() -> list[alt.Chart]:
-    """With no text: the rows of `top` at the text's last token, and the followed token's row of `follow` there, as
-    rank OUTSIDE, where it is not among them; `target`: the followed token."""
+    """With no text: the first TOP_SHOWN rows of `top` at the text's last token, and the followed token's row of
+    `follow` there, as rank OUTSIDE, where it is not among them; `target`: the followed token."""
     here = f"datum.q == {textless.LAST}"
     return [
         alt.Chart(alt.NamedData("top"))
-        .transform_filter(here)
+        .transform_filter(f"{here} && datum.rank <= {TOP_SHOWN}")
         .transform_calculate(target=f"datum.token == {textless.FOLLOW_NAME}"),
         alt.Chart(alt.NamedData("follow"))
-        .transform_filter(f"{here} && datum.rank > {TOP_K}")
+        .transform_filter(f"{here} && datum.rank > {TOP_SHOWN}")
         .transform_calculate(rank=str(OUTSIDE), token=textless.FOLLOW_NAME, target="true"),
     ]

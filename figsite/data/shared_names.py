@@ -31,6 +31,8 @@ VIEW = "view"  # the attention figure's head (a key such as '5-12', or 'all')
 NAMES = "names"  # the tokens as the chart writes them
 LEFT_OUT_SIGNAL = "left_out"  # a long text: the share left out of the chosen row
 SHARES = "shares"  # a long text: the dataset the script fills with the chosen row's shares
+HEAD_PICTURES = "head_pictures"  # a reader's text: every head's picture (PNG data URLs), drawn by the page's script
+PICTURE_PALETTE = "picture_palette"  # ... in these colours: {"stops": a scheme's, "levels", "masked"} (the dark page's)
 
 # Keys of a chart's `usermeta`.
 ATTENTION_META = "attention"  # a long text's head files: {"files", "minShare", "unit", "callback"}
@@ -76,6 +78,8 @@ FOR_SCRIPTS = (
     "NAMES",
     "LEFT_OUT_SIGNAL",
     "SHARES",
+    "HEAD_PICTURES",
+    "PICTURE_PALETTE",
     "ATTENTION_META",
     "LOADS_META",
     "RENDERER_META",

@@ -59,6 +59,8 @@
   var POSITION = "position";
   var DESCRIPTION = "description";
   var NAMES = "names";
+  var HEAD_PICTURES = "head_pictures";
+  var PICTURE_PALETTE = "picture_palette";
   var CLICKS_META = "clicks";
   var PICK = "pick_";
   var BACKDROP = "backdrop";
@@ -937,8 +939,9 @@
       return Boolean(pair) && pair[0].signals.some((s) => TOKEN_PARAMS.indexOf(s.name) >= 0 && s.bind);
     });
   }
-  function label(n, startName, added) {
-    return "Drawn for this text, in " + n + (n === 1 ? " token" : " tokens") + (startName ? " after the start token " + startName : "") + (added ? ", the last " + (added === 1 ? "one" : added) + " added by " + modelName() + " (slanted, in dashed boxes)" : "") + (rowSteers() ? ": choose one" : ":");
+  function label(n, startName, added, names) {
+    const last = names[names.length - 1];
+    return "Drawn for this text, in " + n + (n === 1 ? " token" : " tokens") + (startName ? " after the start token " + startName : "") + (added ? ", the last " + (added === 1 ? "one" : added) + " added by " + modelName() + " (slanted, in dashed boxes)" : "") + (rowSteers() ? ": choose one" : "; the figure reads the last, " + last + ", marked:");
   }
   function tokenElement(name, i, kind, steers) {
     const el = document.createElement(steers ? "button" : "span");
@@ -961,11 +964,14 @@
     Array.prototype.slice.call(box.querySelectorAll(".token")).forEach((t) => {
       t.remove();
     });
-    $("live-tokens-label").textContent = label(names.length - start2, start2 ? names[0] : "", names.length - from);
+    $("live-tokens-label").textContent = label(names.length - start2, start2 ? names[0] : "", names.length - from, names);
     row.setAttribute("role", steers ? "radiogroup" : "group");
+    row.classList.toggle("token-row", steers);
+    row.classList.toggle("text-row", !steers);
     names.forEach((name, i) => {
       const kind = i < start2 ? "start" : i >= from ? "model" : "";
       const el = tokenElement(name, i, kind, steers);
+      if (!steers && i === names.length - 1) el.classList.add("read");
       if (steers) {
         el.addEventListener("click", () => {
           choose(i + 1);
@@ -994,6 +1000,53 @@
       el.toggleAttribute("data-out-of-reach", beyond);
       el.setAttribute("aria-label", (el.hasAttribute("data-start") ? "the start token" : "token " + n) + ": " + el.textContent + (beyond ? OUT_OF_REACH : ""));
     });
+  }
+
+  // templates/js/live/pictures.js
+  function hexColour(hex2) {
+    const digits = hex2.replace("#", "");
+    return [0, 2, 4].map((i) => parseInt(digits.slice(i, i + 2), 16));
+  }
+  function stopsColour(stops, t) {
+    const count2 = stops.length / 6, x = Math.min(Math.max(t, 0), 1) * (count2 - 1);
+    const i = Math.min(Math.floor(x), count2 - 2);
+    const at = (k) => hexColour(stops.slice(k * 6, k * 6 + 6));
+    const a = at(i), b = at(i + 1);
+    return a.map((v, c) => Math.round(v + (b[c] - v) * (x - i)));
+  }
+  function pictureCells(u, n, palette) {
+    const cells = new Uint8ClampedArray(n * n * 4), masked = hexColour(palette.masked), levels = palette.levels;
+    const colours = /* @__PURE__ */ new Map();
+    let i = 0;
+    for (let q = 0; q < n; q++) {
+      for (let k = 0; k < n; k++) {
+        let colour = masked;
+        if (k <= q) {
+          const share = u[i++] / PER_SHARE, level = Math.round(Math.min(Math.max(share, 0), 1) * (levels - 1));
+          if (!colours.has(level)) colours.set(level, stopsColour(palette.stops, level / (levels - 1)));
+          colour = colours.get(level);
+        }
+        cells.set([colour[0], colour[1], colour[2], 255], (q * n + k) * 4);
+      }
+    }
+    return cells;
+  }
+  function headPictures(rows, n, nHead, palette, toUrl) {
+    const out = [];
+    rows.forEach((row) => {
+      if (row.h > nHead || out[row.l * (nHead + 1) + row.h] !== void 0 || row.u.length !== n * (n + 1) / 2) return;
+      out[row.l * (nHead + 1) + row.h] = toUrl(pictureCells(row.u, n, palette), n);
+    });
+    return Array.from(out, (url) => url || "");
+  }
+  function canvasUrl(doc) {
+    return (cells, n) => {
+      const canvas = doc.createElement("canvas");
+      canvas.width = canvas.height = n;
+      const context = canvas.getContext("2d");
+      context.putImageData(new ImageData(cells, n, n), 0, 0);
+      return canvas.toDataURL("image/png");
+    };
   }
 
   // templates/js/live/specs.js
@@ -1040,6 +1093,18 @@
     const keptValue = el.pendingToken !== void 0 ? el.pendingToken : given.sameText && kept ? kept[signal.name] : void 0;
     signal.value = keptValue !== void 0 && keptValue >= 1 && keptValue <= n ? keptValue : Math.min(signal.value, n);
   }
+  function drawPictures(spec, given) {
+    const pictures = spec.signals.filter((s) => s.name === HEAD_PICTURES)[0];
+    const palette = spec.signals.filter((s) => s.name === PICTURE_PALETTE)[0];
+    if (!pictures || !palette || !given.datasets.panels) return;
+    pictures.value = headPictures(
+      given.datasets.panels,
+      given.names.length,
+      page.shape.nHead,
+      palette.value,
+      canvasUrl(document)
+    );
+  }
   function specFor(el, given, kept) {
     const key = el.getAttribute("data-live-chart"), narrow = wantsNarrow2(el);
     const pair = page.config.charts[(narrow ? "narrow-" : "") + key];
@@ -1048,6 +1113,7 @@
     spec.data.forEach((d) => {
       if (d.name in given.datasets) d.values = given.datasets[d.name];
     });
+    drawPictures(spec, given);
     spec.signals.forEach((signal) => {
       if (signal.name === NAMES) signal.value = given.names;
       else if (signal.name === FOLLOW_NAME) signal.value = given.followName;

@@ -15,12 +15,14 @@ export function rowSteers() {
   });
 }
 
-// The row's label: how many tokens, the start token, the model's own.
-function label(n, startName, added) {
+// The row's label: how many tokens, the start token, the model's own; where the row chooses nothing, the token the
+// figure reads (the last), marked as the book's figure marks its own.
+function label(n, startName, added, names) {
+  const last = names[names.length - 1];
   return 'Drawn for this text, in ' + n + (n === 1 ? ' token' : ' tokens') +
     (startName ? ' after the start token ' + startName : '') +
     (added ? ', the last ' + (added === 1 ? 'one' : added) + ' added by ' + modelName() + ' (slanted, in dashed boxes)'
-           : '') + (rowSteers() ? ': choose one' : ':');
+           : '') + (rowSteers() ? ': choose one' : '; the figure reads the last, ' + last + ', marked:');
 }
 
 // One token: a button where the row steers (its value the charts' token param's, from 1), else words.
@@ -46,11 +48,15 @@ export function fillRow(names, start, from, choose) {
   const row = page.el.tokensRow, steers = rowSteers();
   const box = $('live-token-buttons') || row;
   Array.prototype.slice.call(box.querySelectorAll('.token')).forEach((t) => { t.remove(); });
-  $('live-tokens-label').textContent = label(names.length - start, start ? names[0] : '', names.length - from);
+  $('live-tokens-label').textContent = label(names.length - start, start ? names[0] : '', names.length - from, names);
   row.setAttribute('role', steers ? 'radiogroup' : 'group');
+  // A row that chooses nothing is words split by thin rules, as the book's (site.css .text-row), not buttons.
+  row.classList.toggle('token-row', steers);
+  row.classList.toggle('text-row', !steers);
   names.forEach((name, i) => {
     const kind = i < start ? 'start' : i >= from ? 'model' : '';
     const el = tokenElement(name, i, kind, steers);
+    if (!steers && i === names.length - 1) el.classList.add('read');
     if (steers) {
       el.addEventListener('click', () => { choose(i + 1); });
       el.addEventListener('keydown', (event) => {

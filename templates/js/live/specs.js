@@ -3,8 +3,9 @@
 // where the new text allows it.
 import {allowed} from '../shared/address.js';
 import {changed, wantsNarrow as narrowWanted} from '../shared/charts.js';
-import {FOLLOW_NAME, LIVE_TOP, NAMES, PICK, TOKEN_PARAMS} from '../shared/names.js';
+import {FOLLOW_NAME, HEAD_PICTURES, LIVE_TOP, NAMES, PICK, PICTURE_PALETTE, TOKEN_PARAMS} from '../shared/names.js';
 import {page} from './page.js';
+import {canvasUrl, headPictures} from './pictures.js';
 
 function copy(value) {
   return window.structuredClone ? structuredClone(value) : JSON.parse(JSON.stringify(value));
@@ -57,6 +58,16 @@ function tokenSelect(signal, el, given, kept) {
   signal.value = keptValue !== undefined && keptValue >= 1 && keptValue <= n ? keptValue : Math.min(signal.value, n);
 }
 
+// Every head's picture (pictures.js) where the chart shows them (its HEAD_PICTURES), in its palette's colours: the
+// dark page's where the spec is the dark one.
+function drawPictures(spec, given) {
+  const pictures = spec.signals.filter((s) => s.name === HEAD_PICTURES)[0];
+  const palette = spec.signals.filter((s) => s.name === PICTURE_PALETTE)[0];
+  if (!pictures || !palette || !given.datasets.panels) return;
+  pictures.value = headPictures(given.datasets.panels, given.names.length, page.shape.nHead, palette.value,
+                                canvasUrl(document));
+}
+
 // The chart's spec for this text; `given` its datasets and params' texts (charts.js givenFor), `kept` the reader's
 // choices in its last drawing.
 export function specFor(el, given, kept) {
@@ -67,6 +78,7 @@ export function specFor(el, given, kept) {
   spec.data.forEach((d) => {
     if (d.name in given.datasets) d.values = given.datasets[d.name];
   });
+  drawPictures(spec, given);
   spec.signals.forEach((signal) => {
     if (signal.name === NAMES) signal.value = given.names;
     else if (signal.name === FOLLOW_NAME) signal.value = given.followName;
