@@ -421,6 +421,10 @@ def test_another_target_is_followed_in_the_readout(watched, server):
         assert page.text_content("#live-target-said") == words, typed
     start_model(page)
     assert page.evaluate("window.liveFigures.drawn.readout.follow_name") == "_dog"
+    # The top 3 as the book's (i) draws them, and its switch of the chance axis.
+    bars = page.locator("#live-chart-readout svg path[aria-roledescription='bar']")
+    assert bars.count() in (3, 4)  # the followed token's below them where it is not among them
+    assert page.is_visible("#live-chart-readout .vega-bindings input[name='chance_scale'][value='zoom']")
     page.fill("#live-target", "_cat")  # '_' for the space, as the pages write tokens
     type_and_run(page, TEXT)
     page.wait_for_function("() => window.liveFigures.drawn.readout.follow_name === '_cat'", timeout=TIMEOUT_MS)
@@ -493,6 +497,70 @@ def test_the_row_of_tokens_chooses_the_charts_token_and_the_chart_the_rows_and_t
     page.click("#live-tokens .token[data-token='4']")
     wait_for_token(page, "heads", 4)
     assert watched.errors == []
+
+
+def test_every_head_is_drawn_as_the_books_small_picture_of_who_looks_at_whom(watched, site):
+    """Each head's picture, made in the page, holds the build's shares for the same text in the colours the book's
+    grid gives them (figures/picture.py viridis, in 254 levels), the cells out of reach grey; on a dark page black."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    from figures.heads_grid import LEVELS
+    from figures.picture import viridis
+    from figures.toolkit.colours import MASKED, MASKED_IN_DARK
+
+    page = watched.page
+    data, _ = build_data(site, TEXT)
+    attention, n = data["attention"], len(data["tokens"])
+    n_layer, n_head = len(attention), len(attention[0])
+
+    def pixels(url: str) -> list:
+        assert url.startswith("data:image/png;base64,")
+        image = Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))).convert("RGB")
+        assert image.size == (n, n)
+        raw = image.tobytes()
+        return [tuple(raw[i : i + 3]) for i in range(0, len(raw), 3)]
+
+    def expected(l: int, h: int, masked: str) -> list:
+        rows = (
+            attention[l][h]
+            if h < n_head
+            else [[sum(attention[l][g][q][k] for g in range(n_head)) / n_head for k in range(q + 1)] for q in range(n)]
+        )
+        grey = tuple(int(masked[i : i + 2], 16) for i in (1, 3, 5))
+        return [
+            viridis(round(rows[q][k] * (LEVELS - 1)) / (LEVELS - 1)) if k <= q else grey
+            for q in range(n)
+            for k in range(n)
+        ]
+
+    def worst(masked: str) -> int:
+        pictures = signal(page, "heads", "head_pictures")
+        assert len(pictures) == n_layer * (n_head + 1)  # every head and each layer's average
+        return max(
+            abs(a - b)
+            for l in range(n_layer)
+            for h in range(n_head + 1)
+            for got, want in zip(pixels(pictures[l * (n_head + 1) + h]), expected(l, h, masked))
+            for a, b in zip(got, want)
+        )
+
+    # A share in the page is kept to 1e-4 and a level is 1/253: a cell may be one level off, a few units of colour.
+    assert worst(MASKED) <= 4
+    images = page.eval_on_selector_all("#live-chart-heads svg image", "is => is.length")
+    assert images == n_layer * (n_head + 1)
+    page.emulate_media(color_scheme="dark")
+    try:
+        page.wait_for_function(
+            "() => { const v = document.getElementById('live-chart-heads').vegaView;"
+            " return v && v.signal('picture_palette').masked === '#000000'; }",
+            timeout=TIMEOUT_MS,
+        )
+        assert worst(MASKED_IN_DARK) <= 4
+    finally:
+        page.emulate_media(color_scheme="light")
 
 
 def test_back_to_the_books_sentence_shows_the_books_figure_and_its_address(watched, server):

@@ -8,6 +8,7 @@ here as a line of words under the chart) must say what the data hold, worked out
 
 from __future__ import annotations
 
+import base64
 import copy
 import html
 import math
@@ -17,6 +18,7 @@ import re
 import pytest
 
 from figsite.data import live_data
+from figures.picture import png
 from figsite.data.run import PER_SHARE
 from sitegen.live import COVERED_KINDS
 from sitegen.site.drawing import fixed_width, vl_version
@@ -136,11 +138,10 @@ def expected(key: str, names: list, data: dict, token: int, view: str = "2-3") -
         return f"Looking from {names[q]} (token {q + 1}), {label}: {largest(row_of(panel, q), names, 5)}.{reach}"
     if key == "heads":
         panel = next(p for p in data["panels"] if (p["l"], p["h"]) == (1, 2))
-        gives = "gives a token other than the first" if q else "gives itself"
         return (
-            f"All 12 heads (3 layers of 4) and each layer's average, each coloured by the largest share {names[q]} "
-            f"(token {q + 1}) {gives}. Shown larger: layer 2, head 3. Looking from {names[q]} there, the largest "
-            f"shares: {largest(row_of(panel, q), names, 3)}."
+            "All 12 heads (3 layers of 4) and each layer's average, each drawn as a small picture of who looks at "
+            f"whom. Shown larger: layer 2, head 3. Looking from {names[q]} there, the largest shares: "
+            f"{largest(row_of(panel, q), names, 3)}."
         )
     top = [r for r in data["top"] if r["stage"] == n_layer and r["q"] == q]
     follow = next(r for r in data["follow"] if r["stage"] == n_layer and r["q"] == q)
@@ -164,9 +165,10 @@ def test_one_spec_draws_texts_of_3_and_11_tokens_naming_every_token_and_saying_w
         data = page_data(names)
         svg, words = drawn(filled(chart_spec, names, data))
         named = names
-        if key == "readout":  # it reads the last token's guesses: the top 10 after the last layer, and the followed
+        if key == "readout":  # it reads the last token's guesses: the top 3 after the last layer, and the followed
             named = [r["token"] for r in data["top"] if r["stage"] == MODEL["n_layer"] and r["q"] == len(names) - 1]
-            named += [FOLLOWED]
+            beyond, named = named[3:], named[:3] + [FOLLOWED]
+            assert not [name for name in beyond if name in words], (key, narrow)  # the book's top 3, no more
         assert not [name for name in named if not any(name in w for w in words)], (key, narrow, words)
         assert said(words) == expected(key, names, data, len(names))
 
@@ -183,18 +185,23 @@ def test_the_attention_bars_follow_the_text_and_the_chosen_token_and_view():
             assert said(words) == expected("attention", names, data, token, view)
 
 
-def test_the_grid_names_what_the_chosen_token_looks_at_hardest_besides_the_first():
-    chart_spec = spec(heads_textless.textless_chart(MODEL["n_layer"], MODEL["n_head"], [2, 3]))
+def test_the_grid_draws_each_heads_picture_in_its_square_layer_by_layer_the_averages_last():
+    """The page's script gives the pictures (templates/js/live/pictures.js); the chart puts each in its square: layer
+    by layer, head by head, the layer's average last, none for the average of every head."""
+    n_layer, n_head = MODEL["n_layer"], MODEL["n_head"]
+    chart_spec = spec(heads_textless.textless_chart(n_layer, n_head, [2, 3]))
     data = page_data(LONG, seed=3)
-    for token in (1, 6):
-        svg, words = drawn(filled(chart_spec, LONG, data, token=token))
-        assert said(words) == expected("heads", LONG, data, token)
-        hardest = []  # each square, layer by layer: the token its chosen token looks at hardest, besides the first
-        for panel in data["panels"][:-1]:
-            row = row_of(panel, token - 1)
-            hardest.append(LONG[max(range(1, token), key=lambda k: (row[k], -k)) if token > 1 else 0])
-        (grid,) = re.findall(r'<g class="mark-text role-mark concat_0_layer_1_marks"[^>]*>(.*?)</g>', svg, re.S)
-        assert [html.unescape(w) for w in re.findall(r"<text\b[^>]*>(.*?)</text>", grid)] == hardest
+    # A picture a square, each its own colour: one pixel of grey whose level is the square's place.
+    pictures = [
+        "data:image/png;base64," + base64.b64encode(png(1, 1, b"\x00\x01", [(0, 0, 0), (i, i, i)])).decode()
+        for i in range(n_layer * (n_head + 1))
+    ]
+    svg, _ = drawn(filled(chart_spec, LONG, data, token=6, head_pictures=pictures))
+    drawn_urls = re.findall(r'<image\b[^>]*href="([^"]+)"', svg)
+    assert drawn_urls == pictures
+    # Where the script has drawn none yet (the placeholder's []), no square shows a broken picture.
+    svg, _ = drawn(filled(chart_spec, LONG, data, token=6))
+    assert re.findall(r'<image\b[^>]*href="(data:[^"]+)"', svg) == []
 
 
 def test_the_page_finds_every_param_and_dataset_where_the_module_says():

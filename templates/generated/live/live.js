@@ -1031,13 +1031,13 @@
     }
     return cells;
   }
-  function headPictures(rows, n, nHead, palette, toUrl) {
-    const out = [];
+  function headPictures(rows, n, shape, palette, toUrl) {
+    const out = new Array(shape.nLayer * (shape.nHead + 1)).fill("");
     rows.forEach((row) => {
-      if (row.h > nHead || out[row.l * (nHead + 1) + row.h] !== void 0 || row.u.length !== n * (n + 1) / 2) return;
-      out[row.l * (nHead + 1) + row.h] = toUrl(pictureCells(row.u, n, palette), n);
+      if (row.l >= shape.nLayer || row.h > shape.nHead || row.u.length !== n * (n + 1) / 2) return;
+      out[row.l * (shape.nHead + 1) + row.h] = toUrl(pictureCells(row.u, n, palette), n);
     });
-    return Array.from(out, (url) => url || "");
+    return out;
   }
   function canvasUrl(doc) {
     return (cells, n) => {
@@ -1100,7 +1100,7 @@
     pictures.value = headPictures(
       given.datasets.panels,
       given.names.length,
-      page.shape.nHead,
+      page.shape,
       palette.value,
       canvasUrl(document)
     );

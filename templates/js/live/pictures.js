@@ -39,15 +39,16 @@ export function pictureCells(u, n, palette) {
   return cells;
 }
 
-// The pictures of every head and layer's average (`rows`: panels', the average of all heads left out), at their
-// place l * (nHead + 1) + h, each made an image's address by `toUrl(cells, n)`.
-export function headPictures(rows, n, nHead, palette, toUrl) {
-  const out = [];
+// The pictures of every head and layer's average (`rows`: panels'; the average of all heads, after the last layer,
+// is no square of the grid), at their place l * (nHead + 1) + h, each made an image's address by `toUrl(cells, n)`.
+// `shape`: {nLayer, nHead}.
+export function headPictures(rows, n, shape, palette, toUrl) {
+  const out = new Array(shape.nLayer * (shape.nHead + 1)).fill('');
   rows.forEach((row) => {
-    if (row.h > nHead || out[row.l * (nHead + 1) + row.h] !== undefined || row.u.length !== n * (n + 1) / 2) return;
-    out[row.l * (nHead + 1) + row.h] = toUrl(pictureCells(row.u, n, palette), n);
+    if (row.l >= shape.nLayer || row.h > shape.nHead || row.u.length !== n * (n + 1) / 2) return;
+    out[row.l * (shape.nHead + 1) + row.h] = toUrl(pictureCells(row.u, n, palette), n);
   });
-  return Array.from(out, (url) => url || '');
+  return out;
 }
 
 // A PNG data URL of the pixels, drawn on a canvas of the document.

@@ -64,7 +64,7 @@ function drawPictures(spec, given) {
   const pictures = spec.signals.filter((s) => s.name === HEAD_PICTURES)[0];
   const palette = spec.signals.filter((s) => s.name === PICTURE_PALETTE)[0];
   if (!pictures || !palette || !given.datasets.panels) return;
-  pictures.value = headPictures(given.datasets.panels, given.names.length, page.shape.nHead, palette.value,
+  pictures.value = headPictures(given.datasets.panels, given.names.length, page.shape, palette.value,
                                 canvasUrl(document));
 }
 
