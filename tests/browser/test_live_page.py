@@ -706,6 +706,16 @@ def test_the_model_goes_on_by_its_likeliest_tokens_and_the_row_marks_them_as_its
     assert page.text_content("#live-message").startswith(f"The model read your {len(ids)} tokens and the 3 it added")
     # The figure is drawn for the longer text: it reads every one of its tokens.
     assert len(page.evaluate("Object.values(window.liveFigures.drawn)[0].names")) == len(got)
+    # A link to it brings back the very tokens, the model's marked as its own.
+    address = page.url
+    assert f"&ids={'.'.join(map(str, got))}&from={len(ids)}" in address
+    page.goto("about:blank")
+    page.goto(address)
+    page.wait_for_function("() => window.liveTokens && window.ort && window.liveFigures.kept !== null")
+    start_model(page)
+    assert page.evaluate("Array.from(window.liveFigures.result.ids)") == got
+    again = page.eval_on_selector_all("#live-tokens .token-model", "spans => spans.map(s => s.textContent)")
+    assert again == marked
     assert watched.errors == []
 
 

@@ -1,27 +1,41 @@
-// The address (live.html#text=...&target=...&token=N) holds the text and target last run (or kept for the model),
-// and the token chosen in the charts: a link brings them back. Read and written by shared/address.js.
+// The address (figure-l.html#text=...&target=...&token=N) holds the text and target last run (or kept for the
+// model), and the token chosen in the chart: a link brings them back. Where the model went on from the reader's
+// text (more.js), it holds the ids it read too, and where its own began (&ids=1.2.3&from=2): a link brings back the
+// very tokens, the model's marked, where cutting the words again could give others. Read and written by
+// shared/address.js.
 import {addressOf, writeAddress as writePairs} from '../shared/address.js';
 import {TOKEN} from '../shared/names.js';
 import {page} from './page.js';
 import {state} from './state.js';
 
-// The pairs the address holds: the text, the target, and the token where one is chosen (under the name of the
-// charts' param that chooses it).
-function pairsOf(text, target, token) {
-  return [['text', text], ['target', target]].concat(token ? [[TOKEN, token]] : []);
+// The pairs the address holds: the text, the target, the token where one is chosen (under the name of the charts'
+// param that chooses it), and the model's own tokens where it went on (`gone`: {ids, from}).
+function pairsOf(text, target, token, gone) {
+  return [['text', text], ['target', target]].concat(token ? [[TOKEN, token]] : [])
+    .concat(gone ? [['ids', gone.ids.join('.')], ['from', gone.from]] : []);
 }
 
-// The address's part after the page's own: '#text=...&target=...', and '&token=N' where a token is chosen.
-export function liveAddress(text, target, token) {
-  return addressOf(pairsOf(text, target, token));
+// The address's part after the page's own: '#text=...&target=...', '&token=N' where a token is chosen, and
+// '&ids=...&from=N' where the model went on (`gone`: {ids, from}).
+export function liveAddress(text, target, token, gone) {
+  return addressOf(pairsOf(text, target, token, gone));
 }
 
-// What an address's pairs ask for ({text, target, token}: target undefined where it names none, token a number
-// from 1 or null), or null where it brings no text.
+// The model's ids and where its own begin, from an address's pairs, or null where they are not whole numbers in
+// order (ids at least one, from within them).
+function goneBy(fields) {
+  if (!/^[0-9]+(\.[0-9]+)*$/.test(fields.ids || '') || !/^[0-9]+$/.test(fields.from || '')) return null;
+  const ids = fields.ids.split('.').map(Number), from = Number(fields.from);
+  return from >= 1 && from < ids.length ? {ids: ids, from: from} : null;
+}
+
+// What an address's pairs ask for ({text, target, token, gone}: target undefined where it names none, token a
+// number from 1 or null, gone {ids, from} or null), or null where it brings no text.
 export function askedBy(fields) {
   if (!('text' in fields)) return null;
   const token = /^[1-9][0-9]*$/.test(fields[TOKEN] || '') ? Number(fields[TOKEN]) : null;
-  return {text: fields.text, target: 'target' in fields ? fields.target : undefined, token: token};
+  return {text: fields.text, target: 'target' in fields ? fields.target : undefined, token: token,
+          gone: goneBy(fields)};
 }
 
 // Writes the text and target into the address, with the token chosen for that text (or the one the address chose
@@ -31,5 +45,6 @@ export function writeAddress(text, target) {
   const result = page.live.result, opening = state.opening;
   const token = result && result.text === text ? state.chosenToken :
                 opening && opening.text === text ? opening.token : null;
-  writePairs(pairsOf(text, target, token));
+  const gone = state.goneOn && state.goneOn.text === text ? state.goneOn : null;
+  writePairs(pairsOf(text, target, token, gone));
 }

@@ -115,6 +115,9 @@ function fromAddress() {
   if (!asks) return false;
   page.el.textBox.value = asks.text;
   if (asks.target !== undefined) page.el.targetBox.value = asks.target;
+  // The model's own tokens come back where the ids are the text's (a link edited by hand is cut anew).
+  const gone = asks.gone, tokens = window.liveTokens;
+  state.goneOn = gone && tokens && tokens.decode(gone.ids) === asks.text ? {text: asks.text, ...gone} : null;
   state.opening = asks.token !== null ? {text: asks.text, token: asks.token} : null;
   if (asks.token !== null && page.live.result && page.live.result.text === asks.text) linkToken(null, asks.token);
   count();
