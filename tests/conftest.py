@@ -119,6 +119,15 @@ def small_model_dir(tmp_path_factory) -> Path:
     return once(tmp_path_factory, "small-gpt2", small_gpt2)
 
 
+@pytest.fixture(scope="module")
+def loaded(small_model_dir):
+    """The small model loaded as the build loads it (figsite.capture.api.load: on the CPU, seed 0), once a module:
+    what the capture's and the export's tests run."""
+    from figsite.capture.api import load
+
+    return load(str(small_model_dir), None, 0, "cpu")
+
+
 def small_gpt2(directory: Path) -> Path:
     """small_model_dir's model, saved in `directory`."""
     import torch

@@ -16,11 +16,6 @@ TOLERANCE = {"share": 1e-6, "vector": 1e-5, "score": 1e-4, "probability": 1e-5}
 
 
 @pytest.fixture(scope="module")
-def loaded(small_model_dir):
-    return capture.load(str(small_model_dir), None, 0, "cpu")
-
-
-@pytest.fixture(scope="module")
 def ids(loaded):
     return capture.token_ids(loaded, TEXT)
 

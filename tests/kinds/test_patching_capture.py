@@ -40,11 +40,6 @@ def tokens_only():
     return capture.Loaded(None, capture.gpt2_tokenizer(), "", None, "cpu")
 
 
-@pytest.fixture(scope="module")
-def loaded(small_model_dir):
-    return capture.load(str(small_model_dir), None, 0, "cpu")
-
-
 class Pair:
     """One pair's token ids, read position, target and versus ids, and the part's entry for it."""
 

@@ -23,11 +23,6 @@ ROLES = ("previous", "first", "self", "duplicate_text", "duplicate", "induction"
 
 
 @pytest.fixture(scope="module")
-def loaded(small_model_dir):
-    return capture.load(str(small_model_dir), None, 0, "cpu")
-
-
-@pytest.fixture(scope="module")
 def end_of_text(loaded) -> int:
     """<|endoftext|>'s id, as the tokenizer gives it (50256 for GPT-2's)."""
     (found,) = loaded.tokenizer.encode("<|endoftext|>")

@@ -38,13 +38,6 @@ TEXTS = {
 
 
 @pytest.fixture(scope="module")
-def loaded(small_model_dir):
-    from figsite.capture.api import load
-
-    return load(str(small_model_dir), None, 0, "cpu")
-
-
-@pytest.fixture(scope="module")
 def before_export(loaded):
     """The caller's model as it was before the export (tests/model_state.py)."""
     return model_state(loaded.model)

@@ -22,13 +22,6 @@ OTHERS = ["Ice melts into water when it gets warm", "東京は日本の首都で
 
 
 @pytest.fixture(scope="module")
-def loaded(small_model_dir):
-    from figsite.capture.api import load
-
-    return load(str(small_model_dir), None, 0, "cpu")
-
-
-@pytest.fixture(scope="module")
 def exported(loaded, tmp_path_factory):
     """(the folder, the manifest) of one export of the small model, its light error measured on MEASURED."""
     from figsite.capture.live_export import export
