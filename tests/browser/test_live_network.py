@@ -3,7 +3,9 @@ misbehaves on purpose (issue 35, point 2): a download cut in the middle (resumed
 takes them, started again where not), bytes that differ from the build's SHA-256 (on the wire, or kept in Cache
 Storage), Cache Storage refused, no cross-origin isolation, the runtime's files sent with the wrong type, and the tab's
 memory refused. Each case says one sentence on the page and either runs the model or does not, and the test checks both;
-none does anything the page's policy refuses.
+none does anything the page's policy refuses. The faults of the model's files are tried with either set of weights
+the reader may choose (WEIGHTS: the exact ones, or the light ones, chosen with their radio button before Load): the
+file the host cuts or damages is then the largest of the chosen set's files in the page's configuration.
 
 The small model's site is built with --live and served from 127.0.0.1 by a handler whose `how` the test sets; each
 test has a context of its own (its own Cache Storage), every request off that server refused and recorded. The page
@@ -48,6 +50,9 @@ RETRIED = "The download was cut; trying again (2 of 3)…"
 DAMAGED_AGAIN = "A file of the model came damaged; fetching it once more…"
 NOT_KEPT = "This browser would not keep it (a private window, or its storage full or refused)"
 HOST_MUST_SEND = "the host must send .wasm files as application/wasm and .mjs files as text/javascript"
+# The reader's two choices of weights, and where the page's configuration (#live-config) lists each one's files.
+WEIGHTS = ["exact", "light"]
+FILES_IN = {"exact": "model", "light": "light"}
 
 # The page, opened at its panel (#try-own) so that the tokenizer and the runtime are loaded at once, ready: the
 # scripts loaded (the Load button enabled), and whether the model is kept in this browser known.
@@ -68,9 +73,11 @@ document.addEventListener('DOMContentLoaded', () => {
 
 @dataclass
 class How:
-    """How the host misbehaves now: `cuts` downloads of the largest model file cut halfway, Range requests taken
-    or not, that file's bytes damaged, COOP/COEP sent, .wasm or .mjs sent with the wrong type."""
+    """How the host misbehaves now: `cuts` downloads of the `target` file (the largest of the chosen weights') cut
+    halfway, Range requests taken or not, that file's bytes damaged, COOP/COEP sent, .wasm or .mjs sent with the
+    wrong type."""
 
+    target: str = ""  # the URL path of the model's file that is cut or damaged (the `host` fixture sets it)
     cuts: int = 0
     ranges: bool = False
     damaged: bool = False
@@ -85,7 +92,6 @@ class Host(SiteHandler):
     """The site, misbehaving as `how` says (set by the `host` fixture before each test)."""
 
     how = How()
-    largest = ""  # the URL path of the largest file of the model
 
     def guess_type(self, path):
         if self.how.wrong_type and str(path).endswith(self.how.wrong_type):
@@ -107,7 +113,7 @@ class Host(SiteHandler):
             return super().do_GET()
         self.how.asked.append((path, self.headers.get("Range")))
         data = Path(self.translate_path(path)).read_bytes()
-        target = path == self.largest
+        target = path == self.how.target
         if target and self.how.damaged:
             data = data[:100] + bytes([data[100] ^ 1]) + data[101:]
         start = self.range_start() if self.how.ranges else None
@@ -151,25 +157,70 @@ def site(small_model_dir, tmp_path_factory) -> Path:
     return built(small_model_dir, CONFIG, tmp_path_factory.mktemp("live-network"), "--live")
 
 
+def live_config(site: Path) -> dict:
+    """The page's configuration (#live-config), as the build wrote it."""
+    html = (site / PAGE).read_text(encoding="utf-8")
+    return json.loads(re.search(r'id="live-config">(.*?)</script>', html, re.S).group(1))
+
+
+def files_of(site: Path, weights: str) -> list[dict]:
+    """The files of the chosen weights, as the page's configuration lists them: {path, name, bytes, sha256}."""
+    return live_config(site)[FILES_IN[weights]]["files"]
+
+
+def paths_of(site: Path, weights: str) -> set[str]:
+    """The URL paths of the chosen weights' files."""
+    return {"/" + entry["path"] for entry in files_of(site, weights)}
+
+
+def largest_of(site: Path, weights: str) -> str:
+    """The URL path of the largest file of the chosen weights."""
+    return "/" + max(files_of(site, weights), key=lambda entry: entry["bytes"])["path"]
+
+
 @pytest.fixture(scope="module")
 def server(site):
     """The site's address on 127.0.0.1 and its handler class."""
-    largest = max((site / "live" / "model").iterdir(), key=lambda p: p.stat().st_size)
-    with serve(site, Host, largest="/" + largest.relative_to(site).as_posix(), site=str(site)) as here:
+    with serve(site, Host, site=str(site)) as here:
         yield here.url, here.handler
 
 
 @pytest.fixture
-def host(server):
-    """The host's How for this test (it behaves until the test sets otherwise)."""
-    server[1].how = How()
-    return server[1].how
+def weights() -> str:
+    """The weights the reader chooses before Load: the exact ones, unless a test parametrizes it over WEIGHTS."""
+    return "exact"
 
 
 @pytest.fixture
-def opened(browser, server):
+def host(server, weights):
+    """The host's How for this test (it behaves until the test sets otherwise), its target the largest file of the
+    chosen weights."""
+    server[1].how = How(target=largest_of(server_site(server), weights))
+    return server[1].how
+
+
+def choose(visit, weights: str) -> None:
+    """The reader's choice of weights, made before Load as a reader makes it (the page is wide: exact at first)."""
+    page = visit.page
+    assert page.evaluate("window.liveFigures.weights") == "exact"  # the wide page's first choice
+    if weights == "light":
+        page.check("#live-weights-light")
+    assert page.evaluate("window.liveFigures.weights") == weights
+    chosen = live_config(visit.site)[FILES_IN[weights]]["bytes"]
+    assert page.get_attribute("#live-load-button", "data-bytes") == str(chosen)  # the button loads the chosen set
+
+
+def reload(visit) -> None:
+    """The page again (a second visit), its scripts loaded, the same weights chosen."""
+    visit.page.reload()
+    visit.page.wait_for_function(READY)
+    choose(visit, visit.weights)
+
+
+@pytest.fixture
+def opened(browser, server, weights):
     """opened(init_script=None): the attention figure's page at its "Try your own sentence" (#try-own), in a context
-    of its own, watched, the panel's scripts loaded; closed after the test."""
+    of its own, watched, the panel's scripts loaded, the test's weights chosen; closed after the test."""
     playwright_or_skip()
     contexts = []
 
@@ -186,6 +237,8 @@ def opened(browser, server):
         page.goto(server[0] + PAGE + "#try-own")
         page.wait_for_function(READY)
         assert page.evaluate("document.getElementById('try-own').open")  # the address opened the panel
+        visit.weights, visit.site = weights, server_site(server)
+        choose(visit, weights)
         return visit
 
     yield _open
@@ -236,55 +289,79 @@ def replaced_once_whole(lines: list[str], trouble: str) -> bool:
     return lines[at + 1 : at + 2] == [""]
 
 
-def model_asks(how: How, largest: str) -> list:
-    return [range_ for path, range_ in how.asked if path == largest]
+def model_asks(how: How) -> list:
+    """The Range header (or None) of each request of the file the host cuts or damages."""
+    return [range_ for path, range_ in how.asked if path == how.target]
 
 
-def test_a_cut_download_resumes_with_a_range_request_and_says_so(opened, host, server):
+def asked_paths(how: How) -> set[str]:
+    return {path for path, _ in how.asked}
+
+
+@pytest.mark.parametrize("weights", WEIGHTS)
+def test_a_cut_download_resumes_with_a_range_request_and_says_so(opened, host, server, weights):
     host.cuts, host.ranges = 1, True
     visit = opened()
     assert_ran(visit, load(visit))
     assert RETRIED in said(visit) and replaced_once_whole(said(visit), RETRIED)
-    asks = model_asks(host, server[1].largest)
+    assert asked_paths(host) == paths_of(server_site(server), weights)  # the chosen set's files, and only those
+    asks = model_asks(host)
     assert len(asks) == 2 and asks[0] is None and re.fullmatch(r"bytes=[1-9]\d*-", asks[1]), asks
+    # The second request asks for the rest from where the cut stopped: at most half of the file came before it.
+    size = (server_site(server) / host.target.lstrip("/")).stat().st_size
+    assert 0 < int(asks[1][len("bytes=") : -1]) <= size // 2, (asks, size)
+    assert visit.page.evaluate("window.liveFigures.weights") == weights
     assert visit.page.evaluate("window.liveFigures.keptNow") is True
     assert all("ERR_CONTENT_LENGTH_MISMATCH" in line for line in visit.console_errors), visit.console_errors
     assert_policy_kept(visit)
 
 
-def test_a_cut_download_starts_again_where_the_host_takes_no_ranges(opened, host, server):
+@pytest.mark.parametrize("weights", WEIGHTS)
+def test_a_cut_download_starts_again_where_the_host_takes_no_ranges(opened, host, server, weights):
     host.cuts = 2
     visit = opened()
     assert_ran(visit, load(visit))
     assert RETRIED in said(visit) and "The download was cut; trying again (3 of 3)…" in said(visit)
     assert replaced_once_whole(said(visit), "The download was cut; trying again (3 of 3)…"), said(visit)
-    assert model_asks(host, server[1].largest) == [None, None, None]
+    assert asked_paths(host) == paths_of(server_site(server), weights)
+    assert model_asks(host) == [None, None, None]
     assert_policy_kept(visit)
 
 
-def test_a_download_cut_every_time_is_one_sentence_and_nothing_runs(opened, host):
+@pytest.mark.parametrize("weights", WEIGHTS)
+def test_a_download_cut_every_time_is_one_sentence_and_nothing_runs(opened, host, weights):
     host.cuts, host.ranges = 3, True
     visit = opened()
     assert_did_not_run(visit, load(visit))
     words = message(visit)
     assert words.startswith("The download of the model was cut 3 times") and one_sentence(words), words
+    asks = model_asks(host)
+    assert len(asks) == 3 and asks[0] is None and all(re.fullmatch(r"bytes=[1-9]\d*-", a) for a in asks[1:]), asks
     assert_policy_kept(visit)
 
 
-def test_damaged_bytes_are_fetched_once_more_then_refused_in_one_sentence_and_never_run(opened, host, server):
+# The URL paths of the files kept in this page's Cache Storage.
+KEPT_PATHS = """async () => {
+  const paths = [];
+  for (const name of await caches.keys())
+    for (const request of await (await caches.open(name)).keys()) paths.push(new URL(request.url).pathname);
+  return paths;
+}"""
+
+
+@pytest.mark.parametrize("weights", WEIGHTS)
+def test_damaged_bytes_are_fetched_once_more_then_refused_in_one_sentence_and_never_run(opened, host, server, weights):
     host.damaged = True
     visit = opened()
     assert_did_not_run(visit, load(visit))
-    words, name = message(visit), server[1].largest.rsplit("/", 1)[1]
+    words, name = message(visit), host.target.rsplit("/", 1)[1]
     assert words.startswith(f"A file of the model ({name}) came with other bytes") and one_sentence(words), words
     assert "will not run it" in words and DAMAGED_AGAIN in said(visit)
-    assert len(model_asks(host, server[1].largest)) == 2
-    kept = visit.page.evaluate(
-        "async () => { let n = 0; for (const name of await caches.keys()) "
-        "n += (await (await caches.open(name)).keys()).length; return n; }"
-    )
-    files = len(visit.page.evaluate("JSON.parse(document.getElementById('live-config').textContent).model.files"))
-    assert kept == files - 1  # every other file is kept; the damaged one never
+    assert len(model_asks(host)) == 2
+    assert asked_paths(host) == paths_of(server_site(server), weights)
+    kept = visit.page.evaluate(KEPT_PATHS)
+    # Every other file of the chosen set is kept; the damaged one never.
+    assert sorted(kept) == sorted(paths_of(server_site(server), weights) - {host.target}), kept
     assert_policy_kept(visit)
 
 
@@ -304,14 +381,14 @@ DAMAGE_KEPT = """async (largest) => {
 }"""
 
 
-def test_a_damaged_copy_in_the_browsers_storage_is_deleted_fetched_again_and_then_runs(opened, host, server):
+@pytest.mark.parametrize("weights", WEIGHTS)
+def test_a_damaged_copy_in_the_browsers_storage_is_deleted_fetched_again_and_then_runs(opened, host, server, weights):
     visit = opened()
     assert_ran(visit, load(visit))
-    page, largest = visit.page, server[1].largest
+    page, largest = visit.page, host.target
     assert page.evaluate(DAMAGE_KEPT, largest)
     host.asked.clear()
-    page.reload()
-    page.wait_for_function(READY)
+    reload(visit)
     assert_ran(visit, load(visit))
     assert DAMAGED_AGAIN in said(visit) and replaced_once_whole(said(visit), DAMAGED_AGAIN), said(visit)
     assert [path for path, _ in host.asked] == [largest]  # only the damaged file, once
@@ -330,13 +407,19 @@ REFUSE_STORAGE = {
 }
 
 
+@pytest.mark.parametrize("weights", WEIGHTS)
 @pytest.mark.parametrize("refused", sorted(REFUSE_STORAGE))
-def test_storage_refused_runs_from_memory_and_says_it_will_not_be_kept(opened, host, refused):
+def test_storage_refused_runs_from_memory_and_says_it_will_not_be_kept(opened, host, server, refused, weights):
     visit = opened(REFUSE_STORAGE[refused])
     assert_ran(visit, load(visit))
     status = visit.page.text_content("#live-load-status")
     assert status.startswith("The model is loaded in this page (downloaded") and NOT_KEPT in status, status
+    said_so = status[status.index(NOT_KEPT) :]  # the one sentence after the load's, and nothing after it
+    assert one_sentence(said_so) and "it runs from memory now" in said_so, status
     assert visit.page.evaluate("window.liveFigures.keptNow") is False
+    assert visit.page.evaluate("window.liveFigures.weights") == weights
+    # The chosen set's files, each downloaded once and whole, run from memory.
+    assert sorted(host.asked) == sorted((path, None) for path in paths_of(server_site(server), weights)), host.asked
     assert_policy_kept(visit)
 
 
@@ -418,13 +501,14 @@ def server_site(server) -> Path:
     return Path(server[1].site)
 
 
-def test_a_second_visit_says_the_model_came_from_this_browsers_storage(opened, host):
+@pytest.mark.parametrize("weights", WEIGHTS)
+def test_a_second_visit_says_the_model_came_from_this_browsers_storage(opened, host, server, weights):
     visit = opened()
     assert_ran(visit, load(visit))
     assert visit.page.text_content("#live-load-status").startswith(f"{MODEL} is loaded in this page (downloaded, ")
+    assert asked_paths(host) == paths_of(server_site(server), weights)
     host.asked.clear()
-    visit.page.reload()
-    visit.page.wait_for_function(READY)
+    reload(visit)
     assert_ran(visit, load(visit))
     status = visit.page.text_content("#live-load-status")
     assert status.startswith(f"{MODEL} is loaded in this page (from this browser's storage, "), status
