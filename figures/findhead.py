@@ -14,15 +14,16 @@ every pair; a longer one keeps the configured 'from' token and offers every toke
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, TypedDict, cast
+from typing import TYPE_CHECKING, TypedDict
 
 from figsite.config import Field, Figure
 from figsite.data.run import LEFT_OUT, MIN_SHARE, PER_SHARE, Run
 from figsite.data.shared_names import DESCRIPTION, FROM, NAMES, WITHIN_META
-from figures.kind import Context, Kind, Resolved, Table, Tokens
+from figures.kind import Context, Kind, LiveOpening, LiveShape, Resolved, Table, Tokens
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
-from figures.toolkit.colours import DATA
+from figures.findhead_chart import BAR_HEIGHT, refusal, refusal_message, top_bars
+from figures.findhead_chart import textless_chart as textless_findhead
 from figures.toolkit.words import (
     LONG_TEXT_FACT,
     heading,
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
     from figures.toolkit.charts import Spec
 
 MAX_TOKENS = 24  # a text of up to this many tokens offers every pair; a longer one keeps its 'from' token
-BAR_HEIGHT = 24
 
 
 # ---------------------------------------------------------------------------------------------- data
@@ -134,6 +134,15 @@ class FindHead(Kind[Run]):
         "top": Field("int", "how many heads the figure shows, from 1 to the model's number of heads", default=10),
     }
     EXPLORE = True
+    LIVE = 5  # after the lens
+
+    def live_opening(self, fig: Figure) -> LiveOpening:
+        """A reader's text opens on its last token looking back to its first, as the book's default pair."""
+        return {}
+
+    def textless_chart(self, model: LiveShape, opening: LiveOpening, narrow: bool = False) -> alt.LayerChart | None:
+        """The same bars with no text in them (figures.findhead_chart.textless_chart); the wide one serves a phone."""
+        return None if narrow else textless_findhead(model["n_layer"], model["n_head"])
 
     def check(self, fig: Figure, tokens: Tokens, model: ModelRecord) -> Resolved:
         """The looking token ("opening") and the token it looks back to ("to"), 0-based."""
@@ -254,9 +263,9 @@ class FindHead(Kind[Run]):
         offsets, heads_rows = page_rows(run, text, froms)
 
         params = _params(fig, run, froms, offsets)
-        description = alt.param(name=DESCRIPTION, expr=f"to > from ? {_refusal(' ')} : descriptions[from + '|' + to]")
+        description = alt.param(name=DESCRIPTION, expr=f"to > from ? {refusal(' ')} : descriptions[from + '|' + to]")
         layered: alt.LayerChart = charts.with_data(
-            alt.layer(*_top_bars(top), _refusal_message())
+            alt.layer(*top_bars(top), refusal_message())
             .add_params(*params, description)
             .properties(
                 width="container",
@@ -300,60 +309,3 @@ def _params(fig: Figure, run: Run, froms: list[int], offsets: list[int]) -> list
         value={f"{f + 1}|{t + 1}": describe(run, text, raw_tokens, f, t) for f in froms for t in range(f + 1)},
     )
     return [looking, looked_at, names, offsets_param, said]
-
-
-def _refusal(sep: str) -> str:
-    """The words when 'to' comes after 'from', as a Vega expression, its sentences parted by `sep`."""
-    return (
-        f"'Token ' + to + ' (' + names[to - 1] + ') comes after token ' + from + ' (' + names[from - 1] + "
-        f"'):{sep}no token looks to the right.{sep}Choose a token at or before token ' + from + '.'"
-    )
-
-
-def _top_bars(top: int) -> list[alt.Chart]:
-    """The `top` heads for the chosen pair, ranked in the page from the shares: a bar each, its share beside it."""
-    ranked = (
-        alt.Chart(alt.NamedData("heads"))
-        .transform_filter("to <= from")
-        .transform_calculate(s=f"datum.u[offsets[from - 1] + to - 1] / {PER_SHARE}")
-        .transform_window(
-            rank="row_number()", sort=[alt.SortField("s", order="descending"), alt.SortField("l"), alt.SortField("h")]
-        )
-        .transform_filter(f"datum.rank <= {top}")
-        .transform_calculate(name="'layer ' + (datum.l + 1) + ', head ' + (datum.h + 1)")
-    )
-    y = alt.Y(
-        "name:N",
-        sort=alt.EncodingSortField(field="rank", op="min", order="ascending"),
-        title=None,
-        axis=alt.Axis(labelFontSize=12, ticks=False, domain=False),
-    )
-    x = alt.X(
-        "s:Q",
-        scale=alt.Scale(domain=[0, 1]),
-        axis=alt.Axis(format="%", tickCount=5),
-        title=["share of attention", "from the one token to the other"],
-    )
-    tips = [alt.Tooltip("rank:Q"), alt.Tooltip("name:N", title="head"), alt.Tooltip("s:Q", title="share", format=".2%")]
-    bars = ranked.mark_bar().encode(x=x, y=y, color=alt.value(DATA), tooltip=tips)
-    values = ranked.mark_text(align="left", dx=4, fontSize=12).encode(  # the bar's tooltip on its words too
-        x=alt.X("s:Q", scale=alt.Scale(domain=[0, 1])), y=y, text=alt.Text("s:Q", format=".0%"), tooltip=tips
-    )
-    return [bars, values]
-
-
-def _refusal_message() -> alt.Chart:
-    """In place of the bars where 'to' comes after 'from': why none are drawn, in lines as wide as the chart."""
-    line_break = "\\n"  # a new line, in a Vega expression's string
-    message = (
-        alt.Chart(
-            alt.Data(  # type: ignore[no-untyped-call]  # untyped alt.Data
-                values=[{}]
-            )
-        )
-        .transform_filter("to > from")
-        .transform_calculate(said=charts.wrap_lines(f"({_refusal(line_break)})", em=7.4))
-        .mark_text(align="left", baseline="top", fontSize=13, lineBreak="\n")
-        .encode(x=alt.value(0), y=alt.value(4), text="said:N")
-    )
-    return cast("alt.Chart", message)

@@ -23,6 +23,8 @@ TOKEN = "token"  # attention, heads
 POSITION = "position"  # lens
 FROM = "from"  # find-head
 TOKEN_PARAMS = (TOKEN, POSITION, FROM)
+LOOKED_AT = "to"  # find-head: the token `from` looks back to; chosen from the text's tokens, not linked to the others
+TOKEN_SELECTS = (*TOKEN_PARAMS, LOOKED_AT)  # the selects of a text's tokens, which a reader's text fills
 
 DESCRIPTION = "description"  # the signal holding the chart's state in words, read out to screen readers
 KEY_WORDS = "key_words"  # a signal holding the chart's key in words where the reader's choices change it (the
@@ -72,6 +74,8 @@ FOR_SCRIPTS = (
     "TOKEN",
     "POSITION",
     "FROM",
+    "LOOKED_AT",
+    "TOKEN_SELECTS",
     "DESCRIPTION",
     "KEY_WORDS",
     "VIEW",

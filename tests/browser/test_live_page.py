@@ -54,6 +54,11 @@ label = "every-head"
 text = "{TEXT}"
 
 [[figure]]
+kind = "find-head"
+label = "which-head"
+text = "{TEXT}"
+
+[[figure]]
 kind = "readout"
 label = "i"
 text = "{TEXT}"
@@ -67,7 +72,7 @@ track = "{TARGET}"
 '''
 TOLERANCE = 1e-5  # a share or a probability: float32 in WebAssembly against float32 in torch
 TIE = 1e-6  # top-10 probabilities this close may come in either order
-PAGES = {"attention": "l", "heads": "every-head", "readout": "i", "lens": "lens"}  # each kind's figure page
+PAGES = {"attention": "l", "heads": "every-head", "readout": "i", "lens": "lens", "find-head": "which-head"}
 LIVE_SCRIPTS = ("live/tokenizer.js", "live/tokenize.js", "live/ort/ort.wasm.min.js")  # loaded when the reader asks
 MODEL_PATH = "/live/model/"  # under the site's sub-path (server)
 TIMEOUT_MS = 60_000
@@ -141,14 +146,17 @@ def signal(page, key: str, name: str):
     )
 
 
+TOKEN_PARAM = {"lens": "position", "find-head": "from"}  # the param the row chooses, where it is no "token"
+
+
 def chosen(page, key: str) -> int:
     """The token the chart `key` looks from (the lens: its position), from 1."""
-    return signal(page, key, "position" if key == "lens" else "token")
+    return signal(page, key, TOKEN_PARAM.get(key, "token"))
 
 
 def wait_for_token(page, key: str, token: int) -> None:
     """Waits until the chart `key` looks from `token` and the row of tokens shows it chosen."""
-    param = "position" if key == "lens" else "token"
+    param = TOKEN_PARAM.get(key, "token")
     page.wait_for_function(
         "([key, param, token]) => { const el = document.getElementById('live-chart-' + key);"
         " const row = document.querySelector('#live-tokens .token[aria-checked=\"true\"]');"
@@ -499,7 +507,42 @@ def test_the_row_of_tokens_chooses_the_charts_token_and_the_chart_the_rows_and_t
     assert watched.errors == []
 
 
-def test_every_head_is_drawn_as_the_books_small_picture_of_who_looks_at_whom(watched, site):
+def test_which_head_links_two_words_ranks_every_head_by_the_builds_share_and_the_row_chooses_the_token_that_looks(
+    watched, server, site
+):
+    page = watched.page
+    visit(page, server[0], "find-head")
+    start_model(page)
+    data, _ = build_data(site, TEXT)
+    attention, n = data["attention"], len(data["tokens"])
+
+    def ranked(f: int, t: int) -> list:
+        """The build's heads from token f back to token t (from 1), largest share first (ties: layer, head)."""
+        shares = [
+            (-attention[l][h][f - 1][t - 1], l, h) for l in range(len(attention)) for h in range(len(attention[0]))
+        ]
+        return [f"layer {l + 1}, head {h + 1}" for _, l, h in sorted(shares)[:10]]
+
+    def drawn() -> list:
+        return page.eval_on_selector_all(
+            "#live-chart-find-head svg g[aria-roledescription='axis'] text",
+            "ts => ts.filter(t => t.textContent.startsWith('layer ')).map(t => [t.getBoundingClientRect().top,"
+            " t.textContent]).sort((a, b) => a[0] - b[0]).map(pair => pair[1])",  # top to bottom, as drawn
+        )
+
+    # It opens as the book's figure does by default: from the last token back to the first.
+    assert (signal(page, "find-head", "from"), signal(page, "find-head", "to")) == (n, 1)
+    assert drawn() == ranked(n, 1)
+    page.click("#live-tokens .token[data-token='4']")
+    wait_for_token(page, "find-head", 4)
+    page.select_option("#live-chart-find-head .vega-bindings select[name='to']", "2")
+    page.wait_for_function("() => document.getElementById('live-chart-find-head').vegaView.signal('to') === 2")
+    page.wait_for_timeout(200)
+    assert drawn() == ranked(4, 2)
+    assert watched.errors == []
+
+
+def test_every_head_is_drawn_as_the_books_small_picture_of_who_looks_at_whom(watched, server, site):
     """Each head's picture, made in the page, holds the build's shares for the same text in the colours the book's
     grid gives them (figures/picture.py viridis, in 254 levels), the cells out of reach grey; on a dark page black."""
     import base64
@@ -512,6 +555,8 @@ def test_every_head_is_drawn_as_the_books_small_picture_of_who_looks_at_whom(wat
     from figures.toolkit.colours import MASKED, MASKED_IN_DARK
 
     page = watched.page
+    visit(page, server[0], "heads")
+    start_model(page)
     data, _ = build_data(site, TEXT)
     attention, n = data["attention"], len(data["tokens"])
     n_layer, n_head = len(attention), len(attention[0])
@@ -708,7 +753,7 @@ def test_the_model_goes_on_by_its_likeliest_tokens_and_the_row_marks_them_as_its
     assert len(page.evaluate("Object.values(window.liveFigures.drawn)[0].names")) == len(got)
     # A link to it brings back the very tokens, the model's marked as its own.
     address = page.url
-    assert f"&ids={'.'.join(map(str, got))}&from={len(ids)}" in address
+    assert f"&ids={'.'.join(map(str, got))}&added_from={len(ids)}" in address
     page.goto("about:blank")
     page.goto(address)
     page.wait_for_function("() => window.liveTokens && window.ort && window.liveFigures.kept !== null")

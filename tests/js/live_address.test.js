@@ -41,13 +41,13 @@ test('a token that is no number from 1 is none, and a broken escape loses only i
 
 test('where the model went on, its ids and where its own begin come back with the text', () => {
   const hash = liveAddress('Hello world', ' the', 3, {ids: [15496, 995, 13], from: 2});
-  assert.equal(hash, '#text=Hello%20world&target=%20the&token=3&ids=15496.995.13&from=2');
+  assert.equal(hash, '#text=Hello%20world&target=%20the&token=3&ids=15496.995.13&added_from=2');
   assert.deepEqual(readBack(hash).gone, {ids: [15496, 995, 13], from: 2});
 });
 
 test('ids that are no whole numbers, or a start of the model\'s own outside them, bring none', () => {
-  for (const pairs of ['&ids=1.x.3&from=1', '&ids=1.2&from=2', '&ids=1.2&from=0', '&ids=&from=1', '&ids=1.2',
-                       '&ids=1..2&from=1', '&ids=-1.2&from=1']) {
+  for (const pairs of ['&ids=1.x.3&added_from=1', '&ids=1.2&added_from=2', '&ids=1.2&added_from=0', '&ids=&added_from=1',
+                       '&ids=1.2', '&ids=1..2&added_from=1', '&ids=-1.2&added_from=1']) {
     assert.equal(readBack('#text=a' + pairs).gone, null, pairs);
   }
 });

@@ -83,7 +83,7 @@ def filled(chart_spec: dict, names: list, data: dict, **values) -> dict:
     out["datasets"] = {name: data[name] for name in out["datasets"]}
     for param in out["params"]:
         param["value"] = {"names": names, "follow_name": FOLLOWED}.get(param["name"], param.get("value"))
-        if param["name"] in ("token", "position"):
+        if param["name"] in ("token", "position", "from", "to"):  # as the page's script does (specs.js)
             param["bind"].update(
                 options=list(range(1, len(names) + 1)), labels=[f"{i}: {t}" for i, t in enumerate(names, start=1)]
             )
@@ -143,6 +143,11 @@ def expected(key: str, names: list, data: dict, token: int, view: str = "2-3") -
             f"whom. Shown larger: layer 2, head 3. Looking from {names[q]} there, the largest shares: "
             f"{largest(row_of(panel, q), names, 3)}."
         )
+    if key == "find-head":  # from the last token back to the first, as the book's default pair
+        return (
+            f"From {names[q]} (token {q + 1}) back to {names[0]} (token 1): the 10 of all 12 heads that give it "
+            "the largest share, highest first."
+        )
     top = [r for r in data["top"] if r["stage"] == n_layer and r["q"] == q]
     follow = next(r for r in data["follow"] if r["stage"] == n_layer and r["q"] == q)
     if key == "readout":
@@ -169,6 +174,14 @@ def test_one_spec_draws_texts_of_3_and_11_tokens_naming_every_token_and_saying_w
             named = [r["token"] for r in data["top"] if r["stage"] == MODEL["n_layer"] and r["q"] == len(names) - 1]
             beyond, named = named[3:], named[:3] + [FOLLOWED]
             assert not [name for name in beyond if name in words], (key, narrow)  # the book's top 3, no more
+        if key == "find-head":  # it names the pair: the token that looks and the one it looks back to
+            named = [names[-1], names[0]]
+            ranked = sorted(
+                (p for p in data["panels"] if p["l"] < MODEL["n_layer"] and p["h"] < MODEL["n_head"]),
+                key=lambda p: (-row_of(p, len(names) - 1)[0], p["l"], p["h"]),
+            )
+            bars = [w for w in words if w.startswith("layer ")]
+            assert bars == [f"layer {p['l'] + 1}, head {p['h'] + 1}" for p in ranked[:10]], bars
         assert not [name for name in named if not any(name in w for w in words)], (key, narrow, words)
         assert said(words) == expected(key, names, data, len(names))
 
@@ -213,9 +226,9 @@ def test_the_page_finds_every_param_and_dataset_where_the_module_says():
             chart_spec = spec(made)
             params = {param["name"]: param for param in chart_spec["params"]}
             assert params["names"]["value"] == [live_data.PLACEHOLDER]
-            for select in {"token", "position"} & set(params):
+            for select in {"token", "position", "from", "to"} & set(params):
                 assert params[select]["bind"]["options"] == [1] and params[select]["bind"]["labels"] == ["1"]
-            wanted = {"panels"} if key in ("attention", "heads") else {"top", "follow"}
+            wanted = {"panels"} if key in ("attention", "heads", "find-head") else {"top", "follow"}
             assert set(chart_spec["datasets"]) == wanted
             assert all(chart_spec["datasets"][name] == live_data.empty(12, 12)[name] for name in wanted)
             # Each dataset's rows hold the fields figsite.data.live_data declares, which the page's script fills by
@@ -233,6 +246,7 @@ def test_the_page_finds_every_param_and_dataset_where_the_module_says():
                 "heads": ["layer", "head"],
                 "readout": ["stage"],
                 "lens": ["stage", "position"],
+                "find-head": [],
             }
             assert [click["param"] for click in chart_spec["usermeta"]["clicks"]] == clicks[key]
 

@@ -74,6 +74,7 @@
   var TOKEN_PARAMS = ["token", "position", "from"];
   var TOKEN = "token";
   var POSITION = "position";
+  var TOKEN_SELECTS = ["token", "position", "from", "to"];
   var DESCRIPTION = "description";
   var NAMES = "names";
   var HEAD_PICTURES = "head_pictures";
@@ -213,11 +214,11 @@
 
   // templates/js/live/address.js
   function pairsOf(text, target, token, gone) {
-    return [["text", text], ["target", target]].concat(token ? [[TOKEN, token]] : []).concat(gone ? [["ids", gone.ids.join(".")], ["from", gone.from]] : []);
+    return [["text", text], ["target", target]].concat(token ? [[TOKEN, token]] : []).concat(gone ? [["ids", gone.ids.join(".")], ["added_from", gone.from]] : []);
   }
   function goneBy(fields) {
-    if (!/^[0-9]+(\.[0-9]+)*$/.test(fields.ids || "") || !/^[0-9]+$/.test(fields.from || "")) return null;
-    const ids = fields.ids.split(".").map(Number), from = Number(fields.from);
+    if (!/^[0-9]+(\.[0-9]+)*$/.test(fields.ids || "") || !/^[0-9]+$/.test(fields.added_from || "")) return null;
+    const ids = fields.ids.split(".").map(Number), from = Number(fields.added_from);
     return from >= 1 && from < ids.length ? { ids, from } : null;
   }
   function askedBy(fields) {
@@ -1111,6 +1112,7 @@
     return wantsNarrow(el, "narrow-" + el.getAttribute("data-live-chart") in page.config.charts);
   }
   function tokenSelect(signal, el, given, kept) {
+    const linked = TOKEN_PARAMS.indexOf(signal.name) >= 0;
     const n = given.names.length, options = [], labels = [];
     for (let i = 1; i <= n; i++) {
       options.push(i);
@@ -1118,7 +1120,7 @@
     }
     signal.bind.options = options;
     signal.bind.labels = labels;
-    const keptValue = el.pendingToken !== void 0 ? el.pendingToken : given.sameText && kept ? kept[signal.name] : void 0;
+    const keptValue = linked && el.pendingToken !== void 0 ? el.pendingToken : given.sameText && kept ? kept[signal.name] : void 0;
     signal.value = keptValue !== void 0 && keptValue >= 1 && keptValue <= n ? keptValue : Math.min(signal.value, n);
   }
   function drawPictures(spec, given) {
@@ -1145,7 +1147,7 @@
     spec.signals.forEach((signal) => {
       if (signal.name === NAMES) signal.value = given.names;
       else if (signal.name === FOLLOW_NAME) signal.value = given.followName;
-      else if (TOKEN_PARAMS.indexOf(signal.name) >= 0 && signal.bind) tokenSelect(signal, el, given, kept);
+      else if (TOKEN_SELECTS.indexOf(signal.name) >= 0 && signal.bind) tokenSelect(signal, el, given, kept);
       else if (signal.bind && kept && signal.name in kept) {
         const value = allowed(signal.bind, kept[signal.name]);
         if (value !== void 0) signal.value = value;

@@ -1,7 +1,7 @@
 // The address (figure-l.html#text=...&target=...&token=N) holds the text and target last run (or kept for the
 // model), and the token chosen in the chart: a link brings them back. Where the model went on from the reader's
-// text (more.js), it holds the ids it read too, and where its own began (&ids=1.2.3&from=2): a link brings back the
-// very tokens, the model's marked, where cutting the words again could give others. Read and written by
+// text (more.js), it holds the ids it read too, and where its own began (&ids=1.2.3&added_from=2): a link brings
+// back the very tokens, the model's marked, where cutting the words again could give others. Read and written by
 // shared/address.js.
 import {addressOf, writeAddress as writePairs} from '../shared/address.js';
 import {TOKEN} from '../shared/names.js';
@@ -12,11 +12,11 @@ import {state} from './state.js';
 // param that chooses it), and the model's own tokens where it went on (`gone`: {ids, from}).
 function pairsOf(text, target, token, gone) {
   return [['text', text], ['target', target]].concat(token ? [[TOKEN, token]] : [])
-    .concat(gone ? [['ids', gone.ids.join('.')], ['from', gone.from]] : []);
+    .concat(gone ? [['ids', gone.ids.join('.')], ['added_from', gone.from]] : []);
 }
 
 // The address's part after the page's own: '#text=...&target=...', '&token=N' where a token is chosen, and
-// '&ids=...&from=N' where the model went on (`gone`: {ids, from}).
+// '&ids=...&added_from=N' where the model went on (`gone`: {ids, from}).
 export function liveAddress(text, target, token, gone) {
   return addressOf(pairsOf(text, target, token, gone));
 }
@@ -24,8 +24,8 @@ export function liveAddress(text, target, token, gone) {
 // The model's ids and where its own begin, from an address's pairs, or null where they are not whole numbers in
 // order (ids at least one, from within them).
 function goneBy(fields) {
-  if (!/^[0-9]+(\.[0-9]+)*$/.test(fields.ids || '') || !/^[0-9]+$/.test(fields.from || '')) return null;
-  const ids = fields.ids.split('.').map(Number), from = Number(fields.from);
+  if (!/^[0-9]+(\.[0-9]+)*$/.test(fields.ids || '') || !/^[0-9]+$/.test(fields.added_from || '')) return null;
+  const ids = fields.ids.split('.').map(Number), from = Number(fields.added_from);
   return from >= 1 && from < ids.length ? {ids: ids, from: from} : null;
 }
 

@@ -3,7 +3,8 @@
 // where the new text allows it.
 import {allowed} from '../shared/address.js';
 import {changed, wantsNarrow as narrowWanted} from '../shared/charts.js';
-import {FOLLOW_NAME, HEAD_PICTURES, LIVE_TOP, NAMES, PICK, PICTURE_PALETTE, TOKEN_PARAMS} from '../shared/names.js';
+import {FOLLOW_NAME, HEAD_PICTURES, LIVE_TOP, NAMES, PICK, PICTURE_PALETTE, TOKEN_PARAMS, TOKEN_SELECTS} from
+  '../shared/names.js';
 import {page} from './page.js';
 import {canvasUrl, headPictures} from './pictures.js';
 
@@ -43,9 +44,10 @@ export function wantsNarrow(el) {
   return narrowWanted(el, ('narrow-' + el.getAttribute('data-live-chart')) in page.config.charts);
 }
 
-// A select of the text's tokens, given its options; at the token chosen in the other charts or by the address,
-// else the reader's choice in this chart, else the spec's opening token.
+// A select of the text's tokens, given its options; at the token chosen in the other charts or by the address (a
+// token param's), else the reader's choice in this chart, else the spec's opening token.
 function tokenSelect(signal, el, given, kept) {
+  const linked = TOKEN_PARAMS.indexOf(signal.name) >= 0;
   const n = given.names.length, options = [], labels = [];
   for (let i = 1; i <= n; i++) {
     options.push(i);
@@ -53,7 +55,7 @@ function tokenSelect(signal, el, given, kept) {
   }
   signal.bind.options = options;
   signal.bind.labels = labels;
-  const keptValue = el.pendingToken !== undefined ? el.pendingToken :
+  const keptValue = linked && el.pendingToken !== undefined ? el.pendingToken :
                     given.sameText && kept ? kept[signal.name] : undefined;
   signal.value = keptValue !== undefined && keptValue >= 1 && keptValue <= n ? keptValue : Math.min(signal.value, n);
 }
@@ -82,7 +84,7 @@ export function specFor(el, given, kept) {
   spec.signals.forEach((signal) => {
     if (signal.name === NAMES) signal.value = given.names;
     else if (signal.name === FOLLOW_NAME) signal.value = given.followName;
-    else if (TOKEN_PARAMS.indexOf(signal.name) >= 0 && signal.bind) tokenSelect(signal, el, given, kept);
+    else if (TOKEN_SELECTS.indexOf(signal.name) >= 0 && signal.bind) tokenSelect(signal, el, given, kept);
     else if (signal.bind && kept && signal.name in kept) {
       const value = allowed(signal.bind, kept[signal.name]);
       if (value !== undefined) signal.value = value;
