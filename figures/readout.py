@@ -13,7 +13,7 @@ from figsite.config import Field, Figure
 from figsite.data.asks import Asks
 from figsite.data.records import ModelRecord, TokenRef
 from figsite.data.run import LEFT_OUT, MIN_SHARE, Run
-from figsite.data.shared_names import DESCRIPTION
+from figsite.data.shared_names import DESCRIPTION, KEY_WORDS
 from figures.kind import Context, Kind, LiveOpening, LiveShape, Resolved, Reveal, Tokens
 from figures.readout_chart import OUTSIDE, TOP_ENDS, TOP_SHOWN, parts_stack
 from figures.records import Stage, TopRow
@@ -141,10 +141,7 @@ class Readout(Kind[Run]):
         return resolved
 
     def key(self, fig: Figure, run: Run) -> str:
-        return (
-            f"The bars are the top three guesses after the chosen layer, and {shown(fig['target'])} in "
-            f"{FOLLOWED_NAME}; the line below is its chance after each layer."
-        )
+        return key_words(shown(fig["target"]))
 
     def text_figure(self, fig: Figure, run: Run) -> str:
         """One line per stage: the target's probability to two decimals and the top 3 in whole percent."""
@@ -245,6 +242,14 @@ class Readout(Kind[Run]):
         )
 
 
+def key_words(followed: str) -> str:
+    """The figure's key: how to read it, naming the token it follows (as shown)."""
+    return (
+        f"The bars are the top three guesses after the chosen layer, and {followed} in {FOLLOWED_NAME}; the line "
+        "below is its chance after each layer."
+    )
+
+
 def top_rows(fig: Figure, run: Run) -> list[TopRow]:
     """The page's data for the top tokens: at each stage, the top 3 by rank, and the target (rank OUTSIDE) where it
     is not among them."""
@@ -294,9 +299,12 @@ def textless_chart(n_layer: int, opening_stage: int | None = None) -> alt.VConca
         ),
     )
     outside = alt.param(name="outside", expr=f"{followed}.rank > {TOP_SHOWN}")
+    # The key above the chart names the token followed in the reader's text, as the book's names its own.
+    before, after = key_words("\0").split("\0")
+    key = alt.param(name=KEY_WORDS, expr=f"{charts.literal(before)} + {textless.FOLLOW_NAME} + {charts.literal(after)}")
     return textless.finished(
         parts_stack(None, n_layer),
-        [stage, charts.chance_switch(), *textless.texts(), outside, description],
+        [stage, charts.chance_switch(), *textless.texts(), outside, description, key],
         ("stage",),
         n_layer,
         0,

@@ -169,6 +169,7 @@ def wait_for_token(page, key: str, token: int) -> None:
 def visit(page, base: str, key: str, address: str = "#try-own") -> None:
     """Opens the page of the figure of kind `key` at `address` (#try-own opens "Try your own sentence"; #text=...
     too), and waits until its form is ready (the tokenizer and the runtime loaded, Cache Storage asked)."""
+    page.goto("about:blank")  # a fresh page, even where only the address's '#' part differs
     page.goto(f"{base}figure-{PAGES[key]}.html{address}")
     page.wait_for_function(
         "() => window.liveTokens && window.ort && window.liveFigures && window.liveFigures.kept !== null"
@@ -280,7 +281,7 @@ def test_nothing_downloads_before_the_reader_asks_and_the_button_says_how_much(w
     page.check("#live-weights-exact")
     assert page.text_content("#live-load-button") == f"Load the model in this page: {said(config['model'])}, once"
     assert page.evaluate("window.liveFigures.weights") == "exact"
-    assert page.is_visible("#live-load-button")
+    assert page.is_visible("#live-load-button") and not page.is_visible("#live-run")  # one button until it loads
     assert not any(MODEL_PATH in path for path in asked), asked
     # The box opens on the figure's own text; an attention figure follows no token, so its box is not shown.
     assert page.input_value("#live-text") == TEXT and page.input_value("#live-target") == TARGET
@@ -313,6 +314,7 @@ def test_the_page_draws_the_builds_numbers_for_the_same_text(watched, server, si
         "() => window.liveFigures.state === 'drawn' || window.liveFigures.state === 'error'", timeout=TIMEOUT_MS
     )
     assert state(page) == "drawn", page.text_content("#live-message")
+    assert page.is_visible("#live-run") and not page.is_visible("#live-load-button")
     print(
         f"\nlive page: model downloaded and first text drawn in {time.monotonic() - start:.2f} s "
         f"(load {page.evaluate('window.liveFigures.timings.loadMs'):.0f} ms)"
@@ -324,7 +326,9 @@ def test_the_page_draws_the_builds_numbers_for_the_same_text(watched, server, si
     # Drawn in the book's figure's place: the book's chart steps aside, with what belongs to the book's text.
     assert page.is_visible("#own-figure") and page.is_visible("#live-chart-attention")
     assert not page.is_visible("#chart-l") and not page.is_visible(".text-figure")
-    assert page.is_visible("#key-l")  # the reading key reads the same for both
+    assert page.is_visible("#own-key-l") and page.text_content("#own-key-l") == page.text_content(
+        "#key-l"
+    )  # the same words
 
     data, lens = build_data(site, TEXT)
     got = downloaded_json(page)
@@ -438,6 +442,9 @@ def test_another_target_is_followed_in_the_readout(watched, server):
     page.wait_for_function("() => window.liveFigures.drawn.readout.follow_name === '_cat'", timeout=TIMEOUT_MS)
     assert page.evaluate("window.liveFigures.drawn.readout.followed") == 3797  # ' cat'
     assert page.evaluate("document.getElementById('live-chart-readout').vegaView.signal('follow_name')") == "_cat"
+    # The key above names the token the reader's figure follows, where the book's names its own.
+    assert "and _cat in purple" in page.text_content("#own-key-i") and page.is_visible("#own-key-i")
+    assert not page.is_visible("#key-i")
     page.fill("#live-target", TARGET)
 
 
@@ -457,7 +464,9 @@ def test_a_word_typed_without_its_space_follows_the_word_with_it_and_a_piece_of_
     type_and_run(page, TEXT)
 
 
-def test_the_csv_downloads_hold_every_share_the_top_10_and_the_followed_tokens(watched):
+def test_the_csv_downloads_hold_every_share_the_top_10_and_the_followed_tokens(watched, server):
+    """Each figure offers the numbers it reads: the read-out's page the top 10 and the followed tokens, an attention
+    figure's every share."""
     import csv
     import io
 
@@ -466,10 +475,18 @@ def test_the_csv_downloads_hold_every_share_the_top_10_and_the_followed_tokens(w
     config = json.loads(page.text_content("#live-config"))["model"]
     layers, heads = config["n_layer"], config["n_head"]
     tables = {}
-    for name in ("shares", "top", "followed"):
+
+    def table(name: str) -> list:
         with page.expect_download() as download:
             page.click(f"#live-download-{name}")
-        tables[name] = list(csv.DictReader(io.StringIO(Path(download.value.path()).read_text(encoding="utf-8"))))
+        return list(csv.DictReader(io.StringIO(Path(download.value.path()).read_text(encoding="utf-8"))))
+
+    assert page.locator("#live-download-shares").count() == 0  # the read-out reads no share
+    tables["top"], tables["followed"] = table("top"), table("followed")
+    visit(page, server[0], "attention")
+    start_model(page)
+    assert page.locator("#live-download-top, #live-download-followed").count() == 0
+    tables["shares"] = table("shares")
     assert len(tables["shares"]) == layers * heads * n * (n + 1) // 2
     assert len(tables["top"]) == (layers + 1) * n * 10
     assert len(tables["followed"]) == (layers + 1) * n * len(page.evaluate("window.liveFigures.result.followed"))
@@ -614,8 +631,15 @@ def test_back_to_the_books_sentence_shows_the_books_figure_and_its_address(watch
     assert page.evaluate("document.getElementById('try-own').open")  # the address opened it
     start_model(page)
     assert page.is_visible("#own-figure") and not page.is_visible("#chart-l")
+    # The two charts' inputs are their own: a view chosen in one leaves the other's as it was.
+    checked = "el => el.querySelectorAll('input[type=radio]:checked').length"
+    assert page.eval_on_selector("#chart-l", checked) == 1 == page.eval_on_selector("#live-chart-attention", checked)
+    page.locator("#live-chart-attention input[type=radio]").nth(1).check()
+    assert page.eval_on_selector("#chart-l", checked) == 1
     page.click("#own-back")
+    assert page.eval_on_selector("#chart-l", checked) == 1
     assert page.is_visible("#chart-l") and page.is_visible(".text-figure") and not page.is_visible("#own-figure")
+    assert page.text_content("#live-message").startswith("The figure shows the book's sentence again")
     assert page.url == f"{server[0]}figure-l.html"  # a link to the page is the book's figure again
     assert page.input_value("#live-text") == OTHER_TEXT  # kept for another try
     type_and_run(page, TEXT)
@@ -801,7 +825,7 @@ def test_a_reload_loads_the_model_from_cache_storage_and_the_address_brings_the_
     )
     assert page.evaluate("document.getElementById('try-own').open")  # the address opened it
     assert page.input_value("#live-text") == OTHER_TEXT and page.input_value("#live-target") == TARGET
-    assert page.text_content("#live-message").startswith("This link brings a text")
+    assert page.text_content("#live-message").startswith("The text this link brings is in the box")
     assert page.evaluate("window.liveFigures.kept") is True
     assert page.text_content("#live-load-button") == KEPT  # no word of a download
     page.click("#live-load-button")

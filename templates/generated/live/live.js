@@ -76,6 +76,7 @@
   var POSITION = "position";
   var TOKEN_SELECTS = ["token", "position", "from", "to"];
   var DESCRIPTION = "description";
+  var KEY_WORDS = "key_words";
   var NAMES = "names";
   var HEAD_PICTURES = "head_pictures";
   var PICTURE_PALETTE = "picture_palette";
@@ -1225,14 +1226,19 @@
       });
     });
   }
+  function keyOf(el) {
+    const id = el.getAttribute("data-key");
+    return id ? document.getElementById(id) : null;
+  }
   function embedded(el, view, spec, bound, tops) {
     const key = el.getAttribute("data-live-chart");
     el.picks = spec.usermeta && spec.usermeta[CLICKS_META] || [];
     followClicks(el, view, bound, tops);
     followChoices(el, view, bound, key);
     describe(descriptionOf(el), view);
+    describe(keyOf(el), view, KEY_WORDS);
     scrollBox(el);
-    if (state.chosenToken !== null) chosenInView(el);
+    if (tokenParam(el)) chosenInView(el);
     const pending = el.pendingToken, param = tokenParam(el);
     el.pendingToken = void 0;
     if (pending !== void 0 && param) {
@@ -1576,8 +1582,7 @@
     const shownAnew = on && own.box.hidden;
     own.box.hidden = !on;
     if (own.figure) own.figure.toggleAttribute("data-own", on);
-    const top = own.figure && own.figure.querySelector(".reading-key") || own.box;
-    if (shownAnew && top.scrollIntoView) top.scrollIntoView({ block: "start" });
+    if (shownAnew && own.box.scrollIntoView) own.box.scrollIntoView({ block: "start" });
   }
   function listenToBack(history2, location2) {
     const back = $("own-back");
@@ -1585,6 +1590,7 @@
     back.addEventListener("click", () => {
       showOwn(false);
       history2.replaceState(null, "", location2.pathname + location2.search);
+      say("The figure shows the book's sentence again; your text is still in the box, to run again.");
       const summary = document.querySelector("#try-own > summary");
       if (summary) summary.focus();
     });
@@ -1730,6 +1736,8 @@
     live.timings.loadMs = performance.now() - started;
     page.el.progress.hidden = true;
     page.el.loadButton.hidden = true;
+    const run = document.getElementById("live-run");
+    if (run) run.hidden = false;
     const weights = document.getElementById("live-weights");
     if (weights) weights.hidden = true;
     page.el.loadStatus.textContent = modelName(true) + " is loaded in this page (" + fromWhere(live.downloadedBytes, page.model.bytes) + ", " + (live.timings.loadMs / 1e3).toFixed(1) + " s" + (threads > 1 ? ", " + threads + " threads" : "") + ")." + (live.keptNow ? "" : NOT_KEPT);
@@ -1926,7 +1934,7 @@
     sayTarget();
     return true;
   }
-  var brought = () => "This link brings a text: load " + modelName() + " with the button above to see its figures.";
+  var brought = () => "The text this link brings is in the box: load " + modelName() + " with the button above to draw the figure for it.";
   function open() {
     if (fromAddress()) say(brought());
     else {

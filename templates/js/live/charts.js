@@ -4,7 +4,7 @@
 // a token chosen in one is chosen in all. The reader's text is only ever text here: Vega's text marks, never HTML.
 import {allowed} from '../shared/address.js';
 import {describe, draw as embed, tokenParam} from '../shared/charts.js';
-import {CLICKS_META, LIVE_PANELS, TOKEN_PARAMS} from '../shared/names.js';
+import {CLICKS_META, KEY_WORDS, LIVE_PANELS, TOKEN_PARAMS} from '../shared/names.js';
 import {chosenInView, scrollBox} from '../shared/scroll.js';
 import {writeAddress} from './address.js';
 import {followRows, panels, topRows} from './datasets.js';
@@ -90,6 +90,12 @@ function followChoices(el, view, bound, key) {
   });
 }
 
+// The key above the chart, where the chart writes its own (KEY_WORDS: one that names the token it follows).
+function keyOf(el) {
+  const id = el.getAttribute('data-key');
+  return id ? document.getElementById(id) : null;
+}
+
 // The drawn view made the chart's: clicks and choices followed, the token chosen elsewhere taken.
 function embedded(el, view, spec, bound, tops) {
   const key = el.getAttribute('data-live-chart');
@@ -97,10 +103,10 @@ function embedded(el, view, spec, bound, tops) {
   followClicks(el, view, bound, tops);
   followChoices(el, view, bound, key);
   describe(descriptionOf(el), view);
+  describe(keyOf(el), view, KEY_WORDS);
   scrollBox(el);
-  // It opens at its left edge, where its title and axis are, unless a token was chosen for this text: then
-  // with that token's column in view (as after any choice).
-  if (state.chosenToken !== null) chosenInView(el);
+  // It opens with its token's column in view, as the book's figure does (as after any choice).
+  if (tokenParam(el)) chosenInView(el);
   const pending = el.pendingToken, param = tokenParam(el);  // chosen in another chart while this one was drawn
   el.pendingToken = undefined;
   if (pending !== undefined && param) {

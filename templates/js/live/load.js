@@ -15,6 +15,8 @@ function loaded(started) {
   live.timings.loadMs = performance.now() - started;
   page.el.progress.hidden = true;
   page.el.loadButton.hidden = true;
+  const run = document.getElementById('live-run');  // shown once there is a model to run
+  if (run) run.hidden = false;
   // The choice made steps aside, so that the text and its figure come nearer the top of the page.
   const weights = document.getElementById('live-weights');
   if (weights) weights.hidden = true;

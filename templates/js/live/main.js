@@ -126,7 +126,8 @@ function fromAddress() {
 }
 
 // Said where the address brings a text and the model is not loaded yet.
-const brought = () => 'This link brings a text: load ' + modelName() + ' with the button above to see its figures.';
+const brought = () => 'The text this link brings is in the box: load ' + modelName() + ' with the button above to ' +
+                      'draw the figure for it.';
 
 function open() {
   if (fromAddress()) say(brought());

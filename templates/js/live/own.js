@@ -2,7 +2,7 @@
 // reader's text takes the place of the book's (the figure says data-own; site.css hides what belongs to the book's
 // text: its chart, its token row, its facts, its downloads), and "Back to the book's sentence" shows the book's
 // again. live.html, the index of these figures, hands a text its address brings on to their links (carryText).
-import {$} from './page.js';
+import {$, say} from './page.js';
 
 // The figure the page draws for the reader's text, or null on live.html.
 function ownFigure() {
@@ -11,15 +11,14 @@ function ownFigure() {
 }
 
 // Shows the figure for the reader's text (on) or the book's (off).
-// Shown anew, it is brought into view from its reading key (the form above may fill the screen).
+// Shown anew, it is brought into view (the form above may fill the screen): its line, its tokens, its key.
 export function showOwn(on) {
   const own = ownFigure();
   if (!own) return;
   const shownAnew = on && own.box.hidden;
   own.box.hidden = !on;
   if (own.figure) own.figure.toggleAttribute('data-own', on);
-  const top = (own.figure && own.figure.querySelector('.reading-key')) || own.box;
-  if (shownAnew && top.scrollIntoView) top.scrollIntoView({block: 'start'});
+  if (shownAnew && own.box.scrollIntoView) own.box.scrollIntoView({block: 'start'});
 }
 
 // Whether the page shows the reader's text now.
@@ -36,6 +35,7 @@ export function listenToBack(history, location) {
   back.addEventListener('click', () => {
     showOwn(false);
     history.replaceState(null, '', location.pathname + location.search);
+    say('The figure shows the book\'s sentence again; your text is still in the box, to run again.');
     const summary = document.querySelector('#try-own > summary');
     if (summary) summary.focus();
   });
