@@ -305,7 +305,13 @@ def textless_chart(
     )
     return textless.finished(
         parts_stack(None, n_layer, vocabulary, NARROW_CELL if narrow else None, TEXTLESS),
-        [stage, *textless.chosen(POSITION, opening_position, "Position ", follow=True), where, description],
+        [
+            stage,
+            *textless.chosen(POSITION, opening_position, "Position ", follow=True),
+            where,
+            charts.chance_switch(),
+            description,
+        ],
         ("stage", POSITION),
         n_layer,
         0,

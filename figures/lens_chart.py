@@ -160,13 +160,13 @@ def _phone_table(table: alt.LayerChart, cell: int, n_layer: int) -> alt.LayerCha
 
 def _top_chart(width: int | str, reads: Reads = BUILT, room: int = 0) -> alt.LayerChart:
     """The chosen cell's top 10, as bars, on a chance axis that follows the switch (zoomed in, the cell's largest
-    bar, its TOP_ENDS, leaves `room` px for its token's name); with no text (no switch), from 0 to 100%."""
-    scale, axis = alt.Scale(domain=[0, 1]), alt.Axis(format="%")
-    if not reads.textless:
-        scale = charts.chance_scale(
-            f"{TOP_ENDS}[stage * length({NAMES}) + {reads.q}]", room, width if isinstance(width, int) else "width"
-        )
-        axis = alt.Axis(format=charts.CHANCE_FORMAT, tickCount=5)
+    bar, its TOP_ENDS, leaves `room` px for its token's name); with no text, the largest bar is the cell's first row
+    of `top`, and the room that of a long token's name."""
+    largest = f"{TOP_ENDS}[stage * length({NAMES}) + {reads.q}]"
+    if reads.textless:
+        largest, room = f"{textless.row_at('top', 'stage', reads.q, 1)}.p", charts.words_room(["_" + "x" * 12])
+    scale = charts.chance_scale(largest, room, width if isinstance(width, int) else "width")
+    axis = alt.Axis(format=charts.CHANCE_FORMAT, tickCount=5)
     top10 = (
         charts.said_chance(alt.Chart(alt.NamedData(reads.tops)))
         .transform_filter(f"datum.stage == stage && datum.q == {reads.q}")
@@ -211,8 +211,8 @@ def follow_title(what: str, reads: Reads = BUILT) -> alt.Title:
 
 def _follow_charts(n_layer: int, vocabulary: int, width: int | str, reads: Reads = BUILT) -> list[alt.LayerChart]:
     """The followed token's chance and rank across the stages, at the chosen position or at all, each titled with
-    the token's name. The rank axis runs from 1 (the most likely) to the vocabulary's size (the least likely).
-    With no text, the chance's axis ends at the largest chance drawn (no switch)."""
+    the token's name. The rank axis runs from 1 (the most likely) to the vocabulary's size (the least likely); the
+    chance's axis follows the switch, with a text or without."""
     followed = charts.said_chance(charts.named_stages(alt.Chart(alt.NamedData("follow")))).transform_filter(
         f"{reads.follows}(where == 'all' || datum.q == {reads.q})"
     )
@@ -224,15 +224,7 @@ def _follow_charts(n_layer: int, vocabulary: int, width: int | str, reads: Reads
     where = [alt.Tooltip("pos:N", title="position"), charts.stage_tip()]
     p_line = followed.encode(
         x=stage_x,
-        y=alt.Y(
-            "p:Q",
-            **(
-                {"axis": alt.Axis(format="%")}
-                if reads.textless
-                else {"scale": charts.chance_scale(), "axis": alt.Axis(format=charts.CHANCE_FORMAT)}
-            ),
-            title="chance",
-        ),
+        y=alt.Y("p:Q", scale=charts.chance_scale(), axis=alt.Axis(format=charts.CHANCE_FORMAT), title="chance"),
         color=colour,
         detail="pos:N",
         tooltip=[*where, charts.chance_tip(), alt.Tooltip("rank:Q", format=",")],

@@ -381,6 +381,8 @@ def test_the_lens_follows_another_token_chosen_beside_it(watched, server, site):
     n, n_layer = len(data["tokens"]), len(data["attention"])
     top = page.evaluate("window.liveFigures.drawn.lens.datasets.top")
     assert len(top) == (n_layer + 1) * n * 10 and [r["rank"] for r in top[:10]] == list(range(1, 11))
+    # The chance axis's switch, as on the book's lens: 0 to 100%, or zoomed in.
+    assert page.is_visible("#live-chart-lens .vega-bindings input[name='chance_scale'][value='whole']")
     options = page.eval_on_selector_all("#live-follow-select option", "os => os.map(o => Number(o.value))")
     other = next((i for i in options[1:] if i in lens["tokens"]), None)
     assert other is not None, f"none of the chosen cell's top 10 {options} is followed by the build's lens"
