@@ -110,7 +110,8 @@ class Command(click.Command):
 @click.option(
     "--live",
     is_flag=True,
-    help="Add live.html, where a reader types a text and the model runs in the page (needs ./setup.sh --live).",
+    help="Let each figure the model can compute take the reader's own text, the model running in the page; "
+    "live.html lists them (needs ./setup.sh --live).",
 )
 @click.option(
     "--check-book",

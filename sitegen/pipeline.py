@@ -85,7 +85,7 @@ class Settings:
     device: str = "cpu"
     cache_dir: Path | None = None  # None: no cache
     rerun: bool = False  # run the model even where the cache holds the run
-    live: bool = False  # add live.html: the model exported for the reader's browser (sitegen.site.live)
+    live: bool = False  # the reader's own sentence: the model exported for the reader's browser (sitegen.site.live)
 
 
 def build_site(settings: Settings, progress: Progress | None = None) -> Run:

@@ -1,10 +1,11 @@
-"""The live page (python build.py --live): live.html, where a reader types a text and the model runs in the page, and
-the files it loads: the model exported to ONNX (figsite.capture.live_export, its weights in files under 100 MB), the
+"""The reader's own sentence (python build.py --live): the figures' pages where a reader types a text and the model
+runs in the page ("Try your own sentence", templates/_own_sentence.html), live.html (their index), and the files they
+load: the model exported to ONNX (figsite.capture.live_export, its weights in files under 100 MB), the
 model's own tokenizer.json as a classic script (paths.LIVE_TOKENIZER: it sets `liveTokenizerJson`, which the page's
 tokenizer, Tokenizers.js bundled into live/tokenize.js, reads), onnxruntime-web from npm (sitegen.site.live_assets),
 and its own script (a classic script bundled from the ES modules of templates/js/live/, entry main.js).
 
-The page runs only over http(s) (a server, a static host, `python build.py --serve`): a browser lets no page
+The model runs only over http(s) (a server, a static host, `python build.py --serve`): a browser lets no page
 from file:// fetch files or start the runtime's workers, and the page says so there, in one line.
 """
 
@@ -28,14 +29,15 @@ COVERED_KINDS = LIVE_KINDS
 
 @dataclass(frozen=True)
 class LivePage:
-    """Everything live.html needs, gathered before anything is written."""
+    """Everything the figures' pages need for the reader's sentence (and live.html, their index), gathered before
+    anything is written."""
 
     model_folder: Path  # holds the manifest's files
     manifest: dict  # figsite.capture.live_export.export's
-    figures: list  # [{"key", "title", "caption", "narrow"}]: the charts it draws, in COVERED_KINDS' order, each
-    # compiled under "live-" + key (and "live-narrow-" + key where "narrow") in the build's charts
+    figures: list  # [{"key", "title", "caption", "narrow"}]: the kinds' charts for a reader's text, in COVERED_KINDS'
+    # order, each compiled under key (and "narrow-" + key where "narrow") in the build's live charts
     defaults: dict  # the text it opens on, the target, the views of figure (l)...: the config's
-    charts: dict = field(default_factory=dict)  # key -> [Vega, dark changes]: given when written (writers.Live)
+    charts: dict = field(default_factory=dict)  # key -> [Vega, dark changes]: a figure's page's (Site.live_with)
 
     @property
     def model_bytes(self) -> int:
