@@ -146,7 +146,6 @@ class Kind(Generic[RunT]):
     REACH: bool = False  # a token sees only itself and the tokens before it: the page's token row shades the rest
     # the places of the model (PLACES) the figure shows: where the index's map of the model lists it
     READS: tuple[str, ...] = ()
-    LIVE_CAPTION: str = ""  # the live page's caption where CAPTION names what only the build shows (default CAPTION)
     LIVE: int = 0  # its chart's place on the live page (1 first; textless_chart draws it); 0: not on the live page
     # It puts its text through several models, which its `models` key names: it is checked and asked of each model as
     # any figure is, and its members after the run (chart, context, ...) get, for `run`, a side-by-side record

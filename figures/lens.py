@@ -43,7 +43,6 @@ PHONE_TABLE = 240  # px: about the width the chart fitted to a 360 px phone's co
 NARROW_CELL = 56  # px per position of the table with no text in a phone's chart (it scrolls in its own box)
 GPT2_VOCABULARY = 50_257
 # The caption of the chart with no text: it names what the live page shows, where the build's names figure labels.
-LIVE_CAPTION = "The same read-out as the chart above, at every token of the text at once, after each layer."
 
 
 def opening_track(fig: Figure, run: Run) -> int:
@@ -149,7 +148,6 @@ class Lens(Kind[Run]):
         ]
         return None if cell_width(cells) * n <= PHONE_TABLE else lens_chart(fig, run, narrow=True)
 
-    LIVE_CAPTION = LIVE_CAPTION
     LIVE = 4
 
     def textless_chart(self, model: LiveShape, opening: LiveOpening, narrow: bool = False) -> alt.VConcatChart:

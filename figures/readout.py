@@ -34,7 +34,6 @@ from figures.toolkit.words import (
 )
 
 # The caption of the chart with no text: it names what the live page shows, where the build's names figure labels.
-LIVE_CAPTION = "After each layer, what the model would guess as the next token after the text's last token."
 
 
 # ---------------------------------------------------------------------------------------------- data
@@ -196,7 +195,6 @@ class Readout(Kind[Run]):
         side by side would lie 17 px apart)."""
         return self.chart(fig, run, sideways=True)
 
-    LIVE_CAPTION = LIVE_CAPTION
     LIVE = 3
 
     def live_opening(self, fig: Figure) -> LiveOpening:

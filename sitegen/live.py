@@ -130,14 +130,7 @@ def gather_live(model: LiveModel, figures: list[Figure], pages) -> LivePage:
             pages.live_charts[f"narrow-{key}"] = pages.compiled(
                 charts.spec(narrow), f"the live page's narrow {key} chart"
             )
-        out.append(
-            {
-                "key": key,
-                "title": kind.TITLE,
-                "caption": kind.LIVE_CAPTION or kind.CAPTION,
-                "narrow": narrow is not None,
-            }
-        )
+        out.append({"key": key, "narrow": narrow is not None})
     return LivePage(model.folder, model.manifest, out, {**defaults, "max_tokens": LIVE_TOKENS})
 
 

@@ -34,8 +34,8 @@ class LivePage:
 
     model_folder: Path  # holds the manifest's files
     manifest: dict  # figsite.capture.live_export.export's
-    figures: list  # [{"key", "title", "caption", "narrow"}]: the kinds' charts for a reader's text, in COVERED_KINDS'
-    # order, each compiled under key (and "narrow-" + key where "narrow") in the build's live charts
+    figures: list  # [{"key", "narrow"}]: the kinds' charts for a reader's text, in COVERED_KINDS' order, each
+    # compiled under key (and "narrow-" + key where "narrow") in the build's live charts
     defaults: dict  # the text it opens on, the target, the views of figure (l)...: the config's
     charts: dict = field(default_factory=dict)  # key -> [Vega, dark changes]: a figure's page's (Site.live_with)
 
