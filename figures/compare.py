@@ -16,8 +16,8 @@ from figsite.config import Field, Figure
 from figsite.data.asks import Asks
 from figsite.data.run import Run
 from figsite.data.shared_names import DESCRIPTION
-from figures.kind import Context, Kind, Resolved, Tokens
-from figures.toolkit import charts, fields
+from figures.kind import Context, Kind, LiveOpening, LiveShape, Resolved, Tokens
+from figures.toolkit import charts, fields, textless
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import ASIDE, CELL_LINE
 from figures.toolkit.words import count, escaped, heading, number, said, shown, token_label
@@ -118,6 +118,12 @@ class Compare(Kind[Run]):
         ),
     }
     EXPLORE = True
+    LIVE = 6  # after find-head
+
+    def textless_chart(self, model: LiveShape, opening: LiveOpening, narrow: bool = False) -> alt.LayerChart:
+        """The grid with no text in it: the page puts in the reader's two texts' `cells` (live_data.CELLS) and says
+        in `description` where their numbers part (templates/js/live/pair.js)."""
+        return textless_grid(model["n_layer"], narrow)
 
     def asks(self, fig: Figure) -> Asks:
         return Asks(
@@ -205,18 +211,38 @@ def grid_chart(fig: Figure, run: Run, narrow: bool = False) -> alt.LayerChart:
         row["name"] = f"{number(first, row['position'])}: {row['token']}"
     labels = sorted({row["name"] for row in data}, key=lambda name: int(name.split(":")[0]))
     asked = f"datum.value == {charts.literal(labels[fig.opening])}"
-    base = charts.named_stages(alt.Chart(alt.NamedData("cells"))).encode(
-        x=alt.X("stage:O", title="after layer (0: before any layer)", axis=alt.Axis(labelAngle=0)),
-        y=alt.Y(
-            "name:N",
-            title=None,
-            sort=labels,
-            axis=alt.Axis(
-                labelFontSize=12,
-                labelFontWeight=alt.ExprRef(f"{asked} ? 'bold' : 'normal'"),
-                labelExpr=f"({asked} ? {charts.literal(MARK)} : '') + datum.value",
+    axis = alt.Axis(
+        labelFontSize=12,
+        labelFontWeight=alt.ExprRef(f"{asked} ? 'bold' : 'normal'"),
+        labelExpr=f"({asked} ? {charts.literal(MARK)} : '') + datum.value",
+    )
+    grid = _grid(alt.Y("name:N", title=None, sort=labels, axis=axis), narrow)
+    return charts.with_data(
+        cast(
+            "alt.LayerChart",
+            grid.add_params(alt.param(name=DESCRIPTION, value=sentence(fig, run))).properties(
+                width=alt.Step(charts.TAP) if narrow else "container", height=max(120, 26 * len(labels))
             ),
         ),
+        cells=data,
+    )
+
+
+def textless_grid(n_layer: int, narrow: bool = False) -> alt.LayerChart:
+    """The grid for two texts the page puts in (`cells`, rows in the order of their positions; the reader's texts
+    have no question, so no row is marked), 26 px a row; its `description` the page's sentence."""
+    y = alt.Y("name:N", title=None, sort=alt.EncodingSortField("position", op="min"), axis=alt.Axis(labelFontSize=12))
+    grid = _grid(y, narrow).add_params(alt.param(name=DESCRIPTION, value=""))
+    sized = grid.properties(width=alt.Step(charts.TAP) if narrow else "container", height=alt.Step(26))
+    return charts.with_data(cast("alt.LayerChart", sized), cells=textless.empty(n_layer, 1)["cells"])
+
+
+def _grid(y: alt.Y, narrow: bool) -> alt.LayerChart:
+    """The cells of `cells` by stage (columns) and row (`y`), coloured by distance, an exact 0 written in an empty
+    cell; the legend beside the grid, or (narrow) under it."""
+    base = charts.named_stages(alt.Chart(alt.NamedData("cells"))).encode(
+        x=alt.X("stage:O", title="after layer (0: before any layer)", axis=alt.Axis(labelAngle=0)),
+        y=y,
         # The "0" written in a cell shows the cell's tooltip too.
         tooltip=[alt.Tooltip("name:N", title="token"), charts.stage_tip(), alt.Tooltip("distance:Q", format=".4g")],
     )
@@ -235,12 +261,4 @@ def grid_chart(fig: Figure, run: Run, narrow: bool = False) -> alt.LayerChart:
     zeros = (
         base.mark_text(fontSize=10, opacity=ASIDE).encode(text=alt.value("0")).transform_filter("datum.distance == 0")
     )
-    return charts.with_data(
-        cast(
-            "alt.LayerChart",
-            alt.layer(grid, zeros)
-            .add_params(alt.param(name=DESCRIPTION, value=sentence(fig, run)))
-            .properties(width=alt.Step(charts.TAP) if narrow else "container", height=max(120, 26 * len(labels))),
-        ),
-        cells=data,
-    )
+    return cast("alt.LayerChart", alt.layer(grid, zeros))

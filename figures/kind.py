@@ -112,14 +112,16 @@ class LiveShape(TypedDict):
 
 class LiveOpening(TypedDict, total=False):
     """How the live page opens (Kind.live_opening, Kind.textless_chart's `opening`), as readers count (from 1; None:
-    the last): the views ([[layer, head]]), token, head ([layer, head]), stage and position the charts open on; the
-    text the page opens on and the token it follows (live_opening's only)."""
+    the last): the views ([[layer, head]]), token, head ([layer, head]), stage and position the charts open on, the
+    layer whose heads the knockout takes out too (heads_of); the text the page opens on and the token it follows
+    (live_opening's only)."""
 
     views: list[list[int]]
     token: int | None
     head: list[int]
     stage: int | None
     position: int | None
+    heads_of: int
     text: str
     target: str
 

@@ -20,8 +20,9 @@ from figsite.data.part_records import Ask, Chance, KnockoutEntry, KnockoutRun
 from figsite.data.records import ModelRecord
 from figsite.data.run import Run
 from figsite.data.shared_names import DESCRIPTION
-from figures.kind import Context, PartKind, Resolved, Reveal, Table, Tokens
-from figures.knockout_chart import panel, y_scale_and_axis
+from figures import knockout_textless
+from figures.kind import Context, LiveOpening, LiveShape, PartKind, Resolved, Reveal, Table, Tokens
+from figures.knockout_chart import NONE, choice_params, panel, y_scale_and_axis
 from figures.records import BarRow, Outcome
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt, escaped
@@ -30,7 +31,6 @@ from figures.toolkit.words import agrees, count, heading, ordinal, percent, perc
 
 SUBTITLE_LINE = 44  # characters: a line of the chart's subtitle fits a 360 px phone's column (the narrow chart)
 WIDE_SUBTITLE_LINE = 88  # characters: a line of it where the column is 480 px or wider
-NONE = "none"  # the `part` param's value when no bar is highlighted
 SAME = 5e-9  # probabilities are kept to 8 decimals: closer than this counts as unchanged
 
 
@@ -192,6 +192,19 @@ class Knockout(PartKind):
     }
     EXPLORE = True
     PART = "knockouts"
+    LIVE = 7  # after compare
+
+    def live_opening(self, fig: Figure) -> LiveOpening:
+        """The reader's text has the book's figure's layer whose heads are taken out too, where it has one."""
+        return {"heads_of": fig["heads_of"]} if "heads_of" in fig.values else {}
+
+    def live_target(self, fig: Figure, run: Run) -> str:
+        """The token whose chance the figure watches: the reader's text opens watching it too."""
+        return cast(str, fig["target"])
+
+    def textless_chart(self, model: LiveShape, opening: LiveOpening, narrow: bool = False) -> alt.VConcatChart:
+        """The same panels with no text in them (figures.knockout_textless), the page's runs put in."""
+        return knockout_textless.textless_chart(model["n_layer"], model["n_head"], opening.get("heads_of"), narrow)
 
     def named(self, fig: Figure) -> tuple[str, ...]:
         return (fig["target"],)
@@ -347,22 +360,7 @@ def params(o: Outcome, summary: str) -> list[alt.Parameter]:
     """`show` (probability or rank), `part` (the highlighted run, or none), and the words for each part: with none
     highlighted, the figure's `summary`."""
     whole, target, every = o.whole, o.target, o.runs
-    show = alt.param(
-        name="show",
-        value="probability",
-        bind=alt.binding_radio(
-            options=["probability", "rank"], labels=["chance", "rank (1 = most likely)"], name="Show "
-        ),
-    )
-    part = alt.param(
-        name="part",
-        value=NONE,
-        bind=alt.binding_select(
-            options=[NONE] + [part_key(r) for r in every],
-            labels=["none"] + [part_label(r) for r in every],
-            name="Highlight ",
-        ),
-    )
+    show, part = choice_params([part_key(r) for r in every], [part_label(r) for r in every])
     words = {NONE: summary}
     words.update({part_key(r): without(r, whole, target) + "." for r in every})
     said = alt.param(name="descriptions", value=words)

@@ -7,6 +7,7 @@ figures.knockout.chart_rows makes them) and params (show, part), so they take no
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import cast
 
 from figures.toolkit import charts
@@ -14,6 +15,7 @@ from figures.toolkit.charts import alt
 from figures.toolkit.colours import CHOSEN, HELPS_WORDS, HURTS_WORDS, REFERENCE
 
 PANEL_HEIGHT = 130
+NONE = "none"  # the `part` param's value when no bar is highlighted
 
 # The two sides of zero, as the legend names them (with the target as shown): what the part does for the answer,
 # seen from how the target fares without it. A part whose removal lowers the target helps the answer, in the colour
@@ -23,10 +25,13 @@ LESS = HELPS_WORDS + ": less likely without it"
 MORE = HURTS_WORDS + ": likelier without it"
 
 
+MULTIPLES = (0.1, 0.2, 0.25, 0.5, 1, 2, 2.5, 5, 10)  # a step of the chance axis: one of these times a power of ten
+
+
 def nice_step(top: float) -> float:
     """A step of 1, 2, 2.5 or 5 times a power of ten that cuts 0..top into at most 5 steps."""
     power = 10.0 ** math.floor(math.log10(top))
-    return next(m * power for m in (0.1, 0.2, 0.25, 0.5, 1, 2, 2.5, 5, 10) if top / (m * power) <= 5)
+    return next(m * power for m in MULTIPLES if top / (m * power) <= 5)
 
 
 def chance_ticks(changes: list[float]) -> list[float]:
@@ -96,14 +101,40 @@ def side_colour(target: str) -> alt.Color:
     )
 
 
+def choice_params(keys: list[str], labels: list[str]) -> list[alt.Parameter]:
+    """`show` (the chance or the rank), and `part`, the part highlighted (NONE, or one of `keys`, by `labels`)."""
+    show = alt.param(
+        name="show",
+        value="probability",
+        bind=alt.binding_radio(
+            options=["probability", "rank"], labels=["chance", "rank (1 = most likely)"], name="Show "
+        ),
+    )
+    part = alt.param(
+        name="part",
+        value=NONE,
+        bind=alt.binding_select(options=[NONE, *keys], labels=["none", *labels], name="Highlight "),
+    )
+    return [show, part]
+
+
 def panel(
-    group: str, title: str, x_title: str, target: str, scale: alt.Scale, axis: alt.Axis, bar: int = 0
+    group: str,
+    title: str,
+    x_title: str,
+    target: str,
+    scale: alt.Scale,
+    axis: alt.Axis,
+    bar: int = 0,
+    words: Mapping[str, str] | None = None,
 ) -> alt.LayerChart:
     """One kind of part: a bar per layer (or head) from zero, the intact model, to the change its removal makes; as
-    wide as the column, or `bar` px a bar's column."""
+    wide as the column, or `bar` px a bar's column. `words`: {field: Vega expression} of the fields "change" and
+    "said", where the data do not hold them (the chart with no text: figures.knockout_textless)."""
     side = f"datum.v < 0 ? {charts.literal(LESS.format(target=target))} : {charts.literal(MORE.format(target=target))}"
+    data = alt.Chart(alt.NamedData("runs"))
     base = (
-        charts.said_chance(alt.Chart(alt.NamedData("runs")))
+        charts.said_chance(data.transform_calculate(**words) if words else data)
         .transform_filter(f"datum.group == '{group}'")
         .transform_calculate(v=VALUE)
         .transform_calculate(side=side)

@@ -13,20 +13,34 @@ which needs `onnxscript`), run through the model interface only (figsite.model.i
 final_norm, unembed, export_copy, checkpoint_names), whatever its family, and read at the same hook points as the
 capture. Its inputs:
 
-    input_ids  int64 (1, T), 1 <= T <= max_tokens     the text's tokens, the start token first where the model has one
-    follow     int64 (K,), K >= 1                      tokens whose probability and rank are asked for
+    input_ids          int64 (1, T), 1 <= T <= max_tokens  the text's tokens, the start token first where the model has one
+    follow             int64 (K,), K >= 1                   tokens whose probability and rank are asked for
+    keep_attention     float32 (n_layer,)                   each layer's attention output is multiplied by its value
+    keep_feed_forward  float32 (n_layer,)                   each layer's feed-forward output, likewise
+    keep_heads         float32 (n_layer, n_head)            each query head's mixed values (hook_z), likewise
+    read_stages        int64 (R,), R >= 1                   the stages whose read-out is asked for (0..n_layer)
 
-and its outputs (S = n_layer + 1 stages):
+The three `keep_` inputs are all 1 for the model as it is (x * 1 is x exactly in float32: the same numbers as a
+graph without them); a 0 takes that part out at every position, as the build's knockouts do
+(figsite.capture.parts.knockouts: blocks.L.hook_attn_out, blocks.L.hook_mlp_out, one head's slice of
+blocks.L.attn.hook_z).
+
+and its outputs (S = n_layer + 1 stages; R the stages read out, in the order `read_stages` gives them: a figure
+that needs the last stage only, such as the knockout's runs, spares the unembedding of the others, most of a run's
+work):
 
     shares        float32 (n_layer, n_head, T, T)   the attention pattern of each query head, 0 right of the diagonal
-    top_ids       int64   (S, T, TOP_K)             the most likely tokens, highest first (equal scores: lower id first)
-    top_probs     float32 (S, T, TOP_K)             their probabilities
-    follow_probs  float32 (S, T, K)                 the probability of each `follow` token
-    follow_ranks  int64   (S, T, K)                 its rank: 1 + how many scores of its position are higher
+    top_ids       int64   (R, T, TOP_K)             the most likely tokens, highest first (equal scores: lower id first)
+    top_probs     float32 (R, T, TOP_K)             their probabilities
+    follow_probs  float32 (R, T, K)                 the probability of each `follow` token
+    follow_ranks  int64   (R, T, K)                 its rank: 1 + how many scores of its position are higher
+    residuals     float32 (S, T, d_model)           the residual stream entering the first layer and after each layer
+                                                    (blocks.0.hook_resid_pre, blocks.L.hook_resid_post): what
+                                                    two compared texts' distances are taken from
 
 The scores of a stage and position (the vocabulary's) are never an output. The softmax's total is taken with the
 largest score subtracted first, one stage at a time, and the ranks are counted one stage and one followed token at a
-time (two ONNX Scans, torch's prototype `scan`): besides the scores, (S, T, vocab), what is held at once is one
+time (two ONNX Scans, torch's prototype `scan`): besides the scores, (R, T, vocab), what is held at once is one
 stage's (T, vocab), whatever K is.
 
 The weights are ONNX external data, float32, in files each under `file_bytes` (100 MB): a tensor larger than
@@ -63,7 +77,7 @@ from figsite.capture.live_files import (
 from figsite.capture.live_run import INPUTS, OUTPUTS, run, session  # noqa: F401 - run and session are read here too
 from figsite.data.format import TOP_K
 
-FORMAT = "live-model/3"  # 3: the light set beside the exact one ("light")
+FORMAT = "live-model/4"  # 4: the keep_ and read_stages inputs, the residuals output (3: the light set, "light")
 TOKENIZER_FILE = "tokenizer.json"  # the model's own tokenizer, as the `tokenizers` library saves it
 OPSET = 20
 
@@ -72,13 +86,23 @@ if TYPE_CHECKING:
 
 
 class LiveModel(nn.Module):
-    """The build's model (any family, through the interface) with the read-out of every stage on top: (input_ids (1, T), follow (K,)) -> OUTPUTS."""
+    """The build's model (any family, through the interface) with the read-out of every stage on top, and its parts
+    scaled by the `keep_` inputs: (input_ids (1, T), follow (K,), keep_attention (n_layer,), keep_feed_forward
+    (n_layer,), keep_heads (n_layer, n_head), read_stages (R,)) -> OUTPUTS."""
 
     def __init__(self, model: LanguageModel) -> None:
         super().__init__()
         self.model = model
 
-    def forward(self, input_ids: torch.Tensor, follow: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        follow: torch.Tensor,
+        keep_attention: torch.Tensor,
+        keep_feed_forward: torch.Tensor,
+        keep_heads: torch.Tensor,
+        read_stages: torch.Tensor,
+    ) -> tuple[torch.Tensor, ...]:
         model, n_layer = self.model, self.model.config.n_layer
         # each stage's residual stream (T, d_model); each layer's shares (1, heads, T, T)
         stages: list[torch.Tensor] = []
@@ -93,17 +117,32 @@ class LiveModel(nn.Module):
         }
         for layer in range(n_layer):
             hooks[point(layer, "attn.hook_pattern")] = [lambda pattern, _name: shares.append(pattern)]
+            hooks.update(_scaled(layer, keep_attention, keep_feed_forward, keep_heads))
         with model.hooks(hooks):
             model.run_layers(model.embed(input_ids), 0, n_layer)
-        normed = model.final_norm(torch.stack(stages))  # (S, T, d_model)
+        residuals = torch.stack(stages)  # (S, T, d_model)
+        normed = model.final_norm(residuals.index_select(0, read_stages))  # (R, T, d_model)
         # Rows (S x T, d_model) through the unembedding: a 2-D product is one Gemm with the tied weight as it is
         # stored (transB), where a 3-D one would add a transposed copy of it.
-        logits = model.unembed(normed.reshape(-1, normed.size(-1))).view(*normed.shape[:-1], -1)  # (S, T, vocab)
-        top, total = _totals(logits)  # (S, T, 1) each
-        top_scores, top_ids = logits.topk(TOP_K, dim=-1)  # (S, T, TOP_K)
-        chosen = logits.index_select(-1, follow)  # (S, T, K)
+        logits = model.unembed(normed.reshape(-1, normed.size(-1))).view(*normed.shape[:-1], -1)  # (R, T, vocab)
+        top, total = _totals(logits)  # (R, T, 1) each
+        top_scores, top_ids = logits.topk(TOP_K, dim=-1)  # (R, T, TOP_K)
+        chosen = logits.index_select(-1, follow)  # (R, T, K)
         ranks = _ranks(logits, chosen)
-        return (torch.cat(shares), top_ids, torch.exp(top_scores - top) / total, torch.exp(chosen - top) / total, ranks)
+        probs, follow_probs = torch.exp(top_scores - top) / total, torch.exp(chosen - top) / total
+        return (torch.cat(shares), top_ids, probs, follow_probs, ranks, residuals)
+
+
+def _scaled(
+    layer: int, keep_attention: torch.Tensor, keep_feed_forward: torch.Tensor, keep_heads: torch.Tensor
+) -> dict[str, list[HookFunction]]:
+    """The hooks that multiply one layer's attention output (1, T, d_model), feed-forward output (1, T, d_model)
+    and each head's mixed values (1, T, heads, d_head) by their `keep_` values: the build's knockouts' hook points."""
+    return {
+        point(layer, "hook_attn_out"): [lambda out, _name: out * keep_attention[layer]],
+        point(layer, "hook_mlp_out"): [lambda out, _name: out * keep_feed_forward[layer]],
+        point(layer, "attn.hook_z"): [lambda z, _name: z * keep_heads[layer][None, None, :, None]],
+    }
 
 
 def _totals(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -221,11 +260,16 @@ def _described_values(config: ModelConfig) -> list[DescribedValue]:
     shapes: dict[str, tuple[str, list[int | str]]] = {
         "input_ids": ("int64", [1, "T"]),
         "follow": ("int64", ["K"]),
+        "keep_attention": ("float32", [config.n_layer]),
+        "keep_feed_forward": ("float32", [config.n_layer]),
+        "keep_heads": ("float32", [config.n_layer, config.n_head]),
+        "read_stages": ("int64", ["R"]),
         "shares": ("float32", [config.n_layer, config.n_head, "T", "T"]),
-        "top_ids": ("int64", [stages, "T", TOP_K]),
-        "top_probs": ("float32", [stages, "T", TOP_K]),
-        "follow_probs": ("float32", [stages, "T", "K"]),
-        "follow_ranks": ("int64", [stages, "T", "K"]),
+        "top_ids": ("int64", ["R", "T", TOP_K]),
+        "top_probs": ("float32", ["R", "T", TOP_K]),
+        "follow_probs": ("float32", ["R", "T", "K"]),
+        "follow_ranks": ("int64", ["R", "T", "K"]),
+        "residuals": ("float32", [stages, "T", config.n_embd]),
     }
     return [{"name": name, "dtype": shapes[name][0], "shape": shapes[name][1]} for name in INPUTS + OUTPUTS]
 
@@ -238,8 +282,16 @@ def _traced(model: LanguageModel, max_tokens: int) -> onnx.ModelProto:
     n, k = min(max_tokens, 5), 3  # the example the exporter traces: T 1 and K 1 would be taken as fixed
     ids = torch.arange(n)[None] % model.config.vocab_size
     follow = torch.arange(k)
+    config = model.config
+    keep = (torch.ones(config.n_layer), torch.ones(config.n_layer), torch.ones(config.n_layer, config.n_head))
+    read = torch.arange(min(2, config.n_layer + 1))  # R 1 would be taken as fixed
     positions = {1: torch.export.Dim("T", min=1, max=max_tokens)} if max_tokens > 1 else {}  # else T is 1
-    dynamic = {"input_ids": positions, "follow": {0: torch.export.Dim("K", min=1)}}
+    dynamic = {
+        "input_ids": positions,
+        "follow": {0: torch.export.Dim("K", min=1)},
+        **{name: {} for name in INPUTS[2:5]},  # the keep_ inputs: fixed shapes
+        "read_stages": {0: torch.export.Dim("R", min=1, max=model.config.n_layer + 1)},
+    }
     registration = logging.getLogger("torch.onnx._internal.exporter._registration")  # "torchvision is not installed"
     level = registration.level
     registration.setLevel(logging.ERROR)
@@ -248,7 +300,7 @@ def _traced(model: LanguageModel, max_tokens: int) -> onnx.ModelProto:
             warnings.simplefilter("ignore")
             program = torch.onnx.export(
                 LiveModel(model).eval(),
-                (ids, follow),
+                (ids, follow, *keep, read),
                 dynamo=True,
                 verbose=False,
                 opset_version=OPSET,

@@ -54,7 +54,29 @@ FOLLOW = Dataset(
     ("stage", "q", "p", "rank"),
     ("the followed token at each stage and position (rank 1 = most likely), by stage then q."),
 )
-DATASETS = {dataset.name: dataset for dataset in (PANELS, TOP, FOLLOW)}
+CELLS = Dataset(
+    "cells",
+    ("stage", "position", "token", "distance", "name"),
+    (
+        "two compared texts (figures.compare): a row per stage and per position both texts have, by stage then "
+        "position; token: the two texts' tokens there as the pages write them, one where they are the same "
+        "('_it'), else both ('_tired / _wide'); distance: the length of the difference of their residual streams "
+        "(exactly 0 before the first token that differs); name: the row's name, '9: _it' (figures.compare.grid_chart)."
+    ),
+)
+RUNS = Dataset(
+    "runs",
+    ("key", "group", "x", "layer", "name", "part_name", "p", "rank", "dp", "dr"),
+    (
+        "the knockout's runs (figures.knockout_textless): a row per part taken out, in the order the chart lists them "
+        "(each layer's attention, each layer's feed-forward step, each head of one layer), its key, group ('attention', "
+        "'feed-forward', 'head'), x (the layer, or the head, from 1), layer (from 1) and names as the chart gives them; "
+        "the page puts in p and rank, the followed token's chance and rank at the last position after the last layer "
+        "with that part taken out, and dp and dr, their change from the intact model's (p less its p; its rank less "
+        "this rank: places moved up)."
+    ),
+)
+DATASETS = {dataset.name: dataset for dataset in (PANELS, TOP, FOLLOW, CELLS, RUNS)}
 
 
 @dataclass(frozen=True)
@@ -71,12 +93,15 @@ TABLES = {
         Table("shares", ("layer", "head", "position", "token", "looks_at_position", "looks_at_token", "share")),
         Table("top", (STAGE_COLUMN, "position", "token", "rank", "next_token_id", "next_token", "probability")),
         Table("followed", ("followed_id", "followed_token", STAGE_COLUMN, "position", "token", "probability", "rank")),
+        Table("distances", (STAGE_COLUMN, "position", "token_a", "token_b", "distance")),
+        Table("taken_out", ("taken_out", "layer", "head", "probability", "rank")),
     )
 }
 
 
 def empty(n_layer: int, n_head: int) -> dict[str, list[dict[str, object]]]:
-    """Placeholder datasets for a text of one token: every share on it, every chance 0, the followed token ranked 1."""
+    """Placeholder datasets for a text of one token: every share on it, every chance 0, the followed token ranked 1,
+    the two compared texts the same."""
     panels = [{"l": l, "h": h, "u": [PER_SHARE]} for l in range(n_layer) for h in range(n_head + 1)]
     return {
         PANELS.name: panels + [{"l": n_layer, "h": n_head, "u": [PER_SHARE]}],
@@ -86,4 +111,8 @@ def empty(n_layer: int, n_head: int) -> dict[str, list[dict[str, object]]]:
             for r in range(1, TOP_K + 1)
         ],
         FOLLOW.name: [{"stage": s, "q": 0, "p": 0.0, "rank": 1} for s in range(n_layer + 1)],
+        CELLS.name: [
+            {"stage": s, "position": 0, "token": PLACEHOLDER, "distance": 0.0, "name": f"1: {PLACEHOLDER}"}
+            for s in range(n_layer + 1)
+        ],
     }

@@ -40,6 +40,7 @@ pytest.importorskip("onnxscript", reason="torch's ONNX exporter needs onnxscript
 TEXT = "Der Hund bellte laut, weil er hungrig war."
 OTHER_TEXT = "Die Katze schlief, denn sie war müde."
 TARGET = " dog"
+TEXT_B = "Der Hund bellte laut, weil er müde war."  # TEXT's beginning, then another word
 HOSTILE = '<script>alert(1)</script> "><img src=x onerror=alert(2)> \u202e'
 CONFIG = f'''\
 [[figure]]
@@ -69,10 +70,30 @@ kind = "lens"
 label = "lens"
 text = "{TEXT}"
 track = "{TARGET}"
+
+[[figure]]
+kind = "knockout"
+label = "take-out"
+text = "{TEXT}"
+target = "{TARGET}"
+heads_of = 2
+
+[[figure]]
+kind = "compare"
+label = "two-texts"
+texts = ["{TEXT}", "{TEXT_B}"]
 '''
 TOLERANCE = 1e-5  # a share or a probability: float32 in WebAssembly against float32 in torch
 TIE = 1e-6  # top-10 probabilities this close may come in either order
-PAGES = {"attention": "l", "heads": "every-head", "readout": "i", "lens": "lens", "find-head": "which-head"}
+PAGES = {
+    "attention": "l",
+    "heads": "every-head",
+    "readout": "i",
+    "lens": "lens",
+    "find-head": "which-head",
+    "compare": "two-texts",
+    "knockout": "take-out",
+}
 LIVE_SCRIPTS = ("live/tokenizer.js", "live/tokenize.js", "live/ort/ort.wasm.min.js")  # loaded when the reader asks
 MODEL_PATH = "/live/model/"  # under the site's sub-path (server)
 TIMEOUT_MS = 60_000
@@ -698,6 +719,122 @@ def test_a_hostile_text_is_drawn_as_text(watched):
     assert "&lt;" in tooltip[0] and tooltip[1] == 0
     page.mouse.move(0, 0)
     assert watched.refused == []
+
+
+def test_the_knockout_of_the_readers_text_takes_out_each_part_as_the_build_does(watched, server, site):
+    """Each run of the build's knockouts (each layer's attention, each feed-forward step, each head of layer 2), made
+    in the page through the graph's keep_ inputs: the target's chance within 1e-5 and its rank the same."""
+    page = watched.page
+    visit(page, server[0], "knockout")
+    assert page.is_visible("#live-target") and page.input_value("#live-target") == TARGET
+    start_model(page)
+    parts = json.loads((site / "data" / "parts.json").read_text(encoding="utf-8"))
+    expected = next(entry for entry in parts["knockouts"] if entry["ask"][0] == TEXT)
+    got = page.evaluate("window.liveFigures.result.knockout")
+    assert expected["position"] == page.evaluate("window.liveFigures.result.ids.length") - 1
+    assert abs(got["intact"]["p"] - expected["intact"]["p"]) <= TOLERANCE
+    assert_same_rank(got["intact"]["rank"], expected["intact"]["rank"], "intact")
+    assert len(got["runs"]) == len(expected["runs"]) == 2 * 3 + 4
+    for run, want in zip(got["runs"], expected["runs"]):
+        where = f"{want['part']} {want['layer']} {want['head']}"
+        assert (run["group"], run["layer"] - 1) == (want["part"], want["layer"]), where
+        assert (run["x"] - 1 if run["group"] == "head" else None) == want["head"], where
+        assert abs(run["p"] - want["p"]) <= TOLERANCE, where
+        assert_same_rank(run["rank"], want["rank"], where)
+    # Drawn in the book's figure's place, the costliest removal said under it; a part chosen in the menu is said.
+    assert page.is_visible("#live-chart-knockout svg") and not page.is_visible("#chart-take-out")
+    assert page.text_content("#live-description-knockout").startswith("With every part in place, the model gives _dog ")
+    assert " 11 times, once whole and once without each part, in " in page.text_content("#live-message")
+    page.select_option("#live-chart-knockout select", "feed-forward-2")
+    page.wait_for_function(
+        "() => document.getElementById('live-description-knockout').textContent.startsWith("
+        '"Without layer 2\'s feed-forward step, _dog ")'
+    )
+    with page.expect_download() as download:
+        page.click("#live-download-knockouts")
+    lines = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "taken_out,layer,head,probability,rank" and len(lines) == 2 + len(expected["runs"])
+    assert lines[1].startswith('"nothing","","",') and lines[-1].startswith('"head",2,4,')
+    assert len(downloaded_json(page)["knockout"]["runs"]) == len(expected["runs"])
+
+
+def build_distances(site: Path, a: str, b: str) -> dict:
+    """The build's comparison of texts a and b (data/run.json's): {"shared", "distance" [stage][position]}."""
+    record = json.loads((site / "data" / "run.json").read_text(encoding="utf-8"))
+    return next(c for c in record["comparisons"] if c["texts"] == [a, b])
+
+
+def run_pair(page, a: str, b: str) -> None:
+    """Types the two texts and presses Enter in text B's box; waits until the grid is drawn (or they are refused)."""
+    page.fill("#live-text", a)
+    page.fill("#live-text-b", b)
+    page.press("#live-text-b", "Enter")
+    page.wait_for_function(
+        "([a, b]) => { const live = window.liveFigures;"
+        " return live.state === 'refused' || live.state === 'error' || (live.state === 'drawn' && live.result &&"
+        "  live.result.text === a && live.result.pair.text === b &&"
+        "  document.getElementById('live-chart-compare').dataset.rendered === 'true'); }",
+        arg=[a, b],
+        timeout=TIMEOUT_MS,
+    )
+
+
+def test_two_texts_compared_give_the_builds_distances_exact_zeros_where_the_texts_are_the_same(watched, server, site):
+    page = watched.page
+    visit(page, server[0], "compare")
+    assert page.input_value("#live-text") == TEXT and page.input_value("#live-text-b") == TEXT_B
+    assert not page.is_visible("#live-target") and not page.is_visible("#live-more")
+    start_model(page)
+    expected = build_distances(site, TEXT, TEXT_B)
+    got = page.evaluate(
+        "({...window.liveFigures.result.pair, distance: Array.from(window.liveFigures.result.pair.distance)})"
+    )
+    assert got["shared"] == expected["shared"] > 0
+    stages, n = len(expected["distance"]), len(expected["distance"][0])
+    distance = [[got["distance"][s * n + q] for q in range(n)] for s in range(stages)]
+    for s in range(stages):
+        for q in range(n):
+            want = expected["distance"][s][q]
+            assert (distance[s][q] == 0) == (want == 0), (s, q)
+            assert abs(distance[s][q] - want) <= 1e-5 * max(1.0, want), (s, q, distance[s][q], want)
+    # The grid drawn in the book's figure's place from the same numbers, with both texts' rows above it and a sentence
+    # that says where they part.
+    assert page.is_visible("#live-chart-compare svg") and not page.is_visible("#chart-two-texts")
+    cells = page.evaluate("window.liveFigures.drawn.compare.datasets.cells")
+    assert len(cells) == stages * n and cells[n + expected["shared"]]["distance"] == distance[1][expected["shared"]]
+    labels = page.eval_on_selector_all(".live-tokens .token-row-label", "ps => ps.map(p => p.textContent)")
+    n_a = len(page.evaluate("t => window.liveTokens.encode(t)", TEXT))
+    n_b = len(page.evaluate("t => window.liveTokens.encode(t)", TEXT_B))
+    assert labels == [f"Text A, in {n_a} tokens:", f"Text B, in {n_b} tokens:"]
+    description = page.text_content("#live-description-compare")
+    assert (
+        description.startswith(f"Up to token {expected['shared']} (")
+        and " on they differ; after layer 3 " in description
+    )
+    assert "text_b=" in page.url
+    with page.expect_download() as download:
+        page.click("#live-download-distances")
+    lines = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "after_layer,position,token_a,token_b,distance" and len(lines) == 1 + stages * n
+    assert downloaded_json(page)["compared"]["distance"][1][expected["shared"]] == distance[1][expected["shared"]]
+
+
+def test_two_texts_that_begin_differently_or_are_the_same_are_refused_in_one_sentence(watched):
+    page = watched.page
+    address = page.url
+    for b, words in [
+        ("Ein Hund bellte.", "The two texts begin with different tokens ("),
+        (TEXT, "The two texts are the same: change a word or more of text B."),
+        ("", "Type text B too: the same first words as text A, then others."),
+    ]:
+        run_pair(page, TEXT, b)
+        assert state(page) == "refused" and page.text_content("#live-message").startswith(words)
+        assert page.url == address and page.evaluate("window.liveFigures.result.pair.text") == TEXT_B
+    a, b = "Der Hund schlief.", "Der Hund bellte."
+    run_pair(page, a, b)
+    ids = [page.evaluate("t => window.liveTokens.encode(t)", text) for text in (a, b)]
+    shared = next(q for q, (x, y) in enumerate(zip(*ids)) if x != y)
+    assert state(page) == "drawn" and page.evaluate("window.liveFigures.result.pair.shared") == shared
 
 
 def test_a_text_too_long_empty_or_only_spaces_is_refused_in_one_sentence_and_not_written_into_the_address(

@@ -39,6 +39,15 @@ test('a token that is no number from 1 is none, and a broken escape loses only i
   assert.deepEqual(readBack('#target=%E0%A4%A&text=b&token=4'), {text: 'b', target: undefined, token: 4, gone: null});
 });
 
+test("two texts compared come back, each as it was written, and a text alone brings no text B", () => {
+  const a = 'The cat sat & purred', b = 'The cat ran #away?';
+  const hash = liveAddress(a, ' the', null, null, b);
+  assert.equal(hash, '#text=The%20cat%20sat%20%26%20purred&text_b=The%20cat%20ran%20%23away%3F&target=%20the');
+  assert.deepEqual(readBack(hash), {text: a, textB: b, target: ' the', token: null, gone: null});
+  assert.equal('textB' in readBack(liveAddress(a, ' the', null)), false);
+  assert.equal(readBack('#text=a&text_b=').textB, '');
+});
+
 test('where the model went on, its ids and where its own begin come back with the text', () => {
   const hash = liveAddress('Hello world', ' the', 3, {ids: [15496, 995, 13], from: 2});
   assert.equal(hash, '#text=Hello%20world&target=%20the&token=3&ids=15496.995.13&added_from=2');

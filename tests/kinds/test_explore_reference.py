@@ -14,6 +14,9 @@ from conftest import gpt2_tokenizer
 TIRED = "The animal didn't cross the street because it was too tired"
 WIDE = "The animal didn't cross the street because it was too wide"
 MAYA = "Maya lives in Paris, the capital of"
+# Two texts of different lengths: their shared beginning is run at other lengths, where float32 may round otherwise.
+BARKED, TIRED_DOG = "Der Hund bellte laut, weil er hungrig war.", "Der Hund bellte laut, weil er müde war."
+PAIRS = [(TIRED, WIDE), (BARKED, TIRED_DOG)]
 CONFIG = f'''
 [[figure]]
 kind = "lens"
@@ -24,6 +27,11 @@ text = "{MAYA}"
 kind = "compare"
 label = "cmp"
 texts = ["{TIRED}", "{WIDE}"]
+
+[[figure]]
+kind = "compare"
+label = "cmp-lengths"
+texts = ["{BARKED}", "{TIRED_DOG}"]
 '''
 
 
@@ -59,21 +67,25 @@ def test_lens_probabilities_and_ranks_are_the_references(run_record, small_model
                 assert above + 1 <= lens["rank"][s][q][i] <= level, (s, q, token)
 
 
-def test_compare_is_exactly_zero_on_the_shared_beginning_and_not_after(run_record, small_model_dir, tokenizer):
-    found = run_record["comparisons"][0]
-    ids_a, ids_b = tokenizer(TIRED)["input_ids"], tokenizer(WIDE)["input_ids"]
+@pytest.mark.parametrize("pair", [0, 1])
+def test_compare_is_exactly_zero_on_the_shared_beginning_and_not_after(run_record, small_model_dir, tokenizer, pair):
+    """Exactly, for texts of the same length and of different lengths: no token looks to the right."""
+    found, texts = run_record["comparisons"][pair], PAIRS[pair]
+    ids_a, ids_b = (tokenizer(text)["input_ids"] for text in texts)
+    assert len(ids_a) != len(ids_b) if pair else len(ids_a) == len(ids_b)
     shared = next(i for i, (a, b) in enumerate(zip(ids_a, ids_b)) if a != b)
-    assert found["texts"] == [TIRED, WIDE] and found["shared"] == shared == 11
+    assert found["texts"] == list(texts) and found["shared"] == shared == (11 if pair == 0 else shared)
     for row in found["distance"]:
-        assert all(d == 0.0 for d in row[:shared])  # exactly: no token looks to the right
+        assert all(d == 0.0 for d in row[:shared])
         assert all(d > 0 for d in row[shared:])
 
 
-def test_compare_distances_are_the_references(run_record, small_model_dir, tokenizer):
-    found = run_record["comparisons"][0]
-    a = ref_lib.reference(small_model_dir, tokenizer(TIRED)["input_ids"]).residual
-    b = ref_lib.reference(small_model_dir, tokenizer(WIDE)["input_ids"]).residual
-    expected = (a - b).norm(dim=-1)  # (stages, position)
+@pytest.mark.parametrize("pair", [0, 1])
+def test_compare_distances_are_the_references(run_record, small_model_dir, tokenizer, pair):
+    found, texts = run_record["comparisons"][pair], PAIRS[pair]
+    a, b = (ref_lib.reference(small_model_dir, tokenizer(text)["input_ids"]).residual for text in texts)
+    n = min(a.shape[1], b.shape[1])
+    expected = (a[:, :n] - b[:, :n]).norm(dim=-1)  # (stages, position)
     for s, row in enumerate(found["distance"]):
         for q, d in enumerate(row):
             assert abs(d - float(expected[s, q])) <= 1e-4 + 1e-3 * float(expected[s, q]), (s, q)

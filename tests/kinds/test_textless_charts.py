@@ -1,4 +1,5 @@
-"""The kinds' charts with no text in them, which the live page draws ((l), every head, (i) and the lens: each kind's
+"""The kinds' charts with no text in them, which the live page draws ((l), every head, (i), the lens, which head, two
+texts compared: each kind's
 `textless_chart`, from the same chart functions as the build's): one spec each, drawn for texts of different lengths
 once the page's data are put in as figsite.data.live_data and figures.toolkit.textless say (here from seeded random
 shares and guesses, in the shape the page's script computes them from GPT-2's outputs). Drawn with vl-convert as the build draws (sitegen.site.drawing),
@@ -30,7 +31,7 @@ vlc = pytest.importorskip("vl_convert")
 
 MODEL = {"n_layer": 3, "n_head": 4, "vocab_size": 50_257}  # a small model's shape keeps the drawings quick
 GPT2 = {"n_layer": 12, "n_head": 12, "vocab_size": 50_257}
-OPENING = {"views": [[2, 3], [1, 1]], "head": [2, 3]}
+OPENING = {"views": [[2, 3], [1, 1]], "head": [2, 3], "heads_of": 2}
 SHORT = ["The", "_&", "'t"]  # 3 tokens: a sign and a quote that the drawing must escape
 LONG = "The _animal _didn 't _cross _the _street _because _it _was _too".split()  # 11 tokens
 FOLLOWED = "_France"
@@ -73,7 +74,19 @@ def page_data(names: list, model: dict = MODEL, seed: int = 0) -> dict:
                 for r, p in enumerate(chances, start=1)
             ]
             follow.append({"stage": s, "q": q, "p": rng.randrange(0, 300) / 1000, "rank": rng.choice([1, 4, 12, 3000])})
-    return {"panels": panels, "top": top, "follow": follow}
+    # Two texts compared (figures.compare): the text, and the same with its last token changed; 0 before it.
+    cells = [
+        {
+            "stage": s,
+            "position": q,
+            "token": names[q] if q < n - 1 else f"{names[q]} / _other",
+            "distance": 0.0 if q < n - 1 else rng.randrange(1, 900) / 100,
+            "name": f"{q + 1}: {names[q]}" + ("" if q < n - 1 else " / _other"),
+        }
+        for s in range(n_layer + 1)
+        for q in range(n)
+    ]
+    return {"panels": panels, "top": top, "follow": follow, "cells": cells}
 
 
 def filled(chart_spec: dict, names: list, data: dict, **values) -> dict:
@@ -167,6 +180,9 @@ def expected(key: str, names: list, data: dict, token: int, view: str = "2-3") -
 def test_one_spec_draws_texts_of_3_and_11_tokens_naming_every_token_and_saying_what_it_shows(key, narrow):
     chart_spec = spec(CHARTS[key](MODEL, OPENING, narrow))
     for names in (SHORT, LONG):
+        if key == "knockout":  # a bar a part; the words the book's figure would say of the same numbers
+            assert_the_knockout_says_what_the_book_would(chart_spec, names)
+            continue
         data = page_data(names)
         svg, words = drawn(filled(chart_spec, names, data))
         named = names
@@ -174,6 +190,13 @@ def test_one_spec_draws_texts_of_3_and_11_tokens_naming_every_token_and_saying_w
             named = [r["token"] for r in data["top"] if r["stage"] == MODEL["n_layer"] and r["q"] == len(names) - 1]
             beyond, named = named[3:], named[:3] + [FOLLOWED]
             assert not [name for name in beyond if name in words], (key, narrow)  # the book's top 3, no more
+        if key == "compare":  # a row a token, named as the page names it; the sentence is the page's
+            rows = [c["name"] for c in data["cells"] if c["stage"] == 0]
+            svg, words = drawn(filled(chart_spec, names, data, description="The page's own sentence."))
+            assert [w for w in words if w in rows] == rows and said(words) == "The page's own sentence."
+            zeros = re.findall(r'<text aria-label="[^"]*distance: 0\.000"[^>]*>0</text>', svg)  # the exact zeros
+            assert len(zeros) == (MODEL["n_layer"] + 1) * (len(names) - 1)
+            continue
         if key == "find-head":  # it names the pair: the token that looks and the one it looks back to
             named = [names[-1], names[0]]
             ranked = sorted(
@@ -184,6 +207,46 @@ def test_one_spec_draws_texts_of_3_and_11_tokens_naming_every_token_and_saying_w
             assert bars == [f"layer {p['l'] + 1}, head {p['h'] + 1}" for p in ranked[:10]], bars
         assert not [name for name in named if not any(name in w for w in words)], (key, narrow, words)
         assert said(words) == expected(key, names, data, len(names))
+
+
+def knockout_runs(rows: list, intact: dict, seed: int) -> list:
+    """The page's runs: each listed part's chance and rank put in (chances whose percents all differ), and their
+    changes from the intact model."""
+    rng = random.Random(seed)
+    chances = rng.sample(range(1, 900), len(rows))
+    out = []
+    for row, p in zip(rows, chances):
+        rank = rng.choice([1, 2, 3, 7, 40, 3000])
+        out.append({**row, "p": p / 1000, "rank": rank, "dp": p / 1000 - intact["p"], "dr": intact["rank"] - rank})
+    return out
+
+
+def assert_the_knockout_says_what_the_book_would(chart_spec: dict, names: list) -> None:
+    """Drawn for the page's runs, every bar's part is named and the description is what figures.knockout says of the
+    same numbers: the intact model, then the costliest removal (or that none lowers the token); a part highlighted,
+    its run."""
+    from figures.knockout import verdict, without
+    from figures.records import Outcome
+
+    for seed, intact in enumerate([{"p": 0.2881, "rank": 3}, {"p": 0.0005, "rank": 900}]):  # the second: none lower it
+        runs = knockout_runs(chart_spec["datasets"]["runs"], intact, seed)
+        as_book = [
+            {"part": r["group"], "layer": r["layer"] - 1, "head": r["x"] - 1 if r["group"] == "head" else None}
+            | {"p": r["p"], "rank": r["rank"]}
+            for r in runs
+        ]
+        outcome = Outcome(FOLLOWED, intact, as_book)
+        values = {"intact_p": intact["p"], "intact_rank": intact["rank"]}
+        svg, words = drawn(filled(chart_spec, names, {"runs": runs}, **values))
+        assert said(words) == (
+            f"With every part in place, the model gives {FOLLOWED} {percent(intact['p'])} (rank {intact['rank']:,}) as "
+            f"the next token after {names[-1]}. {verdict(outcome)}"
+        )
+        assert len(re.findall(r'aria-roledescription="bar"', svg)) >= len(runs)
+        svg, words = drawn(
+            filled(chart_spec, names, {"runs": runs}, **values, part=runs[(seed * 5 + 1) % len(runs)]["key"])
+        )
+        assert said(words) == without(as_book[(seed * 5 + 1) % len(runs)], intact, FOLLOWED) + "."
 
 
 def test_the_attention_bars_follow_the_text_and_the_chosen_token_and_view():
@@ -225,6 +288,18 @@ def test_the_page_finds_every_param_and_dataset_where_the_module_says():
                 continue
             chart_spec = spec(made)
             params = {param["name"]: param for param in chart_spec["params"]}
+            if key == "knockout":  # its parts listed for the model's size, the page's numbers put in (knockout.js)
+                rows = chart_spec["datasets"]["runs"]
+                assert set(chart_spec["datasets"]) == {"runs"} and len(rows) == 2 * 12
+                assert all(list(row) == list(live_data.RUNS.fields) for row in rows)
+                assert params["names"]["value"] == [live_data.PLACEHOLDER] and "expr" in params["description"]
+                assert [click["param"] for click in chart_spec["usermeta"]["clicks"]] == ["part"]
+                continue
+            if key == "compare":  # its rows are named in its data, its sentence is the page's (pair.js)
+                assert set(chart_spec["datasets"]) == {"cells"} and params["description"]["value"] == ""
+                assert chart_spec["datasets"]["cells"] == live_data.empty(12, 12)["cells"]
+                assert all(list(row) == list(live_data.CELLS.fields) for row in chart_spec["datasets"]["cells"])
+                continue
             assert params["names"]["value"] == [live_data.PLACEHOLDER]
             for select in {"token", "position", "from", "to"} & set(params):
                 assert params[select]["bind"]["options"] == [1] and params[select]["bind"]["labels"] == ["1"]

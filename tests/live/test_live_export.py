@@ -82,10 +82,10 @@ def followed(ids: list[int]) -> list[int]:
     return ids + [50256, 0] + list(range(13, 50257, 4999))
 
 
-def run(live, ids, follow=(13,)):
+def run(live, ids, follow=(13,), kept=None, stages=None):
     from figsite.capture.live_export import run as run_live
 
-    return run_live(live, ids, list(follow))
+    return run_live(live, ids, list(follow), kept, stages)
 
 
 # ---------------------------------------------------------------------------------------------- the files
@@ -113,13 +113,18 @@ def test_the_manifest_names_the_inputs_and_outputs_with_their_shapes(exported):
     assert manifest["inputs"] == [
         {"name": "input_ids", "dtype": "int64", "shape": [1, "T"]},
         {"name": "follow", "dtype": "int64", "shape": ["K"]},
+        {"name": "keep_attention", "dtype": "float32", "shape": [3]},
+        {"name": "keep_feed_forward", "dtype": "float32", "shape": [3]},
+        {"name": "keep_heads", "dtype": "float32", "shape": [3, 4]},
+        {"name": "read_stages", "dtype": "int64", "shape": ["R"]},
     ]
     assert {o["name"]: (o["dtype"], o["shape"]) for o in manifest["outputs"]} == {
         "shares": ("float32", [3, 4, "T", "T"]),
-        "top_ids": ("int64", [4, "T", 10]),
-        "top_probs": ("float32", [4, "T", 10]),
-        "follow_probs": ("float32", [4, "T", "K"]),
-        "follow_ranks": ("int64", [4, "T", "K"]),
+        "top_ids": ("int64", ["R", "T", 10]),
+        "top_probs": ("float32", ["R", "T", 10]),
+        "follow_probs": ("float32", ["R", "T", "K"]),
+        "follow_ranks": ("int64", ["R", "T", "K"]),
+        "residuals": ("float32", [4, "T", 64]),
     }
 
 
@@ -134,6 +139,7 @@ def test_the_graph_has_exactly_those_inputs_and_outputs_and_no_scores(exported, 
         "top_probs": (4, 7, 10),
         "follow_probs": (4, 7, 2),
         "follow_ranks": (4, 7, 2),
+        "residuals": (4, 7, 64),
     }
 
 
@@ -269,6 +275,72 @@ def assert_the_builds_numbers(loaded, live, text: str, following) -> None:
     got = torch.from_numpy(outputs["follow_ranks"])
     assert (got[rank <= 100] == rank[rank <= 100]).all()
     assert (got - rank).abs().max() <= 2  # past 100: float32's near-ties, in the build's and the export's scores
+
+
+@pytest.mark.parametrize("name", [*TEXTS, "longest"])
+def test_the_residual_stream_of_every_stage_is_the_references(loaded, live, weights, name):
+    """What two compared texts' distances are taken from: within 1e-5 of the stream's own size."""
+    ids = ids_of(loaded, name)
+    residuals = torch.from_numpy(run(live, ids)["residuals"]).double()
+    expected = ref_lib.forward(weights, ids).residual  # (stages, position, d_model)
+    assert residuals.shape == expected.shape
+    assert (residuals - expected).abs().max() < 1e-5 * expected.abs().max()
+
+
+def kept_without(config, part: str, layer: int | None, head: int | None):
+    """The live_run.Kept that takes out one part, as a run of the build's knockouts names it (None: the whole model)."""
+    from figsite.capture.live_run import Kept
+
+    whole = Kept.whole(config.n_layer, config.n_head)
+    attention, feed_forward, heads = list(whole.attention), list(whole.feed_forward), [list(h) for h in whole.heads]
+    if part == "attention":
+        attention[layer] = 0.0
+    elif part == "feed-forward":
+        feed_forward[layer] = 0.0
+    elif part == "head":
+        heads[layer][head] = 0.0
+    return Kept(attention, feed_forward, heads)
+
+
+@pytest.mark.parametrize(("name", "position", "heads_of"), [("German", -1, 1), ("digits", 4, 0), ("one token", 0, 2)])
+def test_parts_taken_out_through_the_keep_inputs_give_the_builds_knockouts(loaded, live, name, position, heads_of):
+    """Every run of the build's knockouts (each layer's attention, feed-forward, each head of one layer taken out),
+    made by zeros in the graph's keep_ inputs: the target's probability within 1e-5, its rank the same."""
+    from figsite.capture.parts.knockouts import knockouts
+
+    ids = ids_of(loaded, name)
+    position %= len(ids)
+    target = ids[-1] if len(ids) > 1 else 13
+    found = knockouts(loaded, ids, position, target, heads_of)
+    config = loaded.model.config
+    runs = [{"part": "intact", "layer": None, "head": None, **found["intact"]}, *found["runs"]]
+    assert len(runs) == 1 + 2 * config.n_layer + config.n_head
+    for expected in runs:  # the last stage read out alone, as the page reads them
+        kept = kept_without(config, expected["part"], expected["layer"], expected["head"])
+        outputs = run(live, ids, [target], kept, [config.n_layer])
+        assert outputs["follow_probs"].shape == (1, len(ids), 1)
+        assert abs(outputs["follow_probs"][0, position, 0] - expected["p"]) < PROBABILITY_TOLERANCE, expected
+        assert outputs["follow_ranks"][0, position, 0] == expected["rank"], expected
+
+
+@pytest.mark.parametrize("stages", [[3], [0], [2, 0], [1, 1, 3]])
+def test_the_stages_asked_are_read_out_in_the_order_asked_as_in_the_whole_read_out(loaded, live, stages):
+    ids = ids_of(loaded, "German")
+    follow = followed(ids)
+    whole, some = run(live, ids, follow), run(live, ids, follow, stages=stages)
+    for name in ("top_ids", "top_probs", "follow_probs", "follow_ranks"):
+        assert some[name].shape == (len(stages), *whole[name].shape[1:])
+        assert (some[name] == whole[name][stages]).all(), name
+    assert (some["shares"] == whole["shares"]).all() and (some["residuals"] == whole["residuals"]).all()
+
+
+def test_a_head_taken_out_changes_nothing_before_its_layer(loaded, live):
+    ids = ids_of(loaded, "German")
+    config = loaded.model.config
+    whole, without = run(live, ids), run(live, ids, kept=kept_without(config, "head", 1, 2))
+    assert (whole["shares"][:2] == without["shares"][:2]).all()  # the layers up to and including its own
+    assert (whole["residuals"][:2] == without["residuals"][:2]).all()  # the stream entering its layer
+    assert not (whole["residuals"][2] == without["residuals"][2]).all()
 
 
 def test_the_export_carries_the_models_own_tokenizer(loaded, exported):

@@ -3,6 +3,8 @@
 "use strict";
 (() => {
   var __defProp = Object.defineProperty;
+  var __defProps = Object.defineProperties;
+  var __getOwnPropDescs = Object.getOwnPropertyDescriptors;
   var __getOwnPropSymbols = Object.getOwnPropertySymbols;
   var __hasOwnProp = Object.prototype.hasOwnProperty;
   var __propIsEnum = Object.prototype.propertyIsEnumerable;
@@ -18,6 +20,7 @@
       }
     return a;
   };
+  var __spreadProps = (a, b) => __defProps(a, __getOwnPropDescs(b));
 
   // templates/js/shared/address.js
   function parseAddress(hash) {
@@ -87,8 +90,8 @@
   var SCROLL_HINT = { "mouse": "Scroll sideways", "touch": "Swipe sideways", "columns": " to see every position", "whole": " to see the whole chart" };
   var TOP_K = 10;
   var PER_SHARE = 1e4;
-  var LIVE_DATASETS = { "panels": ["l", "h", "u"], "top": ["stage", "q", "rank", "token", "id", "p"], "follow": ["stage", "q", "p", "rank"] };
-  var LIVE_TABLES = { "shares": ["layer", "head", "position", "token", "looks_at_position", "looks_at_token", "share"], "top": ["after_layer", "position", "token", "rank", "next_token_id", "next_token", "probability"], "followed": ["followed_id", "followed_token", "after_layer", "position", "token", "probability", "rank"] };
+  var LIVE_DATASETS = { "panels": ["l", "h", "u"], "top": ["stage", "q", "rank", "token", "id", "p"], "follow": ["stage", "q", "p", "rank"], "cells": ["stage", "position", "token", "distance", "name"], "runs": ["key", "group", "x", "layer", "name", "part_name", "p", "rank", "dp", "dr"] };
+  var LIVE_TABLES = { "shares": ["layer", "head", "position", "token", "looks_at_position", "looks_at_token", "share"], "top": ["after_layer", "position", "token", "rank", "next_token_id", "next_token", "probability"], "followed": ["followed_id", "followed_token", "after_layer", "position", "token", "probability", "rank"], "distances": ["after_layer", "position", "token_a", "token_b", "distance"], "taken_out": ["taken_out", "layer", "head", "probability", "rank"] };
   var LIVE_PANELS = "panels";
   var LIVE_TOP = "top";
   var LIVE_FOLLOW = "follow";
@@ -114,6 +117,7 @@
   };
   var ELEMENTS = {
     textBox: "live-text",
+    textBoxB: "live-text-b",
     targetBox: "live-target",
     form: "live-form",
     loadButton: "live-load-button",
@@ -214,8 +218,8 @@
   };
 
   // templates/js/live/address.js
-  function pairsOf(text, target, token, gone) {
-    return [["text", text], ["target", target]].concat(token ? [[TOKEN, token]] : []).concat(gone ? [["ids", gone.ids.join(".")], ["added_from", gone.from]] : []);
+  function pairsOf(text, target, token, gone, textB) {
+    return [["text", text]].concat(typeof textB === "string" ? [["text_b", textB]] : []).concat([["target", target]]).concat(token ? [[TOKEN, token]] : []).concat(gone ? [["ids", gone.ids.join(".")], ["added_from", gone.from]] : []);
   }
   function goneBy(fields) {
     if (!/^[0-9]+(\.[0-9]+)*$/.test(fields.ids || "") || !/^[0-9]+$/.test(fields.added_from || "")) return null;
@@ -225,19 +229,20 @@
   function askedBy(fields) {
     if (!("text" in fields)) return null;
     const token = /^[1-9][0-9]*$/.test(fields[TOKEN] || "") ? Number(fields[TOKEN]) : null;
-    return {
-      text: fields.text,
+    return __spreadProps(__spreadValues({
+      text: fields.text
+    }, "text_b" in fields ? { textB: fields.text_b } : {}), {
       target: "target" in fields ? fields.target : void 0,
       token,
       gone: goneBy(fields)
-    };
+    });
   }
   function writeAddress2(text, target) {
     state.addressed = { text, target };
     const result2 = page.live.result, opening = state.opening;
     const token = result2 && result2.text === text ? state.chosenToken : opening && opening.text === text ? opening.token : null;
     const gone = state.goneOn && state.goneOn.text === text ? state.goneOn : null;
-    writeAddress(pairsOf(text, target, token, gone));
+    writeAddress(pairsOf(text, target, token, gone, page.el.textBoxB ? page.el.textBoxB.value : void 0));
   }
 
   // templates/js/shared/charts.js
@@ -446,6 +451,54 @@
     return +x.toPrecision(9);
   }
 
+  // templates/js/live/asked.js
+  function startId() {
+    return globalThis.liveTokens.startId ? globalThis.liveTokens.startId() : null;
+  }
+  function room(maxTokens) {
+    return maxTokens - (startId() === null ? 0 : 1);
+  }
+  function asked(text, target, maxTokens) {
+    const ask = askedText(text, maxTokens);
+    if (ask.refused) return ask;
+    const followed = followedToken(target);
+    if (followed.refused) return followed;
+    return { ids: ask.ids, own: ask.own, target: followed.id };
+  }
+  function askedText(text, maxTokens) {
+    if (text === "") return { refused: "Type a text first: the box is empty." };
+    if (!/\S/.test(text)) return { refused: "Your text is only spaces; type a word or more." };
+    const own = globalThis.liveTokens.encode(text), most = room(maxTokens), start2 = startId();
+    if (own.length > most) {
+      return { refused: "Your text is " + own.length + " tokens long; this page reads at most " + most + "." };
+    }
+    return { ids: start2 === null ? own : [start2].concat(own), own: own.length };
+  }
+  function followedToken(target) {
+    if (target === "") return { refused: "Type the token to follow in the read-out: its box is empty." };
+    const encode = globalThis.liveTokens.encode;
+    let found = encode(target), said = "";
+    if (target.charAt(0) === "_" && target.length > 1) {
+      const underscored = encode(" " + target.slice(1));
+      if (underscored.length === 1) found = underscored;
+    } else if (target.charAt(0) !== " ") {
+      const spaced = encode(" " + target), word = /^[\p{L}\p{N}]/u.test(target);
+      if (spaced.length === 1 && (word || found.length !== 1)) {
+        found = spaced;
+        said = "Following " + tokenName(spaced[0]) + " (with the space before it, as a word after another word).";
+      } else if (found.length === 1) {
+        said = "Following " + tokenName(found[0]) + " (the token without a space before it).";
+      }
+    }
+    if (found.length === 1 && found[0] === startId()) {
+      return { refused: "The token to follow cannot be the start token " + tokenName(found[0]) + ": it stands before every text, and the model never guesses it." };
+    }
+    if (found.length !== 1) {
+      return { refused: 'The token to follow must be one token, and "' + target + '" is ' + found.length + " (" + found.map(tokenName).join(" ") + "): try a shorter or more common word, with the space before it." };
+    }
+    return { id: found[0], said };
+  }
+
   // templates/js/live/datasets.js
   function rowOf(fields, values) {
     const row = {};
@@ -553,9 +606,9 @@
   }
   async function readInto(part, response, onBytes) {
     if (!response.body || !response.body.getReader) {
-      const whole = new Uint8Array(await response.arrayBuffer());
-      part.chunks.push(whole);
-      part.got += whole.byteLength;
+      const whole2 = new Uint8Array(await response.arrayBuffer());
+      part.chunks.push(whole2);
+      part.got += whole2.byteLength;
       onBytes(part.got);
       return;
     }
@@ -886,18 +939,31 @@
   function int64(values) {
     return BigInt64Array.from(values, (v) => BigInt(v));
   }
-  async function infer(ids, follow) {
-    const ort = window.ort;
+  function whole(shape) {
+    return {
+      attention: new Array(shape.nLayer).fill(1),
+      feedForward: new Array(shape.nLayer).fill(1),
+      heads: new Array(shape.nLayer * shape.nHead).fill(1)
+    };
+  }
+  async function infer(ids, follow, kept, stages) {
+    const ort = window.ort, shape = page.shape, parts = kept || whole(shape);
+    const read = stages || Array.from({ length: shape.stages }, (_, s) => s);
     const out = await state.session.run({
       input_ids: new ort.Tensor("int64", int64(ids), [1, ids.length]),
-      follow: new ort.Tensor("int64", int64(follow), [follow.length])
+      follow: new ort.Tensor("int64", int64(follow), [follow.length]),
+      keep_attention: new ort.Tensor("float32", Float32Array.from(parts.attention), [shape.nLayer]),
+      keep_feed_forward: new ort.Tensor("float32", Float32Array.from(parts.feedForward), [shape.nLayer]),
+      keep_heads: new ort.Tensor("float32", Float32Array.from(parts.heads), [shape.nLayer, shape.nHead]),
+      read_stages: new ort.Tensor("int64", int64(read), [read.length])
     });
     return {
       shares: out.shares.data,
       topIds: out.top_ids.data,
       topProbs: out.top_probs.data,
       followProbs: out.follow_probs.data,
-      followRanks: out.follow_ranks.data
+      followRanks: out.follow_ranks.data,
+      residuals: out.residuals.data
     };
   }
 
@@ -961,6 +1027,85 @@
     });
   }
 
+  // templates/js/live/pair.js
+  function sharedCount(a, b) {
+    const n = Math.min(a.length, b.length);
+    for (let q = 0; q < n; q++) if (a[q] !== b[q]) return q;
+    return n;
+  }
+  function askedPair(textA, textB, target, maxTokens, name) {
+    const a = askedText(textA, maxTokens);
+    if (a.refused) return { refused: "Text A: " + a.refused };
+    if (textB === "" || !/\S/.test(textB)) return { refused: "Type text B too: the same first words as text A, then others." };
+    const b = askedText(textB, maxTokens);
+    if (b.refused) return { refused: "Text B: " + b.refused.replace("Your text", "it") };
+    if (textA === textB) return { refused: "The two texts are the same: change a word or more of text B." };
+    const start2 = startId() === null ? 0 : 1;
+    if (a.ids[start2] !== b.ids[start2]) {
+      return { refused: "The two texts begin with different tokens (" + name(a.ids[start2]) + " and " + name(b.ids[start2]) + "): let text B begin as text A does." };
+    }
+    const followed = followedToken(target);
+    return { a: __spreadProps(__spreadValues({}, a), { target: followed.refused ? a.ids[start2] : followed.id }), b };
+  }
+  function distances(residualsA, nA, residualsB, nB, stages, shared) {
+    const n = Math.min(nA, nB), width = residualsA.length / (stages * nA), out = new Float64Array(stages * n);
+    for (let s = 0; s < stages; s++) {
+      for (let q = shared; q < n; q++) {
+        const atA = (s * nA + q) * width, atB = (s * nB + q) * width;
+        let sum = 0;
+        for (let i = 0; i < width; i++) {
+          const d = residualsA[atA + i] - residualsB[atB + i];
+          sum += d * d;
+        }
+        out[s * n + q] = Math.sqrt(sum);
+      }
+    }
+    return out;
+  }
+  function paired(res, textB, idsB, namesB, residualsA, residualsB, stages) {
+    const shared = sharedCount(res.ids, idsB);
+    return {
+      text: textB,
+      ids: idsB,
+      names: namesB,
+      shared,
+      distance: distances(residualsA, res.ids.length, residualsB, idsB.length, stages, shared)
+    };
+  }
+  function both(res, q) {
+    const a = res.names[q], b = res.pair.names[q];
+    return res.ids[q] === res.pair.ids[q] ? a : a + " / " + b;
+  }
+  function numberOf(q, start2) {
+    return q + 1 - start2;
+  }
+  function cellRows(res, stages, start2) {
+    const n = Math.min(res.ids.length, res.pair.ids.length), rows = [];
+    for (let s = 0; s < stages; s++) {
+      for (let q = 0; q < n; q++) {
+        const token = both(res, q);
+        rows.push(rowOf(
+          LIVE_DATASETS.cells,
+          [s, q, token, res.pair.distance[s * n + q], numberOf(q, start2) + ": " + token]
+        ));
+      }
+    }
+    return rows;
+  }
+  function pairSentence(res, stages, start2) {
+    const n = Math.min(res.ids.length, res.pair.ids.length), shared = res.pair.shared, words = [];
+    if (shared > start2) {
+      words.push("Up to token " + numberOf(shared - 1, start2) + " (" + res.names[shared - 1] + ") the two texts' numbers are exactly the same before and after every layer: no token looks to the right, so the words after it cannot change them.");
+    }
+    if (shared < n) {
+      const apart = res.pair.distance[(stages - 1) * n + shared];
+      words.push("From token " + numberOf(shared, start2) + " (" + both(res, shared) + ") on they differ; after layer " + (stages - 1) + " token " + numberOf(shared, start2) + " is " + Number(apart.toPrecision(3)) + " apart.");
+    } else {
+      words.push("One text is the other with more words after it: at every token both have, their numbers are the same.");
+    }
+    return words.join(" ");
+  }
+
   // templates/js/live/row.js
   var OUT_OF_REACH = ", out of reach";
   function rowSteers() {
@@ -1016,6 +1161,20 @@
         });
       }
       box.appendChild(el);
+    });
+    row.hidden = false;
+  }
+  function fillTextRow(id, title, names, start2) {
+    const row = $(id), box = row.querySelector(".tokens");
+    Array.prototype.slice.call(box.querySelectorAll(".token")).forEach((t) => {
+      t.remove();
+    });
+    const n = names.length - start2;
+    row.querySelector(".token-row-label").textContent = title + ", in " + n + (n === 1 ? " token" : " tokens") + (start2 ? " after the start token " + names[0] : "") + ":";
+    row.classList.remove("token-row");
+    row.classList.add("text-row");
+    names.forEach((name, i) => {
+      box.appendChild(tokenElement(name, i, i < start2 ? "start" : "", false));
     });
     row.hidden = false;
   }
@@ -1146,7 +1305,8 @@
     });
     drawPictures(spec, given);
     spec.signals.forEach((signal) => {
-      if (signal.name === NAMES) signal.value = given.names;
+      if (given.params && signal.name in given.params) signal.value = given.params[signal.name];
+      else if (signal.name === NAMES) signal.value = given.names;
       else if (signal.name === FOLLOW_NAME) signal.value = given.followName;
       else if (TOKEN_SELECTS.indexOf(signal.name) >= 0 && signal.bind) tokenSelect(signal, el, given, kept);
       else if (signal.bind && kept && signal.name in kept) {
@@ -1275,14 +1435,22 @@
   }
   function givenFor(res, key, sameText) {
     const followed = key === "lens" ? lensToken(res) : res.target;
-    const datasets = {};
-    if (readsPanels(key)) datasets.panels = res.panelRows || (res.panelRows = panels(res, page.shape));
+    const datasets = {}, params = {};
+    if (res.pair) {
+      const start2 = startId() !== null && res.ids[0] === startId() ? 1 : 0;
+      datasets.cells = cellRows(res, page.shape.stages, start2);
+      params[DESCRIPTION] = pairSentence(res, page.shape.stages, start2);
+    } else if (key === "knockout") {
+      datasets.runs = res.knockout.runs;
+      Object.assign(params, { intact_p: res.knockout.intact.p, intact_rank: res.knockout.intact.rank });
+    } else if (readsPanels(key)) datasets.panels = res.panelRows || (res.panelRows = panels(res, page.shape));
     else {
       datasets.top = res.topRowsCache || (res.topRowsCache = topRows(res, page.shape));
       datasets.follow = followRows(res, followed, page.shape);
     }
     return {
       datasets,
+      params,
       names: res.names,
       followName: tokenName(followed),
       followed,
@@ -1380,7 +1548,7 @@
     });
   }
   function asJson(res, shape, lens, graphSha2562) {
-    return JSON.stringify({
+    return JSON.stringify(__spreadValues(__spreadValues({
       format: "gpt2-live/1",
       about: "The model run in the page on this text (graph_sha256 names it). Layers, heads, stages and positions count from 0; stage 0 is after the embedding, stage s after layer s. attention[layer][head][query][key]: the share of attention the query gives the key (keys 0 to the query). top[stage][position]: the " + TOP_K + " most likely next tokens. followed: tokens whose probability and rank (1 = most likely) are given at every stage and position.",
       model: { n_layer: shape.nLayer, n_head: shape.nHead, graph_sha256: graphSha2562 },
@@ -1389,7 +1557,45 @@
       attention: attentionOf(res, shape),
       top: topOf(res, shape),
       followed: followedOf2(res, shape, lens)
+    }, res.pair ? { compared: comparedOf(res, shape) } : {}), res.knockout ? { knockout: knockoutOf(res, res.knockout) } : {}));
+  }
+  function knockoutOf(res, found) {
+    return {
+      position: res.ids.length - 1,
+      target: { id: res.target, text: tokenText(res.target) },
+      intact: { p: f32(found.intact.p), rank: found.intact.rank },
+      runs: found.runs.map((r) => ({
+        part: r.group,
+        layer: r.layer - 1,
+        head: r.group === "head" ? r.x - 1 : null,
+        p: f32(r.p),
+        rank: r.rank
+      }))
+    };
+  }
+  function knockoutsCsv(found) {
+    const rows = [["nothing", "", "", f32(found.intact.p), found.intact.rank]];
+    found.runs.forEach((r) => {
+      rows.push([r.group, r.layer, r.group === "head" ? r.x : "", f32(r.p), r.rank]);
     });
+    return csv(LIVE_TABLES.taken_out.join(","), rows);
+  }
+  function comparedOf(res, shape) {
+    const pair = res.pair, n = Math.min(res.ids.length, pair.ids.length), distance = [];
+    for (let s = 0; s < shape.stages; s++) distance.push(Array.from(pair.distance.subarray(s * n, (s + 1) * n)));
+    return {
+      text: pair.text,
+      tokens: pair.ids.map((id) => ({ id, text: tokenText(id) })),
+      shared: pair.shared,
+      distance
+    };
+  }
+  function distancesCsv(res, stages) {
+    const pair = res.pair, n = Math.min(res.ids.length, pair.ids.length), rows = [];
+    for (let stage = 0; stage < stages; stage++) {
+      for (let q = 0; q < n; q++) rows.push([stage, q + 1, res.names[q], pair.names[q], pair.distance[stage * n + q]]);
+    }
+    return csv(LIVE_TABLES.distances.join(","), rows);
   }
   function sharesCsv(res, shape) {
     const n = res.ids.length, rows = [];
@@ -1462,49 +1668,6 @@
       p.hidden = true;
     });
     setState("file");
-  }
-
-  // templates/js/live/asked.js
-  function startId() {
-    return globalThis.liveTokens.startId ? globalThis.liveTokens.startId() : null;
-  }
-  function room(maxTokens) {
-    return maxTokens - (startId() === null ? 0 : 1);
-  }
-  function asked(text, target, maxTokens) {
-    if (text === "") return { refused: "Type a text first: the box is empty." };
-    if (!/\S/.test(text)) return { refused: "Your text is only spaces; type a word or more." };
-    const own = globalThis.liveTokens.encode(text), most = room(maxTokens), start2 = startId();
-    if (own.length > most) {
-      return { refused: "Your text is " + own.length + " tokens long; this page reads at most " + most + "." };
-    }
-    const followed = followedToken(target);
-    if (followed.refused) return followed;
-    return { ids: start2 === null ? own : [start2].concat(own), own: own.length, target: followed.id };
-  }
-  function followedToken(target) {
-    if (target === "") return { refused: "Type the token to follow in the read-out: its box is empty." };
-    const encode = globalThis.liveTokens.encode;
-    let found = encode(target), said = "";
-    if (target.charAt(0) === "_" && target.length > 1) {
-      const underscored = encode(" " + target.slice(1));
-      if (underscored.length === 1) found = underscored;
-    } else if (target.charAt(0) !== " ") {
-      const spaced = encode(" " + target), word = /^[\p{L}\p{N}]/u.test(target);
-      if (spaced.length === 1 && (word || found.length !== 1)) {
-        found = spaced;
-        said = "Following " + tokenName(spaced[0]) + " (with the space before it, as a word after another word).";
-      } else if (found.length === 1) {
-        said = "Following " + tokenName(found[0]) + " (the token without a space before it).";
-      }
-    }
-    if (found.length === 1 && found[0] === startId()) {
-      return { refused: "The token to follow cannot be the start token " + tokenName(found[0]) + ": it stands before every text, and the model never guesses it." };
-    }
-    if (found.length !== 1) {
-      return { refused: 'The token to follow must be one token, and "' + target + '" is ' + found.length + " (" + found.map(tokenName).join(" ") + "): try a shorter or more common word, with the space before it." };
-    }
-    return { id: found[0], said };
   }
 
   // templates/js/live/form.js
@@ -1590,7 +1753,7 @@
     back.addEventListener("click", () => {
       showOwn(false);
       history2.replaceState(null, "", location2.pathname + location2.search);
-      say("The figure shows the book's sentence again; your text is still in the box, to run again.");
+      say(page.el.textBoxB ? "The figure shows the book's sentences again; your texts are still in their boxes, to run again." : "The figure shows the book's sentence again; your text is still in the box, to run again.");
       const summary = document.querySelector("#try-own > summary");
       if (summary) summary.focus();
     });
@@ -1605,6 +1768,37 @@
     });
   }
 
+  // templates/js/live/knockout.js
+  function listedParts(spec) {
+    const data = spec.data.filter((d) => d.name === "runs")[0];
+    return data ? data.values : [];
+  }
+  function keptWithout(row, shape) {
+    const kept = whole(shape);
+    if (row.group === "head") kept.heads[(row.layer - 1) * shape.nHead + row.x - 1] = 0;
+    else if (row.group === "feed-forward") kept.feedForward[row.layer - 1] = 0;
+    else kept.attention[row.layer - 1] = 0;
+    return kept;
+  }
+  function lastOf(out, n) {
+    return { p: out.followProbs[n - 1], rank: Number(out.followRanks[n - 1]) };
+  }
+  function intactOf(res, stages) {
+    const n = res.ids.length, followed = res.followed.filter((f) => f.id === res.target)[0];
+    return { p: followed.p[(stages - 1) * n + n - 1], rank: followed.rank[(stages - 1) * n + n - 1] };
+  }
+  async function knockouts(infer2, res, rows, shape, told, stale) {
+    const intact2 = intactOf(res, shape.stages), runs = [], n = res.ids.length;
+    for (let i = 0; i < rows.length; i++) {
+      told(i, rows.length);
+      const out = await infer2(res.ids, [res.target], keptWithout(rows[i], shape), [shape.stages - 1]);
+      if (stale()) return null;
+      const got = lastOf(out, n);
+      runs.push(rowOf(LIVE_DATASETS.runs, LIVE_DATASETS.runs.map((field) => field === "p" ? got.p : field === "rank" ? got.rank : field === "dp" ? got.p - intact2.p : field === "dr" ? intact2.rank - got.rank : rows[i][field])));
+    }
+    return { intact: intact2, runs };
+  }
+
   // templates/js/live/run.js
   function modelFrom(text, ids) {
     const gone = state.goneOn;
@@ -1612,6 +1806,11 @@
   }
   function showTokens(res) {
     const start2 = startId() !== null && res.ids[0] === startId() ? 1 : 0;
+    if (res.pair) {
+      fillTextRow("live-tokens", "Text A", res.names, start2);
+      fillTextRow("live-tokens-b", "Text B", res.pair.names, start2);
+      return;
+    }
     fillRow(res.names, start2, modelFrom(res.text, res.ids), (value) => {
       linkToken(null, value);
     });
@@ -1639,10 +1838,23 @@
     const live = page.live, sameText = chooseOpening(text, ask);
     const follow = [ask.target];
     if (state.lensChoice !== null && state.lensChoice !== ask.target) follow.push(state.lensChoice);
-    const out = await infer(ask.ids, follow);
-    const read = performance.now();
+    const out = await infer(ask.ids, follow), pairB = ask.pairB;
+    const other = pairB ? await infer(pairB.ids, follow) : null;
     if (number !== state.runs) return;
     const res = result(text, ask.ids, ask.target, follow, out, page.shape);
+    if (pairB) {
+      res.pair = paired(
+        res,
+        pairB.text,
+        pairB.ids,
+        pairB.ids.map(tokenName),
+        out.residuals,
+        other.residuals,
+        page.shape.stages
+      );
+    }
+    if (page.config.charts.knockout && !await withKnockouts(res, number)) return;
+    const read = performance.now();
     live.result = res;
     showTokens(res);
     showOwn(true);
@@ -1654,10 +1866,31 @@
     state.finished = number;
     if (number !== state.runs) return;
     setState("drawn");
+    say(readWords(ask, text, (read - started) / 1e3));
+  }
+  async function withKnockouts(res, number) {
+    const rows = listedParts(page.config.charts.knockout[0]);
+    res.knockout = await knockouts(infer, res, rows, page.shape, (i, total) => {
+      say(modelName(true) + " is taking each part out in turn: " + (i + 1) + " of " + total + "…");
+    }, () => number !== state.runs);
+    return res.knockout !== null;
+  }
+  function readWords(ask, text, seconds) {
+    const took = " in " + seconds.toFixed(1) + " s: " + below();
+    if (ask.pairB) return modelName(true) + " read your two texts (" + ask.own + " and " + ask.pairB.own + " tokens)" + took + " for your texts.";
     const added = ask.ids.length - modelFrom(text, ask.ids), yours = ask.own - added;
-    say(modelName(true) + " read your " + yours + (yours === 1 ? " token" : " tokens") + (added ? " and the " + added + " it added" : "") + " in " + ((read - started) / 1e3).toFixed(1) + " s: " + below() + " for " + (added ? "the whole text." : "your text."));
+    const drawn = page.live.result;
+    if (drawn && drawn.knockout) {
+      return modelName(true) + " read your " + yours + (yours === 1 ? " token" : " tokens") + " " + (drawn.knockout.runs.length + 1) + " times, once whole and once without each part," + took + " for your text.";
+    }
+    return modelName(true) + " read your " + yours + (yours === 1 ? " token" : " tokens") + (added ? " and the " + added + " it added" : "") + took + " for " + (added ? "the whole text." : "your text.");
   }
   function askedFor(text, target) {
+    const boxB = page.el.textBoxB;
+    if (boxB) {
+      const pair = askedPair(text, boxB.value, target, page.maxTokens, tokenName);
+      return pair.refused ? pair : __spreadProps(__spreadValues({}, pair.a), { pairB: __spreadValues({ text: boxB.value }, pair.b) });
+    }
     const ask = asked(text, target, page.maxTokens), gone = state.goneOn;
     if (ask.refused || !gone || gone.text !== text) return ask;
     const start2 = startId() === null ? 0 : 1;
@@ -1701,13 +1934,13 @@
     say(modelName(true) + " is going on from your text…");
     return inTurn(async () => {
       const ids = await goOn(ask.ids, how, [ask.target]);
-      const whole = text + globalThis.liveTokens.decode(ids.slice(ask.ids.length));
-      state.goneOn = { text: whole, ids, from: gone && gone.text === text ? gone.from : ask.ids.length };
-      page.el.textBox.value = whole;
+      const whole2 = text + globalThis.liveTokens.decode(ids.slice(ask.ids.length));
+      state.goneOn = { text: whole2, ids, from: gone && gone.text === text ? gone.from : ask.ids.length };
+      page.el.textBox.value = whole2;
       page.el.textBox.dispatchEvent(new Event("input"));
-      writeAddress2(whole, target);
+      writeAddress2(whole2, target);
       if (number !== state.runs) return;
-      await runText(whole, { ids, own: ids.length - (ask.ids.length - ask.own), target: ask.target }, number, started);
+      await runText(whole2, { ids, own: ids.length - (ask.ids.length - ask.own), target: ask.target }, number, started);
     }).catch((error) => {
       setState("error");
       say(modelName(true) + " could not go on from this text (" + error.message + ").", "error");
@@ -1851,11 +2084,13 @@
       event.preventDefault();
       submit();
     });
-    textBox.addEventListener("keydown", (event) => {
-      if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
-        event.preventDefault();
-        submit();
-      }
+    [textBox, page.el.textBoxB].filter(Boolean).forEach((box) => {
+      box.addEventListener("keydown", (event) => {
+        if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+          event.preventDefault();
+          submit();
+        }
+      });
     });
     loadButton.addEventListener("click", () => {
       load();
@@ -1904,6 +2139,8 @@
     offer("live-download-shares", (res) => sharesCsv(res, page.shape), "text/csv");
     offer("live-download-top", (res) => topCsv(res, page.shape), "text/csv");
     offer("live-download-followed", (res) => followedCsv(res, page.shape), "text/csv");
+    offer("live-download-distances", (res) => distancesCsv(res, page.shape.stages), "text/csv");
+    offer("live-download-knockouts", (res) => knockoutsCsv(res.knockout), "text/csv");
     page.live.json = () => page.live.result ? json(page.live.result) : null;
   }
   function listenToScreen() {
@@ -1925,6 +2162,7 @@
     const asks = askedBy(readAddress());
     if (!asks) return false;
     page.el.textBox.value = asks.text;
+    if (asks.textB !== void 0 && page.el.textBoxB) page.el.textBoxB.value = asks.textB;
     if (asks.target !== void 0) page.el.targetBox.value = asks.target;
     const gone = asks.gone, tokens = window.liveTokens;
     state.goneOn = gone && tokens && tokens.decode(gone.ids) === asks.text ? __spreadValues({ text: asks.text }, gone) : null;

@@ -16,15 +16,23 @@ export function room(maxTokens) {
 // The ids the model reads (the start token first where there is one), how many of them are the text's own, and the
 // target's id; or {refused: one sentence}.
 export function asked(text, target, maxTokens) {
+  const ask = askedText(text, maxTokens);
+  if (ask.refused) return ask;
+  const followed = followedToken(target);
+  if (followed.refused) return followed;
+  return {ids: ask.ids, own: ask.own, target: followed.id};
+}
+
+// The ids the model reads for a text (the start token first where there is one) and how many are the text's own; or
+// {refused: one sentence}.
+export function askedText(text, maxTokens) {
   if (text === '') return {refused: 'Type a text first: the box is empty.'};
   if (!/\S/.test(text)) return {refused: 'Your text is only spaces; type a word or more.'};
   const own = globalThis.liveTokens.encode(text), most = room(maxTokens), start = startId();
   if (own.length > most) {
     return {refused: 'Your text is ' + own.length + ' tokens long; this page reads at most ' + most + '.'};
   }
-  const followed = followedToken(target);
-  if (followed.refused) return followed;
-  return {ids: start === null ? own : [start].concat(own), own: own.length, target: followed.id};
+  return {ids: start === null ? own : [start].concat(own), own: own.length};
 }
 
 // The token the target box names: {id, said (one line on which token it is, or '')}, or {refused: one sentence}.

@@ -4,12 +4,14 @@
 // a token chosen in one is chosen in all. The reader's text is only ever text here: Vega's text marks, never HTML.
 import {allowed} from '../shared/address.js';
 import {describe, draw as embed, tokenParam} from '../shared/charts.js';
-import {CLICKS_META, KEY_WORDS, LIVE_PANELS, TOKEN_PARAMS} from '../shared/names.js';
+import {CLICKS_META, DESCRIPTION, KEY_WORDS, LIVE_PANELS, TOKEN_PARAMS} from '../shared/names.js';
 import {chosenInView, scrollBox} from '../shared/scroll.js';
 import {writeAddress} from './address.js';
+import {startId} from './asked.js';
 import {followRows, panels, topRows} from './datasets.js';
 import {followToken, lensToken, offerFollows} from './lens.js';
 import {descriptionOf, page} from './page.js';
+import {cellRows, pairSentence} from './pair.js';
 import {markToken} from './row.js';
 import {specFor, topMarks, wantsNarrow} from './specs.js';
 import {state} from './state.js';
@@ -142,16 +144,24 @@ function readsPanels(key) {
   return page.config.charts[key][0].data.some((d) => d.name === LIVE_PANELS);
 }
 
-// What each chart is given for a result: its datasets and the params' texts.
+// What each chart is given for a result: its datasets and the params' texts (`params`: {name: value} of the params
+// it sets besides, such as the compare grid's description).
 function givenFor(res, key, sameText) {
   const followed = key === 'lens' ? lensToken(res) : res.target;
-  const datasets = {};
-  if (readsPanels(key)) datasets.panels = res.panelRows || (res.panelRows = panels(res, page.shape));
+  const datasets = {}, params = {};
+  if (res.pair) {
+    const start = startId() !== null && res.ids[0] === startId() ? 1 : 0;
+    datasets.cells = cellRows(res, page.shape.stages, start);
+    params[DESCRIPTION] = pairSentence(res, page.shape.stages, start);
+  } else if (key === 'knockout') {
+    datasets.runs = res.knockout.runs;
+    Object.assign(params, {intact_p: res.knockout.intact.p, intact_rank: res.knockout.intact.rank});
+  } else if (readsPanels(key)) datasets.panels = res.panelRows || (res.panelRows = panels(res, page.shape));
   else {
     datasets.top = res.topRowsCache || (res.topRowsCache = topRows(res, page.shape));
     datasets.follow = followRows(res, followed, page.shape);
   }
-  return {datasets: datasets, names: res.names, followName: tokenName(followed), followed: followed,
+  return {datasets: datasets, params: params, names: res.names, followName: tokenName(followed), followed: followed,
           sameText: sameText};
 }
 

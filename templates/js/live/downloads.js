@@ -1,5 +1,6 @@
-// The downloads of the text drawn last: its raw numbers as JSON, and three CSV tables (every share, the TOP_K
-// most likely next tokens at every stage and position, the followed tokens), their columns as
+// The downloads of the text drawn last: its raw numbers as JSON, and five CSV tables (every share, the TOP_K
+// most likely next tokens at every stage and position, the followed tokens; two compared texts' distances; the
+// knockout's runs), their columns as
 // figsite/data/live_data.py declares them (LIVE_TABLES). `shape` is the model's size ({nLayer, nHead, stages}).
 import {LIVE_TABLES, TOP_K} from '../shared/names.js';
 import {f32, tokenName, tokenText} from './tokens.js';
@@ -84,7 +85,43 @@ export function asJson(res, shape, lens, graphSha256) {
     model: {n_layer: shape.nLayer, n_head: shape.nHead, graph_sha256: graphSha256},
     text: res.text,
     tokens: res.ids.map((id) => ({id: id, text: tokenText(id)})),
-    attention: attentionOf(res, shape), top: topOf(res, shape), followed: followedOf(res, shape, lens)});
+    attention: attentionOf(res, shape), top: topOf(res, shape), followed: followedOf(res, shape, lens),
+    ...(res.pair ? {compared: comparedOf(res, shape)} : {}),
+    ...(res.knockout ? {knockout: knockoutOf(res, res.knockout)} : {})});
+}
+
+// The knockout's runs (knockout.js): layers and heads from 0, as the build's data/parts.json.
+function knockoutOf(res, found) {
+  return {position: res.ids.length - 1, target: {id: res.target, text: tokenText(res.target)},
+          intact: {p: f32(found.intact.p), rank: found.intact.rank},
+          runs: found.runs.map((r) => ({part: r.group, layer: r.layer - 1, head: r.group === 'head' ? r.x - 1 : null,
+                                        p: f32(r.p), rank: r.rank}))};
+}
+
+// The knockout's runs as the book's figure's table (figures.knockout.Knockout.tables): the intact model, then each
+// part taken out, layers and heads from 1.
+export function knockoutsCsv(found) {
+  const rows = [['nothing', '', '', f32(found.intact.p), found.intact.rank]];
+  found.runs.forEach((r) => { rows.push([r.group, r.layer, r.group === 'head' ? r.x : '', f32(r.p), r.rank]); });
+  return csv(LIVE_TABLES.taken_out.join(','), rows);
+}
+
+// Two texts compared: text B, its tokens, how many tokens the texts share at their start, and distance[stage][position]
+// (the length of the difference of their residual streams, for the positions both have).
+function comparedOf(res, shape) {
+  const pair = res.pair, n = Math.min(res.ids.length, pair.ids.length), distance = [];
+  for (let s = 0; s < shape.stages; s++) distance.push(Array.from(pair.distance.subarray(s * n, (s + 1) * n)));
+  return {text: pair.text, tokens: pair.ids.map((id) => ({id: id, text: tokenText(id)})), shared: pair.shared,
+          distance: distance};
+}
+
+// Two texts compared: a row per stage and position both texts have.
+export function distancesCsv(res, stages) {
+  const pair = res.pair, n = Math.min(res.ids.length, pair.ids.length), rows = [];
+  for (let stage = 0; stage < stages; stage++) {
+    for (let q = 0; q < n; q++) rows.push([stage, q + 1, res.names[q], pair.names[q], pair.distance[stage * n + q]]);
+  }
+  return csv(LIVE_TABLES.distances.join(','), rows);
 }
 
 export function sharesCsv(res, shape) {

@@ -16,7 +16,7 @@
 import {readAddress} from '../shared/address.js';
 import {askedBy} from './address.js';
 import {linkToken, redrawAll} from './charts.js';
-import {asJson, followedCsv, sharesCsv, topCsv} from './downloads.js';
+import {asJson, distancesCsv, followedCsv, knockoutsCsv, sharesCsv, topCsv} from './downloads.js';
 import {servedOnly} from './file.js';
 import {count, countSoon, sayTarget} from './form.js';
 import {followToken, lensToken} from './lens.js';
@@ -39,11 +39,13 @@ function listenToForm() {
     event.preventDefault();
     submit();
   });
-  textBox.addEventListener('keydown', (event) => {
-    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
-      event.preventDefault();
-      submit();
-    }
+  [textBox, page.el.textBoxB].filter(Boolean).forEach((box) => {
+    box.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        submit();
+      }
+    });
   });
   loadButton.addEventListener('click', () => { load(); });
   const more = $('live-more-button');
@@ -90,6 +92,8 @@ function offerDownloads() {
   offer('live-download-shares', (res) => sharesCsv(res, page.shape), 'text/csv');
   offer('live-download-top', (res) => topCsv(res, page.shape), 'text/csv');
   offer('live-download-followed', (res) => followedCsv(res, page.shape), 'text/csv');
+  offer('live-download-distances', (res) => distancesCsv(res, page.shape.stages), 'text/csv');
+  offer('live-download-knockouts', (res) => knockoutsCsv(res.knockout), 'text/csv');
   page.live.json = () => (page.live.result ? json(page.live.result) : null);
 }
 
@@ -114,6 +118,7 @@ function fromAddress() {
   const asks = askedBy(readAddress());
   if (!asks) return false;
   page.el.textBox.value = asks.text;
+  if (asks.textB !== undefined && page.el.textBoxB) page.el.textBoxB.value = asks.textB;
   if (asks.target !== undefined) page.el.targetBox.value = asks.target;
   // The model's own tokens come back where the ids are the text's (a link edited by hand is cut anew).
   const gone = asks.gone, tokens = window.liveTokens;

@@ -1,6 +1,8 @@
 // GPT-2 in the page: onnxruntime-web (WebAssembly, on the reader's own computer: nothing is sent anywhere) runs the
-// model exported by figsite/capture/live_export.py. Inputs input_ids int64 (1, T) and follow int64 (K,); outputs
-// shares (layers, heads, T, T), top_ids / top_probs (stages, T, TOP_K), follow_probs / follow_ranks (stages, T, K).
+// model exported by figsite/capture/live_export.py. Inputs input_ids int64 (1, T), follow int64 (K,) and the parts
+// kept, keep_attention / keep_feed_forward float32 (layers,) and keep_heads (layers, heads), 1 kept, 0 taken out,
+// and read_stages int64 (R,), the stages read out; outputs shares (layers, heads, T, T), top_ids / top_probs (R, T,
+// TOP_K), follow_probs / follow_ranks (R, T, K), residuals (stages, T, d_model).
 import {fetchFile} from './fetching.js';
 import {megabytes, modelName, page, say} from './page.js';
 import {checkRuntime} from './runtime.js';
@@ -108,12 +110,25 @@ function int64(values) {
   return BigInt64Array.from(values, (v) => BigInt(v));
 }
 
-// The model's outputs for the text's ids, following the tokens `follow`.
-export async function infer(ids, follow) {
-  const ort = window.ort;
+// The whole model: every part kept (what `infer` is given as `kept`: 1 keeps a part, 0 takes it out; heads by
+// layer, then head).
+export function whole(shape) {
+  return {attention: new Array(shape.nLayer).fill(1), feedForward: new Array(shape.nLayer).fill(1),
+          heads: new Array(shape.nLayer * shape.nHead).fill(1)};
+}
+
+// The model's outputs for the text's ids, following the tokens `follow`, with the parts `kept` keeps (default: all),
+// reading out the stages `stages` (default: all, in order).
+export async function infer(ids, follow, kept, stages) {
+  const ort = window.ort, shape = page.shape, parts = kept || whole(shape);
+  const read = stages || Array.from({length: shape.stages}, (_, s) => s);
   const out = await state.session.run({
     input_ids: new ort.Tensor('int64', int64(ids), [1, ids.length]),
-    follow: new ort.Tensor('int64', int64(follow), [follow.length])});
+    follow: new ort.Tensor('int64', int64(follow), [follow.length]),
+    keep_attention: new ort.Tensor('float32', Float32Array.from(parts.attention), [shape.nLayer]),
+    keep_feed_forward: new ort.Tensor('float32', Float32Array.from(parts.feedForward), [shape.nLayer]),
+    keep_heads: new ort.Tensor('float32', Float32Array.from(parts.heads), [shape.nLayer, shape.nHead]),
+    read_stages: new ort.Tensor('int64', int64(read), [read.length])});
   return {shares: out.shares.data, topIds: out.top_ids.data, topProbs: out.top_probs.data,
-          followProbs: out.follow_probs.data, followRanks: out.follow_ranks.data};
+          followProbs: out.follow_probs.data, followRanks: out.follow_ranks.data, residuals: out.residuals.data};
 }

@@ -2,7 +2,7 @@
 // reader's text takes the place of the book's (the figure says data-own; site.css hides what belongs to the book's
 // text: its chart, its token row, its facts, its downloads), and "Back to the book's sentence" shows the book's
 // again. live.html, the index of these figures, hands a text its address brings on to their links (carryText).
-import {$, say} from './page.js';
+import {$, page, say} from './page.js';
 
 // The figure the page draws for the reader's text, or null on live.html.
 function ownFigure() {
@@ -35,7 +35,8 @@ export function listenToBack(history, location) {
   back.addEventListener('click', () => {
     showOwn(false);
     history.replaceState(null, '', location.pathname + location.search);
-    say('The figure shows the book\'s sentence again; your text is still in the box, to run again.');
+    say(page.el.textBoxB ? 'The figure shows the book\'s sentences again; your texts are still in their boxes, to run again.'
+                         : 'The figure shows the book\'s sentence again; your text is still in the box, to run again.');
     const summary = document.querySelector('#try-own > summary');
     if (summary) summary.focus();
   });

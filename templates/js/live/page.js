@@ -25,7 +25,7 @@ export const page = {
 };
 
 const ELEMENTS = {
-  textBox: 'live-text', targetBox: 'live-target', form: 'live-form', loadButton: 'live-load-button',
+  textBox: 'live-text', textBoxB: 'live-text-b', targetBox: 'live-target', form: 'live-form', loadButton: 'live-load-button',
   loadStatus: 'live-load-status', progress: 'live-progress', progressBar: 'live-progress-bar',
   progressWords: 'live-progress-words', messageLine: 'live-message', tokensRow: 'live-tokens',
   downloads: 'live-downloads', countLine: 'live-count', targetSaid: 'live-target-said', followLine: 'live-follow',

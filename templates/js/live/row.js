@@ -73,6 +73,20 @@ export function fillRow(names, start, from, choose) {
   row.hidden = false;
 }
 
+// Fills the row `id` with a text's tokens as words split by rules (two texts compared: each text's row), its label
+// `title` with their count; the start token set apart.
+export function fillTextRow(id, title, names, start) {
+  const row = $(id), box = row.querySelector('.tokens');
+  Array.prototype.slice.call(box.querySelectorAll('.token')).forEach((t) => { t.remove(); });
+  const n = names.length - start;
+  row.querySelector('.token-row-label').textContent = title + ', in ' + n + (n === 1 ? ' token' : ' tokens') +
+    (start ? ' after the start token ' + names[0] : '') + ':';
+  row.classList.remove('token-row');
+  row.classList.add('text-row');
+  names.forEach((name, i) => { box.appendChild(tokenElement(name, i, i < start ? 'start' : '', false)); });
+  row.hidden = false;
+}
+
 // The row shows `value` (from 1) chosen, and where it has a reach, the tokens after it out of reach.
 export function markToken(value) {
   const row = page.el.tokensRow;

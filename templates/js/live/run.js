@@ -9,9 +9,12 @@ import {offerFollows} from './lens.js';
 import {inTurn, infer} from './model.js';
 import {goOn} from './more.js';
 import {showOwn} from './own.js';
-import {fillRow} from './row.js';
+import {knockouts, listedParts} from './knockout.js';
+import {askedPair, paired} from './pair.js';
+import {fillRow, fillTextRow} from './row.js';
 import {capitalised, modelName, page, say, setState} from './page.js';
 import {state} from './state.js';
+import {tokenName} from './tokens.js';
 
 // Where the model's own tokens start in the ids of the text `text` (more.js): its length where it added none.
 function modelFrom(text, ids) {
@@ -21,8 +24,14 @@ function modelFrom(text, ids) {
 
 // The tokens drawn (row.js): the text's own, counted, after the start token where the model reads one (shown, not
 // counted), and those the model added (more.js), marked as its own; choosing one chooses it in the charts.
+// Two texts compared: each text's row, words split by rules.
 function showTokens(res) {
   const start = startId() !== null && res.ids[0] === startId() ? 1 : 0;
+  if (res.pair) {
+    fillTextRow('live-tokens', 'Text A', res.names, start);
+    fillTextRow('live-tokens-b', 'Text B', res.pair.names, start);
+    return;
+  }
   fillRow(res.names, start, modelFrom(res.text, res.ids), (value) => { linkToken(null, value); });
 }
 
@@ -53,10 +62,16 @@ async function runText(text, ask, number, started) {
   const live = page.live, sameText = chooseOpening(text, ask);
   const follow = [ask.target];
   if (state.lensChoice !== null && state.lensChoice !== ask.target) follow.push(state.lensChoice);
-  const out = await infer(ask.ids, follow);
-  const read = performance.now();
+  const out = await infer(ask.ids, follow), pairB = ask.pairB;
+  const other = pairB ? await infer(pairB.ids, follow) : null;
   if (number !== state.runs) return;
   const res = result(text, ask.ids, ask.target, follow, out, page.shape);
+  if (pairB) {
+    res.pair = paired(res, pairB.text, pairB.ids, pairB.ids.map(tokenName), out.residuals, other.residuals,
+                      page.shape.stages);
+  }
+  if (page.config.charts.knockout && !(await withKnockouts(res, number))) return;
+  const read = performance.now();
   live.result = res;
   showTokens(res);
   showOwn(true);  // on a figure's page, in the book's figure's place (before it is drawn: its width is the column's)
@@ -68,14 +83,43 @@ async function runText(text, ask, number, started) {
   state.finished = number;
   if (number !== state.runs) return;
   setState('drawn');
+  say(readWords(ask, text, (read - started) / 1000));
+}
+
+// The knockout's runs put into the result (knockout.js), the line saying how far they are; false where a newer text
+// came meanwhile.
+async function withKnockouts(res, number) {
+  const rows = listedParts(page.config.charts.knockout[0]);
+  res.knockout = await knockouts(infer, res, rows, page.shape, (i, total) => {
+    say(modelName(true) + ' is taking each part out in turn: ' + (i + 1) + ' of ' + total + '…');
+  }, () => number !== state.runs);
+  return res.knockout !== null;
+}
+
+// What the model read, and in how long: "GPT-2 read your 9 tokens in 0.4 s: the figure below is for your text."
+function readWords(ask, text, seconds) {
+  const took = ' in ' + seconds.toFixed(1) + ' s: ' + below();
+  if (ask.pairB) return modelName(true) + ' read your two texts (' + ask.own + ' and ' + ask.pairB.own + ' tokens)' +
+                        took + ' for your texts.';
   const added = ask.ids.length - modelFrom(text, ask.ids), yours = ask.own - added;
-  say(modelName(true) + ' read your ' + yours + (yours === 1 ? ' token' : ' tokens') +
-      (added ? ' and the ' + added + ' it added' : '') + ' in ' + ((read - started) / 1000).toFixed(1) +
-      ' s: ' + below() + ' for ' + (added ? 'the whole text.' : 'your text.'));
+  const drawn = page.live.result;
+  if (drawn && drawn.knockout) {
+    return modelName(true) + ' read your ' + yours + (yours === 1 ? ' token' : ' tokens') + ' ' +
+           (drawn.knockout.runs.length + 1) + ' times, once whole and once without each part,' + took +
+           ' for your text.';
+  }
+  return modelName(true) + ' read your ' + yours + (yours === 1 ? ' token' : ' tokens') +
+         (added ? ' and the ' + added + ' it added' : '') + took + ' for ' + (added ? 'the whole text.' : 'your text.');
 }
 
 // The ids the reader asks for `text`: the tokenizer's, or the model's own where it went on to this text (more.js).
+// On the compare figure's page, text B's too (pairB: its text, ids and own tokens), both checked (pair.js).
 function askedFor(text, target) {
+  const boxB = page.el.textBoxB;
+  if (boxB) {
+    const pair = askedPair(text, boxB.value, target, page.maxTokens, tokenName);
+    return pair.refused ? pair : {...pair.a, pairB: {text: boxB.value, ...pair.b}};
+  }
   const ask = asked(text, target, page.maxTokens), gone = state.goneOn;
   if (ask.refused || !gone || gone.text !== text) return ask;
   const start = startId() === null ? 0 : 1;

@@ -82,7 +82,8 @@ export function specFor(el, given, kept) {
   });
   drawPictures(spec, given);
   spec.signals.forEach((signal) => {
-    if (signal.name === NAMES) signal.value = given.names;
+    if (given.params && signal.name in given.params) signal.value = given.params[signal.name];
+    else if (signal.name === NAMES) signal.value = given.names;
     else if (signal.name === FOLLOW_NAME) signal.value = given.followName;
     else if (TOKEN_SELECTS.indexOf(signal.name) >= 0 && signal.bind) tokenSelect(signal, el, given, kept);
     else if (signal.bind && kept && signal.name in kept) {
