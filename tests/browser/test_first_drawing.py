@@ -14,10 +14,19 @@ PAGES = ["figure-f.html", "figure-lens.html", "figure-cost.html", "figure-heads.
 WITHOUT_INPUTS = ["figure-f.html", "figure-heads.html", "figure-tired-or-wide.html"]
 MOST_SHIFT = 0.01  # of the layout, summed over the page's load (web guidance calls 0.1 poor)
 
-# Every layout shift from the page's start, summed (the reader's own input excluded, as the metric does).
-COUNT_SHIFTS = """window.layoutShift = 0;
+# Every layout shift from the page's start, summed (the reader's own input excluded, as the metric does), and what
+# moved in each (window.shifts: when, how much, and each element's tag, id, class and box before and after), which
+# a failure names.
+COUNT_SHIFTS = """window.layoutShift = 0; window.shifts = [];
+const named = (node) => node ? node.nodeName + '#' + (node.id || '') + '.' + String(node.className && node.className.baseVal
+  !== undefined ? node.className.baseVal : node.className || '') : '?';
+const box = (r) => [Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)];
 new PerformanceObserver(list => { for (const entry of list.getEntries()) {
-  if (!entry.hadRecentInput) window.layoutShift += entry.value; } }).observe({type: 'layout-shift', buffered: true});"""
+  if (entry.hadRecentInput) continue;
+  window.layoutShift += entry.value;
+  window.shifts.push({value: entry.value, at: Math.round(entry.startTime), moved: (entry.sources || []).map(s =>
+    named(s.node) + ' ' + JSON.stringify(box(s.previousRect)) + ' -> ' + JSON.stringify(box(s.currentRect)))});
+} }).observe({type: 'layout-shift', buffered: true});"""
 
 # The first chart's box: its drawing (the build's image or the live chart's SVG), where it lies and how tall it is,
 # and the image's name and whether it has loaded.
@@ -85,9 +94,9 @@ def test_nothing_moves_when_a_chart_without_inputs_goes_live(context, random_sit
     page = opened(context, random_site, name)
     page.wait_for_function(LIVE)
     page.wait_for_timeout(200)  # a shift is reported after the frame it happens in
-    shift = page.evaluate("window.layoutShift")
+    shift, shifts = page.evaluate("[window.layoutShift, window.shifts]")
     page.close()
-    assert shift < MOST_SHIFT, f"{name}: cumulative layout shift {shift:.3f}"
+    assert shift < MOST_SHIFT, f"{name}: cumulative layout shift {shift:.3f}: {shifts}"
 
 
 WITH_INPUTS = [
@@ -114,7 +123,7 @@ def test_nothing_moves_when_a_chart_with_inputs_goes_live(browser, random_site, 
         page = opened(context, random_site, name)
         page.wait_for_function(LIVE)
         page.wait_for_timeout(200)
-        shift = page.evaluate("window.layoutShift")
+        shift, shifts = page.evaluate("[window.layoutShift, window.shifts]")
     finally:
         context.close()
-    assert shift < MOST_SHIFT, f"{name} at {width} px: cumulative layout shift {shift:.3f}"
+    assert shift < MOST_SHIFT, f"{name} at {width} px: cumulative layout shift {shift:.3f}: {shifts}"
