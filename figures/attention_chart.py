@@ -33,11 +33,13 @@ SAID = "datum.t + ': ' + format(datum.s, '.0%') + ' of the attention'"
 PICKED = "datum.v == view && datum.q == token - 1"  # the build's shares of the chosen view, from the chosen token
 
 
-class Labels(TypedDict):
-    """The upright chart's axis labels (Source.upright_labels): which show, and how overlapping ones are dropped."""
+class Labels(TypedDict, total=False):
+    """The upright chart's axis labels (Source.upright_labels): which show, how overlapping ones are dropped, and
+    (with no text) the model's own tokens slanted."""
 
     labelExpr: str
     labelOverlap: bool | Literal["greedy"]
+    labelFontStyle: alt.ExprRef
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,7 @@ class Source:
     def upright_labels(self) -> Labels:
         """Every token's label where they fit (a text of up to LABELLED tokens), else as many as fit."""
         if self.n is None:
-            return {"labelExpr": textless.every_label(), "labelOverlap": False}
+            return {"labelExpr": textless.every_label(), "labelOverlap": False, "labelFontStyle": textless.own_style()}
         return {"labelExpr": "names[datum.value]", "labelOverlap": False if self.n <= LABELLED else "greedy"}
 
 
@@ -208,7 +210,13 @@ def sideways_marks(source: Source) -> list[alt.Chart]:
         "k:O",
         title=None,
         scale=source.scale,
-        axis=alt.Axis(labelExpr="names[datum.value]", labelFontSize=12, labelOverlap=False, labelLimit=0),
+        axis=alt.Axis(
+            labelExpr="names[datum.value]",
+            labelFontSize=12,
+            labelOverlap=False,
+            labelLimit=0,
+            labelFontStyle=textless.own_style() if source.n is None else alt.Undefined,
+        ),
     )
     share = alt.X(
         "s:Q", scale=alt.Scale(domain=[0, 1]), title="share of attention", axis=alt.Axis(format="%", tickCount=4)

@@ -93,5 +93,7 @@ def _key_y(grid: Grid) -> alt.Y:
         "k:O",
         scale=alt.Scale(domain=grid.band),
         title=LOOKED_AT,
-        axis=alt.Axis(labelExpr=grid.label, labelFontSize=11, labelOverlap=False, labelLimit=0),
+        axis=alt.Axis(
+            labelExpr=grid.label, labelFontSize=11, labelOverlap=False, labelLimit=0, labelFontStyle=grid.label_style
+        ),
     )

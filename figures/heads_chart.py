@@ -254,7 +254,11 @@ def key_x(grid: Grid) -> alt.X:
         title=LOOKED_AT,
         # Only some columns labelled (a long pattern's): upright, so that close columns' labels do not touch.
         axis=alt.Axis(
-            labelExpr=grid.label, labelAngle=-45 if grid.label_every == 1 else -90, labelFontSize=11, labelOverlap=False
+            labelExpr=grid.label,
+            labelAngle=-45 if grid.label_every == 1 else -90,
+            labelFontSize=11,
+            labelOverlap=False,
+            labelFontStyle=grid.label_style,
         ),
     )
 
@@ -265,7 +269,7 @@ def query_axis(grid: Grid) -> alt.Y:
         "q:O",
         scale=alt.Scale(domain=grid.band),
         title=LOOKING,
-        axis=alt.Axis(labelExpr=grid.label, labelFontSize=11, labelOverlap=False),
+        axis=alt.Axis(labelExpr=grid.label, labelFontSize=11, labelOverlap=False, labelFontStyle=grid.label_style),
     )
 
 

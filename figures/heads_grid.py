@@ -91,6 +91,11 @@ class Grid:
         return name if self.label_every == 1 else f"datum.value % {self.label_every} == 0 ? {name} : ''"
 
     @property
+    def label_style(self) -> alt.ExprRef | UndefinedType:
+        """The axes' labels' style: with no text, the model's own tokens slanted (textless.own_style)."""
+        return textless.own_style() if self.textless else alt.Undefined
+
+    @property
     def band(self) -> list[int] | UndefinedType:  # the rows of a square; with no text, the data's
         return alt.Undefined if self.textless else list(range(self.blocks))
 

@@ -26,8 +26,8 @@ FOLLOWED = textless.FOLLOW_NAME  # the followed token's param, as the pages writ
 ROWS = "data('runs')"
 PLACES = range(7)  # the rank axis's ticks: 10 ** k places moved either side, k in PLACES
 SUBTITLE = (
-    "As the next token after the text's last. Below the line: without that part, the token got less likely. "
-    "The line: every part in place."
+    "Each bar: how the chance of the watched token, as the next token after your text's last, changes without that "
+    "part. Below the line: it got less likely. The line: every part in place."
 )
 
 

@@ -71,6 +71,7 @@ def _cells(reads: Reads, names: list[str] | None, cell: int | None) -> tuple[alt
         labelOverlap=False,
         zindex=0 if cell else alt.Undefined,
         labelExpr=label if cell else f"datum.value % every == 0 ? {label} : ''",
+        labelFontStyle=textless.own_style(),
     )
     top = (
         alt.Chart(alt.NamedData(reads.tops))

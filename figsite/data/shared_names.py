@@ -31,6 +31,7 @@ KEY_WORDS = "key_words"  # a signal holding the chart's key in words where the r
 # page writes it in place of the key above the chart)
 VIEW = "view"  # the attention figure's head (a key such as '5-12', or 'all')
 NAMES = "names"  # the tokens as the chart writes them
+OWN_FROM = "own_from"  # a chart with no text: where the tokens the model added to the reader's text begin (from 0)
 LEFT_OUT_SIGNAL = "left_out"  # a long text: the share left out of the chosen row
 SHARES = "shares"  # a long text: the dataset the script fills with the chosen row's shares
 HEAD_PICTURES = "head_pictures"  # a reader's text: every head's picture (PNG data URLs), drawn by the page's script
@@ -80,6 +81,7 @@ FOR_SCRIPTS = (
     "KEY_WORDS",
     "VIEW",
     "NAMES",
+    "OWN_FROM",
     "LEFT_OUT_SIGNAL",
     "SHARES",
     "HEAD_PICTURES",

@@ -3,8 +3,9 @@ chart function gives its chart so, for any text of 1 to live_data.MAX_TOKENS tok
 the datasets of figsite.data.live_data and the params named here in before it embeds it. Every size is then a step
 or the column's, every domain of positions comes from the data or from `length(names)`.
 
-The params the page's script fills: `names`, the text's tokens as the pages write them ("The", "_animal"), and
-`follow_name`, the followed token's text so written; the selects `token` ((l), heads) and `position` (lens), here
+The params the page's script fills: `names`, the text's tokens as the pages write them ("The", "_animal"),
+`follow_name`, the followed token's text so written, and `own_from`, where the tokens the model added begin (their
+labels slanted: own_style); the selects `token` ((l), heads) and `position` (lens), here
 with options [1] and labels ["1"]: the page sets options 1..n, labels "9: _it", a value among them (the charts
 read one past the text as its last).
 """
@@ -18,7 +19,7 @@ from figsite.data.format import TOP_K
 from figsite.data.live_data import MAX_TOKENS, PLACEHOLDER
 from figsite.data.live_data import FOLLOW_NAME as FOLLOW_NAME, empty as empty  # the kinds read these from here too
 from figsite.data.run import MIN_SHARE, PER_SHARE
-from figsite.data.shared_names import NAMES
+from figsite.data.shared_names import NAMES, OWN_FROM
 from figures.toolkit import charts
 from figures.toolkit.charts import ChartT, alt
 
@@ -47,11 +48,19 @@ def chosen(name: str, value: int | None, words: str, rows: int = 0, follow: bool
 
 
 def texts(follow: bool = True) -> list[alt.Parameter]:
-    """The params of the text's tokens and (`follow`) of the followed token, holding the placeholder."""
+    """The params of the text's tokens and (`follow`) of the followed token, holding the placeholder; and OWN_FROM,
+    where the model's own tokens begin (more.js: the page went on from the reader's text), at first past any text."""
     return [
         alt.param(name=NAMES, value=[PLACEHOLDER]),
         *([alt.param(name=FOLLOW_NAME, value=PLACEHOLDER)] if follow else []),
+        alt.param(name=OWN_FROM, value=MAX_TOKENS),
     ]
+
+
+def own_style() -> alt.ExprRef:
+    """A token axis's labels (its values the tokens' places, from 0): the model's own tokens slanted, as the page's row
+    of tokens slants them."""
+    return alt.ExprRef(expr=f"datum.value >= {OWN_FROM} ? 'italic' : 'normal'")
 
 
 def ranked(panel: str, count: int) -> tuple[list[alt.Parameter], str]:

@@ -809,7 +809,8 @@ def test_two_texts_compared_give_the_builds_distances_exact_zeros_where_the_text
     description = page.text_content("#live-description-compare")
     assert (
         description.startswith(f"Up to token {expected['shared']} (")
-        and " on they differ; after layer 3 " in description
+        and " on they differ, from before any layer" in description
+        and "After layer 3, token " in description
     )
     assert "text_b=" in page.url
     with page.expect_download() as download:
@@ -914,6 +915,7 @@ def test_the_model_goes_on_by_its_likeliest_tokens_and_the_row_marks_them_as_its
     assert page.text_content("#live-message").startswith(f"The model read your {len(ids)} tokens and the 3 it added")
     # The figure is drawn for the longer text: it reads every one of its tokens.
     assert len(page.evaluate("Object.values(window.liveFigures.drawn)[0].names")) == len(got)
+    assert signal(page, "readout", "own_from") == len(ids)  # where the charts' labels slant the model's own
     # A link to it brings back the very tokens, the model's marked as its own.
     address = page.url
     assert f"&ids={'.'.join(map(str, got))}&added_from={len(ids)}" in address

@@ -85,9 +85,11 @@ test("the grid's cells run by stage, then position, naming both texts' tokens wh
 test('the sentence says up to which token the numbers are the same, and how far apart the first that differs ends', () => {
   const res = pairResult(), last = res.pair.distance[2 * 3 + 1];
   assert.equal(pairSentence(res, 3, 0),
-               "Up to token 1 (_the) the two texts' numbers are exactly the same before and after every layer: no " +
-               'token looks to the right, so the words after it cannot change them. From token 2 (_cat / _dog) on ' +
-               'they differ; after layer 2 token 2 is ' + Number(last.toPrecision(3)) + ' apart.');
+               'Up to token 1 (_the) both texts have exactly the same numbers before and after every layer: no token ' +
+               'looks to the right, so later words cannot change them. From token 2 (_cat / _dog) on they differ, ' +
+               'from before any layer: the word itself is different there. After layer 2, token 2 is ' +
+               Number(last.toPrecision(3)) + " apart (the length of the difference between the two texts' lists of " +
+               'numbers; 0: the same).');
 });
 
 test('a text that is the other with more words after it is the same at every token both have', () => {

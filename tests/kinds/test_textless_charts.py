@@ -249,6 +249,21 @@ def assert_the_knockout_says_what_the_book_would(chart_spec: dict, names: list) 
         assert said(words) == without(as_book[(seed * 5 + 1) % len(runs)], intact, FOLLOWED) + "."
 
 
+@pytest.mark.parametrize("key", ["attention", "heads", "lens"])
+def test_the_tokens_the_model_added_are_slanted_on_every_token_axis_and_the_readers_are_not(key):
+    names = LONG[:6]
+    chart_spec = spec(CHARTS[key](MODEL, OPENING, False))
+    svg, _ = drawn(filled(chart_spec, names, page_data(names), own_from=4, token=6, position=6))
+    style = {}  # a token's label -> whether it is slanted
+    for attributes, text in re.findall(r"<text\b([^>]*)>([^<]*)</text>", svg):
+        label = html.unescape(text)
+        if any(label.endswith(name) for name in names):
+            style[label] = 'font-style="italic"' in attributes
+    added = [label for label, slanted in style.items() if slanted]
+    assert added and all(label.endswith(tuple(names[4:])) for label in added), style
+    assert not any(slanted for label, slanted in style.items() if label.endswith(tuple(names[:4]))), style
+
+
 def test_the_attention_bars_follow_the_text_and_the_chosen_token_and_view():
     chart_spec = spec(attention_chart.textless_chart([[2, 3]], MODEL["n_layer"], MODEL["n_head"]))
     for names in (SHORT, LONG):

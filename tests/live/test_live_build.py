@@ -225,8 +225,12 @@ def test_another_text_in_the_config_measures_the_light_weights_again_and_exports
     second = built(small_model_dir, other, tmp_path / "b", "--live", "--cache", str(cache))
     # the same light weights, from the cache, and their error measured on the config's two texts
     assert live_config(second)["light"]["files"] == live_config(first)["light"]["files"]
-    assert "on this book's 1 sentence<" in (first / "figure-look.html").read_text(encoding="utf-8")
-    assert "on this book's 2 sentences<" in (second / "figure-look.html").read_text(encoding="utf-8")
+    assert "on the 1 example sentence of this site's figures<" in (first / "figure-look.html").read_text(
+        encoding="utf-8"
+    )
+    assert "on the 2 example sentences of this site's figures<" in (second / "figure-look.html").read_text(
+        encoding="utf-8"
+    )
 
 
 def test_without_the_npm_libraries_a_live_build_ends_in_one_line_naming_setup_live_and_keeps_the_site(

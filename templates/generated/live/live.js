@@ -81,6 +81,7 @@
   var DESCRIPTION = "description";
   var KEY_WORDS = "key_words";
   var NAMES = "names";
+  var OWN_FROM = "own_from";
   var HEAD_PICTURES = "head_pictures";
   var PICTURE_PALETTE = "picture_palette";
   var CLICKS_META = "clicks";
@@ -1095,11 +1096,11 @@
   function pairSentence(res, stages, start2) {
     const n = Math.min(res.ids.length, res.pair.ids.length), shared = res.pair.shared, words = [];
     if (shared > start2) {
-      words.push("Up to token " + numberOf(shared - 1, start2) + " (" + res.names[shared - 1] + ") the two texts' numbers are exactly the same before and after every layer: no token looks to the right, so the words after it cannot change them.");
+      words.push("Up to token " + numberOf(shared - 1, start2) + " (" + res.names[shared - 1] + ") both texts have exactly the same numbers before and after every layer: no token looks to the right, so later words cannot change them.");
     }
     if (shared < n) {
-      const apart = res.pair.distance[(stages - 1) * n + shared];
-      words.push("From token " + numberOf(shared, start2) + " (" + both(res, shared) + ") on they differ; after layer " + (stages - 1) + " token " + numberOf(shared, start2) + " is " + Number(apart.toPrecision(3)) + " apart.");
+      const apart = res.pair.distance[(stages - 1) * n + shared], q = numberOf(shared, start2);
+      words.push("From token " + q + " (" + both(res, shared) + ") on they differ, from before any layer: the word itself is different there. After layer " + (stages - 1) + ", token " + q + " is " + Number(apart.toPrecision(3)) + " apart (the length of the difference between the two texts' lists of numbers; 0: the same).");
     } else {
       words.push("One text is the other with more words after it: at every token both have, their numbers are the same.");
     }
@@ -1116,7 +1117,7 @@
   }
   function label(n, startName, added, names) {
     const last = names[names.length - 1];
-    return "Drawn for this text, in " + n + (n === 1 ? " token" : " tokens") + (startName ? " after the start token " + startName : "") + (added ? ", the last " + (added === 1 ? "one" : added) + " added by " + modelName() + " (slanted, in dashed boxes)" : "") + (rowSteers() ? ": choose one" : "; the figure reads the last, " + last + ", marked:");
+    return "Drawn for this text, in " + n + (n === 1 ? " token" : " tokens") + (startName ? " after the start token " + startName : "") + (added ? ", the last " + (added === 1 ? "one" : added) + " added by " + modelName() + " (slanted, in dashed boxes; slanted in the chart too)" : "") + (rowSteers() ? ": choose one" : "; the figure reads the last, " + last + ", marked:");
   }
   function tokenElement(name, i, kind, steers) {
     const el = document.createElement(steers ? "button" : "span");
@@ -1435,7 +1436,7 @@
   }
   function givenFor(res, key, sameText) {
     const followed = key === "lens" ? lensToken(res) : res.target;
-    const datasets = {}, params = {};
+    const datasets = {}, params = { [OWN_FROM]: res.ownFrom === void 0 ? res.ids.length : res.ownFrom };
     if (res.pair) {
       const start2 = startId() !== null && res.ids[0] === startId() ? 1 : 0;
       datasets.cells = cellRows(res, page.shape.stages, start2);
@@ -1842,6 +1843,7 @@
     const other = pairB ? await infer(pairB.ids, follow) : null;
     if (number !== state.runs) return;
     const res = result(text, ask.ids, ask.target, follow, out, page.shape);
+    res.ownFrom = modelFrom(text, ask.ids);
     if (pairB) {
       res.pair = paired(
         res,

@@ -4,7 +4,7 @@
 // a token chosen in one is chosen in all. The reader's text is only ever text here: Vega's text marks, never HTML.
 import {allowed} from '../shared/address.js';
 import {describe, draw as embed, tokenParam} from '../shared/charts.js';
-import {CLICKS_META, DESCRIPTION, KEY_WORDS, LIVE_PANELS, TOKEN_PARAMS} from '../shared/names.js';
+import {CLICKS_META, DESCRIPTION, KEY_WORDS, LIVE_PANELS, OWN_FROM, TOKEN_PARAMS} from '../shared/names.js';
 import {chosenInView, scrollBox} from '../shared/scroll.js';
 import {writeAddress} from './address.js';
 import {startId} from './asked.js';
@@ -148,7 +148,7 @@ function readsPanels(key) {
 // it sets besides, such as the compare grid's description).
 function givenFor(res, key, sameText) {
   const followed = key === 'lens' ? lensToken(res) : res.target;
-  const datasets = {}, params = {};
+  const datasets = {}, params = {[OWN_FROM]: res.ownFrom === undefined ? res.ids.length : res.ownFrom};
   if (res.pair) {
     const start = startId() !== null && res.ids[0] === startId() ? 1 : 0;
     datasets.cells = cellRows(res, page.shape.stages, start);

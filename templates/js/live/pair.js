@@ -85,15 +85,16 @@ export function cellRows(res, stages, start) {
 export function pairSentence(res, stages, start) {
   const n = Math.min(res.ids.length, res.pair.ids.length), shared = res.pair.shared, words = [];
   if (shared > start) {
-    words.push('Up to token ' + numberOf(shared - 1, start) + ' (' + res.names[shared - 1] + ') the two texts\' ' +
-               'numbers are exactly the same before and after every layer: no token looks to the right, so the ' +
-               'words after it cannot change them.');
+    words.push('Up to token ' + numberOf(shared - 1, start) + ' (' + res.names[shared - 1] + ') both texts have ' +
+               'exactly the same numbers before and after every layer: no token looks to the right, so later words ' +
+               'cannot change them.');
   }
   if (shared < n) {
-    const apart = res.pair.distance[(stages - 1) * n + shared];
-    words.push('From token ' + numberOf(shared, start) + ' (' + both(res, shared) + ') on they differ; after layer ' +
-               (stages - 1) + ' token ' + numberOf(shared, start) + ' is ' + Number(apart.toPrecision(3)) +
-               ' apart.');
+    const apart = res.pair.distance[(stages - 1) * n + shared], q = numberOf(shared, start);
+    words.push('From token ' + q + ' (' + both(res, shared) + ') on they differ, from before any layer: the word ' +
+               'itself is different there. After layer ' + (stages - 1) + ', token ' + q + ' is ' +
+               Number(apart.toPrecision(3)) + ' apart (the length of the difference between the two texts\' lists ' +
+               'of numbers; 0: the same).');
   } else {
     words.push('One text is the other with more words after it: at every token both have, their numbers are the same.');
   }

@@ -21,7 +21,7 @@ function label(n, startName, added, names) {
   const last = names[names.length - 1];
   return 'Drawn for this text, in ' + n + (n === 1 ? ' token' : ' tokens') +
     (startName ? ' after the start token ' + startName : '') +
-    (added ? ', the last ' + (added === 1 ? 'one' : added) + ' added by ' + modelName() + ' (slanted, in dashed boxes)'
+    (added ? ', the last ' + (added === 1 ? 'one' : added) + ' added by ' + modelName() + ' (slanted, in dashed boxes; slanted in the chart too)'
            : '') + (rowSteers() ? ': choose one' : '; the figure reads the last, ' + last + ', marked:');
 }
 

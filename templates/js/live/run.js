@@ -66,6 +66,7 @@ async function runText(text, ask, number, started) {
   const other = pairB ? await infer(pairB.ids, follow) : null;
   if (number !== state.runs) return;
   const res = result(text, ask.ids, ask.target, follow, out, page.shape);
+  res.ownFrom = modelFrom(text, ask.ids);  // the charts slant the model's own tokens from there
   if (pairB) {
     res.pair = paired(res, pairB.text, pairB.ids, pairB.ids.map(tokenName), out.residuals, other.residuals,
                       page.shape.stages);

@@ -12,6 +12,7 @@ export const DESCRIPTION = "description";
 export const KEY_WORDS = "key_words";
 export const VIEW = "view";
 export const NAMES = "names";
+export const OWN_FROM = "own_from";
 export const LEFT_OUT_SIGNAL = "left_out";
 export const SHARES = "shares";
 export const HEAD_PICTURES = "head_pictures";
