@@ -66,8 +66,9 @@ whose max is not, and the opening's result in each (FAIL*: max only). Exit statu
 (the after one with --before) passes, 1 otherwise, 2 on bad input. tests/unit/test_bench_browser.py checks the
 tables' arithmetic on made-up loads (no browser).
 
-With `build.py --live`, the figures the model can compute ((l), every head, (i), the lens) take a reader's own
-sentence under their titles ("Try your own sentence", closed at first), and live.html is only an index of them.
+With `build.py --live`, the figures the model can compute ((l), every head, (i), the lens, which head, two texts
+compared, the knockout) take a reader's own sentence under their titles ("Try your own sentence", closed at first),
+and live.html is only an index of them.
 Opened from file://, those pages say only that the site must be served to run the model; the model's part needs
 HTTP and runs GPT-2 in the page, so it is measured apart by bench/live.py, on the figure pages: the model's load
 (first visit and from Cache Storage, on figure (l)'s page), Enter to charts drawn on a 20-token text (on the lens's

@@ -138,7 +138,7 @@ TEXT_64 = (
 MODEL_PATH = "/live/model/"
 
 # The kinds of figure that take a reader's sentence, each on a page of its own (figure-<label>.html) with one chart.
-KINDS = ("attention", "heads", "readout", "lens")
+KINDS = ("attention", "heads", "readout", "lens", "find-head", "knockout")  # compare reads two texts: not timed here
 LOAD_KIND = "attention"  # the figure (l): the page whose load and first visit are timed
 CHART_KIND = "lens"  # the heaviest chart: the page whose drawing is waited for (Enter to charts, memory); --chart
 OWN = "#try-own"  # the address that opens "Try your own sentence": live.js loads the tokenizer and runtime at once
@@ -916,8 +916,9 @@ def main(argv: list[str]) -> int:
         choices=KINDS,
         default=CHART_KIND,
         help=f"the kind of figure whose page (its one chart) Enter to charts and the peak memory are taken on "
-        f"(default {CHART_KIND}, the heaviest chart); the loads and first visits are taken on {LOAD_KIND}'s page, "
-        f"the figure (l)",
+        f"(default {CHART_KIND}, the heaviest chart of one run); the loads and first visits are taken on {LOAD_KIND}'s "
+        "page, the figure (l); knockout runs the model once more for each part it takes out (38 runs for GPT-2 small "
+        "with a layer's heads): time it with --throttle 1",
     )
     options = parser.parse_args(argv)
     if options.repeats < 1:

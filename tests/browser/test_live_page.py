@@ -3,10 +3,11 @@
 A site is built with --live over conftest's small seeded model (3 layers, 4 heads, GPT-2's vocabulary), from a
 config whose text is none of the chapter's, and served from 127.0.0.1 (import() and fetch() do not work from
 file://); every request that is not to that server is refused and recorded, and none may be made. Each figure the
-model can compute ((l), every head, (i), the lens) offers "Try your own sentence" under its title; its page fetches
-nothing more until the reader opens it. The page loads the model, reads the same text, and what it draws and offers
+model can compute ((l), every head, (i), the lens, which head, two texts compared, the knockout) offers "Try your own
+sentence" under its title; its page fetches nothing more until the reader opens it. The page loads the model, reads the same text, and what it draws and offers
 for download must be the build's own numbers for that text: every share and probability within 1e-5, the top 10
-the same (ties aside), the ranks the same (within 1 past rank 100), drawn in the book's figure's place. Then: the
+the same (ties aside), the ranks the same (within 1 past rank 100), drawn in the book's figure's place. Two texts
+compared give the build's distances (the zeros exactly), and the knockout's runs the build's chances and ranks. Then: the
 row of tokens chooses the chart's token and the chart the row's; "Back to the book's sentence" shows the book's
 figure; another text draws another chart; a hostile text is drawn as text; a text too long, empty or only spaces
 is refused in one sentence and not written into the address; a reload loads the model from Cache Storage, not from
