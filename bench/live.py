@@ -917,7 +917,7 @@ def main(argv: list[str]) -> int:
         default=CHART_KIND,
         help=f"the kind of figure whose page (its one chart) Enter to charts and the peak memory are taken on "
         f"(default {CHART_KIND}, the heaviest chart of one run); the loads and first visits are taken on {LOAD_KIND}'s "
-        "page, the figure (l); knockout runs the model once more for each part it takes out (38 runs for GPT-2 small "
+        "page, the figure (l); knockout runs the model once more for each part it takes out (37 runs for GPT-2 small "
         "with a layer's heads): time it with --throttle 1",
     )
     options = parser.parse_args(argv)
