@@ -54,6 +54,13 @@ def place_ticks(moves: list[int]) -> list[int]:
 
 # Where a number of places moved lies on the rank axis: a log scale either side of zero (a move of 0 at 0).
 ON_RANK_AXIS = "({d} < 0 ? -1 : 1) * log(1 + abs({d})) / LN10"
+
+
+def on_rank_axis(places: int) -> float:
+    """Where `places` moved up lies on the rank axis (ON_RANK_AXIS, in Python), to 6 digits: a tick's place."""
+    return float(f"{math.copysign(math.log10(1 + abs(places)), places):.6g}")
+
+
 # What a bar's height is, in each mode: the change in chance, or the places moved on the rank axis.
 VALUE = f"show == 'rank' ? {ON_RANK_AXIS.format(d='datum.dr')} : datum.dp"
 
@@ -64,7 +71,7 @@ def y_scale_and_axis(changes: list[float], moves: list[int]) -> tuple[alt.Scale,
     p_ticks, r_ticks = chance_ticks(changes), place_ticks(moves)
     step = p_ticks[1] - p_ticks[0]
     decimals = max(0, 1 - math.floor(math.log10(step * 100) + 1e-9))  # 0.25% steps: 2; '~' drops trailing zeros
-    on_axis = [float(f"{math.copysign(math.log10(1 + abs(t)), t):.6g}") for t in r_ticks]
+    on_axis = [on_rank_axis(t) for t in r_ticks]
     scale = alt.Scale(
         domain=alt.ExprRef(expr=f"show == 'rank' ? [{on_axis[0]}, {on_axis[-1]}] : [{p_ticks[0]}, {p_ticks[-1]}]"),
         nice=False,

@@ -11,12 +11,11 @@ bar and of the chart's description (figures.knockout's).
 
 from __future__ import annotations
 
-import math
 import textwrap
 from typing import TypedDict, cast
 
 from figsite.data.shared_names import DESCRIPTION, KEY_WORDS
-from figures.knockout_chart import MULTIPLES, choice_params, panel
+from figures.knockout_chart import MULTIPLES, choice_params, on_rank_axis, panel
 from figures.toolkit import charts, textless
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import HELPS_NAME, HURTS_NAME
@@ -99,11 +98,6 @@ def _chance_axis() -> list[alt.Parameter]:
     ]
 
 
-def _on_rank_axis(places: int) -> float:
-    """Where `places` moved up lies on the rank axis (knockout_chart.ON_RANK_AXIS), to 6 digits."""
-    return float(f"{math.copysign(math.log10(1 + abs(places)), places):.6g}")
-
-
 def _rank_axis() -> list[alt.Parameter]:
     """`r_low` and `r_high`, the rank axis's ends, at the first power of ten past the farthest move either side
     (-1 and 1 where nothing moves), and `r_ticks`: 0 and 10 ** k places either side, which the scale shows within
@@ -113,9 +107,9 @@ def _rank_axis() -> list[alt.Parameter]:
     def end(reach: str) -> str:
         return f"log(1 + pow(10, ceil(log({reach}) / LN10 - 1e-9))) / LN10"
 
-    one = _on_rank_axis(1)
+    one = on_rank_axis(1)
     ticks = [f"(dr_up >= 10 ? 0 : {one})", f"(dr_down >= 10 ? 0 : {-one})"]
-    ticks += [f"{side * _on_rank_axis(10**k)}" for k in PLACES[1:] for side in (1, -1)]
+    ticks += [f"{side * on_rank_axis(10**k)}" for k in PLACES[1:] for side in (1, -1)]
     return [
         alt.param(name="dr_up", expr=up),
         alt.param(name="dr_down", expr=down),

@@ -415,3 +415,31 @@ def test_a_llama_style_export_gives_transformers_own_shares_and_output(llama_mod
     assert (shares - torch.cat(out.attentions)).abs().max() < SHARE_TOLERANCE
     chances = out.logits[0].softmax(dim=-1)  # (position, vocab)
     assert (torch.from_numpy(outputs["follow_probs"][-1]).double() - chances).abs().max() < PROBABILITY_TOLERANCE
+
+
+def test_a_llama_style_export_takes_parts_out_as_the_builds_knockouts_and_gives_its_residual_stream(
+    llama_loaded, llama_exported
+):
+    """Grouped-query heads, rotary positions, RMSNorm, a start token: each run of the build's knockouts (a head of
+    layer 1 among them) through the keep_ inputs, the last stage read alone, and every stage's stream, against the
+    build's capture."""
+    from figsite.capture.api import run_text, token_ids
+    from figsite.capture.live_export import session
+    from figsite.capture.parts.knockouts import knockouts
+
+    live_llama, config = session(llama_exported[0]), llama_loaded.model.config
+    ids = token_ids(llama_loaded, "Maya lives in Paris, the capital of")
+    target = ids[3]
+    found = knockouts(llama_loaded, ids, len(ids) - 1, target, 1)
+    runs = [{"part": "intact", "layer": None, "head": None, **found["intact"]}, *found["runs"]]
+    assert len(runs) == 1 + 2 * config.n_layer + config.n_head
+    for expected in runs:
+        kept = kept_without(config, expected["part"], expected["layer"], expected["head"])
+        outputs = run(live_llama, ids, [target], kept, [config.n_layer])
+        assert abs(outputs["follow_probs"][0, -1, 0] - expected["p"]) < PROBABILITY_TOLERANCE, expected
+        assert outputs["follow_ranks"][0, -1, 0] == expected["rank"], expected
+    capture = run_text(llama_loaded, "Maya lives in Paris, the capital of", keep_stages=True)
+    stages = torch.stack([stage[0] if stage.dim() == 3 else stage for stage in capture.stages]).double()
+    residuals = torch.from_numpy(run(live_llama, ids)["residuals"]).double()
+    assert residuals.shape == stages.shape
+    assert (residuals - stages).abs().max() < 1e-5 * stages.abs().max()
