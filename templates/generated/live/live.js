@@ -1037,7 +1037,9 @@
   function askedPair(textA, textB, target, maxTokens, name) {
     const a = askedText(textA, maxTokens);
     if (a.refused) return { refused: "Text A: " + a.refused };
-    if (textB === "" || !/\S/.test(textB)) return { refused: "Type text B too: the same first words as text A, then others." };
+    if (textB === "" || !/\S/.test(textB)) {
+      return { refused: "Type text B too: the same first words as text A, then others." };
+    }
     const b = askedText(textB, maxTokens);
     if (b.refused) return { refused: "Text B: " + b.refused.replace("Your text", "it") };
     if (textA === textB) return { refused: "The two texts are the same: change a word or more of text B." };
@@ -1727,10 +1729,10 @@
     return { count: count2, temperature, random: seeded(seed) };
   }
   async function goOn(ids, how, follow) {
-    const out = ids.slice();
+    const out = ids.slice(), last = [page.shape.stages - 1];
     for (let i = 0; i < how.count && out.length < page.maxTokens; i++) {
-      const read = await infer(out, follow);
-      out.push(nextToken(read.topIds, read.topProbs, page.shape.stages, out.length, how.temperature, how.random));
+      const read = await infer(out, follow, void 0, last);
+      out.push(nextToken(read.topIds, read.topProbs, 1, out.length, how.temperature, how.random));
     }
     return out;
   }

@@ -18,9 +18,9 @@ export function seeded(seed) {
   };
 }
 
-// The token that comes next: from the TOP_K likeliest after the last stage at the last of `n` positions (topIds and
-// topProbs: (stages, n, TOP_K), flat), the likeliest (`random` null), else drawn with weights p ** (1 / temperature)
-// by one number of `random`.
+// The token that comes next: from the TOP_K likeliest after the last stage at the last of `n` positions (topIds
+// and topProbs: (stages read out, n, TOP_K), flat), the likeliest (`random` null), else drawn with weights
+// p ** (1 / temperature) by one number of `random`.
 export function nextToken(topIds, topProbs, stages, n, temperature, random) {
   const at = ((stages - 1) * n + (n - 1)) * TOP_K;
   if (!random) return Number(topIds[at]);
@@ -47,12 +47,13 @@ export function howMore(count, most, chance, temperature, seed) {
 }
 
 // The ids `ids` goes on to, `how.count` tokens more (fewer where the model's positions run out): one run of the
-// model a token, each reading every token so far.
+// model a token, each reading every token so far and reading out the last stage only (all a guess needs: the other
+// stages' read-out is most of a run's work).
 export async function goOn(ids, how, follow) {
-  const out = ids.slice();
+  const out = ids.slice(), last = [page.shape.stages - 1];
   for (let i = 0; i < how.count && out.length < page.maxTokens; i++) {
-    const read = await infer(out, follow);
-    out.push(nextToken(read.topIds, read.topProbs, page.shape.stages, out.length, how.temperature, how.random));
+    const read = await infer(out, follow, undefined, last);
+    out.push(nextToken(read.topIds, read.topProbs, 1, out.length, how.temperature, how.random));
   }
   return out;
 }

@@ -35,8 +35,9 @@ export function listenToBack(history, location) {
   back.addEventListener('click', () => {
     showOwn(false);
     history.replaceState(null, '', location.pathname + location.search);
-    say(page.el.textBoxB ? 'The figure shows the book\'s sentences again; your texts are still in their boxes, to run again.'
-                         : 'The figure shows the book\'s sentence again; your text is still in the box, to run again.');
+    say(page.el.textBoxB
+      ? 'The figure shows the book\'s sentences again; your texts are still in their boxes, to run again.'
+      : 'The figure shows the book\'s sentence again; your text is still in the box, to run again.');
     const summary = document.querySelector('#try-own > summary');
     if (summary) summary.focus();
   });

@@ -20,7 +20,9 @@ export function sharedCount(a, b) {
 export function askedPair(textA, textB, target, maxTokens, name) {
   const a = askedText(textA, maxTokens);
   if (a.refused) return {refused: 'Text A: ' + a.refused};
-  if (textB === '' || !/\S/.test(textB)) return {refused: 'Type text B too: the same first words as text A, then others.'};
+  if (textB === '' || !/\S/.test(textB)) {
+    return {refused: 'Type text B too: the same first words as text A, then others.'};
+  }
   const b = askedText(textB, maxTokens);
   if (b.refused) return {refused: 'Text B: ' + b.refused.replace('Your text', 'it')};
   if (textA === textB) return {refused: 'The two texts are the same: change a word or more of text B.'};
