@@ -456,6 +456,9 @@
   function startId() {
     return globalThis.liveTokens.startId ? globalThis.liveTokens.startId() : null;
   }
+  function startOf(ids) {
+    return startId() !== null && ids[0] === startId() ? 1 : 0;
+  }
   function room(maxTokens) {
     return maxTokens - (startId() === null ? 0 : 1);
   }
@@ -1440,7 +1443,7 @@
     const followed = key === "lens" ? lensToken(res) : res.target;
     const datasets = {}, params = { [OWN_FROM]: res.ownFrom === void 0 ? res.ids.length : res.ownFrom };
     if (res.pair) {
-      const start2 = startId() !== null && res.ids[0] === startId() ? 1 : 0;
+      const start2 = startOf(res.ids);
       datasets.cells = cellRows(res, page.shape.stages, start2);
       params[DESCRIPTION] = pairSentence(res, page.shape.stages, start2);
     } else if (key === "knockout") {
@@ -1808,7 +1811,7 @@
     return gone && gone.text === text && gone.ids.length === ids.length ? gone.from : ids.length;
   }
   function showTokens(res) {
-    const start2 = startId() !== null && res.ids[0] === startId() ? 1 : 0;
+    const start2 = startOf(res.ids);
     if (res.pair) {
       fillTextRow("live-tokens", "Text A", res.names, start2);
       fillTextRow("live-tokens-b", "Text B", res.pair.names, start2);

@@ -8,6 +8,11 @@ export function startId() {
   return globalThis.liveTokens.startId ? globalThis.liveTokens.startId() : null;
 }
 
+// How many of `ids` lead the text as the model's start token: 1 where the first is it, else 0.
+export function startOf(ids) {
+  return startId() !== null && ids[0] === startId() ? 1 : 0;
+}
+
 // How many tokens of the reader's own text the page reads: the model's positions, less one for a start token.
 export function room(maxTokens) {
   return maxTokens - (startId() === null ? 0 : 1);

@@ -7,7 +7,7 @@ import {describe, draw as embed, tokenParam} from '../shared/charts.js';
 import {CLICKS_META, DESCRIPTION, KEY_WORDS, LIVE_PANELS, OWN_FROM, TOKEN_PARAMS} from '../shared/names.js';
 import {chosenInView, scrollBox} from '../shared/scroll.js';
 import {writeAddress} from './address.js';
-import {startId} from './asked.js';
+import {startOf} from './asked.js';
 import {followRows, panels, topRows} from './datasets.js';
 import {followToken, lensToken, offerFollows} from './lens.js';
 import {descriptionOf, page} from './page.js';
@@ -150,7 +150,7 @@ function givenFor(res, key, sameText) {
   const followed = key === 'lens' ? lensToken(res) : res.target;
   const datasets = {}, params = {[OWN_FROM]: res.ownFrom === undefined ? res.ids.length : res.ownFrom};
   if (res.pair) {
-    const start = startId() !== null && res.ids[0] === startId() ? 1 : 0;
+    const start = startOf(res.ids);
     datasets.cells = cellRows(res, page.shape.stages, start);
     params[DESCRIPTION] = pairSentence(res, page.shape.stages, start);
   } else if (key === 'knockout') {

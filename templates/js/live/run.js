@@ -1,7 +1,7 @@
 // A text run: the reader's text and target checked, the model run on them, the tokens shown and the charts drawn,
 // one sentence saying how it went. Runs are queued (model.js inTurn); a newer text wins over one still waiting.
 import {writeAddress} from './address.js';
-import {asked, startId} from './asked.js';
+import {asked, startId, startOf} from './asked.js';
 import {drawAll, linkToken} from './charts.js';
 import {result} from './datasets.js';
 import {sayTarget} from './form.js';
@@ -26,7 +26,7 @@ function modelFrom(text, ids) {
 // counted), and those the model added (more.js), marked as its own; choosing one chooses it in the charts.
 // Two texts compared: each text's row, words split by rules.
 function showTokens(res) {
-  const start = startId() !== null && res.ids[0] === startId() ? 1 : 0;
+  const start = startOf(res.ids);
   if (res.pair) {
     fillTextRow('live-tokens', 'Text A', res.names, start);
     fillTextRow('live-tokens-b', 'Text B', res.pair.names, start);
