@@ -226,6 +226,11 @@ class Kind(Generic[RunT]):
         then follows it too; None where it follows none. Default: the target it asks the run to track."""
         return next((target for target in self.asks(fig).texts.values() if target is not None), None)
 
+    def live_versus(self, fig: Figure, run: RunT) -> str | None:
+        """The token the target is measured against, as text (" Italy"), where the figure measures one (patching):
+        the reader's texts open measuring against it too. Default: none."""
+        return None
+
     def _lacks(self, member: str) -> NotImplementedError:
         """The error for a member every kind must override, naming the kind and the member."""
         return NotImplementedError(f"{type(self).__name__} (kind {self.KIND!r}) lacks {member}: see figures/kind.py")

@@ -21,9 +21,9 @@ from figsite.config import Field, Figure
 from figsite.data.part_records import Ask, PatchingEntry
 from figsite.data.records import ModelRecord
 from figsite.data.run import Run
-from figures import patching_chart
+from figures import patching_chart, patching_textless
 from figures.records import NEAR as NEAR, PIECES as PIECES, Cell as Cell, Patched as Patched
-from figures.kind import Context, PartKind, Resolved, Reveal, Table, Tokens
+from figures.kind import Context, LiveOpening, LiveShape, PartKind, Resolved, Reveal, Table, Tokens
 from figures.toolkit import charts, fields, terms
 from figures.toolkit.charts import alt
 from figures.toolkit.colours import HELPS_NAME, HURTS_NAME
@@ -182,6 +182,20 @@ class Patching(PartKind):
     EXPLORE = True
     TEXT_NAMES = ("The original text", "The changed text")
     PART = "patchings"
+    LIVE = 8  # after the knockout
+
+    def live_target(self, fig: Figure, run: Run) -> str:
+        """The token whose score the figure measures: the reader's texts open measuring it too (and its versus:
+        live_versus)."""
+        return cast(str, fig["target"])
+
+    def live_versus(self, fig: Figure, run: Run) -> str:
+        """The token the target is measured against: the reader's texts open measuring against it too."""
+        return cast(str, fig["versus"])
+
+    def textless_chart(self, model: LiveShape, opening: LiveOpening, narrow: bool = False) -> alt.VConcatChart:
+        """The same chart with no text in it (figures.patching_textless), the page's runs put in."""
+        return patching_textless.textless_chart(model["n_layer"], model["n_head"], narrow)
 
     def texts(self, fig: Figure) -> list[str]:
         return [fig["clean"], fig["corrupted"]]

@@ -12,6 +12,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TypedDict, cast
 
+from figsite.data.live_data import PIECE_KEYS
 from figsite.data.shared_names import DESCRIPTION
 from figures.toolkit import charts
 from figures.toolkit.charts import alt
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 CELL = 18  # px: the height of a grid's row
 BARS = 26  # px: the height of a bar of the chosen run's chart
 NARROW_BARS = 150  # px: the chosen run's chart on a phone (its labels beside it), which the column holds
-NAMES = {"resid_pre": "stream", "attn_out": "attention", "mlp_out": "feed-forward", "z": "head"}
+NAMES = PIECE_KEYS  # a run's key names its piece so
 TITLES = {
     "resid_pre": "Put back one token's numbers after a layer",
     "attn_out": "Put back one layer's attention at one token",

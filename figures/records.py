@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, TypedDict, cast
 
+from figsite.data import live_data
 from figsite.data.part_records import Chance, KnockoutRun, PatchGrid, PatchPiece, Role
 from figsite.data.part_records import Outcome as Scored  # a patching run's {diff, p}
 from figsite.data.records import Guess
@@ -162,7 +163,7 @@ class KeyRow(_KeyRowBase, total=False):
 
 # ---------------------------------------------------------------------------------------------- patching
 
-NEAR = 1e-3  # score differences closer than this: the texts do not differ on the metric
+NEAR = live_data.NEAR  # score differences closer than this: the texts do not differ on the metric
 PIECES: tuple[PatchPiece, ...] = ("resid_pre", "attn_out", "mlp_out", "z")  # the grids, in the page's order
 
 

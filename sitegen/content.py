@@ -45,6 +45,7 @@ def gather_page(fig: Figure, run: Run | Runs, cache_dir: Path | None = None, run
                 "key": kind.key(fig, run),
                 "loads": kind.loads(fig, run),
                 "live_target": kind.live_target(fig, run),
+                "live_versus": kind.live_versus(fig, run),
             },
             ensure_ascii=False,
         ).encode("utf-8")

@@ -19,11 +19,23 @@ capture. Its inputs:
     keep_feed_forward  float32 (n_layer,)                   each layer's feed-forward output, likewise
     keep_heads         float32 (n_layer, n_head)            each query head's mixed values (hook_z), likewise
     read_stages        int64 (R,), R >= 1                   the stages whose read-out is asked for (0..n_layer)
+    patch_residual         float32 (S, T, d_model)              a stage's stream at a position, put back where
+    patch_residual_at      float32 (S, T)                       the mask is nonzero (S = n_layer + 1; below)
+    patch_attention        float32 (n_layer, T, d_model)        a layer's attention output at a position,
+    patch_attention_at     float32 (n_layer, T)                 likewise
+    patch_feed_forward     float32 (n_layer, T, d_model)        a layer's feed-forward output at a position,
+    patch_feed_forward_at  float32 (n_layer, T)                 likewise
+    patch_heads            float32 (n_layer, T, n_head, d_head)  a query head's mixed values at every position,
+    patch_heads_at         float32 (n_layer, n_head)            likewise
 
 The three `keep_` inputs are all 1 for the model as it is (x * 1 is x exactly in float32: the same numbers as a
 graph without them); a 0 takes that part out at every position, as the build's knockouts do
 (figsite.capture.parts.knockouts: blocks.L.hook_attn_out, blocks.L.hook_mlp_out, one head's slice of
-blocks.L.attn.hook_z).
+blocks.L.attn.hook_z). The `patch_` inputs put another run's activations back at the hook points of the build's
+activation patching (figsite.capture.parts.patchings), after the `keep_` scaling (figsite.capture.live_patch): a
+stage's stream at a position (stage s < n_layer entering layer s, blocks.s.hook_resid_pre; stage n_layer after
+the last layer), a layer's attention or feed-forward output at a position, a query head's mixed values at every
+position. All-zero masks are the model as it is, bit for bit.
 
 and its outputs (S = n_layer + 1 stages; R the stages read out, in the order `read_stages` gives them: a figure
 that needs the last stage only, such as the knockout's runs, spares the unembedding of the others, most of a run's
@@ -34,14 +46,19 @@ work):
     top_probs     float32 (R, T, TOP_K)             their probabilities
     follow_probs  float32 (R, T, K)                 the probability of each `follow` token
     follow_ranks  int64   (R, T, K)                 its rank: 1 + how many scores of its position are higher
-    residuals     float32 (S, T, d_model)           the residual stream entering the first layer and after each layer
-                                                    (blocks.0.hook_resid_pre, blocks.L.hook_resid_post): what
-                                                    two compared texts' distances are taken from
+    residuals     float32 (S, T, d_model)           the residual stream entering each layer and after the last
+                                                    (blocks.L.hook_resid_pre, blocks.<last>.hook_resid_post), as
+                                                    patched: what two compared texts' distances are taken from
+    follow_scores         float32 (R, T, K)                   the scores (logits) of the `follow` tokens
+    attention_outputs     float32 (n_layer, T, d_model)       each layer's attention output (hook_attn_out)
+    feed_forward_outputs  float32 (n_layer, T, d_model)       each layer's feed-forward output (hook_mlp_out)
+    mixed_values          float32 (n_layer, T, n_head, d_head)  each query head's mixed values (attn.hook_z)
 
-The scores of a stage and position (the vocabulary's) are never an output. The softmax's total is taken with the
-largest score subtracted first, one stage at a time, and the ranks are counted one stage and one followed token at a
-time (two ONNX Scans, torch's prototype `scan`): besides the scores, (R, T, vocab), what is held at once is one
-stage's (T, vocab), whatever K is.
+the residuals and the layers' outputs as the run goes on with them (kept, then patched): a clean run's, for the
+`patch_` inputs of a corrupted text's run. No other scores of a stage and position (the vocabulary's) are an output. The softmax's total
+is taken with the largest score subtracted first, one stage at a time, and the ranks are counted one stage and one
+followed token at a time (two ONNX Scans, torch's prototype `scan`): besides the scores, (R, T, vocab), what is held
+at once is one stage's (T, vocab), whatever K is.
 
 The weights are ONNX external data, float32, in files each under `file_bytes` (100 MB): a tensor larger than
 that (the token embedding, 154 MB in GPT-2 small) is stored as blocks of rows that the graph concatenates. A tied
@@ -53,7 +70,7 @@ The same model gives byte-identical files: the exporter's source locations and s
 
 from __future__ import annotations
 
-from figsite.model.interface import HookFunction, LanguageModel, ModelConfig
+from figsite.model.interface import LanguageModel
 from figsite.model.load import Loaded
 
 from collections.abc import Iterator, Sequence
@@ -63,8 +80,8 @@ from typing import TYPE_CHECKING, cast
 import torch
 from torch import nn
 
-from figsite.capture.hooks import at_each_layer, point
-from figsite.capture.live_records import DescribedValue, Manifest
+from figsite.capture import live_patch
+from figsite.capture.live_records import Manifest
 from figsite.capture.live_files import (
     ALIGN,
     FILE_BYTES,
@@ -74,10 +91,11 @@ from figsite.capture.live_files import (
     split_large,
     write_external,
 )
-from figsite.capture.live_run import INPUTS, OUTPUTS, run, session  # noqa: F401 - run and session are read here too
+from figsite.capture.live_run import INPUTS, OUTPUTS, described_values
+from figsite.capture.live_run import run, session  # noqa: F401 - read here too (live_export.run, live_export.session)
 from figsite.data.format import TOP_K
 
-FORMAT = "live-model/4"  # 4: the keep_ and read_stages inputs, the residuals output (3: the light set, "light")
+FORMAT = "live-model/5"  # 5: the patch_ inputs, follow_scores and the layers' outputs (4: keep_, read_stages)
 TOKENIZER_FILE = "tokenizer.json"  # the model's own tokenizer, as the `tokenizers` library saves it
 OPSET = 20
 
@@ -86,9 +104,9 @@ if TYPE_CHECKING:
 
 
 class LiveModel(nn.Module):
-    """The build's model (any family, through the interface) with the read-out of every stage on top, and its parts
-    scaled by the `keep_` inputs: (input_ids (1, T), follow (K,), keep_attention (n_layer,), keep_feed_forward
-    (n_layer,), keep_heads (n_layer, n_head), read_stages (R,)) -> OUTPUTS."""
+    """The build's model (any family, through the interface) with the read-out of every stage on top, its parts
+    scaled by the `keep_` inputs and replaced where the `patch_` inputs say (figsite.capture.live_patch): INPUTS ->
+    OUTPUTS, the module's docstring's shapes."""
 
     def __init__(self, model: LanguageModel) -> None:
         super().__init__()
@@ -102,25 +120,31 @@ class LiveModel(nn.Module):
         keep_feed_forward: torch.Tensor,
         keep_heads: torch.Tensor,
         read_stages: torch.Tensor,
+        patch_residual: torch.Tensor,
+        patch_residual_at: torch.Tensor,
+        patch_attention: torch.Tensor,
+        patch_attention_at: torch.Tensor,
+        patch_feed_forward: torch.Tensor,
+        patch_feed_forward_at: torch.Tensor,
+        patch_heads: torch.Tensor,
+        patch_heads_at: torch.Tensor,
     ) -> tuple[torch.Tensor, ...]:
         model, n_layer = self.model, self.model.config.n_layer
-        # each stage's residual stream (T, d_model); each layer's shares (1, heads, T, T)
-        stages: list[torch.Tensor] = []
-        shares: list[torch.Tensor] = []
-
-        def keep_stage(residual: torch.Tensor, _name: str) -> None:
-            stages.append(residual[0])
-
-        hooks: dict[str, list[HookFunction]] = {
-            point(0, "hook_resid_pre"): [keep_stage],
-            **at_each_layer(n_layer, "hook_resid_post", lambda _layer: [keep_stage]),
-        }
-        for layer in range(n_layer):
-            hooks[point(layer, "attn.hook_pattern")] = [lambda pattern, _name: shares.append(pattern)]
-            hooks.update(_scaled(layer, keep_attention, keep_feed_forward, keep_heads))
-        with model.hooks(hooks):
+        recorded = live_patch.Recorded()
+        kept = live_patch.Keeps(keep_attention, keep_feed_forward, keep_heads)
+        patches = live_patch.Patches(
+            patch_residual,
+            patch_residual_at,
+            patch_attention,
+            patch_attention_at,
+            patch_feed_forward,
+            patch_feed_forward_at,
+            patch_heads,
+            patch_heads_at,
+        )
+        with model.hooks(live_patch.hooks(n_layer, kept, patches, recorded)):
             model.run_layers(model.embed(input_ids), 0, n_layer)
-        residuals = torch.stack(stages)  # (S, T, d_model)
+        residuals = torch.stack(recorded.stages)  # (S, T, d_model)
         normed = model.final_norm(residuals.index_select(0, read_stages))  # (R, T, d_model)
         # Rows (S x T, d_model) through the unembedding: a 2-D product is one Gemm with the tied weight as it is
         # stored (transB), where a 3-D one would add a transposed copy of it.
@@ -130,19 +154,8 @@ class LiveModel(nn.Module):
         chosen = logits.index_select(-1, follow)  # (R, T, K)
         ranks = _ranks(logits, chosen)
         probs, follow_probs = torch.exp(top_scores - top) / total, torch.exp(chosen - top) / total
-        return (torch.cat(shares), top_ids, probs, follow_probs, ranks, residuals)
-
-
-def _scaled(
-    layer: int, keep_attention: torch.Tensor, keep_feed_forward: torch.Tensor, keep_heads: torch.Tensor
-) -> dict[str, list[HookFunction]]:
-    """The hooks that multiply one layer's attention output (1, T, d_model), feed-forward output (1, T, d_model)
-    and each head's mixed values (1, T, heads, d_head) by their `keep_` values: the build's knockouts' hook points."""
-    return {
-        point(layer, "hook_attn_out"): [lambda out, _name: out * keep_attention[layer]],
-        point(layer, "hook_mlp_out"): [lambda out, _name: out * keep_feed_forward[layer]],
-        point(layer, "attn.hook_z"): [lambda z, _name: z * keep_heads[layer][None, None, :, None]],
-    }
+        layers = (torch.stack(recorded.attention), torch.stack(recorded.feed_forward), torch.stack(recorded.mixed))
+        return (torch.cat(recorded.shares), top_ids, probs, follow_probs, ranks, residuals, chosen, *layers)
 
 
 def _totals(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -221,7 +234,7 @@ def export(
     onnx.checker.check_model(str(folder / GRAPH_FILE))
     (folder / TOKENIZER_FILE).write_text(loaded.tokenizer.backend.to_str(), encoding="utf-8")
     files = [described_file(folder, name) for name in [GRAPH_FILE, *data_files]]
-    described = _described_values(config)
+    described = described_values(config)
     manifest: Manifest = {
         "format": FORMAT,
         "model": loaded.info,
@@ -254,43 +267,32 @@ def _with_light(folder: Path, manifest: Manifest, file_bytes: int, texts: Sequen
     return manifest
 
 
-def _described_values(config: ModelConfig) -> list[DescribedValue]:
-    """The graph's inputs and outputs, [{"name", "dtype", "shape"}], INPUTS then OUTPUTS."""
-    stages = config.n_layer + 1
-    shapes: dict[str, tuple[str, list[int | str]]] = {
-        "input_ids": ("int64", [1, "T"]),
-        "follow": ("int64", ["K"]),
-        "keep_attention": ("float32", [config.n_layer]),
-        "keep_feed_forward": ("float32", [config.n_layer]),
-        "keep_heads": ("float32", [config.n_layer, config.n_head]),
-        "read_stages": ("int64", ["R"]),
-        "shares": ("float32", [config.n_layer, config.n_head, "T", "T"]),
-        "top_ids": ("int64", ["R", "T", TOP_K]),
-        "top_probs": ("float32", ["R", "T", TOP_K]),
-        "follow_probs": ("float32", ["R", "T", "K"]),
-        "follow_ranks": ("int64", ["R", "T", "K"]),
-        "residuals": ("float32", [stages, "T", config.n_embd]),
-    }
-    return [{"name": name, "dtype": shapes[name][0], "shape": shapes[name][1]} for name in INPUTS + OUTPUTS]
-
-
 def _traced(model: LanguageModel, max_tokens: int) -> onnx.ModelProto:
-    """The ONNX ModelProto of LiveModel(model), T and K dynamic, weights inside (raw_data)."""
+    """The ONNX ModelProto of LiveModel(model), T, K and R dynamic (T one dimension of every input that has it),
+    weights inside (raw_data)."""
     import logging
     import warnings
 
     n, k = min(max_tokens, 5), 3  # the example the exporter traces: T 1 and K 1 would be taken as fixed
-    ids = torch.arange(n)[None] % model.config.vocab_size
-    follow = torch.arange(k)
     config = model.config
-    keep = (torch.ones(config.n_layer), torch.ones(config.n_layer), torch.ones(config.n_layer, config.n_head))
-    read = torch.arange(min(2, config.n_layer + 1))  # R 1 would be taken as fixed
+    layers, width = config.n_layer, config.n_embd
+    ids = torch.arange(n)[None] % config.vocab_size
+    keep = (torch.ones(layers), torch.ones(layers), torch.ones(layers, config.n_head))
+    read = torch.arange(min(2, layers + 1))  # R 1 would be taken as fixed
+    patch = (  # nothing put back: the patch_ values and masks, zeros (each its own tensor: none aliases another)
+        *(torch.zeros(layers + 1, n, width), torch.zeros(layers + 1, n)),
+        *(torch.zeros(layers, n, width), torch.zeros(layers, n)),
+        *(torch.zeros(layers, n, width), torch.zeros(layers, n)),
+        *(torch.zeros(layers, n, config.n_head, config.d_head), torch.zeros(layers, config.n_head)),
+    )
     positions = {1: torch.export.Dim("T", min=1, max=max_tokens)} if max_tokens > 1 else {}  # else T is 1
     dynamic = {
-        "input_ids": positions,
+        "input_ids": positions,  # the same Dim at axis 1 of every input with a T: one T
         "follow": {0: torch.export.Dim("K", min=1)},
         **{name: {} for name in INPUTS[2:5]},  # the keep_ inputs: fixed shapes
-        "read_stages": {0: torch.export.Dim("R", min=1, max=model.config.n_layer + 1)},
+        "read_stages": {0: torch.export.Dim("R", min=1, max=layers + 1)},
+        **{name: positions for name in INPUTS[6:-1]},
+        "patch_heads_at": {},
     }
     registration = logging.getLogger("torch.onnx._internal.exporter._registration")  # "torchvision is not installed"
     level = registration.level
@@ -300,7 +302,7 @@ def _traced(model: LanguageModel, max_tokens: int) -> onnx.ModelProto:
             warnings.simplefilter("ignore")
             program = torch.onnx.export(
                 LiveModel(model).eval(),
-                (ids, follow, *keep, read),
+                (ids, torch.arange(k), *keep, read, *patch),
                 dynamo=True,
                 verbose=False,
                 opset_version=OPSET,

@@ -20,6 +20,12 @@ PLACEHOLDER = "…"  # the one token of a chart with no text, until the page put
 # layer).
 STAGE_COLUMN = "after_layer"
 FOLLOW_NAME = "follow_name"  # the param of the followed token's text, as the pages write it ("_France")
+# Activation patching (the build's and the page's): each grid's piece as a run's key names it ("stream-3-5": after
+# layer 3, token 5), and how close two texts' score differences are when they do not differ on the answer.
+PIECE_KEYS = {"resid_pre": "stream", "attn_out": "attention", "mlp_out": "feed-forward", "z": "head"}
+NEAR = 1e-3
+PATCH_CHOICE = "cell"  # the param of the chosen run ("Put back"), the book's chart's and the page's
+PATCH_OPENING = "strongest"  # the page's chart's param holding the run it opens on (the stream's strongest)
 
 
 @dataclass(frozen=True)
@@ -76,7 +82,18 @@ RUNS = Dataset(
         "this rank: places moved up)."
     ),
 )
-DATASETS = {dataset.name: dataset for dataset in (PANELS, TOP, FOLLOW, CELLS, RUNS)}
+PATCHED = Dataset(
+    "patched",
+    ("key", "piece", "row", "col", "diff", "p"),
+    (
+        "the patching's runs (figures.patching_textless): a row per run, in the order of figures.records.Patched.cells "
+        "(piece 'resid_pre', 'attn_out', 'mlp_out', 'z'; then row, a layer or for 'resid_pre' a stage; then col, a "
+        "position or for 'z' a head, from 0), key as figures.patching_chart.cell_key writes it; diff, the score of "
+        "the target less that of the token it is measured against at the last position after the last layer, and p, "
+        "the target's chance there, of the changed text's run with that piece of the original text's put back."
+    ),
+)
+DATASETS = {dataset.name: dataset for dataset in (PANELS, TOP, FOLLOW, CELLS, RUNS, PATCHED)}
 
 
 @dataclass(frozen=True)
@@ -95,6 +112,9 @@ TABLES = {
         Table("followed", ("followed_id", "followed_token", STAGE_COLUMN, "position", "token", "probability", "rank")),
         Table("distances", (STAGE_COLUMN, "position", "token_a", "token_b", "distance")),
         Table("taken_out", ("taken_out", "layer", "head", "probability", "rank")),
+        Table(
+            "put_back", ("piece", "after_layer", "layer", "position", "head", "score_difference", "back", "probability")
+        ),
     )
 }
 

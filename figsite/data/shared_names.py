@@ -66,6 +66,9 @@ LIVE_DATASETS = {name: list(dataset.fields) for name, dataset in live_data.DATAS
 LIVE_TABLES = {name: list(table.columns) for name, table in live_data.TABLES.items()}
 LIVE_PANELS, LIVE_TOP, LIVE_FOLLOW = live_data.PANELS.name, live_data.TOP.name, live_data.FOLLOW.name  # their names
 FOLLOW_NAME = live_data.FOLLOW_NAME  # the param of the followed token's text
+PIECE_KEYS, NEAR = live_data.PIECE_KEYS, live_data.NEAR  # activation patching's runs' keys, and its texts' nearness
+PATCH_CHOICE, PATCH_OPENING = live_data.PATCH_CHOICE, live_data.PATCH_OPENING  # its chosen run, its opening run
+LIVE_PATCHED = live_data.PATCHED.name  # its dataset
 
 # What templates/js/shared/names.js exports, each under its name here.
 # TOP_K (the read-out's tokens kept per stage and position) and PER_SHARE (a share's units) are the live page's: its
@@ -105,6 +108,11 @@ FOR_SCRIPTS = (
     "LIVE_TOP",
     "LIVE_FOLLOW",
     "FOLLOW_NAME",
+    "PIECE_KEYS",
+    "NEAR",
+    "PATCH_CHOICE",
+    "PATCH_OPENING",
+    "LIVE_PATCHED",
 )
 
 

@@ -53,6 +53,13 @@ class LivePage:
         return said_bytes(self.model_bytes)
 
     @property
+    def widths(self) -> dict[str, int]:
+        """The residual stream's width and a head's ("d_model", "d_head"), from the shapes of the export's patch
+        inputs (figsite.capture.live_export), which the page gives."""
+        shapes = {value["name"]: value["shape"] for value in self.manifest["inputs"]}
+        return {"d_model": int(shapes["patch_residual"][-1]), "d_head": int(shapes["patch_heads"][-1])}
+
+    @property
     def light_size(self) -> str:
         """The light weights' download, as `size` says it."""
         return said_bytes(self.light_bytes)

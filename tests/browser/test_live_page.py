@@ -42,6 +42,8 @@ TEXT = "Der Hund bellte laut, weil er hungrig war."
 OTHER_TEXT = "Die Katze schlief, denn sie war müde."
 TARGET = " dog"
 TEXT_B = "Der Hund bellte laut, weil er müde war."  # TEXT's beginning, then another word
+CHANGED = "Der Hund bellte leise, weil er hungrig war."  # TEXT with a word changed, as many tokens long
+VERSUS = " cat"
 HOSTILE = '<script>alert(1)</script> "><img src=x onerror=alert(2)> \u202e'
 CONFIG = f'''\
 [[figure]]
@@ -83,6 +85,14 @@ heads_of = 2
 kind = "compare"
 label = "two-texts"
 texts = ["{TEXT}", "{TEXT_B}"]
+
+[[figure]]
+kind = "patching"
+label = "put-back"
+clean = "{TEXT}"
+corrupted = "{CHANGED}"
+target = "{TARGET}"
+versus = "{VERSUS}"
 '''
 TOLERANCE = 1e-5  # a share or a probability: float32 in WebAssembly against float32 in torch
 TIE = 1e-6  # top-10 probabilities this close may come in either order
@@ -94,6 +104,7 @@ PAGES = {
     "find-head": "which-head",
     "compare": "two-texts",
     "knockout": "take-out",
+    "patching": "put-back",
 }
 LIVE_SCRIPTS = ("live/tokenizer.js", "live/tokenize.js", "live/ort/ort.wasm.min.js")  # loaded when the reader asks
 MODEL_PATH = "/live/model/"  # under the site's sub-path (server)
@@ -757,6 +768,64 @@ def test_the_knockout_of_the_readers_text_takes_out_each_part_as_the_build_does(
     assert lines[0] == "taken_out,layer,head,probability,rank" and len(lines) == 2 + len(expected["runs"])
     assert lines[1].startswith('"nothing","","",') and lines[-1].startswith('"head",2,4,')
     assert len(downloaded_json(page)["knockout"]["runs"]) == len(expected["runs"])
+
+
+def test_the_patching_of_the_readers_texts_puts_back_each_piece_as_the_build_does(watched, server, site):
+    """Every run of the build's activation patching (each piece of the original text's run put back into the changed
+    text's), made in the page through the graph's patch_ inputs: the score difference and the target's chance within
+    1e-5; the runs it takes as the changed text's own, exactly its numbers."""
+    page = watched.page
+    visit(page, server[0], "patching")
+    assert [page.input_value(box) for box in ("#live-text", "#live-text-b", "#live-target", "#live-versus")] == [
+        TEXT,
+        CHANGED,
+        TARGET,
+        VERSUS,
+    ]
+    start_model(page)
+    parts = json.loads((site / "data" / "parts.json").read_text(encoding="utf-8"))
+    expected = next(entry for entry in parts["patchings"] if entry["ask"][:2] == [TEXT, CHANGED])
+    got = page.evaluate("window.liveFigures.result.patching")
+    for mine, theirs in (("original", "clean"), ("changed", "corrupted")):
+        assert abs(got[mine]["diff"] - expected[theirs]["diff"]) <= TOLERANCE
+        assert abs(got[mine]["p"] - expected[theirs]["p"]) <= TOLERANCE
+    made = {(m["piece"], m["row"], m["col"]) for m in got["made"]}
+    cells = [(row["piece"], row["row"], row["col"], row["diff"], row["p"]) for row in got["rows"]]
+    assert len(cells) == sum(len(g["diff"]) * len(g["diff"][0]) for g in expected["grids"].values())
+    for piece, r, c, diff, p in cells:
+        want = expected["grids"][piece]
+        assert abs(diff - want["diff"][r][c]) <= TOLERANCE and abs(p - want["p"][r][c]) <= TOLERANCE, (piece, r, c)
+        if (piece, r, c) not in made and not (piece == "resid_pre" and r == len(want["diff"]) - 1):
+            assert (diff, p) == (got["changed"]["diff"], got["changed"]["p"])  # the changed text's own run
+    # Drawn in the book's figure's place; the menu names each run as the book's does, and a run chosen is said.
+    assert page.is_visible("#live-chart-patching svg") and not page.is_visible("#chart-put-back")
+    description = page.text_content("#live-description-patching")
+    assert description.startswith("With the original text, the model gives _dog a chance of ")
+    assert f" {len(made) + 2} times, each once and the changed text once with each piece " in page.text_content(
+        "#live-message"
+    )
+    label = page.evaluate(
+        "() => document.querySelector('#live-chart-patching select option[value=\"attention-1-15\"]').textContent"
+    )
+    assert label == "layer 1's attention at . (token 15)"
+    page.select_option("#live-chart-patching select", "head-2-3")
+    page.wait_for_function(
+        "() => document.getElementById('live-description-patching').textContent.includes("
+        "'Put back head 3 of layer 2: ')"
+    )
+    with page.expect_download() as download:
+        page.click("#live-download-patchings")
+    lines = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "piece,after_layer,layer,position,head,score_difference,back,probability"
+    assert len(lines) == 1 + len(cells)
+    assert downloaded_json(page)["patching"]["grids"]["z"]["diff"][1][2] == pytest.approx(
+        expected["grids"]["z"]["diff"][1][2], abs=TOLERANCE
+    )
+    # Texts of different lengths are refused in one sentence, the figure kept for the last texts.
+    page.fill("#live-text-b", TEXT_B)
+    page.press("#live-text-b", "Enter")
+    wait_for_state(page, "refused")
+    assert page.text_content("#live-message").startswith("The two texts must be as many tokens long, ")
 
 
 def build_distances(site: Path, a: str, b: str) -> dict:

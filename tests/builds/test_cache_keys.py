@@ -32,6 +32,7 @@ from click.testing import CliRunner
 from conftest import SITE_TABLE, hub_cache, other_model, snapshot
 
 import build
+from figsite.capture import live_export, live_run
 from figsite.config import COMMON_FIELDS, SITE_KEYS
 from figsite.print_config import PRINT_KEYS
 from sitegen.site import live_assets
@@ -358,7 +359,7 @@ def stand_in_export(loaded, folder: Path, max_tokens: int = 64, **_) -> dict:
         for name in ("model.onnx", "light-model.onnx", "tokenizer.json")
     }
     return {
-        "format": "live-model/3",
+        "format": live_export.FORMAT,
         "model": loaded.info,
         "n_layer": config.n_layer,
         "n_head": config.n_head,
@@ -368,8 +369,8 @@ def stand_in_export(loaded, folder: Path, max_tokens: int = 64, **_) -> dict:
         "stages": config.n_layer + 1,
         "opset": 20,
         "graph": "model.onnx",
-        "inputs": [],
-        "outputs": [],
+        "inputs": live_run.described_values(config)[: len(live_run.INPUTS)],
+        "outputs": live_run.described_values(config)[len(live_run.INPUTS) :],
         "start_id": None,
         "files": [described["model.onnx"]],
         "tokenizer": described["tokenizer.json"],

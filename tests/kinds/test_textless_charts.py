@@ -183,6 +183,9 @@ def test_one_spec_draws_texts_of_3_and_11_tokens_naming_every_token_and_saying_w
         if key == "knockout":  # a bar a part; the words the book's figure would say of the same numbers
             assert_the_knockout_says_what_the_book_would(chart_spec, names)
             continue
+        if key == "patching":  # a square a run; the words the book's figure would say of the same numbers
+            assert_the_patching_says_what_the_book_would(chart_spec, names)
+            continue
         data = page_data(names)
         svg, words = drawn(filled(chart_spec, names, data))
         named = names
@@ -249,6 +252,68 @@ def assert_the_knockout_says_what_the_book_would(chart_spec: dict, names: list) 
         assert said(words) == without(as_book[(seed * 5 + 1) % len(runs)], intact, FOLLOWED) + "."
 
 
+def patched_runs(n: int, seed: int, original: float, changed: float) -> tuple[dict, list]:
+    """Made-up grids of a model of MODEL's shape for two texts of n tokens (each run's score difference between the
+    changed text's and past the original's, chances all different), and the page's rows of them, in
+    Patched.cells' order, keyed as the book's chart keys them."""
+    from figures.patching_chart import cell_key
+    from figures.records import PIECES
+
+    rng = random.Random(seed)
+    sizes = {"resid_pre": (MODEL["n_layer"] + 1, n), "attn_out": (MODEL["n_layer"], n)}
+    sizes |= {"mlp_out": (MODEL["n_layer"], n), "z": (MODEL["n_layer"], MODEL["n_head"])}
+    low, high = min(original, changed) - 0.4, max(original, changed) + 0.6
+    grids = {
+        piece: {
+            "diff": [[round(rng.uniform(low, high), 5) for _ in range(cols)] for _ in range(rows)],
+            "p": [[rng.randrange(1, 99_000) / 100_000 for _ in range(cols)] for _ in range(rows)],
+        }
+        for piece, (rows, cols) in sizes.items()
+    }
+    rows = [
+        {"key": cell_key({"piece": piece, "row": r, "col": c}), "piece": piece, "row": r, "col": c}
+        | {"diff": grids[piece]["diff"][r][c], "p": grids[piece]["p"][r][c]}
+        for piece in PIECES
+        for r in range(sizes[piece][0])
+        for c in range(sizes[piece][1])
+    ]
+    return grids, rows
+
+
+def assert_the_patching_says_what_the_book_would(chart_spec: dict, names: list) -> None:
+    """Drawn for the page's runs, the description is what figures.patching says of the same numbers: the two texts'
+    chances and the stream's strongest run (the book's summary where it names no carrying token), then the chosen
+    run; each run's square is drawn, and the menu's labels are the runs' names."""
+    from figures.patching import said as run_said
+    from figures.records import Patched
+
+    changed_names = [*names[:1], "_Rome", *names[2:]] if len(names) > 1 else ["_Rome"]
+    for seed, (original, changed) in enumerate([(2.5, -0.5), (-1.0, 0.75)]):  # the second: the answer falls back
+        grids, rows = patched_runs(len(names), seed, original, changed)
+        o = Patched(
+            names,
+            changed_names,
+            len(names) - 1,
+            FOLLOWED,
+            "_Italy",
+            {"diff": original, "p": 0.3141},
+            {"diff": changed, "p": 0.0271},
+            grids,
+        )
+        values = {"names_b": changed_names, "versus_name": "_Italy", "original_p": 0.3141, "changed_p": 0.0271}
+        values |= {"original_diff": original, "changed_diff": changed}
+        chosen = o.cells()[(seed * 7 + 5) % len(rows)]
+        svg, words = drawn(
+            filled(chart_spec, names, {"patched": rows}, **values, cell=rows[(seed * 7 + 5) % len(rows)]["key"])
+        )
+        start = (
+            f"With the original text, the model gives {FOLLOWED} a chance of {percent(0.3141)}; with the changed text, "
+            f"{percent(0.0271)}."
+        )
+        assert said(words) == f"{start} {run_said(o, o.strongest('resid_pre'))} {run_said(o, chosen)}"
+        assert len(re.findall(r'aria-roledescription="rect mark"', svg)) == len(rows)  # a square a run
+
+
 @pytest.mark.parametrize("key", ["attention", "heads", "lens"])
 def test_the_tokens_the_model_added_are_slanted_on_every_token_axis_and_the_readers_are_not(key):
     names = LONG[:6]
@@ -303,6 +368,12 @@ def test_the_page_finds_every_param_and_dataset_where_the_module_says():
                 continue
             chart_spec = spec(made)
             params = {param["name"]: param for param in chart_spec["params"]}
+            if key == "patching":  # its runs, their keys and the menu's options are the page's (patching.js)
+                assert set(chart_spec["datasets"]) == {"patched"} and chart_spec["datasets"]["patched"] == []
+                assert params["names"]["value"] == params["names_b"]["value"] == [live_data.PLACEHOLDER]
+                assert "expr" in params["description"] and params["cell"]["bind"]["labels"] == ["…"]
+                assert [click["param"] for click in chart_spec["usermeta"]["clicks"]] == ["cell"]
+                continue
             if key == "knockout":  # its parts listed for the model's size, the page's numbers put in (knockout.js)
                 rows = chart_spec["datasets"]["runs"]
                 assert set(chart_spec["datasets"]) == {"runs"} and len(rows) == 2 * 12

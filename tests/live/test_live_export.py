@@ -27,6 +27,9 @@ from conftest import SMALL_SHAPE  # noqa: E402
 MAX_TOKENS = 16
 FILE_BYTES = 5_000_000
 SHARE_TOLERANCE = PROBABILITY_TOLERANCE = 1e-5
+# A patched run's logit difference against the build's: within 1e-5 of the scores' own size where they are over 1
+# (the Llama-style model's reach 17; float32's step there is 2e-6)
+PATCH_TOLERANCE = 1e-5
 TIE_TOLERANCE = 1e-6  # top tokens whose reference probabilities are closer than this may come in either order
 NEAR = 1e-5  # scores (log probabilities) this close to a followed token's may fall on either side in float32
 
@@ -82,10 +85,10 @@ def followed(ids: list[int]) -> list[int]:
     return ids + [50256, 0] + list(range(13, 50257, 4999))
 
 
-def run(live, ids, follow=(13,), kept=None, stages=None):
+def run(live, ids, follow=(13,), kept=None, stages=None, patched=None):
     from figsite.capture.live_export import run as run_live
 
-    return run_live(live, ids, list(follow), kept, stages)
+    return run_live(live, ids, list(follow), kept, stages, patched)
 
 
 # ---------------------------------------------------------------------------------------------- the files
@@ -117,21 +120,34 @@ def test_the_manifest_names_the_inputs_and_outputs_with_their_shapes(exported):
         {"name": "keep_feed_forward", "dtype": "float32", "shape": [3]},
         {"name": "keep_heads", "dtype": "float32", "shape": [3, 4]},
         {"name": "read_stages", "dtype": "int64", "shape": ["R"]},
+        {"name": "patch_residual", "dtype": "float32", "shape": [4, "T", 64]},
+        {"name": "patch_residual_at", "dtype": "float32", "shape": [4, "T"]},
+        {"name": "patch_attention", "dtype": "float32", "shape": [3, "T", 64]},
+        {"name": "patch_attention_at", "dtype": "float32", "shape": [3, "T"]},
+        {"name": "patch_feed_forward", "dtype": "float32", "shape": [3, "T", 64]},
+        {"name": "patch_feed_forward_at", "dtype": "float32", "shape": [3, "T"]},
+        {"name": "patch_heads", "dtype": "float32", "shape": [3, "T", 4, 16]},
+        {"name": "patch_heads_at", "dtype": "float32", "shape": [3, 4]},
     ]
-    assert {o["name"]: (o["dtype"], o["shape"]) for o in manifest["outputs"]} == {
-        "shares": ("float32", [3, 4, "T", "T"]),
-        "top_ids": ("int64", ["R", "T", 10]),
-        "top_probs": ("float32", ["R", "T", 10]),
-        "follow_probs": ("float32", ["R", "T", "K"]),
-        "follow_ranks": ("int64", ["R", "T", "K"]),
-        "residuals": ("float32", [4, "T", 64]),
-    }
+    assert [(o["name"], o["dtype"], o["shape"]) for o in manifest["outputs"]] == [
+        ("shares", "float32", [3, 4, "T", "T"]),
+        ("top_ids", "int64", ["R", "T", 10]),
+        ("top_probs", "float32", ["R", "T", 10]),
+        ("follow_probs", "float32", ["R", "T", "K"]),
+        ("follow_ranks", "int64", ["R", "T", "K"]),
+        ("residuals", "float32", [4, "T", 64]),
+        ("follow_scores", "float32", ["R", "T", "K"]),
+        ("attention_outputs", "float32", [3, "T", 64]),
+        ("feed_forward_outputs", "float32", [3, "T", 64]),
+        ("mixed_values", "float32", [3, "T", 4, 16]),
+    ]
+    assert manifest["format"] == "live-model/5"
 
 
-def test_the_graph_has_exactly_those_inputs_and_outputs_and_no_scores(exported, live):
+def test_the_graph_has_exactly_those_inputs_and_outputs_and_no_other_scores(exported, live):
     manifest = exported[1]
-    assert [i.name for i in live.get_inputs()] == [i["name"] for i in manifest["inputs"]]
-    assert [o.name for o in live.get_outputs()] == [o["name"] for o in manifest["outputs"]]
+    assert [(i.name, i.shape) for i in live.get_inputs()] == [(i["name"], i["shape"]) for i in manifest["inputs"]]
+    assert [(o.name, o.shape) for o in live.get_outputs()] == [(o["name"], o["shape"]) for o in manifest["outputs"]]
     outputs = run(live, list(range(7)), [5, 6])
     assert {name: array.shape for name, array in outputs.items()} == {
         "shares": (3, 4, 7, 7),
@@ -140,6 +156,10 @@ def test_the_graph_has_exactly_those_inputs_and_outputs_and_no_scores(exported, 
         "follow_probs": (4, 7, 2),
         "follow_ranks": (4, 7, 2),
         "residuals": (4, 7, 64),
+        "follow_scores": (4, 7, 2),
+        "attention_outputs": (3, 7, 64),
+        "feed_forward_outputs": (3, 7, 64),
+        "mixed_values": (3, 7, 4, 16),
     }
 
 
@@ -343,6 +363,177 @@ def test_a_head_taken_out_changes_nothing_before_its_layer(loaded, live):
     assert not (whole["residuals"][2] == without["residuals"][2]).all()
 
 
+# ---------------------------------------------------------------------------------------------- activation patching
+
+CLEAN, CORRUPTED = (
+    "When Mary and John went to the store, John gave a drink to",
+    "When Mary and John went to the store, Mary gave a drink to",
+)
+# The build's grids' sites -> the live_run.Patched field that puts one back, and the output that gives it
+SITES = {
+    "resid_pre": ("residual", "residuals"),
+    "attn_out": ("attention", "attention_outputs"),
+    "mlp_out": ("feed_forward", "feed_forward_outputs"),
+    "z": ("heads", "mixed_values"),
+}
+LAYER_OUTPUTS = ("attention_outputs", "feed_forward_outputs", "mixed_values")
+
+
+def put_back(clean, cells):
+    """The live_run.Patched that puts the clean run's activations (its outputs) back at `cells`, [(site, layer,
+    index)] as the build's grids name them: a stage's stream, a layer's attention or feed-forward output at one
+    position, or a head's mixed values at every position."""
+    from figsite.capture.live_run import Patched
+
+    n_layer, n, n_head, d_head = clean["mixed_values"].shape
+    patched = Patched.none(n_layer, n_head, clean["residuals"].shape[-1], d_head, n)
+    for site, layer, index in cells:
+        field, output = SITES[site]
+        at = (layer, slice(None), index) if site == "z" else (layer, index)
+        getattr(patched, field)[at] = clean[output][at]
+        getattr(patched, f"{field}_at")[layer, index] = 1.0
+    return patched
+
+
+def assert_the_builds_patchings(loaded, live, clean_ids, corrupted_ids, position, target, versus) -> None:
+    """Every run of the build's patchings (figsite.capture.parts.patchings), each cell of its four grids, made by the
+    corrupted text's run with the clean run's activation put back through the patch_ inputs (taken from the clean
+    run's own outputs): the logit difference (from follow_scores) within PATCH_TOLERANCE, the target's probability
+    within 1e-5. The grids' cells that the build leaves the corrupted run's (nothing to put back, or out of the read
+    position's reach) are checked too, and each grid has cells that the patch moves well past the tolerance."""
+    from figsite.capture.parts.patchings import patchings
+
+    found = patchings(loaded, clean_ids, corrupted_ids, position, target, versus)
+    last, follow = loaded.model.config.n_layer, [target, versus]
+
+    def read(outputs) -> tuple[float, float, float]:  # the last stage's, as patchings' _read reads it; the tolerance
+        scores = outputs["follow_scores"][-1, position]
+        tolerance = PATCH_TOLERANCE * max(1.0, float(abs(scores).max()))
+        return float(scores[0] - scores[1]), float(outputs["follow_probs"][-1, position, 0]), tolerance
+
+    clean = run(live, clean_ids, follow)
+    for name, outputs in (("clean", clean), ("corrupted", run(live, corrupted_ids, follow, stages=[last]))):
+        diff, p, tolerance = read(outputs)
+        assert abs(diff - found[name]["diff"]) < tolerance and abs(p - found[name]["p"]) < PROBABILITY_TOLERANCE
+    for site, grid in found["grids"].items():
+        moved = 0  # the cells where putting back moves the corrupted run's difference well past the tolerance
+        for layer, row in enumerate(grid["diff"]):
+            for index, expected in enumerate(row):
+                outputs = run(
+                    live, corrupted_ids, follow, stages=[last], patched=put_back(clean, [(site, layer, index)])
+                )
+                diff, p, tolerance = read(outputs)
+                assert abs(diff - expected) < tolerance, (site, layer, index, diff, expected)
+                assert abs(p - grid["p"][layer][index]) < PROBABILITY_TOLERANCE, (site, layer, index)
+                moved += abs(expected - found["corrupted"]["diff"]) > 10 * tolerance
+        assert moved, site
+
+
+@pytest.mark.parametrize("position", [-1, -4])
+def test_every_patched_run_of_the_builds_patchings_is_made_by_the_patch_inputs(loaded, live, position):
+    from figsite.capture.api import token_ids
+    from figsite.model.tokens import one_token_id
+
+    clean_ids, corrupted_ids = token_ids(loaded, CLEAN), token_ids(loaded, CORRUPTED)
+    assert len(clean_ids) == len(corrupted_ids) and sum(a != b for a, b in zip(clean_ids, corrupted_ids)) == 1
+    target, versus = one_token_id(loaded, " Mary"), one_token_id(loaded, " John")
+    position %= len(clean_ids)
+    assert_the_builds_patchings(loaded, live, clean_ids, corrupted_ids, position, target, versus)
+
+
+def assert_the_layers_outputs_are_the_builds_activations(loaded, live, ids, follow) -> None:
+    """Without a patch, each layer's attention output, feed-forward output and mixed values are the build's
+    (figsite.capture.hooks.run_with_cache: hook_attn_out, hook_mlp_out, attn.hook_z) within 1e-5 (of their own
+    size where it is over 1), the residual stream is the build's hook_resid_pre of each layer and hook_resid_post of
+    the last, and the followed tokens' scores at every stage are the model's read-out of it within 1e-4."""
+    from figsite.capture.hooks import point, run_with_cache
+
+    n_layer = loaded.model.config.n_layer
+    outputs = run(live, ids, follow)
+    names = {
+        "attention_outputs": "hook_attn_out",
+        "feed_forward_outputs": "hook_mlp_out",
+        "mixed_values": "attn.hook_z",
+    }
+    stream = [point(layer, "hook_resid_pre") for layer in range(n_layer)] + [point(n_layer - 1, "hook_resid_post")]
+    cache = run_with_cache(
+        loaded, ids, [point(layer, name) for layer in range(n_layer) for name in names.values()] + stream
+    )
+    for output, name in names.items():
+        expected = torch.stack([cache[point(layer, name)] for layer in range(n_layer)])
+        got = torch.from_numpy(outputs[output])
+        assert got.shape == expected.shape
+        assert (got - expected).abs().max() < 1e-5 * max(1.0, expected.abs().max().item()), output
+    stages = torch.stack([cache[name] for name in stream])
+    assert (torch.from_numpy(outputs["residuals"]) - stages).abs().max() < 1e-5 * stages.abs().max()
+    with torch.no_grad():
+        scores = loaded.model.read_out(stages)[..., follow]  # (stages, position, K)
+    assert (torch.from_numpy(outputs["follow_scores"]) - scores).abs().max() < 1e-4
+
+
+def test_the_layers_outputs_and_the_followed_scores_are_the_builds_activations_and_logits(loaded, live):
+    ids = ids_of(loaded, "German")
+    assert_the_layers_outputs_are_the_builds_activations(loaded, live, ids, followed(ids))
+
+
+def test_values_under_zero_masks_change_nothing_and_a_runs_own_activations_put_back_everywhere_neither(loaded, live):
+    """Bit for bit: torch.where keeps the run's own number wherever the mask is 0, whatever the value."""
+    import numpy
+
+    from figsite.capture.live_run import Patched
+
+    ids = ids_of(loaded, "German")
+    follow = followed(ids)
+    whole = run(live, ids, follow)
+    n_layer, _, n_head, _ = whole["mixed_values"].shape
+    own = {field: whole[output] for field, output in SITES.values()}  # residual: the residuals, ...
+    masks = {field: array.shape[:2] for field, array in own.items()} | {"heads": (n_layer, n_head)}
+    everywhere = Patched(**own, **{f"{field}_at": numpy.ones(shape) for field, shape in masks.items()})
+    noise = Patched(
+        **{field: numpy.full_like(array, 7.5) for field, array in own.items()},
+        **{f"{field}_at": numpy.zeros(shape) for field, shape in masks.items()},
+    )
+    for patched in (everywhere, noise):
+        outputs = run(live, ids, follow, patched=patched)
+        assert all(numpy.array_equal(outputs[name], whole[name]) for name in whole)
+
+
+# Each site patched in layer 1 (at the position where the texts part, or head 2): how many layers (stages, for the
+# residuals) of each output come before it and are the same
+BEFORE = {
+    "resid_pre": {"residuals": 1, "shares": 1, "attention_outputs": 1, "feed_forward_outputs": 1, "mixed_values": 1},
+    "attn_out": {"residuals": 2, "shares": 2, "attention_outputs": 1, "feed_forward_outputs": 1, "mixed_values": 2},
+    "mlp_out": {"residuals": 2, "shares": 2, "attention_outputs": 2, "feed_forward_outputs": 1, "mixed_values": 2},
+    "z": {"residuals": 2, "shares": 2, "attention_outputs": 1, "feed_forward_outputs": 1, "mixed_values": 1},
+}
+
+
+@pytest.mark.parametrize("site", BEFORE)
+def test_a_patch_changes_nothing_before_it_and_its_value_is_what_the_run_goes_on_with(loaded, live, site):
+    """The layers before the patched hook point (their shares exactly), the positions before the patched one, and
+    the patched activation is the clean run's, bit for bit; the stream after the last layer differs."""
+    import numpy
+
+    from figsite.capture.api import token_ids
+
+    clean_ids, corrupted_ids = token_ids(loaded, CLEAN), token_ids(loaded, CORRUPTED)
+    clean, corrupted = run(live, clean_ids), run(live, corrupted_ids)
+    start = next(q for q, (a, b) in enumerate(zip(clean_ids, corrupted_ids)) if a != b)  # where they part
+    index = 2 if site == "z" else start
+    patched = run(live, corrupted_ids, patched=put_back(clean, [(site, 1, index)]))
+    for output, layers in BEFORE[site].items():
+        assert numpy.array_equal(patched[output][:layers], corrupted[output][:layers]), output
+        if site != "z":  # no position after the patched one looks at it
+            before = (
+                (slice(None), slice(None), slice(0, index)) if output == "shares" else (slice(None), slice(0, index))
+            )
+            assert numpy.array_equal(patched[output][before], corrupted[output][before]), output
+    field_output = SITES[site][1]
+    at = (1, slice(None), index) if site == "z" else (1, index)
+    assert numpy.array_equal(patched[field_output][at], clean[field_output][at])
+    assert not numpy.array_equal(patched["residuals"][-1], corrupted["residuals"][-1])
+
+
 def test_the_export_carries_the_models_own_tokenizer(loaded, exported):
     from tokenizers import Tokenizer
 
@@ -443,3 +634,19 @@ def test_a_llama_style_export_takes_parts_out_as_the_builds_knockouts_and_gives_
     residuals = torch.from_numpy(run(live_llama, ids)["residuals"]).double()
     assert residuals.shape == stages.shape
     assert (residuals - stages).abs().max() < 1e-5 * stages.abs().max()
+
+
+def test_a_llama_style_export_makes_the_builds_patchings_and_gives_its_activations(llama_loaded, llama_exported):
+    """Grouped-query heads (mixed values of every query head), rotary positions, a start token: every cell of the
+    build's patchings between a text and the same text with one token in the middle changed, and the layers'
+    outputs of an unpatched run against the build's hooks."""
+    from figsite.capture.api import token_ids
+    from figsite.capture.live_export import session
+
+    live_llama, vocab = session(llama_exported[0]), llama_loaded.model.config.vocab_size
+    clean_ids = token_ids(llama_loaded, "Maya lives in Paris, the capital of France.")
+    middle = len(clean_ids) // 2
+    corrupted_ids = [*clean_ids[:middle], (clean_ids[middle] + 1) % vocab, *clean_ids[middle + 1 :]]
+    target, versus = clean_ids[middle], corrupted_ids[middle]
+    assert_the_builds_patchings(llama_loaded, live_llama, clean_ids, corrupted_ids, len(clean_ids) - 2, target, versus)
+    assert_the_layers_outputs_are_the_builds_activations(llama_loaded, live_llama, clean_ids, clean_ids)

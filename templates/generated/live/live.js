@@ -91,12 +91,17 @@
   var SCROLL_HINT = { "mouse": "Scroll sideways", "touch": "Swipe sideways", "columns": " to see every position", "whole": " to see the whole chart" };
   var TOP_K = 10;
   var PER_SHARE = 1e4;
-  var LIVE_DATASETS = { "panels": ["l", "h", "u"], "top": ["stage", "q", "rank", "token", "id", "p"], "follow": ["stage", "q", "p", "rank"], "cells": ["stage", "position", "token", "distance", "name"], "runs": ["key", "group", "x", "layer", "name", "part_name", "p", "rank", "dp", "dr"] };
-  var LIVE_TABLES = { "shares": ["layer", "head", "position", "token", "looks_at_position", "looks_at_token", "share"], "top": ["after_layer", "position", "token", "rank", "next_token_id", "next_token", "probability"], "followed": ["followed_id", "followed_token", "after_layer", "position", "token", "probability", "rank"], "distances": ["after_layer", "position", "token_a", "token_b", "distance"], "taken_out": ["taken_out", "layer", "head", "probability", "rank"] };
+  var LIVE_DATASETS = { "panels": ["l", "h", "u"], "top": ["stage", "q", "rank", "token", "id", "p"], "follow": ["stage", "q", "p", "rank"], "cells": ["stage", "position", "token", "distance", "name"], "runs": ["key", "group", "x", "layer", "name", "part_name", "p", "rank", "dp", "dr"], "patched": ["key", "piece", "row", "col", "diff", "p"] };
+  var LIVE_TABLES = { "shares": ["layer", "head", "position", "token", "looks_at_position", "looks_at_token", "share"], "top": ["after_layer", "position", "token", "rank", "next_token_id", "next_token", "probability"], "followed": ["followed_id", "followed_token", "after_layer", "position", "token", "probability", "rank"], "distances": ["after_layer", "position", "token_a", "token_b", "distance"], "taken_out": ["taken_out", "layer", "head", "probability", "rank"], "put_back": ["piece", "after_layer", "layer", "position", "head", "score_difference", "back", "probability"] };
   var LIVE_PANELS = "panels";
   var LIVE_TOP = "top";
   var LIVE_FOLLOW = "follow";
   var FOLLOW_NAME = "follow_name";
+  var PIECE_KEYS = { "resid_pre": "stream", "attn_out": "attention", "mlp_out": "feed-forward", "z": "head" };
+  var NEAR = 1e-3;
+  var PATCH_CHOICE = "cell";
+  var PATCH_OPENING = "strongest";
+  var LIVE_PATCHED = "patched";
 
   // templates/js/live/page.js
   var $ = (id) => document.getElementById(id);
@@ -107,7 +112,7 @@
     defaults: null,
     maxTokens: 0,
     shape: null,
-    // {nLayer, nHead, stages}: the model's size, as the datasets and downloads read it
+    // {nLayer, nHead, stages, dModel, dHead}: the model's size, as the datasets and downloads read it
     live: null,
     // window.liveFigures
     el: {},
@@ -120,6 +125,7 @@
     textBox: "live-text",
     textBoxB: "live-text-b",
     targetBox: "live-target",
+    versusBox: "live-versus",
     form: "live-form",
     loadButton: "live-load-button",
     loadStatus: "live-load-status",
@@ -145,7 +151,13 @@
       model,
       defaults,
       maxTokens: model.max_tokens || defaults.max_tokens,
-      shape: { nLayer: model.n_layer, nHead: model.n_head, stages: model.n_layer + 1 }
+      shape: {
+        nLayer: model.n_layer,
+        nHead: model.n_head,
+        stages: model.n_layer + 1,
+        dModel: model.d_model,
+        dHead: model.d_head
+      }
     });
     page.live = window.liveFigures = {
       state: "idle",
@@ -219,8 +231,8 @@
   };
 
   // templates/js/live/address.js
-  function pairsOf(text, target, token, gone, textB) {
-    return [["text", text]].concat(typeof textB === "string" ? [["text_b", textB]] : []).concat([["target", target]]).concat(token ? [[TOKEN, token]] : []).concat(gone ? [["ids", gone.ids.join(".")], ["added_from", gone.from]] : []);
+  function pairsOf(text, target, token, gone, textB, versus) {
+    return [["text", text]].concat(typeof textB === "string" ? [["text_b", textB]] : []).concat([["target", target]]).concat(typeof versus === "string" ? [["versus", versus]] : []).concat(token ? [[TOKEN, token]] : []).concat(gone ? [["ids", gone.ids.join(".")], ["added_from", gone.from]] : []);
   }
   function goneBy(fields) {
     if (!/^[0-9]+(\.[0-9]+)*$/.test(fields.ids || "") || !/^[0-9]+$/.test(fields.added_from || "")) return null;
@@ -230,9 +242,9 @@
   function askedBy(fields) {
     if (!("text" in fields)) return null;
     const token = /^[1-9][0-9]*$/.test(fields[TOKEN] || "") ? Number(fields[TOKEN]) : null;
-    return __spreadProps(__spreadValues({
+    return __spreadProps(__spreadValues(__spreadValues({
       text: fields.text
-    }, "text_b" in fields ? { textB: fields.text_b } : {}), {
+    }, "text_b" in fields ? { textB: fields.text_b } : {}), "versus" in fields ? { versus: fields.versus } : {}), {
       target: "target" in fields ? fields.target : void 0,
       token,
       gone: goneBy(fields)
@@ -243,7 +255,94 @@
     const result2 = page.live.result, opening = state.opening;
     const token = result2 && result2.text === text ? state.chosenToken : opening && opening.text === text ? opening.token : null;
     const gone = state.goneOn && state.goneOn.text === text ? state.goneOn : null;
-    writeAddress(pairsOf(text, target, token, gone, page.el.textBoxB ? page.el.textBoxB.value : void 0));
+    const { textBoxB, versusBox } = page.el;
+    writeAddress(pairsOf(
+      text,
+      target,
+      token,
+      gone,
+      textBoxB ? textBoxB.value : void 0,
+      versusBox ? versusBox.value : void 0
+    ));
+  }
+
+  // templates/js/live/tokens.js
+  var ESCAPES = { "\n": "\\n", "	": "\\t", "\r": "\\r", "\v": "\\v", "\f": "\\f", "\0": "\\0" };
+  function escapeCharacter(c) {
+    const code2 = c.charCodeAt(0);
+    return ESCAPES[c] || (code2 < 256 ? "\\x" + ("0" + code2.toString(16)).slice(-2) : "\\u" + code2.toString(16));
+  }
+  function shown(token) {
+    if (token.charAt(0) === " ") token = "_" + token.slice(1);
+    return token.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufffe\uffff]/g, escapeCharacter);
+  }
+  var texts = {};
+  function tokenText(id) {
+    if (!(id in texts)) {
+      try {
+        texts[id] = globalThis.liveTokens.tokenText(id);
+      } catch (e) {
+        texts[id] = "<token " + id + ">";
+      }
+    }
+    return texts[id];
+  }
+  function tokenName(id) {
+    return shown(tokenText(id));
+  }
+  function f32(x) {
+    return +x.toPrecision(9);
+  }
+
+  // templates/js/live/asked.js
+  function startId() {
+    return globalThis.liveTokens.startId ? globalThis.liveTokens.startId() : null;
+  }
+  function startOf(ids) {
+    return startId() !== null && ids[0] === startId() ? 1 : 0;
+  }
+  function room(maxTokens) {
+    return maxTokens - (startId() === null ? 0 : 1);
+  }
+  function asked(text, target, maxTokens) {
+    const ask = askedText(text, maxTokens);
+    if (ask.refused) return ask;
+    const followed = followedToken(target);
+    if (followed.refused) return followed;
+    return { ids: ask.ids, own: ask.own, target: followed.id };
+  }
+  function askedText(text, maxTokens) {
+    if (text === "") return { refused: "Type a text first: the box is empty." };
+    if (!/\S/.test(text)) return { refused: "Your text is only spaces; type a word or more." };
+    const own = globalThis.liveTokens.encode(text), most = room(maxTokens), start2 = startId();
+    if (own.length > most) {
+      return { refused: "Your text is " + own.length + " tokens long; this page reads at most " + most + "." };
+    }
+    return { ids: start2 === null ? own : [start2].concat(own), own: own.length };
+  }
+  function followedToken(target) {
+    if (target === "") return { refused: "Type the token to follow in the read-out: its box is empty." };
+    const encode = globalThis.liveTokens.encode;
+    let found = encode(target), said = "";
+    if (target.charAt(0) === "_" && target.length > 1) {
+      const underscored = encode(" " + target.slice(1));
+      if (underscored.length === 1) found = underscored;
+    } else if (target.charAt(0) !== " ") {
+      const spaced = encode(" " + target), word = /^[\p{L}\p{N}]/u.test(target);
+      if (spaced.length === 1 && (word || found.length !== 1)) {
+        found = spaced;
+        said = "Following " + tokenName(spaced[0]) + " (with the space before it, as a word after another word).";
+      } else if (found.length === 1) {
+        said = "Following " + tokenName(found[0]) + " (the token without a space before it).";
+      }
+    }
+    if (found.length === 1 && found[0] === startId()) {
+      return { refused: "The token to follow cannot be the start token " + tokenName(found[0]) + ": it stands before every text, and the model never guesses it." };
+    }
+    if (found.length !== 1) {
+      return { refused: 'The token to follow must be one token, and "' + target + '" is ' + found.length + " (" + found.map(tokenName).join(" ") + "): try a shorter or more common word, with the space before it." };
+    }
+    return { id: found[0], said };
   }
 
   // templates/js/shared/charts.js
@@ -422,85 +521,6 @@
     pin(el);
     if (chosenInSight) chosenInView(el, true);
     fadeEdges(box);
-  }
-
-  // templates/js/live/tokens.js
-  var ESCAPES = { "\n": "\\n", "	": "\\t", "\r": "\\r", "\v": "\\v", "\f": "\\f", "\0": "\\0" };
-  function escapeCharacter(c) {
-    const code2 = c.charCodeAt(0);
-    return ESCAPES[c] || (code2 < 256 ? "\\x" + ("0" + code2.toString(16)).slice(-2) : "\\u" + code2.toString(16));
-  }
-  function shown(token) {
-    if (token.charAt(0) === " ") token = "_" + token.slice(1);
-    return token.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufffe\uffff]/g, escapeCharacter);
-  }
-  var texts = {};
-  function tokenText(id) {
-    if (!(id in texts)) {
-      try {
-        texts[id] = globalThis.liveTokens.tokenText(id);
-      } catch (e) {
-        texts[id] = "<token " + id + ">";
-      }
-    }
-    return texts[id];
-  }
-  function tokenName(id) {
-    return shown(tokenText(id));
-  }
-  function f32(x) {
-    return +x.toPrecision(9);
-  }
-
-  // templates/js/live/asked.js
-  function startId() {
-    return globalThis.liveTokens.startId ? globalThis.liveTokens.startId() : null;
-  }
-  function startOf(ids) {
-    return startId() !== null && ids[0] === startId() ? 1 : 0;
-  }
-  function room(maxTokens) {
-    return maxTokens - (startId() === null ? 0 : 1);
-  }
-  function asked(text, target, maxTokens) {
-    const ask = askedText(text, maxTokens);
-    if (ask.refused) return ask;
-    const followed = followedToken(target);
-    if (followed.refused) return followed;
-    return { ids: ask.ids, own: ask.own, target: followed.id };
-  }
-  function askedText(text, maxTokens) {
-    if (text === "") return { refused: "Type a text first: the box is empty." };
-    if (!/\S/.test(text)) return { refused: "Your text is only spaces; type a word or more." };
-    const own = globalThis.liveTokens.encode(text), most = room(maxTokens), start2 = startId();
-    if (own.length > most) {
-      return { refused: "Your text is " + own.length + " tokens long; this page reads at most " + most + "." };
-    }
-    return { ids: start2 === null ? own : [start2].concat(own), own: own.length };
-  }
-  function followedToken(target) {
-    if (target === "") return { refused: "Type the token to follow in the read-out: its box is empty." };
-    const encode = globalThis.liveTokens.encode;
-    let found = encode(target), said = "";
-    if (target.charAt(0) === "_" && target.length > 1) {
-      const underscored = encode(" " + target.slice(1));
-      if (underscored.length === 1) found = underscored;
-    } else if (target.charAt(0) !== " ") {
-      const spaced = encode(" " + target), word = /^[\p{L}\p{N}]/u.test(target);
-      if (spaced.length === 1 && (word || found.length !== 1)) {
-        found = spaced;
-        said = "Following " + tokenName(spaced[0]) + " (with the space before it, as a word after another word).";
-      } else if (found.length === 1) {
-        said = "Following " + tokenName(found[0]) + " (the token without a space before it).";
-      }
-    }
-    if (found.length === 1 && found[0] === startId()) {
-      return { refused: "The token to follow cannot be the start token " + tokenName(found[0]) + ": it stands before every text, and the model never guesses it." };
-    }
-    if (found.length !== 1) {
-      return { refused: 'The token to follow must be one token, and "' + target + '" is ' + found.length + " (" + found.map(tokenName).join(" ") + "): try a shorter or more common word, with the space before it." };
-    }
-    return { id: found[0], said };
   }
 
   // templates/js/live/datasets.js
@@ -950,24 +970,55 @@
       heads: new Array(shape.nLayer * shape.nHead).fill(1)
     };
   }
-  async function infer(ids, follow, kept, stages) {
-    const ort = window.ort, shape = page.shape, parts = kept || whole(shape);
+  function unpatched(shape, n) {
+    const streams = shape.stages * n * shape.dModel, outputs = shape.nLayer * n * shape.dModel;
+    return {
+      residual: new Float32Array(streams),
+      residualAt: new Float32Array(shape.stages * n),
+      attention: new Float32Array(outputs),
+      attentionAt: new Float32Array(shape.nLayer * n),
+      feedForward: new Float32Array(outputs),
+      feedForwardAt: new Float32Array(shape.nLayer * n),
+      heads: new Float32Array(shape.nLayer * n * shape.nHead * shape.dHead),
+      headsAt: new Float32Array(shape.nLayer * shape.nHead)
+    };
+  }
+  function patchInputs(ort, patched, shape, n) {
+    const f322 = (values, dims) => new ort.Tensor("float32", values, dims);
+    const { nLayer, nHead, stages, dModel, dHead } = shape;
+    return {
+      patch_residual: f322(patched.residual, [stages, n, dModel]),
+      patch_residual_at: f322(patched.residualAt, [stages, n]),
+      patch_attention: f322(patched.attention, [nLayer, n, dModel]),
+      patch_attention_at: f322(patched.attentionAt, [nLayer, n]),
+      patch_feed_forward: f322(patched.feedForward, [nLayer, n, dModel]),
+      patch_feed_forward_at: f322(patched.feedForwardAt, [nLayer, n]),
+      patch_heads: f322(patched.heads, [nLayer, n, nHead, dHead]),
+      patch_heads_at: f322(patched.headsAt, [nLayer, nHead])
+    };
+  }
+  async function infer(ids, follow, kept, stages, patched) {
+    const ort = window.ort, shape = page.shape, parts = kept || whole(shape), n = ids.length;
     const read = stages || Array.from({ length: shape.stages }, (_, s) => s);
-    const out = await state.session.run({
-      input_ids: new ort.Tensor("int64", int64(ids), [1, ids.length]),
+    const out = await state.session.run(__spreadValues({
+      input_ids: new ort.Tensor("int64", int64(ids), [1, n]),
       follow: new ort.Tensor("int64", int64(follow), [follow.length]),
       keep_attention: new ort.Tensor("float32", Float32Array.from(parts.attention), [shape.nLayer]),
       keep_feed_forward: new ort.Tensor("float32", Float32Array.from(parts.feedForward), [shape.nLayer]),
       keep_heads: new ort.Tensor("float32", Float32Array.from(parts.heads), [shape.nLayer, shape.nHead]),
       read_stages: new ort.Tensor("int64", int64(read), [read.length])
-    });
+    }, patchInputs(ort, patched || unpatched(shape, n), shape, n)));
     return {
       shares: out.shares.data,
       topIds: out.top_ids.data,
       topProbs: out.top_probs.data,
       followProbs: out.follow_probs.data,
       followRanks: out.follow_ranks.data,
-      residuals: out.residuals.data
+      residuals: out.residuals.data,
+      followScores: out.follow_scores.data,
+      attentionOutputs: out.attention_outputs.data,
+      feedForwardOutputs: out.feed_forward_outputs.data,
+      mixedValues: out.mixed_values.data
     };
   }
 
@@ -1110,6 +1161,136 @@
       words.push("One text is the other with more words after it: at every token both have, their numbers are the same.");
     }
     return words.join(" ");
+  }
+
+  // templates/js/live/patching.js
+  var PIECES = Object.keys(PIECE_KEYS);
+  function askedPatching(texts2, target, versus, maxTokens, name) {
+    const a = askedText(texts2[0], maxTokens);
+    if (a.refused) return { refused: "The original text: " + a.refused.replace("Your text", "it") };
+    if (!/\S/.test(texts2[1])) return { refused: "Type the changed text too: the original with a word or so changed." };
+    const b = askedText(texts2[1], maxTokens);
+    if (b.refused) return { refused: "The changed text: " + b.refused.replace("Your text", "it") };
+    if (texts2[0] === texts2[1]) return { refused: "The two texts are the same: change a word of the original." };
+    if (a.own !== b.own) {
+      return { refused: "The two texts must be as many tokens long, and the original is " + a.own + ", the changed text " + b.own + " (" + b.ids.slice(startOf(b.ids)).map(name).join(" ") + "): change a word for one of as many tokens." };
+    }
+    const t = followedToken(target), v = followedToken(versus);
+    if (t.refused) return { refused: "The answer to measure: " + t.refused };
+    if (v.refused) return { refused: "The token it is measured against: " + v.refused };
+    if (t.id === v.id) return { refused: "The answer and the token it is measured against are the same token." };
+    return { a, b, target: t.id, versus: v.id };
+  }
+  function answerOf(out) {
+    const at = out.followScores.length / 2 - 1;
+    return { diff: out.followScores[2 * at] - out.followScores[2 * at + 1], p: out.followProbs[2 * at] };
+  }
+  function activations(out) {
+    return {
+      resid_pre: out.residuals,
+      attn_out: out.attentionOutputs,
+      mlp_out: out.feedForwardOutputs,
+      z: out.mixedValues
+    };
+  }
+  function same(a, b, from, length) {
+    for (let i = from; i < from + length; i++) if (a[i] !== b[i]) return false;
+    return true;
+  }
+  function reaches(piece, layer, q, position, nLayer) {
+    return q <= position && (q === position || piece === "resid_pre" || layer < nLayer - 1);
+  }
+  function planned(clean, corrupted, shape, n, position) {
+    const runs = [], d = shape.dModel, dh = shape.dHead, h = shape.nHead;
+    for (let layer = 0; layer < shape.nLayer; layer++) {
+      PIECES.slice(0, 3).forEach((piece) => {
+        for (let q = 0; q < n; q++) {
+          if (reaches(piece, layer, q, position, shape.nLayer) && !same(clean[piece], corrupted[piece], (layer * n + q) * d, d)) runs.push({ piece, row: layer, col: q });
+        }
+      });
+      for (let head = 0; head < h; head++) {
+        let differs = false;
+        for (let q = 0; q < n && !differs; q++) {
+          differs = !same(clean.z, corrupted.z, ((layer * n + q) * h + head) * dh, dh);
+        }
+        if (differs) runs.push({ piece: "z", row: layer, col: head });
+      }
+    }
+    return runs;
+  }
+  function patchOf(run, clean, shape, n) {
+    const patched = unpatched(shape, n), at = run.piece === "z" ? run.row * shape.nHead + run.col : run.row * n + run.col;
+    Object.assign(patched, {
+      residual: clean.resid_pre,
+      attention: clean.attn_out,
+      feedForward: clean.mlp_out,
+      heads: clean.z
+    });
+    const masks = { resid_pre: "residualAt", attn_out: "attentionAt", mlp_out: "feedForwardAt", z: "headsAt" };
+    patched[masks[run.piece]][at] = 1;
+    return patched;
+  }
+  function sizes(shape, n) {
+    return {
+      resid_pre: [shape.stages, n],
+      attn_out: [shape.nLayer, n],
+      mlp_out: [shape.nLayer, n],
+      z: [shape.nLayer, shape.nHead]
+    };
+  }
+  function keyOf(piece, row, col) {
+    return PIECE_KEYS[piece] + "-" + (piece === "resid_pre" ? row : row + 1) + "-" + (col + 1);
+  }
+  function patchedRows(found, shape, n, position) {
+    const rows = [], made = {};
+    found.made.forEach((m) => {
+      made[keyOf(m.piece, m.row, m.col)] = m.answer;
+    });
+    PIECES.forEach((piece) => {
+      const [height, width] = sizes(shape, n)[piece];
+      for (let row = 0; row < height; row++) {
+        for (let col = 0; col < width; col++) {
+          const key = keyOf(piece, row, col), last = piece === "resid_pre" && row === shape.nLayer && col === position;
+          const answer = made[key] || (last ? found.original : found.changed);
+          rows.push(rowOf(LIVE_DATASETS.patched, [key, piece, row, col, answer.diff, answer.p]));
+        }
+      }
+    });
+    return rows;
+  }
+  async function patchings(infer2, ask, outs, shape, told, stale) {
+    const n = ask.a.ids.length, position = n - 1, follow = [ask.target, ask.versus];
+    const found = {
+      target: ask.target,
+      versus: ask.versus,
+      original: answerOf(outs[0]),
+      changed: answerOf(outs[1]),
+      made: []
+    };
+    if (Math.abs(found.original.diff - found.changed.diff) < NEAR) return __spreadProps(__spreadValues({}, found), { near: true });
+    const clean = activations(outs[0]), runs = planned(clean, activations(outs[1]), shape, n, position);
+    for (let i = 0; i < runs.length; i++) {
+      told(i, runs.length);
+      const out = await infer2(ask.b.ids, follow, whole(shape), [shape.stages - 1], patchOf(runs[i], clean, shape, n));
+      if (stale()) return null;
+      found.made.push(__spreadProps(__spreadValues({}, runs[i]), { answer: answerOf(out) }));
+    }
+    return __spreadProps(__spreadValues({}, found), { rows: patchedRows(found, shape, n, position) });
+  }
+  function drawnPatching(el, view, spec, kept) {
+    const named = spec.data.filter((d) => d.source === LIVE_PATCHED && (d.transform || []).some((t) => t.as === "name"))[0];
+    const menu = el.querySelector('select[name="' + PATCH_CHOICE + '"]');
+    if (named && menu) {
+      const names = {};
+      view.data(named.name).forEach((row) => {
+        names[row.key] = row.name;
+      });
+      Array.prototype.forEach.call(menu.options, (option) => {
+        if (option.value in names) option.textContent = names[option.value];
+      });
+    }
+    const opening = view.signal(PATCH_OPENING);
+    if (!kept && opening) view.signal(PATCH_CHOICE, opening.key);
   }
 
   // templates/js/live/row.js
@@ -1289,6 +1470,14 @@
     const keptValue = linked && el.pendingToken !== void 0 ? el.pendingToken : given.sameText && kept ? kept[signal.name] : void 0;
     signal.value = keptValue !== void 0 && keptValue >= 1 && keptValue <= n ? keptValue : Math.min(signal.value, n);
   }
+  function listSelect(signal, el, given, kept) {
+    const options = given.selects[signal.name];
+    signal.bind.options = options.slice();
+    signal.bind.labels = options.slice();
+    const keptValue = given.sameText && kept ? allowed(signal.bind, kept[signal.name]) : void 0;
+    el.keptChoice = keptValue !== void 0;
+    signal.value = el.keptChoice ? keptValue : options[0];
+  }
   function drawPictures(spec, given) {
     const pictures = spec.signals.filter((s) => s.name === HEAD_PICTURES)[0];
     const palette = spec.signals.filter((s) => s.name === PICTURE_PALETTE)[0];
@@ -1315,6 +1504,7 @@
       else if (signal.name === NAMES) signal.value = given.names;
       else if (signal.name === FOLLOW_NAME) signal.value = given.followName;
       else if (TOKEN_SELECTS.indexOf(signal.name) >= 0 && signal.bind) tokenSelect(signal, el, given, kept);
+      else if (given.selects && signal.name in given.selects && signal.bind) listSelect(signal, el, given, kept);
       else if (signal.bind && kept && signal.name in kept) {
         const value = allowed(signal.bind, kept[signal.name]);
         if (value !== void 0) signal.value = value;
@@ -1392,7 +1582,7 @@
       });
     });
   }
-  function keyOf(el) {
+  function keyOf2(el) {
     const id = el.getAttribute("data-key");
     return id ? document.getElementById(id) : null;
   }
@@ -1402,7 +1592,7 @@
     followClicks(el, view, bound, tops);
     followChoices(el, view, bound, key);
     describe(descriptionOf(el), view);
-    describe(keyOf(el), view, KEY_WORDS);
+    describe(keyOf2(el), view, KEY_WORDS);
     scrollBox(el);
     if (tokenParam(el)) chosenInView(el);
     const pending = el.pendingToken, param = tokenParam(el);
@@ -1412,6 +1602,7 @@
       if (value !== void 0 && view.signal(param.name) !== value) view.signal(param.name, value);
     }
     if (param) markToken(view.signal(param.name));
+    if (key === "patching") drawnPatching(el, view, spec, el.keptChoice);
     el.setAttribute("data-rendered", "true");
     return view.runAsync();
   }
@@ -1442,7 +1633,20 @@
   function givenFor(res, key, sameText) {
     const followed = key === "lens" ? lensToken(res) : res.target;
     const datasets = {}, params = { [OWN_FROM]: res.ownFrom === void 0 ? res.ids.length : res.ownFrom };
-    if (res.pair) {
+    const selects = {};
+    if (key === "patching") {
+      datasets[LIVE_PATCHED] = res.patching.rows;
+      selects[PATCH_CHOICE] = res.patching.rows.map((row) => row.key);
+      Object.assign(params, {
+        names_b: res.pair.names,
+        versus_name: tokenName(res.patching.versus),
+        start: startOf(res.ids),
+        original_p: res.patching.original.p,
+        original_diff: res.patching.original.diff,
+        changed_p: res.patching.changed.p,
+        changed_diff: res.patching.changed.diff
+      });
+    } else if (res.pair) {
       const start2 = startOf(res.ids);
       datasets.cells = cellRows(res, page.shape.stages, start2);
       params[DESCRIPTION] = pairSentence(res, page.shape.stages, start2);
@@ -1457,6 +1661,7 @@
     return {
       datasets,
       params,
+      selects,
       names: res.names,
       followName: tokenName(followed),
       followed,
@@ -1554,7 +1759,7 @@
     });
   }
   function asJson(res, shape, lens, graphSha2562) {
-    return JSON.stringify(__spreadValues(__spreadValues({
+    return JSON.stringify(__spreadValues(__spreadValues(__spreadValues({
       format: "gpt2-live/1",
       about: "The model run in the page on this text (graph_sha256 names it). Layers, heads, stages and positions count from 0; stage 0 is after the embedding, stage s after layer s. attention[layer][head][query][key]: the share of attention the query gives the key (keys 0 to the query). top[stage][position]: the " + TOP_K + " most likely next tokens. followed: tokens whose probability and rank (1 = most likely) are given at every stage and position.",
       model: { n_layer: shape.nLayer, n_head: shape.nHead, graph_sha256: graphSha2562 },
@@ -1563,7 +1768,46 @@
       attention: attentionOf(res, shape),
       top: topOf(res, shape),
       followed: followedOf2(res, shape, lens)
-    }, res.pair ? { compared: comparedOf(res, shape) } : {}), res.knockout ? { knockout: knockoutOf(res, res.knockout) } : {}));
+    }, res.pair ? { compared: comparedOf(res, shape) } : {}), res.knockout ? { knockout: knockoutOf(res, res.knockout) } : {}), res.patching ? { patching: patchingOf(res, res.patching) } : {}));
+  }
+  function patchingOf(res, found) {
+    const grids = {};
+    found.rows.forEach((r) => {
+      const grid = grids[r.piece] = grids[r.piece] || { diff: [], p: [] };
+      if (!grid.diff[r.row]) {
+        grid.diff[r.row] = [];
+        grid.p[r.row] = [];
+      }
+      grid.diff[r.row][r.col] = f32(r.diff);
+      grid.p[r.row][r.col] = f32(r.p);
+    });
+    const named = (id) => ({ id, text: tokenText(id) });
+    return {
+      changed_text: res.pair.text,
+      changed_tokens: res.pair.ids.map(named),
+      position: res.ids.length - 1,
+      target: named(found.target),
+      versus: named(found.versus),
+      clean: { diff: f32(found.original.diff), p: f32(found.original.p) },
+      corrupted: { diff: f32(found.changed.diff), p: f32(found.changed.p) },
+      grids
+    };
+  }
+  function patchingsCsv(found, start2) {
+    const span = found.original.diff - found.changed.diff, rows = found.rows.map((r) => {
+      const stream = r.piece === "resid_pre", head = r.piece === "z";
+      return [
+        r.piece,
+        stream ? r.row : "",
+        stream ? "" : r.row + 1,
+        head ? "" : r.col + 1 - start2,
+        head ? r.col + 1 : "",
+        f32(r.diff),
+        (r.diff - found.changed.diff) / span,
+        f32(r.p)
+      ];
+    });
+    return csv(LIVE_TABLES.put_back.join(","), rows);
   }
   function knockoutOf(res, found) {
     return {
@@ -1813,8 +2057,9 @@
   function showTokens(res) {
     const start2 = startOf(res.ids);
     if (res.pair) {
-      fillTextRow("live-tokens", "Text A", res.names, start2);
-      fillTextRow("live-tokens-b", "Text B", res.pair.names, start2);
+      const named = (id) => document.querySelector('label[for="' + id + '"]').textContent;
+      fillTextRow("live-tokens", named("live-text"), res.names, start2);
+      fillTextRow("live-tokens-b", named("live-text-b"), res.pair.names, start2);
       return;
     }
     fillRow(res.names, start2, modelFrom(res.text, res.ids), (value) => {
@@ -1842,7 +2087,7 @@
   }
   async function runText(text, ask, number, started) {
     const live = page.live, sameText = chooseOpening(text, ask);
-    const follow = [ask.target];
+    const follow = ask.versus === void 0 ? [ask.target] : [ask.target, ask.versus];
     if (state.lensChoice !== null && state.lensChoice !== ask.target) follow.push(state.lensChoice);
     const out = await infer(ask.ids, follow), pairB = ask.pairB;
     const other = pairB ? await infer(pairB.ids, follow) : null;
@@ -1861,6 +2106,7 @@
       );
     }
     if (page.config.charts.knockout && !await withKnockouts(res, number)) return;
+    if (page.config.charts.patching && !await withPatchings(res, ask, [out, other], number)) return;
     const read = performance.now();
     live.result = res;
     showTokens(res);
@@ -1882,18 +2128,42 @@
     }, () => number !== state.runs);
     return res.knockout !== null;
   }
+  async function withPatchings(res, ask, outs, number) {
+    const two = { a: { ids: ask.ids }, b: { ids: ask.pairB.ids }, target: ask.target, versus: ask.versus };
+    res.patching = await patchings(infer, two, outs, page.shape, (i, total) => {
+      say(modelName(true) + " is reading the changed text with each piece of the original put back in turn: " + (i + 1) + " of " + total + "…");
+    }, () => number !== state.runs);
+    if (res.patching && res.patching.near) {
+      refuse("Both texts give " + tokenName(ask.target) + " nearly the same lead over " + tokenName(ask.versus) + " (" + res.patching.original.diff.toFixed(3) + " and " + res.patching.changed.diff.toFixed(3) + "): there is nothing to bring back. Change the changed text, or the two tokens, so that the texts answer differently.");
+      return false;
+    }
+    return res.patching !== null;
+  }
   function readWords(ask, text, seconds) {
     const took = " in " + seconds.toFixed(1) + " s: " + below();
+    const drawn = page.live.result;
+    if (drawn && drawn.patching) {
+      return modelName(true) + " read your two texts (" + ask.own + " tokens each) " + (drawn.patching.made.length + 2) + " times, each once and the changed text once with each piece of the original put back," + took + " for your texts.";
+    }
     if (ask.pairB) return modelName(true) + " read your two texts (" + ask.own + " and " + ask.pairB.own + " tokens)" + took + " for your texts.";
     const added = ask.ids.length - modelFrom(text, ask.ids), yours = ask.own - added;
-    const drawn = page.live.result;
     if (drawn && drawn.knockout) {
       return modelName(true) + " read your " + yours + (yours === 1 ? " token" : " tokens") + " " + (drawn.knockout.runs.length + 1) + " times, once whole and once without each part," + took + " for your text.";
     }
     return modelName(true) + " read your " + yours + (yours === 1 ? " token" : " tokens") + (added ? " and the " + added + " it added" : "") + took + " for " + (added ? "the whole text." : "your text.");
   }
   function askedFor(text, target) {
-    const boxB = page.el.textBoxB;
+    const boxB = page.el.textBoxB, versusBox = page.el.versusBox;
+    if (versusBox) {
+      const both2 = askedPatching([text, boxB.value], target, versusBox.value, page.maxTokens, tokenName);
+      return both2.refused ? both2 : {
+        ids: both2.a.ids,
+        own: both2.a.own,
+        target: both2.target,
+        versus: both2.versus,
+        pairB: { text: boxB.value, ids: both2.b.ids, own: both2.b.own }
+      };
+    }
     if (boxB) {
       const pair = askedPair(text, boxB.value, target, page.maxTokens, tokenName);
       return pair.refused ? pair : __spreadProps(__spreadValues({}, pair.a), { pairB: __spreadValues({ text: boxB.value }, pair.b) });
@@ -2148,6 +2418,7 @@
     offer("live-download-followed", (res) => followedCsv(res, page.shape), "text/csv");
     offer("live-download-distances", (res) => distancesCsv(res, page.shape.stages), "text/csv");
     offer("live-download-knockouts", (res) => knockoutsCsv(res.knockout), "text/csv");
+    offer("live-download-patchings", (res) => patchingsCsv(res.patching, startOf(res.ids)), "text/csv");
     page.live.json = () => page.live.result ? json(page.live.result) : null;
   }
   function listenToScreen() {
@@ -2171,6 +2442,7 @@
     page.el.textBox.value = asks.text;
     if (asks.textB !== void 0 && page.el.textBoxB) page.el.textBoxB.value = asks.textB;
     if (asks.target !== void 0) page.el.targetBox.value = asks.target;
+    if (asks.versus !== void 0 && page.el.versusBox) page.el.versusBox.value = asks.versus;
     const gone = asks.gone, tokens = window.liveTokens;
     state.goneOn = gone && tokens && tokens.decode(gone.ids) === asks.text ? __spreadValues({ text: asks.text }, gone) : null;
     state.opening = asks.token !== null ? { text: asks.text, token: asks.token } : null;

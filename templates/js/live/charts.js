@@ -4,7 +4,8 @@
 // a token chosen in one is chosen in all. The reader's text is only ever text here: Vega's text marks, never HTML.
 import {allowed} from '../shared/address.js';
 import {describe, draw as embed, tokenParam} from '../shared/charts.js';
-import {CLICKS_META, DESCRIPTION, KEY_WORDS, LIVE_PANELS, OWN_FROM, TOKEN_PARAMS} from '../shared/names.js';
+import {CLICKS_META, DESCRIPTION, KEY_WORDS, LIVE_PANELS, LIVE_PATCHED, OWN_FROM, PATCH_CHOICE, TOKEN_PARAMS} from
+  '../shared/names.js';
 import {chosenInView, scrollBox} from '../shared/scroll.js';
 import {writeAddress} from './address.js';
 import {startOf} from './asked.js';
@@ -12,6 +13,7 @@ import {followRows, panels, topRows} from './datasets.js';
 import {followToken, lensToken, offerFollows} from './lens.js';
 import {descriptionOf, page} from './page.js';
 import {cellRows, pairSentence} from './pair.js';
+import {drawnPatching} from './patching.js';
 import {markToken} from './row.js';
 import {specFor, topMarks, wantsNarrow} from './specs.js';
 import {state} from './state.js';
@@ -116,6 +118,7 @@ function embedded(el, view, spec, bound, tops) {
     if (value !== undefined && view.signal(param.name) !== value) view.signal(param.name, value);
   }
   if (param) markToken(view.signal(param.name));  // the row shows the token the chart opens on
+  if (key === 'patching') drawnPatching(el, view, spec, el.keptChoice);
   el.setAttribute('data-rendered', 'true');
   return view.runAsync();
 }
@@ -149,7 +152,14 @@ function readsPanels(key) {
 function givenFor(res, key, sameText) {
   const followed = key === 'lens' ? lensToken(res) : res.target;
   const datasets = {}, params = {[OWN_FROM]: res.ownFrom === undefined ? res.ids.length : res.ownFrom};
-  if (res.pair) {
+  const selects = {};
+  if (key === 'patching') {
+    datasets[LIVE_PATCHED] = res.patching.rows;
+    selects[PATCH_CHOICE] = res.patching.rows.map((row) => row.key);
+    Object.assign(params, {names_b: res.pair.names, versus_name: tokenName(res.patching.versus), start: startOf(res.ids),
+                           original_p: res.patching.original.p, original_diff: res.patching.original.diff,
+                           changed_p: res.patching.changed.p, changed_diff: res.patching.changed.diff});
+  } else if (res.pair) {
     const start = startOf(res.ids);
     datasets.cells = cellRows(res, page.shape.stages, start);
     params[DESCRIPTION] = pairSentence(res, page.shape.stages, start);
@@ -161,8 +171,8 @@ function givenFor(res, key, sameText) {
     datasets.top = res.topRowsCache || (res.topRowsCache = topRows(res, page.shape));
     datasets.follow = followRows(res, followed, page.shape);
   }
-  return {datasets: datasets, params: params, names: res.names, followName: tokenName(followed), followed: followed,
-          sameText: sameText};
+  return {datasets: datasets, params: params, selects: selects, names: res.names, followName: tokenName(followed),
+          followed: followed, sameText: sameText};
 }
 
 // Draws every chart for the result; window.liveFigures.drawn keeps what each was given.

@@ -87,7 +87,39 @@ export function asJson(res, shape, lens, graphSha256) {
     tokens: res.ids.map((id) => ({id: id, text: tokenText(id)})),
     attention: attentionOf(res, shape), top: topOf(res, shape), followed: followedOf(res, shape, lens),
     ...(res.pair ? {compared: comparedOf(res, shape)} : {}),
-    ...(res.knockout ? {knockout: knockoutOf(res, res.knockout)} : {})});
+    ...(res.knockout ? {knockout: knockoutOf(res, res.knockout)} : {}),
+    ...(res.patching ? {patching: patchingOf(res, res.patching)} : {})});
+}
+
+// The patching's runs (patching.js) as the build's data/parts.json holds them: the changed text, the read position,
+// the two tokens, the two texts' {diff, p}, and each grid's {diff: rows, p: rows}, layers, positions and heads from 0.
+function patchingOf(res, found) {
+  const grids = {};
+  found.rows.forEach((r) => {
+    const grid = grids[r.piece] = grids[r.piece] || {diff: [], p: []};
+    if (!grid.diff[r.row]) {
+      grid.diff[r.row] = [];
+      grid.p[r.row] = [];
+    }
+    grid.diff[r.row][r.col] = f32(r.diff);
+    grid.p[r.row][r.col] = f32(r.p);
+  });
+  const named = (id) => ({id: id, text: tokenText(id)});
+  return {changed_text: res.pair.text, changed_tokens: res.pair.ids.map(named), position: res.ids.length - 1,
+          target: named(found.target), versus: named(found.versus),
+          clean: {diff: f32(found.original.diff), p: f32(found.original.p)},
+          corrupted: {diff: f32(found.changed.diff), p: f32(found.changed.p)}, grids: grids};
+}
+
+// The patching's runs as the book's figure's table (figures.patching.Patching.tables): a row per run, layers,
+// positions and heads from 1 (the stream's runs by how many layers came before), how much came back.
+export function patchingsCsv(found, start) {
+  const span = found.original.diff - found.changed.diff, rows = found.rows.map((r) => {
+    const stream = r.piece === 'resid_pre', head = r.piece === 'z';
+    return [r.piece, stream ? r.row : '', stream ? '' : r.row + 1, head ? '' : r.col + 1 - start, head ? r.col + 1 : '',
+            f32(r.diff), (r.diff - found.changed.diff) / span, f32(r.p)];
+  });
+  return csv(LIVE_TABLES.put_back.join(','), rows);
 }
 
 // The knockout's runs (knockout.js): layers and heads from 0, as the build's data/parts.json.

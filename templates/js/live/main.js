@@ -15,8 +15,9 @@
 // This one wires the page's events, in the order the page has always set them.
 import {readAddress} from '../shared/address.js';
 import {askedBy} from './address.js';
+import {startOf} from './asked.js';
 import {linkToken, redrawAll} from './charts.js';
-import {asJson, distancesCsv, followedCsv, knockoutsCsv, sharesCsv, topCsv} from './downloads.js';
+import {asJson, distancesCsv, followedCsv, knockoutsCsv, patchingsCsv, sharesCsv, topCsv} from './downloads.js';
 import {servedOnly} from './file.js';
 import {count, countSoon, sayTarget} from './form.js';
 import {followToken, lensToken} from './lens.js';
@@ -94,6 +95,7 @@ function offerDownloads() {
   offer('live-download-followed', (res) => followedCsv(res, page.shape), 'text/csv');
   offer('live-download-distances', (res) => distancesCsv(res, page.shape.stages), 'text/csv');
   offer('live-download-knockouts', (res) => knockoutsCsv(res.knockout), 'text/csv');
+  offer('live-download-patchings', (res) => patchingsCsv(res.patching, startOf(res.ids)), 'text/csv');
   page.live.json = () => (page.live.result ? json(page.live.result) : null);
 }
 
@@ -120,6 +122,7 @@ function fromAddress() {
   page.el.textBox.value = asks.text;
   if (asks.textB !== undefined && page.el.textBoxB) page.el.textBoxB.value = asks.textB;
   if (asks.target !== undefined) page.el.targetBox.value = asks.target;
+  if (asks.versus !== undefined && page.el.versusBox) page.el.versusBox.value = asks.versus;
   // The model's own tokens come back where the ids are the text's (a link edited by hand is cut anew).
   const gone = asks.gone, tokens = window.liveTokens;
   state.goneOn = gone && tokens && tokens.decode(gone.ids) === asks.text ? {text: asks.text, ...gone} : null;

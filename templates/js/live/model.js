@@ -1,8 +1,10 @@
 // GPT-2 in the page: onnxruntime-web (WebAssembly, on the reader's own computer: nothing is sent anywhere) runs the
 // model exported by figsite/capture/live_export.py. Inputs input_ids int64 (1, T), follow int64 (K,) and the parts
 // kept, keep_attention / keep_feed_forward float32 (layers,) and keep_heads (layers, heads), 1 kept, 0 taken out,
-// and read_stages int64 (R,), the stages read out; outputs shares (layers, heads, T, T), top_ids / top_probs (R, T,
-// TOP_K), follow_probs / follow_ranks (R, T, K), residuals (stages, T, d_model).
+// and read_stages int64 (R,), the stages read out, and the pieces put back (patch_ inputs: unpatched); outputs
+// shares (layers, heads, T, T), top_ids / top_probs (R, T, TOP_K), follow_probs / follow_ranks / follow_scores (R, T,
+// K), residuals (stages, T, d_model), attention_outputs / feed_forward_outputs (layers, T, d_model) and mixed_values
+// (layers, T, heads, d_head).
 import {fetchFile} from './fetching.js';
 import {megabytes, modelName, page, say} from './page.js';
 import {checkRuntime} from './runtime.js';
@@ -117,18 +119,49 @@ export function whole(shape) {
           heads: new Array(shape.nLayer * shape.nHead).fill(1)};
 }
 
+// No piece put back (what `infer` is given as `patched` by default): every mask 0, for a text of n tokens. A run of
+// the patching (patching.js) gives the original text's activations as the values and a 1 in the masks where a piece
+// of them goes in: the stream of a stage at a position (residual, (stages, T, d_model); residualAt (stages, T)), a
+// layer's attention or feed-forward output at a position ((layers, T, d_model); at (layers, T)), a head's mixed
+// values at every position ((layers, T, heads, d_head); headsAt (layers, heads)).
+export function unpatched(shape, n) {
+  const streams = shape.stages * n * shape.dModel, outputs = shape.nLayer * n * shape.dModel;
+  return {residual: new Float32Array(streams), residualAt: new Float32Array(shape.stages * n),
+          attention: new Float32Array(outputs), attentionAt: new Float32Array(shape.nLayer * n),
+          feedForward: new Float32Array(outputs), feedForwardAt: new Float32Array(shape.nLayer * n),
+          heads: new Float32Array(shape.nLayer * n * shape.nHead * shape.dHead),
+          headsAt: new Float32Array(shape.nLayer * shape.nHead)};
+}
+
+// The graph's patch_ inputs for `patched` (unpatched's fields).
+function patchInputs(ort, patched, shape, n) {
+  const f32 = (values, dims) => new ort.Tensor('float32', values, dims);
+  const {nLayer, nHead, stages, dModel, dHead} = shape;
+  return {patch_residual: f32(patched.residual, [stages, n, dModel]),
+          patch_residual_at: f32(patched.residualAt, [stages, n]),
+          patch_attention: f32(patched.attention, [nLayer, n, dModel]),
+          patch_attention_at: f32(patched.attentionAt, [nLayer, n]),
+          patch_feed_forward: f32(patched.feedForward, [nLayer, n, dModel]),
+          patch_feed_forward_at: f32(patched.feedForwardAt, [nLayer, n]),
+          patch_heads: f32(patched.heads, [nLayer, n, nHead, dHead]),
+          patch_heads_at: f32(patched.headsAt, [nLayer, nHead])};
+}
+
 // The model's outputs for the text's ids, following the tokens `follow`, with the parts `kept` keeps (default: all),
-// reading out the stages `stages` (default: all, in order).
-export async function infer(ids, follow, kept, stages) {
-  const ort = window.ort, shape = page.shape, parts = kept || whole(shape);
+// reading out the stages `stages` (default: all, in order), the pieces `patched` puts back (default: none).
+export async function infer(ids, follow, kept, stages, patched) {
+  const ort = window.ort, shape = page.shape, parts = kept || whole(shape), n = ids.length;
   const read = stages || Array.from({length: shape.stages}, (_, s) => s);
   const out = await state.session.run({
-    input_ids: new ort.Tensor('int64', int64(ids), [1, ids.length]),
+    input_ids: new ort.Tensor('int64', int64(ids), [1, n]),
     follow: new ort.Tensor('int64', int64(follow), [follow.length]),
     keep_attention: new ort.Tensor('float32', Float32Array.from(parts.attention), [shape.nLayer]),
     keep_feed_forward: new ort.Tensor('float32', Float32Array.from(parts.feedForward), [shape.nLayer]),
     keep_heads: new ort.Tensor('float32', Float32Array.from(parts.heads), [shape.nLayer, shape.nHead]),
-    read_stages: new ort.Tensor('int64', int64(read), [read.length])});
+    read_stages: new ort.Tensor('int64', int64(read), [read.length]),
+    ...patchInputs(ort, patched || unpatched(shape, n), shape, n)});
   return {shares: out.shares.data, topIds: out.top_ids.data, topProbs: out.top_probs.data,
-          followProbs: out.follow_probs.data, followRanks: out.follow_ranks.data, residuals: out.residuals.data};
+          followProbs: out.follow_probs.data, followRanks: out.follow_ranks.data, residuals: out.residuals.data,
+          followScores: out.follow_scores.data, attentionOutputs: out.attention_outputs.data,
+          feedForwardOutputs: out.feed_forward_outputs.data, mixedValues: out.mixed_values.data};
 }

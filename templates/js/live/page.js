@@ -17,7 +17,7 @@ export const $ = (id) => document.getElementById(id);
 // Filled in by openPage; empty until then (the modules' pure functions never read it).
 export const page = {
   root: null, config: null, model: null, defaults: null, maxTokens: 0,
-  shape: null,  // {nLayer, nHead, stages}: the model's size, as the datasets and downloads read it
+  shape: null,  // {nLayer, nHead, stages, dModel, dHead}: the model's size, as the datasets and downloads read it
   live: null,  // window.liveFigures
   el: {},  // the page's elements, by role
   charts: [],  // the elements of the charts ([data-live-chart])
@@ -25,7 +25,7 @@ export const page = {
 };
 
 const ELEMENTS = {
-  textBox: 'live-text', textBoxB: 'live-text-b', targetBox: 'live-target', form: 'live-form', loadButton: 'live-load-button',
+  textBox: 'live-text', textBoxB: 'live-text-b', targetBox: 'live-target', versusBox: 'live-versus', form: 'live-form', loadButton: 'live-load-button',
   loadStatus: 'live-load-status', progress: 'live-progress', progressBar: 'live-progress-bar',
   progressWords: 'live-progress-words', messageLine: 'live-message', tokensRow: 'live-tokens',
   downloads: 'live-downloads', countLine: 'live-count', targetSaid: 'live-target-said', followLine: 'live-follow',
@@ -40,7 +40,8 @@ export function openPage() {
   const model = config.model, defaults = config.defaults || {};
   Object.assign(page, {root: root, config: config, model: model, defaults: defaults,
                        maxTokens: model.max_tokens || defaults.max_tokens,
-                       shape: {nLayer: model.n_layer, nHead: model.n_head, stages: model.n_layer + 1}});
+                       shape: {nLayer: model.n_layer, nHead: model.n_head, stages: model.n_layer + 1,
+                               dModel: model.d_model, dHead: model.d_head}});
   page.live = window.liveFigures = {state: 'idle', result: null, drawn: null, timings: {}, loadedFrom: null,
                                     kept: null, weights: 'exact'};
   Object.keys(ELEMENTS).forEach((role) => { page.el[role] = $(ELEMENTS[role]); });

@@ -11,6 +11,7 @@ import {goOn} from './more.js';
 import {showOwn} from './own.js';
 import {knockouts, listedParts} from './knockout.js';
 import {askedPair, paired} from './pair.js';
+import {askedPatching, patchings} from './patching.js';
 import {fillRow, fillTextRow} from './row.js';
 import {capitalised, modelName, page, say, setState} from './page.js';
 import {state} from './state.js';
@@ -24,12 +25,13 @@ function modelFrom(text, ids) {
 
 // The tokens drawn (row.js): the text's own, counted, after the start token where the model reads one (shown, not
 // counted), and those the model added (more.js), marked as its own; choosing one chooses it in the charts.
-// Two texts compared: each text's row, words split by rules.
+// Two texts: each text's row, words split by rules, named as their boxes are ("Text A", "The original text").
 function showTokens(res) {
   const start = startOf(res.ids);
   if (res.pair) {
-    fillTextRow('live-tokens', 'Text A', res.names, start);
-    fillTextRow('live-tokens-b', 'Text B', res.pair.names, start);
+    const named = (id) => document.querySelector('label[for="' + id + '"]').textContent;
+    fillTextRow('live-tokens', named('live-text'), res.names, start);
+    fillTextRow('live-tokens-b', named('live-text-b'), res.pair.names, start);
     return;
   }
   fillRow(res.names, start, modelFrom(res.text, res.ids), (value) => { linkToken(null, value); });
@@ -60,7 +62,7 @@ function chooseOpening(text, ask) {
 // The model run on the text (its ask checked), the charts drawn; timings in window.liveFigures.timings.last.
 async function runText(text, ask, number, started) {
   const live = page.live, sameText = chooseOpening(text, ask);
-  const follow = [ask.target];
+  const follow = ask.versus === undefined ? [ask.target] : [ask.target, ask.versus];
   if (state.lensChoice !== null && state.lensChoice !== ask.target) follow.push(state.lensChoice);
   const out = await infer(ask.ids, follow), pairB = ask.pairB;
   const other = pairB ? await infer(pairB.ids, follow) : null;
@@ -72,6 +74,7 @@ async function runText(text, ask, number, started) {
                       page.shape.stages);
   }
   if (page.config.charts.knockout && !(await withKnockouts(res, number))) return;
+  if (page.config.charts.patching && !(await withPatchings(res, ask, [out, other], number))) return;
   const read = performance.now();
   live.result = res;
   showTokens(res);
@@ -97,13 +100,36 @@ async function withKnockouts(res, number) {
   return res.knockout !== null;
 }
 
+// The patching's runs put into the result (patching.js), the line saying how far they are; false where a newer text
+// came meanwhile, or where the two texts answer alike (then refused: nothing to bring back).
+async function withPatchings(res, ask, outs, number) {
+  const two = {a: {ids: ask.ids}, b: {ids: ask.pairB.ids}, target: ask.target, versus: ask.versus};
+  res.patching = await patchings(infer, two, outs, page.shape, (i, total) => {
+    say(modelName(true) + ' is reading the changed text with each piece of the original put back in turn: ' +
+        (i + 1) + ' of ' + total + '…');
+  }, () => number !== state.runs);
+  if (res.patching && res.patching.near) {
+    refuse('Both texts give ' + tokenName(ask.target) + ' nearly the same lead over ' + tokenName(ask.versus) +
+           ' (' + res.patching.original.diff.toFixed(3) + ' and ' + res.patching.changed.diff.toFixed(3) +
+           '): there is nothing to bring back. Change the changed text, or the two tokens, so that the texts ' +
+           'answer differently.');
+    return false;
+  }
+  return res.patching !== null;
+}
+
 // What the model read, and in how long: "GPT-2 read your 9 tokens in 0.4 s: the figure below is for your text."
 function readWords(ask, text, seconds) {
   const took = ' in ' + seconds.toFixed(1) + ' s: ' + below();
+  const drawn = page.live.result;
+  if (drawn && drawn.patching) {
+    return modelName(true) + ' read your two texts (' + ask.own + ' tokens each) ' + (drawn.patching.made.length + 2) +
+           ' times, each once and the changed text once with each piece of the original put back,' + took +
+           ' for your texts.';
+  }
   if (ask.pairB) return modelName(true) + ' read your two texts (' + ask.own + ' and ' + ask.pairB.own + ' tokens)' +
                         took + ' for your texts.';
   const added = ask.ids.length - modelFrom(text, ask.ids), yours = ask.own - added;
-  const drawn = page.live.result;
   if (drawn && drawn.knockout) {
     return modelName(true) + ' read your ' + yours + (yours === 1 ? ' token' : ' tokens') + ' ' +
            (drawn.knockout.runs.length + 1) + ' times, once whole and once without each part,' + took +
@@ -116,7 +142,12 @@ function readWords(ask, text, seconds) {
 // The ids the reader asks for `text`: the tokenizer's, or the model's own where it went on to this text (more.js).
 // On the compare figure's page, text B's too (pairB: its text, ids and own tokens), both checked (pair.js).
 function askedFor(text, target) {
-  const boxB = page.el.textBoxB;
+  const boxB = page.el.textBoxB, versusBox = page.el.versusBox;
+  if (versusBox) {
+    const both = askedPatching([text, boxB.value], target, versusBox.value, page.maxTokens, tokenName);
+    return both.refused ? both : {ids: both.a.ids, own: both.a.own, target: both.target, versus: both.versus,
+                                  pairB: {text: boxB.value, ids: both.b.ids, own: both.b.own}};
+  }
   if (boxB) {
     const pair = askedPair(text, boxB.value, target, page.maxTokens, tokenName);
     return pair.refused ? pair : {...pair.a, pairB: {text: boxB.value, ...pair.b}};

@@ -60,6 +60,18 @@ function tokenSelect(signal, el, given, kept) {
   signal.value = keptValue !== undefined && keptValue >= 1 && keptValue <= n ? keptValue : Math.min(signal.value, n);
 }
 
+// A select of the values `given.selects` lists for it (the patching's runs), its labels those values until the chart
+// names them (patching.js drawnPatching); at the reader's choice in its last drawing where it is among them
+// (el.keptChoice then true), else at the first.
+function listSelect(signal, el, given, kept) {
+  const options = given.selects[signal.name];
+  signal.bind.options = options.slice();
+  signal.bind.labels = options.slice();
+  const keptValue = given.sameText && kept ? allowed(signal.bind, kept[signal.name]) : undefined;
+  el.keptChoice = keptValue !== undefined;
+  signal.value = el.keptChoice ? keptValue : options[0];
+}
+
 // Every head's picture (pictures.js) where the chart shows them (its HEAD_PICTURES), in its palette's colours: the
 // dark page's where the spec is the dark one.
 function drawPictures(spec, given) {
@@ -86,6 +98,7 @@ export function specFor(el, given, kept) {
     else if (signal.name === NAMES) signal.value = given.names;
     else if (signal.name === FOLLOW_NAME) signal.value = given.followName;
     else if (TOKEN_SELECTS.indexOf(signal.name) >= 0 && signal.bind) tokenSelect(signal, el, given, kept);
+    else if (given.selects && signal.name in given.selects && signal.bind) listSelect(signal, el, given, kept);
     else if (signal.bind && kept && signal.name in kept) {
       const value = allowed(signal.bind, kept[signal.name]);
       if (value !== undefined) signal.value = value;
