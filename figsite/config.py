@@ -110,6 +110,11 @@ def read_config(path: Path, kinds: Mapping[str, Declares]) -> Config:
     return Config(figures, site, printed)
 
 
+def read_figure(table: dict[str, Any], kinds: Mapping[str, Declares], source: str = "figure") -> Figure:
+    """One figure's keys (a [[figure]] table's, as a dict), read and checked as a config's are."""
+    return _read_figure(source, 1, table, kinds)
+
+
 def _read_figure(source: str, index: int, table: dict[str, Any], kinds: Mapping[str, Declares]) -> Figure:
     label = table.get("label")
     shown = label if isinstance(label, str) else "?"
