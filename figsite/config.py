@@ -63,6 +63,7 @@ class Config:
     figures: list[Figure]
     site: SiteInfo
     print: PrintInfo | None = None
+    notebooks: bool = False  # a [notebooks] table: a notebook for each figure that offers one (--notebooks)
 
 
 class Declares(Protocol):
@@ -81,7 +82,7 @@ def read_config(path: Path, kinds: Mapping[str, Declares]) -> Config:
     """Reads and checks the config at `path`, parsed once: its [[figure]] tables (`kinds` maps each kind to its figure
     module, with FIELDS), then its [site] and [print] tables, whose errors come first."""
     source, raw = read_toml(path)
-    unknown = sorted(set(raw) - {"figure", "site", "print"})
+    unknown = sorted(set(raw) - {"figure", "site", "print", "notebooks"})
     if unknown:
         hint = (
             " (a key of [site]: write it under a line '[site]')"
@@ -92,8 +93,11 @@ def read_config(path: Path, kinds: Mapping[str, Declares]) -> Config:
         )
         raise BuildError(
             f"{source}: unknown key '{unknown[0]}' at the top level{hint}; allowed: [[figure]] tables, "
-            f"one [site] table and one [print] table"
+            f"one [site] table, one [print] table and one [notebooks] table"
         )
+    notebooks = raw.get("notebooks")
+    if notebooks is not None and (not isinstance(notebooks, dict) or notebooks):
+        raise BuildError(f"{source}: [notebooks] holds {notebooks!r}; allowed: an empty [notebooks] table")
     site, printed = read_site(raw.get("site"), source), read_print(raw.get("print"), source, Path(path).parent)
     tables = raw.get("figure")
     if not isinstance(tables, list) or not tables or not all(isinstance(t, dict) for t in tables):
@@ -107,7 +111,7 @@ def read_config(path: Path, kinds: Mapping[str, Declares]) -> Config:
             if value is not None and value in seen:
                 raise fig.error(key, f"'{value}' is already the {key} of figure {seen[value]}", f"a {key} used once")
             seen[value] = fig.index
-    return Config(figures, site, printed)
+    return Config(figures, site, printed, notebooks is not None)
 
 
 def read_figure(table: dict[str, Any], kinds: Mapping[str, Declares], source: str = "figure") -> Figure:

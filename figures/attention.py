@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, cast
 from figsite.config import Field, Figure
 from figsite.data.run import JS_CALLBACK, LEFT_OUT, MIN_SHARE, SHARE_UNIT, Run
 from figsite.data.shared_names import ATTENTION_META, DESCRIPTION, LEFT_OUT_SIGNAL, NAMES, SHARES, TOKEN
-from figures import attention_chart
+from figures import attention_chart, recompute
 from figures.attention_chart import HEIGHT, SAID, above_bars
 from figures.kind import Context, Kind, LiveOpening, LiveShape, Resolved, Reveal, Tokens
 from figures.toolkit import charts, fields
@@ -215,6 +215,7 @@ def _long_bars(shares: alt.Data, x: alt.X, y: alt.Y) -> alt.Chart:
 
 class Attention(Kind[Run]):
     READS = ("attention",)
+    NOTEBOOK = recompute.ATTENTION  # every share the page lists, from the model's attention patterns
     KIND = "attention"
     PRINTED_IN_BOOK = True  # the book prints it
     REACH = True  # a token sees only itself and the tokens before it

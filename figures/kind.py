@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from figsite.data.part_records import Ask, PartAsks, PartEntry, PartName
     from figsite.data.records import ModelRecord
     from figures.toolkit.charts import AnyChart, Spec
+    from figures.notebook import Recipe
 
 # The places of the model a figure can read (Kind.READS), in the order the numbers pass them, as the chapter draws
 # one layer: the tokens, their embedding, then in each layer attention and the feed-forward part (each adds its
@@ -148,6 +149,7 @@ class Kind(Generic[RunT]):
     REACH: bool = False  # a token sees only itself and the tokens before it: the page's token row shades the rest
     # the places of the model (PLACES) the figure shows: where the index's map of the model lists it
     READS: tuple[str, ...] = ()
+    NOTEBOOK: str = ""  # the code of its notebook's recompute(model, ids, tables) (figures.recompute); "": none
     LIVE: int = 0  # its chart's place on the live page (1 first; textless_chart draws it); 0: not on the live page
     # It puts its text through several models, which its `models` key names: it is checked and asked of each model as
     # any figure is, and its members after the run (chart, context, ...) get, for `run`, a side-by-side record
@@ -225,6 +227,18 @@ class Kind(Generic[RunT]):
         """The token the figure follows through the layers, as text (" France"), for its link to the live page, which
         then follows it too; None where it follows none. Default: the target it asks the run to track."""
         return next((target for target in self.asks(fig).texts.values() if target is not None), None)
+
+    def notebook(self, fig: Figure, run: RunT) -> Recipe | None:
+        """What the figure's notebook recomputes (figures.notebook): NOTEBOOK, the code of recompute(model, ids,
+        tables), and the params it reads (notebook_params); None where the kind offers no notebook."""
+        from figures.notebook import Recipe
+
+        return Recipe(self.NOTEBOOK, self.notebook_params(fig, run)) if self.NOTEBOOK else None
+
+    def notebook_params(self, fig: Figure, run: RunT) -> dict[str, Any]:
+        """The names the notebook's recompute reads besides the model, its ids and the page's tables. Default:
+        none."""
+        return {}
 
     def live_versus(self, fig: Figure, run: RunT) -> str | None:
         """The token the target is measured against, as text (" Italy"), where the figure measures one (patching):

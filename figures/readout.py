@@ -7,13 +7,14 @@ figures.readout_chart.
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, cast
 
 from figsite.config import Field, Figure
 from figsite.data.asks import Asks
 from figsite.data.records import ModelRecord, TokenRef
 from figsite.data.run import LEFT_OUT, MIN_SHARE, Run
 from figsite.data.shared_names import DESCRIPTION, KEY_WORDS
+from figures import recompute
 from figures.kind import Context, Kind, LiveOpening, LiveShape, Resolved, Reveal, Tokens
 from figures.readout_chart import OUTSIDE, TOP_ENDS, TOP_SHOWN, parts_stack
 from figures.records import Stage, TopRow
@@ -141,6 +142,12 @@ class Readout(Kind[Run]):
 
     def key(self, fig: Figure, run: Run) -> str:
         return key_words(shown(fig["target"]))
+
+    NOTEBOOK = recompute.READOUT  # the target's and the top tokens' chances at every stage, from the stream
+
+    def notebook_params(self, fig: Figure, run: Run) -> dict[str, Any]:
+        """The notebook's recompute reads the target's id and the read position (0-based)."""
+        return {"TARGET_ID": tracked(fig, run)["id"], "POSITION": fig.opening}
 
     def text_figure(self, fig: Figure, run: Run) -> str:
         """One line per stage: the target's probability to two decimals and the top 3 in whole percent."""

@@ -114,6 +114,12 @@ class Command(click.Command):
     "live.html lists them (needs ./setup.sh --live).",
 )
 @click.option(
+    "--notebooks",
+    is_flag=True,
+    help="Write a notebook for each figure that offers one (notebooks/): it recomputes the figure with transformers "
+    "and checks it against the page (as the config's [notebooks] table asks).",
+)
+@click.option(
     "--check-book",
     "book",
     type=click.Path(path_type=Path),
@@ -122,7 +128,22 @@ class Command(click.Command):
     help="Write no site: compare the figures printed in FILE with this run's (exit 0: all match, 1: any differs).",
 )
 def cli(
-    model, revision, config, out, seed, device, rerun, cache_dir, no_cache, quiet, verbose, watch, port, live, book
+    model,
+    revision,
+    config,
+    out,
+    seed,
+    device,
+    rerun,
+    cache_dir,
+    no_cache,
+    quiet,
+    verbose,
+    watch,
+    port,
+    live,
+    notebooks,
+    book,
 ):
     """Runs the model (GPT-2 small by default) once over the chapter's texts and writes the figures' site into OUT."""
     if book is not None and (watch or port is not None):
@@ -146,6 +167,7 @@ def cli(
             cache_dir=None if no_cache else (cache_dir or cache.default_dir()),
             rerun=rerun,
             live=live,
+            notebooks=notebooks,
         )
         if book is not None:
             from sitegen.author.book import check_book

@@ -46,6 +46,7 @@ def gather_page(fig: Figure, run: Run | Runs, cache_dir: Path | None = None, run
                 "loads": kind.loads(fig, run),
                 "live_target": kind.live_target(fig, run),
                 "live_versus": kind.live_versus(fig, run),
+                "notebook": None if runs else notebook_of(kind, fig, run),
             },
             ensure_ascii=False,
         ).encode("utf-8")
@@ -95,3 +96,18 @@ def loaded_on_demand(spec: dict) -> list[str]:
 def tool_versions() -> tuple[str, str]:
     """The versions of vl-convert and Altair, read when first asked."""
     return metadata.version("vl-convert-python"), metadata.version("altair")
+
+
+def notebook_of(kind, fig: Figure, run: Run) -> dict | None:
+    """What the figure's notebook needs of its run (figures.notebook): its kind's recompute and params, its text
+    and the ids the model read; None where the kind offers no notebook."""
+    recipe = kind.notebook(fig, run)
+    if recipe is None:
+        return None
+    text = kind.texts(fig)[0]
+    return {
+        "code": recipe.code,
+        "params": recipe.params,
+        "text": text,
+        "ids": [token["id"] for token in run.tokens(text)],
+    }

@@ -86,6 +86,7 @@ class Settings:
     cache_dir: Path | None = None  # None: no cache
     rerun: bool = False  # run the model even where the cache holds the run
     live: bool = False  # the reader's own sentence: the model exported for the reader's browser (sitegen.site.live)
+    notebooks: bool = False  # a notebook for each figure that offers one (sitegen.site.notebooks), as [notebooks] asks
 
 
 def build_site(settings: Settings, progress: Progress | None = None) -> Run:
@@ -137,6 +138,7 @@ def build_site(settings: Settings, progress: Progress | None = None) -> Run:
                     info=site,
                     print_info=print_info,
                     live=live,
+                    notebooks=settings.notebooks or config.notebooks,
                     cache_dir=cache_dir,
                     kept=functools.partial(cache.memo_each, cache_dir),
                 ),

@@ -82,6 +82,14 @@ def download(label: str, table: str | None = None) -> str:
     return f"{DOWNLOADS}/figure-{label}.json" if table is None else f"{DOWNLOADS}/figure-{label}-{table}.csv"
 
 
+NOTEBOOKS = "notebooks"  # each figure's notebook (--notebooks)
+
+
+def notebook(label: str) -> str:
+    """A figure's notebook, which recomputes it and checks it against its data download."""
+    return f"{NOTEBOOKS}/figure-{label}.ipynb"
+
+
 def spec_download(label: str) -> str:
     """A figure's chart as its Vega-Lite spec (data included): to open in the Vega editor, or to test."""
     return f"{DOWNLOADS}/figure-{label}.vega-lite.json"

@@ -77,6 +77,7 @@ class Page:
     number: str | None = None  # the book's number of the figure ("3.4"), where the config gives one
     book_page: int | None = None  # the book's page it is printed on, where the config gives one
     live_target: str | None = None  # the token it follows, as text (figures.kind live_target): its own sentence's at first
+    notebook: dict | None = None  # what its notebook recomputes (sitegen.content.notebook_of), or None
     live_versus: str | None = None  # the token that one is measured against (figures.kind live_versus): patching's
     runs: tuple = ("",)  # the folders (Run.folder) of the runs it reads: "" the site's main model's; several side by side
     kept_as: str | None = None  # a digest of what its content was computed from, where the cache keeps it: what

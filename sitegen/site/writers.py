@@ -36,6 +36,7 @@ from sitegen.site.inputs import chart_inputs
 from sitegen.site.index_page import Preview, index_parts, svg_size
 from sitegen.site.live import COVERED_KINDS, LivePage, write_live_files
 from sitegen.site.model_map import model_map
+from sitegen.site.notebooks import Notebooks, notebook_files
 from sitegen.site.output import publish
 from sitegen.site.print_edition import PrintEdition, print_files
 from sitegen.site.render import (GENERATED, STATIC, Page, PerObject, ShownPage, TextPage, environment, model_name, notice,
@@ -66,6 +67,7 @@ class Site:
     # (figsite.data.cache.memo_each); without a cache, compute()'s
     kept: Callable = field(default=lambda parts, names, compute: compute())
     print_info: PrintInfo | None = None  # the config's [print] table, or None: no print/ folder
+    notebooks: bool = False  # a notebook for each figure that offers one (sitegen.site.notebooks)
     others: tuple = ()  # the runs of the other models the figures read (each in its folder under data/, Run.folder)
 
     @cached_property
@@ -161,7 +163,7 @@ class Site:
         return {"run": self.run, "others": [(run, model_name(run)) for run in self.others], "site": self.info, "pages": self.pages, "notice": notice(self.run), "model_name": model_name(self.run),
                 "paths": paths, "text_pages": self.text_pages, "live": self.live, "live_kinds": COVERED_KINDS,
                 "first_drawing": self.first_drawing, "scroll_hint": shared_names.SCROLL_HINT, "as_json": self.as_json,
-                "clicks_meta": shared_names.CLICKS_META}
+                "clicks_meta": shared_names.CLICKS_META, "notebooks": self.notebooks}
 
     @cached_property
     def as_json(self) -> PerObject:
@@ -365,7 +367,8 @@ class About:
     def write(self, folder: Path, site: Site) -> None:
         share = site.preview(paths.ABOUT, "About these figures", ABOUT_DESCRIPTION, f"{site.gathered[0].image}.png")
         printed = print_files(folder, [page.label for page in site.gathered]) if site.print_info else []
-        site.render(folder, paths.ABOUT, "about.html", checksums=site.checksums, share=share, printed=printed)
+        site.render(folder, paths.ABOUT, "about.html", checksums=site.checksums, share=share, printed=printed,
+                    notebooks=notebook_files(folder))
 
 
 class Index:
@@ -381,8 +384,8 @@ class Index:
 
 
 # In order: the files that cost nothing first, then what waits on the drawing processes; the index last.
-WRITERS: list[Writer] = [Assets(), Data(), Downloads(), FiguresText(), FigurePages(), Drawings(), PrintEdition(),
-                         TextPages(), Live(), About(), Index()]
+WRITERS: list[Writer] = [Assets(), Data(), Downloads(), Notebooks(), FiguresText(), FigurePages(), Drawings(),
+                         PrintEdition(), TextPages(), Live(), About(), Index()]
 
 
 def write_site(out: Path, site: Site) -> None:

@@ -222,7 +222,7 @@ def test_load_config_refuses_a_bad_site_table_and_other_top_level_keys_as_before
     with pytest.raises(
         BuildError,
         match=r"unknown key 'sight' at the top level; allowed: \[\[figure\]\] tables, one \[site\] "
-        r"table and one \[print\] table",
+        r"table, one \[print\] table and one \[notebooks\] table",
     ):
         load_config(config(tmp_path, "[sight]\ntitle = 'x'\n" + FIGURE), KINDS)
     with pytest.raises(BuildError, match=r"unknown key 'title' at the top level \(a key of \[site\]: write it under"):

@@ -1,0 +1,50 @@
+"""The code each figure's notebook runs to recompute its numbers (figures.notebook: recompute(model, ids, tables)
+-> [(table, row, column, value)]), by kind, as the notebook's cell shows it: transformers and torch only, no import
+of this project."""
+
+from __future__ import annotations
+
+# every share the page lists, from the model's own attention patterns.
+ATTENTION = """\
+def recompute(model, ids, tables):
+    \"\"\"Each share of the page's table `shares`: view 'L-H' (layer L, head H, from 1) or 'all' (the mean over every
+    head of every layer), the query q and the key k (from 0), from the attention patterns the model gives out.\"\"\"
+    with torch.no_grad():
+        out = model(torch.tensor([ids]), output_attentions=True)
+    shares = torch.stack(out.attentions)[:, 0].double()  # (layers, heads, query, key)
+    average = shares.mean(dim=(0, 1))  # (query, key)
+    found = []
+    for i, row in enumerate(tables["shares"]):
+        if row["v"] == "all":
+            value = average[row["q"], row["k"]]
+        else:
+            layer, head = (int(n) for n in row["v"].split("-"))
+            value = shares[layer - 1, head - 1, row["q"], row["k"]]
+        found.append(("shares", i, "s", float(value)))
+    return found
+"""
+
+# the read-out of every stage, from the model's own residual stream.
+READOUT = """\
+def final_norm(model):
+    \"\"\"The model's last norm, which the read-out puts every stage through (GPT-2's ln_f; a Llama's norm...).\"\"\"
+    return next(getattr(model.base_model, name) for name in ("ln_f", "norm", "final_layer_norm")
+                if hasattr(model.base_model, name))
+
+
+def recompute(model, ids, tables):
+    \"\"\"The target's chance after each stage at the read position (table `line`), and the top tokens' and the
+    target's (table `top`): the stream of each stage put through the last norm and the unembedding (the last
+    stage comes out of the model through the norm already).\"\"\"
+    with torch.no_grad():
+        out = model(torch.tensor([ids]), output_hidden_states=True)
+        streams = [hidden[0, POSITION] for hidden in out.hidden_states]  # stage 0: before any layer
+        streams = [final_norm(model)(s) for s in streams[:-1]] + streams[-1:]
+        chances = [torch.softmax(model.get_output_embeddings()(s).double(), dim=-1) for s in streams]
+    found = [("line", i, "p", float(chances[row["after_layer"]][TARGET_ID])) for i, row in enumerate(tables["line"])]
+    for i, row in enumerate(tables["top"]):
+        p = chances[row["after_layer"]]
+        value = p[TARGET_ID] if row["target"] else p.sort(descending=True).values[row["rank"] - 1]
+        found.append(("top", i, "p", float(value)))
+    return found
+"""
