@@ -16,6 +16,7 @@ from figsite.data.asks import Asks
 from figsite.data.records import ModelRecord
 from figsite.data.run import Run
 from figsite.data.shared_names import DESCRIPTION, NAMES, POSITION
+from figures import recompute
 from figures.kind import Context, Kind, LiveOpening, LiveShape, Resolved, Tokens
 from figures.lens_chart import TEXTLESS, parts_stack
 from figures.records import CellRow, FollowRow, TopGuess, TopWord
@@ -56,6 +57,7 @@ def opening_track(fig: Figure, run: Run) -> int:
 
 class Lens(Kind[Run]):
     READS = ("read-out",)
+    NOTEBOOK = recompute.LENS  # every stage's read-out at every position, from the model's stream
     KIND = "lens"
     TITLE = "The guess at every position, layer by layer"
     CAPTION = (

@@ -24,14 +24,20 @@ def recompute(model, ids, tables):
     return found
 """
 
-# the read-out of every stage, from the model's own residual stream.
-READOUT = """\
+# What the read-outs share: the model's last norm, found by its name in the three families.
+FINAL_NORM = """\
 def final_norm(model):
     \"\"\"The model's last norm, which the read-out puts every stage through (GPT-2's ln_f; a Llama's norm...).\"\"\"
     return next(getattr(model.base_model, name) for name in ("ln_f", "norm", "final_layer_norm")
                 if hasattr(model.base_model, name))
 
 
+"""
+
+# the read-out of every stage, from the model's own residual stream.
+READOUT = (
+    FINAL_NORM
+    + """\
 def recompute(model, ids, tables):
     \"\"\"The target's chance after each stage at the read position (table `line`), and the top tokens' and the
     target's (table `top`): the stream of each stage put through the last norm and the unembedding (the last
@@ -48,3 +54,25 @@ def recompute(model, ids, tables):
         found.append(("top", i, "p", float(value)))
     return found
 """
+)
+
+# The lens: every stage's read-out at every position, from the model's own residual stream.
+LENS = (
+    FINAL_NORM
+    + """\
+def recompute(model, ids, tables):
+    \"\"\"At every stage and position: the likeliest token's chance (table `cells`), the top 10's (`tops`) and each
+    followed token's (`follow`, by its id t): each stage's stream through the last norm and the unembedding (the
+    last stage comes out of the model through the norm already).\"\"\"
+    with torch.no_grad():
+        out = model(torch.tensor([ids]), output_hidden_states=True)
+        streams = [hidden[0] for hidden in out.hidden_states]  # (position, d_model) each; stage 0: before any layer
+        streams = [final_norm(model)(s) for s in streams[:-1]] + streams[-1:]
+        chances = [torch.softmax(model.get_output_embeddings()(s).double(), dim=-1) for s in streams]
+    top = [p.topk(10, dim=-1).values for p in chances]  # (position, 10) each
+    found = [("cells", i, "p", float(top[r["after_layer"]][r["q"], 0])) for i, r in enumerate(tables["cells"])]
+    found += [("tops", i, "p", float(top[r["after_layer"]][r["q"], r["rank"] - 1])) for i, r in enumerate(tables["tops"])]
+    found += [("follow", i, "p", float(chances[r["after_layer"]][r["q"], r["t"]])) for i, r in enumerate(tables["follow"])]
+    return found
+"""
+)

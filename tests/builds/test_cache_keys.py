@@ -187,6 +187,7 @@ CHANGES = {
     "--seed": ("random", option("--seed", "1")),
     "--device": ("directory", option("--device", "cuda")),
     "--live": ("directory", option("--live", False)),
+    "--notebooks": ("readout", option("--notebooks", True)),  # the read-out offers a notebook
 }
 
 # key -> why it cannot change the site

@@ -37,7 +37,14 @@ kind = "lens"
 label = "lens"
 text = "The river runs through Vienna, the capital of"
 track = " Austria"
+
+[[figure]]
+kind = "shapes"
+label = "sizes"
+text = "The river runs through Vienna, the capital of"
+layers = [3, 1]
 """
+CHECKED = ("shares", "line", "top", "cells", "tops", "follow")  # the tables whose every value a notebook checks
 MATCH = re.compile(r"all (\d+) values match the page within 1e-05")
 
 
@@ -72,21 +79,22 @@ def built_random(folder: Path, *options: str) -> Path:
     return out
 
 
-@pytest.mark.parametrize("label", ["snow", "river"])
+@pytest.mark.parametrize("label", ["snow", "river", "lens"])
 def test_each_notebook_recomputes_its_figure_and_finds_every_value_on_the_page(random_site, label):
     said, outputs = executed(random_site, label)
     tables = json.loads((random_site / "downloads" / f"figure-{label}.json").read_text(encoding="utf-8"))["tables"]
     checked = int(MATCH.search(said).group(1))
-    assert checked == sum(len(rows) for name, rows in tables.items() if name in ("shares", "line", "top"))
+    assert checked == sum(len(rows) for name, rows in tables.items() if name in CHECKED)
     drawn = [out["data"] for out in outputs if out.get("output_type") == "display_data"]
     assert drawn and "application/vnd.vegalite.v5+json" in drawn[-1]  # the notebook's own Vega draws it
     assert "cdn" not in json.dumps(drawn)
 
 
 def test_a_figure_whose_kind_offers_no_notebook_has_none_and_the_pages_link_those_that_do(random_site):
-    assert sorted(p.name for p in (random_site / "notebooks").iterdir()) == ["figure-river.ipynb", "figure-snow.ipynb"]
+    names = ["figure-lens.ipynb", "figure-river.ipynb", "figure-snow.ipynb"]
+    assert sorted(p.name for p in (random_site / "notebooks").iterdir()) == names
     assert 'href="notebooks/figure-river.ipynb"' in (random_site / "figure-river.html").read_text(encoding="utf-8")
-    assert "notebooks/" not in (random_site / "figure-lens.html").read_text(encoding="utf-8")
+    assert "notebooks/" not in (random_site / "figure-sizes.html").read_text(encoding="utf-8")
     about = (random_site / "about.html").read_text(encoding="utf-8")
     assert re.search(r'notebooks/figure-snow\.ipynb</a> \(SHA-256 <code class="checksum">[0-9a-f]{64}</code>', about)
 
@@ -118,9 +126,9 @@ def test_two_builds_give_the_same_notebooks_and_no_flag_none(random_site, tmp_pa
 
 
 def test_a_llamas_notebook_reads_its_start_token_with_its_own_tokenizer(llama_model_dir, tmp_path):
-    config = CONFIG.split('[[figure]]\nkind = "lens"')[0] + "\n[notebooks]\n"
+    config = CONFIG.split('[[figure]]\nkind = "shapes"')[0] + "\n[notebooks]\n"
     site = built(llama_model_dir, config.replace(" Austria", " the"), tmp_path)
-    for label in ("snow", "river"):
+    for label in ("snow", "river", "lens"):
         said, _ = executed(site, label)
         assert MATCH.search(said), said
 
