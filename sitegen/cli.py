@@ -127,24 +127,7 @@ class Command(click.Command):
     metavar="FILE",
     help="Write no site: compare the figures printed in FILE with this run's (exit 0: all match, 1: any differs).",
 )
-def cli(
-    model,
-    revision,
-    config,
-    out,
-    seed,
-    device,
-    rerun,
-    cache_dir,
-    no_cache,
-    quiet,
-    verbose,
-    watch,
-    port,
-    live,
-    notebooks,
-    book,
-):
+def cli(quiet, verbose, watch, port, book, **options):
     """Runs the model (GPT-2 small by default) once over the chapter's texts and writes the figures' site into OUT."""
     if book is not None and (watch or port is not None):
         raise OneLineError(
@@ -153,22 +136,10 @@ def cli(
         )
     previous = {signum: signal.signal(signum, note_interrupt) for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
-        from figsite.data import cache
-        from sitegen.pipeline import Progress, Settings, build_site
+        from sitegen.pipeline import Progress, build_site
 
         progress = Progress(verbosity=0 if quiet else 2 if verbose else 1)
-        settings = Settings(
-            config=config,
-            model=model,
-            revision=revision,
-            out=out,
-            seed=seed,
-            device=device,
-            cache_dir=None if no_cache else (cache_dir or cache.default_dir()),
-            rerun=rerun,
-            live=live,
-            notebooks=notebooks,
-        )
+        settings = settings_of(**options)
         if book is not None:
             from sitegen.author.book import check_book
 
@@ -193,6 +164,7 @@ def cli(
         for signum, handler in previous.items():
             signal.signal(signum, handler)
     if not quiet:
+        out = settings.out
         size = sum(p.stat().st_size for p in Path(out).rglob("*") if p.is_file())
         others = (
             f" and {progress.models - 1} other model{'s' if progress.models > 2 else ''}" if progress.models > 1 else ""
@@ -201,6 +173,25 @@ def cli(
             f"wrote {out}/ ({size / 1e6:.1f} MB) from {len(run.texts)} text{'s' if len(run.texts) != 1 else ''} read by {run.model['name']}"
             f"{others}: {progress}"
         )
+
+
+def settings_of(model, revision, config, out, seed, device, rerun, cache_dir, no_cache, live, notebooks):
+    """The command's options as one Settings object (sitegen.pipeline), the cache's folder resolved."""
+    from figsite.data import cache
+    from sitegen.pipeline import Settings
+
+    return Settings(
+        config=config,
+        model=model,
+        revision=revision,
+        out=out,
+        seed=seed,
+        device=device,
+        cache_dir=None if no_cache else (cache_dir or cache.default_dir()),
+        rerun=rerun,
+        live=live,
+        notebooks=notebooks,
+    )
 
 
 def end(code) -> None:
