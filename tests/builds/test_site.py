@@ -287,6 +287,7 @@ def test_the_about_page_names_the_libraries_its_run_was_made_with_also_for_a_run
             site=SiteInfo(),
             share=None,
             printed=[],
+            notebooks=[],
             model_name=render.model_name(run),
         )
     )

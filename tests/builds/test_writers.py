@@ -28,6 +28,7 @@ OWNED = {  # what each writer's files are: a name, or a folder's
     "Assets": ["assets/"],
     "Data": ["data/"],
     "Downloads": ["downloads/"],
+    "Notebooks": ["notebooks/"],
     "FiguresText": ["figures.txt"],
     "FigurePages": ["figure-", "embed-"],
     "Drawings": ["img/", "assets/vega"],
@@ -81,8 +82,8 @@ def test_each_writer_writes_only_its_own_files_and_together_they_write_the_whole
     assert list(wrote) == list(OWNED)
     for name, files in wrote.items():
         assert all(file.startswith(tuple(OWNED[name])) for file in files), (name, files)
-        # the small config has no text page, no --live, no [print]
-        assert files or name in ("TextPages", "Live", "PrintEdition"), name
+        # the small config has no text page, no --live, no [print], no --notebooks
+        assert files or name in ("TextPages", "Live", "PrintEdition", "Notebooks"), name
     assert set().union(*wrote.values()) == set(snapshot(site)) - {".gpt2-figures-site"}
     assert sum(len(files) for files in wrote.values()) == len(set().union(*wrote.values()))
 
