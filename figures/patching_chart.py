@@ -103,6 +103,13 @@ LEGEND_PX = 200  # the legend's gradient, in px
 LABEL_PX = 13  # px between two of its labels at least, so that they never overlap
 
 
+# The legend's words at each of its marks (a Vega label expression): past either end in words, else 0% or 100%.
+BACK_LABEL = (
+    f"datum.value < -0.005 ? format(datum.value, '.0%') + ': {AWAY}' : datum.value > 1.005 ? "
+    f"format(datum.value, '.0%') + ': {PAST_ALL}' : datum.value == 0 ? '{BACK_WORDS[0]}' : '{BACK_WORDS[1]}'"
+)
+
+
 class BackLegend(TypedDict):
     """The legend's marks and their words (back_legend), as alt.Legend takes them."""
 
@@ -120,11 +127,7 @@ def back_legend(low: float, high: float, reach: float) -> BackLegend:
         values = [v for v in values if high - v >= close] + [round(high, 4)]
     if low < -0.005:
         values = [round(low, 4)] + [v for v in values if v - low >= close]
-    label = (
-        f"datum.value < -0.005 ? format(datum.value, '.0%') + ': {AWAY}' : datum.value > 1.005 ? "
-        f"format(datum.value, '.0%') + ': {PAST_ALL}' : datum.value == 0 ? '{BACK_WORDS[0]}' : '{BACK_WORDS[1]}'"
-    )
-    return {"values": values, "labelExpr": label}
+    return {"values": values, "labelExpr": BACK_LABEL}
 
 
 def colour(o: Patched, rows: Sequence[RunRow]) -> alt.Color:
@@ -140,9 +143,15 @@ def colour(o: Patched, rows: Sequence[RunRow]) -> alt.Color:
             title=["score difference", "of the run"],
             legend=alt.Legend(format=".2f", orient="top", direction="horizontal", gradientLength=120),
         )
+    return back_colour([-reach, reach], back_legend(min(values), max(values), reach)["values"])
+
+
+def back_colour(domain: list[float] | alt.ExprRef, marks: list[float] | alt.ExprRef) -> alt.Color:
+    """The squares' colour where the texts differ: how much of the original answer comes back, centred on 0 over
+    `domain`, the legend's `marks` said in words (BACK_LABEL); the page's chart gives both as Vega expressions."""
     return alt.Color(
         "v:Q",
-        scale=charts.helps_or_hurts(domain=[-reach, reach]),
+        scale=charts.helps_or_hurts(domain=domain),
         title=BACK_TITLE,
         legend=alt.Legend(
             orient="top",
@@ -150,7 +159,8 @@ def colour(o: Patched, rows: Sequence[RunRow]) -> alt.Color:
             gradientLength=LEGEND_PX,
             labelLimit=260,
             labelOverlap=False,
-            **back_legend(min(values), max(values), reach),
+            values=marks,
+            labelExpr=BACK_LABEL,
         ),
     )
 

@@ -22,19 +22,16 @@ from typing import cast
 from figsite.data.live_data import PATCH_CHOICE, PATCH_OPENING, PATCHED, PLACEHOLDER
 from figsite.data.shared_names import DESCRIPTION
 from figures.patching_chart import (
-    AWAY,
-    BACK_TITLE,
-    BACK_WORDS,
     BARS,
     CELL,
     LABEL_PX,
     LEGEND_PX,
     NAMES,
     NARROW_BARS,
-    PAST_ALL,
     ROWS_TITLE,
     RUNS,
     TITLES,
+    back_colour,
 )
 from figures.records import PIECES
 from figures.toolkit import charts, textless
@@ -134,25 +131,8 @@ def _legend() -> list[alt.Parameter]:
 
 
 def _colour() -> alt.Color:
-    """How much of the original answer comes back, centred on 0, -reach to reach; the legend's words as the book's."""
-    label = (
-        f"datum.value < -0.005 ? format(datum.value, '.0%') + ': {AWAY}' : datum.value > 1.005 ? "
-        f"format(datum.value, '.0%') + ': {PAST_ALL}' : datum.value == 0 ? '{BACK_WORDS[0]}' : '{BACK_WORDS[1]}'"
-    )
-    return alt.Color(
-        "v:Q",
-        scale=charts.helps_or_hurts(domain=alt.ExprRef(expr="[-reach, reach]")),
-        title=BACK_TITLE,
-        legend=alt.Legend(
-            orient="top",
-            direction="vertical",
-            gradientLength=LEGEND_PX,
-            labelLimit=260,
-            labelOverlap=False,
-            values=alt.ExprRef(expr="marks"),
-            labelExpr=label,
-        ),
-    )
+    """How much of the original answer comes back, centred on 0, -reach to reach, at the marks of _legend."""
+    return back_colour(alt.ExprRef(expr="[-reach, reach]"), alt.ExprRef(expr="marks"))
 
 
 def _rows(chart: alt.Chart) -> alt.Chart:
