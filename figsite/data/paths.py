@@ -90,6 +90,12 @@ def notebook(label: str) -> str:
     return f"{NOTEBOOKS}/figure-{label}.ipynb"
 
 
+def notebook_script(label: str) -> str:
+    """The same notebook as a script that hands its text to the page (shared_names.NOTEBOOK_CALLBACK), which saves it
+    with the figure's state written into its STATE cell."""
+    return f"{NOTEBOOKS}/figure-{label}.js"
+
+
 def spec_download(label: str) -> str:
     """A figure's chart as its Vega-Lite spec (data included): to open in the Vega editor, or to test."""
     return f"{DOWNLOADS}/figure-{label}.vega-lite.json"

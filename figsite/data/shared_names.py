@@ -37,6 +37,11 @@ SHARES = "shares"  # a long text: the dataset the script fills with the chosen r
 HEAD_PICTURES = "head_pictures"  # a reader's text: every head's picture (PNG data URLs), drawn by the page's script
 PICTURE_PALETTE = "picture_palette"  # ... in these colours: {"stops": a scheme's, "levels", "masked"} (the dark page's)
 
+# The function a figure's notebook script calls (paths.notebook_script): it hands the page the notebook as text, so
+# that the page saves it with the figure's state (templates/js/figures/notebook.js) from file:// too.
+NOTEBOOK_CALLBACK = "figsiteNotebook"
+NOTEBOOK_STATE = "STATE = {}"  # the first line of a notebook's STATE cell as the build writes it (figures.notebook)
+
 # Keys of a chart's `usermeta`.
 ATTENTION_META = "attention"  # a long text's head files: {"files", "minShare", "unit", "callback"}
 LOADS_META = "loads"  # a figure's files loaded on demand: {"on": [params], "key": param, "files": {value: path},
@@ -89,6 +94,8 @@ FOR_SCRIPTS = (
     "SHARES",
     "HEAD_PICTURES",
     "PICTURE_PALETTE",
+    "NOTEBOOK_CALLBACK",
+    "NOTEBOOK_STATE",
     "ATTENTION_META",
     "LOADS_META",
     "RENDERER_META",

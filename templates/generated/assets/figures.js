@@ -62,6 +62,8 @@
   var NAMES = "names";
   var LEFT_OUT_SIGNAL = "left_out";
   var SHARES = "shares";
+  var NOTEBOOK_CALLBACK = "figsiteNotebook";
+  var NOTEBOOK_STATE = "STATE = {}";
   var ATTENTION_META = "attention";
   var LOADS_META = "loads";
   var RENDERER_META = "renderer";
@@ -551,15 +553,15 @@
   function markRow(row, value) {
     var reach = row.hasAttribute("data-reach"), after = false;
     rowTokens(row).forEach(function(token) {
-      var chosen = token.getAttribute("data-token") === String(value);
-      token.setAttribute("aria-checked", chosen ? "true" : "false");
-      token.tabIndex = chosen ? 0 : -1;
+      var chosen2 = token.getAttribute("data-token") === String(value);
+      token.setAttribute("aria-checked", chosen2 ? "true" : "false");
+      token.tabIndex = chosen2 ? 0 : -1;
       if (reach) {
         var label = token.getAttribute("aria-label").replace(OUT_OF_REACH, "");
         token.toggleAttribute("data-out-of-reach", after);
         token.setAttribute("aria-label", after ? label + OUT_OF_REACH : label);
       }
-      if (chosen) {
+      if (chosen2) {
         after = true;
         inSight(token);
       }
@@ -833,6 +835,84 @@
     draw2(el);
   }
 
+  // templates/js/figures/state_cell.js
+  function pythonValue(value) {
+    if (value === true) return "True";
+    if (value === false) return "False";
+    if (value === null || value === void 0) return "None";
+    return JSON.stringify(value);
+  }
+  function stateLine(state) {
+    return "STATE = {" + Object.keys(state).map(function(name) {
+      return JSON.stringify(name) + ": " + pythonValue(state[name]);
+    }).join(", ") + "}";
+  }
+  function withState(text, state) {
+    var notebook = JSON.parse(text);
+    notebook.cells.forEach(function(cell) {
+      var source = Array.isArray(cell.source) ? cell.source.join("") : cell.source;
+      if (cell.cell_type === "code" && source.indexOf(NOTEBOOK_STATE) === 0) {
+        cell.source = stateLine(state) + source.slice(NOTEBOOK_STATE.length);
+      }
+    });
+    return JSON.stringify(notebook, null, 1) + "\n";
+  }
+
+  // templates/js/figures/notebook.js
+  function chosen(el) {
+    var state = {}, address = readAddress();
+    boundParams(chartSpec(el)).forEach(function(p) {
+      var key = addressKey(el, p.name);
+      var value = el.vegaView ? el.vegaView.signal(p.name) : key in address ? allowed(p.bind, address[key]) : void 0;
+      if (value !== void 0 && String(value) !== String(p.value)) state[p.name] = value;
+    });
+    return state;
+  }
+  var texts = {};
+  function notebookText(path) {
+    if (texts[path]) return Promise.resolve(texts[path]);
+    return new Promise(function(resolve, reject) {
+      window[NOTEBOOK_CALLBACK] = function(text) {
+        texts[path] = text;
+      };
+      var script = document.createElement("script");
+      script.src = path;
+      script.onload = function() {
+        return texts[path] ? resolve(texts[path]) : reject(new Error(path));
+      };
+      script.onerror = function() {
+        reject(new Error("could not load " + path));
+      };
+      document.head.appendChild(script);
+    });
+  }
+  function save(text, name) {
+    var url = URL.createObjectURL(new Blob([text], { type: "application/x-ipynb+json" }));
+    var a = document.createElement("a");
+    a.href = url;
+    a.download = name;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(function() {
+      URL.revokeObjectURL(url);
+    }, 1e3);
+  }
+  function listenToNotebookLinks() {
+    document.querySelectorAll("a[data-notebook]").forEach(function(link) {
+      link.addEventListener("click", function(event) {
+        var el = document.getElementById(link.getAttribute("data-chart"));
+        var state = el ? chosen(el) : {};
+        event.preventDefault();
+        notebookText(link.getAttribute("data-notebook")).then(function(text) {
+          save(Object.keys(state).length ? withState(text, state) : text, link.getAttribute("href").split("/").pop());
+        }).catch(function() {
+          window.location.href = link.href;
+        });
+      });
+    });
+  }
+
   // templates/js/figures/main.js
   function followAddress() {
     var state = readAddress();
@@ -907,6 +987,7 @@
   }
   listenToRows();
   listenToTaps();
+  listenToNotebookLinks();
   charts.forEach(function(el) {
     placeFirstInputs(el);
     showAddress(el);

@@ -7,6 +7,7 @@ import { scrollBox } from "../shared/scroll.js";
 import { drawWhenNear, redraw } from "./draw.js";
 import { followRanges, keepClicks, showAddress } from "./early.js";
 import { listenToTaps, placeFirstInputs, placeInputs } from "./inputs.js";
+import { listenToNotebookLinks } from "./notebook.js";
 import { addressKey, boundParams, chartSpec, charts, darkScheme } from "./page.js";
 import { listenToRows, rowsInSight, showAddressInRows } from "./tokens.js";
 import { limitFirstInputs } from "./within.js";
@@ -91,6 +92,7 @@ function afterFirstPaint(then) {
 // does to them, to the rows and to the drawings kept.
 listenToRows();
 listenToTaps();
+listenToNotebookLinks();
 charts.forEach(function (el) {
   placeFirstInputs(el);
   showAddress(el);

@@ -17,6 +17,8 @@ export const LEFT_OUT_SIGNAL = "left_out";
 export const SHARES = "shares";
 export const HEAD_PICTURES = "head_pictures";
 export const PICTURE_PALETTE = "picture_palette";
+export const NOTEBOOK_CALLBACK = "figsiteNotebook";
+export const NOTEBOOK_STATE = "STATE = {}";
 export const ATTENTION_META = "attention";
 export const LOADS_META = "loads";
 export const RENDERER_META = "renderer";
