@@ -10,12 +10,13 @@ part ways.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, TypedDict, cast
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from figsite.config import Field, Figure
 from figsite.data.asks import Asks
 from figsite.data.run import Run
 from figsite.data.shared_names import DESCRIPTION
+from figures import recompute_stream
 from figures.kind import Context, Kind, LiveOpening, LiveShape, Resolved, Tokens
 from figures.toolkit import charts, fields, textless
 from figures.toolkit.charts import alt
@@ -119,6 +120,11 @@ class Compare(Kind[Run]):
     }
     EXPLORE = True
     LIVE = 6  # after find-head
+    NOTEBOOK = recompute_stream.COMPARE  # both texts' residual streams at every stage, and how far apart they are
+
+    def notebook_params(self, fig: Figure, run: Run) -> dict[str, Any]:
+        """The notebook reads the first text (its IDS); its recompute, the ids of the second."""
+        return {"IDS_B": [token["id"] for token in run.tokens(fig["texts"][1])]}
 
     def textless_chart(self, model: LiveShape, opening: LiveOpening, narrow: bool = False) -> alt.LayerChart:
         """The grid with no text in it: the page puts in the reader's two texts' `cells` (live_data.CELLS) and says

@@ -16,13 +16,14 @@ figures.ledger_parts, the marks drawn in figures.ledger_chart.
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, cast
 
 from figsite.config import Field, Figure
 from figsite.data.part_records import Ask, LedgerEntry
 from figsite.data.records import ModelRecord
 from figsite.data.run import Run
 from figsite.data.shared_names import DESCRIPTION
+from figures import recompute_stream
 from figures.kind import Context, PartKind, Resolved, Reveal, Table, Tokens
 from figures.ledger_parts import (
     DECIMALS,
@@ -107,6 +108,13 @@ class Ledger(PartKind):
     }
     EXPLORE = True
     PART = "ledgers"
+    NOTEBOOK = recompute_stream.LEDGER  # what every part, head and neuron writes into the stream towards each score
+
+    def notebook_params(self, fig: Figure, run: Run) -> dict[str, Any]:
+        """The notebook's recompute reads the read position (0-based), the target's id and the versus token's (the
+        one the figure names, or the model's top guess other than the target)."""
+        ledger = self.entry(fig, run)
+        return {"POSITION": fig.opening, "TARGET_ID": ledger["target"]["id"], "VERSUS_ID": ledger["versus"]["id"]}
 
     def named(self, fig: Figure) -> tuple[str, ...]:
         return (fig["target"], *([fig["versus"]] if "versus" in fig.values else []))
