@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, cast
 from figsite.config import Field, Figure
 from figsite.data.run import Run
 from figsite.data.shared_names import DESCRIPTION
+from figures import recompute_plain
 from figures.kind import Context, Kind, Resolved, Table, Tokens
 from figures.toolkit import charts
 from figures.toolkit.charts import alt
@@ -44,6 +45,7 @@ class Cost(Kind[Run]):
     FIELDS = {
         "lengths": Field("int_list", "[short, long]: two text lengths in tokens, 1 <= short < long", default=[9, 1000])
     }
+    NOTEBOOK = recompute_plain.COST  # the looks of every length, from the model's layers and heads
 
     def check(self, fig: Figure, tokens: Tokens, model: ModelRecord) -> Resolved:
         lengths = fig["lengths"]

@@ -20,6 +20,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
+from figsite.data import shared_names
 from figsite.data.records import ModelRecord
 
 # A share or a chance: the notebook's float32 run against the build's, beyond the rounding of what the page writes
@@ -40,14 +41,16 @@ class Recipe:
 
 @dataclass(frozen=True)
 class Notebook:
-    """Everything one figure's notebook says: the figure, its model, its text and ids, its page's files."""
+    """Everything one figure's notebook says: the figure, its model (a side-by-side figure's: its models, in its
+    order), its text and the ids the model read (None and []: a figure that reads no text; several models: each
+    one's ids), its page's files."""
 
     label: str
     title: str
     kind: str
-    model: ModelRecord
-    text: str
-    ids: list[int]
+    models: list[ModelRecord]
+    text: str | None
+    ids: list[int] | list[list[int]]
     data_file: str  # the page's data download, by its name in the site (downloads/figure-<label>.json)
     data_sha256: str
     spec_file: str  # the page's chart as Vega-Lite, data included
@@ -59,48 +62,80 @@ def loading(model: ModelRecord) -> str:
     (the same draws, in the same order), or the checkpoint from its local folder or the hub, at its revision."""
     seed = RANDOM.match(str(model["name"]))
     if seed:
-        return textwrap.dedent(
-            f"""\
-            # The build's `--model random`: GPT-2 small's shape, every weight drawn from seed {seed.group(1)} as the
-            # build draws them (GPT-2's initialisation, then every layer norm and bias drawn too). Its numbers say
-            # nothing about GPT-2.
-            def random_gpt2(seed):
-                model = GPT2LMHeadModel(GPT2Config(attn_implementation="eager"))
-                generator, deep = torch.Generator().manual_seed(seed), 0.02 / math.sqrt(2 * model.config.n_layer)
-                with torch.no_grad():
-                    for name, param in model.named_parameters():
-                        if ".ln_" in name or name.startswith("transformer.ln_f"):
-                            param.fill_(1.0 if name.endswith(".weight") else 0.0)
-                        elif name.endswith(".bias"):
-                            param.zero_()
-                        else:
-                            param.normal_(0.0, deep if name.endswith("c_proj.weight") else 0.02, generator=generator)
-                    generator = torch.Generator().manual_seed(seed + 1)
-                    for name, param in model.named_parameters():
-                        noise = torch.randn(param.shape, generator=generator)
-                        if ".ln_" in name and name.endswith(".weight"):
-                            param.copy_(1.0 + 0.25 * noise)
-                        elif name.endswith(".bias"):
-                            param.copy_(0.1 * noise)
-                return model.eval()
-
-
-            model, tokenizer = random_gpt2({seed.group(1)}), None  # the page's ids stand for its tokenizer
-            """
+        return (
+            _random_note(f"seed {seed.group(1)}")
+            + f"\n\nmodel, tokenizer = random_gpt2({seed.group(1)}), None  # the page's ids stand for its tokenizer\n"
         )
-    revision = f", revision={model['revision']!r}" if model.get("revision") else ""
+    return f"{_checkpoint_note(model)}model = {_pretrained(model)}\ntokenizer = {_tokenizer(model)}\n"
+
+
+def loading_each(models: list[ModelRecord]) -> str:
+    """The cell that loads each model of a figure of several (a side-by-side kind's) as the build did, in the
+    figure's order, into `models`, and their tokenizers into `tokenizers` (None for a random model's)."""
+    random = any(RANDOM.match(str(model["name"])) for model in models)
+    lines = [_random_note("its seed") + "\n\n"] if random else []
+    lines.append("models, tokenizers = [], []  # in the figure's order, each model with its tokenizer\n")
+    for model in models:
+        seed = RANDOM.match(str(model["name"]))
+        if seed:
+            lines.append(f"models.append(random_gpt2({seed.group(1)})); tokenizers.append(None)  # the page's ids\n")
+        else:
+            lines.append(
+                f"{_checkpoint_note(model)}models.append({_pretrained(model)})\n"
+                f"tokenizers.append({_tokenizer(model)})\n"
+            )
+    return "".join(lines)
+
+
+def _random_note(seed: str) -> str:
+    """The build's random GPT-2, drawn from `seed` ("seed 3", "its seed"), as a function of its seed."""
     return textwrap.dedent(
         f"""\
-        # {model["name"]}: a local folder, or a hub id (read from the Hugging Face cache once downloaded){" at the commit the build read" if revision else ""}.
-        model = AutoModelForCausalLM.from_pretrained({model["name"]!r}{revision}, attn_implementation="eager").eval()
-        tokenizer = AutoTokenizer.from_pretrained({model["name"]!r}{revision})
+        # The build's `--model random`: GPT-2 small's shape, every weight drawn from {seed} as the
+        # build draws them (GPT-2's initialisation, then every layer norm and bias drawn too). Its numbers say
+        # nothing about GPT-2.
+        def random_gpt2(seed):
+            model = GPT2LMHeadModel(GPT2Config(attn_implementation="eager"))
+            generator, deep = torch.Generator().manual_seed(seed), 0.02 / math.sqrt(2 * model.config.n_layer)
+            with torch.no_grad():
+                for name, param in model.named_parameters():
+                    if ".ln_" in name or name.startswith("transformer.ln_f"):
+                        param.fill_(1.0 if name.endswith(".weight") else 0.0)
+                    elif name.endswith(".bias"):
+                        param.zero_()
+                    else:
+                        param.normal_(0.0, deep if name.endswith("c_proj.weight") else 0.02, generator=generator)
+                generator = torch.Generator().manual_seed(seed + 1)
+                for name, param in model.named_parameters():
+                    noise = torch.randn(param.shape, generator=generator)
+                    if ".ln_" in name and name.endswith(".weight"):
+                        param.copy_(1.0 + 0.25 * noise)
+                    elif name.endswith(".bias"):
+                        param.copy_(0.1 * noise)
+            return model.eval()
         """
     )
 
 
+def _checkpoint_note(model: ModelRecord) -> str:
+    read = " at the commit the build read" if model.get("revision") else ""
+    return f"# {model['name']}: a local folder, or a hub id (read from the Hugging Face cache once downloaded){read}.\n"
+
+
+def _pretrained(model: ModelRecord) -> str:
+    revision = f", revision={model['revision']!r}" if model.get("revision") else ""
+    return f'AutoModelForCausalLM.from_pretrained({model["name"]!r}{revision}, attn_implementation="eager").eval()'
+
+
+def _tokenizer(model: ModelRecord) -> str:
+    revision = f", revision={model['revision']!r}" if model.get("revision") else ""
+    return f"AutoTokenizer.from_pretrained({model['name']!r}{revision})"
+
+
 def cells(book: Notebook) -> list[tuple[str, str]]:
     """The notebook's cells, ("markdown" or "code", source), in order."""
-    params = "".join(f"{name} = {json.dumps(value)}\n" for name, value in book.recipe.params.items())
+    # as Python writes them (None, True), not as JSON does (null, true)
+    params = "".join(f"{name} = {value!r}\n" for name, value in book.recipe.params.items())
     return [
         ("markdown", _opening(book)),
         (
@@ -110,15 +145,15 @@ def cells(book: Notebook) -> list[tuple[str, str]]:
         ),
         (
             "code",
-            f"TEXT = {json.dumps(book.text, ensure_ascii=False)}\nIDS = {json.dumps(book.ids)}  # the ids the page read\n"
-            f"PAGE_DATA, PAGE_SHA256 = {book.data_file!r}, {book.data_sha256!r}\n"
+            _text(book) + f"PAGE_DATA, PAGE_SHA256 = {book.data_file!r}, {book.data_sha256!r}\n"
             f"PAGE_SPEC = {book.spec_file!r}\nTOLERANCE = {TOLERANCE}\n{params}",
         ),
-        ("code", loading(book.model) + _check_ids()),
+        ("code", STATE_CELL),
+        ("code", _loading(book)),
         ("markdown", "The figure's numbers, worked out again from the model's own outputs:"),
         ("code", book.recipe.code),
         ("markdown", "Every number checked against the page's data download:"),
-        ("code", CHECK),
+        ("code", CHECK if len(book.models) == 1 else CHECK.replace("recompute(model, ", "recompute(models, ")),
         (
             "markdown",
             "The figure itself, drawn by Altair from the page's own chart and data (JupyterLab and VS Code "
@@ -135,6 +170,27 @@ def _opening(book: Notebook) -> str:
         f"transformers altair`), and no network once the model's weights are on this computer. Run it beside the "
         f"site's folder (it reads the page's files from `downloads/`)."
     )
+
+
+def _text(book: Notebook) -> str:
+    """The text and the ids the page read (each model's, where it has several); none where it reads no text."""
+    if book.text is None:
+        return "IDS = []  # the figure reads no text\n"
+    read = "the ids the page read" if len(book.models) == 1 else "the ids each model read, in the figure's order"
+    return f"TEXT = {json.dumps(book.text, ensure_ascii=False)}\nIDS = {json.dumps(book.ids)}  # {read}\n"
+
+
+def _loading(book: Notebook) -> str:
+    """The loading cell: the model (or each model) as the build loaded it, and its tokenizer checked on the text."""
+    if len(book.models) > 1:
+        return loading_each(book.models) + textwrap.dedent(
+            """\
+            for tokenizer, ids in zip(tokenizers, IDS):  # each model's own tokenizer cuts the text as its page read it
+                if tokenizer is not None:
+                    assert tokenizer(TEXT)["input_ids"] == ids, "a tokenizer cuts the text otherwise than the page did"
+            """
+        )
+    return loading(book.models[0]) + (_check_ids() if book.text is not None else "")
 
 
 def _check_ids() -> str:
@@ -177,9 +233,20 @@ CHECK = textwrap.dedent(
     '''
 )
 
+# The figure's state, as the page's address held it when the reader saved the notebook from the page (its script
+# writes this line; templates/js/figures/notebook.js): the chart opens there. The build's own file leaves it empty.
+STATE_LINE = shared_names.NOTEBOOK_STATE
+STATE_CELL = (
+    f"{STATE_LINE}\n# The figure's choices (the token, head, layer ...) as the page's address held them when this notebook "
+    "was saved\n# from the page: the chart below opens there. Empty: as the page opens.\n"
+)
+
 DRAW = textwrap.dedent(
     """\
     spec = json.loads(page_file(PAGE_SPEC).read_text(encoding="utf-8"))
+    for param in spec.get("params", []):  # the chart opens in the page's state (STATE)
+        if param["name"] in STATE and "bind" in param:
+            param["value"] = STATE[param["name"]]
     kinds = {"layer": alt.LayerChart, "vconcat": alt.VConcatChart, "hconcat": alt.HConcatChart,
              "concat": alt.ConcatChart, "facet": alt.FacetChart}
     # The page's chart as an Altair object, to change or to save (chart.save("figure.html")) ...

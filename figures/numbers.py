@@ -12,6 +12,7 @@ from figsite.config import Figure
 from figsite.data.records import WeightPart
 from figsite.data.run import Run
 from figsite.data.shared_names import DESCRIPTION
+from figures import recompute_plain
 from figures.kind import Context, Kind
 from figures.toolkit import charts
 from figures.toolkit.charts import alt
@@ -56,6 +57,7 @@ class Numbers(Kind[Run]):
     GUIDE = "The bars show the share of all weights in each part of the model; {hover} a bar for the exact count."
     KEY = "Each bar is one part of the model, as long as its share of all the model's weights."
     FIELDS = {}
+    NOTEBOOK = recompute_plain.NUMBERS  # the weights of each part, counted from the model's parameters
 
     def text_figure(self, fig: Figure, run: Run) -> str:
         layers, heads, width = run.n_layer, run.n_head, run.d_model

@@ -18,6 +18,7 @@ from figsite.config import Field, Figure
 from figsite.data.records import ModelRecord
 from figsite.data.run import Run
 from figsite.data.shared_names import DESCRIPTION
+from figures import recompute_plain
 from figures.kind import Context, Kind, Resolved, Table, Tokens
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
@@ -164,6 +165,7 @@ class Shapes(Kind[Run]):
         "text": fields.TEXT_FIELD,
         "layers": Field("int_list", "a list of layers to show, numbered from 1 (all layers when left out)"),
     }
+    NOTEBOOK = recompute_plain.SHAPES  # each step's size, off the tensors of one pass (the step names the layer)
 
     def check(self, fig: Figure, tokens: Tokens, model: ModelRecord) -> Resolved:
         """The layers shown: the config's, else every layer of the model."""

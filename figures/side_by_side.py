@@ -9,14 +9,15 @@ chance at the read position after every stage (run.target, run.target_p), and it
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TypedDict, cast
+from typing import Any, TypedDict, cast
 
 from figsite.config import Field, Figure
 from figsite.data.asks import Asks
 from figsite.data.live_data import STAGE_COLUMN
 from figsite.data.model_choice import is_directory
-from figsite.data.records import ModelRecord
+from figsite.data.records import ModelRecord, TokenRef
 from figsite.data.side_by_side import Member, Runs
+from figures import recompute_plain
 from figures.kind import Context, Kind, Resolved, Table, Tokens
 from figures.toolkit import charts, fields, model_names
 from figures.toolkit.charts import alt
@@ -97,6 +98,7 @@ class SideBySide(Kind[Runs]):
         "The models may have different numbers of layers."
     )
     FIELDS = {"text": fields.TEXT_FIELD, "target": fields.TARGET_FIELD, "models": MODELS_FIELD}
+    NOTEBOOK = recompute_plain.SIDE_BY_SIDE  # each model's chance of the target at every stage, from its stream
 
     def asks(self, fig: Figure) -> Asks:
         return Asks(texts={fig["text"]: fig["target"]})
@@ -105,6 +107,16 @@ class SideBySide(Kind[Runs]):
         """The read token ("opening"): the text's last, as this model cuts the text."""
         check_models(fig)
         return {"opening": fields.check_read_target(fig, tokens, model)[2]}
+
+    def notebook_params(self, fig: Figure, runs: Runs) -> dict[str, Any]:
+        """The notebook's recompute reads, in the figure's order, each model's name on the page, its id of the target
+        and its read position (0-based), each as its own tokenizer cuts the text."""
+        members = runs.members
+        return {
+            "MODELS": labels(runs),
+            "TARGET_IDS": [cast("TokenRef", member.run.target(fig["text"]))["id"] for member in members],
+            "POSITIONS": [member.fig.opening for member in members],
+        }
 
     def key(self, fig: Figure, runs: Runs) -> str:
         return (

@@ -46,7 +46,7 @@ def gather_page(fig: Figure, run: Run | Runs, cache_dir: Path | None = None, run
                 "loads": kind.loads(fig, run),
                 "live_target": kind.live_target(fig, run),
                 "live_versus": kind.live_versus(fig, run),
-                "notebook": None if runs else notebook_of(kind, fig, run),
+                "notebook": notebook_of(kind, fig, run),
             },
             ensure_ascii=False,
         ).encode("utf-8")
@@ -98,16 +98,21 @@ def tool_versions() -> tuple[str, str]:
     return metadata.version("vl-convert-python"), metadata.version("altair")
 
 
-def notebook_of(kind, fig: Figure, run: Run) -> dict | None:
+def notebook_of(kind, fig: Figure, run: Run | Runs) -> dict | None:
     """What the figure's notebook needs of its run (figures.notebook): its kind's recompute and params, its text
-    and the ids the model read; None where the kind offers no notebook."""
+    and the ids the model read (a side-by-side figure's: each model's, in its order); no text and no ids for a
+    figure that reads none (the model in numbers); None where the kind offers no notebook."""
     recipe = kind.notebook(fig, run)
     if recipe is None:
         return None
-    text = kind.texts(fig)[0]
+    text = next(iter(kind.texts(fig)), None)
+
+    def ids(one: Run) -> list[int]:
+        return [] if text is None else [token["id"] for token in one.tokens(text)]
+
     return {
         "code": recipe.code,
         "params": recipe.params,
         "text": text,
-        "ids": [token["id"] for token in run.tokens(text)],
+        "ids": [ids(member.run) for member in run.members] if isinstance(run, Runs) else ids(run),
     }
