@@ -27,7 +27,11 @@ NAMESPACES: dict[str, tuple[str, ...]] = {
     "print": ("sitegen.site.drawing", "sitegen.site.printing"),  # the book's drawings ([print])
     "narrow": ("sitegen.site.drawing",),  # the narrow chart as changes to the wide one (drawing.differences)
     "downloads": ("sitegen.site.writers",),  # a figure's JSON and CSV downloads
-    "loads": ("figsite.data.run",),  # the files a page loads when asked (head_file_text)
+    "loads": ("figsite.data.run",),
+    "notebooks": (
+        "figures.notebook",
+        "sitegen.site.notebooks",
+    ),  # each figure's notebook and its page's script  # the files a page loads when asked (head_file_text)
     "live-model": ("figsite.capture.live_export",),  # the model exported for the live page, and its tokenizer.json
 }
 

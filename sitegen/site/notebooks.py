@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from figsite.data import paths, shared_names
+from figsite.data.versions import version
 from figures.notebook import STATE_LINE, Notebook, Recipe, cells
 
 if TYPE_CHECKING:
+    from sitegen.site.render import Page
     from sitegen.site.writers import Site
 
 KERNEL = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -30,26 +33,38 @@ class Notebooks:
         for page in site.gathered:
             if page.notebook is None:
                 continue
-            data = paths.download(page.label)
-            book = Notebook(
-                label=page.label,
-                title=page.title,
-                kind=page.kind,
-                models=[site.runs[folder].model for folder in page.runs],  # a side-by-side figure's: each
-                text=page.notebook["text"],
-                ids=page.notebook["ids"],
-                data_file=Path(data).name,
-                data_sha256=hashlib.sha256((folder / data).read_bytes()).hexdigest(),
-                spec_file=Path(paths.spec_download(page.label)).name,
-                recipe=Recipe(page.notebook["code"], page.notebook["params"]),
-            )
-            path = folder / paths.notebook(page.label)
-            path.parent.mkdir(exist_ok=True)
-            text = notebook_json(cells(book))
-            path.write_text(text, encoding="utf-8")
-            # The same text for the page's script, which saves it with the figure's state in its STATE cell
-            script = f"{shared_names.NOTEBOOK_CALLBACK}({json.dumps(text, ensure_ascii=False)});\n"
-            (folder / paths.notebook_script(page.label)).write_text(script, encoding="utf-8")
+            files = [paths.notebook(page.label), paths.notebook_script(page.label)]
+            (folder / paths.NOTEBOOKS).mkdir(exist_ok=True)
+            book = self.book(folder, site, page)
+
+            def made(book: Notebook = book) -> list[bytes]:
+                text = notebook_json(cells(book))
+                # the same text for the page's script, which saves it with the figure's state in its STATE cell
+                script = f"{shared_names.NOTEBOOK_CALLBACK}({json.dumps(text, ensure_ascii=False)});\n"
+                return [text.encode("utf-8"), script.encode("utf-8")]
+
+            # made from the page's content, its models and its data download: kept in the cache with them
+            key = ["notebooks", version("notebooks"), page.kept_as, book.data_sha256, metadata.version("nbformat")]
+            for file, raw in zip(files, made() if page.kept_as is None else site.kept(key, files, made)):
+                (folder / file).write_bytes(raw)
+
+    @staticmethod
+    def book(folder: Path, site: Site, page: Page) -> Notebook:
+        """What the page's notebook says, its data download's SHA-256 read from the file just written."""
+        assert page.notebook is not None
+        data = paths.download(page.label)
+        return Notebook(
+            label=page.label,
+            title=page.title,
+            kind=page.kind,
+            models=[site.runs[run].model for run in page.runs],  # a side-by-side figure's: each
+            text=page.notebook["text"],
+            ids=page.notebook["ids"],
+            data_file=Path(data).name,
+            data_sha256=hashlib.sha256((folder / data).read_bytes()).hexdigest(),
+            spec_file=Path(paths.spec_download(page.label)).name,
+            recipe=Recipe(page.notebook["code"], page.notebook["params"]),
+        )
 
 
 def notebook_json(made: list[tuple[str, str]]) -> str:
