@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import cast
+from typing import Any, cast
 
 from figsite.config import Field, Figure
 from figsite.data.part_records import Ask, ScoresEntry
@@ -20,6 +20,7 @@ from figsite.data.records import ModelRecord
 from figsite.data.run import Run
 from figsite.data.shared_names import DESCRIPTION
 from figsite.data.token_texts import TokenTexts
+from figures import recompute_heads
 from figures.kind import Context, PartKind, Resolved, Reveal, Table, Tokens
 from figures.records import KeyRow
 from figures.scores_chart import FOLLOWED_MARK, OUT_OF_WINDOW, QUESTION, bars_charts, products_chart, strips_chart
@@ -107,6 +108,13 @@ class Scores(PartKind):
     }
     EXPLORE = True
     PART = "scores"
+    NOTEBOOK = recompute_heads.SCORES  # the head's query and keys as its attention receives them, and the shares
+
+    def notebook_params(self, fig: Figure, run: Run) -> dict[str, Any]:
+        """The notebook's recompute reads the layer, the head and the asking token (0-based, the token as the
+        model counts), and whether a start token leads the text (the page numbers it 0)."""
+        start = run.token_texts(fig["text"]).start
+        return {"LAYER": fig.resolved["layer"], "HEAD": fig.resolved["head"], "QUERY": fig.opening, "START": start}
 
     def check(self, fig: Figure, tokens: Tokens, model: ModelRecord) -> Resolved:
         """The asking token ("opening") and the head, 0-based."""
