@@ -9,13 +9,13 @@ part "roles" (the head-roles figure's, figsite/capture/parts/roles.py): "scores"
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Literal, TypedDict, cast
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast
 
 from figsite.config import Field, Figure
 from figsite.data import paths
 from figsite.data.asks import Asks
 from figsite.data.side_by_side import Runs
-from figures import roles
+from figures import recompute_plain, roles
 from figures.kind import Context, Kind, Resolved, Table, Tokens
 from figures.side_by_side import MODELS_FIELD, check_models, labels
 from figures.toolkit import fields
@@ -101,6 +101,18 @@ class HabitSideBySide(Kind[Runs]):
         "repeat_length": roles.Roles.FIELDS["repeat_length"],
         "seed": roles.Roles.FIELDS["seed"],
     }
+    NOTEBOOK = recompute_plain.HABIT  # each model's heads scored at the habit again, from its attention patterns
+
+    def notebook_params(self, fig: Figure, runs: Runs) -> dict[str, Any]:
+        """The notebook's recompute reads, in the figure's order, each model's name on the page and the random tokens
+        the build drew for it (SEQUENCES, the first copy: a reader's torch may draw others from the same seed); the
+        habit; and the chosen head as the config gives it (layer and head from 1), or [] where it gives none."""
+        return {
+            "MODELS": labels(runs),
+            "SEQUENCES": [roles.Roles().entry(member.fig, member.run)["sequence"] for member in runs.members],
+            "ROLE": fig["role"],
+            "HEAD": fig.values.get("head", []),
+        }
 
     def asks(self, fig: Figure) -> Asks:
         """Its text, and once resolved against a model the head-roles part of it (each model scores its heads)."""

@@ -13,14 +13,14 @@ figures.knockout_chart.
 from __future__ import annotations
 
 import textwrap
-from typing import cast
+from typing import Any, cast
 
 from figsite.config import Field, Figure
 from figsite.data.part_records import Ask, Chance, KnockoutEntry, KnockoutRun
 from figsite.data.records import ModelRecord
 from figsite.data.run import Run
 from figsite.data.shared_names import DESCRIPTION
-from figures import knockout_textless
+from figures import knockout_textless, recompute_interventions
 from figures.kind import Context, LiveOpening, LiveShape, PartKind, Resolved, Reveal, Table, Tokens
 from figures.knockout_chart import NONE, choice_params, panel, y_scale_and_axis
 from figures.records import BarRow, Outcome
@@ -193,6 +193,11 @@ class Knockout(PartKind):
     EXPLORE = True
     PART = "knockouts"
     LIVE = 7  # after compare
+    NOTEBOOK = recompute_interventions.KNOCKOUT  # every run again, its part taken out by a hook
+
+    def notebook_params(self, fig: Figure, run: Run) -> dict[str, Any]:
+        """The notebook's recompute reads the target's id and the read position (0-based)."""
+        return {"TARGET_ID": self.entry(fig, run)["target"]["id"], "POSITION": fig.opening}
 
     def live_opening(self, fig: Figure) -> LiveOpening:
         """The reader's text has the book's figure's layer whose heads are taken out too, where it has one."""

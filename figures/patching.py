@@ -15,13 +15,13 @@ each {"diff": rows, "p": rows}, layers, positions and heads 0-based; and both te
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, cast
 
 from figsite.config import Field, Figure
 from figsite.data.part_records import Ask, PatchingEntry
 from figsite.data.records import ModelRecord
 from figsite.data.run import Run
-from figures import patching_chart, patching_textless
+from figures import patching_chart, patching_textless, recompute_interventions
 from figures.records import NEAR as NEAR, PIECES as PIECES, Cell as Cell, Patched as Patched
 from figures.kind import Context, LiveOpening, LiveShape, PartKind, Resolved, Reveal, Table, Tokens
 from figures.toolkit import charts, fields, terms
@@ -183,6 +183,20 @@ class Patching(PartKind):
     TEXT_NAMES = ("The original text", "The changed text")
     PART = "patchings"
     LIVE = 8  # after the knockout
+    NOTEBOOK = recompute_interventions.PATCHING  # every run again, its piece put back by a hook
+
+    def notebook_params(self, fig: Figure, run: Run) -> dict[str, Any]:
+        """The notebook's recompute reads the changed text's ids (the original's are its IDS), the target's and the
+        versus token's ids, the read position (0-based) and START (1 where the model's start token leads both
+        texts: the page counts the tokens after it)."""
+        found = self.entry(fig, run)
+        return {
+            "CORRUPTED_IDS": [token["id"] for token in run.tokens(fig["corrupted"])],
+            "TARGET_ID": found["target"]["id"],
+            "VERSUS_ID": found["versus"]["id"],
+            "POSITION": fig.opening,
+            "START": run.token_texts(fig["clean"]).start,
+        }
 
     def live_target(self, fig: Figure, run: Run) -> str:
         """The token whose score the figure measures: the reader's texts open measuring it too (and its versus:

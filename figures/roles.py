@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import cast
+from typing import Any, cast
 
 from figsite.config import Field, Figure
 from figsite.data import paths
@@ -20,7 +20,7 @@ from figsite.data.part_records import Ask, Role, RolesEntry
 from figsite.data.records import ModelRecord
 from figsite.data.run import JS_CALLBACK, Run
 from figsite.data.shared_names import DESCRIPTION, KEY_WORDS, LOADS_META, NAMES
-from figures import heads
+from figures import heads, recompute_roles
 from figures.heads_chart import Grid, chosen_square, detail_chart
 from figures.kind import Context, PartKind, Resolved, Reveal, Table, Tokens
 from figures.records import HeadRow, PatternRow
@@ -124,6 +124,12 @@ class Roles(PartKind):
     }
     EXPLORE = True
     PART = "roles"
+    NOTEBOOK = recompute_roles.ROLES  # every head's habits again, from the model's attention patterns
+
+    def notebook_params(self, fig: Figure, run: Run) -> dict[str, Any]:
+        """The notebook's recompute reads the random tokens the build drew (SEQUENCE, the first copy): a reader's
+        torch may draw others from the same seed."""
+        return {"SEQUENCE": self.entry(fig, run)["sequence"]}
 
     def check(self, fig: Figure, tokens: Tokens, model: ModelRecord) -> Resolved:
         text = tokens(fig["text"])

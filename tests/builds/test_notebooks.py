@@ -9,43 +9,69 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import tomllib
 from pathlib import Path
 
 import pytest
-from conftest import built
+from conftest import built, every_kind_strings, llama_dir
 from support.shared import once
+
+from figures import KINDS
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 
-CONFIG = """\
-[[figure]]
-kind = "attention"
-label = "snow"
-text = "Snow 🌨 falls on 東京 tonight, and the trains stop"
-views = [[3, 2]]
-
-[[figure]]
-kind = "readout"
-label = "river"
-text = "The river runs through Vienna, the capital of"
-target = " Austria"
-position = 6
-
-[[figure]]
-kind = "lens"
-label = "lens"
-text = "The river runs through Vienna, the capital of"
-track = " Austria"
-
-[[figure]]
-kind = "shapes"
-label = "sizes"
-text = "The river runs through Vienna, the capital of"
-layers = [3, 1]
-"""
-CHECKED = ("shares", "line", "top", "cells", "tops", "follow")  # the tables whose every value a notebook checks
+EVERY_KIND = (Path(__file__).parents[1] / "every_kind.toml").read_text(encoding="utf-8")
+SUFFIX = ", 🌨 東京"  # an emoji and Japanese after each of every_kind.toml's texts (positions by number hold)
+# The columns each kind's notebook checks, every row of each: its count of values must be theirs
+CHECKED = {
+    "attention": [("shares", "s")],
+    "readout": [("line", "p"), ("top", "p")],
+    "lens": [("cells", "p"), ("tops", "p"), ("follow", "p")],
+    "shapes": [("steps", "tokens"), ("steps", "numbers_per_token"), ("steps", "numbers")],
+    "numbers": [("parts", "share"), ("parts", "count")],
+    "cost": [("looks", "looks_in_one_head"), ("looks", "looks_in_all_heads")],
+    "side-by-side": [("chances", "p")],
+    "habit-side-by-side": [("shares", "chosen"), ("shares", "strongest")],
+    "compare": [("cells", "distance")],
+    "heads": [("shares", "share")],
+    "find-head": [("shares", "share"), ("shares", "rank")],
+    "scores": [
+        *(("shares", column) for column in ("fit", "scaled", "share", "running_total", "model_share")),
+        ("vectors", "value"),
+    ],
+    "ledger": [
+        *((table, column) for table in ("parts", "heads", "neurons") for column in ("target", "versus", "difference")),
+        ("layers", "p"),
+        ("layers", "residual"),
+    ],
+    "knockout": [("knockouts", "probability")],
+    "patching": [("runs", "score_difference"), ("runs", "probability")],
+    "head-roles": [
+        ("heads", column) for column in ("previous", "first", "self", "duplicate", "induction", "duplicate_on_text")
+    ],
+}
 MATCH = re.compile(r"all (\d+) values match the page within 1e-05")
+
+
+def unlike(config: str) -> str:
+    """every_kind.toml with SUFFIX after each text (texts, clean and corrupted alike, so a pair keeps its length)."""
+    config = re.sub(r'^((?:text|clean|corrupted) = ".*)"$', lambda m: f'{m.group(1)}{SUFFIX}"', config, flags=re.M)
+    return re.sub(
+        r'^texts = \["(.*)", "(.*)"\]$',
+        lambda m: f'texts = ["{m.group(1)}{SUFFIX}", "{m.group(2)}{SUFFIX}"]',
+        config,
+        flags=re.M,
+    )
+
+
+def figures_of(config: str) -> list[dict]:
+    return tomllib.loads(config)["figure"]
+
+
+def offering(config: str) -> list[tuple[str, str]]:
+    """(kind, label) of each figure of the config whose kind offers a notebook."""
+    return [(fig["kind"], fig["label"]) for fig in figures_of(config) if KINDS[fig["kind"]].NOTEBOOK]
 
 
 def executed(site: Path, label: str) -> tuple[str, list]:
@@ -61,76 +87,87 @@ def executed(site: Path, label: str) -> tuple[str, list]:
 
 @pytest.fixture(scope="module")
 def random_site(tmp_path_factory) -> Path:
-    """The config built on --model random with --notebooks."""
+    """every_kind.toml, its texts made unlike (SUFFIX), built on --model random with --notebooks."""
     return once(tmp_path_factory, "notebooks-random", lambda folder: built_random(folder, "--notebooks"))
 
 
+@pytest.fixture(scope="module")
+def llama_site(tmp_path_factory) -> Path:
+    """every_kind.toml built with its [notebooks] table on a small Llama (a start token), whose tokenizer was
+    trained on its strings."""
+
+    def make(folder: Path) -> Path:
+        model = llama_dir(folder / "model", corpus=every_kind_strings() * 30, vocab_size=700)
+        return built(model, EVERY_KIND + "\n[notebooks]\n", folder)
+
+    return once(tmp_path_factory, "notebooks-llama", make)
+
+
 def built_random(folder: Path, *options: str) -> Path:
-    from click.testing import CliRunner
-
-    from build import cli
-
-    (folder / "nb.toml").write_text(CONFIG, encoding="utf-8")
-    out = folder / "site"
-    result = CliRunner().invoke(
-        cli, ["--model", "random", "--config", str(folder / "nb.toml"), "--out", str(out), *options]
-    )
-    assert result.exit_code == 0, result.output
-    return out
+    folder.mkdir(parents=True, exist_ok=True)
+    return built("random", unlike(EVERY_KIND), folder, *options)
 
 
-@pytest.mark.parametrize("label", ["snow", "river", "lens"])
-def test_each_notebook_recomputes_its_figure_and_finds_every_value_on_the_page(random_site, label):
-    said, outputs = executed(random_site, label)
-    tables = json.loads((random_site / "downloads" / f"figure-{label}.json").read_text(encoding="utf-8"))["tables"]
-    checked = int(MATCH.search(said).group(1))
-    assert checked == sum(len(rows) for name, rows in tables.items() if name in CHECKED)
+def assert_all_match(site: Path, kind: str, label: str) -> None:
+    """The figure's notebook runs, says every value matches, checks as many as the page's checked columns hold,
+    and draws the chart with the notebook's own Vega (no script from a CDN)."""
+    said, outputs = executed(site, label)
+    tables = json.loads((site / "downloads" / f"figure-{label}.json").read_text(encoding="utf-8"))["tables"]
+    found = MATCH.search(said)
+    assert found, said
+    assert int(found.group(1)) == sum(len(tables[table]) for table, _ in CHECKED[kind])
     drawn = [out["data"] for out in outputs if out.get("output_type") == "display_data"]
-    assert drawn and "application/vnd.vegalite.v5+json" in drawn[-1]  # the notebook's own Vega draws it
+    assert drawn and "application/vnd.vegalite.v5+json" in drawn[-1]
     assert "cdn" not in json.dumps(drawn)
 
 
+@pytest.mark.parametrize(("kind", "label"), offering(EVERY_KIND))
+def test_each_notebook_recomputes_its_figure_and_finds_every_value_on_the_page(random_site, kind, label):
+    assert_all_match(random_site, kind, label)
+
+
+@pytest.mark.parametrize(("kind", "label"), offering(EVERY_KIND))
+def test_a_llamas_notebook_reads_its_start_token_with_its_own_tokenizer(llama_site, kind, label):
+    assert_all_match(llama_site, kind, label)
+
+
+def test_every_kind_offers_a_notebook_and_checks_named_columns():
+    assert sorted(kind for kind, _ in offering(EVERY_KIND)) == sorted(CHECKED)
+    assert sorted(CHECKED) == sorted(KINDS)
+
+
 def test_a_figure_whose_kind_offers_no_notebook_has_none_and_the_pages_link_those_that_do(random_site):
-    names = ["figure-lens.ipynb", "figure-river.ipynb", "figure-snow.ipynb"]
-    assert sorted(p.name for p in (random_site / "notebooks").iterdir()) == names
-    assert 'href="notebooks/figure-river.ipynb"' in (random_site / "figure-river.html").read_text(encoding="utf-8")
-    assert "notebooks/" not in (random_site / "figure-sizes.html").read_text(encoding="utf-8")
+    names = sorted(f"figure-{label}.ipynb" for _, label in offering(EVERY_KIND))
+    assert sorted(p.name for p in (random_site / "notebooks").glob("*.ipynb")) == names
+    assert 'href="notebooks/figure-read.ipynb"' in (random_site / "figure-read.html").read_text(encoding="utf-8")
     about = (random_site / "about.html").read_text(encoding="utf-8")
-    assert re.search(r'notebooks/figure-snow\.ipynb</a> \(SHA-256 <code class="checksum">[0-9a-f]{64}</code>', about)
+    assert re.search(r'notebooks/figure-att\.ipynb</a> \(SHA-256 <code class="checksum">[0-9a-f]{64}</code>', about)
 
 
 def test_a_page_value_changed_by_one_is_reported_and_the_notebook_fails(random_site, tmp_path):
     site = tmp_path / "site"
     shutil.copytree(random_site, site)
-    data = site / "downloads" / "figure-river.json"
+    data = site / "downloads" / "figure-read.json"
     content = json.loads(data.read_text(encoding="utf-8"))
     content["tables"]["line"][3]["p"] = 0.25
     data.write_text(json.dumps(content), encoding="utf-8")
     with pytest.raises(nbclient.exceptions.CellExecutionError) as failed:
-        executed(site, "river")
+        executed(site, "read")
     assert "line row 3 p: the page shows 0.25, recomputed " in str(failed.value)
     assert "values differ from the page by more than 1e-05" in str(failed.value)
     assert "is not the file the page listed" in str(failed.value)
 
 
-def test_two_builds_give_the_same_notebooks_and_no_flag_none(random_site, tmp_path):
-    (tmp_path / "again").mkdir()
+def test_two_builds_give_the_same_notebooks_the_cached_build_too_and_no_flag_none(random_site, tmp_path):
     again = built_random(tmp_path / "again", "--notebooks")
-    for path in (random_site / "notebooks").iterdir():
+    cached = built_random(tmp_path / "again", "--notebooks")  # the same folder: every page from the cache
+    for path in (random_site / "notebooks").iterdir():  # the notebooks and the scripts that hand them to the pages
         assert (again / "notebooks" / path.name).read_bytes() == path.read_bytes(), path.name
-    (tmp_path / "plain").mkdir()
+        assert (cached / "notebooks" / path.name).read_bytes() == path.read_bytes(), path.name
     plain = built_random(tmp_path / "plain")
     assert not (plain / "notebooks").exists()
-    assert "notebooks/" not in (plain / "figure-river.html").read_text(encoding="utf-8")
+    assert "notebooks/" not in (plain / "figure-read.html").read_text(encoding="utf-8")
     assert "notebooks/" not in (plain / "about.html").read_text(encoding="utf-8")
-
-
-def test_a_llamas_notebook_reads_its_start_token_with_its_own_tokenizer(llama_model_dir, tmp_path):
-    config = CONFIG.split('[[figure]]\nkind = "shapes"')[0] + "\n[notebooks]\n"
-    site = built(llama_model_dir, config.replace(" Austria", " the"), tmp_path)
-    for label in ("snow", "river", "lens"):
-        said, _ = executed(site, label)
-        assert MATCH.search(said), said
 
 
 def test_a_notebooks_table_with_keys_is_refused_in_one_line(small_model_dir, tmp_path):
@@ -138,7 +175,7 @@ def test_a_notebooks_table_with_keys_is_refused_in_one_line(small_model_dir, tmp
 
     from build import cli
 
-    (tmp_path / "c.toml").write_text(CONFIG + "\n[notebooks]\nkinds = 1\n", encoding="utf-8")
+    (tmp_path / "c.toml").write_text(EVERY_KIND + "\n[notebooks]\nkinds = 1\n", encoding="utf-8")
     result = CliRunner().invoke(
         cli, ["--model", str(small_model_dir), "--config", str(tmp_path / "c.toml"), "--out", str(tmp_path / "s")]
     )
