@@ -36,15 +36,17 @@ DRAWN = {"chart", "drawing", "first drawing", "print", "narrow"}
 @pytest.mark.parametrize(
     "file, namespaces",
     [
-        ("sitegen/site/lighter.py", DRAWN | {"downloads"}),  # the writers' module imports the drawing processes'
-        ("sitegen/site/printing.py", DRAWN | {"downloads"}),
+        # the writers' module imports the drawing processes' (the downloads' and the notebooks' writers read its Site)
+        ("sitegen/site/lighter.py", DRAWN | {"downloads", "notebooks"}),
+        ("sitegen/site/printing.py", DRAWN | {"downloads", "notebooks"}),
+        ("figures/notebook.py", {"page", "notebooks", "downloads"}),  # the cells; the writers import its writer
         ("figures/roles.py", {"page"}),  # a kind: its pages alone (their downloads are the pages' tables, kept by them)
         ("sitegen/content.py", {"page"}),
         ("sitegen/pages.py", set()),  # it asks for drawings and keys them: it computes none
         ("figsite/model/llama.py", {"live-model"}),
         ("figsite/model/__init__.py", {"live-model", "page"}),  # the BLAS's settings; the page's cache reads model.hub
         ("figsite/capture/live_export.py", {"live-model"}),
-        ("figsite/data/run.py", {"page", "downloads", "loads", "live-model"}),
+        ("figsite/data/run.py", {"page", "downloads", "loads", "live-model", "notebooks"}),
         ("sitegen/author/serve.py", set()),
         ("sitegen/cli.py", set()),
     ],

@@ -9,7 +9,7 @@ export function pythonValue(value) {
   return JSON.stringify(value);
 }
 
-// The STATE cell's first line for {name: value} ({"token": 7, "view": "5-12"}), a Python dict.
+// The STATE cell's first line for {name: value} ({"layer": 7}), a Python dict.
 export function stateLine(state) {
   return "STATE = {" + Object.keys(state).map(function (name) {
     return JSON.stringify(name) + ": " + pythonValue(state[name]);
