@@ -8,18 +8,18 @@ chart too (Attention.textless_chart).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, cast
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from figsite.config import Field, Figure
 from figsite.data.run import JS_CALLBACK, LEFT_OUT, MIN_SHARE, SHARE_UNIT, Run
 from figsite.data.shared_names import ATTENTION_META, DESCRIPTION, LEFT_OUT_SIGNAL, NAMES, SHARES, TOKEN
 from figures import attention_chart, recompute
-from figures.attention_chart import HEIGHT, SAID, above_bars
-from figures.kind import Context, Kind, LiveOpening, LiveShape, Resolved, Reveal, Tokens
+from figures.attention_chart import HEIGHT, above_bars, long_bars, out_of_reach
+from figures.kind import Context, Kind, LiveOpening, LiveShape, Resolved, Reveal, Table, Tokens
+from figures.recompute_stored import storage
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import Rows, alt
-from figures.toolkit.colours import MAIN, OUT_OF_REACH
 from figures.toolkit.colours import CHOSEN_NAME
 from figures.toolkit.words import (
     agrees,
@@ -148,7 +148,7 @@ def long_chart(fig: Figure, run: Run) -> alt.LayerChart:
         axis=alt.Axis(format="d"),
     )
     y = alt.Y("s:Q", scale=alt.Scale(domain=[0, 1]), title="share of attention", axis=alt.Axis(format="%"))
-    reach, bars = _out_of_reach(n), _long_bars(shares, x, y)
+    reach, bars = out_of_reach(n), long_bars(shares, x, y)
     start = run.token_texts(fig["text"]).start  # a start token is no token of the reader's: not counted
     said = above_bars(
         f"'Looking from ' + names[token - 1] + ' (token ' + {number_expr('token', start)} + ' of ' + "
@@ -174,48 +174,26 @@ def long_chart(fig: Figure, run: Run) -> alt.LayerChart:
     return charts.with_clicks(layered, TOKEN)
 
 
-def _out_of_reach(n: int) -> alt.Chart:
-    """The shading over the keys after the chosen token (the param `token`) up to the text's `n` tokens."""
-    chart = (
-        alt.Chart(alt.Data(values=[{}]))  # type: ignore[no-untyped-call]  # untyped alt.Data
-        .transform_calculate(start="token", end=str(n))
-        .mark_rect(color=OUT_OF_REACH)
-        .encode(
-            x=alt.X("start:Q", scale=alt.Scale(domain=[0, n], nice=False)),
-            x2="end:Q",
-            y=alt.value(0),
-            y2=alt.value(HEIGHT),
-        )
-    )
-    return cast("alt.Chart", chart)
-
-
-def _long_bars(shares: alt.Data, x: alt.X, y: alt.Y) -> alt.Chart:
-    """A bar per kept share (`shares`) on the keys' number line, each a token wide; a click chooses its token."""
-    chart = (
-        charts.clickable(
-            alt.Chart(shares).transform_calculate(k2="datum.k + 1", t="names[datum.k]").transform_calculate(said=SAID),
-            **{TOKEN: "datum.k + 1"},
-        )
-        .mark_bar(color=MAIN, minBandSize=2, cursor="pointer")
-        .encode(
-            x=x,
-            x2="k2:Q",
-            y=y,
-            description="said:N",
-            tooltip=[
-                alt.Tooltip("t:N", title="token"),
-                alt.Tooltip("k:Q", title="position (from 0)"),
-                alt.Tooltip("s:Q", title="share", format=".2%"),
-            ],
-        )
-    )
-    return cast("alt.Chart", chart)
-
-
 class Attention(Kind[Run]):
     READS = ("attention",)
     NOTEBOOK = recompute.ATTENTION  # every share the page lists, from the model's attention patterns
+
+    def notebook_params(self, fig: Figure, run: Run) -> dict[str, Any]:
+        """The notebook's recompute reads how the text's data keep a share (figures.recompute_stored)."""
+        return storage(run, fig["text"])
+
+    def tables(self, fig: Figure, run: Run, spec: Spec) -> Mapping[str, Table]:
+        """The chart's datasets. A long text's page carries the opening token's row in the opening view and loads
+        the others from the head files: its table lists the opening token's kept shares in every view."""
+        if not run.is_long(fig["text"]):
+            return super().tables(fig, run, spec)
+        q, tokens = fig.opening, [shown(t) for t in run.token_texts(fig["text"])]
+        kept = [(v, k, s) for v, _, rows in keyed_views(fig, run) for k, s in enumerate(rows[q]) if s >= MIN_SHARE]
+        return {
+            "shares": [{"v": v, "q": q, "k": k, "s": round(s, SHARE_DECIMALS)} for v, k, s in kept],
+            "keys": [{"k": k, "t": t} for k, t in enumerate(tokens)],
+        }
+
     KIND = "attention"
     PRINTED_IN_BOOK = True  # the book prints it
     REACH = True  # a token sees only itself and the tokens before it

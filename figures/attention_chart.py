@@ -4,7 +4,8 @@ per token, the tokens after it shaded as out of its reach; a click on a bar or a
 One chart function, `share_chart`, for the build and the live page: its `Source` says where the bars read. The
 build's reads the datasets `shares` and `keys` of a text (figures.attention.short_parts); the live page's
 (`textless_chart`) has no text in it and reads the dataset `panels` of figsite.data.live_data, which the page fills
-with the reader's text (figures.toolkit.textless).
+with the reader's text (figures.toolkit.textless). A long text's chart (figures.attention.long_chart) lays its
+keys on a number line: `out_of_reach` and `long_bars` here.
 """
 
 from __future__ import annotations
@@ -279,3 +280,45 @@ def textless_chart(
     source = Source(shares.transform_filter("datum.k <= at"), textless.every_token(), "at", "(at + 1)")
     params = [*textless.chosen(TOKEN, opening_token, "Looking from token "), view, views_at, *ranked, description]
     return share_chart(source, params, {"panels": textless.empty(n_layer, n_head)["panels"]}, sideways=narrow)
+
+
+# ---------------------------------------------------------------------------------------------- a long text's bars
+
+
+def out_of_reach(n: int) -> alt.Chart:
+    """The shading over the keys after the chosen token (the param `token`) up to the text's `n` tokens."""
+    chart = (
+        alt.Chart(alt.Data(values=[{}]))  # type: ignore[no-untyped-call]  # untyped alt.Data
+        .transform_calculate(start="token", end=str(n))
+        .mark_rect(color=OUT_OF_REACH)
+        .encode(
+            x=alt.X("start:Q", scale=alt.Scale(domain=[0, n], nice=False)),
+            x2="end:Q",
+            y=alt.value(0),
+            y2=alt.value(HEIGHT),
+        )
+    )
+    return cast("alt.Chart", chart)
+
+
+def long_bars(shares: alt.Data, x: alt.X, y: alt.Y) -> alt.Chart:
+    """A bar per kept share (`shares`) on the keys' number line, each a token wide; a click chooses its token."""
+    chart = (
+        charts.clickable(
+            alt.Chart(shares).transform_calculate(k2="datum.k + 1", t="names[datum.k]").transform_calculate(said=SAID),
+            **{TOKEN: "datum.k + 1"},
+        )
+        .mark_bar(color=MAIN, minBandSize=2, cursor="pointer")
+        .encode(
+            x=x,
+            x2="k2:Q",
+            y=y,
+            description="said:N",
+            tooltip=[
+                alt.Tooltip("t:N", title="token"),
+                alt.Tooltip("k:Q", title="position (from 0)"),
+                alt.Tooltip("s:Q", title="share", format=".2%"),
+            ],
+        )
+    )
+    return cast("alt.Chart", chart)

@@ -20,6 +20,7 @@ from figsite.config import Field, Figure
 from figsite.data.run import LEFT_OUT, MIN_SHARE, PER_SHARE, Run
 from figsite.data.shared_names import DESCRIPTION, FROM, NAMES, WITHIN_META
 from figures import recompute_heads
+from figures.recompute_stored import storage
 from figures.kind import Context, Kind, LiveOpening, LiveShape, Resolved, Table, Tokens
 from figures.toolkit import charts, fields
 from figures.toolkit.charts import alt
@@ -139,8 +140,9 @@ class FindHead(Kind[Run]):
     NOTEBOOK = recompute_heads.FIND_HEAD  # every head's share of each pair, and its rank, from the model's patterns
 
     def notebook_params(self, fig: Figure, run: Run) -> dict[str, Any]:
-        """The notebook's recompute reads whether a start token leads the text (the page numbers it 0)."""
-        return {"START": run.token_texts(fig["text"]).start}
+        """The notebook's recompute reads whether a start token leads the text (the page numbers it 0) and how the
+        text's data keep a share (figures.recompute_stored)."""
+        return {"START": run.token_texts(fig["text"]).start, **storage(run, fig["text"])}
 
     def live_opening(self, fig: Figure) -> LiveOpening:
         """A reader's text opens on its last token looking back to its first, as the book's default pair."""

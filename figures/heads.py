@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, cast
 from figsite.config import Field, Figure
 from figsite.data.run import LEFT_OUT, MIN_SHARE, Run
 from figures import recompute_heads
+from figures.recompute_stored import storage
 from figures.heads_bars import bars_chart
 from figures.heads_chart import chart_params, chosen_square, detail_chart, grid_chart
 from figures.heads_data import (
@@ -116,10 +117,10 @@ class Heads(Kind[Run]):
     NOTEBOOK = recompute_heads.HEADS  # every cell of every square, from the model's own attention patterns
 
     def notebook_params(self, fig: Figure, run: Run) -> dict[str, Any]:
-        """The notebook's recompute reads the tokens per block (1: single tokens) and whether a start token
-        leads the text (the page numbers it 0)."""
+        """The notebook's recompute reads the tokens per block (1: single tokens), whether a start token leads the
+        text (the page numbers it 0) and how the text's data keep a share (figures.recompute_stored)."""
         tokens = run.token_texts(fig["text"])
-        return {"BLOCK": blocking(len(tokens))[0], "START": tokens.start}
+        return {"BLOCK": blocking(len(tokens))[0], "START": tokens.start, **storage(run, fig["text"])}
 
     def check(self, fig: Figure, tokens: Tokens, model: ModelRecord) -> Resolved:
         """The opening token, 0-based, and the head the detail opens on."""

@@ -4,25 +4,30 @@ of this project."""
 
 from __future__ import annotations
 
-# every share the page lists, from the model's own attention patterns.
-ATTENTION = """\
+from figures.recompute_stored import STORED
+
+# every share the page lists, from the model's own attention patterns, kept as the page keeps them.
+ATTENTION = (
+    STORED
+    + """\
 def recompute(model, ids, tables):
     \"\"\"Each share of the page's table `shares`: view 'L-H' (layer L, head H, from 1) or 'all' (the mean over every
-    head of every layer), the query q and the key k (from 0), from the attention patterns the model gives out.\"\"\"
+    head of every layer), the query q and the key k (from 0), from the attention patterns the model gives out, each
+    kept as the page keeps it (stored; a long text's page lists only the shares it keeps).\"\"\"
     with torch.no_grad():
         out = model(torch.tensor([ids]), output_attentions=True)
     shares = torch.stack(out.attentions)[:, 0].double()  # (layers, heads, query, key)
-    average = shares.mean(dim=(0, 1))  # (query, key)
+    views = {"all": stored(shares.mean(dim=(0, 1)))}  # the lowest and highest of each (query, key), by view
     found = []
     for i, row in enumerate(tables["shares"]):
-        if row["v"] == "all":
-            value = average[row["q"], row["k"]]
-        else:
+        if row["v"] not in views:
             layer, head = (int(n) for n in row["v"].split("-"))
-            value = shares[layer - 1, head - 1, row["q"], row["k"]]
-        found.append(("shares", i, "s", float(value)))
+            views[row["v"]] = stored(shares[layer - 1, head - 1])
+        low, high = views[row["v"]]
+        found.append(("shares", i, "s", within(row["s"], low[row["q"], row["k"]], high[row["q"], row["k"]])))
     return found
 """
+)
 
 # What the read-outs share: the model's last norm, found by its name in the three families.
 FINAL_NORM = """\

@@ -1,7 +1,8 @@
 """The code the notebooks of the figures that read every head's attention, or one head's query and keys, run to
 recompute their numbers (figures.notebook: recompute(model, ids, tables) -> [(table, row, column, value)]): heads
 (every head's pattern, in blocks of tokens for a longer text), find-head (every head ranked by one share) and scores
-(one share worked out from its query and keys). Transformers and torch only, no import of this project.
+(one share worked out from its query and keys). Transformers and torch only, no import of this project. Heads and
+find-head take the shares as the page's data keep them (figures.recompute_stored: a long text's, from 0.5%, to 0.0001).
 
 The pages number tokens as readers do, from 1, a model's start token (a Llama's <s>) 0: the code turns a row's
 token number back into a position from 0 with START (1 where a start token leads the text, else 0).
@@ -9,52 +10,72 @@ token number back into a position from 0 with START (1 where a start token leads
 
 from __future__ import annotations
 
-# Every cell of every head's square, and of each layer's average, from the model's own attention patterns.
-HEADS = """\
+from figures.recompute_stored import STORED
+
+# Every cell of every head's square, and of each layer's average, from the model's own attention patterns, each
+# share kept as the page keeps it.
+HEADS = (
+    STORED
+    + """\
 def recompute(model, ids, tables):
     \"\"\"Each share of the page's table `shares`: in layer `layer`, head `head` (from 1; "avg": the mean of the
     layer's heads), the share the token `from_token` gives the token `to_token`. A text of more than 24 tokens is
     shown in blocks of BLOCK tokens (BLOCK 1: single tokens): a row names each block by its first token, and its
-    share is what the looking block's tokens give the other block's tokens, on average over the tokens that look.\"\"\"
+    share is what the looking block's tokens give the other block's tokens, on average over the tokens that look.
+    The shares are summed as the page keeps them (stored), from the lowest each may be to the highest.\"\"\"
     with torch.no_grad():
         out = model(torch.tensor([ids]), output_attentions=True)
     shares = torch.stack(out.attentions)[:, 0].double()  # (layers, heads, query, key)
-    average = shares.mean(dim=1)  # (layers, query, key)
+    bounds = [(kept, kept.mean(dim=1)) for kept in stored(shares)]  # lowest, highest: each head's, each layer's mean
     found = []
     for i, row in enumerate(tables["shares"]):
         q, k = row["from_token"] - 1 + START, row["to_token"] - 1 + START  # each block's first token, from 0
         layer = row["layer"] - 1
-        square = shares[layer, row["head"] - 1] if isinstance(row["head"], int) else average[layer]  # (query, key)
-        # summed over the block's keys, averaged over its queries (a text's last block may be shorter)
-        value = square[q : q + BLOCK, k : k + BLOCK].sum(dim=1).mean()
-        found.append(("shares", i, "share", float(value)))
+        cells = []
+        for heads, average in bounds:
+            square = heads[layer, row["head"] - 1] if isinstance(row["head"], int) else average[layer]  # (query, key)
+            # summed over the block's keys, averaged over its queries (a text's last block may be shorter)
+            cells.append(square[q : q + BLOCK, k : k + BLOCK].sum(dim=1).mean())
+        found.append(("shares", i, "share", within(row["share"], *cells)))
     return found
 """
+)
 
-# Every head's share for each pair of tokens, and its rank among all heads.
-FIND_HEAD = """\
+# Every head's share for each pair of tokens, and its rank among all heads, each share kept as the page keeps it.
+FIND_HEAD = (
+    STORED
+    + """\
+def ranks(low, high):
+    \"\"\"Each head's rank (1: the largest share; a tie goes to the earlier layer and head), as the fewest and the most
+    places it may take when each head's share is anything from its lowest (low) to its highest (high).\"\"\"
+    earlier = torch.ones(len(low), len(low), dtype=torch.bool).tril(-1)  # [h, j]: head j comes before head h
+    surely = (low[None] > high[:, None]) | (earlier & (low[None] >= high[:, None]))  # j before h, however kept
+    maybe = (high[None] > low[:, None]) | (earlier & (high[None] >= low[:, None]))  # j before h, kept some way
+    return 1 + surely.sum(dim=1), 1 + maybe.fill_diagonal_(False).sum(dim=1)
+
+
 def recompute(model, ids, tables):
     \"\"\"Each row of the page's table `shares`: the share the token `from_token` gives the token `to_token` in layer
     `layer`, head `head` (from 1), and that head's rank for the pair: 1 + the number of heads that give it more, or
-    as much in an earlier layer or head (the shares taken as the page writes them, to 6 decimals, so that two heads
-    the page shows as equal are ranked as it ranks them).\"\"\"
+    as much in an earlier layer or head. The shares are taken as the page keeps them (stored), so that two heads
+    the page holds as equal are ranked as it ranks them (a long text's page lists only the shares it keeps).\"\"\"
     with torch.no_grad():
         out = model(torch.tensor([ids]), output_attentions=True)
-    shares = torch.stack(out.attentions)[:, 0].double()  # (layers, heads, query, key)
-    n_head = shares.shape[1]
-    ranks = {}  # (query, key) -> the rank of every head, layer after layer
+    low, high = stored(torch.stack(out.attentions)[:, 0].double())  # (layers, heads, query, key) each
+    n_head = low.shape[1]
+    places = {}  # (query, key) -> the fewest and the most places of every head, layer after layer
     found = []
     for i, row in enumerate(tables["shares"]):
         q, k = row["from_token"] - 1 + START, row["to_token"] - 1 + START  # positions from 0
-        if (q, k) not in ranks:
-            written = [round(s, 6) for s in shares[:, :, q, k].flatten().tolist()]  # every head, layer after layer
-            order = sorted(range(len(written)), key=lambda h: (-written[h], h))
-            ranks[q, k] = {h: place + 1 for place, h in enumerate(order)}
+        if (q, k) not in places:
+            places[q, k] = ranks(low[:, :, q, k].flatten(), high[:, :, q, k].flatten())
         layer, head = row["layer"] - 1, row["head"] - 1
-        found.append(("shares", i, "share", float(shares[layer, head, q, k])))
-        found.append(("shares", i, "rank", ranks[q, k][layer * n_head + head]))
+        fewest, most = (bound[layer * n_head + head] for bound in places[q, k])
+        found.append(("shares", i, "share", within(row["share"], low[layer, head, q, k], high[layer, head, q, k])))
+        found.append(("shares", i, "rank", within(row["rank"], fewest, most)))
     return found
 """
+)
 
 # One head's query and keys as its attention receives them (after a Llama's rotation of positions), caught by an
 # attention function of our own that hands them on to the family's own eager attention.

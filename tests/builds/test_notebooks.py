@@ -181,3 +181,54 @@ def test_a_notebooks_table_with_keys_is_refused_in_one_line(small_model_dir, tmp
     )
     assert result.exit_code != 0
     assert result.output.strip().splitlines()[-1].endswith("; allowed: an empty [notebooks] table")
+
+
+# A long text: above about 117 tokens, GPT-2 small's data keep only shares of 0.5% or more, each to 0.0001 (data
+# format 3). LONG puts 162 tokens after a text (positions given by number hold).
+SENTENCE = (
+    " Every morning the baker opens his shop before the sun is up, and the street smells of warm bread and coffee."
+)
+LONG = "," + SENTENCE * 7
+# Kinds left out of the long config: those that read no text, the lens and patching (64 tokens at most), and
+# side-by-side, which a long text does not build yet (its chance is read where a long text's read-out is not kept).
+SHORT_ONLY = ("numbers", "cost", "lens", "patching", "side-by-side")
+
+
+def lengthened(config: str) -> str:
+    """The figures of every_kind.toml whose kind reads a text that may be long, LONG after each of their texts. The
+    knockout reads where the read-out figure reads, for the same reason as side-by-side's."""
+    kept = [block for block in config.split("[[figure]]")[1:] if tomllib.loads(block)["kind"] not in SHORT_ONLY]
+    config = re.sub(r'^(text = ".*)"$', lambda m: f'{m.group(1)}{LONG}"', "[[figure]]".join(["", *kept]), flags=re.M)
+    texts = re.compile(r'^texts = \["(.*)", "(.*)"\]$', flags=re.M)
+    config = texts.sub(lambda m: f'texts = ["{m.group(1)}{LONG}", "{m.group(2)}{LONG}"]', config)
+    return config.replace('position = "capital"', "position = 6")
+
+
+LONG_CONFIG = lengthened(EVERY_KIND)
+
+
+@pytest.fixture(scope="module")
+def long_site(tmp_path_factory) -> Path:
+    """LONG_CONFIG built on --model random with --notebooks."""
+    return once(tmp_path_factory, "notebooks-long", lambda folder: built("random", LONG_CONFIG, folder, "--notebooks"))
+
+
+@pytest.mark.parametrize(("kind", "label"), offering(LONG_CONFIG))
+def test_a_long_texts_notebook_checks_every_value_as_its_page_keeps_the_shares(long_site, kind, label):
+    assert_all_match(long_site, kind, label)
+
+
+def test_every_text_of_the_long_config_is_long_and_each_figure_links_its_notebook(long_site):
+    figures = figures_of(LONG_CONFIG)
+    texts = {text for fig in figures for text in fig.get("texts", [fig.get("text")])}  # compare's two, or its one
+    files = [json.loads(path.read_text(encoding="utf-8")) for path in (long_site / "data").rglob("*.json")]
+    formats = {data["text"]: data["format"] for data in files if "tokens" in data}  # each text's data, each model's
+    assert set(formats) == texts and set(formats.values()) == {"gpt2-figures/3"}
+    labels = [label for _, label in offering(LONG_CONFIG)]
+    assert len(labels) == len(figures) == len(KINDS) - len(SHORT_ONLY)
+    assert sorted(path.stem for path in (long_site / "notebooks").glob("*.ipynb")) == sorted(
+        f"figure-{label}" for label in labels
+    )
+    for label in labels:
+        page = (long_site / f"figure-{label}.html").read_text(encoding="utf-8")
+        assert f'href="notebooks/figure-{label}.ipynb"' in page
