@@ -16,7 +16,7 @@ import textwrap
 from typing import Any, cast
 
 from figsite.config import Field, Figure
-from figsite.data.part_records import Ask, Chance, KnockoutEntry, KnockoutRun
+from figsite.data.part_records import Ask, Chance, KnockoutEntry, KnockoutRun, PartAsks
 from figsite.data.records import ModelRecord
 from figsite.data.run import Run
 from figsite.data.shared_names import DESCRIPTION
@@ -226,6 +226,11 @@ class Knockout(PartKind):
     def ask(self, fig: Figure) -> Ask:
         """The read position, the target, and the layer whose heads are taken out too, or None (0-based)."""
         return [fig["text"], fig.opening, fig["target"], fig.resolved.get("heads_of")]
+
+    def part_asks(self, fig: Figure) -> dict[str, PartAsks]:
+        """Its knockouts, and the read-out at its read position: a long text is read out only where a figure reads
+        it, and the intact chance comes from there where the text tracks the same target (`intact`)."""
+        return {**super().part_asks(fig), "readout": [[fig["text"], fig.opening]]} if fig.resolved else {}
 
     def entry(self, fig: Figure, run: Run) -> KnockoutEntry:
         return run.part("knockouts", self.ask(fig))

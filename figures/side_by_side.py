@@ -101,7 +101,11 @@ class SideBySide(Kind[Runs]):
     NOTEBOOK = recompute_plain.SIDE_BY_SIDE  # each model's chance of the target at every stage, from its stream
 
     def asks(self, fig: Figure) -> Asks:
-        return Asks(texts={fig["text"]: fig["target"]})
+        """Its text, tracking its target; a long text is read out only where a figure reads it (once resolved)."""
+        return Asks(
+            texts={fig["text"]: fig["target"]},
+            parts={"readout": [[fig["text"], fig.opening]]} if fig.resolved else {},
+        )
 
     def check(self, fig: Figure, tokens: Tokens, model: ModelRecord) -> Resolved:
         """The read token ("opening"): the text's last, as this model cuts the text."""

@@ -499,3 +499,27 @@ def test_a_long_text_that_no_figure_reads_out_is_read_out_nowhere_and_still_writ
     assert data["format"] == LONG_FORMAT and len(data["readout"]) == N_LAYER + 1
     assert all(cell is None for stage in data["readout"] for cell in stage)
     assert all(len(row) == N_TOKENS and set(row) == {None} for row in data["target"]["p"])
+
+
+def test_a_knockout_and_two_models_side_by_side_read_a_long_text_where_they_read_it(tokenizer, tmp_path):
+    """A long text is read out only at the positions its figures ask for: the knockout's read position (where a
+    read-out figure of the same text and target reads another) and the side-by-side's last token are asked too."""
+    text = english_text(tokenizer, 150) + " " + ENDING
+    figures = [
+        ("readout", "read", 'position = 6\ntarget = " France"'),
+        ("knockout", "ko", 'target = " France"\nheads_of = 2'),
+        ("side-by-side", "two", 'target = " France"\nmodels = ["random", "random@5"]'),
+    ]
+    config = "".join(
+        f'[[figure]]\nkind = "{kind}"\nlabel = "{label}"\ntext = {toml_string(text)}\n{keys}\n\n'
+        for kind, label, keys in figures
+    )
+    (tmp_path / "c.toml").write_text(config, encoding="utf-8")
+    out = tmp_path / "site"
+    result = CliRunner().invoke(cli, ["--model", "random", "--config", str(tmp_path / "c.toml"), "--out", str(out)])
+    assert result.exit_code == 0, f"build failed (exit {result.exit_code}):\n{result.output}\n{result.exception!r}"
+    tables = {
+        label: json.loads((out / "downloads" / f"figure-{label}.json").read_text())["tables"] for _, label, _ in figures
+    }
+    assert len(tables["two"]["chances"]) == 2 * 13  # each model's chance before any layer and after each of 12
+    assert len(tables["ko"]["knockouts"]) > 1 and tables["ko"]["knockouts"][0]["probability"] > 0
