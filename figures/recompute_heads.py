@@ -58,17 +58,21 @@ def recompute(model, ids, tables):
     \"\"\"Each row of the page's table `shares`: the share the token `from_token` gives the token `to_token` in layer
     `layer`, head `head` (from 1), and that head's rank for the pair: 1 + the number of heads that give it more, or
     as much in an earlier layer or head. The shares are taken as the page keeps them (stored), so that two heads
-    the page holds as equal are ranked as it ranks them (a long text's page lists only the shares it keeps).\"\"\"
+    the page holds as equal are ranked as it ranks them (a long text's page lists only the shares it keeps); two
+    heads closer than the tolerance may be ranked either way.\"\"\"
     with torch.no_grad():
         out = model(torch.tensor([ids]), output_attentions=True)
-    low, high = stored(torch.stack(out.attentions)[:, 0].double())  # (layers, heads, query, key) each
+    shares = torch.stack(out.attentions)[:, 0].double()  # (layers, heads, query, key)
+    low, high = stored(shares)  # each share as the page may keep it
+    # for the ranks: two heads whose shares lie closer than the tolerance may stand in either order on the page
+    tie_low, tie_high = stored(shares, max(SLACK, TOLERANCE))
     n_head = low.shape[1]
     places = {}  # (query, key) -> the fewest and the most places of every head, layer after layer
     found = []
     for i, row in enumerate(tables["shares"]):
         q, k = row["from_token"] - 1 + START, row["to_token"] - 1 + START  # positions from 0
         if (q, k) not in places:
-            places[q, k] = ranks(low[:, :, q, k].flatten(), high[:, :, q, k].flatten())
+            places[q, k] = ranks(tie_low[:, :, q, k].flatten(), tie_high[:, :, q, k].flatten())
         layer, head = row["layer"] - 1, row["head"] - 1
         fewest, most = (bound[layer * n_head + head] for bound in places[q, k])
         found.append(("shares", i, "share", within(row["share"], low[layer, head, q, k], high[layer, head, q, k])))

@@ -17,14 +17,17 @@ from figsite.data.run import MIN_SHARE, SHARE_UNIT, Run
 from figures.notebook import TOLERANCE
 
 STORED = '''\
-def stored(shares):
+def stored(shares, slack=None):
     """The lowest and the highest each share may be as the page's data keep it: to the nearest SHARE_UNIT, and 0
-    below MIN_SHARE (a long text's data leave those out). A share within SLACK of a step's middle or of MIN_SHARE
-    may have been kept either way: the build's float32 run, which rounds in float32 too, may lie that far off."""
+    below MIN_SHARE (a long text's data leave those out). A share within `slack` (SLACK unless given) of a step's
+    middle or of MIN_SHARE may have been kept either way: the build's float32 run, which rounds in float32 too, may
+    lie that far off."""
+    slack = SLACK if slack is None else slack
+
     def kept(s):
         return torch.where(s >= MIN_SHARE, torch.round(s / SHARE_UNIT) * SHARE_UNIT, torch.zeros_like(s))
 
-    return kept(shares - SLACK), kept(shares + SLACK)
+    return kept(shares - slack), kept(shares + slack)
 
 
 def within(shown, low, high):

@@ -103,8 +103,7 @@ class SideBySide(Kind[Runs]):
     def asks(self, fig: Figure) -> Asks:
         """Its text, tracking its target; a long text is read out only where a figure reads it (once resolved)."""
         return Asks(
-            texts={fig["text"]: fig["target"]},
-            parts={"readout": [[fig["text"], fig.opening]]} if fig.resolved else {},
+            texts={fig["text"]: fig["target"]}, parts={"readout": [[fig["text"], fig.opening]]} if fig.resolved else {}
         )
 
     def check(self, fig: Figure, tokens: Tokens, model: ModelRecord) -> Resolved:

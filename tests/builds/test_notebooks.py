@@ -7,6 +7,7 @@ the table, nothing is written."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import tomllib
@@ -51,6 +52,7 @@ CHECKED = {
         ("heads", column) for column in ("previous", "first", "self", "duplicate", "induction", "duplicate_on_text")
     ],
 }
+BUILD_SETTINGS = ("MKL_DYNAMIC", "OMP_DYNAMIC", "MKL_CBWR")  # set by figsite.model on import, not by a reader
 MATCH = re.compile(r"all (\d+) values match the page within 1e-05")
 
 
@@ -75,11 +77,14 @@ def offering(config: str) -> list[tuple[str, str]]:
 
 
 def executed(site: Path, label: str) -> tuple[str, list]:
-    """Runs the figure's notebook in a fresh kernel in the site's notebooks/ folder: (its printed words, its outputs)."""
+    """Runs the figure's notebook in a fresh kernel in the site's notebooks/ folder, as a reader's Jupyter does:
+    without the math library's settings the build's import set in this process (figsite.model: its kernel would
+    inherit them and compute as the build does, more alike than a reader's): (its printed words, its outputs)."""
     notebook = nbformat.read(site / "notebooks" / f"figure-{label}.ipynb", as_version=4)
     client = nbclient.NotebookClient(notebook, timeout=600, kernel_name="python3")
+    reader = {name: value for name, value in os.environ.items() if name not in BUILD_SETTINGS}
     try:
-        client.execute(cwd=str(site / "notebooks"))
+        client.execute(cwd=str(site / "notebooks"), env=reader)
     finally:
         outputs = [out for cell in notebook.cells if cell.cell_type == "code" for out in cell.get("outputs", [])]
     return "".join(out.get("text", "") for out in outputs), outputs
@@ -168,6 +173,15 @@ def test_two_builds_give_the_same_notebooks_the_cached_build_too_and_no_flag_non
     assert not (plain / "notebooks").exists()
     assert "notebooks/" not in (plain / "figure-read.html").read_text(encoding="utf-8")
     assert "notebooks/" not in (plain / "about.html").read_text(encoding="utf-8")
+
+
+def test_heads_whose_shares_tie_within_the_tolerance_may_stand_in_either_order(tmp_path):
+    """every_kind.toml as it is, on --model random: in its find-head figure two heads' shares lie within float32's
+    noise of each other at the page's sixth decimal, and the page ranks them 77 and 78 where the notebook's own
+    run, ranked strictly, gives them the other way round."""
+    label = next(label for kind, label in offering(EVERY_KIND) if kind == "find-head")
+    site = built("random", EVERY_KIND, tmp_path, "--notebooks")
+    assert_all_match(site, "find-head", label)
 
 
 def test_a_notebooks_table_with_keys_is_refused_in_one_line(small_model_dir, tmp_path):
