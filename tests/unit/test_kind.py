@@ -45,7 +45,8 @@ FIGURES = {  # a resolved figure of each kind that asks for more than its texts'
     ),
     "knockout": (
         figure("knockout", {"text": TEXT, "target": " Austria", "heads_of": 2}, {"opening": 7, "heads_of": 1}),
-        {"knockouts": [[TEXT, 7, " Austria", 1]]},
+        # and the read-out at its read position, which a long text keeps only where a figure asks
+        {"knockouts": [[TEXT, 7, " Austria", 1]], "readout": [[TEXT, 7]]},
     ),
     "patching": (
         figure(
